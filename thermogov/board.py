@@ -1,0 +1,376 @@
+"""Board profiles: what a board *is*, as data loaded from ``thermogov/boards/*.toml``.
+
+A profile names the board's sensors (fusion weight, period, hard limit, how the simulator
+models them and which sysfs names they have on a real board), its frequency domains (OPP
+table with voltages, power coefficients), its thermal network, battery, the protections the
+board enforces by itself, and a reference inference model.  The core only needs the sensor
+and domain parts; ``sim`` reads the physical parts and ``hw`` the sysfs names.  Keeping all of
+it in one file per board means a calibrated profile (``thermogov calibrate``) is one file too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from thermogov.interfaces import ConfigError
+from thermogov.tomlcheck import Table
+
+
+@dataclass(frozen=True, slots=True)
+class SensorProfile:
+    """One temperature sensor of a board."""
+
+    name: str
+    weight: float
+    period_ms: int
+    hard_limit_c: float
+    node: str  # thermal-network node the sensor measures (simulator)
+    noise_c: float = 0.0  # standard deviation of white read noise
+    quant_c: float = 0.0  # quantisation step of the reported value (0 = none)
+    lag_s: float = 0.0  # first-order lag between node and reading
+    kind: str = "thermal_zone"  # thermal_zone | hwmon | battery (real board)
+    sysfs_names: tuple[str, ...] = ()  # zone types / hwmon names / supply names, any case
+
+
+@dataclass(frozen=True, slots=True)
+class DomainProfile:
+    """One frequency domain: its OPP table and how much power each OPP costs."""
+
+    name: str
+    kind: str  # cpufreq | devfreq
+    opp_hz: tuple[int, ...]
+    volt_v: tuple[float, ...]
+    node: str  # thermal node its power heats
+    cores: int = 1
+    c_dyn_uw_per_mhz_v2: float = 0.0  # per core; kernel energy-model units
+    idle_w: float = 0.0
+    leak_w_ref: float = 0.0  # leakage at leak_ref_c and the top OPP's voltage
+    leak_ref_c: float = 85.0
+    leak_beta_per_k: float = 0.03
+    sysfs_names: tuple[str, ...] = ()  # cpufreq policy names / devfreq of_node names
+
+    def volt_at(self, freq_hz: int) -> float:
+        """Voltage of an OPP; tables are exact, so an unknown frequency is a bug."""
+        return self.volt_v[self.opp_hz.index(freq_hz)]
+
+
+@dataclass(frozen=True, slots=True)
+class ThermalNode:
+    name: str
+    capacitance_j_per_k: float
+    to_ambient_w_per_k: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ThermalLink:
+    a: str
+    b: str
+    conductance_w_per_k: float
+
+
+@dataclass(frozen=True, slots=True)
+class ThermalProfile:
+    nodes: tuple[ThermalNode, ...]
+    links: tuple[ThermalLink, ...]
+    rest_of_board_w: float = 0.0  # DRAM, PMIC, I/O: power that no domain's DVFS changes
+    rest_of_board_node: str = ""
+
+    def node_names(self) -> tuple[str, ...]:
+        return tuple(n.name for n in self.nodes)
+
+
+@dataclass(frozen=True, slots=True)
+class BatteryProfile:
+    node: str
+    capacity_ah: float
+    voltage_v: float
+    r0_ohm: float
+    converter_efficiency: float = 0.9
+    initial_soc: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    """A protection the board applies by itself, outside any governor.
+
+    ``throttle``: from ``start_c`` the named domains are capped progressively, reaching their
+    ``floor_hz`` at ``full_c`` (RPi firmware style, or a kernel passive trip when start == full),
+    released below ``start_c - hyst_c``.  ``shutdown``: the board powers off at ``start_c``.
+    """
+
+    kind: str
+    nodes: tuple[str, ...]  # acts on the hottest of these (a "tj" style aggregate)
+    start_c: float
+    full_c: float = 0.0
+    hyst_c: float = 0.0
+    period_ms: int = 1000
+    domains: tuple[str, ...] = ()
+    floor_hz: tuple[int, ...] = ()
+    visible: bool = False  # kernel trips show as a lower scaling_max_freq; RPi firmware does not
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProfile:
+    """Reference inference model: cost split into per-domain compute cycles and fixed time."""
+
+    name: str
+    fixed_s: float  # launch/sync plus memory-bound time that no CPU/GPU clock changes
+    cycles: dict[str, float] = field(default_factory=dict)  # domain -> cycles per inference
+    batch_fixed_s: float = 0.0  # per-batch overhead amortised by batching
+    threads: dict[str, int] = field(default_factory=dict)  # domain -> cores working in parallel
+
+
+@dataclass(frozen=True, slots=True)
+class BoardProfile:
+    name: str
+    description: str
+    sensors: tuple[SensorProfile, ...]
+    domains: tuple[DomainProfile, ...]
+    thermal: ThermalProfile
+    model: ModelProfile
+    battery: BatteryProfile | None = None
+    protections: tuple[Protection, ...] = ()
+    dt_models: tuple[str, ...] = ()  # device-tree model substrings that identify the board
+    source_file: str = ""
+
+    def sensor(self, name: str) -> SensorProfile:
+        for s in self.sensors:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def domain(self, name: str) -> DomainProfile:
+        for d in self.domains:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+
+def _sensor(name: str, t: Table) -> SensorProfile:
+    s = SensorProfile(
+        name=name,
+        weight=t.number("weight", minimum=0.0, exclusive_min=True),
+        period_ms=t.integer("period_ms", minimum=1),
+        hard_limit_c=t.number("hard_limit_c", minimum=-40.0, maximum=150.0),
+        node=t.string("node"),
+        noise_c=t.number("noise_c", 0.0, minimum=0.0),
+        quant_c=t.number("quant_c", 0.0, minimum=0.0),
+        lag_s=t.number("lag_s", 0.0, minimum=0.0),
+        kind=t.choice("kind", ("thermal_zone", "hwmon", "battery"), "thermal_zone"),
+        sysfs_names=tuple(t.strings("sysfs_names", [])),
+    )
+    t.done()
+    return s
+
+
+def _domain(name: str, t: Table) -> DomainProfile:
+    opp_mhz = t.numbers("opp_mhz")
+    volt = t.numbers("volt_v")
+    where = t.where
+    if len(opp_mhz) != len(volt) or not opp_mhz:
+        raise ConfigError(f"{where}: opp_mhz and volt_v must be non-empty and of equal length")
+    opp_hz = tuple(round(f * 1e6) for f in opp_mhz)
+    if any(b <= a for a, b in itertools.pairwise(opp_hz)):
+        raise ConfigError(f"{where}.opp_mhz: must be strictly ascending")
+    d = DomainProfile(
+        name=name,
+        kind=t.choice("kind", ("cpufreq", "devfreq")),
+        opp_hz=opp_hz,
+        volt_v=tuple(volt),
+        node=t.string("node"),
+        cores=t.integer("cores", 1, minimum=1),
+        c_dyn_uw_per_mhz_v2=t.number("c_dyn_uw_per_mhz_v2", 0.0, minimum=0.0),
+        idle_w=t.number("idle_w", 0.0, minimum=0.0),
+        leak_w_ref=t.number("leak_w_ref", 0.0, minimum=0.0),
+        leak_ref_c=t.number("leak_ref_c", 85.0),
+        leak_beta_per_k=t.number("leak_beta_per_k", 0.03, minimum=0.0, maximum=0.2),
+        sysfs_names=tuple(t.strings("sysfs_names", [])),
+    )
+    t.done()
+    return d
+
+
+def _thermal(t: Table) -> ThermalProfile:
+    nodes = []
+    for name, sub in t.tables("nodes"):
+        nodes.append(
+            ThermalNode(
+                name=name,
+                capacitance_j_per_k=sub.number("capacitance_j_per_k", minimum=0.0, exclusive_min=True),
+                to_ambient_w_per_k=sub.number("to_ambient_w_per_k", 0.0, minimum=0.0),
+            )
+        )
+        sub.done()
+    names = {n.name for n in nodes}
+    links = []
+    for i, raw in enumerate(t.list("links")):
+        where = f"{t.where}.links[{i}]"
+        if (
+            not isinstance(raw, list)
+            or len(raw) != 3
+            or not all(isinstance(x, str) for x in raw[:2])
+            or not isinstance(raw[2], int | float)
+        ):
+            raise ConfigError(f'{where}: expected ["node_a", "node_b", conductance_w_per_k]')
+        a, b, g = raw
+        if a not in names or b not in names:
+            raise ConfigError(f"{where}: unknown node; known nodes are {sorted(names)}")
+        if g <= 0:
+            raise ConfigError(f"{where}: conductance must be > 0 W/K")
+        links.append(ThermalLink(a, b, float(g)))
+    if not any(n.to_ambient_w_per_k > 0 for n in nodes):
+        raise ConfigError(f"{t.where}.nodes: at least one node needs to_ambient_w_per_k > 0")
+    th = ThermalProfile(
+        nodes=tuple(nodes),
+        links=tuple(links),
+        rest_of_board_w=t.number("rest_of_board_w", 0.0, minimum=0.0),
+        rest_of_board_node=t.string("rest_of_board_node", nodes[0].name),
+    )
+    if th.rest_of_board_node not in names:
+        raise ConfigError(f"{t.where}.rest_of_board_node: unknown node {th.rest_of_board_node!r}")
+    t.done()
+    return th
+
+
+def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protection:
+    kind = t.choice("kind", ("throttle", "shutdown"))
+    doms = tuple(t.strings("domains", []))
+    floors_mhz = t.numbers("floor_mhz", [])
+    for d in doms:
+        if d not in domains:
+            raise ConfigError(f"{t.where}.domains: unknown domain {d!r}")
+    floor_hz = tuple(round(f * 1e6) for f in floors_mhz)
+    if kind == "throttle" and len(floor_hz) != len(doms):
+        raise ConfigError(f"{t.where}.floor_mhz: give one floor per entry of domains")
+    for d, f in zip(doms, floor_hz, strict=False):
+        if f not in domains[d].opp_hz:
+            raise ConfigError(f"{t.where}.floor_mhz: {f / 1e6} MHz is not an OPP of {d}")
+    start = t.number("start_c")
+    p = Protection(
+        kind=kind,
+        nodes=tuple(t.strings("nodes")),
+        start_c=start,
+        full_c=t.number("full_c", start),
+        hyst_c=t.number("hyst_c", 0.0, minimum=0.0),
+        period_ms=t.integer("period_ms", 1000, minimum=1),
+        domains=doms,
+        floor_hz=floor_hz,
+        visible=t.boolean("visible", False),
+        source=t.string("source", ""),
+    )
+    if p.full_c < p.start_c:
+        raise ConfigError(f"{t.where}.full_c: must be >= start_c")
+    t.done()
+    return p
+
+
+def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
+    """Validate a board profile table; every problem names its key and file."""
+    top = Table(data, where)
+    b = top.table("board")
+    name = b.string("name")
+    description = b.string("description", "")
+    dt_models = tuple(b.strings("dt_models", []))
+    b.done()
+    sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
+    if not sensors:
+        raise ConfigError(f"{where}: [sensors] needs at least one sensor")
+    domains = tuple(_domain(n, t) for n, t in top.tables("domains"))
+    if not domains:
+        raise ConfigError(f"{where}: [domains] needs at least one frequency domain")
+    thermal = _thermal(top.table("thermal"))
+    nodes = set(thermal.node_names())
+    for s in sensors:
+        if s.node not in nodes:
+            raise ConfigError(f"{where}: sensors.{s.name}.node {s.node!r} is not a thermal node")
+    for d in domains:
+        if d.node not in nodes:
+            raise ConfigError(f"{where}: domains.{d.name}.node {d.node!r} is not a thermal node")
+    m = top.table("model")
+    dmap_cores = {d.name: d.cores for d in domains}
+    cycles = {k: float(v) for k, v in m.mapping("cycles").items()}
+    for k in cycles:
+        if k not in {d.name for d in domains}:
+            raise ConfigError(f"{m.where}.cycles: unknown domain {k!r}")
+    threads: dict[str, int] = {}
+    for k, v in m.mapping("threads", {}).items():
+        if k not in cycles or isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ConfigError(f"{m.where}.threads.{k}: needs a whole number >= 1 for a domain in cycles")
+        if v > dmap_cores[k]:
+            raise ConfigError(f"{m.where}.threads.{k}: {v} exceeds the domain's {dmap_cores[k]} cores")
+        threads[k] = v
+    model = ModelProfile(
+        name=m.string("name"),
+        fixed_s=m.number("fixed_ms", minimum=0.0) / 1000.0,
+        cycles=cycles,
+        batch_fixed_s=m.number("batch_fixed_ms", 0.0, minimum=0.0) / 1000.0,
+        threads=threads,
+    )
+    m.done()
+    battery = None
+    if top.has("battery"):
+        bt = top.table("battery")
+        battery = BatteryProfile(
+            node=bt.string("node"),
+            capacity_ah=bt.number("capacity_ah", minimum=0.0, exclusive_min=True),
+            voltage_v=bt.number("voltage_v", minimum=0.0, exclusive_min=True),
+            r0_ohm=bt.number("r0_ohm", minimum=0.0),
+            converter_efficiency=bt.number("converter_efficiency", 0.9, minimum=0.1, maximum=1.0),
+            initial_soc=bt.number("initial_soc", 1.0, minimum=0.0, maximum=1.0),
+        )
+        if battery.node not in nodes:
+            raise ConfigError(f"{bt.where}.node: {battery.node!r} is not a thermal node")
+        bt.done()
+    dmap = {d.name: d for d in domains}
+    protections = tuple(_protection(i, t, dmap) for i, t in enumerate(top.table_list("protections")))
+    for p in protections:
+        for n in p.nodes:
+            if n not in nodes:
+                raise ConfigError(f"{where}: protections node {n!r} is not a thermal node")
+    top.done()
+    return BoardProfile(
+        name=name,
+        description=description,
+        sensors=sensors,
+        domains=domains,
+        thermal=thermal,
+        model=model,
+        battery=battery,
+        protections=protections,
+        dt_models=dt_models,
+        source_file=where,
+    )
+
+
+def load_board_file(path: Path) -> BoardProfile:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read board file ({e.strerror}); check the path") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: malformed TOML ({e}); fix the syntax") from e
+    return parse_board(data, str(path))
+
+
+def builtin_board_names() -> list[str]:
+    root = resources.files("thermogov.boards")
+    return sorted(p.name[: -len(".toml")] for p in root.iterdir() if p.name.endswith(".toml"))
+
+
+def load_board(name: str) -> BoardProfile:
+    """A built-in profile by name (``jetson-orin-nano``)."""
+    names = builtin_board_names()
+    if name not in names:
+        raise ConfigError(f"board: unknown board {name!r}; choose one of {', '.join(names)}")
+    res = resources.files("thermogov.boards").joinpath(f"{name}.toml")
+    try:
+        data = tomllib.loads(res.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"board profile {name}: malformed TOML ({e})") from e
+    return parse_board(data, f"boards/{name}.toml")

@@ -1,0 +1,1 @@
+"""Built-in board profiles (TOML data files); loaded by :mod:`thermogov.board`."""

@@ -1,0 +1,187 @@
+"""``thermogov`` command line: the one composition root.
+
+Each command imports the world it needs inside itself (``thermogov sim`` pulls in SimPy,
+``thermogov run`` the sysfs backend), so ``thermogov run`` on a Pi never loads the simulator,
+pandas or matplotlib.  Commands that live in ``sim``/``hw`` are registered lazily by dotted
+path.  Every :class:`ThermogovError` becomes one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from thermogov.interfaces import ThermogovError
+
+LAZY_COMMANDS = {
+    "run": ("thermogov.hw.commands", "run_command"),
+    "doctor": ("thermogov.hw.commands", "doctor_command"),
+    "restore": ("thermogov.hw.commands", "restore_command"),
+    "emulate": ("thermogov.sim.emulate", "emulate_command"),
+    "compare": ("thermogov.sim.compare_cli", "compare_command"),
+    "sweep": ("thermogov.sim.compare_cli", "sweep_command"),
+    "plot": ("thermogov.plot_cli", "plot_command"),
+    "import": ("thermogov.importers.cli", "import_command"),
+    "calibrate": ("thermogov.sim.calibrate_cli", "calibrate_command"),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(super().list_commands(ctx))
+        for name, (mod, _attr) in LAZY_COMMANDS.items():
+            if importlib.util.find_spec(mod) is not None:
+                names.add(name)
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is not None or name not in LAZY_COMMANDS:
+            return cmd
+        mod, attr = LAZY_COMMANDS[name]
+        try:
+            module = importlib.import_module(mod)
+        except ModuleNotFoundError:
+            return None
+        return getattr(module, attr, None)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="thermogov")
+def cli() -> None:
+    """Thermal- and power-aware DVFS governor for edge AI boards.
+
+    The same governor runs against a simulated board (`thermogov sim`) and a real one
+    (`sudo thermogov run`); both record the same run folder.
+    """
+
+
+def _load_config(config_path: str | None) -> Any:
+    from thermogov.config import Config, load_config
+
+    return load_config(config_path) if config_path else Config()
+
+
+@cli.command("sim")
+@click.option("--board", help="Board profile (see `thermogov boards`). Default: jetson-orin-nano.")
+@click.option(
+    "--board-file", type=click.Path(dir_okay=False), help="A board profile TOML (e.g. from calibrate)."
+)
+@click.option("--duration", help="Simulated time: 600, 600s, 10m, 1h. Default: 10m.")
+@click.option("--ambient", type=float, help="Ambient temperature in °C. Default: 25.")
+@click.option("--policy", help="Policy name (hysteresis, performance, fixed:<MHz>, ...).")
+@click.option("--seed", type=int, help="Random seed (sensor noise, arrivals). Default: 1.")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (e.g. a run's config.toml)."
+)
+@click.option("--scenario", help="A scenario from sim/scenarios (see `thermogov compare --list`).")
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Output folder for run folders. Default: traces."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def sim_command(
+    board: str | None,
+    board_file: str | None,
+    duration: str | None,
+    ambient: float | None,
+    policy: str | None,
+    seed: int | None,
+    config_path: str | None,
+    scenario: str | None,
+    out: str | None,
+    as_json: bool,
+) -> None:
+    """Simulate a board with the governor in the loop and record a run folder."""
+    from thermogov.simcli import apply_overrides, print_summary, run_with_progress
+
+    cfg = _load_config(config_path)
+    cfg = apply_overrides(
+        cfg,
+        board=board,
+        board_file=board_file,
+        duration=duration,
+        ambient=ambient,
+        policy=policy,
+        seed=seed,
+        scenario=scenario,
+        out=out,
+    )
+    result = run_with_progress(cfg, show=not as_json)
+    if as_json:
+        click.echo(json.dumps(result.summary, indent=2))
+    else:
+        print_summary(result.summary, result.run_dir)
+
+
+@cli.command("boards")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def boards_command(as_json: bool) -> None:
+    """List the built-in board profiles with their sensors, domains and OPPs."""
+    from thermogov.board import builtin_board_names, load_board
+
+    rows = []
+    for name in builtin_board_names():
+        b = load_board(name)
+        rows.append(
+            {
+                "name": b.name,
+                "description": b.description,
+                "sensors": [
+                    {
+                        "name": s.name,
+                        "weight": s.weight,
+                        "period_ms": s.period_ms,
+                        "hard_limit_c": s.hard_limit_c,
+                    }
+                    for s in b.sensors
+                ],
+                "domains": [
+                    {"name": d.name, "kind": d.kind, "opp_mhz": [round(f / 1e6, 1) for f in d.opp_hz]}
+                    for d in b.domains
+                ],
+                "protections": [p.source or p.kind for p in b.protections],
+            }
+        )
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        click.echo(f"{r['name']}: {r['description']}")
+        for s in r["sensors"]:
+            click.echo(
+                f"  sensor {s['name']:<8} weight {s['weight']:<4g} every {s['period_ms']} ms, "
+                f"hard limit {s['hard_limit_c']:g} °C"
+            )
+        for d in r["domains"]:
+            opps = ", ".join(f"{f:g}" for f in d["opp_mhz"])
+            click.echo(f"  domain {d['name']:<8} {d['kind']:<8} OPPs (MHz): {opps}")
+        for p in r["protections"]:
+            click.echo(f"  protection: {p}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="thermogov", standalone_mode=False)
+    except ThermogovError as e:
+        click.echo(f"thermogov: error: {e}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("thermogov: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(2 if e.exit_code in (1, 2) else e.exit_code)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+
+
+__all__ = ["Path", "cli", "main"]

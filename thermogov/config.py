@@ -1,0 +1,319 @@
+"""User configuration: TOML -> frozen dataclasses, strictly validated.
+
+One file describes a run on either world: which board, which policy and its parameters, the
+governor's timing, per-sensor overrides of the board profile, and (for the simulator) the
+scenario.  Unknown keys and out-of-range values are rejected with one line naming the key;
+nothing touches hardware before the whole configuration has validated.  The resolved form
+(:meth:`Config.to_dict`) is written into every run folder, so ``--config run/config.toml``
+reproduces the run.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from thermogov.board import BoardProfile, load_board, load_board_file
+from thermogov.fusion import SensorSpec
+from thermogov.interfaces import ConfigError
+from thermogov.policies import DEFAULT_POLICY, check_policy_name
+from thermogov.tomlcheck import Table
+from thermogov.units import parse_duration_s
+
+DEFAULT_BOARD = "jetson-orin-nano"
+
+
+@dataclass(frozen=True, slots=True)
+class SensorOverride:
+    weight: float | None = None
+    period_ms: int | None = None
+    hard_limit_c: float | None = None
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadConfig:
+    """Inference arrivals: ``saturating`` (a frame always waiting), ``poisson`` or ``bursty``."""
+
+    kind: str = "saturating"
+    rate_ips: float = 100.0  # mean arrival rate for poisson/bursty
+    burst_factor: float = 3.0  # bursty: rate multiplier during bursts
+    burst_period_s: float = 20.0  # bursty: one burst per period
+    burst_duty: float = 0.3  # bursty: fraction of the period in burst
+    batch_size: int = 1
+    max_wait_ms: float = 0.0  # batching: dispatch a partial batch after this wait
+    queue_limit: int = 64  # frames beyond this wait are dropped (a camera does not queue forever)
+
+
+EVENT_KINDS = ("ambient", "ambient_link", "sensor_dropout", "sensor_stuck", "sensor_spike")
+
+
+@dataclass(frozen=True, slots=True)
+class SimEvent:
+    """Something that happens to the simulated world mid-run (what-if and fault scenarios).
+
+    ``ambient``: ambient becomes ``value`` °C.  ``ambient_link``: node ``target``'s conductance
+    to ambient is multiplied by ``value`` (a fan failing: < 1).  ``sensor_dropout``: sensor
+    ``target`` fails every read for ``duration_s``.  ``sensor_stuck``: it repeats its last value
+    for ``duration_s``.  ``sensor_spike``: its next read is off by ``value`` °C, once.
+    """
+
+    at_s: float
+    kind: str
+    target: str = ""
+    value: float = 0.0
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SimConfig:
+    duration_s: float = 600.0
+    ambient_c: float = 25.0
+    steady_fraction: float = 0.5  # sustained throughput = last fraction of the run
+    workload: WorkloadConfig = field(default_factory=WorkloadConfig)
+    scenario: str = ""
+    initial_temp_c: float | None = None  # start every node here (default: at ambient)
+    events: tuple[SimEvent, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GovernorConfig:
+    control_period_ms: int = 100
+    stale_periods: float = 3.0
+    unknown_grace_ms: int = 0
+    max_write_failures: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    board: str = DEFAULT_BOARD
+    board_file: str = ""
+    policy: str = DEFAULT_POLICY
+    seed: int = 1
+    out: str = "traces"
+    governor: GovernorConfig = field(default_factory=GovernorConfig)
+    sensors: dict[str, SensorOverride] = field(default_factory=dict)
+    policies: dict[str, dict[str, Any]] = field(default_factory=dict)  # policy name -> params
+    sim: SimConfig = field(default_factory=SimConfig)
+
+    # -- resolution against the board -------------------------------------------------------
+    def load_board(self) -> BoardProfile:
+        if self.board_file:
+            return load_board_file(Path(self.board_file))
+        return load_board(self.board)
+
+    def sensor_specs(self, board: BoardProfile) -> tuple[SensorSpec, ...]:
+        for name in self.sensors:
+            if name not in {s.name for s in board.sensors}:
+                known = ", ".join(s.name for s in board.sensors)
+                raise ConfigError(f"sensors.{name}: board {board.name} has no such sensor; known: {known}")
+        specs = []
+        for s in board.sensors:
+            o = self.sensors.get(s.name, SensorOverride())
+            if not o.enabled:
+                continue
+            specs.append(
+                SensorSpec(
+                    name=s.name,
+                    weight=o.weight if o.weight is not None else s.weight,
+                    period_ms=o.period_ms if o.period_ms is not None else s.period_ms,
+                    hard_limit_c=o.hard_limit_c if o.hard_limit_c is not None else s.hard_limit_c,
+                    stale_periods=self.governor.stale_periods,
+                )
+            )
+        if not specs:
+            raise ConfigError("sensors: every sensor is disabled; enable at least one")
+        return tuple(specs)
+
+    def policy_params(self, policy: str | None = None) -> Table:
+        name = (policy or self.policy).partition(":")[0]
+        return Table(dict(self.policies.get(name, {})), f"policies.{name}")
+
+    def to_dict(self) -> dict[str, Any]:
+        w = self.sim.workload
+        d: dict[str, Any] = {
+            "run": {
+                "board": self.board,
+                "board_file": self.board_file,
+                "policy": self.policy,
+                "seed": self.seed,
+                "out": self.out,
+            },
+            "governor": {
+                "control_period_ms": self.governor.control_period_ms,
+                "stale_periods": self.governor.stale_periods,
+                "unknown_grace_ms": self.governor.unknown_grace_ms,
+                "max_write_failures": self.governor.max_write_failures,
+            },
+            "sim": {
+                "duration_s": self.sim.duration_s,
+                "ambient_c": self.sim.ambient_c,
+                "steady_fraction": self.sim.steady_fraction,
+                "scenario": self.sim.scenario,
+                **(
+                    {"initial_temp_c": self.sim.initial_temp_c} if self.sim.initial_temp_c is not None else {}
+                ),
+                "workload": {
+                    "kind": w.kind,
+                    "rate_ips": w.rate_ips,
+                    "burst_factor": w.burst_factor,
+                    "burst_period_s": w.burst_period_s,
+                    "burst_duty": w.burst_duty,
+                    "batch_size": w.batch_size,
+                    "max_wait_ms": w.max_wait_ms,
+                    "queue_limit": w.queue_limit,
+                },
+            },
+        }
+        if self.sim.events:
+            d["sim"]["events"] = [
+                {
+                    "at_s": e.at_s,
+                    "kind": e.kind,
+                    "target": e.target,
+                    "value": e.value,
+                    "duration_s": e.duration_s,
+                }
+                for e in self.sim.events
+            ]
+        sensors = {}
+        for name, o in self.sensors.items():
+            s: dict[str, Any] = {"enabled": o.enabled}
+            if o.weight is not None:
+                s["weight"] = o.weight
+            if o.period_ms is not None:
+                s["period_ms"] = o.period_ms
+            if o.hard_limit_c is not None:
+                s["hard_limit_c"] = o.hard_limit_c
+            sensors[name] = s
+        if sensors:
+            d["sensors"] = sensors
+        if self.policies:
+            d["policies"] = {k: dict(v) for k, v in self.policies.items()}
+        return d
+
+    def resolved(self, board: BoardProfile) -> Config:
+        """The same config with every sensor's effective values written out explicitly."""
+        specs = {s.name: s for s in self.sensor_specs(board)}
+        sensors = {}
+        for s in board.sensors:
+            if s.name in specs:
+                sp = specs[s.name]
+                sensors[s.name] = SensorOverride(sp.weight, sp.period_ms, sp.hard_limit_c, True)
+            else:
+                sensors[s.name] = SensorOverride(enabled=False)
+        return replace(self, sensors=sensors)
+
+
+def _workload(t: Table) -> WorkloadConfig:
+    d = WorkloadConfig()
+    w = WorkloadConfig(
+        kind=t.choice("kind", ("saturating", "poisson", "bursty"), d.kind),
+        rate_ips=t.number("rate_ips", d.rate_ips, minimum=0.0, exclusive_min=True),
+        burst_factor=t.number("burst_factor", d.burst_factor, minimum=1.0),
+        burst_period_s=t.number("burst_period_s", d.burst_period_s, minimum=0.0, exclusive_min=True),
+        burst_duty=t.number("burst_duty", d.burst_duty, minimum=0.0, maximum=1.0),
+        batch_size=t.integer("batch_size", d.batch_size, minimum=1, maximum=256),
+        max_wait_ms=t.number("max_wait_ms", d.max_wait_ms, minimum=0.0),
+        queue_limit=t.integer("queue_limit", d.queue_limit, minimum=1),
+    )
+    t.done()
+    return w
+
+
+def _event(t: Table) -> SimEvent:
+    e = SimEvent(
+        at_s=t.number("at_s", minimum=0.0),
+        kind=t.choice("kind", EVENT_KINDS),
+        target=t.string("target", ""),
+        value=t.number("value", 0.0),
+        duration_s=t.number("duration_s", 0.0, minimum=0.0),
+    )
+    if e.kind != "ambient" and not e.target:
+        raise ConfigError(f"{t.where}.target: a {e.kind} event needs a target (node or sensor name)")
+    t.done()
+    return e
+
+
+def parse_config(data: dict[str, Any], where: str = "config") -> Config:
+    top = Table(data, "")
+    d = Config()
+    run = top.table("run", {})
+    board = run.string("board", d.board)
+    board_file = run.string("board_file", d.board_file)
+    policy = run.string("policy", d.policy)
+    check_policy_name(policy, "run.policy")
+    seed = run.integer("seed", d.seed, minimum=0)
+    out = run.string("out", d.out)
+    run.done()
+
+    g = top.table("governor", {})
+    gov = GovernorConfig(
+        control_period_ms=g.integer("control_period_ms", 100, minimum=1, maximum=60_000),
+        stale_periods=g.number("stale_periods", 3.0, minimum=1.0),
+        unknown_grace_ms=g.integer("unknown_grace_ms", 0, minimum=0),
+        max_write_failures=g.integer("max_write_failures", 3, minimum=1),
+    )
+    g.done()
+
+    sensors = {}
+    for name, t in top.tables("sensors"):
+        sensors[name] = SensorOverride(
+            weight=t.number("weight", minimum=0.0, exclusive_min=True) if t.has("weight") else None,
+            period_ms=t.integer("period_ms", minimum=1, maximum=60_000) if t.has("period_ms") else None,
+            hard_limit_c=t.number("hard_limit_c", minimum=-40.0, maximum=150.0)
+            if t.has("hard_limit_c")
+            else None,
+            enabled=t.boolean("enabled", True),
+        )
+        t.done()
+
+    policies = {name: dict(t._data) for name, t in top.tables("policies")}
+
+    s = top.table("sim", {})
+    sd = SimConfig()
+    duration = parse_duration_s(s.raw("duration_s", sd.duration_s), "sim.duration_s")
+    sim = SimConfig(
+        duration_s=duration,
+        ambient_c=s.number("ambient_c", sd.ambient_c, minimum=-40.0, maximum=85.0),
+        steady_fraction=s.number(
+            "steady_fraction", sd.steady_fraction, minimum=0.0, maximum=1.0, exclusive_min=True
+        ),
+        scenario=s.string("scenario", ""),
+        workload=_workload(s.table("workload", {})),
+        initial_temp_c=s.number("initial_temp_c", minimum=-40.0, maximum=150.0)
+        if s.has("initial_temp_c")
+        else None,
+        events=tuple(_event(t) for t in s.table_list("events")),
+    )
+    s.done()
+    top.done()
+    return Config(
+        board=board,
+        board_file=board_file,
+        policy=policy,
+        seed=seed,
+        out=out,
+        governor=gov,
+        sensors=sensors,
+        policies=policies,
+        sim=sim,
+    )
+
+
+def load_config(path: Path | str) -> Config:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read config ({e.strerror}); check the path") from e
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: malformed TOML ({e}); fix the syntax") from e
+    try:
+        return parse_config(data, str(p))
+    except ConfigError as e:
+        raise ConfigError(f"{p}: {e}") from e

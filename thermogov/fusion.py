@@ -1,0 +1,75 @@
+"""Weighted fusion of several temperature sensors into one governing temperature.
+
+fused = sum(w_i * T_i) / sum(w_i) over the sensors whose last good reading is fresh.  A sensor
+that failed or went stale drops out and the others are renormalised, so losing the battery
+thermistor does not pull the fused value 10 % towards zero.  The hard limit is checked per
+sensor, because a weighted mean hides one hot die: 0.6*95 + 0.3*60 + 0.1*30 = 78 °C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from thermogov.interfaces import Reading
+
+
+@dataclass(frozen=True, slots=True)
+class SensorSpec:
+    """How one sensor takes part in fusion (resolved from the board profile and config)."""
+
+    name: str
+    weight: float
+    period_ms: int
+    hard_limit_c: float
+    stale_periods: float = 3.0
+
+    @property
+    def stale_after_s(self) -> float:
+        return self.stale_periods * self.period_ms / 1000.0
+
+
+@dataclass(frozen=True, slots=True)
+class FusionResult:
+    fused_c: float | None  # None when no sensor is fresh: the temperature is unknown
+    used: tuple[str, ...]  # sensors that contributed, in configured order
+    hot: tuple[str, ...]  # fresh sensors at or above their own hard limit
+
+    @property
+    def used_label(self) -> str:
+        return "+".join(self.used)
+
+
+class Fusion:
+    """Keeps each sensor's last good reading and fuses the fresh ones on demand."""
+
+    def __init__(self, specs: Sequence[SensorSpec]) -> None:
+        if not specs:
+            raise ValueError("fusion needs at least one sensor")
+        self.specs = tuple(specs)
+        self._latest: dict[str, Reading | None] = {s.name: None for s in specs}
+
+    def update(self, reading: Reading) -> None:
+        self._latest[reading.sensor] = reading
+
+    def latest(self, name: str) -> Reading | None:
+        return self._latest[name]
+
+    def fuse(self, now_s: float) -> FusionResult:
+        num = 0.0
+        den = 0.0
+        used: list[str] = []
+        hot: list[str] = []
+        for spec in self.specs:
+            r = self._latest[spec.name]
+            # A small epsilon absorbs float noise in ms->s conversion: a reading exactly
+            # `stale_periods` periods old is still fresh.
+            if r is None or now_s - r.t_s > spec.stale_after_s + 1e-9:
+                continue
+            num += spec.weight * r.value_c
+            den += spec.weight
+            used.append(spec.name)
+            if r.value_c >= spec.hard_limit_c:
+                hot.append(spec.name)
+        fused = num / den if den > 0.0 else None
+        return FusionResult(fused, tuple(used), tuple(hot))

@@ -1,0 +1,200 @@
+"""One governor tick: fuse the latest readings, ask the policy, apply caps, emit a trace record.
+
+The governor never sleeps and never reads a clock of its own: a runner (SimPy in ``sim``, a
+monotonic deadline loop in ``hw``) calls :meth:`Governor.sample` when a sensor is due and
+:meth:`Governor.tick` at every control period, passing the time.  Safety overrides live here,
+not in policies, so no policy can forget them:
+
+* temperature unknown (no fresh sensor) for longer than ``unknown_grace_s`` -> lowest caps;
+* any fresh sensor at or above its own hard limit -> lowest caps, whatever the fused value.
+
+Caps are written only when they change (writes cost syscalls on a board and every write is a
+chance for EBUSY); the effective clock is read back each tick because firmware and kernel
+trips can lower it behind our back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from thermogov.fusion import Fusion, SensorSpec
+from thermogov.interfaces import ActuatorError, FrequencyActuator, Reading, SensorError, SensorSource
+from thermogov.policies.base import Policy, PolicyInput
+
+FAILSAFE = "FAILSAFE"
+
+
+@dataclass(frozen=True, slots=True)
+class TickRecord:
+    """The inputs of one tick and the decision taken on them (state and caps after it)."""
+
+    t_s: float
+    fused_c: float | None
+    readings_c: tuple[float | None, ...]  # per configured sensor, latest good value
+    sensors_used: str
+    policy_state: str
+    caps_hz: tuple[int, ...]  # per domain, in force after the decision
+    freqs_hz: tuple[int | None, ...]  # per domain, effective clock observed
+    power_w: float | None
+    inferences_total: int | None
+    event: str
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRecord:
+    t_s: float
+    sensor: str
+    value_c: float | None
+    ok: bool
+
+
+class Telemetry:
+    """Board-level measurements that are not temperatures.  The default measures nothing."""
+
+    def power_w(self) -> float | None:
+        return None
+
+    def inferences_total(self) -> int | None:
+        return None
+
+
+class Governor:
+    def __init__(
+        self,
+        specs: Sequence[SensorSpec],
+        sensors: Mapping[str, SensorSource],
+        actuators: Sequence[FrequencyActuator],
+        policy: Policy,
+        *,
+        telemetry: Telemetry | None = None,
+        unknown_grace_s: float = 0.0,
+        max_write_failures: int = 3,
+        on_sample: Callable[[SampleRecord], None] | None = None,
+        on_log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.specs = tuple(specs)
+        missing = [s.name for s in self.specs if s.name not in sensors]
+        if missing:
+            raise ValueError(f"no sensor source for {missing}")
+        self.sensors = dict(sensors)
+        self.actuators = tuple(actuators)
+        self.policy = policy
+        self.telemetry = telemetry or Telemetry()
+        self.unknown_grace_s = unknown_grace_s
+        self.max_write_failures = max_write_failures
+        self.fusion = Fusion(self.specs)
+        self._on_sample = on_sample
+        self._log = on_log or (lambda msg: None)
+        self._caps = {a.name: a.cap_hz for a in self.actuators}
+        self._wanted: dict[str, int] = dict(self._caps)
+        self._write_failures = dict.fromkeys(self._caps, 0)
+        self._logged_failure: set[str] = set()
+        self._unknown_since: float | None = None
+        self._state = getattr(policy, "state", "")
+        self.cap_changes = 0
+
+    # -- sampling ---------------------------------------------------------------------------
+    def sample(self, name: str, now_s: float) -> Reading | None:
+        """Read one due sensor; a failure is recorded, never turned into a temperature."""
+        try:
+            r = self.sensors[name].read()
+        except SensorError as e:
+            self._log(f"sensor {name}: {e}")
+            if self._on_sample:
+                self._on_sample(SampleRecord(now_s, name, None, False))
+            return None
+        # The runner's clock is authoritative for freshness; sources may stamp their own.
+        r = Reading(name, r.value_c, now_s)
+        self.fusion.update(r)
+        if self._on_sample:
+            self._on_sample(SampleRecord(now_s, name, r.value_c, True))
+        return r
+
+    # -- control ----------------------------------------------------------------------------
+    def lowest_caps(self) -> dict[str, int]:
+        return {a.name: a.table_hz[0] for a in self.actuators}
+
+    def tick(self, now_s: float) -> TickRecord:
+        fr = self.fusion.fuse(now_s)
+        events: list[str] = []
+        readings = tuple(
+            (r.value_c if (r := self.fusion.latest(s.name)) is not None else None) for s in self.specs
+        )
+        freqs = {a.name: a.effective_hz() for a in self.actuators}
+        if fr.fused_c is None:
+            if self._unknown_since is None:
+                self._unknown_since = now_s
+                events.append("temp_unknown")
+            if now_s - self._unknown_since >= self.unknown_grace_s:
+                if self._state != FAILSAFE:
+                    events.append("failsafe")
+                self._state = FAILSAFE
+                wanted = self.lowest_caps()
+            else:
+                wanted = dict(self._wanted)
+        else:
+            if self._unknown_since is not None:
+                events.append("temp_known")
+            self._unknown_since = None
+            inp = PolicyInput(
+                t_s=now_s,
+                fused_c=fr.fused_c,
+                readings_c=dict(zip((s.name for s in self.specs), readings, strict=True)),
+                caps_hz=dict(self._caps),
+                freqs_hz=freqs,
+                power_w=self.telemetry.power_w(),
+            )
+            decision = self.policy.decide(inp)
+            self._state = decision.state
+            if decision.event:
+                events.append(decision.event)
+            wanted = decision.caps_hz
+            if fr.hot:
+                events.append("hard_limit:" + "+".join(fr.hot))
+                wanted = self.lowest_caps()
+            if any(n >= self.max_write_failures for n in self._write_failures.values()):
+                # Some cap cannot be written: hold every other domain at its lowest cap
+                # until the failing one recovers, rather than trusting a half-applied state.
+                self._state = FAILSAFE
+                wanted = self.lowest_caps()
+        self._wanted = dict(wanted)
+        events.extend(self._apply(wanted))
+        return TickRecord(
+            t_s=now_s,
+            fused_c=fr.fused_c,
+            readings_c=readings,
+            sensors_used=fr.used_label,
+            policy_state=self._state,
+            caps_hz=tuple(self._caps[a.name] for a in self.actuators),
+            freqs_hz=tuple(freqs[a.name] for a in self.actuators),
+            power_w=self.telemetry.power_w(),
+            inferences_total=self.telemetry.inferences_total(),
+            event=" ".join(events),
+        )
+
+    def _apply(self, wanted: Mapping[str, int]) -> list[str]:
+        """Write caps that differ from what is in force; count failures, escalate to failsafe."""
+        events: list[str] = []
+        changed = False
+        for a in self.actuators:
+            cap = wanted[a.name]
+            if cap == self._caps[a.name]:
+                continue
+            try:
+                self._caps[a.name] = a.apply(cap)
+                changed = True
+                self._write_failures[a.name] = 0
+                self._logged_failure.discard(a.name)
+            except ActuatorError as e:
+                n = self._write_failures[a.name] = self._write_failures[a.name] + 1
+                if a.name not in self._logged_failure:
+                    self._log(f"actuator {a.name}: {e}")
+                    self._logged_failure.add(a.name)
+                events.append(f"write_failed:{a.name}")
+                if n == self.max_write_failures:
+                    self._state = FAILSAFE
+                    events.append("failsafe")
+        if changed:
+            self.cap_changes += 1
+        return events

@@ -1,0 +1,85 @@
+"""The three contracts every world implements, their value types and the error hierarchy.
+
+The governor core is written only against these: a simulated board and a real sysfs tree are
+interchangeable because both provide sensor sources, frequency actuators and a clock.  Keeping
+the contracts tiny (one call for a sensor, like the kernel's ``get_temp``) keeps fakes honest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+class ThermogovError(Exception):
+    """Any error a user can act on.  The message is one line naming the field/file and the fix.
+
+    The CLI turns every ThermogovError into that line on stderr and exit status 2.
+    """
+
+
+class ConfigError(ThermogovError):
+    """A configuration, board profile or command-line value is invalid."""
+
+
+class SensorError(ThermogovError):
+    """A sensor read produced no usable temperature (I/O error, garbage, offline marker)."""
+
+
+class ActuatorError(ThermogovError):
+    """A frequency cap could not be applied or read back."""
+
+
+class LogFormatError(ThermogovError):
+    """An input log file cannot be understood at all (individual bad lines are skipped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One good temperature sample: the value in °C and the clock time it was taken."""
+
+    sensor: str
+    value_c: float
+    t_s: float
+
+
+@runtime_checkable
+class SensorSource(Protocol):
+    """A temperature sensor.  ``read`` returns a Reading or raises SensorError; never invents."""
+
+    @property
+    def name(self) -> str: ...
+
+    def read(self) -> Reading: ...
+
+
+@runtime_checkable
+class FrequencyActuator(Protocol):
+    """One frequency domain (a cpufreq policy, a devfreq GPU, or their simulated twins).
+
+    ``table_hz`` is immutable and ascending.  ``apply`` accepts only table members and returns
+    the cap the hardware actually put in force (read back, because kernels clamp silently and
+    firmware may override).  ``restore`` puts back exactly what was captured at open.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def table_hz(self) -> tuple[int, ...]: ...
+
+    @property
+    def cap_hz(self) -> int: ...
+
+    def apply(self, cap_hz: int) -> int: ...
+
+    def effective_hz(self) -> int | None: ...
+
+    def restore(self) -> None: ...
+
+
+@runtime_checkable
+class Clock(Protocol):
+    """Seconds on a monotonic time base.  Only runners wait; the governor only reads ``now``."""
+
+    def now(self) -> float: ...

@@ -1,0 +1,59 @@
+"""Policy registry: policies are looked up by name, like the kernel's governor list.
+
+``make_policy("fixed:1200", ...)`` splits the name from its argument.  Modules register
+themselves here; the registry imports nothing heavy so the daemon stays lean.
+"""
+
+from __future__ import annotations
+
+from thermogov.interfaces import ConfigError
+from thermogov.policies.base import Decision, Policy, PolicyContext, PolicyFactory, PolicyInput
+from thermogov.policies.hysteresis import make_hysteresis
+from thermogov.policies.simple import make_fixed, make_performance
+from thermogov.tomlcheck import Table
+
+DEFAULT_POLICY = "hysteresis"
+
+_REGISTRY: dict[str, PolicyFactory] = {}
+
+
+def register(name: str, factory: PolicyFactory) -> None:
+    _REGISTRY[name] = factory
+
+
+def policy_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def split_policy_name(spec: str) -> tuple[str, str]:
+    name, _, arg = spec.partition(":")
+    return name.strip(), arg.strip()
+
+
+def check_policy_name(spec: str, where: str = "policy") -> None:
+    name, _ = split_policy_name(spec)
+    if name not in _REGISTRY:
+        raise ConfigError(f"{where}: unknown policy {spec!r}; choose one of {', '.join(policy_names())}")
+
+
+def make_policy(spec: str, params: Table, ctx: PolicyContext) -> Policy:
+    check_policy_name(spec)
+    name, arg = split_policy_name(spec)
+    return _REGISTRY[name](params, ctx, arg)
+
+
+register("hysteresis", make_hysteresis)
+register("performance", make_performance)
+register("fixed", make_fixed)
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "Decision",
+    "Policy",
+    "PolicyContext",
+    "PolicyInput",
+    "check_policy_name",
+    "make_policy",
+    "policy_names",
+    "register",
+]

@@ -1,0 +1,91 @@
+"""Reference points for what-if work: no software cap at all, or one constant cap.
+
+``performance`` leaves every domain at its top OPP, so only the board's own protections act
+(what a user gets who installs nothing).  ``fixed:<MHz>`` holds a constant cap: the best fixed
+cap that stays under the trip is the simplest bound a clever policy must beat.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from thermogov.interfaces import ConfigError
+from thermogov.policies.base import Decision, PolicyContext, PolicyInput
+from thermogov.tomlcheck import Table
+
+
+class Performance:
+    name = "performance"
+
+    def __init__(self, caps: dict[str, int]) -> None:
+        self.caps = caps
+        self.state = "MAX"
+
+    def decide(self, inp: PolicyInput) -> Decision:
+        return Decision(dict(self.caps), self.state)
+
+
+class Fixed:
+    name = "fixed"
+
+    def __init__(self, caps: dict[str, int]) -> None:
+        self.caps = caps
+        self.state = "FIXED"
+
+    def decide(self, inp: PolicyInput) -> Decision:
+        return Decision(dict(self.caps), self.state)
+
+
+def make_performance(params: Table, ctx: PolicyContext, argument: str) -> Performance:
+    if argument:
+        raise ConfigError("policy: 'performance' takes no argument")
+    params.done()
+    return Performance(ctx.highest_caps())
+
+
+def parse_fixed_argument(argument: str, ctx: PolicyContext) -> dict[str, int]:
+    """``1200`` (MHz, every domain: the highest OPP not above it), ``60%`` (fraction of each
+    table's range, by index), or ``cpu=1344,gpu=612`` (exact OPPs per domain)."""
+    arg = argument.strip().lower().removesuffix("mhz")
+    if not arg:
+        raise ConfigError(
+            "policy: fixed needs a cap, e.g. fixed:1200 (MHz), fixed:50% or fixed:cpu=1344,gpu=612"
+        )
+    caps: dict[str, int] = {}
+    if "=" in arg:
+        for part in arg.split(","):
+            dom, _, val = part.partition("=")
+            dom = dom.strip()
+            if dom not in ctx.tables_hz:
+                raise ConfigError(
+                    f"policy: fixed: unknown domain {dom!r}; domains are {', '.join(ctx.tables_hz)}"
+                )
+            try:
+                hz = round(float(val) * 1e6)
+            except ValueError as e:
+                raise ConfigError(f"policy: fixed: cannot read {val!r} as MHz") from e
+            if hz not in ctx.tables_hz[dom]:
+                opps = ", ".join(f"{f / 1e6:g}" for f in ctx.tables_hz[dom])
+                raise ConfigError(f"policy: fixed: {val} MHz is not an OPP of {dom}; choose one of {opps}")
+            caps[dom] = hz
+        for dom, table in ctx.tables_hz.items():
+            caps.setdefault(dom, table[-1])
+        return caps
+    if arg.endswith("%"):
+        try:
+            frac = float(arg[:-1]) / 100.0
+        except ValueError as e:
+            raise ConfigError(f"policy: fixed: cannot read {argument!r} as a percentage") from e
+        if not 0.0 <= frac <= 1.0:
+            raise ConfigError("policy: fixed: percentage must be between 0% and 100%")
+        return {d: t[round(frac * (len(t) - 1))] for d, t in ctx.tables_hz.items()}
+    try:
+        limit = float(arg) * 1e6
+    except ValueError as e:
+        raise ConfigError(f"policy: fixed: cannot read {argument!r}; use e.g. fixed:1200 or fixed:50%") from e
+    return {d: t[max(bisect.bisect_right(t, limit + 1e-3) - 1, 0)] for d, t in ctx.tables_hz.items()}
+
+
+def make_fixed(params: Table, ctx: PolicyContext, argument: str) -> Fixed:
+    params.done()
+    return Fixed(parse_fixed_argument(argument, ctx))

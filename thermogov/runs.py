@@ -1,0 +1,240 @@
+"""Run folders: every run, simulated or real, leaves the same record.
+
+``<out>/<run_id>/`` holds ``trace.csv`` (one row per tick), ``samples.csv`` (one row per
+sensor read), ``config.toml`` (the resolved configuration, enough to reproduce the run) and
+``summary.json``; one row is appended to ``<out>/runs.csv``, the ledger of all runs.
+
+The recorder streams: it keeps only running totals and a 1 Hz record of cumulative inferences
+and energy, so a day-long daemon run costs well under a megabyte of memory while the summary's
+sustained-throughput window can still be placed after the fact.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.board import BoardProfile
+from thermogov.config import Config
+from thermogov.governor import SampleRecord, TickRecord
+from thermogov.tomlwrite import dumps
+from thermogov.trace import SAMPLES_FILE, TRACE_FILE, SampleWriter, TraceSchema, TraceWriter
+
+SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.toml"
+LEDGER_FILE = "runs.csv"
+LEDGER_COLUMNS = (
+    "run_id",
+    "backend",
+    "board",
+    "policy",
+    "seed",
+    "duration_s",
+    "sustained_throughput_ips",
+    "mean_throughput_ips",
+    "max_fused_c",
+    "time_above_trip_s",
+    "energy_j",
+    "inferences_per_joule",
+    "cap_changes",
+    "run_dir",
+)
+
+
+def trip_of(config: Config, policy: str | None = None) -> float:
+    """The trip temperature the run is judged against (the policy's own, else the spec's 85)."""
+    name = (policy or config.policy).partition(":")[0]
+    v = config.policies.get(name, {}).get("trip_c", 85.0)
+    return float(v) if isinstance(v, int | float) else 85.0
+
+
+def new_run_id(out_dir: Path, backend: str, board: str, policy: str, seed: int) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe_policy = policy.replace(":", "-").replace("/", "-")
+    base = f"{stamp}-{backend}-{board}-{safe_policy}-s{seed}"
+    run_id, n = base, 1
+    while (out_dir / run_id).exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
+
+
+@dataclass
+class _Totals:
+    first_t: float | None = None
+    last_t: float = 0.0
+    last_power: float | None = None
+    energy_j: float = 0.0
+    energy_known: bool = False
+    max_fused: float = -math.inf
+    above_trip_s: float = 0.0
+    last_fused: float | None = None
+    last_caps: tuple[int, ...] | None = None
+    cap_changes: int = 0
+    last_inferences: int | None = None
+    ticks: int = 0
+
+
+class RunRecorder:
+    def __init__(self, run_dir: Path, config: Config, board: BoardProfile, backend: str, run_id: str) -> None:
+        self.run_dir = run_dir
+        self.out_dir = run_dir.parent
+        self.config = config
+        self.board = board
+        self.backend = backend
+        self.run_id = run_id
+        self.specs = config.sensor_specs(board)
+        self.schema = TraceSchema(tuple(s.name for s in self.specs), tuple(d.name for d in board.domains))
+        self.trip_c = trip_of(config)
+        self._trace = TraceWriter(run_dir / TRACE_FILE, self.schema)
+        self._samples = SampleWriter(run_dir / SAMPLES_FILE)
+        self._tot = _Totals()
+        self._max_sensor: dict[str, float] = {}
+        self._sec_t = array("d")
+        self._sec_inf = array("d")
+        self._sec_energy = array("d")
+        self._next_sec = 0.0
+        self._closed = False
+
+    @classmethod
+    def create(
+        cls, out_dir: Path, config: Config, board: BoardProfile, backend: str, run_id: str | None = None
+    ) -> RunRecorder:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        rid = run_id or new_run_id(out_dir, backend, board.name, config.policy, config.seed)
+        run_dir = out_dir / rid
+        run_dir.mkdir(parents=False, exist_ok=run_id is not None)
+        (run_dir / CONFIG_FILE).write_text(dumps(config.resolved(board).to_dict()), encoding="utf-8")
+        return cls(run_dir, config, board, backend, rid)
+
+    # -- streaming --------------------------------------------------------------------------
+    def on_sample(self, rec: SampleRecord) -> None:
+        self._samples.sample(rec)
+        if rec.ok and rec.value_c is not None and rec.value_c > self._max_sensor.get(rec.sensor, -math.inf):
+            self._max_sensor[rec.sensor] = rec.value_c
+
+    def on_tick(self, rec: TickRecord) -> None:
+        self._trace.tick(rec)
+        tot = self._tot
+        if tot.first_t is None:
+            tot.first_t = rec.t_s
+            self._next_sec = rec.t_s
+        else:
+            dt = rec.t_s - tot.last_t
+            if tot.last_power is not None:
+                tot.energy_j += tot.last_power * dt
+                tot.energy_known = True
+            if tot.last_fused is not None and tot.last_fused >= self.trip_c:
+                tot.above_trip_s += dt
+        if rec.fused_c is not None and rec.fused_c > tot.max_fused:
+            tot.max_fused = rec.fused_c
+        if tot.last_caps is not None and rec.caps_hz != tot.last_caps:
+            tot.cap_changes += 1
+        tot.last_caps = rec.caps_hz
+        tot.last_fused = rec.fused_c
+        tot.last_power = rec.power_w
+        tot.last_t = rec.t_s
+        tot.last_inferences = rec.inferences_total
+        tot.ticks += 1
+        if rec.t_s >= self._next_sec - 1e-9:
+            self._record_second(rec.t_s)
+            self._next_sec = math.floor(rec.t_s + 1e-9) + 1.0
+
+    def _record_second(self, t: float) -> None:
+        self._sec_t.append(t)
+        inf = self._tot.last_inferences
+        self._sec_inf.append(float("nan") if inf is None else float(inf))
+        self._sec_energy.append(self._tot.energy_j)
+
+    # -- closing ----------------------------------------------------------------------------
+    def _sustained(self, fraction: float) -> tuple[float | None, float]:
+        tot = self._tot
+        if tot.first_t is None or tot.last_inferences is None or not self._sec_t:
+            return None, 0.0
+        end_t = tot.last_t
+        want_start = end_t - fraction * (end_t - tot.first_t)
+        idx = 0
+        for i, t in enumerate(self._sec_t):
+            if t <= want_start + 1e-9:
+                idx = i
+        start_t, start_inf = self._sec_t[idx], self._sec_inf[idx]
+        if end_t <= start_t or math.isnan(start_inf):
+            return None, start_t
+        return (tot.last_inferences - start_inf) / (end_t - start_t), start_t
+
+    def finish(
+        self, latency_ms: dict[str, Any] | None = None, extra: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Close the files, write summary.json and the ledger row; returns the summary."""
+        if self._closed:
+            raise RuntimeError("run already finished")
+        self._closed = True
+        tot = self._tot
+        if tot.first_t is not None and (not self._sec_t or self._sec_t[-1] != tot.last_t):
+            self._record_second(tot.last_t)
+        self._trace.close()
+        self._samples.close()
+        duration = 0.0 if tot.first_t is None else tot.last_t - tot.first_t
+        sustained, window_start = self._sustained(self.config.sim.steady_fraction)
+        inferences = tot.last_inferences
+        mean = inferences / duration if (inferences is not None and duration > 0) else None
+        energy = tot.energy_j if tot.energy_known else None
+        ipj = inferences / energy if (inferences is not None and energy) else None
+        summary: dict[str, Any] = {
+            "run_id": self.run_id,
+            "backend": self.backend,
+            "board": self.board.name,
+            "policy": self.config.policy,
+            "seed": self.config.seed,
+            "duration_s": round(duration, 3),
+            "steady_window_s": [round(window_start, 3), round(tot.last_t, 3)],
+            "sustained_throughput_ips": _round(sustained),
+            "mean_throughput_ips": _round(mean),
+            "inferences_total": inferences,
+            "latency_ms": latency_ms,
+            "trip_c": self.trip_c,
+            "max_fused_c": _round(tot.max_fused if tot.max_fused > -math.inf else None),
+            "max_sensor_c": {s.name: _round(self._max_sensor.get(s.name)) for s in self.specs},
+            "time_above_trip_s": round(tot.above_trip_s, 3),
+            "energy_j": _round(energy),
+            "inferences_per_joule": _round(ipj),
+            "cap_changes": tot.cap_changes,
+            "ticks": tot.ticks,
+        }
+        if extra:
+            summary.update(extra)
+        (self.run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        append_ledger(self.out_dir, summary, self.run_dir)
+        return summary
+
+
+def _round(v: float | None, digits: int = 4) -> float | None:
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None
+    return round(float(v), digits)
+
+
+def append_ledger(out_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
+    path = out_dir / LEDGER_FILE
+    new = not path.exists()
+    row = [summary.get(c, "") for c in LEDGER_COLUMNS[:-1]] + [str(run_dir)]
+    row = ["" if v is None else v for v in row]
+    with path.open("a", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        if new:
+            w.writerow(LEDGER_COLUMNS)
+        w.writerow(row)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def load_summary(run_dir: Path | str) -> dict[str, Any]:
+    return json.loads((Path(run_dir) / SUMMARY_FILE).read_text(encoding="utf-8"))

@@ -1,0 +1,135 @@
+"""Helpers behind ``thermogov sim``: CLI overrides onto a config, progress, the summary table.
+
+Kept apart from cli.py so the command module stays a thin router and importing it stays free
+of SimPy (this module imports the simulator only inside ``run_with_progress``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from thermogov.config import Config
+from thermogov.interfaces import ConfigError
+from thermogov.policies import check_policy_name
+from thermogov.units import parse_duration_s
+
+
+def apply_overrides(
+    cfg: Config,
+    *,
+    board: str | None = None,
+    board_file: str | None = None,
+    duration: str | None = None,
+    ambient: float | None = None,
+    policy: str | None = None,
+    seed: int | None = None,
+    scenario: str | None = None,
+    out: str | None = None,
+) -> Config:
+    if scenario:
+        from thermogov.sim.scenarios import load_scenario
+
+        cfg = load_scenario(scenario, base=cfg)
+    sim = cfg.sim
+    if duration is not None:
+        sim = dataclasses.replace(sim, duration_s=parse_duration_s(duration, "--duration"))
+    if ambient is not None:
+        if not -40.0 <= ambient <= 85.0:
+            raise ConfigError(f"--ambient: {ambient:g} °C is out of range; use -40..85")
+        sim = dataclasses.replace(sim, ambient_c=ambient)
+    changes: dict[str, Any] = {"sim": sim}
+    if board is not None:
+        from thermogov.board import builtin_board_names
+
+        if board not in builtin_board_names():
+            raise ConfigError(
+                f"--board: unknown board {board!r}; choose one of {', '.join(builtin_board_names())}"
+            )
+        changes["board"] = board
+        changes["board_file"] = ""
+    if board_file is not None:
+        changes["board_file"] = board_file
+    if policy is not None:
+        check_policy_name(policy, "--policy")
+        changes["policy"] = policy
+    if seed is not None:
+        if seed < 0:
+            raise ConfigError("--seed: must be >= 0")
+        changes["seed"] = seed
+    if out is not None:
+        changes["out"] = out
+    return dataclasses.replace(cfg, **changes)
+
+
+def run_with_progress(cfg: Config, show: bool = True) -> Any:
+    from thermogov.sim.runner import simulate
+
+    board = cfg.load_board()
+    started = time.monotonic()
+    bar: Any = None
+    last = [0.0]
+
+    def progress(t_s: float) -> None:
+        nonlocal bar
+        # Only runs that take more than a moment get a bar: most 10-minute simulations finish
+        # in well under a second and a flashing bar would be noise.
+        if bar is None and show and time.monotonic() - started > 0.7:
+            bar = click.progressbar(
+                length=int(cfg.sim.duration_s), label="simulating", file=click.get_text_stream("stderr")
+            )
+            bar.__enter__()
+        if bar is not None:
+            bar.update(int(t_s - last[0]))
+            last[0] = int(t_s)
+
+    try:
+        result = simulate(cfg, board, Path(cfg.out), progress=progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    return result
+
+
+def _fmt(v: Any, unit: str = "", digits: int = 1) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}{unit}"
+    return f"{v}{unit}"
+
+
+def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
+    lat = (s.get("latency_ms") or {}).get("total", {})
+    rows = [
+        ("board", s["board"]),
+        ("policy", s["policy"]),
+        ("duration", _fmt(s["duration_s"], " s", 0)),
+        (
+            "sustained throughput",
+            _fmt(s["sustained_throughput_ips"], " inf/s")
+            + f"  (window {s['steady_window_s'][0]:g}-{s['steady_window_s'][1]:g} s)",
+        ),
+        ("mean throughput", _fmt(s["mean_throughput_ips"], " inf/s")),
+        (
+            "latency p50/p95/p99",
+            f"{_fmt(lat.get('p50'), '', 2)} / {_fmt(lat.get('p95'), '', 2)} / {_fmt(lat.get('p99'), ' ms', 2)}",
+        ),
+        ("max fused temperature", _fmt(s["max_fused_c"], " °C")),
+        ("max per sensor", ", ".join(f"{k} {_fmt(v, ' °C')}" for k, v in s["max_sensor_c"].items())),
+        ("time above trip", _fmt(s["time_above_trip_s"], f" s (trip {s['trip_c']:g} °C)")),
+        ("energy", _fmt(s["energy_j"], " J", 0)),
+        ("inferences per joule", _fmt(s["inferences_per_joule"], "", 2)),
+        ("cap changes", str(s["cap_changes"])),
+        ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
+        ("ended", s.get("ended", "completed")),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        click.echo(f"{k:<{width}}  {v}")
+    if run_dir is not None:
+        click.echo(f"{'run folder':<{width}}  {run_dir}")

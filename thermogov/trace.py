@@ -1,0 +1,174 @@
+"""The run record shared by every world: trace and sample schemas, writers and loaders.
+
+A trace row is one governor tick; a sample row is one sensor read.  Columns and units are
+fixed here and documented in docs/trace-format.md, because notebooks and the importers rely
+on them.  The writers are stdlib ``csv`` (no pandas on a board), append-only and flushed at
+most every second, so a daemon killed with SIGKILL leaves a readable trace with at most a
+second missing and possibly a truncated last line, which the loader tolerates.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.governor import SampleRecord, TickRecord
+from thermogov.interfaces import LogFormatError
+
+TRACE_FILE = "trace.csv"
+SAMPLES_FILE = "samples.csv"
+SAMPLE_COLUMNS = ("t_s", "sensor", "value_c", "ok")
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSchema:
+    sensors: tuple[str, ...]
+    domains: tuple[str, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return (
+            "t_s",
+            "fused_c",
+            *(f"{s}_c" for s in self.sensors),
+            "sensors_used",
+            "policy_state",
+            *(c for d in self.domains for c in (f"{d}_cap_hz", f"{d}_freq_hz")),
+            "power_w",
+            "inferences_total",
+            "event",
+        )
+
+    @classmethod
+    def from_columns(cls, columns: Sequence[str]) -> TraceSchema:
+        sensors = tuple(c[:-2] for c in columns if c.endswith("_c") and c != "fused_c")
+        domains = tuple(c[: -len("_cap_hz")] for c in columns if c.endswith("_cap_hz"))
+        return cls(sensors, domains)
+
+
+def _num(v: float | int | None, fmt: str = "{:.3f}") -> str:
+    if v is None:
+        return ""
+    return fmt.format(v)
+
+
+def format_tick(rec: TickRecord) -> list[str]:
+    row = [f"{rec.t_s:.3f}", _num(rec.fused_c)]
+    row.extend(_num(v) for v in rec.readings_c)
+    row.append(rec.sensors_used)
+    row.append(rec.policy_state)
+    for cap, freq in zip(rec.caps_hz, rec.freqs_hz, strict=True):
+        row.append(str(cap))
+        row.append("" if freq is None else str(freq))
+    row.append(_num(rec.power_w, "{:.4f}"))
+    row.append("" if rec.inferences_total is None else str(rec.inferences_total))
+    row.append(rec.event)
+    return row
+
+
+class _CsvAppender:
+    """Append-only CSV with a header, flushed to the OS at most once a wall-clock second."""
+
+    def __init__(self, path: Path, header: Sequence[str], flush_every_s: float = 1.0) -> None:
+        self.path = path
+        self._fh = path.open("w", newline="", encoding="utf-8")
+        self._w = csv.writer(self._fh, lineterminator="\n")
+        self._w.writerow(header)
+        self._fh.flush()
+        self._every = flush_every_s
+        self._last_flush = time.monotonic()
+
+    def write(self, row: Sequence[str]) -> None:
+        self._w.writerow(row)
+        now = time.monotonic()
+        if now - self._last_flush >= self._every:
+            self._fh.flush()
+            self._last_flush = now
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.flush()
+            self._fh.close()
+
+
+class TraceWriter(_CsvAppender):
+    def __init__(self, path: Path, schema: TraceSchema, flush_every_s: float = 1.0) -> None:
+        super().__init__(path, schema.columns, flush_every_s)
+        self.schema = schema
+
+    def tick(self, rec: TickRecord) -> None:
+        self.write(format_tick(rec))
+
+
+class SampleWriter(_CsvAppender):
+    def __init__(self, path: Path, flush_every_s: float = 1.0) -> None:
+        super().__init__(path, SAMPLE_COLUMNS, flush_every_s)
+
+    def sample(self, rec: SampleRecord) -> None:
+        self.write([f"{rec.t_s:.3f}", rec.sensor, _num(rec.value_c), "1" if rec.ok else "0"])
+
+
+def _parse_cell(v: str) -> Any:
+    if v == "":
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        pass
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def read_csv_columns(path: Path) -> dict[str, list[Any]]:
+    """Column -> values, numbers parsed, empty cells as None.
+
+    A last line cut short by a crash (fewer cells than the header) is dropped; any other
+    ragged line means the file is not a thermogov CSV and is reported as such.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise LogFormatError(f"{path}: cannot read ({e.strerror}); check the path") from e
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise LogFormatError(f"{path}: empty file; expected a header line")
+    header = rows[0]
+    body = rows[1:]
+    if body and len(body[-1]) != len(header) and not text.endswith("\n"):
+        body = body[:-1]
+    cols: dict[str, list[Any]] = {h: [] for h in header}
+    for i, row in enumerate(body, start=2):
+        if len(row) != len(header):
+            raise LogFormatError(f"{path}:{i}: {len(row)} cells for {len(header)} columns; file is corrupt")
+        for h, v in zip(header, row, strict=True):
+            cols[h].append(_parse_cell(v))
+    return cols
+
+
+def load_trace(path_or_run: Path | str) -> dict[str, list[Any]]:
+    p = Path(path_or_run)
+    return read_csv_columns(p / TRACE_FILE if p.is_dir() else p)
+
+
+def load_samples(run_dir: Path | str) -> dict[str, list[Any]]:
+    return read_csv_columns(Path(run_dir) / SAMPLES_FILE)
+
+
+def to_pandas(columns: dict[str, list[Any]]) -> Any:
+    """A DataFrame for notebooks; pandas is imported here only, never on the daemon path."""
+    import pandas as pd
+
+    return pd.DataFrame(columns)
+
+
+def iter_rows(columns: dict[str, list[Any]]) -> Iterable[dict[str, Any]]:
+    names = list(columns)
+    for values in zip(*(columns[n] for n in names), strict=True):
+        yield dict(zip(names, values, strict=True))
