@@ -1,0 +1,56 @@
+"""Latency distribution as a log-binned histogram.
+
+A saturating stream on a Jetson completes about a million inferences per simulated hour;
+keeping every latency would cost memory and time for nothing, since users ask for p50/p95/p99.
+Bins grow by 0.5 % from 1 us to 1000 s, so a percentile is exact to within 0.25 % of its value.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_LO = 1e-6
+_RATIO = 1.005
+_LOG_RATIO = math.log(_RATIO)
+_NBINS = int(math.log(1e3 / _LO) / _LOG_RATIO) + 2
+
+
+class LatencyHistogram:
+    def __init__(self) -> None:
+        self.counts = np.zeros(_NBINS, dtype=np.int64)
+        self.n = 0
+        self.total_s = 0.0
+
+    def add(self, seconds: float, count: int = 1) -> None:
+        i = 0 if seconds <= _LO else min(int(math.log(seconds / _LO) / _LOG_RATIO) + 1, _NBINS - 1)
+        self.counts[i] += count
+        self.n += count
+        self.total_s += seconds * count
+
+    def percentile_s(self, q: float) -> float | None:
+        """Bin-centre value below which ``q`` percent of the samples lie."""
+        if self.n == 0:
+            return None
+        rank = q / 100.0 * self.n
+        cum = np.cumsum(self.counts)
+        i = int(np.searchsorted(cum, max(rank, 1e-12)))
+        if i == 0:
+            return _LO
+        lo = _LO * _RATIO ** (i - 1)
+        return lo * math.sqrt(_RATIO)
+
+    def mean_s(self) -> float | None:
+        return self.total_s / self.n if self.n else None
+
+    def summary_ms(self) -> dict[str, float | None]:
+        def ms(v: float | None) -> float | None:
+            return None if v is None else round(v * 1000.0, 4)
+
+        return {
+            "p50": ms(self.percentile_s(50)),
+            "p95": ms(self.percentile_s(95)),
+            "p99": ms(self.percentile_s(99)),
+            "mean": ms(self.mean_s()),
+        }

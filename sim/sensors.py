@@ -1,0 +1,76 @@
+"""Simulated temperature sensors: lag, noise, quantisation and injectable faults.
+
+A real sensor does not report the die node: the thermistor or diode lags it (first-order,
+``lag_s``), adds noise and reports in steps (m°C, 0.1 °C, or an ADC code).  Faults are the ones
+a governor must survive: a dropout (reads fail), a stuck value, and a one-sample spike.  Noise
+comes from the sensor's own random stream, so the values a sensor reports at a given instant
+do not depend on what the policy did (paired comparisons stay paired).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from thermogov.board import SensorProfile
+from thermogov.interfaces import Reading, SensorError
+
+
+class SimSensor:
+    def __init__(
+        self,
+        profile: SensorProfile,
+        node_temp: Callable[[], float],
+        now_s: Callable[[], float],
+        rng: np.random.Generator,
+    ) -> None:
+        self.profile = profile
+        self._node_temp = node_temp
+        self._now = now_s
+        self._rng = rng
+        self._noise = np.empty(0)
+        self._pos = 0
+        self._lagged: float | None = None
+        self._last_t = 0.0
+        self._last_value: float | None = None
+        self.dropout_until = -1.0
+        self.stuck_until = -1.0
+        self.spike_c = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.profile.name
+
+    def _next_noise(self) -> float:
+        if self._pos >= len(self._noise):
+            self._noise = self._rng.standard_normal(4096)
+            self._pos = 0
+        v = self._noise[self._pos]
+        self._pos += 1
+        return float(v)
+
+    def read(self) -> Reading:
+        t = self._now()
+        true = self._node_temp()
+        p = self.profile
+        if self._lagged is None or p.lag_s <= 0.0:
+            self._lagged = true
+        else:
+            self._lagged += (true - self._lagged) * (1.0 - math.exp(-(t - self._last_t) / p.lag_s))
+        self._last_t = t
+        noise = self._next_noise() * p.noise_c  # drawn even when faulty: keeps streams aligned
+        if t < self.dropout_until:
+            raise SensorError(f"sensor {p.name}: simulated dropout (read failed)")
+        if t < self.stuck_until and self._last_value is not None:
+            return Reading(p.name, self._last_value, t)
+        value = self._lagged + noise
+        if p.quant_c > 0.0:
+            value = round(value / p.quant_c) * p.quant_c
+        if self.spike_c:
+            value += self.spike_c
+            self.spike_c = 0.0
+            return Reading(p.name, value, t)  # a spike is not what a stuck sensor would repeat
+        self._last_value = value
+        return Reading(p.name, value, t)
