@@ -1,0 +1,152 @@
+"""The one in-memory form every board-log importer produces, plus the helpers they share.
+
+Board logs come in many dialects (tegrastats, Raspberry Pi CSVs, stressberry YAML, sbc-bench
+reports) but calibration and replay only need timestamped temperatures, clocks, loads and
+power.  Normalising units here (°C, Hz, 0..1, W, seconds from the first sample) means no
+consumer ever has to know which tool wrote the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from thermogov.interfaces import LogFormatError
+
+# Rails that measure the whole board's input, best first.  AGX Orin/Xavier have none of these
+# (VIN_SYS_5V0 there feeds only the I/O 5 V loads), so their power_w is the sum of all rails.
+BOARD_INPUT_RAILS: tuple[str, ...] = ("VDD_IN", "POM_5V_IN", "VIN")
+
+_SENSOR_ALIASES = {"tboard": "board"}
+
+
+def sensor_name(raw: str) -> str:
+    """Lower-case zone name without the ``-thermal``/``-therm`` suffix, so formats agree."""
+    name = raw.strip().lower()
+    for suffix in ("-thermal", "_thermal", "-therm"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return _SENSOR_ALIASES.get(name, name)
+
+
+@dataclass(frozen=True)
+class ImportedSample:
+    """One timestamped observation row of the log."""
+
+    t_s: float  # seconds from the first sample (0.0 at the first)
+    temps_c: dict[str, float]  # lower-case sensor name -> °C
+    freqs_hz: dict[str, int]  # "cpu" = max over online cores, "gpu", "emc", ...
+    loads: dict[str, float]  # utilisation 0..1; "cpu" = mean over online cores
+    power_w: float | None  # whole-board input power, if the log has it
+    rails_w: dict[str, float]  # every power rail by its own name, in W
+
+
+@dataclass(frozen=True)
+class ImportedLog:
+    """A whole parsed log: samples in time order plus what the parser had to assume."""
+
+    fmt: str
+    source: str
+    board_hint: str | None
+    samples: tuple[ImportedSample, ...]
+    skipped_lines: int
+    notes: tuple[str, ...]
+
+    @property
+    def duration_s(self) -> float:
+        """Span of the time axis; handy for sanity checks against the documented run length."""
+        return self.samples[-1].t_s - self.samples[0].t_s if self.samples else 0.0
+
+
+def read_text(path: str | Path) -> str:
+    """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints.
+
+    Undecodable bytes are replaced rather than fatal: a log copied off a board with one
+    corrupted byte should still import, and the damaged line is then skipped as malformed.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except IsADirectoryError:
+        raise LogFormatError(f"{path}: is a directory, not a log file; pass the log file itself") from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise LogFormatError(f"{path}: cannot read ({reason}); check the path and permissions") from None
+    if not data.strip():
+        raise LogFormatError(f"{path}: file is empty; check the file or pass another log")
+    return data.decode("utf-8", errors="replace")
+
+
+def no_samples_error(source: str, what: str) -> LogFormatError:
+    """The error for a file that was readable but held nothing of the requested format."""
+    return LogFormatError(f"{source}: no {what} found; pass --format explicitly or check the file")
+
+
+def board_power(rails_w: Mapping[str, float], notes: set[str]) -> float | None:
+    """Whole-board power: a board-input rail if the log has one, else the sum of all rails.
+
+    The sum is the best available estimate on boards without an input monitor (AGX Xavier,
+    AGX Orin); the note records that it is a sum so nobody mistakes it for a wall reading.
+    """
+    for name in BOARD_INPUT_RAILS:
+        if name in rails_w:
+            return rails_w[name]
+    if not rails_w:
+        return None
+    notes.add(
+        "no board-input rail (VDD_IN/POM_5V_IN/VIN): power_w is the sum of " + "+".join(sorted(rails_w))
+    )
+    return round(sum(rails_w.values()), 6)
+
+
+class DayClock:
+    """Turn time-of-day stamps (HH:MM:SS) into a monotonic axis across midnight.
+
+    Each stamp is placed at the smallest forward step from the previous one (mod 24 h).  A
+    "step" of more than 12 h is really a backwards jump (clock step, out-of-order line) and
+    cannot be placed, so it is reported as ``None``; a time-of-day log cannot express real
+    gaps that long anyway.
+    """
+
+    def __init__(self) -> None:
+        self._prev: float | None = None
+
+    def seconds(self, tod_s: float) -> float | None:
+        if self._prev is None:
+            self._prev = tod_s
+            return tod_s
+        delta = (tod_s - self._prev) % 86400.0
+        if delta > 12 * 3600:
+            return None
+        self._prev += delta
+        return self._prev
+
+
+def parse_hms(text: str) -> float | None:
+    """Seconds since midnight of ``HH:MM:SS``; None for anything else (never raises)."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    h, m, s = (int(p) for p in parts)
+    if h > 23 or m > 59 or s > 60:
+        return None
+    return float(h * 3600 + m * 60 + s)
+
+
+def rebase(times: list[float]) -> list[float]:
+    """Shift a time axis so the first sample is at 0.0, as ImportedSample.t_s promises."""
+    if not times:
+        return []
+    t0 = times[0]
+    return [round(t - t0, 6) for t in times]
+
+
+def fraction(percent: float) -> float:
+    """Percent -> 0..1, rounded so a logged 10.1 % reads back as exactly 0.101."""
+    return round(percent / 100.0, 9)
+
+
+def mhz_to_hz(mhz: float) -> int:
+    """Clocks are stored as integer Hz like the kernel's OPP tables, whatever unit the log uses."""
+    return round(mhz * 1_000_000)

@@ -1,0 +1,249 @@
+"""sbc-bench reports (``sbc-bench -r`` uploads): the "System health while running ..." monitor.
+
+A report is mostly benchmark prose; the thermal data are the monitor sections, one per
+benchmark, each a table ``HH:MM:SS: <clock>MHz <loadavg> %cpu %sys %usr %nice %io %irq Temp
+[VCore] [PMIC] [DC(V)]``.  The clock column means different things per board (``CPU``: one
+cpufreq value, ``fake/real``: kernel vs firmware clock on a Pi, ``big.LITTLE``: two
+clusters), so it is decoded by the label in the table header, not by position alone.  The
+sections run back to back, so they are concatenated on one time-of-day axis.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from thermogov.importers.common import (
+    DayClock,
+    ImportedLog,
+    ImportedSample,
+    fraction,
+    mhz_to_hz,
+    no_samples_error,
+    parse_hms,
+    read_text,
+    rebase,
+    sensor_name,
+)
+
+FMT = "sbc-bench"
+
+_TITLE_RE = re.compile(r"^sbc-bench v(\S+)\s+(.*?)\s*(?:\(([^()]*)\))?\s*$")
+_SECTION_RE = re.compile(r"^System health while running (.+?):\s*$")
+_NOW_RE = re.compile(r"System health now:\s*$")
+_MON_RE = re.compile(r"^(\d\d:\d\d:\d\d):\s+(\S.*)$")
+_CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)(?:/(\d+(?:\.\d+)?))?MHz$")
+_THERMAL_RE = re.compile(r"^Thermal source:\s+\S+\s+\(([^)]+)\)")
+_DT_RE = re.compile(r"^DT compat:\s+(\S+)")
+_DEFAULT_COLUMNS = ("CPU", "load", "%cpu", "%sys", "%usr", "%nice", "%io", "%irq", "Temp")
+
+# Device-tree compatibles are exact; the free-text model in the title is the fallback.
+_DT_BOARDS: tuple[tuple[str, str], ...] = (
+    ("p3701", "jetson-agx-orin"),
+    ("p3767-0003", "jetson-orin-nano"),
+    ("p3767-0004", "jetson-orin-nano"),
+    ("p3767-0005", "jetson-orin-nano"),
+    ("p3767-0000", "jetson-orin-nx"),
+    ("p3767-0001", "jetson-orin-nx"),
+    ("p3668", "jetson-xavier-nx"),
+    ("p2888", "jetson-agx-xavier"),
+    ("galen", "jetson-agx-xavier"),
+    ("p3448", "jetson-nano"),
+    ("p3310", "jetson-tx2"),
+    ("p3489", "jetson-tx2"),
+    ("raspberrypi,5-compute-module", "rpi-cm5"),
+    ("raspberrypi,5-model-b", "rpi5"),
+    ("raspberrypi,4-compute-module", "rpi-cm4"),
+    ("raspberrypi,400", "rpi400"),
+    ("raspberrypi,4-model-b", "rpi4"),
+    ("raspberrypi,3-model-b", "rpi3"),
+    ("radxa,rock-5b", "rock5b"),
+)
+_TITLE_BOARDS: tuple[tuple[str, str], ...] = (
+    (r"Jetson Nano", "jetson-nano"),
+    (r"Xavier NX", "jetson-xavier-nx"),
+    (r"Orin Nano", "jetson-orin-nano"),
+    (r"Orin NX", "jetson-orin-nx"),
+    (r"AGX Orin", "jetson-agx-orin"),
+    (r"Jetson-AGX|AGX Xavier", "jetson-agx-xavier"),
+    (r"TX2", "jetson-tx2"),
+    (r"Raspberry Pi Compute Module 5", "rpi-cm5"),
+    (r"Raspberry Pi Compute Module 4", "rpi-cm4"),
+    (r"Raspberry Pi 5", "rpi5"),
+    (r"Raspberry Pi 400", "rpi400"),
+    (r"Raspberry Pi 4", "rpi4"),
+    (r"Raspberry Pi 3", "rpi3"),
+    (r"Orange Pi Zero ?2w", "orangepi-zero2w"),
+    (r"ROCK 5 (?:Model )?B", "rock5b"),
+)
+
+
+def looks_like(text: str) -> bool:
+    """The report title line, or at least one monitor section."""
+    head = text.lstrip()[:200]
+    return head.startswith("sbc-bench v") or bool(re.search(r"^System health while running ", text, re.M))
+
+
+def board_from_report(title_model: str, dt_compat: str | None) -> str | None:
+    """Board family from the DT compatible if present, else from the title's model string."""
+    if dt_compat:
+        for key, board in _DT_BOARDS:
+            if key in dt_compat:
+                return board
+    for pattern, board in _TITLE_BOARDS:
+        if re.search(pattern, title_model, re.IGNORECASE):
+            return board
+    return None
+
+
+def _value(token: str, unit: str) -> float | None:
+    if not token.endswith(unit):
+        return None
+    try:
+        return float(token[: -len(unit)])
+    except ValueError:
+        return None
+
+
+def _clocks(label: str, token: str) -> dict[str, int] | None:
+    m = _CLOCK_RE.match(token)
+    if m is None:
+        return None
+    first = float(m.group(1))
+    second = float(m.group(2)) if m.group(2) else None
+    if second is None:
+        return {"cpu": mhz_to_hz(first)}
+    if label == "fake/real":  # firmware-measured clock is the effective one; cpufreq may lie
+        return {"cpu": mhz_to_hz(second), "cpu_cpufreq": mhz_to_hz(first)}
+    if label == "big.LITTLE":
+        return {
+            "cpu": mhz_to_hz(max(first, second)),
+            "cpu_big": mhz_to_hz(first),
+            "cpu_little": mhz_to_hz(second),
+        }
+    return {"cpu": mhz_to_hz(max(first, second))}
+
+
+def _monitor_row(
+    columns: tuple[str, ...], tokens: list[str], sensor: str
+) -> tuple[dict[str, float], dict[str, int], dict[str, float], float | None] | None:
+    """Decode one monitor line; None if any present field is unreadable."""
+    t_idx = columns.index("Temp") if "Temp" in columns else len(_DEFAULT_COLUMNS) - 1
+    if not t_idx < len(tokens) <= len(columns):
+        return None
+    freqs = _clocks(columns[0], tokens[0])
+    cpu_pct = _value(tokens[2], "%") if "%cpu" in columns[:3] else None
+    if freqs is None or cpu_pct is None or not 0.0 <= cpu_pct <= 100.0:
+        return None
+    try:
+        float(tokens[1])  # load average: not imported, but must be a number on a sane line
+    except ValueError:
+        return None
+    temps: dict[str, float] = {}
+    temp_tok = tokens[t_idx]
+    if temp_tok != "--":
+        temp = _value(temp_tok, "°C")
+        if temp is None:
+            return None
+        if temp != 0.0:  # "0°C" is what sbc-bench prints when it found no thermal source
+            temps[sensor] = temp
+    power: float | None = None
+    for name, tok in zip(columns[t_idx + 1 :], tokens[t_idx + 1 :], strict=False):
+        if name == "PMIC":
+            power = _value(tok, "W")
+            if power is None:
+                return None
+    return temps, freqs, {"cpu": fraction(cpu_pct)}, power
+
+
+def parse(path: str | Path) -> ImportedLog:
+    """Parse an sbc-bench report."""
+    return parse_text(read_text(path), str(path))
+
+
+def parse_text(text: str, source: str = "<text>") -> ImportedLog:
+    """Collect every monitor section into one series; header lines give board and sensor."""
+    lines = text.splitlines()
+    title = next((ln for ln in lines if ln.strip()), "").strip()
+    tm = _TITLE_RE.match(title)
+    model = tm.group(2) if tm else ""
+    dt = next((m.group(1) for ln in lines if (m := _DT_RE.match(ln))), None)
+    zone = next((m.group(1) for ln in lines if (m := _THERMAL_RE.match(ln))), None)
+    sensor = sensor_name(zone.removesuffix("_zone")) if zone else "cpu"
+    notes: list[str] = []
+    if tm:
+        notes.append(
+            f"sbc-bench {tm.group(1)} report: {model}" + (f" ({tm.group(3)})" if tm.group(3) else "")
+        )
+    notes.append(
+        f"temperature from thermal zone {zone!r}" if zone else "thermal zone not named: stored as 'cpu'"
+    )
+    clock = DayClock()
+    times: list[float] = []
+    rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None]] = []
+    skipped = 0
+    sections: list[str] = []
+    columns: tuple[str, ...] = _DEFAULT_COLUMNS
+    in_section = False
+    seen_rows = False
+    now_lines = 0
+    extra_cols: set[str] = set()
+    for line in lines:
+        if m := _SECTION_RE.match(line):
+            in_section, seen_rows, columns = True, False, _DEFAULT_COLUMNS
+            sections.append(m.group(1))
+            continue
+        if _NOW_RE.search(line):
+            in_section = False
+            now_lines += 1
+            continue
+        if not in_section:
+            continue
+        if line.startswith("Time "):
+            columns = tuple(line.split()[1:])
+            if "Temp" in columns:
+                extra_cols.update(columns[columns.index("Temp") + 1 :])
+            continue
+        if not line.strip():
+            if seen_rows:
+                in_section = False
+            continue
+        mm = _MON_RE.match(line)
+        if mm is None:
+            if line[:1].isdigit():  # a damaged monitor line: count it, the table goes on
+                skipped += 1
+            else:  # prose after the table: the section is over
+                in_section = seen_rows = False
+            continue
+        tod = parse_hms(mm.group(1))
+        row = _monitor_row(columns, mm.group(2).split(), sensor) if tod is not None else None
+        t = clock.seconds(tod) if row is not None and tod is not None else None
+        if row is None or t is None:
+            skipped += 1
+            continue
+        seen_rows = True
+        times.append(t)
+        rows.append(row)
+    if not rows:
+        raise no_samples_error(source, "sbc-bench 'System health while running' lines")
+    notes.append(f"{len(sections)} monitor sections concatenated: " + ", ".join(sections))
+    if now_lines:
+        notes.append(f"{now_lines} 'System health now' line(s) not imported (repeat the last monitor line)")
+    if not any(r[0] for r in rows):
+        notes.append("no temperature in the monitor (sbc-bench found no usable thermal source)")
+    unused = sorted(extra_cols - {"PMIC"})
+    if unused:
+        notes.append(f"column(s) {', '.join(unused)} not imported (no field for voltages)")
+    board = board_from_report(model, dt)
+    samples = tuple(
+        ImportedSample(
+            t_s=t,
+            temps_c=temps,
+            freqs_hz=freqs,
+            loads=loads,
+            power_w=power,
+            rails_w={"PMIC": power} if power is not None else {},
+        )
+        for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
+    )
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes))

@@ -1,0 +1,152 @@
+"""stressberry run files (``stressberry-run`` output, YAML) read without PyYAML.
+
+The files use a tiny, stable subset of YAML: a ``#`` header comment, ``key: scalar``,
+flow lists ``key: [a, b,`` continued over indented lines ``c]``, and block lists ``key:``
+followed by ``- value`` lines (stressberry >= 0.2).  A dedicated parser for exactly that
+keeps PyYAML out of the dependencies (boards often lack it) and lets one bad number cost one
+sample instead of the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from thermogov.importers.common import (
+    ImportedLog,
+    ImportedSample,
+    mhz_to_hz,
+    no_samples_error,
+    read_text,
+    rebase,
+)
+
+FMT = "stressberry"
+
+_HEADER_RE = re.compile(r"created by stressberry v?(\S+) on (.+)$")
+_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_ ]*):(?:\s+(.*))?$")
+_MISSING = object()
+
+
+def looks_like(text: str) -> bool:
+    """stressberry's header comment, or a ``temperature`` and a ``time`` list at top level."""
+    head = text[:4096]
+    if "created by stressberry" in head:
+        return True
+    keys = {m.group(1) for ln in text.splitlines() if (m := _KEY_RE.match(ln))}
+    return {"temperature", "time"} <= keys
+
+
+def _scalar(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def _number(item: str) -> float | object:
+    try:
+        return float(item.strip())
+    except ValueError:
+        return _MISSING
+
+
+def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], list[str], int]:
+    """Top-level mapping of the subset; returns (data, header comments, malformed line count)."""
+    data: dict[str, str | list[float | object]] = {}
+    comments: list[str] = []
+    bad = 0
+    key: str | None = None
+    flow: list[str] | None = None  # pieces of a flow list still waiting for its "]"
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        if flow is not None and key is not None:
+            flow.append(line.strip())
+            if line.endswith("]"):
+                body = " ".join(flow)[1:-1]
+                data[key] = [_number(x) for x in body.split(",") if x.strip()]
+                flow = None
+            continue
+        if line.lstrip().startswith("#"):
+            comments.append(line.lstrip("# ").strip())
+            continue
+        if line.startswith("-") and key is not None and isinstance(data.get(key), list):
+            items = data[key]
+            assert isinstance(items, list)
+            items.append(_number(line[1:]))
+            continue
+        m = _KEY_RE.match(line)
+        if m is None:
+            bad += 1
+            continue
+        key, value = m.group(1).strip(), (m.group(2) or "").strip()
+        if not value:
+            data[key] = []  # a block list follows (or the key is empty)
+        elif value.startswith("["):
+            if value.endswith("]"):
+                data[key] = [_number(x) for x in value[1:-1].split(",") if x.strip()]
+            else:
+                flow = [value]
+        else:
+            data[key] = _scalar(value)
+    if flow is not None:
+        bad += 1  # unterminated flow list at end of file: truncated download
+    return data, comments, bad
+
+
+def parse(path: str | Path) -> ImportedLog:
+    """Parse a stressberry ``.dat`` file."""
+    return parse_text(read_text(path), str(path))
+
+
+def parse_text(text: str, source: str = "<text>") -> ImportedLog:
+    """Zip the ``time``/``temperature``/``cpu frequency``/``ambient`` lists into samples."""
+    data, comments, bad = _read_document(text)
+    times = data.get("time")
+    temps = data.get("temperature")
+    if not isinstance(times, list) or not isinstance(temps, list) or not times or not temps:
+        raise no_samples_error(source, "stressberry 'time' and 'temperature' lists")
+    freqs = data.get("cpu frequency")
+    ambient = data.get("ambient")
+    notes: list[str] = []
+    for c in comments:
+        if m := _HEADER_RE.search(c):
+            notes.append(f"stressberry {m.group(1)}, run started {m.group(2)}")
+    name = data.get("name")
+    if isinstance(name, str) and name:
+        notes.append(f"setup: {name}")
+    n = min(len(times), len(temps))
+    if len(times) != len(temps):
+        notes.append(f"time has {len(times)} entries, temperature {len(temps)}: extra entries dropped")
+    freq_list = freqs if isinstance(freqs, list) and freqs else None
+    if freq_list is not None and len(freq_list) != n:
+        notes.append(f"cpu frequency has {len(freq_list)} entries for {n} samples: unmatched ones ignored")
+    amb_list = ambient if isinstance(ambient, list) and ambient else None
+    if freq_list is None:
+        notes.append("no cpu frequency list (stressberry < 0.2): clocks unknown")
+    notes.append("load not logged; stressberry protocol is idle, stress --cpu 4, cool-down")
+    kept_t: list[float] = []
+    rows: list[tuple[dict[str, float], dict[str, int]]] = []
+    skipped = bad
+    for i in range(n):
+        t, temp = times[i], temps[i]
+        if not isinstance(t, float) or not isinstance(temp, float) or (kept_t and t < kept_t[-1]):
+            skipped += 1
+            continue
+        sample_temps = {"cpu": temp}
+        if amb_list is not None and i < len(amb_list) and isinstance(amb_list[i], float):
+            sample_temps["ambient"] = amb_list[i]
+        sample_freqs: dict[str, int] = {}
+        if freq_list is not None and i < len(freq_list) and isinstance(freq_list[i], float):
+            sample_freqs["cpu"] = mhz_to_hz(freq_list[i])
+        kept_t.append(t)
+        rows.append((sample_temps, sample_freqs))
+    if not rows:
+        raise no_samples_error(source, "usable stressberry samples")
+    samples = tuple(
+        ImportedSample(t_s=t, temps_c=tc, freqs_hz=fq, loads={}, power_w=None, rails_w={})
+        for t, (tc, fq) in zip(rebase(kept_t), rows, strict=True)
+    )
+    return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))

@@ -1,0 +1,337 @@
+"""NVIDIA Jetson ``tegrastats`` logs (every L4T dialect) and the power-GUI style CSV export.
+
+tegrastats changed its line format with almost every JetPack: rails lost and regained the
+``mW`` suffix, EMC/GR3D lost their clocks (Xavier NX JP5) or their loads (JetPack 7), Orin
+prints one GPU clock per GPC, JetPack 7 appends ``/max`` to temperatures and rails, and old
+TX1 builds put a single clock after the CPU bracket.  Rather than one regex per JetPack,
+each field is matched independently so an unknown extra token never breaks a line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from thermogov.importers.common import (
+    DayClock,
+    ImportedLog,
+    ImportedSample,
+    board_power,
+    fraction,
+    mhz_to_hz,
+    no_samples_error,
+    parse_hms,
+    read_text,
+    rebase,
+    sensor_name,
+)
+
+FMT = "tegrastats"
+DEFAULT_INTERVAL_S = 1.0  # tegrastats --interval default (ms 1000)
+
+_TS_RE = re.compile(r"^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})\s+")
+_RAM_RE = re.compile(r"\bRAM (\d+)/(\d+)MB")
+_CPU_RE = re.compile(r"\b(?:CPU|cpu) \[([^\]]*)\](?:@(\d+))?")
+_CORE_RE = re.compile(r"^(\d+(?:\.\d+)?)%(?:@(\d+(?:\.\d+)?))?$")
+_EMC_RE = re.compile(r"(?<!\S)EMC(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\d+))?")
+_GR3D_RE = re.compile(r"(?<!\S)GR3D(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\[[\d,\s]*\]|\d+))?")
+_NUM = r"-?\d+(?:\.\d+)?"
+_TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
+_RAIL_RE = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?(?=\s|$)")
+
+# PMIC-Die is a MAX77620-style alarm level, not a thermometer: it reads a constant 50 or 100.
+_PMIC_FIXED_C = (50.0, 100.0)
+_OFFLINE_BELOW_C = -100.0  # -256 °C (and -256000 m°C) mark an absent or power-gated sensor
+
+
+@dataclass
+class _Row:
+    temps: dict[str, float] = field(default_factory=dict)
+    freqs: dict[str, int] = field(default_factory=dict)
+    loads: dict[str, float] = field(default_factory=dict)
+    rails: dict[str, float] = field(default_factory=dict)
+    cores: int = 0
+    ram_total_mb: int = 0
+
+
+def _mean_fraction(percents: list[float]) -> float:
+    """Mean of percentages as a 0..1 fraction, rounded so 75 % reads back as exactly 0.75."""
+    return fraction(sum(percents) / len(percents))
+
+
+def _keep_temp(name: str, value: float, dropped: set[str]) -> bool:
+    if value < _OFFLINE_BELOW_C:
+        dropped.add(f"{name}: offline marker ({value:g} °C) not imported")
+        return False
+    if name == "pmic" and value in _PMIC_FIXED_C:
+        dropped.add(f"pmic: fixed PMIC@{value:g}C level dropped (alarm state, not a measurement)")
+        return False
+    return True
+
+
+def _parse_body(body: str, dropped: set[str]) -> _Row | None:
+    """One line without its timestamp; None means malformed (no RAM or unreadable CPU block)."""
+    ram = _RAM_RE.search(body)
+    cpu = _CPU_RE.search(body)
+    if ram is None or cpu is None:
+        return None
+    row = _Row(ram_total_mb=int(ram.group(2)))
+    outer_mhz = float(cpu.group(2)) if cpu.group(2) else None
+    loads: list[float] = []
+    clocks: list[float] = []
+    entries = [e.strip() for e in cpu.group(1).split(",")]
+    for entry in entries:
+        if entry == "off":
+            continue
+        m = _CORE_RE.match(entry)
+        if m is None:
+            return None
+        loads.append(float(m.group(1)))
+        if m.group(2) is not None:
+            clocks.append(float(m.group(2)))
+        elif outer_mhz is not None:
+            clocks.append(outer_mhz)
+    row.cores = len(entries)
+    if loads:
+        row.loads["cpu"] = _mean_fraction(loads)
+    if clocks:
+        row.freqs["cpu"] = mhz_to_hz(max(clocks))
+    emc = _EMC_RE.search(body)
+    if emc is not None:
+        if emc.group(1) is not None:
+            row.loads["emc"] = fraction(float(emc.group(1)))
+        if emc.group(2) is not None:
+            row.freqs["emc"] = mhz_to_hz(float(emc.group(2)))
+    gr3d = _GR3D_RE.search(body)
+    if gr3d is not None:
+        if gr3d.group(1) is not None:
+            row.loads["gpu"] = fraction(float(gr3d.group(1)))
+        if gr3d.group(2) is not None:
+            gpcs = [float(x) for x in gr3d.group(2).strip("[]").split(",") if x.strip()]
+            if gpcs:  # Orin: one clock per GPC; the busiest one is the GPU's effective clock
+                row.freqs["gpu"] = mhz_to_hz(max(gpcs))
+    for m in _TEMP_RE.finditer(body):
+        name, value = sensor_name(m.group(1)), float(m.group(2))
+        if _keep_temp(name, value, dropped):
+            row.temps[name] = value
+    for m in _RAIL_RE.finditer(body[cpu.end() :]):
+        row.rails[m.group(1)] = int(m.group(2)) / 1000.0
+    return row
+
+
+def guess_board(rails: set[str], sensors: set[str], cores: int, ram_mb: int) -> str | None:
+    """Which Jetson wrote the log, from rail and sensor names (tegrastats never says)."""
+    if "VDD_CPU_SOC_MSS" in rails or ("VIN" in rails and "VDD_GPU" in rails):
+        return "jetson-agx-thor"
+    if "VDD_GPU_SOC" in rails and "VDD_CPU_CV" in rails:
+        return "jetson-agx-orin"
+    if "POM_5V_IN" in rails:
+        return "jetson-nano"
+    if {"bcpu", "mcpu"} & sensors or {"VDD_WIFI", "VDD_DDR"} & rails:
+        return "jetson-tx2"
+    if {"VDDRQ", "SYS5V"} & rails:
+        return "jetson-agx-xavier"
+    if "VDD_CPU_GPU_CV" in rails:
+        if "aux" in sensors:
+            return "jetson-xavier-nx"
+        if "tj" in sensors:
+            return "jetson-orin-nx" if cores >= 8 or ram_mb > 9000 else "jetson-orin-nano"
+    return None
+
+
+def looks_like(text: str) -> bool:
+    """True if most of the first lines are tegrastats lines or the file is the GUI CSV export."""
+    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    if not lines:
+        return False
+    if lines[0].startswith("System-Time,") and "CPU0-CURR_FREQ" in lines[0]:
+        return True
+    hits = sum(1 for ln in lines if _RAM_RE.search(ln) and _CPU_RE.search(ln))
+    return hits >= max(1, len(lines) // 2)
+
+
+def parse(path: str | Path, *, interval_s: float | None = None) -> ImportedLog:
+    """Parse a tegrastats text log or power-GUI CSV file."""
+    return parse_text(read_text(path), str(path), interval_s=interval_s)
+
+
+def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
+    """Parse tegrastats content; ``interval_s`` is used only when the lines carry no timestamp."""
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if first.startswith("System-Time,"):
+        return _parse_gui_csv(text, source)
+    return _parse_lines(text, source, interval_s)
+
+
+def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLog:
+    dropped: set[str] = set()
+    notes: set[str] = set()
+    rows: list[_Row] = []
+    times: list[float] = []
+    skipped = 0
+    backwards = 0
+    stamped: bool | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        ts = _TS_RE.match(line)
+        body = line[ts.end() :] if ts else line
+        row = _parse_body(body, dropped)
+        if row is None:
+            skipped += 1
+            continue
+        if stamped is None:
+            stamped = ts is not None
+        if stamped:
+            if ts is None:
+                skipped += 1
+                continue
+            try:
+                mo, dd, yy, hh, mi, ss = (int(g) for g in ts.groups())
+                t = (datetime(yy, mo, dd, hh, mi, ss) - datetime(1970, 1, 1)).total_seconds()
+            except ValueError:
+                skipped += 1
+                continue
+            if times and t < times[-1]:
+                backwards += 1
+                skipped += 1
+                continue
+        else:
+            t = len(rows) * (interval_s or DEFAULT_INTERVAL_S)
+        rows.append(row)
+        times.append(t)
+    if not rows:
+        raise no_samples_error(source, "tegrastats lines")
+    if not stamped:
+        step = interval_s or DEFAULT_INTERVAL_S
+        how = "given" if interval_s else "tegrastats default"
+        notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
+    if backwards:
+        notes.add(f"{backwards} line(s) with a timestamp earlier than the previous line skipped")
+    missing = sum(1 for r in rows if "gpu" not in r.loads and "gpu" not in r.freqs)
+    if 0 < missing < len(rows):
+        notes.add(f"{missing} line(s) without GR3D/EMC fields (tegrastats run without root?)")
+    return _finish(rows, times, source, skipped, notes | dropped)
+
+
+def _finish(rows: list[_Row], times: list[float], source: str, skipped: int, notes: set[str]) -> ImportedLog:
+    rails = {name for r in rows for name in r.rails}
+    sensors = {name for r in rows for name in r.temps}
+    board = guess_board(rails, sensors, max(r.cores for r in rows), max(r.ram_total_mb for r in rows))
+    if board is not None:
+        notes.add(f"board_hint {board} inferred from rail/sensor names")
+    samples = tuple(
+        ImportedSample(
+            t_s=t,
+            temps_c=r.temps,
+            freqs_hz=r.freqs,
+            loads=r.loads,
+            power_w=board_power(r.rails, notes),
+            rails_w=r.rails,
+        )
+        for r, t in zip(rows, rebase(times), strict=True)
+    )
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(sorted(notes)))
+
+
+def _num_or_none(cell: str) -> float | None:
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def _parse_gui_csv(text: str, source: str) -> ImportedLog:
+    """The jetson power-GUI style CSV: one column per CPU/GPU/EMC field, zone and rail."""
+    reader = csv.reader(io.StringIO(text))
+    header = [h.strip() for h in next(reader)]
+    col = {name: i for i, name in enumerate(header)}
+    if "System-Time" not in col:
+        raise no_samples_error(source, "System-Time column")
+    cpus = []
+    k = 0
+    while f"CPU{k}-CURR_FREQ" in col:
+        cpus.append((col.get(f"CPU{k}-STATE"), col[f"CPU{k}-CURR_FREQ"], col.get(f"CPU{k}-CURR_LOAD")))
+        k += 1
+    gpus = [
+        (i, col.get(h.replace("CURR_FREQ", "CURR_LOAD")))
+        for h, i in col.items()
+        if re.fullmatch(r"IGPU\d+-CURR_FREQ", h)
+    ]
+    temps = [(sensor_name(h[: -len("-CURR_TEMP")]), i) for h, i in col.items() if h.endswith("-CURR_TEMP")]
+    rails = [(h[: -len("-IN_POWER")], i) for h, i in col.items() if h.endswith("-IN_POWER")]
+    emc = (col.get("EMC-CURR_FREQ"), col.get("EMC-CURR_LOAD"))
+    dropped: set[str] = set()
+    notes: set[str] = {"tegrastats power-GUI style CSV export"}
+    rows: list[_Row] = []
+    times: list[float] = []
+    skipped = 0
+    clock = DayClock()
+    bad_load: dict[str, int] = {}
+
+    def load(domain: str, cell: str) -> float | None:
+        v = _num_or_none(cell)
+        if v is None:
+            return None
+        if not 0.0 <= v <= 100.0:  # not a percentage: refuse rather than rescale by guesswork
+            bad_load[domain] = bad_load.get(domain, 0) + 1
+            return None
+        return v
+
+    for cells in reader:
+        if not cells or not any(c.strip() for c in cells):
+            continue
+        tod = parse_hms(cells[0].strip()) if len(cells) == len(header) else None
+        t = clock.seconds(tod) if tod is not None else None
+        if t is None:
+            skipped += 1
+            continue
+        row = _Row(cores=len(cpus))
+        c_loads: list[float] = []
+        c_clocks: list[float] = []
+        for st, fr, ld in cpus:
+            if st is not None and cells[st].strip() != "True":
+                continue
+            f = _num_or_none(cells[fr])
+            if f is not None:
+                c_clocks.append(f)
+            v = load("cpu", cells[ld]) if ld is not None else None
+            if v is not None:
+                c_loads.append(v)
+        if c_clocks:
+            row.freqs["cpu"] = mhz_to_hz(max(c_clocks))
+        if c_loads:
+            row.loads["cpu"] = _mean_fraction(c_loads)
+        g_clocks = [f for i, _ in gpus if (f := _num_or_none(cells[i])) is not None]
+        g_loads = [v for _, j in gpus if j is not None and (v := load("gpu", cells[j])) is not None]
+        if g_clocks:
+            row.freqs["gpu"] = mhz_to_hz(max(g_clocks))
+        if g_loads:
+            row.loads["gpu"] = fraction(max(g_loads))
+        if emc[0] is not None and (f := _num_or_none(cells[emc[0]])) is not None:
+            row.freqs["emc"] = mhz_to_hz(f)
+        if emc[1] is not None and (v := load("emc", cells[emc[1]])) is not None:
+            row.loads["emc"] = fraction(v)
+        for name, i in temps:
+            v = _num_or_none(cells[i])
+            if v is not None and _keep_temp(name, v, dropped):
+                row.temps[name] = v
+        for name, i in rails:
+            v = _num_or_none(cells[i])
+            if v is not None:
+                row.rails[name] = v / 1000.0
+        if not row.temps and not row.freqs:
+            skipped += 1
+            continue
+        rows.append(row)
+        times.append(t)
+    if not rows:
+        raise no_samples_error(source, "tegrastats CSV rows")
+    for domain, n in sorted(bad_load.items()):
+        notes.add(f"{domain} load: {n} value(s) outside 0..100 % not imported")
+    return _finish(rows, times, source, skipped, notes | dropped)
