@@ -22,15 +22,27 @@ class LatencyHistogram:
         self.counts = np.zeros(_NBINS, dtype=np.int64)
         self.n = 0
         self.total_s = 0.0
+        # Repeated values (a saturating stream at constant clocks repeats one service time)
+        # are tallied in a dict first and binned in bulk: far cheaper than a log per sample.
+        self._pending: dict[float, int] = {}
 
     def add(self, seconds: float, count: int = 1) -> None:
-        i = 0 if seconds <= _LO else min(int(math.log(seconds / _LO) / _LOG_RATIO) + 1, _NBINS - 1)
-        self.counts[i] += count
-        self.n += count
-        self.total_s += seconds * count
+        pending = self._pending
+        pending[seconds] = pending.get(seconds, 0) + count
+        if len(pending) > 4096:
+            self._flush()
+
+    def _flush(self) -> None:
+        for seconds, count in self._pending.items():
+            i = 0 if seconds <= _LO else min(int(math.log(seconds / _LO) / _LOG_RATIO) + 1, _NBINS - 1)
+            self.counts[i] += count
+            self.n += count
+            self.total_s += seconds * count
+        self._pending.clear()
 
     def percentile_s(self, q: float) -> float | None:
         """Bin-centre value below which ``q`` percent of the samples lie."""
+        self._flush()
         if self.n == 0:
             return None
         rank = q / 100.0 * self.n
@@ -42,6 +54,7 @@ class LatencyHistogram:
         return lo * math.sqrt(_RATIO)
 
     def mean_s(self) -> float | None:
+        self._flush()
         return self.total_s / self.n if self.n else None
 
     def summary_ms(self) -> dict[str, float | None]:

@@ -9,7 +9,7 @@ board daemon uses; only the sensors, actuators and clock are simulated.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from thermogov.sim.world import SimWorld
 from thermogov.board import BoardProfile
 from thermogov.config import Config, SimEvent
 from thermogov.governor import Governor, TickRecord
-from thermogov.policies import PolicyContext, make_policy
+from thermogov.policies import Policy, PolicyContext, make_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
 
@@ -32,9 +32,8 @@ class SimResult:
     governor: Governor
 
 
-def build_governor(
-    config: Config, board: BoardProfile, world: SimWorld, recorder: RunRecorder | None
-) -> Governor:
+def build_policy(config: Config, board: BoardProfile) -> Policy:
+    """The configured policy, its parameters checked strictly (unknown keys rejected)."""
     specs = config.sensor_specs(board)
     ctx = PolicyContext(
         board=board,
@@ -46,6 +45,14 @@ def build_governor(
     params = config.policy_params()
     policy = make_policy(config.policy, params, ctx)
     params.done()
+    return policy
+
+
+def build_governor(
+    config: Config, board: BoardProfile, world: SimWorld, recorder: RunRecorder | None
+) -> Governor:
+    specs = config.sensor_specs(board)
+    policy = build_policy(config, board)
     return Governor(
         specs,
         {s.name: world.sensors[s.name] for s in specs},
@@ -103,7 +110,7 @@ class _Run:
                     tick = gov.tick(now)
                     if self.pending:
                         ev = " ".join([*self.pending, tick.event]).strip()
-                        tick = replace(tick, event=ev)
+                        tick = tick._replace(event=ev)
                         self.pending.clear()
                     if rec is not None:
                         rec.on_tick(tick)
@@ -201,6 +208,7 @@ def simulate(
     """Simulate one run.  With ``out_dir`` the run folder and ledger row are written."""
     board = board or config.load_board()
     validate_events(config, board)
+    build_policy(config, board)  # every bad setting fails here, before a folder is created
     recorder = (
         RunRecorder.create(Path(out_dir), config, board, "sim", run_id) if out_dir is not None else None
     )

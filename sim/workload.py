@@ -85,6 +85,7 @@ class InferenceServer:
         self._per = 0.0
         self._freqs: dict[str, int] = {}
         self._cores_busy: dict[str, float] = {}
+        self._full: dict[str, float] | None = None
         # Batch in service: remaining work fraction, its start time, its size, its arrivals.
         self._busy = self.saturating
         self._remaining = 1.0
@@ -97,12 +98,16 @@ class InferenceServer:
         self._freqs = dict(freqs_hz)
         self._per = costmodel.inference_time_s(self.model, freqs_hz)
         self._cores_busy = costmodel.busy_cores(self.model, freqs_hz, 1.0)
+        self._full = None
+        self._full = self.busy_cores(1.0)
 
     def _service(self, k: int) -> float:
         return self.model.batch_fixed_s + k * self._per
 
     def busy_cores(self, busy_fraction: float) -> dict[str, float]:
         """Average busy cores per domain while the pipeline is busy ``busy_fraction`` of the time."""
+        if busy_fraction == 1.0 and self.saturating and self._full is not None:
+            return self._full
         k = self._size or self.batch
         compute_fraction = k * self._per / self._service(k)
         f = busy_fraction * compute_fraction
@@ -121,10 +126,8 @@ class InferenceServer:
     def _finish(self, t: float) -> None:
         k = self._size
         if self.saturating:
-            lat = t - self._start
-            self.total.add(lat, k)
-            self.compute.add(lat, k)
-            self.queueing.add(0.0, k)
+            # No queueing in a saturating stream: compute == total, queueing == 0 (summary).
+            self.total.add(t - self._start, k)
         else:
             svc = t - self._start
             for a in self._members:
@@ -145,8 +148,6 @@ class InferenceServer:
         n_full = int((t_end - t) / s)
         if n_full:
             self.total.add(s, n_full * self.batch)
-            self.compute.add(s, n_full * self.batch)
-            self.queueing.add(0.0, n_full * self.batch)
             self.completed += n_full * self.batch
             t += n_full * s
         self._start = t
@@ -204,8 +205,12 @@ class InferenceServer:
                 self._dispatch(t)
 
     def latency_summary_ms(self) -> dict[str, object]:
+        total = self.total.summary_ms()
+        if self.saturating:
+            zero = {k: (0.0 if v is not None else None) for k, v in total.items()}
+            return {"total": total, "queueing": zero, "compute": dict(total), "dropped": self.dropped}
         return {
-            "total": self.total.summary_ms(),
+            "total": total,
             "queueing": self.queueing.summary_ms(),
             "compute": self.compute.summary_ms(),
             "dropped": self.dropped,

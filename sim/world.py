@@ -44,6 +44,8 @@ class SimWorld(Telemetry):
         self._rest = np.zeros(len(self.plant.names))
         self._rest[idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
         self._rest_node = idx[board.thermal.rest_of_board_node]
+        self._rest_list = self._rest.tolist()
+        self._rest_w = board.thermal.rest_of_board_w
         self._dom_node = {d.name: idx[d.node] for d in board.domains}
         self._dom_coef: dict[str, tuple[float, float, float]] = {}
         bat = board.battery
@@ -102,6 +104,11 @@ class SimWorld(Telemetry):
             dyn_per_core = p.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6
             leak = p.leak_w_ref * (v / p.volt_v[-1])
             self._dom_coef[name] = (p.idle_w, dyn_per_core, leak)
+        # Flat per-domain constants for the hot loop in advance().
+        self._hot = [
+            (name, self._dom_node[name], idle, dyn, leak, d.profile.leak_beta_per_k, d.profile.leak_ref_c)
+            for (name, (idle, dyn, leak)), d in zip(self._dom_coef.items(), self.domains.values(), strict=True)
+        ]
 
     def effective_clocks(self) -> dict[str, int]:
         return {name: d.effective_hz() for name, d in self.domains.items()}
@@ -113,17 +120,15 @@ class SimWorld(Telemetry):
             return
         busy = self.server.advance(t)
         cores = self.server.busy_cores(busy / dt)
-        x = self.plant.x
+        x = self.plant.x.tolist()
         amb = self.plant.ambient_c
-        power = self._rest.copy()
-        total = self.board.thermal.rest_of_board_w
-        for name, (idle, dyn, leak) in self._dom_coef.items():
-            p = self.domains[name].profile
-            node = self._dom_node[name]
-            temp = x[node] + amb
+        power = self._rest_list.copy()
+        total = self._rest_w
+        exp = math.exp
+        for name, node, idle, dyn, leak, beta, ref in self._hot:
             pw = idle + dyn * cores.get(name, 0.0)
             if leak:
-                pw += leak * math.exp(min(p.leak_beta_per_k * (temp - p.leak_ref_c), 50.0))
+                pw += leak * exp(min(beta * (x[node] + amb - ref), 50.0))
             power[node] += pw
             total += pw
         bat = self.board.battery
@@ -133,7 +138,7 @@ class SimWorld(Telemetry):
             power[self._bat_node] += current * current * bat.r0_ohm
             power[self._rest_node] += drawn - total  # converter loss heats the carrier
             self.soc = max(self.soc - current * dt / 3600.0 / bat.capacity_ah, 0.0)
-        self.plant.advance(dt, power)
+        self.plant.advance(dt, np.array(power))
         self.last_power_w = total
         self.energy_j += total * dt
         self.t = t

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from thermogov.interfaces import Reading
 
@@ -29,8 +30,7 @@ class SensorSpec:
         return self.stale_periods * self.period_ms / 1000.0
 
 
-@dataclass(frozen=True, slots=True)
-class FusionResult:
+class FusionResult(NamedTuple):
     fused_c: float | None  # None when no sensor is fresh: the temperature is unknown
     used: tuple[str, ...]  # sensors that contributed, in configured order
     hot: tuple[str, ...]  # fresh sensors at or above their own hard limit

@@ -16,7 +16,7 @@ trips can lower it behind our back.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from thermogov.fusion import Fusion, SensorSpec
 from thermogov.interfaces import ActuatorError, FrequencyActuator, Reading, SensorError, SensorSource
@@ -25,8 +25,7 @@ from thermogov.policies.base import Policy, PolicyInput
 FAILSAFE = "FAILSAFE"
 
 
-@dataclass(frozen=True, slots=True)
-class TickRecord:
+class TickRecord(NamedTuple):
     """The inputs of one tick and the decision taken on them (state and caps after it)."""
 
     t_s: float
@@ -41,8 +40,7 @@ class TickRecord:
     event: str
 
 
-@dataclass(frozen=True, slots=True)
-class SampleRecord:
+class SampleRecord(NamedTuple):
     t_s: float
     sensor: str
     value_c: float | None
@@ -91,6 +89,7 @@ class Governor:
         self._write_failures = dict.fromkeys(self._caps, 0)
         self._logged_failure: set[str] = set()
         self._unknown_since: float | None = None
+        self._failing = False  # some actuator has failed writes outstanding
         self._state = getattr(policy, "state", "")
         self.cap_changes = 0
 
@@ -105,7 +104,8 @@ class Governor:
                 self._on_sample(SampleRecord(now_s, name, None, False))
             return None
         # The runner's clock is authoritative for freshness; sources may stamp their own.
-        r = Reading(name, r.value_c, now_s)
+        if r.t_s != now_s or r.sensor != name:
+            r = Reading(name, r.value_c, now_s)
         self.fusion.update(r)
         if self._on_sample:
             self._on_sample(SampleRecord(now_s, name, r.value_c, True))
@@ -122,17 +122,18 @@ class Governor:
             (r.value_c if (r := self.fusion.latest(s.name)) is not None else None) for s in self.specs
         )
         freqs = {a.name: a.effective_hz() for a in self.actuators}
+        power = self.telemetry.power_w()
         if fr.fused_c is None:
             if self._unknown_since is None:
                 self._unknown_since = now_s
                 events.append("temp_unknown")
-            if now_s - self._unknown_since >= self.unknown_grace_s:
+            if now_s - self._unknown_since >= self.unknown_grace_s - 1e-9:
                 if self._state != FAILSAFE:
                     events.append("failsafe")
                 self._state = FAILSAFE
                 wanted = self.lowest_caps()
             else:
-                wanted = dict(self._wanted)
+                wanted = self._wanted
         else:
             if self._unknown_since is not None:
                 events.append("temp_known")
@@ -143,7 +144,7 @@ class Governor:
                 readings_c=dict(zip((s.name for s in self.specs), readings, strict=True)),
                 caps_hz=dict(self._caps),
                 freqs_hz=freqs,
-                power_w=self.telemetry.power_w(),
+                power_w=power,
             )
             decision = self.policy.decide(inp)
             self._state = decision.state
@@ -153,13 +154,17 @@ class Governor:
             if fr.hot:
                 events.append("hard_limit:" + "+".join(fr.hot))
                 wanted = self.lowest_caps()
-            if any(n >= self.max_write_failures for n in self._write_failures.values()):
+            if self._failing and any(n >= self.max_write_failures for n in self._write_failures.values()):
                 # Some cap cannot be written: hold every other domain at its lowest cap
                 # until the failing one recovers, rather than trusting a half-applied state.
                 self._state = FAILSAFE
                 wanted = self.lowest_caps()
-        self._wanted = dict(wanted)
-        events.extend(self._apply(wanted))
+        self._wanted = wanted
+        if any(wanted[a.name] != self._caps[a.name] for a in self.actuators):
+            events.extend(self._apply(wanted))
+        # The effective clock after the decision: a trace row shows what the board runs at
+        # from this tick on (kernel QoS or firmware may keep it below the cap).
+        freqs_after = tuple(a.effective_hz() for a in self.actuators)
         return TickRecord(
             t_s=now_s,
             fused_c=fr.fused_c,
@@ -167,8 +172,8 @@ class Governor:
             sensors_used=fr.used_label,
             policy_state=self._state,
             caps_hz=tuple(self._caps[a.name] for a in self.actuators),
-            freqs_hz=tuple(freqs[a.name] for a in self.actuators),
-            power_w=self.telemetry.power_w(),
+            freqs_hz=freqs_after,
+            power_w=power,
             inferences_total=self.telemetry.inferences_total(),
             event=" ".join(events),
         )
@@ -186,8 +191,10 @@ class Governor:
                 changed = True
                 self._write_failures[a.name] = 0
                 self._logged_failure.discard(a.name)
+                self._failing = any(self._write_failures.values())
             except ActuatorError as e:
                 n = self._write_failures[a.name] = self._write_failures[a.name] + 1
+                self._failing = True
                 if a.name not in self._logged_failure:
                     self._log(f"actuator {a.name}: {e}")
                     self._logged_failure.add(a.name)

@@ -7,8 +7,7 @@ the contracts tiny (one call for a sensor, like the kernel's ``get_temp``) keeps
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 
 class ThermogovError(Exception):
@@ -34,9 +33,12 @@ class LogFormatError(ThermogovError):
     """An input log file cannot be understood at all (individual bad lines are skipped)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """One good temperature sample: the value in °C and the clock time it was taken."""
+class Reading(NamedTuple):
+    """One good temperature sample: the value in °C and the clock time it was taken.
+
+    A NamedTuple rather than a frozen dataclass: equally immutable, and several times cheaper
+    to build, which matters at ~80,000 readings per simulated hour.
+    """
 
     sensor: str
     value_c: float

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from thermogov.board import BoardProfile
 from thermogov.tomlcheck import Table
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyInput:
+class PolicyInput(NamedTuple):
     t_s: float
     fused_c: float  # the governor never asks a policy without a known temperature
     readings_c: Mapping[str, float | None]  # latest good value per sensor (None if none fresh)
@@ -26,9 +25,8 @@ class PolicyInput:
     power_w: float | None = None  # board power if the world measures it
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    caps_hz: dict[str, int]
+class Decision(NamedTuple):
+    caps_hz: Mapping[str, int]  # the governor never mutates it, so a policy may return its own
     state: str
     event: str = ""
 

@@ -56,7 +56,7 @@ class Hysteresis:
         elif self.state == LOW and inp.fused_c <= self.release_c:
             self.state, event = HIGH, "release"
         caps = self.high_caps if self.state == HIGH else self.low_caps
-        return Decision(dict(caps), self.state, event)
+        return Decision(caps, self.state, event)
 
 
 def make_hysteresis(params: Table, ctx: PolicyContext, argument: str) -> Hysteresis:

@@ -22,7 +22,7 @@ class Performance:
         self.state = "MAX"
 
     def decide(self, inp: PolicyInput) -> Decision:
-        return Decision(dict(self.caps), self.state)
+        return Decision(self.caps, self.state)
 
 
 class Fixed:
@@ -33,7 +33,7 @@ class Fixed:
         self.state = "FIXED"
 
     def decide(self, inp: PolicyInput) -> Decision:
-        return Decision(dict(self.caps), self.state)
+        return Decision(self.caps, self.state)
 
 
 def make_performance(params: Table, ctx: PolicyContext, argument: str) -> Performance:

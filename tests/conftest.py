@@ -1,0 +1,24 @@
+"""Shared fixtures: the repo root, the shared real-data folder, short simulation configs."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from thermogov.config import Config
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_REAL = REPO.parent / "shared" / "data" / "real"
+
+
+@pytest.fixture
+def short_config() -> Config:
+    """The default scenario, shortened: enough to see the first trip on the default board."""
+    base = Config()
+    return dataclasses.replace(base, sim=dataclasses.replace(base.sim, duration_s=240.0))
+
+
+def with_sim(cfg: Config, **changes: object) -> Config:
+    return dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, **changes))

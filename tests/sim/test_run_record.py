@@ -1,0 +1,96 @@
+"""The run folder every run leaves: trace, samples, summary, resolved config and ledger."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import with_sim
+from thermogov.config import Config, load_config
+from thermogov.trace import load_samples, load_trace, read_csv_columns
+from thermogov.sim.runner import simulate
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, Config]:
+    out = tmp_path_factory.mktemp("traces")
+    cfg = with_sim(Config(), duration_s=200.0)
+    r = simulate(cfg, out_dir=out)
+    assert r.run_dir is not None
+    return r.run_dir, r.summary, cfg
+
+
+def test_trace_has_one_row_per_tick_with_the_documented_columns(run: tuple[Path, dict, Config]) -> None:
+    run_dir, _, _ = run
+    cols = load_trace(run_dir)
+    assert list(cols) == [
+        "t_s", "fused_c", "cpu_c", "gpu_c", "battery_c", "sensors_used", "policy_state",
+        "cpu_cap_hz", "cpu_freq_hz", "gpu_cap_hz", "gpu_freq_hz", "power_w", "inferences_total", "event",
+    ]  # fmt: skip
+    assert len(cols["t_s"]) == 2001
+    assert cols["t_s"][:3] == [0.0, 0.1, 0.2]
+    assert set(cols["sensors_used"]) == {"cpu+gpu+battery"}
+    assert all(a <= b for a, b in zip(cols["inferences_total"], cols["inferences_total"][1:], strict=False))
+
+
+def test_samples_follow_each_sensors_own_period(run: tuple[Path, dict, Config]) -> None:
+    run_dir, _, _ = run
+    s = load_samples(run_dir)
+    by = {name: [t for t, n in zip(s["t_s"], s["sensor"], strict=True) if n == name] for name in ("cpu", "gpu", "battery")}
+    assert len(by["cpu"]) == 2001 and len(by["gpu"]) == 1334 and len(by["battery"]) == 1001
+    assert by["gpu"][1] == 0.15 and by["battery"][1] == 0.2
+    assert set(s["ok"]) == {1}
+
+
+def test_summary_agrees_with_its_own_trace(run: tuple[Path, dict, Config]) -> None:
+    run_dir, summary, cfg = run
+    on_disk = json.loads((run_dir / "summary.json").read_text())
+    assert on_disk == summary
+    cols = load_trace(run_dir)
+    t, inf, fused = cols["t_s"], cols["inferences_total"], cols["fused_c"]
+    mid = t.index(100.0)
+    assert summary["sustained_throughput_ips"] == pytest.approx((inf[-1] - inf[mid]) / (t[-1] - t[mid]), rel=1e-4)
+    assert summary["mean_throughput_ips"] == pytest.approx(inf[-1] / t[-1], rel=1e-4)
+    assert summary["max_fused_c"] == pytest.approx(max(fused), abs=1e-3)
+    above = sum(0.1 for f in fused[:-1] if f >= 85.0)
+    assert summary["time_above_trip_s"] == pytest.approx(above, abs=1e-6)
+    energy = sum(p * 0.1 for p in cols["power_w"][:-1])
+    assert summary["energy_j"] == pytest.approx(energy, rel=1e-3)
+    caps = list(zip(cols["cpu_cap_hz"], cols["gpu_cap_hz"], strict=True))
+    assert summary["cap_changes"] == sum(a != b for a, b in zip(caps, caps[1:], strict=False))
+    assert summary["cap_changes"] >= 1
+    assert summary["backend"] == "sim" and summary["board"] == "jetson-orin-nano" and summary["seed"] == cfg.seed
+    for key in ("p50", "p95", "p99"):
+        assert summary["latency_ms"]["total"][key] > 0
+    assert summary["max_sensor_c"]["cpu"] >= summary["max_fused_c"] - 10
+
+
+def test_ledger_gets_one_row_per_run(tmp_path: Path) -> None:
+    cfg = with_sim(Config(), duration_s=5.0)
+    a = simulate(cfg, out_dir=tmp_path)
+    b = simulate(dataclasses.replace(cfg, policy="performance"), out_dir=tmp_path)
+    with (tmp_path / "runs.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["run_id"] for r in rows] == [a.summary["run_id"], b.summary["run_id"]]
+    assert [r["policy"] for r in rows] == ["hysteresis", "performance"]
+    assert float(rows[0]["sustained_throughput_ips"]) == a.summary["sustained_throughput_ips"]
+
+
+def test_config_toml_reproduces_the_run(run: tuple[Path, dict, Config], tmp_path: Path) -> None:
+    run_dir, _, _ = run
+    cfg = load_config(run_dir / "config.toml")
+    again = simulate(cfg, out_dir=tmp_path)
+    assert (again.run_dir / "trace.csv").read_text() == (run_dir / "trace.csv").read_text()
+
+
+def test_loader_tolerates_a_truncated_last_line(run: tuple[Path, dict, Config], tmp_path: Path) -> None:
+    run_dir, _, _ = run
+    text = (run_dir / "trace.csv").read_text()
+    cut = tmp_path / "trace.csv"
+    cut.write_text(text[: len(text) - 17])  # a crash mid-line
+    cols = read_csv_columns(cut)
+    assert len(cols["t_s"]) == 2000
