@@ -54,6 +54,8 @@ class SimDomain:
 
     def effective_hz(self) -> int:
         limit = min(self._cap, self.board_cap_hz)
+        if limit == self._table[-1]:
+            return limit
         i = bisect.bisect_right(self._table, limit) - 1
         return self._table[max(i, 0)]
 

@@ -84,6 +84,8 @@ class Governor:
         self.fusion = Fusion(self.specs)
         self._on_sample = on_sample
         self._log = on_log or (lambda msg: None)
+        self._sensor_names = tuple(s.name for s in self.specs)
+        self._domain_names = tuple(a.name for a in self.actuators)
         self._caps = {a.name: a.cap_hz for a in self.actuators}
         self._wanted: dict[str, int] = dict(self._caps)
         self._write_failures = dict.fromkeys(self._caps, 0)
@@ -118,10 +120,9 @@ class Governor:
     def tick(self, now_s: float) -> TickRecord:
         fr = self.fusion.fuse(now_s)
         events: list[str] = []
-        readings = tuple(
-            (r.value_c if (r := self.fusion.latest(s.name)) is not None else None) for s in self.specs
-        )
-        freqs = {a.name: a.effective_hz() for a in self.actuators}
+        latest = self.fusion.latest
+        readings = tuple(None if (r := latest(n)) is None else r.value_c for n in self._sensor_names)
+        freqs = dict(zip(self._domain_names, [a.effective_hz() for a in self.actuators], strict=True))
         power = self.telemetry.power_w()
         if fr.fused_c is None:
             if self._unknown_since is None:
@@ -141,7 +142,7 @@ class Governor:
             inp = PolicyInput(
                 t_s=now_s,
                 fused_c=fr.fused_c,
-                readings_c=dict(zip((s.name for s in self.specs), readings, strict=True)),
+                readings_c=dict(zip(self._sensor_names, readings, strict=True)),
                 caps_hz=dict(self._caps),
                 freqs_hz=freqs,
                 power_w=power,
@@ -160,18 +161,20 @@ class Governor:
                 self._state = FAILSAFE
                 wanted = self.lowest_caps()
         self._wanted = wanted
-        if any(wanted[a.name] != self._caps[a.name] for a in self.actuators):
+        if wanted != self._caps:
             events.extend(self._apply(wanted))
-        # The effective clock after the decision: a trace row shows what the board runs at
-        # from this tick on (kernel QoS or firmware may keep it below the cap).
-        freqs_after = tuple(a.effective_hz() for a in self.actuators)
+            # The effective clock after the decision: a trace row shows what the board runs
+            # at from this tick on (kernel QoS or firmware may keep it below the cap).
+            freqs_after = tuple(a.effective_hz() for a in self.actuators)
+        else:
+            freqs_after = tuple(freqs.values())
         return TickRecord(
             t_s=now_s,
             fused_c=fr.fused_c,
             readings_c=readings,
             sensors_used=fr.used_label,
             policy_state=self._state,
-            caps_hz=tuple(self._caps[a.name] for a in self.actuators),
+            caps_hz=tuple(self._caps.values()),
             freqs_hz=freqs_after,
             power_w=power,
             inferences_total=self.telemetry.inferences_total(),
