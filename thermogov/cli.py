@@ -9,6 +9,7 @@ path.  Every :class:`ThermogovError` becomes one line on stderr and exit status 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
