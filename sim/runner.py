@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import simpy
-from thermogov.sim.world import SimWorld
 
 from thermogov.board import BoardProfile
 from thermogov.config import Config, SimEvent
@@ -22,6 +21,7 @@ from thermogov.governor import Governor, TickRecord
 from thermogov.policies import Policy, PolicyContext, make_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
+from thermogov.sim.world import SimWorld
 
 
 @dataclass

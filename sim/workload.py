@@ -20,11 +20,11 @@ from collections import deque
 from collections.abc import Mapping
 
 import numpy as np
-from thermogov.sim.latency import LatencyHistogram
 
 from thermogov import costmodel
 from thermogov.board import ModelProfile
 from thermogov.config import WorkloadConfig
+from thermogov.sim.latency import LatencyHistogram
 
 
 class ArrivalProcess:

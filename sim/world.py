@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from thermogov.sim.domains import SimDomain, ThrottleProtection
-from thermogov.sim.plant import ThermalPlant
-from thermogov.sim.sensors import SimSensor
-from thermogov.sim.workload import InferenceServer
 
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.governor import Telemetry
+from thermogov.sim.domains import SimDomain, ThrottleProtection
+from thermogov.sim.plant import ThermalPlant
+from thermogov.sim.sensors import SimSensor
+from thermogov.sim.workload import InferenceServer
 
 
 class SimWorld(Telemetry):
