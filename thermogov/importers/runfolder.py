@@ -1,0 +1,195 @@
+"""An imported board log written as a thermogov run folder.
+
+Simulated and real runs are compared, plotted and calibrated from the same record
+(``trace.csv``, ``samples.csv``, ``summary.json`` and a ledger row), so an imported log is
+turned into exactly that instead of getting loaders of its own.  What a third-party log cannot
+say stays empty rather than invented: there was no governor (``policy_state`` and the
+``*_cap_hz`` columns are empty), no inference counter (``inferences_total`` empty, sustained
+throughput null).  Two kinds of information have no column in the governor's trace schema but
+are needed to calibrate the simulator: utilisation per domain and the individual power rails.
+They are appended after ``event`` as ``<domain>_load`` (0..1) and ``<rail>_rail_w`` (W);
+neither suffix collides with the schema's ``_c``/``_cap_hz`` conventions, so
+:meth:`thermogov.trace.TraceSchema.from_columns` sees the same sensors and domains.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.board import BoardProfile
+from thermogov.importers.common import ImportedLog
+from thermogov.runs import SUMMARY_FILE, append_ledger
+from thermogov.trace import SAMPLE_COLUMNS, SAMPLES_FILE, TRACE_FILE
+
+BACKEND = "import"
+LOAD_SUFFIX = "_load"
+RAIL_SUFFIX = "_rail_w"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedRun:
+    run_dir: Path
+    summary: dict[str, Any]
+
+
+def _name(raw: str) -> str:
+    """Column-safe, lower-case name; a thermal zone called ``SOC2-therm`` becomes ``soc2_therm``."""
+    return re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_") or "x"
+
+
+def _ordered_keys(maps: list[Mapping[str, Any]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for m in maps:
+        for k in m:
+            seen.setdefault(k, None)
+    return list(seen)
+
+
+def _fmt(v: float | None, spec: str = "{:.3f}") -> str:
+    return "" if v is None else spec.format(v)
+
+
+def _fusion_weights(sensors: list[str], board: BoardProfile | None) -> dict[str, float]:
+    """Weights that turn the log's sensors into ``fused_c``, or {} when no fusion is defined.
+
+    With a board profile, its sensors that the log also has are fused with the profile's
+    weights (renormalised per row over those present, as the governor's fusion does).  A log
+    with one sensor fuses to that sensor whatever its weight.  Several sensors and no profile:
+    there is no defensible weighting, so ``fused_c`` stays empty.
+    """
+    if board is not None:
+        weights = {s.name: s.weight for s in board.sensors if s.name in sensors}
+        if weights:
+            return weights
+    if len(sensors) == 1:
+        return {sensors[0]: 1.0}
+    return {}
+
+
+def _run_id(out_dir: Path, board: str, source: str) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = f"{stamp}-{BACKEND}-{_name(board).replace('_', '-')}-{_name(Path(source).stem).replace('_', '-')}"
+    run_id, n = base, 1
+    while (out_dir / run_id).exists():
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id
+
+
+def write_run_folder(
+    log: ImportedLog,
+    out_dir: Path | str,
+    *,
+    board: BoardProfile | None = None,
+    run_id: str | None = None,
+) -> ImportedRun:
+    """Write ``log`` as ``<out_dir>/<run_id>/`` plus a ledger row; returns the folder and summary."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    board_name = board.name if board is not None else (log.board_hint or "unknown")
+    rid = run_id or _run_id(out, board_name, log.source)
+    run_dir = out / rid
+    run_dir.mkdir(parents=False, exist_ok=False)
+
+    samples = log.samples
+    sensor_raw = _ordered_keys([s.temps_c for s in samples])
+    domain_raw = _ordered_keys([s.freqs_hz for s in samples])
+    load_raw = _ordered_keys([s.loads for s in samples])
+    rail_raw = _ordered_keys([s.rails_w for s in samples])
+    sensors = [_name(k) for k in sensor_raw]
+    weights = _fusion_weights(sensors, board)
+
+    header = ["t_s", "fused_c", *(f"{s}_c" for s in sensors), "sensors_used", "policy_state"]
+    for d in domain_raw:
+        header += [f"{_name(d)}_cap_hz", f"{_name(d)}_freq_hz"]
+    header += ["power_w", "inferences_total", "event"]
+    header += [f"{_name(k)}{LOAD_SUFFIX}" for k in load_raw]
+    header += [f"{_name(k)}{RAIL_SUFFIX}" for k in rail_raw]
+
+    max_sensor: dict[str, float | None] = dict.fromkeys(sensors)
+    max_fused: float | None = None
+    energy = 0.0
+    energy_known = False
+    with (
+        (run_dir / TRACE_FILE).open("w", newline="", encoding="utf-8") as tf,
+        (run_dir / SAMPLES_FILE).open("w", newline="", encoding="utf-8") as sf,
+    ):
+        tw = csv.writer(tf, lineterminator="\n")
+        sw = csv.writer(sf, lineterminator="\n")
+        tw.writerow(header)
+        sw.writerow(SAMPLE_COLUMNS)
+        for i, s in enumerate(samples):
+            temps = {_name(k): v for k, v in s.temps_c.items()}
+            num = den = 0.0
+            used = []
+            for name in sensors:
+                v = temps.get(name)
+                if v is None:
+                    continue
+                sw.writerow([f"{s.t_s:.3f}", name, f"{v:.3f}", "1"])
+                cur = max_sensor[name]
+                max_sensor[name] = v if cur is None else max(cur, v)
+                if name in weights:
+                    num += weights[name] * v
+                    den += weights[name]
+                    used.append(name)
+            fused = num / den if den > 0 else None
+            if fused is not None:
+                max_fused = fused if max_fused is None else max(max_fused, fused)
+            row = [f"{s.t_s:.3f}", _fmt(fused), *(_fmt(temps.get(n)) for n in sensors)]
+            row += ["+".join(used), ""]
+            for d in domain_raw:
+                f = s.freqs_hz.get(d)
+                row += ["", "" if f is None else str(f)]
+            row += [_fmt(s.power_w, "{:.4f}"), "", ""]
+            row += [_fmt(s.loads.get(k), "{:.4f}") for k in load_raw]
+            row += [_fmt(s.rails_w.get(k), "{:.4f}") for k in rail_raw]
+            tw.writerow(row)
+            if i > 0 and samples[i - 1].power_w is not None:
+                energy += samples[i - 1].power_w * (s.t_s - samples[i - 1].t_s)  # type: ignore[operator]
+                energy_known = True
+
+    duration = log.duration_s
+    t_end = samples[-1].t_s if samples else 0.0
+    summary: dict[str, Any] = {
+        "run_id": rid,
+        "backend": BACKEND,
+        "board": board_name,
+        "policy": None,
+        "seed": None,
+        "duration_s": round(duration, 3),
+        "steady_window_s": [round(t_end - duration / 2, 3), round(t_end, 3)],
+        "sustained_throughput_ips": None,
+        "mean_throughput_ips": None,
+        "inferences_total": None,
+        "latency_ms": None,
+        "trip_c": None,
+        "max_fused_c": None if max_fused is None else round(max_fused, 4),
+        "max_sensor_c": {k: None if v is None else round(v, 4) for k, v in max_sensor.items()},
+        "time_above_trip_s": None,
+        "energy_j": round(energy, 4) if energy_known else None,
+        "inferences_per_joule": None,
+        "cap_changes": None,
+        "ticks": len(samples),
+        "source": log.source,
+        "format": log.fmt,
+        "board_hint": log.board_hint,
+        "samples": len(samples),
+        "skipped_lines": log.skipped_lines,
+        "notes": list(log.notes),
+        "fusion_weights": weights,
+        "extra_columns": {
+            "loads": [f"{_name(k)}{LOAD_SUFFIX}" for k in load_raw],
+            "rails": [f"{_name(k)}{RAIL_SUFFIX}" for k in rail_raw],
+        },
+    }
+    (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    append_ledger(out, summary, run_dir)
+    return ImportedRun(run_dir, summary)
