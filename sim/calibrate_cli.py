@@ -1,0 +1,154 @@
+"""``thermogov calibrate RUN --board B``: fit a board profile to a logged run and write it.
+
+The command loads and checks everything (run, board, holdout) before fitting, and writes the
+profile only after the fit succeeded and the written file has been read back by
+:func:`thermogov.board.load_board_file`, so ``thermogov sim --board-file`` is guaranteed to
+accept what it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from thermogov.interfaces import ConfigError
+
+
+def _board(name: str | None, board_file: str | None, run: Path) -> Any:
+    from thermogov.board import builtin_board_names, load_board, load_board_file
+
+    if board_file:
+        return load_board_file(Path(board_file))
+    names = builtin_board_names()
+    if name is None:
+        from thermogov.runs import SUMMARY_FILE
+
+        summary = run / SUMMARY_FILE if run.is_dir() else run.parent / SUMMARY_FILE
+        if summary.is_file():
+            name = json.loads(summary.read_text(encoding="utf-8")).get("board")
+        if name not in names:
+            raise ConfigError(f"--board: the run does not name a known board; pass one of {', '.join(names)}")
+    if name not in names:
+        raise ConfigError(f"--board: unknown board {name!r}; choose one of {', '.join(names)}")
+    return load_board(name)
+
+
+def result_dict(result: Any) -> dict[str, Any]:
+    steady = result.steady
+    return {
+        "source": result.source,
+        "board": result.board.name,
+        "sensor": result.sensor,
+        "rmse_train_c": round(result.rmse_train_c, 3),
+        "rmse_holdout_c": None if result.rmse_holdout_c is None else round(result.rmse_holdout_c, 3),
+        "holdout_from_s": round(result.holdout_from_s, 1),
+        "ambient_c": round(result.ambient_c, 2),
+        "time_constants_s": [round(t, 3) for t in result.time_constants_s],
+        "params": [
+            {
+                "name": p.name,
+                "unit": p.unit,
+                "prior": p.prior,
+                "value": p.value,
+                "sd": p.sd,
+                "determined_by": p.determined_by,
+            }
+            for p in result.params
+        ],
+        "steady_state": None
+        if steady is None
+        else {
+            "segment_s": list(steady.segment_s),
+            "window_s": list(steady.window_s),
+            "predicted_c": round(steady.predicted_c, 2),
+            "measured_c": None if steady.measured_c is None else round(steady.measured_c, 2),
+            "error_c": None if steady.error_c is None else round(steady.error_c, 2),
+        },
+        "notes": list(result.notes),
+    }
+
+
+@click.command("calibrate")
+@click.argument("run", type=click.Path())
+@click.option("--board", help="Board profile to start from (default: the run's board).")
+@click.option("--board-file", type=click.Path(dir_okay=False), help="A board profile TOML to start from.")
+@click.option(
+    "--holdout",
+    type=float,
+    default=0.3,
+    show_default=True,
+    help="Fraction of the log's tail kept out of the fit.",
+)
+@click.option(
+    "--ambient", type=float, default=25.0, show_default=True, help="Prior for the ambient temperature (°C)."
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False), help="Profile to write. Default: <run>/<board>-calibrated.toml."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def calibrate_command(
+    run: str,
+    board: str | None,
+    board_file: str | None,
+    holdout: float,
+    ambient: float,
+    out: str | None,
+    as_json: bool,
+) -> None:
+    """Fit the board's thermal model to a logged run (from `thermogov import`) and write a profile."""
+    from thermogov.board import load_board_file
+    from thermogov.sim.calibrate import calibrate, calibrated_profile_text, load_log_data
+
+    if not 0.0 <= holdout < 0.9:
+        raise ConfigError(f"--holdout: {holdout:g} must be in [0, 0.9)")
+    if not -40.0 <= ambient <= 85.0:
+        raise ConfigError(f"--ambient: {ambient:g} °C is out of range; use -40..85")
+    run_path = Path(run)
+    data = load_log_data(run_path)
+    profile = _board(board, board_file, run_path)
+    target = (
+        Path(out)
+        if out
+        else (run_path if run_path.is_dir() else Path.cwd()) / f"{profile.name}-calibrated.toml"
+    )
+    if not target.parent.is_dir():
+        raise ConfigError(f"--out: folder {target.parent} does not exist; create it or choose another path")
+    result = calibrate(data, profile, holdout=holdout, ambient_c=ambient)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(calibrated_profile_text(result, profile), encoding="utf-8")
+    try:
+        load_board_file(tmp)
+    except Exception:
+        tmp.unlink()
+        raise
+    tmp.replace(target)
+    if as_json:
+        click.echo(json.dumps({**result_dict(result), "profile": str(target)}, indent=2))
+        return
+    _print(result, target)
+
+
+def _print(result: Any, target: Path) -> None:
+    click.echo(f"calibrated {result.board.name} from {result.source} (sensor {result.sensor})")
+    click.echo(f"{'parameter':<24} {'prior':>10} {'fitted':>10} {'± 1 sd':>9}  determined by")
+    for p in result.params:
+        click.echo(
+            f"{p.name:<24} {p.prior:>10.4g} {p.value:>10.4g} {p.sd:>9.2g}  {p.determined_by} ({p.unit})"
+        )
+    taus = ", ".join(f"{t:.3g}" for t in result.time_constants_s)
+    click.echo(f"time constants (s)       {taus}")
+    click.echo(f"RMSE train               {result.rmse_train_c:.2f} °C")
+    hold = "n/a (no holdout)" if result.rmse_holdout_c is None else f"{result.rmse_holdout_c:.2f} °C"
+    click.echo(f"RMSE held-out tail       {hold} (from {result.holdout_from_s:.0f} s, open-loop simulation)")
+    s = result.steady
+    if s is not None:
+        line = f"steady state             predicted {s.predicted_c:.1f} °C under the load of {s.window_s[0]:.0f}-{s.window_s[1]:.0f} s"
+        if s.measured_c is not None:
+            line += f"; measured {s.measured_c:.1f} °C (error {s.error_c:+.1f} °C)"
+        click.echo(line)
+    for n in result.notes:
+        click.echo(f"note: {n}")
+    click.echo(f"wrote {target}")
