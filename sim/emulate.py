@@ -105,11 +105,17 @@ class Emulator:
 
 @click.command("emulate")
 @click.option("--board", default="jetson-orin-nano", show_default=True, help="Board profile to emulate.")
-@click.option("--sysfs-root", required=True, type=click.Path(file_okay=False), help="Folder to build the tree in.")
-@click.option("--speed", type=float, default=10.0, show_default=True, help="Simulated seconds per wall second.")
+@click.option(
+    "--sysfs-root", required=True, type=click.Path(file_okay=False), help="Folder to build the tree in."
+)
+@click.option(
+    "--speed", type=float, default=10.0, show_default=True, help="Simulated seconds per wall second."
+)
 @click.option("--duration", help="Wall-clock time to run (600, 10m, 1h). Default: until Ctrl-C.")
 @click.option("--ambient", type=float, default=25.0, show_default=True, help="Ambient temperature, °C.")
-@click.option("--initial-temp", type=float, help="Start every node at this temperature (default: idle steady state).")
+@click.option(
+    "--initial-temp", type=float, help="Start every node at this temperature (default: idle steady state)."
+)
 @click.option("--seed", type=int, default=1, show_default=True)
 def emulate_command(
     board: str,
@@ -127,7 +133,9 @@ def emulate_command(
     wall = parse_duration_s(duration, "--duration") if duration else None
     profile = load_board(board)
     base = Config(board=board, seed=seed)
-    cfg = dataclasses.replace(base, sim=dataclasses.replace(base.sim, ambient_c=ambient, initial_temp_c=initial_temp))
+    cfg = dataclasses.replace(
+        base, sim=dataclasses.replace(base.sim, ambient_c=ambient, initial_temp_c=initial_temp)
+    )
     root = Path(sysfs_root)
     try:
         emu = Emulator(profile, root, cfg, speed)

@@ -20,7 +20,9 @@ class FakeBoardLayout:
     """Where the emulator reads caps and writes readings, root-relative."""
 
     temp_files: dict[str, tuple[str, float]] = field(default_factory=dict)  # sensor -> (path, scale)
-    cap_files: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # domain -> [(path, Hz per unit)]
+    cap_files: dict[str, list[tuple[str, float]]] = field(
+        default_factory=dict
+    )  # domain -> [(path, Hz per unit)]
     cur_files: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
 
 

@@ -223,6 +223,9 @@ def simulate(
         "ended": world.shutdown_reason or "completed",
         "battery_soc_end": None if world.soc is None else round(world.soc, 4),
         "dropped_requests": world.server.dropped,
+        # The plant integrates power exactly at every event, finer than the 100 ms trace.
+        "energy_j": round(world.energy_j, 4),
+        "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,
     }
     latency = world.server.latency_summary_ms()
     if recorder is not None:

@@ -51,7 +51,7 @@ class SimWorld(Telemetry):
         bat = board.battery
         self._bat_node = idx[bat.node] if bat else -1
         self.soc = bat.initial_soc if bat else None
-        self.last_power_w = 0.0
+        self.last_power_w: float | None = None  # no interval has elapsed yet
         self.energy_j = 0.0
         self.shutdown_at: float | None = None
         self.shutdown_reason = ""
@@ -107,7 +107,9 @@ class SimWorld(Telemetry):
         # Flat per-domain constants for the hot loop in advance().
         self._hot = [
             (name, self._dom_node[name], idle, dyn, leak, d.profile.leak_beta_per_k, d.profile.leak_ref_c)
-            for (name, (idle, dyn, leak)), d in zip(self._dom_coef.items(), self.domains.values(), strict=True)
+            for (name, (idle, dyn, leak)), d in zip(
+                self._dom_coef.items(), self.domains.values(), strict=True
+            )
         ]
 
     def effective_clocks(self) -> dict[str, int]:

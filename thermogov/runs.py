@@ -129,8 +129,9 @@ class RunRecorder:
             self._next_sec = rec.t_s
         else:
             dt = rec.t_s - tot.last_t
-            if tot.last_power is not None:
-                tot.energy_j += tot.last_power * dt
+            # A row's power is the board's power over the interval that ends at that tick.
+            if rec.power_w is not None:
+                tot.energy_j += rec.power_w * dt
                 tot.energy_known = True
             if tot.last_fused is not None and tot.last_fused >= self.trip_c:
                 tot.above_trip_s += dt

@@ -160,7 +160,9 @@ class SampleWriter(_CsvAppender):
 
     def sample(self, rec: SampleRecord) -> None:
         v = rec.value_c
-        self.write_line(f"{rec.t_s:.3f},{_text(rec.sensor)},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n")
+        self.write_line(
+            f"{rec.t_s:.3f},{_text(rec.sensor)},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n"
+        )
 
 
 def _parse_cell(v: str) -> Any:

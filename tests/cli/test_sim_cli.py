@@ -22,7 +22,9 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return code, out, err
 
 
-def test_sim_writes_a_run_folder_and_prints_the_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sim_writes_a_run_folder_and_prints_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run_cli(["sim", "--duration", "30s", "--out", str(tmp_path)], capsys)
     assert code == 0
     assert "sustained throughput" in out and "run folder" in out
@@ -36,7 +38,13 @@ def test_sim_json_and_overrides(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, out, _ = run_cli([*args, "--seed", "4", "--out", str(tmp_path), "--json"], capsys)
     assert code == 0
     s = json.loads(out)
-    assert (s["board"], s["policy"], s["seed"], s["duration_s"], s["ambient_c"]) == ("rpi5", "fixed:1800", 4, 60.0, 35.0)
+    assert (s["board"], s["policy"], s["seed"], s["duration_s"], s["ambient_c"]) == (
+        "rpi5",
+        "fixed:1800",
+        4,
+        60.0,
+        35.0,
+    )
     assert list(s["max_sensor_c"]) == ["cpu"]
 
 
@@ -55,7 +63,7 @@ def test_sim_json_and_overrides(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_bad_cli_input_is_one_line_and_exit_2(
     args: list[str], fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run_cli(["sim", *args, "--out", str(tmp_path)], capsys)
+    code, _out, err = run_cli(["sim", *args, "--out", str(tmp_path)], capsys)
     assert code == 2
     assert fragment in err
     assert len(err.strip().splitlines()) == 1

@@ -9,14 +9,16 @@ from thermogov.tomlwrite import dumps
 from thermogov.units import parse_duration_s
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("600", 600), ("600s", 600), ("10m", 600), ("1h", 3600), (90, 90)])
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("600", 600), ("600s", 600), ("10m", 600), ("1h", 3600), (90, 90)]
+)
 def test_durations(text: str, seconds: float) -> None:
     assert parse_duration_s(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["-5", "0", "ten", "5 parsecs", "-1m"])
 def test_bad_durations_name_the_field(text: str) -> None:
-    with pytest.raises(ConfigError, match="^--duration: "):
+    with pytest.raises(ConfigError, match=r"^--duration: "):
         parse_duration_s(text, "--duration")
 
 
@@ -42,7 +44,7 @@ def test_config_errors_are_one_line_naming_the_field(data: dict, fragment: str) 
 
 def test_sensor_override_of_unknown_sensor_is_rejected() -> None:
     cfg = parse_config({"sensors": {"npu": {"weight": 1.0}}})
-    with pytest.raises(ConfigError, match="sensors.npu: board jetson-orin-nano has no such sensor"):
+    with pytest.raises(ConfigError, match=r"sensors\.npu: board jetson-orin-nano has no such sensor"):
         cfg.sensor_specs(load_board("jetson-orin-nano"))
 
 
@@ -81,12 +83,16 @@ def test_default_config_is_the_default_board() -> None:
 
 
 def test_board_profile_validation_names_the_key() -> None:
-    raw = tomllib.loads((__import__("importlib").resources.files("thermogov.boards") / "rpi5.toml").read_text())
+    raw = tomllib.loads(
+        (__import__("importlib").resources.files("thermogov.boards") / "rpi5.toml").read_text()
+    )
     raw["domains"]["cpu"]["opp_mhz"] = [1500, 1400]
     raw["domains"]["cpu"]["volt_v"] = [0.7, 0.8]
     with pytest.raises(ConfigError, match="opp_mhz: must be strictly ascending"):
         parse_board(raw, "rpi5.toml")
-    raw = tomllib.loads((__import__("importlib").resources.files("thermogov.boards") / "rpi5.toml").read_text())
+    raw = tomllib.loads(
+        (__import__("importlib").resources.files("thermogov.boards") / "rpi5.toml").read_text()
+    )
     raw["sensors"]["cpu"]["node"] = "nowhere"
     with pytest.raises(ConfigError, match="is not a thermal node"):
         parse_board(raw, "rpi5.toml")

@@ -46,7 +46,7 @@ def test_caps_are_written_only_when_they_change() -> None:
 
 
 def test_hard_limit_forces_lowest_cap_although_fused_is_cool() -> None:
-    gov, act = make({"cpu": lambda: 96.0, "gpu": lambda: 40.0})
+    gov, _act = make({"cpu": lambda: 96.0, "gpu": lambda: 40.0})
     rec = step(gov, 0.0)
     assert rec.fused_c < 85.0
     assert "hard_limit:cpu" in rec.event
@@ -54,7 +54,7 @@ def test_hard_limit_forces_lowest_cap_although_fused_is_cool() -> None:
 
 
 def test_no_fresh_sensor_goes_to_failsafe_and_says_so() -> None:
-    gov, act = make({"cpu": lambda: None, "gpu": lambda: None})
+    gov, _act = make({"cpu": lambda: None, "gpu": lambda: None})
     rec = step(gov, 0.0)
     assert rec.fused_c is None
     assert rec.policy_state == FAILSAFE

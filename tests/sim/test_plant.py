@@ -16,7 +16,9 @@ def test_exact_step_matches_a_stiff_ode_solver(board: str) -> None:
     for h in (0.001, 0.15, 7.3, 120.0):
         plant.x = x0.copy()
         plant.advance(h, power)
-        ref = solve_ivp(lambda t, x: plant.derivative(x, power), (0.0, h), x0, method="Radau", rtol=1e-11, atol=1e-11)
+        ref = solve_ivp(
+            lambda t, x: plant.derivative(x, power), (0.0, h), x0, method="Radau", rtol=1e-11, atol=1e-11
+        )
         assert plant.x == pytest.approx(ref.y[:, -1], abs=1e-6)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import itertools
 import json
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import pytest
 
 from tests.conftest import with_sim
 from thermogov.config import Config, load_config
-from thermogov.trace import load_samples, load_trace, read_csv_columns
 from thermogov.sim.runner import simulate
+from thermogov.trace import load_samples, load_trace, read_csv_columns
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,10 @@ def test_trace_has_one_row_per_tick_with_the_documented_columns(run: tuple[Path,
 def test_samples_follow_each_sensors_own_period(run: tuple[Path, dict, Config]) -> None:
     run_dir, _, _ = run
     s = load_samples(run_dir)
-    by = {name: [t for t, n in zip(s["t_s"], s["sensor"], strict=True) if n == name] for name in ("cpu", "gpu", "battery")}
+    by = {
+        name: [t for t, n in zip(s["t_s"], s["sensor"], strict=True) if n == name]
+        for name in ("cpu", "gpu", "battery")
+    }
     assert len(by["cpu"]) == 2001 and len(by["gpu"]) == 1334 and len(by["battery"]) == 1001
     assert by["gpu"][1] == 0.15 and by["battery"][1] == 0.2
     assert set(s["ok"]) == {1}
@@ -53,17 +57,23 @@ def test_summary_agrees_with_its_own_trace(run: tuple[Path, dict, Config]) -> No
     cols = load_trace(run_dir)
     t, inf, fused = cols["t_s"], cols["inferences_total"], cols["fused_c"]
     mid = t.index(100.0)
-    assert summary["sustained_throughput_ips"] == pytest.approx((inf[-1] - inf[mid]) / (t[-1] - t[mid]), rel=1e-4)
+    assert summary["sustained_throughput_ips"] == pytest.approx(
+        (inf[-1] - inf[mid]) / (t[-1] - t[mid]), rel=1e-4
+    )
     assert summary["mean_throughput_ips"] == pytest.approx(inf[-1] / t[-1], rel=1e-4)
     assert summary["max_fused_c"] == pytest.approx(max(fused), abs=1e-3)
     above = sum(0.1 for f in fused[:-1] if f >= 85.0)
     assert summary["time_above_trip_s"] == pytest.approx(above, abs=1e-6)
-    energy = sum(p * 0.1 for p in cols["power_w"][:-1])
-    assert summary["energy_j"] == pytest.approx(energy, rel=1e-3)
+    assert cols["power_w"][0] is None  # no interval has elapsed at t = 0
+    energy = sum(p * 0.1 for p in cols["power_w"][1:])  # each row covers the interval before it
+    assert summary["energy_j"] == pytest.approx(energy, rel=2e-3)
+    assert summary["inferences_per_joule"] == pytest.approx(inf[-1] / summary["energy_j"], rel=1e-4)
     caps = list(zip(cols["cpu_cap_hz"], cols["gpu_cap_hz"], strict=True))
-    assert summary["cap_changes"] == sum(a != b for a, b in zip(caps, caps[1:], strict=False))
+    assert summary["cap_changes"] == sum(a != b for a, b in itertools.pairwise(caps))
     assert summary["cap_changes"] >= 1
-    assert summary["backend"] == "sim" and summary["board"] == "jetson-orin-nano" and summary["seed"] == cfg.seed
+    assert (
+        summary["backend"] == "sim" and summary["board"] == "jetson-orin-nano" and summary["seed"] == cfg.seed
+    )
     for key in ("p50", "p95", "p99"):
         assert summary["latency_ms"]["total"][key] > 0
     assert summary["max_sensor_c"]["cpu"] >= summary["max_fused_c"] - 10
