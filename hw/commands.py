@@ -1,0 +1,160 @@
+"""Click commands of the real-board backend: ``doctor``, ``run`` and ``restore``.
+
+``thermogov/cli.py`` registers these lazily, so a board only imports this world when one of
+them runs.  Every user-actionable problem (config, CLI values, sysfs contents, privileges)
+becomes one line on stderr and exit status 2, and is detected before anything is written.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
+from thermogov.interfaces import ThermogovError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _one_line_errors(fn: F) -> F:
+    """ThermogovError -> ``thermogov: error: ...`` on stderr and exit 2 (also under CliRunner)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ThermogovError as e:
+            click.echo(f"thermogov: error: {e}", err=True)
+            raise click.exceptions.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _config(path: str | None) -> Any:
+    from thermogov.config import Config, load_config
+
+    return load_config(path) if path else Config()
+
+
+def _duration(text: str | None) -> float | None:
+    from thermogov.units import parse_duration_s
+
+    return None if text is None else parse_duration_s(text, "--duration")
+
+
+_root_opt = click.option(
+    "--sysfs-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("/"),
+    show_default=True,
+    help="Root holding sys/ and proc/ (a fake tree in tests and emulation).",
+)
+_state_opt = click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_STATE_DIR,
+    show_default=True,
+    help="Where the restore journal is kept.",
+)
+_lock_opt = click.option(
+    "--lock-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_LOCK_FILE,
+    show_default=True,
+    help="Single-instance lock file.",
+)
+_config_opt = click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (board, policy, sensors)."
+)
+_board_opt = click.option("--board", help="Board profile name or TOML file; default: detect from the device tree.")
+
+
+@click.command("doctor")
+@_config_opt
+@_board_opt
+@_root_opt
+@_one_line_errors
+def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path) -> None:
+    """Show the board's sensors and frequency domains and what the profile maps them to."""
+    from thermogov.hw.doctor import doctor_report
+    from thermogov.hw.sysfs import SysfsTree
+
+    for line in doctor_report(SysfsTree(sysfs_root), _config(config_path), board):
+        click.echo(line)
+
+
+@click.command("run")
+@_config_opt
+@click.option("--duration", help="Stop after this long (2s, 10m, 1h); default: until SIGTERM/SIGINT.")
+@click.option(
+    "--workload",
+    help='builtin (numpy stand-in), cmd:"python infer.py" (one inference per stdout line) or none.',
+)
+@click.option("--count-regex", help="With cmd:, count only stdout lines matching this regex.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Folder for run folders.")
+@_board_opt
+@_root_opt
+@_state_opt
+@_lock_opt
+@click.option("--dry-run", is_flag=True, help="Read sensors and decide, but write nothing (no root needed).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@_one_line_errors
+def run_command(
+    config_path: str | None,
+    duration: str | None,
+    workload: str | None,
+    count_regex: str | None,
+    out: Path | None,
+    board: str | None,
+    sysfs_root: Path,
+    state_dir: Path,
+    lock_file: Path,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Govern the real board (root), restoring every limit on exit."""
+    from thermogov.hw.daemon import RunOptions, check_privileges, run
+
+    check_privileges(dry_run)
+    opts = RunOptions(
+        config=_config(config_path),
+        sysfs_root=sysfs_root,
+        board=board,
+        duration_s=_duration(duration),
+        workload=workload,
+        count_regex=count_regex,
+        out=out,
+        state_dir=state_dir,
+        lock_file=lock_file,
+        dry_run=dry_run,
+    )
+    summary = run(opts)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    thr = summary.get("sustained_throughput_ips")
+    click.echo(
+        f"run {summary.get('run_id')}: {summary.get('duration_s')} s, max fused "
+        f"{summary.get('max_fused_c')} °C, sustained throughput "
+        f"{'not measured' if thr is None else f'{thr} inf/s'}, tick p99 {summary.get('tick_ms_p99')} ms"
+    )
+
+
+@click.command("restore")
+@_root_opt
+@_state_opt
+@_lock_opt
+@_one_line_errors
+def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path) -> None:
+    """Write back the limits journaled by a daemon that did not exit cleanly."""
+    from thermogov.hw.journal import InstanceLock, Journal, recover
+    from thermogov.hw.sysfs import SysfsTree
+
+    with InstanceLock(lock_file):
+        msg = recover(SysfsTree(sysfs_root), Journal(state_dir))
+    click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")

@@ -1,0 +1,375 @@
+"""The real-time runner: the governor core driven by a monotonic deadline loop on a real board.
+
+Order of a run, chosen so that bad input never changes the board and every change is undone:
+
+1. side-effect free: discover the tree, choose and map the board profile, validate config,
+   workload and policy (a problem here exits 2 with nothing written);
+2. take the single-instance lock, restore any journal a dead instance left, capture the
+   limits in force, write and fsync the journal of those originals;
+3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
+   ``time.monotonic`` (computed, never accumulated, so no drift); waits are on a
+   ``threading.Event`` the SIGTERM/SIGINT/SIGHUP handlers set, so a stop ends a wait at once;
+4. on every exit path (duration reached, signal, exception) an ``ExitStack`` restores the
+   limits first, then stops the workload, closes the run folder and releases the lock.
+
+Failsafe is the governor's: temperature unknown for more than 1 s, or any sensor at its hard
+limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
+every decision but owns no attribute: actuators record what they would write, which goes to
+stderr and to the trace ``event`` column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from thermogov.board import BoardProfile
+from thermogov.config import Config
+from thermogov.fusion import SensorSpec
+from thermogov.governor import Governor, TickRecord
+from thermogov.hw.devices import CapActuator, open_sensor
+from thermogov.hw.discovery import discover
+from thermogov.hw.journal import (
+    DEFAULT_LOCK_FILE,
+    DEFAULT_STATE_DIR,
+    InstanceLock,
+    Journal,
+    JournalEntry,
+    new_journal_data,
+    recover,
+)
+from thermogov.hw.limits import DryRunIO
+from thermogov.hw.mapping import BoardMap, choose_board, map_board
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.hw.telemetry import HwTelemetry
+from thermogov.hw.tickstats import TickStats
+from thermogov.hw.workload import ProcessWorkload, parse_workload
+from thermogov.interfaces import ActuatorError, ConfigError, ThermogovError
+from thermogov.policies import PolicyContext, make_policy
+from thermogov.runs import RunRecorder
+from thermogov.scheduler import CONTROL, MultiRatePlan
+
+HW_UNKNOWN_GRACE_S = 1.0
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+LOG_REPEAT_S = 30.0
+
+
+class PrivilegeError(ThermogovError):
+    """Writing frequency limits needs root."""
+
+
+def check_privileges(dry_run: bool) -> None:
+    if not dry_run and os.geteuid() != 0:
+        raise PrivilegeError(
+            "run: writing cpufreq/devfreq limits needs root; use sudo, or --dry-run to only log decisions"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    config: Config
+    sysfs_root: Path = Path("/")
+    board: str | None = None
+    duration_s: float | None = None  # None: until stopped (the systemd service)
+    workload: str | None = None
+    count_regex: str | None = None
+    out: Path | None = None  # default: the config's `out`
+    state_dir: Path = DEFAULT_STATE_DIR
+    lock_file: Path = DEFAULT_LOCK_FILE
+    dry_run: bool = False
+
+
+class Log:
+    """One-line messages on stderr; an identical message is repeated at most every 30 s."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._last: dict[str, float] = {}
+        self._muted: dict[str, int] = {}
+
+    def __call__(self, msg: str) -> None:
+        now = time.monotonic()
+        last = self._last.get(msg)
+        if last is not None and now - last < LOG_REPEAT_S:
+            self._muted[msg] = self._muted.get(msg, 0) + 1
+            return
+        n = self._muted.pop(msg, 0)
+        self._last[msg] = now
+        suffix = f" (repeated {n} more times)" if n else ""
+        print(f"thermogov: {msg}{suffix}", file=self._stream, flush=True)
+
+
+class InstantClock:
+    """The runner's time of the instant being processed, for sensors to stamp their readings.
+
+    The governor treats the runner's clock as authoritative for freshness; stamping readings
+    with the same instant (rather than a fresh ``monotonic``) keeps it from rebuilding every
+    reading, and a trace row's readings then carry exactly the row's instant.
+    """
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class StopFlag:
+    """Set by a stop signal; the loop waits on it so a signal ends the wait at once."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.signal_name = ""
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        self.signal_name = self.signal_name or signal.Signals(signum).name
+        self.event.set()
+
+    def install(self, stack: contextlib.ExitStack) -> None:
+        for sig in STOP_SIGNALS:
+            previous = signal.signal(sig, self.handler)
+            stack.callback(signal.signal, sig, previous)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Everything decided before the first side effect."""
+
+    tree: SysfsTree
+    board: BoardProfile  # restricted to what this board really has
+    config: Config
+    bmap: BoardMap
+    board_reason: str
+    specs: tuple[SensorSpec, ...]
+
+
+def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
+    """The profile minus missing sensors/domains, so trace columns match what is measured."""
+    have_s = {b.sensor.name for b in bmap.sensors}
+    have_d = {b.domain.name for b in bmap.domains}
+    if not have_s:
+        why = "; ".join(f"{k}: {v}" for k, v in bmap.missing_sensors.items())
+        raise ConfigError(f"board {board.name}: none of its sensors exists here ({why}); run `thermogov doctor`")
+    if not have_d:
+        why = "; ".join(f"{k}: {v}" for k, v in bmap.missing_domains.items())
+        raise ConfigError(f"board {board.name}: none of its domains exists here ({why}); run `thermogov doctor`")
+    return dataclasses.replace(
+        board,
+        sensors=tuple(s for s in board.sensors if s.name in have_s),
+        domains=tuple(d for d in board.domains if d.name in have_d),
+    )
+
+
+def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
+    tree = tree if tree is not None else SysfsTree(opts.sysfs_root)
+    inv = discover(tree)
+    board, reason = choose_board(opts.board, opts.config, inv)
+    opts.config.sensor_specs(board)  # validates [sensors] overrides against the full profile
+    bmap = map_board(inv, board)
+    eff = effective_board(board, bmap)
+    names = {s.name for s in eff.sensors}
+    cfg = dataclasses.replace(
+        opts.config,
+        board=board.name,
+        board_file="",
+        sensors={k: v for k, v in opts.config.sensors.items() if k in names},
+    )
+    specs = cfg.sensor_specs(eff)
+    return Prepared(tree, eff, cfg, bmap, reason, specs)
+
+
+def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
+    return [
+        JournalEntry(a.name, f.label, f.min_rel, f.max_rel, f.scale_hz, lo, hi)
+        for a in actuators
+        for f, lo, hi in a.originals()
+    ]
+
+
+def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log) -> None:
+    """Put every captured window back; the journal goes only once all writes succeeded."""
+    errors = []
+    for a in actuators:
+        try:
+            a.restore()
+        except ActuatorError as e:
+            errors.append(str(e))
+        if isinstance(a.io, DryRunIO):
+            for w in a.io.drain():
+                log(f"dry-run: at exit would restore {w}")
+    if errors:
+        where = journal.path if journal else "the journal"
+        raise ActuatorError(f"restore incomplete ({'; '.join(errors)}); journal kept at {where}: run `thermogov restore`")
+    if journal is not None:
+        journal.delete()
+        log("limits restored")
+
+
+class Runner:
+    """One daemon run; ``run()`` returns the run summary."""
+
+    def __init__(
+        self,
+        opts: RunOptions,
+        *,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        tree: SysfsTree | None = None,
+    ) -> None:
+        self.opts = opts
+        self.tree = tree  # injected in tests (a kernel double); else SysfsTree(opts.sysfs_root)
+        self.out = out or sys.stdout
+        self.log = Log(err or sys.stderr)
+        self.stop = StopFlag()
+        self.instant = InstantClock()
+        self.stats = TickStats()
+        self.summary: dict[str, Any] = {}
+
+    def run(self) -> dict[str, Any]:
+        opts = self.opts
+        check_privileges(opts.dry_run)
+        with contextlib.ExitStack() as stack:
+            self.stop.install(stack)
+            prep = prepare(opts, self.tree)
+            workload = parse_workload(opts.workload, opts.count_regex)
+            journal = None
+            if opts.dry_run:
+                if Journal(opts.state_dir).exists():
+                    self.log(f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it")
+            else:
+                lock = InstanceLock(opts.lock_file)
+                lock.acquire()
+                stack.callback(lock.release)
+                journal = Journal(opts.state_dir)
+                msg = recover(prep.tree, journal)
+                if msg:
+                    self.log(msg)
+            actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
+            ctx = PolicyContext(
+                board=prep.board,
+                tables_hz={a.name: a.table_hz for a in actuators},
+                control_period_s=prep.config.governor.control_period_ms / 1000.0,
+                sensor_names=tuple(s.name for s in prep.specs),
+                extra={"backend": "hw"},
+            )
+            policy = make_policy(prep.config.policy, prep.config.policy_params(), ctx)
+            out_dir = opts.out if opts.out is not None else Path(prep.config.out)
+            recorder = RunRecorder.create(out_dir, prep.config, prep.board, "hw")
+            stack.callback(self._finish, recorder, prep, workload)
+            if workload is not None:
+                workload.start()
+                stack.callback(workload.stop)
+            telemetry = HwTelemetry(prep.tree, prep.bmap.power, workload.inferences_total if workload else None)
+            if journal is not None:
+                journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
+            stack.callback(_restore_all, actuators, journal, self.log)
+            grace_ms = prep.config.governor.unknown_grace_ms
+            gov = Governor(
+                prep.specs,
+                {b.sensor.name: open_sensor(prep.tree, b, self.instant) for b in prep.bmap.sensors},
+                actuators,
+                policy,
+                telemetry=telemetry,
+                unknown_grace_s=grace_ms / 1000.0 if grace_ms > 0 else HW_UNKNOWN_GRACE_S,
+                max_write_failures=prep.config.governor.max_write_failures,
+                on_sample=recorder.on_sample,
+                on_log=self.log,
+            )
+            dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
+            self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.run_dir)
+        return self.summary
+
+    def _finish(self, recorder: RunRecorder, prep: Prepared, workload: ProcessWorkload | None) -> None:
+        extra: dict[str, Any] = {
+            **self.stats.summary(),
+            "dry_run": self.opts.dry_run,
+            "sysfs_root": str(self.opts.sysfs_root),
+            "workload": workload.label if workload is not None else None,
+            "power_rail": prep.bmap.power.label if prep.bmap.power else None,
+            "missing_sensors": dict(prep.bmap.missing_sensors),
+            "missing_domains": dict(prep.bmap.missing_domains),
+            "stopped_by": self.stop.signal_name or "duration",
+        }
+        self.summary = recorder.finish(extra=extra)
+
+    def _loop(
+        self,
+        prep: Prepared,
+        gov: Governor,
+        telemetry: HwTelemetry,
+        on_tick: Callable[[TickRecord], None],
+        dry_ios: list[DryRunIO],
+        run_dir: Path,
+    ) -> None:
+        periods = [(s.name, s.period_ms) for s in prep.specs]
+        ctrl_ms = prep.config.governor.control_period_ms
+        plan = MultiRatePlan(periods, ctrl_ms)
+        end_ms = None if self.opts.duration_s is None else round(self.opts.duration_s * 1000)
+        stop = self.stop.event
+        started = False
+        # Everything allocated so far (imports, profiles, config) lives as long as the run;
+        # moving it out of the collector's generations keeps full collections from walking it.
+        gc.collect()
+        gc.freeze()
+        t0 = time.monotonic()
+        while not stop.is_set():
+            t_ms = plan.peek_ms()
+            if end_ms is not None and t_ms > end_ms:
+                break
+            delay = t0 + t_ms / 1000.0 - time.monotonic()
+            if delay > 0 and stop.wait(delay):
+                break
+            _, due = plan.pop()
+            begin = time.perf_counter()
+            now = self.instant.now = time.monotonic() - t0
+            for name in due:
+                if name != CONTROL:
+                    gov.sample(name, now)
+                    continue
+                telemetry.new_tick()
+                rec = gov.tick(now)
+                if dry_ios:
+                    rec = self._dry_events(rec, dry_ios)
+                on_tick(rec)
+                self.stats.record(time.perf_counter() - begin)
+                if not started:
+                    started = True
+                    mode = "dry-run" if self.opts.dry_run else "governing"
+                    print(f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
+                          f"run_dir={run_dir}", file=self.out, flush=True)
+            lag_ms = (time.monotonic() - t0) * 1000.0 - plan.peek_ms()
+            if lag_ms > ctrl_ms:
+                # Fell behind by more than a control period (a slow sysfs read, a suspended
+                # board): resume at the next instant instead of replaying the backlog.
+                now_ms = int((time.monotonic() - t0) * 1000.0) + 1
+                plan = MultiRatePlan(periods, ctrl_ms, start_ms=now_ms)
+                self.stats.overruns += 1
+                self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
+
+    def _dry_events(self, rec: TickRecord, dry_ios: list[DryRunIO]) -> TickRecord:
+        writes = [w for io in dry_ios for w in io.drain()]
+        if not writes:
+            return rec
+        for w in writes:
+            self.log(f"dry-run: would write {w}")
+        event = " ".join(x for x in (rec.event, *(f"would_write:{w}" for w in writes)) if x)
+        replace = getattr(rec, "_replace", None)  # TickRecord is a NamedTuple (or a dataclass)
+        return replace(event=event) if replace is not None else dataclasses.replace(rec, event=event)
+
+
+def run(
+    opts: RunOptions, *, out: TextIO | None = None, err: TextIO | None = None, tree: SysfsTree | None = None
+) -> dict[str, Any]:
+    """Run the daemon until ``duration_s`` or a stop signal; limits are restored on return."""
+    return Runner(opts, out=out, err=err, tree=tree).run()

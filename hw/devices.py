@@ -1,0 +1,167 @@
+"""Real sensor sources and frequency actuators on top of :class:`SysfsTree`.
+
+Sensors read their file fresh on every call and convert at the boundary (m°C for thermal
+zones and hwmon, 0.1 °C for power_supply).  Anything that is not a believable temperature
+raises ``SensorError`` instead of becoming a number: an empty or non-numeric file, Jetson's
+-256 °C "sensor offline" marker (jtop temperature.py), values outside -40..150 °C, and read
+errors such as EIO/ENODATA.  The governor then drops the sensor from fusion.
+
+Actuators write the upper limit only (cpufreq ``scaling_max_freq`` in kHz, devfreq
+``max_freq`` in Hz); the lower limit is touched only when a cap goes below it, and is put
+back as soon as the cap allows (see :mod:`thermogov.hw.limits` for the write order).  After
+every write the effective limit is read back and returned, because kernels clamp silently and
+a thermal trip may hold the limit lower than asked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, set_window
+from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, Reading, SensorError
+
+MIN_VALID_C = -40.0
+MAX_VALID_C = 150.0
+JETSON_OFFLINE_C = -256.0
+
+
+def to_celsius(raw: int, divisor: float, where: str) -> float:
+    """File units to °C, refusing values that mean "no reading"."""
+    c = raw / divisor
+    if c == JETSON_OFFLINE_C:
+        raise SensorError(f"{where}: reads -256 °C, the Jetson marker for an offline sensor; no reading")
+    if not MIN_VALID_C <= c <= MAX_VALID_C:
+        raise SensorError(f"{where}: {c:g} °C is outside {MIN_VALID_C:g}..{MAX_VALID_C:g} °C; no reading")
+    return c
+
+
+class TempFileSensor:
+    """A thermal zone ``temp``, an hwmon ``temp*_input`` or a battery ``temp`` file."""
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        name: str,
+        rel: str,
+        divisor: float,
+        clock: Callable[[], float] = time.monotonic,
+        source: str = "",
+    ) -> None:
+        self._tree = tree
+        self._name = name
+        self.rel = rel
+        self.divisor = divisor
+        self._clock = clock
+        self.source = source or rel
+        self._where = tree.show(rel)  # built once: read() runs every sensor period
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def read(self) -> Reading:
+        raw = self._tree.read_int(self.rel)
+        c = raw / self.divisor
+        if c < MIN_VALID_C or c > MAX_VALID_C:
+            to_celsius(raw, self.divisor, self._where)  # the offline marker or out of range: raises
+        return Reading(self._name, c, self._clock())
+
+
+def open_sensor(tree: SysfsTree, b: SensorBinding, clock: Callable[[], float] = time.monotonic) -> TempFileSensor:
+    return TempFileSensor(tree, b.sensor.name, b.rel, b.divisor, clock, b.source)
+
+
+class CapActuator:
+    """One frequency domain: the limit files of one devfreq device or of several cpufreq policies.
+
+    A CPU domain such as Orin's ``cpu`` spans several policies (policy0/4/8); they get the same
+    cap, and the cap in force reported is the highest read back, so a policy that failed to go
+    down is never hidden behind one that did.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        files: Sequence[LimitFiles],
+        table_hz: Sequence[int],
+        io: LimitIO,
+        originals: dict[str, tuple[int, int]],
+        cur_reader: Callable[[LimitFiles], int],
+    ) -> None:
+        if not table_hz:
+            raise ActuatorError(f"domain {name}: no usable OPP; run `thermogov doctor`")
+        self._name = name
+        self.files = tuple(files)
+        self._table = tuple(sorted(table_hz))
+        self.io = io
+        self._orig = dict(originals)
+        self._read_cur = cur_reader
+        self._cap = max(self._orig[f.label][1] * f.scale_hz for f in self.files)
+
+    @classmethod
+    def open(cls, tree: SysfsTree, binding: DomainBinding, *, dry_run: bool = False) -> CapActuator:
+        """Capture the limits in force (what restore puts back) and own the files unless dry."""
+        io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
+        originals: dict[str, tuple[int, int]] = {}
+        for f in binding.files:
+            originals[f.label] = (io.read_int(f.min_rel), io.read_int(f.max_rel))
+        ceiling = max(originals[f.label][1] * f.scale_hz for f in binding.files)
+        table = governed_table(binding.hw_table_hz, binding.domain.opp_hz[0], ceiling)
+        if not dry_run:
+            for f in binding.files:
+                tree.own(f.min_rel)
+                tree.own(f.max_rel)
+
+        def cur(f: LimitFiles) -> int:
+            return tree.read_int(f.cur_rel, ActuatorError) * f.scale_hz
+
+        return cls(binding.domain.name, binding.files, table, io, originals, cur)
+
+    # -- FrequencyActuator ------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def table_hz(self) -> tuple[int, ...]:
+        return self._table
+
+    @property
+    def cap_hz(self) -> int:
+        return self._cap
+
+    def apply(self, cap_hz: int) -> int:
+        if cap_hz not in self._table:
+            opps = ", ".join(f"{f / 1e6:g}" for f in self._table)
+            raise ActuatorError(f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}")
+        for f in self.files:
+            raw = cap_hz // f.scale_hz
+            orig_min = self._orig[f.label][0]
+            set_window(self.io, f, min(orig_min, raw), raw)
+        self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
+        return self._cap
+
+    def effective_hz(self) -> int | None:
+        try:
+            return max(self._read_cur(f) for f in self.files)
+        except ActuatorError:
+            return None
+
+    def restore(self) -> None:
+        """Put back every captured window; try all files before reporting a failure."""
+        errors = []
+        for f in self.files:
+            lo, hi = self._orig[f.label]
+            try:
+                set_window(self.io, f, lo, hi, force=True)
+            except ActuatorError as e:
+                errors.append(str(e))
+        if errors:
+            raise ActuatorError("; ".join(errors))
+
+    # -- for the journal --------------------------------------------------------------------
+    def originals(self) -> list[tuple[LimitFiles, int, int]]:
+        return [(f, *self._orig[f.label]) for f in self.files]

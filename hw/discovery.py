@@ -1,0 +1,314 @@
+"""What the board has: thermal zones, hwmon chips, power supplies, cpufreq policies, devfreq.
+
+Discovery reads only *structure* (names, types, OPP tables, file locations), never values that
+change: temperatures and limits are read live by the sensors, actuators and ``doctor``, so a
+tree rewritten by an emulator is seen as it is now.  Units are converted here, at the
+boundary: trips from m°C, cpufreq tables from kHz, devfreq tables stay in Hz.
+
+A broken entry (unreadable ``type``, garbage OPP list) does not abort discovery: it is kept
+with its error message so ``doctor`` can show it and the mapping step can refuse to govern a
+device it needs with a one-line reason naming the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError
+
+THERMAL = "sys/class/thermal"
+HWMON = "sys/class/hwmon"
+POWER_SUPPLY = "sys/class/power_supply"
+CPUFREQ = "sys/devices/system/cpu/cpufreq"
+DEVFREQ = "sys/class/devfreq"
+DT_BASES = ("proc/device-tree", "sys/firmware/devicetree/base")
+
+# jtop (jetson_stats jtop/core/gpu.py) recognises the Tegra iGPU by its device-tree node name.
+GPU_OF_NODES = frozenset({"gv11b", "gp10b", "ga10b", "gb10b"})
+
+
+@dataclass(frozen=True, slots=True)
+class TripPoint:
+    index: int
+    type: str
+    temp_c: float | None
+    hyst_c: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ThermalZone:
+    name: str  # thermal_zone0
+    rel: str  # root-relative directory
+    type: str  # zone type, e.g. CPU-therm (JetPack 5) or cpu-thermal (JetPack 6, RPi)
+    trips: tuple[TripPoint, ...] = ()
+
+    @property
+    def temp_rel(self) -> str:
+        return f"{self.rel}/temp"
+
+
+@dataclass(frozen=True, slots=True)
+class PowerRail:
+    """One INA3221-style channel: a labelled voltage with its current (or a power input)."""
+
+    label: str
+    hwmon: str  # hwmon name, e.g. hwmon2
+    volt_rel: str | None  # inN_input, mV
+    curr_rel: str | None  # currN_input, mA
+    power_rel: str | None = None  # powerN_input, µW (preferred when present)
+
+
+@dataclass(frozen=True, slots=True)
+class Hwmon:
+    name: str  # hwmon0
+    rel: str
+    chip: str  # contents of `name`
+    temp_inputs: tuple[str, ...] = ()  # root-relative temp*_input files, m°C
+    rails: tuple[PowerRail, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Supply:
+    name: str  # BAT0
+    rel: str
+    type: str  # Battery, Mains, USB ...
+    has_temp: bool
+
+    @property
+    def temp_rel(self) -> str:
+        return f"{self.rel}/temp"
+
+
+@dataclass(frozen=True, slots=True)
+class CpufreqPolicy:
+    name: str  # policy0
+    rel: str
+    related_cpus: tuple[int, ...]
+    table_hz: tuple[int, ...]  # ascending; empty when the table could not be read
+    table_source: str  # scaling_available_frequencies | cpuinfo_min/max
+    error: str = ""
+
+    @property
+    def min_rel(self) -> str:
+        return f"{self.rel}/scaling_min_freq"
+
+    @property
+    def max_rel(self) -> str:
+        return f"{self.rel}/scaling_max_freq"
+
+    @property
+    def cur_rel(self) -> str:
+        return f"{self.rel}/scaling_cur_freq"
+
+
+@dataclass(frozen=True, slots=True)
+class DevfreqDevice:
+    name: str  # 17000000.ga10b
+    rel: str  # the class/devfreq entry (a symlink into /sys/devices on real boards)
+    of_node: str  # device/of_node/name, "" if absent
+    table_hz: tuple[int, ...]
+    error: str = ""
+
+    @property
+    def is_gpu(self) -> bool:
+        node = self.of_node.lower()
+        return node in GPU_OF_NODES or "gpu" in node or "gpu" in self.name.lower()
+
+    @property
+    def min_rel(self) -> str:
+        return f"{self.rel}/min_freq"
+
+    @property
+    def max_rel(self) -> str:
+        return f"{self.rel}/max_freq"
+
+    @property
+    def cur_rel(self) -> str:
+        return f"{self.rel}/cur_freq"
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    model: str  # device-tree model, "" when unknown
+    compatible: tuple[str, ...]
+    zones: tuple[ThermalZone, ...]
+    hwmons: tuple[Hwmon, ...]
+    supplies: tuple[Supply, ...]
+    policies: tuple[CpufreqPolicy, ...]
+    devfreqs: tuple[DevfreqDevice, ...]
+    problems: tuple[str, ...] = field(default=())
+
+
+def _mc(tree: SysfsTree, rel: str) -> float | None:
+    try:
+        return tree.read_int(rel) / 1000.0
+    except SensorError:
+        return None
+
+
+def read_model(tree: SysfsTree) -> tuple[str, tuple[str, ...]]:
+    """Device-tree ``model`` and ``compatible`` (NUL-terminated/-separated strings)."""
+    for base in DT_BASES:
+        if not tree.exists(f"{base}/model"):
+            continue
+        try:
+            model = tree.read_text(f"{base}/model")
+        except SensorError:
+            model = ""
+        compat: tuple[str, ...] = ()
+        if tree.exists(f"{base}/compatible"):
+            try:
+                raw = tree.read_bytes(f"{base}/compatible")
+                compat = tuple(s for s in raw.decode("utf-8", "replace").split("\x00") if s.strip())
+            except SensorError:
+                pass
+        return model, compat
+    return "", ()
+
+
+def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
+    out = []
+    for name in tree.listdir(THERMAL, r"thermal_zone\d+"):
+        rel = f"{THERMAL}/{name}"
+        try:
+            ztype = tree.read_text(f"{rel}/type")
+        except SensorError as e:
+            problems.append(str(e))
+            continue
+        trips = []
+        k = 0
+        while tree.exists(f"{rel}/trip_point_{k}_temp"):
+            try:
+                ttype = tree.read_text(f"{rel}/trip_point_{k}_type")
+            except SensorError:
+                ttype = "unknown"
+            hyst = _mc(tree, f"{rel}/trip_point_{k}_hyst") if tree.exists(f"{rel}/trip_point_{k}_hyst") else None
+            trips.append(TripPoint(k, ttype, _mc(tree, f"{rel}/trip_point_{k}_temp"), hyst))
+            k += 1
+        out.append(ThermalZone(name, rel, ztype, tuple(trips)))
+    return out
+
+
+def _rails(tree: SysfsTree, name: str, rel: str) -> list[PowerRail]:
+    """INA3221 channels: ``inN_label`` names a rail, ``inN_input`` mV, ``currN_input`` mA."""
+    rails = []
+    for lab in tree.listdir(rel, r"in\d+_label"):
+        n = lab[2:-6]
+        try:
+            label = tree.read_text(f"{rel}/{lab}")
+        except SensorError:
+            continue
+        if not label or label in {"NC", "sum of shunt voltages"}:
+            continue
+        volt = f"{rel}/in{n}_input"
+        curr = f"{rel}/curr{n}_input"
+        power = f"{rel}/power{n}_input"
+        rails.append(
+            PowerRail(
+                label,
+                name,
+                volt if tree.exists(volt) else None,
+                curr if tree.exists(curr) else None,
+                power if tree.exists(power) else None,
+            )
+        )
+    return rails
+
+
+def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
+    out = []
+    for name in tree.listdir(HWMON, r"hwmon\d+"):
+        rel = f"{HWMON}/{name}"
+        try:
+            chip = tree.read_text(f"{rel}/name")
+        except SensorError as e:
+            problems.append(str(e))
+            continue
+        temps = tuple(f"{rel}/{t}" for t in tree.listdir(rel, r"temp\d+_input"))
+        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel))))
+    return out
+
+
+def _supplies(tree: SysfsTree, problems: list[str]) -> list[Supply]:
+    out = []
+    for name in tree.listdir(POWER_SUPPLY):
+        rel = f"{POWER_SUPPLY}/{name}"
+        try:
+            stype = tree.read_text(f"{rel}/type")
+        except SensorError as e:
+            problems.append(str(e))
+            continue
+        out.append(Supply(name, rel, stype, tree.exists(f"{rel}/temp")))
+    return out
+
+
+def _cpus(text: str) -> tuple[int, ...]:
+    cpus: list[int] = []
+    for tok in text.replace(",", " ").split():
+        a, _, b = tok.partition("-")
+        if a.isdigit() and (not b or b.isdigit()):
+            cpus.extend(range(int(a), int(b or a) + 1))
+    return tuple(cpus)
+
+
+def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
+    out = []
+    for name in tree.listdir(CPUFREQ, r"policy\d+"):
+        rel = f"{CPUFREQ}/{name}"
+        try:
+            related = _cpus(tree.read_text(f"{rel}/related_cpus"))
+        except SensorError:
+            related = ()
+        try:
+            if tree.exists(f"{rel}/scaling_available_frequencies"):
+                khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
+                source = "scaling_available_frequencies"
+            else:
+                khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
+                source = "cpuinfo_min/max"
+            table = tuple(sorted({k * 1000 for k in khz if k > 0}))
+            if not table:
+                raise SensorError(f"{tree.show(rel)}: no positive frequency in the OPP table; check the driver")
+            out.append(CpufreqPolicy(name, rel, related, table, source))
+        except SensorError as e:
+            out.append(CpufreqPolicy(name, rel, related, (), "", str(e)))
+    return out
+
+
+def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:
+    out = []
+    for name in tree.listdir(DEVFREQ):
+        rel = f"{DEVFREQ}/{name}"
+        of_node = ""
+        node_rel = f"{rel}/device/of_node/name"
+        if tree.exists(node_rel):
+            try:
+                of_node = tree.read_text(node_rel)
+            except SensorError:
+                of_node = ""
+        try:
+            hz = tree.read_ints(f"{rel}/available_frequencies")
+            table = tuple(sorted({h for h in hz if h > 0}))
+            if not table:
+                raise SensorError(f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver")
+            out.append(DevfreqDevice(name, rel, of_node, table))
+        except SensorError as e:
+            out.append(DevfreqDevice(name, rel, of_node, (), str(e)))
+    return out
+
+
+def discover(tree: SysfsTree) -> Inventory:
+    """Scan the tree once.  Cheap enough to run at every daemon start and in ``doctor``."""
+    problems: list[str] = []
+    model, compat = read_model(tree)
+    return Inventory(
+        model=model,
+        compatible=compat,
+        zones=tuple(_zones(tree, problems)),
+        hwmons=tuple(_hwmons(tree, problems)),
+        supplies=tuple(_supplies(tree, problems)),
+        policies=tuple(_policies(tree)),
+        devfreqs=tuple(_devfreqs(tree)),
+        problems=tuple(problems),
+    )

@@ -1,0 +1,159 @@
+"""``thermogov doctor``: what this board has, what the profile maps to, and what is missing.
+
+Read-only by construction: it never owns an attribute, so the tree cannot be written.  Every
+value is read live and a read error is printed in place of the value (that is the point of a
+doctor), never turned into a number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+
+from thermogov.config import Config
+from thermogov.hw.devices import to_celsius
+from thermogov.hw.discovery import Inventory, discover
+from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, renormalised_weights
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.hw.telemetry import read_rail_w
+from thermogov.interfaces import ConfigError, SensorError
+
+
+def _mhz(hz: float) -> str:
+    return f"{hz / 1e6:g}"
+
+
+def _table(table_hz: tuple[int, ...]) -> str:
+    return " ".join(_mhz(f) for f in table_hz) + " MHz" if table_hz else "(none)"
+
+
+def _live(fn: Callable[[], str]) -> str:
+    try:
+        return fn()
+    except SensorError as e:
+        return f"ERROR {e}"
+
+
+def _temp(tree: SysfsTree, rel: str, divisor: float) -> str:
+    return _live(lambda: f"{to_celsius(tree.read_int(rel), divisor, tree.show(rel)):.1f} °C")
+
+
+def _text(tree: SysfsTree, rel: str) -> str:
+    return tree.read_text(rel) if tree.exists(rel) else "?"
+
+
+def _hz(tree: SysfsTree, rel: str, scale: int) -> str:
+    return _live(lambda: _mhz(tree.read_int(rel) * scale)) if tree.exists(rel) else "?"
+
+
+def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
+    out = ["thermal zones:"]
+    for z in inv.zones:
+        trips = ", ".join(
+            f"{t.type} {t.temp_c:g}" if t.temp_c is not None else f"{t.type} ?" for t in z.trips
+        )
+        out.append(f"  {z.name:<15} {z.type:<18} {_temp(tree, z.temp_rel, 1000.0)}"
+                   + (f"   trips (°C): {trips}" if trips else ""))
+    if not inv.zones:
+        out.append("  (none)")
+    out.append("hwmon:")
+    for h in inv.hwmons:
+        temps = ", ".join(_temp(tree, t, 1000.0) for t in h.temp_inputs)
+        out.append(f"  {h.name:<15} {h.chip:<18} {temps or '(no temperature inputs)'}")
+        for r in h.rails:
+            out.append(f"    rail {r.label:<16} " + _live(lambda r=r: f"{read_rail_w(tree, r):.3f} W"))
+    if not inv.hwmons:
+        out.append("  (none)")
+    out.append("power supplies:")
+    for s in inv.supplies:
+        line = f"  {s.name:<15} {s.type:<18}"
+        if s.type.lower() == "battery":
+            temp = _temp(tree, s.temp_rel, 10.0) if s.has_temp else "no temp attribute"
+            cap = _live(lambda s=s: _text(tree, f"{s.rel}/capacity"))
+            status = _live(lambda s=s: _text(tree, f"{s.rel}/status"))
+            line += f" {temp}, capacity {cap} %, {status}"
+        out.append(line)
+    if not inv.supplies:
+        out.append("  (none)")
+    out.append("cpufreq policies:")
+    for p in inv.policies:
+        if p.error:
+            out.append(f"  {p.name:<15} ERROR {p.error}")
+            continue
+        gov = _live(lambda p=p: _text(tree, f"{p.rel}/scaling_governor"))
+        cpus = ",".join(str(c) for c in p.related_cpus) or "?"
+        out.append(
+            f"  {p.name:<15} cpus {cpus}  governor {gov}  limits {_hz(tree, p.min_rel, 1000)}.."
+            f"{_hz(tree, p.max_rel, 1000)} MHz  cur {_hz(tree, p.cur_rel, 1000)} MHz"
+        )
+        out.append(f"    OPPs ({p.table_source}): {_table(p.table_hz)}")
+    if not inv.policies:
+        out.append("  (none)")
+    out.append("devfreq devices:")
+    for d in inv.devfreqs:
+        kind = "GPU" if d.is_gpu else "other"
+        if d.error:
+            out.append(f"  {d.name:<15} ERROR {d.error}")
+            continue
+        gov = _live(lambda d=d: _text(tree, f"{d.rel}/governor"))
+        out.append(
+            f"  {d.name:<15} of_node {d.of_node or '?'} ({kind})  governor {gov}  limits "
+            f"{_hz(tree, d.min_rel, 1)}..{_hz(tree, d.max_rel, 1)} MHz  cur {_hz(tree, d.cur_rel, 1)} MHz"
+        )
+        out.append(f"    OPPs: {_table(d.table_hz)}")
+    if not inv.devfreqs:
+        out.append("  (none)")
+    return out
+
+
+def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config) -> list[str]:
+    out = [f"mapping of profile {bmap.board.name}:"]
+    bound = {b.sensor.name: b for b in bmap.sensors}
+    for s in bmap.board.sensors:
+        b = bound.get(s.name)
+        if b is None:
+            out.append(f"  sensor {s.name:<8} MISSING: {bmap.missing_sensors[s.name]}")
+        else:
+            out.append(f"  sensor {s.name:<8} -> {b.source:<28} {_temp(tree, b.rel, b.divisor)}")
+    for d in bmap.board.domains:
+        db = next((x for x in bmap.domains if x.domain.name == d.name), None)
+        if db is None:
+            out.append(f"  domain {d.name:<8} MISSING: {bmap.missing_domains[d.name]}")
+            continue
+        ceilings = []
+        for f in db.files:
+            with contextlib.suppress(SensorError):
+                ceilings.append(tree.read_int(f.max_rel) * f.scale_hz)
+        caps = governed_table(db.hw_table_hz, d.opp_hz[0], max(ceilings) if ceilings else None)
+        out.append(f"  domain {d.name:<8} -> {db.source}; caps thermogov may set: {_table(caps)}")
+    try:
+        specs = config.sensor_specs(bmap.board)
+    except ConfigError as e:  # a bad [sensors] override: show it, the rest is still useful
+        out.append(f"fusion: cannot resolve sensors from the config ({e})")
+        return out
+    full = ", ".join(f"{s.name} {s.weight:g}" for s in specs)
+    now = renormalised_weights(specs, bound)
+    missing = [s.name for s in specs if s.name not in bound]
+    if missing:
+        after = ", ".join(f"{k} {v:.3f}" for k, v in now.items()) or "none: nothing to govern on"
+        out.append(f"fusion weights: {full} -> without {', '.join(missing)}: {after}")
+    else:
+        out.append(f"fusion weights: {full} (all sensors present)")
+    if bmap.power is not None:
+        out.append(f"board power: rail {bmap.power.label} on {bmap.power.hwmon}")
+    else:
+        out.append("board power: no VDD_IN/POM_5V_IN rail found; power_w will be empty")
+    return out
+
+
+def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None) -> list[str]:
+    inv = discover(tree)
+    lines = [f"sysfs root: {tree.root}", f"board model: {inv.model or '(no device-tree model)'}"]
+    board, reason = choose_board(board_opt, config, inv)
+    lines.append(f"profile: {board.name} ({reason})")
+    lines.extend(_inventory_lines(tree, inv))
+    lines.extend(_mapping_lines(tree, map_board(inv, board), config))
+    if inv.problems:
+        lines.append("problems:")
+        lines.extend(f"  {p}" for p in inv.problems)
+    return lines

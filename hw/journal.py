@@ -1,0 +1,220 @@
+"""Crash safety: a single-instance lock and a journal of the limits thermogov changes.
+
+Before the daemon's first write, the original value of every attribute it owns is written to
+``<state-dir>/journal.json`` and fsynced (file and directory), so even ``kill -9`` or a power
+cut mid-run leaves a record of what to put back.  ``restore`` (the systemd ``ExecStopPost``,
+``thermogov restore``, and every daemon start) writes those values back in a valid order and
+only then deletes the journal; a partial restore keeps it so the next attempt can finish.
+
+The lock is an ``flock`` on ``/run/thermogov.lock`` (path injectable): the kernel drops it
+when the holder dies, however it dies, so a journal found while we hold the lock belongs to a
+dead process.  The pid recorded in both files is for the messages.  A journal from an earlier
+boot (``boot_id`` differs) is discarded without writing: the reboot already reset the limits,
+and writing stale values could undo an nvpmodel mode chosen since.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.hw.limits import LimitFiles, TreeIO, set_window
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, SensorError, ThermogovError
+
+DEFAULT_STATE_DIR = Path("/var/lib/thermogov")
+DEFAULT_LOCK_FILE = Path("/run/thermogov.lock")
+JOURNAL_NAME = "journal.json"
+BOOT_ID = "proc/sys/kernel/random/boot_id"
+FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEntry:
+    """One limit window as it was before thermogov touched it (file units)."""
+
+    domain: str
+    label: str
+    min_rel: str
+    max_rel: str
+    scale_hz: int
+    min: int
+    max: int
+
+    def files(self) -> LimitFiles:
+        return LimitFiles(self.label, self.min_rel, self.max_rel, "", self.scale_hz)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalData:
+    pid: int
+    boot_id: str
+    sysfs_root: str
+    created: float
+    entries: tuple[JournalEntry, ...]
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def read_boot_id(tree: SysfsTree) -> str:
+    try:
+        return tree.read_text(BOOT_ID) if tree.exists(BOOT_ID) else ""
+    except SensorError:
+        return ""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Journal:
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / JOURNAL_NAME
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def write(self, data: JournalData) -> None:
+        """Atomically (tmp + rename) and durably (fsync file and directory)."""
+        body: dict[str, Any] = {"format": FORMAT, **asdict(data)}
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = self.path.with_name(JOURNAL_NAME + ".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(fd, (json.dumps(body, indent=1) + "\n").encode())
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+            _fsync_dir(self.state_dir)
+        except OSError as e:
+            raise ThermogovError(
+                f"{self.path}: cannot write the restore journal ({e.strerror}); "
+                "fix --state-dir (nothing was changed)"
+            ) from e
+
+    def load(self) -> JournalData | None:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise ThermogovError(f"{self.path}: cannot read the journal ({e.strerror}); check --state-dir") from e
+        try:
+            body = json.loads(text)
+            entries = tuple(JournalEntry(**e) for e in body["entries"])
+            return JournalData(int(body["pid"]), str(body["boot_id"]), str(body["sysfs_root"]),
+                               float(body["created"]), entries)
+        except (ValueError, KeyError, TypeError) as e:
+            raise ThermogovError(
+                f"{self.path}: corrupt journal ({e}); write its values back by hand, then delete it"
+            ) from e
+
+    def delete(self) -> None:
+        try:
+            self.path.unlink()
+            _fsync_dir(self.state_dir)
+        except FileNotFoundError:
+            pass
+
+
+def new_journal_data(tree: SysfsTree, entries: list[JournalEntry]) -> JournalData:
+    return JournalData(os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries))
+
+
+def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
+    """Write every journaled window back (both limits, valid order); returns the failures."""
+    errors = []
+    io = TreeIO(tree)
+    for e in entries:
+        try:
+            tree.own(e.min_rel)
+            tree.own(e.max_rel)
+            set_window(io, e.files(), e.min, e.max, force=True)
+        except ActuatorError as err:
+            errors.append(str(err))
+    return errors
+
+
+def recover(tree: SysfsTree, journal: Journal) -> str | None:
+    """Restore a journal left behind; a message saying what was done, None if there was none.
+
+    The caller holds the instance lock, so the journal's writer is gone whatever its pid says.
+    """
+    data = journal.load()
+    if data is None:
+        return None
+    if os.path.realpath(data.sysfs_root) != os.path.realpath(tree.root):
+        raise ThermogovError(
+            f"{journal.path}: journal was written for sysfs root {data.sysfs_root}, not {tree.root}; "
+            f"pass --sysfs-root {data.sysfs_root}"
+        )
+    now_boot = read_boot_id(tree)
+    if data.boot_id and now_boot and data.boot_id != now_boot:
+        journal.delete()
+        return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
+    errors = restore_entries(tree, data.entries)
+    if errors:
+        raise ActuatorError(f"restore incomplete, journal kept at {journal.path}: " + "; ".join(errors))
+    journal.delete()
+    state = "still alive" if pid_alive(data.pid) and data.pid != os.getpid() else "not running"
+    return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} ({state})"
+
+
+class InstanceLock:
+    """``flock`` on a lock file; the kernel releases it when the holder dies."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as e:
+            raise ThermogovError(f"{self.path}: cannot create the lock file ({e.strerror}); fix --lock-file") from e
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise ThermogovError(
+                f"{self.path}: another thermogov (pid {holder}) is running; stop it first "
+                "(systemctl stop thermogov)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> InstanceLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

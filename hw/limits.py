@@ -1,0 +1,107 @@
+"""Frequency-limit files and the one valid order for writing a [min, max] window.
+
+Kernels disagree about ``min > max`` (linux-thermal.md §1.3/§1.4):
+
+* before 5.4, cpufreq (and old devfreq) return ``EINVAL`` when a new min is above the current
+  max or a new max is below the current min;
+* from 5.4 both are QoS requests and the kernel clamps silently (effective
+  ``min = clamp(min, cpuinfo_min, max)``), so no order is ever refused.
+
+One order is valid on both.  Going from (min0, max0) to (min1, max1) with min1 <= max1:
+if ``min1 <= max0`` write min first (it cannot exceed the current max), then max (it cannot
+be below the min just written); otherwise write max first (``max1 >= min1 > max0 >= min0``),
+then min.  So *lowering* a window writes min before max, *raising* writes max before min.
+(The reference's summary "max before min when lowering" has it backwards for pre-5.4
+kernels: lowering max first below the current min is exactly the EINVAL case.)
+
+Writers go through :class:`LimitIO` so the daemon and a dry run share this logic: a dry run
+records the writes it would make and answers later reads from that record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError
+
+
+@dataclass(frozen=True, slots=True)
+class LimitFiles:
+    """The limit attributes of one cpufreq policy or devfreq device."""
+
+    label: str  # policy0, 17000000.ga10b
+    min_rel: str
+    max_rel: str
+    cur_rel: str  # effective clock: scaling_cur_freq / cur_freq
+    scale_hz: int  # Hz per file unit: 1000 for cpufreq (kHz), 1 for devfreq (Hz)
+
+    @property
+    def unit(self) -> str:
+        return "kHz" if self.scale_hz == 1000 else "Hz"
+
+
+class LimitIO(Protocol):
+    """Read and write whole-number limit attributes (file units, not Hz)."""
+
+    def read_int(self, rel: str) -> int: ...
+
+    def write_int(self, rel: str, value: int) -> None: ...
+
+
+class TreeIO:
+    """Real writes through the tree (only owned attributes); read errors become ActuatorError."""
+
+    def __init__(self, tree: SysfsTree) -> None:
+        self.tree = tree
+
+    def read_int(self, rel: str) -> int:
+        return self.tree.read_int(rel, ActuatorError)
+
+    def write_int(self, rel: str, value: int) -> None:
+        self.tree.write_int(rel, value)
+
+
+class DryRunIO:
+    """Writes nothing: records each would-be write and answers reads from the record."""
+
+    def __init__(self, tree: SysfsTree) -> None:
+        self.tree = tree
+        self._overlay: dict[str, int] = {}
+        self._pending: list[str] = []
+
+    def read_int(self, rel: str) -> int:
+        if rel in self._overlay:
+            return self._overlay[rel]
+        return self.tree.read_int(rel, ActuatorError)
+
+    def write_int(self, rel: str, value: int) -> None:
+        self._overlay[rel] = int(value)
+        self._pending.append(f"{self.tree.show(rel)}={int(value)}")
+
+    def drain(self) -> list[str]:
+        """The writes recorded since the last drain, in the order they would have happened."""
+        out, self._pending = self._pending, []
+        return out
+
+
+def window_writes(cur_min: int, cur_max: int, new_min: int, new_max: int, force: bool) -> list[tuple[str, int]]:
+    """The ordered writes ("min"/"max", value) taking the window to [new_min, new_max].
+
+    Unchanged values are skipped unless ``force`` (restore writes both: a read-back equal to
+    the original may hide a different request, e.g. while a kernel trip clamps the max).
+    """
+    new_min = min(new_min, new_max)
+    order = ("min", "max") if new_min <= cur_max else ("max", "min")
+    want = {"min": new_min, "max": new_max}
+    have = {"min": cur_min, "max": cur_max}
+    return [(k, want[k]) for k in order if force or want[k] != have[k]]
+
+
+def set_window(io: LimitIO, files: LimitFiles, new_min: int, new_max: int, *, force: bool = False) -> None:
+    """Write a window in file units in the order valid on every kernel (see module doc)."""
+    cur_min = io.read_int(files.min_rel)
+    cur_max = io.read_int(files.max_rel)
+    for which, value in window_writes(cur_min, cur_max, new_min, new_max, force):
+        io.write_int(files.min_rel if which == "min" else files.max_rel, value)

@@ -1,0 +1,229 @@
+"""Which board this is, and which of its kernel devices each profile sensor and domain is.
+
+Board profiles name their sensors by zone type / hwmon chip / supply name and their domains
+by cpufreq policy / devfreq device-tree node (``sysfs_names``).  Names drift between releases
+(JetPack 5 ``CPU-therm`` vs JetPack 6 ``cpu-thermal``), so a name matches case-insensitively,
+exactly first and else on the part before the first ``-``/``_`` (what jtop does).  Whatever
+does not match is reported as missing with the reason, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from thermogov.board import (
+    BoardProfile,
+    DomainProfile,
+    SensorProfile,
+    builtin_board_names,
+    load_board,
+    load_board_file,
+)
+from thermogov.config import Config
+from thermogov.fusion import SensorSpec
+from thermogov.hw.discovery import CpufreqPolicy, DevfreqDevice, Inventory, PowerRail
+from thermogov.hw.limits import LimitFiles
+
+# Board input rails (total power): Orin Nano/NX and Xavier NX call it VDD_IN, Nano POM_5V_IN.
+TOTAL_POWER_RAILS = ("VDD_IN", "POM_5V_IN")
+
+T = TypeVar("T")
+
+
+def _stem(name: str) -> str:
+    return re.split(r"[-_]", name.strip().lower(), maxsplit=1)[0]
+
+
+def name_match(wanted: str, actual: str) -> int:
+    """2 = same name (any case), 1 = same stem before '-'/'_' (``cpu-thermal`` ~ ``CPU-therm``), 0 = no."""
+    if wanted.strip().lower() == actual.strip().lower():
+        return 2
+    return 1 if _stem(wanted) and _stem(wanted) == _stem(actual) else 0
+
+
+def best_match(wanted: Sequence[str], candidates: Iterable[tuple[str, T]]) -> T | None:
+    """The first candidate with the best match level against any wanted name."""
+    best: T | None = None
+    level = 0
+    for actual, item in candidates:
+        lv = max((name_match(w, actual) for w in wanted), default=0)
+        if lv > level:
+            best, level = item, lv
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class SensorBinding:
+    sensor: SensorProfile
+    rel: str  # the value file
+    divisor: float  # file units per °C: 1000 (m°C) or 10 (power_supply 0.1 °C)
+    source: str  # human description, e.g. "thermal_zone0 (CPU-therm)"
+
+
+@dataclass(frozen=True, slots=True)
+class DomainBinding:
+    domain: DomainProfile
+    files: tuple[LimitFiles, ...]
+    hw_table_hz: tuple[int, ...]  # OPPs every member offers (intersection)
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoardMap:
+    board: BoardProfile
+    sensors: tuple[SensorBinding, ...]
+    domains: tuple[DomainBinding, ...]
+    missing_sensors: dict[str, str] = field(default_factory=dict)
+    missing_domains: dict[str, str] = field(default_factory=dict)
+    power: PowerRail | None = None
+
+
+# -- board -------------------------------------------------------------------------------------
+def detect_board(model: str, compatible: Sequence[str], profiles: Sequence[BoardProfile]) -> tuple[BoardProfile | None, str]:
+    """The profile whose ``dt_models`` entry occurs in the DT model/compatible; longest wins.
+
+    Longest wins because "Raspberry Pi 4" is a substring of "Raspberry Pi 400 Rev 1.0".
+    """
+    hay = [h.lower() for h in (model, *compatible) if h]
+    best: tuple[BoardProfile | None, str] = (None, "")
+    for p in profiles:
+        for pat in p.dt_models:
+            if pat and any(pat.lower() in h for h in hay) and len(pat) > len(best[1]):
+                best = (p, pat)
+    return best
+
+
+def builtin_profiles() -> list[BoardProfile]:
+    return [load_board(n) for n in builtin_board_names()]
+
+
+def choose_board(board_opt: str | None, config: Config, inv: Inventory) -> tuple[BoardProfile, str]:
+    """``--board`` > the config's ``board_file`` > device-tree detection > the config's board."""
+    if board_opt:
+        if board_opt.endswith(".toml") or "/" in board_opt:
+            return load_board_file(Path(board_opt)), f"--board {board_opt}"
+        return load_board(board_opt), f"--board {board_opt}"
+    if config.board_file:
+        return config.load_board(), f"board_file {config.board_file}"
+    found, pat = detect_board(inv.model, inv.compatible, builtin_profiles())
+    if found is not None:
+        return found, f"device-tree model matches {pat!r}"
+    why = "no device-tree model" if not inv.model else f"device-tree model {inv.model!r} matches no profile"
+    return config.load_board(), f"{why}; using the config's board (pass --board to choose)"
+
+
+# -- sensors -----------------------------------------------------------------------------------
+def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
+    if s.kind == "thermal_zone":
+        if not s.sysfs_names:
+            return "profile lists no sysfs_names for this zone"
+        z = best_match(s.sysfs_names, ((z.type, z) for z in inv.zones))
+        if z is None:
+            types = ", ".join(z.type for z in inv.zones) or "none"
+            return f"no thermal zone named {'/'.join(s.sysfs_names)} (zones: {types})"
+        return SensorBinding(s, z.temp_rel, 1000.0, f"{z.name} ({z.type})")
+    if s.kind == "hwmon":
+        h = best_match(s.sysfs_names, ((h.chip, h) for h in inv.hwmons if h.temp_inputs))
+        if h is None:
+            return f"no hwmon chip named {'/'.join(s.sysfs_names) or '?'} with a temp*_input"
+        return SensorBinding(s, h.temp_inputs[0], 1000.0, f"{h.name} ({h.chip})")
+    batteries = [p for p in inv.supplies if p.type.lower() == "battery"]
+    if s.sysfs_names:
+        batteries = [p for p in batteries if any(name_match(w, p.name) for w in s.sysfs_names)]
+    if not batteries:
+        return "no power_supply of type Battery"
+    with_temp = [p for p in batteries if p.has_temp]
+    if not with_temp:
+        return f"battery {batteries[0].name} reports no temp attribute"
+    b = with_temp[0]
+    return SensorBinding(s, b.temp_rel, 10.0, f"{b.name} (power_supply)")
+
+
+# -- domains -----------------------------------------------------------------------------------
+def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
+    wanted = {n.lower() for n in d.sysfs_names}
+    pols: list[CpufreqPolicy] = [p for p in inv.policies if not wanted or p.name.lower() in wanted]
+    if not pols:
+        have = ", ".join(p.name for p in inv.policies) or "none"
+        return f"no cpufreq policy {'/'.join(d.sysfs_names) or '*'} (policies: {have})"
+    broken = [p for p in pols if p.error]
+    if broken:
+        return broken[0].error
+    common = set(pols[0].table_hz)
+    for p in pols[1:]:
+        common &= set(p.table_hz)
+    files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
+    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols))
+
+
+def _devfreq_names(dev: DevfreqDevice) -> list[str]:
+    names = [dev.name, dev.name.split(".", 1)[-1]]
+    if dev.of_node:
+        names.insert(0, dev.of_node)
+    return names
+
+
+def _bind_devfreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
+    if d.sysfs_names:
+        wanted = {n.lower() for n in d.sysfs_names}
+        devs = [x for x in inv.devfreqs if any(n.lower() in wanted for n in _devfreq_names(x))]
+    else:
+        devs = [x for x in inv.devfreqs if x.is_gpu]
+    if not devs:
+        have = ", ".join(f"{x.name} (of_node {x.of_node or '?'})" for x in inv.devfreqs) or "none"
+        return f"no devfreq device {'/'.join(d.sysfs_names) or 'GPU'} (devfreq: {have})"
+    dev = devs[0]
+    if dev.error:
+        return dev.error
+    files = (LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1),)
+    return DomainBinding(d, files, dev.table_hz, f"{dev.name} (of_node {dev.of_node or '?'})")
+
+
+def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
+    sensors, missing_s = [], {}
+    for s in board.sensors:
+        b = _bind_sensor(s, inv)
+        if isinstance(b, str):
+            missing_s[s.name] = b
+        else:
+            sensors.append(b)
+    domains, missing_d = [], {}
+    for d in board.domains:
+        db = _bind_cpufreq(d, inv) if d.kind == "cpufreq" else _bind_devfreq(d, inv)
+        if isinstance(db, str):
+            missing_d[d.name] = db
+        else:
+            domains.append(db)
+    power = None
+    for h in inv.hwmons:
+        for r in h.rails:
+            if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
+                power = power or r
+    return BoardMap(board, tuple(sensors), tuple(domains), missing_s, missing_d, power)
+
+
+def governed_table(hw_table_hz: Sequence[int], floor_hz: int, ceiling_hz: int | None) -> tuple[int, ...]:
+    """The caps thermogov may set: hardware OPPs from the profile's floor up to the limit in force.
+
+    The floor is the profile's lowest OPP: below it clocks are fake (a Pi 5 lists 1.0 GHz but
+    runs 1.5 GHz) or pointless.  The ceiling is the max found at start, so thermogov only ever
+    lowers what nvpmodel / jetson_clocks / the administrator allowed, never raises it.  If the
+    profile floor is above every OPP, the whole hardware table is used (doctor shows it).
+    """
+    top = ceiling_hz if ceiling_hz is not None else max(hw_table_hz, default=0)
+    table = tuple(f for f in hw_table_hz if floor_hz <= f <= top)
+    if not table:
+        table = tuple(f for f in hw_table_hz if f <= top) or tuple(hw_table_hz)
+    return table
+
+
+def renormalised_weights(specs: Sequence[SensorSpec], present: Iterable[str]) -> dict[str, float]:
+    """Fusion weights once the missing sensors drop out (what fusion does at every tick)."""
+    have = set(present)
+    used = [s for s in specs if s.name in have]
+    total = sum(s.weight for s in used)
+    return {s.name: (s.weight / total if total else 0.0) for s in used}

@@ -1,0 +1,225 @@
+"""The one door to the board's kernel files: every sysfs/procfs open goes through ``SysfsTree``.
+
+Why one class: the root is injected (``/`` on a board, a ``tmp_path`` in tests, a tree an
+emulator rewrites while the daemon runs), so nothing else may build a path or call ``open``.
+It also concentrates the three safety rules in one place:
+
+* a path that resolves (following symlinks) outside the root is refused, so a fake tree with
+  a stray absolute link can never make a test touch the real ``/sys``;
+* only attributes registered with :meth:`SysfsTree.own` can be written: the daemon owns the
+  frequency limits it journals, a dry run owns nothing, so a bug cannot write elsewhere;
+* every ``OSError`` becomes a ``SensorError`` (reads) or ``ActuatorError`` (writes) naming the
+  path and the errno (EIO, ENODATA, EBUSY, EACCES, EINVAL ...) with a hint how to fix it.
+
+Files are opened fresh on every call (no caching): a sensor value must be the kernel's value
+now, and an external process may rewrite a fake tree's ``temp`` files at any time (even by
+renaming a new file over the old one).  Reads use ``O_NONBLOCK`` so a FIFO planted in a tree
+reads as empty instead of blocking the control loop; writes refuse anything but a regular file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+
+from thermogov.interfaces import ActuatorError, SensorError
+
+_MAX_ATTR_BYTES = 65536  # sysfs attributes are at most one page; procfs model strings are short
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+
+_HINTS = {
+    errno.EIO: "the driver failed to talk to the hardware; the sensor may be offline",
+    errno.ENODATA: "the driver has no value yet (sensor not ready or offline)",
+    errno.EBUSY: "the device is busy or the cpufreq policy is inactive (CPU offline?)",
+    errno.EACCES: "permission denied: run as root, or the devfreq governor forbids changing limits",
+    errno.EPERM: "operation not permitted: run as root",
+    errno.EINVAL: "the kernel rejected the value (pre-5.4 kernels refuse min > max)",
+    errno.ENOENT: "the attribute does not exist on this kernel/board; run `thermogov doctor`",
+    errno.EAGAIN: "the attribute would block; it is not a plain sysfs file",
+}
+
+
+def errno_name(code: int | None) -> str:
+    """``EIO`` for 5: messages name the errno the way kernel docs and strace do."""
+    if code is None:
+        return "E?"
+    return errno.errorcode.get(code, f"errno {code}")
+
+
+def natural_key(name: str) -> tuple[object, ...]:
+    """Sort ``thermal_zone2`` before ``thermal_zone10`` (the kernel's numbering order)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+class SysfsTree:
+    """A root-relative view of ``/sys`` and ``/proc`` with guarded reads and owned writes.
+
+    Paths passed in are relative to the root (``"sys/class/thermal"``); a leading ``/`` is
+    accepted and ignored so board paths can be pasted as they appear in documentation.
+    """
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._real_root = os.path.realpath(self.root)
+        self._owned: set[str] = set()
+        self._resolved: dict[str, str] = {}
+
+    # -- paths ------------------------------------------------------------------------------
+    def path(self, rel: str) -> Path:
+        """The path under the root, unresolved (for messages and listings)."""
+        return self.root / rel.lstrip("/")
+
+    def show(self, rel: str) -> str:
+        """How a path is named in messages: as the board sees it when the root is ``/``."""
+        return str(self.path(rel))
+
+    def _inside(self, real: str) -> bool:
+        base = self._real_root.rstrip(os.sep) + os.sep
+        return real == self._real_root or real.startswith(base)
+
+    def resolve(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> str:
+        """Real path of ``rel``; raises ``error`` if it escapes the root through a symlink.
+
+        The resolution is memoised per path: ``realpath`` costs ~60 µs on a deep tree (an
+        ``lstat`` per component), six times the read itself, and the link layout of ``/sys`` is
+        fixed by the kernel.  Values are never memoised: every read opens the file again.
+        """
+        real = self._resolved.get(rel)
+        if real is not None:
+            return real
+        p = self.path(rel)
+        real = os.path.realpath(p)
+        if not self._inside(real):
+            raise error(
+                f"{p}: resolves to {real}, outside the sysfs root {self.root}; "
+                "refusing to follow the symlink (fix the tree or --sysfs-root)"
+            )
+        self._resolved[rel] = real
+        return real
+
+    def relative(self, real: str) -> str:
+        """Root-relative form of a real path inside the root (for journals and reports)."""
+        return os.path.relpath(real, self._real_root)
+
+    # -- listing ----------------------------------------------------------------------------
+    def exists(self, rel: str) -> bool:
+        try:
+            return os.path.exists(self.resolve(rel))
+        except SensorError:
+            return False
+
+    def is_dir(self, rel: str) -> bool:
+        try:
+            return os.path.isdir(self.resolve(rel))
+        except SensorError:
+            return False
+
+    def listdir(self, rel: str, pattern: str = "") -> list[str]:
+        """Entry names of a directory in kernel order; ``pattern`` is a regex the name must match.
+
+        A missing directory lists as empty: a board without devfreq simply has no GPU domain.
+        """
+        try:
+            real = self.resolve(rel)
+            names = os.listdir(real)
+        except (OSError, SensorError):
+            return []
+        rx = re.compile(pattern) if pattern else None
+        return sorted((n for n in names if rx is None or rx.fullmatch(n)), key=natural_key)
+
+    # -- reads ------------------------------------------------------------------------------
+    def _read_bytes(self, real: str) -> bytes:
+        """Read one attribute.  Tests override this hook to inject EIO, ENODATA and friends.
+
+        ``O_NONBLOCK`` is what keeps a FIFO from blocking the loop (it reads as empty or
+        EAGAIN); a directory fails with EISDIR.  No ``fstat``: this runs ~40 times a second.
+        """
+        fd = os.open(real, _READ_FLAGS)
+        try:
+            return os.read(fd, _MAX_ATTR_BYTES)
+        finally:
+            os.close(fd)
+
+    def _read_error(
+        self, rel: str, e: OSError, error: type[SensorError] | type[ActuatorError]
+    ) -> SensorError | ActuatorError:
+        hint = _HINTS.get(e.errno or 0, "check the file")
+        return error(f"{self.path(rel)}: read failed ({errno_name(e.errno)}: {e.strerror}); {hint}")
+
+    def read_bytes(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> bytes:
+        real = self._resolved.get(rel) or self.resolve(rel, error)
+        try:
+            return self._read_bytes(real)
+        except OSError as e:
+            raise self._read_error(rel, e, error) from e
+
+    def read_text(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> str:
+        """The attribute as text, without trailing newline/NUL (device-tree strings end in NUL)."""
+        raw = self.read_bytes(rel, error)
+        return raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
+
+    def read_int(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> int:
+        """A whole number.  The fast path (``int`` on the raw bytes) is the daemon's hot path."""
+        raw = self.read_bytes(rel, error)
+        try:
+            return int(raw)
+        except ValueError:
+            pass
+        text = raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
+        if not text:
+            raise error(f"{self.path(rel)}: empty, expected a whole number; the driver gave no value")
+        try:
+            return int(text)
+        except ValueError:
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            raise error(f"{self.path(rel)}: {shown!r} is not a whole number; the driver gave no value") from None
+
+    def read_ints(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> list[int]:
+        """A space-separated list (``scaling_available_frequencies`` has a trailing space)."""
+        text = self.read_text(rel, error)
+        try:
+            values = [int(t) for t in text.split()]
+        except ValueError:
+            raise error(f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}") from None
+        if not values:
+            raise error(f"{self.path(rel)}: empty list; expected space-separated whole numbers")
+        return values
+
+    # -- writes -----------------------------------------------------------------------------
+    def own(self, rel: str) -> None:
+        """Register an attribute as writable by this process (it must already exist)."""
+        real = self.resolve(rel, ActuatorError)
+        if not os.path.isfile(real):
+            raise ActuatorError(f"{self.path(rel)}: no such attribute to own; run `thermogov doctor`")
+        self._owned.add(real)
+
+    def owned(self) -> frozenset[str]:
+        """Root-relative paths of the owned attributes (what a journal must cover)."""
+        return frozenset(self.relative(r) for r in self._owned)
+
+    def _write_bytes(self, real: str, data: bytes) -> None:
+        """Write one attribute.  Tests override this hook to model kernel write semantics."""
+        fd = os.open(real, os.O_WRONLY | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EIO, "not a regular file")
+            n = os.write(fd, data)
+            if n != len(data):
+                raise OSError(errno.EIO, f"short write ({n} of {len(data)} bytes)")
+        finally:
+            os.close(fd)
+
+    def write_int(self, rel: str, value: int) -> None:
+        """Write a whole number (with the newline ``echo`` would add) to an owned attribute."""
+        real = self.resolve(rel, ActuatorError)
+        if real not in self._owned:
+            raise ActuatorError(f"{self.path(rel)}: not an attribute thermogov owns; refusing to write")
+        try:
+            self._write_bytes(real, f"{int(value)}\n".encode())
+        except OSError as e:
+            name = errno_name(e.errno)
+            hint = _HINTS.get(e.errno or 0, "check the file")
+            raise ActuatorError(f"{self.path(rel)}: write of {value} failed ({name}: {e.strerror}); {hint}") from e

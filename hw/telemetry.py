@@ -1,0 +1,57 @@
+"""Board power and inference count for the trace: the hardware side of ``Telemetry``.
+
+Power comes from the board's INA3221 input rail (``VDD_IN`` on Orin Nano/NX and Xavier NX,
+``POM_5V_IN`` on Nano): ``powerN_input`` in µW when the driver offers it, else
+``inN_input`` mV × ``currN_input`` mA.  Boards without such a rail report ``None`` (unknown),
+never 0 W.  The governor asks for power twice per tick (policy input and trace row), so the
+value is read once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from thermogov.governor import Telemetry
+from thermogov.hw.discovery import PowerRail
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError
+
+
+def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
+    """Watts on one rail; raises SensorError when the chip gives no usable value."""
+    if rail.power_rel:
+        return tree.read_int(rail.power_rel) / 1e6
+    if rail.volt_rel and rail.curr_rel:
+        return tree.read_int(rail.volt_rel) * tree.read_int(rail.curr_rel) / 1e6
+    raise SensorError(f"rail {rail.label} on {rail.hwmon}: no power or voltage/current input")
+
+
+class HwTelemetry(Telemetry):
+    def __init__(
+        self,
+        tree: SysfsTree,
+        rail: PowerRail | None = None,
+        inferences: Callable[[], int | None] | None = None,
+    ) -> None:
+        self._tree = tree
+        self._rail = rail
+        self._inferences = inferences
+        self._power: float | None = None
+        self._power_read = False
+
+    def new_tick(self) -> None:
+        self._power_read = False
+
+    def power_w(self) -> float | None:
+        if self._rail is None:
+            return None
+        if not self._power_read:
+            self._power_read = True
+            try:
+                self._power = read_rail_w(self._tree, self._rail)
+            except SensorError:
+                self._power = None
+        return self._power
+
+    def inferences_total(self) -> int | None:
+        return None if self._inferences is None else self._inferences()

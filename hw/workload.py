@@ -1,0 +1,125 @@
+"""Inference workloads whose completions the trace counts (``inferences_total``).
+
+* ``builtin``: :mod:`thermogov.hw.infer`, a fixed seeded numpy network in a child process
+  that reports its running total of forward passes on stdout (numpy never enters the daemon).
+* ``cmd:"python infer.py"``: the user's program; one inference per stdout line, or per line
+  matching ``count_regex``.  The command is split with ``shlex`` and run without a shell.
+* no workload: throughput is *not measured* (``None``), which is different from zero.
+
+Both are plain child processes (``subprocess``, ``close_fds``): no fork of the daemon, so a
+child never inherits the instance lock or the daemon's signal handlers.  ``stop`` terminates
+the child on every exit path; a child outliving a ``kill -9`` daemon gets a broken pipe.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+import threading
+from typing import Protocol
+
+from thermogov.interfaces import ConfigError
+
+BUILTIN = "builtin"
+CMD_PREFIX = "cmd:"
+
+
+class Workload(Protocol):
+    label: str
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def inferences_total(self) -> int: ...
+
+
+class ProcessWorkload:
+    """A child whose stdout tells how many inferences completed.
+
+    ``cumulative``: each line is the running total (the builtin child).  Otherwise each line,
+    or each line matching ``count_regex``, is one inference.
+    """
+
+    def __init__(self, argv: list[str], label: str, *, cumulative: bool = False, count_regex: str | None = None):
+        self.argv = argv
+        self.label = label
+        self._cumulative = cumulative
+        try:
+            self._rx = re.compile(count_regex) if count_regex else None
+        except re.error as e:
+            raise ConfigError(f"--count-regex: {count_regex!r} is not a valid regex ({e}); fix it") from e
+        self._count = 0
+        self._proc: subprocess.Popen[str] | None = None
+        self._reader: threading.Thread | None = None
+
+    def start(self) -> None:
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, errors="replace"
+            )
+        except OSError as e:
+            raise ConfigError(f"--workload: cannot start {self.argv[0]!r} ({e.strerror}); check the command") from e
+        self._reader = threading.Thread(target=self._read, name="thermogov-workload", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        proc = self._proc
+        if proc is None or proc.stdout is None:
+            return
+        rx = self._rx
+        for line in proc.stdout:
+            if self._cumulative:
+                text = line.strip()
+                if text.isdigit():
+                    self._count = int(text)
+            elif rx is None or rx.search(line):
+                self._count += 1  # single writer; readers see a whole int under the GIL
+
+    def stop(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(2.0)
+        if self._reader is not None:
+            self._reader.join(2.0)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        self._proc = None
+
+    def inferences_total(self) -> int:
+        return self._count
+
+
+def builtin_workload() -> ProcessWorkload:
+    return ProcessWorkload([sys.executable, "-m", "thermogov.hw.infer"], BUILTIN, cumulative=True)
+
+
+def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessWorkload | None:
+    """``builtin`` | ``cmd:"python infer.py"`` | ``none``/empty (throughput not measured)."""
+    if spec is None or spec.strip() in {"", "none"}:
+        if count_regex:
+            raise ConfigError("--count-regex: only meaningful with --workload cmd:\"...\"; drop it or add a command")
+        return None
+    s = spec.strip()
+    if s == BUILTIN:
+        if count_regex:
+            raise ConfigError("--count-regex: the builtin workload counts itself; drop --count-regex")
+        return builtin_workload()
+    if s.startswith(CMD_PREFIX):
+        try:
+            argv = shlex.split(s[len(CMD_PREFIX) :])
+        except ValueError as e:
+            raise ConfigError(f"--workload: cannot split the command ({e}); check the quoting") from e
+        if not argv:
+            raise ConfigError("--workload: cmd: needs a command, e.g. cmd:\"python infer.py\"")
+        return ProcessWorkload(argv, CMD_PREFIX + shlex.join(argv), count_regex=count_regex)
+    raise ConfigError(f"--workload: {spec!r} is not understood; use builtin, cmd:\"python infer.py\" or none")
