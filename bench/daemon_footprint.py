@@ -1,0 +1,158 @@
+"""Footprint of the board daemon: RSS, CPU share of one core, and per-tick compute time.
+
+Runs ``thermogov run`` as a subprocess against a fake Orin Nano tree at the default periods
+(sensors 100/150/200 ms, control 100 ms) for ~20 s while a helper thread sweeps the zone
+``temp`` files through a 60 -> 95 -> 60 °C triangle, so the policy trips and releases and the
+daemon really writes caps.  RSS and CPU time are sampled with psutil; CPU is reported over the
+steady window (after start-up imports) and over the whole run.  Tick p50/p99 come from the
+daemon's own summary (``tick_ms_p50/p99``: compute time of each control instant).
+
+    python bench/daemon_footprint.py [--seconds 20]
+
+As root the daemon governs the fake tree; otherwise it runs with ``--dry-run`` (same reads and
+decisions, no writes).  The tree lives on tmpfs (``/dev/shm``) when there is one: sysfs is an
+in-memory filesystem, and on a journaling disk filesystem each ``O_TRUNC`` write of a cap costs
+~0.2 ms of metadata work that a board never pays.  Figures are printed next to their targets as
+ratios (<= 1 is on target).  Side by side, the same run measures the *wake-up floor*: a bare
+loop with the daemon's wake-up schedule (``MultiRatePlan`` + ``Event.wait``) and no work, i.e.
+what this machine charges for waking ~13 times a second at all (large on some VMs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.hw.fakesys import orin_nano  # noqa: E402  (the same fake boards the tests use)
+
+TARGETS = {"rss_mb": 35.0, "cpu_pct": 0.5, "tick_p99_ms": 2.0}
+ZONES = ("sys/devices/virtual/thermal/thermal_zone0/temp", "sys/devices/virtual/thermal/thermal_zone1/temp")
+
+
+def sweep_temps(root: Path, stop: threading.Event, period_s: float = 8.0) -> None:
+    """A triangle 60 -> 95 -> 60 °C on the CPU and GPU zones, rewritten every 200 ms."""
+    t0 = time.monotonic()
+    while not stop.wait(0.2):
+        phase = ((time.monotonic() - t0) % period_s) / period_s
+        temp_c = 60.0 + 35.0 * (1.0 - abs(2.0 * phase - 1.0))
+        for rel in ZONES:
+            tmp = root / (rel + ".new")
+            tmp.write_text(f"{int(temp_c * 1000)}\n")
+            os.replace(tmp, root / rel)  # atomic, like a kernel attribute: never half-written
+
+
+FLOOR_CODE = """
+import resource, sys, threading, time
+from thermogov.scheduler import MultiRatePlan
+seconds = float(sys.argv[1])
+plan = MultiRatePlan([("cpu", 100), ("gpu", 150), ("battery", 200)], 100)
+ev = threading.Event()
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+c0, t0 = cpu(), time.monotonic()
+while plan.peek_ms() <= seconds * 1000:
+    delay = t0 + plan.peek_ms() / 1000 - time.monotonic()
+    if delay > 0:
+        ev.wait(delay)
+    plan.pop()
+print(100.0 * (cpu() - c0) / (time.monotonic() - t0))
+"""
+
+
+def wake_up_floor_pct(seconds: float) -> float:
+    """CPU % of a process that only keeps the daemon's wake-up schedule."""
+    out = subprocess.run([sys.executable, "-c", FLOOR_CODE, str(seconds)], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def wait_started(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout_s
+    buf = b""
+    while b"thermogov: started" not in buf:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+            raise SystemExit("daemon did not start")
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
+            raise SystemExit("daemon exited before starting")
+        buf += chunk
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=20.0)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="thermogov-bench-"))
+    shm = Path("/dev/shm")
+    root = Path(tempfile.mkdtemp(prefix="thermogov-bench-root-", dir=shm)) if shm.is_dir() else work / "root"
+    orin_nano(root, cpu_mc=60000, gpu_mc=60000)
+    dry = os.geteuid() != 0
+    cmd = [sys.executable, "-m", "thermogov.cli", "run", "--sysfs-root", str(root), "--out", str(work / "out"),
+           "--state-dir", str(work / "state"), "--lock-file", str(work / "thermogov.lock"),
+           "--duration", f"{args.seconds}s", "--json"] + (["--dry-run"] if dry else [])
+    stop = threading.Event()
+    sweeper = threading.Thread(target=sweep_temps, args=(root, stop), daemon=True)
+    sweeper.start()
+    start_wall = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+    ps = psutil.Process(proc.pid)
+    wait_started(proc)
+    time.sleep(2.0)  # let start-up settle (imports, first writes) before the steady window
+    c0, w0 = sum(ps.cpu_times()[:2]), time.monotonic()
+    rss: list[float] = []
+    c1, w1 = c0, w0
+    while proc.poll() is None:
+        try:
+            rss.append(ps.memory_info().rss / 2**20)
+            c1, w1 = sum(ps.cpu_times()[:2]), time.monotonic()
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.5)
+    out = proc.stdout.read() if proc.stdout else b""
+    proc.wait()
+    stop.set()
+    shutil.rmtree(root, ignore_errors=True)
+    total_cpu = c1  # cumulative user+system of the daemon at the last sample
+    summary = json.loads(out.decode()[out.decode().index("{"):])
+    steady_cpu_pct = 100.0 * (c1 - c0) / max(w1 - w0, 1e-9)
+    whole_cpu_pct = 100.0 * total_cpu / max(w1 - start_wall, 1e-9)
+    figures = {
+        "rss_mb": max(rss) if rss else float("nan"),
+        "cpu_pct": steady_cpu_pct,
+        "tick_p99_ms": summary["tick_ms_p99"],
+    }
+    print(f"daemon footprint over {args.seconds:g} s, fake Orin Nano tree, mode "
+          f"{'dry-run (not root)' if dry else 'governing'}, {summary['ticks']} ticks, "
+          f"{summary['cap_changes']} cap changes")
+    print(f"  RSS max           {figures['rss_mb']:7.2f} MB     target {TARGETS['rss_mb']:g} MB"
+          f"   ratio {figures['rss_mb'] / TARGETS['rss_mb']:.2f}")
+    print(f"  CPU (steady)      {figures['cpu_pct']:7.3f} %      target {TARGETS['cpu_pct']:g} %"
+          f"    ratio {figures['cpu_pct'] / TARGETS['cpu_pct']:.2f}")
+    print(f"  CPU (incl. start) {whole_cpu_pct:7.3f} %      (start-up imports included, for reference)")
+    floor = wake_up_floor_pct(min(args.seconds, 10.0))
+    print(f"  wake-up floor     {floor:7.3f} %      (same schedule, no work: this machine's cost of waking)")
+    print(f"  CPU above floor   {figures['cpu_pct'] - floor:7.3f} %      ratio to target "
+          f"{(figures['cpu_pct'] - floor) / TARGETS['cpu_pct']:.2f}")
+    print(f"  tick p50          {summary['tick_ms_p50']:7.3f} ms")
+    print(f"  tick p99          {figures['tick_p99_ms']:7.3f} ms     target {TARGETS['tick_p99_ms']:g} ms"
+          f"   ratio {figures['tick_p99_ms'] / TARGETS['tick_p99_ms']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
