@@ -159,6 +159,10 @@ class CapActuator:
                 set_window(self.io, f, lo, hi, force=True)
             except ActuatorError as e:
                 errors.append(str(e))
+        try:
+            self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
+        except ActuatorError as e:
+            errors.append(str(e))
         if errors:
             raise ActuatorError("; ".join(errors))
 
