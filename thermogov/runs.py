@@ -55,15 +55,19 @@ def trip_of(config: Config, policy: str | None = None) -> float:
     return float(v) if isinstance(v, int | float) else 85.0
 
 
-def new_run_id(out_dir: Path, backend: str, board: str, policy: str, seed: int) -> str:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    safe_policy = policy.replace(":", "-").replace("/", "-")
-    base = f"{stamp}-{backend}-{board}-{safe_policy}-s{seed}"
+def unique_run_id(out_dir: Path, label: str) -> str:
+    """``<timestamp>-<label>``, suffixed ``-2``, ``-3`` … if a folder of that name exists."""
+    base = f"{time.strftime('%Y%m%d-%H%M%S')}-{label}"
     run_id, n = base, 1
     while (out_dir / run_id).exists():
         n += 1
         run_id = f"{base}-{n}"
     return run_id
+
+
+def new_run_id(out_dir: Path, backend: str, board: str, policy: str, seed: int) -> str:
+    safe_policy = policy.replace(":", "-").replace("/", "-")
+    return unique_run_id(out_dir, f"{backend}-{board}-{safe_policy}-s{seed}")
 
 
 @dataclass

@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 
 from thermogov.board import BoardProfile
 from thermogov.importers.common import ImportedLog
-from thermogov.runs import SUMMARY_FILE, append_ledger
+from thermogov.runs import SUMMARY_FILE, append_ledger, unique_run_id
 from thermogov.trace import SAMPLE_COLUMNS, SAMPLES_FILE, TRACE_FILE
 
 BACKEND = "import"
@@ -74,13 +73,8 @@ def _fusion_weights(sensors: list[str], board: BoardProfile | None) -> dict[str,
 
 
 def _run_id(out_dir: Path, board: str, source: str) -> str:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    base = f"{stamp}-{BACKEND}-{_name(board).replace('_', '-')}-{_name(Path(source).stem).replace('_', '-')}"
-    run_id, n = base, 1
-    while (out_dir / run_id).exists():
-        n += 1
-        run_id = f"{base}-{n}"
-    return run_id
+    label = f"{BACKEND}-{_name(board).replace('_', '-')}-{_name(Path(source).stem).replace('_', '-')}"
+    return unique_run_id(out_dir, label)
 
 
 def write_run_folder(
