@@ -9,17 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from thermogov.cli import main
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(args)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cliutil import run_cli
 
 
 def test_sim_writes_a_run_folder_and_prints_the_summary(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from thermogov.cli import main
+from tests.cliutil import run_cli
 from thermogov.runs import LEDGER_FILE, load_summary
 from thermogov.trace import TraceSchema, load_samples, load_trace
 
@@ -34,16 +34,6 @@ TEGRASTATS = (
     "EMC_FREQ 3%@1600 GR3D_FREQ 98%@921 APE 25 PLL@27.5C CPU@30.5C PMIC@100C GPU@29.5C AO@34.5C thermal@29.5C "
     "POM_5V_IN 5200/5120 POM_5V_GPU 3060/3010 POM_5V_CPU 190/200\n"
 )
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(args)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def import_file(path: Path, out: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[Path, str]:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from thermogov.cli import main
+from tests.cliutil import run_cli
 from thermogov.config import Config
 from thermogov.plot import BAND_GID, PANELS, load_run, plot_runs, rolling_rate
 from thermogov.trace import load_trace
@@ -153,16 +153,6 @@ def test_not_a_trace_is_refused(bad: dict[str, list[Any]]) -> None:
 
     with pytest.raises(LogFormatError):
         load_run(bad)
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(args)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_default_output_and_explicit_out(
