@@ -3,6 +3,10 @@
 Used by the parameter-recovery test: the truth is a known profile, the log is what a board with
 that profile would have logged (1 Hz, 0.2 °C noise, 0.5 °C quantisation, a load step), and the
 fit starts from a different profile.
+
+Like a real logger, the log records the board's state at each sample instant, and the load
+changes between two samples (``edge_lead_s`` before the first sample that shows it), not at a
+sample instant: a logger is not synchronised with the workload it watches.
 """
 
 from __future__ import annotations
@@ -54,8 +58,15 @@ def step_log(
     noise_c: float = 0.2,
     quant_c: float = 0.5,
     seed: int = 3,
+    edge_lead_s: float = 0.5,
 ) -> ImportedLog:
-    """1 Hz log of a board idling, then fully loaded at the top OPP, then idling at the lowest."""
+    """1 Hz log of a board idling, then fully loaded at the top OPP, then idling at the lowest.
+
+    The load starts ``edge_lead_s`` (0..1) before sample ``idle_s`` and stops ``edge_lead_s``
+    before sample ``idle_s + load_s``; the sample then shows the new state.
+    """
+    if not 0.0 <= edge_lead_s <= 1.0:
+        raise ValueError(f"edge_lead_s {edge_lead_s} must be within one sample interval (0..1 s)")
     rng = np.random.default_rng(seed)
     plant = ThermalPlant.from_profile(board.thermal, ambient_c)
     dom = board.domains[0]
@@ -83,8 +94,12 @@ def step_log(
     plant.set_temps_c(temps)
     samples = []
     total = int(idle_s + load_s + cool_s)
+
+    def loaded_at(k: int) -> bool:
+        return idle_s <= k < idle_s + load_s
+
     for k in range(total):
-        loaded = idle_s <= k < idle_s + load_s
+        loaded = loaded_at(k)
         true = plant.temp_c(dom.node)
         reading = round((true + rng.normal(0.0, noise_c)) / quant_c) * quant_c
         f = dom.opp_hz[-1] if loaded else dom.opp_hz[0]
@@ -93,5 +108,9 @@ def step_log(
                 float(k), {"cpu": reading}, {dom.name: f}, {dom.name: 1.0 if loaded else 0.02}, None, {}
             )
         )
-        plant.advance(1.0, power(loaded, plant.temps_c()))
+        nxt = loaded_at(k + 1)
+        before = 1.0 if nxt == loaded else 1.0 - edge_lead_s  # the load changes inside this interval
+        for state, dt in ((loaded, before), (nxt, 1.0 - before)):
+            if dt > 0.0:
+                plant.advance(dt, power(state, plant.temps_c()))
     return ImportedLog("rpi-csv", "synthetic-step.csv", None, tuple(samples), 0, ("synthetic",))
