@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tests.calibrate.synthetic import step_log, with_thermal
+from tests.cliutil import run_cli
 from thermogov.board import load_board, load_board_file
-from thermogov.cli import main
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibrate import LogData, derive_inputs, infer_step
 
@@ -21,16 +21,6 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     truth = with_thermal(load_board("rpi4"), {"board": 90.0}, {}, {"board": 0.22})
     log = step_log(truth, idle_s=120, load_s=600, cool_s=300)
     return write_run_folder(log, tmp_path_factory.mktemp("runs")).run_dir
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(args)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_calibrate_writes_a_profile_that_sim_accepts(
