@@ -7,9 +7,13 @@ themselves here; the registry imports nothing heavy so the daemon stays lean.
 from __future__ import annotations
 
 from thermogov.interfaces import ConfigError
+from thermogov.policies.bang_bang import make_bang_bang
 from thermogov.policies.base import Decision, Policy, PolicyContext, PolicyFactory, PolicyInput
 from thermogov.policies.hysteresis import make_hysteresis
+from thermogov.policies.power_allocator import make_power_allocator
 from thermogov.policies.simple import make_fixed, make_performance
+from thermogov.policies.step_wise import make_step_wise
+from thermogov.policies.stepped import make_stepped
 from thermogov.tomlcheck import Table
 
 DEFAULT_POLICY = "hysteresis"
@@ -45,6 +49,10 @@ def make_policy(spec: str, params: Table, ctx: PolicyContext) -> Policy:
 register("hysteresis", make_hysteresis)
 register("performance", make_performance)
 register("fixed", make_fixed)
+register("step_wise", make_step_wise)
+register("bang_bang", make_bang_bang)
+register("power_allocator", make_power_allocator)
+register("stepped", make_stepped)
 
 __all__ = [
     "DEFAULT_POLICY",

@@ -1,0 +1,277 @@
+"""Paired comparison of policies on scenarios, against the oracle.
+
+Every policy runs on the same scenario configuration and seed.  The simulator draws arrivals,
+service and each sensor's noise from independent random streams spawned from that seed, so
+two policies see exactly the same frames and the same noise at the same instants: the
+difference between two rows is the policies' doing, not luck (a paired comparison).
+
+Metrics per run: sustained throughput (the run recorder's steady window) and its ratio to the
+oracle (:mod:`thermogov.sim.oracle`), maximum fused and per-sensor temperature, seconds with the
+fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
+in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
+Runs are independent, so ``jobs > 1`` spreads them over processes.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.config import Config
+from thermogov.governor import TickRecord
+from thermogov.policies import check_policy_name
+from thermogov.sim.oracle import TRIP_C, OracleResult, oracle
+from thermogov.sim.runner import simulate
+from thermogov.sim.scenarios import load_scenario
+
+CSV_COLUMNS = (
+    "scenario",
+    "board",
+    "policy",
+    "seed",
+    "ambient_c",
+    "sustained_ips",
+    "oracle_ips",
+    "pct_oracle",
+    "max_fused_c",
+    "hottest_sensor_c",
+    "max_sensor_c",
+    "above_trip_s",
+    "hard_limit_s",
+    "energy_per_inference_j",
+    "p99_ms",
+    "cap_changes",
+    "run_dir",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    scenario: str
+    board: str
+    policy: str
+    seed: int
+    ambient_c: float
+    sustained_ips: float | None
+    oracle_ips: float | None
+    max_fused_c: float | None
+    max_sensor_c: dict[str, float | None]
+    above_trip_s: float
+    hard_limit_s: float
+    energy_per_inference_j: float | None
+    p99_ms: float | None
+    cap_changes: int
+    run_dir: str
+
+    @property
+    def pct_oracle(self) -> float | None:
+        if self.sustained_ips is None or not self.oracle_ips:
+            return None
+        return 100.0 * self.sustained_ips / self.oracle_ips
+
+    @property
+    def hottest_sensor_c(self) -> float | None:
+        vals = [v for v in self.max_sensor_c.values() if v is not None]
+        return max(vals) if vals else None
+
+    def csv_row(self) -> list[Any]:
+        sensors = ";".join(f"{k}={'' if v is None else round(v, 3)}" for k, v in self.max_sensor_c.items())
+        values = {
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
+            "pct_oracle": self.pct_oracle,
+            "hottest_sensor_c": self.hottest_sensor_c,
+            "max_sensor_c": sensors,
+        }
+        return ["" if values[c] is None else _round(values[c]) for c in CSV_COLUMNS]
+
+
+def _round(v: Any) -> Any:
+    return round(v, 4) if isinstance(v, float) else v
+
+
+class _TickMeter:
+    """Seconds above the trip and under the hard-limit override, from the governor's ticks."""
+
+    def __init__(self, trip_c: float) -> None:
+        self.trip_c = trip_c
+        self.above_s = 0.0
+        self.limit_s = 0.0
+        self._last: TickRecord | None = None
+
+    def __call__(self, rec: TickRecord) -> None:
+        last = self._last
+        if last is not None:
+            dt = rec.t_s - last.t_s
+            if last.fused_c is not None and last.fused_c >= self.trip_c:
+                self.above_s += dt
+            if "hard_limit:" in last.event:
+                self.limit_s += dt
+        self._last = rec
+
+
+def safe_name(text: str) -> str:
+    """A policy spec or grid label as a folder name (``fixed:50%`` -> ``fixed-50pct``)."""
+    for a, b in ((":", "-"), ("/", "-"), ("%", "pct"), ("=", ""), (",", "_"), ("@", "-"), (" ", "")):
+        text = text.replace(a, b)
+    return text
+
+
+def run_policy(
+    config: Config, policy: str, out_dir: Path, oracle_ips: float | None = None, label: str | None = None
+) -> RunRow:
+    """Simulate one policy on ``config``'s world, writing its run folder under ``out_dir``."""
+    cfg = dataclasses.replace(config, policy=policy)
+    board = cfg.load_board()
+    meter = _TickMeter(TRIP_C)
+    res = simulate(cfg, board, out_dir, run_id=safe_name(policy), on_tick=meter)
+    s = res.summary
+    inferences = s.get("inferences_total")
+    energy = s.get("energy_j")
+    lat = (s.get("latency_ms") or {}).get("total", {})
+    return RunRow(
+        scenario=label if label is not None else cfg.sim.scenario,
+        board=board.name,
+        policy=policy,
+        seed=cfg.seed,
+        ambient_c=cfg.sim.ambient_c,
+        sustained_ips=s.get("sustained_throughput_ips"),
+        oracle_ips=oracle_ips,
+        max_fused_c=s.get("max_fused_c"),
+        max_sensor_c=dict(s.get("max_sensor_c") or {}),
+        above_trip_s=round(meter.above_s, 3),
+        hard_limit_s=round(meter.limit_s, 3),
+        energy_per_inference_j=(energy / inferences) if (energy and inferences) else None,
+        p99_ms=lat.get("p99"),
+        cap_changes=int(s.get("cap_changes", 0)),
+        run_dir=str(res.run_dir),
+    )
+
+
+def _oracle_job(config: Config) -> OracleResult:
+    return oracle(config)
+
+
+def _run_job(args: tuple[Config, str, Path, float | None, str]) -> RunRow:
+    return run_policy(*args)
+
+
+def run_grid(
+    configs: Sequence[tuple[str, Config]],
+    policies: Sequence[str],
+    out_dir: Path | None = None,
+    *,
+    jobs: int = 1,
+    with_oracle: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[list[RunRow], dict[str, OracleResult]]:
+    """Every policy on every ``(label, config)``; run folders under ``out_dir/label/``."""
+    for p in policies:
+        check_policy_name(p, "--policy")
+    tmp = None
+    if out_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="thermogov-compare-")
+        out_dir = Path(tmp.name)
+    try:
+        oracles: dict[str, OracleResult] = {}
+        with _executor(jobs) as ex:
+            if with_oracle:
+                for (label, _), res in zip(
+                    configs, ex.map(_oracle_job, [c for _, c in configs]), strict=True
+                ):
+                    oracles[label] = res
+                    if progress:
+                        progress(f"oracle {label}: {_fmt(res.throughput_ips)} inf/s")
+            jobs_args = [
+                (
+                    cfg,
+                    p,
+                    out_dir / safe_name(label),
+                    oracles[label].throughput_ips if label in oracles else None,
+                    label,
+                )
+                for label, cfg in configs
+                for p in policies
+            ]
+            rows = []
+            for row in ex.map(_run_job, jobs_args):
+                rows.append(row)
+                if progress:
+                    progress(f"{row.scenario or '-'} {row.policy}: {_fmt(row.sustained_ips)} inf/s")
+        if tmp is not None:  # the folders go with the temporary directory
+            rows = [dataclasses.replace(r, run_dir="") for r in rows]
+        return rows, oracles
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+class _Serial:
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterable[Any]:
+        return map(fn, items)
+
+
+def _executor(jobs: int) -> Any:
+    return ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Serial()
+
+
+def compare(
+    scenarios: Sequence[str],
+    policies: Sequence[str],
+    base: Config | None = None,
+    out_dir: Path | None = None,
+    **kw: Any,
+) -> tuple[list[RunRow], dict[str, OracleResult]]:
+    configs = [(name, load_scenario(name, base)) for name in scenarios]
+    return run_grid(configs, policies, out_dir, **kw)
+
+
+def write_csv(rows: Iterable[RunRow], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow(r.csv_row())
+
+
+def _fmt(v: float | None, digits: int = 1) -> str:
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> str:
+    """One block per scenario, one line per policy."""
+    out: list[str] = []
+    head = (
+        f"{'policy':<18} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
+        f"{'>trip s':>7} {'limit s':>7} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7}"
+    )
+    for scen in dict.fromkeys(r.scenario for r in rows):
+        block = [r for r in rows if r.scenario == scen]
+        o = oracles.get(scen)
+        oracle_txt = "" if o is None else f"  oracle {_fmt(o.throughput_ips)} inf/s"
+        if o is not None and o.best_fixed_caps is not None:
+            caps = ",".join(f"{d}={f / 1e6:g}" for d, f in o.best_fixed_caps.items())
+            oracle_txt += f", best fixed {_fmt(o.best_fixed_ips)} ({caps})"
+        out.append(f"{scen or '(no scenario)'} [{block[0].board}, {block[0].ambient_c:g} °C]{oracle_txt}")
+        out.append(head)
+        for r in block:
+            epi = None if r.energy_per_inference_j is None else 1000.0 * r.energy_per_inference_j
+            out.append(
+                f"{r.policy:<18} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
+                f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
+                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi, 2):>7} {_fmt(r.p99_ms, 2):>7} {r.cap_changes:>7}"
+            )
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"

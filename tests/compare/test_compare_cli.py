@@ -1,0 +1,127 @@
+"""`thermogov compare` / `sweep` through the real entry point: exit 2 on bad input, the CSV."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from thermogov.cli import main
+from thermogov.sim.compare import CSV_COLUMNS
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = 0
+    try:
+        main(args)
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (
+            ["compare", "--scenario", "mars-base", "--policy", "stepped"],
+            "--scenario: unknown scenario 'mars-base'",
+        ),
+        (
+            ["compare", "--scenario", "orin-steady-25", "--policy", "turbo"],
+            "--policy: unknown policy 'turbo'",
+        ),
+        (["compare", "--scenario", "orin-steady-25"], "--policy: give at least one policy"),
+        (
+            ["compare", "--scenario", "orin-sensor-spike", "--policy", "stepped", "--duration", "60"],
+            "after the end",
+        ),
+        (["compare", "--scenario", "orin-steady-25", "--policy", "stepped", "--seed", "-1"], "--seed"),
+        (["sweep", "--ambient", "20,hot", "--policy", "stepped"], "--ambient: cannot read '20,hot'"),
+        (["sweep", "--ambient", "120", "--policy", "stepped"], "--ambient: 120"),
+        (["sweep", "--scenario", "nope", "--policy", "stepped"], "unknown scenario 'nope'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(
+    args: list[str],
+    fragment: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli([*args, "--out", str(tmp_path / "out")], capsys)
+    assert code == 2
+    assert err.startswith("thermogov: error: ") and fragment in err and err.count("\n") == 1
+    assert out == "" and list(tmp_path.iterdir()) == []
+
+
+def test_list_names_every_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["compare", "--list"], capsys)
+    assert code == 0
+    assert {"orin-steady-25", "rpi5-steady-25", "orin-sensor-spike"} <= {
+        line.split()[0] for line in out.splitlines()
+    }
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        assert tuple(reader.fieldnames or ()) == CSV_COLUMNS
+        return list(reader)
+
+
+def test_compare_writes_the_table_the_csv_and_the_run_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cmp"
+    args = ["compare", "--scenario", "orin-steady-25", "--scenario", "rpi5-steady-25"]
+    code, text, _ = run_cli(
+        [*args, "--policy", "hysteresis", "--policy", "stepped", "--duration", "90", "--out", str(out)],
+        capsys,
+    )
+    assert code == 0
+    assert "oracle" in text and "%oracle" in text and f"csv: {out / 'compare.csv'}" in text
+    rows = _rows(out / "compare.csv")
+    assert [(r["scenario"], r["policy"]) for r in rows] == [
+        ("orin-steady-25", "hysteresis"),
+        ("orin-steady-25", "stepped"),
+        ("rpi5-steady-25", "hysteresis"),
+        ("rpi5-steady-25", "stepped"),
+    ]
+    for r in rows:
+        assert float(r["sustained_ips"]) > 0 and float(r["oracle_ips"]) >= float(r["sustained_ips"])
+        assert float(r["pct_oracle"]) == pytest.approx(
+            100 * float(r["sustained_ips"]) / float(r["oracle_ips"]), rel=1e-3
+        )
+        assert (Path(r["run_dir"]) / "summary.json").exists()
+        assert Path(r["run_dir"]).parent == out / r["scenario"]
+
+
+def test_sweep_runs_every_policy_at_every_ambient(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "sweep.csv"
+    args = [
+        "sweep",
+        "--scenario",
+        "orin-steady-25",
+        "--ambient",
+        "20,40",
+        "--policy",
+        "hysteresis",
+        "--policy",
+        "stepped",
+    ]
+    code, _, _ = run_cli([*args, "--duration", "240", "--no-oracle", "--csv", str(path)], capsys)
+    assert code == 0
+    rows = _rows(path)
+    assert sorted((float(r["ambient_c"]), r["policy"]) for r in rows) == [
+        (20.0, "hysteresis"),
+        (20.0, "stepped"),
+        (40.0, "hysteresis"),
+        (40.0, "stepped"),
+    ]
+    by = {(float(r["ambient_c"]), r["policy"]): r for r in rows}
+    for p in ("hysteresis", "stepped"):  # a hotter room cannot sustain more
+        assert float(by[(40.0, p)]["sustained_ips"]) <= float(by[(20.0, p)]["sustained_ips"])
+        assert by[(40.0, p)]["oracle_ips"] == "" and by[(40.0, p)]["run_dir"] == ""

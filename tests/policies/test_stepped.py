@@ -1,0 +1,120 @@
+"""The better policy's contract: the 85/70 semantics as hard rules, regulation in between."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.policies.helpers import ctx_for, inp, policy
+from thermogov.interfaces import ConfigError
+from thermogov.policies.stepped import HIGH, TRIP, Stepped
+
+
+def _stepped(params: dict[str, object] | None = None, board: str = "jetson-orin-nano") -> Stepped:
+    p = policy("stepped", params, board=board)
+    assert isinstance(p, Stepped)
+    return p
+
+
+def _rung(p: Stepped, caps: dict[str, int]) -> int:
+    return p.ladder.index(caps)
+
+
+def test_never_raises_at_or_above_the_trip() -> None:
+    ctx = ctx_for()
+    p = _stepped()
+    last = p.top
+    # hot and wobbling, including falling values that are still at or above 85
+    temps = [85.0, 88.0, 86.0, 85.0, 85.4, 85.0, 90.0, 85.0, 85.1, 85.0] * 3
+    for i, temp in enumerate(temps):
+        d = p.decide(inp(i * 0.1, temp, ctx))
+        r = _rung(p, d.caps_hz)
+        assert r <= last and d.state == TRIP
+        last = r
+    assert last == 0  # one rung per tick: the whole ladder is walked down
+
+
+def test_steps_down_while_rising_toward_the_trip_before_reaching_it() -> None:
+    ctx = ctx_for()
+    p = _stepped()
+    rungs = []
+    for i in range(400):  # 72 -> 84 °C at 0.3 °C/s, never at the trip
+        t = i * 0.1
+        d = p.decide(inp(t, 72.0 + 0.03 * i, ctx))
+        rungs.append(_rung(p, d.caps_hz))
+        assert d.state != TRIP
+    assert rungs[0] == p.top
+    assert rungs[-1] < p.top - 1  # several rungs given back before 85 was ever seen
+    assert all(b <= a for a, b in itertools.pairwise(rungs))  # and never back up
+
+
+def test_returns_to_full_clocks_at_the_release() -> None:
+    ctx = ctx_for()
+    p = _stepped()
+    for i in range(20):
+        p.decide(inp(i * 0.1, 86.0, ctx))
+    assert _rung(p, p.decide(inp(2.0, 75.0, ctx)).caps_hz) < p.top  # in between: no jump
+    d = p.decide(inp(2.1, 70.0, ctx))  # inclusive, like hysteresis
+    assert d.caps_hz == ctx.highest_caps() and d.state == HIGH and d.event == "release"
+
+
+def test_holds_the_set_point_by_time_sharing_two_adjacent_rungs() -> None:
+    ctx = ctx_for()
+    p = _stepped({"margin_c": 1.0})
+    rungs = []
+    reading = 84.0
+    for i in range(3000):
+        # A static stand-in for the plant: rung 4 reads 84.2 °C, rung 3 reads 83.8 °C, so the
+        # set point (85 - 1 = 84 °C) lies between two rungs and only time-sharing holds it.
+        d = p.decide(inp(i * 0.1, reading, ctx))
+        r = _rung(p, d.caps_hz)
+        reading = 84.0 + 0.4 * (r - 3.5)
+        if i >= 2000:
+            rungs.append(r)
+    assert set(rungs) == {3, 4}
+    assert 0.3 < rungs.count(4) / len(rungs) < 0.7
+
+
+def test_a_one_sample_spike_costs_one_rung_and_no_climb_on_it() -> None:
+    ctx = ctx_for()
+    p = _stepped()
+    for i in range(100):
+        p.decide(inp(i * 0.1, 80.0, ctx))
+    before = p.rung
+    d = p.decide(inp(10.0, 104.0, ctx))  # +24 °C for one sample
+    assert d.state == TRIP and p.rung == before - 1
+    p.decide(inp(10.1, 80.0, ctx))
+    # the spike was bridged, not averaged in: the controller's view of the level stays at 80
+    est = p.trend.update(10.2, 80.0)
+    assert est.level_c == pytest.approx(80.0, abs=0.01) and not est.anomaly
+
+
+def test_sensor_near_its_hard_limit_forces_a_rung_down() -> None:
+    ctx = ctx_for()
+    p = _stepped()
+    readings = {"cpu": 80.0, "gpu": 80.0, "battery": 59.0}  # battery 1 °C under its 60 °C limit
+    d = p.decide(inp(0.0, 78.0, ctx, readings=readings))
+    assert _rung(p, d.caps_hz) == p.top - 1
+    d = p.decide(inp(0.1, 78.0, ctx, readings=readings))  # then one rung per limit_dwell_s
+    assert _rung(p, d.caps_hz) == p.top - 1
+
+
+def test_rpi_ladder_is_its_opp_table() -> None:
+    ctx = ctx_for("rpi5")
+    p = _stepped(board="rpi5")
+    assert [r["cpu"] for r in p.ladder] == list(ctx.tables_hz["cpu"])
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"margin_c": 20.0}, "margin_c"),
+        ({"release_c": 86.0}, "release_c"),
+        ({"t_i_s": 0}, "t_i_s"),
+        ({"gain": 1}, "gain"),
+    ],
+)
+def test_bad_parameters(params: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        _stepped(params)

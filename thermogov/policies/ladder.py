@@ -1,0 +1,57 @@
+"""An OPP ladder: joint caps ordered from slowest to fastest, each rung worth its power.
+
+A board with several domains has many cap combinations, most of them wasteful: on the Orin
+Nano's YOLO pipeline the GPU stage is the bottleneck at every GPU clock, so a CPU cap above its
+lowest OPP buys nothing and costs power.  The ladder keeps the *Pareto frontier* of
+(throughput, power) from :mod:`thermogov.costmodel` (power at full utilisation and the reference
+leakage temperature): each rung is faster than the one below and no combination is both
+faster and cheaper.  The top rung is always every domain at its maximum, so "full speed" means
+what it means for ``hysteresis`` even when a cheaper combination is as fast.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from thermogov import costmodel
+from thermogov.board import BoardProfile
+
+
+def _rate_and_power(board: BoardProfile, caps: dict[str, int]) -> tuple[float, float]:
+    model = board.model
+    clocks = {d: caps[d] for d in model.cycles}
+    rate = 1.0 / costmodel.inference_time_s(model, clocks)
+    cores = costmodel.busy_cores(model, clocks, 1.0)
+    power = sum(
+        costmodel.domain_power_w(d, caps[d.name], cores.get(d.name, 0.0), d.leak_ref_c) for d in board.domains
+    )
+    return rate, power
+
+
+def build_ladder(board: BoardProfile, tables_hz: dict[str, tuple[int, ...]]) -> list[dict[str, int]]:
+    """Rungs from slowest (index 0, every domain at its lowest OPP) to all-maximum (last)."""
+    names = list(tables_hz)
+    scored = []
+    for combo in itertools.product(*(tables_hz[n] for n in names)):
+        caps = dict(zip(names, combo, strict=True))
+        rate, power = _rate_and_power(board, caps)
+        scored.append((rate, power, caps))
+    scored.sort(key=lambda s: (s[0], -s[1]))
+    frontier: list[tuple[float, float, dict[str, int]]] = []
+    # Walk from the fastest down, keeping a point only if it is strictly cheaper than every
+    # faster point kept so far; equal-rate points keep the cheapest.
+    best_power = float("inf")
+    for rate, power, caps in sorted(scored, key=lambda s: (-s[0], s[1])):
+        if power < best_power - 1e-12:
+            if frontier and abs(frontier[-1][0] - rate) < 1e-9:
+                continue  # same rate as a cheaper point already kept
+            frontier.append((rate, power, caps))
+            best_power = power
+    rungs = [caps for _, _, caps in reversed(frontier)]
+    lowest = {n: tables_hz[n][0] for n in names}
+    if rungs[0] != lowest:
+        rungs.insert(0, lowest)
+    top = {n: tables_hz[n][-1] for n in names}
+    if rungs[-1] != top:
+        rungs.append(top)
+    return rungs

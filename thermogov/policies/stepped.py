@@ -1,0 +1,230 @@
+"""``stepped``: the spec's 85/70 °C hysteresis, walking an OPP ladder instead of jumping.
+
+``hysteresis`` holds full clocks until 85 °C and then the lowest clocks until 70 °C; when the
+sustainable clock lies in between, it spends its time far from either.  This policy keeps both
+thresholds as hard rules and regulates in between:
+
+* **at or above the trip** (``fused >= trip_c``): never raise; one rung down every tick;
+* **at or below the release** (``fused <= release_c``): full clocks (the top rung);
+* **in between**: a PI controller on the *predicted* temperature picks a continuous position
+  ``u`` on the ladder (:mod:`.ladder`), ``u = I + k_p * e`` with ``e = set_c - (T + s * horizon_s)``,
+  ``T`` the smoothed level and ``s`` the slope from :mod:`.trend`, and ``I`` integrating
+  ``k_p * e / t_i_s`` (clamped to the ladder).  A rising trend therefore steps down *before* the
+  level arrives, a falling one steps back up, and the integral holds the mean at ``set_c``.
+  The rung applied is ``floor(u)`` or the next one up, chosen every ``dither_s`` by a sigma-delta
+  accumulator so that the time at the upper rung is the fractional part of ``u``: the
+  board time-shares the two rungs that bracket the sustainable power, which is what the oracle
+  proves optimal, with a ripple set by ``dither_s`` rather than by the thermal time constants.
+  Between dither instants ``u`` may lower the rung at once but never raise it.
+
+A measurement anomaly reported by the trend (a spike, a sensor dropping out of fusion or back)
+freezes the integral and lets ``u`` only fall; a sensor within ``limit_margin_c`` of its own hard
+limit forces a rung down (within twice that, no rung up), so the governor's hard-limit override
+should never have to act.  Each rung is the Pareto-best cap combination for its throughput, so
+a step gives up the least throughput per watt saved.
+
+Parameters (``[policies.stepped]``; defaults chosen on the scenario suite, docs/policies.md):
+``trip_c`` 85, ``release_c`` 70, ``margin_c`` 0.5 (``set_c = trip_c - margin_c``), ``k_p`` 1.0 rung/°C,
+``t_i_s`` 60, ``horizon_s`` 20, ``dither_s`` 2, ``window_s`` 30 and ``level_tau_s`` 2 (trend), ``jump_c`` 2
+and ``hold_s`` 60 (anomalies), ``limit_margin_c`` 2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from thermogov.interfaces import ConfigError
+from thermogov.policies.base import Decision, PolicyContext, PolicyInput
+from thermogov.policies.hysteresis import read_band
+from thermogov.policies.ladder import build_ladder
+from thermogov.policies.protections import throttle_allows_c
+from thermogov.policies.trend import Trend
+from thermogov.tomlcheck import Table
+
+HIGH = "HIGH"
+TRIP = "TRIP"
+
+
+@dataclass(frozen=True, slots=True)
+class SteppedParams:
+    trip_c: float = 85.0
+    release_c: float = 70.0
+    margin_c: float = 0.5
+    k_p: float = 1.0
+    t_i_s: float = 60.0
+    horizon_s: float = 20.0
+    dither_s: float = 2.0
+    down_gain: float = 4.0
+    noise_k: float = 3.5
+    board_margin_c: float = 0.0
+    limit_margin_c: float = 1.5
+    limit_dwell_s: float = 10.0
+
+
+class Stepped:
+    name = "stepped"
+
+    def __init__(
+        self,
+        ladder: list[dict[str, int]],
+        p: SteppedParams,
+        trend: Trend,
+        hard_limits_c: dict[str, float],
+        board_limits: list[tuple[tuple[str, ...], list[float]]] | None = None,
+    ) -> None:
+        self.ladder = ladder
+        # Board throttles: (sensors on the protected nodes, allowed temperature per rung).
+        self.board_limits = board_limits or []
+        self._node_level: dict[str, float] = {}
+        self.top = len(ladder) - 1
+        self.p = p
+        self.trend = trend
+        self.hard_limits_c = hard_limits_c
+        self.rung = self.top
+        self.integral = float(self.top)
+        self.u = float(self.top)
+        self._acc = 0.0
+        self._next_dither_s: float | None = None
+        self._last_t: float | None = None
+        self._limit_step_s = -1e9
+        self.state = HIGH
+
+    def _near_limit(self, inp: PolicyInput) -> bool:
+        """Some sensor within ``limit_margin_c`` of its own hard limit."""
+        return any(
+            (v := inp.readings_c.get(name)) is not None and v >= limit - self.p.limit_margin_c
+            for name, limit in self.hard_limits_c.items()
+        )
+
+    def _protected_level(self, inp: PolicyInput, sensors: tuple[str, ...], dt: float) -> float | None:
+        """Smoothed hottest reading among the sensors on a protected node."""
+        hottest = None
+        tau = self.trend.level_tau_s
+        for name in sensors:
+            v = inp.readings_c.get(name)
+            if v is None:
+                continue
+            old = self._node_level.get(name)
+            a = 1.0 if (old is None or tau <= 0) else 1.0 - math.exp(-dt / tau)
+            level = v if old is None else old + a * (v - old)
+            self._node_level[name] = level
+            hottest = level if hottest is None else max(hottest, level)
+        return hottest
+
+    def decide(self, inp: PolicyInput) -> Decision:
+        t, fused, p = inp.t_s, inp.fused_c, self.p
+        dt = 0.0 if self._last_t is None else max(t - self._last_t, 0.0)
+        self._last_t = t
+        est = self.trend.update(t, fused)
+        was = self.state
+        if fused >= p.trip_c:
+            self.rung = max(self.rung - 1, 0)
+            self.u = min(self.u, float(self.rung))
+            self.integral = min(self.integral, float(self.rung))
+            self.state = TRIP
+            return Decision(dict(self.ladder[self.rung]), TRIP, "trip" if was != TRIP else "")
+        if fused <= p.release_c:
+            self.rung, self.u, self.integral = self.top, float(self.top), float(self.top)
+            self.state = HIGH
+            return Decision(dict(self.ladder[self.rung]), HIGH, "release" if was not in (HIGH,) else "")
+        # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
+        # the *measured* fused value (what the trip rule and the spec look at) stays under it.
+        set_c = p.trip_c - max(p.margin_c, p.noise_k * est.noise_c)
+        rise = est.slope_c_per_s * p.horizon_s
+        error = set_c - (est.level_c + rise)
+        for sensors, allows in self.board_limits:
+            # Keep the protected node under the temperature at which the board itself would
+            # take the next rung up away (RPi firmware from 80 °C), not just under the trip.
+            node = self._protected_level(inp, sensors, dt)
+            if node is not None:
+                # The limit of the rung the dither reaches up to; u within 0.1 of an integer
+                # counts as that rung, so u can rest just above it instead of chattering
+                # across it (and dithering down a rung) when the two limits straddle T.
+                upper = min(max(math.ceil(self.u - 0.1), 0), self.top)
+                error = min(error, allows[upper] - p.board_margin_c - (node + rise))
+        near = self._near_limit(inp)
+        if not est.anomaly and not near:
+            # Give back headroom faster than taking it: the integral falls ``down_gain`` times
+            # quicker than it rises, so arriving at the trip from full speed does not overshoot.
+            rate = p.k_p * error / p.t_i_s * (p.down_gain if error < 0 else 1.0)
+            self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
+        u = min(max(self.integral + p.k_p * error, 0.0), float(self.top))
+        if est.anomaly or near:
+            u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
+        if near and t - self._limit_step_s >= p.limit_dwell_s:
+            # A slow sensor (a battery) answers a clock change over minutes: one rung per
+            # ``limit_dwell_s`` is enough to turn it, and does not throw the whole ladder away.
+            u = min(u, self.rung - 1.0)
+            self.integral = min(self.integral, max(u, 0.0))
+            self._limit_step_s = t
+        self.u = max(u, 0.0)
+        self._dither(t)
+        self.state = HIGH if self.rung == self.top else f"L{self.rung}"
+        event = "step" if self.state != was and was != TRIP else ""
+        return Decision(dict(self.ladder[self.rung]), self.state, event)
+
+    def _dither(self, t: float) -> None:
+        """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""
+        if self._next_dither_s is None or t >= self._next_dither_s - 1e-9:
+            base = math.floor(self.u)
+            self._acc += self.u - base
+            if self._acc >= 1.0 and base < self.top:
+                self._acc -= 1.0
+                self.rung = base + 1
+            else:
+                self._acc = min(self._acc, 1.0)
+                self.rung = base
+            self._next_dither_s = t + self.p.dither_s
+        else:
+            self.rung = min(self.rung, math.ceil(self.u))
+
+
+def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
+    if argument:
+        raise ConfigError(f"policy: 'stepped' takes no argument (got 'stepped:{argument}')")
+    d = SteppedParams()
+    trip, release = read_band(params)
+    p = SteppedParams(
+        trip_c=trip,
+        release_c=release,
+        margin_c=params.number("margin_c", d.margin_c, minimum=0.0, maximum=20.0),
+        k_p=params.number("k_p", d.k_p, minimum=0.0, maximum=100.0),
+        t_i_s=params.number("t_i_s", d.t_i_s, minimum=0.1, maximum=1e5),
+        horizon_s=params.number("horizon_s", d.horizon_s, minimum=0.0, maximum=600.0),
+        dither_s=params.number("dither_s", d.dither_s, minimum=0.0, maximum=600.0),
+        down_gain=params.number("down_gain", d.down_gain, minimum=1.0, maximum=100.0),
+        noise_k=params.number("noise_k", d.noise_k, minimum=0.0, maximum=20.0),
+        board_margin_c=params.number("board_margin_c", d.board_margin_c, minimum=0.0, maximum=20.0),
+        limit_margin_c=params.number("limit_margin_c", d.limit_margin_c, minimum=0.0, maximum=50.0),
+        limit_dwell_s=params.number("limit_dwell_s", d.limit_dwell_s, minimum=0.0, maximum=3600.0),
+    )
+    if p.trip_c - p.margin_c <= p.release_c:
+        raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
+    trend = Trend(
+        window_s=params.number("window_s", 30.0, minimum=0.5, maximum=3600.0),
+        level_tau_s=params.number("level_tau_s", 2.0, minimum=0.0, maximum=600.0),
+        jump_c=params.number("jump_c", 2.0, minimum=0.1, maximum=100.0),
+        hold_s=params.number("hold_s", 60.0, minimum=0.0, maximum=3600.0),
+    )
+    params.done()
+    limits = {s.name: s.hard_limit_c for s in ctx.board.sensors if s.name in ctx.sensor_names}
+    ladder = build_ladder(ctx.board, ctx.tables_hz)
+    return Stepped(ladder, p, trend, limits, board_limits(ctx, ladder))
+
+
+def board_limits(
+    ctx: PolicyContext, ladder: list[dict[str, int]]
+) -> list[tuple[tuple[str, ...], list[float]]]:
+    """For each board throttle we can watch: its sensors and the temperature each rung may reach."""
+    out = []
+    for prot in ctx.board.protections:
+        if prot.kind != "throttle":
+            continue
+        sensors = tuple(
+            s.name for s in ctx.board.sensors if s.node in prot.nodes and s.name in ctx.sensor_names
+        )
+        allows = [throttle_allows_c(prot, ctx.board, rung) for rung in ladder]
+        if sensors and any(math.isfinite(a) for a in allows):
+            out.append((sensors, allows))
+    return out

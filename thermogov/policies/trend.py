@@ -1,0 +1,117 @@
+"""A temperature level and trend that noise, spikes and sensor dropouts do not fool.
+
+The kernel's trend is the sign of the last change, so 0.1 °C of read noise flips it every
+poll.  Here the *level* is an exponential average (``level_tau_s``) and the *slope* a
+least-squares line through the last ``window_s`` seconds; both see noise shrink with their
+window, and the long slope window looks past the package's seconds-long response to a clock
+change to the drift that decides whether the board is still warming.
+
+Fusion renormalises when a sensor drops out or comes back, and a spike or a stuck value moves
+the fused value by many degrees in one tick, far faster than any die heats (a clock step moves
+the fused value by a few tenths of a degree).  A change larger than ``jump_c`` in one sample is
+therefore a change of *measurement*, not of temperature: it is absorbed into an offset so the
+corrected series stays continuous, and ``anomaly`` is reported until the opposite jump returns
+the offset (the sensor recovered) or ``hold_s`` has passed, when the new level is accepted and
+the history restarts from it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TrendEstimate:
+    level_c: float  # smoothed, offset-corrected temperature
+    slope_c_per_s: float
+    anomaly: bool  # a measurement discontinuity is being bridged
+    noise_c: float  # RMS of the raw samples around the level (read noise + quantisation)
+
+
+class Trend:
+    def __init__(self, window_s: float, level_tau_s: float, jump_c: float, hold_s: float) -> None:
+        self.window_s = window_s
+        self.level_tau_s = level_tau_s
+        self.jump_c = jump_c
+        self.hold_s = hold_s
+        self._pts: deque[tuple[float, float]] = deque()
+        self._sums = [0.0, 0.0, 0.0, 0.0]  # sum t', v, t'^2, t'v with t' = t - t_ref
+        self._t_ref: float | None = None
+        self._last_raw: float | None = None
+        self._last_t = 0.0
+        self._level: float | None = None
+        self._offset = 0.0
+        self._since: float | None = None  # when the current offset appeared
+        self._var = 0.0  # running mean square of (sample - level)
+        self._var_n = 0
+
+    def _restart(self, t_s: float, value: float) -> None:
+        self._pts.clear()
+        self._sums = [0.0, 0.0, 0.0, 0.0]
+        self._t_ref = t_s
+        self._level = value
+
+    def update(self, t_s: float, raw_c: float) -> TrendEstimate:
+        if self._last_raw is not None and abs(raw_c - self._last_raw) > self.jump_c:
+            self._offset += self._last_raw - raw_c
+            if abs(self._offset) < self.jump_c:  # the jump was undone: the measurement is back
+                self._offset = 0.0
+                self._since = None
+            elif self._since is None:
+                self._since = t_s
+        self._last_raw = raw_c
+        value = raw_c + self._offset
+        if self._since is not None and t_s - self._since > self.hold_s:
+            self._offset, self._since, value = 0.0, None, raw_c  # accept the new level as real
+            self._restart(t_s, value)
+        if self._t_ref is None or self._level is None:
+            self._restart(t_s, value)
+        else:
+            a = 1.0 - math.exp(-(t_s - self._last_t) / self.level_tau_s) if self.level_tau_s > 0 else 1.0
+            self._level += a * (value - self._level)
+        self._last_t = t_s
+        self._add(t_s, value)
+        level = self._level if self._level is not None else value
+        # Noise: a slow running mean square (about the last 1000 samples) of the residual.
+        self._var_n = min(self._var_n + 1, 1000)
+        self._var += ((value - level) ** 2 - self._var) / self._var_n
+        return TrendEstimate(level, self._slope(), self._since is not None, math.sqrt(self._var))
+
+    def _add(self, t_s: float, v: float) -> None:
+        assert self._t_ref is not None
+        tp = t_s - self._t_ref
+        if tp > 20.0 * self.window_s + 100.0:  # rebase now and then: running sums lose digits
+            pts = [(t + self._t_ref, x) for t, x in self._pts]
+            self._pts.clear()
+            self._sums = [0.0, 0.0, 0.0, 0.0]
+            self._t_ref = t_s
+            for t, x in pts:
+                self._push(t - t_s, x)
+            tp = 0.0
+        self._push(tp, v)
+
+    def _push(self, tp: float, v: float) -> None:
+        self._pts.append((tp, v))
+        s = self._sums
+        s[0] += tp
+        s[1] += v
+        s[2] += tp * tp
+        s[3] += tp * v
+        while self._pts and self._pts[0][0] < tp - self.window_s:
+            ot, ov = self._pts.popleft()
+            s[0] -= ot
+            s[1] -= ov
+            s[2] -= ot * ot
+            s[3] -= ot * ov
+
+    def _slope(self) -> float:
+        n = len(self._pts)
+        if n < 3:
+            return 0.0
+        st, sv, stt, stv = self._sums
+        sxx = stt - st * st / n
+        if sxx <= 1e-9:
+            return 0.0
+        return (stv - st * sv / n) / sxx
