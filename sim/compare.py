@@ -10,6 +10,11 @@ oracle (:mod:`thermogov.sim.oracle`), maximum fused and per-sensor temperature, 
 fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
 in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
 Runs are independent, so ``jobs > 1`` spreads them over processes.
+
+With ``iso_limit`` every kernel baseline in the comparison also appears as ``<policy>@iso``: the
+same governor with its trip lowered (:mod:`thermogov.sim.isolimit`) until it spends no more time
+above 85 °C than ``hysteresis``, so throughput is compared at the same thermal limit; the trip
+found is the row's ``tuned_trip_c``.  The plain rows stay, so both views are visible.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 from thermogov.config import Config
 from thermogov.governor import TickRecord
 from thermogov.policies import check_policy_name
+from thermogov.sim import isolimit
 from thermogov.sim.oracle import TRIP_C, OracleResult, oracle
 from thermogov.sim.runner import simulate
 from thermogov.sim.scenarios import load_scenario
@@ -47,6 +53,8 @@ CSV_COLUMNS = (
     "energy_per_inference_j",
     "p99_ms",
     "cap_changes",
+    "tuned_trip_c",
+    "iso_bound_s",
     "run_dir",
 )
 
@@ -68,6 +76,9 @@ class RunRow:
     p99_ms: float | None
     cap_changes: int
     run_dir: str
+    #: Iso-limit rows only: the trip / control temperature found, and the bound it was held to.
+    tuned_trip_c: float | None = None
+    iso_bound_s: float | None = None
 
     @property
     def pct_oracle(self) -> float | None:
@@ -123,13 +134,18 @@ def safe_name(text: str) -> str:
 
 
 def run_policy(
-    config: Config, policy: str, out_dir: Path, oracle_ips: float | None = None, label: str | None = None
+    config: Config,
+    policy: str,
+    out_dir: Path,
+    oracle_ips: float | None = None,
+    label: str | None = None,
+    run_id: str | None = None,
 ) -> RunRow:
     """Simulate one policy on ``config``'s world, writing its run folder under ``out_dir``."""
     cfg = dataclasses.replace(config, policy=policy)
     board = cfg.load_board()
     meter = _TickMeter(TRIP_C)
-    res = simulate(cfg, board, out_dir, run_id=safe_name(policy), on_tick=meter)
+    res = simulate(cfg, board, out_dir, run_id=run_id or safe_name(policy), on_tick=meter)
     s = res.summary
     inferences = s.get("inferences_total")
     energy = s.get("energy_j")
@@ -161,6 +177,40 @@ def _run_job(args: tuple[Config, str, Path, float | None, str]) -> RunRow:
     return run_policy(*args)
 
 
+def iso_run(
+    config: Config,
+    policy: str,
+    out_dir: Path,
+    oracle_ips: float | None,
+    label: str,
+    bound_s: float,
+    plain: RunRow | None = None,
+) -> RunRow:
+    """``policy`` re-tuned to the iso limit on ``config``'s world, as a ``<policy>@iso`` row.
+
+    ``plain`` (the untuned run of the same policy, when its trip is already the grid's top)
+    seeds the cache, so the top of the grid is not simulated twice.  Each probe gets its own
+    run folder (``<policy>-iso-<trip>``) so they do not overwrite each other or the plain run.
+    """
+    cache: dict[float, RunRow] = {}
+    if plain is not None and isolimit.current_trip(config, policy) == isolimit.HIGH_C:
+        cache[isolimit.HIGH_C] = plain
+
+    def probe(trip_c: float) -> RunRow:
+        cfg = isolimit.with_trip(config, policy, trip_c)
+        run_id = f"{safe_name(policy)}-iso-{trip_c:g}"
+        return run_policy(cfg, policy, out_dir, oracle_ips, label, run_id=run_id)
+
+    res = isolimit.tune(probe, bound_s, cache=cache)
+    return dataclasses.replace(
+        res.row, policy=isolimit.iso_label(policy), tuned_trip_c=res.trip_c, iso_bound_s=bound_s
+    )
+
+
+def _iso_job(args: tuple[Config, str, Path, float | None, str, float, RunRow | None]) -> RunRow:
+    return iso_run(*args)
+
+
 def run_grid(
     configs: Sequence[tuple[str, Config]],
     policies: Sequence[str],
@@ -168,9 +218,15 @@ def run_grid(
     *,
     jobs: int = 1,
     with_oracle: bool = True,
+    iso_limit: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[list[RunRow], dict[str, OracleResult]]:
-    """Every policy on every ``(label, config)``; run folders under ``out_dir/label/``."""
+    """Every policy on every ``(label, config)``; run folders under ``out_dir/label/``.
+
+    ``iso_limit`` adds a ``<policy>@iso`` row after every tunable kernel baseline's row; those
+    bisections run after the plain runs because their bound is ``hysteresis``'s time above
+    the trip on the same scenario.
+    """
     for p in policies:
         check_policy_name(p, "--policy")
     tmp = None
@@ -203,12 +259,55 @@ def run_grid(
                 rows.append(row)
                 if progress:
                     progress(f"{row.scenario or '-'} {row.policy}: {_fmt(row.sustained_ips)} inf/s")
+            if iso_limit:
+                rows = _add_iso_rows(ex, configs, policies, rows, out_dir, oracles, progress)
         if tmp is not None:  # the folders go with the temporary directory
             rows = [dataclasses.replace(r, run_dir="") for r in rows]
         return rows, oracles
     finally:
         if tmp is not None:
             tmp.cleanup()
+
+
+def _add_iso_rows(
+    ex: Any,
+    configs: Sequence[tuple[str, Config]],
+    policies: Sequence[str],
+    rows: list[RunRow],
+    out_dir: Path,
+    oracles: dict[str, OracleResult],
+    progress: Callable[[str], None] | None,
+) -> list[RunRow]:
+    """``rows`` with each tunable baseline's iso-limit row inserted right after its plain row."""
+    tunable = [p for p in policies if isolimit.is_tunable(p)]
+    plain = {(r.scenario, r.policy): r for r in rows}
+    iso_args = [
+        (
+            cfg,
+            p,
+            out_dir / safe_name(label),
+            oracles[label].throughput_ips if label in oracles else None,
+            label,
+            isolimit.bound_from(rows, label),
+            plain.get((label, p)),
+        )
+        for label, cfg in configs
+        for p in tunable
+    ]
+    iso: dict[tuple[str, str], RunRow] = {}
+    for (_, p, *_rest), row in zip(iso_args, ex.map(_iso_job, iso_args), strict=True):
+        iso[(row.scenario, p)] = row
+        if progress:
+            progress(
+                f"{row.scenario or '-'} {row.policy}: trip {_fmt(row.tuned_trip_c)} °C, "
+                f"{_fmt(row.sustained_ips)} inf/s, {_fmt(row.above_trip_s)} s above 85 °C"
+            )
+    out: list[RunRow] = []
+    for r in rows:
+        out.append(r)
+        if (r.scenario, r.policy) in iso:
+            out.append(iso[(r.scenario, r.policy)])
+    return out
 
 
 class _Serial:
@@ -250,12 +349,20 @@ def _fmt(v: float | None, digits: int = 1) -> str:
     return "n/a" if v is None else f"{v:.{digits}f}"
 
 
+def _trip_txt(r: RunRow) -> str:
+    """An iso row's tuned trip; ``!`` when even the grid's lowest trip missed the bound."""
+    if r.tuned_trip_c is None:
+        return ""
+    missed = r.iso_bound_s is not None and r.above_trip_s > r.iso_bound_s + 1e-9
+    return _fmt(r.tuned_trip_c) + ("!" if missed else "")
+
+
 def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> str:
-    """One block per scenario, one line per policy."""
+    """One block per scenario, one line per policy; ``trip`` is an iso-limit row's tuned trip."""
     out: list[str] = []
     head = (
-        f"{'policy':<18} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
-        f"{'>trip s':>7} {'limit s':>7} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7}"
+        f"{'policy':<20} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
+        f"{'>trip s':>7} {'limit s':>7} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7} {'trip':>5}"
     )
     for scen in dict.fromkeys(r.scenario for r in rows):
         block = [r for r in rows if r.scenario == scen]
@@ -269,9 +376,10 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
         for r in block:
             epi = None if r.energy_per_inference_j is None else 1000.0 * r.energy_per_inference_j
             out.append(
-                f"{r.policy:<18} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
+                f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
                 f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
                 f"{_fmt(r.hard_limit_s):>7} {_fmt(epi, 2):>7} {_fmt(r.p99_ms, 2):>7} {r.cap_changes:>7}"
+                f" {_trip_txt(r):>5}"
             )
         out.append("")
     return "\n".join(out).rstrip() + "\n"
