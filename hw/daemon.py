@@ -56,7 +56,7 @@ from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, ThermogovError
-from thermogov.policies import PolicyContext, make_policy
+from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
 
@@ -160,10 +160,14 @@ def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
     have_d = {b.domain.name for b in bmap.domains}
     if not have_s:
         why = "; ".join(f"{k}: {v}" for k, v in bmap.missing_sensors.items())
-        raise ConfigError(f"board {board.name}: none of its sensors exists here ({why}); run `thermogov doctor`")
+        raise ConfigError(
+            f"board {board.name}: none of its sensors exists here ({why}); run `thermogov doctor`"
+        )
     if not have_d:
         why = "; ".join(f"{k}: {v}" for k, v in bmap.missing_domains.items())
-        raise ConfigError(f"board {board.name}: none of its domains exists here ({why}); run `thermogov doctor`")
+        raise ConfigError(
+            f"board {board.name}: none of its domains exists here ({why}); run `thermogov doctor`"
+        )
     return dataclasses.replace(
         board,
         sensors=tuple(s for s in board.sensors if s.name in have_s),
@@ -210,7 +214,9 @@ def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log
                 log(f"dry-run: at exit would restore {w}")
     if errors:
         where = journal.path if journal else "the journal"
-        raise ActuatorError(f"restore incomplete ({'; '.join(errors)}); journal kept at {where}: run `thermogov restore`")
+        raise ActuatorError(
+            f"restore incomplete ({'; '.join(errors)}); journal kept at {where}: run `thermogov restore`"
+        )
     if journal is not None:
         journal.delete()
         log("limits restored")
@@ -246,7 +252,9 @@ class Runner:
             journal = None
             if opts.dry_run:
                 if Journal(opts.state_dir).exists():
-                    self.log(f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it")
+                    self.log(
+                        f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it"
+                    )
             else:
                 lock = InstanceLock(opts.lock_file)
                 lock.acquire()
@@ -263,14 +271,16 @@ class Runner:
                 sensor_names=tuple(s.name for s in prep.specs),
                 extra={"backend": "hw"},
             )
-            policy = make_policy(prep.config.policy, prep.config.policy_params(), ctx)
+            policy = configured_policy(prep.config.policy, prep.config.policies, ctx)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
             recorder = RunRecorder.create(out_dir, prep.config, prep.board, "hw")
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
                 workload.start()
                 stack.callback(workload.stop)
-            telemetry = HwTelemetry(prep.tree, prep.bmap.power, workload.inferences_total if workload else None)
+            telemetry = HwTelemetry(
+                prep.tree, prep.bmap.power, workload.inferences_total if workload else None
+            )
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
             stack.callback(_restore_all, actuators, journal, self.log)
@@ -346,8 +356,12 @@ class Runner:
                 if not started:
                     started = True
                     mode = "dry-run" if self.opts.dry_run else "governing"
-                    print(f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
-                          f"run_dir={run_dir}", file=self.out, flush=True)
+                    print(
+                        f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
+                        f"run_dir={run_dir}",
+                        file=self.out,
+                        flush=True,
+                    )
             lag_ms = (time.monotonic() - t0) * 1000.0 - plan.peek_ms()
             if lag_ms > ctrl_ms:
                 # Fell behind by more than a control period (a slow sysfs read, a suspended

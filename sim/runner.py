@@ -18,7 +18,7 @@ import simpy
 from thermogov.board import BoardProfile
 from thermogov.config import Config, SimEvent
 from thermogov.governor import Governor, TickRecord
-from thermogov.policies import Policy, PolicyContext, make_policy
+from thermogov.policies import Policy, PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
 from thermogov.sim.world import SimWorld
@@ -42,10 +42,7 @@ def build_policy(config: Config, board: BoardProfile) -> Policy:
         sensor_names=tuple(s.name for s in specs),
         extra={"ambient_c": config.sim.ambient_c},
     )
-    params = config.policy_params()
-    policy = make_policy(config.policy, params, ctx)
-    params.done()
-    return policy
+    return configured_policy(config.policy, config.policies, ctx)
 
 
 def build_governor(

@@ -10,6 +10,7 @@ it in one file per board means a calibrated profile (``thermogov calibrate``) is
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import tomllib
 from dataclasses import dataclass, field
@@ -55,8 +56,23 @@ class DomainProfile:
     sysfs_names: tuple[str, ...] = ()  # cpufreq policy names / devfreq of_node names
 
     def volt_at(self, freq_hz: int) -> float:
-        """Voltage of an OPP; tables are exact, so an unknown frequency is a bug."""
-        return self.volt_v[self.opp_hz.index(freq_hz)]
+        """Voltage of an OPP.
+
+        A real board may offer OPPs the profile does not list (Orin's extra 1510.4 MHz, the Pi 5's
+        1.0-1.4 GHz entries): their voltage is interpolated linearly in frequency between the
+        neighbouring profile OPPs and held flat beyond the ends, which is how DVFS tables run.
+        """
+        opp = self.opp_hz
+        i = bisect.bisect_left(opp, freq_hz)
+        if i < len(opp) and opp[i] == freq_hz:
+            return self.volt_v[i]
+        if i == 0:
+            return self.volt_v[0]
+        if i == len(opp):
+            return self.volt_v[-1]
+        f0, f1 = opp[i - 1], opp[i]
+        v0, v1 = self.volt_v[i - 1], self.volt_v[i]
+        return v0 + (v1 - v0) * (freq_hz - f0) / (f1 - f0)
 
 
 @dataclass(frozen=True, slots=True)

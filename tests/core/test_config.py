@@ -96,3 +96,11 @@ def test_board_profile_validation_names_the_key() -> None:
     raw["sensors"]["cpu"]["node"] = "nowhere"
     with pytest.raises(ConfigError, match="is not a thermal node"):
         parse_board(raw, "rpi5.toml")
+
+
+def test_voltage_of_an_opp_the_profile_does_not_list_is_interpolated() -> None:
+    cpu = load_board("jetson-orin-nano").domain("cpu")
+    v_lo, v_hi = cpu.volt_at(1_497_600_000), cpu.volt_at(1_574_400_000)
+    v = cpu.volt_at(1_510_400_000)  # a real Orin OPP missing from the profile
+    assert v_lo < v < v_hi
+    assert cpu.volt_at(100_000_000) == cpu.volt_v[0] and cpu.volt_at(9_000_000_000) == cpu.volt_v[-1]

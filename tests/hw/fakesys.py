@@ -45,8 +45,23 @@ ORIN_NANO_GPU_HZ = (306000000, 408000000, 510000000, 612000000, 625000000)  # sa
 AGX_ORIN_CPU_KHZ = (*khz_grid(115200, 76800, 2112000), 2188800, 2201600)
 AGX_ORIN_GPU_HZ = (*(f * 1_000_000 for f in range(306, 1225, 102)), 1300500000)  # E, see profile
 # Jetson Nano (sbcbench_jetson-nano_4rLX, BSD, to the MHz; kHz values of the T210 table)
-NANO_CPU_KHZ = (102000, 204000, 307200, 403200, 518400, 614400, 710400, 825600, 921600,
-                1036800, 1132800, 1224000, 1326000, 1428000, 1479000)
+NANO_CPU_KHZ = (
+    102000,
+    204000,
+    307200,
+    403200,
+    518400,
+    614400,
+    710400,
+    825600,
+    921600,
+    1036800,
+    1132800,
+    1224000,
+    1326000,
+    1428000,
+    1479000,
+)
 # Nano GPU devfreq 76.8..998.4 MHz step 76.8 (modeling.md; checked against the issue listing)
 NANO_GPU_HZ = tuple(76800000 * k for k in range(1, 14))
 # L4T Nano zone types, zone0..5 (checked against sysfs_jetson-nano2gb_thermal_zone_types)
@@ -54,18 +69,50 @@ NANO_ZONE_TYPES = ("AO-therm", "CPU-therm", "GPU-therm", "PLL-therm", "PMIC-Die"
 # Xavier NX (sbcbench_xavier-nx_3YWp, BSD): 115.2..1881.6 step 76.8 + 1907.2, one policy
 XAVIER_NX_CPU_KHZ = (*khz_grid(115200, 76800, 1881600), 1907200)
 # Orin JetPack 5 zone types in zone order (jtop journals issues 381/608, sbc-bench zone7 SOC2)
-ORIN_JP5_ZONES = ("CPU-therm", "GPU-therm", "CV0-therm", "CV1-therm", "CV2-therm", "SOC0-therm",
-                  "SOC1-therm", "SOC2-therm", "tj-therm", "Tboard_tegra", "Tdiode_tegra")
+ORIN_JP5_ZONES = (
+    "CPU-therm",
+    "GPU-therm",
+    "CV0-therm",
+    "CV1-therm",
+    "CV2-therm",
+    "SOC0-therm",
+    "SOC1-therm",
+    "SOC2-therm",
+    "tj-therm",
+    "Tboard_tegra",
+    "Tdiode_tegra",
+)
 # Orin JetPack 6 names (tegra234.dtsi; tegrastats_agxorin_powergui, MIT); Orin Nano has no CV zones
-AGX_ORIN_JP6_ZONES = ("cpu-thermal", "gpu-thermal", "cv0-thermal", "cv1-thermal", "cv2-thermal",
-                      "soc0-thermal", "soc1-thermal", "soc2-thermal", "tj-thermal")
-ORIN_NANO_JP6_ZONES = ("cpu-thermal", "gpu-thermal", "soc0-thermal", "soc1-thermal", "soc2-thermal", "tj-thermal")
+AGX_ORIN_JP6_ZONES = (
+    "cpu-thermal",
+    "gpu-thermal",
+    "cv0-thermal",
+    "cv1-thermal",
+    "cv2-thermal",
+    "soc0-thermal",
+    "soc1-thermal",
+    "soc2-thermal",
+    "tj-thermal",
+)
+ORIN_NANO_JP6_ZONES = (
+    "cpu-thermal",
+    "gpu-thermal",
+    "soc0-thermal",
+    "soc1-thermal",
+    "soc2-thermal",
+    "tj-thermal",
+)
 # Raspberry Pi (sbcbench_rpi5_8-NK, BSD; linux-thermal.md 4.2 for the Pi 4 grid)
 RPI5_CPU_KHZ = khz_grid(1500000, 100000, 2400000)
 RPI4_CPU_KHZ = khz_grid(600000, 100000, 1500000)
 RPI4_TRIPS = (("critical", 80000, 0),)  # bcm283x.dtsi cpu-crit (linux-thermal.md 4.2)
-RPI5_TRIPS = (("active", 50000, 5000), ("active", 60000, 5000), ("active", 67500, 5000),
-              ("active", 75000, 5000), ("critical", 110000, 0))  # Pi 5 fan trips, crit (modeling.md)
+RPI5_TRIPS = (
+    ("active", 50000, 5000),
+    ("active", 60000, 5000),
+    ("active", 67500, 5000),
+    ("active", 75000, 5000),
+    ("critical", 110000, 0),
+)  # Pi 5 fan trips, crit (modeling.md)
 
 # INA3221 channels as (label, mV, mA) from the sbc-bench "Hardware sensors" blocks (BSD)
 ORIN_NANO_RAILS = (("VDD_IN", 4990, 968), ("VDD_CPU_GPU_CV", 4990, 136), ("VDD_SOC", 4990, 288))
@@ -126,8 +173,9 @@ class FakeTree:
     def boot_id(self, value: str) -> None:
         self.write("proc/sys/kernel/random/boot_id", value + "\n")
 
-    def zone(self, index: int, ztype: str, temp_mc: int | None = 45000,
-             trips: Iterable[tuple[str, int, int]] = ()) -> str:
+    def zone(
+        self, index: int, ztype: str, temp_mc: int | None = 45000, trips: Iterable[tuple[str, int, int]] = ()
+    ) -> str:
         real = f"sys/devices/virtual/thermal/thermal_zone{index}"
         self.write(f"{real}/type", ztype + "\n")
         if temp_mc is not None:
@@ -141,9 +189,17 @@ class FakeTree:
         self.link(f"sys/class/thermal/thermal_zone{index}", real)
         return f"sys/class/thermal/thermal_zone{index}"
 
-    def policy(self, index: int, cpus: Sequence[int], table_khz: Sequence[int], *,
-               min_khz: int | None = None, max_khz: int | None = None, governor: str = "schedutil",
-               listed: bool = True) -> str:
+    def policy(
+        self,
+        index: int,
+        cpus: Sequence[int],
+        table_khz: Sequence[int],
+        *,
+        min_khz: int | None = None,
+        max_khz: int | None = None,
+        governor: str = "schedutil",
+        listed: bool = True,
+    ) -> str:
         rel = f"sys/devices/system/cpu/cpufreq/policy{index}"
         self.write(f"{rel}/related_cpus", " ".join(map(str, cpus)) + "\n")
         self.write(f"{rel}/affected_cpus", " ".join(map(str, cpus)) + "\n")
@@ -159,8 +215,17 @@ class FakeTree:
             self.link(f"sys/devices/system/cpu/cpu{c}/cpufreq", rel)
         return rel
 
-    def devfreq(self, device_rel: str, name: str, of_node: str, table_hz: Sequence[int], *,
-                min_hz: int | None = None, max_hz: int | None = None, governor: str = "nvhost_podgov") -> str:
+    def devfreq(
+        self,
+        device_rel: str,
+        name: str,
+        of_node: str,
+        table_hz: Sequence[int],
+        *,
+        min_hz: int | None = None,
+        max_hz: int | None = None,
+        governor: str = "nvhost_podgov",
+    ) -> str:
         """``device_rel`` is the device directory, e.g. ``sys/devices/17000000.ga10b``."""
         real = f"{device_rel}/devfreq/{name}"
         self.write(f"{real}/available_frequencies", " ".join(map(str, table_hz)) + "\n")
@@ -185,7 +250,9 @@ class FakeTree:
         self.link(f"sys/class/hwmon/hwmon{index}", real)
         return f"sys/class/hwmon/hwmon{index}"
 
-    def supply(self, name: str, uevent: str, *, temp_decic: int | None = None, kind: str | None = None) -> str:
+    def supply(
+        self, name: str, uevent: str, *, temp_decic: int | None = None, kind: str | None = None
+    ) -> str:
         """A power_supply from its ``uevent`` text: the kernel exposes each key as a file too."""
         real = f"sys/devices/platform/fake-psy/power_supply/{name}"
         self.write(f"{real}/uevent", uevent if uevent.endswith("\n") else uevent + "\n")
@@ -206,13 +273,21 @@ class FakeTree:
 
 
 # -- board presets ------------------------------------------------------------------------------
-def orin_nano(root: Path, *, jetpack: int = 5, cpu_mc: int = 50000, gpu_mc: int = 48000,
-              battery_decic: int | None = None) -> FakeTree:
+def orin_nano(
+    root: Path,
+    *,
+    jetpack: int = 5,
+    cpu_mc: int = 50000,
+    gpu_mc: int = 48000,
+    battery_decic: int | None = None,
+) -> FakeTree:
     t = FakeTree(root)
     model = "NVIDIA Orin Nano Developer Kit" if jetpack == 5 else "NVIDIA Jetson Orin Nano Developer Kit"
     t.model(model, ("nvidia,p3768-0000+p3767-0005", "nvidia,p3767-0005", "nvidia,tegra234"))
     t.boot_id("8d1f0c1e-0000-4000-8000-000000000001")
-    zones = [z for z in ORIN_JP5_ZONES if not z.startswith("CV")] if jetpack == 5 else list(ORIN_NANO_JP6_ZONES)
+    zones = (
+        [z for z in ORIN_JP5_ZONES if not z.startswith("CV")] if jetpack == 5 else list(ORIN_NANO_JP6_ZONES)
+    )
     trips = (("passive", 99000, 0), ("critical", 104500, 0))
     for i, z in enumerate(zones):
         temp = cpu_mc if z.lower().startswith("cpu") else gpu_mc if z.lower().startswith("gpu") else 47000
@@ -223,17 +298,24 @@ def orin_nano(root: Path, *, jetpack: int = 5, cpu_mc: int = 50000, gpu_mc: int 
         t.devfreq("sys/devices/17000000.ga10b", "17000000.ga10b", "ga10b", ORIN_NANO_GPU_HZ)
     else:
         t.devfreq("sys/devices/platform/bus@0/17000000.gpu", "17000000.gpu", "gpu", ORIN_NANO_GPU_HZ)
-    t.devfreq("sys/devices/15340000.vic", "15340000.vic", "vic", (115200000, 435200000), governor="wmark_active")
+    t.devfreq(
+        "sys/devices/15340000.vic", "15340000.vic", "vic", (115200000, 435200000), governor="wmark_active"
+    )
     t.ina3221(1, "sys/devices/platform/c240000.i2c/i2c-1/1-0040", ORIN_NANO_RAILS)
     if battery_decic is not None:
-        t.supply("BAT0", "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=80",
-                 temp_decic=battery_decic)
+        t.supply(
+            "BAT0",
+            "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=80",
+            temp_decic=battery_decic,
+        )
     return t
 
 
 def agx_orin(root: Path, *, jetpack: int = 5, cpu_mc: int = 60000, gpu_mc: int = 58000) -> FakeTree:
     t = FakeTree(root)
-    model = "NVIDIA Orin Jetson-Small Developer Kit" if jetpack == 5 else "NVIDIA Jetson AGX Orin Developer Kit"
+    model = (
+        "NVIDIA Orin Jetson-Small Developer Kit" if jetpack == 5 else "NVIDIA Jetson AGX Orin Developer Kit"
+    )
     t.model(model, ("nvidia,p3737-0000+p3701-0000", "nvidia,tegra234", "nvidia,tegra23x"))
     zones = ORIN_JP5_ZONES if jetpack == 5 else AGX_ORIN_JP6_ZONES
     for i, z in enumerate(zones):
@@ -248,21 +330,33 @@ def agx_orin(root: Path, *, jetpack: int = 5, cpu_mc: int = 60000, gpu_mc: int =
     else:
         t.devfreq("sys/devices/platform/bus@0/17000000.gpu", "17000000.gpu", "gpu", AGX_ORIN_GPU_HZ)
     t.ina3221(3, "sys/devices/platform/c240000.i2c/i2c-1/1-0040", AGX_ORIN_RAILS)
-    t.ina3221(4, "sys/devices/platform/c240000.i2c/i2c-1/1-0041", (("NC", 0, 0), ("VDDQ_VDD2_1V8AO", 5060, 140)))
+    t.ina3221(
+        4, "sys/devices/platform/c240000.i2c/i2c-1/1-0041", (("NC", 0, 0), ("VDDQ_VDD2_1V8AO", 5060, 140))
+    )
     return t
 
 
-def jetson_nano(root: Path, *, zone_types: Sequence[str] = NANO_ZONE_TYPES,
-                gpu_table_hz: Sequence[int] = NANO_GPU_HZ, cpu_mc: int = 40000) -> FakeTree:
+def jetson_nano(
+    root: Path,
+    *,
+    zone_types: Sequence[str] = NANO_ZONE_TYPES,
+    gpu_table_hz: Sequence[int] = NANO_GPU_HZ,
+    cpu_mc: int = 40000,
+) -> FakeTree:
     t = FakeTree(root)
-    t.model("NVIDIA Jetson Nano Developer Kit",
-            ("nvidia,p3449-0000-b00+p3448-0000-b00", "nvidia,jetson-nano", "nvidia,tegra210"))
+    t.model(
+        "NVIDIA Jetson Nano Developer Kit",
+        ("nvidia,p3449-0000-b00+p3448-0000-b00", "nvidia,jetson-nano", "nvidia,tegra210"),
+    )
     for i, z in enumerate(zone_types):
         t.zone(i, z, 100000 if z.startswith("PMIC") else cpu_mc)
     t.policy(0, [0, 1, 2, 3], NANO_CPU_KHZ)
     t.devfreq("sys/devices/57000000.gpu", "57000000.gpu", "gpu", gpu_table_hz, governor="nvhost_podgov")
-    t.ina3221(0, "sys/devices/7000c400.i2c/i2c-1/1-0040",
-              (("POM_5V_IN", 5000, 180), ("POM_5V_GPU", 5000, 0), ("POM_5V_CPU", 5000, 24)))
+    t.ina3221(
+        0,
+        "sys/devices/7000c400.i2c/i2c-1/1-0040",
+        (("POM_5V_IN", 5000, 180), ("POM_5V_GPU", 5000, 0), ("POM_5V_CPU", 5000, 24)),
+    )
     return t
 
 
@@ -272,8 +366,12 @@ def xavier_nx(root: Path, *, cpu_mc: int = 42000) -> FakeTree:
     for i, z in enumerate(("AUX-therm", "CPU-therm", "thermal-fan-est", "AO-therm", "GPU-therm", "PMIC-Die")):
         t.zone(i, z, 100000 if z.startswith("PMIC") else cpu_mc)
     t.policy(0, list(range(6)), XAVIER_NX_CPU_KHZ, min_khz=1190400, max_khz=1907200)
-    t.devfreq("sys/devices/17000000.gv11b", "17000000.gv11b", "gv11b",
-              (114750000, 318750000, 522750000, 726750000, 930750000, 1100250000))
+    t.devfreq(
+        "sys/devices/17000000.gv11b",
+        "17000000.gv11b",
+        "gv11b",
+        (114750000, 318750000, 522750000, 726750000, 930750000, 1100250000),
+    )
     return t
 
 
@@ -285,8 +383,14 @@ def rpi5(root: Path, *, table_khz: Sequence[int] = RPI5_CPU_KHZ, cpu_mc: int = 5
     return t
 
 
-def rpi4(root: Path, *, model: str = "Raspberry Pi 4 Model B Rev 1.1", table_khz: Sequence[int] = RPI4_CPU_KHZ,
-         trips: Iterable[tuple[str, int, int]] = RPI4_TRIPS, cpu_mc: int = 52000) -> FakeTree:
+def rpi4(
+    root: Path,
+    *,
+    model: str = "Raspberry Pi 4 Model B Rev 1.1",
+    table_khz: Sequence[int] = RPI4_CPU_KHZ,
+    trips: Iterable[tuple[str, int, int]] = RPI4_TRIPS,
+    cpu_mc: int = 52000,
+) -> FakeTree:
     t = FakeTree(root)
     t.model(model, ("raspberrypi,4-model-b", "brcm,bcm2711"))
     t.zone(0, "cpu-thermal", cpu_mc, trips)
@@ -322,8 +426,12 @@ def tree_from_grep_dump(root: Path, text: str) -> FakeTree:
 
 # -- kernel double --------------------------------------------------------------------------------
 _PAIRS = {"scaling_min_freq": "scaling_max_freq", "min_freq": "max_freq"}
-_TABLES = {"scaling_min_freq": "scaling_available_frequencies", "scaling_max_freq": "scaling_available_frequencies",
-           "min_freq": "available_frequencies", "max_freq": "available_frequencies"}
+_TABLES = {
+    "scaling_min_freq": "scaling_available_frequencies",
+    "scaling_max_freq": "scaling_available_frequencies",
+    "min_freq": "available_frequencies",
+    "max_freq": "available_frequencies",
+}
 
 
 class KernelTree(SysfsTree):

@@ -19,8 +19,17 @@ POLICY0 = "sys/devices/system/cpu/cpufreq/policy0"
 
 def _run_args(tmp: Path, *extra: str) -> list[str]:
     return [
-        "--sysfs-root", str(tmp / "root"), "--state-dir", str(tmp / "state"),
-        "--lock-file", str(tmp / "run.lock"), "--out", str(tmp / "out"), "--duration", "0.3s", *extra,
+        "--sysfs-root",
+        str(tmp / "root"),
+        "--state-dir",
+        str(tmp / "state"),
+        "--lock-file",
+        str(tmp / "run.lock"),
+        "--out",
+        str(tmp / "out"),
+        "--duration",
+        "0.3s",
+        *extra,
     ]
 
 
@@ -41,7 +50,12 @@ def test_doctor_on_every_board_tree(tmp_path: Path, board: str) -> None:
     assert r.exit_code == 0, r.output
     out = r.output
     assert f"profile: {board} (device-tree model matches" in out
-    for section in ("thermal zones:", "cpufreq policies:", "devfreq devices:", f"mapping of profile {board}:"):
+    for section in (
+        "thermal zones:",
+        "cpufreq policies:",
+        "devfreq devices:",
+        f"mapping of profile {board}:",
+    ):
         assert section in out
     assert "OPPs (scaling_available_frequencies):" in out
     assert "sensor cpu      -> thermal_zone" in out and "domain cpu      -> policy0" in out
@@ -143,7 +157,9 @@ def test_bad_config_exits_2(tmp_path: Path) -> None:
         ("sys/devices/virtual/thermal/thermal_zone0/type", None, "none of its sensors"),
     ],
 )
-def test_bad_sysfs_contents_exit_2_and_write_nothing(tmp_path: Path, rel: str, content: str | None, needle: str) -> None:
+def test_bad_sysfs_contents_exit_2_and_write_nothing(
+    tmp_path: Path, rel: str, content: str | None, needle: str
+) -> None:
     t = fakesys.rpi5(tmp_path / "root")
     if content is None:
         (tmp_path / "root" / rel).unlink()
@@ -184,19 +200,38 @@ def test_run_json_summary(tmp_path: Path) -> None:
 
 def test_restore_without_journal(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
-    r = CliRunner().invoke(restore_command, ["--sysfs-root", str(tmp_path / "root"), "--state-dir",
-                                             str(tmp_path / "state"), "--lock-file", str(tmp_path / "l")])
+    r = CliRunner().invoke(
+        restore_command,
+        [
+            "--sysfs-root",
+            str(tmp_path / "root"),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--lock-file",
+            str(tmp_path / "l"),
+        ],
+    )
     assert r.exit_code == 0 and "nothing to restore" in r.output
 
 
 def test_restore_command_applies_the_journal(tmp_path: Path) -> None:
     t = fakesys.rpi5(tmp_path / "root")
     t.write(f"{POLICY0}/scaling_max_freq", 1500000)
-    e = JournalEntry("cpu", "policy0", f"{POLICY0}/scaling_min_freq", f"{POLICY0}/scaling_max_freq", 1000,
-                     1500000, 2400000)
+    e = JournalEntry(
+        "cpu", "policy0", f"{POLICY0}/scaling_min_freq", f"{POLICY0}/scaling_max_freq", 1000, 1500000, 2400000
+    )
     Journal(tmp_path / "state").write(JournalData(999999, "", str(tmp_path / "root"), 0.0, (e,)))
-    r = CliRunner().invoke(restore_command, ["--sysfs-root", str(tmp_path / "root"), "--state-dir",
-                                             str(tmp_path / "state"), "--lock-file", str(tmp_path / "l")])
+    r = CliRunner().invoke(
+        restore_command,
+        [
+            "--sysfs-root",
+            str(tmp_path / "root"),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--lock-file",
+            str(tmp_path / "l"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "restored 1 limit window(s) left by pid 999999" in r.output
     assert t.read_int(f"{POLICY0}/scaling_max_freq") == 2400000
@@ -205,6 +240,15 @@ def test_restore_command_applies_the_journal(tmp_path: Path) -> None:
 def test_restore_refuses_while_a_daemon_holds_the_lock(tmp_path: Path) -> None:
     FakeTree(tmp_path / "root")
     with InstanceLock(tmp_path / "l"):
-        r = CliRunner().invoke(restore_command, ["--sysfs-root", str(tmp_path / "root"), "--state-dir",
-                                                 str(tmp_path / "state"), "--lock-file", str(tmp_path / "l")])
+        r = CliRunner().invoke(
+            restore_command,
+            [
+                "--sysfs-root",
+                str(tmp_path / "root"),
+                "--state-dir",
+                str(tmp_path / "state"),
+                "--lock-file",
+                str(tmp_path / "l"),
+            ],
+        )
     _one_line_error(r)

@@ -29,7 +29,8 @@ GPU = "sys/devices/17000000.ga10b/devfreq/17000000.ga10b"
 
 def _opts(tmp: Path, **kw: Any) -> RunOptions:
     base = RunOptions(
-        config=Config(),
+        # The spec's hysteresis: "hot" means exactly the lowest caps, which the checks rely on.
+        config=Config(policy="hysteresis"),
         sysfs_root=tmp / "root",
         duration_s=0.5,
         out=tmp / "out",
@@ -66,7 +67,9 @@ def test_normal_end_restores_originals_and_only_table_members_were_written(tmp_p
     assert "thermogov: started" in out
     assert summary["backend"] == "hw" and summary["stopped_by"] == "duration"
     assert summary["sustained_throughput_ips"] is None and summary["inferences_total"] is None
-    assert summary["tick_ms_p99"] is not None and summary["missing_sensors"] == {"battery": "no power_supply of type Battery"}
+    assert summary["tick_ms_p99"] is not None and summary["missing_sensors"] == {
+        "battery": "no power_supply of type Battery"
+    }
     trace = load_trace(tmp_path / "out" / summary["run_id"])
     assert trace["policy_state"][0] == "LOW" and "battery_c" not in trace
     assert trace["cpu_cap_hz"][0] == 729_600_000
@@ -87,8 +90,9 @@ def test_journal_is_on_disk_before_the_first_write(tmp_path: Path) -> None:
 def test_stale_journal_of_a_dead_daemon_is_restored_first(tmp_path: Path) -> None:
     t = fakesys.orin_nano(tmp_path / "root")
     t.write(f"{POLICY0}/scaling_max_freq", 729600)  # left low by a crashed run
-    entry = JournalEntry("cpu", "policy0", f"{POLICY0}/scaling_min_freq", f"{POLICY0}/scaling_max_freq",
-                         1000, 729600, 1510400)
+    entry = JournalEntry(
+        "cpu", "policy0", f"{POLICY0}/scaling_min_freq", f"{POLICY0}/scaling_max_freq", 1000, 729600, 1510400
+    )
     Journal(tmp_path / "state").write(JournalData(999999, "", str(tmp_path / "root"), 0.0, (entry,)))
     summary, _, err = _run(tmp_path)
     assert "left by pid 999999" in err
@@ -169,9 +173,13 @@ def test_builtin_workload_is_counted(tmp_path: Path) -> None:
 def test_command_workload_counts_matching_lines(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     script = tmp_path / "infer.py"
-    script.write_text("import sys\nfor i in range(50):\n    print('done' if i % 2 else 'warmup', flush=True)\n"
-                      "sys.stdin.read()\n")
-    summary, _, _ = _run(tmp_path, workload=f"cmd:{sys.executable} {script}", count_regex="^done", duration_s=1.5)
+    script.write_text(
+        "import sys\nfor i in range(50):\n    print('done' if i % 2 else 'warmup', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    summary, _, _ = _run(
+        tmp_path, workload=f"cmd:{sys.executable} {script}", count_regex="^done", duration_s=1.5
+    )
     assert summary["inferences_total"] == 25
 
 

@@ -68,8 +68,14 @@ def test_jp5_gpu_devfreq_lives_under_the_device(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("wanted", "actual", "level"),
-    [("cpu-thermal", "CPU-therm", 1), ("CPU-therm", "cpu-therm", 2), ("gpu-thermal", "GPU-therm", 1),
-     ("cpu-thermal", "BCPU-therm", 0), ("tj-thermal", "tj-therm", 1), ("cpu-thermal", "cv0-thermal", 0)],
+    [
+        ("cpu-thermal", "CPU-therm", 1),
+        ("CPU-therm", "cpu-therm", 2),
+        ("gpu-thermal", "GPU-therm", 1),
+        ("cpu-thermal", "BCPU-therm", 0),
+        ("tj-thermal", "tj-therm", 1),
+        ("cpu-thermal", "cv0-thermal", 0),
+    ],
 )
 def test_zone_names_match_across_jetpack_styles(wanted: str, actual: str, level: int) -> None:
     assert name_match(wanted, actual) == level
@@ -107,7 +113,10 @@ def test_thinkpad_battery_without_temp_and_mains_supply(tmp_path: Path) -> None:
     t.supply("BAT0", (DATA / "procfs_thinkpad_bat0_uevent.txt").read_text())
     t.supply("AC", (DATA / "procfs_thinkpad_ac_uevent.txt").read_text())
     inv = _inv(t)
-    assert {(s.name, s.type, s.has_temp) for s in inv.supplies} == {("AC", "Mains", False), ("BAT0", "Battery", False)}
+    assert {(s.name, s.type, s.has_temp) for s in inv.supplies} == {
+        ("AC", "Mains", False),
+        ("BAT0", "Battery", False),
+    }
     bmap = map_board(inv, load_board("jetson-orin-nano"))
     assert bmap.missing_sensors["battery"] == "battery BAT0 reports no temp attribute"
 
@@ -208,7 +217,9 @@ def test_fakesys_cpu_tables_match_sbcbench_to_the_mhz(excerpt: str, table_khz: t
 def test_fakesys_orin_nano_gpu_rails_and_topology_match_sbcbench() -> None:
     text = (DATA / "sbcbench_orin-nano_4vgu_excerpt.txt").read_text()
     opps = re.search(r"17000000\.ga10b: .*/ ([\d ]+)\)", text)
-    assert opps and [int(x) for x in opps.group(1).split()] == [f // 1_000_000 for f in fakesys.ORIN_NANO_GPU_HZ]
+    assert opps and [int(x) for x in opps.group(1).split()] == [
+        f // 1_000_000 for f in fakesys.ORIN_NANO_GPU_HZ
+    ]
     assert "thermal_zone7/ (SOC2-therm)" in text  # the JP5 zone order fakesys uses for AGX
     assert fakesys.ORIN_JP5_ZONES[7] == "SOC2-therm"
     for label, mv, _ma in fakesys.ORIN_NANO_RAILS:
@@ -234,7 +245,9 @@ def test_real_nano_zone_types_map_cpu_and_gpu(tmp_path: Path) -> None:
 
 
 def test_real_nano_gpu_devfreq_table(tmp_path: Path) -> None:
-    path_line, values = real_file("sysfs_jetson-nano_gpu_devfreq_available_frequencies.txt").read_text().split("\n")[:2]
+    path_line, values = (
+        real_file("sysfs_jetson-nano_gpu_devfreq_available_frequencies.txt").read_text().split("\n")[:2]
+    )
     assert path_line.startswith("/sys/devices/57000000.gpu/devfreq/57000000.gpu/")
     table = tuple(int(v) for v in values.split())
     assert table == fakesys.NANO_GPU_HZ
@@ -243,7 +256,9 @@ def test_real_nano_gpu_devfreq_table(tmp_path: Path) -> None:
 
 
 def test_real_pi4_gpiofan_dump_materialises_into_a_discoverable_zone(tmp_path: Path) -> None:
-    t = tree_from_grep_dump(tmp_path, real_file("sysfs_rpi4_thermal_gpiofan_throttle_issue135.txt").read_text())
+    t = tree_from_grep_dump(
+        tmp_path, real_file("sysfs_rpi4_thermal_gpiofan_throttle_issue135.txt").read_text()
+    )
     inv = _inv(t)
     z = next(z for z in inv.zones if z.name == "thermal_zone0")
     assert z.type == "cpu-thermal"
@@ -257,7 +272,10 @@ def test_real_cm4_trip_dump(tmp_path: Path) -> None:
     t = tree_from_grep_dump(tmp_path, real_file("sysfs_rpi-cm4_thermal_zone_trips_issue19.txt").read_text())
     t.write("sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")  # type is not in the excerpt
     z = _inv(t).zones[0]
-    assert [(tp.type, tp.temp_c, tp.hyst_c) for tp in z.trips] == [("active", 75.0, 2.0), ("active", 50.0, 2.0)]
+    assert [(tp.type, tp.temp_c, tp.hyst_c) for tp in z.trips] == [
+        ("active", 75.0, 2.0),
+        ("active", 50.0, 2.0),
+    ]
 
 
 def test_real_pi5_listing_below_the_floor_is_never_a_cap(tmp_path: Path) -> None:
@@ -271,7 +289,10 @@ def test_real_pi5_listing_below_the_floor_is_never_a_cap(tmp_path: Path) -> None
 
 def test_real_orin_jp5_journal_zone_numbers_match_fakesys() -> None:
     found: dict[int, str] = {}
-    for name in ("sysfs_agx-orin_jp5_jtop_journal_issue608.txt", "sysfs_agx-orin_jp5_jtop_journal_issue381.txt"):
+    for name in (
+        "sysfs_agx-orin_jp5_jtop_journal_issue608.txt",
+        "sysfs_agx-orin_jp5_jtop_journal_issue381.txt",
+    ):
         for m in re.finditer(r'Found thermal "(\w+)" in thermal_zone(\d+)', real_file(name).read_text()):
             found[int(m.group(2))] = m.group(1)
     for idx, stem in found.items():

@@ -27,7 +27,9 @@ POLICY = "sys/devices/system/cpu/cpufreq/policy0"
 
 
 def _entry(lo: int = 1500000, hi: int = 2400000) -> JournalEntry:
-    return JournalEntry("cpu", "policy0", f"{POLICY}/scaling_min_freq", f"{POLICY}/scaling_max_freq", 1000, lo, hi)
+    return JournalEntry(
+        "cpu", "policy0", f"{POLICY}/scaling_min_freq", f"{POLICY}/scaling_max_freq", 1000, lo, hi
+    )
 
 
 def _dead_pid() -> int:
@@ -119,7 +121,9 @@ def test_lock_of_a_killed_holder_is_free(tmp_path: Path) -> None:
         "import sys; from thermogov.hw.journal import InstanceLock; "
         f"InstanceLock({str(lock)!r}).acquire(); print('locked', flush=True); sys.stdin.read()"
     )
-    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert p.stdout is not None and p.stdout.readline().strip() == "locked"
     with pytest.raises(ThermogovError, match=f"pid {p.pid}"):
         InstanceLock(lock).acquire()

@@ -32,14 +32,26 @@ def _cli(*args: str) -> list[str]:
 
 
 def _paths(tmp: Path) -> list[str]:
-    return ["--sysfs-root", str(tmp / "root"), "--state-dir", str(tmp / "state"),
-            "--lock-file", str(tmp / "thermogov.lock")]
+    return [
+        "--sysfs-root",
+        str(tmp / "root"),
+        "--state-dir",
+        str(tmp / "state"),
+        "--lock-file",
+        str(tmp / "thermogov.lock"),
+    ]
 
 
 def _start(tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
+    # The spec's hysteresis policy: a hot board means exactly the lowest caps, which the
+    # restore checks below rely on (the default `stepped` policy may pick other OPPs).
+    cfg = tmp / "hysteresis.toml"
+    cfg.write_text('[run]\npolicy = "hysteresis"\n')
     return subprocess.Popen(
-        _cli("run", *_paths(tmp), "--out", str(tmp / "out"), *extra),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+        _cli("run", *_paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg), *extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
     )
 
 
@@ -109,8 +121,12 @@ def test_next_start_after_kill_9_restores_first(tmp_path: Path) -> None:
     _wait_started(proc)
     proc.kill()
     proc.communicate(timeout=DEADLINE_S)
-    r = subprocess.run(_cli("run", *_paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.3s"),
-                       capture_output=True, text=True, timeout=DEADLINE_S)
+    r = subprocess.run(
+        _cli("run", *_paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.3s"),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+    )
     assert r.returncode == 0, r.stderr
     assert "restored" in r.stderr and "left by pid" in r.stderr
     assert t.snapshot() == before
@@ -131,8 +147,12 @@ def test_builtin_workload_child_dies_with_a_killed_daemon(tmp_path: Path) -> Non
 def test_dry_run_process_writes_nothing(tmp_path: Path) -> None:
     t = _hot(tmp_path)
     before = t.snapshot()
-    r = subprocess.run(_cli("run", *_paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.5s",
-                            "--dry-run"), capture_output=True, text=True, timeout=DEADLINE_S)
+    r = subprocess.run(
+        _cli("run", *_paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.5s", "--dry-run"),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+    )
     assert r.returncode == 0, r.stderr
     assert "dry-run: would write" in r.stderr
     assert t.snapshot() == before and not (tmp_path / "state").exists()

@@ -137,6 +137,9 @@ def test_listdir_is_in_kernel_order_and_empty_when_missing(tree: FakeTree) -> No
         tree.zone(i, f"z{i}")
     st = SysfsTree(tree.root)
     assert st.listdir("sys/class/thermal", r"thermal_zone\d+") == [
-        "thermal_zone0", "thermal_zone1", "thermal_zone2", "thermal_zone10"
+        "thermal_zone0",
+        "thermal_zone1",
+        "thermal_zone2",
+        "thermal_zone10",
     ]
     assert st.listdir("sys/class/devfreq") == []

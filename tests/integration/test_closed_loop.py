@@ -57,9 +57,11 @@ def test_daemon_governs_the_emulated_board_and_restores(tmp_path: Path) -> None:
     try:
         wait_for_line(emu, "ready")
         before = cap_files(root)
+        cfg = tmp_path / "hysteresis.toml"
+        cfg.write_text('[run]\npolicy = "hysteresis"\n')
         run = subprocess.run(
             [*RUN, "--sysfs-root", str(root), "--duration", "6s", "--out", str(out),
-             "--state-dir", str(state), "--lock-file", str(tmp_path / "lock"), "--board", "jetson-orin-nano"],
+             "--state-dir", str(state), "--lock-file", str(tmp_path / "lock"), "--board", "jetson-orin-nano", "--config", str(cfg)],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert run.returncode == 0, run.stderr

@@ -80,7 +80,7 @@ def test_summary_agrees_with_its_own_trace(run: tuple[Path, dict, Config]) -> No
 
 
 def test_ledger_gets_one_row_per_run(tmp_path: Path) -> None:
-    cfg = with_sim(Config(), duration_s=5.0)
+    cfg = with_sim(Config(policy="hysteresis"), duration_s=5.0)
     a = simulate(cfg, out_dir=tmp_path)
     b = simulate(dataclasses.replace(cfg, policy="performance"), out_dir=tmp_path)
     with (tmp_path / "runs.csv").open() as fh:

@@ -19,14 +19,24 @@ def ticks(cfg: Config) -> list[TickRecord]:
 
 
 def test_default_scenario_trips_within_minutes_and_cycles() -> None:
-    cfg = Config()  # the README's default: 10 simulated minutes
+    cfg = Config(policy="hysteresis")  # the README's default scenario: 10 simulated minutes
     rows = ticks(cfg)
     trips = [r.t_s for r in rows if "trip" in r.event.split()]
     releases = [r.t_s for r in rows if "release" in r.event.split()]
     assert trips and trips[0] < 240.0
     assert len(trips) >= 3 and len(releases) >= 2
     # The governor's action is what keeps it there: fused never runs away past the trip.
-    assert max(r.fused_c for r in rows) < cfg.policy_params().raw("trip_c", 85.0) + 1.0
+    assert max(r.fused_c for r in rows) < 86.0
+
+
+def test_default_policy_holds_the_default_scenario_under_the_trip() -> None:
+    cfg = Config()
+    assert cfg.policy == "stepped"
+    rows = ticks(cfg)
+    fused = [r.fused_c for r in rows]
+    assert max(fused) < 85.0  # it steps down before the trip instead of bouncing off it
+    assert max(fused) > 80.0  # ... but it does use the thermal headroom
+    assert any(r.caps_hz != rows[0].caps_hz for r in rows)
 
 
 def test_lowering_the_cap_lowers_throughput_and_temperature(short_config: Config) -> None:
@@ -108,7 +118,7 @@ def test_batching_trades_latency_for_launch_overhead() -> None:
 
 def test_rpi_firmware_throttle_fights_the_governor() -> None:
     """On a Pi the firmware throttles from 80 °C, inside the 85 °C trip, invisibly to cpufreq."""
-    cfg = Config(board="rpi5")
+    cfg = Config(board="rpi5", policy="hysteresis")
     rows = ticks(with_sim(cfg, duration_s=900.0, ambient_c=30.0))
     throttled = [r for r in rows if r.freqs_hz[0] < r.caps_hz[0]]
     assert throttled, "firmware never throttled"
