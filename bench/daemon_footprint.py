@@ -76,7 +76,9 @@ print(100.0 * (cpu() - c0) / (time.monotonic() - t0))
 
 def wake_up_floor_pct(seconds: float) -> float:
     """CPU % of a process that only keeps the daemon's wake-up schedule."""
-    out = subprocess.run([sys.executable, "-c", FLOOR_CODE, str(seconds)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", FLOOR_CODE, str(seconds)], capture_output=True, text=True, check=True
+    )
     return float(out.stdout.strip())
 
 
@@ -103,9 +105,23 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="thermogov-bench-root-", dir=shm)) if shm.is_dir() else work / "root"
     orin_nano(root, cpu_mc=60000, gpu_mc=60000)
     dry = os.geteuid() != 0
-    cmd = [sys.executable, "-m", "thermogov.cli", "run", "--sysfs-root", str(root), "--out", str(work / "out"),
-           "--state-dir", str(work / "state"), "--lock-file", str(work / "thermogov.lock"),
-           "--duration", f"{args.seconds}s", "--json"] + (["--dry-run"] if dry else [])
+    cmd = [
+        sys.executable,
+        "-m",
+        "thermogov.cli",
+        "run",
+        "--sysfs-root",
+        str(root),
+        "--out",
+        str(work / "out"),
+        "--state-dir",
+        str(work / "state"),
+        "--lock-file",
+        str(work / "thermogov.lock"),
+        "--duration",
+        f"{args.seconds}s",
+        "--json",
+    ] + (["--dry-run"] if dry else [])
     stop = threading.Event()
     sweeper = threading.Thread(target=sweep_temps, args=(root, stop), daemon=True)
     sweeper.start()
@@ -129,7 +145,7 @@ def main() -> None:
     stop.set()
     shutil.rmtree(root, ignore_errors=True)
     total_cpu = c1  # cumulative user+system of the daemon at the last sample
-    summary = json.loads(out.decode()[out.decode().index("{"):])
+    summary = json.loads(out.decode()[out.decode().index("{") :])
     steady_cpu_pct = 100.0 * (c1 - c0) / max(w1 - w0, 1e-9)
     whole_cpu_pct = 100.0 * total_cpu / max(w1 - start_wall, 1e-9)
     figures = {
@@ -137,21 +153,31 @@ def main() -> None:
         "cpu_pct": steady_cpu_pct,
         "tick_p99_ms": summary["tick_ms_p99"],
     }
-    print(f"daemon footprint over {args.seconds:g} s, fake Orin Nano tree, mode "
-          f"{'dry-run (not root)' if dry else 'governing'}, {summary['ticks']} ticks, "
-          f"{summary['cap_changes']} cap changes")
-    print(f"  RSS max           {figures['rss_mb']:7.2f} MB     target {TARGETS['rss_mb']:g} MB"
-          f"   ratio {figures['rss_mb'] / TARGETS['rss_mb']:.2f}")
-    print(f"  CPU (steady)      {figures['cpu_pct']:7.3f} %      target {TARGETS['cpu_pct']:g} %"
-          f"    ratio {figures['cpu_pct'] / TARGETS['cpu_pct']:.2f}")
+    print(
+        f"daemon footprint over {args.seconds:g} s, fake Orin Nano tree, mode "
+        f"{'dry-run (not root)' if dry else 'governing'}, {summary['ticks']} ticks, "
+        f"{summary['cap_changes']} cap changes"
+    )
+    print(
+        f"  RSS max           {figures['rss_mb']:7.2f} MB     target {TARGETS['rss_mb']:g} MB"
+        f"   ratio {figures['rss_mb'] / TARGETS['rss_mb']:.2f}"
+    )
+    print(
+        f"  CPU (steady)      {figures['cpu_pct']:7.3f} %      target {TARGETS['cpu_pct']:g} %"
+        f"    ratio {figures['cpu_pct'] / TARGETS['cpu_pct']:.2f}"
+    )
     print(f"  CPU (incl. start) {whole_cpu_pct:7.3f} %      (start-up imports included, for reference)")
     floor = wake_up_floor_pct(min(args.seconds, 10.0))
     print(f"  wake-up floor     {floor:7.3f} %      (same schedule, no work: this machine's cost of waking)")
-    print(f"  CPU above floor   {figures['cpu_pct'] - floor:7.3f} %      ratio to target "
-          f"{(figures['cpu_pct'] - floor) / TARGETS['cpu_pct']:.2f}")
+    print(
+        f"  CPU above floor   {figures['cpu_pct'] - floor:7.3f} %      ratio to target "
+        f"{(figures['cpu_pct'] - floor) / TARGETS['cpu_pct']:.2f}"
+    )
     print(f"  tick p50          {summary['tick_ms_p50']:7.3f} ms")
-    print(f"  tick p99          {figures['tick_p99_ms']:7.3f} ms     target {TARGETS['tick_p99_ms']:g} ms"
-          f"   ratio {figures['tick_p99_ms'] / TARGETS['tick_p99_ms']:.2f}")
+    print(
+        f"  tick p99          {figures['tick_p99_ms']:7.3f} ms     target {TARGETS['tick_p99_ms']:g} ms"
+        f"   ratio {figures['tick_p99_ms'] / TARGETS['tick_p99_ms']:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -35,9 +35,13 @@ def main() -> None:
         simulate(cfg)
         bare_times.append(time.process_time() - t0)
     recorded, bare = min(rec_times), min(bare_times)
-    print(f"best of {args.repeat}; median with run folder {sim_s / sorted(rec_times)[len(rec_times) // 2]:.0f}x")
+    print(
+        f"best of {args.repeat}; median with run folder {sim_s / sorted(rec_times)[len(rec_times) // 2]:.0f}x"
+    )
     print(f"default scenario, {sim_s:.0f} simulated s")
-    print(f"  with run folder   : {sim_s / recorded:8.0f}x real time  (CPU {recorded:.2f} s)   target >= 2000x, aim 5000x")
+    print(
+        f"  with run folder   : {sim_s / recorded:8.0f}x real time  (CPU {recorded:.2f} s)   target >= 2000x, aim 5000x"
+    )
     print(f"  without recording : {sim_s / bare:8.0f}x real time  (CPU {bare:.2f} s)")
     print(f"  recording share   : {1 - bare / recorded:8.1%} of the recorded run's CPU time")
 

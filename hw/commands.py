@@ -71,7 +71,9 @@ _lock_opt = click.option(
 _config_opt = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (board, policy, sensors)."
 )
-_board_opt = click.option("--board", help="Board profile name or TOML file; default: detect from the device tree.")
+_board_opt = click.option(
+    "--board", help="Board profile name or TOML file; default: detect from the device tree."
+)
 
 
 @click.command("doctor")

@@ -70,7 +70,9 @@ class TempFileSensor:
         return Reading(self._name, c, self._clock())
 
 
-def open_sensor(tree: SysfsTree, b: SensorBinding, clock: Callable[[], float] = time.monotonic) -> TempFileSensor:
+def open_sensor(
+    tree: SysfsTree, b: SensorBinding, clock: Callable[[], float] = time.monotonic
+) -> TempFileSensor:
     return TempFileSensor(tree, b.sensor.name, b.rel, b.divisor, clock, b.source)
 
 
@@ -136,7 +138,9 @@ class CapActuator:
     def apply(self, cap_hz: int) -> int:
         if cap_hz not in self._table:
             opps = ", ".join(f"{f / 1e6:g}" for f in self._table)
-            raise ActuatorError(f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}")
+            raise ActuatorError(
+                f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}"
+            )
         for f in self.files:
             raw = cap_hz // f.scale_hz
             orig_min = self._orig[f.label][0]

@@ -183,7 +183,9 @@ def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
                 ttype = tree.read_text(f"{rel}/trip_point_{k}_type")
             except SensorError:
                 ttype = "unknown"
-            hyst = _mc(tree, f"{rel}/trip_point_{k}_hyst") if tree.exists(f"{rel}/trip_point_{k}_hyst") else None
+            hyst = (
+                _mc(tree, f"{rel}/trip_point_{k}_hyst") if tree.exists(f"{rel}/trip_point_{k}_hyst") else None
+            )
             trips.append(TripPoint(k, ttype, _mc(tree, f"{rel}/trip_point_{k}_temp"), hyst))
             k += 1
         out.append(ThermalZone(name, rel, ztype, tuple(trips)))
@@ -269,7 +271,9 @@ def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
                 source = "cpuinfo_min/max"
             table = tuple(sorted({k * 1000 for k in khz if k > 0}))
             if not table:
-                raise SensorError(f"{tree.show(rel)}: no positive frequency in the OPP table; check the driver")
+                raise SensorError(
+                    f"{tree.show(rel)}: no positive frequency in the OPP table; check the driver"
+                )
             out.append(CpufreqPolicy(name, rel, related, table, source))
         except SensorError as e:
             out.append(CpufreqPolicy(name, rel, related, (), "", str(e)))
@@ -291,7 +295,9 @@ def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:
             hz = tree.read_ints(f"{rel}/available_frequencies")
             table = tuple(sorted({h for h in hz if h > 0}))
             if not table:
-                raise SensorError(f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver")
+                raise SensorError(
+                    f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver"
+                )
             out.append(DevfreqDevice(name, rel, of_node, table))
         except SensorError as e:
             out.append(DevfreqDevice(name, rel, of_node, (), str(e)))

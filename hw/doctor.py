@@ -52,8 +52,10 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         trips = ", ".join(
             f"{t.type} {t.temp_c:g}" if t.temp_c is not None else f"{t.type} ?" for t in z.trips
         )
-        out.append(f"  {z.name:<15} {z.type:<18} {_temp(tree, z.temp_rel, 1000.0)}"
-                   + (f"   trips (°C): {trips}" if trips else ""))
+        out.append(
+            f"  {z.name:<15} {z.type:<18} {_temp(tree, z.temp_rel, 1000.0)}"
+            + (f"   trips (°C): {trips}" if trips else "")
+        )
     if not inv.zones:
         out.append("  (none)")
     out.append("hwmon:")

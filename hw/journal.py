@@ -118,12 +118,19 @@ class Journal:
         except FileNotFoundError:
             return None
         except OSError as e:
-            raise ThermogovError(f"{self.path}: cannot read the journal ({e.strerror}); check --state-dir") from e
+            raise ThermogovError(
+                f"{self.path}: cannot read the journal ({e.strerror}); check --state-dir"
+            ) from e
         try:
             body = json.loads(text)
             entries = tuple(JournalEntry(**e) for e in body["entries"])
-            return JournalData(int(body["pid"]), str(body["boot_id"]), str(body["sysfs_root"]),
-                               float(body["created"]), entries)
+            return JournalData(
+                int(body["pid"]),
+                str(body["boot_id"]),
+                str(body["sysfs_root"]),
+                float(body["created"]),
+                entries,
+            )
         except (ValueError, KeyError, TypeError) as e:
             raise ThermogovError(
                 f"{self.path}: corrupt journal ({e}); write its values back by hand, then delete it"
@@ -192,7 +199,9 @@ class InstanceLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as e:
-            raise ThermogovError(f"{self.path}: cannot create the lock file ({e.strerror}); fix --lock-file") from e
+            raise ThermogovError(
+                f"{self.path}: cannot create the lock file ({e.strerror}); fix --lock-file"
+            ) from e
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -86,7 +86,9 @@ class DryRunIO:
         return out
 
 
-def window_writes(cur_min: int, cur_max: int, new_min: int, new_max: int, force: bool) -> list[tuple[str, int]]:
+def window_writes(
+    cur_min: int, cur_max: int, new_min: int, new_max: int, force: bool
+) -> list[tuple[str, int]]:
     """The ordered writes ("min"/"max", value) taking the window to [new_min, new_max].
 
     Unchanged values are skipped unless ``force`` (restore writes both: a read-back equal to

@@ -83,7 +83,9 @@ class BoardMap:
 
 
 # -- board -------------------------------------------------------------------------------------
-def detect_board(model: str, compatible: Sequence[str], profiles: Sequence[BoardProfile]) -> tuple[BoardProfile | None, str]:
+def detect_board(
+    model: str, compatible: Sequence[str], profiles: Sequence[BoardProfile]
+) -> tuple[BoardProfile | None, str]:
     """The profile whose ``dt_models`` entry occurs in the DT model/compatible; longest wins.
 
     Longest wins because "Raspberry Pi 4" is a substring of "Raspberry Pi 400 Rev 1.0".

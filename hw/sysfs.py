@@ -175,7 +175,9 @@ class SysfsTree:
             return int(text)
         except ValueError:
             shown = text if len(text) <= 40 else text[:40] + "..."
-            raise error(f"{self.path(rel)}: {shown!r} is not a whole number; the driver gave no value") from None
+            raise error(
+                f"{self.path(rel)}: {shown!r} is not a whole number; the driver gave no value"
+            ) from None
 
     def read_ints(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> list[int]:
         """A space-separated list (``scaling_available_frequencies`` has a trailing space)."""
@@ -183,7 +185,9 @@ class SysfsTree:
         try:
             values = [int(t) for t in text.split()]
         except ValueError:
-            raise error(f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}") from None
+            raise error(
+                f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}"
+            ) from None
         if not values:
             raise error(f"{self.path(rel)}: empty list; expected space-separated whole numbers")
         return values
@@ -222,4 +226,6 @@ class SysfsTree:
         except OSError as e:
             name = errno_name(e.errno)
             hint = _HINTS.get(e.errno or 0, "check the file")
-            raise ActuatorError(f"{self.path(rel)}: write of {value} failed ({name}: {e.strerror}); {hint}") from e
+            raise ActuatorError(
+                f"{self.path(rel)}: write of {value} failed ({name}: {e.strerror}); {hint}"
+            ) from e

@@ -35,7 +35,11 @@ class TickStats:
         for i, n in enumerate(self._bins):
             seen += n
             if seen >= rank and n:
-                return round(min((i + 1) * BIN_S, self.max_s) * 1e3, 4) if i < NBINS else round(self.max_s * 1e3, 4)
+                return (
+                    round(min((i + 1) * BIN_S, self.max_s) * 1e3, 4)
+                    if i < NBINS
+                    else round(self.max_s * 1e3, 4)
+                )
         return round(self.max_s * 1e3, 4)
 
     def summary(self) -> dict[str, float | int | None]:

@@ -43,7 +43,9 @@ class ProcessWorkload:
     or each line matching ``count_regex``, is one inference.
     """
 
-    def __init__(self, argv: list[str], label: str, *, cumulative: bool = False, count_regex: str | None = None):
+    def __init__(
+        self, argv: list[str], label: str, *, cumulative: bool = False, count_regex: str | None = None
+    ):
         self.argv = argv
         self.label = label
         self._cumulative = cumulative
@@ -61,7 +63,9 @@ class ProcessWorkload:
                 self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, errors="replace"
             )
         except OSError as e:
-            raise ConfigError(f"--workload: cannot start {self.argv[0]!r} ({e.strerror}); check the command") from e
+            raise ConfigError(
+                f"--workload: cannot start {self.argv[0]!r} ({e.strerror}); check the command"
+            ) from e
         self._reader = threading.Thread(target=self._read, name="thermogov-workload", daemon=True)
         self._reader.start()
 
@@ -107,7 +111,9 @@ def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessW
     """``builtin`` | ``cmd:"python infer.py"`` | ``none``/empty (throughput not measured)."""
     if spec is None or spec.strip() in {"", "none"}:
         if count_regex:
-            raise ConfigError("--count-regex: only meaningful with --workload cmd:\"...\"; drop it or add a command")
+            raise ConfigError(
+                '--count-regex: only meaningful with --workload cmd:"..."; drop it or add a command'
+            )
         return None
     s = spec.strip()
     if s == BUILTIN:
@@ -120,6 +126,6 @@ def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessW
         except ValueError as e:
             raise ConfigError(f"--workload: cannot split the command ({e}); check the quoting") from e
         if not argv:
-            raise ConfigError("--workload: cmd: needs a command, e.g. cmd:\"python infer.py\"")
+            raise ConfigError('--workload: cmd: needs a command, e.g. cmd:"python infer.py"')
         return ProcessWorkload(argv, CMD_PREFIX + shlex.join(argv), count_regex=count_regex)
-    raise ConfigError(f"--workload: {spec!r} is not understood; use builtin, cmd:\"python infer.py\" or none")
+    raise ConfigError(f'--workload: {spec!r} is not understood; use builtin, cmd:"python infer.py" or none')
