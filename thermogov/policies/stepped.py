@@ -123,11 +123,11 @@ class Stepped:
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
             self.state = TRIP
-            return Decision(dict(self.ladder[self.rung]), TRIP, "trip" if was != TRIP else "")
+            return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
         if fused <= p.release_c:
             self.rung, self.u, self.integral = self.top, float(self.top), float(self.top)
             self.state = HIGH
-            return Decision(dict(self.ladder[self.rung]), HIGH, "release" if was not in (HIGH,) else "")
+            return Decision(self.ladder[self.rung], HIGH, "release" if was not in (HIGH,) else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
         set_c = p.trip_c - max(p.margin_c, p.noise_k * est.noise_c)
@@ -162,7 +162,7 @@ class Stepped:
         self._dither(t)
         self.state = HIGH if self.rung == self.top else f"L{self.rung}"
         event = "step" if self.state != was and was != TRIP else ""
-        return Decision(dict(self.ladder[self.rung]), self.state, event)
+        return Decision(self.ladder[self.rung], self.state, event)
 
     def _dither(self, t: float) -> None:
         """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""
