@@ -7,18 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from thermogov.cli import main
+from tests.cliutil import run_cli
 from thermogov.sim.compare import CSV_COLUMNS
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main(args)
-    except SystemExit as e:
-        code = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(
