@@ -18,14 +18,14 @@ as for step_wise), ``on_state`` (default 1; ``"max"`` = the deepest state of eac
 from __future__ import annotations
 
 from thermogov.interfaces import ConfigError
-from thermogov.policies.base import Decision, PolicyContext, PolicyInput
+from thermogov.policies.base import PolicyContext
 from thermogov.policies.kernel import (
     Binding,
     Instance,
+    PolledZoneGovernor,
     ZonePoller,
     caps_with_unbound,
     cdev_update,
-    millicelsius,
     read_cdevs,
     read_poller,
     read_trips,
@@ -33,7 +33,7 @@ from thermogov.policies.kernel import (
 from thermogov.tomlcheck import Table
 
 
-class BangBang:
+class BangBang(PolledZoneGovernor):
     name = "bang_bang"
 
     def __init__(
@@ -55,15 +55,6 @@ class BangBang:
         inst.target = self._on(inst) if on else 0
         inst.initialized = True
         cdev_update(inst.cdev, self.binding.instances)
-
-    def decide(self, inp: PolicyInput) -> Decision:
-        if not self.poller.due(inp.t_s):
-            return Decision(dict(self._caps), self.state)
-        event = self.update(millicelsius(inp.fused_c))
-        self.poller.schedule(inp.t_s)
-        self._caps = caps_with_unbound(self.binding, self.ctx)
-        self.state = "s" + self.binding.states_label()
-        return Decision(dict(self._caps), self.state, event)
 
     def update(self, temp_mc: int) -> str:
         events = []

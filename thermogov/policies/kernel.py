@@ -27,7 +27,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from thermogov.interfaces import ConfigError
-from thermogov.policies.base import PolicyContext
+from thermogov.policies.base import Decision, PolicyContext, PolicyInput
 from thermogov.tomlcheck import Table
 
 NO_TARGET = -1  # THERMAL_NO_TARGET
@@ -191,3 +191,30 @@ def caps_with_unbound(binding: Binding, ctx: PolicyContext) -> dict[str, int]:
     caps = ctx.highest_caps()
     caps.update(binding.caps())
     return caps
+
+
+class PolledZoneGovernor:
+    """What step_wise and bang_bang share: act only when the zone's poll is due.
+
+    Between polls a kernel governor does nothing, so the caps of the last update stay in
+    force; subclasses implement ``update`` (one zone update at an integer m°C temperature,
+    returning the trace event) and keep ``binding``, ``poller``, ``ctx``, ``state``, ``_caps``.
+    """
+
+    binding: Binding
+    poller: ZonePoller
+    ctx: PolicyContext
+    state: str
+    _caps: dict[str, int]
+
+    def update(self, temp_mc: int) -> str:
+        raise NotImplementedError
+
+    def decide(self, inp: PolicyInput) -> Decision:
+        if not self.poller.due(inp.t_s):
+            return Decision(dict(self._caps), self.state)
+        event = self.update(millicelsius(inp.fused_c))
+        self.poller.schedule(inp.t_s)
+        self._caps = caps_with_unbound(self.binding, self.ctx)
+        self.state = "s" + self.binding.states_label()
+        return Decision(dict(self._caps), self.state, event)

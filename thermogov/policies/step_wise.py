@@ -32,7 +32,7 @@ Parameters (``[policies.step_wise]``):
 from __future__ import annotations
 
 from thermogov.interfaces import ConfigError
-from thermogov.policies.base import Decision, PolicyContext, PolicyInput
+from thermogov.policies.base import PolicyContext
 from thermogov.policies.kernel import (
     DROPPING,
     NO_TARGET,
@@ -40,10 +40,10 @@ from thermogov.policies.kernel import (
     TEMP_INVALID,
     Binding,
     Instance,
+    PolledZoneGovernor,
     ZonePoller,
     caps_with_unbound,
     cdev_update,
-    millicelsius,
     read_cdevs,
     read_poller,
     read_trips,
@@ -86,7 +86,7 @@ def target_69(inst: Instance, tr: str, throttle: bool) -> int:
     return inst.target
 
 
-class StepWise:
+class StepWise(PolledZoneGovernor):
     name = "step_wise"
 
     def __init__(self, binding: Binding, poller: ZonePoller, kernel: str, ctx: PolicyContext) -> None:
@@ -99,15 +99,6 @@ class StepWise:
         self.last_mc = TEMP_INVALID
         self.state = "s" + binding.states_label()
         self._caps = caps_with_unbound(binding, ctx)
-
-    def decide(self, inp: PolicyInput) -> Decision:
-        if not self.poller.due(inp.t_s):
-            return Decision(dict(self._caps), self.state)
-        event = self.update(millicelsius(inp.fused_c))
-        self.poller.schedule(inp.t_s)
-        self._caps = caps_with_unbound(self.binding, self.ctx)
-        self.state = "s" + self.binding.states_label()
-        return Decision(dict(self._caps), self.state, event)
 
     def update(self, temp_mc: int) -> str:
         """One zone update at ``temp_mc``; returns the trace event (trip crossings)."""
