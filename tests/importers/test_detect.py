@@ -10,15 +10,7 @@ from thermogov.importers import FORMATS, detect_format, parse_log
 from thermogov.interfaces import LogFormatError
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT / ".." / "shared" / "data" / "real"
 LOGS = ROOT / "tests" / "data" / "logs"
-
-
-@pytest.fixture(scope="module")
-def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: licence forbids copying this file into the repo")
-    return REAL
 
 
 def expected_format(name: str) -> str | None:

@@ -6,20 +6,10 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-import pytest
-
 from thermogov.importers import detect_format, parse_log, rpi_csv
 from thermogov.importers.common import ImportedLog
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT / ".." / "shared" / "data" / "real"
-
-
-@pytest.fixture(scope="module")
-def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: licence forbids copying this file into the repo")
-    return REAL
 
 
 def temps(log: ImportedLog) -> list[float]:

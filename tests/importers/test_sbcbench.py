@@ -11,15 +11,7 @@ import pytest
 from thermogov.importers import detect_format, parse_log, sbcbench
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT / ".." / "shared" / "data" / "real"
 LOGS = ROOT / "tests" / "data" / "logs"
-
-
-@pytest.fixture(scope="module")
-def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: full reports are only in the shared data folder")
-    return REAL
 
 
 # --- excerpts (whole upstream lines, BSD-3-Clause, see tests/data/logs/SOURCES.md) ----------

@@ -11,14 +11,6 @@ from thermogov.importers import detect_format, parse_log, stressberry
 from thermogov.interfaces import LogFormatError
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT / ".." / "shared" / "data" / "real"
-
-
-@pytest.fixture(scope="module")
-def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: licence forbids copying this file into the repo")
-    return REAL
 
 
 # file, samples, first T, last T, min T, max T, last t_s, top clock MHz (None = not logged)

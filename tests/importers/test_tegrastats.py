@@ -11,16 +11,8 @@ from thermogov.importers import ImportedLog, ImportedSample, detect_format, pars
 from thermogov.interfaces import LogFormatError, ThermogovError
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT / ".." / "shared" / "data" / "real"
 LOGS = ROOT / "tests" / "data" / "logs"
 GUI_EXCERPT = LOGS / "tegrastats_agxorin_powergui-style_excerpt.csv"
-
-
-@pytest.fixture(scope="module")
-def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: licence forbids copying this file into the repo")
-    return REAL
 
 
 def spacings(log: ImportedLog) -> set[float]:
