@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.realdata import REAL_DATA
 from thermogov.config import Config
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_REAL = REPO.parent / "shared" / "data" / "real"
+SHARED_REAL = REAL_DATA
 
 
 @pytest.fixture

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from thermogov import tomlread
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
 
@@ -366,10 +366,10 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
 
 def load_board_file(path: Path) -> BoardProfile:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomlread.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise ConfigError(f"{path}: cannot read board file ({e.strerror}); check the path") from e
-    except tomllib.TOMLDecodeError as e:
+    except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"{path}: malformed TOML ({e}); fix the syntax") from e
     return parse_board(data, str(path))
 
@@ -386,7 +386,7 @@ def load_board(name: str) -> BoardProfile:
         raise ConfigError(f"board: unknown board {name!r}; choose one of {', '.join(names)}")
     res = resources.files("thermogov.boards").joinpath(f"{name}.toml")
     try:
-        data = tomllib.loads(res.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as e:
+        data = tomlread.loads(res.read_text(encoding="utf-8"))
+    except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"board profile {name}: malformed TOML ({e})") from e
     return parse_board(data, f"boards/{name}.toml")

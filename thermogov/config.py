@@ -10,11 +10,11 @@ reproduces the run.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from thermogov import tomlread
 from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
@@ -310,8 +310,8 @@ def load_config(path: Path | str) -> Config:
     except OSError as e:
         raise ConfigError(f"{p}: cannot read config ({e.strerror}); check the path") from e
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        data = tomlread.loads(text)
+    except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"{p}: malformed TOML ({e}); fix the syntax") from e
     try:
         return parse_config(data, str(p))

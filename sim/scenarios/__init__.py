@@ -15,11 +15,11 @@ calibrated Jetson profile must not silently stand in for the scenario's Raspberr
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from thermogov import tomlread
 from thermogov.config import Config, parse_config
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
@@ -45,8 +45,8 @@ def _read(name: str) -> dict[str, Any]:
         raise ConfigError(f"scenario: unknown scenario {name!r}; choose one of {', '.join(names)}")
     text = resources.files(_PACKAGE).joinpath(f"{name}.toml").read_text(encoding="utf-8")
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+        return tomlread.loads(text)
+    except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"scenarios/{name}.toml: malformed TOML ({e}); fix the syntax") from e
 
 

@@ -9,15 +9,14 @@ minutes under load.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from tests.realdata import REAL_DATA
 from thermogov.board import load_board
 from thermogov.sim.calibrate import CalibrationResult, calibrate, load_log_data
 
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "real"
+REAL = REAL_DATA
 
 TARGET_HOLDOUT_C = 1.5
 LOGS = (

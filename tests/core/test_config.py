@@ -1,7 +1,6 @@
-import tomllib
-
 import pytest
 
+from thermogov import tomlread
 from thermogov.board import load_board, parse_board
 from thermogov.config import Config, load_config, parse_config
 from thermogov.interfaces import ConfigError
@@ -66,7 +65,7 @@ def test_resolved_config_round_trips_through_toml() -> None:
     )
     board = load_board("jetson-orin-nano")
     text = dumps(cfg.resolved(board).to_dict())
-    again = parse_config(tomllib.loads(text))
+    again = parse_config(tomlread.loads(text))
     assert again == cfg.resolved(board)
     assert again.sensor_specs(board) == cfg.sensor_specs(board)
 
@@ -83,14 +82,14 @@ def test_default_config_is_the_default_board() -> None:
 
 
 def test_board_profile_validation_names_the_key() -> None:
-    raw = tomllib.loads(
+    raw = tomlread.loads(
         (__import__("importlib").resources.files("thermogov.boards") / "rpi5.toml").read_text()
     )
     raw["domains"]["cpu"]["opp_mhz"] = [1500, 1400]
     raw["domains"]["cpu"]["volt_v"] = [0.7, 0.8]
     with pytest.raises(ConfigError, match="opp_mhz: must be strictly ascending"):
         parse_board(raw, "rpi5.toml")
-    raw = tomllib.loads(
+    raw = tomlread.loads(
         (__import__("importlib").resources.files("thermogov.boards") / "rpi5.toml").read_text()
     )
     raw["sensors"]["cpu"]["node"] = "nowhere"

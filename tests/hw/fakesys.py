@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.realdata import REAL_DATA
 from thermogov.hw.sysfs import SysfsTree
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "sysfs"
-REAL = REPO.parent / "shared" / "data" / "real"
+REAL = REAL_DATA
 
 
 def real_file(name: str) -> Path:

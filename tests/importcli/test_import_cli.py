@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.cliutil import run_cli
+from tests.realdata import REAL_DATA
 from thermogov.runs import LEDGER_FILE, load_summary
 from thermogov.trace import TraceSchema, load_samples, load_trace
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "logs"
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "real"
+REAL = REAL_DATA
 
 RPI_CSV = "time,usage,temperature,frequency\n1,2.0,45,600\n2,3.5,45,600\nthis line is garbage\n3,99.0,48,1500\n4,,50,1500\n5,98.0,51,1500\n"
 STRESSBERRY = (

@@ -1,0 +1,23 @@
+"""Where the tests find real board logs that may not be copied into the repository.
+
+Most public logs carry no licence (or GPL/AGPL), so they stay outside the clone.  The tests
+read them from ``$THERMOGOV_REAL_DATA`` (point it at your own logs) or, by default, from a
+``shared/data/real`` folder beside the clone, and skip with the reason when neither exists.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+REAL_DATA_ENV = "THERMOGOV_REAL_DATA"
+
+
+def real_data_dir() -> Path:
+    """The folder of real logs: the environment variable wins over the default beside the clone."""
+    configured = os.environ.get(REAL_DATA_ENV)
+    return Path(configured) if configured else REPO.parent / "shared" / "data" / "real"
+
+
+REAL_DATA = real_data_dir()
