@@ -56,7 +56,7 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.workload import ProcessWorkload, parse_workload
-from thermogov.interfaces import ActuatorError, ConfigError, ThermogovError
+from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
@@ -248,7 +248,7 @@ def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log
                 log(f"dry-run: at exit would restore {w}")
     if errors:
         where = journal.path if journal else "the journal"
-        raise ActuatorError(
+        raise RuntimeFailure(
             f"restore incomplete ({'; '.join(errors)}); journal kept at {where}: run `thermogov restore`"
         )
     if journal is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, set_window
+from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, restore_window, set_window
 from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, Reading, SensorError
@@ -159,10 +159,7 @@ class CapActuator:
         errors = []
         for f in self.files:
             lo, hi = self._orig[f.label]
-            try:
-                set_window(self.io, f, lo, hi, force=True)
-            except ActuatorError as e:
-                errors.append(str(e))
+            errors.extend(restore_window(self.io, f, lo, hi))
         try:
             self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
         except ActuatorError as e:

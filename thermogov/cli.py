@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from thermogov.interfaces import ThermogovError
+from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 LAZY_COMMANDS = {
     "run": ("thermogov.hw.commands", "run_command"),
@@ -171,6 +171,9 @@ def main(argv: list[str] | None = None) -> None:
     except ThermogovError as e:
         click.echo(f"thermogov: error: {e}", err=True)
         sys.exit(2)
+    except RuntimeFailure as e:
+        click.echo(f"thermogov: error: {e}", err=True)
+        sys.exit(1)
     except click.exceptions.Abort:
         click.echo("thermogov: aborted", err=True)
         sys.exit(130)

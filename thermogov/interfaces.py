@@ -17,6 +17,14 @@ class ThermogovError(Exception):
     """
 
 
+class RuntimeFailure(Exception):
+    """Something failed while doing the job (not the user's input): one line, exit status 1.
+
+    For ``run``/``restore`` the message says what is left changed on the board and the
+    command that puts it back.
+    """
+
+
 class ConfigError(ThermogovError):
     """A configuration, board profile or command-line value is invalid."""
 
