@@ -23,9 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from thermogov.hw.failmsg import restore_command
 from thermogov.hw.limits import LimitFiles, TreeIO, set_window
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import ActuatorError, SensorError, ThermogovError
+from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
 DEFAULT_STATE_DIR = Path("/var/lib/thermogov")
 DEFAULT_LOCK_FILE = Path("/run/thermogov.lock")
@@ -171,7 +172,7 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     if data is None:
         return None
     if os.path.realpath(data.sysfs_root) != os.path.realpath(tree.root):
-        raise ThermogovError(
+        raise RuntimeFailure(
             f"{journal.path}: journal was written for sysfs root {data.sysfs_root}, not {tree.root}; "
             f"pass --sysfs-root {data.sysfs_root}"
         )
@@ -181,7 +182,10 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     errors = restore_entries(tree, data.entries)
     if errors:
-        raise ActuatorError(f"restore incomplete, journal kept at {journal.path}: " + "; ".join(errors))
+        raise RuntimeFailure(
+            f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path}; "
+            f"retry with `{restore_command(tree.root, journal.state_dir)}`"
+        )
     journal.delete()
     state = "still alive" if pid_alive(data.pid) and data.pid != os.getpid() else "not running"
     return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} ({state})"
@@ -207,7 +211,7 @@ class InstanceLock:
         except BlockingIOError:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise ThermogovError(
+            raise RuntimeFailure(
                 f"{self.path}: another thermogov (pid {holder}) is running; stop it first "
                 "(systemctl stop thermogov)"
             ) from None

@@ -21,7 +21,7 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import ThermogovError
+from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 POLICY = "sys/devices/system/cpu/cpufreq/policy0"
 
@@ -77,7 +77,7 @@ def test_a_journal_for_another_root_is_refused(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     j = Journal(tmp_path / "state")
     j.write(JournalData(1, "", "/somewhere/else", 0.0, (_entry(),)))
-    with pytest.raises(ThermogovError, match="--sysfs-root /somewhere/else"):
+    with pytest.raises(RuntimeFailure, match="--sysfs-root /somewhere/else"):
         recover(SysfsTree(tmp_path / "root"), j)
     assert j.exists()
 
@@ -87,7 +87,7 @@ def test_a_failed_restore_keeps_the_journal(tmp_path: Path) -> None:
     j = Journal(tmp_path / "state")
     bad = JournalEntry("cpu", "policy9", "sys/nope/min", "sys/nope/max", 1000, 1, 2)
     j.write(JournalData(_dead_pid(), "", str(tmp_path / "root"), 0.0, (bad,)))
-    with pytest.raises(ThermogovError, match="journal kept"):
+    with pytest.raises(RuntimeFailure, match="journal kept"):
         recover(SysfsTree(tmp_path / "root"), j)
     assert j.exists()
 
@@ -109,7 +109,7 @@ def test_journal_is_durable_json(tmp_path: Path) -> None:
 
 def test_second_instance_is_refused_with_the_holder_pid(tmp_path: Path) -> None:
     lock = tmp_path / "run" / "thermogov.lock"
-    with InstanceLock(lock), pytest.raises(ThermogovError, match=f"pid {os.getpid()}"):
+    with InstanceLock(lock), pytest.raises(RuntimeFailure, match=f"pid {os.getpid()}"):
         InstanceLock(lock).acquire()
     with InstanceLock(lock):  # released: can be taken again
         pass
@@ -125,7 +125,7 @@ def test_lock_of_a_killed_holder_is_free(tmp_path: Path) -> None:
         [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     assert p.stdout is not None and p.stdout.readline().strip() == "locked"
-    with pytest.raises(ThermogovError, match=f"pid {p.pid}"):
+    with pytest.raises(RuntimeFailure, match=f"pid {p.pid}"):
         InstanceLock(lock).acquire()
     p.kill()
     p.wait()
