@@ -16,13 +16,16 @@ from typing import Any, TypeVar
 import click
 
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
-from thermogov.interfaces import ThermogovError
+from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _one_line_errors(fn: F) -> F:
-    """ThermogovError -> ``thermogov: error: ...`` on stderr and exit 2 (also under CliRunner)."""
+    """One line on stderr and the exit status of ``thermogov.cli.main`` (also under CliRunner).
+
+    ThermogovError (bad input) exits 2, RuntimeFailure (the board or another process) exits 1.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -31,6 +34,9 @@ def _one_line_errors(fn: F) -> F:
         except ThermogovError as e:
             click.echo(f"thermogov: error: {e}", err=True)
             raise click.exceptions.Exit(2) from None
+        except RuntimeFailure as e:
+            click.echo(f"thermogov: error: {e}", err=True)
+            raise click.exceptions.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -49,7 +55,7 @@ def _duration(text: str | None) -> float | None:
 
 _root_opt = click.option(
     "--sysfs-root",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=Path("/"),
     show_default=True,
     help="Root holding sys/ and proc/ (a fake tree in tests and emulation).",

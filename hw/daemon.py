@@ -41,6 +41,7 @@ from thermogov.fusion import SensorSpec
 from thermogov.governor import Governor, TickRecord
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
+from thermogov.hw.failmsg import restore_command
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
@@ -56,7 +57,7 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.workload import ProcessWorkload, parse_workload
-from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
+from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
@@ -66,7 +67,7 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 LOG_REPEAT_S = 30.0
 
 
-class PrivilegeError(ThermogovError):
+class PrivilegeError(RuntimeFailure):
     """Writing frequency limits needs root."""
 
 
@@ -235,7 +236,7 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     ]
 
 
-def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log) -> None:
+def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log, root: Path) -> None:
     """Put every captured window back; the journal goes only once all writes succeeded."""
     errors = []
     for a in actuators:
@@ -247,9 +248,11 @@ def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log
             for w in a.io.drain():
                 log(f"dry-run: at exit would restore {w}")
     if errors:
-        where = journal.path if journal else "the journal"
+        if journal is None:  # a dry run owns nothing, so this is only reachable through a bug
+            raise RuntimeFailure(f"restore incomplete, left changed: {'; '.join(errors)}")
         raise RuntimeFailure(
-            f"restore incomplete ({'; '.join(errors)}); journal kept at {where}: run `thermogov restore`"
+            f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path}; "
+            f"put them back with `{restore_command(root, journal.state_dir)}`"
         )
     if journal is not None:
         journal.delete()
@@ -317,7 +320,7 @@ class Runner:
             )
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
-            stack.callback(_restore_all, actuators, journal, self.log)
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
                 prep.specs,

@@ -26,6 +26,7 @@ from typing import Any
 
 from thermogov.hw import confine
 from thermogov.hw.discovery import discover
+from thermogov.hw.failmsg import restore_command
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.owned import check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
@@ -176,16 +177,29 @@ def new_journal_data(tree: SysfsTree, entries: list[JournalEntry]) -> JournalDat
     return JournalData(os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries))
 
 
-def validate_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> None:
-    """Refuse the whole journal unless every entry is an owned window in its hardware range."""
+def validate_entries(
+    tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]
+) -> tuple[list[JournalEntry], list[str]]:
+    """(entries that may be written, why the others may not), or :class:`JournalError`.
+
+    Anything but an owned window with values in its own hardware range refuses the whole
+    journal before a single write; a window whose device is not on the board now is only
+    skipped (and reported, so the restore ends incomplete).
+    """
     windows = owned_windows(tree, discover(tree))
+    good, missing = [], []
     for e in entries:
-        why = check_window(windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max)
-        if why:
+        why, absent = check_window(windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max)
+        if not why:
+            good.append(e)
+        elif absent:
+            missing.append(f"{e.label}: {why}")
+        else:
             raise JournalError(
                 f"journal entry {e.label!r} refused: {why}; nothing was written "
                 "(check the board with `thermogov doctor`, then delete the journal)"
             )
+    return good, missing
 
 
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
@@ -222,7 +236,7 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     if data is None:
         return None
     if os.path.realpath(data.sysfs_root) != os.path.realpath(tree.root):
-        raise JournalError(
+        raise RuntimeFailure(
             f"{journal.path}: journal was written for sysfs root {data.sysfs_root}, not {tree.root}; "
             f"pass --sysfs-root {data.sysfs_root}"
         )
@@ -236,13 +250,12 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     if data.boot_id and now_boot and data.boot_id != now_boot:
         journal.delete()
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
-    validate_entries(tree, data.entries)
-    errors = restore_entries(tree, data.entries)
+    good, errors = validate_entries(tree, data.entries)
+    errors += restore_entries(tree, good)
     if errors:
         raise RuntimeFailure(
-            f"restore incomplete, journal kept at {journal.path} (originals: {_describe(data.entries)}): "
-            + "; ".join(errors)
-            + "; fix the files, then run `thermogov restore`"
+            f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "
+            f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete()
     return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} (not running)"
@@ -281,7 +294,7 @@ class InstanceLock:
         except BlockingIOError:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise ThermogovError(
+            raise RuntimeFailure(
                 f"{self.path}: another thermogov (pid {holder}) is running; stop it first "
                 "(systemctl stop thermogov)"
             ) from None

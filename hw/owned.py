@@ -13,7 +13,9 @@ back only if
   highest of ``available_frequencies`` for a devfreq device (its OPP table,
   Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``.
 
-Anything else is refused with the reason, before a single write.
+Anything else is refused with the reason, before a single write.  A window whose device is not
+on the board now is not written either, but that is reported as a restore left incomplete
+(the device may come back: a CPU cluster brought online, a driver loaded), not as tampering.
 """
 
 from __future__ import annotations
@@ -81,22 +83,23 @@ def owned_windows(tree: SysfsTree, inv: Inventory) -> dict[tuple[str, str], Owne
 
 def check_window(
     windows: dict[tuple[str, str], OwnedWindow], min_rel: str, max_rel: str, scale_hz: int, lo: int, hi: int
-) -> str:
-    """Why this journaled window may not be written ("" when it may)."""
+) -> tuple[str, bool]:
+    """Why this journaled window may not be written ("" when it may), and whether the only
+    reason is that its device is not on the board now (a runtime condition, not tampering)."""
     for rel, end in ((min_rel, "min"), (max_rel, "max")):
         kind = attribute_kind(rel)
         if kind is None:
-            return f"{rel} is not an attribute thermogov owns ({', '.join(OWNED_KINDS)})"
+            return f"{rel} is not an attribute thermogov owns ({', '.join(OWNED_KINDS)})", False
         if kind[1] != end:
-            return f"{rel} is not a {end} limit"
+            return f"{rel} is not a {end} limit", False
         if kind[2] != scale_hz:
-            return f"{rel}: unit {scale_hz} Hz does not match the attribute's {kind[2]} Hz"
+            return f"{rel}: unit {scale_hz} Hz does not match the attribute's {kind[2]} Hz", False
     w = windows.get((min_rel, max_rel))
     if w is None:
-        return f"{min_rel}, {max_rel}: no such cpufreq policy or devfreq device on this board now"
+        return f"{min_rel}, {max_rel}: no such cpufreq policy or devfreq device on this board now", True
     for name, v in (("min", lo), ("max", hi)):
         if isinstance(v, bool) or not isinstance(v, int) or not w.lo_limit <= v <= w.hi_limit:
-            return f"{w.device}: {name} {v!r} is outside its hardware range {w.lo_limit}..{w.hi_limit}"
+            return f"{w.device}: {name} {v!r} is outside its hardware range {w.lo_limit}..{w.hi_limit}", False
     if lo > hi:
-        return f"{w.device}: min {lo} is above max {hi}"
-    return ""
+        return f"{w.device}: min {lo} is above max {hi}", False
+    return "", False
