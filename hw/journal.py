@@ -207,15 +207,14 @@ def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[Jo
     errors = []
     io = TreeIO(tree)
     for e in entries:
-        owned = True
-        for rel in (e.min_rel, e.max_rel):
+        owned = set()
+        for which, rel in (("min", e.min_rel), ("max", e.max_rel)):
             try:
                 tree.own(rel)
+                owned.add(which)
             except ActuatorError as err:
                 errors.append(str(err))
-                owned = False
-        if owned:
-            errors.extend(restore_window(io, e.files(), e.min, e.max))
+        errors.extend(restore_window(io, e.files(), e.min, e.max, frozenset(owned)))
     return errors
 
 

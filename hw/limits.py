@@ -109,7 +109,9 @@ def set_window(io: LimitIO, files: LimitFiles, new_min: int, new_max: int, *, fo
         io.write_int(files.min_rel if which == "min" else files.max_rel, value)
 
 
-def restore_window(io: LimitIO, files: LimitFiles, lo: int, hi: int) -> list[str]:
+def restore_window(
+    io: LimitIO, files: LimitFiles, lo: int, hi: int, only: frozenset[str] = frozenset({"min", "max"})
+) -> list[str]:
     """Write both limits back, each on its own; returns the failures (empty when restored).
 
     Unlike :func:`set_window` this does not need the current values: after a ``kill -9``
@@ -123,6 +125,7 @@ def restore_window(io: LimitIO, files: LimitFiles, lo: int, hi: int) -> list[str
     except ActuatorError:
         cur_max = None
     order = ["min", "max"] if cur_max is not None and lo <= cur_max else ["max", "min"]
+    order = [k for k in order if k in only]  # a limit that cannot be owned is reported by the caller
     rel = {"min": files.min_rel, "max": files.max_rel}
     want = {"min": lo, "max": hi}
     errors: dict[str, str] = {}

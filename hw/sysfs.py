@@ -208,6 +208,11 @@ class SysfsTree:
         was swapped since start-up must not bless the swap.
         """
         real = self.resolve(rel, ActuatorError)
+        if os.path.islink(os.path.join(os.path.realpath(self.path(rel).parent), self.path(rel).name)):
+            # Directories in sysfs are links (class/devfreq/X), attributes never are.
+            raise confine.ConfinementError(
+                f"{self.path(rel)}: is a symlink; a sysfs attribute never is, refusing to own it (fix the tree)"
+            )
         if not os.path.isfile(real):
             raise ActuatorError(f"{self.path(rel)}: no such attribute to own; run `thermogov doctor`")
         if real not in self._owned:
