@@ -74,6 +74,12 @@ _lock_opt = click.option(
     show_default=True,
     help="Single-instance lock file.",
 )
+_lockdir_opt = click.option(
+    "--lock-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="THERMOGOV_LOCK_DIR",
+    help="Where the per-board lock lives (board-<hash of the root>.lock). Default: /run/thermogov.",
+)
 _config_opt = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (board, policy, sensors)."
 )
@@ -109,6 +115,7 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path)
 @_root_opt
 @_state_opt
 @_lock_opt
+@_lockdir_opt
 @click.option("--dry-run", is_flag=True, help="Read sensors and decide, but write nothing (no root needed).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @_one_line_errors
@@ -122,6 +129,7 @@ def run_command(
     sysfs_root: Path,
     state_dir: Path,
     lock_file: Path,
+    lock_dir: Path | None,
     dry_run: bool,
     as_json: bool,
 ) -> None:
@@ -139,6 +147,7 @@ def run_command(
         out=out,
         state_dir=state_dir,
         lock_file=lock_file,
+        lock_dir=lock_dir,
         dry_run=dry_run,
     )
     summary = run(opts)
@@ -157,12 +166,14 @@ def run_command(
 @_root_opt
 @_state_opt
 @_lock_opt
+@_lockdir_opt
 @_one_line_errors
-def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path) -> None:
+def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir: Path | None) -> None:
     """Write back the limits journaled by a daemon that did not exit cleanly."""
-    from thermogov.hw.journal import InstanceLock, Journal, recover
+    from thermogov.hw.boardlock import BoardLock
+    from thermogov.hw.journal import Journal, recover
     from thermogov.hw.sysfs import SysfsTree
 
-    with InstanceLock(lock_file):
+    with BoardLock(sysfs_root, lock_dir, lock_file, state_dir):
         msg = recover(SysfsTree(sysfs_root), Journal(state_dir))
     click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")

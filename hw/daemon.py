@@ -39,13 +39,13 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
 from thermogov.governor import Governor, TickRecord
+from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
-    InstanceLock,
     Journal,
     JournalEntry,
     new_journal_data,
@@ -89,6 +89,7 @@ class RunOptions:
     out: Path | None = None  # default: the config's `out`
     state_dir: Path = DEFAULT_STATE_DIR
     lock_file: Path = DEFAULT_LOCK_FILE
+    lock_dir: Path | None = None  # board locks; None: $THERMOGOV_LOCK_DIR or /run/thermogov
     dry_run: bool = False
 
 
@@ -293,7 +294,7 @@ class Runner:
                         f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it"
                     )
             else:
-                lock = InstanceLock(opts.lock_file)
+                lock = BoardLock(prep.tree.root, opts.lock_dir, opts.lock_file, opts.state_dir)
                 lock.acquire()
                 stack.callback(lock.release)
                 journal = Journal(opts.state_dir)
