@@ -12,6 +12,7 @@ scenario.  ``bench/control_quality.py``, which backs the product claim, turns it
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,8 +30,8 @@ from thermogov.units import parse_duration_s
 def _base(config_path: str | None, seed: int | None) -> Config:
     cfg = load_config(config_path) if config_path else Config()
     if seed is not None:
-        if seed < 0:
-            raise ConfigError("--seed: must be >= 0")
+        if not 0 <= seed <= 2**32 - 1:
+            raise ConfigError("--seed: must be in 0..4294967295")
         cfg = dataclasses.replace(cfg, seed=seed)
     return cfg
 
@@ -70,6 +71,8 @@ def _floats(text: str, field: str) -> list[float]:
         ) from e
     if not values:
         raise ConfigError(f"{field}: give at least one value, e.g. 20,30,40")
+    if not all(math.isfinite(v) and abs(v) <= 2**32 for v in values):
+        raise ConfigError(f"{field}: {text!r} holds a non-finite or huge value; write plain numbers")
     return values
 
 
@@ -184,8 +187,8 @@ def sweep_command(
         if not -40.0 <= a <= 85.0:
             raise ConfigError(f"--ambient: {a:g} °C is out of range; use -40..85")
     seed_list = [int(s) for s in _floats(seeds, "--seeds")] if seeds else [base.seed]
-    if any(s < 0 for s in seed_list):
-        raise ConfigError("--seeds: seeds must be >= 0")
+    if any(not 0 <= s <= 2**32 - 1 for s in seed_list):
+        raise ConfigError("--seeds: seeds must be in 0..4294967295")
     configs = []
     for a in ambients:
         for s in seed_list:

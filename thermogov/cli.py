@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 import click
 
+from thermogov.clinumbers import harden
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 LAZY_COMMANDS = {
@@ -43,6 +44,10 @@ class LazyGroup(click.Group):
         return sorted(names)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = self._get_command(ctx, name)
+        return harden(cmd) if cmd is not None else None
+
+    def _get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         cmd = super().get_command(ctx, name)
         if cmd is not None or name not in LAZY_COMMANDS:
             return cmd
