@@ -16,7 +16,8 @@ It clones the repository (its committed HEAD) into a temporary folder and, as a 
 4. feeds the bad inputs of issue 9 and expects exit status 2.
 
 Each step prints ``ok`` when its exit status is the expected one, ``XX`` otherwise, with the
-last line of its stderr.  The script needs root (it drops to ``nobody`` for the user steps) and
+last line of its stderr (steps run with ``show`` print it, or their line with that text, when they pass too).  The script
+needs root (it drops to ``nobody`` for the user steps) and
 the package index (pip installs).  It exits 0 when every step was as expected.
 """
 
@@ -71,7 +72,9 @@ class Replay:
         timeout: float = 900.0,
         check: Callable[[subprocess.CompletedProcess[str]], str] | None = None,
         env: dict[str, str] | None = None,
+        show: bool | str = False,
     ) -> subprocess.CompletedProcess[str]:
+        """Run one step; ``show`` prints its last line (or the line with that text) when it passes too."""
         wants = want if isinstance(want, tuple) else (want,)
         t0 = time.monotonic()
         try:
@@ -86,12 +89,17 @@ class Replay:
             )
         except subprocess.TimeoutExpired:
             r = subprocess.CompletedProcess(list(argv), 124, "", f"timed out after {timeout:g} s")
+        except OSError as e:
+            r = subprocess.CompletedProcess(list(argv), 127, "", f"{argv[0]}: {e.strerror}")
         note = check(r) if check is not None and r.returncode in wants else ""
         code = r.returncode if not note else -1
-        err = [ln for ln in (r.stderr or "").splitlines() if ln.strip()]
-        if not note and (code not in wants or name.endswith("!")):
-            note = err[-1] if err else (r.stdout.strip().splitlines() or [""])[-1]
-        self.record(Step(name.rstrip("!"), code, wants, time.monotonic() - t0, note))
+        lines = [ln.strip() for ln in (r.stderr or r.stdout or "").splitlines() if ln.strip()]
+        ours = [ln for ln in lines if ln.startswith("thermogov")]  # our own words, past pip's
+        if isinstance(show, str):  # the line with this text, wherever it was printed
+            ours = [ln.strip() for ln in (r.stdout + r.stderr).splitlines() if show in ln] or ours
+        if not note and (code not in wants or show):
+            note = (ours or lines or [""])[-1]
+        self.record(Step(name, code, wants, time.monotonic() - t0, note))
         return r
 
     def record(self, step: Step) -> None:
@@ -113,12 +121,16 @@ def _drop() -> None:
 
 
 def find_python(version: str) -> str | None:
-    found = shutil.which(f"python{version}")
-    if not found:
-        root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-        cands = sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"))
-        found = cands[-1] if cands else None
-    return found
+    """An interpreter for X.Y that really runs (a pyenv shim for a version not selected does not)."""
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    cands = [
+        shutil.which(f"python{version}"),
+        *sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"))[-1:],
+    ]
+    for c in cands:
+        if c and subprocess.run([c, "-c", "import sys"], capture_output=True).returncode == 0:
+            return c
+    return None
 
 
 def _has(text: str) -> Callable[[subprocess.CompletedProcess[str]], str]:
@@ -170,7 +182,7 @@ def install_legs(rp: Replay, clone: Path, pythons: Sequence[str]) -> None:
         venv = rp.work / f"venv-{v}"
         rp.run(f"python {v}: venv", [py, "-m", "venv", str(venv)])
         rp.run(f"python {v}: pip install <clone>", [str(venv / "bin/pip"), "install", "-q", str(clone)])
-        rp.run(f"python {v}: thermogov --version!", [str(venv / "bin/thermogov"), "--version"])
+        rp.run(f"python {v}: thermogov --version", [str(venv / "bin/thermogov"), "--version"], show=True)
         rp.run(
             f"python {v}: thermogov sim --duration 60 --json",
             [
@@ -193,10 +205,11 @@ def jetpack5_legs(rp: Replay, clone: Path) -> None:
         venv = rp.work / "venv-3.8"
         rp.run("python 3.8: venv", [py38, "-m", "venv", str(venv)])
         rp.run(
-            "python 3.8 (JetPack 5): pip install <clone> refuses, naming the fix!",
+            "python 3.8 (JetPack 5): pip install <clone> refuses, naming the fix",
             [str(venv / "bin/pip"), "install", "-q", str(clone)],
             want=1,
             check=_has("thermogov needs Python 3.10 or newer"),
+            show=True,
         )
     # The documented way: an interpreter of its own under /opt (uv's python-build-standalone
     # there; here a copy of a 3.10 build, which is relocatable the same way), a venv from it.
@@ -215,7 +228,7 @@ def jetpack5_legs(rp: Replay, clone: Path) -> None:
         "JetPack 5 way: pip install <clone>", [str(opt / "thermogov/bin/pip"), "install", "-q", str(clone)]
     )
     rp.run(
-        "JetPack 5 way: its python is the /opt one!",
+        "JetPack 5 way: its python is the /opt one",
         [str(opt / "thermogov/bin/python"), "-c", "import sys; print(sys.base_prefix)"],
         check=_has(str(opt / "python")),
     )
@@ -247,15 +260,16 @@ def readme_legs(rp: Replay, clone: Path, quick: bool) -> Path:
     pip = str(venv / "bin/pip")
     rp.run("README 1: pip install -e .", [pip, "install", "-q", "-e", "."], cwd=clone)
     rp.run(
-        "README 1: thermogov sim!",
+        "README 1: thermogov sim",
         [str(venv / "bin/thermogov"), "sim"],
         cwd=clone,
         check=_has("sustained throughput"),
+        show="sustained throughput",
     )
     rp.run("README 2: pip install -e '.[test]'", [pip, "install", "-q", "-e", ".[test]"], cwd=clone)
     suite = [str(venv / "bin/python"), "-m", "pytest", "-q", "-x"] + (["-m", "not slow"] if quick else [])
     rp.run(
-        "README 2: python3 -m pytest" + (" -m 'not slow' (--quick)" if quick else "") + "!",
+        "README 2: python3 -m pytest" + (" -m 'not slow' (--quick)" if quick else ""),
         suite,
         cwd=clone,
         timeout=3600,
@@ -269,7 +283,7 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
         any(Path("/sys/class/thermal").glob("thermal_zone*"))
         and Path("/sys/devices/system/cpu/cpufreq").is_dir()
     )
-    rp.run("doctor on this machine!", [tg, "doctor"], want=0 if here_board else 1)
+    rp.run("doctor on this machine", [tg, "doctor"], want=0 if here_board else 1, show=True)
     rp.run("doctor --sysfs-root /nonexistent", [tg, "doctor", "--sysfs-root", "/nonexistent"], want=2)
     empty = rp.work / "empty-root"
     empty.mkdir()
@@ -309,9 +323,10 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
         ]
         rp.run("doctor --sysfs-root <emulated>", [tg, "doctor", "--sysfs-root", str(tree)])
         rp.run(
-            "doctor with a 75 °C trip on the Pi 5 warns!",
+            "doctor with a 75 °C trip on the Pi 5 warns",
             [tg, "doctor", "--sysfs-root", str(tree), "--config", str(cfg)],
             check=_has("cannot be held"),
+            show="cannot be held",
         )
         rp.run(
             "doctor --json <emulated>",
@@ -324,30 +339,37 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
         else:
             rp.run("as nobody: doctor <emulated>", [*prefix, "doctor", "--sysfs-root", str(tree)], user=True)
             rp.run(
-                "as nobody: run --dry-run with the 0700 state dir!",
+                "as nobody: run --dry-run with the 0700 state dir",
                 [*prefix, "run", "--dry-run", *common, "--out", str(out), "--duration", "3s"],
                 user=True,
+                show="not readable",
             )
             rp.run(
                 "as nobody: run (no --dry-run) needs root",
                 [*prefix, "run", *common, "--duration", "3s"],
                 want=2,
                 user=True,
+                show=True,
             )
-            rp.run("as nobody: restore needs root", [*prefix, "restore", *common], want=2, user=True)
+            rp.run(
+                "as nobody: restore needs root", [*prefix, "restore", *common], want=2, user=True, show=True
+            )
         rp.run(
-            "root: run --duration 5s <emulated>!", [tg, "run", *common, "--out", str(out), "--duration", "5s"]
+            "root: run --duration 5s <emulated>",
+            [tg, "run", *common, "--out", str(out), "--duration", "5s"],
+            show="sustained throughput",
         )
         rp.run(
             "root: run --policy hysteresis --duration 3s",
             [tg, "run", *common, "--out", str(out), "--duration", "3s", "--policy", "hysteresis"],
         )
         rp.run(
-            "root: run with the 75 °C trip warns at start!",
+            "root: run with the 75 °C trip warns at start",
             [tg, "run", *common, "--out", str(out), "--duration", "2s", "--config", str(cfg)],
             check=_has("cannot be held"),
+            show="cannot be held",
         )
-        rp.run("root: restore (nothing left to restore)!", [tg, "restore", *common])
+        rp.run("root: restore (nothing left to restore)", [tg, "restore", *common], show=True)
         rp.run(
             "run --policy nope",
             [tg, "run", *common, "--dry-run", "--duration", "1s", "--policy", "nope"],
@@ -364,7 +386,7 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
 
     hot = rp.work / "orin-hot"
     rp.run(
-        "emulate a fanless Orin Nano at 45 °C, --speed 100: shutdown reported!",
+        "emulate a fanless Orin Nano at 45 °C, --speed 100: shutdown reported",
         [
             tg,
             "emulate",
@@ -381,6 +403,7 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
         ],
         want=1,
         timeout=300,
+        show=True,
     )
     rp.run(
         "run on the powered-off tree refuses",
@@ -456,7 +479,7 @@ def bad_input_legs(rp: Replay, venv: Path) -> None:
         ("compare --scenario nope", ["compare", "--scenario", "nope"]),
     ]
     for name, args in cases:
-        rp.run(f"bad input: {name}!", [tg, *args], want=2, timeout=300)
+        rp.run(f"bad input: {name}", [tg, *args], want=2, timeout=300, show=True)
 
 
 def main() -> int:
