@@ -289,7 +289,14 @@ class Runner:
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
             if opts.dry_run:
-                if Journal(opts.state_dir).exists():
+                try:
+                    pending = Journal(opts.state_dir).exists()
+                except PermissionError:  # the unit's StateDirectoryMode=0700, read as a user
+                    pending = False
+                    self.log(
+                        f"dry-run: {opts.state_dir} is not readable as this user; a pending journal is not checked"
+                    )
+                if pending:
                     self.log(
                         f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it"
                     )

@@ -26,6 +26,7 @@ LAZY_COMMANDS = {
     "run": ("thermogov.hw.commands", "run_command"),
     "doctor": ("thermogov.hw.commands", "doctor_command"),
     "restore": ("thermogov.hw.commands", "restore_command"),
+    "service": ("thermogov.hw.service", "service_command"),
     "emulate": ("thermogov.sim.emulate", "emulate_command"),
     "compare": ("thermogov.sim.compare_cli", "compare_command"),
     "sweep": ("thermogov.sim.compare_cli", "sweep_command"),
