@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 
 
@@ -136,18 +137,20 @@ def _print(result: Any, target: Path) -> None:
     click.echo(f"{'parameter':<24} {'prior':>10} {'fitted':>10} {'± 1 sd':>9}  determined by")
     for p in result.params:
         click.echo(
-            f"{p.name:<24} {p.prior:>10.4g} {p.value:>10.4g} {p.sd:>9.2g}  {p.determined_by} ({p.unit})"
+            f"{p.name:<24} {figure(p.prior):>10} {figure(p.value):>10} {figure(p.sd):>9}  {p.determined_by} ({p.unit})"
         )
-    taus = ", ".join(f"{t:.3g}" for t in result.time_constants_s)
+    taus = ", ".join(figure(t) for t in result.time_constants_s)
     click.echo(f"time constants (s)       {taus}")
-    click.echo(f"RMSE train               {result.rmse_train_c:.2f} °C")
-    hold = "n/a (no holdout)" if result.rmse_holdout_c is None else f"{result.rmse_holdout_c:.2f} °C"
-    click.echo(f"RMSE held-out tail       {hold} (from {result.holdout_from_s:.0f} s, open-loop simulation)")
+    click.echo(f"RMSE train               {figure(result.rmse_train_c, ' °C')}")
+    hold = "n/a (no holdout)" if result.rmse_holdout_c is None else figure(result.rmse_holdout_c, " °C")
+    click.echo(
+        f"RMSE held-out tail       {hold} (from {figure(result.holdout_from_s, ' s')}, open-loop simulation)"
+    )
     s = result.steady
     if s is not None:
-        line = f"steady state             predicted {s.predicted_c:.1f} °C under the load of {s.window_s[0]:.0f}-{s.window_s[1]:.0f} s"
+        line = f"steady state             predicted {figure(s.predicted_c, ' °C')} under the load of {figure(s.window_s[0])}-{figure(s.window_s[1], ' s')}"
         if s.measured_c is not None:
-            line += f"; measured {s.measured_c:.1f} °C (error {s.error_c:+.1f} °C)"
+            line += f"; measured {figure(s.measured_c, ' °C')} (error {figure(s.error_c, ' °C')})"
         click.echo(line)
     for n in result.notes:
         click.echo(f"note: {n}")

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from thermogov.config import Config
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
 from thermogov.units import parse_duration_s
@@ -95,12 +96,8 @@ def run_with_progress(cfg: Config, show: bool = True) -> Any:
     return result
 
 
-def _fmt(v: Any, unit: str = "", digits: int = 1) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}{unit}"
-    return f"{v}{unit}"
+def _fmt(v: Any, unit: str = "") -> str:
+    return figure(v, unit) if isinstance(v, int | float) or v is None else f"{v}{unit}"
 
 
 def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
@@ -108,7 +105,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
     rows = [
         ("board", s["board"]),
         ("policy", s["policy"]),
-        ("duration", _fmt(s["duration_s"], " s", 0)),
+        ("duration", _fmt(s["duration_s"], " s")),
         (
             "sustained throughput",
             _fmt(s["sustained_throughput_ips"], " inf/s")
@@ -117,13 +114,13 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         ("mean throughput", _fmt(s["mean_throughput_ips"], " inf/s")),
         (
             "latency p50/p95/p99",
-            f"{_fmt(lat.get('p50'), '', 2)} / {_fmt(lat.get('p95'), '', 2)} / {_fmt(lat.get('p99'), ' ms', 2)}",
+            f"{_fmt(lat.get('p50'))} / {_fmt(lat.get('p95'))} / {_fmt(lat.get('p99'), ' ms')}",
         ),
         ("max fused temperature", _fmt(s["max_fused_c"], " °C")),
         ("max per sensor", ", ".join(f"{k} {_fmt(v, ' °C')}" for k, v in s["max_sensor_c"].items())),
         ("time above trip", _fmt(s["time_above_trip_s"], f" s (trip {s['trip_c']:g} °C)")),
-        ("energy", _fmt(s["energy_j"], " J", 0)),
-        ("inferences per joule", _fmt(s["inferences_per_joule"], "", 2)),
+        ("energy", _fmt(s["energy_j"], " J")),
+        ("inferences per joule", _fmt(s["inferences_per_joule"])),
         ("cap changes", str(s["cap_changes"])),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
         ("ended", s.get("ended", "completed")),

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from thermogov.board import BoardProfile
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 
 
@@ -76,10 +77,10 @@ def import_command(
     rows = [
         ("imported", f"{file} ({log.fmt})"),
         ("board", f"{s['board']}" + ("" if profile else " (no profile: fused_c only for one-sensor logs)")),
-        ("samples", f"{s['samples']} over {s['duration_s']:g} s"),
+        ("samples", f"{s['samples']} over {figure(s['duration_s'], ' s')}"),
         ("skipped", f"{log.skipped_lines} malformed line(s)"),
         ("sensors", sensors),
-        ("max fused", "n/a" if s["max_fused_c"] is None else f"{s['max_fused_c']:.1f} °C"),
+        ("max fused", figure(s["max_fused_c"], " °C")),
     ]
     rows += [("note", note) for note in log.notes]
     rows.append(("run folder", str(run.run_dir)))
