@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from thermogov.cliopts import check_out_dir, load_board_option
 from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
@@ -24,7 +25,6 @@ def apply_overrides(
     cfg: Config,
     *,
     board: str | None = None,
-    board_file: str | None = None,
     duration: str | None = None,
     ambient: float | None = None,
     policy: str | None = None,
@@ -32,6 +32,7 @@ def apply_overrides(
     scenario: str | None = None,
     out: str | None = None,
 ) -> Config:
+    """``board`` is a built-in name or a board TOML (``--board`` either way)."""
     if scenario:
         from thermogov.sim.scenarios import load_scenario
 
@@ -45,16 +46,7 @@ def apply_overrides(
         sim = dataclasses.replace(sim, ambient_c=ambient)
     changes: dict[str, Any] = {"sim": sim}
     if board is not None:
-        from thermogov.board import builtin_board_names
-
-        if board not in builtin_board_names():
-            raise ConfigError(
-                f"--board: unknown board {board!r}; choose one of {', '.join(builtin_board_names())}"
-            )
-        changes["board"] = board
-        changes["board_file"] = ""
-    if board_file is not None:
-        changes["board_file"] = board_file
+        changes.update(_board_changes(board, scenario))
     if policy is not None:
         check_policy_name(policy, "--policy")
         changes["policy"] = policy
@@ -65,6 +57,41 @@ def apply_overrides(
     if out is not None:
         changes["out"] = out
     return dataclasses.replace(cfg, **changes)
+
+
+def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
+    """Config fields for ``--board``; a scenario written for another board is refused, because
+    its world (load, events, ambient) was sized for that board's thermals."""
+    from thermogov.board import builtin_board_names
+
+    if board in builtin_board_names():
+        name, changes = board, {"board": board, "board_file": ""}
+    else:
+        profile = load_board_option(board)
+        name, changes = profile.name, {"board_file": board}
+    if scenario:
+        from thermogov.sim.scenarios import scenario_board, scenario_names
+
+        wanted = scenario_board(scenario)
+        if wanted is not None and wanted != name:
+            same = [n for n in scenario_names() if scenario_board(n) == name]
+            hint = f" (e.g. {same[0]})" if same else ""
+            raise ConfigError(
+                f"--board: scenario {scenario} is written for board {wanted}, not {name}; "
+                f"drop --board, or pick a scenario for {name}{hint}"
+            )
+    return changes
+
+
+def check_before_run(cfg: Config, out_field: str = "--out") -> None:
+    """Everything that would otherwise fail mid-run or after it: the board loads, the policy
+    builds against it (``fixed:`` caps inside the OPP range) and the output folder is writable."""
+    from thermogov.sim.runner import build_policy, validate_events
+
+    board = cfg.load_board()
+    validate_events(cfg, board)
+    build_policy(cfg, board)
+    check_out_dir(cfg.out, out_field)
 
 
 def run_with_progress(cfg: Config, show: bool = True) -> Any:
@@ -105,7 +132,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
     rows = [
         ("board", s["board"]),
         ("policy", s["policy"]),
-        ("duration", _fmt(s["duration_s"], " s")),
+        ("duration", f"{s['duration_s']:g} s"),
         (
             "sustained throughput",
             _fmt(s["sustained_throughput_ips"], " inf/s")
