@@ -62,18 +62,25 @@ def apply_overrides(
 def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
     """Config fields for ``--board``; a scenario written for another board is refused, because
     its world (load, events, ambient) was sized for that board's thermals."""
-    from thermogov.board import builtin_board_names
+    from thermogov.board import builtin_board_names, load_board
 
     if board in builtin_board_names():
-        name, changes = board, {"board": board, "board_file": ""}
+        profile, changes = load_board(board), {"board": board, "board_file": ""}
     else:
-        profile = load_board_option(board)
-        name, changes = profile.name, {"board_file": board}
+        profile, changes = load_board_option(board), {"board_file": board}
+    name = profile.name
     if scenario:
         from thermogov.sim.scenarios import scenario_board, scenario_names
 
         wanted = scenario_board(scenario)
-        if wanted is not None and wanted != name:
+        # A calibrated profile (rpi5-calibrated) is the same hardware: it keeps the device-tree
+        # models of the profile it was fitted from.
+        same = (
+            wanted is None
+            or wanted == name
+            or bool(set(profile.dt_models) & set(load_board(wanted).dt_models))
+        )
+        if not same:
             same = [n for n in scenario_names() if scenario_board(n) == name]
             hint = f" (e.g. {same[0]})" if same else ""
             raise ConfigError(

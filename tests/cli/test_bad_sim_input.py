@@ -126,3 +126,24 @@ def test_scenario_with_its_own_board_as_a_file_runs(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert p.returncode == 0, p.stderr
+
+
+def test_scenario_with_a_calibrated_profile_of_its_board_runs(tmp_path: Path) -> None:
+    text = (BOARDS / "rpi5.toml").read_text()
+    calibrated = tmp_path / "rpi5-calibrated.toml"
+    calibrated.write_text(text.replace('name = "rpi5"', 'name = "rpi5-calibrated"', 1))
+    assert 'name = "rpi5-calibrated"' in calibrated.read_text()
+    p = thermogov(
+        "sim",
+        "--scenario",
+        "rpi5-steady-25",
+        "--board",
+        str(calibrated),
+        "--duration",
+        "5",
+        "--json",
+        "--out",
+        str(tmp_path),
+    )
+    assert p.returncode == 0, p.stderr
+    assert '"board": "rpi5-calibrated"' in p.stdout

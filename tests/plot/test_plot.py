@@ -161,11 +161,14 @@ def test_cli_default_output_and_explicit_out(
     run, other = runs
     code, out, _ = run_cli(["plot", str(run / "trace.csv"), str(other)], capsys)
     assert code == 0 and (run / "plot.png").read_bytes()[:8] == PNG
-    target = tmp_path / "cmp.png"
+    folder = tmp_path / "figures"  # --out is a folder, created when missing
     code, out, _ = run_cli(
-        ["plot", str(run), str(other), "--out", str(target), "--label", "a", "--label", "b"], capsys
+        ["plot", str(run), str(other), "--out", str(folder), "--label", "a", "--label", "b"], capsys
     )
+    target = folder / "plot.png"
     assert code == 0 and out.strip() == f"wrote {target}" and target.read_bytes()[:8] == PNG
+    code, out, _ = run_cli(["plot", str(run), str(other), "--out", str(folder), "--label", "c,d"], capsys)
+    assert code == 0  # a comma list is the same as repeating the option
 
 
 def test_cli_bad_input_one_line_exit_2_nothing_written(
@@ -175,8 +178,11 @@ def test_cli_bad_input_one_line_exit_2_nothing_written(
     notrace.mkdir()
     prose = tmp_path / "prose.txt"
     prose.write_text("hello\nworld, again\n")
-    target = tmp_path / "x.png"
+    target = tmp_path / "figs"
     for argv in (
+        ["plot", str(runs[0]), "--out", str(tmp_path / "x.png")],
+        ["plot", str(runs[0]), "--out", str(prose / "sub")],
+        ["plot", str(runs[0]), "--label", "a,b,c", "--out", str(target)],
         ["plot", str(tmp_path / "missing"), "--out", str(target)],
         ["plot", str(notrace), "--out", str(target)],
         ["plot", str(prose), "--out", str(target)],
