@@ -9,6 +9,7 @@ board daemon's commands may use this module.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -87,20 +88,31 @@ def split_list(values: Sequence[str]) -> list[str]:
 
 def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., list[Any]]:
     def callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
+        field = param.opts[0] if param.opts else str(param.name)
         out = []
         for item in split_list(values):
             try:
                 out.append(kind(item))
             except ValueError:
-                raise click.BadParameter(f"cannot read {item!r}; write e.g. {example}") from None
+                # ConfigError, not click.BadParameter: one line and exit 2 like every bad input
+                raise ConfigError(f"{field}: cannot read {item!r}; write e.g. {example}") from None
         return out
 
     return callback
 
 
 def list_option(*decls: str, kind: Callable[[str], Any] = str, example: str, **kw: Any) -> Callable[[F], F]:
-    """A list option: repeatable and comma-separated alike; the value is a list (maybe empty)."""
+    """A list option: repeatable and comma-separated alike (``--seed 1 --seed 2`` is
+    ``--seed 1,2``); the value is a list, empty when the option is not given."""
     return click.option(*decls, multiple=True, callback=_list_callback(kind, example), **kw)
+
+
+def finite_float(text: str) -> float:
+    """float() that refuses NaN and infinities (bad input, not values)."""
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(text)
+    return v
 
 
 def check_out_dir(path: str | Path, field: str = "--out") -> Path:
@@ -129,6 +141,7 @@ __all__ = [
     "BOARD_HELP",
     "board_options",
     "check_out_dir",
+    "finite_float",
     "is_board_path",
     "list_option",
     "load_board_option",
