@@ -82,7 +82,12 @@ _board_opt = click.option(
 @_root_opt
 @_one_line_errors
 def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path) -> None:
-    """Show the board's sensors and frequency domains and what the profile maps them to."""
+    """Show the board's sensors and frequency domains and what the profile maps them to.
+
+    \b
+    Example:
+      thermogov doctor --board rpi5
+    """
     from thermogov.hw.doctor import doctor_report
     from thermogov.hw.sysfs import SysfsTree
 
@@ -119,7 +124,13 @@ def run_command(
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Govern the real board (root), restoring every limit on exit."""
+    """Govern the real board (root), restoring every limit on exit.
+
+    \b
+    Example:
+      thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
+      sudo thermogov run --config /etc/thermogov/thermogov.toml
+    """
     from thermogov.hw.daemon import RunOptions, check_privileges, run
 
     check_privileges(dry_run)
@@ -153,7 +164,12 @@ def run_command(
 @_lock_opt
 @_one_line_errors
 def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path) -> None:
-    """Write back the limits journaled by a daemon that did not exit cleanly."""
+    """Write back the limits journaled by a daemon that did not exit cleanly.
+
+    \b
+    Example:
+      sudo thermogov restore
+    """
     from thermogov.hw.journal import InstanceLock, Journal, recover
     from thermogov.hw.sysfs import SysfsTree
 

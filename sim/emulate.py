@@ -126,7 +126,13 @@ def emulate_command(
     initial_temp: float | None,
     seed: int,
 ) -> None:
-    """Emulate a board behind a fake sysfs tree for `thermogov run --sysfs-root`."""
+    """Emulate a board behind a fake sysfs tree for `thermogov run --sysfs-root`.
+
+    \b
+    Example:
+      thermogov emulate --board rpi5 --sysfs-root /tmp/pi5 &
+      thermogov run --sysfs-root /tmp/pi5 --dry-run
+    """
     from thermogov.board import load_board
     from thermogov.units import parse_duration_s
 

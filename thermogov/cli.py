@@ -53,7 +53,14 @@ class LazyGroup(click.Group):
         return getattr(module, attr, None)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Example:
+  thermogov sim --board rpi5 --duration 10m
+  thermogov plot traces/<run folder>""",
+)
 @click.version_option(package_name="thermogov")
 def cli() -> None:
     """Thermal- and power-aware DVFS governor for edge AI boards.
