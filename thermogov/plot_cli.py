@@ -1,4 +1,4 @@
-"""``thermogov plot RUN_OR_TRACE [RUN ...]``: the standard four-panel figure as a PNG.
+"""``thermogov plot RUN_OR_TRACE [RUN ...]``: the standard stacked-panel figure as a PNG.
 
 All inputs are loaded and checked before anything is drawn or written, so a typo in the third
 path costs one line on stderr and exit status 2, not a half-written figure.  ``--out`` is a folder as in

@@ -50,7 +50,7 @@ def test_one_run_has_every_series_in_its_panel(runs: tuple[Path, Path]) -> None:
     run, _ = runs
     fig = plot_runs([run])
     axes = fig.axes
-    assert [a.get_title(loc="left") for a in axes] == list(PANELS)
+    assert [a.get_title(loc="left") for a in axes] == [p for p in PANELS if p != "Load"]  # sim: no load
     assert [a.get_ylabel() for a in axes] == [
         "temperature (°C)",
         "frequency (MHz)",
@@ -122,18 +122,20 @@ def test_dict_of_columns_and_gaps() -> None:
     assert labels(fig.axes[0]) == ["run 1: cpu", "run 1: fused"]
     assert np.isnan(fig.axes[0].get_lines()[1].get_ydata()[1])
     assert labels(fig.axes[1]) == ["run 1: cpu freq"]
-    assert fig.axes[3].get_lines() == [] and any(t.get_gid() == "no-data" for t in fig.axes[3].texts)
+    # an all-empty power column gets no panel, and nothing else is drawn empty
+    assert [a.get_title(loc="left") for a in fig.axes] == ["Temperature", "Frequency"]
 
 
 def test_draws_into_given_axes() -> None:
     from matplotlib.figure import Figure
 
     f = Figure()
-    axes = f.subplots(4, 1)
-    got = plot_runs([{"t_s": [0.0, 1.0], "cpu_c": [1.0, 2.0]}], ax=axes)
-    assert got is f and labels(axes[0]) == ["run 1: cpu"]
-    with pytest.raises(ValueError, match="need 4 axes"):
-        plot_runs([{"t_s": [0.0], "cpu_c": [1.0]}], ax=axes[:2])
+    axes = f.subplots(2, 1)
+    cols = {"t_s": [0.0, 1.0], "cpu_c": [1.0, 2.0], "power_w": [3.0, 4.0]}
+    got = plot_runs([cols], ax=axes)
+    assert got is f and labels(axes[0]) == ["run 1: cpu"] and labels(axes[1]) == ["run 1: power"]
+    with pytest.raises(ValueError, match=r"need 2 axes \(Temperature, Power\)"):
+        plot_runs([cols], ax=axes[:1])
 
 
 def test_rolling_rate() -> None:
