@@ -67,7 +67,8 @@ def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
     if board in builtin_board_names():
         profile, changes = load_board(board), {"board": board, "board_file": ""}
     else:
-        profile, changes = load_board_option(board), {"board_file": board}
+        # absolute, so the run's config.toml reproduces the run from any folder
+        profile, changes = load_board_option(board), {"board_file": str(Path(board).resolve())}
     name = profile.name
     if scenario:
         from thermogov.sim.scenarios import scenario_board, scenario_names
