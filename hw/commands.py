@@ -161,7 +161,13 @@ def run_command(
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Govern the real board (root), restoring every limit on exit."""
+    """Govern the real board (root), restoring every limit on exit.
+
+    \b
+    Example:
+      thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
+      sudo thermogov run --config /etc/thermogov/thermogov.toml
+    """
     from thermogov.hw.daemon import RunOptions, check_privileges, run
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.sysfs import SysfsTree
@@ -208,7 +214,12 @@ def run_command(
 @_lockdir_opt
 @_one_line_errors
 def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir: Path | None) -> None:
-    """Write back the limits journaled by a daemon that did not exit cleanly (root)."""
+    """Write back the limits journaled by a daemon that did not exit cleanly (root).
+
+    \b
+    Example:
+      sudo thermogov restore
+    """
     from thermogov.hw.boardlock import BoardLock
     from thermogov.hw.journal import Journal, recover
     from thermogov.hw.sysfs import SysfsTree

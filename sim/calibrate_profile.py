@@ -1,4 +1,4 @@
-"""Writing a calibrated profile: TOML that ``thermogov sim --board-file`` reads back unchanged.
+"""Writing a calibrated profile: TOML that ``thermogov sim --board FILE`` reads back unchanged.
 
 The writer is the inverse of :func:`thermogov.board.parse_board` for every table, so a calibrated
 profile differs from its original only in the fitted numbers; the header says where those came

@@ -12,28 +12,32 @@ scenario.  ``bench/control_quality.py``, which backs the product claim, turns it
 from __future__ import annotations
 
 import dataclasses
-import math
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from thermogov.cliopts import finite_float, list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
-from thermogov.sim.compare import compare, format_table, run_grid, safe_name, write_csv
+from thermogov.sim.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, safe_name, write_csv
+from thermogov.sim.oracle import OracleResult
 from thermogov.sim.runner import validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
 from thermogov.units import parse_duration_s
 
 
-def _base(config_path: str | None, seed: int | None) -> Config:
-    cfg = load_config(config_path) if config_path else Config()
-    if seed is not None:
-        if not 0 <= seed <= 2**32 - 1:
-            raise ConfigError("--seed: must be in 0..4294967295")
-        cfg = dataclasses.replace(cfg, seed=seed)
-    return cfg
+def _base(config_path: str | None) -> Config:
+    return load_config(config_path) if config_path else Config()
+
+
+def _seeds(seeds: list[int], base: Config, field: str = "--seed") -> list[int]:
+    """The seeds to run (default: the config's); each seed is one paired world per scenario."""
+    if any(not 0 <= s <= 2**32 - 1 for s in seeds):
+        raise ConfigError(f"{field}: seeds must be in 0..4294967295")
+    return list(dict.fromkeys(seeds)) or [base.seed]
 
 
 def _scenarios(names: tuple[str, ...]) -> list[str]:
@@ -62,20 +66,6 @@ def _with_duration(cfg: Config, duration: str | None) -> Config:
     )
 
 
-def _floats(text: str, field: str) -> list[float]:
-    try:
-        values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError as e:
-        raise ConfigError(
-            f"{field}: cannot read {text!r}; write a comma-separated list such as 20,30,40"
-        ) from e
-    if not values:
-        raise ConfigError(f"{field}: give at least one value, e.g. 20,30,40")
-    if not all(math.isfinite(v) and abs(v) <= 2**32 for v in values):
-        raise ConfigError(f"{field}: {text!r} holds a non-finite or huge value; write plain numbers")
-    return values
-
-
 def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
     if csv_path:
         return Path(csv_path)
@@ -83,16 +73,30 @@ def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
 
 
 _COMMON = [
-    click.option("--policy", "policies", multiple=True, help="A policy to run (repeat for several)."),
+    list_option(
+        "--policy",
+        "policies",
+        example="--policy hysteresis,stepped",
+        help="Policies to run: repeat or comma-separate. [required]",
+    ),
     click.option("--out", type=click.Path(file_okay=False), help="Keep every run folder under this folder."),
     click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="CSV path (default: OUT or ./)."),
-    click.option("--seed", type=int, help="Seed shared by every run (paired comparison). Default: 1."),
+    list_option(
+        "--seed",
+        "seeds",
+        kind=int,
+        example="--seed 1,2,3",
+        help="Seeds, each shared by every policy (paired): repeat or comma-separate. Default: 1.",
+    ),
     click.option("--duration", help="Override every run's simulated time (600, 10m, 1h)."),
     click.option(
         "--config", "config_path", type=click.Path(dir_okay=False), help="Base config (policy params...)."
     ),
     click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel runs."),
     click.option("--no-oracle", is_flag=True, help="Skip the oracle (its linear programme takes seconds)."),
+    click.option(
+        "--json", "as_json", is_flag=True, help="Print the rows and oracles as JSON, not the table."
+    ),
     click.option(
         "--iso-limit/--no-iso-limit",
         default=False,
@@ -109,23 +113,32 @@ def _common(fn: Callable[..., None]) -> Callable[..., None]:
     return fn
 
 
-@click.command("compare")
-@click.option(
-    "--scenario", "scenarios", multiple=True, help="Scenario name or 'all' (repeatable). Default: all."
+@click.command(
+    "compare",
+    epilog="""\b
+Example:
+  thermogov compare --scenario orin-steady-25,rpi5-steady-25 --policy hysteresis,stepped --out cmp""",
+)
+@list_option(
+    "--scenario",
+    "scenarios",
+    example="--scenario orin-steady-25,rpi5-hot-40",
+    help="Scenarios (or 'all'): repeat or comma-separate. Default: all.",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the scenarios and exit.")
 @_common
 def compare_command(
-    scenarios: tuple[str, ...],
+    scenarios: list[str],
     list_only: bool,
-    policies: tuple[str, ...],
+    policies: list[str],
     out: str | None,
     csv_path: str | None,
-    seed: int | None,
+    seeds: list[int],
     duration: str | None,
     config_path: str | None,
     jobs: int,
     no_oracle: bool,
+    as_json: bool,
     iso_limit: bool,
 ) -> None:
     """Run policies on identical scenarios (same seed) and tabulate them against the oracle."""
@@ -133,14 +146,16 @@ def compare_command(
         for n in scenario_names():
             click.echo(f"{n:<22} {scenario_info(n).description}")
         return
-    base = _base(config_path, seed)
-    names = _scenarios(scenarios)
-    pols = _policies(policies)
+    base = _base(config_path)
+    seed_list = _seeds(seeds, base)
+    names = _scenarios(tuple(scenarios))
+    pols = _policies(tuple(policies))
     configs = []
     for n in names:
-        cfg = _with_duration(load_scenario(n, base), duration)
-        validate_events(cfg, cfg.load_board())
-        configs.append((n, cfg))
+        for s in seed_list:
+            cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
+            validate_events(cfg, cfg.load_board())
+            configs.append((n if len(seed_list) == 1 else f"{n}-s{s}", cfg))
     rows, oracles = run_grid(
         configs,
         pols,
@@ -150,45 +165,57 @@ def compare_command(
         iso_limit=iso_limit,
         progress=lambda msg: click.echo(msg, err=True),
     )
-    click.echo(format_table(rows, oracles), nl=False)
     path = _csv_path(csv_path, out, "compare.csv")
     write_csv(rows, path)
-    click.echo(f"csv: {path}")
+    _report(rows, oracles, path, as_json)
 
 
-@click.command("sweep")
+@click.command(
+    "sweep",
+    epilog="""\b
+Example:
+  thermogov sweep --scenario orin-steady-25 --ambient 20,30,40 --seed 1,2 --policy hysteresis,stepped""",
+)
 @click.option("--scenario", help="Scenario to vary (default: the base config's world).")
-@click.option("--ambient", help="Ambient temperatures in °C, comma-separated (e.g. 20,30,40).")
-@click.option("--seeds", help="Seeds, comma-separated (e.g. 1,2,3); overrides --seed.")
+@list_option(
+    "--ambient",
+    kind=finite_float,
+    example="--ambient 20,30,40",
+    help="Ambient temperatures in °C: repeat or comma-separate.",
+)
+@list_option("--seeds", "old_seeds", kind=int, example="--seed 1,2,3", hidden=True)
 @_common
 def sweep_command(
     scenario: str | None,
-    ambient: str | None,
-    seeds: str | None,
-    policies: tuple[str, ...],
+    ambient: list[float],
+    old_seeds: list[int],
+    policies: list[str],
     out: str | None,
     csv_path: str | None,
-    seed: int | None,
+    seeds: list[int],
     duration: str | None,
     config_path: str | None,
     jobs: int,
     no_oracle: bool,
+    as_json: bool,
     iso_limit: bool,
 ) -> None:
     """What-if grid: every policy at every ambient (and seed), one CSV row per run."""
-    base = _base(config_path, seed)
+    if old_seeds:
+        click.echo(
+            "thermogov: warning: --seeds is deprecated; use --seed (repeat or comma-separate)", err=True
+        )
+    base = _base(config_path)
     if scenario is not None:
         _scenarios((scenario,))
         base = load_scenario(scenario, base)
     base = _with_duration(base, duration)
-    pols = _policies(policies)
-    ambients = _floats(ambient, "--ambient") if ambient else [base.sim.ambient_c]
+    pols = _policies(tuple(policies))
+    ambients = list(ambient) or [base.sim.ambient_c]
     for a in ambients:
         if not -40.0 <= a <= 85.0:
             raise ConfigError(f"--ambient: {a:g} °C is out of range; use -40..85")
-    seed_list = [int(s) for s in _floats(seeds, "--seeds")] if seeds else [base.seed]
-    if any(not 0 <= s <= 2**32 - 1 for s in seed_list):
-        raise ConfigError("--seeds: seeds must be in 0..4294967295")
+    seed_list = _seeds([*seeds, *old_seeds], base)
     configs = []
     for a in ambients:
         for s in seed_list:
@@ -204,10 +231,31 @@ def sweep_command(
         iso_limit=iso_limit,
         progress=lambda msg: click.echo(msg, err=True),
     )
-    click.echo(format_table(rows, oracles), nl=False)
     path = _csv_path(csv_path, out, f"sweep-{safe_name(scenario or 'base')}.csv")
     write_csv(rows, path)
-    click.echo(f"csv: {path}")
+    _report(rows, oracles, path, as_json)
+
+
+def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_json: bool) -> None:
+    """The table (or, with ``--json``, the same rows and oracles at full precision)."""
+    if not as_json:
+        click.echo(format_table(rows, oracles), nl=False)
+        click.echo(f"csv: {csv}")
+        return
+    doc = {
+        "rows": [dict(zip(CSV_COLUMNS, r.csv_row(), strict=True)) for r in rows],
+        "oracles": {
+            scen: {
+                "throughput_ips": o.throughput_ips,
+                "best_fixed_ips": o.best_fixed_ips,
+                "best_fixed_caps_hz": o.best_fixed_caps,
+                "binding": list(o.binding),
+            }
+            for scen, o in oracles.items()
+        },
+        "csv": str(csv),
+    }
+    click.echo(json.dumps(doc, indent=2))
 
 
 __all__ = ["compare", "compare_command", "sweep_command"]

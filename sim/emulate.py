@@ -187,6 +187,11 @@ def emulate_command(
     (critical trip, empty battery) the emulator says so in one line, marks the tree
     POWERED_OFF, removes its sensors and exits 1; a stop (Ctrl-C, --wall-duration) marks it too
     and exits 0.
+
+    \b
+    Example:
+      thermogov emulate --board rpi5 --sysfs-root /tmp/pi5 &
+      thermogov run --sysfs-root /tmp/pi5 --dry-run
     """
     from thermogov.board import load_board
     from thermogov.units import parse_duration_s

@@ -28,7 +28,7 @@ from thermogov.sim.compare import CSV_COLUMNS
             "after the end",
         ),
         (["compare", "--scenario", "orin-steady-25", "--policy", "stepped", "--seed", "-1"], "--seed"),
-        (["sweep", "--ambient", "20,hot", "--policy", "stepped"], "--ambient: cannot read '20,hot'"),
+        (["sweep", "--ambient", "20,hot", "--policy", "stepped"], "--ambient: cannot read 'hot'"),
         (["sweep", "--ambient", "120", "--policy", "stepped"], "--ambient: 120"),
         (["sweep", "--scenario", "nope", "--policy", "stepped"], "unknown scenario 'nope'"),
     ],
