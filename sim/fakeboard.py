@@ -1,8 +1,8 @@
 """Build a sysfs tree shaped like a real board from its profile, under any root folder.
 
 The tree is what the board daemon expects on a Jetson or a Pi (kernel ABI: thermal zones in
-m°C, battery temperature in 0.1 °C, cpufreq in kHz, devfreq in Hz; see
-shared/reference/linux-thermal.md section 1), so ``thermogov run --sysfs-root DIR`` can govern
+m°C, battery temperature in 0.1 °C, cpufreq in kHz, devfreq in Hz; kernel Documentation/ABI/testing/sysfs-class-thermal,
+sysfs-class-power, sysfs-class-devfreq and Documentation/admin-guide/pm/cpufreq.rst), so ``thermogov run --sysfs-root DIR`` can govern
 an emulated board with no hardware.  The layout comes from the profile's sysfs names (data in
 the core), not from the ``hw`` package: sim and hw never import each other.
 """
