@@ -2,7 +2,8 @@
 
 The tree is what the board daemon expects on a Jetson or a Pi (kernel ABI: thermal zones in
 m°C with their ``trip_point_N_{type,temp,hyst}``, battery temperature in 0.1 °C, cpufreq in
-kHz, devfreq in Hz, hwmon in mV/mA/m°C; Documentation/ABI/testing/sysfs-class-thermal,
+kHz, devfreq in Hz, hwmon in mV/mA/m°C; kernel Documentation/ABI/testing/sysfs-class-thermal,
+sysfs-class-power, sysfs-class-devfreq, Documentation/admin-guide/pm/cpufreq.rst and
 Documentation/hwmon/sysfs-interface.rst), so ``thermogov run --sysfs-root DIR`` can govern an
 emulated board with no hardware.  The layout comes from the profile's sysfs names and the
 board's tree shape (:mod:`thermogov.sim.trees`), not from the ``hw`` package: sim and hw never
