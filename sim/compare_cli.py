@@ -1,12 +1,16 @@
-"""``thermogov compare`` and ``thermogov sweep``: paired policy comparisons from the command line.
+"""``thermogov compare``: paired policy comparisons from the command line.
 
-Both validate every scenario, policy and number before simulating anything, so a typo costs an
+It validates every scenario, policy and number before simulating anything, so a typo costs an
 exit status 2 and one line, not half an hour of simulation and a half-written CSV.  The work
 itself lives in :mod:`thermogov.sim.compare`; this module only parses and prints.
 
 ``--iso-limit`` is off by default here: the plain rows are the kernel governors as configured
 (what a board ships with), and the iso-limit bisection costs ~7 simulations per baseline and
 scenario.  ``bench/control_quality.py``, which backs the product claim, turns it on.
+
+The runs go through the sweep executors (``--executor local|dask``, ``--workers``,
+``--scheduler``), so a suite with ``--iso-limit`` bisections can use a Dask cluster too.
+What-if grids over config and board keys are ``thermogov sweep`` (:mod:`thermogov.sim.sweep`).
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ import click
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
-from thermogov.sim.compare import compare, format_table, run_grid, safe_name, write_csv
+from thermogov.sim.compare import compare, format_table, run_grid, write_csv
 from thermogov.sim.runner import validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
+from thermogov.sim.sweep.executors import EXECUTORS, make_executor
 from thermogov.units import parse_duration_s
 
 
@@ -61,18 +66,6 @@ def _with_duration(cfg: Config, duration: str | None) -> Config:
     )
 
 
-def _floats(text: str, field: str) -> list[float]:
-    try:
-        values = [float(x) for x in text.split(",") if x.strip()]
-    except ValueError as e:
-        raise ConfigError(
-            f"{field}: cannot read {text!r}; write a comma-separated list such as 20,30,40"
-        ) from e
-    if not values:
-        raise ConfigError(f"{field}: give at least one value, e.g. 20,30,40")
-    return values
-
-
 def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
     if csv_path:
         return Path(csv_path)
@@ -88,7 +81,23 @@ _COMMON = [
     click.option(
         "--config", "config_path", type=click.Path(dir_okay=False), help="Base config (policy params...)."
     ),
-    click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel runs."),
+    click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default="local",
+        show_default=True,
+        help="local: processes on this machine; dask: a Dask cluster (see `thermogov sweep`).",
+    ),
+    click.option(
+        "--workers",
+        "--jobs",
+        "workers",
+        type=click.IntRange(1, 4096),
+        default=1,
+        show_default=True,
+        help="Parallel runs (local processes, or a LocalCluster's workers).",
+    ),
+    click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster."),
     click.option("--no-oracle", is_flag=True, help="Skip the oracle (its linear programme takes seconds)."),
     click.option(
         "--iso-limit/--no-iso-limit",
@@ -121,7 +130,9 @@ def compare_command(
     seed: int | None,
     duration: str | None,
     config_path: str | None,
-    jobs: int,
+    executor: str,
+    workers: int,
+    scheduler: str | None,
     no_oracle: bool,
     iso_limit: bool,
 ) -> None:
@@ -138,73 +149,22 @@ def compare_command(
         cfg = _with_duration(load_scenario(n, base), duration)
         validate_events(cfg, cfg.load_board())
         configs.append((n, cfg))
-    rows, oracles = run_grid(
-        configs,
-        pols,
-        Path(out) if out else None,
-        jobs=jobs,
-        with_oracle=not no_oracle,
-        iso_limit=iso_limit,
-        progress=lambda msg: click.echo(msg, err=True),
-    )
+    if scheduler and executor != "dask":
+        raise ConfigError("--scheduler: only with --executor dask")
+    with make_executor(executor, workers, scheduler) as ex:
+        rows, oracles = run_grid(
+            configs,
+            pols,
+            Path(out) if out else None,
+            with_oracle=not no_oracle,
+            iso_limit=iso_limit,
+            progress=lambda msg: click.echo(msg, err=True),
+            executor=ex,
+        )
     click.echo(format_table(rows, oracles), nl=False)
     path = _csv_path(csv_path, out, "compare.csv")
     write_csv(rows, path)
     click.echo(f"csv: {path}")
 
 
-@click.command("sweep")
-@click.option("--scenario", help="Scenario to vary (default: the base config's world).")
-@click.option("--ambient", help="Ambient temperatures in °C, comma-separated (e.g. 20,30,40).")
-@click.option("--seeds", help="Seeds, comma-separated (e.g. 1,2,3); overrides --seed.")
-@_common
-def sweep_command(
-    scenario: str | None,
-    ambient: str | None,
-    seeds: str | None,
-    policies: tuple[str, ...],
-    out: str | None,
-    csv_path: str | None,
-    seed: int | None,
-    duration: str | None,
-    config_path: str | None,
-    jobs: int,
-    no_oracle: bool,
-    iso_limit: bool,
-) -> None:
-    """What-if grid: every policy at every ambient (and seed), one CSV row per run."""
-    base = _base(config_path, seed)
-    if scenario is not None:
-        _scenarios((scenario,))
-        base = load_scenario(scenario, base)
-    base = _with_duration(base, duration)
-    pols = _policies(policies)
-    ambients = _floats(ambient, "--ambient") if ambient else [base.sim.ambient_c]
-    for a in ambients:
-        if not -40.0 <= a <= 85.0:
-            raise ConfigError(f"--ambient: {a:g} °C is out of range; use -40..85")
-    seed_list = [int(s) for s in _floats(seeds, "--seeds")] if seeds else [base.seed]
-    if any(s < 0 for s in seed_list):
-        raise ConfigError("--seeds: seeds must be >= 0")
-    configs = []
-    for a in ambients:
-        for s in seed_list:
-            cfg = dataclasses.replace(base, seed=s, sim=dataclasses.replace(base.sim, ambient_c=a))
-            validate_events(cfg, cfg.load_board())
-            configs.append((f"{scenario or 'base'}@{a:g}C-s{s}", cfg))
-    rows, oracles = run_grid(
-        configs,
-        pols,
-        Path(out) if out else None,
-        jobs=jobs,
-        with_oracle=not no_oracle,
-        iso_limit=iso_limit,
-        progress=lambda msg: click.echo(msg, err=True),
-    )
-    click.echo(format_table(rows, oracles), nl=False)
-    path = _csv_path(csv_path, out, f"sweep-{safe_name(scenario or 'base')}.csv")
-    write_csv(rows, path)
-    click.echo(f"csv: {path}")
-
-
-__all__ = ["compare", "compare_command", "sweep_command"]
+__all__ = ["compare", "compare_command"]

@@ -365,13 +365,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
 
 
 def load_board_file(path: Path) -> BoardProfile:
-    try:
-        data = tomlread.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read board file ({e.strerror}); check the path") from e
-    except tomlread.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: malformed TOML ({e}); fix the syntax") from e
-    return parse_board(data, str(path))
+    return parse_board(board_file_data(path), str(path))
 
 
 def builtin_board_names() -> list[str]:
@@ -379,14 +373,28 @@ def builtin_board_names() -> list[str]:
     return sorted(p.name[: -len(".toml")] for p in root.iterdir() if p.name.endswith(".toml"))
 
 
-def load_board(name: str) -> BoardProfile:
-    """A built-in profile by name (``jetson-orin-nano``)."""
+def builtin_board_data(name: str) -> dict[str, Any]:
+    """The raw tables of a built-in profile, before validation (what a what-if sweep edits)."""
     names = builtin_board_names()
     if name not in names:
         raise ConfigError(f"board: unknown board {name!r}; choose one of {', '.join(names)}")
     res = resources.files("thermogov.boards").joinpath(f"{name}.toml")
     try:
-        data = tomlread.loads(res.read_text(encoding="utf-8"))
+        return tomlread.loads(res.read_text(encoding="utf-8"))
     except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"board profile {name}: malformed TOML ({e})") from e
-    return parse_board(data, f"boards/{name}.toml")
+
+
+def board_file_data(path: Path) -> dict[str, Any]:
+    """The raw tables of a profile file, before validation."""
+    try:
+        return tomlread.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read board file ({e.strerror}); check the path") from e
+    except tomlread.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: malformed TOML ({e}); fix the syntax") from e
+
+
+def load_board(name: str) -> BoardProfile:
+    """A built-in profile by name (``jetson-orin-nano``)."""
+    return parse_board(builtin_board_data(name), f"boards/{name}.toml")
