@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,16 @@ def test_json_reports_the_best_point_of_the_table(
     best = max(ok, key=lambda r: float(r["sustained_ips"]))
     assert doc["best"]["point_id"] == best["point_id"] and doc["points"] == doc["ran"] == 8
     assert doc["best"]["params"]["ambient"] == float(best["ambient"])
+
+
+def test_dask_executor_without_the_extra_is_an_input_error(
+    tiny_sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    out = tmp_path / "out"
+    code, text, err = run_cli(["sweep", str(tiny_sweep), "--executor", "dask", "--out", str(out)], capsys)
+    assert code == 2 and text == "" and not out.exists()
+    assert (
+        err
+        == "thermogov: error: --executor dask: the dask extra is not installed; pip install 'thermogov[dask]'\n"
+    )
