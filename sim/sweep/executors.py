@@ -76,6 +76,13 @@ class _Base:
 class LocalExecutor(_Base):
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or cpu_count()
+        self._current: ProcessPoolExecutor | None = None
+
+    def worker_pids(self) -> list[int]:
+        """The current pool's worker processes (empty when running in this process)."""
+        pool = self._current
+        # ProcessPoolExecutor keeps no public list; _processes maps pid -> Process.
+        return sorted(getattr(pool, "_processes", None) or {}) if pool is not None else []
 
     def describe(self) -> str:
         return f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
@@ -95,6 +102,7 @@ class LocalExecutor(_Base):
         attempts = dict.fromkeys(todo, 0)
         while todo:
             pool = ProcessPoolExecutor(max_workers=min(self.workers, len(todo)))
+            self._current = pool
             try:
                 pending: dict[Future[Any], int] = {}
                 for i in todo:
@@ -121,6 +129,7 @@ class LocalExecutor(_Base):
                     todo.sort()
             finally:  # also when the consumer stops early (Ctrl-C): queued items never start
                 pool.shutdown(wait=True, cancel_futures=True)
+                self._current = None
 
 
 class DaskExecutor(_Base):

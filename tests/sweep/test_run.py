@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from thermogov.config import load_config
 from thermogov.runs import load_summary
 from thermogov.sim.runner import simulate
 from thermogov.sim.sweep import point as point_mod
+from thermogov.sim.sweep import table as table_mod
 from thermogov.sim.sweep.engine import run_sweep
 from thermogov.sim.sweep.executors import LocalExecutor
 from thermogov.sim.sweep.spec import load_sweep
@@ -36,7 +39,7 @@ def test_local_sweep_writes_the_table_the_run_folders_and_the_ledger(
         "board.thermal.links.package.lid",
         "status",
     ]
-    assert (out / "results.parquet").exists()
+    assert (out / "results.parquet").exists() == table_mod.parquet_available()
     for r, p in zip(rows, sweep.points, strict=True):
         assert r["status"] == "ok" and r["error"] == ""
         assert float(r["ambient"]) == p.params["ambient"] and float(r["heatsink"]) == p.params["heatsink"]
@@ -183,3 +186,42 @@ def test_dask_executor_without_the_extra_is_an_input_error(
         err
         == "thermogov: error: --executor dask: the dask extra is not installed; pip install 'thermogov[dask]'\n"
     )
+
+
+def test_a_killed_local_worker_loses_no_point(
+    tiny_sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = load_sweep(tiny_sweep)
+    ex = LocalExecutor(2)
+    killed: list[int] = []
+
+    def kill_one(_r: object) -> None:
+        pids = ex.worker_pids()
+        if not killed and pids:
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    with ex:
+        run = run_sweep(sweep, ex, tmp_path / "out", on_result=kill_one)
+    assert killed and run.complete and run.failed == 0
+    fresh = tmp_path / "fresh"
+    code, _, _ = run_cli(["sweep", str(tiny_sweep), "--workers", "1", "--out", str(fresh)], capsys)
+    assert code == 0
+    assert (tmp_path / "out" / "results.csv").read_bytes() == (fresh / "results.csv").read_bytes()
+
+
+@pytest.mark.skipif(not table_mod.parquet_available(), reason="pyarrow is not installed (the parquet extra)")
+def test_parquet_holds_the_same_table_as_the_csv(
+    tiny_sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    code, _, _ = run_cli(["sweep", str(tiny_sweep), "--workers", "1", "--out", str(out)], capsys)
+    assert code == 0
+    pt = pq.read_table(out / "results.parquet").to_pylist()
+    rows = read_table(out / "results.csv")
+    assert [r["point_id"] for r in pt] == [r["point_id"] for r in rows]
+    for p, c in zip(pt, rows, strict=True):
+        assert p["sustained_ips"] == float(c["sustained_ips"]) and p["heatsink"] == float(c["heatsink"])
+        assert p["status"] == c["status"] == "ok" and p["ended"] == c["ended"]
