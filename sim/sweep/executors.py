@@ -155,15 +155,22 @@ class DaskExecutor(_Base):
         else:
             import logging
 
+            import dask
+
             self.workers = workers or cpu_count()
-            self.cluster = distributed.LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            # The workers' statistical profiler samples every thread every 10 ms: CPU taken from
+            # the simulations for a dashboard nobody opens here.
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                self.cluster = distributed.LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
             self.client = distributed.Client(self.cluster)
+        # Import the simulator on every worker now, not inside the first point of each.
+        self.client.run(_warm_up)
 
     def describe(self) -> str:
         where = self.address or "a LocalCluster"
@@ -190,6 +197,10 @@ class DaskExecutor(_Base):
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _warm_up() -> None:
+    import thermogov.sim.runner  # noqa: F401
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None) -> _Base:
