@@ -408,14 +408,23 @@ def builtin_board_names() -> list[str]:
     return sorted(p.name[: -len(".toml")] for p in root.iterdir() if p.name.endswith(".toml"))
 
 
-def load_board(name: str) -> BoardProfile:
-    """A built-in profile by name (``jetson-orin-nano``)."""
+def builtin_board_data(name: str) -> dict[str, Any]:
+    """The raw tables of a built-in profile, before validation (what a what-if sweep edits)."""
     names = builtin_board_names()
     if name not in names:
         raise ConfigError(f"board: unknown board {name!r}; choose one of {', '.join(names)}")
     res = resources.files("thermogov.boards").joinpath(f"{name}.toml")
     try:
-        data = tomlread.loads(res.read_text(encoding="utf-8"))
+        return tomlread.loads(res.read_text(encoding="utf-8"))
     except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"board profile {name}: malformed TOML ({e})") from e
-    return parse_board(data, f"boards/{name}.toml")
+
+
+def board_file_data(path: Path) -> dict[str, Any]:
+    """The raw tables of a profile file, before validation."""
+    return tomlread.load_file(path, "board file")
+
+
+def load_board(name: str) -> BoardProfile:
+    """A built-in profile by name (``jetson-orin-nano``)."""
+    return parse_board(builtin_board_data(name), f"boards/{name}.toml")

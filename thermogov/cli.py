@@ -30,7 +30,7 @@ LAZY_COMMANDS = {
     "service": ("thermogov.hw.service", "service_command"),
     "emulate": ("thermogov.sim.emulate", "emulate_command"),
     "compare": ("thermogov.sim.compare_cli", "compare_command"),
-    "sweep": ("thermogov.sim.compare_cli", "sweep_command"),
+    "sweep": ("thermogov.sim.sweep.cli", "sweep_command"),
     "plot": ("thermogov.plot_cli", "plot_command"),
     "import": ("thermogov.importers.cli", "import_command"),
     "calibrate": ("thermogov.sim.calibrate_cli", "calibrate_command"),
