@@ -7,13 +7,15 @@ Order of a run, chosen so that bad input never changes the board and every chang
 2. take the single-instance lock, restore any journal a dead instance left, capture the
    limits in force, write and fsync the journal of those originals;
 3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
-   ``time.monotonic`` (computed, never accumulated, so no drift); waits are on a
-   ``threading.Event`` the SIGTERM/SIGINT/SIGHUP handlers set, so a stop ends a wait at once;
+   ``time.monotonic`` (computed, never accumulated, so no drift); a wait is a ``select`` on a
+   self-pipe that SIGTERM/SIGINT/SIGHUP make readable (``signal.set_wakeup_fd``; a
+   ``threading.Event`` only when the daemon runs outside the main thread, as in tests), so a
+   stop ends a wait at once (:class:`StopFlag`);
 4. on every exit path (duration reached, signal, exception) an ``ExitStack`` restores the
    limits first, then stops the workload, closes the run folder and releases the lock.
 
-Failsafe is the governor's: temperature unknown for more than 1 s, or any sensor at its hard
-limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
+Failsafe is the governor's: temperature unknown for more than 1 s (``governor.unknown_grace_ms``
+when set), or any sensor at its hard limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
 every decision but owns no attribute: actuators record what they would write, which goes to
 stderr and to the trace ``event`` column.
 """
@@ -295,7 +297,14 @@ class Runner:
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
             if opts.dry_run:
-                if Journal(opts.state_dir).exists():
+                try:
+                    pending = Journal(opts.state_dir).exists()
+                except PermissionError:  # the unit's StateDirectoryMode=0700, read as a user
+                    pending = False
+                    self.log(
+                        f"dry-run: {opts.state_dir} is not readable as this user; a pending journal is not checked"
+                    )
+                if pending:
                     self.log(
                         f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it"
                     )

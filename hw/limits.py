@@ -1,6 +1,8 @@
 """Frequency-limit files and the one valid order for writing a [min, max] window.
 
-Kernels disagree about ``min > max`` (linux-thermal.md §1.3/§1.4):
+Kernels disagree about ``min > max`` (kernel Documentation/admin-guide/pm/cpufreq.rst,
+``cpufreq_verify_within_limits`` in include/linux/cpufreq.h, Documentation/ABI/testing/
+sysfs-class-devfreq):
 
 * before 5.4, cpufreq (and old devfreq) return ``EINVAL`` when a new min is above the current
   max or a new max is below the current min;

@@ -30,6 +30,13 @@ from pathlib import Path
 from thermogov.hw import confine
 from thermogov.interfaces import ActuatorError, SensorError
 
+# The kernel prints integer attributes with ``sprintf("%d\n")`` (sysfs_emit, see
+# Documentation/filesystems/sysfs.rst): an optional minus, ASCII digits, a newline.  Python's
+# ``int`` also takes ``+90000``, ``9_0000``, `` 90000`` and Arabic-Indic digits (``٩٠٠٠٠``), none
+# of which a driver writes, so a value is accepted only in the kernel's own format (20 digits
+# cover a 64-bit value).  Trailing NULs and blanks are tolerated: some drivers pad the buffer.
+_SYSFS_INT = re.compile(rb"-?[0-9]{1,20}")
+_SYSFS_INT_TAIL = b"\n\x00 \t"
 _MAX_ATTR_BYTES = 65536  # sysfs attributes are at most one page; procfs model strings are short
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -169,32 +176,27 @@ class SysfsTree:
         return raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
 
     def read_int(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> int:
-        """A whole number.  The fast path (``int`` on the raw bytes) is the daemon's hot path."""
+        """A whole number in the kernel's ``%d\\n`` format.  This is the daemon's hot path."""
         raw = self.read_bytes(rel, error)
-        try:
-            return int(raw)
-        except ValueError:
-            pass
+        body = raw.rstrip(_SYSFS_INT_TAIL)
+        if _SYSFS_INT.fullmatch(body):
+            return int(body)
         text = raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
         if not text:
             raise error(f"{self.path(rel)}: empty, expected a whole number; the driver gave no value")
-        try:
-            return int(text)
-        except ValueError:
-            shown = text if len(text) <= 40 else text[:40] + "..."
-            raise error(
-                f"{self.path(rel)}: {shown!r} is not a whole number; the driver gave no value"
-            ) from None
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise error(
+            f"{self.path(rel)}: {shown!r} is not a whole number in sysfs format (ASCII digits); "
+            "the driver gave no value"
+        )
 
     def read_ints(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> list[int]:
         """A space-separated list (``scaling_available_frequencies`` has a trailing space)."""
         text = self.read_text(rel, error)
-        try:
-            values = [int(t) for t in text.split()]
-        except ValueError:
-            raise error(
-                f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}"
-            ) from None
+        tokens = text.split(" ")  # the kernel separates with single spaces (trailing one stripped)
+        if not all(_SYSFS_INT.fullmatch(t.encode("utf-8", errors="replace")) for t in tokens if t):
+            raise error(f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}")
+        values = [int(t) for t in tokens if t]
         if not values:
             raise error(f"{self.path(rel)}: empty list; expected space-separated whole numbers")
         return values

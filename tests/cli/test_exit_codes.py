@@ -102,7 +102,64 @@ def _no_sensors(tmp: Path) -> list[str]:
     return run_args(tmp)
 
 
+def _config_file(text: str | bytes) -> Callable[[Path], list[str]]:
+    """``run --config`` with a file holding ``text`` (bytes: written as they are)."""
+
+    def make(tmp: Path) -> list[str]:
+        cfg = tmp / "c.toml"
+        if isinstance(text, bytes):
+            cfg.write_bytes(text)
+        else:
+            cfg.write_text(text, encoding="utf-8")
+        return [*run_args(tmp), "--config", str(cfg)]
+
+    return make
+
+
+def _sim_config(text: str) -> Callable[[Path], list[str]]:
+    def make(tmp: Path) -> list[str]:
+        cfg = tmp / "c.toml"
+        cfg.write_text(text, encoding="utf-8")
+        return ["sim", "--config", str(cfg), "--duration", "5s", "--out", str(tmp / "o")]
+
+    return make
+
+
+def _board_file(tmp: Path) -> list[str]:
+    from importlib import resources
+
+    text = resources.files("thermogov.boards").joinpath("rpi5.toml").read_text(encoding="utf-8")
+    bad = tmp / "board.toml"
+    bad.write_text(text.replace("hard_limit_c = ", "hard_limit_c = nan # ", 1), encoding="utf-8")
+    return ["sim", "--board-file", str(bad), "--duration", "5s", "--out", str(tmp / "o")]
+
+
 BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
+    # a failsafe no config can switch off: non-finite and out-of-range numbers, broken files
+    "config-trip-nan": (_config_file("[policies.hysteresis]\ntrip_c = nan\n"), "trip_c"),
+    "config-hard-limit-nan": (_config_file("[sensors.cpu]\nhard_limit_c = nan\n"), "hard_limit_c"),
+    "config-stale-inf": (_config_file("[governor]\nstale_periods = inf\n"), "stale_periods"),
+    "config-grace-huge": (_config_file("[governor]\nunknown_grace_ms = 99999999\n"), "unknown_grace_ms"),
+    "config-stuck-zero": (_config_file("[governor]\nstuck_after_s = 0\n"), "stuck_after_s"),
+    "config-seed-huge": (_sim_config("[run]\nseed = 4294967296\n"), "seed"),
+    "config-not-utf8": (_config_file(b'[run]\npolicy = "hyst\xe9resis"\n'), "UTF-8"),
+    "config-deep-nesting": (_config_file("a = " + "[" * 5000 + "]" * 5000 + "\n"), "c.toml"),
+    "config-deep-tables": (_config_file("a = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n"), "c.toml"),
+    "config-malformed": (_config_file("[run\npolicy = \n"), "malformed TOML"),
+    "board-file-nan": (_board_file, "hard_limit_c"),
+    "sim-ambient-nan": (lambda t: ["sim", "--ambient", "nan", "--out", str(t / "o")], "--ambient"),
+    "sim-seed-huge": (lambda t: ["sim", "--seed", str(2**32), "--out", str(t / "o")], "--seed"),
+    "sim-duration-inf": (lambda t: ["sim", "--duration", "1e400", "--out", str(t / "o")], "--duration"),
+    "sim-duration-unicode-digits": (
+        lambda t: ["sim", "--duration", "٩٠", "--out", str(t / "o")],
+        "--duration",
+    ),
+    "emulate-speed-inf": (lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "inf"], "--speed"),
+    "plot-window-nan": (lambda t: ["plot", "--window", "nan", str(t)], "--window"),
+    "sweep-seeds-nan": (
+        lambda t: ["sweep", "--policy", "hysteresis", "--seeds", "nan", "--out", str(t / "o")],
+        "--seeds",
+    ),
     "sim-duration": (lambda t: ["sim", "--duration", "abc", "--out", str(t / "o")], "duration"),
     "sim-seed": (lambda t: ["sim", "--seed", "x", "--out", str(t / "o")], "--seed"),
     "sim-unknown-option": (lambda t: ["sim", "--bogus"], "--bogus"),
