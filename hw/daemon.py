@@ -55,6 +55,7 @@ from thermogov.hw.journal import (
 )
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.mapping import BoardMap, choose_board, map_board
+from thermogov.hw.notify import Notifier
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
@@ -281,12 +282,17 @@ class Runner:
         self.instant = InstantClock()
         self.stats = TickStats()
         self.summary: dict[str, Any] = {}
+        self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
         check_privileges(opts.dry_run)
         with contextlib.ExitStack() as stack:
             self.stop.install(stack)
+            # Read (and unset) $NOTIFY_SOCKET before any child starts: a workload must not
+            # be able to tell systemd the daemon is alive.
+            self.notifier = Notifier(on_error=self.log)
+            stack.callback(self.notifier.close)
             prep = prepare(opts, self.tree)
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
@@ -331,6 +337,7 @@ class Runner:
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
+            stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
                 prep.specs,
@@ -402,6 +409,7 @@ class Runner:
                 self.stats.record(time.perf_counter() - begin)
                 if not started:
                     started = True
+                    self.notifier.ready(f"governing {prep.board.name}")
                     mode = "dry-run" if self.opts.dry_run else "governing"
                     print(
                         f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
@@ -409,6 +417,7 @@ class Runner:
                         file=self.out,
                         flush=True,
                     )
+                self.notifier.watchdog()  # every control tick: a hung loop misses WatchdogSec
             lag_ms = (time.monotonic() - t0) * 1000.0 - plan.peek_ms()
             if lag_ms > ctrl_ms:
                 # Fell behind by more than a control period (a slow sysfs read, a suspended
