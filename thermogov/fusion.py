@@ -61,11 +61,12 @@ class Fusion:
         den = 0.0
         used: list[str] = []
         hot: list[str] = []
+        excluded = self.excluded
         for spec in self.specs:
             r = self._latest[spec.name]
             # A small epsilon absorbs float noise in ms->s conversion: a reading exactly
             # `stale_periods` periods old is still fresh.
-            if r is None or now_s - r.t_s > spec.stale_after_s + 1e-9 or spec.name in self.excluded:
+            if r is None or now_s - r.t_s > spec.stale_after_s + 1e-9 or (excluded and spec.name in excluded):
                 continue
             num += spec.weight * r.value_c
             den += spec.weight

@@ -127,7 +127,7 @@ class Governor:
 
     def tick(self, now_s: float) -> TickRecord:
         freqs = dict(zip(self._domain_names, [a.effective_hz() for a in self.actuators], strict=True))
-        events = self._watch.tick(now_s, (tuple(freqs.values()), tuple(self._caps.values())))
+        events = self._watch.tick(now_s, tuple(freqs.values()))
         fr = self.fusion.fuse(now_s)
         if fr.used != self._used:
             events.extend(membership_events(frozenset(self._used), fr.used, self._sensor_names))

@@ -16,46 +16,64 @@ A read that fails is visible at once (SensorError), but two failures are silent:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 
 class StuckWatch:
-    """Tracks, per sensor, the last value, when it last changed, and clock activity since then."""
+    """Per sensor: the last value and when it changed; for the board: when its clocks last moved.
+
+    A sensor is stuck once its value is ``stuck_after_s`` old and the clocks moved after it last
+    changed.  The check runs only when the oldest unchanged value can have reached the limit,
+    so a noisy sensor (a new value on nearly every read) costs one comparison per tick.
+    """
 
     def __init__(self, names: Sequence[str], stuck_after_s: float | None) -> None:
         self.stuck_after_s = stuck_after_s
         self.stuck: set[str] = set()
         self._last: dict[str, float] = {}
         self._changed_at: dict[str, float] = {}
-        self._active = dict.fromkeys(names, False)
         self._activity: Hashable = None
+        self._activity_t = -math.inf
+        self._next_check = -math.inf
         self._pending: list[str] = []
+        self._names = tuple(names)
 
     def reading(self, name: str, value: float, t_s: float) -> None:
-        """A good reading; a changed value clears the sensor's stuck state and activity."""
+        """A good reading; a changed value clears the sensor's stuck state."""
         if self._last.get(name) == value:
             return
         self._last[name] = value
         self._changed_at[name] = t_s
-        self._active[name] = False
         if name in self.stuck:
             self.stuck.discard(name)
             self._pending.append(f"sensor_unstuck:{name}")
 
     def tick(self, now_s: float, activity: Hashable) -> list[str]:
-        """Events since the last tick; ``activity`` is the board's clocks/caps as a value."""
-        events, self._pending = self._pending, []
-        if self.stuck_after_s is None:
+        """Events since the last tick; ``activity`` is the board's effective clocks as a value."""
+        events = self._pending
+        if events:
+            self._pending = []
+        else:
+            events = []
+        if activity != self._activity:
+            if self._activity is not None:
+                self._activity_t = now_s
+            self._activity = activity
+        if self.stuck_after_s is None or now_s < self._next_check:
             return events
-        if self._activity is not None and activity != self._activity:
-            for n in self._active:
-                self._active[n] = True
-        self._activity = activity
         limit = self.stuck_after_s - 1e-9
-        for n, changed in self._changed_at.items():
-            if n not in self.stuck and self._active[n] and now_s - changed >= limit:
+        next_check = math.inf
+        for n in self._names:
+            changed = self._changed_at.get(n)
+            if changed is None or n in self.stuck:
+                continue
+            if now_s - changed >= limit and self._activity_t > changed:
                 self.stuck.add(n)
                 events.append(f"sensor_stuck:{n}")
+            else:
+                next_check = min(next_check, changed + limit)
+        self._next_check = next_check
         return events
 
 
