@@ -347,6 +347,7 @@ class Runner:
                 telemetry=telemetry,
                 unknown_grace_s=grace_ms / 1000.0 if grace_ms > 0 else HW_UNKNOWN_GRACE_S,
                 max_write_failures=prep.config.governor.max_write_failures,
+                stuck_after_s=prep.config.governor.stuck_after_s,
                 on_sample=recorder.on_sample,
                 on_log=self.log,
             )
