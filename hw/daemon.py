@@ -285,6 +285,8 @@ class Runner:
         with contextlib.ExitStack() as stack:
             self.stop.install(stack)
             prep = prepare(opts, self.tree)
+            for name, why in prep.bmap.missing_domains.items():
+                self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
             if opts.dry_run:
