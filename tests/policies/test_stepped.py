@@ -112,19 +112,22 @@ def test_rpi_ladder_is_its_opp_table() -> None:
 
 
 def test_entering_the_band_from_full_clocks_is_bumpless_and_slew_limited() -> None:
-    """Crossing the release while heating fast (a plant faster than the horizon, the emulator at
-    10x) used to throw the ladder away at once; now u leaves the top at the slew rate."""
+    """Crossing the release while heating fast (a plant faster than the trend's horizon, the
+    emulator at 10x) used to throw the whole ladder away on the next tick (8 -> 0 here); now
+    the predicted rise and u are slew-limited, so the ladder is walked down rung by rung."""
     ctx = ctx_for()
     p = _stepped()
     for i in range(50):  # 5 s of 60 -> 70 °C at 2 °C/s: a steep slope in the trend
         p.decide(inp(i * 0.1, 60.0 + 0.2 * i, ctx))
     rungs = []
-    for i in range(50, 80):  # 70 -> 76 °C, still far under the trip
-        rungs.append(_rung(p, p.decide(inp(i * 0.1, 60.0 + 0.2 * i, ctx)).caps_hz))
-    moves = [abs(b - a) for a, b in itertools.pairwise([p.top, *rungs])]
-    assert max(moves) <= 1
-    assert rungs[0] >= p.top - 1 and rungs[-1] < p.top  # it does step down, gradually
-    assert p.top - rungs[-1] <= 3 * 0.5 + 1  # 3 s at 0.5 rung/s, plus the dither's rung
+    for i in range(50, 124):  # 70 -> 84.8 °C, never at the trip
+        d = p.decide(inp(i * 0.1, 60.0 + 0.2 * i, ctx))
+        assert d.state != TRIP
+        rungs.append(_rung(p, d.caps_hz))
+    moves = [a - b for a, b in itertools.pairwise([p.top, *rungs])]
+    assert min(moves) >= 0 and max(moves) <= 1  # never up, at most one rung per tick
+    assert rungs[:10] == [p.top] * 10  # no bump at the boundary
+    assert rungs[-1] <= p.top - 3  # and it did step down before the trip
 
 
 def test_leaving_a_trip_starts_from_the_rung_the_trip_left() -> None:

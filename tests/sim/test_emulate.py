@@ -158,3 +158,22 @@ def test_emulated_board_follows_the_pi5_firmware_below_its_floor(tmp_path: Path)
     (pol / "scaling_max_freq").write_text("1000000\n")
     emu.step(0.5)
     assert (pol / "scaling_cur_freq").read_text().strip() == "1500000"  # as issue 5876 measured
+
+
+def test_warm_up_starts_the_tree_hot_with_each_node_where_its_history_puts_it(tmp_path: Path) -> None:
+    board = load_board("jetson-orin-nano")
+    Emulator(board, tmp_path / "cold", Config(), speed=1.0)
+    warm = Emulator(board, tmp_path / "warm", Config(), speed=1.0, warm_up_s=100.0)
+    read = lambda root, rel: int((root / rel).read_text()) / 1000  # noqa: E731
+    zone = "sys/class/thermal/thermal_zone0/temp"
+    assert read(tmp_path / "warm", zone) > read(tmp_path / "cold", zone) + 25.0
+    # the slow battery has barely moved: not one temperature for every node
+    assert warm.world.sensors["battery"]._node_temp() < read(tmp_path / "warm", zone) - 20.0
+    assert warm.t0 == 100.0
+
+
+def test_a_warm_up_into_shutdown_is_refused(tmp_path: Path) -> None:
+    r = tg("emulate", "--sysfs-root", str(tmp_path / "b"), "--warm-up", "1h", "--wall-duration", "1s")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "--warm-up" in line and "shorter" in line

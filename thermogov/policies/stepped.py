@@ -70,7 +70,8 @@ class SteppedParams:
     board_margin_c: float = 0.0
     limit_margin_c: float = 1.5
     limit_dwell_s: float = 10.0
-    slew_rungs_per_s: float = 0.5
+    slew_rungs_per_s: float = 10.0
+    rise_slew_c_per_s: float = 1.0
 
 
 class Stepped:
@@ -101,6 +102,7 @@ class Stepped:
         self._limit_step_s = -1e9
         self.state = HIGH
         self._regime = "release"  # which of the three rules decided the last tick
+        self._rise: float | None = None
 
     def _near_limit(self, inp: PolicyInput) -> bool:
         """Some sensor within ``limit_margin_c`` of its own hard limit."""
@@ -148,7 +150,13 @@ class Stepped:
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
         set_c = p.trip_c - max(p.margin_c, p.noise_k * est.noise_c)
-        rise = est.slope_c_per_s * p.horizon_s
+        # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
+        # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
+        target = est.slope_c_per_s * p.horizon_s
+        if self._rise is None or self._regime != "band":
+            self._rise = min(target, 0.0) if self._regime == "release" else target
+        lim = p.rise_slew_c_per_s * dt
+        self._rise = rise = min(max(target, self._rise - lim), self._rise + lim)
         error = set_c - (est.level_c + rise)
         for sensors, allows in self.board_limits:
             # Keep the protected node under the temperature at which the board itself would
@@ -227,6 +235,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         limit_dwell_s=params.number("limit_dwell_s", d.limit_dwell_s, minimum=0.0, maximum=3600.0),
         slew_rungs_per_s=params.number(
             "slew_rungs_per_s", d.slew_rungs_per_s, minimum=0.0, exclusive_min=True, maximum=1000.0
+        ),
+        rise_slew_c_per_s=params.number(
+            "rise_slew_c_per_s", d.rise_slew_c_per_s, minimum=0.0, exclusive_min=True, maximum=1000.0
         ),
     )
     if p.trip_c - p.margin_c <= p.release_c:
