@@ -18,14 +18,15 @@ thresholds as hard rules and regulates in between:
   proves optimal, with a ripple set by ``dither_s`` rather than by the thermal time constants.
   Between dither instants ``u`` may lower the rung at once but never raise it.
 
-Transfers between the three regimes are bumpless, and ``u`` moves at most ``slew_rungs_per_s``
-in the band: entering the band from full clocks starts ``u`` at the top rung, leaving a trip
-starts it at the rung the trip left, and when the slew limit holds ``u`` back the integral
-tracks it (``I = u - k_p * e``) instead of winding up.  Without this, a plant faster than the
-trend's horizon (the emulator at 10x) made the predicted error collapse ``u`` from full to the
-lowest rung on the tick after 70 °C was crossed, and the release rule put it back a tick later:
-110 cap changes in 60 s of full-ladder swings.  Now one change moves one or two rungs outside a
-trip.
+Transfers between the three regimes are bumpless: entering the band from full clocks starts
+``u`` at the top rung, leaving a trip starts it at the rung the trip left.  In the band the
+predicted rise ``s * horizon_s`` may change by at most ``rise_slew_c_per_s`` and ``u`` by
+``slew_rungs_per_s``; when the slew limit holds ``u`` back the integral tracks it
+(``I = u - k_p * e``) instead of winding up.  On a plant whose trend changes slowly (every
+simulated board) neither limit binds.  A plant faster than the trend's window (the emulator at
+10x, where the daemon's wall-clock slope is ten times the board's) made the predicted error
+collapse ``u`` from full to the lowest rung on the tick after 70 °C was crossed, and the
+release rule put it back a tick later: 153 cap changes in 60 s, mostly full-ladder swings.
 
 A measurement anomaly reported by the trend (a spike, a sensor dropping out of fusion or back)
 freezes the integral and lets ``u`` only fall; a sensor within ``limit_margin_c`` of its own hard
@@ -35,8 +36,9 @@ a step gives up the least throughput per watt saved.
 
 Parameters (``[policies.stepped]``; defaults chosen on the scenario suite, docs/policies.md):
 ``trip_c`` 85, ``release_c`` 70, ``margin_c`` 0.5 (``set_c = trip_c - margin_c``), ``k_p`` 1.0 rung/°C,
-``t_i_s`` 60, ``horizon_s`` 20, ``dither_s`` 2, ``slew_rungs_per_s`` 0.5, ``window_s`` 30 and
-``level_tau_s`` 2 (trend), ``jump_c`` 2 and ``hold_s`` 60 (anomalies), ``limit_margin_c`` 1.5.
+``t_i_s`` 60, ``horizon_s`` 20, ``dither_s`` 2, ``slew_rungs_per_s`` 10, ``rise_slew_c_per_s`` 1,
+``window_s`` 30 and ``level_tau_s`` 2 (trend), ``jump_c`` 2 and ``hold_s`` 60 (anomalies),
+``limit_margin_c`` 1.5.
 """
 
 from __future__ import annotations
