@@ -137,7 +137,8 @@ class Emulator:
         for rel, rail in self.layout.rails:
             watts = total if rail.input else sum(per_domain.get(d, 0.0) for d in rail.domains)
             watts += rail.rest_share * rest
-            _replace(self.root / rel, f"{round(watts / rail.volt_v * 1000)}\n")
+            ma = round(watts / rail.volt_v * 1000) if rail.volt_v > 0 else 0  # an NC channel reads 0
+            _replace(self.root / rel, f"{ma}\n")
 
     # -- real-time loop ---------------------------------------------------------------------
     def run(self, wall_duration_s: float | None, step_s: float = 0.02) -> float:
