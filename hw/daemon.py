@@ -294,6 +294,8 @@ class Runner:
             self.notifier = Notifier(on_error=self.log)
             stack.callback(self.notifier.close)
             prep = prepare(opts, self.tree)
+            for name, why in prep.bmap.missing_domains.items():
+                self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
             if opts.dry_run:
