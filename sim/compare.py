@@ -9,7 +9,7 @@ Metrics per run: sustained throughput (the run recorder's steady window) and its
 oracle (:mod:`thermogov.sim.oracle`), maximum fused and per-sensor temperature, seconds with the
 fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
 in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
-Runs are independent, so ``jobs > 1`` spreads them over processes.
+Runs are independent, so they spread over processes or a Dask cluster (the sweep executors).
 
 With ``iso_limit`` every kernel baseline in the comparison also appears as ``<policy>@iso``: the
 same governor with its trip lowered (:mod:`thermogov.sim.isolimit`) until it spends no more time
@@ -19,11 +19,11 @@ found is the row's ``tuned_trip_c``.  The plain rows stay, so both views are vis
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from thermogov.sim import isolimit
 from thermogov.sim.oracle import TRIP_C, OracleResult, oracle
 from thermogov.sim.runner import simulate
 from thermogov.sim.scenarios import load_scenario
+from thermogov.sim.sweep.executors import Executor, LocalExecutor
 
 CSV_COLUMNS = (
     "scenario",
@@ -221,12 +222,15 @@ def run_grid(
     with_oracle: bool = True,
     iso_limit: bool = False,
     progress: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> tuple[list[RunRow], dict[str, OracleResult]]:
     """Every policy on every ``(label, config)``; run folders under ``out_dir/label/``.
 
     ``iso_limit`` adds a ``<policy>@iso`` row after every tunable kernel baseline's row; those
     bisections run after the plain runs because their bound is ``hysteresis``'s time above
-    the trip on the same scenario.
+    the trip on the same scenario.  The runs go to ``executor`` (a sweep executor: local
+    processes or a Dask cluster, see :mod:`thermogov.sim.sweep.executors`), by default
+    ``jobs`` local processes; the caller closes an executor it passes.
     """
     for p in policies:
         check_policy_name(p, "--policy")
@@ -236,7 +240,7 @@ def run_grid(
         out_dir = Path(tmp.name)
     try:
         oracles: dict[str, OracleResult] = {}
-        with _executor(jobs) as ex:
+        with contextlib.nullcontext(executor) if executor is not None else LocalExecutor(jobs) as ex:
             if with_oracle:
                 for (label, _), res in zip(
                     configs, ex.map(_oracle_job, [c for _, c in configs]), strict=True
@@ -309,21 +313,6 @@ def _add_iso_rows(
         if (r.scenario, r.policy) in iso:
             out.append(iso[(r.scenario, r.policy)])
     return out
-
-
-class _Serial:
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterable[Any]:
-        return map(fn, items)
-
-
-def _executor(jobs: int) -> Any:
-    return ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Serial()
 
 
 def compare(

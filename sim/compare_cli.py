@@ -1,12 +1,16 @@
-"""``thermogov compare`` and ``thermogov sweep``: paired policy comparisons from the command line.
+"""``thermogov compare``: paired policy comparisons from the command line.
 
-Both validate every scenario, policy and number before simulating anything, so a typo costs an
+It validates every scenario, policy and number before simulating anything, so a typo costs an
 exit status 2 and one line, not half an hour of simulation and a half-written CSV.  The work
 itself lives in :mod:`thermogov.sim.compare`; this module only parses and prints.
 
 ``--iso-limit`` is off by default here: the plain rows are the kernel governors as configured
 (what a board ships with), and the iso-limit bisection costs ~7 simulations per baseline and
 scenario.  ``bench/control_quality.py``, which backs the product claim, turns it on.
+
+The runs go through the sweep executors (``--executor local|dask``, ``--workers``,
+``--scheduler``), so a suite with ``--iso-limit`` bisections can use a Dask cluster too.
+What-if grids over config and board keys are ``thermogov sweep`` (:mod:`thermogov.sim.sweep`).
 """
 
 from __future__ import annotations
@@ -18,14 +22,15 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import finite_float, list_option
+from thermogov.cliopts import list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
-from thermogov.sim.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, safe_name, write_csv
+from thermogov.sim.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
 from thermogov.sim.oracle import OracleResult
 from thermogov.sim.runner import validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
+from thermogov.sim.sweep.executors import EXECUTORS, make_executor
 from thermogov.units import parse_duration_s
 
 
@@ -35,8 +40,8 @@ def _base(config_path: str | None) -> Config:
 
 def _seeds(seeds: list[int], base: Config, field: str = "--seed") -> list[int]:
     """The seeds to run (default: the config's); each seed is one paired world per scenario."""
-    if any(s < 0 for s in seeds):
-        raise ConfigError(f"{field}: seeds must be >= 0")
+    if any(not 0 <= s <= 2**32 - 1 for s in seeds):
+        raise ConfigError(f"{field}: seeds must be in 0..4294967295")
     return list(dict.fromkeys(seeds)) or [base.seed]
 
 
@@ -92,7 +97,23 @@ _COMMON = [
     click.option(
         "--config", "config_path", type=click.Path(dir_okay=False), help="Base config (policy params...)."
     ),
-    click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Parallel runs."),
+    click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default="local",
+        show_default=True,
+        help="local: processes on this machine; dask: a Dask cluster (see `thermogov sweep`).",
+    ),
+    click.option(
+        "--workers",
+        "--jobs",
+        "workers",
+        type=click.IntRange(1, 4096),
+        default=1,
+        show_default=True,
+        help="Parallel runs (local processes, or a LocalCluster's workers).",
+    ),
+    click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster."),
     click.option("--no-oracle", is_flag=True, help="Skip the oracle (its linear programme takes seconds)."),
     click.option(
         "--json", "as_json", is_flag=True, help="Print the rows and oracles as JSON, not the table."
@@ -136,7 +157,9 @@ def compare_command(
     seeds: list[int],
     duration: str | None,
     config_path: str | None,
-    jobs: int,
+    executor: str,
+    workers: int,
+    scheduler: str | None,
     no_oracle: bool,
     as_json: bool,
     iso_limit: bool,
@@ -156,82 +179,19 @@ def compare_command(
             cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
             validate_events(cfg, cfg.load_board())
             configs.append((n if len(seed_list) == 1 else f"{n}-s{s}", cfg))
-    rows, oracles = run_grid(
-        configs,
-        pols,
-        Path(out) if out else None,
-        jobs=jobs,
-        with_oracle=not no_oracle,
-        iso_limit=iso_limit,
-        progress=lambda msg: click.echo(msg, err=True),
-    )
-    path = _csv_path(csv_path, out, "compare.csv")
-    write_csv(rows, path)
-    _report(rows, oracles, path, as_json)
-
-
-@click.command(
-    "sweep",
-    epilog="""\b
-Example:
-  thermogov sweep --scenario orin-steady-25 --ambient 20,30,40 --seed 1,2 --policy hysteresis,stepped""",
-)
-@click.option("--scenario", help="Scenario to vary (default: the base config's world).")
-@list_option(
-    "--ambient",
-    kind=finite_float,
-    example="--ambient 20,30,40",
-    help="Ambient temperatures in °C: repeat or comma-separate.",
-)
-@list_option("--seeds", "old_seeds", kind=int, example="--seed 1,2,3", hidden=True)
-@_common
-def sweep_command(
-    scenario: str | None,
-    ambient: list[float],
-    old_seeds: list[int],
-    policies: list[str],
-    out: str | None,
-    csv_path: str | None,
-    seeds: list[int],
-    duration: str | None,
-    config_path: str | None,
-    jobs: int,
-    no_oracle: bool,
-    as_json: bool,
-    iso_limit: bool,
-) -> None:
-    """What-if grid: every policy at every ambient (and seed), one CSV row per run."""
-    if old_seeds:
-        click.echo(
-            "thermogov: warning: --seeds is deprecated; use --seed (repeat or comma-separate)", err=True
+    if scheduler and executor != "dask":
+        raise ConfigError("--scheduler: only with --executor dask")
+    with make_executor(executor, workers, scheduler) as ex:
+        rows, oracles = run_grid(
+            configs,
+            pols,
+            Path(out) if out else None,
+            with_oracle=not no_oracle,
+            iso_limit=iso_limit,
+            progress=lambda msg: click.echo(msg, err=True),
+            executor=ex,
         )
-    base = _base(config_path)
-    if scenario is not None:
-        _scenarios((scenario,))
-        base = load_scenario(scenario, base)
-    base = _with_duration(base, duration)
-    pols = _policies(tuple(policies))
-    ambients = list(ambient) or [base.sim.ambient_c]
-    for a in ambients:
-        if not -40.0 <= a <= 85.0:
-            raise ConfigError(f"--ambient: {a:g} °C is out of range; use -40..85")
-    seed_list = _seeds([*seeds, *old_seeds], base)
-    configs = []
-    for a in ambients:
-        for s in seed_list:
-            cfg = dataclasses.replace(base, seed=s, sim=dataclasses.replace(base.sim, ambient_c=a))
-            validate_events(cfg, cfg.load_board())
-            configs.append((f"{scenario or 'base'}@{a:g}C-s{s}", cfg))
-    rows, oracles = run_grid(
-        configs,
-        pols,
-        Path(out) if out else None,
-        jobs=jobs,
-        with_oracle=not no_oracle,
-        iso_limit=iso_limit,
-        progress=lambda msg: click.echo(msg, err=True),
-    )
-    path = _csv_path(csv_path, out, f"sweep-{safe_name(scenario or 'base')}.csv")
+    path = _csv_path(csv_path, out, "compare.csv")
     write_csv(rows, path)
     _report(rows, oracles, path, as_json)
 
@@ -258,4 +218,4 @@ def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_
     click.echo(json.dumps(doc, indent=2))
 
 
-__all__ = ["compare", "compare_command", "sweep_command"]
+__all__ = ["compare", "compare_command"]

@@ -51,8 +51,8 @@ def apply_overrides(
         check_policy_name(policy, "--policy")
         changes["policy"] = policy
     if seed is not None:
-        if seed < 0:
-            raise ConfigError("--seed: must be >= 0")
+        if not 0 <= seed <= 2**32 - 1:
+            raise ConfigError("--seed: must be in 0..4294967295")
         changes["seed"] = seed
     if out is not None:
         changes["out"] = out

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.calibrate.synthetic import step_log, with_thermal
 from tests.cliutil import run_cli
 from thermogov.board import load_board, load_board_file
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibrate import LogData, derive_inputs, infer_step
+from thermogov.sim.steptest import step_log, with_thermal
 
 
 @pytest.fixture(scope="module")

@@ -63,7 +63,7 @@ def parse_fixed_argument(argument: str, ctx: PolicyContext) -> dict[str, int]:
                 )
             try:
                 hz = round(float(val) * 1e6)
-            except ValueError as e:
+            except (ValueError, OverflowError) as e:  # nan / inf: not an OPP
                 raise ConfigError(f"policy: fixed: cannot read {val!r} as MHz") from e
             if hz not in ctx.tables_hz[dom]:
                 opps = ", ".join(f"{f / 1e6:g}" for f in ctx.tables_hz[dom])
