@@ -4,8 +4,9 @@ Order of a run, chosen so that bad input never changes the board and every chang
 
 1. side-effect free: discover the tree, choose and map the board profile, validate config,
    workload and policy (a problem here exits 2 with nothing written);
-2. take the single-instance lock, restore any journal a dead instance left, capture the
-   limits in force, write and fsync the journal of those originals;
+2. take the board lock (:mod:`~thermogov.hw.boardlock`: one governor per board, whatever lock
+   file or state directory each was given), restore any journal a dead instance left, capture
+   the limits in force, write and fsync the journal of those originals;
 3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
    ``time.monotonic`` (computed, never accumulated, so no drift); a wait is a ``select`` on a
    self-pipe that SIGTERM/SIGINT/SIGHUP make readable (``signal.set_wakeup_fd``; a
@@ -15,9 +16,10 @@ Order of a run, chosen so that bad input never changes the board and every chang
    limits first, then stops the workload, closes the run folder and releases the lock.
 
 Failsafe is the governor's: temperature unknown for more than 1 s (``governor.unknown_grace_ms``
-when set), or any sensor at its hard limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
-every decision but owns no attribute: actuators record what they would write, which goes to
-stderr and to the trace ``event`` column.
+when set), or any sensor at its hard limit, and every domain goes to its lowest cap.
+``dry_run`` reads the real sensors and makes every decision but takes no lock and owns no
+attribute: actuators record what they would write, which goes to stderr and to the trace
+``event`` column.
 """
 
 from __future__ import annotations
