@@ -7,13 +7,15 @@ Order of a run, chosen so that bad input never changes the board and every chang
 2. take the single-instance lock, restore any journal a dead instance left, capture the
    limits in force, write and fsync the journal of those originals;
 3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
-   ``time.monotonic`` (computed, never accumulated, so no drift); waits are on a
-   ``threading.Event`` the SIGTERM/SIGINT/SIGHUP handlers set, so a stop ends a wait at once;
+   ``time.monotonic`` (computed, never accumulated, so no drift); a wait is a ``select`` on a
+   self-pipe that SIGTERM/SIGINT/SIGHUP make readable (``signal.set_wakeup_fd``; a
+   ``threading.Event`` only when the daemon runs outside the main thread, as in tests), so a
+   stop ends a wait at once (:class:`StopFlag`);
 4. on every exit path (duration reached, signal, exception) an ``ExitStack`` restores the
    limits first, then stops the workload, closes the run folder and releases the lock.
 
-Failsafe is the governor's: temperature unknown for more than 1 s, or any sensor at its hard
-limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
+Failsafe is the governor's: temperature unknown for more than 1 s (``governor.unknown_grace_ms``
+when set), or any sensor at its hard limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
 every decision but owns no attribute: actuators record what they would write, which goes to
 stderr and to the trace ``event`` column.
 """
@@ -39,12 +41,13 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
 from thermogov.governor import Governor, TickRecord
+from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
+from thermogov.hw.failmsg import restore_command
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
-    InstanceLock,
     Journal,
     JournalEntry,
     new_journal_data,
@@ -56,7 +59,7 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.workload import ProcessWorkload, parse_workload
-from thermogov.interfaces import ActuatorError, ConfigError, ThermogovError
+from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
@@ -66,7 +69,7 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 LOG_REPEAT_S = 30.0
 
 
-class PrivilegeError(ThermogovError):
+class PrivilegeError(RuntimeFailure):
     """Writing frequency limits needs root."""
 
 
@@ -88,6 +91,7 @@ class RunOptions:
     out: Path | None = None  # default: the config's `out`
     state_dir: Path = DEFAULT_STATE_DIR
     lock_file: Path = DEFAULT_LOCK_FILE
+    lock_dir: Path | None = None  # board locks; None: $THERMOGOV_LOCK_DIR or /run/thermogov
     dry_run: bool = False
 
 
@@ -235,7 +239,7 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     ]
 
 
-def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log) -> None:
+def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log, root: Path) -> None:
     """Put every captured window back; the journal goes only once all writes succeeded."""
     errors = []
     for a in actuators:
@@ -247,9 +251,11 @@ def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log
             for w in a.io.drain():
                 log(f"dry-run: at exit would restore {w}")
     if errors:
-        where = journal.path if journal else "the journal"
-        raise ActuatorError(
-            f"restore incomplete ({'; '.join(errors)}); journal kept at {where}: run `thermogov restore`"
+        if journal is None:  # a dry run owns nothing, so this is only reachable through a bug
+            raise RuntimeFailure(f"restore incomplete, left changed: {'; '.join(errors)}")
+        raise RuntimeFailure(
+            f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path}; "
+            f"put them back with `{restore_command(root, journal.state_dir)}`"
         )
     if journal is not None:
         journal.delete()
@@ -285,12 +291,19 @@ class Runner:
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
             if opts.dry_run:
-                if Journal(opts.state_dir).exists():
+                try:
+                    pending = Journal(opts.state_dir).exists()
+                except PermissionError:  # the unit's StateDirectoryMode=0700, read as a user
+                    pending = False
+                    self.log(
+                        f"dry-run: {opts.state_dir} is not readable as this user; a pending journal is not checked"
+                    )
+                if pending:
                     self.log(
                         f"dry-run: a journal exists at {Journal(opts.state_dir).path}; `thermogov restore` applies it"
                     )
             else:
-                lock = InstanceLock(opts.lock_file)
+                lock = BoardLock(prep.tree.root, opts.lock_dir, opts.lock_file, opts.state_dir)
                 lock.acquire()
                 stack.callback(lock.release)
                 journal = Journal(opts.state_dir)
@@ -317,7 +330,7 @@ class Runner:
             )
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
-            stack.callback(_restore_all, actuators, journal, self.log)
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
                 prep.specs,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from thermogov.config import Config
+from thermogov.display import figure
 from thermogov.governor import TickRecord
 from thermogov.policies import check_policy_name
 from thermogov.sim import isolimit
@@ -334,8 +335,8 @@ def write_csv(rows: Iterable[RunRow], path: Path) -> None:
             w.writerow(r.csv_row())
 
 
-def _fmt(v: float | None, digits: int = 1) -> str:
-    return "n/a" if v is None else f"{v:.{digits}f}"
+def _fmt(v: float | None) -> str:
+    return figure(v)
 
 
 def _trip_txt(r: RunRow) -> str:
@@ -367,7 +368,7 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
             out.append(
                 f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
                 f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
-                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi, 2):>7} {_fmt(r.p99_ms, 2):>7} {r.cap_changes:>7}"
+                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi):>7} {_fmt(r.p99_ms):>7} {r.cap_changes:>7}"
                 f" {_trip_txt(r):>5}"
             )
         out.append("")

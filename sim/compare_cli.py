@@ -16,28 +16,33 @@ What-if grids over config and board keys are ``thermogov sweep`` (:mod:`thermogo
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from thermogov.cliopts import list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
-from thermogov.sim.compare import compare, format_table, run_grid, write_csv
+from thermogov.sim.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
+from thermogov.sim.oracle import OracleResult
 from thermogov.sim.runner import validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
 from thermogov.sim.sweep.executors import EXECUTORS, make_executor
 from thermogov.units import parse_duration_s
 
 
-def _base(config_path: str | None, seed: int | None) -> Config:
-    cfg = load_config(config_path) if config_path else Config()
-    if seed is not None:
-        if seed < 0:
-            raise ConfigError("--seed: must be >= 0")
-        cfg = dataclasses.replace(cfg, seed=seed)
-    return cfg
+def _base(config_path: str | None) -> Config:
+    return load_config(config_path) if config_path else Config()
+
+
+def _seeds(seeds: list[int], base: Config, field: str = "--seed") -> list[int]:
+    """The seeds to run (default: the config's); each seed is one paired world per scenario."""
+    if any(not 0 <= s <= 2**32 - 1 for s in seeds):
+        raise ConfigError(f"{field}: seeds must be in 0..4294967295")
+    return list(dict.fromkeys(seeds)) or [base.seed]
 
 
 def _scenarios(names: tuple[str, ...]) -> list[str]:
@@ -73,10 +78,21 @@ def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
 
 
 _COMMON = [
-    click.option("--policy", "policies", multiple=True, help="A policy to run (repeat for several)."),
+    list_option(
+        "--policy",
+        "policies",
+        example="--policy hysteresis,stepped",
+        help="Policies to run: repeat or comma-separate. [required]",
+    ),
     click.option("--out", type=click.Path(file_okay=False), help="Keep every run folder under this folder."),
     click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="CSV path (default: OUT or ./)."),
-    click.option("--seed", type=int, help="Seed shared by every run (paired comparison). Default: 1."),
+    list_option(
+        "--seed",
+        "seeds",
+        kind=int,
+        example="--seed 1,2,3",
+        help="Seeds, each shared by every policy (paired): repeat or comma-separate. Default: 1.",
+    ),
     click.option("--duration", help="Override every run's simulated time (600, 10m, 1h)."),
     click.option(
         "--config", "config_path", type=click.Path(dir_okay=False), help="Base config (policy params...)."
@@ -100,6 +116,9 @@ _COMMON = [
     click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster."),
     click.option("--no-oracle", is_flag=True, help="Skip the oracle (its linear programme takes seconds)."),
     click.option(
+        "--json", "as_json", is_flag=True, help="Print the rows and oracles as JSON, not the table."
+    ),
+    click.option(
         "--iso-limit/--no-iso-limit",
         default=False,
         show_default=True,
@@ -115,25 +134,34 @@ def _common(fn: Callable[..., None]) -> Callable[..., None]:
     return fn
 
 
-@click.command("compare")
-@click.option(
-    "--scenario", "scenarios", multiple=True, help="Scenario name or 'all' (repeatable). Default: all."
+@click.command(
+    "compare",
+    epilog="""\b
+Example:
+  thermogov compare --scenario orin-steady-25,rpi5-steady-25 --policy hysteresis,stepped --out cmp""",
+)
+@list_option(
+    "--scenario",
+    "scenarios",
+    example="--scenario orin-steady-25,rpi5-hot-40",
+    help="Scenarios (or 'all'): repeat or comma-separate. Default: all.",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the scenarios and exit.")
 @_common
 def compare_command(
-    scenarios: tuple[str, ...],
+    scenarios: list[str],
     list_only: bool,
-    policies: tuple[str, ...],
+    policies: list[str],
     out: str | None,
     csv_path: str | None,
-    seed: int | None,
+    seeds: list[int],
     duration: str | None,
     config_path: str | None,
     executor: str,
     workers: int,
     scheduler: str | None,
     no_oracle: bool,
+    as_json: bool,
     iso_limit: bool,
 ) -> None:
     """Run policies on identical scenarios (same seed) and tabulate them against the oracle."""
@@ -141,14 +169,16 @@ def compare_command(
         for n in scenario_names():
             click.echo(f"{n:<22} {scenario_info(n).description}")
         return
-    base = _base(config_path, seed)
-    names = _scenarios(scenarios)
-    pols = _policies(policies)
+    base = _base(config_path)
+    seed_list = _seeds(seeds, base)
+    names = _scenarios(tuple(scenarios))
+    pols = _policies(tuple(policies))
     configs = []
     for n in names:
-        cfg = _with_duration(load_scenario(n, base), duration)
-        validate_events(cfg, cfg.load_board())
-        configs.append((n, cfg))
+        for s in seed_list:
+            cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
+            validate_events(cfg, cfg.load_board())
+            configs.append((n if len(seed_list) == 1 else f"{n}-s{s}", cfg))
     if scheduler and executor != "dask":
         raise ConfigError("--scheduler: only with --executor dask")
     with make_executor(executor, workers, scheduler) as ex:
@@ -161,10 +191,31 @@ def compare_command(
             progress=lambda msg: click.echo(msg, err=True),
             executor=ex,
         )
-    click.echo(format_table(rows, oracles), nl=False)
     path = _csv_path(csv_path, out, "compare.csv")
     write_csv(rows, path)
-    click.echo(f"csv: {path}")
+    _report(rows, oracles, path, as_json)
+
+
+def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_json: bool) -> None:
+    """The table (or, with ``--json``, the same rows and oracles at full precision)."""
+    if not as_json:
+        click.echo(format_table(rows, oracles), nl=False)
+        click.echo(f"csv: {csv}")
+        return
+    doc = {
+        "rows": [dict(zip(CSV_COLUMNS, r.csv_row(), strict=True)) for r in rows],
+        "oracles": {
+            scen: {
+                "throughput_ips": o.throughput_ips,
+                "best_fixed_ips": o.best_fixed_ips,
+                "best_fixed_caps_hz": o.best_fixed_caps,
+                "binding": list(o.binding),
+            }
+            for scen, o in oracles.items()
+        },
+        "csv": str(csv),
+    }
+    click.echo(json.dumps(doc, indent=2))
 
 
 __all__ = ["compare", "compare_command"]

@@ -1,8 +1,9 @@
 """Where the tests find real board logs that may not be copied into the repository.
 
 Most public logs carry no licence (or GPL/AGPL), so they stay outside the clone.  The tests
-read them from ``$THERMOGOV_REAL_DATA`` (point it at your own logs) or, by default, from a
-``shared/data/real`` folder beside the clone, and skip with the reason when neither exists.
+read them from ``$THERMOGOV_REAL_DATA`` (point it at your own logs; docs/real-logs.md) or, by
+default, from the development team's data folder beside the clone, and skip with the reason
+when neither exists.
 """
 
 from __future__ import annotations

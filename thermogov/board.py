@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -20,6 +21,15 @@ from typing import Any
 from thermogov import tomlread
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
+
+# Physical bounds of profile numbers (silicon is specified for -40..150 °C junction; no DVFS
+# table of an edge board reaches 100 GHz or 5 V).  Values outside are typos, and a non-finite
+# one would disable a comparison, so both are refused with the key named.
+TEMP_MIN_C = -40.0
+TEMP_MAX_C = 150.0
+MAX_OPP_MHZ = 100_000.0
+MAX_VOLT_V = 5.0
+MAX_PERIOD_MS = 60_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +64,14 @@ class DomainProfile:
     leak_ref_c: float = 85.0
     leak_beta_per_k: float = 0.03
     sysfs_names: tuple[str, ...] = ()  # cpufreq policy names / devfreq of_node names
+    # What the kernel lists (scaling_available_frequencies) when it is more than the OPPs the
+    # clock really takes: a Pi 5 lists 1.0-2.4 GHz but runs 1.5 GHz for any cap below that.
+    # Empty: the kernel lists exactly ``opp_hz``.  The model and the governor use ``opp_hz``.
+    listed_hz: tuple[int, ...] = ()
+
+    @property
+    def kernel_table_hz(self) -> tuple[int, ...]:
+        return self.listed_hz or self.opp_hz
 
     def volt_at(self, freq_hz: int) -> float:
         """Voltage of an OPP.
@@ -171,13 +189,13 @@ class BoardProfile:
 def _sensor(name: str, t: Table) -> SensorProfile:
     s = SensorProfile(
         name=name,
-        weight=t.number("weight", minimum=0.0, exclusive_min=True),
-        period_ms=t.integer("period_ms", minimum=1),
-        hard_limit_c=t.number("hard_limit_c", minimum=-40.0, maximum=150.0),
+        weight=t.number("weight", minimum=0.0, exclusive_min=True, maximum=1000.0),
+        period_ms=t.integer("period_ms", minimum=1, maximum=MAX_PERIOD_MS),
+        hard_limit_c=t.number("hard_limit_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         node=t.string("node"),
-        noise_c=t.number("noise_c", 0.0, minimum=0.0),
-        quant_c=t.number("quant_c", 0.0, minimum=0.0),
-        lag_s=t.number("lag_s", 0.0, minimum=0.0),
+        noise_c=t.number("noise_c", 0.0, minimum=0.0, maximum=50.0),
+        quant_c=t.number("quant_c", 0.0, minimum=0.0, maximum=50.0),
+        lag_s=t.number("lag_s", 0.0, minimum=0.0, maximum=3600.0),
         kind=t.choice("kind", ("thermal_zone", "hwmon", "battery"), "thermal_zone"),
         sysfs_names=tuple(t.strings("sysfs_names", [])),
     )
@@ -191,6 +209,10 @@ def _domain(name: str, t: Table) -> DomainProfile:
     where = t.where
     if len(opp_mhz) != len(volt) or not opp_mhz:
         raise ConfigError(f"{where}: opp_mhz and volt_v must be non-empty and of equal length")
+    if not all(0.0 < f <= MAX_OPP_MHZ for f in opp_mhz):
+        raise ConfigError(f"{where}.opp_mhz: every OPP must be in (0, {MAX_OPP_MHZ:g}] MHz")
+    if not all(0.0 < v <= MAX_VOLT_V for v in volt):
+        raise ConfigError(f"{where}.volt_v: every voltage must be in (0, {MAX_VOLT_V:g}] V")
     opp_hz = tuple(round(f * 1e6) for f in opp_mhz)
     if any(b <= a for a, b in itertools.pairwise(opp_hz)):
         raise ConfigError(f"{where}.opp_mhz: must be strictly ascending")
@@ -200,14 +222,21 @@ def _domain(name: str, t: Table) -> DomainProfile:
         opp_hz=opp_hz,
         volt_v=tuple(volt),
         node=t.string("node"),
-        cores=t.integer("cores", 1, minimum=1),
-        c_dyn_uw_per_mhz_v2=t.number("c_dyn_uw_per_mhz_v2", 0.0, minimum=0.0),
-        idle_w=t.number("idle_w", 0.0, minimum=0.0),
-        leak_w_ref=t.number("leak_w_ref", 0.0, minimum=0.0),
-        leak_ref_c=t.number("leak_ref_c", 85.0),
+        cores=t.integer("cores", 1, minimum=1, maximum=1024),
+        c_dyn_uw_per_mhz_v2=t.number("c_dyn_uw_per_mhz_v2", 0.0, minimum=0.0, maximum=1e6),
+        idle_w=t.number("idle_w", 0.0, minimum=0.0, maximum=1000.0),
+        leak_w_ref=t.number("leak_w_ref", 0.0, minimum=0.0, maximum=1000.0),
+        leak_ref_c=t.number("leak_ref_c", 85.0, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         leak_beta_per_k=t.number("leak_beta_per_k", 0.03, minimum=0.0, maximum=0.2),
         sysfs_names=tuple(t.strings("sysfs_names", [])),
+        listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
     )
+    if d.listed_hz and (
+        any(b <= a for a, b in itertools.pairwise(d.listed_hz)) or not set(opp_hz) <= set(d.listed_hz)
+    ):
+        raise ConfigError(
+            f"{where}.listed_mhz: must be strictly ascending and contain every entry of opp_mhz"
+        )
     t.done()
     return d
 
@@ -218,8 +247,10 @@ def _thermal(t: Table) -> ThermalProfile:
         nodes.append(
             ThermalNode(
                 name=name,
-                capacitance_j_per_k=sub.number("capacitance_j_per_k", minimum=0.0, exclusive_min=True),
-                to_ambient_w_per_k=sub.number("to_ambient_w_per_k", 0.0, minimum=0.0),
+                capacitance_j_per_k=sub.number(
+                    "capacitance_j_per_k", minimum=0.0, exclusive_min=True, maximum=1e6
+                ),
+                to_ambient_w_per_k=sub.number("to_ambient_w_per_k", 0.0, minimum=0.0, maximum=1e4),
             )
         )
         sub.done()
@@ -231,21 +262,23 @@ def _thermal(t: Table) -> ThermalProfile:
             not isinstance(raw, list)
             or len(raw) != 3
             or not all(isinstance(x, str) for x in raw[:2])
+            or isinstance(raw[2], bool)
             or not isinstance(raw[2], int | float)
+            or not math.isfinite(raw[2])
         ):
             raise ConfigError(f'{where}: expected ["node_a", "node_b", conductance_w_per_k]')
         a, b, g = raw
         if a not in names or b not in names:
             raise ConfigError(f"{where}: unknown node; known nodes are {sorted(names)}")
-        if g <= 0:
-            raise ConfigError(f"{where}: conductance must be > 0 W/K")
+        if not 0 < g <= 1e4:
+            raise ConfigError(f"{where}: conductance must be in (0, 1e4] W/K")
         links.append(ThermalLink(a, b, float(g)))
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{t.where}.nodes: at least one node needs to_ambient_w_per_k > 0")
     th = ThermalProfile(
         nodes=tuple(nodes),
         links=tuple(links),
-        rest_of_board_w=t.number("rest_of_board_w", 0.0, minimum=0.0),
+        rest_of_board_w=t.number("rest_of_board_w", 0.0, minimum=0.0, maximum=1000.0),
         rest_of_board_node=t.string("rest_of_board_node", nodes[0].name),
     )
     if th.rest_of_board_node not in names:
@@ -267,14 +300,14 @@ def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protecti
     for d, f in zip(doms, floor_hz, strict=False):
         if f not in domains[d].opp_hz:
             raise ConfigError(f"{t.where}.floor_mhz: {f / 1e6} MHz is not an OPP of {d}")
-    start = t.number("start_c")
+    start = t.number("start_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
     p = Protection(
         kind=kind,
         nodes=tuple(t.strings("nodes")),
         start_c=start,
-        full_c=t.number("full_c", start),
-        hyst_c=t.number("hyst_c", 0.0, minimum=0.0),
-        period_ms=t.integer("period_ms", 1000, minimum=1),
+        full_c=t.number("full_c", start, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
+        hyst_c=t.number("hyst_c", 0.0, minimum=0.0, maximum=50.0),
+        period_ms=t.integer("period_ms", 1000, minimum=1, maximum=MAX_PERIOD_MS),
         domains=doms,
         floor_hz=floor_hz,
         visible=t.boolean("visible", False),
@@ -310,7 +343,9 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
             raise ConfigError(f"{where}: domains.{d.name}.node {d.node!r} is not a thermal node")
     m = top.table("model")
     dmap_cores = {d.name: d.cores for d in domains}
-    cycles = {k: float(v) for k, v in m.mapping("cycles").items()}
+    raw_cycles = m.mapping("cycles")
+    cyc = Table(raw_cycles, f"{m.where}.cycles")
+    cycles = {k: cyc.number(k, minimum=0.0, maximum=1e15) for k in raw_cycles}
     for k in cycles:
         if k not in {d.name for d in domains}:
             raise ConfigError(f"{m.where}.cycles: unknown domain {k!r}")
@@ -323,9 +358,9 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         threads[k] = v
     model = ModelProfile(
         name=m.string("name"),
-        fixed_s=m.number("fixed_ms", minimum=0.0) / 1000.0,
+        fixed_s=m.number("fixed_ms", minimum=0.0, maximum=3_600_000.0) / 1000.0,
         cycles=cycles,
-        batch_fixed_s=m.number("batch_fixed_ms", 0.0, minimum=0.0) / 1000.0,
+        batch_fixed_s=m.number("batch_fixed_ms", 0.0, minimum=0.0, maximum=3_600_000.0) / 1000.0,
         threads=threads,
     )
     m.done()
@@ -334,9 +369,9 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         bt = top.table("battery")
         battery = BatteryProfile(
             node=bt.string("node"),
-            capacity_ah=bt.number("capacity_ah", minimum=0.0, exclusive_min=True),
-            voltage_v=bt.number("voltage_v", minimum=0.0, exclusive_min=True),
-            r0_ohm=bt.number("r0_ohm", minimum=0.0),
+            capacity_ah=bt.number("capacity_ah", minimum=0.0, exclusive_min=True, maximum=1e4),
+            voltage_v=bt.number("voltage_v", minimum=0.0, exclusive_min=True, maximum=1000.0),
+            r0_ohm=bt.number("r0_ohm", minimum=0.0, maximum=100.0),
             converter_efficiency=bt.number("converter_efficiency", 0.9, minimum=0.1, maximum=1.0),
             initial_soc=bt.number("initial_soc", 1.0, minimum=0.0, maximum=1.0),
         )
@@ -365,7 +400,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
 
 
 def load_board_file(path: Path) -> BoardProfile:
-    return parse_board(board_file_data(path), str(path))
+    return parse_board(tomlread.load_file(path, "board file"), str(path))
 
 
 def builtin_board_names() -> list[str]:
@@ -387,12 +422,7 @@ def builtin_board_data(name: str) -> dict[str, Any]:
 
 def board_file_data(path: Path) -> dict[str, Any]:
     """The raw tables of a profile file, before validation."""
-    try:
-        return tomlread.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read board file ({e.strerror}); check the path") from e
-    except tomlread.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: malformed TOML ({e}); fix the syntax") from e
+    return tomlread.load_file(path, "board file")
 
 
 def load_board(name: str) -> BoardProfile:

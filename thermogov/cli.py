@@ -3,7 +3,7 @@
 Each command imports the world it needs inside itself (``thermogov sim`` pulls in SimPy,
 ``thermogov run`` the sysfs backend), so ``thermogov run`` on a Pi never loads the simulator,
 pandas or matplotlib.  Commands that live in ``sim``/``hw`` are registered lazily by dotted
-path.  Every :class:`ThermogovError` becomes one line on stderr and exit status 2.
+path.  :func:`main` holds the exit-status contract of every command (see its docstring).
 """
 
 from __future__ import annotations
@@ -11,18 +11,23 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import sys
+import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from thermogov.interfaces import ThermogovError
+from thermogov.clinumbers import harden
+from thermogov.cliopts import BOARD_HELP, board_options, merge_board
+from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 LAZY_COMMANDS = {
     "run": ("thermogov.hw.commands", "run_command"),
     "doctor": ("thermogov.hw.commands", "doctor_command"),
     "restore": ("thermogov.hw.commands", "restore_command"),
+    "service": ("thermogov.hw.service", "service_command"),
     "emulate": ("thermogov.sim.emulate", "emulate_command"),
     "compare": ("thermogov.sim.compare_cli", "compare_command"),
     "sweep": ("thermogov.sim.sweep.cli", "sweep_command"),
@@ -41,6 +46,10 @@ class LazyGroup(click.Group):
         return sorted(names)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = self._get_command(ctx, name)
+        return harden(cmd) if cmd is not None else None
+
+    def _get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         cmd = super().get_command(ctx, name)
         if cmd is not None or name not in LAZY_COMMANDS:
             return cmd
@@ -52,7 +61,14 @@ class LazyGroup(click.Group):
         return getattr(module, attr, None)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Example:
+  thermogov sim --board rpi5 --duration 10m
+  thermogov plot traces/<run folder>""",
+)
 @click.version_option(package_name="thermogov")
 def cli() -> None:
     """Thermal- and power-aware DVFS governor for edge AI boards.
@@ -68,11 +84,13 @@ def _load_config(config_path: str | None) -> Any:
     return load_config(config_path) if config_path else Config()
 
 
-@cli.command("sim")
-@click.option("--board", help="Board profile (see `thermogov boards`). Default: jetson-orin-nano.")
-@click.option(
-    "--board-file", type=click.Path(dir_okay=False), help="A board profile TOML (e.g. from calibrate)."
+@cli.command(
+    "sim",
+    epilog="""\b
+Example:
+  thermogov sim --board rpi5 --duration 30m --ambient 35 --policy hysteresis --out traces""",
 )
+@board_options(BOARD_HELP + " Default: jetson-orin-nano.")
 @click.option("--duration", help="Simulated time: 600, 600s, 10m, 1h. Default: 10m.")
 @click.option("--ambient", type=float, help="Ambient temperature in °C. Default: 25.")
 @click.option("--policy", help="Policy name (hysteresis, performance, fixed:<MHz>, ...).")
@@ -82,7 +100,7 @@ def _load_config(config_path: str | None) -> Any:
 )
 @click.option("--scenario", help="A scenario from sim/scenarios (see `thermogov compare --list`).")
 @click.option(
-    "--out", type=click.Path(file_okay=False), help="Output folder for run folders. Default: traces."
+    "--out", type=click.Path(file_okay=False), help="Folder the run folder goes into. Default: traces."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(
@@ -98,13 +116,12 @@ def sim_command(
     as_json: bool,
 ) -> None:
     """Simulate a board with the governor in the loop and record a run folder."""
-    from thermogov.simcli import apply_overrides, print_summary, run_with_progress
+    from thermogov.simcli import apply_overrides, check_before_run, print_summary, run_with_progress
 
     cfg = _load_config(config_path)
     cfg = apply_overrides(
         cfg,
-        board=board,
-        board_file=board_file,
+        board=merge_board(board, board_file),
         duration=duration,
         ambient=ambient,
         policy=policy,
@@ -112,6 +129,7 @@ def sim_command(
         scenario=scenario,
         out=out,
     )
+    check_before_run(cfg, out_field="--out" if out is not None else "run.out")
     result = run_with_progress(cfg, show=not as_json)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
@@ -119,7 +137,12 @@ def sim_command(
         print_summary(result.summary, result.run_dir)
 
 
-@cli.command("boards")
+@cli.command(
+    "boards",
+    epilog="""\b
+Example:
+  thermogov boards --json""",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def boards_command(as_json: bool) -> None:
     """List the built-in board profiles with their sensors, domains and OPPs."""
@@ -165,20 +188,62 @@ def boards_command(as_json: bool) -> None:
             click.echo(f"  protection: {p}")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Run one command and exit with the status contract of every command.
+
+    0 done; 2 bad input or usage (:class:`ThermogovError` or a click usage error, one line);
+    1 a runtime failure (:class:`RuntimeFailure`, or an unexpected exception, one line);
+    130 interrupted (Ctrl-C).  Never a traceback unless ``THERMOGOV_DEBUG=1``.
+    """
+    sys.exit(run_main(argv))
+
+
+def run_main(argv: list[str] | None = None) -> int:
+    """The exit status of one command; every failure is reported as one line on stderr."""
     try:
-        cli.main(args=argv, prog_name="thermogov", standalone_mode=False)
+        rv = cli.main(args=argv, prog_name="thermogov", standalone_mode=False)
     except ThermogovError as e:
-        click.echo(f"thermogov: error: {e}", err=True)
-        sys.exit(2)
-    except click.exceptions.Abort:
-        click.echo("thermogov: aborted", err=True)
-        sys.exit(130)
+        return _fail(e, f"error: {e}", 2)
+    except RuntimeFailure as e:
+        return _fail(e, f"error: {e}", 1)
+    except (click.exceptions.Abort, KeyboardInterrupt) as e:
+        return _fail(e, "interrupted", 130)
     except click.ClickException as e:
-        e.show()
-        sys.exit(2 if e.exit_code in (1, 2) else e.exit_code)
+        return _fail(e, f"error: {usage_line(e)}", 2 if e.exit_code in (1, 2) else e.exit_code)
     except click.exceptions.Exit as e:
-        sys.exit(e.exit_code)
+        return int(e.exit_code or 0)
+    except Exception as e:
+        # A bug: still one line and exit 1 (the daemon's ExitStack has restored the board by now).
+        return _fail(
+            e, f"internal error: {type(e).__name__}: {e}; rerun with THERMOGOV_DEBUG=1 and report it", 1
+        )
+    # click returns Exit codes in non-standalone mode instead of raising them.
+    return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+
+
+def debug_enabled() -> bool:
+    return os.environ.get("THERMOGOV_DEBUG", "") not in ("", "0")
+
+
+def _fail(exc: BaseException, line: str, code: int) -> int:
+    if debug_enabled():
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    text = " ".join(line.split())  # one line whatever the message holds
+    click.echo(f"thermogov: {text}", err=True)
+    return code
+
+
+def usage_line(e: click.ClickException) -> str:
+    """A click usage error as one line naming the option: ``--duration: ...; see thermogov run -h``."""
+    msg = e.format_message().rstrip(".")
+    param = getattr(e, "param", None)
+    if isinstance(e, click.BadParameter) and param is not None:
+        name = param.opts[0] if getattr(param, "opts", None) else (e.param_hint or param.name)
+        msg = f"{name}: {e.message.rstrip('.')}"
+    ctx = getattr(e, "ctx", None)
+    if ctx is not None:
+        msg += f"; see `{ctx.command_path} --help`"
+    return msg
 
 
 if __name__ == "__main__":  # pragma: no cover

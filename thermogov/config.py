@@ -20,9 +20,19 @@ from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
 from thermogov.policies import DEFAULT_POLICY, check_policy_name
 from thermogov.tomlcheck import Table
-from thermogov.units import parse_duration_s
+from thermogov.units import MAX_DURATION_S, parse_duration_s
 
 DEFAULT_BOARD = "jetson-orin-nano"
+
+# Stated ranges of the numbers that decide when the failsafe fires.  They are the bounds of a
+# sane setting, not tuned values: losing every sensor must reach the lowest caps within seconds,
+# so freshness may span at most 100 sensor periods and the unknown-temperature grace 10 s.
+MAX_STALE_PERIODS = 100.0
+MAX_UNKNOWN_GRACE_MS = 10_000
+MAX_STUCK_AFTER_S = 3600.0
+MAX_WRITE_FAILURES = 100
+MAX_SEED = 2**32 - 1  # numpy's legacy seeding and most PRNGs take 32 bits
+MAX_SENSOR_WEIGHT = 1000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +94,7 @@ class GovernorConfig:
     stale_periods: float = 3.0
     unknown_grace_ms: int = 0
     max_write_failures: int = 3
+    stuck_after_s: float = 60.0  # a sensor frozen this long while clocks/load change has failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +157,7 @@ class Config:
                 "stale_periods": self.governor.stale_periods,
                 "unknown_grace_ms": self.governor.unknown_grace_ms,
                 "max_write_failures": self.governor.max_write_failures,
+                "stuck_after_s": self.governor.stuck_after_s,
             },
             "sim": {
                 "duration_s": self.sim.duration_s,
@@ -211,13 +223,15 @@ def _workload(t: Table) -> WorkloadConfig:
     d = WorkloadConfig()
     w = WorkloadConfig(
         kind=t.choice("kind", ("saturating", "poisson", "bursty"), d.kind),
-        rate_ips=t.number("rate_ips", d.rate_ips, minimum=0.0, exclusive_min=True),
-        burst_factor=t.number("burst_factor", d.burst_factor, minimum=1.0),
-        burst_period_s=t.number("burst_period_s", d.burst_period_s, minimum=0.0, exclusive_min=True),
+        rate_ips=t.number("rate_ips", d.rate_ips, minimum=0.0, exclusive_min=True, maximum=1e6),
+        burst_factor=t.number("burst_factor", d.burst_factor, minimum=1.0, maximum=1000.0),
+        burst_period_s=t.number(
+            "burst_period_s", d.burst_period_s, minimum=0.0, exclusive_min=True, maximum=MAX_DURATION_S
+        ),
         burst_duty=t.number("burst_duty", d.burst_duty, minimum=0.0, maximum=1.0),
         batch_size=t.integer("batch_size", d.batch_size, minimum=1, maximum=256),
-        max_wait_ms=t.number("max_wait_ms", d.max_wait_ms, minimum=0.0),
-        queue_limit=t.integer("queue_limit", d.queue_limit, minimum=1),
+        max_wait_ms=t.number("max_wait_ms", d.max_wait_ms, minimum=0.0, maximum=3_600_000.0),
+        queue_limit=t.integer("queue_limit", d.queue_limit, minimum=1, maximum=1_000_000),
     )
     t.done()
     return w
@@ -225,11 +239,11 @@ def _workload(t: Table) -> WorkloadConfig:
 
 def _event(t: Table) -> SimEvent:
     e = SimEvent(
-        at_s=t.number("at_s", minimum=0.0),
+        at_s=t.number("at_s", minimum=0.0, maximum=MAX_DURATION_S),
         kind=t.choice("kind", EVENT_KINDS),
         target=t.string("target", ""),
-        value=t.number("value", 0.0),
-        duration_s=t.number("duration_s", 0.0, minimum=0.0),
+        value=t.number("value", 0.0, minimum=-1000.0, maximum=1000.0),  # °C or a conductance factor
+        duration_s=t.number("duration_s", 0.0, minimum=0.0, maximum=MAX_DURATION_S),
     )
     if e.kind != "ambient" and not e.target:
         raise ConfigError(f"{t.where}.target: a {e.kind} event needs a target (node or sensor name)")
@@ -245,23 +259,26 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     board_file = run.string("board_file", d.board_file)
     policy = run.string("policy", d.policy)
     check_policy_name(policy, "run.policy")
-    seed = run.integer("seed", d.seed, minimum=0)
+    seed = run.integer("seed", d.seed, minimum=0, maximum=MAX_SEED)
     out = run.string("out", d.out)
     run.done()
 
     g = top.table("governor", {})
     gov = GovernorConfig(
         control_period_ms=g.integer("control_period_ms", 100, minimum=1, maximum=60_000),
-        stale_periods=g.number("stale_periods", 3.0, minimum=1.0),
-        unknown_grace_ms=g.integer("unknown_grace_ms", 0, minimum=0),
-        max_write_failures=g.integer("max_write_failures", 3, minimum=1),
+        stale_periods=g.number("stale_periods", 3.0, minimum=1.0, maximum=MAX_STALE_PERIODS),
+        unknown_grace_ms=g.integer("unknown_grace_ms", 0, minimum=0, maximum=MAX_UNKNOWN_GRACE_MS),
+        max_write_failures=g.integer("max_write_failures", 3, minimum=1, maximum=MAX_WRITE_FAILURES),
+        stuck_after_s=g.number("stuck_after_s", 60.0, minimum=1.0, maximum=MAX_STUCK_AFTER_S),
     )
     g.done()
 
     sensors = {}
     for name, t in top.tables("sensors"):
         sensors[name] = SensorOverride(
-            weight=t.number("weight", minimum=0.0, exclusive_min=True) if t.has("weight") else None,
+            weight=t.number("weight", minimum=0.0, exclusive_min=True, maximum=MAX_SENSOR_WEIGHT)
+            if t.has("weight")
+            else None,
             period_ms=t.integer("period_ms", minimum=1, maximum=60_000) if t.has("period_ms") else None,
             hard_limit_c=t.number("hard_limit_c", minimum=-40.0, maximum=150.0)
             if t.has("hard_limit_c")
@@ -305,14 +322,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
 
 def load_config(path: Path | str) -> Config:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read config ({e.strerror}); check the path") from e
-    try:
-        data = tomlread.loads(text)
-    except tomlread.TOMLDecodeError as e:
-        raise ConfigError(f"{p}: malformed TOML ({e}); fix the syntax") from e
+    data = tomlread.load_file(p, "config")
     try:
         return parse_config(data, str(p))
     except ConfigError as e:

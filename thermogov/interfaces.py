@@ -13,7 +13,19 @@ from typing import NamedTuple, Protocol, runtime_checkable
 class ThermogovError(Exception):
     """Any error a user can act on.  The message is one line naming the field/file and the fix.
 
-    The CLI turns every ThermogovError into that line on stderr and exit status 2.
+    The CLI turns every ThermogovError into that line on stderr and exit status 2: bad input
+    or usage, detected before anything was written.
+    """
+
+
+class RuntimeFailure(Exception):
+    """The input was fine but the run failed: the board, the environment or another process.
+
+    A sibling of :class:`ThermogovError`, not a subclass, so no handler meant for bad input
+    (exit 2, "nothing was written") can swallow it.  The CLI prints the one-line message and
+    exits 1; for ``run``/``restore`` the message says what is left changed on the board and the
+    command that puts it back, because systemd's ``Restart=on-failure`` and shell scripts act
+    on that status.
     """
 
 

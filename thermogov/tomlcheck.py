@@ -8,12 +8,23 @@ are one line: ``where.key: problem; fix``.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterator
 from typing import Any
 
 from thermogov.interfaces import ConfigError
 
 _MISSING = object()
+
+
+def _range_hint(minimum: float | None, maximum: float | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f"use a value in {minimum:g}..{maximum:g}"
+    if minimum is not None:
+        return f"use a value >= {minimum:g}"
+    if maximum is not None:
+        return f"use a value <= {maximum:g}"
+    return "use a plain number"
 
 
 class Table:
@@ -54,6 +65,12 @@ class Table:
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise ConfigError(f"{self.where}.{key}: expected a number, got {v!r}")
         v = float(v)
+        if not math.isfinite(v):
+            # nan compares false with every bound, so without this a `trip_c = nan` passes
+            # every range check and disables the failsafe.
+            raise ConfigError(
+                f"{self.where}.{key}: {v!r} is not a finite number; {_range_hint(minimum, maximum)}"
+            )
         if minimum is not None and (v <= minimum if exclusive_min else v < minimum):
             op = ">" if exclusive_min else ">="
             raise ConfigError(f"{self.where}.{key}: {v:g} is out of range; use a value {op} {minimum:g}")
@@ -102,6 +119,8 @@ class Table:
         for v in vs:
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ConfigError(f"{self.where}.{key}: expected a list of numbers, found {v!r}")
+            if not math.isfinite(v):
+                raise ConfigError(f"{self.where}.{key}: {v!r} is not a finite number; use plain numbers")
         return [float(v) for v in vs]
 
     def strings(self, key: str, default: Any = _MISSING) -> list[str]:

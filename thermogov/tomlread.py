@@ -8,10 +8,54 @@ imports ``loads`` and ``TOMLDecodeError`` from here so no module carries the fal
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import Any
+
+from thermogov.interfaces import ConfigError
 
 if sys.version_info >= (3, 11):
     from tomllib import TOMLDecodeError, loads
 else:  # pragma: no cover - exercised by the 3.10 CI leg
     from tomli import TOMLDecodeError, loads
 
-__all__ = ["TOMLDecodeError", "loads"]
+MAX_TOML_BYTES = 4 << 20  # configs and profiles are a few kB; more is not a config file
+
+
+def loads_checked(text: str, where: str) -> dict[str, Any]:
+    """Parse TOML; every way it can fail is a one-line ConfigError naming ``where``.
+
+    Besides syntax errors, a deeply nested document (``a = [[[[...]]]]``) makes the recursive
+    parser raise RecursionError, which is bad input like any other.
+    """
+    try:
+        return loads(text)
+    except TOMLDecodeError as e:
+        raise ConfigError(f"{where}: malformed TOML ({' '.join(str(e).split())}); fix the syntax") from e
+    except RecursionError:
+        raise ConfigError(f"{where}: malformed TOML (nested too deeply); flatten the tables") from None
+    except (ValueError, OverflowError) as e:  # e.g. a date the parser cannot represent
+        raise ConfigError(f"{where}: malformed TOML ({e}); fix the value") from e
+
+
+def load_file(path: Path | str, what: str = "config") -> dict[str, Any]:
+    """Read and parse a TOML file: unreadable, too big, non-UTF-8 or malformed -> ConfigError."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_TOML_BYTES + 1)
+    except OSError as e:
+        raise ConfigError(
+            f"{p}: cannot read {what} ({e.strerror or type(e).__name__}); check the path"
+        ) from e
+    if len(raw) > MAX_TOML_BYTES:
+        raise ConfigError(f"{p}: larger than {MAX_TOML_BYTES >> 20} MiB; not a {what} file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"{p}: not UTF-8 (byte {e.start} is {raw[e.start]:#04x}); TOML files must be UTF-8 text"
+        ) from None
+    return loads_checked(text, str(p))
+
+
+__all__ = ["TOMLDecodeError", "load_file", "loads", "loads_checked"]

@@ -188,6 +188,8 @@ def read_csv_columns(path: Path) -> dict[str, list[Any]]:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise LogFormatError(f"{path}: cannot read ({e.strerror}); check the path") from e
+    except UnicodeDecodeError:
+        raise LogFormatError(f"{path}: not UTF-8 text; not a thermogov trace") from None
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise LogFormatError(f"{path}: empty file; expected a header line")

@@ -1,5 +1,6 @@
-"""Calibration targets on the real Raspberry Pi 4 step logs (read from shared/, never copied:
-they carry no licence or GPL).  Skipped when ../shared/data/real is absent.
+"""Calibration targets on the real Raspberry Pi 4 step logs (read from
+``$THERMOGOV_REAL_DATA``, never copied: they carry no licence or GPL; see docs/real-logs.md).
+Skipped when the logs are absent.
 
 Targets: open-loop RMSE on the held-out last 30 % of each log (which holds the end of the load
 and the cool-down the fit never saw) <= 1.5 °C, and on the one log long enough to settle

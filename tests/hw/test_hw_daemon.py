@@ -20,7 +20,7 @@ from tests.hw.fakesys import FakeTree, KernelTree
 from thermogov.config import Config, parse_config
 from thermogov.hw.daemon import RunOptions, run
 from thermogov.hw.journal import Journal, JournalData, JournalEntry, recover
-from thermogov.interfaces import ActuatorError
+from thermogov.interfaces import RuntimeFailure
 from thermogov.trace import load_trace
 
 POLICY0 = "sys/devices/system/cpu/cpufreq/policy0"
@@ -188,7 +188,9 @@ def test_write_errors_escalate_and_a_failed_restore_keeps_the_journal(tmp_path: 
     before = t.snapshot()
     kt = KernelTree(tmp_path / "root")
     kt.write_faults[f"{GPU}/max_freq"] = errno.EBUSY
-    with pytest.raises(ActuatorError, match=r"restore incomplete.*journal kept") as e:
+    with pytest.raises(
+        RuntimeFailure, match=r"restore incomplete.*journal kept.*sudo thermogov restore"
+    ) as e:
         _run(tmp_path, kt, duration_s=0.5)
     assert "EBUSY" in str(e.value)
     (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]

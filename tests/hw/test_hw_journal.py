@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import ThermogovError
+from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 POLICY = "sys/devices/system/cpu/cpufreq/policy0"
 
@@ -77,19 +78,24 @@ def test_a_journal_for_another_root_is_refused(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     j = Journal(tmp_path / "state")
     j.write(JournalData(1, "", "/somewhere/else", 0.0, (_entry(),)))
-    with pytest.raises(ThermogovError, match="--sysfs-root /somewhere/else"):
+    with pytest.raises(RuntimeFailure, match="--sysfs-root /somewhere/else"):
         recover(SysfsTree(tmp_path / "root"), j)
     assert j.exists()
 
 
 def test_a_failed_restore_keeps_the_journal(tmp_path: Path) -> None:
-    fakesys.rpi5(tmp_path / "root")
+    t = fakesys.rpi5(tmp_path / "root")
+    t.write(f"{POLICY}/scaling_min_freq", 1600000)  # what the dead daemon left
+    kt = fakesys.KernelTree(tmp_path / "root")
+    kt.write_faults[f"{POLICY}/scaling_max_freq"] = errno.EIO
     j = Journal(tmp_path / "state")
-    bad = JournalEntry("cpu", "policy9", "sys/nope/min", "sys/nope/max", 1000, 1, 2)
-    j.write(JournalData(_dead_pid(), "", str(tmp_path / "root"), 0.0, (bad,)))
-    with pytest.raises(ThermogovError, match="journal kept"):
-        recover(SysfsTree(tmp_path / "root"), j)
+    j.write(JournalData(_dead_pid(), "", str(tmp_path / "root"), 0.0, (_entry(),)))
+    with pytest.raises(
+        RuntimeFailure, match=r"restore incomplete, left changed.*EIO.*journal kept.*thermogov restore"
+    ):
+        recover(kt, j)
     assert j.exists()
+    assert t.read_int(f"{POLICY}/scaling_min_freq") == 1500000  # the other limit still went back
 
 
 def test_corrupt_journal_is_a_one_line_error(tmp_path: Path) -> None:
@@ -103,13 +109,13 @@ def test_journal_is_durable_json(tmp_path: Path) -> None:
     j = Journal(tmp_path / "state")
     j.write(JournalData(os.getpid(), "b", "/", 1.0, (_entry(),)))
     body = json.loads(j.path.read_text())
-    assert body["format"] == 1 and body["entries"][0]["max"] == 2400000
+    assert body["format"] == 2 and body["entries"][0]["max"] == 2400000
     assert oct(j.path.stat().st_mode & 0o777) == "0o600"
 
 
 def test_second_instance_is_refused_with_the_holder_pid(tmp_path: Path) -> None:
     lock = tmp_path / "run" / "thermogov.lock"
-    with InstanceLock(lock), pytest.raises(ThermogovError, match=f"pid {os.getpid()}"):
+    with InstanceLock(lock), pytest.raises(RuntimeFailure, match=f"pid {os.getpid()}"):
         InstanceLock(lock).acquire()
     with InstanceLock(lock):  # released: can be taken again
         pass
@@ -125,7 +131,7 @@ def test_lock_of_a_killed_holder_is_free(tmp_path: Path) -> None:
         [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     assert p.stdout is not None and p.stdout.readline().strip() == "locked"
-    with pytest.raises(ThermogovError, match=f"pid {p.pid}"):
+    with pytest.raises(RuntimeFailure, match=f"pid {p.pid}"):
         InstanceLock(lock).acquire()
     p.kill()
     p.wait()

@@ -51,6 +51,43 @@ def test_bad_contents_raise_sensor_error_naming_the_file(tree: FakeTree, content
     assert "thermal_zone0/temp" in str(e.value)
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        "٩٠٠٠٠\n",  # Arabic-Indic digits: Python's int() reads 90000
+        "९००००\n",  # Devanagari digits
+        "9_0000\n",  # an underscore separator: int() reads 90000
+        "+90000\n",  # an explicit plus: no driver prints one
+        "90 000\n",  # whitespace inside
+        " 90000\n",  # leading whitespace
+        "9\t0000\n",
+        "0x15f90\n",
+        "9e4\n",
+        "1" * 30 + "\n",  # more digits than any 64-bit value
+    ],
+)
+def test_only_plain_ascii_integers_in_sysfs_format_are_values(tree: FakeTree, content: str) -> None:
+    tree.write("sys/devices/virtual/thermal/thermal_zone0/temp", content)
+    with pytest.raises(SensorError, match="not a whole number") as e:
+        SysfsTree(tree.root).read_int("sys/class/thermal/thermal_zone0/temp")
+    assert "thermal_zone0/temp" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "value"), [("90000\n", 90000), ("-5000\n", -5000), ("42\x00", 42), ("7", 7)]
+)
+def test_the_kernel_format_reads(tree: FakeTree, content: str, value: int) -> None:
+    tree.write("sys/devices/virtual/thermal/thermal_zone0/temp", content)
+    assert SysfsTree(tree.root).read_int("sys/class/thermal/thermal_zone0/temp") == value
+
+
+@pytest.mark.parametrize("content", ["600000 +700000\n", "600000 7_00000\n", "600000 ٧٠٠٠٠٠\n"])
+def test_lists_take_only_plain_ascii_integers(tree: FakeTree, content: str) -> None:
+    tree.write("sys/x/scaling_available_frequencies", content)
+    with pytest.raises(SensorError, match="space-separated whole numbers"):
+        SysfsTree(tree.root).read_ints("sys/x/scaling_available_frequencies")
+
+
 def test_a_directory_where_an_attribute_should_be_is_an_error(tree: FakeTree) -> None:
     p = tree.root / "sys/devices/virtual/thermal/thermal_zone0/temp"
     p.unlink()

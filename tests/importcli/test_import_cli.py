@@ -1,6 +1,6 @@
 """``thermogov import``: every format becomes a run folder that loads and plots like a
 simulated run.  Inputs are the permissive excerpts in tests/data/logs and synthetic logs
-written here; the real no-licence logs are read from shared/ when present."""
+written here; the real no-licence logs are read from $THERMOGOV_REAL_DATA when present."""
 
 from __future__ import annotations
 

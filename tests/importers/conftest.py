@@ -1,4 +1,4 @@
-"""The real logs in ../shared/data/real, for importer tests that may not copy them into the repo."""
+"""The real logs in ``$THERMOGOV_REAL_DATA`` (tests/realdata.py), which the repo may not copy."""
 
 from __future__ import annotations
 

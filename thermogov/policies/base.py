@@ -8,6 +8,7 @@ follow); new information goes into :class:`PolicyInput`, not new methods.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
@@ -66,7 +67,7 @@ def cap_from_setting(value: object, table: tuple[int, ...], where: str) -> int:
         return table[-1]
     if value == "min":
         return table[0]
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ConfigError(f'{where}: expected "max", "min" or an OPP in MHz, got {value!r}')
     hz = round(float(value) * 1e6)
     if hz not in table:

@@ -194,7 +194,9 @@ def make_power_allocator(params: Table, ctx: PolicyContext, argument: str) -> Po
         if params.has(key):
             overrides[key] = params.integer(key, minimum=-(2**31), maximum=2**31 - 1)
     if params.has("integral_cutoff_c"):
-        overrides["integral_cutoff"] = millicelsius(params.number("integral_cutoff_c", minimum=-150.0))
+        overrides["integral_cutoff"] = millicelsius(
+            params.number("integral_cutoff_c", minimum=-150.0, maximum=150.0)
+        )
     divvy_fix = params.boolean("divvy_fix", True)
     poller = read_poller(params, 1000, 100)
     cdevs = read_cdevs(params, ctx)

@@ -8,6 +8,7 @@ cap that stays under the trip is the simplest bound a clever policy must beat.
 from __future__ import annotations
 
 import bisect
+import math
 
 from thermogov.interfaces import ConfigError
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
@@ -62,7 +63,7 @@ def parse_fixed_argument(argument: str, ctx: PolicyContext) -> dict[str, int]:
                 )
             try:
                 hz = round(float(val) * 1e6)
-            except ValueError as e:
+            except (ValueError, OverflowError) as e:  # nan / inf: not an OPP
                 raise ConfigError(f"policy: fixed: cannot read {val!r} as MHz") from e
             if hz not in ctx.tables_hz[dom]:
                 opps = ", ".join(f"{f / 1e6:g}" for f in ctx.tables_hz[dom])
@@ -83,6 +84,17 @@ def parse_fixed_argument(argument: str, ctx: PolicyContext) -> dict[str, int]:
         limit = float(arg) * 1e6
     except ValueError as e:
         raise ConfigError(f"policy: fixed: cannot read {argument!r}; use e.g. fixed:1200 or fixed:50%") from e
+    # One MHz for every domain means "the highest OPP not above it" in each table (a domain
+    # whose table starts above it runs at its lowest OPP).  Outside the range spanned by all
+    # the tables it would be clamped into something the user did not ask for (fixed:99999 is
+    # just `performance`), so it is refused instead.
+    lo = min(t[0] for t in ctx.tables_hz.values())
+    hi = max(t[-1] for t in ctx.tables_hz.values())
+    if not math.isfinite(limit) or not lo - 1e-3 <= limit <= hi + 1e-3:
+        raise ConfigError(
+            f"policy: fixed:{argument.strip()} is outside the board's OPP range {lo / 1e6:g}-{hi / 1e6:g} MHz; "
+            "choose a cap in that range, a percentage (fixed:50%) or per-domain OPPs (fixed:cpu=<MHz>)"
+        )
     return {d: t[max(bisect.bisect_right(t, limit + 1e-3) - 1, 0)] for d, t in ctx.tables_hz.items()}
 
 

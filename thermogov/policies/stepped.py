@@ -19,14 +19,16 @@ thresholds as hard rules and regulates in between:
 
 A measurement anomaly reported by the trend (a spike, a sensor dropping out of fusion or back)
 freezes the integral and lets ``u`` only fall; a sensor within ``limit_margin_c`` of its own hard
-limit forces a rung down (within twice that, no rung up), so the governor's hard-limit override
+limit stops every rung up and forces one rung down per ``limit_dwell_s``, so the hard-limit override
 should never have to act.  Each rung is the Pareto-best cap combination for its throughput, so
 a step gives up the least throughput per watt saved.
 
 Parameters (``[policies.stepped]``; defaults chosen on the scenario suite, docs/policies.md):
-``trip_c`` 85, ``release_c`` 70, ``margin_c`` 0.5 (``set_c = trip_c - margin_c``), ``k_p`` 1.0 rung/°C,
-``t_i_s`` 60, ``horizon_s`` 20, ``dither_s`` 2, ``window_s`` 30 and ``level_tau_s`` 2 (trend), ``jump_c`` 2
-and ``hold_s`` 60 (anomalies), ``limit_margin_c`` 2.
+``trip_c`` 85, ``release_c`` 70, ``margin_c`` 0.5 and ``noise_k`` 3.5 (``set_c = trip_c -
+max(margin_c, noise_k * read noise)``), ``k_p`` 1.0 rung/°C, ``t_i_s`` 60, ``down_gain`` 4 (the
+integral falls that much faster than it rises), ``horizon_s`` 20, ``dither_s`` 2, ``window_s`` 30 and
+``level_tau_s`` 2 (trend), ``jump_c`` 2 and ``hold_s`` 60 (anomalies), ``board_margin_c`` 0,
+``limit_margin_c`` 1.5 and ``limit_dwell_s`` 10.
 """
 
 from __future__ import annotations
