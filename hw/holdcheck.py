@@ -75,7 +75,13 @@ def _solve(g: list[list[float]], p: list[float]) -> list[float]:
 def steady_state_c(
     board: BoardProfile, clocks_hz: Mapping[str, int], utilisation: float, ambient_c: float
 ) -> dict[str, float]:
-    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``."""
+    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``.
+
+    A profile domain missing from ``clocks_hz`` is one the board does not let thermogov govern
+    (no devfreq node, an empty OPP table): it still computes and heats, at a clock thermogov
+    cannot cap, so it is taken at its profile's top OPP, the worst case for a trip check.
+    """
+    clocks_hz = {d.name: d.opp_hz[-1] for d in board.domains} | dict(clocks_hz)
     th = board.thermal
     names = th.node_names()
     idx = {n: i for i, n in enumerate(names)}
@@ -88,8 +94,7 @@ def steady_state_c(
         g[j][j] += link.conductance_w_per_k
         g[i][j] -= link.conductance_w_per_k
         g[j][i] -= link.conductance_w_per_k
-    model_clocks = {d: clocks_hz[d] for d in board.model.cycles if d in clocks_hz}
-    cores = costmodel.busy_cores(board.model, model_clocks, utilisation) if model_clocks else {}
+    cores = costmodel.busy_cores(board.model, clocks_hz, utilisation) if board.model.cycles else {}
     temps = dict.fromkeys(names, ambient_c)
     for _ in range(100):
         p = [0.0] * len(names)
@@ -97,8 +102,6 @@ def steady_state_c(
             p[idx[th.rest_of_board_node]] += th.rest_of_board_w
         total = th.rest_of_board_w
         for d in board.domains:
-            if d.name not in clocks_hz:
-                continue
             w = costmodel.domain_power_w(d, clocks_hz[d.name], cores.get(d.name, 0.0), temps[d.node])
             p[idx[d.node]] += w
             total += w
@@ -215,7 +218,9 @@ def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str 
 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
-        check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
+        # The full profile, not the governed subset: a domain thermogov cannot cap still heats
+        # the board (its stage of the model and its node stay), at an uncapped clock.
+        check = check_hold(prep.tree, prep.bmap.board, prep.bmap, prep.config, prep.specs)
     except (ConfigError, SensorError):
         return None
     if check is None or check.holds:

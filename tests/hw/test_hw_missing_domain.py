@@ -98,3 +98,19 @@ def test_a_board_left_without_any_usable_domain_is_refused_with_nothing_written(
     assert t.snapshot() == before
     assert not (tmp_path / "state").exists() or not any((tmp_path / "state").iterdir())
     shutil.rmtree(root)
+
+
+def test_the_trip_hold_check_counts_an_ungoverned_domain_at_its_top_clock() -> None:
+    """The GPU thermogov cannot cap still heats the board: worst case, its top OPP."""
+    from thermogov.board import load_board
+    from thermogov.hw import holdcheck
+
+    b = load_board("jetson-orin-nano")
+    cpu_low = {"cpu": b.domain("cpu").opp_hz[0]}
+    gpu = b.domain("gpu").opp_hz
+    ungoverned = holdcheck.steady_state_c(b, cpu_low, 1.0, 25.0)
+    assert ungoverned == holdcheck.steady_state_c(b, {**cpu_low, "gpu": gpu[-1]}, 1.0, 25.0)
+    assert (
+        ungoverned[b.domain("gpu").node]
+        > holdcheck.steady_state_c(b, {**cpu_low, "gpu": gpu[0]}, 1.0, 25.0)[b.domain("gpu").node]
+    )
