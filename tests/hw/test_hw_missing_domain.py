@@ -9,6 +9,7 @@ start with exit 2, nothing written.
 from __future__ import annotations
 
 import io
+import math
 import shutil
 import subprocess
 import sys
@@ -107,10 +108,8 @@ def test_the_trip_hold_check_counts_an_ungoverned_domain_at_its_top_clock() -> N
 
     b = load_board("jetson-orin-nano")
     cpu_low = {"cpu": b.domain("cpu").opp_hz[0]}
-    gpu = b.domain("gpu").opp_hz
-    ungoverned = holdcheck.steady_state_c(b, cpu_low, 1.0, 25.0)
-    assert ungoverned == holdcheck.steady_state_c(b, {**cpu_low, "gpu": gpu[-1]}, 1.0, 25.0)
-    assert (
-        ungoverned[b.domain("gpu").node]
-        > holdcheck.steady_state_c(b, {**cpu_low, "gpu": gpu[0]}, 1.0, 25.0)[b.domain("gpu").node]
-    )
+    gpu, node = b.domain("gpu").opp_hz, b.domain("gpu").node
+    ungoverned = holdcheck.steady_state_c(b, cpu_low, 0.3, 25.0)  # settles (full load runs away)
+    assert ungoverned == holdcheck.steady_state_c(b, {**cpu_low, "gpu": gpu[-1]}, 0.3, 25.0)
+    assert math.isfinite(ungoverned[node])
+    assert ungoverned[node] > holdcheck.steady_state_c(b, {**cpu_low, "gpu": gpu[0]}, 0.3, 25.0)[node] + 5.0
