@@ -182,7 +182,8 @@ def check_speed(speed: float) -> None:
 )
 @click.option(
     "--speed",
-    type=float,
+    type=click.FloatRange(0.0, MAX_SPEED, min_open=True),
+    metavar="FLOAT",
     default=1.0,
     show_default=True,
     help=f"Simulated seconds per wall second, 0 < speed <= {MAX_SPEED:g}. 1 is real time, what a "

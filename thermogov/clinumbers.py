@@ -6,6 +6,10 @@ a model or a limit.  Rather than trusting each command to remember, the CLI grou
 type of every float and int option once, when it hands out the command: finite, at most
 ``FLOAT_LIMIT`` in size (each command then checks its own physical range), and seeds in the
 32 bits every random generator here takes.
+
+An option that declares its own range (``click.FloatRange``/``IntRange``) gets that range in
+both messages, ``nan`` included: "give 0 < speed <= 100" tells the user what to type, where
+"not a finite number" alone would send them to ``--help``.
 """
 
 from __future__ import annotations
@@ -31,9 +35,16 @@ class Bounded(click.ParamType):
         self.name = inner.name
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        v = self.inner.convert(value, param, ctx)
+        declared = _declared_range(self.inner, param)
+        if declared is None:
+            v = self.inner.convert(value, param, ctx)
+        else:  # the plain number first: the range check below names the option's own range
+            base = click.INT if isinstance(self.inner, IntParamType) else click.FLOAT
+            v = base.convert(value, param, ctx)
         if isinstance(v, float) and not math.isfinite(v):
-            self.fail(f"{value!r} is not a finite number; give a plain number", param, ctx)
+            self.fail(f"{value!r} is not a finite number; give {declared or 'a plain number'}", param, ctx)
+        if declared is not None and not _in_declared(self.inner, v):
+            self.fail(f"{value!r} is out of range; give {declared}", param, ctx)
         if isinstance(v, int | float) and not self.low <= v <= self.high:
             self.fail(
                 f"{value!r} is out of range; use a value in {_fmt(self.low)}..{_fmt(self.high)}", param, ctx
@@ -49,6 +60,22 @@ class Bounded(click.ParamType):
 
 def _fmt(x: float) -> str:
     return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+def _declared_range(t: click.ParamType, param: click.Parameter | None) -> str | None:
+    """``"0 < speed <= 100"`` for an option typed ``FloatRange(0, 100, min_open=True)``; else None."""
+    if not isinstance(t, click.FloatRange | click.IntRange) or t.clamp or (t.min is None and t.max is None):
+        return None
+    name = (param.name if param is not None else None) or "x"
+    low = "" if t.min is None else f"{_fmt(t.min)} {'<' if t.min_open else '<='} "
+    high = "" if t.max is None else f" {'<' if t.max_open else '<='} {_fmt(t.max)}"
+    return f"{low}{name}{high}"
+
+
+def _in_declared(t: click.FloatRange | click.IntRange, v: float) -> bool:
+    above = t.min is None or (v > t.min if t.min_open else v >= t.min)
+    below = t.max is None or (v < t.max if t.max_open else v <= t.max)
+    return above and below
 
 
 def bounds_for(param: click.Parameter) -> tuple[float, float] | None:
