@@ -37,7 +37,13 @@ def _default_out(sweep: Sweep) -> Path:
     return Path("traces") / "sweeps" / sweep.name
 
 
-@click.command("sweep")
+@click.command(
+    "sweep",
+    epilog="""\b
+Example:
+  thermogov sweep examples/ambient-heatsink-sweep.toml --dry-run
+  thermogov sweep examples/ambient-heatsink-sweep.toml --workers 2 --out sweep-out""",
+)
 @click.argument("sweep_file", metavar="SWEEP.toml")
 @click.option(
     "--executor",
