@@ -134,6 +134,17 @@ def _board_file(tmp: Path) -> list[str]:
     return ["sim", "--board", str(bad), "--duration", "5s", "--out", str(tmp / "o")]
 
 
+def _sweep_file(grid: str) -> Callable[[Path], list[str]]:
+    """``sweep SWEEP.toml`` (the sweep file interface) with ``grid`` as its [grid] table."""
+
+    def make(tmp: Path) -> list[str]:
+        f = tmp / "s.toml"
+        f.write_text(f'[sweep]\nscenario = "orin-steady-25"\n\n[grid]\n{grid}\n', encoding="utf-8")
+        return ["sweep", str(f), "--out", str(tmp / "o")]
+
+    return make
+
+
 BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     # a failsafe no config can switch off: non-finite and out-of-range numbers, broken files
     "config-trip-nan": (_config_file("[policies.hysteresis]\ntrip_c = nan\n"), "trip_c"),
@@ -156,26 +167,21 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     ),
     "emulate-speed-inf": (lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "inf"], "--speed"),
     "plot-window-nan": (lambda t: ["plot", "--window", "nan", str(t)], "--window"),
-    "sweep-seeds-nan": (
-        lambda t: ["sweep", "--policy", "hysteresis", "--seeds", "nan", "--out", str(t / "o")],
-        "--seeds",
-    ),
+    "sweep-ambient-nan": (_sweep_file("ambient = [25.0, nan]"), "grid.ambient[1]"),
     "sim-duration": (lambda t: ["sim", "--duration", "abc", "--out", str(t / "o")], "duration"),
     "sim-seed": (lambda t: ["sim", "--seed", "x", "--out", str(t / "o")], "--seed"),
     "sim-unknown-option": (lambda t: ["sim", "--bogus"], "--bogus"),
     "unknown-command": (lambda t: ["frobnicate"], "frobnicate"),
     "boards-option": (lambda t: ["boards", "--bogus"], "--bogus"),
     "compare-scenario": (lambda t: ["compare", "--scenario", "no-such", "--out", str(t / "o")], "no-such"),
-    "sweep-ambient": (
-        lambda t: ["sweep", "--policy", "hysteresis", "--ambient", "warm", "--out", str(t / "o")],
-        "ambient",
-    ),
+    "sweep-ambient": (_sweep_file('ambient = ["warm"]'), "ambient"),
+    "sweep-old-flags": (lambda t: ["sweep", "--policy", "hysteresis", "--out", str(t / "o")], "--policy"),
     "plot-missing": (lambda t: ["plot", str(t / "no-run")], "no-run"),
     "import-missing": (lambda t: ["import", str(t / "nolog.txt"), "--out", str(t / "o")], "nolog.txt"),
     "calibrate-missing": (lambda t: ["calibrate", str(t / "no-run")], "no-run"),
     "emulate-duration": (
-        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--duration", "abc"],
-        "duration",
+        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--wall-duration", "abc"],
+        "--wall-duration",
     ),
     "doctor-nonexistent-root": (lambda t: ["doctor", "--sysfs-root", str(t / "nonexistent")], "--sysfs-root"),
     "run-duration": (lambda t: [*run_args(t), "--duration", "abc"], "--duration"),
@@ -187,6 +193,33 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     ),
     "restore-nonexistent-root": (lambda t: ["restore", "--sysfs-root", str(t / "nope")], "--sysfs-root"),
 }
+
+
+DEPRECATED: dict[str, tuple[Callable[[Path], list[str]], str, str]] = {
+    "emulate-duration": (
+        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--duration", "abc"],
+        "emulate --duration is deprecated; use --wall-duration",
+        "--wall-duration",
+    ),
+    "board-file": (
+        lambda t: [*_board_file(t)[:1], "--board-file", *_board_file(t)[2:]],
+        "--board-file is deprecated; use --board FILE",
+        "hard_limit_c",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEPRECATED))
+def test_a_deprecated_flag_warns_then_refuses_bad_input_like_its_new_name(tmp_path: Path, case: str) -> None:
+    """The old spelling still works: its warning line, then the new name's one-line error."""
+    t = fakesys.rpi5(tmp_path / "root")
+    make, warning, needle = DEPRECATED[case]
+    before = t.snapshot()
+    p = invoke(make(tmp_path), cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    warn, err = p.stderr.splitlines()
+    assert warning in warn and err.startswith("thermogov: error: ") and needle in err
+    assert t.snapshot() == before and not (tmp_path / "emu").exists()
 
 
 @pytest.mark.parametrize("case", sorted(BAD_INPUT))
