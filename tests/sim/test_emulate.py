@@ -148,6 +148,7 @@ def test_rpi5_lists_the_kernel_table_from_1ghz_and_governs_from_the_firmware_flo
         RPI5_TRIPS, key=lambda t: t[0] != "critical"
     )
     assert {h.chip for h in inv.hwmons} == {"rp1_adc", "cpu_thermal", "pwmfan"}
+    assert tree.read_text(f"{pol.rel}/scaling_governor") == "ondemand"
     assert map_board(inv, board).power is None  # a Pi 5 has no power rail in sysfs
     from thermogov.hw.devices import CapActuator
 
