@@ -4,7 +4,8 @@ Order of a run, chosen so that bad input never changes the board and every chang
 
 1. side-effect free: discover the tree, choose and map the board profile, validate config,
    workload and policy (a problem here exits 2 with nothing written);
-2. take the single-instance lock, restore any journal a dead instance left, capture the
+2. take the board lock (one governor per resolved ``--sysfs-root``, :mod:`thermogov.hw.boardlock`),
+   restore any journal a dead instance left, capture the
    limits in force, write and fsync the journal of those originals;
 3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
    ``time.monotonic`` (computed, never accumulated, so no drift); a wait is a ``select`` on a
