@@ -266,7 +266,11 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
 
 
 def live_holder(pid: int) -> bool:
-    """Is ``pid`` a running thermogov other than us?  (A recycled pid is some other program.)"""
+    """Is ``pid`` a running ``thermogov run`` other than us?
+
+    A recycled pid is some other program (or a ``thermogov sim``), which must not keep a
+    journal from being restored.
+    """
     if pid == os.getpid() or pid <= 0 or not pid_alive(pid):
         return False
     try:
@@ -274,7 +278,9 @@ def live_holder(pid: int) -> bool:
             cmdline = fh.read()
     except OSError:
         return False
-    return b"thermogov" in cmdline
+    args = [a.decode(errors="replace") for a in cmdline.split(b"\0")]
+    # `thermogov run` (console script or `python -m thermogov.cli run`), not `thermogov sim`
+    return any("thermogov" in a for a in args) and "run" in args
 
 
 class InstanceLock:

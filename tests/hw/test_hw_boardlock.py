@@ -104,3 +104,21 @@ def test_the_board_lock_is_free_again_after_release(tmp_path: Path) -> None:
     with BoardLock(tmp_path / "root", lock_file=tmp_path / "b.lock"):
         pass
     assert board_lock_path(tmp_path / "root").read_text() == ""  # no stale pid left behind
+
+
+@pytest.mark.parametrize(
+    "argv,holder", [(["thermogov", "run"], True), (["thermogov", "sim"], False), (["x"], False)]
+)
+def test_only_a_live_thermogov_run_counts_as_a_journal_holder(argv: list[str], holder: bool) -> None:
+    import subprocess
+    import sys
+
+    from thermogov.hw.journal import live_holder
+
+    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", *argv], stdin=subprocess.PIPE)
+    try:
+        assert live_holder(p.pid) is holder
+    finally:
+        p.kill()
+        p.wait()
+    assert live_holder(p.pid) is False  # dead
