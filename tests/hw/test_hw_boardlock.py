@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.boardlock import BoardLock, board_lock_path
-from thermogov.hw.journal import Journal, recover
+from thermogov.hw.journal import Journal, live_holder, recover
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import RuntimeFailure
 
@@ -110,11 +112,6 @@ def test_the_board_lock_is_free_again_after_release(tmp_path: Path) -> None:
     "argv,holder", [(["thermogov", "run"], True), (["thermogov", "sim"], False), (["x"], False)]
 )
 def test_only_a_live_thermogov_run_counts_as_a_journal_holder(argv: list[str], holder: bool) -> None:
-    import subprocess
-    import sys
-
-    from thermogov.hw.journal import live_holder
-
     p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", *argv], stdin=subprocess.PIPE)
     try:
         assert live_holder(p.pid) is holder
