@@ -112,7 +112,9 @@ def test_the_board_lock_is_free_again_after_release(tmp_path: Path) -> None:
     "argv,holder", [(["thermogov", "run"], True), (["thermogov", "sim"], False), (["x"], False)]
 )
 def test_only_a_live_thermogov_run_counts_as_a_journal_holder(argv: list[str], holder: bool) -> None:
-    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", *argv], stdin=subprocess.PIPE)
+    code = "import sys; print('up', flush=True); sys.stdin.read()"
+    p = subprocess.Popen([sys.executable, "-c", code, *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.readline() == b"up\n"  # exec'd: its own cmdline
     try:
         assert live_holder(p.pid) is holder
     finally:
