@@ -147,6 +147,10 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "config-deep-tables": (_config_file("a = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n"), "c.toml"),
     "config-malformed": (_config_file("[run\npolicy = \n"), "malformed TOML"),
     "board-file-nan": (_board_file, "hard_limit_c"),
+    # never a crash loop: an unusable run-record folder is refused before the board is touched
+    "run-out-dev-null": (lambda t: [*run_args(t), "--out", os.devnull], "--out"),
+    "run-out-proc": (lambda t: [*run_args(t), "--out", "/proc/thermogov-test-out"], "--out"),
+    "run-state-dir-proc": (lambda t: [*run_args(t), "--state-dir", "/proc/thermogov-state"], "--state-dir"),
     "sim-ambient-nan": (lambda t: ["sim", "--ambient", "nan", "--out", str(t / "o")], "--ambient"),
     "sim-seed-huge": (lambda t: ["sim", "--seed", str(2**32), "--out", str(t / "o")], "--seed"),
     "sim-duration-inf": (lambda t: ["sim", "--duration", "1e400", "--out", str(t / "o")], "--duration"),
