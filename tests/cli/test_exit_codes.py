@@ -159,6 +159,14 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         "--duration",
     ),
     "emulate-speed-inf": (lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "inf"], "--speed"),
+    "emulate-speed-huge": (
+        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "1e9"],
+        "--speed",
+    ),
+    "emulate-initial-temp-huge": (
+        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--initial-temp", "1e9"],
+        "--initial-temp",
+    ),
     "plot-window-nan": (lambda t: ["plot", "--window", "nan", str(t)], "--window"),
     "sweep-seeds-nan": (
         lambda t: ["sweep", "--policy", "hysteresis", "--seeds", "nan", "--out", str(t / "o")],
