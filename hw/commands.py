@@ -7,8 +7,11 @@ becomes one line on stderr and exit status 2, and is detected before anything is
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -62,17 +65,23 @@ _root_opt = click.option(
 )
 _state_opt = click.option(
     "--state-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(file_okay=False, readable=False, path_type=Path),
     default=DEFAULT_STATE_DIR,
     show_default=True,
     help="Where the restore journal is kept.",
 )
 _lock_opt = click.option(
     "--lock-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False, readable=False, path_type=Path),
     default=DEFAULT_LOCK_FILE,
     show_default=True,
     help="Single-instance lock file.",
+)
+_lockdir_opt = click.option(
+    "--lock-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="THERMOGOV_LOCK_DIR",
+    help="Where the per-board lock lives (board-<hash of the root>.lock). Default: /run/thermogov.",
 )
 _config_opt = click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (board, policy, sensors)."
@@ -86,18 +95,42 @@ _board_opt = click.option(
 @_config_opt
 @_board_opt
 @_root_opt
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_one_line_errors
-def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path) -> None:
-    """Show the board's sensors and frequency domains and what the profile maps them to."""
-    from thermogov.hw.doctor import doctor_report
+def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path, as_json: bool) -> None:
+    """Show the board's sensors and frequency domains and what the profile maps them to.
+
+    No root needed; exits 1 when the root holds no board (nothing to read or to govern).
+
+    \b
+    Example:
+      thermogov doctor --config /etc/thermogov/thermogov.toml
+    """
+    from thermogov.hw.doctor import doctor_checks, doctor_data, doctor_report
     from thermogov.hw.sysfs import SysfsTree
 
-    for line in doctor_report(SysfsTree(sysfs_root), _config(config_path), board):
-        click.echo(line)
+    tree, cfg = SysfsTree(sysfs_root), _config(config_path)
+    no_board, warning = doctor_checks(tree, cfg, board)
+    if as_json:
+        data = doctor_data(tree, cfg, board)
+        data["warnings"] = [warning] if warning else []
+        data["no_board"] = no_board
+        click.echo(json.dumps(data, indent=2))
+    elif no_board is None:
+        for line in doctor_report(tree, cfg, board):
+            click.echo(line)
+    if warning:
+        click.echo(warning, err=True)
+    if no_board is not None:
+        click.echo(f"thermogov: {no_board}", err=True)
+        sys.exit(1)
 
 
 @click.command("run")
 @_config_opt
+@click.option(
+    "--policy", help="Policy name, overriding the config's [run] policy (stepped, hysteresis, ...)."
+)
 @click.option("--duration", help="Stop after this long (2s, 10m, 1h); default: until SIGTERM/SIGINT.")
 @click.option(
     "--workload",
@@ -109,11 +142,13 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path)
 @_root_opt
 @_state_opt
 @_lock_opt
+@_lockdir_opt
 @click.option("--dry-run", is_flag=True, help="Read sensors and decide, but write nothing (no root needed).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @_one_line_errors
 def run_command(
     config_path: str | None,
+    policy: str | None,
     duration: str | None,
     workload: str | None,
     count_regex: str | None,
@@ -122,15 +157,33 @@ def run_command(
     sysfs_root: Path,
     state_dir: Path,
     lock_file: Path,
+    lock_dir: Path | None,
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Govern the real board (root), restoring every limit on exit."""
+    """Govern the real board (root), restoring every limit on exit.
+
+    \b
+    Example:
+      thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
+      sudo thermogov run --config /etc/thermogov/thermogov.toml
+    """
     from thermogov.hw.daemon import RunOptions, check_privileges, run
+    from thermogov.hw.holdcheck import hold_warning
+    from thermogov.hw.sysfs import SysfsTree
 
     check_privileges(dry_run)
+    cfg = _config(config_path)
+    if policy is not None:
+        from thermogov.policies import check_policy_name
+
+        check_policy_name(policy, "--policy")
+        cfg = dataclasses.replace(cfg, policy=policy)
+    warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
+    if warning:
+        click.echo(warning, err=True)
     opts = RunOptions(
-        config=_config(config_path),
+        config=cfg,
         sysfs_root=sysfs_root,
         board=board,
         duration_s=_duration(duration),
@@ -139,6 +192,7 @@ def run_command(
         out=out,
         state_dir=state_dir,
         lock_file=lock_file,
+        lock_dir=lock_dir,
         dry_run=dry_run,
     )
     summary = run(opts)
@@ -157,12 +211,22 @@ def run_command(
 @_root_opt
 @_state_opt
 @_lock_opt
+@_lockdir_opt
 @_one_line_errors
-def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path) -> None:
-    """Write back the limits journaled by a daemon that did not exit cleanly."""
-    from thermogov.hw.journal import InstanceLock, Journal, recover
+def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir: Path | None) -> None:
+    """Write back the limits journaled by a daemon that did not exit cleanly (root).
+
+    \b
+    Example:
+      sudo thermogov restore
+    """
+    from thermogov.hw.boardlock import BoardLock
+    from thermogov.hw.journal import Journal, recover
     from thermogov.hw.sysfs import SysfsTree
 
-    with InstanceLock(lock_file):
+    if os.geteuid() != 0:
+        raise ThermogovError("restore: writing cpufreq/devfreq limits back needs root; use sudo")
+
+    with BoardLock(sysfs_root, lock_dir, lock_file, state_dir):
         msg = recover(SysfsTree(sysfs_root), Journal(state_dir))
     click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")

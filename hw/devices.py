@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, set_window
+from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, restore_window, set_window
 from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, Reading, SensorError
@@ -142,8 +142,10 @@ class CapActuator:
                 f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}"
             )
         for f in self.files:
-            raw = cap_hz // f.scale_hz
-            orig_min = self._orig[f.label][0]
+            orig_min, orig_max = self._orig[f.label]
+            # Each policy's ceiling is its own original limit: a policy that started below the
+            # domain's top (another tool capped it) is never raised above where it was.
+            raw = min(cap_hz // f.scale_hz, orig_max)
             set_window(self.io, f, min(orig_min, raw), raw)
         self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
         return self._cap
@@ -159,10 +161,7 @@ class CapActuator:
         errors = []
         for f in self.files:
             lo, hi = self._orig[f.label]
-            try:
-                set_window(self.io, f, lo, hi, force=True)
-            except ActuatorError as e:
-                errors.append(str(e))
+            errors.extend(restore_window(self.io, f, lo, hi))
         try:
             self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
         except ActuatorError as e:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import SensorError
+from thermogov.interfaces import ConfigError, SensorError
 
 THERMAL = "sys/class/thermal"
 HWMON = "sys/class/hwmon"
@@ -23,6 +23,14 @@ POWER_SUPPLY = "sys/class/power_supply"
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
 DEVFREQ = "sys/class/devfreq"
 DT_BASES = ("proc/device-tree", "sys/firmware/devicetree/base")
+# Left at the root of a tree whose board is gone (``thermogov emulate`` after its simulated
+# shutdown or stop): the tree's files no longer describe a running board.
+POWERED_OFF = "POWERED_OFF"
+
+
+class PoweredOffError(ConfigError):
+    """The tree under --sysfs-root is a board that powered off."""
+
 
 # jtop (jetson_stats jtop/core/gpu.py) recognises the Tegra iGPU by its device-tree node name.
 GPU_OF_NODES = frozenset({"gv11b", "gp10b", "ga10b", "gb10b"})
@@ -272,7 +280,7 @@ def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
             table = tuple(sorted({k * 1000 for k in khz if k > 0}))
             if not table:
                 raise SensorError(
-                    f"{tree.show(rel)}: no positive frequency in the OPP table; check the driver"
+                    f"{tree.show(rel)}/{source}: no positive frequency in the OPP table; check the driver"
                 )
             out.append(CpufreqPolicy(name, rel, related, table, source))
         except SensorError as e:
@@ -306,6 +314,15 @@ def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:
 
 def discover(tree: SysfsTree) -> Inventory:
     """Scan the tree once.  Cheap enough to run at every daemon start and in ``doctor``."""
+    if tree.exists(POWERED_OFF):
+        try:
+            why = tree.read_text(POWERED_OFF).splitlines()[0]
+        except (SensorError, IndexError):
+            why = "no reason given"
+        raise PoweredOffError(
+            f"{tree.show(POWERED_OFF)}: the board under this root powered off ({why}); "
+            "start `thermogov emulate` on it again or give the live board's root"
+        )
     problems: list[str] = []
     model, compat = read_model(tree)
     return Inventory(

@@ -159,3 +159,129 @@ def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None)
         lines.append("problems:")
         lines.extend(f"  {p}" for p in inv.problems)
     return lines
+
+
+# -- no board, and the machine-readable form ---------------------------------------------------
+def no_board_reason(tree: SysfsTree, inv: Inventory) -> str | None:
+    """Why this root is not a board (nothing to read or nothing to govern), or None."""
+    from thermogov.hw.discovery import CPUFREQ, DEVFREQ, HWMON, THERMAL
+
+    temps = inv.zones or any(h.temp_inputs for h in inv.hwmons)
+    clocks = inv.policies or inv.devfreqs
+    if temps and clocks:
+        return None
+    looked = []
+    if not temps:
+        looked.append(
+            f"no thermal zone ({tree.root / THERMAL}/thermal_zone*) nor hwmon temperature ({tree.root / HWMON})"
+        )
+    if not clocks:
+        looked.append(
+            f"no cpufreq policy ({tree.root / CPUFREQ}/policy*) nor devfreq device ({tree.root / DEVFREQ})"
+        )
+    return (
+        f"no board here: found {' and '.join(looked)}; run it on the Jetson or Pi itself, or try it without "
+        "a board: `thermogov emulate --sysfs-root DIR`, then `thermogov doctor --sysfs-root DIR`"
+    )
+
+
+def _value(fn: Callable[[], float | str]) -> float | str | dict[str, str]:
+    try:
+        return fn()
+    except SensorError as e:
+        return {"error": str(e)}
+
+
+def _mhz_of(tree: SysfsTree, rel: str, scale: int) -> float | str | dict[str, str] | None:
+    return _value(lambda: tree.read_int(rel) * scale / 1e6) if tree.exists(rel) else None
+
+
+def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -> dict[str, object]:
+    """What ``doctor --json`` prints: the same facts as the text report, as values."""
+    inv = discover(tree)
+    board, reason = choose_board(board_opt, config, inv)
+    bmap = map_board(inv, board)
+
+    def temp(rel: str, divisor: float) -> float | str | dict[str, str]:
+        return _value(lambda: round(to_celsius(tree.read_int(rel), divisor, tree.show(rel)), 3))
+
+    bound = {b.sensor.name: b for b in bmap.sensors}
+    sensors: list[dict[str, object]] = []
+    for s in board.sensors:
+        b = bound.get(s.name)
+        sensors.append(
+            {"name": s.name, "missing": bmap.missing_sensors[s.name]}
+            if b is None
+            else {"name": s.name, "source": b.source, "temp_c": temp(b.rel, b.divisor)}
+        )
+    domains: list[dict[str, object]] = []
+    for d in board.domains:
+        db = next((x for x in bmap.domains if x.domain.name == d.name), None)
+        domains.append(
+            {"name": d.name, "missing": bmap.missing_domains[d.name]}
+            if db is None
+            else {"name": d.name, "source": db.source, "hw_opps_mhz": [f / 1e6 for f in db.hw_table_hz]}
+        )
+    return {
+        "sysfs_root": str(tree.root),
+        "board_found": no_board_reason(tree, inv) is None,
+        "model": inv.model,
+        "profile": {"name": board.name, "reason": reason},
+        "thermal_zones": [
+            {
+                "name": z.name,
+                "type": z.type,
+                "temp_c": temp(z.temp_rel, 1000.0),
+                "trips": [{"type": t.type, "temp_c": t.temp_c} for t in z.trips],
+            }
+            for z in inv.zones
+        ],
+        "hwmon": [
+            {
+                "name": h.name,
+                "chip": h.chip,
+                "temps_c": [temp(t, 1000.0) for t in h.temp_inputs],
+                "rails": [
+                    {"label": r.label, "power_w": _value(lambda r=r: read_rail_w(tree, r))} for r in h.rails
+                ],
+            }
+            for h in inv.hwmons
+        ],
+        "power_supplies": [{"name": s.name, "type": s.type} for s in inv.supplies],
+        "cpufreq": [
+            {
+                "name": p.name,
+                "error": p.error,
+                "cpus": list(p.related_cpus),
+                "opps_mhz": [f / 1e6 for f in p.table_hz],
+                "min_mhz": _mhz_of(tree, p.min_rel, 1000),
+                "max_mhz": _mhz_of(tree, p.max_rel, 1000),
+                "cur_mhz": _mhz_of(tree, p.cur_rel, 1000),
+            }
+            for p in inv.policies
+        ],
+        "devfreq": [
+            {
+                "name": d.name,
+                "error": d.error,
+                "of_node": d.of_node,
+                "gpu": d.is_gpu,
+                "opps_mhz": [f / 1e6 for f in d.table_hz],
+                "min_mhz": _mhz_of(tree, d.min_rel, 1),
+                "max_mhz": _mhz_of(tree, d.max_rel, 1),
+                "cur_mhz": _mhz_of(tree, d.cur_rel, 1),
+            }
+            for d in inv.devfreqs
+        ],
+        "mapping": {"sensors": sensors, "domains": domains},
+        "board_power": None if bmap.power is None else {"rail": bmap.power.label, "hwmon": bmap.power.hwmon},
+        "problems": list(inv.problems),
+    }
+
+
+def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tuple[str | None, str | None]:
+    """(why this is no board, or None; the trip-hold warning, or None)."""
+    from thermogov.hw.holdcheck import hold_warning
+
+    no_board = no_board_reason(tree, discover(tree))
+    return no_board, (hold_warning(tree, config, board_opt) if no_board is None else None)

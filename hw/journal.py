@@ -16,6 +16,7 @@ and writing stale values could undo an nvpmodel mode chosen since.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import time
@@ -23,8 +24,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from thermogov.hw import confine
+from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
-from thermogov.hw.limits import LimitFiles, TreeIO, set_window
+from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
+from thermogov.hw.owned import check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -32,7 +36,20 @@ DEFAULT_STATE_DIR = Path("/var/lib/thermogov")
 DEFAULT_LOCK_FILE = Path("/run/thermogov.lock")
 JOURNAL_NAME = "journal.json"
 BOOT_ID = "proc/sys/kernel/random/boot_id"
-FORMAT = 1
+FORMAT = 2  # 2: sha256 checksum over the canonical body
+MAX_JOURNAL_BYTES = 1 << 20
+
+
+class JournalError(ThermogovError):
+    """A journal that may not be applied (corrupt, edited, another root, not owned): exit 2."""
+
+
+def checksum(body: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of every field but the checksum itself."""
+    canon = json.dumps(
+        {k: v for k, v in body.items() if k != "sha256"}, sort_keys=True, separators=(",", ":")
+    )
+    return hashlib.sha256(canon.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +111,13 @@ class Journal:
         return self.path.exists()
 
     def write(self, data: JournalData) -> None:
-        """Atomically (tmp + rename) and durably (fsync file and directory)."""
+        """Atomically (tmp + rename) and durably (fsync file and directory), with a checksum."""
         body: dict[str, Any] = {"format": FORMAT, **asdict(data)}
+        body["sha256"] = checksum(body)
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             tmp = self.path.with_name(JOURNAL_NAME + ".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            fd = confine.open_private(str(tmp), os.O_WRONLY, 0o600, fresh=True)  # no planted link
             try:
                 os.write(fd, (json.dumps(body, indent=1) + "\n").encode())
                 os.fsync(fd)
@@ -114,16 +132,28 @@ class Journal:
             ) from e
 
     def load(self) -> JournalData | None:
+        """The journal, or None; a torn, edited or foreign file is a :class:`JournalError`."""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
         except OSError as e:
-            raise ThermogovError(
-                f"{self.path}: cannot read the journal ({e.strerror}); check --state-dir"
+            raise JournalError(
+                f"{self.path}: cannot read the journal ({e.strerror}; a symlink is refused); check --state-dir"
             ) from e
         try:
-            body = json.loads(text)
+            raw = os.read(fd, MAX_JOURNAL_BYTES + 1)
+        finally:
+            os.close(fd)
+        fix = "write its values back by hand (see `thermogov doctor`), then delete it"
+        try:
+            body = json.loads(raw.decode("utf-8"))
+            if not isinstance(body, dict) or len(raw) > MAX_JOURNAL_BYTES:
+                raise ValueError("not a journal object")
+            if body.get("format") != FORMAT:
+                raise ValueError(f"format {body.get('format')!r}, this thermogov writes {FORMAT}")
+            if body.get("sha256") != checksum(body):
+                raise ValueError("checksum mismatch: the file was edited or torn")
             entries = tuple(JournalEntry(**e) for e in body["entries"])
             return JournalData(
                 int(body["pid"]),
@@ -132,10 +162,8 @@ class Journal:
                 float(body["created"]),
                 entries,
             )
-        except (ValueError, KeyError, TypeError) as e:
-            raise ThermogovError(
-                f"{self.path}: corrupt journal ({e}); write its values back by hand, then delete it"
-            ) from e
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
 
     def delete(self) -> None:
         try:
@@ -149,24 +177,59 @@ def new_journal_data(tree: SysfsTree, entries: list[JournalEntry]) -> JournalDat
     return JournalData(os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries))
 
 
+def validate_entries(
+    tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]
+) -> tuple[list[JournalEntry], list[str]]:
+    """(entries that may be written, why the others may not), or :class:`JournalError`.
+
+    Anything but an owned window with values in its own hardware range refuses the whole
+    journal before a single write; a window whose device is not on the board now is only
+    skipped (and reported, so the restore ends incomplete).
+    """
+    windows = owned_windows(tree, discover(tree))
+    good, missing = [], []
+    for e in entries:
+        why, absent = check_window(windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max)
+        if not why:
+            good.append(e)
+        elif absent:
+            missing.append(f"{e.label}: {why}")
+        else:
+            raise JournalError(
+                f"journal entry {e.label!r} refused: {why}; nothing was written "
+                "(check the board with `thermogov doctor`, then delete the journal)"
+            )
+    return good, missing
+
+
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
-    """Write every journaled window back (both limits, valid order); returns the failures."""
+    """Write every journaled limit back, each attribute on its own; returns the failures."""
     errors = []
     io = TreeIO(tree)
     for e in entries:
-        try:
-            tree.own(e.min_rel)
-            tree.own(e.max_rel)
-            set_window(io, e.files(), e.min, e.max, force=True)
-        except ActuatorError as err:
-            errors.append(str(err))
+        owned = set()
+        for which, rel in (("min", e.min_rel), ("max", e.max_rel)):
+            try:
+                tree.own(rel)
+                owned.add(which)
+            except ActuatorError as err:
+                errors.append(str(err))
+        errors.extend(restore_window(io, e.files(), e.min, e.max, frozenset(owned)))
     return errors
+
+
+def _describe(entries: tuple[JournalEntry, ...]) -> str:
+    return ", ".join(f"{e.label} {e.min}..{e.max}" for e in entries)
 
 
 def recover(tree: SysfsTree, journal: Journal) -> str | None:
     """Restore a journal left behind; a message saying what was done, None if there was none.
 
-    The caller holds the instance lock, so the journal's writer is gone whatever its pid says.
+    The caller holds the board lock, so the journal's writer is gone whatever its pid says
+    (unless it is a live thermogov that was given another lock: refused, see ``live_holder``).
+    A journal that is corrupt, for another root or names anything but an owned window in
+    range is refused before any write (:class:`JournalError`, exit 2); a restore that could
+    not write everything keeps the journal and raises :class:`RuntimeFailure` (exit 1).
     """
     data = journal.load()
     if data is None:
@@ -176,19 +239,37 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
             f"{journal.path}: journal was written for sysfs root {data.sysfs_root}, not {tree.root}; "
             f"pass --sysfs-root {data.sysfs_root}"
         )
+    holder = live_holder(data.pid)
+    if holder:
+        raise RuntimeFailure(
+            f"another thermogov governs {tree.root} (pid {data.pid}, journal {journal.path}); "
+            "stop it first (systemctl stop thermogov); nothing was changed"
+        )
     now_boot = read_boot_id(tree)
     if data.boot_id and now_boot and data.boot_id != now_boot:
         journal.delete()
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
-    errors = restore_entries(tree, data.entries)
+    good, errors = validate_entries(tree, data.entries)
+    errors += restore_entries(tree, good)
     if errors:
         raise RuntimeFailure(
-            f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path}; "
-            f"retry with `{restore_command(tree.root, journal.state_dir)}`"
+            f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "
+            f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete()
-    state = "still alive" if pid_alive(data.pid) and data.pid != os.getpid() else "not running"
-    return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} ({state})"
+    return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} (not running)"
+
+
+def live_holder(pid: int) -> bool:
+    """Is ``pid`` a running thermogov other than us?  (A recycled pid is some other program.)"""
+    if pid == os.getpid() or pid <= 0 or not pid_alive(pid):
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            cmdline = fh.read()
+    except OSError:
+        return False
+    return b"thermogov" in cmdline
 
 
 class InstanceLock:
@@ -201,10 +282,11 @@ class InstanceLock:
     def acquire(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd = confine.open_private(str(self.path), os.O_RDWR, 0o644)
         except OSError as e:
             raise ThermogovError(
-                f"{self.path}: cannot create the lock file ({e.strerror}); fix --lock-file"
+                f"{self.path}: cannot open the lock file ({e.strerror}; a symlink or hard link planted "
+                "there is refused); remove it or fix --lock-file"
             ) from e
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

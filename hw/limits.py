@@ -1,6 +1,8 @@
 """Frequency-limit files and the one valid order for writing a [min, max] window.
 
-Kernels disagree about ``min > max`` (linux-thermal.md §1.3/§1.4):
+Kernels disagree about ``min > max`` (kernel Documentation/admin-guide/pm/cpufreq.rst,
+``cpufreq_verify_within_limits`` in include/linux/cpufreq.h, Documentation/ABI/testing/
+sysfs-class-devfreq):
 
 * before 5.4, cpufreq (and old devfreq) return ``EINVAL`` when a new min is above the current
   max or a new max is below the current min;
@@ -107,3 +109,38 @@ def set_window(io: LimitIO, files: LimitFiles, new_min: int, new_max: int, *, fo
     cur_max = io.read_int(files.max_rel)
     for which, value in window_writes(cur_min, cur_max, new_min, new_max, force):
         io.write_int(files.min_rel if which == "min" else files.max_rel, value)
+
+
+def restore_window(
+    io: LimitIO, files: LimitFiles, lo: int, hi: int, only: frozenset[str] = frozenset({"min", "max"})
+) -> list[str]:
+    """Write both limits back, each on its own; returns the failures (empty when restored).
+
+    Unlike :func:`set_window` this does not need the current values: after a ``kill -9``
+    mid-write a limit file may be empty or garbage, and that must not keep the other limit,
+    or the file itself, from being written.  The order comes from whatever can be read
+    (raising a window writes max first); a write the kernel refused in that order (pre-5.4
+    EINVAL) is retried once after the other one went through.
+    """
+    try:
+        cur_max: int | None = io.read_int(files.max_rel)
+    except ActuatorError:
+        cur_max = None
+    order = ["min", "max"] if cur_max is not None and lo <= cur_max else ["max", "min"]
+    order = [k for k in order if k in only]  # a limit that cannot be owned is reported by the caller
+    rel = {"min": files.min_rel, "max": files.max_rel}
+    want = {"min": lo, "max": hi}
+    errors: dict[str, str] = {}
+    for _attempt in range(2):
+        failed = []
+        for k in order:
+            try:
+                io.write_int(rel[k], want[k])
+                errors.pop(k, None)
+            except ActuatorError as e:
+                errors[k] = str(e)
+                failed.append(k)
+        if not failed or len(failed) == len(order):
+            break
+        order = failed
+    return list(errors.values())

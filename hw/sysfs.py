@@ -8,6 +8,9 @@ It also concentrates the three safety rules in one place:
   a stray absolute link can never make a test touch the real ``/sys``;
 * only attributes registered with :meth:`SysfsTree.own` can be written: the daemon owns the
   frequency limits it journals, a dry run owns nothing, so a bug cannot write elsewhere;
+* a write reaches exactly the regular file that was owned (device and inode recorded at
+  ``own``; :mod:`thermogov.hw.confine`): a cap file or directory swapped for a symlink after
+  start-up is refused with ``ConfinementError`` instead of being followed;
 * every ``OSError`` becomes a ``SensorError`` (reads) or ``ActuatorError`` (writes) naming the
   path and the errno (EIO, ENODATA, EBUSY, EACCES, EINVAL ...) with a hint how to fix it.
 
@@ -22,9 +25,9 @@ from __future__ import annotations
 import errno
 import os
 import re
-import stat
 from pathlib import Path
 
+from thermogov.hw import confine
 from thermogov.interfaces import ActuatorError, SensorError
 
 # The kernel prints integer attributes with ``sprintf("%d\n")`` (sysfs_emit, see
@@ -71,7 +74,7 @@ class SysfsTree:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self._real_root = os.path.realpath(self.root)
-        self._owned: set[str] = set()
+        self._owned: dict[str, confine.FileId] = {}
         self._resolved: dict[str, str] = {}
 
     # -- paths ------------------------------------------------------------------------------
@@ -158,6 +161,10 @@ class SysfsTree:
 
     def read_bytes(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> bytes:
         real = self._resolved.get(rel) or self.resolve(rel, error)
+        if self._owned:
+            ident = self._owned.get(real)
+            if ident is not None:  # a limit we write: read what we would write, nothing else
+                confine.check(real, ident, self.show(rel))
         try:
             return self._read_bytes(real)
         except OSError as e:
@@ -196,33 +203,45 @@ class SysfsTree:
 
     # -- writes -----------------------------------------------------------------------------
     def own(self, rel: str) -> None:
-        """Register an attribute as writable by this process (it must already exist)."""
+        """Register an attribute as writable by this process (it must already exist).
+
+        The regular file found now (device, inode) is the only file later writes may reach.
+        Owning an attribute twice keeps the first identity: a restore re-owning a file that
+        was swapped since start-up must not bless the swap.
+        """
         real = self.resolve(rel, ActuatorError)
+        if os.path.islink(os.path.join(os.path.realpath(self.path(rel).parent), self.path(rel).name)):
+            # Directories in sysfs are links (class/devfreq/X), attributes never are.
+            raise confine.ConfinementError(
+                f"{self.path(rel)}: is a symlink; a sysfs attribute never is, refusing to own it (fix the tree)"
+            )
         if not os.path.isfile(real):
             raise ActuatorError(f"{self.path(rel)}: no such attribute to own; run `thermogov doctor`")
-        self._owned.add(real)
+        if real not in self._owned:
+            self._owned[real] = confine.identify(real, self.show(rel))
 
     def owned(self) -> frozenset[str]:
         """Root-relative paths of the owned attributes (what a journal must cover)."""
         return frozenset(self.relative(r) for r in self._owned)
 
     def _write_bytes(self, real: str, data: bytes) -> None:
-        """Write one attribute.  Tests override this hook to model kernel write semantics."""
-        fd = os.open(real, os.O_WRONLY | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(errno.EIO, "not a regular file")
-            n = os.write(fd, data)
-            if n != len(data):
-                raise OSError(errno.EIO, f"short write ({n} of {len(data)} bytes)")
-        finally:
-            os.close(fd)
+        """Write one owned attribute, confined to the recorded file (O_NOFOLLOW + fstat).
+
+        Tests override this hook to model kernel write semantics; :meth:`write_int` has
+        already checked the path, this re-checks on the descriptor itself (no race).
+        """
+        ident = self._owned.get(real)
+        if ident is None:
+            raise confine.ConfinementError(f"{real}: not an owned attribute; refusing to write")
+        confine.write_confined(real, ident, data, real)
 
     def write_int(self, rel: str, value: int) -> None:
         """Write a whole number (with the newline ``echo`` would add) to an owned attribute."""
         real = self.resolve(rel, ActuatorError)
-        if real not in self._owned:
+        ident = self._owned.get(real)
+        if ident is None:
             raise ActuatorError(f"{self.path(rel)}: not an attribute thermogov owns; refusing to write")
+        confine.check(real, ident, self.show(rel))
         try:
             self._write_bytes(real, f"{int(value)}\n".encode())
         except OSError as e:

@@ -2,37 +2,43 @@
 
 The command loads and checks everything (run, board, holdout) before fitting, and writes the
 profile only after the fit succeeded and the written file has been read back by
-:func:`thermogov.board.load_board_file`, so ``thermogov sim --board-file`` is guaranteed to
+:func:`thermogov.board.load_board_file`, so ``thermogov sim --board FILE`` is guaranteed to
 accept what it wrote.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import time
 from pathlib import Path
 from typing import Any
 
 import click
 
+from thermogov.cliopts import board_options, check_out_dir, merge_board
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 
 
-def _board(name: str | None, board_file: str | None, run: Path) -> Any:
-    from thermogov.board import builtin_board_names, load_board, load_board_file
+def _board(option: str | None, run: Path) -> Any:
+    """``--board NAME|FILE``, else the board the run's summary names."""
+    from thermogov.board import builtin_board_names, load_board
+    from thermogov.cliopts import load_board_option
 
-    if board_file:
-        return load_board_file(Path(board_file))
+    if option:
+        return load_board_option(option)
     names = builtin_board_names()
-    if name is None:
-        from thermogov.runs import SUMMARY_FILE
+    from thermogov.runs import SUMMARY_FILE
 
-        summary = run / SUMMARY_FILE if run.is_dir() else run.parent / SUMMARY_FILE
-        if summary.is_file():
-            name = json.loads(summary.read_text(encoding="utf-8")).get("board")
-        if name not in names:
-            raise ConfigError(f"--board: the run does not name a known board; pass one of {', '.join(names)}")
+    summary = run / SUMMARY_FILE if run.is_dir() else run.parent / SUMMARY_FILE
+    name = None
+    if summary.is_file():
+        name = json.loads(summary.read_text(encoding="utf-8")).get("board")
     if name not in names:
-        raise ConfigError(f"--board: unknown board {name!r}; choose one of {', '.join(names)}")
+        raise ConfigError(
+            f"--board: the run does not name a known board; pass one of {', '.join(names)} or a board TOML"
+        )
     return load_board(name)
 
 
@@ -71,10 +77,16 @@ def result_dict(result: Any) -> dict[str, Any]:
     }
 
 
-@click.command("calibrate")
+@click.command(
+    "calibrate",
+    epilog="""\b
+Example:
+  thermogov import pi4-stressberry.dat --board rpi4 --out traces
+  thermogov calibrate traces/<run folder> --out profiles
+  thermogov sim --board profiles/rpi4-calibrated.toml""",
+)
 @click.argument("run", type=click.Path())
-@click.option("--board", help="Board profile to start from (default: the run's board).")
-@click.option("--board-file", type=click.Path(dir_okay=False), help="A board profile TOML to start from.")
+@board_options("Board to start from: a built-in name or a board TOML. Default: the run's board.")
 @click.option(
     "--holdout",
     type=float,
@@ -86,9 +98,12 @@ def result_dict(result: Any) -> dict[str, Any]:
     "--ambient", type=float, default=25.0, show_default=True, help="Prior for the ambient temperature (°C)."
 )
 @click.option(
-    "--out", type=click.Path(dir_okay=False), help="Profile to write. Default: <run>/<board>-calibrated.toml."
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Folder for the profile, written as <out>/<board>-calibrated.toml. "
+    "Default: the run folder (the current folder for a log file).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (no progress lines).")
 def calibrate_command(
     run: str,
     board: str | None,
@@ -98,25 +113,35 @@ def calibrate_command(
     out: str | None,
     as_json: bool,
 ) -> None:
-    """Fit the board's thermal model to a logged run (from `thermogov import`) and write a profile."""
+    """Fit the board's thermal model to a logged run (from `thermogov import`) and write a profile.
+
+    Progress goes to stderr, one line per stage (a long log takes minutes)."""
     from thermogov.board import load_board_file
     from thermogov.sim.calibrate import calibrate, calibrated_profile_text, load_log_data
 
-    if not 0.0 <= holdout < 0.9:
+    if not (math.isfinite(holdout) and 0.0 <= holdout < 0.9):
         raise ConfigError(f"--holdout: {holdout:g} must be in [0, 0.9)")
-    if not -40.0 <= ambient <= 85.0:
+    if not (math.isfinite(ambient) and -40.0 <= ambient <= 85.0):
         raise ConfigError(f"--ambient: {ambient:g} °C is out of range; use -40..85")
+    if out is not None and out.endswith(".toml"):
+        raise ConfigError(
+            f"--out: {out} looks like a file; --out names a folder (the profile is written as "
+            "<out>/<board>-calibrated.toml)"
+        )
     run_path = Path(run)
     data = load_log_data(run_path)
-    profile = _board(board, board_file, run_path)
-    target = (
-        Path(out)
-        if out
-        else (run_path if run_path.is_dir() else Path.cwd()) / f"{profile.name}-calibrated.toml"
+    profile = _board(merge_board(board, board_file), run_path)
+    folder = Path(out) if out else (run_path if run_path.is_dir() else Path.cwd())
+    check_out_dir(folder)
+    target = folder / f"{profile.name}-calibrated.toml"
+    started = time.monotonic()
+
+    def progress(msg: str) -> None:
+        click.echo(f"calibrate [{time.monotonic() - started:5.1f} s] {msg}", err=True)
+
+    result = calibrate(
+        data, profile, holdout=holdout, ambient_c=ambient, progress=None if as_json else progress
     )
-    if not target.parent.is_dir():
-        raise ConfigError(f"--out: folder {target.parent} does not exist; create it or choose another path")
-    result = calibrate(data, profile, holdout=holdout, ambient_c=ambient)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(calibrated_profile_text(result, profile), encoding="utf-8")
     try:
@@ -136,18 +161,20 @@ def _print(result: Any, target: Path) -> None:
     click.echo(f"{'parameter':<24} {'prior':>10} {'fitted':>10} {'± 1 sd':>9}  determined by")
     for p in result.params:
         click.echo(
-            f"{p.name:<24} {p.prior:>10.4g} {p.value:>10.4g} {p.sd:>9.2g}  {p.determined_by} ({p.unit})"
+            f"{p.name:<24} {figure(p.prior):>10} {figure(p.value):>10} {figure(p.sd):>9}  {p.determined_by} ({p.unit})"
         )
-    taus = ", ".join(f"{t:.3g}" for t in result.time_constants_s)
+    taus = ", ".join(figure(t) for t in result.time_constants_s)
     click.echo(f"time constants (s)       {taus}")
-    click.echo(f"RMSE train               {result.rmse_train_c:.2f} °C")
-    hold = "n/a (no holdout)" if result.rmse_holdout_c is None else f"{result.rmse_holdout_c:.2f} °C"
-    click.echo(f"RMSE held-out tail       {hold} (from {result.holdout_from_s:.0f} s, open-loop simulation)")
+    click.echo(f"RMSE train               {figure(result.rmse_train_c, ' °C')}")
+    hold = "n/a (no holdout)" if result.rmse_holdout_c is None else figure(result.rmse_holdout_c, " °C")
+    click.echo(
+        f"RMSE held-out tail       {hold} (from {figure(result.holdout_from_s, ' s')}, open-loop simulation)"
+    )
     s = result.steady
     if s is not None:
-        line = f"steady state             predicted {s.predicted_c:.1f} °C under the load of {s.window_s[0]:.0f}-{s.window_s[1]:.0f} s"
+        line = f"steady state             predicted {figure(s.predicted_c, ' °C')} under the load of {figure(s.window_s[0])}-{figure(s.window_s[1], ' s')}"
         if s.measured_c is not None:
-            line += f"; measured {s.measured_c:.1f} °C (error {s.error_c:+.1f} °C)"
+            line += f"; measured {figure(s.measured_c, ' °C')} (error {figure(s.error_c, ' °C')})"
         click.echo(line)
     for n in result.notes:
         click.echo(f"note: {n}")

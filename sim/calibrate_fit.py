@@ -17,7 +17,7 @@ whose posterior sd is below half its prior sd is reported as determined by the d
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -201,10 +201,13 @@ def _leak_reference(
     return {n: float(np.mean(by_node[n])) if n in by_node else mean_all for n in board.thermal.node_names()}
 
 
-def _best(prob: FitProblem, starts: Sequence[np.ndarray]) -> OptimizeResult:
+def _best(
+    prob: FitProblem, starts: Sequence[np.ndarray], say: Callable[[str], None], stage: str
+) -> OptimizeResult:
     """The lowest-cost local optimum over a few starts: short logs have more than one."""
     best = None
-    for x0 in starts:
+    for i, x0 in enumerate(starts):
+        say(f"{stage}: start {i + 1}/{len(starts)}")
         res = least_squares(prob.residuals, x0, method="trf", bounds=(-8.0, 8.0), x_scale=1.0)
         if best is None or res.cost < best.cost:
             best = res
@@ -232,15 +235,25 @@ def effective_samples(r: np.ndarray, batches: int = 30) -> float:
 
 
 def calibrate(
-    data: LogData, board: BoardProfile, *, holdout: float = 0.3, ambient_c: float = 25.0
+    data: LogData,
+    board: BoardProfile,
+    *,
+    holdout: float = 0.3,
+    ambient_c: float = 25.0,
+    progress: Callable[[str], None] | None = None,
 ) -> CalibrationResult:
-    """Fit ``board``'s thermal model (and power scales) to ``data``; see the module docstring."""
+    """Fit ``board``'s thermal model (and power scales) to ``data``; see the module docstring.
+
+    ``progress`` receives one line per stage (a long log's fit takes minutes: each least-squares
+    start is one line, so a user sees it move)."""
+    say = progress or (lambda _msg: None)
     if not 0.0 <= holdout < 0.9:
         raise ConfigError(f"--holdout: {holdout:g} must be in [0, 0.9)")
     if len(data.t_s) < 10 or data.t_s[-1] - data.t_s[0] <= 0:
         raise LogFormatError(f"{data.source}: {len(data.t_s)} samples are too few to calibrate from")
     data = decimate(data)
     t = data.t_s
+    say(f"{len(t)} samples over {t[-1] - t[0]:.0f} s; setting up the model of {board.name}")
     prob = FitProblem.build(data, board, holdout=holdout, ambient_c=ambient_c)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = list(inputs.notes)
@@ -250,7 +263,7 @@ def calibrate(
         x0 = np.zeros(len(specs))
         x0[:n_cap] = shift
         starts.append(x0)
-    res = _best(prob, starts)
+    res = _best(prob, starts, say, "fit pass 1/2")
     # Model error makes residuals correlated over minutes, so a 1 Hz log of 20 000 samples
     # carries far fewer than 20 000 independent observations.  Counting each one fully would let
     # a tiny systematic misfit outvote every prior (it drove a fitted ambient to 1 °C on a 6 h
@@ -260,9 +273,10 @@ def calibrate(
     n_data = len(res.fun) - n_prior
     n_eff = effective_samples(res.fun[:n_data])
     prob.data_weight = math.sqrt(n_eff / n_data)
-    res = _best(prob, [res.x, *starts])
+    res = _best(prob, [res.x, *starts], say, "fit pass 2/2 (residuals reweighted)")
     phi = res.x
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
+    say("uncertainty and held-out check")
     params = _posterior(specs, res)
     pred, _total, fitted, ambient = prob.predict(phi, free=True)
     fitted = rename(
@@ -276,6 +290,7 @@ def calibrate(
     test = ok & ~train
     rmse_holdout = float(np.sqrt(np.mean(err[test] ** 2))) if test.any() else None
     taus = time_constants(fitted.thermal)
+    say("steady state under the main load")
     steady = steady_state(fitted, inputs, data, sensors, ambient, taus[0])
     if steady is not None and steady.note:
         notes.append(steady.note)

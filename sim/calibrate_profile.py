@@ -1,4 +1,4 @@
-"""Writing a calibrated profile: TOML that ``thermogov sim --board-file`` reads back unchanged.
+"""Writing a calibrated profile: TOML that ``thermogov sim --board FILE`` reads back unchanged.
 
 The writer is the inverse of :func:`thermogov.board.parse_board` for every table, so a calibrated
 profile differs from its original only in the fitted numbers; the header says where those came
@@ -52,6 +52,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                 "leak_ref_c": dm.leak_ref_c,
                 "leak_beta_per_k": dm.leak_beta_per_k,
                 "sysfs_names": list(dm.sysfs_names),
+                **({"listed_mhz": mhz(dm.listed_hz)} if dm.listed_hz else {}),
             }
             for dm in board.domains
         },

@@ -9,7 +9,7 @@ Metrics per run: sustained throughput (the run recorder's steady window) and its
 oracle (:mod:`thermogov.sim.oracle`), maximum fused and per-sensor temperature, seconds with the
 fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
 in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
-Runs are independent, so ``jobs > 1`` spreads them over processes.
+Runs are independent, so they spread over processes or a Dask cluster (the sweep executors).
 
 With ``iso_limit`` every kernel baseline in the comparison also appears as ``<policy>@iso``: the
 same governor with its trip lowered (:mod:`thermogov.sim.isolimit`) until it spends no more time
@@ -19,22 +19,24 @@ found is the row's ``tuned_trip_c``.  The plain rows stay, so both views are vis
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from thermogov.config import Config
+from thermogov.display import figure
 from thermogov.governor import TickRecord
 from thermogov.policies import check_policy_name
 from thermogov.sim import isolimit
 from thermogov.sim.oracle import TRIP_C, OracleResult, oracle
 from thermogov.sim.runner import simulate
 from thermogov.sim.scenarios import load_scenario
+from thermogov.sim.sweep.executors import Executor, LocalExecutor
 
 CSV_COLUMNS = (
     "scenario",
@@ -220,12 +222,15 @@ def run_grid(
     with_oracle: bool = True,
     iso_limit: bool = False,
     progress: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> tuple[list[RunRow], dict[str, OracleResult]]:
     """Every policy on every ``(label, config)``; run folders under ``out_dir/label/``.
 
     ``iso_limit`` adds a ``<policy>@iso`` row after every tunable kernel baseline's row; those
     bisections run after the plain runs because their bound is ``hysteresis``'s time above
-    the trip on the same scenario.
+    the trip on the same scenario.  The runs go to ``executor`` (a sweep executor: local
+    processes or a Dask cluster, see :mod:`thermogov.sim.sweep.executors`), by default
+    ``jobs`` local processes; the caller closes an executor it passes.
     """
     for p in policies:
         check_policy_name(p, "--policy")
@@ -235,7 +240,7 @@ def run_grid(
         out_dir = Path(tmp.name)
     try:
         oracles: dict[str, OracleResult] = {}
-        with _executor(jobs) as ex:
+        with contextlib.nullcontext(executor) if executor is not None else LocalExecutor(jobs) as ex:
             if with_oracle:
                 for (label, _), res in zip(
                     configs, ex.map(_oracle_job, [c for _, c in configs]), strict=True
@@ -310,21 +315,6 @@ def _add_iso_rows(
     return out
 
 
-class _Serial:
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterable[Any]:
-        return map(fn, items)
-
-
-def _executor(jobs: int) -> Any:
-    return ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else _Serial()
-
-
 def compare(
     scenarios: Sequence[str],
     policies: Sequence[str],
@@ -345,8 +335,8 @@ def write_csv(rows: Iterable[RunRow], path: Path) -> None:
             w.writerow(r.csv_row())
 
 
-def _fmt(v: float | None, digits: int = 1) -> str:
-    return "n/a" if v is None else f"{v:.{digits}f}"
+def _fmt(v: float | None) -> str:
+    return figure(v)
 
 
 def _trip_txt(r: RunRow) -> str:
@@ -378,7 +368,7 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
             out.append(
                 f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
                 f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
-                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi, 2):>7} {_fmt(r.p99_ms, 2):>7} {r.cap_changes:>7}"
+                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi):>7} {_fmt(r.p99_ms):>7} {r.cap_changes:>7}"
                 f" {_trip_txt(r):>5}"
             )
         out.append("")

@@ -3,7 +3,7 @@
 Model: ``C dT/dt = -G (T - T_amb) + P`` with C diagonal (J/K) and G the conductance Laplacian
 plus each node's link to ambient (W/K).  In excess temperature ``x = T - T_amb`` this is
 ``dx/dt = A x + B P`` with ``A = -C^-1 G``, ``B = C^-1``.  We use the symmetric form
-(Ukhov; modeling.md section 6): with ``D = C^-1/2``, ``-D G D = U diag(lam) U^T`` is symmetric
+(Ukhov's exponential integrator, github.com/turing-complete/temperature): with ``D = C^-1/2``, ``-D G D = U diag(lam) U^T`` is symmetric
 with real negative eigenvalues, so for any step h
 
     x(t+h) = Phi(h) x(t) + Gamma(h) P,

@@ -55,6 +55,7 @@ class SimWorld(Telemetry):
         self.energy_j = 0.0
         self.shutdown_at: float | None = None
         self.shutdown_reason = ""
+        self._last_cores: dict[str, float] = {}
         self._clocks_changed()
         if config.sim.initial_temp_c is not None:
             self.plant.set_temps_c(np.full(len(self.plant.names), config.sim.initial_temp_c))
@@ -122,6 +123,7 @@ class SimWorld(Telemetry):
             return
         busy = self.server.advance(t)
         cores = self.server.busy_cores(busy / dt)
+        self._last_cores = cores
         x = self.plant.x.tolist()
         amb = self.plant.ambient_c
         power = self._rest_list.copy()
@@ -171,6 +173,18 @@ class SimWorld(Telemetry):
             self.shutdown_reason = "battery empty"
             events.append("battery_empty")
         return events
+
+    def domain_power_w(self) -> dict[str, float]:
+        """Each domain's power over the last interval (what a per-rail monitor would show)."""
+        x = self.plant.x
+        amb = self.plant.ambient_c
+        out = {}
+        for name, node, idle, dyn, leak, beta, ref in self._hot:
+            pw = idle + dyn * self._last_cores.get(name, 0.0)
+            if leak:
+                pw += leak * math.exp(min(beta * (float(x[node]) + amb - ref), 50.0))
+            out[name] = pw
+        return out
 
     # -- Telemetry --------------------------------------------------------------------------
     def power_w(self) -> float | None:

@@ -1,4 +1,4 @@
-"""Shared fixtures: the repo root, the shared real-data folder, short simulation configs."""
+"""Shared fixtures: the repo root, the real-data folder (THERMOGOV_REAL_DATA), short simulation configs."""
 
 from __future__ import annotations
 
@@ -23,3 +23,9 @@ def short_config() -> Config:
 
 def with_sim(cfg: Config, **changes: object) -> Config:
     return dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, **changes))
+
+
+@pytest.fixture(autouse=True)
+def _board_lock_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-board locks go to a tmp folder, never /run/thermogov (subprocesses inherit it)."""
+    monkeypatch.setenv("THERMOGOV_LOCK_DIR", str(tmp_path_factory.mktemp("locks")))

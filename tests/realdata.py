@@ -1,8 +1,9 @@
 """Where the tests find real board logs that may not be copied into the repository.
 
 Most public logs carry no licence (or GPL/AGPL), so they stay outside the clone.  The tests
-read them from ``$THERMOGOV_REAL_DATA`` (point it at your own logs) or, by default, from a
-``shared/data/real`` folder beside the clone, and skip with the reason when neither exists.
+read them from ``$THERMOGOV_REAL_DATA`` (point it at your own logs; docs/real-logs.md) or, by
+default, from the development team's data folder beside the clone, and skip with the reason
+when neither exists.
 """
 
 from __future__ import annotations
@@ -21,3 +22,11 @@ def real_data_dir() -> Path:
 
 
 REAL_DATA = real_data_dir()
+
+
+def absent(path: Path) -> str:
+    """The skip reason for a real log that is not there: what is missing and how to supply it."""
+    return (
+        f"{path} absent (set {REAL_DATA_ENV} to a folder of the real logs, docs/real-logs.md): "
+        "licence forbids copying it into the repo"
+    )

@@ -64,6 +64,14 @@ class DomainProfile:
     leak_ref_c: float = 85.0
     leak_beta_per_k: float = 0.03
     sysfs_names: tuple[str, ...] = ()  # cpufreq policy names / devfreq of_node names
+    # What the kernel lists (scaling_available_frequencies) when it is more than the OPPs the
+    # clock really takes: a Pi 5 lists 1.0-2.4 GHz but runs 1.5 GHz for any cap below that.
+    # Empty: the kernel lists exactly ``opp_hz``.  The model and the governor use ``opp_hz``.
+    listed_hz: tuple[int, ...] = ()
+
+    @property
+    def kernel_table_hz(self) -> tuple[int, ...]:
+        return self.listed_hz or self.opp_hz
 
     def volt_at(self, freq_hz: int) -> float:
         """Voltage of an OPP.
@@ -221,7 +229,14 @@ def _domain(name: str, t: Table) -> DomainProfile:
         leak_ref_c=t.number("leak_ref_c", 85.0, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         leak_beta_per_k=t.number("leak_beta_per_k", 0.03, minimum=0.0, maximum=0.2),
         sysfs_names=tuple(t.strings("sysfs_names", [])),
+        listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
     )
+    if d.listed_hz and (
+        any(b <= a for a, b in itertools.pairwise(d.listed_hz)) or not set(opp_hz) <= set(d.listed_hz)
+    ):
+        raise ConfigError(
+            f"{where}.listed_mhz: must be strictly ascending and contain every entry of opp_mhz"
+        )
     t.done()
     return d
 
@@ -393,14 +408,23 @@ def builtin_board_names() -> list[str]:
     return sorted(p.name[: -len(".toml")] for p in root.iterdir() if p.name.endswith(".toml"))
 
 
-def load_board(name: str) -> BoardProfile:
-    """A built-in profile by name (``jetson-orin-nano``)."""
+def builtin_board_data(name: str) -> dict[str, Any]:
+    """The raw tables of a built-in profile, before validation (what a what-if sweep edits)."""
     names = builtin_board_names()
     if name not in names:
         raise ConfigError(f"board: unknown board {name!r}; choose one of {', '.join(names)}")
     res = resources.files("thermogov.boards").joinpath(f"{name}.toml")
     try:
-        data = tomlread.loads(res.read_text(encoding="utf-8"))
+        return tomlread.loads(res.read_text(encoding="utf-8"))
     except tomlread.TOMLDecodeError as e:
         raise ConfigError(f"board profile {name}: malformed TOML ({e})") from e
-    return parse_board(data, f"boards/{name}.toml")
+
+
+def board_file_data(path: Path) -> dict[str, Any]:
+    """The raw tables of a profile file, before validation."""
+    return tomlread.load_file(path, "board file")
+
+
+def load_board(name: str) -> BoardProfile:
+    """A built-in profile by name (``jetson-orin-nano``)."""
+    return parse_board(builtin_board_data(name), f"boards/{name}.toml")

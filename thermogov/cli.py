@@ -20,15 +20,17 @@ from typing import Any, NoReturn
 import click
 
 from thermogov.clinumbers import harden
+from thermogov.cliopts import BOARD_HELP, board_options, merge_board
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 LAZY_COMMANDS = {
     "run": ("thermogov.hw.commands", "run_command"),
     "doctor": ("thermogov.hw.commands", "doctor_command"),
     "restore": ("thermogov.hw.commands", "restore_command"),
+    "service": ("thermogov.hw.service", "service_command"),
     "emulate": ("thermogov.sim.emulate", "emulate_command"),
     "compare": ("thermogov.sim.compare_cli", "compare_command"),
-    "sweep": ("thermogov.sim.compare_cli", "sweep_command"),
+    "sweep": ("thermogov.sim.sweep.cli", "sweep_command"),
     "plot": ("thermogov.plot_cli", "plot_command"),
     "import": ("thermogov.importers.cli", "import_command"),
     "calibrate": ("thermogov.sim.calibrate_cli", "calibrate_command"),
@@ -59,7 +61,14 @@ class LazyGroup(click.Group):
         return getattr(module, attr, None)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Example:
+  thermogov sim --board rpi5 --duration 10m
+  thermogov plot traces/<run folder>""",
+)
 @click.version_option(package_name="thermogov")
 def cli() -> None:
     """Thermal- and power-aware DVFS governor for edge AI boards.
@@ -75,11 +84,13 @@ def _load_config(config_path: str | None) -> Any:
     return load_config(config_path) if config_path else Config()
 
 
-@cli.command("sim")
-@click.option("--board", help="Board profile (see `thermogov boards`). Default: jetson-orin-nano.")
-@click.option(
-    "--board-file", type=click.Path(dir_okay=False), help="A board profile TOML (e.g. from calibrate)."
+@cli.command(
+    "sim",
+    epilog="""\b
+Example:
+  thermogov sim --board rpi5 --duration 30m --ambient 35 --policy hysteresis --out traces""",
 )
+@board_options(BOARD_HELP + " Default: jetson-orin-nano.")
 @click.option("--duration", help="Simulated time: 600, 600s, 10m, 1h. Default: 10m.")
 @click.option("--ambient", type=float, help="Ambient temperature in °C. Default: 25.")
 @click.option("--policy", help="Policy name (hysteresis, performance, fixed:<MHz>, ...).")
@@ -89,7 +100,7 @@ def _load_config(config_path: str | None) -> Any:
 )
 @click.option("--scenario", help="A scenario from sim/scenarios (see `thermogov compare --list`).")
 @click.option(
-    "--out", type=click.Path(file_okay=False), help="Output folder for run folders. Default: traces."
+    "--out", type=click.Path(file_okay=False), help="Folder the run folder goes into. Default: traces."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(
@@ -105,13 +116,12 @@ def sim_command(
     as_json: bool,
 ) -> None:
     """Simulate a board with the governor in the loop and record a run folder."""
-    from thermogov.simcli import apply_overrides, print_summary, run_with_progress
+    from thermogov.simcli import apply_overrides, check_before_run, print_summary, run_with_progress
 
     cfg = _load_config(config_path)
     cfg = apply_overrides(
         cfg,
-        board=board,
-        board_file=board_file,
+        board=merge_board(board, board_file),
         duration=duration,
         ambient=ambient,
         policy=policy,
@@ -119,6 +129,7 @@ def sim_command(
         scenario=scenario,
         out=out,
     )
+    check_before_run(cfg, out_field="--out" if out is not None else "run.out")
     result = run_with_progress(cfg, show=not as_json)
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
@@ -126,7 +137,12 @@ def sim_command(
         print_summary(result.summary, result.run_dir)
 
 
-@cli.command("boards")
+@cli.command(
+    "boards",
+    epilog="""\b
+Example:
+  thermogov boards --json""",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def boards_command(as_json: bool) -> None:
     """List the built-in board profiles with their sensors, domains and OPPs."""

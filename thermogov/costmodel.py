@@ -2,7 +2,8 @@
 
 Pure arithmetic shared by the simulator (to produce heat and completions), by model-based
 policies (power_allocator maps a power budget to an OPP through it) and by the oracle.  The
-forms follow the kernel energy model and modeling.md:
+forms follow the kernel energy model (Documentation/power/energy-model.rst) and the
+compact thermal-model literature (HotSpot, DS3):
 
 * dynamic power ``P = busy_cores * C * V^2 * f`` with C in uW/MHz/V^2 (kernel ``cpus.yaml``
   ``dynamic-power-coefficient``), so ``P[W] = C * V^2 * f[MHz] * 1e-6``;

@@ -192,13 +192,14 @@ class Governor:
             event=" ".join(events),
         )
 
-    def _apply(self, wanted: Mapping[str, int]) -> list[str]:
+    def _apply(self, wanted: Mapping[str, int], skip: frozenset[str] = frozenset()) -> list[str]:
         """Write caps that differ from what is in force; count failures, escalate to failsafe."""
         events: list[str] = []
         changed = False
+        tampered: set[str] = set()
         for a in self.actuators:
             cap = wanted[a.name]
-            if cap == self._caps[a.name]:
+            if cap == self._caps[a.name] or a.name in skip:
                 continue
             try:
                 self._caps[a.name] = a.apply(cap)
@@ -207,15 +208,23 @@ class Governor:
                 self._logged_failure.discard(a.name)
                 self._failing = any(self._write_failures.values())
             except ActuatorError as e:
-                n = self._write_failures[a.name] = self._write_failures[a.name] + 1
+                n = self._write_failures[a.name] + 1
+                if getattr(e, "immediate_failsafe", False):
+                    # A tampered target (hw.confine), not a transient error: no retries.
+                    n = max(n, self.max_write_failures)
+                    tampered.add(a.name)
+                self._write_failures[a.name] = n
                 self._failing = True
                 if a.name not in self._logged_failure:
                     self._log(f"actuator {a.name}: {e}")
                     self._logged_failure.add(a.name)
                 events.append(f"write_failed:{a.name}")
-                if n == self.max_write_failures:
+                if n == self.max_write_failures or a.name in tampered:
                     self._state = FAILSAFE
                     events.append("failsafe")
         if changed:
             self.cap_changes += 1
+        if tampered and not skip:
+            # Failsafe in this very tick: every other domain to its lowest cap.
+            events.extend(self._apply(self.lowest_caps(), skip=frozenset(tampered)))
         return events

@@ -237,7 +237,7 @@ class RunRecorder:
         }
         if extra:
             summary.update(extra)
-        (self.run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_atomic(self.run_dir / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
         append_ledger(self.out_dir, summary, self.run_dir)
         return summary
 
@@ -248,18 +248,47 @@ def _round(v: float | None, digits: int = 4) -> float | None:
     return round(float(v), digits)
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` so that readers see the old file or the whole new one, never a part.
+
+    A sweep's ``--resume`` takes a run folder with a ``summary.json`` as complete, so a process
+    killed mid-write must not leave a truncated one: write a temporary file in the same folder,
+    flush it to disk, then ``os.replace`` it in (atomic on POSIX, rename(2)).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
 def append_ledger(out_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
+    """Append one row to ``runs.csv``; safe when several processes finish runs at once.
+
+    Sweep workers share one ledger.  An exclusive ``flock(2)`` around "header if empty, then the
+    row" keeps the header single and rows whole (O_APPEND alone does not cover the header test).
+    """
     path = out_dir / LEDGER_FILE
-    new = not path.exists()
     row = [summary.get(c, "") for c in LEDGER_COLUMNS[:-1]] + [str(run_dir)]
     row = ["" if v is None else v for v in row]
     with path.open("a", newline="", encoding="utf-8") as fh:
+        _lock(fh)
         w = csv.writer(fh, lineterminator="\n")
-        if new:
+        if fh.seek(0, os.SEEK_END) == 0:
             w.writerow(LEDGER_COLUMNS)
         w.writerow(row)
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def _lock(fh: Any) -> None:
+    """Exclusive advisory lock, released when ``fh`` closes (no-op where fcntl is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
 
 
 def load_summary(run_dir: Path | str) -> dict[str, Any]:

@@ -13,7 +13,9 @@ from typing import Any
 
 import click
 
+from thermogov.cliopts import check_out_dir, load_board_option
 from thermogov.config import Config
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
 from thermogov.units import parse_duration_s
@@ -23,7 +25,6 @@ def apply_overrides(
     cfg: Config,
     *,
     board: str | None = None,
-    board_file: str | None = None,
     duration: str | None = None,
     ambient: float | None = None,
     policy: str | None = None,
@@ -31,6 +32,7 @@ def apply_overrides(
     scenario: str | None = None,
     out: str | None = None,
 ) -> Config:
+    """``board`` is a built-in name or a board TOML (``--board`` either way)."""
     if scenario:
         from thermogov.sim.scenarios import load_scenario
 
@@ -44,16 +46,7 @@ def apply_overrides(
         sim = dataclasses.replace(sim, ambient_c=ambient)
     changes: dict[str, Any] = {"sim": sim}
     if board is not None:
-        from thermogov.board import builtin_board_names
-
-        if board not in builtin_board_names():
-            raise ConfigError(
-                f"--board: unknown board {board!r}; choose one of {', '.join(builtin_board_names())}"
-            )
-        changes["board"] = board
-        changes["board_file"] = ""
-    if board_file is not None:
-        changes["board_file"] = board_file
+        changes.update(_board_changes(board, scenario))
     if policy is not None:
         check_policy_name(policy, "--policy")
         changes["policy"] = policy
@@ -64,6 +57,49 @@ def apply_overrides(
     if out is not None:
         changes["out"] = out
     return dataclasses.replace(cfg, **changes)
+
+
+def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
+    """Config fields for ``--board``; a scenario written for another board is refused, because
+    its world (load, events, ambient) was sized for that board's thermals."""
+    from thermogov.board import builtin_board_names, load_board
+
+    if board in builtin_board_names():
+        profile, changes = load_board(board), {"board": board, "board_file": ""}
+    else:
+        # absolute, so the run's config.toml reproduces the run from any folder
+        profile, changes = load_board_option(board), {"board_file": str(Path(board).resolve())}
+    name = profile.name
+    if scenario:
+        from thermogov.sim.scenarios import scenario_board, scenario_names
+
+        wanted = scenario_board(scenario)
+        # A calibrated profile (rpi5-calibrated) is the same hardware: it keeps the device-tree
+        # models of the profile it was fitted from.
+        same = (
+            wanted is None
+            or wanted == name
+            or bool(set(profile.dt_models) & set(load_board(wanted).dt_models))
+        )
+        if not same:
+            same = [n for n in scenario_names() if scenario_board(n) == name]
+            hint = f" (e.g. {same[0]})" if same else ""
+            raise ConfigError(
+                f"--board: scenario {scenario} is written for board {wanted}, not {name}; "
+                f"drop --board, or pick a scenario for {name}{hint}"
+            )
+    return changes
+
+
+def check_before_run(cfg: Config, out_field: str = "--out") -> None:
+    """Everything that would otherwise fail mid-run or after it: the board loads, the policy
+    builds against it (``fixed:`` caps inside the OPP range) and the output folder is writable."""
+    from thermogov.sim.runner import build_policy, validate_events
+
+    board = cfg.load_board()
+    validate_events(cfg, board)
+    build_policy(cfg, board)
+    check_out_dir(cfg.out, out_field)
 
 
 def run_with_progress(cfg: Config, show: bool = True) -> Any:
@@ -95,12 +131,8 @@ def run_with_progress(cfg: Config, show: bool = True) -> Any:
     return result
 
 
-def _fmt(v: Any, unit: str = "", digits: int = 1) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}{unit}"
-    return f"{v}{unit}"
+def _fmt(v: Any, unit: str = "") -> str:
+    return figure(v, unit) if isinstance(v, int | float) or v is None else f"{v}{unit}"
 
 
 def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
@@ -108,7 +140,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
     rows = [
         ("board", s["board"]),
         ("policy", s["policy"]),
-        ("duration", _fmt(s["duration_s"], " s", 0)),
+        ("duration", f"{s['duration_s']:g} s"),
         (
             "sustained throughput",
             _fmt(s["sustained_throughput_ips"], " inf/s")
@@ -117,13 +149,13 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         ("mean throughput", _fmt(s["mean_throughput_ips"], " inf/s")),
         (
             "latency p50/p95/p99",
-            f"{_fmt(lat.get('p50'), '', 2)} / {_fmt(lat.get('p95'), '', 2)} / {_fmt(lat.get('p99'), ' ms', 2)}",
+            f"{_fmt(lat.get('p50'))} / {_fmt(lat.get('p95'))} / {_fmt(lat.get('p99'), ' ms')}",
         ),
         ("max fused temperature", _fmt(s["max_fused_c"], " °C")),
         ("max per sensor", ", ".join(f"{k} {_fmt(v, ' °C')}" for k, v in s["max_sensor_c"].items())),
         ("time above trip", _fmt(s["time_above_trip_s"], f" s (trip {s['trip_c']:g} °C)")),
-        ("energy", _fmt(s["energy_j"], " J", 0)),
-        ("inferences per joule", _fmt(s["inferences_per_joule"], "", 2)),
+        ("energy", _fmt(s["energy_j"], " J")),
+        ("inferences per joule", _fmt(s["inferences_per_joule"])),
         ("cap changes", str(s["cap_changes"])),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
         ("ended", s.get("ended", "completed")),

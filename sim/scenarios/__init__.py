@@ -61,6 +61,12 @@ def scenario_info(name: str) -> ScenarioInfo:
     return _info(name, _read(name))
 
 
+def scenario_board(name: str) -> str | None:
+    """The board a scenario is written for, or None when it leaves the board to the config."""
+    board = _read(name).get("run", {}).get("board")
+    return board if isinstance(board, str) else None
+
+
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in over.items():
@@ -97,4 +103,11 @@ def scenario_from_data(name: str, data: dict[str, Any], base: Config | None = No
         raise ConfigError(f"{where}: {e}") from e
 
 
-__all__ = ["ScenarioInfo", "load_scenario", "scenario_from_data", "scenario_info", "scenario_names"]
+__all__ = [
+    "ScenarioInfo",
+    "load_scenario",
+    "scenario_board",
+    "scenario_from_data",
+    "scenario_info",
+    "scenario_names",
+]

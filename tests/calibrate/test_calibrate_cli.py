@@ -1,4 +1,4 @@
-"""``thermogov calibrate``: a profile is written that ``thermogov sim --board-file`` accepts;
+"""``thermogov calibrate``: a profile is written that ``thermogov sim --board FILE`` accepts;
 bad input costs one line on stderr, exit 2, and writes nothing."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.calibrate.synthetic import step_log, with_thermal
 from tests.cliutil import run_cli
 from thermogov.board import load_board, load_board_file
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibrate import LogData, derive_inputs, infer_step
+from thermogov.sim.steptest import step_log, with_thermal
 
 
 @pytest.fixture(scope="module")
@@ -26,22 +26,28 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_calibrate_writes_a_profile_that_sim_accepts(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "board.toml"
-    code, stdout, _ = run_cli(["calibrate", str(run_dir), "--board", "rpi4", "--out", str(out)], capsys)
+    folder = tmp_path / "profiles"
+    code, stdout, err = run_cli(["calibrate", str(run_dir), "--board", "rpi4", "--out", str(folder)], capsys)
     assert code == 0
     assert "RMSE held-out tail" in stdout and "G[board-ambient]" in stdout
+    out = folder / "rpi4-calibrated.toml"  # --out is a folder, as in every command
     assert load_board_file(out).name == "rpi4-calibrated"
+    # progress on stderr, one line per stage, the fit's starts among them
+    stages = [ln for ln in err.splitlines() if ln.startswith("calibrate [")]
+    assert any("fit pass 1/2: start 1/3" in ln for ln in stages)
+    assert any("fit pass 2/2" in ln for ln in stages) and any("steady state" in ln for ln in stages)
     code, stdout, _ = run_cli(
-        ["sim", "--board-file", str(out), "--duration", "3", "--out", str(tmp_path / "t")], capsys
+        ["sim", "--board", str(out), "--duration", "3", "--out", str(tmp_path / "t")], capsys
     )
     assert code == 0 and "rpi4-calibrated" in stdout
 
 
 def test_json_output_and_default_location(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, stdout, _ = run_cli(
+    code, stdout, err = run_cli(
         ["calibrate", str(run_dir), "--board", "rpi4", "--json", "--holdout", "0.25"], capsys
     )
     assert code == 0
+    assert "calibrate [" not in err  # --json: no progress lines
     doc = json.loads(stdout)
     assert Path(doc["profile"]) == run_dir / "rpi4-calibrated.toml"
     assert doc["holdout_from_s"] == pytest.approx(0.75 * 1019, abs=1.0)
@@ -57,7 +63,12 @@ def test_json_output_and_default_location(run_dir: Path, capsys: pytest.CaptureF
         (["calibrate", "{run}", "--board", "nosuchboard"], "unknown board"),
         (["calibrate", "{run}", "--board", "rpi4", "--holdout", "1.5"], "--holdout"),
         (["calibrate", "{run}", "--board", "rpi4", "--ambient", "120"], "--ambient"),
-        (["calibrate", "{run}", "--board", "rpi4", "--out", "/nonexistent/dir/b.toml"], "does not exist"),
+        (
+            ["calibrate", "{run}", "--board", "rpi4", "--out", "{run}/summary.json/sub"],
+            "--out: cannot create",
+        ),
+        (["calibrate", "{run}", "--board", "rpi4", "--out", "{run}/b.toml"], "--out names a folder"),
+        (["calibrate", "{run}", "--board", "{run}/trace.csv"], "not a board profile TOML"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

@@ -1,5 +1,6 @@
-"""Calibration targets on the real Raspberry Pi 4 step logs (read from shared/, never copied:
-they carry no licence or GPL).  Skipped when ../shared/data/real is absent.
+"""Calibration targets on the real Raspberry Pi 4 step logs (read from
+``$THERMOGOV_REAL_DATA``, never copied: they carry no licence or GPL; see docs/real-logs.md).
+Skipped when the logs are absent.
 
 Targets: open-loop RMSE on the held-out last 30 % of each log (which holds the end of the load
 and the cool-down the fit never saw) <= 1.5 °C, and on the one log long enough to settle
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.realdata import REAL_DATA
+from tests.realdata import REAL_DATA, absent
 from thermogov.board import load_board
 from thermogov.sim.calibrate import CalibrationResult, calibrate, load_log_data
 
@@ -36,7 +37,7 @@ _cache: dict[str, CalibrationResult] = {}
 
 def fit(name: str) -> CalibrationResult:
     if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: these logs may not be copied into the repo")
+        pytest.skip(absent(REAL))
     if name not in _cache:
         _cache[name] = calibrate(load_log_data(REAL / name), load_board("rpi4"), holdout=0.3)
     return _cache[name]

@@ -2,7 +2,7 @@
 sensor noise and quantisation, is fitted starting from a different profile.
 
 The generated logger, like a real one, is not synchronised with the load: the load changes
-between two samples (by default half-way, the expected moment; see tests/calibrate/synthetic.py).
+between two samples (by default half-way, the expected moment; see thermogov.sim.steptest).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.calibrate.synthetic import step_log, with_thermal
 from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.config import Config
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibrate import CalibrationResult, calibrate, calibrated_profile_text, load_log_data
 from thermogov.sim.plant import ThermalPlant
+from thermogov.sim.steptest import step_log, with_thermal
 
 TRUE_CAPS = {"board": 80.0, "package": 3.0}
 TRUE_LINKS = {("package", "board"): 0.6}

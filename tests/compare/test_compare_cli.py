@@ -1,4 +1,4 @@
-"""`thermogov compare` / `sweep` through the real entry point: exit 2 on bad input, the CSV."""
+"""`thermogov compare` through the real entry point: exit 2 on bad input, the CSV."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ from thermogov.sim.compare import CSV_COLUMNS
             "after the end",
         ),
         (["compare", "--scenario", "orin-steady-25", "--policy", "stepped", "--seed", "-1"], "--seed"),
-        (["sweep", "--ambient", "20,hot", "--policy", "stepped"], "--ambient: cannot read '20,hot'"),
-        (["sweep", "--ambient", "120", "--policy", "stepped"], "--ambient: 120"),
-        (["sweep", "--scenario", "nope", "--policy", "stepped"], "unknown scenario 'nope'"),
+        (
+            ["compare", "--scenario", "orin-steady-25", "--policy", "stepped", "--scheduler", "tcp://x:1"],
+            "--scheduler: only with --executor dask",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(
@@ -87,31 +88,3 @@ def test_compare_writes_the_table_the_csv_and_the_run_folders(
         )
         assert (Path(r["run_dir"]) / "summary.json").exists()
         assert Path(r["run_dir"]).parent == out / r["scenario"]
-
-
-def test_sweep_runs_every_policy_at_every_ambient(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "sweep.csv"
-    args = [
-        "sweep",
-        "--scenario",
-        "orin-steady-25",
-        "--ambient",
-        "20,40",
-        "--policy",
-        "hysteresis",
-        "--policy",
-        "stepped",
-    ]
-    code, _, _ = run_cli([*args, "--duration", "240", "--no-oracle", "--csv", str(path)], capsys)
-    assert code == 0
-    rows = _rows(path)
-    assert sorted((float(r["ambient_c"]), r["policy"]) for r in rows) == [
-        (20.0, "hysteresis"),
-        (20.0, "stepped"),
-        (40.0, "hysteresis"),
-        (40.0, "stepped"),
-    ]
-    by = {(float(r["ambient_c"]), r["policy"]): r for r in rows}
-    for p in ("hysteresis", "stepped"):  # a hotter room cannot sustain more
-        assert float(by[(40.0, p)]["sustained_ips"]) <= float(by[(20.0, p)]["sustained_ips"])
-        assert by[(40.0, p)]["oracle_ips"] == "" and by[(40.0, p)]["run_dir"] == ""

@@ -3,8 +3,8 @@
 Board presets are data (like jtop's test ``DEVICES``): each constant names where its values
 come from.  Values copied from BSD/Apache listings are checked against the excerpts in
 ``tests/data/sysfs``; values from listings we may not copy (GitHub issue text, unlicensed
-repositories) are facts restated here and checked against ``shared/data/real`` by tests that
-skip when that folder is absent.  Trees use relative symlinks the way sysfs does
+repositories) are facts restated here and checked against the real listings in ``$THERMOGOV_REAL_DATA``
+(tests/realdata.py) by tests that skip when they are absent.  Trees use relative symlinks the way sysfs does
 (``class/thermal/thermal_zoneN -> ../../devices/virtual/thermal/thermal_zoneN``), so the code
 under test walks the same links it meets on a board, and nothing ever points outside the root.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realdata import REAL_DATA
+from tests.realdata import REAL_DATA, absent
 from thermogov.hw.sysfs import SysfsTree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,10 +27,10 @@ REAL = REAL_DATA
 
 
 def real_file(name: str) -> Path:
-    """A file of shared/data/real that the licence keeps out of the repo (skip if absent)."""
+    """A real listing the licence keeps out of the repo (see docs/real-logs.md; skip if absent)."""
     p = REAL / name
     if not p.exists():
-        pytest.skip(f"{p} absent; licence forbids copying it into the repo")
+        pytest.skip(absent(p))
     return p
 
 
@@ -63,7 +63,7 @@ NANO_CPU_KHZ = (
     1428000,
     1479000,
 )
-# Nano GPU devfreq 76.8..998.4 MHz step 76.8 (modeling.md; checked against the issue listing)
+# Nano GPU devfreq 76.8..998.4 MHz step 76.8 (Qengineering/Jover issue 3; checked against that listing)
 NANO_GPU_HZ = tuple(76800000 * k for k in range(1, 14))
 # L4T Nano zone types, zone0..5 (checked against sysfs_jetson-nano2gb_thermal_zone_types)
 NANO_ZONE_TYPES = ("AO-therm", "CPU-therm", "GPU-therm", "PLL-therm", "PMIC-Die", "thermal-fan-est")
@@ -103,17 +103,17 @@ ORIN_NANO_JP6_ZONES = (
     "soc2-thermal",
     "tj-thermal",
 )
-# Raspberry Pi (sbcbench_rpi5_8-NK, BSD; linux-thermal.md 4.2 for the Pi 4 grid)
+# Raspberry Pi (sbcbench_rpi5_8-NK, BSD; the Pi 4 grid: 100 MHz steps, drivers/cpufreq/raspberrypi-cpufreq.c)
 RPI5_CPU_KHZ = khz_grid(1500000, 100000, 2400000)
 RPI4_CPU_KHZ = khz_grid(600000, 100000, 1500000)
-RPI4_TRIPS = (("critical", 80000, 0),)  # bcm283x.dtsi cpu-crit (linux-thermal.md 4.2)
+RPI4_TRIPS = (("critical", 80000, 0),)  # cpu-crit in arch/arm/boot/dts/broadcom/bcm283x.dtsi
 RPI5_TRIPS = (
     ("active", 50000, 5000),
     ("active", 60000, 5000),
     ("active", 67500, 5000),
     ("active", 75000, 5000),
     ("critical", 110000, 0),
-)  # Pi 5 fan trips, crit (modeling.md)
+)  # Pi 5 fan trips (bcm2712-rpi-5-b.dts), crit 110 (sbc-bench 4I1w)
 
 # INA3221 channels as (label, mV, mA) from the sbc-bench "Hardware sensors" blocks (BSD)
 ORIN_NANO_RAILS = (("VDD_IN", 4990, 968), ("VDD_CPU_GPU_CV", 4990, 136), ("VDD_SOC", 4990, 288))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -83,13 +84,18 @@ def test_a_journal_for_another_root_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_failed_restore_keeps_the_journal(tmp_path: Path) -> None:
-    fakesys.rpi5(tmp_path / "root")
+    t = fakesys.rpi5(tmp_path / "root")
+    t.write(f"{POLICY}/scaling_min_freq", 1600000)  # what the dead daemon left
+    kt = fakesys.KernelTree(tmp_path / "root")
+    kt.write_faults[f"{POLICY}/scaling_max_freq"] = errno.EIO
     j = Journal(tmp_path / "state")
-    bad = JournalEntry("cpu", "policy9", "sys/nope/min", "sys/nope/max", 1000, 1, 2)
-    j.write(JournalData(_dead_pid(), "", str(tmp_path / "root"), 0.0, (bad,)))
-    with pytest.raises(RuntimeFailure, match="journal kept"):
-        recover(SysfsTree(tmp_path / "root"), j)
+    j.write(JournalData(_dead_pid(), "", str(tmp_path / "root"), 0.0, (_entry(),)))
+    with pytest.raises(
+        RuntimeFailure, match=r"restore incomplete, left changed.*EIO.*journal kept.*thermogov restore"
+    ):
+        recover(kt, j)
     assert j.exists()
+    assert t.read_int(f"{POLICY}/scaling_min_freq") == 1500000  # the other limit still went back
 
 
 def test_corrupt_journal_is_a_one_line_error(tmp_path: Path) -> None:
@@ -103,7 +109,7 @@ def test_journal_is_durable_json(tmp_path: Path) -> None:
     j = Journal(tmp_path / "state")
     j.write(JournalData(os.getpid(), "b", "/", 1.0, (_entry(),)))
     body = json.loads(j.path.read_text())
-    assert body["format"] == 1 and body["entries"][0]["max"] == 2400000
+    assert body["format"] == 2 and body["entries"][0]["max"] == 2400000
     assert oct(j.path.stat().st_mode & 0o777) == "0o600"
 
 

@@ -1,5 +1,5 @@
-"""Raspberry Pi CSV importer: the three real logs (no licence: read from shared/, never
-copied) and synthetic rows, written for this test, for every variant and breakage."""
+"""Raspberry Pi CSV importer: the three real logs (no licence: read from $THERMOGOV_REAL_DATA,
+never copied) and synthetic rows, written for this test, for every variant and breakage."""
 
 from __future__ import annotations
 

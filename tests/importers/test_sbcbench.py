@@ -1,5 +1,5 @@
 """sbc-bench importer: BSD-3 excerpts in tests/data/logs (run everywhere), the full reports
-from shared/ when present, and synthetic monitor lines written for this test."""
+from $THERMOGOV_REAL_DATA when present, and synthetic monitor lines written for this test."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""stressberry importer: the nine real runs (GPL-3.0: read from shared/, never copied) and
+"""stressberry importer: the nine real runs (GPL-3.0: read from $THERMOGOV_REAL_DATA, never copied) and
 synthetic documents, written for this test, in both YAML list styles stressberry emits."""
 
 from __future__ import annotations

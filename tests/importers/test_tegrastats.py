@@ -19,7 +19,7 @@ def spacings(log: ImportedLog) -> set[float]:
     return {round(b.t_s - a.t_s, 3) for a, b in zip(log.samples, log.samples[1:], strict=False)}
 
 
-# --- real files (no licence / AGPL: read from shared/, never copied) ------------------------
+# --- real files (no licence / AGPL: read from $THERMOGOV_REAL_DATA) ------------------------
 
 
 def test_nano_trtexec(real: Path) -> None:

@@ -49,7 +49,7 @@ def cap_files(root: Path) -> dict[str, str]:
 def test_daemon_governs_the_emulated_board_and_restores(tmp_path: Path) -> None:
     root, out, state = tmp_path / "board", tmp_path / "out", tmp_path / "state"
     emu = subprocess.Popen(
-        [*EMU, "--sysfs-root", str(root), "--speed", "25", "--initial-temp", "84", "--duration", "40s"],
+        [*EMU, "--sysfs-root", str(root), "--speed", "25", "--initial-temp", "84", "--wall-duration", "40s"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -50,7 +50,7 @@ def test_one_run_has_every_series_in_its_panel(runs: tuple[Path, Path]) -> None:
     run, _ = runs
     fig = plot_runs([run])
     axes = fig.axes
-    assert [a.get_title(loc="left") for a in axes] == list(PANELS)
+    assert [a.get_title(loc="left") for a in axes] == [p for p in PANELS if p != "Load"]  # sim: no load
     assert [a.get_ylabel() for a in axes] == [
         "temperature (°C)",
         "frequency (MHz)",
@@ -122,18 +122,20 @@ def test_dict_of_columns_and_gaps() -> None:
     assert labels(fig.axes[0]) == ["run 1: cpu", "run 1: fused"]
     assert np.isnan(fig.axes[0].get_lines()[1].get_ydata()[1])
     assert labels(fig.axes[1]) == ["run 1: cpu freq"]
-    assert fig.axes[3].get_lines() == [] and any(t.get_gid() == "no-data" for t in fig.axes[3].texts)
+    # an all-empty power column gets no panel, and nothing else is drawn empty
+    assert [a.get_title(loc="left") for a in fig.axes] == ["Temperature", "Frequency"]
 
 
 def test_draws_into_given_axes() -> None:
     from matplotlib.figure import Figure
 
     f = Figure()
-    axes = f.subplots(4, 1)
-    got = plot_runs([{"t_s": [0.0, 1.0], "cpu_c": [1.0, 2.0]}], ax=axes)
-    assert got is f and labels(axes[0]) == ["run 1: cpu"]
-    with pytest.raises(ValueError, match="need 4 axes"):
-        plot_runs([{"t_s": [0.0], "cpu_c": [1.0]}], ax=axes[:2])
+    axes = f.subplots(2, 1)
+    cols = {"t_s": [0.0, 1.0], "cpu_c": [1.0, 2.0], "power_w": [3.0, 4.0]}
+    got = plot_runs([cols], ax=axes)
+    assert got is f and labels(axes[0]) == ["run 1: cpu"] and labels(axes[1]) == ["run 1: power"]
+    with pytest.raises(ValueError, match=r"need 2 axes \(Temperature, Power\)"):
+        plot_runs([cols], ax=axes[:1])
 
 
 def test_rolling_rate() -> None:
@@ -161,11 +163,14 @@ def test_cli_default_output_and_explicit_out(
     run, other = runs
     code, out, _ = run_cli(["plot", str(run / "trace.csv"), str(other)], capsys)
     assert code == 0 and (run / "plot.png").read_bytes()[:8] == PNG
-    target = tmp_path / "cmp.png"
+    folder = tmp_path / "figures"  # --out is a folder, created when missing
     code, out, _ = run_cli(
-        ["plot", str(run), str(other), "--out", str(target), "--label", "a", "--label", "b"], capsys
+        ["plot", str(run), str(other), "--out", str(folder), "--label", "a", "--label", "b"], capsys
     )
+    target = folder / "plot.png"
     assert code == 0 and out.strip() == f"wrote {target}" and target.read_bytes()[:8] == PNG
+    code, out, _ = run_cli(["plot", str(run), str(other), "--out", str(folder), "--label", "c,d"], capsys)
+    assert code == 0  # a comma list is the same as repeating the option
 
 
 def test_cli_bad_input_one_line_exit_2_nothing_written(
@@ -175,8 +180,11 @@ def test_cli_bad_input_one_line_exit_2_nothing_written(
     notrace.mkdir()
     prose = tmp_path / "prose.txt"
     prose.write_text("hello\nworld, again\n")
-    target = tmp_path / "x.png"
+    target = tmp_path / "figs"
     for argv in (
+        ["plot", str(runs[0]), "--out", str(tmp_path / "x.png")],
+        ["plot", str(runs[0]), "--out", str(prose / "sub")],
+        ["plot", str(runs[0]), "--label", "a,b,c", "--out", str(target)],
         ["plot", str(tmp_path / "missing"), "--out", str(target)],
         ["plot", str(notrace), "--out", str(target)],
         ["plot", str(prose), "--out", str(target)],

@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,3 +105,75 @@ def test_loader_tolerates_a_truncated_last_line(run: tuple[Path, dict, Config], 
     cut.write_text(text[: len(text) - 17])  # a crash mid-line
     cols = read_csv_columns(cut)
     assert len(cols["t_s"]) == 2000
+
+
+def _append_many(out: str, who: int, n: int, barrier: Any) -> None:
+    from thermogov.runs import append_ledger
+
+    barrier.wait()  # every process starts on an empty ledger at once: the header race
+    for i in range(n):
+        rid = f"w{who}-{i}-" + "x" * 2000  # long rows: a torn write would show
+        append_ledger(Path(out), {"run_id": rid, "backend": "sim"}, Path(out) / rid)
+
+
+def test_ledger_appends_from_many_processes_keep_one_header_and_whole_rows(tmp_path: Path) -> None:
+    import multiprocessing as mp
+
+    from thermogov.runs import LEDGER_COLUMNS, LEDGER_FILE
+
+    barrier = mp.Barrier(4)
+    procs = [mp.Process(target=_append_many, args=(str(tmp_path), w, 40, barrier)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    with (tmp_path / LEDGER_FILE).open(encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == list(LEDGER_COLUMNS) and rows.count(list(LEDGER_COLUMNS)) == 1
+    body = rows[1:]
+    assert sorted(r[0] for r in body) == sorted(
+        f"w{w}-{i}-" + "x" * 2000 for w in range(4) for i in range(40)
+    )
+    assert all(len(r) == len(LEDGER_COLUMNS) for r in body)
+
+
+def _append_one(out: str) -> None:
+    from thermogov.runs import append_ledger
+
+    append_ledger(Path(out), {"run_id": "late", "backend": "sim"}, Path(out) / "late")
+
+
+def test_ledger_append_waits_for_the_lock_another_process_holds(tmp_path: Path) -> None:
+    import fcntl
+    import multiprocessing as mp
+
+    from thermogov.runs import LEDGER_FILE
+
+    path = tmp_path / LEDGER_FILE
+    # spawn, not fork: a forked child would inherit the locked descriptor and wait for itself.
+    p = mp.get_context("spawn").Process(target=_append_one, args=(str(tmp_path),))
+    try:
+        with path.open("a", encoding="utf-8") as held:
+            fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+            p.start()
+            p.join(timeout=3.0)
+            assert p.is_alive() and path.read_text(encoding="utf-8") == ""  # blocked, wrote nothing
+        p.join(timeout=60)  # closing the file released the lock
+        assert p.exitcode == 0
+    finally:
+        if p.is_alive():
+            p.kill()
+            p.join()
+    with path.open(encoding="utf-8") as fh:
+        assert [r[0] for r in csv.reader(fh)] == ["run_id", "late"]
+
+
+def test_summary_is_replaced_whole_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    from thermogov.runs import write_atomic
+
+    target = tmp_path / "summary.json"
+    target.write_text('{"old": 1}\n', encoding="utf-8")
+    write_atomic(target, '{"new": 2}\n')
+    assert json.loads(target.read_text(encoding="utf-8")) == {"new": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]

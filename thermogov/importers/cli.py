@@ -10,31 +10,37 @@ and the count is printed here and kept in ``summary.json``.
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import click
 
 from thermogov.board import BoardProfile
+from thermogov.cliopts import board_options, check_out_dir, merge_board
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 
 
-def _board(name: str | None, board_file: str | None, hint: str | None) -> BoardProfile | None:
-    """The profile whose sensor weights fuse the log: explicit choice, else the log's own hint."""
-    from thermogov.board import builtin_board_names, load_board, load_board_file
+def _board(option: str | None, hint: str | None) -> tuple[BoardProfile | None, str]:
+    """The profile whose sensor weights fuse the log, and why: ``--board``, else the board the
+    log names (mapped to the built-in profile of the same SoC when it has none of its own)."""
+    from thermogov.board import builtin_board_names, load_board
+    from thermogov.cliopts import load_board_option
+    from thermogov.importers.models import profile_for
 
-    if board_file:
-        return load_board_file(Path(board_file))
-    names = builtin_board_names()
-    if name:
-        if name not in names:
-            raise ConfigError(f"--board: unknown board {name!r}; choose one of {', '.join(names)}")
-        return load_board(name)
-    if hint and hint in names:
-        return load_board(hint)
-    return None
+    if option:
+        return load_board_option(option), f"--board {option}"
+    name, why = profile_for(hint, builtin_board_names())
+    return (load_board(name) if name else None), why
 
 
-@click.command("import")
+@click.command(
+    "import",
+    epilog="""\b
+Example:
+  thermogov import stressberry-out.dat --board rpi4 --out traces""",
+)
 @click.argument("file", type=click.Path())
 @click.option(
     "--format",
@@ -48,38 +54,59 @@ def _board(name: str | None, board_file: str | None, hint: str | None) -> BoardP
     type=click.Path(file_okay=False),
     default="traces",
     show_default=True,
-    help="Folder for run folders.",
+    help="Folder the run folder goes into.",
 )
-@click.option(
-    "--board", help="Board profile whose sensor weights give fused_c (default: the log's board hint)."
-)
-@click.option(
-    "--board-file", type=click.Path(dir_okay=False), help="A board profile TOML instead of --board."
+@board_options(
+    "Board whose sensor weights give fused_c: a built-in name or a board TOML. "
+    "Default: the board the log names."
 )
 @click.option(
     "--interval", type=float, help="Sample interval in s for tegrastats logs without timestamps (default 1)."
 )
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def import_command(
-    file: str, fmt: str, out: str, board: str | None, board_file: str | None, interval: float | None
+    file: str,
+    fmt: str,
+    out: str,
+    board: str | None,
+    board_file: str | None,
+    interval: float | None,
+    as_json: bool,
 ) -> None:
     """Import a board log (tegrastats, Raspberry Pi CSV, stressberry, sbc-bench) as a run folder."""
     from thermogov.importers import parse_log
     from thermogov.importers.runfolder import write_run_folder
 
-    if interval is not None and interval <= 0:
-        raise ConfigError("--interval: must be > 0 seconds")
+    if interval is not None and (not math.isfinite(interval) or interval <= 0):
+        raise ConfigError("--interval: must be a number > 0 seconds")
     log = parse_log(file, fmt, interval_s=interval)
-    profile = _board(board, board_file, log.board_hint)
+    profile, why = _board(merge_board(board, board_file), log.board_hint)
+    check_out_dir(out)
     run = write_run_folder(log, Path(out), board=profile)
     s = run.summary
+    if as_json:
+        info = {
+            "imported": file,
+            "format": log.fmt,
+            "board": s["board"],
+            "board_profile": profile.name if profile else None,
+            "board_reason": why,
+            "skipped_lines": log.skipped_lines,
+            "notes": list(log.notes),
+            "run_dir": str(run.run_dir),
+            "summary": s,
+        }
+        click.echo(json.dumps(info, indent=2))
+        return
     sensors = ", ".join(s["max_sensor_c"]) or "none"
+    board_txt = f"{s['board']} ({why})" if profile else f"{s['board']} (no profile: {why})"
     rows = [
         ("imported", f"{file} ({log.fmt})"),
-        ("board", f"{s['board']}" + ("" if profile else " (no profile: fused_c only for one-sensor logs)")),
-        ("samples", f"{s['samples']} over {s['duration_s']:g} s"),
+        ("board", board_txt),
+        ("samples", f"{s['samples']} over {figure(s['duration_s'], ' s')}"),
         ("skipped", f"{log.skipped_lines} malformed line(s)"),
         ("sensors", sensors),
-        ("max fused", "n/a" if s["max_fused_c"] is None else f"{s['max_fused_c']:.1f} °C"),
+        ("max fused", figure(s["max_fused_c"], " °C")),
     ]
     rows += [("note", note) for note in log.notes]
     rows.append(("run folder", str(run.run_dir)))

@@ -24,7 +24,7 @@ from typing import Any
 
 from thermogov.board import BoardProfile
 from thermogov.importers.common import ImportedLog
-from thermogov.runs import SUMMARY_FILE, append_ledger, unique_run_id
+from thermogov.runs import SUMMARY_FILE, append_ledger, unique_run_id, write_atomic
 from thermogov.trace import SAMPLE_COLUMNS, SAMPLES_FILE, TRACE_FILE
 
 BACKEND = "import"
@@ -184,6 +184,6 @@ def write_run_folder(
             "rails": [f"{_name(k)}{RAIL_SUFFIX}" for k in rail_raw],
         },
     }
-    (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_atomic(run_dir / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     append_ledger(out, summary, run_dir)
     return ImportedRun(run_dir, summary)

@@ -25,6 +25,7 @@ from thermogov.importers.common import (
     rebase,
     sensor_name,
 )
+from thermogov.importers.models import board_from_model
 
 FMT = "sbc-bench"
 
@@ -59,23 +60,6 @@ _DT_BOARDS: tuple[tuple[str, str], ...] = (
     ("raspberrypi,3-model-b", "rpi3"),
     ("radxa,rock-5b", "rock5b"),
 )
-_TITLE_BOARDS: tuple[tuple[str, str], ...] = (
-    (r"Jetson Nano", "jetson-nano"),
-    (r"Xavier NX", "jetson-xavier-nx"),
-    (r"Orin Nano", "jetson-orin-nano"),
-    (r"Orin NX", "jetson-orin-nx"),
-    (r"AGX Orin", "jetson-agx-orin"),
-    (r"Jetson-AGX|AGX Xavier", "jetson-agx-xavier"),
-    (r"TX2", "jetson-tx2"),
-    (r"Raspberry Pi Compute Module 5", "rpi-cm5"),
-    (r"Raspberry Pi Compute Module 4", "rpi-cm4"),
-    (r"Raspberry Pi 5", "rpi5"),
-    (r"Raspberry Pi 400", "rpi400"),
-    (r"Raspberry Pi 4", "rpi4"),
-    (r"Raspberry Pi 3", "rpi3"),
-    (r"Orange Pi Zero ?2w", "orangepi-zero2w"),
-    (r"ROCK 5 (?:Model )?B", "rock5b"),
-)
 
 
 def looks_like(text: str) -> bool:
@@ -90,10 +74,7 @@ def board_from_report(title_model: str, dt_compat: str | None) -> str | None:
         for key, board in _DT_BOARDS:
             if key in dt_compat:
                 return board
-    for pattern, board in _TITLE_BOARDS:
-        if re.search(pattern, title_model, re.IGNORECASE):
-            return board
-    return None
+    return board_from_model(title_model)
 
 
 def _value(token: str, unit: str) -> float | None:

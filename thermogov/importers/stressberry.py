@@ -20,6 +20,7 @@ from thermogov.importers.common import (
     read_text,
     rebase,
 )
+from thermogov.importers.models import board_from_model
 
 FMT = "stressberry"
 
@@ -149,4 +150,9 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         ImportedSample(t_s=t, temps_c=tc, freqs_hz=fq, loads={}, power_w=None, rails_w={})
         for t, (tc, fq) in zip(rebase(kept_t), rows, strict=True)
     )
-    return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
+    # stressberry records no hardware model; the user's run name or a comment often says it
+    said = " ".join([name if isinstance(name, str) else "", *comments])
+    board = board_from_model(said)
+    if board is not None:
+        notes.append(f"board {board} from the run name/comments")
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes))

@@ -1,0 +1,223 @@
+"""Can the configured trip be held at all?  The profile's thermal model answers before a run.
+
+A governor can only lower clocks to the lowest cap it may set.  If the board under full load
+at those caps still settles above the policy's trip, no policy holds the trip: the run pins
+the lowest caps and spends its time above the trip (a Pi 5 asked for 75 °C at 1.5 GHz).  That
+is a property of the board, the ambient and the trip, so ``doctor`` and ``run`` say it at once.
+
+The prediction is the steady state of the profile's lumped RC network (``G x = P``, the same
+network and power model the simulator integrates: idle + C·V²·f per busy core + leakage that
+grows with temperature, plus battery Joule heat), solved by fixed-point iteration on the
+leakage.  A board has no ambient sensor, so the ambient is inferred from the current fused
+temperature by assuming the board is idle and settled now (as when the unit starts at boot):
+the ambient at which the model's idle steady state equals what the sensors read.  A board that
+is already busy reads hotter, so its inferred ambient is too high: the message says so.
+
+Pure Python on purpose (a handful of nodes): ``thermogov run`` must not import numpy's linear
+algebra, let alone scipy, at start-up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from thermogov import costmodel
+from thermogov.board import BoardProfile
+from thermogov.config import Config
+from thermogov.fusion import SensorSpec
+from thermogov.hw.devices import to_celsius
+from thermogov.hw.mapping import BoardMap, governed_table
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ConfigError, SensorError
+from thermogov.tomlcheck import Table
+
+RUNAWAY_C = 300.0  # a fixed point beyond this is thermal runaway, not a temperature
+
+
+def policy_trip_c(config: Config, spec: str) -> float | None:
+    """The temperature the configured policy starts limiting at; None for policies with no trip."""
+    from thermogov.policies import split_policy_name
+    from thermogov.policies.hysteresis import read_band
+    from thermogov.policies.kernel import read_trips
+
+    name, _ = split_policy_name(spec)
+    params = Table(dict(config.policies.get(name, {})), f"policies.{name}")
+    if name in ("stepped", "hysteresis"):
+        return read_band(params)[0]
+    if name in ("step_wise", "bang_bang"):
+        return read_trips(params, [(85.0, 2.0)])[0].temp_mc / 1000.0
+    if name == "power_allocator":
+        return params.number("control_c", 85.0)
+    return None  # performance, fixed: nothing to hold
+
+
+def _solve(g: list[list[float]], p: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting for the small conductance system."""
+    n = len(p)
+    a = [[*row, rhs] for row, rhs in zip(g, p, strict=True)]
+    for c in range(n):
+        piv = max(range(c, n), key=lambda r: abs(a[r][c]))
+        a[c], a[piv] = a[piv], a[c]
+        if a[c][c] == 0.0:
+            raise ConfigError("board thermal network has a node with no path to ambient; fix the profile")
+        for r in range(c + 1, n):
+            f = a[r][c] / a[c][c]
+            for k in range(c, n + 1):
+                a[r][k] -= f * a[c][k]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (a[r][n] - sum(a[r][k] * x[k] for k in range(r + 1, n))) / a[r][r]
+    return x
+
+
+def steady_state_c(
+    board: BoardProfile, clocks_hz: Mapping[str, int], utilisation: float, ambient_c: float
+) -> dict[str, float]:
+    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``."""
+    th = board.thermal
+    names = th.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    g = [[0.0] * len(names) for _ in names]
+    for node in th.nodes:
+        g[idx[node.name]][idx[node.name]] += node.to_ambient_w_per_k
+    for link in th.links:
+        i, j = idx[link.a], idx[link.b]
+        g[i][i] += link.conductance_w_per_k
+        g[j][j] += link.conductance_w_per_k
+        g[i][j] -= link.conductance_w_per_k
+        g[j][i] -= link.conductance_w_per_k
+    model_clocks = {d: clocks_hz[d] for d in board.model.cycles if d in clocks_hz}
+    cores = costmodel.busy_cores(board.model, model_clocks, utilisation) if model_clocks else {}
+    temps = dict.fromkeys(names, ambient_c)
+    for _ in range(100):
+        p = [0.0] * len(names)
+        if th.rest_of_board_node:
+            p[idx[th.rest_of_board_node]] += th.rest_of_board_w
+        total = th.rest_of_board_w
+        for d in board.domains:
+            if d.name not in clocks_hz:
+                continue
+            w = costmodel.domain_power_w(d, clocks_hz[d.name], cores.get(d.name, 0.0), temps[d.node])
+            p[idx[d.node]] += w
+            total += w
+        bat = board.battery
+        if bat is not None:
+            drawn = total / bat.converter_efficiency
+            p[idx[bat.node]] += (drawn / bat.voltage_v) ** 2 * bat.r0_ohm
+            if th.rest_of_board_node:
+                p[idx[th.rest_of_board_node]] += drawn - total
+        new = {n: ambient_c + x for n, x in zip(names, _solve(g, p), strict=True)}
+        if max(new.values()) > RUNAWAY_C:
+            return dict.fromkeys(names, math.inf)
+        if max(abs(new[n] - temps[n]) for n in names) < 1e-6:
+            return new
+        temps = new
+    return temps
+
+
+def fused_c(board: BoardProfile, specs: Sequence[SensorSpec], node_c: Mapping[str, float]) -> float:
+    """The fusion's weighted mean of each sensor's node at steady state (lag and noise settle out)."""
+    total = sum(s.weight for s in specs)
+    return sum(s.weight * node_c[board.sensor(s.name).node] for s in specs) / total
+
+
+def infer_ambient_c(
+    board: BoardProfile, specs: Sequence[SensorSpec], clocks_hz: Mapping[str, int], now_c: float
+) -> float:
+    """The ambient at which the idle steady state reads ``now_c`` (bisection: it rises with the ambient)."""
+    lo, hi = now_c - 150.0, now_c
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if fused_c(board, specs, steady_state_c(board, clocks_hz, 0.0, mid)) > now_c:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+@dataclass(frozen=True, slots=True)
+class HoldCheck:
+    trip_c: float
+    now_c: float
+    ambient_c: float
+    lowest_hz: dict[str, int]
+    predicted_c: float
+
+    @property
+    def holds(self) -> bool:
+        return self.predicted_c <= self.trip_c
+
+    def warning(self, board: str, policy: str) -> str:
+        caps = ", ".join(f"{d} {f / 1e6:g} MHz" for d, f in self.lowest_hz.items())
+        pred = "thermal runaway" if math.isinf(self.predicted_c) else f"a steady {self.predicted_c:.1f} °C"
+        return (
+            f"thermogov: warning: the {policy} trip {self.trip_c:g} °C cannot be held even at the lowest caps "
+            f"({caps}): the {board} profile predicts {pred} under full load at the ambient inferred from "
+            f"the current {self.now_c:.1f} °C ({self.ambient_c:.1f} °C, assuming the board idles now); "
+            f"expect time above the trip: raise trip_c in [policies.{policy.partition(':')[0]}] or improve the cooling"
+        )
+
+
+def _live_fused_c(tree: SysfsTree, bmap: BoardMap, specs: Sequence[SensorSpec]) -> float | None:
+    weight = {s.name: s.weight for s in specs}
+    num = den = 0.0
+    for b in bmap.sensors:
+        if b.sensor.name not in weight:
+            continue
+        try:
+            t = to_celsius(tree.read_int(b.rel), b.divisor, tree.show(b.rel))
+        except SensorError:
+            continue
+        num += weight[b.sensor.name] * t
+        den += weight[b.sensor.name]
+    return num / den if den else None
+
+
+def _ceilings_hz(tree: SysfsTree, bmap: BoardMap) -> dict[str, tuple[int, int]]:
+    """Per mapped domain: (lowest cap thermogov may set, the limit in force now)."""
+    out = {}
+    for db in bmap.domains:
+        tops = []
+        for f in db.files:
+            try:
+                tops.append(tree.read_int(f.max_rel) * f.scale_hz)
+            except SensorError:
+                continue
+        table = governed_table(db.hw_table_hz, db.domain.opp_hz[0], max(tops) if tops else None)
+        out[db.domain.name] = (table[0], table[-1])
+    return out
+
+
+def check_hold(
+    tree: SysfsTree, board: BoardProfile, bmap: BoardMap, config: Config, specs: Sequence[SensorSpec]
+) -> HoldCheck | None:
+    """None when the policy has no trip, no sensor reads now, or the board is already at its trip."""
+    trip = policy_trip_c(config, config.policy)
+    now = _live_fused_c(tree, bmap, specs)
+    if trip is None or now is None or now >= trip:
+        # At or above the trip already, the board is busy (or somewhere very hot) and the idle
+        # assumption behind the inferred ambient fails; the run's own trace shows what happens.
+        return None
+    caps = _ceilings_hz(tree, bmap)
+    lowest = {d: lo for d, (lo, _hi) in caps.items()}
+    top = {d: hi for d, (_lo, hi) in caps.items()}
+    ambient = infer_ambient_c(board, specs, top, now)
+    predicted = fused_c(board, specs, steady_state_c(board, lowest, 1.0, ambient))
+    return HoldCheck(trip, now, ambient, lowest, predicted)
+
+
+def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str | None:
+    """The warning line for ``doctor`` and ``run``, or None (also when the board does not map:
+    the caller reports that itself)."""
+    from thermogov.hw.daemon import RunOptions, prepare
+
+    try:
+        prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+        check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
+    except (ConfigError, SensorError):
+        return None
+    if check is None or check.holds:
+        return None
+    return check.warning(prep.board.name, prep.config.policy)

@@ -1,0 +1,105 @@
+"""The allow-list: the only sysfs attributes thermogov may write, and the values each may take.
+
+A journal is data on disk; ``restore`` must not write whatever it names.  An entry is written
+back only if
+
+* its attributes are of an owned kind (:data:`OWNED_KINDS`: cpufreq ``scaling_min_freq`` /
+  ``scaling_max_freq``, devfreq ``min_freq`` / ``max_freq``; later kinds are added here and
+  nowhere else);
+* they belong to a cpufreq policy or devfreq device that discovery finds on the board now,
+  with the file unit that kind has (kHz for cpufreq, Hz for devfreq);
+* the values lie in that device's own hardware range: ``cpuinfo_min_freq..cpuinfo_max_freq``
+  for a policy (the driver's limits, Documentation/admin-guide/pm/cpufreq.rst), the lowest to
+  highest of ``available_frequencies`` for a devfreq device (its OPP table,
+  Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``.
+
+Anything else is refused with the reason, before a single write.  A window whose device is not
+on the board now is not written either, but that is reported as a restore left incomplete
+(the device may come back: a CPU cluster brought online, a driver loaded), not as tampering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from thermogov.hw.discovery import CpufreqPolicy, Inventory
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError
+
+CPUFREQ_KIND = "cpufreq"
+DEVFREQ_KIND = "devfreq"
+
+# attribute name -> (device kind, which end of the window, file unit in Hz)
+OWNED_KINDS: dict[str, tuple[str, str, int]] = {
+    "scaling_min_freq": (CPUFREQ_KIND, "min", 1000),
+    "scaling_max_freq": (CPUFREQ_KIND, "max", 1000),
+    "min_freq": (DEVFREQ_KIND, "min", 1),
+    "max_freq": (DEVFREQ_KIND, "max", 1),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedWindow:
+    """A validated [min, max] pair of one device, with its hardware range (file units)."""
+
+    device: str  # policy0, 17000000.ga10b
+    min_rel: str
+    max_rel: str
+    scale_hz: int
+    lo_limit: int
+    hi_limit: int
+
+
+def attribute_kind(rel: str) -> tuple[str, str, int] | None:
+    """(device kind, "min"/"max", Hz per unit) of an owned attribute, None for any other."""
+    return OWNED_KINDS.get(rel.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _policy_range(tree: SysfsTree, p: CpufreqPolicy) -> tuple[int, int]:
+    try:
+        return tree.read_int(f"{p.rel}/cpuinfo_min_freq"), tree.read_int(f"{p.rel}/cpuinfo_max_freq")
+    except SensorError:
+        if not p.table_hz:
+            raise
+        return p.table_hz[0] // 1000, p.table_hz[-1] // 1000
+
+
+def owned_windows(tree: SysfsTree, inv: Inventory) -> dict[tuple[str, str], OwnedWindow]:
+    """Every writable window discovery finds now, keyed by its (min_rel, max_rel)."""
+    out: dict[tuple[str, str], OwnedWindow] = {}
+    for p in inv.policies:
+        try:
+            lo, hi = _policy_range(tree, p)
+        except SensorError:
+            continue  # no known hardware range: nothing may be written there
+        out[(p.min_rel, p.max_rel)] = OwnedWindow(p.name, p.min_rel, p.max_rel, 1000, lo, hi)
+    for d in inv.devfreqs:
+        if d.table_hz:
+            out[(d.min_rel, d.max_rel)] = OwnedWindow(
+                d.name, d.min_rel, d.max_rel, 1, d.table_hz[0], d.table_hz[-1]
+            )
+    return out
+
+
+def check_window(
+    windows: dict[tuple[str, str], OwnedWindow], min_rel: str, max_rel: str, scale_hz: int, lo: int, hi: int
+) -> tuple[str, bool]:
+    """Why this journaled window may not be written ("" when it may), and whether the only
+    reason is that its device is not on the board now (a runtime condition, not tampering)."""
+    for rel, end in ((min_rel, "min"), (max_rel, "max")):
+        kind = attribute_kind(rel)
+        if kind is None:
+            return f"{rel} is not an attribute thermogov owns ({', '.join(OWNED_KINDS)})", False
+        if kind[1] != end:
+            return f"{rel} is not a {end} limit", False
+        if kind[2] != scale_hz:
+            return f"{rel}: unit {scale_hz} Hz does not match the attribute's {kind[2]} Hz", False
+    w = windows.get((min_rel, max_rel))
+    if w is None:
+        return f"{min_rel}, {max_rel}: no such cpufreq policy or devfreq device on this board now", True
+    for name, v in (("min", lo), ("max", hi)):
+        if isinstance(v, bool) or not isinstance(v, int) or not w.lo_limit <= v <= w.hi_limit:
+            return f"{w.device}: {name} {v!r} is outside its hardware range {w.lo_limit}..{w.hi_limit}", False
+    if lo > hi:
+        return f"{w.device}: min {lo} is above max {hi}", False
+    return "", False

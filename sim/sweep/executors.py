@@ -1,0 +1,217 @@
+"""Where sweep points (and ``compare``'s runs) execute: this machine's cores, or a Dask cluster.
+
+Both executors take a picklable module-level function and a list of items and offer
+``imap_unordered`` (yield ``(index, Outcome)`` as each item finishes, for progress) and ``map``
+(results in order).  The work is deterministic per item (every run draws from its own seeded
+streams), so the executor changes only where and when an item runs, never its result.
+
+* :class:`LocalExecutor`: a :class:`~concurrent.futures.ProcessPoolExecutor` with N worker
+  processes (in this process for N = 1, which keeps tracebacks and monkeypatching simple).  A
+  worker process that dies (OOM killer, ``kill -9``) breaks the whole pool in CPython, so the
+  unfinished items are resubmitted to a fresh pool, up to :data:`MAX_ATTEMPTS` times each.
+* :class:`DaskExecutor`: a ``distributed`` client for the scheduler at ``address``, or a
+  ``LocalCluster`` of N single-threaded worker processes when no address is given.  When a
+  worker dies the scheduler reschedules its tasks on the others (``distributed.scheduler.
+  allowed-failures``, https://distributed.dask.org/en/stable/killed.html); a task that kills
+  every worker it lands on comes back as a failed outcome instead of hanging the sweep.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from thermogov.interfaces import ConfigError
+
+MAX_ATTEMPTS = 3
+EXECUTORS = ("local", "dask")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    ok: bool
+    value: Any = None
+    error: str = ""
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class _Base:
+    workers: int
+
+    def __enter__(self) -> _Base:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        return None
+
+    def imap_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
+        raise NotImplementedError
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        """Results in item order; the first failure raises (``compare`` needs every run)."""
+        out: list[Any] = [None] * len(items)
+        for i, o in self.imap_unordered(fn, items):
+            if not o.ok:
+                raise RuntimeError(f"run {i + 1} of {len(items)} failed: {o.error}")
+            out[i] = o.value
+        return out
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+class LocalExecutor(_Base):
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or cpu_count()
+        self._current: ProcessPoolExecutor | None = None
+
+    def worker_pids(self) -> list[int]:
+        """The current pool's worker processes (empty when running in this process)."""
+        pool = self._current
+        # ProcessPoolExecutor keeps no public list; _processes maps pid -> Process.
+        return sorted(getattr(pool, "_processes", None) or {}) if pool is not None else []
+
+    def describe(self) -> str:
+        return f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
+
+    def imap_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
+        if self.workers == 1 or len(items) <= 1:
+            for i, item in enumerate(items):
+                try:
+                    yield i, Outcome(True, fn(item))
+                except Exception as e:
+                    yield i, Outcome(False, error=f"{type(e).__name__}: {e}")
+            return
+        yield from self._pool(fn, items)
+
+    def _pool(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
+        todo = list(range(len(items)))
+        attempts = dict.fromkeys(todo, 0)
+        while todo:
+            pool = ProcessPoolExecutor(max_workers=min(self.workers, len(todo)))
+            self._current = pool
+            try:
+                pending: dict[Future[Any], int] = {}
+                for i in todo:
+                    attempts[i] += 1
+                    pending[pool.submit(fn, items[i])] = i
+                todo = []
+                broken = False
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        i = pending.pop(fut)
+                        try:
+                            yield i, Outcome(True, fut.result())
+                        except BrokenProcessPool:
+                            broken = True
+                            if attempts[i] >= MAX_ATTEMPTS:
+                                msg = f"worker process died {attempts[i]} times running it"
+                                yield i, Outcome(False, error=msg)
+                            else:
+                                todo.append(i)
+                        except Exception as e:
+                            yield i, Outcome(False, error=f"{type(e).__name__}: {e}")
+                if broken:
+                    todo.sort()
+            finally:  # also when the consumer stops early (Ctrl-C): queued items never start
+                pool.shutdown(wait=True, cancel_futures=True)
+                self._current = None
+
+
+class DaskExecutor(_Base):
+    def __init__(self, workers: int | None = None, address: str | None = None) -> None:
+        try:
+            import distributed
+        except ImportError as e:
+            raise ConfigError(
+                "--executor dask: the dask extra is not installed; pip install 'thermogov[dask]'"
+            ) from e
+        self._distributed = distributed
+        self.address = address
+        self.cluster: Any = None
+        if address:
+            try:
+                self.client = distributed.Client(address, timeout="20s")
+            except (OSError, TimeoutError) as e:
+                raise ConfigError(
+                    f"--scheduler: cannot reach a Dask scheduler at {address} ({e}); start "
+                    "`dask scheduler` there or fix the address"
+                ) from e
+            self.workers = max(len(self.client.scheduler_info().get("workers", {})), 1)
+        else:
+            import logging
+
+            import dask
+
+            self.workers = workers or cpu_count()
+            # The workers' statistical profiler samples every thread every 10 ms: CPU taken from
+            # the simulations for a dashboard nobody opens here.
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                self.cluster = distributed.LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+            self.client = distributed.Client(self.cluster)
+        # Import the simulator on every worker now, not inside the first point of each.
+        self.client.run(_warm_up)
+
+    def describe(self) -> str:
+        where = self.address or "a LocalCluster"
+        return f"Dask at {where} ({self.workers} worker{'s' if self.workers != 1 else ''})"
+
+    def imap_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
+        # pure=False: two equal items (compare's repeated configs) are still two runs.
+        futures = self.client.map(fn, list(items), pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        try:
+            for fut in self._distributed.as_completed(futures):
+                i = index[fut.key]
+                try:
+                    yield i, Outcome(True, fut.result())
+                except Exception as e:  # KilledWorker, or the function's own exception
+                    yield i, Outcome(False, error=f"{type(e).__name__}: {e}")
+                fut.release()
+        finally:
+            for f in futures:
+                if not f.done():
+                    f.cancel()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _warm_up() -> None:
+    import thermogov.sim.runner  # noqa: F401
+
+
+def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None) -> _Base:
+    """The executor the command line asked for; bad combinations are input errors (exit 2)."""
+    if kind not in EXECUTORS:
+        raise ConfigError(f"--executor: unknown executor {kind!r}; choose local or dask")
+    if scheduler and kind != "dask":
+        raise ConfigError("--scheduler: only with --executor dask")
+    if kind == "dask":
+        return DaskExecutor(workers, scheduler)
+    return LocalExecutor(workers)
+
+
+Executor = _Base

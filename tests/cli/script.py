@@ -1,0 +1,29 @@
+"""Run the installed ``thermogov`` console script in a subprocess (exit codes as a user sees them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+_BIN = Path(sys.executable).parent / "thermogov"
+SCRIPT = str(_BIN) if _BIN.exists() else (shutil.which("thermogov") or "thermogov")
+
+
+def thermogov(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.run(
+        [SCRIPT, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, check=False
+    )
+
+
+def one_line_error(p: subprocess.CompletedProcess[str], needle: str) -> str:
+    """The single ``thermogov: error:`` line of a bad-input refusal (exit 2, no traceback)."""
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert "Traceback" not in p.stderr
+    assert len(lines) == 1 and lines[0].startswith("thermogov: error:"), p.stderr
+    assert needle in lines[0], lines[0]
+    return lines[0]

@@ -1,0 +1,149 @@
+"""`thermogov sim` refuses bad input before the run: exit 2, one line naming the fix, no folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.script import one_line_error, thermogov
+from tests.hw import fakesys
+
+BOARDS = Path(__file__).resolve().parents[2] / "thermogov" / "boards"
+
+
+def test_out_below_a_file_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    p = thermogov("sim", "--duration", "5", "--out", str(blocker / "runs"))
+    line = one_line_error(p, "--out")
+    assert "cannot create folder" in line and "writable folder" in line
+
+
+def test_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    p = thermogov("sim", "--duration", "5", "--config", str(_config(tmp_path, out=str(blocker))))
+    one_line_error(p, "run.out")
+
+
+def _config(tmp: Path, **run: str) -> Path:
+    body = "[run]\n" + "".join(f'{k} = "{v}"\n' for k, v in run.items())
+    path = tmp / "config.toml"
+    path.write_text(body)
+    return path
+
+
+@pytest.mark.parametrize("content", ["time,temp\n0,40\n", "[board\nname = 1\n", "plain text, no TOML"])
+def test_board_file_that_is_not_a_profile_is_refused(tmp_path: Path, content: str) -> None:
+    bad = tmp_path / "board.csv"
+    bad.write_text(content)
+    out = tmp_path / "runs"
+    line = one_line_error(thermogov("sim", "--board", str(bad), "--out", str(out)), "--board")
+    assert "not a board profile TOML" in line
+    assert not out.exists()
+
+
+def test_board_takes_a_name_or_a_toml_and_board_file_still_works(tmp_path: Path) -> None:
+    by_name = thermogov("sim", "--board", "rpi5", "--duration", "5", "--json", "--out", str(tmp_path))
+    by_file = thermogov(
+        "sim", "--board", str(BOARDS / "rpi5.toml"), "--duration", "5", "--json", "--out", str(tmp_path)
+    )
+    old = thermogov(
+        "sim", "--board-file", str(BOARDS / "rpi5.toml"), "--duration", "5", "--json", "--out", str(tmp_path)
+    )
+    for p in (by_name, by_file, old):
+        assert p.returncode == 0, p.stderr
+        assert '"board": "rpi5"' in p.stdout
+    assert "--board-file is deprecated; use --board FILE" in old.stderr
+    assert "--board-file" not in thermogov("sim", "--help").stdout  # hidden alias
+
+
+@pytest.mark.parametrize("policy", ["fixed:99999", "fixed:10", "fixed:inf"])
+def test_fixed_cap_outside_the_opp_range_is_refused(tmp_path: Path, policy: str) -> None:
+    out = tmp_path / "runs"
+    line = one_line_error(thermogov("sim", "--board", "rpi5", "--policy", policy, "--out", str(out)), "fixed")
+    assert "outside the board's OPP range 1500-2400 MHz" in line
+    assert not out.exists()
+
+
+def test_fixed_cap_inside_the_range_runs(tmp_path: Path) -> None:
+    p = thermogov(
+        "sim", "--board", "rpi5", "--policy", "fixed:2000", "--duration", "5", "--out", str(tmp_path)
+    )
+    assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.xfail(
+    reason="cli.main() drops the exit code of click.exceptions.Exit under standalone_mode=False "
+    "(hw commands raise Exit(2)); the exit-code contract fix in main() belongs to the safety-cli branch",
+    strict=False,
+)
+def test_run_refuses_a_fixed_cap_outside_the_range_too(tmp_path: Path) -> None:
+    t = fakesys.rpi5(tmp_path / "root")
+    before = t.snapshot()
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('[run]\npolicy = "fixed:99999"\n')
+    p = thermogov(
+        "run",
+        "--dry-run",
+        "--config",
+        str(cfg),
+        "--sysfs-root",
+        str(tmp_path / "root"),
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--lock-file",
+        str(tmp_path / "run.lock"),
+        "--out",
+        str(tmp_path / "out"),
+        "--duration",
+        "0.3s",
+    )
+    assert "outside the board's OPP range" in one_line_error(p, "fixed:99999")
+    assert t.snapshot() == before
+
+
+def test_scenario_of_another_board_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    p = thermogov("sim", "--scenario", "rpi5-steady-25", "--board", "jetson-orin-nano", "--out", str(out))
+    line = one_line_error(p, "--board")
+    assert "rpi5-steady-25 is written for board rpi5, not jetson-orin-nano" in line
+    assert "drop --board" in line and "orin-" in line
+    assert not out.exists()
+
+
+def test_scenario_with_its_own_board_as_a_file_runs(tmp_path: Path) -> None:
+    p = thermogov(
+        "sim",
+        "--scenario",
+        "rpi5-steady-25",
+        "--board",
+        str(BOARDS / "rpi5.toml"),
+        "--duration",
+        "5",
+        "--out",
+        str(tmp_path),
+    )
+    assert p.returncode == 0, p.stderr
+
+
+def test_scenario_with_a_calibrated_profile_of_its_board_runs(tmp_path: Path) -> None:
+    text = (BOARDS / "rpi5.toml").read_text()
+    calibrated = tmp_path / "rpi5-calibrated.toml"
+    calibrated.write_text(text.replace('name = "rpi5"', 'name = "rpi5-calibrated"', 1))
+    assert 'name = "rpi5-calibrated"' in calibrated.read_text()
+    p = thermogov(
+        "sim",
+        "--scenario",
+        "rpi5-steady-25",
+        "--board",
+        str(calibrated),
+        "--duration",
+        "5",
+        "--json",
+        "--out",
+        str(tmp_path),
+    )
+    assert p.returncode == 0, p.stderr
+    assert '"board": "rpi5-calibrated"' in p.stdout

@@ -1,0 +1,78 @@
+"""Driving the installed ``thermogov`` script as a real process, without fixed sleeps.
+
+Waits block on a line of the child's output with ``select`` under a generous deadline, so a
+test proceeds the moment the daemon reports what it did.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+DEADLINE_S = 60.0
+
+
+def script() -> list[str]:
+    """The console script of this venv (what a user and systemd run), else the module."""
+    exe = shutil.which("thermogov", path=os.path.dirname(sys.executable))
+    return [exe] if exe else [sys.executable, "-m", "thermogov.cli"]
+
+
+def paths(tmp: Path, *, state: str = "state", lock: str = "thermogov.lock") -> list[str]:
+    return [
+        "--sysfs-root",
+        str(tmp / "root"),
+        "--state-dir",
+        str(tmp / state),
+        "--lock-file",
+        str(tmp / lock),
+    ]
+
+
+def start_run(
+    tmp: Path, *extra: str, state: str = "state", lock: str = "thermogov.lock"
+) -> subprocess.Popen[bytes]:
+    """``thermogov run`` with the hysteresis policy (hot board: exactly the lowest caps)."""
+    cfg = tmp / "hysteresis.toml"
+    cfg.write_text('[run]\npolicy = "hysteresis"\n')
+    args = [*paths(tmp, state=state, lock=lock), "--out", str(tmp / "out"), "--config", str(cfg), *extra]
+    return subprocess.Popen(
+        [*script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+    )
+
+
+def wait_line(proc: subprocess.Popen[bytes], needle: str, stream: str = "stdout") -> str:
+    """Block until a line of the child's ``stream`` contains ``needle``; fail with its stderr."""
+    fh: IO[bytes] | None = proc.stdout if stream == "stdout" else proc.stderr
+    assert fh is not None
+    deadline = time.monotonic() + DEADLINE_S
+    line = b""
+    seen = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fh], [], [], deadline - time.monotonic())
+        if not ready:
+            break
+        ch = os.read(fh.fileno(), 1)
+        if not ch:
+            break
+        line += ch
+        if ch == b"\n":
+            seen += line
+            if needle.encode() in line:
+                return line.decode()
+            line = b""
+    proc.kill()
+    _, err = proc.communicate()
+    raise AssertionError(
+        f"no line with {needle!r}; {stream} had {seen.decode()[-1500:]} err {err.decode()[-1500:]}"
+    )
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*script(), *args], capture_output=True, text=True, timeout=DEADLINE_S, env=env)

@@ -1,0 +1,162 @@
+"""The Dask executor: same table as local processes, on a LocalCluster and on a real cluster
+(a `dask scheduler` and two `dask worker` processes on loopback), one worker killed mid-sweep."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cliutil import run_cli
+from tests.sweep.conftest import read_table
+from thermogov.sim.sweep.engine import run_sweep
+from thermogov.sim.sweep.executors import DaskExecutor
+from thermogov.sim.sweep.point import PointResult
+from thermogov.sim.sweep.spec import load_sweep
+
+distributed = pytest.importorskip(
+    "distributed", reason="dask[distributed] is not installed (pip install -e '.[dask]' to run these)"
+)
+
+DASK = str(Path(sys.executable).with_name("dask"))
+
+
+def local_table(sweep_file: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> bytes:
+    code, _, err = run_cli(["sweep", str(sweep_file), "--workers", "1", "--out", str(out)], capsys)
+    assert code == 0, err
+    return (out / "results.csv").read_bytes()
+
+
+def test_local_cluster_gives_the_same_table_as_local_processes(
+    tiny_sweep: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "dask"
+    args = ["sweep", str(tiny_sweep), "--executor", "dask", "--workers", "2", "--out", str(out)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert "on Dask at a LocalCluster (2 workers)" in err
+    assert (out / "results.csv").read_bytes() == local_table(tiny_sweep, tmp_path / "local", capsys)
+
+
+def test_compare_on_dask_gives_the_same_rows_as_local(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["compare", "--scenario", "orin-steady-25", "--policy", "stepped", "--policy", "hysteresis"]
+    common += ["--duration", "60", "--no-oracle"]
+    tables = []
+    for name, extra in (("local", ["--workers", "2"]), ("dask", ["--executor", "dask", "--workers", "2"])):
+        out = tmp_path / name
+        code, _, err = run_cli([*common, *extra, "--out", str(out)], capsys)
+        assert code == 0, err
+        rows = read_table(out / "compare.csv")
+        tables.append([{k: v for k, v in r.items() if k != "run_dir"} for r in rows])
+        assert all(Path(r["run_dir"]).parent == out / "orin-steady-25" for r in rows)
+    assert tables[0] == tables[1] and len(tables[0]) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, subprocess.Popen[bytes]]]]:
+    """A scheduler and two nanny-less workers (so a killed worker stays dead) on 127.0.0.1."""
+    addr = f"tcp://127.0.0.1:{_free_port()}"
+    port = addr.rsplit(":", 1)[1]
+    procs: dict[str, subprocess.Popen[bytes]] = {}
+    log = (tmp_path / "dask.log").open("wb")
+    try:
+        procs["scheduler"] = subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        for name in ("w1", "w2"):
+            work = tmp_path / name
+            work.mkdir()
+            procs[name] = subprocess.Popen(
+                [
+                    *(
+                        DASK,
+                        "worker",
+                        addr,
+                        "--name",
+                        name,
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                    ),
+                    *("--host", "127.0.0.1", "--local-directory", str(work), "--death-timeout", "60"),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        with distributed.Client(addr, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        yield addr, procs
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs.values():
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        log.close()
+
+
+LONGER = """\
+[sweep]
+scenario = "orin-steady-25"
+duration = 240
+
+[grid]
+ambient = [25.0, 30.0, 35.0, 40.0]
+heatsink = [1.0, 0.6]
+"""
+
+
+def test_real_cluster_loses_no_point_when_a_worker_is_killed_mid_sweep(
+    cluster: tuple[str, dict[str, subprocess.Popen[bytes]]],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    addr, procs = cluster
+    sweep_file = tmp_path / "kill-sweep.toml"
+    sweep_file.write_text(LONGER, encoding="utf-8")
+    sweep = load_sweep(sweep_file)
+    killed: dict[str, object] = {}
+    with DaskExecutor(address=addr) as ex:
+        assert ex.workers == 2
+
+        def kill_a_busy_worker(_r: PointResult) -> None:
+            if killed:
+                return
+            info = ex.client.scheduler_info()["workers"]
+            busy = {a: keys for a, keys in ex.client.processing().items() if keys}
+            assert busy, "no worker was running a point after the first result"
+            victim_addr = sorted(busy)[0]
+            name = info[victim_addr]["name"]
+            os.kill(procs[name].pid, signal.SIGKILL)
+            procs[name].wait(timeout=30)
+            killed.update(name=name, running=list(busy[victim_addr]))
+
+        run = run_sweep(sweep, ex, tmp_path / "out", on_result=kill_a_busy_worker)
+    assert killed["running"] and procs[str(killed["name"])].returncode == -signal.SIGKILL
+    assert run.complete and run.failed == 0 and len(run.rows) == len(sweep.points)
+    rows = read_table(tmp_path / "out" / "results.csv")
+    assert [r["status"] for r in rows] == ["ok"] * len(sweep.points)
+    assert (tmp_path / "out" / "results.csv").read_bytes() == local_table(
+        sweep_file, tmp_path / "local", capsys
+    )

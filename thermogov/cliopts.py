@@ -1,0 +1,151 @@
+"""Options every command spells the same way: ``--board``, list options, output folders.
+
+One place decides what ``--board`` accepts (a built-in name or a board TOML), how a list option
+is written (repeat it, or give a comma list: ``--seed 1 --seed 2`` == ``--seed 1,2``) and what
+an output folder must be (creatable and writable, checked before any work starts), so the
+commands cannot drift apart again.  Only click and the standard library at import time: the
+board daemon's commands may use this module.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from thermogov.interfaces import ConfigError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+BOARD_HELP = (
+    "Board: a built-in profile name (see `thermogov boards`) or a board TOML file (e.g. from calibrate)."
+)
+
+
+def board_options(help_text: str = BOARD_HELP) -> Callable[[F], F]:
+    """``--board NAME|FILE`` plus the hidden, deprecated ``--board-file FILE`` it replaces."""
+
+    def deco(fn: F) -> F:
+        fn = click.option("--board-file", "board_file", hidden=True, type=click.Path(dir_okay=False))(fn)
+        return click.option("--board", help=help_text)(fn)
+
+    return deco
+
+
+def merge_board(board: str | None, board_file: str | None) -> str | None:
+    """The one ``--board`` value; ``--board-file`` still works but says it is deprecated."""
+    if board_file is None:
+        return board
+    if board is not None:
+        raise ConfigError("--board-file: give --board NAME or --board FILE, not both")
+    click.echo("thermogov: warning: --board-file is deprecated; use --board FILE", err=True)
+    return board_file
+
+
+def is_board_path(value: str) -> bool:
+    """A ``--board`` value names a file when it looks like one; otherwise it is a profile name."""
+    from thermogov.board import builtin_board_names
+
+    if value in builtin_board_names():
+        return False
+    return value.endswith(".toml") or os.sep in value or "/" in value or Path(value).exists()
+
+
+def load_board_option(value: str, field: str = "--board") -> Any:
+    """The profile ``--board`` names (built-in or file); bad input -> ConfigError naming ``field``."""
+    from thermogov.board import builtin_board_names, load_board, load_board_file
+
+    names = ", ".join(builtin_board_names())
+    if value in builtin_board_names():
+        return load_board(value)
+    if not is_board_path(value):
+        raise ConfigError(
+            f"{field}: unknown board {value!r}; choose one of {names} or give a board TOML file"
+        )
+    path = Path(value)
+    if path.is_dir():
+        raise ConfigError(f"{field}: {value} is a folder; give a board TOML file or one of {names}")
+    if not path.is_file():
+        raise ConfigError(f"{field}: no such file {value}; give a board TOML file or one of {names}")
+    try:
+        return load_board_file(path)
+    except ConfigError as e:
+        why = str(e).removeprefix(f"{path}: ").removesuffix("; fix the syntax")
+        raise ConfigError(
+            f"{field}: {value} is not a board profile TOML ({why}); give a profile such as "
+            "`thermogov calibrate` writes, or a built-in name"
+        ) from e
+
+
+def split_list(values: Sequence[str]) -> list[str]:
+    """Repeated and comma-separated values as one list, in order, blanks dropped."""
+    return [part.strip() for v in values for part in v.split(",") if part.strip()]
+
+
+def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., list[Any]]:
+    def callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
+        field = param.opts[0] if param.opts else str(param.name)
+        out = []
+        for item in split_list(values):
+            try:
+                out.append(kind(item))
+            except ValueError:
+                # ConfigError, not click.BadParameter: one line and exit 2 like every bad input
+                raise ConfigError(f"{field}: cannot read {item!r}; write e.g. {example}") from None
+        return out
+
+    return callback
+
+
+def list_option(*decls: str, kind: Callable[[str], Any] = str, example: str, **kw: Any) -> Callable[[F], F]:
+    """A list option: repeatable and comma-separated alike (``--seed 1 --seed 2`` is
+    ``--seed 1,2``); the value is a list, empty when the option is not given."""
+    return click.option(*decls, multiple=True, callback=_list_callback(kind, example), **kw)
+
+
+def finite_float(text: str) -> float:
+    """float() that refuses NaN and infinities (bad input, not values)."""
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError(text)
+    return v
+
+
+def check_out_dir(path: str | Path, field: str = "--out") -> Path:
+    """Create ``path`` if needed and prove it writable, before any simulation or fit runs."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ConfigError(f"{field}: {p} is a file; --out names a folder, give a folder path")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(
+            f"{field}: cannot create folder {p} ({e.strerror}); choose a writable folder"
+        ) from e
+    try:  # a real write, not os.access: root passes access() even on a read-only mount
+        fd, probe = tempfile.mkstemp(prefix=".thermogov-probe-", dir=p)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise ConfigError(
+            f"{field}: folder {p} is not writable ({e.strerror}); choose a writable folder"
+        ) from e
+    return p
+
+
+__all__ = [
+    "BOARD_HELP",
+    "board_options",
+    "check_out_dir",
+    "finite_float",
+    "is_board_path",
+    "list_option",
+    "load_board_option",
+    "merge_board",
+    "split_list",
+]

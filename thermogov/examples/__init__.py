@@ -1,0 +1,1 @@
+"""Example files shipped with the package (``thermogov service install`` copies thermogov.toml)."""
