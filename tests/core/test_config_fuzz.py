@@ -158,11 +158,11 @@ FRAGMENTS = ["[", "]", "[[", "]]", "{", "}", "=", ",", '"', "'", "\n", " ", "a",
     )
 )
 def test_any_bytes_as_a_config_file_are_a_one_line_error_or_a_config(
-    blob: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    blob: bytes, tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cfg = tmp_path / "blob.toml"
     cfg.write_bytes(blob)
-    code = run_main(["doctor", "--config", str(cfg), "--sysfs-root", str(tmp_path), "--board", "rpi5"])
+    code = run_main(["doctor", "--config", str(cfg), "--sysfs-root", str(tree), "--board", "rpi5"])
     _out, err = capsys.readouterr()
     assert "Traceback" not in err
     assert code in (0, 2), (code, err, blob)
