@@ -18,14 +18,12 @@ import click
 from click.types import FloatParamType, IntParamType
 
 FLOAT_LIMIT = 1e9
-# Options whose name means the same physical quantity in every command that has them.  The
+# Options whose name means the same physical quantity in every command that has them: the
 # simulator's thermal model and the board profiles are specified for ambient -40..85 °C and
-# silicon up to 150 °C; an emulator faster than 1e5x real time no longer advances its plant
-# in steps the daemon can follow.
+# silicon up to 150 °C.
 NAMED_RANGES: dict[str, tuple[float, float]] = {
     "ambient": (-40.0, 85.0),
     "initial_temp": (-40.0, 150.0),
-    "speed": (1e-3, 1e5),
 }
 INT_LIMIT = 2**31 - 1
 SEED_MAX = 2**32 - 1
