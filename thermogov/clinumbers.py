@@ -4,8 +4,9 @@ click's ``float`` (and ``FloatRange``) accept ``nan`` and ``inf``, and ``nan`` p
 range check written as ``lo <= v <= hi`` negated, so a single ``--ambient nan`` could slip into
 a model or a limit.  Rather than trusting each command to remember, the CLI group wraps the
 type of every float and int option once, when it hands out the command: finite, at most
-``FLOAT_LIMIT`` in size (each command then checks its own physical range), and seeds in the
-32 bits every random generator here takes.
+``FLOAT_LIMIT`` in size (each command then checks its own physical range; quantities named
+alike everywhere, such as ``--ambient``, are ranged here), and seeds in the 32 bits every
+random generator here takes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,13 @@ import click
 from click.types import FloatParamType, IntParamType
 
 FLOAT_LIMIT = 1e9
+# Options whose name means the same physical quantity in every command that has them: the
+# simulator's thermal model and the board profiles are specified for ambient -40..85 °C and
+# silicon up to 150 °C.
+NAMED_RANGES: dict[str, tuple[float, float]] = {
+    "ambient": (-40.0, 85.0),
+    "initial_temp": (-40.0, 150.0),
+}
 INT_LIMIT = 2**31 - 1
 SEED_MAX = 2**32 - 1
 
@@ -56,7 +64,7 @@ def bounds_for(param: click.Parameter) -> tuple[float, float] | None:
     if isinstance(t, Bounded) or param.nargs != 1:
         return None
     if isinstance(t, FloatParamType):
-        return (-FLOAT_LIMIT, FLOAT_LIMIT)
+        return NAMED_RANGES.get(param.name or "", (-FLOAT_LIMIT, FLOAT_LIMIT))
     if isinstance(t, IntParamType):
         return (0, SEED_MAX) if "seed" in (param.name or "") else (-INT_LIMIT, INT_LIMIT)
     return None
