@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from thermogov import costmodel
 from thermogov.board import BoardProfile
@@ -88,8 +88,11 @@ def steady_state_c(
         g[j][j] += link.conductance_w_per_k
         g[i][j] -= link.conductance_w_per_k
         g[j][i] -= link.conductance_w_per_k
-    model_clocks = {d: clocks_hz[d] for d in board.model.cycles if d in clocks_hz}
-    cores = costmodel.busy_cores(board.model, model_clocks, utilisation) if model_clocks else {}
+    # A domain this board lacks (a Jetson without its GPU devfreq) leaves the pipeline: the
+    # stages that remain set the pace, and the missing one heats nothing thermogov can see.
+    model = replace(board.model, cycles={d: c for d, c in board.model.cycles.items() if d in clocks_hz})
+    model_clocks = {d: clocks_hz[d] for d in model.cycles}
+    cores = costmodel.busy_cores(model, model_clocks, utilisation) if model_clocks else {}
     temps = dict.fromkeys(names, ambient_c)
     for _ in range(100):
         p = [0.0] * len(names)
@@ -216,7 +219,7 @@ def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
         check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
-    except (ConfigError, SensorError):
+    except (ConfigError, SensorError, ArithmeticError):  # advisory: never the reason a run fails
         return None
     if check is None or check.holds:
         return None
