@@ -102,6 +102,17 @@ def _no_sensors(tmp: Path) -> list[str]:
     return run_args(tmp)
 
 
+def _sweep_file(text: str) -> Callable[[Path], list[str]]:
+    """``sweep SWEEP.toml`` with a sweep file holding ``text``."""
+
+    def make(tmp: Path) -> list[str]:
+        spec = tmp / "s.toml"
+        spec.write_text(text, encoding="utf-8")
+        return ["sweep", str(spec), "--out", str(tmp / "o")]
+
+    return make
+
+
 def _config_file(text: str | bytes) -> Callable[[Path], list[str]]:
     """``run --config`` with a file holding ``text`` (bytes: written as they are)."""
 
@@ -156,9 +167,9 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     ),
     "emulate-speed-inf": (lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "inf"], "--speed"),
     "plot-window-nan": (lambda t: ["plot", "--window", "nan", str(t)], "--window"),
-    "sweep-seeds-nan": (
-        lambda t: ["sweep", "--policy", "hysteresis", "--seeds", "nan", "--out", str(t / "o")],
-        "--seeds",
+    "compare-seed-nan": (
+        lambda t: ["compare", "--policy", "hysteresis", "--seed", "nan", "--out", str(t / "o")],
+        "--seed",
     ),
     "sim-duration": (lambda t: ["sim", "--duration", "abc", "--out", str(t / "o")], "duration"),
     "sim-seed": (lambda t: ["sim", "--seed", "x", "--out", str(t / "o")], "--seed"),
@@ -167,14 +178,14 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "boards-option": (lambda t: ["boards", "--bogus"], "--bogus"),
     "compare-scenario": (lambda t: ["compare", "--scenario", "no-such", "--out", str(t / "o")], "no-such"),
     "sweep-ambient": (
-        lambda t: ["sweep", "--policy", "hysteresis", "--ambient", "warm", "--out", str(t / "o")],
+        _sweep_file('[sweep]\nscenario = "orin-steady-25"\n[grid]\nambient = ["warm"]\n'),
         "ambient",
     ),
     "plot-missing": (lambda t: ["plot", str(t / "no-run")], "no-run"),
     "import-missing": (lambda t: ["import", str(t / "nolog.txt"), "--out", str(t / "o")], "nolog.txt"),
     "calibrate-missing": (lambda t: ["calibrate", str(t / "no-run")], "no-run"),
     "emulate-duration": (
-        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--duration", "abc"],
+        lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--wall-duration", "abc"],
         "duration",
     ),
     "doctor-nonexistent-root": (lambda t: ["doctor", "--sysfs-root", str(t / "nonexistent")], "--sysfs-root"),
