@@ -456,9 +456,10 @@ def bad_input_legs(rp: Replay, venv: Path) -> None:
     cases = [
         ("sim --out <unwritable>", ["sim", "--duration", "10", "--out", "/proc/thermogov-out"]),
         (
-            "sim --board-file <not TOML>",
-            ["sim", "--duration", "10", "--board-file", str(rp.work / "board.txt")],
+            "sim --board <not TOML>",
+            ["sim", "--duration", "10", "--board", str(rp.work / "board.txt")],
         ),
+        ("plot --out <a file name>", ["plot", str(rp.work / "no-run"), "--out", str(rp.work / "fig.png")]),
         ("sim --policy fixed:99999", ["sim", "--duration", "10", "--policy", "fixed:99999"]),
         (
             "sim --scenario rpi5-steady-25 --board jetson-orin-nano",

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.sim.sweep import table
 from thermogov.sim.sweep.engine import SweepRun, probe_s_per_sim_s, run_sweep
@@ -25,19 +26,20 @@ from thermogov.sim.sweep.spec import Sweep, describe, load_sweep
 
 
 def fig(v: Any) -> str:
-    """A figure to 3 significant digits (``227.6`` -> ``228``), ``n/a`` for none."""
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    return str(v)
+    """A figure as every table prints it (:func:`thermogov.display.figure`), ``n/a`` for none."""
+    return figure(v) if v is None or isinstance(v, int | float) else str(v)
 
 
 def _default_out(sweep: Sweep) -> Path:
     return Path("traces") / "sweeps" / sweep.name
 
 
-@click.command("sweep")
+@click.command(
+    "sweep",
+    epilog="""\b
+Example:
+  thermogov sweep examples/ambient-heatsink-sweep.toml --dry-run""",
+)
 @click.argument("sweep_file", metavar="SWEEP.toml")
 @click.option(
     "--executor",

@@ -102,6 +102,17 @@ def _no_sensors(tmp: Path) -> list[str]:
     return run_args(tmp)
 
 
+def _sweep_file(text: str) -> Callable[[Path], list[str]]:
+    """``sweep SWEEP.toml`` with a sweep file holding ``text``."""
+
+    def make(tmp: Path) -> list[str]:
+        spec = tmp / "s.toml"
+        spec.write_text(text, encoding="utf-8")
+        return ["sweep", str(spec), "--out", str(tmp / "o")]
+
+    return make
+
+
 def _config_file(text: str | bytes) -> Callable[[Path], list[str]]:
     """``run --config`` with a file holding ``text`` (bytes: written as they are)."""
 
@@ -163,6 +174,10 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "1e9"],
         "--speed",
     ),
+    "compare-seed-nan": (
+        lambda t: ["compare", "--policy", "hysteresis", "--seed", "nan", "--out", str(t / "o")],
+        "--seed",
+    ),
     "emulate-initial-temp-huge": (
         lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--initial-temp", "1e9"],
         "--initial-temp",
@@ -177,6 +192,10 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     "sweep-missing-file": (
         lambda t: ["sweep", str(t / "no-sweep.toml"), "--out", str(t / "o")],
         "no-sweep.toml",
+    ),
+    "sweep-ambient": (
+        _sweep_file('[sweep]\nscenario = "orin-steady-25"\n[grid]\nambient = ["warm"]\n'),
+        "ambient",
     ),
     "plot-missing": (lambda t: ["plot", str(t / "no-run")], "no-run"),
     "import-missing": (lambda t: ["import", str(t / "nolog.txt"), "--out", str(t / "o")], "nolog.txt"),
