@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from thermogov.cliopts import check_out_dir
+from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.sim.sweep import table
 from thermogov.sim.sweep.engine import SweepRun, probe_s_per_sim_s, run_sweep
@@ -25,19 +27,22 @@ from thermogov.sim.sweep.spec import Sweep, describe, load_sweep
 
 
 def fig(v: Any) -> str:
-    """A figure to 3 significant digits (``227.6`` -> ``228``), ``n/a`` for none."""
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    return str(v)
+    """A number as every table prints it (:func:`thermogov.display.figure`); text unchanged."""
+    return v if isinstance(v, str) else figure(v)
 
 
 def _default_out(sweep: Sweep) -> Path:
     return Path("traces") / "sweeps" / sweep.name
 
 
-@click.command("sweep")
+@click.command(
+    "sweep",
+    epilog="""\b
+Example:
+  thermogov sweep examples/ambient-heatsink-sweep.toml --dry-run
+  thermogov sweep examples/ambient-heatsink-sweep.toml --workers 2 --out traces/sweeps/example
+  thermogov sweep SWEEP.toml --executor dask --scheduler tcp://10.0.0.5:8786 --out /shared/sweep""",
+)
 @click.argument("sweep_file", metavar="SWEEP.toml")
 @click.option(
     "--executor",
@@ -72,6 +77,7 @@ def sweep_command(
     if dry_run:
         _dry_run(sweep, executor, workers, scheduler, as_json)
         return
+    check_out_dir(out_dir)
     with make_executor(executor, workers, scheduler) as ex:
         click.echo(f"sweep {sweep.name}: {len(sweep.points)} points on {ex.describe()}", err=True)
         run = _run_with_bar(sweep, ex, out_dir, resume)

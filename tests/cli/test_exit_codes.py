@@ -125,6 +125,15 @@ def _sim_config(text: str) -> Callable[[Path], list[str]]:
     return make
 
 
+def _sweep_file(body: str) -> Callable[[Path], list[str]]:
+    def make(tmp: Path) -> list[str]:
+        f = tmp / "bad-sweep.toml"
+        f.write_text('[sweep]\nscenario = "orin-steady-25"\nduration = 5\n' + body, encoding="utf-8")
+        return ["sweep", str(f), "--out", str(tmp / "o")]
+
+    return make
+
+
 def _board_file(tmp: Path) -> list[str]:
     from importlib import resources
 
@@ -156,20 +165,15 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
     ),
     "emulate-speed-inf": (lambda t: ["emulate", "--sysfs-root", str(t / "emu"), "--speed", "inf"], "--speed"),
     "plot-window-nan": (lambda t: ["plot", "--window", "nan", str(t)], "--window"),
-    "sweep-seeds-nan": (
-        lambda t: ["sweep", "--policy", "hysteresis", "--seeds", "nan", "--out", str(t / "o")],
-        "--seeds",
-    ),
+    "sweep-ambient-nan": (_sweep_file("[grid]\nambient = [25, nan]\n"), "grid.ambient[1]: nan"),
     "sim-duration": (lambda t: ["sim", "--duration", "abc", "--out", str(t / "o")], "duration"),
     "sim-seed": (lambda t: ["sim", "--seed", "x", "--out", str(t / "o")], "--seed"),
     "sim-unknown-option": (lambda t: ["sim", "--bogus"], "--bogus"),
     "unknown-command": (lambda t: ["frobnicate"], "frobnicate"),
     "boards-option": (lambda t: ["boards", "--bogus"], "--bogus"),
     "compare-scenario": (lambda t: ["compare", "--scenario", "no-such", "--out", str(t / "o")], "no-such"),
-    "sweep-ambient": (
-        lambda t: ["sweep", "--policy", "hysteresis", "--ambient", "warm", "--out", str(t / "o")],
-        "ambient",
-    ),
+    "sweep-ambient": (_sweep_file("[grid]\nambient = ['warm']\n"), "grid.ambient[0]"),
+    "sweep-unknown-key": (_sweep_file("[grid]\nambiant = [25]\n"), "grid.ambiant: unknown key"),
     "plot-missing": (lambda t: ["plot", str(t / "no-run")], "no-run"),
     "import-missing": (lambda t: ["import", str(t / "nolog.txt"), "--out", str(t / "o")], "nolog.txt"),
     "calibrate-missing": (lambda t: ["calibrate", str(t / "no-run")], "no-run"),

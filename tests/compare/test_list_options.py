@@ -1,4 +1,4 @@
-"""`compare`/`sweep` list options: repeating an option and comma-separating it are the same;
+"""`compare` list options: repeating an option and comma-separating it are the same;
 `--json` gives the rows; bad items are one line and exit 2 (through the installed script)."""
 
 from __future__ import annotations
@@ -66,50 +66,10 @@ def test_compare_repeated_and_comma_lists_agree(tmp_path: Path) -> None:
     assert (tmp_path / "a.csv").is_file()
 
 
-def test_sweep_ambient_and_seed_lists(tmp_path: Path) -> None:
-    p = thermogov(
-        "sweep",
-        "--scenario",
-        "orin-steady-25",
-        "--ambient",
-        "20",
-        "--ambient",
-        "30",
-        "--seed",
-        "3",
-        "--policy",
-        "stepped",
-        *QUICK,
-        "--csv",
-        str(tmp_path / "s.csv"),
-    )
-    rows = _rows(p)
-    assert sorted((r["ambient_c"], r["seed"]) for r in rows) == [(20.0, 3), (30.0, 3)]
-
-
-def test_sweep_seeds_is_a_deprecated_alias(tmp_path: Path) -> None:
-    p = thermogov(
-        "sweep",
-        "--scenario",
-        "orin-steady-25",
-        "--seeds",
-        "4",
-        "--policy",
-        "stepped",
-        *QUICK,
-        "--csv",
-        str(tmp_path / "s.csv"),
-    )
-    assert [r["seed"] for r in _rows(p)] == [4]
-    assert "--seeds is deprecated" in p.stderr
-    assert "--seeds" not in thermogov("sweep", "--help").stdout
-
-
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
         (["compare", "--policy", "stepped", "--seed", "1,x"], "--seed: cannot read 'x'"),
-        (["sweep", "--policy", "stepped", "--ambient", "20,nan"], "--ambient: cannot read 'nan'"),
         (["compare", "--policy", "stepped,turbo"], "unknown policy 'turbo'"),
     ],
 )
