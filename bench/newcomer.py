@@ -154,9 +154,12 @@ def user_prefix(venv: Path) -> list[str] | None:
     ).stdout.split()
     code = f"import site, sys; site.addsitedir({v[1]!r}); sys.argv[0] = 'thermogov'; from thermogov.cli import main; main()"
     for exe in (str(venv / "bin/python"), os.path.realpath(venv / "bin/python"), f"/usr/bin/python3.{v[0]}"):
-        r = subprocess.run(
-            [exe, "-c", code, "--version"], preexec_fn=_drop, env=USER_ENV, capture_output=True
-        )
+        try:
+            r = subprocess.run(
+                [exe, "-c", code, "--version"], preexec_fn=_drop, env=USER_ENV, capture_output=True
+            )
+        except OSError:  # nobody may not reach it (pyenv under a 0700 /root)
+            continue
         if r.returncode == 0:
             return [exe, "-c", code]
     return None

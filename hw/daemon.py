@@ -4,8 +4,9 @@ Order of a run, chosen so that bad input never changes the board and every chang
 
 1. side-effect free: discover the tree, choose and map the board profile, validate config,
    workload and policy (a problem here exits 2 with nothing written);
-2. take the single-instance lock, restore any journal a dead instance left, capture the
-   limits in force, write and fsync the journal of those originals;
+2. take the board lock (:mod:`~thermogov.hw.boardlock`: one governor per board, whatever lock
+   file or state directory each was given), restore any journal a dead instance left, capture
+   the limits in force, write and fsync the journal of those originals;
 3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
    ``time.monotonic`` (computed, never accumulated, so no drift); a wait is a ``select`` on a
    self-pipe that SIGTERM/SIGINT/SIGHUP make readable (``signal.set_wakeup_fd``; a
@@ -15,9 +16,10 @@ Order of a run, chosen so that bad input never changes the board and every chang
    limits first, then stops the workload, closes the run folder and releases the lock.
 
 Failsafe is the governor's: temperature unknown for more than 1 s (``governor.unknown_grace_ms``
-when set), or any sensor at its hard limit, and every domain goes to its lowest cap.  ``dry_run`` reads the real sensors and makes
-every decision but owns no attribute: actuators record what they would write, which goes to
-stderr and to the trace ``event`` column.
+when set), or any sensor at its hard limit, and every domain goes to its lowest cap.
+``dry_run`` reads the real sensors and makes every decision but takes no lock and owns no
+attribute: actuators record what they would write, which goes to stderr and to the trace
+``event`` column.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from thermogov.hw.journal import (
 )
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.mapping import BoardMap, choose_board, map_board
+from thermogov.hw.notify import Notifier
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
@@ -281,13 +284,20 @@ class Runner:
         self.instant = InstantClock()
         self.stats = TickStats()
         self.summary: dict[str, Any] = {}
+        self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
         check_privileges(opts.dry_run)
         with contextlib.ExitStack() as stack:
             self.stop.install(stack)
+            # Read (and unset) $NOTIFY_SOCKET before any child starts: a workload must not
+            # be able to tell systemd the daemon is alive.
+            self.notifier = Notifier(on_error=self.log)
+            stack.callback(self.notifier.close)
             prep = prepare(opts, self.tree)
+            for name, why in prep.bmap.missing_domains.items():
+                self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             workload = parse_workload(opts.workload, opts.count_regex)
             journal = None
             if opts.dry_run:
@@ -331,6 +341,7 @@ class Runner:
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
+            stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
                 prep.specs,
@@ -340,6 +351,7 @@ class Runner:
                 telemetry=telemetry,
                 unknown_grace_s=grace_ms / 1000.0 if grace_ms > 0 else HW_UNKNOWN_GRACE_S,
                 max_write_failures=prep.config.governor.max_write_failures,
+                stuck_after_s=prep.config.governor.stuck_after_s,
                 on_sample=recorder.on_sample,
                 on_log=self.log,
             )
@@ -402,6 +414,7 @@ class Runner:
                 self.stats.record(time.perf_counter() - begin)
                 if not started:
                     started = True
+                    self.notifier.ready(f"governing {prep.board.name}")
                     mode = "dry-run" if self.opts.dry_run else "governing"
                     print(
                         f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
@@ -409,6 +422,7 @@ class Runner:
                         file=self.out,
                         flush=True,
                     )
+                self.notifier.watchdog()  # every control tick: a hung loop misses WatchdogSec
             lag_ms = (time.monotonic() - t0) * 1000.0 - plan.peek_ms()
             if lag_ms > ctrl_ms:
                 # Fell behind by more than a control period (a slow sysfs read, a suspended

@@ -280,7 +280,7 @@ def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
             table = tuple(sorted({k * 1000 for k in khz if k > 0}))
             if not table:
                 raise SensorError(
-                    f"{tree.show(rel)}: no positive frequency in the OPP table; check the driver"
+                    f"{tree.show(rel)}/{source}: no positive frequency in the OPP table; check the driver"
                 )
             out.append(CpufreqPolicy(name, rel, related, table, source))
         except SensorError as e:

@@ -193,10 +193,12 @@ def _ceilings_hz(tree: SysfsTree, bmap: BoardMap) -> dict[str, tuple[int, int]]:
 def check_hold(
     tree: SysfsTree, board: BoardProfile, bmap: BoardMap, config: Config, specs: Sequence[SensorSpec]
 ) -> HoldCheck | None:
-    """None when the policy has no trip or no sensor reads now (nothing to predict from)."""
+    """None when the policy has no trip, no sensor reads now, or the board is already at its trip."""
     trip = policy_trip_c(config, config.policy)
     now = _live_fused_c(tree, bmap, specs)
-    if trip is None or now is None:
+    if trip is None or now is None or now >= trip:
+        # At or above the trip already, the board is busy (or somewhere very hot) and the idle
+        # assumption behind the inferred ambient fails; the run's own trace shows what happens.
         return None
     caps = _ceilings_hz(tree, bmap)
     lowest = {d: lo for d, (lo, _hi) in caps.items()}

@@ -7,23 +7,57 @@
 * no workload: throughput is *not measured* (``None``), which is different from zero.
 
 Both are plain child processes (``subprocess``, ``close_fds``): no fork of the daemon, so a
-child never inherits the instance lock or the daemon's signal handlers.  ``stop`` terminates
-the child on every exit path; a child outliving a ``kill -9`` daemon gets a broken pipe.
+child never inherits the instance lock or the daemon's signal handlers.  Each runs in its own
+session (so its process group is its own: a Ctrl-C meant for the daemon does not reach it
+before the daemon restores, and ``stop`` can signal the whole group), and asks the kernel for
+``SIGKILL`` when its parent dies (``PR_SET_PDEATHSIG``, prctl(2)): a ``kill -9`` of the daemon
+takes the workload with it, instead of leaving a program that ignores its closed stdout
+heating an ungoverned board.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 from thermogov.interfaces import ConfigError
 
 BUILTIN = "builtin"
 CMD_PREFIX = "cmd:"
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _death_signal_hook() -> Callable[[], None] | None:
+    """A pre-exec hook arming ``PR_SET_PDEATHSIG`` = SIGKILL; None where prctl does not exist.
+
+    libc is loaded here, in the parent: the hook itself only makes the one system call (and
+    checks the parent did not die before it was armed), which is what is safe after fork.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the daemon died before the signal was armed
+            os._exit(1)
+
+    return hook
 
 
 class Workload(Protocol):
@@ -60,7 +94,13 @@ class ProcessWorkload:
     def start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, errors="replace"
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                start_new_session=True,
+                preexec_fn=_death_signal_hook(),  # one syscall after fork, no locks taken
             )
         except OSError as e:
             raise ConfigError(
@@ -87,17 +127,24 @@ class ProcessWorkload:
         if proc is None:
             return
         if proc.poll() is None:
-            proc.terminate()
+            self._signal_group(proc, signal.SIGTERM)
             try:
                 proc.wait(2.0)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                self._signal_group(proc, signal.SIGKILL)
                 proc.wait(2.0)
+        self._signal_group(proc, signal.SIGKILL)  # helpers it spawned into its group
         if self._reader is not None:
             self._reader.join(2.0)
         if proc.stdout is not None:
             proc.stdout.close()
         self._proc = None
+
+    @staticmethod
+    def _signal_group(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
+        """Signal the workload's process group (its session leader's pid is the group id)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
 
     def inferences_total(self) -> int:
         return self._count

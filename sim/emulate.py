@@ -19,6 +19,7 @@ line (``thermogov.hw.discovery``).  A shutdown also ends ``emulate`` with exit s
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import math
 import os
@@ -45,16 +46,46 @@ def _replace(path: Path, text: str) -> None:
 
 
 class Emulator:
-    def __init__(self, board: BoardProfile, root: Path, config: Config, speed: float = 1.0) -> None:
+    def __init__(
+        self, board: BoardProfile, root: Path, config: Config, speed: float = 1.0, warm_up_s: float = 0.0
+    ) -> None:
         check_speed(speed)
         self.board = board
         self.root = root
         self.speed = speed
         self.world = SimWorld(board, config)
+        self._next_poll = {p.period_ms: 0.0 for p in board.protections}
+        self.t0 = 0.0
+        if warm_up_s > 0:
+            self._warm_up(warm_up_s)
         temps = {s.name: self.world.sensors[s.name]._node_temp() for s in board.sensors}
         self.layout: FakeBoardLayout = build_fake_board(board, root, temps)
-        self._next_poll = {p.period_ms: 0.0 for p in board.protections}
         self.stop = threading.Event()
+
+    def _warm_up(self, seconds: float, step_s: float = 0.5) -> None:
+        """Run the board flat out (no governor) for ``seconds`` of board time before going live.
+
+        A test or a demo at real time then starts near the interesting temperatures without
+        waiting minutes, with every node (die, lid, battery) where that history puts it, which
+        ``--initial-temp`` (one temperature for all) cannot do.
+        """
+        t = 0.0
+        while t < seconds:
+            t = min(t + step_s, seconds)
+            self.world.advance(t)
+            self._poll(t)
+            if self.world.shutdown_at is not None:
+                raise ConfigError(
+                    f"--warm-up: the board shuts down after {self.world.shutdown_at:.0f} s at full clocks "
+                    f"({self.world.shutdown_reason}); give a shorter warm-up"
+                )
+        self.t0 = seconds
+
+    def _poll(self, t_plant: float) -> None:
+        for period, due in self._next_poll.items():
+            if t_plant >= due:
+                self.world.poll_protections()
+                self._next_poll[period] = due + period / 1000.0
 
     # -- one step ---------------------------------------------------------------------------
     def _read_cap(self, domain: str) -> int | None:
@@ -78,10 +109,7 @@ class Emulator:
             if opp != dom.cap_hz:
                 dom.apply(opp)
         world.advance(t_plant)
-        for period, due in self._next_poll.items():
-            if t_plant >= due:
-                world.poll_protections()
-                self._next_poll[period] = due + period / 1000.0
+        self._poll(t_plant)
         values = {}
         for s in self.board.sensors:
             rel, scale = self.layout.temp_files[s.name]
@@ -109,21 +137,22 @@ class Emulator:
         for rel, rail in self.layout.rails:
             watts = total if rail.input else sum(per_domain.get(d, 0.0) for d in rail.domains)
             watts += rail.rest_share * rest
-            _replace(self.root / rel, f"{round(watts / rail.volt_v * 1000)}\n")
+            ma = round(watts / rail.volt_v * 1000) if rail.volt_v > 0 else 0  # an NC channel reads 0
+            _replace(self.root / rel, f"{ma}\n")
 
     # -- real-time loop ---------------------------------------------------------------------
     def run(self, wall_duration_s: float | None, step_s: float = 0.02) -> float:
         """Step until ``wall_duration_s`` (or ``stop``); returns the simulated time reached."""
         start = time.monotonic()
         k = 0
-        t_plant = 0.0
+        t_plant = self.t0
         while not self.stop.is_set():
             k += 1
             deadline = start + k * step_s
             if wall_duration_s is not None and deadline - start > wall_duration_s:
                 break
             self.stop.wait(max(deadline - time.monotonic(), 0.0))
-            t_plant = (time.monotonic() - start) * self.speed
+            t_plant = self.t0 + (time.monotonic() - start) * self.speed
             self.step(t_plant)
             if self.world.shutdown_at is not None:
                 break
@@ -169,6 +198,10 @@ def check_speed(speed: float) -> None:
 @click.option(
     "--initial-temp", type=float, help="Start every node at this temperature (default: idle steady state)."
 )
+@click.option(
+    "--warm-up",
+    help="Board time to run flat out before the tree goes live (90s, 5m): start hot without waiting.",
+)
 @click.option("--seed", type=int, default=1, show_default=True)
 def emulate_command(
     board: str,
@@ -178,6 +211,7 @@ def emulate_command(
     old_duration: str | None,
     ambient: float,
     initial_temp: float | None,
+    warm_up: str | None,
     seed: int,
 ) -> None:
     """Emulate a board behind a fake sysfs tree for `thermogov run --sysfs-root`.
@@ -203,6 +237,7 @@ def emulate_command(
         click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
     text = wall_duration or old_duration
     wall = parse_duration_s(text, "--wall-duration") if text else None
+    warm = parse_duration_s(warm_up, "--warm-up") if warm_up else 0.0
     profile = load_board(board)
     base = Config(board=board, seed=seed)
     cfg = dataclasses.replace(
@@ -210,13 +245,20 @@ def emulate_command(
     )
     root = Path(sysfs_root)
     try:
-        emu = Emulator(profile, root, cfg, speed)
+        emu = Emulator(profile, root, cfg, speed, warm)
     except OSError as e:
         raise ThermogovError(f"--sysfs-root: cannot build the tree in {root} ({e.strerror})") from e
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: emu.stop.set())
     click.echo(f"emulating {profile.name} under {root} at {speed:g}x; ready", err=False)
-    reached = emu.run(wall)
+    try:
+        reached = emu.run(wall)
+    except OSError as e:  # the tree was removed or made unwritable under us
+        why = f"cannot update {e.filename or root} ({e.strerror})"
+        with contextlib.suppress(OSError):
+            emu.power_off(why)
+        click.echo(f"thermogov: emulator failed: {why}; the emulated board is gone", err=True)
+        raise click.exceptions.Exit(1) from None
     world = emu.world
     if world.shutdown_at is not None:
         why = f"{world.shutdown_reason} after {world.shutdown_at:.1f} s of board time"

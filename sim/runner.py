@@ -58,6 +58,7 @@ def build_governor(
         telemetry=world,
         unknown_grace_s=config.governor.unknown_grace_ms / 1000.0,
         max_write_failures=config.governor.max_write_failures,
+        stuck_after_s=config.governor.stuck_after_s,
         on_sample=recorder.on_sample if recorder else None,
     )
 

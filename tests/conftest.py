@@ -1,4 +1,4 @@
-"""Shared fixtures: the repo root, the shared real-data folder, short simulation configs."""
+"""Shared fixtures: the repo root, the real-data folder (THERMOGOV_REAL_DATA), short simulation configs."""
 
 from __future__ import annotations
 

@@ -22,3 +22,11 @@ def real_data_dir() -> Path:
 
 
 REAL_DATA = real_data_dir()
+
+
+def absent(path: Path) -> str:
+    """The skip reason for a real log that is not there: what is missing and how to supply it."""
+    return (
+        f"{path} absent (set {REAL_DATA_ENV} to a folder of the real logs, docs/real-logs.md): "
+        "licence forbids copying it into the repo"
+    )

@@ -75,8 +75,9 @@ def load_board_option(value: str, field: str = "--board") -> Any:
     try:
         return load_board_file(path)
     except ConfigError as e:
+        why = str(e).removeprefix(f"{path}: ").removesuffix("; fix the syntax")
         raise ConfigError(
-            f"{field}: {value} is not a board profile TOML ({e}); give a profile such as "
+            f"{field}: {value} is not a board profile TOML ({why}); give a profile such as "
             "`thermogov calibrate` writes, or a built-in name"
         ) from e
 

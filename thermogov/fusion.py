@@ -48,6 +48,7 @@ class Fusion:
             raise ValueError("fusion needs at least one sensor")
         self.specs = tuple(specs)
         self._latest: dict[str, Reading | None] = {s.name: None for s in specs}
+        self.excluded: set[str] = set()  # sensors judged failed although they read (stuck)
 
     def update(self, reading: Reading) -> None:
         self._latest[reading.sensor] = reading
@@ -60,11 +61,12 @@ class Fusion:
         den = 0.0
         used: list[str] = []
         hot: list[str] = []
+        excluded = self.excluded
         for spec in self.specs:
             r = self._latest[spec.name]
             # A small epsilon absorbs float noise in ms->s conversion: a reading exactly
             # `stale_periods` periods old is still fresh.
-            if r is None or now_s - r.t_s > spec.stale_after_s + 1e-9:
+            if r is None or now_s - r.t_s > spec.stale_after_s + 1e-9 or (excluded and spec.name in excluded):
                 continue
             num += spec.weight * r.value_c
             den += spec.weight

@@ -6,7 +6,9 @@ monotonic deadline loop in ``hw``) calls :meth:`Governor.sample` when a sensor i
 not in policies, so no policy can forget them:
 
 * temperature unknown (no fresh sensor) for longer than ``unknown_grace_s`` -> lowest caps;
-* any fresh sensor at or above its own hard limit -> lowest caps, whatever the fused value.
+* any fresh sensor at or above its own hard limit -> lowest caps, whatever the fused value;
+* a sensor frozen for ``stuck_after_s`` while the clocks change counts as failed
+  (:mod:`thermogov.sensorwatch`); sensors leaving or rejoining fusion are trace events.
 
 Caps are written only when they change (writes cost syscalls on a board and every write is a
 chance for EBUSY); the effective clock is read back each tick because firmware and kernel
@@ -21,6 +23,7 @@ from typing import NamedTuple
 from thermogov.fusion import Fusion, SensorSpec
 from thermogov.interfaces import ActuatorError, FrequencyActuator, Reading, SensorError, SensorSource
 from thermogov.policies.base import Policy, PolicyInput
+from thermogov.sensorwatch import StuckWatch, membership_events
 
 FAILSAFE = "FAILSAFE"
 
@@ -68,6 +71,7 @@ class Governor:
         telemetry: Telemetry | None = None,
         unknown_grace_s: float = 0.0,
         max_write_failures: int = 3,
+        stuck_after_s: float | None = None,
         on_sample: Callable[[SampleRecord], None] | None = None,
         on_log: Callable[[str], None] | None = None,
     ) -> None:
@@ -82,9 +86,12 @@ class Governor:
         self.unknown_grace_s = unknown_grace_s
         self.max_write_failures = max_write_failures
         self.fusion = Fusion(self.specs)
+        self._watch = StuckWatch([s.name for s in self.specs], stuck_after_s)
+        self.fusion.excluded = self._watch.stuck
         self._on_sample = on_sample
         self._log = on_log or (lambda msg: None)
         self._sensor_names = tuple(s.name for s in self.specs)
+        self._used: tuple[str, ...] = self._sensor_names  # fusion order; all expected at start
         self._domain_names = tuple(a.name for a in self.actuators)
         self._caps = {a.name: a.cap_hz for a in self.actuators}
         self._wanted: dict[str, int] = dict(self._caps)
@@ -109,6 +116,7 @@ class Governor:
         if r.t_s != now_s or r.sensor != name:
             r = Reading(name, r.value_c, now_s)
         self.fusion.update(r)
+        self._watch.reading(name, r.value_c, now_s)
         if self._on_sample:
             self._on_sample(SampleRecord(now_s, name, r.value_c, True))
         return r
@@ -118,11 +126,14 @@ class Governor:
         return {a.name: a.table_hz[0] for a in self.actuators}
 
     def tick(self, now_s: float) -> TickRecord:
+        freqs = dict(zip(self._domain_names, [a.effective_hz() for a in self.actuators], strict=True))
+        events = self._watch.tick(now_s, tuple(freqs.values()))
         fr = self.fusion.fuse(now_s)
-        events: list[str] = []
+        if fr.used != self._used:
+            events.extend(membership_events(frozenset(self._used), fr.used, self._sensor_names))
+            self._used = fr.used
         latest = self.fusion.latest
         readings = tuple(None if (r := latest(n)) is None else r.value_c for n in self._sensor_names)
-        freqs = dict(zip(self._domain_names, [a.effective_hz() for a in self.actuators], strict=True))
         power = self.telemetry.power_w()
         if fr.fused_c is None:
             if self._unknown_since is None:

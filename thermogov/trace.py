@@ -3,8 +3,9 @@
 A trace row is one governor tick; a sample row is one sensor read.  Columns and units are
 fixed here and documented in docs/trace-format.md, because notebooks and the importers rely
 on them.  The writers are stdlib ``csv`` (no pandas on a board), append-only and flushed at
-most every second, so a daemon killed with SIGKILL leaves a readable trace with at most a
-second missing and possibly a truncated last line, which the loader tolerates.
+most every second (and, in fast simulated time, every 1 % of rows or 10 simulated seconds),
+so a process killed with SIGKILL leaves a readable trace with at most that much missing and
+possibly a truncated last line, which the loader tolerates.
 """
 
 from __future__ import annotations
@@ -90,29 +91,56 @@ def format_tick(rec: TickRecord) -> str:
 
 
 class _CsvAppender:
-    """Append-only CSV with a header, handed to the OS at most once a wall-clock second.
+    """Append-only CSV with a header; a process killed at any instant loses only a bounded tail.
 
-    Lines are buffered in memory and written in blocks; the clock is checked every 64 lines so
-    the simulator does not pay a syscall per row, and a daemon ticking at 10 Hz still flushes
-    about once a second.
+    Lines are buffered in memory and handed to the OS in blocks (``flush``; the page cache
+    survives ``kill -9``).  Two bounds, both checked on every line (a clock read and two
+    comparisons, a few percent of formatting the row):
+
+    * wall time: a buffered line is at most ``flush_every_s`` (1 s) old, so a crashed
+      ``thermogov run`` loses at most one second of trace;
+    * run time (``t_s``, simulated seconds in ``sim``, which runs far faster than the wall
+      clock): the buffer never grows past both ``span_s`` (10 s) of run time and ``share``
+      (1 %) of the lines so far, so a killed ``sim`` loses at most 1 % of its rows or 10
+      simulated seconds, whichever is more.
     """
 
-    def __init__(self, path: Path, header: Sequence[str], flush_every_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        path: Path,
+        header: Sequence[str],
+        flush_every_s: float = 1.0,
+        span_s: float = 10.0,
+        share: float = 0.01,
+    ) -> None:
         self.path = path
         self._fh = path.open("w", encoding="utf-8", newline="")
         self._fh.write(",".join(_text(h) for h in header) + "\n")
         self._fh.flush()
         self._every = flush_every_s
+        self._span = span_s
+        self._share = share
         self._last_flush = time.monotonic()
         self._buf: list[str] = []
+        self._first_t = 0.0  # run time of the oldest buffered line
+        self._lines = 0
 
-    def write_line(self, line: str) -> None:
+    def write_line(self, line: str, t_s: float | None = None) -> None:
         buf = self._buf
+        if not buf and t_s is not None:
+            self._first_t = t_s
         buf.append(line)
-        if len(buf) & 63 == 0 or self._every <= 0.0:
-            now = time.monotonic()
-            if now - self._last_flush >= self._every or len(buf) >= 4096:
-                self.flush()
+        self._lines += 1
+        if (
+            time.monotonic() - self._last_flush >= self._every
+            or len(buf) >= 4096
+            or (
+                t_s is not None
+                and t_s - self._first_t >= self._span
+                and len(buf) >= self._share * self._lines
+            )
+        ):
+            self.flush()
 
     def flush(self) -> None:
         if self._buf:
@@ -151,7 +179,7 @@ class TraceWriter(_CsvAppender):
             )
         except TypeError:
             line = format_tick(rec)
-        self.write_line(line)
+        self.write_line(line, rec.t_s)
 
 
 class SampleWriter(_CsvAppender):
@@ -161,7 +189,8 @@ class SampleWriter(_CsvAppender):
     def sample(self, rec: SampleRecord) -> None:
         v = rec.value_c
         self.write_line(
-            f"{rec.t_s:.3f},{_text(rec.sensor)},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n"
+            f"{rec.t_s:.3f},{_text(rec.sensor)},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n",
+            rec.t_s,
         )
 
 

@@ -58,7 +58,7 @@ class TreeShape:
 def _rail(t: Table, domains: set[str]) -> Rail:
     r = Rail(
         label=t.string("label"),
-        volt_v=t.number("volt_v", minimum=0.0, exclusive_min=True, maximum=60.0),
+        volt_v=t.number("volt_v", minimum=0.0, maximum=60.0),
         input=t.boolean("input", False),
         domains=tuple(t.strings("domains", [])),
         rest_share=t.number("rest_share", 0.0, minimum=0.0, maximum=1.0),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.realdata import REAL_DATA
+from tests.realdata import REAL_DATA, absent
 from thermogov.board import load_board
 from thermogov.sim.calibrate import CalibrationResult, calibrate, load_log_data
 
@@ -37,7 +37,7 @@ _cache: dict[str, CalibrationResult] = {}
 
 def fit(name: str) -> CalibrationResult:
     if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: these logs may not be copied into the repo")
+        pytest.skip(absent(REAL))
     if name not in _cache:
         _cache[name] = calibrate(load_log_data(REAL / name), load_board("rpi4"), holdout=0.3)
     return _cache[name]

@@ -140,7 +140,7 @@ def _board_file(tmp: Path) -> list[str]:
     text = resources.files("thermogov.boards").joinpath("rpi5.toml").read_text(encoding="utf-8")
     bad = tmp / "board.toml"
     bad.write_text(text.replace("hard_limit_c = ", "hard_limit_c = nan # ", 1), encoding="utf-8")
-    return ["sim", "--board-file", str(bad), "--duration", "5s", "--out", str(tmp / "o")]
+    return ["sim", "--board", str(bad), "--duration", "5s", "--out", str(tmp / "o")]
 
 
 BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {

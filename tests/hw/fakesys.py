@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realdata import REAL_DATA
+from tests.realdata import REAL_DATA, absent
 from thermogov.hw.sysfs import SysfsTree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ def real_file(name: str) -> Path:
     """A real listing the licence keeps out of the repo (see docs/real-logs.md; skip if absent)."""
     p = REAL / name
     if not p.exists():
-        pytest.skip(f"{p} absent; licence forbids copying it into the repo")
+        pytest.skip(absent(p))
     return p
 
 

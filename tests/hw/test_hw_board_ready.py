@@ -266,6 +266,12 @@ def test_policy_trip_of_every_policy_kind() -> None:
     assert holdcheck.policy_trip_c(cfg, "fixed:1500") is None
 
 
+def test_hold_warning_is_silent_on_a_board_already_at_its_trip(tmp_path: Path) -> None:
+    fakesys.rpi5(tmp_path, cpu_mc=80000)  # busy now: the idle-ambient inference would not hold
+    cfg = parse_config(tomlread.loads(TRIP75))
+    assert holdcheck.hold_warning(SysfsTree(tmp_path), cfg, None) is None
+
+
 def test_hold_warning_is_silent_when_nothing_reads(tmp_path: Path) -> None:
     t = fakesys.rpi5(tmp_path)
     for zone in (tmp_path / "sys/devices/virtual/thermal").glob("thermal_zone*"):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.cliutil import run_cli
-from tests.realdata import REAL_DATA
+from tests.realdata import REAL_DATA, absent
 from thermogov.runs import LEDGER_FILE, load_summary
 from thermogov.trace import TraceSchema, load_samples, load_trace
 
@@ -167,7 +167,7 @@ def test_imported_run_plots_like_a_simulated_one(tmp_path: Path, capsys: pytest.
 )
 def test_real_logs_import(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if not REAL.is_dir():
-        pytest.skip(f"{REAL} absent: no-licence logs are not copied into the repo")
+        pytest.skip(absent(REAL))
     run_dir, _ = import_file(REAL / name, tmp_path / "runs", capsys)
     trace = load_trace(run_dir)
     s = load_summary(run_dir)

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED_REAL
+from tests.realdata import absent
 
 
 @pytest.fixture(scope="module")
 def real() -> Path:
     if not SHARED_REAL.is_dir():
-        pytest.skip(f"{SHARED_REAL} absent: licence forbids copying these files into the repo")
+        pytest.skip(absent(SHARED_REAL))
     return SHARED_REAL

@@ -97,6 +97,8 @@ def govern_emulated(
     run_s: float,
     initial_temp: float | None = None,
     policy: str | None = None,
+    config_text: str | None = None,
+    warm_up: str | None = None,
 ) -> tuple[LoopStats, subprocess.CompletedProcess[str]]:
     """The daemon governs the emulated ``board`` for ``run_s`` wall seconds at ``speed``."""
     root, out, state = tmp / "board", tmp / "out", tmp / "state"
@@ -104,13 +106,17 @@ def govern_emulated(
     emu_cmd += ["--wall-duration", f"{run_s + 60:g}s"]
     if initial_temp is not None:
         emu_cmd += ["--initial-temp", f"{initial_temp:g}"]
+    if warm_up is not None:
+        emu_cmd += ["--warm-up", warm_up]
     emu = subprocess.Popen(emu_cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_line(emu, "ready")
         cmd = [*THERMOGOV, "run", "--sysfs-root", str(root), "--duration", f"{run_s:g}s", "--out", str(out)]
         cmd += ["--state-dir", str(state), "--lock-file", str(tmp / "lock"), "--board", board]
-        if policy is not None:
-            cmd += ["--config", str(_policy_config(tmp, policy))]
+        if policy is not None or config_text is not None:
+            cfg = tmp / "config.toml"
+            cfg.write_text((f'[run]\npolicy = "{policy}"\n' if policy else "") + (config_text or ""))
+            cmd += ["--config", str(cfg)]
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=run_s + 120)
     finally:
         emu.terminate()
@@ -118,9 +124,3 @@ def govern_emulated(
     assert run.returncode == 0, run.stderr
     (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
     return loop_stats(run_dir / "trace.csv", board, speed), run
-
-
-def _policy_config(tmp: Path, policy: str) -> Path:
-    cfg = tmp / f"{policy}.toml"
-    cfg.write_text(f'[run]\npolicy = "{policy}"\n')
-    return cfg

@@ -270,7 +270,7 @@ NB04 = [
         "display(fig)"
     ),
     new_markdown_cell(
-        "The calibrated profile is an ordinary board file: the simulator uses it with `--board-file` "
+        "The calibrated profile is an ordinary board file: `thermogov sim --board <file>.toml` uses it "
         "(here through `simulate`), at the ambient the fit found."
     ),
     new_code_cell(

@@ -55,8 +55,13 @@ def test_returns_to_full_clocks_at_the_release() -> None:
     for i in range(20):
         p.decide(inp(i * 0.1, 86.0, ctx))
     assert _rung(p, p.decide(inp(2.0, 75.0, ctx)).caps_hz) < p.top  # in between: no jump
+    before = p.rung
     d = p.decide(inp(2.1, 70.0, ctx))  # inclusive, like hysteresis
-    assert d.caps_hz == ctx.highest_caps() and d.state == HIGH and d.event == "release"
+    assert d.state == HIGH and d.event == "release" and p.rung == before + 1
+    rungs = [_rung(p, p.decide(inp(2.2 + 0.1 * k, 69.0, ctx)).caps_hz) for k in range(p.top)]
+    # back to full clocks one rung per tick: no full-ladder jump even at the release
+    assert rungs[-1] == p.top and all(b - a <= 1 for a, b in itertools.pairwise([before + 1, *rungs]))
+    assert p.decide(inp(9.0, 69.0, ctx)).caps_hz == ctx.highest_caps()
 
 
 def test_holds_the_set_point_by_time_sharing_two_adjacent_rungs() -> None:
@@ -106,6 +111,35 @@ def test_rpi_ladder_is_its_opp_table() -> None:
     assert [r["cpu"] for r in p.ladder] == list(ctx.tables_hz["cpu"])
 
 
+def test_entering_the_band_from_full_clocks_is_bumpless_and_slew_limited() -> None:
+    """Crossing the release while heating fast (a plant faster than the trend's horizon, the
+    emulator at 10x) used to throw the whole ladder away on the next tick (8 -> 0 here); now
+    the predicted rise and u are slew-limited, so the ladder is walked down rung by rung."""
+    ctx = ctx_for()
+    p = _stepped()
+    for i in range(50):  # 5 s of 60 -> 70 °C at 2 °C/s: a steep slope in the trend
+        p.decide(inp(i * 0.1, 60.0 + 0.2 * i, ctx))
+    rungs = []
+    for i in range(50, 124):  # 70 -> 84.8 °C, never at the trip
+        d = p.decide(inp(i * 0.1, 60.0 + 0.2 * i, ctx))
+        assert d.state != TRIP
+        rungs.append(_rung(p, d.caps_hz))
+    moves = [a - b for a, b in itertools.pairwise([p.top, *rungs])]
+    assert min(moves) >= 0 and max(moves) <= 1  # never up, at most one rung per tick
+    assert rungs[:10] == [p.top] * 10  # no bump at the boundary
+    assert rungs[-1] <= p.top - 3  # and it did step down before the trip
+
+
+def test_leaving_a_trip_starts_from_the_rung_the_trip_left() -> None:
+    ctx = ctx_for()
+    p = _stepped()
+    for i in range(4):
+        p.decide(inp(i * 0.1, 86.0, ctx))
+    left = p.rung
+    rungs = [_rung(p, p.decide(inp(0.4 + i * 0.1, 78.0, ctx)).caps_hz) for i in range(20)]
+    assert all(abs(r - left) <= 1 for r in rungs)
+
+
 @pytest.mark.parametrize(
     ("params", "fragment"),
     [
@@ -113,6 +147,7 @@ def test_rpi_ladder_is_its_opp_table() -> None:
         ({"release_c": 86.0}, "release_c"),
         ({"t_i_s": 0}, "t_i_s"),
         ({"gain": 1}, "gain"),
+        ({"slew_rungs_per_s": 0}, "slew_rungs_per_s"),
     ],
 )
 def test_bad_parameters(params: dict[str, object], fragment: str) -> None:

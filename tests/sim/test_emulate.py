@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.hw.fakesys import RPI5_TRIPS, real_file
-from thermogov.board import load_board
+from thermogov.board import builtin_board_names, load_board
 from thermogov.config import Config
 from thermogov.hw.discovery import PoweredOffError, discover
 from thermogov.hw.mapping import map_board
@@ -17,6 +17,7 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.sim.emulate import Emulator
 from thermogov.sim.fakeboard import build_fake_board
+from thermogov.sim.trees import tree_shape
 
 THERMOGOV = [sys.executable, "-m", "thermogov.cli"]
 
@@ -158,3 +159,60 @@ def test_emulated_board_follows_the_pi5_firmware_below_its_floor(tmp_path: Path)
     (pol / "scaling_max_freq").write_text("1000000\n")
     emu.step(0.5)
     assert (pol / "scaling_cur_freq").read_text().strip() == "1500000"  # as issue 5876 measured
+
+
+def test_warm_up_starts_the_tree_hot_with_each_node_where_its_history_puts_it(tmp_path: Path) -> None:
+    board = load_board("jetson-orin-nano")
+    Emulator(board, tmp_path / "cold", Config(), speed=1.0)
+    warm = Emulator(board, tmp_path / "warm", Config(), speed=1.0, warm_up_s=100.0)
+    read = lambda root, rel: int((root / rel).read_text()) / 1000  # noqa: E731
+    zone = "sys/class/thermal/thermal_zone0/temp"
+    assert read(tmp_path / "warm", zone) > read(tmp_path / "cold", zone) + 25.0
+    # the slow battery has barely moved: not one temperature for every node
+    assert warm.world.sensors["battery"]._node_temp() < read(tmp_path / "warm", zone) - 20.0
+    assert warm.t0 == 100.0
+
+
+def test_a_warm_up_into_shutdown_is_refused(tmp_path: Path) -> None:
+    r = tg("emulate", "--sysfs-root", str(tmp_path / "b"), "--warm-up", "1h", "--wall-duration", "1s")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert "--warm-up" in line and "shorter" in line
+
+
+@pytest.mark.parametrize("name", builtin_board_names())
+def test_every_board_tree_has_its_shape_and_the_daemon_maps_it(tmp_path: Path, name: str) -> None:
+    board = load_board(name)
+    shape = tree_shape(board)
+    emu = Emulator(board, tmp_path, Config(board=name), speed=1.0)
+    emu.step(1.0)
+    inv = discover(SysfsTree(tmp_path))
+    bmap = map_board(inv, board)
+    assert not bmap.missing_domains
+    by_type = {z.type: z for z in inv.zones}
+    for s in board.sensors:
+        if s.kind == "thermal_zone":
+            z = by_type[s.sysfs_names[0]]
+            want = [(t.type, t.temp_c, t.hyst_c) for t in shape.trips.get(s.name, ())]
+            assert [(t.type, t.temp_c, t.hyst_c) for t in z.trips] == want
+    labels = [r.label for h in inv.hwmons for r in h.rails]
+    assert labels == [r.label for c in shape.chips for r in c.rails if r.label != "NC"]
+    if any(r.input for c in shape.chips for r in c.rails):
+        assert bmap.power is not None and HwTelemetry(SysfsTree(tmp_path), bmap.power).power_w() > 0
+
+
+def test_a_tree_shape_naming_an_unknown_sensor_or_domain_is_refused() -> None:
+    from thermogov.interfaces import ConfigError
+    from thermogov.sim.trees import parse_tree_shape
+
+    board = load_board("jetson-orin-nano")
+    with pytest.raises(ConfigError, match=r"zones\.fan"):
+        parse_tree_shape({"zones": {"fan": {"trips": []}}}, "t.toml", board)
+    with pytest.raises(ConfigError, match="unknown domain 'npu'"):
+        parse_tree_shape(
+            {"hwmon": [{"name": "x", "rails": [{"label": "A", "volt_v": 5, "domains": ["npu"]}]}]},
+            "t.toml",
+            board,
+        )
+    with pytest.raises(ConfigError, match="trips"):
+        parse_tree_shape({"zones": {"cpu": {"trips": [{"type": "warm", "temp_c": 50}]}}}, "t.toml", board)

@@ -11,19 +11,36 @@ what it means for ``hysteresis`` even when a cheaper combination is as fast.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from thermogov import costmodel
-from thermogov.board import BoardProfile
+from thermogov.board import BoardProfile, ModelProfile
 
 
-def _rate_and_power(board: BoardProfile, caps: dict[str, int]) -> tuple[float, float]:
-    model = board.model
+def governed_model(model: ModelProfile, governed: set[str]) -> ModelProfile:
+    """The model's stages on the governed domains only.
+
+    A domain the board lacks (no GPU devfreq, an unusable OPP table) still runs, at clocks
+    thermogov does not set: its stage is a constant that cannot order the rungs, so the ladder
+    is built on the stages it can change.  Without this the ladder asked for a clock of a
+    domain that was never bound (``KeyError: 'gpu'`` on an Orin without GPU devfreq).
+    """
+    return dataclasses.replace(
+        model,
+        cycles={d: c for d, c in model.cycles.items() if d in governed},
+        threads={d: n for d, n in model.threads.items() if d in governed},
+    )
+
+
+def _rate_and_power(board: BoardProfile, model: ModelProfile, caps: dict[str, int]) -> tuple[float, float]:
     clocks = {d: caps[d] for d in model.cycles}
-    rate = 1.0 / costmodel.inference_time_s(model, clocks)
-    cores = costmodel.busy_cores(model, clocks, 1.0)
+    rate = 1.0 / costmodel.inference_time_s(model, clocks) if clocks else 1.0
+    cores = costmodel.busy_cores(model, clocks, 1.0) if clocks else {}
     power = sum(
-        costmodel.domain_power_w(d, caps[d.name], cores.get(d.name, 0.0), d.leak_ref_c) for d in board.domains
+        costmodel.domain_power_w(d, caps[d.name], cores.get(d.name, 0.0), d.leak_ref_c)
+        for d in board.domains
+        if d.name in caps
     )
     return rate, power
 
@@ -31,10 +48,11 @@ def _rate_and_power(board: BoardProfile, caps: dict[str, int]) -> tuple[float, f
 def build_ladder(board: BoardProfile, tables_hz: dict[str, tuple[int, ...]]) -> list[dict[str, int]]:
     """Rungs from slowest (index 0, every domain at its lowest OPP) to all-maximum (last)."""
     names = list(tables_hz)
+    model = governed_model(board.model, set(names))
     scored = []
     for combo in itertools.product(*(tables_hz[n] for n in names)):
         caps = dict(zip(names, combo, strict=True))
-        rate, power = _rate_and_power(board, caps)
+        rate, power = _rate_and_power(board, model, caps)
         scored.append((rate, power, caps))
     scored.sort(key=lambda s: (s[0], -s[1]))
     frontier: list[tuple[float, float, dict[str, int]]] = []

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from thermogov import costmodel
 from thermogov.board import BoardProfile, DomainProfile
 from thermogov.policies.kernel import CoolingDevice
+from thermogov.policies.ladder import governed_model
 
 TOTAL_TIME = 1000  # devfreq status->total_time in our units (per mille)
 
@@ -45,9 +46,10 @@ class ActorInputs:
 
 
 def _loads(board: BoardProfile, freqs_hz: Mapping[str, int]) -> dict[str, float]:
-    model = board.model
+    # Stages on a domain the board lacks (no GPU devfreq) run at clocks we do not see.
+    model = governed_model(board.model, set(freqs_hz))
     clocks = {d: freqs_hz[d] for d in model.cycles}
-    return costmodel.busy_cores(model, clocks, 1.0)
+    return costmodel.busy_cores(model, clocks, 1.0) if clocks else {}
 
 
 class CpufreqActor:
@@ -55,9 +57,11 @@ class CpufreqActor:
         self.cdev = cdev
         self.domain = domain
         self.board = board
-        # EM perf states, ascending frequency: per-CPU dynamic power in µW
-        self.em_uw = [round(costmodel.dynamic_power_w(domain, f, 1.0) * 1e6) for f in domain.opp_hz]
-        self.freqs = list(domain.opp_hz)
+        # EM perf states, ascending frequency: per-CPU dynamic power in µW.  The states are the
+        # cooling device's own OPPs (the hardware's table on a board, which may differ from the
+        # profile's: an Orin Nano on JetPack 5 tops out at 1510.4 MHz, the profile at 1728).
+        self.em_uw = [round(costmodel.dynamic_power_w(domain, f, 1.0) * 1e6) for f in cdev.table_hz]
+        self.freqs = list(cdev.table_hz)
         self.max_level = len(self.freqs) - 1
         self.last_load = 0
 
@@ -98,7 +102,7 @@ class DevfreqActor:
         self.cdev = cdev
         self.domain = domain
         self.board = board
-        self.freq_table = list(reversed(domain.opp_hz))  # descending: index = cooling state
+        self.freq_table = list(reversed(cdev.table_hz))  # descending: index = cooling state
         self.power_table = [
             round(costmodel.dynamic_power_w(domain, f, domain.cores) * 1000) for f in self.freq_table
         ]
@@ -111,7 +115,9 @@ class DevfreqActor:
         freq = inp.freqs_hz[self.domain.name]
         busy = _loads(self.board, inp.freqs_hz).get(self.domain.name, 0.0) / self.domain.cores
         self.busy_time = round(TOTAL_TIME * min(busy, 1.0))
-        dyn = self.power_table[self.freq_table.index(freq)] * self.busy_time // TOTAL_TIME
+        # The highest table OPP at or below the clock (a board's cur_freq need not be an OPP).
+        i = next((k for k, f in enumerate(self.freq_table) if f <= freq), len(self.freq_table) - 1)
+        dyn = self.power_table[i] * self.busy_time // TOTAL_TIME
         return dyn + self.static_power(freq, inp.temp_c)
 
     def state2power(self, state: int, inp: ActorInputs) -> int:

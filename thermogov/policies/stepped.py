@@ -5,7 +5,8 @@ sustainable clock lies in between, it spends its time far from either.  This pol
 thresholds as hard rules and regulates in between:
 
 * **at or above the trip** (``fused >= trip_c``): never raise; one rung down every tick;
-* **at or below the release** (``fused <= release_c``): full clocks (the top rung);
+* **at or below the release** (``fused <= release_c``): climb to full clocks (the top rung), one
+  rung per tick (a second on the Orin Nano's nine rungs);
 * **in between**: a PI controller on the *predicted* temperature picks a continuous position
   ``u`` on the ladder (:mod:`.ladder`), ``u = I + k_p * e`` with ``e = set_c - (T + s * horizon_s)``,
   ``T`` the smoothed level and ``s`` the slope from :mod:`.trend`, and ``I`` integrating
@@ -17,6 +18,16 @@ thresholds as hard rules and regulates in between:
   proves optimal, with a ripple set by ``dither_s`` rather than by the thermal time constants.
   Between dither instants ``u`` may lower the rung at once but never raise it.
 
+Transfers between the three regimes are bumpless: entering the band from full clocks starts
+``u`` at the top rung, leaving a trip starts it at the rung the trip left.  In the band the
+predicted rise ``s * horizon_s`` may change by at most ``rise_slew_c_per_s`` and ``u`` by
+``slew_rungs_per_s``; when the slew limit holds ``u`` back the integral tracks it
+(``I = u - k_p * e``) instead of winding up.  On a plant whose trend changes slowly (every
+simulated board) neither limit binds.  A plant faster than the trend's window (the emulator at
+10x, where the daemon's wall-clock slope is ten times the board's) made the predicted error
+collapse ``u`` from full to the lowest rung on the tick after 70 °C was crossed, and the
+release rule put it back a tick later: 153 cap changes in 60 s, mostly full-ladder swings.
+
 A measurement anomaly reported by the trend (a spike, a sensor dropping out of fusion or back)
 freezes the integral and lets ``u`` only fall; a sensor within ``limit_margin_c`` of its own hard
 limit stops every rung up and forces one rung down per ``limit_dwell_s``, so the hard-limit override
@@ -26,9 +37,10 @@ a step gives up the least throughput per watt saved.
 Parameters (``[policies.stepped]``; defaults chosen on the scenario suite, docs/policies.md):
 ``trip_c`` 85, ``release_c`` 70, ``margin_c`` 0.5 and ``noise_k`` 3.5 (``set_c = trip_c -
 max(margin_c, noise_k * read noise)``), ``k_p`` 1.0 rung/°C, ``t_i_s`` 60, ``down_gain`` 4 (the
-integral falls that much faster than it rises), ``horizon_s`` 20, ``dither_s`` 2, ``window_s`` 30 and
-``level_tau_s`` 2 (trend), ``jump_c`` 2 and ``hold_s`` 60 (anomalies), ``board_margin_c`` 0,
-``limit_margin_c`` 1.5 and ``limit_dwell_s`` 10.
+integral falls that much faster than it rises), ``horizon_s`` 20, ``dither_s`` 2,
+``slew_rungs_per_s`` 10, ``rise_slew_c_per_s`` 1, ``window_s`` 30 and ``level_tau_s`` 2 (trend),
+``jump_c`` 2 and ``hold_s`` 60 (anomalies), ``board_margin_c`` 0, ``limit_margin_c`` 1.5 and
+``limit_dwell_s`` 10.
 """
 
 from __future__ import annotations
@@ -62,6 +74,8 @@ class SteppedParams:
     board_margin_c: float = 0.0
     limit_margin_c: float = 1.5
     limit_dwell_s: float = 10.0
+    slew_rungs_per_s: float = 10.0
+    rise_slew_c_per_s: float = 1.0
 
 
 class Stepped:
@@ -91,6 +105,8 @@ class Stepped:
         self._last_t: float | None = None
         self._limit_step_s = -1e9
         self.state = HIGH
+        self._regime = "release"  # which of the three rules decided the last tick
+        self._rise: float | None = None
 
     def _near_limit(self, inp: PolicyInput) -> bool:
         """Some sensor within ``limit_margin_c`` of its own hard limit."""
@@ -125,15 +141,26 @@ class Stepped:
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
             self.state = TRIP
+            self._regime = "trip"
             return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
         if fused <= p.release_c:
-            self.rung, self.u, self.integral = self.top, float(self.top), float(self.top)
+            # Full clocks, one rung per tick: the spec's release without a full-ladder jump.
+            self.rung = min(self.rung + 1, self.top)
+            self.u = self.integral = float(self.rung)
+            self._acc = 0.0
             self.state = HIGH
-            return Decision(self.ladder[self.rung], HIGH, "release" if was not in (HIGH,) else "")
+            self._regime = "release"
+            return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
         set_c = p.trip_c - max(p.margin_c, p.noise_k * est.noise_c)
-        rise = est.slope_c_per_s * p.horizon_s
+        # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
+        # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
+        target = est.slope_c_per_s * p.horizon_s
+        if self._rise is None or self._regime != "band":
+            self._rise = min(target, 0.0) if self._regime == "release" else target
+        lim = p.rise_slew_c_per_s * dt
+        self._rise = rise = min(max(target, self._rise - lim), self._rise + lim)
         error = set_c - (est.level_c + rise)
         for sensors, allows in self.board_limits:
             # Keep the protected node under the temperature at which the board itself would
@@ -151,7 +178,16 @@ class Stepped:
             # quicker than it rises, so arriving at the trip from full speed does not overshoot.
             rate = p.k_p * error / p.t_i_s * (p.down_gain if error < 0 else 1.0)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
+        if self._regime != "band":
+            # Bumpless entry into the band: start from the rung in force, not from I + k_p*e.
+            self.u = float(self.rung)
         u = min(max(self.integral + p.k_p * error, 0.0), float(self.top))
+        step = p.slew_rungs_per_s * dt
+        if abs(u - self.u) > step:
+            # Slew limit; the integral tracks the limited u so it cannot wind up meanwhile.
+            u = self.u + math.copysign(step, u - self.u)
+            if not est.anomaly and not near:
+                self.integral = min(max(u - p.k_p * error, 0.0), float(self.top))
         if est.anomaly or near:
             u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
         if near and t - self._limit_step_s >= p.limit_dwell_s:
@@ -161,6 +197,7 @@ class Stepped:
             self.integral = min(self.integral, max(u, 0.0))
             self._limit_step_s = t
         self.u = max(u, 0.0)
+        self._regime = "band"
         self._dither(t)
         self.state = HIGH if self.rung == self.top else f"L{self.rung}"
         event = "step" if self.state != was and was != TRIP else ""
@@ -200,6 +237,12 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         board_margin_c=params.number("board_margin_c", d.board_margin_c, minimum=0.0, maximum=20.0),
         limit_margin_c=params.number("limit_margin_c", d.limit_margin_c, minimum=0.0, maximum=50.0),
         limit_dwell_s=params.number("limit_dwell_s", d.limit_dwell_s, minimum=0.0, maximum=3600.0),
+        slew_rungs_per_s=params.number(
+            "slew_rungs_per_s", d.slew_rungs_per_s, minimum=0.0, exclusive_min=True, maximum=1000.0
+        ),
+        rise_slew_c_per_s=params.number(
+            "rise_slew_c_per_s", d.rise_slew_c_per_s, minimum=0.0, exclusive_min=True, maximum=1000.0
+        ),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
