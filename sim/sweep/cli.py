@@ -18,10 +18,9 @@ import click
 
 from thermogov.cliopts import check_out_dir
 from thermogov.display import figure
-from thermogov.interfaces import ConfigError
 from thermogov.sim.sweep import table
 from thermogov.sim.sweep.engine import SweepRun, probe_s_per_sim_s, run_sweep
-from thermogov.sim.sweep.executors import EXECUTORS, cpu_count, make_executor
+from thermogov.sim.sweep.executors import EXECUTORS, check_executor, cpu_count, make_executor
 from thermogov.sim.sweep.point import PointResult
 from thermogov.sim.sweep.spec import Sweep, describe, load_sweep
 
@@ -70,8 +69,7 @@ def sweep_command(
     as_json: bool,
 ) -> None:
     """Run every point of a sweep file as a normal run and tabulate them (CSV, Parquet)."""
-    if scheduler and executor != "dask":
-        raise ConfigError("--scheduler: only with --executor dask")
+    check_executor(executor, scheduler)
     sweep = load_sweep(sweep_file)
     out_dir = Path(out) if out else _default_out(sweep)
     if dry_run:
