@@ -136,6 +136,15 @@ def _sim_config(text: str) -> Callable[[Path], list[str]]:
     return make
 
 
+def _sweep_file(body: str) -> Callable[[Path], list[str]]:
+    def make(tmp: Path) -> list[str]:
+        f = tmp / "bad-sweep.toml"
+        f.write_text('[sweep]\nscenario = "orin-steady-25"\nduration = 5\n' + body, encoding="utf-8")
+        return ["sweep", str(f), "--out", str(tmp / "o")]
+
+    return make
+
+
 def _board_file(tmp: Path) -> list[str]:
     from importlib import resources
 
@@ -183,6 +192,7 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         "--initial-temp",
     ),
     "plot-window-nan": (lambda t: ["plot", "--window", "nan", str(t)], "--window"),
+    "sweep-ambient-nan": (_sweep_file("[grid]\nambient = [25, nan]\n"), "grid.ambient[1]: nan"),
     "sim-duration": (lambda t: ["sim", "--duration", "abc", "--out", str(t / "o")], "duration"),
     "sim-seed": (lambda t: ["sim", "--seed", "x", "--out", str(t / "o")], "--seed"),
     "sim-unknown-option": (lambda t: ["sim", "--bogus"], "--bogus"),
@@ -193,10 +203,8 @@ BAD_INPUT: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         lambda t: ["sweep", str(t / "no-sweep.toml"), "--out", str(t / "o")],
         "no-sweep.toml",
     ),
-    "sweep-ambient": (
-        _sweep_file('[sweep]\nscenario = "orin-steady-25"\n[grid]\nambient = ["warm"]\n'),
-        "ambient",
-    ),
+    "sweep-ambient": (_sweep_file("[grid]\nambient = ['warm']\n"), "grid.ambient[0]"),
+    "sweep-unknown-key": (_sweep_file("[grid]\nambiant = [25]\n"), "grid.ambiant: unknown key"),
     "plot-missing": (lambda t: ["plot", str(t / "no-run")], "no-run"),
     "import-missing": (lambda t: ["import", str(t / "nolog.txt"), "--out", str(t / "o")], "nolog.txt"),
     "calibrate-missing": (lambda t: ["calibrate", str(t / "no-run")], "no-run"),
