@@ -94,7 +94,10 @@ class Replay:
         note = check(r) if check is not None and r.returncode in wants else ""
         code = r.returncode if not note else -1
         lines = [ln.strip() for ln in (r.stderr or r.stdout or "").splitlines() if ln.strip()]
-        ours = [ln for ln in lines if ln.startswith("thermogov")]  # our own words, past pip's
+        # our own words, past pip's; for pytest, the first failed test
+        ours = [ln for ln in lines if ln.startswith("thermogov")]
+        failed = [ln.strip() for ln in (r.stdout or "").splitlines() if ln.startswith("FAILED ")]
+        ours = failed[:1] or ours
         if isinstance(show, str):  # the line with this text, wherever it was printed
             ours = [ln.strip() for ln in (r.stdout + r.stderr).splitlines() if show in ln] or ours
         if not note and (code not in wants or show):
