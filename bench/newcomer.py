@@ -94,7 +94,10 @@ class Replay:
         note = check(r) if check is not None and r.returncode in wants else ""
         code = r.returncode if not note else -1
         lines = [ln.strip() for ln in (r.stderr or r.stdout or "").splitlines() if ln.strip()]
-        ours = [ln for ln in lines if ln.startswith("thermogov")]  # our own words, past pip's
+        # our own words, past pip's; for pytest, the first failed test
+        ours = [ln for ln in lines if ln.startswith("thermogov")]
+        failed = [ln.strip() for ln in (r.stdout or "").splitlines() if ln.startswith("FAILED ")]
+        ours = failed[:1] or ours
         if isinstance(show, str):  # the line with this text, wherever it was printed
             ours = [ln.strip() for ln in (r.stdout + r.stderr).splitlines() if show in ln] or ours
         if not note and (code not in wants or show):
@@ -350,7 +353,7 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
             rp.run(
                 "as nobody: run (no --dry-run) needs root",
                 [*prefix, "run", *common, "--duration", "3s"],
-                want=2,
+                want=1,  # PrivilegeError is a RuntimeFailure (tests/cli/test_exit_codes.py)
                 user=True,
                 show=True,
             )
@@ -456,9 +459,10 @@ def bad_input_legs(rp: Replay, venv: Path) -> None:
     cases = [
         ("sim --out <unwritable>", ["sim", "--duration", "10", "--out", "/proc/thermogov-out"]),
         (
-            "sim --board-file <not TOML>",
-            ["sim", "--duration", "10", "--board-file", str(rp.work / "board.txt")],
+            "sim --board <not TOML>",
+            ["sim", "--duration", "10", "--board", str(rp.work / "board.txt")],
         ),
+        ("plot --out <a file name>", ["plot", str(rp.work / "no-run"), "--out", str(rp.work / "fig.png")]),
         ("sim --policy fixed:99999", ["sim", "--duration", "10", "--policy", "fixed:99999"]),
         (
             "sim --scenario rpi5-steady-25 --board jetson-orin-nano",

@@ -20,6 +20,16 @@ installed console script, and prints trials and passes per promise:
 * ``single-instance``: while one governor runs, a second ``run`` and a ``restore`` with the
   lock files deleted, another ``--lock-file`` or another ``--state-dir`` exit 1 naming the
   first pid and change nothing; the first still restores on SIGTERM.
+* ``failsafe-config``: a hostile config (a nan trip or hard limit, an infinite
+  ``stale_periods``, a huge grace, non-UTF-8 bytes, deep nesting, random bytes): ``run`` exits
+  2 in one line, nothing written, no journal;
+* ``sensor-format``: every temperature file holds a hot value in a format the kernel never
+  writes (``+90000``, ``9_0000``, Arabic-Indic digits, an inner blank): it is never read as a
+  temperature, the daemon ends in FAILSAFE (or refuses at start, exit 2) and restores;
+* ``stuck-sensor``: a hot board whose files all freeze, with ``stuck_after_s = 1``: every
+  sensor is declared stuck, the run ends in FAILSAFE at the lowest caps and restores;
+* ``record-folder``: ``--out`` is ``/dev/null``, under ``/proc`` or under a file: exit 2 in
+  one line before the board is touched.
 
     python bench/safety_campaign.py [--rounds 2] [--seed 1]
 
@@ -109,6 +119,90 @@ class Campaign:
             self.failures.append(f"{promise} on {board}: {detail}")
 
     # -- trials ---------------------------------------------------------------------------
+    def failsafe_config(self, tmp: Path, board: str, how: str) -> None:
+        t = BOARDS[board](tmp / "root")
+        before = limits(t)
+        texts: dict[str, bytes] = {
+            "trip-nan": b'[run]\npolicy = "hysteresis"\n[policies.hysteresis]\ntrip_c = nan\n',
+            "hard-limit-nan": b"[sensors.cpu]\nhard_limit_c = nan\n",
+            "stale-inf": b"[governor]\nstale_periods = inf\n",
+            "grace-huge": b"[governor]\nunknown_grace_ms = 999999999\n",
+            "not-utf8": b'[run]\npolicy = "hyst\xe9resis"\n',
+            "deep": b"a = " + b"[" * 4000 + b"]" * 4000 + b"\n",
+            "random-bytes": bytes(self.rng.randrange(256) for _ in range(64)),
+        }
+        cfg = tmp / "hostile.toml"
+        cfg.write_bytes(texts[how])
+        r = procutil.run_cli(
+            "run", *procutil.paths(tmp), "--out", str(tmp / "out"), "--duration", "1s", "--config", str(cfg)
+        )
+        lines = r.stderr.splitlines()
+        ok = (
+            r.returncode == 2
+            and len(lines) == 1
+            and no_traceback(r.stderr)
+            and limits(t) == before
+            and not Journal(tmp / "state").exists()
+        )
+        self.record("failsafe-config", board, ok, f"{how}: rc={r.returncode} {r.stderr[-300:]}")
+
+    def sensor_format(self, tmp: Path, board: str) -> None:
+        t = BOARDS[board](tmp / "root")
+        bad = self.rng.choice(["+90000", "9_0000", "\u0669\u0660\u0660\u0660\u0660", "90 000"])
+        for temp in (tmp / "root").glob("sys/devices/virtual/thermal/thermal_zone*/temp"):
+            temp.write_text(bad + "\n", encoding="utf-8")
+        before = limits(t)
+        r = procutil.run_cli("run", *procutil.paths(tmp), "--out", str(tmp / "out"), "--duration", "2.5s")
+        ok = no_traceback(r.stderr) and limits(t) == before and not Journal(tmp / "state").exists()
+        detail = f"{bad!r}: rc={r.returncode} {r.stderr[-200:]}"
+        if ok and r.returncode == 0:
+            (run_dir,) = [p for p in (tmp / "out").iterdir() if p.is_dir()]
+            tr = load_trace(run_dir)
+            temps = [v for c in tr if c.endswith("_c") and c != "fused_c" for v in tr[c] if v is not None]
+            ok = not any(v >= 89.0 for v in temps) and tr["policy_state"][-1] == "FAILSAFE"
+            detail += f" readings>=89: {sum(v >= 89.0 for v in temps)}, last state {tr['policy_state'][-1]}"
+        else:
+            ok = ok and r.returncode == 2 and len(r.stderr.splitlines()) == 1
+        self.record("sensor-format", board, ok, detail)
+
+    def stuck_sensor(self, tmp: Path, board: str) -> None:
+        t = BOARDS[board](tmp / "root")
+        before = limits(t)
+        cfg = tmp / "stuck.toml"
+        cfg.write_text('[run]\npolicy = "hysteresis"\n[governor]\nstuck_after_s = 1.0\n')
+        r = procutil.run_cli(
+            "run", *procutil.paths(tmp), "--out", str(tmp / "out"), "--duration", "3.5s", "--config", str(cfg)
+        )
+        ok = r.returncode == 0 and limits(t) == before and no_traceback(r.stderr)
+        detail = f"rc={r.returncode} {r.stderr[-200:]}"
+        if ok:
+            (run_dir,) = [p for p in (tmp / "out").iterdir() if p.is_dir()]
+            tr = load_trace(run_dir)
+            events = " ".join(str(e) for e in tr["event"] if e)
+            sensors = [c[:-2] for c in tr if c.endswith("_c") and c != "fused_c"]
+            all_stuck = all(f"sensor_stuck:{n}" in events for n in sensors)
+            lowest = all(
+                tr[c][-1] == min(v for v in tr[c] if v is not None) for c in tr if c.endswith("_cap_hz")
+            )
+            ok = all_stuck and tr["policy_state"][-1] == "FAILSAFE" and lowest
+            detail = f"all stuck {all_stuck}, last state {tr['policy_state'][-1]}, lowest caps {lowest}"
+        self.record("stuck-sensor", board, ok, detail)
+
+    def record_folder(self, tmp: Path, board: str, how: str) -> None:
+        t = BOARDS[board](tmp / "root")
+        before = limits(t)
+        (tmp / "afile").write_text("x")
+        out = {
+            "dev-null": os.devnull,
+            "proc": "/proc/thermogov-campaign",
+            "under-a-file": str(tmp / "afile" / "o"),
+        }
+        r = procutil.run_cli("run", *procutil.paths(tmp), "--out", out[how], "--duration", "1s")
+        lines = r.stderr.splitlines()
+        ok = r.returncode == 2 and len(lines) == 1 and "--out" in r.stderr and limits(t) == before
+        ok = ok and not Journal(tmp / "state").exists() and no_traceback(r.stderr)
+        self.record("record-folder", board, ok, f"{how}: rc={r.returncode} {r.stderr[-300:]}")
+
     def restore_on_signal(self, tmp: Path, board: str, sig: signal.Signals) -> None:
         t = BOARDS[board](tmp / "root")
         before = limits(t)
@@ -233,6 +327,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=1, help="Repeat the whole set this many times.")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", action="append", default=[], help="Run only this promise (repeatable).")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     c = Campaign(rng)
@@ -250,6 +345,24 @@ def main() -> int:
                 trials.append((c.journal_tampering, (board, how)))
             for how in ("deleted-lock-files", "other-lock-file", "other-state-dir"):
                 trials.append((c.single_instance, (board, how)))
+            for how in (
+                "trip-nan",
+                "hard-limit-nan",
+                "stale-inf",
+                "grace-huge",
+                "not-utf8",
+                "deep",
+                "random-bytes",
+            ):
+                trials.append((c.failsafe_config, (board, how)))
+            for _k in range(2):
+                trials.append((c.sensor_format, (board,)))
+            trials.append((c.stuck_sensor, (board,)))
+            for how in ("dev-null", "proc", "under-a-file"):
+                trials.append((c.record_folder, (board, how)))
+    if args.only:
+        names = {n.replace("-", "_").replace("kill_9+restore", "kill9_restore") for n in args.only}
+        trials = [(fn, fa) for fn, fa in trials if fn.__name__ in names]
     t0 = time.monotonic()
     for fn, fargs in trials:
         with tempfile.TemporaryDirectory(prefix="tgsafe-") as d:

@@ -6,12 +6,15 @@ executor within 15 % of local processes at the same worker count.  Each configur
 timed twice: the whole sweep including starting the executor (what a user waits for), and the
 sweep alone from the first submitted point (the executor's per-point overhead).  Runs are
 interleaved and the best of ``--repeat`` kept, because these machines are shared and noisy.
-Every configuration must produce the byte-identical results table, which is checked too.
+Every configuration must produce the byte-identical results table, which is checked too.  The
+median CPU time per point (each worker thread's own ``thread_time``) is printed as well: unlike
+the wall figures it does not move with whatever else the machine is running.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -33,15 +36,16 @@ def sweep_text(points: int, duration_s: float) -> str:
     )
 
 
-def timed(kind: str, workers: int, sweep_file: Path, out: Path) -> tuple[float, float, bytes]:
+def timed(kind: str, workers: int, sweep_file: Path, out: Path) -> tuple[float, float, float, bytes]:
     t0 = time.monotonic()
     sweep = load_sweep(sweep_file)
     ex = DaskExecutor(workers) if kind == "dask" else LocalExecutor(workers)
     with ex:
         t1 = time.monotonic()
-        run_sweep(sweep, ex, out)
+        run = run_sweep(sweep, ex, out)
         t2 = time.monotonic()
-    return t2 - t0, t2 - t1, (out / "results.csv").read_bytes()
+    cpu = statistics.median(r.cpu_s for r in run.results.values())
+    return t2 - t0, t2 - t1, cpu, (out / "results.csv").read_bytes()
 
 
 def main() -> None:
@@ -52,6 +56,7 @@ def main() -> None:
     args = ap.parse_args()
     configs = [("local", 1), ("local", 2), ("dask", 2)]
     best: dict[tuple[str, int], tuple[float, float]] = {}
+    cpus: dict[tuple[str, int], list[float]] = {c: [] for c in configs}
     tables: set[bytes] = set()
     with tempfile.TemporaryDirectory(prefix="thermogov-bench-sweep-") as tmp:
         sweep_file = Path(tmp) / "bench-sweep.toml"
@@ -60,19 +65,24 @@ def main() -> None:
         print(f"{n} points of {args.duration:g} simulated s each; {cpu_count()} cores; best of {args.repeat}")
         for r in range(args.repeat):
             for kind, w in configs:
-                total, sweep_only, table = timed(kind, w, sweep_file, Path(tmp) / f"{kind}-{w}-{r}")
+                total, sweep_only, cpu, table = timed(kind, w, sweep_file, Path(tmp) / f"{kind}-{w}-{r}")
                 tables.add(table)
+                cpus[(kind, w)].append(cpu)
                 old = best.get((kind, w))
                 best[(kind, w)] = (
                     (total, sweep_only) if old is None else (min(old[0], total), min(old[1], sweep_only))
                 )
     print(
         f"{'executor':<18} {'workers':>7} {'wall s':>8} {'points/s':>9} {'sweep-only s':>12} {'points/s':>9}"
+        f" {'CPU s/point':>11}"
     )
     for kind, w in configs:
         total, only = best[(kind, w)]
         name = "dask LocalCluster" if kind == "dask" else "local processes"
-        print(f"{name:<18} {w:>7} {total:>8.2f} {n / total:>9.2f} {only:>12.2f} {n / only:>9.2f}")
+        cpu = min(cpus[(kind, w)])
+        print(
+            f"{name:<18} {w:>7} {total:>8.2f} {n / total:>9.2f} {only:>12.2f} {n / only:>9.2f} {cpu:>11.3f}"
+        )
     l1, l2, d2 = best[("local", 1)], best[("local", 2)], best[("dask", 2)]
     print(
         f"speed-up 2 local workers vs 1: {l1[0] / l2[0]:.2f}x wall, {l1[1] / l2[1]:.2f}x sweep-only (target >= 1.8x)"
@@ -80,6 +90,11 @@ def main() -> None:
     print(
         f"dask overhead vs local at 2 workers: {100 * (d2[0] / l2[0] - 1):+.1f} % wall (incl. cluster start), "
         f"{100 * (d2[1] / l2[1] - 1):+.1f} % sweep-only (target <= 15 %)"
+    )
+    c2, cd = min(cpus[("local", 2)]), min(cpus[("dask", 2)])
+    print(
+        f"CPU per point (median, best run), dask vs local at 2 workers: {100 * (cd / c2 - 1):+.1f} % "
+        "(independent of other load on the machine; wall figures are not)"
     )
     print(f"results tables identical across executors: {'yes' if len(tables) == 1 else 'NO'}")
 

@@ -61,6 +61,7 @@ from thermogov.hw.notify import Notifier
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
+from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext, configured_policy
@@ -299,6 +300,8 @@ class Runner:
             for name, why in prep.bmap.missing_domains.items():
                 self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             workload = parse_workload(opts.workload, opts.count_regex)
+            out_dir = opts.out if opts.out is not None else Path(prep.config.out)
+            preflight(out_dir, None if opts.dry_run else opts.state_dir)
             journal = None
             if opts.dry_run:
                 try:
@@ -329,8 +332,7 @@ class Runner:
                 extra={"backend": "hw"},
             )
             policy = configured_policy(prep.config.policy, prep.config.policies, ctx)
-            out_dir = opts.out if opts.out is not None else Path(prep.config.out)
-            recorder = RunRecorder.create(out_dir, prep.config, prep.board, "hw")
+            recorder = TraceGuard(RunRecorder.create(out_dir, prep.config, prep.board, "hw"), self.log)
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
                 workload.start()
@@ -356,10 +358,10 @@ class Runner:
                 on_log=self.log,
             )
             dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
-            self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.run_dir)
+            self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
         return self.summary
 
-    def _finish(self, recorder: RunRecorder, prep: Prepared, workload: ProcessWorkload | None) -> None:
+    def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
         extra: dict[str, Any] = {
             **self.stats.summary(),
             "dry_run": self.opts.dry_run,
@@ -370,7 +372,7 @@ class Runner:
             "missing_domains": dict(prep.bmap.missing_domains),
             "stopped_by": self.stop.signal_name or "duration",
         }
-        self.summary = recorder.finish(extra=extra)
+        self.summary = recorder.finish(extra)
 
     def _loop(
         self,

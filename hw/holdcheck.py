@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from thermogov import costmodel
 from thermogov.board import BoardProfile
@@ -75,13 +75,7 @@ def _solve(g: list[list[float]], p: list[float]) -> list[float]:
 def steady_state_c(
     board: BoardProfile, clocks_hz: Mapping[str, int], utilisation: float, ambient_c: float
 ) -> dict[str, float]:
-    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``.
-
-    A profile domain missing from ``clocks_hz`` is one the board does not let thermogov govern
-    (no devfreq node, an empty OPP table): it still computes and heats, at a clock thermogov
-    cannot cap, so it is taken at its profile's top OPP, the worst case for a trip check.
-    """
-    clocks_hz = {d.name: d.opp_hz[-1] for d in board.domains} | dict(clocks_hz)
+    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``."""
     th = board.thermal
     names = th.node_names()
     idx = {n: i for i, n in enumerate(names)}
@@ -94,7 +88,11 @@ def steady_state_c(
         g[j][j] += link.conductance_w_per_k
         g[i][j] -= link.conductance_w_per_k
         g[j][i] -= link.conductance_w_per_k
-    cores = costmodel.busy_cores(board.model, clocks_hz, utilisation) if board.model.cycles else {}
+    # A domain this board lacks (a Jetson without its GPU devfreq) leaves the pipeline: the
+    # stages that remain set the pace, and the missing one heats nothing thermogov can see.
+    model = replace(board.model, cycles={d: c for d, c in board.model.cycles.items() if d in clocks_hz})
+    model_clocks = {d: clocks_hz[d] for d in model.cycles}
+    cores = costmodel.busy_cores(model, model_clocks, utilisation) if model_clocks else {}
     temps = dict.fromkeys(names, ambient_c)
     for _ in range(100):
         p = [0.0] * len(names)
@@ -102,6 +100,8 @@ def steady_state_c(
             p[idx[th.rest_of_board_node]] += th.rest_of_board_w
         total = th.rest_of_board_w
         for d in board.domains:
+            if d.name not in clocks_hz:
+                continue
             w = costmodel.domain_power_w(d, clocks_hz[d.name], cores.get(d.name, 0.0), temps[d.node])
             p[idx[d.node]] += w
             total += w
@@ -249,10 +249,8 @@ def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str 
 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
-        # The full profile, not the governed subset: a domain thermogov cannot cap still heats
-        # the board (its stage of the model and its node stay), at an uncapped clock.
-        check = check_hold(prep.tree, prep.bmap.board, prep.bmap, prep.config, prep.specs)
-    except (ConfigError, SensorError):
+        check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
+    except (ConfigError, SensorError, ArithmeticError):  # advisory: never the reason a run fails
         return None
     if check is None or check.holds:
         return None

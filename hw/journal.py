@@ -6,9 +6,14 @@ cut mid-run leaves a record of what to put back.  ``restore`` (the systemd ``Exe
 ``thermogov restore``, and every daemon start) writes those values back in a valid order and
 only then deletes the journal; a partial restore keeps it so the next attempt can finish.
 
-The lock is an ``flock`` on ``/run/thermogov.lock`` (path injectable): the kernel drops it
-when the holder dies, however it dies, so a journal found while we hold the lock belongs to a
-dead process.  The pid recorded in both files is for the messages.  A journal from an earlier
+The lock is an ``flock`` (``--lock-file`` here, and the per-board lock of
+:mod:`thermogov.hw.boardlock`): the kernel drops it when the holder dies, however it dies, so a
+journal found while we hold the lock belongs to a dead process, unless its pid is a live
+thermogov given other locks, which is refused.  The pid recorded is for the messages.
+
+The journal is data on disk, so ``recover`` trusts none of it: a sha256 over the canonical
+body, the resolved root it was written for, and every entry checked against the allow-list
+and the hardware ranges of :mod:`thermogov.hw.owned` before a single write.  A journal from an earlier
 boot (``boot_id`` differs) is discarded without writing: the reboot already reset the limits,
 and writing stale values could undo an nvpmodel mode chosen since.
 """
@@ -261,7 +266,11 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
 
 
 def live_holder(pid: int) -> bool:
-    """Is ``pid`` a running thermogov other than us?  (A recycled pid is some other program.)"""
+    """Is ``pid`` a running ``thermogov run`` other than us?
+
+    A recycled pid is some other program (or a ``thermogov sim``), which must not keep a
+    journal from being restored.
+    """
     if pid == os.getpid() or pid <= 0 or not pid_alive(pid):
         return False
     try:
@@ -269,7 +278,9 @@ def live_holder(pid: int) -> bool:
             cmdline = fh.read()
     except OSError:
         return False
-    return b"thermogov" in cmdline
+    args = [a.decode(errors="replace") for a in cmdline.split(b"\0")]
+    # `thermogov run` (console script or `python -m thermogov.cli run`), not `thermogov sim`
+    return any("thermogov" in a for a in args) and "run" in args
 
 
 class InstanceLock:

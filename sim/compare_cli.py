@@ -30,7 +30,7 @@ from thermogov.sim.compare import CSV_COLUMNS, RunRow, compare, format_table, ru
 from thermogov.sim.oracle import OracleResult
 from thermogov.sim.runner import validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
-from thermogov.sim.sweep.executors import EXECUTORS, make_executor
+from thermogov.sim.sweep.executors import EXECUTORS, check_executor, make_executor
 from thermogov.units import parse_duration_s
 
 
@@ -179,8 +179,7 @@ def compare_command(
             cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
             validate_events(cfg, cfg.load_board())
             configs.append((n if len(seed_list) == 1 else f"{n}-s{s}", cfg))
-    if scheduler and executor != "dask":
-        raise ConfigError("--scheduler: only with --executor dask")
+    check_executor(executor, scheduler)
     with make_executor(executor, workers, scheduler) as ex:
         rows, oracles = run_grid(
             configs,

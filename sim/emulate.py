@@ -232,12 +232,18 @@ def emulate_command(
     from thermogov.units import parse_duration_s
 
     check_speed(speed)
+    for opt_name, value, lo, hi in (
+        ("--ambient", ambient, -40.0, 60.0),
+        ("--initial-temp", initial_temp, -40.0, 150.0),
+    ):
+        if value is not None and not (math.isfinite(value) and lo <= value <= hi):
+            raise ConfigError(f"{opt_name}: {value:g} is out of range; give °C from {lo:g} to {hi:g}")
     if old_duration and wall_duration:
         raise ConfigError("--duration: deprecated alias of --wall-duration; give only --wall-duration")
+    text, opt = (wall_duration, "--wall-duration") if wall_duration else (old_duration, "--duration")
+    wall = parse_duration_s(text, opt) if text else None
     if old_duration:
         click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
-    text = wall_duration or old_duration
-    wall = parse_duration_s(text, "--wall-duration") if text else None
     warm = parse_duration_s(warm_up, "--warm-up") if warm_up else 0.0
     profile = load_board(board)
     base = Config(board=board, seed=seed)

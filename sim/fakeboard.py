@@ -45,7 +45,7 @@ def _write(root: Path, rel: str, text: str) -> None:
     p.write_text(text, encoding="utf-8")
 
 
-def _cpufreq(root: Path, d: DomainProfile, layout: FakeBoardLayout) -> None:
+def _cpufreq(root: Path, d: DomainProfile, layout: FakeBoardLayout, governor: str) -> None:
     names = list(d.sysfs_names) or ["policy0"]
     per = max(d.cores // len(names), 1)
     khz = [f // 1000 for f in d.kernel_table_hz]
@@ -64,7 +64,7 @@ def _cpufreq(root: Path, d: DomainProfile, layout: FakeBoardLayout) -> None:
             "scaling_min_freq": str(khz[0]),
             "scaling_max_freq": str(khz[-1]),
             "scaling_cur_freq": str(khz[-1]),
-            "scaling_governor": "schedutil",
+            "scaling_governor": governor,
             "scaling_available_governors": "performance powersave userspace schedutil",
             "scaling_driver": "thermogov-emulated",
         }
@@ -180,7 +180,7 @@ def build_fake_board(
     _chips(root, shape, temps_c, hwmon, layout)
     for d in board.domains:
         if d.kind == "cpufreq":
-            _cpufreq(root, d, layout)
+            _cpufreq(root, d, layout, shape.cpufreq_governor)
         else:
             _devfreq(root, d, layout)
     return layout

@@ -212,6 +212,10 @@ def run_main(argv: list[str] | None = None) -> int:
         return _fail(e, f"error: {usage_line(e)}", 2 if e.exit_code in (1, 2) else e.exit_code)
     except click.exceptions.Exit as e:
         return int(e.exit_code or 0)
+    except OSError as e:
+        # The environment failed under a command (disk full, I/O error): a runtime failure.
+        where = f"{e.filename}: " if e.filename else ""
+        return _fail(e, f"error: {where}{e.strerror or e}; check the disk and the path", 1)
     except Exception as e:
         # A bug: still one line and exit 1 (the daemon's ExitStack has restored the board by now).
         return _fail(

@@ -4,8 +4,9 @@ click's ``float`` (and ``FloatRange``) accept ``nan`` and ``inf``, and ``nan`` p
 range check written as ``lo <= v <= hi`` negated, so a single ``--ambient nan`` could slip into
 a model or a limit.  Rather than trusting each command to remember, the CLI group wraps the
 type of every float and int option once, when it hands out the command: finite, at most
-``FLOAT_LIMIT`` in size (each command then checks its own physical range), and seeds in the
-32 bits every random generator here takes.
+``FLOAT_LIMIT`` in size (each command then checks its own physical range; quantities named
+alike everywhere, such as ``--ambient``, are ranged here), and seeds in the 32 bits every
+random generator here takes.
 
 An option that declares its own range (``click.FloatRange``/``IntRange``) gets that range in
 both messages, ``nan`` included: "give 0 < speed <= 100" tells the user what to type, where
@@ -21,6 +22,13 @@ import click
 from click.types import FloatParamType, IntParamType
 
 FLOAT_LIMIT = 1e9
+# Options whose name means the same physical quantity in every command that has them: the
+# simulator's thermal model and the board profiles are specified for ambient -40..85 °C and
+# silicon up to 150 °C.
+NAMED_RANGES: dict[str, tuple[float, float]] = {
+    "ambient": (-40.0, 85.0),
+    "initial_temp": (-40.0, 150.0),
+}
 INT_LIMIT = 2**31 - 1
 SEED_MAX = 2**32 - 1
 
@@ -42,7 +50,11 @@ class Bounded(click.ParamType):
             base = click.INT if isinstance(self.inner, IntParamType) else click.FLOAT
             v = base.convert(value, param, ctx)
         if isinstance(v, float) and not math.isfinite(v):
-            self.fail(f"{value!r} is not a finite number; give {declared or 'a plain number'}", param, ctx)
+            ranged = (self.low, self.high) != (-FLOAT_LIMIT, FLOAT_LIMIT)
+            give = declared or (
+                f"a value in {_fmt(self.low)}..{_fmt(self.high)}" if ranged else "a plain number"
+            )
+            self.fail(f"{value!r} is out of range (not a finite number); give {give}", param, ctx)
         if declared is not None and not _in_declared(self.inner, v):
             self.fail(f"{value!r} is out of range; give {declared}", param, ctx)
         if isinstance(v, int | float) and not self.low <= v <= self.high:
@@ -83,7 +95,7 @@ def bounds_for(param: click.Parameter) -> tuple[float, float] | None:
     if isinstance(t, Bounded) or param.nargs != 1:
         return None
     if isinstance(t, FloatParamType):
-        return (-FLOAT_LIMIT, FLOAT_LIMIT)
+        return NAMED_RANGES.get(param.name or "", (-FLOAT_LIMIT, FLOAT_LIMIT))
     if isinstance(t, IntParamType):
         return (0, SEED_MAX) if "seed" in (param.name or "") else (-INT_LIMIT, INT_LIMIT)
     return None

@@ -127,7 +127,9 @@ class Governor:
 
     def tick(self, now_s: float) -> TickRecord:
         freqs = dict(zip(self._domain_names, [a.effective_hz() for a in self.actuators], strict=True))
-        events = self._watch.tick(now_s, tuple(freqs.values()))
+        # Clock activity: the effective clocks, or our own cap changes (an emulator or hung
+        # driver may freeze scaling_cur_freq too; a cap we wrote is still a change of clocks).
+        events = self._watch.tick(now_s, (tuple(freqs.values()), self.cap_changes))
         fr = self.fusion.fuse(now_s)
         if fr.used != self._used:
             events.extend(membership_events(frozenset(self._used), fr.used, self._sensor_names))

@@ -86,6 +86,19 @@ class _Totals:
     ticks: int = 0
 
 
+class _Discard:
+    """Stands in for the trace/sample writers once their files were dropped."""
+
+    def tick(self, rec: TickRecord) -> None:
+        pass
+
+    def sample(self, rec: SampleRecord) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class RunRecorder:
     def __init__(self, run_dir: Path, config: Config, board: BoardProfile, backend: str, run_id: str) -> None:
         self.run_dir = run_dir
@@ -97,8 +110,8 @@ class RunRecorder:
         self.specs = config.sensor_specs(board)
         self.schema = TraceSchema(tuple(s.name for s in self.specs), tuple(d.name for d in board.domains))
         self.trip_c = trip_of(config)
-        self._trace = TraceWriter(run_dir / TRACE_FILE, self.schema)
-        self._samples = SampleWriter(run_dir / SAMPLES_FILE)
+        self._trace: TraceWriter | _Discard = TraceWriter(run_dir / TRACE_FILE, self.schema)
+        self._samples: SampleWriter | _Discard = SampleWriter(run_dir / SAMPLES_FILE)
         self._tot = _Totals()
         self._max_sensor: dict[str, float] = {}
         self._sec_t = array("d")
@@ -118,6 +131,14 @@ class RunRecorder:
         run_dir.mkdir(parents=False, exist_ok=run_id is not None)
         (run_dir / CONFIG_FILE).write_text(dumps(config.resolved(board).to_dict()), encoding="utf-8")
         return cls(run_dir, config, board, backend, rid)
+
+    def drop_files(self) -> None:
+        """Stop writing trace and samples (their disk failed); totals and the summary go on."""
+        for w in (self._trace, self._samples):
+            if not isinstance(w, _Discard):
+                w.abandon()
+        self._trace = _Discard()
+        self._samples = _Discard()
 
     # -- streaming --------------------------------------------------------------------------
     def on_sample(self, rec: SampleRecord) -> None:

@@ -10,6 +10,7 @@ possibly a truncated last line, which the loader tolerates.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import time
@@ -152,6 +153,12 @@ class _CsvAppender:
     def close(self) -> None:
         if not self._fh.closed:
             self.flush()
+            self._fh.close()
+
+    def abandon(self) -> None:
+        """Give up on the file (its disk failed): drop what is buffered, close without raising."""
+        self._buf.clear()
+        with contextlib.suppress(OSError, ValueError):
             self._fh.close()
 
 

@@ -16,21 +16,18 @@ from typing import Any
 
 import click
 
-from thermogov.interfaces import ConfigError
+from thermogov.cliopts import check_out_dir
+from thermogov.display import figure
 from thermogov.sim.sweep import table
 from thermogov.sim.sweep.engine import SweepRun, probe_s_per_sim_s, run_sweep
-from thermogov.sim.sweep.executors import EXECUTORS, cpu_count, make_executor
+from thermogov.sim.sweep.executors import EXECUTORS, check_executor, cpu_count, make_executor
 from thermogov.sim.sweep.point import PointResult
 from thermogov.sim.sweep.spec import Sweep, describe, load_sweep
 
 
 def fig(v: Any) -> str:
-    """A figure to 3 significant digits (``227.6`` -> ``228``), ``n/a`` for none."""
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    return str(v)
+    """A number as every table prints it (:func:`thermogov.display.figure`); text unchanged."""
+    return v if isinstance(v, str) else figure(v)
 
 
 def _default_out(sweep: Sweep) -> Path:
@@ -42,7 +39,8 @@ def _default_out(sweep: Sweep) -> Path:
     epilog="""\b
 Example:
   thermogov sweep examples/ambient-heatsink-sweep.toml --dry-run
-  thermogov sweep examples/ambient-heatsink-sweep.toml --workers 2 --out sweep-out""",
+  thermogov sweep examples/ambient-heatsink-sweep.toml --workers 2 --out traces/sweeps/example
+  thermogov sweep SWEEP.toml --executor dask --scheduler tcp://10.0.0.5:8786 --out /shared/sweep""",
 )
 @click.argument("sweep_file", metavar="SWEEP.toml")
 @click.option(
@@ -71,13 +69,13 @@ def sweep_command(
     as_json: bool,
 ) -> None:
     """Run every point of a sweep file as a normal run and tabulate them (CSV, Parquet)."""
-    if scheduler and executor != "dask":
-        raise ConfigError("--scheduler: only with --executor dask")
+    check_executor(executor, scheduler)
     sweep = load_sweep(sweep_file)
     out_dir = Path(out) if out else _default_out(sweep)
     if dry_run:
         _dry_run(sweep, executor, workers, scheduler, as_json)
         return
+    check_out_dir(out_dir)
     with make_executor(executor, workers, scheduler) as ex:
         click.echo(f"sweep {sweep.name}: {len(sweep.points)} points on {ex.describe()}", err=True)
         run = _run_with_bar(sweep, ex, out_dir, resume)

@@ -132,14 +132,19 @@ class LocalExecutor(_Base):
                 self._current = None
 
 
+def _import_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as e:
+        raise ConfigError(
+            "--executor dask: the dask extra is not installed; pip install 'thermogov[dask]'"
+        ) from e
+    return distributed
+
+
 class DaskExecutor(_Base):
     def __init__(self, workers: int | None = None, address: str | None = None) -> None:
-        try:
-            import distributed
-        except ImportError as e:
-            raise ConfigError(
-                "--executor dask: the dask extra is not installed; pip install 'thermogov[dask]'"
-            ) from e
+        distributed = _import_distributed()
         self._distributed = distributed
         self.address = address
         self.cluster: Any = None
@@ -203,12 +208,19 @@ def _warm_up() -> None:
     import thermogov.sim.runner  # noqa: F401
 
 
-def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None) -> _Base:
-    """The executor the command line asked for; bad combinations are input errors (exit 2)."""
+def check_executor(kind: str, scheduler: str | None = None) -> None:
+    """Refuse an executor that cannot start (before any folder is made); input errors, exit 2."""
     if kind not in EXECUTORS:
         raise ConfigError(f"--executor: unknown executor {kind!r}; choose local or dask")
     if scheduler and kind != "dask":
         raise ConfigError("--scheduler: only with --executor dask")
+    if kind == "dask":
+        _import_distributed()
+
+
+def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None) -> _Base:
+    """The executor the command line asked for; bad combinations are input errors (exit 2)."""
+    check_executor(kind, scheduler)
     if kind == "dask":
         return DaskExecutor(workers, scheduler)
     return LocalExecutor(workers)

@@ -65,6 +65,7 @@ _CONFIG_KEYS: dict[str, str] = {
     "governor.stale_periods": NUMBER,
     "governor.unknown_grace_ms": INTEGER,
     "governor.max_write_failures": INTEGER,
+    "governor.stuck_after_s": NUMBER,
 }
 _SENSOR_OVERRIDES = {"weight": NUMBER, "period_ms": INTEGER, "hard_limit_c": NUMBER, "enabled": BOOLEAN}
 _SENSOR_MODEL = ("noise_c", "quant_c", "lag_s")

@@ -41,6 +41,7 @@ class PointResult:
     error: str = ""
     reused: bool = False
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # this thread's CPU time: what the point cost, whatever else the machine ran
 
 
 def is_complete(run_dir: Path, point_id: str) -> bool:
@@ -52,14 +53,20 @@ def is_complete(run_dir: Path, point_id: str) -> bool:
 
 def run_point(task: PointTask) -> PointResult:
     """Run (or, resuming, reuse) one point; every failure is returned, none raised."""
-    started = time.monotonic()
+    started, cpu0 = time.monotonic(), time.thread_time()
     run_dir = Path(task.runs_dir) / task.point_id
     try:
         if task.resume and is_complete(run_dir, task.point_id):
             summary = load_summary(run_dir)
             return PointResult(task.point_id, True, from_summary(summary), reused=True)
         summary = _simulate(task, run_dir)
-        return PointResult(task.point_id, True, from_summary(summary), wall_s=time.monotonic() - started)
+        return PointResult(
+            task.point_id,
+            True,
+            from_summary(summary),
+            wall_s=time.monotonic() - started,
+            cpu_s=time.thread_time() - cpu0,
+        )
     except Exception as e:
         where = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
         at = f" (at {Path(where.filename).name}:{where.lineno})" if where else ""

@@ -53,6 +53,7 @@ class Chip:
 class TreeShape:
     trips: dict[str, tuple[Trip, ...]] = field(default_factory=dict)  # sensor -> trips
     chips: tuple[Chip, ...] = ()
+    cpufreq_governor: str = "schedutil"  # the distribution's default scaling_governor
 
 
 def _rail(t: Table, domains: set[str]) -> Rail:
@@ -100,8 +101,9 @@ def parse_tree_shape(data: dict[str, Any], where: str, board: BoardProfile) -> T
         fan = c.integer("fan_rpm", -1, minimum=-1)
         chips.append(Chip(c.string("name"), rails, in_mv, temp_of, None if fan < 0 else fan))
         c.done()
+    governor = top.string("cpufreq_governor", "schedutil")
     top.done()
-    return TreeShape(trips, tuple(chips))
+    return TreeShape(trips, tuple(chips), governor)
 
 
 def tree_shape(board: BoardProfile) -> TreeShape:

@@ -74,11 +74,6 @@ def test_fixed_cap_inside_the_range_runs(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
 
 
-@pytest.mark.xfail(
-    reason="cli.main() drops the exit code of click.exceptions.Exit under standalone_mode=False "
-    "(hw commands raise Exit(2)); the exit-code contract fix in main() belongs to the safety-cli branch",
-    strict=False,
-)
 def test_run_refuses_a_fixed_cap_outside_the_range_too(tmp_path: Path) -> None:
     t = fakesys.rpi5(tmp_path / "root")
     before = t.snapshot()

@@ -145,6 +145,32 @@ def test_generated_configs_run_or_exit_2_in_one_line(
         assert len(lines) == 1 and lines[0].startswith("thermogov: error: "), err
 
 
+# Fragments of TOML syntax: random sequences of them are mostly malformed in creative ways.
+FRAGMENTS = ["[", "]", "[[", "]]", "{", "}", "=", ",", '"', "'", "\n", " ", "a", "run", "governor", ".",
+             "nan", "inf", "-", "1", "0x1", "1e400", "true", "#", "\\", "\x00", "é", "1979-05-27"]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    blob=st.one_of(
+        st.binary(max_size=200),
+        st.lists(st.sampled_from(FRAGMENTS), max_size=60).map(lambda xs: "".join(xs).encode("utf-8")),
+    )
+)
+def test_any_bytes_as_a_config_file_are_a_one_line_error_or_a_config(
+    blob: bytes, tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "blob.toml"
+    cfg.write_bytes(blob)
+    code = run_main(["doctor", "--config", str(cfg), "--sysfs-root", str(tree), "--board", "rpi5"])
+    _out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    assert code in (0, 2), (code, err, blob)
+    if code == 2:
+        lines = err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("thermogov: error: "), err
+
+
 def _accepted(data: dict[str, Any]) -> Config | None:
     try:
         return parse_config(data)

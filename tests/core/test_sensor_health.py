@@ -131,6 +131,22 @@ def test_every_sensor_frozen_while_the_governor_moves_the_caps_ends_in_failsafe(
     assert {"sensor_stuck:cpu", "sensor_stuck:gpu"} <= {tag for _, tag in tags(recs)}
 
 
+def test_a_frozen_board_is_caught_by_the_governors_own_cap_changes() -> None:
+    # Every file frozen, scaling_cur_freq included: the only change of clocks is the trip the
+    # governor itself makes on the (frozen) hot reading.
+    board = load_board("rpi5")
+    act = RecordingActuator("cpu", TABLE)
+    ctx = PolicyContext(board, {"cpu": TABLE}, 0.1)
+    policy = make_policy("hysteresis", Table({}, "p"), ctx)
+    sensors = {n: FnSensor(n, lambda: 88.0) for n in ("cpu", "gpu")}
+    gov = Governor(SPECS, sensors, [act], policy, unknown_grace_s=1.0, stuck_after_s=5.0)  # type: ignore[arg-type]
+    recs = run(gov, 0.0, 7.0)
+    assert "trip" in recs[0].event
+    stuck = {t for t, tag in tags(recs) if tag.startswith("sensor_stuck:")}
+    assert stuck and abs(min(stuck) - 5.0) <= 0.1 + 1e-9
+    assert recs[-1].policy_state == FAILSAFE and recs[-1].fused_c is None
+
+
 def test_stuck_detection_is_off_when_not_configured() -> None:
     gov, act = make({"cpu": lambda: 60.0, "gpu": lambda: 61.0}, stuck_after_s=None)
     step = {"i": 0}

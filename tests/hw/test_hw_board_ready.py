@@ -266,6 +266,18 @@ def test_policy_trip_of_every_policy_kind() -> None:
     assert holdcheck.policy_trip_c(cfg, "fixed:1500") is None
 
 
+def test_hold_check_on_a_board_without_its_gpu_domain(tmp_path: Path) -> None:
+    """The Orin Nano's model has a GPU stage; a tree without the GPU devfreq still predicts."""
+    from thermogov.hw.daemon import RunOptions, prepare
+
+    fakesys.orin_nano(tmp_path)
+    shutil.rmtree(tmp_path / "sys/class/devfreq")
+    prep = prepare(RunOptions(config=Config(), sysfs_root=tmp_path))
+    check = holdcheck.check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
+    assert check is not None and set(check.lowest_hz) == {"cpu"}
+    assert check.now_c < check.predicted_c < math.inf
+
+
 def test_hold_warning_is_silent_on_a_board_already_at_its_trip(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path, cpu_mc=80000)  # busy now: the idle-ambient inference would not hold
     cfg = parse_config(tomlread.loads(TRIP75))

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.boardlock import BoardLock, board_lock_path
-from thermogov.hw.journal import Journal, recover
+from thermogov.hw.journal import Journal, live_holder, recover
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import RuntimeFailure
 
@@ -23,7 +25,7 @@ def _second(tmp: Path, cmd: str = "run", **where: str) -> str:
         args += ["--out", str(tmp / "out2"), "--duration", "0.3s"]
     r = procutil.run_cli(cmd, *args)
     assert r.returncode == 1, (r.returncode, r.stderr)
-    (line,) = r.stderr.splitlines()
+    (line,) = [ln for ln in r.stderr.splitlines() if "error" in ln]  # a warning may precede it
     return line
 
 
@@ -104,3 +106,18 @@ def test_the_board_lock_is_free_again_after_release(tmp_path: Path) -> None:
     with BoardLock(tmp_path / "root", lock_file=tmp_path / "b.lock"):
         pass
     assert board_lock_path(tmp_path / "root").read_text() == ""  # no stale pid left behind
+
+
+@pytest.mark.parametrize(
+    "argv,holder", [(["thermogov", "run"], True), (["thermogov", "sim"], False), (["x"], False)]
+)
+def test_only_a_live_thermogov_run_counts_as_a_journal_holder(argv: list[str], holder: bool) -> None:
+    code = "import sys; print('up', flush=True); sys.stdin.read()"
+    p = subprocess.Popen([sys.executable, "-c", code, *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.readline() == b"up\n"  # exec'd: its own cmdline
+    try:
+        assert live_holder(p.pid) is holder
+    finally:
+        p.kill()
+        p.wait()
+    assert live_holder(p.pid) is False  # dead

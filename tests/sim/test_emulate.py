@@ -65,7 +65,19 @@ def test_speed_must_be_finite_and_in_range(tmp_path: Path, speed: str) -> None:
     r = tg("emulate", "--sysfs-root", str(tmp_path / "b"), "--speed", speed, "--wall-duration", "1s")
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()
+    # nan/inf are refused by the CLI's finite guard (thermogov/clinumbers.py), naming the range
     assert "--speed" in line and "0 < speed <= 100" in line
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(
+    ("opt", "value"), [("--ambient", "nan"), ("--ambient", "90"), ("--initial-temp", "inf")]
+)
+def test_temperatures_must_be_finite_and_plausible(tmp_path: Path, opt: str, value: str) -> None:
+    r = tg("emulate", "--sysfs-root", str(tmp_path / "b"), opt, value, "--wall-duration", "1s")
+    assert r.returncode == 2
+    (line,) = r.stderr.strip().splitlines()
+    assert opt in line and "out of range" in line
     assert not (tmp_path / "b").exists()
 
 
@@ -137,6 +149,7 @@ def test_rpi5_lists_the_kernel_table_from_1ghz_and_governs_from_the_firmware_flo
         RPI5_TRIPS, key=lambda t: t[0] != "critical"
     )
     assert {h.chip for h in inv.hwmons} == {"rp1_adc", "cpu_thermal", "pwmfan"}
+    assert tree.read_text(f"{pol.rel}/scaling_governor") == "ondemand"
     assert map_board(inv, board).power is None  # a Pi 5 has no power rail in sysfs
     from thermogov.hw.devices import CapActuator
 
@@ -216,3 +229,30 @@ def test_a_tree_shape_naming_an_unknown_sensor_or_domain_is_refused() -> None:
         )
     with pytest.raises(ConfigError, match="trips"):
         parse_tree_shape({"zones": {"cpu": {"trips": [{"type": "warm", "temp_c": 50}]}}}, "t.toml", board)
+
+
+def test_a_daemon_governing_a_tree_that_powers_off_goes_to_failsafe(tmp_path: Path) -> None:
+    board = load_board("jetson-orin-nano")
+    root = tmp_path / "board"
+    emu = Emulator(board, root, Config(), speed=1.0)
+    emu.step(0.1)
+    cmd = [*THERMOGOV, "run", "--dry-run", "--sysfs-root", str(root), "--board", board.name]
+    cmd += ["--duration", "3s", "--out", str(tmp_path / "out")]
+    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert daemon.stdout is not None
+        for line in daemon.stdout:  # bounded by the daemon's own --duration
+            if "started" in line:
+                break
+        emu.power_off("board shutdown: test")
+        _, err = daemon.communicate(timeout=60)
+    finally:
+        daemon.kill()
+    assert daemon.returncode == 0, err
+    assert "ENOENT" in err
+    (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    rows = (run_dir / "trace.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    events = [dict(zip(header, r.split(","), strict=False)) for r in rows[1:]]
+    assert any("temp_unknown" in e["event"] for e in events)
+    assert events[-1]["policy_state"] == "FAILSAFE"

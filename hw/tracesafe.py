@@ -1,0 +1,125 @@
+"""The run record may fail; the governing may not.
+
+A full disk, a read-only remount or a yanked SD card must not turn into a crash loop that
+leaves the board ungoverned (systemd restarting a daemon that dies at its first trace write).
+Two guards:
+
+* :func:`preflight` runs before the daemon touches the board: ``--out`` and ``--state-dir``
+  must be directories we can create files in, on a filesystem with room for a trace (a probe
+  file is created and removed), so ``--out /dev/null``, ``/proc/...`` or a full disk are bad
+  input (exit 2) with nothing written to the board;
+* :class:`TraceGuard` wraps the run recorder during the run: the first ``OSError`` from the
+  trace or sample files drops both (one warning on stderr, a ``trace_dropped`` entry in the
+  summary) and the control loop goes on.  The restore journal is a separate file written
+  before the first cap write, so it stays authoritative whatever happens to the trace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from thermogov.governor import SampleRecord, TickRecord
+from thermogov.interfaces import ConfigError
+from thermogov.runs import RunRecorder
+
+# About 15 minutes of trace and samples at the default rates; less free space is a full disk.
+MIN_FREE_BYTES = 1 << 20
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_writable_dir(path: Path, option: str, min_free: int = 0) -> None:
+    """``path`` is (or can be made) a directory we can create files in; ConfigError otherwise.
+
+    The only side effects are the directory itself and a probe file that is removed again.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{option} {path}: not a directory; pass a folder")
+    base = _nearest_existing(path)
+    if not base.is_dir():
+        raise ConfigError(f"{option} {path}: {base} is not a directory; pass a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path / f".thermogov-probe-{os.getpid()}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, b"probe\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(path / f".thermogov-probe-{os.getpid()}")
+    except OSError as e:
+        why = errno.errorcode.get(e.errno or 0, "E?")
+        raise ConfigError(
+            f"{option} {path}: cannot create files there ({why}: {e.strerror}); pass a writable folder"
+        ) from None
+    if min_free:
+        st = os.statvfs(path)
+        free = st.f_bavail * st.f_frsize
+        if free < min_free:
+            raise ConfigError(
+                f"{option} {path}: only {free} bytes free, a trace needs at least {min_free}; "
+                "free some space or pass another folder"
+            )
+
+
+def preflight(out_dir: Path, state_dir: Path | None) -> None:
+    """Everything the run record and the journal need, checked before the board is touched."""
+    check_writable_dir(out_dir, "--out", MIN_FREE_BYTES)
+    if state_dir is not None:
+        check_writable_dir(state_dir, "--state-dir")
+
+
+class TraceGuard:
+    """The recorder's streaming calls, with the first I/O failure dropping the files, not the run."""
+
+    def __init__(self, recorder: RunRecorder, log: Callable[[str], None]) -> None:
+        self.recorder = recorder
+        self.dropped = ""  # why, once the files were dropped
+        self._log = log
+
+    def _drop(self, e: OSError, t_s: float) -> None:
+        why = f"{errno.errorcode.get(e.errno or 0, 'E?')}: {e.strerror or e}"
+        self.dropped = f"t={t_s:.3f} s: {why}"
+        self.recorder.drop_files()
+        self._log(
+            f"trace: write to {self.recorder.run_dir} failed ({why}); trace dropped, governing "
+            "continues (the restore journal is unaffected)"
+        )
+
+    def on_sample(self, rec: SampleRecord) -> None:
+        try:
+            self.recorder.on_sample(rec)
+        except OSError as e:
+            self._drop(e, rec.t_s)
+            self.recorder.on_sample(rec)  # totals only, the files are gone
+
+    def on_tick(self, rec: TickRecord) -> None:
+        try:
+            self.recorder.on_tick(rec)
+        except OSError as e:
+            self._drop(e, rec.t_s)
+            self.recorder.on_tick(rec)
+
+    def finish(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """The run summary; if even that cannot be written, the summary is still returned."""
+        if self.dropped:
+            extra = {**extra, "trace_dropped": self.dropped}
+        try:
+            return self.recorder.finish(extra=extra)
+        except OSError as e:
+            why = f"{errno.errorcode.get(e.errno or 0, 'E?')}: {e.strerror or e}"
+            if not self.dropped:
+                self._log(f"trace: cannot write the summary in {self.recorder.run_dir} ({why})")
+            return {"run_id": self.recorder.run_id, "run_dir": str(self.recorder.run_dir), **extra}

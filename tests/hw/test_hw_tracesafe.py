@@ -1,0 +1,162 @@
+"""Never a crash loop: the run record may fail, the governing and the restore may not."""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hw import fakesys
+from tests.hw.fakesys import KernelTree
+from thermogov.config import Config
+from thermogov.hw import tracesafe
+from thermogov.hw.daemon import RunOptions, run
+from thermogov.hw.journal import Journal
+from thermogov.interfaces import ConfigError
+from thermogov.trace import TraceWriter
+
+POLICY0 = "sys/devices/system/cpu/cpufreq/policy0"
+GPU = "sys/devices/17000000.ga10b/devfreq/17000000.ga10b"
+CPU_LOWEST_KHZ = 729600  # the hysteresis policy's hot caps on the Orin Nano profile
+
+
+def _opts(tmp: Path, **kw: Any) -> RunOptions:
+    base = RunOptions(
+        config=Config(policy="hysteresis"),
+        sysfs_root=tmp / "root",
+        duration_s=1.0,
+        out=tmp / "out",
+        state_dir=tmp / "state",
+        lock_file=tmp / "run" / "thermogov.lock",
+    )
+    return dataclasses.replace(base, **kw)
+
+
+class WarmingTree(KernelTree):
+    """Every thermal zone reads cool for the first ``cool_reads`` reads, then 90 °C."""
+
+    def __init__(self, root: Path, cool_reads: int) -> None:
+        super().__init__(root, "new")
+        self.cool_reads = cool_reads
+        self.temp_reads = 0
+
+    def _read_bytes(self, real: str) -> bytes:
+        if real.endswith("/temp") and "thermal_zone" in real:
+            self.temp_reads += 1
+            return b"50000\n" if self.temp_reads <= self.cool_reads else b"90000\n"
+        return super()._read_bytes(real)
+
+
+def test_a_trace_write_failure_drops_the_trace_and_governing_continues(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=50000, gpu_mc=50000)
+    before = t.snapshot()
+    kt = WarmingTree(tmp_path / "root", cool_reads=6)
+    real_tick = TraceWriter.tick
+    rows: list[float] = []
+
+    def tick(self: TraceWriter, rec: Any) -> None:
+        if len(rows) >= 2:  # the disk fills up at the third row
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        rows.append(rec.t_s)
+        real_tick(self, rec)
+
+    monkeypatch.setattr(TraceWriter, "tick", tick)
+    journal_seen: list[bool] = []
+    kt.before_write.append(lambda real, data: journal_seen.append(Journal(tmp_path / "state").exists()))
+    err = io.StringIO()
+    summary = run(_opts(tmp_path), out=io.StringIO(), err=err, tree=kt)
+    warnings = [ln for ln in err.getvalue().splitlines() if "trace" in ln]
+    assert len(warnings) == 1 and "ENOSPC" in warnings[0] and "governing continues" in warnings[0]
+    assert "ENOSPC" in summary["trace_dropped"]
+    assert summary["ticks"] > len(rows) + 1  # the loop kept ticking after the drop
+    # It kept governing: the board got hot only after the trace was dropped, and was capped.
+    assert (f"{POLICY0}/scaling_max_freq", CPU_LOWEST_KHZ) in kt.writes, (kt.writes, kt.temp_reads, summary)
+    assert all(journal_seen)  # the journal was on disk before every cap write
+    assert t.snapshot() == before and not Journal(tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize(
+    ("what", "needle"),
+    [("dev-null", "not a directory"), ("file-parent", "not a directory"), ("proc", "cannot create files")],
+)
+def test_an_unusable_out_folder_is_refused_before_the_board_is_touched(
+    tmp_path: Path, what: str, needle: str
+) -> None:
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    before = t.snapshot()
+    (tmp_path / "afile").write_text("x")
+    out = {
+        "dev-null": Path(os.devnull),
+        "file-parent": tmp_path / "afile" / "out",
+        "proc": Path("/proc/thermogov-test-out"),
+    }[what]
+    if what == "proc" and not Path("/proc/self").exists():
+        pytest.skip("no procfs here")
+    kt = KernelTree(tmp_path / "root")
+    with pytest.raises(ConfigError, match=needle) as e:
+        run(_opts(tmp_path, out=out), out=io.StringIO(), err=io.StringIO(), tree=kt)
+    assert "--out" in str(e.value)
+    assert kt.writes == [] and t.snapshot() == before and not Journal(tmp_path / "state").exists()
+
+
+def test_an_unusable_state_dir_is_refused_before_the_lock_and_the_board(tmp_path: Path) -> None:
+    if not Path("/proc/self").exists():
+        pytest.skip("no procfs here")
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    before = t.snapshot()
+    kt = KernelTree(tmp_path / "root")
+    with pytest.raises(ConfigError, match="--state-dir"):
+        run(
+            _opts(tmp_path, state_dir=Path("/proc/thermogov-state")),
+            out=io.StringIO(),
+            err=io.StringIO(),
+            tree=kt,
+        )
+    assert kt.writes == [] and t.snapshot() == before and not (tmp_path / "run").exists()
+
+
+def test_a_full_disk_for_the_trace_is_refused_before_the_board_is_touched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    before = t.snapshot()
+    real = os.statvfs
+
+    class Full:
+        def __init__(self, st: os.statvfs_result) -> None:
+            self.f_frsize = st.f_frsize
+            self.f_bavail = 3  # three blocks left
+
+    monkeypatch.setattr(tracesafe.os, "statvfs", lambda p: Full(real(p)))
+    kt = KernelTree(tmp_path / "root")
+    with pytest.raises(ConfigError, match=r"--out .*bytes free"):
+        run(_opts(tmp_path), out=io.StringIO(), err=io.StringIO(), tree=kt)
+    assert kt.writes == [] and t.snapshot() == before
+
+
+def test_a_summary_that_cannot_be_written_still_ends_the_run_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from thermogov import runs
+
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    before = t.snapshot()
+
+    def full(*a: Any, **k: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(runs, "append_ledger", full)
+    err = io.StringIO()
+    summary = run(
+        _opts(tmp_path, duration_s=0.3), out=io.StringIO(), err=err, tree=KernelTree(tmp_path / "root")
+    )
+    assert summary["run_id"] and summary["stopped_by"] == "duration"
+    assert "cannot write the summary" in err.getvalue()
+    assert t.snapshot() == before and not Journal(tmp_path / "state").exists()
