@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hw import fakesys
+from tests.hw import cliargs, fakesys
 from thermogov.hw.journal import InstanceLock, Journal, JournalData, JournalEntry
 
 POLICY0 = "sys/devices/system/cpu/cpufreq/policy0"
@@ -61,19 +61,11 @@ def one_line(p: subprocess.CompletedProcess[str], code: int) -> str:
 
 # -- hw command fixtures -----------------------------------------------------------------------
 def hw_args(tmp: Path, *extra: str) -> list[str]:
-    return [
-        "--sysfs-root",
-        str(tmp / "root"),
-        "--state-dir",
-        str(tmp / "state"),
-        "--lock-file",
-        str(tmp / "run.lock"),
-        *extra,
-    ]
+    return [*cliargs.board_paths(tmp), *extra]
 
 
 def run_args(tmp: Path, *extra: str) -> list[str]:
-    return ["run", *hw_args(tmp), "--out", str(tmp / "out"), "--duration", "0.3s", *extra]
+    return ["run", *cliargs.run_args(tmp, *extra)]
 
 
 def restore_args(tmp: Path) -> list[str]:

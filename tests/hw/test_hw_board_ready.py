@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from tests.hw import fakesys
 from tests.hw.asuser import run_as_nobody
+from tests.hw.cliargs import run_args
 from thermogov import tomlread
 from thermogov.board import builtin_board_names, load_board
 from thermogov.config import Config, parse_config
@@ -34,20 +35,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _dry(tmp: Path, *extra: str) -> list[str]:
-    return [
-        "--sysfs-root",
-        str(tmp / "root"),
-        "--state-dir",
-        str(tmp / "state"),
-        "--lock-file",
-        str(tmp / "run.lock"),
-        "--out",
-        str(tmp / "out"),
-        "--duration",
-        "0.3s",
-        "--dry-run",
-        *extra,
-    ]
+    return run_args(tmp, "--dry-run", *extra)
 
 
 # -- run --policy ----------------------------------------------------------------------------------

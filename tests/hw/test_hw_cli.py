@@ -9,28 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 from tests.hw import fakesys
+from tests.hw.cliargs import run_args as _run_args
 from tests.hw.fakesys import DATA, FakeTree
 from thermogov.hw import daemon
 from thermogov.hw.commands import doctor_command, restore_command, run_command
 from thermogov.hw.journal import InstanceLock, Journal, JournalData, JournalEntry
 
 POLICY0 = "sys/devices/system/cpu/cpufreq/policy0"
-
-
-def _run_args(tmp: Path, *extra: str) -> list[str]:
-    return [
-        "--sysfs-root",
-        str(tmp / "root"),
-        "--state-dir",
-        str(tmp / "state"),
-        "--lock-file",
-        str(tmp / "run.lock"),
-        "--out",
-        str(tmp / "out"),
-        "--duration",
-        "0.3s",
-        *extra,
-    ]
 
 
 def _one_line_error(result, code: int = 2) -> str:  # type: ignore[no-untyped-def]

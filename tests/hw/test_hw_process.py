@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from tests.hw import fakesys
+from tests.hw.cliargs import board_paths
 from tests.hw.fakesys import FakeTree
 from thermogov.hw.journal import Journal
 
@@ -32,14 +33,7 @@ def _cli(*args: str) -> list[str]:
 
 
 def _paths(tmp: Path) -> list[str]:
-    return [
-        "--sysfs-root",
-        str(tmp / "root"),
-        "--state-dir",
-        str(tmp / "state"),
-        "--lock-file",
-        str(tmp / "thermogov.lock"),
-    ]
+    return board_paths(tmp, "thermogov.lock")
 
 
 def _start(tmp: Path, *extra: str) -> subprocess.Popen[bytes]:

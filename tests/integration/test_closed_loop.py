@@ -10,34 +10,18 @@ from __future__ import annotations
 
 import csv
 import os
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.integration.loop import wait_for_line
 
 EMU = [sys.executable, "-m", "thermogov.cli", "emulate"]
 RUN = [sys.executable, "-m", "thermogov.cli", "run"]
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the daemon writes caps only as root")
-
-
-def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout_s: float = 30.0) -> str:
-    """Read the child's stdout until a line containing ``needle`` (bounded, no fixed sleeps)."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], max(deadline - time.monotonic(), 0.0))
-        if not ready:
-            break
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if needle in line:
-            return line
-    raise AssertionError(f"child never printed {needle!r}")
 
 
 def cap_files(root: Path) -> dict[str, str]:
