@@ -353,7 +353,7 @@ def board_legs(rp: Replay, venv: Path, clone: Path) -> None:
             rp.run(
                 "as nobody: run (no --dry-run) needs root",
                 [*prefix, "run", *common, "--duration", "3s"],
-                want=1,  # PrivilegeError is a RuntimeFailure (tests/cli/test_exit_codes.py)
+                want=2,  # usage: needs sudo, like restore (tests/cli/test_exit_codes.py)
                 user=True,
                 show=True,
             )

@@ -73,8 +73,9 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 LOG_REPEAT_S = 30.0
 
 
-class PrivilegeError(RuntimeFailure):
-    """Writing frequency limits needs root."""
+class PrivilegeError(ConfigError):
+    """Writing frequency limits needs root: a usage error (exit 2, like ``restore`` without root),
+    raised before anything is read or written, so the board is untouched."""
 
 
 def check_privileges(dry_run: bool) -> None:

@@ -313,7 +313,7 @@ def test_not_root_exits_1(tmp_path: Path) -> None:
             )
         finally:
             shutil.rmtree(root)
-    line = one_line(p, 1)
+    line = one_line(p, 2)
     assert "needs root" in line and "--dry-run" in line
 
 

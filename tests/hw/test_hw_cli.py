@@ -88,7 +88,7 @@ def test_non_root_is_refused_without_dry_run(tmp_path: Path, monkeypatch: pytest
     t = fakesys.rpi5(tmp_path / "root")
     before = t.snapshot()
     monkeypatch.setattr(daemon.os, "geteuid", lambda: 1000)
-    line = _one_line_error(CliRunner().invoke(run_command, _run_args(tmp_path)), 1)
+    line = _one_line_error(CliRunner().invoke(run_command, _run_args(tmp_path)), 2)
     assert "needs root" in line and "--dry-run" in line
     assert t.snapshot() == before and not (tmp_path / "out").exists() and not (tmp_path / "run.lock").exists()
 
