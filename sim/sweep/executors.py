@@ -181,14 +181,21 @@ class DaskExecutor(_Base):
             import dask
 
             self.workers = workers or cpu_count()
-            with dask.config.set(LOCAL_CLUSTER_CONFIG):
-                self.cluster = distributed.LocalCluster(
-                    n_workers=self.workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.ERROR,
-                )
+            environ = dict(os.environ)
+            try:
+                with dask.config.set(LOCAL_CLUSTER_CONFIG):
+                    self.cluster = distributed.LocalCluster(
+                        n_workers=self.workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+            finally:
+                # Each nanny writes its workers' pre-spawn variables (OMP_NUM_THREADS=1,
+                # PYTHONHASHSEED...) into this process's environment and leaves them there.
+                os.environ.clear()
+                os.environ.update(environ)
             self.client = distributed.Client(self.cluster)
         # Import the simulator on every worker now, not inside the first point of each.
         self.client.run(_warm_up)
