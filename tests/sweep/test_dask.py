@@ -160,3 +160,22 @@ def test_real_cluster_loses_no_point_when_a_worker_is_killed_mid_sweep(
     assert (tmp_path / "out" / "results.csv").read_bytes() == local_table(
         sweep_file, tmp_path / "local", capsys
     )
+
+
+def test_local_cluster_workers_run_quiet_and_leave_this_process_environment_alone() -> None:
+    import dask
+
+    from thermogov.sim.sweep.executors import LOCAL_CLUSTER_CONFIG
+
+    before = dict(os.environ)
+    with DaskExecutor(1) as ex:
+        seen = ex.client.run(
+            lambda: (
+                {k: dask.config.get(k) for k in LOCAL_CLUSTER_CONFIG if "environ" not in k},
+                os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+            )
+        )
+        assert dict(os.environ) == before
+    wanted = {k: v for k, v in LOCAL_CLUSTER_CONFIG.items() if "environ" not in k}
+    assert list(seen.values()) == [(wanted, before.get("MALLOC_TRIM_THRESHOLD_"))]
+    assert wanted["distributed.worker.profile.enabled"] is False
