@@ -283,7 +283,7 @@ def test_restore_incomplete_exits_1_naming_what_is_left_and_the_command(tmp_path
         assert Journal(tmp_path / "state").exists()
 
 
-def test_not_root_exits_1(tmp_path: Path) -> None:
+def test_run_without_root_is_a_usage_error_exit_2(tmp_path: Path) -> None:
     if os.geteuid() != 0:
         p = invoke(run_args(tmp_path))
     else:
