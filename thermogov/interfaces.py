@@ -97,3 +97,24 @@ class Clock(Protocol):
     """Seconds on a monotonic time base.  Only runners wait; the governor only reads ``now``."""
 
     def now(self) -> float: ...
+
+
+class PowerStatus(NamedTuple):
+    """Where the board's power comes from right now, as both worlds report it.
+
+    The power-aware parts of the governor (budgets per power state, inference modes, Li-ion
+    limits) key on ``state`` only, so a simulated battery and a real ``power_supply`` class
+    device are interchangeable.  ``state`` is one of ``"mains"`` (no battery, or external power
+    with no battery charging), ``"charging"``, ``"discharging"`` or ``"full"``; the other fields
+    are ``None`` where the board does not report them (many fuel gauges have no power or
+    temperature attribute).
+    """
+
+    state: str
+    capacity_pct: float | None = None
+    power_w: float | None = None
+    battery_temp_c: float | None = None
+    t_s: float = 0.0
+
+
+POWER_STATES = ("mains", "charging", "discharging", "full")
