@@ -33,8 +33,8 @@ import click
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, SensorError, ThermogovError
-from thermogov.sim.fakeboard import FakeBoardLayout, build_fake_board, power_off
-from thermogov.sim.world import SimWorld
+from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
+from thermogov.sim.model.world import SimWorld
 
 MAX_SPEED = 100.0  # above this a 20 ms wall step is > 2 s of board time: sensors would jump
 
