@@ -67,9 +67,7 @@ Example:
     "Board whose sensor weights give fused_c: a built-in name or a board TOML. "
     "Default: the board the log names."
 )
-@click.option(
-    "--interval", type=float, help="Sample interval in s for logs without timestamps (default 1)."
-)
+@click.option("--interval", type=float, help="Sample interval in s for logs without timestamps (default 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def import_command(
     file: str,
