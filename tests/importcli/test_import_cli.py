@@ -129,7 +129,7 @@ def test_explicit_format_and_board(tmp_path: Path, capsys: pytest.CaptureFixture
     [
         (["import", "/nonexistent/log.csv"], "cannot read"),
         (["import", "{bad}"], "not a recognised log"),
-        (["import", "{good}", "--format", "csv"], "unknown format"),
+        (["import", "{good}", "--format", "xml"], "unknown format"),
         (["import", "{good}", "--board", "nosuchboard"], "unknown board"),
     ],
 )
