@@ -88,6 +88,11 @@ class Supply:
         return f"{self.rel}/temp"
 
 
+def _attribute(name: str) -> property:
+    """The path of one sysfs attribute in the device's folder (``rel``), relative to the root."""
+    return property(lambda self: f"{self.rel}/{name}")
+
+
 @dataclass(frozen=True, slots=True)
 class CpufreqPolicy:
     name: str  # policy0
@@ -97,17 +102,9 @@ class CpufreqPolicy:
     table_source: str  # scaling_available_frequencies | cpuinfo_min/max
     error: str = ""
 
-    @property
-    def min_rel(self) -> str:
-        return f"{self.rel}/scaling_min_freq"
-
-    @property
-    def max_rel(self) -> str:
-        return f"{self.rel}/scaling_max_freq"
-
-    @property
-    def cur_rel(self) -> str:
-        return f"{self.rel}/scaling_cur_freq"
+    min_rel = _attribute("scaling_min_freq")
+    max_rel = _attribute("scaling_max_freq")
+    cur_rel = _attribute("scaling_cur_freq")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,17 +120,9 @@ class DevfreqDevice:
         node = self.of_node.lower()
         return node in GPU_OF_NODES or "gpu" in node or "gpu" in self.name.lower()
 
-    @property
-    def min_rel(self) -> str:
-        return f"{self.rel}/min_freq"
-
-    @property
-    def max_rel(self) -> str:
-        return f"{self.rel}/max_freq"
-
-    @property
-    def cur_rel(self) -> str:
-        return f"{self.rel}/cur_freq"
+    min_rel = _attribute("min_freq")
+    max_rel = _attribute("max_freq")
+    cur_rel = _attribute("cur_freq")
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,35 +24,25 @@ class FnSensor:
 
 
 class RecordingActuator:
+    """Plain attributes satisfy the protocol's read-only properties."""
+
     def __init__(self, name: str, table: tuple[int, ...]) -> None:
-        self._name = name
-        self._table = table
-        self._cap = table[-1]
+        self.name = name
+        self.table_hz = table
+        self.cap_hz = table[-1]
         self.writes: list[int] = []
         self.fail = False
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def table_hz(self) -> tuple[int, ...]:
-        return self._table
-
-    @property
-    def cap_hz(self) -> int:
-        return self._cap
-
     def apply(self, cap_hz: int) -> int:
         if self.fail:
-            raise ActuatorError(f"{self._name}: EBUSY")
-        assert cap_hz in self._table
+            raise ActuatorError(f"{self.name}: EBUSY")
+        assert cap_hz in self.table_hz
         self.writes.append(cap_hz)
-        self._cap = cap_hz
+        self.cap_hz = cap_hz
         return cap_hz
 
     def effective_hz(self) -> int:
-        return self._cap
+        return self.cap_hz
 
     def restore(self) -> None:
-        self._cap = self._table[-1]
+        self.cap_hz = self.table_hz[-1]

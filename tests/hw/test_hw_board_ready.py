@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from tests.hw import fakesys
 from tests.hw.asuser import run_as_nobody
-from tests.hw.cliargs import run_args
+from tests.hw.cliargs import board_paths, run_args
 from thermogov import tomlread
 from thermogov.board import builtin_board_names, load_board
 from thermogov.config import Config, parse_config
@@ -75,15 +75,7 @@ def test_run_bad_policy_name_exits_2_naming_the_option(tmp_path: Path) -> None:
 def test_restore_without_root_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fakesys.rpi5(tmp_path / "root")
     monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
-    args = [
-        "--sysfs-root",
-        str(tmp_path / "root"),
-        "--state-dir",
-        str(tmp_path / "s"),
-        "--lock-file",
-        str(tmp_path / "l"),
-    ]
-    r = CliRunner().invoke(restore_command, args)
+    r = CliRunner().invoke(restore_command, board_paths(tmp_path, "l"))
     assert (
         r.exit_code == 2
         and r.stderr.strip()

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.hw import fakesys
+from tests.hw.cliargs import board_paths
 from tests.hw.cliargs import run_args as _run_args
 from tests.hw.fakesys import DATA, FakeTree
 from thermogov.hw import daemon
@@ -190,14 +191,7 @@ def test_restore_without_journal(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     r = CliRunner().invoke(
         restore_command,
-        [
-            "--sysfs-root",
-            str(tmp_path / "root"),
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--lock-file",
-            str(tmp_path / "l"),
-        ],
+        board_paths(tmp_path, "l"),
     )
     assert r.exit_code == 0 and "nothing to restore" in r.output
 
@@ -211,14 +205,7 @@ def test_restore_command_applies_the_journal(tmp_path: Path) -> None:
     Journal(tmp_path / "state").write(JournalData(999999, "", str(tmp_path / "root"), 0.0, (e,)))
     r = CliRunner().invoke(
         restore_command,
-        [
-            "--sysfs-root",
-            str(tmp_path / "root"),
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--lock-file",
-            str(tmp_path / "l"),
-        ],
+        board_paths(tmp_path, "l"),
     )
     assert r.exit_code == 0, r.output
     assert "restored 1 limit window(s) left by pid 999999" in r.output
@@ -230,13 +217,6 @@ def test_restore_refuses_while_a_daemon_holds_the_lock(tmp_path: Path) -> None:
     with InstanceLock(tmp_path / "l"):
         r = CliRunner().invoke(
             restore_command,
-            [
-                "--sysfs-root",
-                str(tmp_path / "root"),
-                "--state-dir",
-                str(tmp_path / "state"),
-                "--lock-file",
-                str(tmp_path / "l"),
-            ],
+            board_paths(tmp_path, "l"),
         )
     _one_line_error(r, 1)

@@ -6,7 +6,6 @@ was written and restored, never about how long anything took.
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import io
 import sys
@@ -16,8 +15,9 @@ from typing import Any
 import pytest
 
 from tests.hw import fakesys
+from tests.hw.cliargs import run_options
 from tests.hw.fakesys import FakeTree, KernelTree
-from thermogov.config import Config, parse_config
+from thermogov.config import parse_config
 from thermogov.hw.daemon import RunOptions, run
 from thermogov.hw.journal import Journal, JournalData, JournalEntry, recover
 from thermogov.interfaces import RuntimeFailure
@@ -28,16 +28,7 @@ GPU = "sys/devices/17000000.ga10b/devfreq/17000000.ga10b"
 
 
 def _opts(tmp: Path, **kw: Any) -> RunOptions:
-    base = RunOptions(
-        # The spec's hysteresis: "hot" means exactly the lowest caps, which the checks rely on.
-        config=Config(policy="hysteresis"),
-        sysfs_root=tmp / "root",
-        duration_s=0.5,
-        out=tmp / "out",
-        state_dir=tmp / "state",
-        lock_file=tmp / "run" / "thermogov.lock",
-    )
-    return dataclasses.replace(base, **kw)
+    return run_options(tmp, **kw)
 
 
 def _hot_orin(tmp: Path) -> FakeTree:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import io
 import os
@@ -12,8 +11,8 @@ from typing import Any
 import pytest
 
 from tests.hw import fakesys
+from tests.hw.cliargs import run_options
 from tests.hw.fakesys import KernelTree
-from thermogov.config import Config
 from thermogov.hw import tracesafe
 from thermogov.hw.daemon import RunOptions, run
 from thermogov.hw.journal import Journal
@@ -26,15 +25,7 @@ CPU_LOWEST_KHZ = 729600  # the hysteresis policy's hot caps on the Orin Nano pro
 
 
 def _opts(tmp: Path, **kw: Any) -> RunOptions:
-    base = RunOptions(
-        config=Config(policy="hysteresis"),
-        sysfs_root=tmp / "root",
-        duration_s=1.0,
-        out=tmp / "out",
-        state_dir=tmp / "state",
-        lock_file=tmp / "run" / "thermogov.lock",
-    )
-    return dataclasses.replace(base, **kw)
+    return run_options(tmp, **{"duration_s": 1.0, **kw})
 
 
 class WarmingTree(KernelTree):
