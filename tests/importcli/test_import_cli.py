@@ -152,7 +152,7 @@ def test_imported_run_plots_like_a_simulated_one(tmp_path: Path, capsys: pytest.
     assert code == 0, err
     png = run_dir / "plot.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    from thermogov.plot import plot_runs
+    from thermogov.plotting.figures import plot_runs
 
     fig = plot_runs([run_dir])
     labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
