@@ -238,11 +238,8 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         if freq and not temp:
             c.col = Column("freq", "cpu", how="values")
             said.append(f"{c.label}=freq (values {min(finite(vals)):g}..{max(finite(vals)):g})")
-        elif temp and load:
+        elif temp or load:
             ambiguous.append(c)
-        elif temp:
-            c.col = Column("temp", "cpu", how="values")
-            said.append(f"{c.label}=temp")
         else:
             c.col = Column("")
     _resolve_temp_or_load(ambiguous, rows, dc, said)
@@ -253,22 +250,32 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
 
 
 def _resolve_temp_or_load(amb: list[_Col], rows: list[list[str]], dc: bool, said: list[str]) -> None:
-    """0..100 columns: the one that reaches 0 or 100 is a load, one that never does a temperature."""
+    """0..100 columns: the one that reaches 0 or 100 is a load, one that never does a temperature.
+
+    A lone temperature-like column is the temperature (every thermal log has one); two or more
+    that both stay away from the bounds cannot be told apart and stay unidentified.
+    """
     if not amb:
         return
-    if len(amb) == 1 and amb[0].col.role in ("?", "load?") and amb[0].col.how != "header":
+    vals = {c.index: _values(rows, c.index, dc) for c in amb}
+    temp_like = [c for c in amb if _temp_like(vals[c.index])]
+    if len(amb) == 1 and temp_like:
         c = amb[0]
-        c.col = Column("temp", "cpu", how="values")
+        c.col = Column("temp", c.col.name or "cpu", how="values")
         said.append(f"{c.label}=temp (the only temperature-like column)")
         return
-    touching = [c for c in amb if _touches_bounds(_values(rows, c.index, dc))]
-    calm = [c for c in amb if c not in touching]
+    calm = [c for c in temp_like if not _touches_bounds(vals[c.index])]
     if len(calm) == 1:
         calm[0].col = Column("temp", calm[0].col.name or "cpu", how="values")
         said.append(f"{calm[0].label}=temp (never reaches 0 or 100)")
-        for c in touching:
-            c.col = Column("load", c.col.name or "cpu", how="values")
-            said.append(f"{c.label}=load (reaches 0 or 100 %)")
+        for c in amb:
+            if c is calm[0]:
+                continue
+            if detect_unit("load", vals[c.index]) is not None and _touches_bounds(vals[c.index]):
+                c.col = Column("load", c.col.name or "cpu", how="values")
+                said.append(f"{c.label}=load (reaches 0 or 100 %)")
+            else:
+                c.col = Column("")
         return
     for c in amb:
         c.col = Column("")
