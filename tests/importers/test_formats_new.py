@@ -183,3 +183,28 @@ def test_tegrastats_driveos_style_second_gpu_no_rails() -> None:
     s = log.samples[0]
     assert s.loads["gpu"] == 0.4 and s.temps_c == {"cpu": 45.5, "soc2": 43.1, "tj": 45.5}
     assert s.power_w is None and s.rails_w == {}
+
+
+def test_tegrastats_repeated_stamps_are_spread() -> None:
+    body = "RAM 1000/3964MB CPU [10%@1479,5%@1479,off,off] CPU@40C GPU@39C"
+    text = "\n".join(f"01-02-2024 10:00:0{s} {body}" for s in (0, 0, 1, 1, 2))
+    log = tegrastats.parse_text(text, "t.log")
+    assert [s.t_s for s in log.samples] == [0.0, 0.5, 1.0, 1.5, 2.0]
+    assert any("shared a timestamp" in n for n in log.notes)
+
+
+def test_home_made_tegrastats_to_csv_keeps_tegrastats_notation() -> None:
+    from thermogov.importers import table
+
+    rows = [
+        '2024-01-01 10:00:00,2000/3964MB,"[12%@1479,3%@1479,off,6%@1479]",45%@921,40.5,39.0,5120mW/4980mW',
+        '2024-01-01 10:00:01,2000/3964MB,"[50%@1479,30%@1479,off,20%@1479]",99%@921,41.0,39.5,6120mW/5000mW',
+        '2024-01-01 10:00:02,2000/3964MB,"[60%@1224,40%@1224,off,20%@1224]",99%@921,41.5,40.0,6220mW/5100mW',
+    ]
+    text = "timestamp,RAM,CPU,GR3D_FREQ,CPU_temp,GPU_temp,VDD_IN\n" + "\n".join(rows)
+    assert detect_text(text) == "csv"
+    log = table.parse_text(text, "jetson.csv")
+    s = log.samples[2]
+    assert s.temps_c == {"cpu": 41.5, "gpu": 40.0}
+    assert s.loads == {"cpu": 0.4, "gpu": 0.99} and s.freqs_hz == {"cpu": 1_224_000_000, "gpu": 921_000_000}
+    assert s.power_w == 6.22 and log.samples[0].loads["cpu"] == 0.07

@@ -218,6 +218,14 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
     if backwards:
         notes.add(f"{backwards} line(s) with a timestamp earlier than the previous line skipped")
+    if stamped:  # tegrastats --interval < 1000 ms repeats the 1 s stamp
+        from thermogov.importers.table import spread_ties
+
+        times, tied = spread_ties(times)
+        if tied:
+            notes.add(
+                f"{tied} line(s) shared a timestamp with the previous line: spread evenly up to the next stamp"
+            )
     missing = sum(1 for r in rows if "gpu" not in r.loads and "gpu" not in r.freqs)
     if 0 < missing < len(rows):
         notes.add(f"{missing} line(s) without GR3D/EMC fields (tegrastats run without root?)")
