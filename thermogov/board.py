@@ -46,6 +46,9 @@ class SensorProfile:
     lag_s: float = 0.0  # first-order lag between node and reading
     kind: str = "thermal_zone"  # thermal_zone | hwmon | battery (real board)
     sysfs_names: tuple[str, ...] = ()  # zone types / hwmon names / supply names, any case
+    # Other names logs give this sensor, tried after name and sysfs_names, in order (an Orin
+    # sbc-bench log names its zone ``soc2``): thermogov.importers.aliases
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +201,7 @@ def _sensor(name: str, t: Table) -> SensorProfile:
         lag_s=t.number("lag_s", 0.0, minimum=0.0, maximum=3600.0),
         kind=t.choice("kind", ("thermal_zone", "hwmon", "battery"), "thermal_zone"),
         sysfs_names=tuple(t.strings("sysfs_names", [])),
+        aliases=tuple(t.strings("aliases", [])),
     )
     t.done()
     return s

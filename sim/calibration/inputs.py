@@ -127,12 +127,11 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
 
 def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:
     """Log sensor -> thermal node, by the profile's sensor names (or its sysfs zone names)."""
-    out: dict[str, str] = {}
-    for s in board.sensors:
-        aliases = {s.name, *(_alias(a) for a in s.sysfs_names)}
-        for name, values in data.temps_c.items():
-            if (name in aliases or _alias(name) in aliases) and np.isfinite(values).any() and name not in out:
-                out[name] = s.node
+    from thermogov.importers.aliases import sensor_map
+
+    logged = [k for k, v in data.temps_c.items() if np.isfinite(v).any()]
+    node = {s.name: s.node for s in board.sensors}
+    out = {log: node[prof] for log, prof in sensor_map(logged, board).items()}
     if not out:
         logged = [k for k, v in data.temps_c.items() if np.isfinite(v).any() and k != "ambient"]
         if len(logged) == 1 and len(board.sensors) == 1:
@@ -142,13 +141,6 @@ def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:
             f"of board {board.name} ({', '.join(s.name for s in board.sensors)}); choose the matching --board"
         )
     return out
-
-
-def _alias(name: str) -> str:
-    n = name.lower().replace("-", "_")
-    for suffix in ("_thermal", "_therm"):
-        n = n.removesuffix(suffix)
-    return n
 
 
 def primary_temperature(data: LogData, board: BoardProfile) -> np.ndarray:

@@ -36,6 +36,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                 "lag_s": s.lag_s,
                 "kind": s.kind,
                 "sysfs_names": list(s.sysfs_names),
+                "aliases": list(s.aliases),
             }
             for s in board.sensors
         },

@@ -60,6 +60,7 @@ _DOMAINS = {
     "core": "cpu",
 }
 _FILLER = {"cur", "current", "measured", "now", "value", "avg", "c", "deg", "in", "of", "the", "cpu0"}
+_UNIT_TOKENS = {"c", "mc", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms"}
 _RAIL_RE = re.compile(r"^(vdd|pom|vin|vddq|vdd2)_", re.I)
 BOARD_INPUT = {"vdd_in", "pom_5v_in", "vin"}
 
@@ -77,13 +78,20 @@ class Column:
 def _words(name: str) -> list[str]:
     bare = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", name)
     bare = bare.replace("°", " ").replace("%", " percent ")
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", bare)
-    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+    out: list[str] = []
+    for tok in re.split(r"[^A-Za-z0-9]+", bare):
+        if not tok:
+            continue
+        if tok.lower() in _UNIT_TOKENS:
+            out.append(tok.lower())
+        else:  # camelCase: cpuTemp -> cpu temp (but never split a unit such as mC or kHz)
+            out += re.sub(r"([a-z]{2})([A-Z])", r"\1 \2", tok).lower().split()
+    return out
 
 
 def _unit_suffix(words: list[str]) -> tuple[list[str], str | None]:
     """Strip a trailing unit word (``freq_mhz`` -> freq, MHz)."""
-    if len(words) > 1 and words[-1] in {"c", "mc", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms"}:
+    if len(words) > 1 and words[-1] in _UNIT_TOKENS:
         return words[:-1], words[-1]
     return words, None
 

@@ -58,13 +58,16 @@ def _fmt(v: float | None, spec: str = "{:.3f}") -> str:
 def _fusion_weights(sensors: list[str], board: BoardProfile | None) -> dict[str, float]:
     """Weights that turn the log's sensors into ``fused_c``, or {} when no fusion is defined.
 
-    With a board profile, its sensors that the log also has are fused with the profile's
-    weights (renormalised per row over those present, as the governor's fusion does).  A log
+    With a board profile, its sensors that the log also has (by name, zone name or alias,
+    :mod:`thermogov.importers.aliases`) are fused with the profile's weights (renormalised per row over those present, as the governor's fusion does).  A log
     with one sensor fuses to that sensor whatever its weight.  Several sensors and no profile:
     there is no defensible weighting, so ``fused_c`` stays empty.
     """
     if board is not None:
-        weights = {s.name: s.weight for s in board.sensors if s.name in sensors}
+        from thermogov.importers.aliases import sensor_map
+
+        profile = {s.name: s.weight for s in board.sensors}
+        weights = {log: profile[prof] for log, prof in sensor_map(sensors, board).items()}
         if weights:
             return weights
     if len(sensors) == 1:

@@ -36,6 +36,8 @@ _MON_RE = re.compile(r"^(\d\d:\d\d:\d\d):\s+(\S.*)$")
 _CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)(?:/(\d+(?:\.\d+)?))?MHz$")
 _THERMAL_RE = re.compile(r"^Thermal source:\s+\S+\s+\(([^)]+)\)")
 _DT_RE = re.compile(r"^DT compat:\s+(\S+)")
+_METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
+_PADDED_CLOCK_RE = re.compile(r"(\d)/\s+(\d)")  # "1200/ 980MHz": the firmware clock is padded
 _DEFAULT_COLUMNS = ("CPU", "load", "%cpu", "%sys", "%usr", "%nice", "%io", "%irq", "Temp")
 
 # Device-tree compatibles are exact; the free-text model in the title is the fallback.
@@ -108,11 +110,17 @@ def _clocks(label: str, token: str) -> dict[str, int] | None:
 def _monitor_row(
     columns: tuple[str, ...], tokens: list[str], sensor: str
 ) -> tuple[dict[str, float], dict[str, int], dict[str, float], float | None] | None:
-    """Decode one monitor line; None if any present field is unreadable."""
+    """Decode one monitor line; None if any present field is unreadable.
+
+    Old sbc-bench versions leave the clock column empty where cpufreq is missing, so a line
+    one token short whose first token is the load average has no clock (not a damaged line).
+    """
     t_idx = columns.index("Temp") if "Temp" in columns else len(_DEFAULT_COLUMNS) - 1
+    if tokens and _CLOCK_RE.match(tokens[0]) is None and _is_float(tokens[0]) and len(tokens) < len(columns):
+        tokens = ["", *tokens]
     if not t_idx < len(tokens) <= len(columns):
         return None
-    freqs = _clocks(columns[0], tokens[0])
+    freqs = {} if tokens[0] == "" else _clocks(columns[0], tokens[0])
     cpu_pct = _value(tokens[2], "%") if "%cpu" in columns[:3] else None
     if freqs is None or cpu_pct is None or not 0.0 <= cpu_pct <= 100.0:
         return None
@@ -134,7 +142,20 @@ def _monitor_row(
             power = _value(tok, "W")
             if power is None:
                 return None
+        elif name.lower() in _METER_COLUMNS:  # an external meter (sbc-bench -p / Netio): mW
+            mw = _value(tok, "mW") if tok.endswith("mW") else (float(tok) if _is_float(tok) else None)
+            if mw is None:
+                return None
+            power = mw / 1000.0
     return temps, freqs, {"cpu": fraction(cpu_pct)}, power
+
+
+def _is_float(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def parse(path: str | Path) -> ImportedLog:
@@ -197,7 +218,8 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
                 in_section = seen_rows = False
             continue
         tod = parse_hms(mm.group(1))
-        row = _monitor_row(columns, mm.group(2).split(), sensor) if tod is not None else None
+        body = _PADDED_CLOCK_RE.sub(r"\1/\2", mm.group(2))
+        row = _monitor_row(columns, body.split(), sensor) if tod is not None else None
         t = clock.seconds(tod) if row is not None and tod is not None else None
         if row is None or t is None:
             skipped += 1
@@ -212,10 +234,16 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append(f"{now_lines} 'System health now' line(s) not imported (repeat the last monitor line)")
     if not any(r[0] for r in rows):
         notes.append("no temperature in the monitor (sbc-bench found no usable thermal source)")
-    unused = sorted(extra_cols - {"PMIC"})
+    unused = sorted(c for c in extra_cols - {"PMIC"} if c.lower() not in _METER_COLUMNS)
+    if any(c.lower() in _METER_COLUMNS for c in extra_cols):
+        notes.append("power_w from the external meter column (mW, whole board at the wall side)")
+    clockless = sum(1 for r in rows if not r[1])
+    if clockless:
+        notes.append(f"{clockless} monitor row(s) with an empty clock column (no cpufreq): no clock for them")
     if unused:
         notes.append(f"column(s) {', '.join(unused)} not imported (no field for voltages)")
     board = board_from_report(model, dt)
+    rail = "PMIC" if "PMIC" in extra_cols else "meter"
     samples = tuple(
         ImportedSample(
             t_s=t,
@@ -223,7 +251,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             freqs_hz=freqs,
             loads=loads,
             power_w=power,
-            rails_w={"PMIC": power} if power is not None else {},
+            rails_w={rail: power} if power is not None else {},
         )
         for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
     )

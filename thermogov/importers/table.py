@@ -45,6 +45,9 @@ DEFAULT_INTERVAL_S = 1.0
 _NUM_RE = re.compile(
     r"^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)\s*(?:'C|°C|ºC|C|MHz|kHz|GHz|Hz|mW|W|%|V)?$"
 )
+_AT_RE = re.compile(r"^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)$")
+_PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
+_CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
     r"^(\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
@@ -88,11 +91,36 @@ def _is_number(cell: str, decimal_comma: bool) -> bool:
     return number(cell, decimal_comma) is not None or cell.strip().lower() in _NONFINITE
 
 
+def tegra_cell(cell: str) -> tuple[float, float | None] | None:
+    """(value, clock MHz or None) of a tegrastats field copied into a CSV cell, else None.
+
+    Home-made tegrastats-to-CSV scripts keep tegrastats' own notation: ``45%@1300`` (load and
+    clock), ``[12%@1510,off,3%@1510]`` (per-core list: mean load of the online cores, top
+    clock), ``5120mW/4980mW`` (current/average power: the current one).
+    """
+    c = cell.strip()
+    if m := _AT_RE.match(c):
+        return float(m.group(1)), float(m.group(2))
+    if m := _CURAVG_RE.match(c):
+        return float(m.group(1)), None
+    if c.startswith("[") and c.endswith("]"):
+        parts = [p.strip() for p in c[1:-1].split(",") if p.strip() and p.strip().lower() != "off"]
+        hits = [_AT_RE.match(p) or _PCT_RE.match(p) for p in parts]
+        if not parts or not all(hits):
+            return None
+        loads = [float(h.group(1)) for h in hits if h]
+        clocks = [float(h.group(2)) for h in hits if h and h.re is _AT_RE]
+        return sum(loads) / len(loads), (max(clocks) if clocks else None)
+    return None
+
+
 def number(cell: str, decimal_comma: bool) -> float | None:
     """A cell as a float (unit suffix allowed: ``48.3'C``, ``1500MHz``); NaN for nan/inf; else None."""
     c = cell.strip()
     if c.lower() in _NONFINITE:
         return float("nan")
+    if (tc := tegra_cell(c)) is not None:
+        return tc[0]
     m = _NUM_RE.match(c)
     if m is None:
         return None
@@ -238,11 +266,8 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         if freq and not temp:
             c.col = Column("freq", "cpu", how="values")
             said.append(f"{c.label}=freq (values {min(finite(vals)):g}..{max(finite(vals)):g})")
-        elif temp and load:
+        elif temp or load:
             ambiguous.append(c)
-        elif temp:
-            c.col = Column("temp", "cpu", how="values")
-            said.append(f"{c.label}=temp")
         else:
             c.col = Column("")
     _resolve_temp_or_load(ambiguous, rows, dc, said)
@@ -252,23 +277,35 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         )
 
 
-def _resolve_temp_or_load(amb: list[_Col], rows: list[list[str]], dc: bool, said: list[str]) -> None:
-    """0..100 columns: the one that reaches 0 or 100 is a load, one that never does a temperature."""
+def _resolve_temp_or_load(
+    amb: list[_Col], rows: list[list[str]], dc: bool, said: list[str], *, lone_is_temp: bool = True
+) -> None:
+    """0..100 columns: the one that reaches 0 or 100 is a load, one that never does a temperature.
+
+    A lone temperature-like column is the temperature (every thermal log has one); two or more
+    that both stay away from the bounds cannot be told apart and stay unidentified.
+    """
     if not amb:
         return
-    if len(amb) == 1 and amb[0].col.role in ("?", "load?") and amb[0].col.how != "header":
+    vals = {c.index: _values(rows, c.index, dc) for c in amb}
+    temp_like = [c for c in amb if _temp_like(vals[c.index])]
+    if len(amb) == 1 and temp_like and lone_is_temp:
         c = amb[0]
-        c.col = Column("temp", "cpu", how="values")
+        c.col = Column("temp", c.col.name or "cpu", how="values")
         said.append(f"{c.label}=temp (the only temperature-like column)")
         return
-    touching = [c for c in amb if _touches_bounds(_values(rows, c.index, dc))]
-    calm = [c for c in amb if c not in touching]
+    calm = [c for c in temp_like if not _touches_bounds(vals[c.index])]
     if len(calm) == 1:
         calm[0].col = Column("temp", calm[0].col.name or "cpu", how="values")
         said.append(f"{calm[0].label}=temp (never reaches 0 or 100)")
-        for c in touching:
-            c.col = Column("load", c.col.name or "cpu", how="values")
-            said.append(f"{c.label}=load (reaches 0 or 100 %)")
+        for c in amb:
+            if c is calm[0]:
+                continue
+            if detect_unit("load", vals[c.index]) is not None and _touches_bounds(vals[c.index]):
+                c.col = Column("load", c.col.name or "cpu", how="values")
+                said.append(f"{c.label}=load (reaches 0 or 100 %)")
+            else:
+                c.col = Column("")
         return
     for c in amb:
         c.col = Column("")
@@ -313,7 +350,19 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
     ambiguous = [c for c in cols if c.col.role == "load?"]
     if ambiguous:
         said: list[str] = []
-        _resolve_temp_or_load(ambiguous, t.rows, t.decimal_comma, said)
+        has_temp = {c.col.name for c in cols if c.col.role == "temp"}
+        undecided = []
+        for c in ambiguous:
+            cells = [r[c.index] for r in t.rows[:200] if r[c.index]]
+            if any("%" in x for x in cells) or c.col.name in has_temp:
+                c.col = Column("load", c.col.name)
+                said.append(
+                    f"{c.label}=load ({'% cells' if any('%' in x for x in cells) else 'a temperature column exists'})"
+                )
+            else:
+                undecided.append(c)
+        # a temperature is named already: the rule for a lone column does not apply
+        _resolve_temp_or_load(undecided, t.rows, t.decimal_comma, said, lone_is_temp=not has_temp)
         notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
     used = {c.col.role for c in cols}
     if not used & {"temp", "freq", "load", "power", "rail"}:
@@ -536,6 +585,7 @@ def _row(
     temps: dict[str, float] = {}
     freqs: dict[str, int] = {}
     load_parts: dict[str, list[float]] = {}
+    clocks: dict[str, list[float]] = {}
     rails: dict[str, float] = {}
     power: float | None = None
     thr: int | None = None
@@ -571,12 +621,18 @@ def _row(
             name = c.col.name or "cpu"
             freqs[name] = max(freqs.get(name, 0), round(v))
         elif role == "load":
-            load_parts.setdefault(c.col.name or "cpu", []).append(v)
+            name = c.col.name or "cpu"
+            load_parts.setdefault(name, []).append(v)
+            tc = tegra_cell(cell)
+            if tc is not None and tc[1] is not None:  # the clock after tegrastats' "@"
+                clocks.setdefault(name, []).append(tc[1])
         elif role == "power":
             power = round(v, 6)
         elif role == "rail":
             rails[c.col.name] = round(v, 6)
     loads = {k: round(sum(v) / len(v), 9) for k, v in load_parts.items()}
+    for name, mhz in clocks.items():
+        freqs.setdefault(name, round(max(mhz) * 1e6))
     if not (temps or freqs or loads or power is not None or rails):
         return None
     return (temps, freqs, loads, power, rails), thr

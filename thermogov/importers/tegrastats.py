@@ -38,7 +38,8 @@ _RAM_RE = re.compile(r"\bRAM (\d+)/(\d+)MB")
 _CPU_RE = re.compile(r"\b(?:CPU|cpu) \[([^\]]*)\](?:@(\d+))?")
 _CORE_RE = re.compile(r"^(\d+(?:\.\d+)?)%(?:@(\d+(?:\.\d+)?))?$")
 _EMC_RE = re.compile(r"(?<!\S)EMC(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\d+))?")
-_GR3D_RE = re.compile(r"(?<!\S)GR3D(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\[[\d,\s]*\]|\d+))?")
+# GR3D_FREQ, and on DriveOS / IGX with a discrete or second GPU also GR3D2_FREQ (one per GPU)
+_GR3D_RE = re.compile(r"(?<!\S)GR3D\d*(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\[[\d,\s]*\]|\d+))?")
 _NUM = r"-?\d+(?:\.\d+)?"
 _TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
 _RAIL_RE = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?(?=\s|$)")
@@ -106,14 +107,18 @@ def _parse_body(body: str, dropped: set[str]) -> _Row | None:
             row.loads["emc"] = fraction(float(emc.group(1)))
         if emc.group(2) is not None:
             row.freqs["emc"] = mhz_to_hz(float(emc.group(2)))
-    gr3d = _GR3D_RE.search(body)
-    if gr3d is not None:
+    gpu_loads: list[float] = []
+    gpu_clocks: list[float] = []
+    for gr3d in _GR3D_RE.finditer(body):
         if gr3d.group(1) is not None:
-            row.loads["gpu"] = fraction(float(gr3d.group(1)))
+            gpu_loads.append(float(gr3d.group(1)))
         if gr3d.group(2) is not None:
-            gpcs = [float(x) for x in gr3d.group(2).strip("[]").split(",") if x.strip()]
-            if gpcs:  # Orin: one clock per GPC; the busiest one is the GPU's effective clock
-                row.freqs["gpu"] = mhz_to_hz(max(gpcs))
+            # Orin: one clock per GPC; the busiest one is the GPU's effective clock
+            gpu_clocks += [float(x) for x in gr3d.group(2).strip("[]").split(",") if x.strip()]
+    if gpu_loads:  # several GR3D fields (GR3D2_FREQ): the busiest engine is the GPU load
+        row.loads["gpu"] = fraction(max(gpu_loads))
+    if gpu_clocks:
+        row.freqs["gpu"] = mhz_to_hz(max(gpu_clocks))
     for m in _TEMP_RE.finditer(body):
         name, value = sensor_name(m.group(1)), float(m.group(2))
         if _keep_temp(name, value, dropped):
@@ -213,6 +218,14 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
     if backwards:
         notes.add(f"{backwards} line(s) with a timestamp earlier than the previous line skipped")
+    if stamped:  # tegrastats --interval < 1000 ms repeats the 1 s stamp
+        from thermogov.importers.table import spread_ties
+
+        times, tied = spread_ties(times)
+        if tied:
+            notes.add(
+                f"{tied} line(s) shared a timestamp with the previous line: spread evenly up to the next stamp"
+            )
     missing = sum(1 for r in rows if "gpu" not in r.loads and "gpu" not in r.freqs)
     if 0 < missing < len(rows):
         notes.add(f"{missing} line(s) without GR3D/EMC fields (tegrastats run without root?)")
