@@ -17,6 +17,7 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.governor import Telemetry
+from thermogov.interfaces import PowerStatus
 from thermogov.sim.domains import SimDomain, ThrottleProtection
 from thermogov.sim.plant import ThermalPlant
 from thermogov.sim.sensors import SimSensor
@@ -51,6 +52,7 @@ class SimWorld(Telemetry):
         bat = board.battery
         self._bat_node = idx[bat.node] if bat else -1
         self.soc = bat.initial_soc if bat else None
+        self.plugged = bat is None  # a board without a battery runs from mains
         self.last_power_w: float | None = None  # no interval has elapsed yet
         self.energy_j = 0.0
         self.shutdown_at: float | None = None
@@ -192,3 +194,11 @@ class SimWorld(Telemetry):
 
     def inferences_total(self) -> int | None:
         return self.server.completed
+
+    def power_status(self) -> PowerStatus:
+        """The simulated supply, shaped like a ``power_supply`` class device reports it."""
+        if self.soc is None:
+            return PowerStatus("mains", power_w=self.last_power_w, t_s=self.t)
+        state = ("full" if self.soc >= 1.0 else "charging") if self.plugged else "discharging"
+        temp = float(self.plant.x[self._bat_node] + self.plant.ambient_c)
+        return PowerStatus(state, round(self.soc * 100.0, 3), self.last_power_w, temp, self.t)
