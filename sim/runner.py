@@ -16,6 +16,7 @@ from typing import Any
 import simpy
 
 from thermogov.board import BoardProfile
+from thermogov.budget import limiter_summary, power_limiters
 from thermogov.config import Config, SimEvent
 from thermogov.governor import Governor, TickRecord
 from thermogov.policies import Policy, PolicyContext, configured_policy
@@ -60,6 +61,7 @@ def build_governor(
         max_write_failures=config.governor.max_write_failures,
         stuck_after_s=config.governor.stuck_after_s,
         on_sample=recorder.on_sample if recorder else None,
+        limiters=power_limiters(config.power, board, {d.name: d.opp_hz for d in board.domains}),
     )
 
 
@@ -224,6 +226,7 @@ def simulate(
         # The plant integrates power exactly at every event, finer than the 100 ms trace.
         "energy_j": round(world.energy_j, 4),
         "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,
+        **limiter_summary(run.gov.limiters),
     }
     latency = world.server.latency_summary_ms()
     if recorder is not None:

@@ -19,6 +19,7 @@ from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
 from thermogov.policies import DEFAULT_POLICY, check_policy_name
+from thermogov.powerconfig import PowerConfig, parse_power
 from thermogov.tomlcheck import Table
 from thermogov.units import MAX_DURATION_S, parse_duration_s
 
@@ -108,6 +109,7 @@ class Config:
     sensors: dict[str, SensorOverride] = field(default_factory=dict)
     policies: dict[str, dict[str, Any]] = field(default_factory=dict)  # policy name -> params
     sim: SimConfig = field(default_factory=SimConfig)
+    power: PowerConfig = field(default_factory=PowerConfig)  # budgets, Li-ion limits
 
     # -- resolution against the board -------------------------------------------------------
     def load_board(self) -> BoardProfile:
@@ -179,6 +181,7 @@ class Config:
                 },
             },
         }
+        d["power"] = self.power.to_dict()
         if self.sim.events:
             d["sim"]["events"] = [
                 {
@@ -289,6 +292,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
 
     policies = {name: dict(t._data) for name, t in top.tables("policies")}
 
+    power = parse_power(top.table("power", {}))
+
     s = top.table("sim", {})
     sd = SimConfig()
     duration = parse_duration_s(s.raw("duration_s", sd.duration_s), "sim.duration_s")
@@ -317,6 +322,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         sensors=sensors,
         policies=policies,
         sim=sim,
+        power=power,
     )
 
 
