@@ -116,7 +116,13 @@ def sim_command(
     as_json: bool,
 ) -> None:
     """Simulate a board with the governor in the loop and record a run folder."""
-    from thermogov.simcli import apply_overrides, check_before_run, print_summary, run_with_progress
+    from thermogov.simcli import (
+        apply_overrides,
+        check_before_run,
+        end_message,
+        print_summary,
+        run_with_progress,
+    )
 
     cfg = _load_config(config_path)
     cfg = apply_overrides(
@@ -135,6 +141,8 @@ def sim_command(
         click.echo(json.dumps(result.summary, indent=2))
     else:
         print_summary(result.summary, result.run_dir)
+    if (msg := end_message(result.summary)) is not None:
+        click.echo(msg, err=True)
 
 
 @cli.command(

@@ -58,7 +58,17 @@ class WorkloadConfig:
     queue_limit: int = 64  # frames beyond this wait are dropped (a camera does not queue forever)
 
 
-EVENT_KINDS = ("ambient", "ambient_link", "sensor_dropout", "sensor_stuck", "sensor_spike")
+EVENT_KINDS = (
+    "ambient",
+    "ambient_link",
+    "sensor_dropout",
+    "sensor_stuck",
+    "sensor_spike",
+    "plugged",
+    "unplugged",
+    "on_the_move",
+)
+SUPPLY_EVENTS = ("plugged", "unplugged", "on_the_move")  # need no target; the board's battery
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +79,9 @@ class SimEvent:
     to ambient is multiplied by ``value`` (a fan failing: < 1).  ``sensor_dropout``: sensor
     ``target`` fails every read for ``duration_s``.  ``sensor_stuck``: it repeats its last value
     for ``duration_s``.  ``sensor_spike``: its next read is off by ``value`` °C, once.
+    Charging schedules (boards with a battery): ``plugged``: a charger of ``value`` W (0: big
+    enough) powers the board and charges the pack; ``unplugged``: the pack powers the board;
+    ``on_the_move``: unplugged, and ``value`` W more (motors) drawn from the same pack.
     """
 
     at_s: float
@@ -86,6 +99,7 @@ class SimConfig:
     workload: WorkloadConfig = field(default_factory=WorkloadConfig)
     scenario: str = ""
     initial_temp_c: float | None = None  # start every node here (default: at ambient)
+    initial_soc: float | None = None  # battery state of charge at start, 0..1 (default: the profile's)
     events: tuple[SimEvent, ...] = ()
 
 
@@ -169,6 +183,7 @@ class Config:
                 **(
                     {"initial_temp_c": self.sim.initial_temp_c} if self.sim.initial_temp_c is not None else {}
                 ),
+                **({"initial_soc": self.sim.initial_soc} if self.sim.initial_soc is not None else {}),
                 "workload": {
                     "kind": w.kind,
                     "rate_ips": w.rate_ips,
@@ -248,7 +263,7 @@ def _event(t: Table) -> SimEvent:
         value=t.number("value", 0.0, minimum=-1000.0, maximum=1000.0),  # °C or a conductance factor
         duration_s=t.number("duration_s", 0.0, minimum=0.0, maximum=MAX_DURATION_S),
     )
-    if e.kind != "ambient" and not e.target:
+    if e.kind != "ambient" and e.kind not in SUPPLY_EVENTS and not e.target:
         raise ConfigError(f"{t.where}.target: a {e.kind} event needs a target (node or sensor name)")
     t.done()
     return e
@@ -307,6 +322,9 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         workload=_workload(s.table("workload", {})),
         initial_temp_c=s.number("initial_temp_c", minimum=-40.0, maximum=150.0)
         if s.has("initial_temp_c")
+        else None,
+        initial_soc=s.number("initial_soc", minimum=0.0, maximum=1.0, exclusive_min=True)
+        if s.has("initial_soc")
         else None,
         events=tuple(_event(t) for t in s.table_list("events")),
     )

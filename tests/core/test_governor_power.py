@@ -86,9 +86,11 @@ def test_sim_world_reports_its_supply() -> None:
     w = SimWorld(bat_board, Config(board="jetson-orin-nano"))
     st = w.power_status()
     assert st.state == "discharging" and st.capacity_pct == 100.0 and st.battery_temp_c is not None
-    w.plugged = True
+    assert w.battery is not None
+    w.battery.plug()
     assert w.power_status().state == "full"
     w.soc = 0.5
+    w.battery.plug()
     assert w.power_status().state == "charging"
     mains = SimWorld(load_board("rpi5"), Config(board="rpi5"))
     assert mains.power_status().state == "mains"
