@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config, SimEvent  # noqa: E402
 from thermogov.powerconfig import PowerConfig  # noqa: E402
-from thermogov.sim.runner import simulate  # noqa: E402
+from thermogov.sim.model.runner import simulate  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
 
 

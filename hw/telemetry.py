@@ -41,6 +41,10 @@ class HwTelemetry(Telemetry):
         self._power: float | None = None
         self._power_read = False
         self._supplies = supplies
+        if rail is not None:
+            for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
+                if rel:
+                    tree.keep_open(rel)  # read every tick: pread on a kept descriptor
 
     def new_tick(self) -> None:
         self._power_read = False

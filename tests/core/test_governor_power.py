@@ -80,7 +80,7 @@ def test_a_limiter_lowers_caps_but_never_raises_them() -> None:
 
 def test_sim_world_reports_its_supply() -> None:
     from thermogov.config import Config
-    from thermogov.sim.world import SimWorld
+    from thermogov.sim.model.world import SimWorld
 
     bat_board = load_board("jetson-orin-nano")
     w = SimWorld(bat_board, Config(board="jetson-orin-nano"))

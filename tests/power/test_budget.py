@@ -10,7 +10,7 @@ from thermogov.budget import BudgetController, build_ladder, model_power_w
 from thermogov.config import Config, SimConfig
 from thermogov.interfaces import ConfigError, PowerStatus
 from thermogov.powerconfig import PowerConfig, parse_power
-from thermogov.sim.runner import _Run
+from thermogov.sim.model.runner import _Run
 from thermogov.tomlcheck import Table
 
 WINDOW_S = 10.0

@@ -12,7 +12,7 @@ from thermogov.board import load_board
 from thermogov.config import Config, SimConfig, SimEvent
 from thermogov.interfaces import ConfigError
 from thermogov.sim.model.battery import CHARGE_C_RATE
-from thermogov.sim.runner import simulate
+from thermogov.sim.model.runner import simulate
 
 BOARD = "jetson-orin-nano"  # the built-in board with a [battery] table
 
