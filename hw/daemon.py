@@ -40,9 +40,10 @@ from types import FrameType
 from typing import Any, TextIO
 
 from thermogov.board import BoardProfile
+from thermogov.budget import limiter_summary, power_limiters
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
-from thermogov.governor import Governor, TickRecord
+from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
@@ -58,6 +59,7 @@ from thermogov.hw.journal import (
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.mapping import BoardMap, choose_board, map_board
 from thermogov.hw.notify import Notifier
+from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
@@ -222,9 +224,9 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     tree = tree if tree is not None else SysfsTree(opts.sysfs_root)
     inv = discover(tree)
     board, reason = choose_board(opts.board, opts.config, inv)
-    opts.config.sensor_specs(board)  # validates [sensors] overrides against the full profile
-    bmap = map_board(inv, board)
-    eff = effective_board(board, bmap)
+    bmap = map_board(inv, board)  # the profile plus a battery found on the board
+    opts.config.sensor_specs(bmap.board)  # validates [sensors] overrides against the full profile
+    eff = effective_board(bmap.board, bmap)
     names = {s.name for s in eff.sensors}
     cfg = dataclasses.replace(
         opts.config,
@@ -287,6 +289,7 @@ class Runner:
         self.stats = TickStats()
         self.summary: dict[str, Any] = {}
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
+        self.limiters: list[CapLimiter] = []
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
@@ -334,13 +337,20 @@ class Runner:
                 extra={"backend": "hw"},
             )
             policy = configured_policy(prep.config.policy, prep.config.policies, ctx)
+            # Power budgets and Li-ion limits (thermogov.budget, thermogov.battery): caps only lowered.
+            self.limiters = power_limiters(
+                prep.config.power, prep.board, {a.name: a.table_hz for a in actuators}
+            )
             recorder = TraceGuard(RunRecorder.create(out_dir, prep.config, prep.board, "hw"), self.log)
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
                 workload.start()
                 stack.callback(workload.stop)
             telemetry = HwTelemetry(
-                prep.tree, prep.bmap.power, workload.inferences_total if workload else None
+                prep.tree,
+                prep.bmap.power,
+                workload.inferences_total if workload else None,
+                supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
             )
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
@@ -358,6 +368,7 @@ class Runner:
                 stuck_after_s=prep.config.governor.stuck_after_s,
                 on_sample=recorder.on_sample,
                 on_log=self.log,
+                limiters=self.limiters,
             )
             dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
@@ -373,6 +384,7 @@ class Runner:
             "missing_sensors": dict(prep.bmap.missing_sensors),
             "missing_domains": dict(prep.bmap.missing_domains),
             "stopped_by": self.stop.signal_name or "duration",
+            **limiter_summary(self.limiters),
         }
         self.summary = recorder.finish(extra)
 

@@ -14,6 +14,7 @@ from thermogov.config import Config
 from thermogov.hw.devices import to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, renormalised_weights
+from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import read_rail_w
 from thermogov.interfaces import ConfigError, SensorError
@@ -108,7 +109,7 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
     return out
 
 
-def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config) -> list[str]:
+def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Inventory) -> list[str]:
     out = [f"mapping of profile {bmap.board.name}:"]
     bound = {b.sensor.name: b for b in bmap.sensors}
     for s in bmap.board.sensors:
@@ -116,7 +117,8 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config) -> list[str]
         if b is None:
             out.append(f"  sensor {s.name:<8} MISSING: {bmap.missing_sensors[s.name]}")
         else:
-            out.append(f"  sensor {s.name:<8} -> {b.source:<28} {_temp(tree, b.rel, b.divisor)}")
+            note = "  (found on the board; not in the profile)" if s.name in bmap.found_sensors else ""
+            out.append(f"  sensor {s.name:<8} -> {b.source:<28} {_temp(tree, b.rel, b.divisor)}{note}")
     for d in bmap.board.domains:
         db = next((x for x in bmap.domains if x.domain.name == d.name), None)
         if db is None:
@@ -141,6 +143,7 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config) -> list[str]
         out.append(f"fusion weights: {full} -> without {', '.join(missing)}: {after}")
     else:
         out.append(f"fusion weights: {full} (all sensors present)")
+    out.append(status_line(PowerSupplyReader(tree, inv.supplies).read()))
     if bmap.power is not None:
         out.append(f"board power: rail {bmap.power.label} on {bmap.power.hwmon}")
     else:
@@ -154,7 +157,7 @@ def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None)
     board, reason = choose_board(board_opt, config, inv)
     lines.append(f"profile: {board.name} ({reason})")
     lines.extend(_inventory_lines(tree, inv))
-    lines.extend(_mapping_lines(tree, map_board(inv, board), config))
+    lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv))
     if inv.problems:
         lines.append("problems:")
         lines.extend(f"  {p}" for p in inv.problems)
@@ -207,7 +210,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
 
     bound = {b.sensor.name: b for b in bmap.sensors}
     sensors: list[dict[str, object]] = []
-    for s in board.sensors:
+    for s in bmap.board.sensors:
         b = bound.get(s.name)
         sensors.append(
             {"name": s.name, "missing": bmap.missing_sensors[s.name]}
@@ -248,6 +251,8 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
             for h in inv.hwmons
         ],
         "power_supplies": [{"name": s.name, "type": s.type} for s in inv.supplies],
+        "power_state": None if (ps := PowerSupplyReader(tree, inv.supplies).read()) is None else ps._asdict(),
+        "found_sensors": list(bmap.found_sensors),
         "cpufreq": [
             {
                 "name": p.name,

@@ -9,6 +9,7 @@ does not match is reported as missing with the reason, never guessed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,15 @@ from thermogov.board import (
 )
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
-from thermogov.hw.discovery import CpufreqPolicy, DevfreqDevice, Inventory, PowerRail
+from thermogov.hw.discovery import CpufreqPolicy, DevfreqDevice, Inventory, PowerRail, Supply
 from thermogov.hw.limits import LimitFiles
+
+# A battery the profile does not list still takes part in fusion when the board has one (a robot
+# on an AGX Orin): the product spec's battery weight and period.  Its hard limit is the Li-ion
+# discharge limit, 60 °C (see thermogov.battery for the source).
+FOUND_BATTERY_WEIGHT = 0.1
+FOUND_BATTERY_PERIOD_MS = 200
+FOUND_BATTERY_HARD_LIMIT_C = 60.0
 
 # Board input rails (total power): Orin Nano/NX and Xavier NX call it VDD_IN, Nano POM_5V_IN.
 TOTAL_POWER_RAILS = ("VDD_IN", "POM_5V_IN")
@@ -80,6 +88,8 @@ class BoardMap:
     missing_sensors: dict[str, str] = field(default_factory=dict)
     missing_domains: dict[str, str] = field(default_factory=dict)
     power: PowerRail | None = None
+    found_sensors: tuple[str, ...] = ()  # sensors the board has that the profile does not list
+    supplies: tuple[Supply, ...] = ()  # power_supply devices (the power state is read from them)
 
 
 # -- board -------------------------------------------------------------------------------------
@@ -185,7 +195,35 @@ def _bind_devfreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     return DomainBinding(d, files, dev.table_hz, f"{dev.name} (of_node {dev.of_node or '?'})")
 
 
+def with_found_battery(board: BoardProfile, inv: Inventory) -> BoardProfile:
+    """The profile plus a ``battery`` sensor when the board has a Battery supply it does not list.
+
+    Only a battery that reports ``temp`` is added (a mains-only board, or a fuel gauge without a
+    thermistor, keeps the profile as it is).  The simulator-side node is the rest-of-board node,
+    where the carrier and its pack sit in the thermal network, so the trip-hold check can
+    weigh it like the other sensors.
+    """
+    if any(s.kind == "battery" or s.name == "battery" for s in board.sensors):
+        return board
+    if not any(p.type.lower() == "battery" and p.has_temp for p in inv.supplies):
+        return board
+    node = board.thermal.rest_of_board_node or board.thermal.nodes[-1].name
+    found = SensorProfile(
+        name="battery",
+        weight=FOUND_BATTERY_WEIGHT,
+        period_ms=FOUND_BATTERY_PERIOD_MS,
+        hard_limit_c=FOUND_BATTERY_HARD_LIMIT_C,
+        node=node,
+        kind="battery",
+    )
+    return dataclasses.replace(board, sensors=(*board.sensors, found))
+
+
 def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
+    """Bind the profile (plus a found battery, :func:`with_found_battery`) to this tree."""
+    listed = {s.name for s in board.sensors}
+    board = with_found_battery(board, inv)
+    found = tuple(s.name for s in board.sensors if s.name not in listed)
     sensors, missing_s = [], {}
     for s in board.sensors:
         b = _bind_sensor(s, inv)
@@ -205,7 +243,9 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
         for r in h.rails:
             if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
                 power = power or r
-    return BoardMap(board, tuple(sensors), tuple(domains), missing_s, missing_d, power)
+    return BoardMap(
+        board, tuple(sensors), tuple(domains), missing_s, missing_d, power, found, tuple(inv.supplies)
+    )
 
 
 def governed_table(hw_table_hz: Sequence[int], floor_hz: int, ceiling_hz: int | None) -> tuple[int, ...]:

@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
+from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import SensorError
+from thermogov.interfaces import PowerStatus, SensorError
 
 
 def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
@@ -32,12 +33,14 @@ class HwTelemetry(Telemetry):
         tree: SysfsTree,
         rail: PowerRail | None = None,
         inferences: Callable[[], int | None] | None = None,
+        supplies: PowerSupplyReader | None = None,
     ) -> None:
         self._tree = tree
         self._rail = rail
         self._inferences = inferences
         self._power: float | None = None
         self._power_read = False
+        self._supplies = supplies
         if rail is not None:
             for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
                 if rel:
@@ -59,3 +62,7 @@ class HwTelemetry(Telemetry):
 
     def inferences_total(self) -> int | None:
         return None if self._inferences is None else self._inferences()
+
+    def power_status(self) -> PowerStatus | None:
+        """The supplies' state (read once per tick, by the governor), or ``None`` if unknown."""
+        return None if self._supplies is None else self._supplies.read()

@@ -160,12 +160,45 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         ("cap changes", str(s["cap_changes"])),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
         ("ended", s.get("ended", "completed")),
+        *power_rows(s),
     ]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         click.echo(f"{k:<{width}}  {v}")
     if run_dir is not None:
         click.echo(f"{'run folder':<{width}}  {run_dir}")
+
+
+def power_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """Battery and budget lines of the summary, on runs that have them."""
+    rows = []
+    if s.get("battery_soc_end") is not None:
+        rows.append(("battery at end", _fmt(100.0 * s["battery_soc_end"], " %")))
+    if s.get("battery_empty_at_s") is not None:
+        rows.append(("battery runtime", _fmt(s["battery_empty_at_s"], " s")))
+    if s.get("budget_s"):
+        rows.append(
+            (
+                "power budget",
+                f"mean {_fmt(s['budget_mean_w'], ' W')} over {_fmt(s['budget_s'], ' s')}, worst window "
+                f"{_fmt(100.0 * s['budget_max_window_ratio'], ' %')} of the budget",
+            )
+        )
+    crossings = s.get("liion_limit_crossings") or {}
+    if crossings:
+        what = ", ".join(f"{k} x{v}" for k, v in crossings.items())
+        rows.append(("Li-ion limits crossed", f"{what}; {_fmt(s['liion_outside_s'], ' s')} outside"))
+    return rows
+
+
+def end_message(s: dict[str, Any]) -> str | None:
+    """The one line a run that ended early leaves on stderr (the summary says it too)."""
+    if s.get("ended") == "battery empty":
+        return (
+            f"thermogov sim: the battery ran empty after {s['battery_empty_at_s']:g} s of simulated time "
+            f"({s.get('inferences_total', 0)} inferences); the run ends there"
+        )
+    return None
 
 
 def _load_config(config_path: str | None) -> Config:
@@ -223,3 +256,5 @@ def sim_command(
         click.echo(json.dumps(result.summary, indent=2))
     else:
         print_summary(result.summary, result.run_dir)
+    if (msg := end_message(result.summary)) is not None:
+        click.echo(msg, err=True)

@@ -19,6 +19,7 @@ from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
 from thermogov.policies import DEFAULT_POLICY, check_policy_name
+from thermogov.powerconfig import PowerConfig, parse_power
 from thermogov.tomlcheck import Table
 from thermogov.units import MAX_DURATION_S, parse_duration_s
 
@@ -57,7 +58,17 @@ class WorkloadConfig:
     queue_limit: int = 64  # frames beyond this wait are dropped (a camera does not queue forever)
 
 
-EVENT_KINDS = ("ambient", "ambient_link", "sensor_dropout", "sensor_stuck", "sensor_spike")
+EVENT_KINDS = (
+    "ambient",
+    "ambient_link",
+    "sensor_dropout",
+    "sensor_stuck",
+    "sensor_spike",
+    "plugged",
+    "unplugged",
+    "on_the_move",
+)
+SUPPLY_EVENTS = ("plugged", "unplugged", "on_the_move")  # need no target; the board's battery
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +79,9 @@ class SimEvent:
     to ambient is multiplied by ``value`` (a fan failing: < 1).  ``sensor_dropout``: sensor
     ``target`` fails every read for ``duration_s``.  ``sensor_stuck``: it repeats its last value
     for ``duration_s``.  ``sensor_spike``: its next read is off by ``value`` °C, once.
+    Charging schedules (boards with a battery): ``plugged``: a charger of ``value`` W (0: big
+    enough) powers the board and charges the pack; ``unplugged``: the pack powers the board;
+    ``on_the_move``: unplugged, and ``value`` W more (motors) drawn from the same pack.
     """
 
     at_s: float
@@ -85,6 +99,7 @@ class SimConfig:
     workload: WorkloadConfig = field(default_factory=WorkloadConfig)
     scenario: str = ""
     initial_temp_c: float | None = None  # start every node here (default: at ambient)
+    initial_soc: float | None = None  # battery state of charge at start, 0..1 (default: the profile's)
     events: tuple[SimEvent, ...] = ()
 
 
@@ -108,6 +123,7 @@ class Config:
     sensors: dict[str, SensorOverride] = field(default_factory=dict)
     policies: dict[str, dict[str, Any]] = field(default_factory=dict)  # policy name -> params
     sim: SimConfig = field(default_factory=SimConfig)
+    power: PowerConfig = field(default_factory=PowerConfig)  # budgets, Li-ion limits
 
     # -- resolution against the board -------------------------------------------------------
     def load_board(self) -> BoardProfile:
@@ -167,6 +183,7 @@ class Config:
                 **(
                     {"initial_temp_c": self.sim.initial_temp_c} if self.sim.initial_temp_c is not None else {}
                 ),
+                **({"initial_soc": self.sim.initial_soc} if self.sim.initial_soc is not None else {}),
                 "workload": {
                     "kind": w.kind,
                     "rate_ips": w.rate_ips,
@@ -179,6 +196,7 @@ class Config:
                 },
             },
         }
+        d["power"] = self.power.to_dict()
         if self.sim.events:
             d["sim"]["events"] = [
                 {
@@ -245,7 +263,7 @@ def _event(t: Table) -> SimEvent:
         value=t.number("value", 0.0, minimum=-1000.0, maximum=1000.0),  # °C or a conductance factor
         duration_s=t.number("duration_s", 0.0, minimum=0.0, maximum=MAX_DURATION_S),
     )
-    if e.kind != "ambient" and not e.target:
+    if e.kind != "ambient" and e.kind not in SUPPLY_EVENTS and not e.target:
         raise ConfigError(f"{t.where}.target: a {e.kind} event needs a target (node or sensor name)")
     t.done()
     return e
@@ -289,6 +307,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
 
     policies = {name: dict(t._data) for name, t in top.tables("policies")}
 
+    power = parse_power(top.table("power", {}))
+
     s = top.table("sim", {})
     sd = SimConfig()
     duration = parse_duration_s(s.raw("duration_s", sd.duration_s), "sim.duration_s")
@@ -302,6 +322,9 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         workload=_workload(s.table("workload", {})),
         initial_temp_c=s.number("initial_temp_c", minimum=-40.0, maximum=150.0)
         if s.has("initial_temp_c")
+        else None,
+        initial_soc=s.number("initial_soc", minimum=0.0, maximum=1.0, exclusive_min=True)
+        if s.has("initial_soc")
         else None,
         events=tuple(_event(t) for t in s.table_list("events")),
     )
@@ -317,6 +340,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         sensors=sensors,
         policies=policies,
         sim=sim,
+        power=power,
     )
 
 

@@ -10,6 +10,11 @@ not in policies, so no policy can forget them:
 * a sensor frozen for ``stuck_after_s`` while the clocks change counts as failed
   (:mod:`thermogov.sensorwatch`); sensors leaving or rejoining fusion are trace events.
 
+The latest :class:`~thermogov.interfaces.PowerStatus` the telemetry reports is kept in
+:attr:`Governor.power_status` (a change of state is a ``power:<state>`` event), and cap
+limiters (:class:`CapLimiter`: power budgets, Li-ion limits) may only lower the policy's caps,
+so the power-aware parts can never raise a clock the thermal policy or a safety rule lowered.
+
 Caps are written only when they change (writes cost syscalls on a board and every write is a
 chance for EBUSY); the effective clock is read back each tick because firmware and kernel
 trips can lower it behind our back.
@@ -18,10 +23,17 @@ trips can lower it behind our back.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from thermogov.fusion import Fusion, SensorSpec
-from thermogov.interfaces import ActuatorError, FrequencyActuator, Reading, SensorError, SensorSource
+from thermogov.interfaces import (
+    ActuatorError,
+    FrequencyActuator,
+    PowerStatus,
+    Reading,
+    SensorError,
+    SensorSource,
+)
 from thermogov.policies.base import Policy, PolicyInput
 from thermogov.sensorwatch import StuckWatch, membership_events
 
@@ -59,6 +71,26 @@ class Telemetry:
     def inferences_total(self) -> int | None:
         return None
 
+    def power_status(self) -> PowerStatus | None:
+        """Where the power comes from now; ``None``: this world cannot tell."""
+        return None
+
+
+class CapLimiter(Protocol):
+    """Lowers caps for a reason that is not temperature (a power budget, a battery limit).
+
+    ``limit`` gets the caps the policy wants and returns caps no higher (per domain) plus
+    trace event tags.  It is called once per tick with a known temperature.
+    """
+
+    def limit(
+        self,
+        now_s: float,
+        caps_hz: Mapping[str, int],
+        power_w: float | None,
+        status: PowerStatus | None,
+    ) -> tuple[dict[str, int], list[str]]: ...
+
 
 class Governor:
     def __init__(
@@ -74,6 +106,7 @@ class Governor:
         stuck_after_s: float | None = None,
         on_sample: Callable[[SampleRecord], None] | None = None,
         on_log: Callable[[str], None] | None = None,
+        limiters: Sequence[CapLimiter] = (),
     ) -> None:
         self.specs = tuple(specs)
         missing = [s.name for s in self.specs if s.name not in sensors]
@@ -101,6 +134,8 @@ class Governor:
         self._failing = False  # some actuator has failed writes outstanding
         self._state = getattr(policy, "state", "")
         self.cap_changes = 0
+        self.limiters = list(limiters)
+        self.power_status: PowerStatus | None = None  # latest report of the telemetry
 
     # -- sampling ---------------------------------------------------------------------------
     def sample(self, name: str, now_s: float) -> Reading | None:
@@ -137,6 +172,11 @@ class Governor:
         latest = self.fusion.latest
         readings = tuple(None if (r := latest(n)) is None else r.value_c for n in self._sensor_names)
         power = self.telemetry.power_w()
+        status = self.telemetry.power_status()
+        if status is not None:
+            if self.power_status is None or status.state != self.power_status.state:
+                events.append(f"power:{status.state}")
+            self.power_status = status
         if fr.fused_c is None:
             if self._unknown_since is None:
                 self._unknown_since = now_s
@@ -165,6 +205,10 @@ class Governor:
             if decision.event:
                 events.append(decision.event)
             wanted = decision.caps_hz
+            for lim in self.limiters:
+                lowered, lim_events = lim.limit(now_s, wanted, power, self.power_status)
+                wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
+                events.extend(lim_events)
             if fr.hot:
                 events.append("hard_limit:" + "+".join(fr.hot))
                 wanted = self.lowest_caps()

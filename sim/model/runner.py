@@ -16,7 +16,8 @@ from typing import Any
 import simpy
 
 from thermogov.board import BoardProfile
-from thermogov.config import Config, SimEvent
+from thermogov.budget import limiter_summary, power_limiters
+from thermogov.config import SUPPLY_EVENTS, Config, SimEvent
 from thermogov.governor import Governor, TickRecord
 from thermogov.policies import Policy, PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
@@ -60,6 +61,7 @@ def build_governor(
         max_write_failures=config.governor.max_write_failures,
         stuck_after_s=config.governor.stuck_after_s,
         on_sample=recorder.on_sample if recorder else None,
+        limiters=power_limiters(config.power, board, {d.name: d.opp_hz for d in board.domains}),
     )
 
 
@@ -103,6 +105,9 @@ class _Run:
             _, due = plan.pop()
             now = t_ms / 1000.0
             world.advance(now)
+            if world.battery_events:
+                self.pending.extend(world.battery_events)
+                world.battery_events.clear()
             for name in due:
                 if name == CONTROL:
                     tick = gov.tick(now)
@@ -155,6 +160,13 @@ def apply_event(world: SimWorld, ev: SimEvent) -> None:
 
     if ev.kind == "ambient":
         world.plant.set_ambient(ev.value)
+    elif ev.kind in SUPPLY_EVENTS:
+        if world.battery is None:
+            raise ConfigError(f"sim.events: a {ev.kind} event needs a board with a battery")
+        if ev.kind == "plugged":
+            world.battery.plug(ev.value)
+        else:
+            world.battery.unplug(ev.value if ev.kind == "on_the_move" else 0.0)
     elif ev.kind == "ambient_link":
         if ev.target not in world.plant.index:
             raise ConfigError(
@@ -190,6 +202,13 @@ def validate_events(config: Config, board: BoardProfile) -> None:
             raise ConfigError(
                 f"sim.events[{i}].target: unknown sensor {ev.target!r}; sensors are {', '.join(sorted(sensors))}"
             )
+        if ev.kind in SUPPLY_EVENTS and board.battery is None:
+            raise ConfigError(
+                f"sim.events[{i}].kind: board {board.name} has no battery, so a {ev.kind} event cannot "
+                "apply; use a board with a [battery] table (e.g. jetson-orin-nano)"
+            )
+        if ev.kind in ("plugged", "on_the_move") and ev.value < 0.0:
+            raise ConfigError(f"sim.events[{i}].value: {ev.value:g} W is negative; use watts >= 0")
         if ev.at_s > config.sim.duration_s:
             raise ConfigError(f"sim.events[{i}].at_s: {ev.at_s:g} s is after the end of the run")
 
@@ -220,10 +239,14 @@ def simulate(
         "board_throttle_events": sum(t.events for t in world.throttles),
         "ended": world.shutdown_reason or "completed",
         "battery_soc_end": None if world.soc is None else round(world.soc, 4),
+        "battery_empty_at_s": round(world.shutdown_at, 3)
+        if world.shutdown_reason == "battery empty"
+        else None,
         "dropped_requests": world.server.dropped,
         # The plant integrates power exactly at every event, finer than the 100 ms trace.
         "energy_j": round(world.energy_j, 4),
         "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,
+        **limiter_summary(run.gov.limiters),
     }
     latency = world.server.latency_summary_ms()
     if recorder is not None:

@@ -17,6 +17,8 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.governor import Telemetry
+from thermogov.interfaces import PowerStatus
+from thermogov.sim.model.battery import SimBattery
 from thermogov.sim.model.domains import SimDomain, ThrottleProtection
 from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.sensors import SimSensor
@@ -50,7 +52,11 @@ class SimWorld(Telemetry):
         self._dom_coef: dict[str, tuple[float, float, float]] = {}
         bat = board.battery
         self._bat_node = idx[bat.node] if bat else -1
-        self.soc = bat.initial_soc if bat else None
+        pc = config.power
+        self.battery = SimBattery(bat, (pc.charge_min_c, pc.charge_max_c)) if bat else None
+        if self.battery is not None and config.sim.initial_soc is not None:
+            self.battery.soc = config.sim.initial_soc
+        self.battery_events: list[str] = []  # for the runner's next trace row
         self.last_power_w: float | None = None  # no interval has elapsed yet
         self.energy_j = 0.0
         self.shutdown_at: float | None = None
@@ -135,13 +141,18 @@ class SimWorld(Telemetry):
                 pw += leak * exp(min(beta * (x[node] + amb - ref), 50.0))
             power[node] += pw
             total += pw
-        bat = self.board.battery
-        if bat is not None and self.soc is not None:
-            drawn = total / bat.converter_efficiency
-            current = drawn / bat.voltage_v
-            power[self._bat_node] += current * current * bat.r0_ohm
-            power[self._rest_node] += drawn - total  # converter loss heats the carrier
-            self.soc = max(self.soc - current * dt / 3600.0 / bat.capacity_ah, 0.0)
+        bat = self.battery
+        if bat is not None:
+            was = bat.state()
+            heat, loss = bat.step(dt, total, float(x[self._bat_node] + amb))
+            power[self._bat_node] += heat
+            power[self._rest_node] += loss  # converter loss heats the carrier
+            if bat.empty_after_s is not None and self.shutdown_at is None:
+                self.shutdown_at = self.t + bat.empty_after_s
+                self.shutdown_reason = "battery empty"
+                self.battery_events.append("battery_empty")
+            elif bat.state() != was and bat.state() in ("full", "mains"):
+                self.battery_events.append(f"charger:{bat.state()}")
         self.plant.advance(dt, np.array(power))
         self.last_power_w = total
         self.energy_j += total * dt
@@ -168,10 +179,6 @@ class SimWorld(Telemetry):
                     f"board shutdown: {'/'.join(p.nodes)} reached {temp:.1f} °C (trip {p.start_c:g})"
                 )
                 events.append("shutdown")
-        if self.soc is not None and self.soc <= 0.0 and self.shutdown_at is None:
-            self.shutdown_at = self.t
-            self.shutdown_reason = "battery empty"
-            events.append("battery_empty")
         return events
 
     def domain_power_w(self) -> dict[str, float]:
@@ -192,3 +199,25 @@ class SimWorld(Telemetry):
 
     def inferences_total(self) -> int | None:
         return self.server.completed
+
+    @property
+    def soc(self) -> float | None:
+        """State of charge 0..1; ``None`` on a board without a battery."""
+        return None if self.battery is None else self.battery.soc
+
+    @soc.setter
+    def soc(self, value: float) -> None:
+        if self.battery is not None:
+            self.battery.soc = value
+
+    @property
+    def plugged(self) -> bool:
+        return self.battery is None or self.battery.plugged
+
+    def power_status(self) -> PowerStatus:
+        """The simulated supply, shaped like a ``power_supply`` class device reports it."""
+        if self.battery is None:
+            return PowerStatus("mains", power_w=self.last_power_w, t_s=self.t)
+        temp = float(self.plant.x[self._bat_node] + self.plant.ambient_c)
+        soc = round(self.battery.soc * 100.0, 3)
+        return PowerStatus(self.battery.state(), soc, self.last_power_w, temp, self.t)

@@ -9,6 +9,7 @@ from thermogov import costmodel
 from thermogov.board import load_board
 from thermogov.config import Config, SensorOverride, SimEvent, WorkloadConfig
 from thermogov.governor import TickRecord
+from thermogov.powerconfig import PowerConfig
 from thermogov.sim.model.runner import simulate
 
 
@@ -140,8 +141,13 @@ def test_jetson_shutdown_ends_the_run_and_says_so() -> None:
 
 
 def test_leakage_makes_a_hot_board_draw_more() -> None:
-    # The battery's own 60 °C hard limit would (rightly) force the lowest caps at 90 °C.
-    base = Config(policy="fixed:100%", sensors={"battery": SensorOverride(enabled=False)})
+    # The battery's own 60 °C hard limit and the Li-ion discharge limit (60 °C, [power]) would
+    # (rightly) force the lowest caps at 90 °C.
+    base = Config(
+        policy="fixed:100%",
+        sensors={"battery": SensorOverride(enabled=False)},
+        power=PowerConfig(discharge_max_c=95.0),
+    )
     cold = simulate(with_sim(base, duration_s=1.0, initial_temp_c=40.0))
     hot = simulate(with_sim(base, duration_s=1.0, initial_temp_c=90.0))
     assert hot.world.effective_clocks() == cold.world.effective_clocks()
