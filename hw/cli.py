@@ -1,0 +1,313 @@
+"""Click commands of the real-board backend: ``doctor``, ``run``, ``restore`` and ``service``.
+
+``thermogov/cli.py`` registers these lazily, so a board only imports this world when one of
+them runs.  Every user-actionable problem (config, CLI values, sysfs contents, privileges)
+becomes one line on stderr and exit status 2, and is detected before anything is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from thermogov.hw import service
+from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
+from thermogov.interfaces import RuntimeFailure, ThermogovError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _one_line_errors(fn: F) -> F:
+    """One line on stderr and the exit status of ``thermogov.cli.main`` (also under CliRunner).
+
+    ThermogovError (bad input) exits 2, RuntimeFailure (the board or another process) exits 1.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ThermogovError as e:
+            click.echo(f"thermogov: error: {e}", err=True)
+            raise click.exceptions.Exit(2) from None
+        except RuntimeFailure as e:
+            click.echo(f"thermogov: error: {e}", err=True)
+            raise click.exceptions.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _config(path: str | None) -> Any:
+    from thermogov.config import Config, load_config
+
+    return load_config(path) if path else Config()
+
+
+def _duration(text: str | None) -> float | None:
+    from thermogov.units import parse_duration_s
+
+    return None if text is None else parse_duration_s(text, "--duration")
+
+
+_root_opt = click.option(
+    "--sysfs-root",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("/"),
+    show_default=True,
+    help="Root holding sys/ and proc/ (a fake tree in tests and emulation).",
+)
+_state_opt = click.option(
+    "--state-dir",
+    type=click.Path(file_okay=False, readable=False, path_type=Path),
+    default=DEFAULT_STATE_DIR,
+    show_default=True,
+    help="Where the restore journal is kept.",
+)
+_lock_opt = click.option(
+    "--lock-file",
+    type=click.Path(dir_okay=False, readable=False, path_type=Path),
+    default=DEFAULT_LOCK_FILE,
+    show_default=True,
+    help="Single-instance lock file.",
+)
+_lockdir_opt = click.option(
+    "--lock-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="THERMOGOV_LOCK_DIR",
+    help="Where the per-board lock lives (board-<hash of the root>.lock). Default: /run/thermogov.",
+)
+_config_opt = click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (board, policy, sensors)."
+)
+_board_opt = click.option(
+    "--board", help="Board profile name or TOML file; default: detect from the device tree."
+)
+
+
+@click.command("doctor")
+@_config_opt
+@_board_opt
+@_root_opt
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_one_line_errors
+def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path, as_json: bool) -> None:
+    """Show the board's sensors and frequency domains and what the profile maps them to.
+
+    No root needed; exits 1 when the root holds no board (nothing to read or to govern).
+
+    \b
+    Example:
+      thermogov doctor --config /etc/thermogov/thermogov.toml
+    """
+    from thermogov.hw.doctor import doctor_checks, doctor_data, doctor_report
+    from thermogov.hw.sysfs import SysfsTree
+
+    tree, cfg = SysfsTree(sysfs_root), _config(config_path)
+    no_board, warning = doctor_checks(tree, cfg, board)
+    if as_json:
+        data = doctor_data(tree, cfg, board)
+        data["warnings"] = [warning] if warning else []
+        data["no_board"] = no_board
+        click.echo(json.dumps(data, indent=2))
+    elif no_board is None:
+        for line in doctor_report(tree, cfg, board):
+            click.echo(line)
+    if warning:
+        click.echo(warning, err=True)
+    if no_board is not None:
+        click.echo(f"thermogov: {no_board}", err=True)
+        sys.exit(1)
+
+
+@click.command("run")
+@_config_opt
+@click.option(
+    "--policy", help="Policy name, overriding the config's [run] policy (stepped, hysteresis, ...)."
+)
+@click.option("--duration", help="Stop after this long (2s, 10m, 1h); default: until SIGTERM/SIGINT.")
+@click.option(
+    "--workload",
+    help='builtin (numpy stand-in), cmd:"python infer.py" (one inference per stdout line) or none.',
+)
+@click.option("--count-regex", help="With cmd:, count only stdout lines matching this regex.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Folder for run folders.")
+@_board_opt
+@_root_opt
+@_state_opt
+@_lock_opt
+@_lockdir_opt
+@click.option("--dry-run", is_flag=True, help="Read sensors and decide, but write nothing (no root needed).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@_one_line_errors
+def run_command(
+    config_path: str | None,
+    policy: str | None,
+    duration: str | None,
+    workload: str | None,
+    count_regex: str | None,
+    out: Path | None,
+    board: str | None,
+    sysfs_root: Path,
+    state_dir: Path,
+    lock_file: Path,
+    lock_dir: Path | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Govern the real board (root), restoring every limit on exit.
+
+    \b
+    Example:
+      thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
+      sudo thermogov run --config /etc/thermogov/thermogov.toml
+    """
+    from thermogov.hw.daemon import RunOptions, check_privileges, run
+    from thermogov.hw.holdcheck import hold_warning
+    from thermogov.hw.sysfs import SysfsTree
+
+    check_privileges(dry_run)
+    cfg = _config(config_path)
+    if policy is not None:
+        from thermogov.policies import check_policy_name
+
+        check_policy_name(policy, "--policy")
+        cfg = dataclasses.replace(cfg, policy=policy)
+    warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
+    if warning:
+        click.echo(warning, err=True)
+    opts = RunOptions(
+        config=cfg,
+        sysfs_root=sysfs_root,
+        board=board,
+        duration_s=_duration(duration),
+        workload=workload,
+        count_regex=count_regex,
+        out=out,
+        state_dir=state_dir,
+        lock_file=lock_file,
+        lock_dir=lock_dir,
+        dry_run=dry_run,
+    )
+    summary = run(opts)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    thr = summary.get("sustained_throughput_ips")
+    click.echo(
+        f"run {summary.get('run_id')}: {summary.get('duration_s')} s, max fused "
+        f"{summary.get('max_fused_c')} °C, sustained throughput "
+        f"{'not measured' if thr is None else f'{thr} inf/s'}, tick p99 {summary.get('tick_ms_p99')} ms"
+    )
+
+
+@click.command("restore")
+@_root_opt
+@_state_opt
+@_lock_opt
+@_lockdir_opt
+@_one_line_errors
+def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir: Path | None) -> None:
+    """Write back the limits journaled by a daemon that did not exit cleanly (root).
+
+    \b
+    Example:
+      sudo thermogov restore
+    """
+    from thermogov.hw.boardlock import BoardLock
+    from thermogov.hw.journal import Journal, recover
+    from thermogov.hw.sysfs import SysfsTree
+
+    if os.geteuid() != 0:
+        raise ThermogovError("restore: writing cpufreq/devfreq limits back needs root; use sudo")
+
+    with BoardLock(sysfs_root, lock_dir, lock_file, state_dir):
+        msg = recover(SysfsTree(sysfs_root), Journal(state_dir))
+    click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")
+
+
+def _run_steps(plan: Callable[[], list[service.Step]]) -> None:
+    """Bad input (a ThermogovError) goes to the CLI's one-line exit 2; a failure on the way is exit 1."""
+    steps = plan()
+    try:
+        service.apply(steps, click.echo)
+    except service.ServiceRuntimeError as e:
+        click.echo(f"thermogov: error: {e}", err=True)
+        sys.exit(1)
+    except OSError as e:
+        click.echo(f"thermogov: error: {e.filename}: {e.strerror}; check --root and permissions", err=True)
+        sys.exit(1)
+
+
+_install_root_opt = click.option(
+    "--root",
+    type=click.Path(path_type=Path),
+    default=Path("/"),
+    show_default=True,
+    help="Install into this folder instead of the live system (an image, a test).",
+)
+_unit_config_opt = click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path),
+    default=service.DEFAULT_CONFIG,
+    show_default=True,
+    help="Config path on the board; the unit passes it to `thermogov run --config`.",
+)
+
+
+@click.group("service")
+def service_command() -> None:
+    """Install or remove the systemd unit and the example config.
+
+    \b
+    Example (thermogov installed in the venv /opt/thermogov):
+      sudo /opt/thermogov/bin/thermogov service install --enable
+    """
+
+
+@service_command.command("install")
+@_install_root_opt
+@click.option(
+    "--venv",
+    type=click.Path(path_type=Path),
+    help="The venv holding thermogov (ExecStart=<venv>/bin/thermogov). Default: the one running this command.",
+)
+@_unit_config_opt
+@click.option(
+    "--enable", is_flag=True, help="Also run systemctl daemon-reload and enable --now (only with --root /)."
+)
+def install_command(root: Path, venv: Path | None, config: Path, enable: bool) -> None:
+    """Write the unit (pointing at this venv's thermogov) and, if none exists, the example config.
+
+    \b
+    Example:
+      sudo /opt/thermogov/bin/thermogov service install
+      thermogov service install --root /tmp/image --venv /opt/thermogov
+    """
+
+    def plan() -> list[service.Step]:
+        exe = service.venv_exe(venv, root) if venv is not None else service.running_exe()
+        return service.plan_install(root, exe, config, enable)
+
+    _run_steps(plan)
+
+
+@service_command.command("uninstall")
+@_install_root_opt
+@_unit_config_opt
+def uninstall_command(root: Path, config: Path) -> None:
+    """Remove the unit and the config if `service install` wrote them and they are unedited.
+
+    \b
+    Example:
+      sudo /opt/thermogov/bin/thermogov service uninstall
+    """
+    _run_steps(lambda: service.plan_uninstall(root, config))

@@ -1,0 +1,122 @@
+"""The logged run as the calibration sees it: sample times, temperatures, clocks, loads, power.
+
+Kept apart from the model so that every later stage works on plain arrays (NaN where a value is
+missing) and never on a file format: the importers already map each dialect onto the trace
+columns, and this module only reads those columns back.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from thermogov.interfaces import LogFormatError
+
+MAX_SAMPLES = 4000  # longer logs are block-averaged first: same information, tenfold faster
+
+
+@dataclass(frozen=True)
+class LogData:
+    """Inputs and outputs of one log on its own sample times (NaN where a value is missing)."""
+
+    t_s: np.ndarray
+    temps_c: dict[str, np.ndarray]
+    freq_hz: dict[str, np.ndarray]
+    load: dict[str, np.ndarray]
+    power_w: np.ndarray | None
+    source: str
+
+
+def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
+    return np.array([v if isinstance(v, int | float) else np.nan for v in cols[name]], dtype=float)
+
+
+def log_data_from_columns(cols: Mapping[str, Sequence[Any]], source: str) -> LogData:
+    """From trace columns (``load_trace``): ``<s>_c``, ``<d>_freq_hz``, ``<d>_load``, ``power_w``."""
+    if "t_s" not in cols:
+        raise LogFormatError(f"{source}: not a thermogov trace (no t_s column)")
+    t = _column(cols, "t_s")
+    temps = {c[:-2]: _column(cols, c) for c in cols if c.endswith("_c") and c != "fused_c"}
+    freqs = {c[: -len("_freq_hz")]: _column(cols, c) for c in cols if c.endswith("_freq_hz")}
+    loads = {c[: -len("_load")]: _column(cols, c) for c in cols if c.endswith("_load")}
+    power = _column(cols, "power_w") if "power_w" in cols else None
+    if power is not None and not np.isfinite(power).any():
+        power = None
+    return LogData(t, temps, freqs, loads, power, source)
+
+
+def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
+    """Block-average a long log down to at most ``max_samples`` rows.
+
+    A 6-hour 1 Hz log has ~20 000 rows but only a few hundred independent ones (see
+    :func:`thermogov.sim.calibration.fit.effective_samples`); averaging blocks of k rows also
+    averages away the sensor's quantisation.  Utilisation and clock are averaged too, which keeps
+    the mean power of a block.  A block's values are means over the block, so its time is the
+    mean of its sample times (not the first one): stamping them at the block's start would put
+    every input and reading half a block early.
+    """
+    n = len(data.t_s)
+    k = math.ceil(n / max_samples)
+    if k <= 1:
+        return data
+    m = n // k
+
+    def blocks(a: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():  # an all-NaN block stays NaN, which is what we want
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(a[: m * k].reshape(m, k), axis=1)
+
+    return LogData(
+        t_s=data.t_s[: m * k].reshape(m, k).mean(axis=1),
+        temps_c={s: blocks(v) for s, v in data.temps_c.items()},
+        freq_hz={d: blocks(v) for d, v in data.freq_hz.items()},
+        load={d: blocks(v) for d, v in data.load.items()},
+        power_w=None if data.power_w is None else blocks(data.power_w),
+        source=data.source,
+    )
+
+
+def load_log_data(path: Path | str) -> LogData:
+    """A run folder or trace CSV; any other file is parsed as a raw board log (auto-detected)."""
+    from thermogov.trace import TRACE_FILE, read_csv_columns
+
+    p = Path(path)
+    if p.is_dir():
+        if not (p / TRACE_FILE).is_file():
+            raise LogFormatError(f"{p}: no {TRACE_FILE} in this folder; pass a run folder (thermogov import)")
+        return log_data_from_columns(read_csv_columns(p / TRACE_FILE), str(p))
+    if not p.is_file():
+        raise LogFormatError(f"{p}: no such run folder or log file; check the path")
+    with p.open(encoding="utf-8", errors="replace") as fh:
+        first = fh.readline()
+    if first.split(",")[0].strip() == "t_s":
+        return log_data_from_columns(read_csv_columns(p), str(p))
+    from thermogov.importers import parse_log
+    from thermogov.importers.runfolder import write_run_folder
+
+    log = parse_log(p)
+    with tempfile.TemporaryDirectory() as tmp:  # the same column mapping as a real import
+        run = write_run_folder(log, Path(tmp))
+        data = log_data_from_columns(read_csv_columns(run.run_dir / TRACE_FILE), str(p))
+    return data
+
+
+def ffill(a: np.ndarray) -> np.ndarray:
+    """Hold the last known value over gaps (and the first known one before it)."""
+    out = a.copy()
+    ok = np.isfinite(out)
+    if not ok.any():
+        return out
+    idx = np.where(ok, np.arange(len(out)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    out = out[idx]
+    first = int(np.argmax(ok))
+    out[:first] = a[first]
+    return out

@@ -1,0 +1,156 @@
+"""What drives the model: per-domain load, clock and voltage at each sample, and which sensor is which node.
+
+Most real logs lack some input (the Raspberry Pi logs have no power, stressberry has no load,
+stressberry 0.1 not even a clock).  The missing ones are inferred here, each inference is
+returned as a note for the user, and the rest of the calibration never has to know which log
+format it came from.
+
+Every value describes the board *at its sample instant*; a change between two samples happened
+somewhere in between.  The step inferred from the temperature is therefore placed at the midpoint
+of the two samples that straddle it, and :mod:`thermogov.sim.calibration.model` interpolates the
+power between samples for the same reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermogov.board import BoardProfile
+from thermogov.interfaces import ConfigError, LogFormatError
+from thermogov.sim.calibration.data import LogData, ffill
+
+STEP_MIN_RISE_K = 2.0  # a smaller rise within the window is not called a load step
+STEP_MIN_FALL_K = 1.5
+BUSY_FRACTION = 0.25  # busy while the clock is above its minimum + this fraction of its range
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Per-domain utilisation, clock and voltage at each sample, plus how they were obtained."""
+
+    load: dict[str, np.ndarray]
+    freq_hz: dict[str, np.ndarray]
+    volt_v: dict[str, np.ndarray]
+    varying: tuple[str, ...]  # domains whose dynamic power changes during the log
+    notes: tuple[str, ...]
+
+
+def infer_step(t: np.ndarray, temp: np.ndarray, window_s: float = 10.0) -> tuple[float, float] | None:
+    """Start and end of a load step seen in a temperature trace, or None if there is none.
+
+    A load step on a board shows as the steepest rise of the fast (package) mode within a few
+    seconds, and its end as the steepest fall; a drift of the slow mode is far too slow to be
+    mistaken for either.  A rise under 2 K is not called a step.  Each edge is returned as the
+    midpoint of the two samples between which the temperature jumped most: the load changed
+    somewhere in that interval, and its midpoint is the unbiased estimate.
+    """
+    temp = ffill(temp)
+    j = np.searchsorted(t, t + window_s)
+    j = np.minimum(j, len(t) - 1)
+    delta = temp[j] - temp
+    k_on = int(np.argmax(delta))
+    if delta[k_on] < STEP_MIN_RISE_K:
+        return None
+    after = delta.copy()
+    after[: j[k_on] + 1] = 0.0
+    k_off = int(np.argmin(after))
+    has_off = after[k_off] <= -STEP_MIN_FALL_K
+
+    def edge(k: int, sign: float) -> float:
+        if j[k] <= k:
+            return float(t[k])
+        i = k + int(np.argmax(sign * np.diff(temp[k : j[k] + 1])))
+        return 0.5 * float(t[i] + t[i + 1])
+
+    on = edge(k_on, 1.0)
+    off = edge(k_off, -1.0) if has_off else float(t[-1]) + 1.0
+    return on, off
+
+
+def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
+    """The power model's inputs per profile domain, inferring what the log does not have."""
+    notes: list[str] = []
+    n = len(data.t_s)
+    loads: dict[str, np.ndarray] = {}
+    freqs: dict[str, np.ndarray] = {}
+    volts: dict[str, np.ndarray] = {}
+    any_load = any(np.isfinite(data.load.get(d.name, np.array([np.nan]))).any() for d in board.domains)
+    for i, d in enumerate(board.domains):
+        f = data.freq_hz.get(d.name)
+        if f is None or not np.isfinite(f).any():
+            f = np.full(n, float(d.opp_hz[-1]))
+            notes.append(f"{d.name}: no clock in the log; the top OPP {d.opp_hz[-1] / 1e6:g} MHz is assumed")
+        else:
+            f = ffill(f)
+        u = data.load.get(d.name)
+        if u is not None and np.isfinite(u).any():
+            u = np.clip(ffill(u), 0.0, 1.0)
+        elif np.nanmax(f) > np.nanmin(f) * 1.05:
+            lo, hi = float(np.nanmin(f)), float(np.nanmax(f))
+            u = (f > lo + BUSY_FRACTION * (hi - lo)).astype(float)
+            notes.append(
+                f"{d.name}: no load in the log; busy (u=1) while the clock is above {lo / 1e6:.0f} MHz + 25 % "
+                "of its range (an on-demand governor raises it only under load)"
+            )
+        elif not any_load and i == 0:
+            temp = primary_temperature(data, board)
+            step = infer_step(data.t_s, temp)
+            if step is None:
+                raise LogFormatError(
+                    f"{data.source}: no load, no clock changes and no load step in the temperature; "
+                    "nothing drives the model, so it cannot be calibrated from this log"
+                )
+            on, off = step
+            u = ((data.t_s >= on) & (data.t_s < off)).astype(float)
+            notes.append(
+                f"{d.name}: no load or clock in the log; a load step (u=1) is inferred from the temperature "
+                f"from {on:g} s to {off:g} s"
+            )
+        else:
+            u = np.zeros(n)
+            notes.append(f"{d.name}: no load in the log; taken as idle")
+        hz = np.asarray(d.opp_hz, dtype=float)
+        loads[d.name], freqs[d.name] = u, f
+        volts[d.name] = np.interp(f, hz, np.asarray(d.volt_v))
+        if np.nanmax(f) > hz[-1] * 1.001 or np.nanmin(f) < hz[0] * 0.999:
+            notes.append(
+                f"{d.name}: logged clock {np.nanmin(f) / 1e6:.0f}-{np.nanmax(f) / 1e6:.0f} MHz leaves the OPP table; "
+                "voltage held at the table's end"
+            )
+    varying = tuple(
+        d.name for d in board.domains if np.ptp(loads[d.name] * volts[d.name] ** 2 * freqs[d.name]) > 0
+    )
+    return Inputs(loads, freqs, volts, varying, tuple(notes))
+
+
+def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:
+    """Log sensor -> thermal node, by the profile's sensor names (or its sysfs zone names)."""
+    out: dict[str, str] = {}
+    for s in board.sensors:
+        aliases = {s.name, *(_alias(a) for a in s.sysfs_names)}
+        for name, values in data.temps_c.items():
+            if (name in aliases or _alias(name) in aliases) and np.isfinite(values).any() and name not in out:
+                out[name] = s.node
+    if not out:
+        logged = [k for k, v in data.temps_c.items() if np.isfinite(v).any() and k != "ambient"]
+        if len(logged) == 1 and len(board.sensors) == 1:
+            return {logged[0]: board.sensors[0].node}
+        raise ConfigError(
+            f"{data.source}: none of the log's sensors ({', '.join(sorted(data.temps_c)) or 'none'}) is a sensor "
+            f"of board {board.name} ({', '.join(s.name for s in board.sensors)}); choose the matching --board"
+        )
+    return out
+
+
+def _alias(name: str) -> str:
+    n = name.lower().replace("-", "_")
+    for suffix in ("_thermal", "_therm"):
+        n = n.removesuffix(suffix)
+    return n
+
+
+def primary_temperature(data: LogData, board: BoardProfile) -> np.ndarray:
+    """The first matched sensor's trace: the one the RMSE is reported for."""
+    return data.temps_c[next(iter(sensor_nodes(data, board)))]

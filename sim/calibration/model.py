@@ -1,0 +1,420 @@
+"""The model the calibration fits: the profile's RC network driven by the simulator's power formula.
+
+Three things live here, because each is needed both by the fit and by the honest open-loop check:
+
+* the fitted parameters (:class:`ParamSpec`) and how they are written into a profile;
+* the time grid and the input between samples (:class:`Grid`);
+* the network's response: exact and linear for the fit (:func:`linear_response`), and the
+  simulator's own :class:`~thermogov.sim.model.plant.ThermalPlant` with leakage at the model's own
+  temperature for the check (:func:`free_run`).
+
+**Inputs between samples.**  A logged clock or load is the board's state at the sample instant;
+when two samples differ, the change happened at an unknown moment between them.  Holding each
+sample until the next one (the obvious zero-order hold) puts every change at the *later* end of
+its interval, on average half a sample late, and on a grid as coarse as the samples a change can
+slip by a further whole step.  On a 2 s stressberry log with a 5-8 K die jump that is several
+kelvin of error on each edge sample and it biases the fitted time constants.  The model
+therefore uses the *expected* input: with the moment of change uniform over the interval, the
+expected power is the linear interpolation of the power at the two samples, and since the network
+is linear the expected temperature is its response to that ramp.  The power (not the clock) is
+interpolated because power is not linear in the clock.  The grid runs at a quarter of the sample
+interval with the input taken at each step's centre, so an edge is placed within 1/8 of a sample.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import lfilter
+
+from thermogov.board import BoardProfile, DomainProfile, ThermalLink, ThermalNode, ThermalProfile
+from thermogov.sim.calibration.inputs import Inputs
+from thermogov.sim.model.plant import ThermalPlant
+
+THERMAL_PRIOR = math.log(3.0)
+POWER_PRIOR = math.log(2.0)
+AMBIENT_PRIOR_C = 2.0  # a room or a lab: the logged or declared ambient is known to a few kelvin
+AMBIENT_BOUND_C = 6.0  # hard limit around it (3 sd); --free-ambient widens both
+FREE_AMBIENT_PRIOR_C = 10.0
+FREE_AMBIENT_BOUND_C = 30.0
+OFFSET_PRIOR_C = 5.0
+OFFSET_BOUND_C = 20.0
+# Hard ranges, as factors around the profile's value.  A profile's capacitances and conductances
+# are physical estimates (die area, heatsink mass, convection coefficients; each board TOML
+# names its basis) good to a factor of a few; a fit that leaves x/÷ 10 of them has found a
+# different board, or is absorbing something that is not in the model (a room warming over
+# hours gave tau = 39 000 s).  Power scales: x/÷ 4 (the profiles' C_dyn are published or
+# derived from published board powers, docs/calibration.md).
+THERMAL_BOUND = 10.0
+POWER_BOUND = 4.0
+# The slowest time constant of the fitted network must stay within what boards of this class
+# show: 20 s (a bare die with a small heatsink under a fan) to 1.5 h (a passive heatsink in a
+# closed case).  Step responses of public logs span 73-900 s (Pi 3/4 stressberry and the
+# ivasilyev Pi 4 logs, docs/real-logs.md); a fanless Jetson Nano was still rising after 1 h
+# (jtop log, same page).  A soft wall at the ends: log-distance / TAU_WALL.
+TAU_SLOW_RANGE_S = (20.0, 5400.0)
+TAU_WALL = 0.05
+GRID_SUBDIVISION = 4  # grid steps per sample interval: edges land within 1/8 of a sample
+MAX_GRID = 200_000
+UNOBSERVABLE_FRACTION = 0.25  # modes faster than this fraction of the sample interval are unseen
+MIN_SLOW_SHARE = 0.05  # ... and a node with less than this share of the slower modes is not fitted
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One fitted quantity: where it lives in the profile, its prior value and width, its bound.
+
+    ``bound`` is the hard limit in units of ``sigma`` (``phi`` in ``[-bound, bound]``);
+    ``fixed`` parameters stay at their prior (a node too fast for the log's sample interval:
+    the data cannot see its capacitance, and fitting it only costs time).
+    """
+
+    name: str
+    kind: str  # capacitance | link | ambient_link | dyn_scale | static_scale | ambient | offset
+    key: tuple[str, ...]
+    prior: float
+    sigma: float  # log-space for positive parameters, °C for ambient/offset
+    unit: str
+    bound: float = 8.0
+    fixed: bool = False
+
+    @property
+    def log(self) -> bool:
+        return self.kind not in ("ambient", "offset")
+
+    def value(self, phi: float) -> float:
+        return self.prior * math.exp(phi * self.sigma) if self.log else self.prior + phi * self.sigma
+
+
+def unobservable_nodes(th: ThermalProfile, sample_s: float) -> set[str]:
+    """Nodes whose capacitance the log cannot see: they take part only in modes too fast for it.
+
+    In the symmetric modal form ``-C^-1/2 G C^-1/2 = U diag(lambda) U^T`` each row of ``U``
+    holds a node's share of every mode (the squares sum to 1).  A node whose share of the
+    modes slower than ``UNOBSERVABLE_FRACTION x sample_s`` is below ``MIN_SLOW_SHARE`` (a
+    10 ms die node under a 1 s logger) only moves with the fast modes, which settle between
+    two samples; its capacitance stays at the profile's value.  A node's own ``C / sum G``
+    would be wrong: a package node coupled tightly to a tiny die is fast alone, but the two
+    together form the few-second mode a logger sees.
+    """
+    cap, g = network(th)
+    d = 1.0 / np.sqrt(cap)
+    lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
+    slow = -1.0 / lam >= UNOBSERVABLE_FRACTION * sample_s
+    share = (u[:, slow] ** 2).sum(axis=1)
+    return {n.name for n, sh in zip(th.nodes, share, strict=True) if sh < MIN_SLOW_SHARE}
+
+
+def param_specs(
+    board: BoardProfile,
+    varying: Sequence[str],
+    fit_static: bool,
+    ambient_c: float,
+    *,
+    sample_s: float = 1.0,
+    free_ambient: bool = False,
+) -> list[ParamSpec]:
+    """Every capacitance and conductance of the profile, the power scales the log can see, ambient, offset."""
+    th = board.thermal
+    tb = math.log(THERMAL_BOUND) / THERMAL_PRIOR
+    pb = math.log(POWER_BOUND) / POWER_PRIOR
+    hidden = unobservable_nodes(th, sample_s)
+    specs = [
+        ParamSpec(
+            f"C[{n.name}]",
+            "capacitance",
+            (n.name,),
+            n.capacitance_j_per_k,
+            THERMAL_PRIOR,
+            "J/K",
+            tb,
+            n.name in hidden,
+        )
+        for n in th.nodes
+    ]
+    specs += [
+        ParamSpec(f"G[{lk.a}-{lk.b}]", "link", (lk.a, lk.b), lk.conductance_w_per_k, THERMAL_PRIOR, "W/K", tb)
+        for lk in th.links
+    ]
+    specs += [
+        ParamSpec(
+            f"G[{n.name}-ambient]", "ambient_link", (n.name,), n.to_ambient_w_per_k, THERMAL_PRIOR, "W/K", tb
+        )
+        for n in th.nodes
+        if n.to_ambient_w_per_k > 0
+    ]
+    specs += [
+        ParamSpec(f"dyn_scale[{d}]", "dyn_scale", (d,), 1.0, POWER_PRIOR, "x", pb)
+        for d in varying
+        if board.domain(d).c_dyn_uw_per_mhz_v2 > 0
+    ]
+    if fit_static:
+        specs.append(ParamSpec("static_scale", "static_scale", (), 1.0, POWER_PRIOR, "x", pb))
+    a_sd, a_bound = (
+        (FREE_AMBIENT_PRIOR_C, FREE_AMBIENT_BOUND_C) if free_ambient else (AMBIENT_PRIOR_C, AMBIENT_BOUND_C)
+    )
+    specs.append(ParamSpec("ambient", "ambient", (), ambient_c, a_sd, "°C", a_bound / a_sd))
+    specs.append(
+        ParamSpec("initial_offset", "offset", (), 0.0, OFFSET_PRIOR_C, "°C", OFFSET_BOUND_C / OFFSET_PRIOR_C)
+    )
+    return specs
+
+
+def apply_params(
+    board: BoardProfile, specs: Sequence[ParamSpec], values: Sequence[float]
+) -> tuple[BoardProfile, float, float]:
+    """The profile with fitted values written in; also returns (ambient °C, initial offset °C)."""
+    caps = {n.name: n.capacitance_j_per_k for n in board.thermal.nodes}
+    amb_links = {n.name: n.to_ambient_w_per_k for n in board.thermal.nodes}
+    links = {(lk.a, lk.b): lk.conductance_w_per_k for lk in board.thermal.links}
+    dyn = {d.name: 1.0 for d in board.domains}
+    static, ambient, offset = 1.0, 25.0, 0.0
+    for s, v in zip(specs, values, strict=True):
+        if s.kind == "capacitance":
+            caps[s.key[0]] = v
+        elif s.kind == "ambient_link":
+            amb_links[s.key[0]] = v
+        elif s.kind == "link":
+            links[(s.key[0], s.key[1])] = v
+        elif s.kind == "dyn_scale":
+            dyn[s.key[0]] = v
+        elif s.kind == "static_scale":
+            static = v
+        elif s.kind == "ambient":
+            ambient = v
+        else:
+            offset = v
+    th = board.thermal
+    thermal = ThermalProfile(
+        nodes=tuple(ThermalNode(n.name, caps[n.name], amb_links[n.name]) for n in th.nodes),
+        links=tuple(ThermalLink(lk.a, lk.b, links[(lk.a, lk.b)]) for lk in th.links),
+        rest_of_board_w=th.rest_of_board_w * static,
+        rest_of_board_node=th.rest_of_board_node,
+    )
+    domains = tuple(
+        dataclasses.replace(
+            d, c_dyn_uw_per_mhz_v2=d.c_dyn_uw_per_mhz_v2 * dyn[d.name], idle_w=d.idle_w * static
+        )
+        for d in board.domains
+    )
+    return dataclasses.replace(board, thermal=thermal, domains=domains), ambient, offset
+
+
+# ---------------------------------------------------------------------------------------------
+# Time grid and the input between samples
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A uniform grid; over step k the power is the samples' power interpolated at the step's centre.
+
+    ``lo[k]`` is the last sample at or before the centre and ``w[k]`` the weight of sample
+    ``lo[k] + 1`` (see the module docstring for why the input is interpolated, not held).
+    """
+
+    t: np.ndarray
+    h: float
+    lo: np.ndarray
+    w: np.ndarray
+
+
+def make_grid(t: np.ndarray, subdivision: int = GRID_SUBDIVISION) -> Grid:
+    dt = np.diff(t)
+    dt = dt[dt > 0]
+    h = float(np.median(dt)) / subdivision if len(dt) else 1.0
+    span = float(t[-1] - t[0])
+    h = max(h, span / MAX_GRID, 1e-3)
+    n = math.floor(span / h + 1e-9) + 1
+    grid = t[0] + h * np.arange(n)
+    centre = np.minimum(grid + 0.5 * h, t[-1])
+    if len(t) < 2:
+        return Grid(grid, h, np.zeros(n, dtype=int), np.zeros(n))
+    hi = np.clip(np.searchsorted(t, centre, side="right"), 1, len(t) - 1)
+    lo = hi - 1
+    width = t[hi] - t[lo]
+    w = np.clip((centre - t[lo]) / np.where(width > 0, width, 1.0), 0.0, 1.0)
+    return Grid(grid, h, lo, w)
+
+
+def on_grid(samples: np.ndarray, grid: Grid) -> np.ndarray:
+    """A per-sample series interpolated at the grid's step centres, like the power."""
+    hi = np.minimum(grid.lo + 1, len(samples) - 1)
+    return samples[grid.lo] * (1.0 - grid.w) + samples[hi] * grid.w
+
+
+# ---------------------------------------------------------------------------------------------
+# Power
+
+
+def domain_power(d: DomainProfile, inputs: Inputs, rows: np.ndarray, temp_c: np.ndarray) -> np.ndarray:
+    """The simulator's formula (``sim/model/world.py``): idle + dynamic at the logged clock/load + leakage."""
+    u = inputs.load[d.name][rows]
+    f = inputs.freq_hz[d.name][rows]
+    v = inputs.volt_v[d.name][rows]
+    dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores
+    leak = (
+        d.leak_w_ref
+        * (v / d.volt_v[-1])
+        * np.exp(np.minimum(d.leak_beta_per_k * (temp_c - d.leak_ref_c), 50.0))
+    )
+    return d.idle_w + dyn + leak
+
+
+def node_power(
+    board: BoardProfile, inputs: Inputs, rows: np.ndarray, node_temp: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """Power per node (rows x nodes) at the given sample rows; the simulator's own formula."""
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    p = np.zeros((len(rows), len(names)))
+    p[:, idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+    for d in board.domains:
+        p[:, idx[d.node]] += domain_power(d, inputs, rows, node_temp[d.node])
+    return p
+
+
+def grid_power(
+    board: BoardProfile, inputs: Inputs, grid: Grid, node_temp: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """Power per node on each grid step: the two bracketing samples' power, interpolated.
+
+    The same as evaluating :func:`node_power` at both samples and interpolating, but cheaper:
+    idle and dynamic power do not depend on temperature, so they are computed once per sample
+    and interpolated; leakage is linear in the voltage factor, so only ``V`` is interpolated
+    and the exponential is taken once per grid step (the fit calls this thousands of times).
+    """
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    n_rows = len(next(iter(inputs.load.values())))
+    hi = np.minimum(grid.lo + 1, n_rows - 1)
+    w = grid.w
+    p = np.zeros((len(grid.t), len(names)))
+    p[:, idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+    for d in board.domains:
+        u = inputs.load[d.name]
+        f = inputs.freq_hz[d.name]
+        v = inputs.volt_v[d.name]
+        dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores
+        v_g = v[grid.lo] * (1.0 - w) + v[hi] * w
+        dyn_g = dyn[grid.lo] * (1.0 - w) + dyn[hi] * w
+        temp = node_temp[d.node]
+        leak = (
+            d.leak_w_ref
+            * (v_g / d.volt_v[-1])
+            * np.exp(np.minimum(d.leak_beta_per_k * (temp - d.leak_ref_c), 50.0))
+        )
+        p[:, idx[d.node]] += d.idle_w + dyn_g + leak
+    return p
+
+
+# ---------------------------------------------------------------------------------------------
+# Network response
+
+
+def leakage_slope(
+    board: BoardProfile, inputs: Inputs, rows: np.ndarray, t_ref: Mapping[str, float]
+) -> np.ndarray:
+    """d(leakage)/dT per node (W/K) at ``t_ref``, at the mean voltage over ``rows``.
+
+    The fit linearises leakage about a fixed reference temperature and moves this slope into
+    the network (``G - diag(slope)``), so that leakage follows the *model's* temperature and the
+    model stays linear.  Evaluating leakage at the logged temperature instead (as a first
+    version did) feeds the observations into the prediction: an optimiser that shrinks the die
+    conductance amplifies that path until a quarter of the "prediction" is the measurement
+    itself, a fit that then fails open-loop.  The exponential's curvature is taken up by
+    re-linearising about the previous pass's trajectory (:meth:`FitProblem.predict
+    <thermogov.sim.calibration.fit.FitProblem.predict>`) with this same, fixed slope.
+    """
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    k = np.zeros(len(names))
+    for d in board.domains:
+        v = float(np.mean(inputs.volt_v[d.name][rows]))
+        leak = (
+            d.leak_w_ref
+            * (v / d.volt_v[-1])
+            * math.exp(min(d.leak_beta_per_k * (t_ref[d.node] - d.leak_ref_c), 50.0))
+        )
+        k[idx[d.node]] += d.leak_beta_per_k * leak
+    return k
+
+
+def network(th: ThermalProfile) -> tuple[np.ndarray, np.ndarray]:
+    """Capacitances and the conductance matrix G (links and ambient links on the diagonal)."""
+    names = th.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    g = np.zeros((len(names), len(names)))
+    for lk in th.links:
+        i, j = idx[lk.a], idx[lk.b]
+        g[i, j] -= lk.conductance_w_per_k
+        g[j, i] -= lk.conductance_w_per_k
+    np.fill_diagonal(g, -g.sum(axis=1) + np.array([n.to_ambient_w_per_k for n in th.nodes]))
+    return np.array([n.capacitance_j_per_k for n in th.nodes]), g
+
+
+def time_constants(th: ThermalProfile) -> tuple[float, ...]:
+    """The network's modal time constants, slowest first."""
+    cap, g = network(th)
+    d = 1.0 / np.sqrt(cap)
+    return tuple(sorted((-1.0 / np.linalg.eigvalsh(-(d[:, None] * g * d[None, :]))).tolist(), reverse=True))
+
+
+def linear_response(
+    cap: np.ndarray, g: np.ndarray, power: np.ndarray, h: float, x0: np.ndarray
+) -> np.ndarray:
+    """Excess temperatures (grid x nodes) for ZOH power on a uniform grid, exactly.
+
+    In the symmetric modal form each mode is a scalar recurrence ``z[k+1] = e z[k] + g w[k]``,
+    which ``lfilter`` runs in C: the whole trajectory costs a few vector operations.
+    """
+    d = 1.0 / np.sqrt(cap)
+    lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
+    w = power @ (u.T * d[None, :]).T  # U^T D P, per grid point
+    z0 = (u.T / d[None, :]) @ x0
+    e = np.exp(lam * h)
+    gain = (e - 1.0) / lam
+    n = len(power)
+    z = np.empty((n, len(cap)))
+    z[0] = z0
+    k = np.arange(1, n)
+    for i in range(len(cap)):
+        decay = np.exp(lam[i] * h * k)
+        z[1:, i] = decay * z0[i] + lfilter([gain[i]], [1.0, -e[i]], w[:-1, i])
+    return z @ (d[:, None] * u).T
+
+
+def slow_mode(cap: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
+    """The slowest mode's shape (excess temperature per node) and time constant."""
+    d = 1.0 / np.sqrt(cap)
+    lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
+    i = int(np.argmax(lam))
+    return d * u[:, i], -1.0 / float(lam[i])
+
+
+def free_run(board: BoardProfile, inputs: Inputs, grid: Grid, x0: np.ndarray, ambient_c: float) -> np.ndarray:
+    """Open-loop simulation with the simulator's plant, leakage at the model's own temperature.
+
+    The same input between samples as the fit (:func:`grid_power`), so the check differs from
+    the fit only in what it is meant to test: leakage fed back from the model, not the log.
+    """
+    plant = ThermalPlant.from_profile(board.thermal, ambient_c)
+    plant.x = x0.astype(float).copy()
+    names = board.thermal.node_names()
+    n_rows = len(next(iter(inputs.load.values())))
+    out = np.empty((len(grid.t), len(names)))
+    rows = np.zeros(2, dtype=int)
+    for k in range(len(grid.t)):
+        out[k] = plant.x
+        temps = plant.temps_c()
+        rows[0], rows[1] = grid.lo[k], min(grid.lo[k] + 1, n_rows - 1)
+        p = node_power(board, inputs, rows, {n: np.full(2, temps[i]) for i, n in enumerate(names)})
+        plant.advance(grid.h, p[0] * (1.0 - grid.w[k]) + p[1] * grid.w[k])
+    return out

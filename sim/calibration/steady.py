@@ -1,0 +1,97 @@
+"""Steady state under the log's main load: what a calibrated profile predicts, and whether the log shows it.
+
+A held-out RMSE only tests the transient the log happens to contain; the temperature a board
+settles at under sustained load is what a governor's limits are set against, so it is reported
+on its own.  It is *measured* only when the log really got there: a short step test would
+otherwise compare the prediction with a temperature that was still rising.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from thermogov.board import BoardProfile
+from thermogov.sim.calibration.data import LogData
+from thermogov.sim.calibration.inputs import Inputs
+from thermogov.sim.calibration.model import network, node_power
+
+STEADY_WINDOW_S = 600.0  # the measured steady state: mean of the last 10 min under load ...
+STEADY_MIN_TAUS = 4.0  # ... of a load segment at least this many slow time constants long
+
+
+@dataclass(frozen=True)
+class SteadyState:
+    """Measured vs predicted steady state under the log's main load segment."""
+
+    segment_s: tuple[float, float]
+    window_s: tuple[float, float]
+    predicted_c: float
+    measured_c: float | None  # None when the segment is too short to reach steady state
+    note: str
+
+    @property
+    def error_c(self) -> float | None:
+        return None if self.measured_c is None else self.predicted_c - self.measured_c
+
+
+def steady_state_c(board: BoardProfile, inputs: Inputs, rows: np.ndarray, ambient_c: float) -> np.ndarray:
+    """Node temperatures where the mean input over ``rows`` settles (leakage fixed point)."""
+    names = board.thermal.node_names()
+    _cap, g = network(board.thermal)
+    temps = np.full(len(names), ambient_c + 20.0)
+    for _ in range(100):
+        p = node_power(board, inputs, rows, {n: np.full(len(rows), temps[i]) for i, n in enumerate(names)})
+        new = np.linalg.solve(g, p.mean(axis=0)) + ambient_c
+        if np.max(np.abs(new - temps)) < 1e-6:
+            return new
+        temps = new
+    return temps
+
+
+def steady_state(
+    board: BoardProfile,
+    inputs: Inputs,
+    data: LogData,
+    sensors: Mapping[str, str],
+    ambient: float,
+    tau_slow: float,
+) -> SteadyState | None:
+    """Steady state of the longest high-power segment: predicted always, measured when reached.
+
+    "Reached" means the segment lasts at least ``STEADY_MIN_TAUS`` slow time constants (then the
+    slow mode has decayed below 2 %); the measured value is the mean of the sensor over the last
+    ``STEADY_WINDOW_S`` of the segment and the prediction uses the mean input of that window.
+    """
+    t = data.t_s
+    dyn = sum(inputs.load[d] * inputs.volt_v[d] ** 2 * inputs.freq_hz[d] for d in inputs.load)
+    if np.ptp(dyn) <= 0:
+        return None
+    high = dyn > 0.5 * (dyn.min() + dyn.max())
+    best = (0, 0)
+    start = None
+    for i, h in enumerate([*high.tolist(), False]):
+        if h and start is None:
+            start = i
+        elif not h and start is not None:
+            if t[i - 1] - t[start] > t[best[1]] - t[best[0]] or best == (0, 0):
+                best = (start, i - 1)
+            start = None
+    a, b = best
+    seg = (float(t[a]), float(t[b]))
+    w0 = max(seg[0], seg[1] - STEADY_WINDOW_S)
+    rows = np.where((t >= w0) & (t <= seg[1]))[0]
+    node = next(iter(sensors.values()))
+    idx = board.thermal.node_names().index(node)
+    predicted = float(steady_state_c(board, inputs, rows, ambient)[idx])
+    length = seg[1] - seg[0]
+    if length >= STEADY_MIN_TAUS * tau_slow and length >= STEADY_WINDOW_S:
+        obs = data.temps_c[next(iter(sensors))][rows]
+        return SteadyState(seg, (w0, seg[1]), predicted, float(np.nanmean(obs)), "")
+    note = (
+        f"steady state not reached in the log: the load segment lasts {length:.0f} s < "
+        f"{STEADY_MIN_TAUS:g} x the slow time constant {tau_slow:.0f} s; only the prediction is reported"
+    )
+    return SteadyState(seg, (w0, seg[1]), predicted, None, note)

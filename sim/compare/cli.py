@@ -1,0 +1,220 @@
+"""``thermogov compare``: paired policy comparisons from the command line.
+
+It validates every scenario, policy and number before simulating anything, so a typo costs an
+exit status 2 and one line, not half an hour of simulation and a half-written CSV.  The work
+itself lives in :mod:`thermogov.sim.compare.compare`; this module only parses and prints.
+
+``--iso-limit`` is off by default here: the plain rows are the kernel governors as configured
+(what a board ships with), and the iso-limit bisection costs ~7 simulations per baseline and
+scenario.  ``bench/control_quality.py``, which backs the product claim, turns it on.
+
+The runs go through the sweep executors (``--executor local|dask``, ``--workers``,
+``--scheduler``), so a suite with ``--iso-limit`` bisections can use a Dask cluster too.
+What-if grids over config and board keys are ``thermogov sweep`` (:mod:`thermogov.sim.sweep`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from thermogov.cliopts import list_option
+from thermogov.config import Config, load_config
+from thermogov.interfaces import ConfigError
+from thermogov.policies import check_policy_name
+from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
+from thermogov.sim.compare.oracle import OracleResult
+from thermogov.sim.model.runner import validate_events
+from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
+from thermogov.sim.sweep.executors import EXECUTORS, check_executor, make_executor
+from thermogov.units import parse_duration_s
+
+
+def _base(config_path: str | None) -> Config:
+    return load_config(config_path) if config_path else Config()
+
+
+def _seeds(seeds: list[int], base: Config, field: str = "--seed") -> list[int]:
+    """The seeds to run (default: the config's); each seed is one paired world per scenario."""
+    if any(not 0 <= s <= 2**32 - 1 for s in seeds):
+        raise ConfigError(f"{field}: seeds must be in 0..4294967295")
+    return list(dict.fromkeys(seeds)) or [base.seed]
+
+
+def _scenarios(names: tuple[str, ...]) -> list[str]:
+    known = scenario_names()
+    if not names or "all" in names:
+        return known
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"--scenario: unknown scenario {n!r}; choose one of {', '.join(known)} or all")
+    return list(dict.fromkeys(names))
+
+
+def _policies(policies: tuple[str, ...]) -> list[str]:
+    if not policies:
+        raise ConfigError("--policy: give at least one policy, e.g. --policy hysteresis --policy stepped")
+    for p in policies:
+        check_policy_name(p, "--policy")
+    return list(dict.fromkeys(policies))
+
+
+def _with_duration(cfg: Config, duration: str | None) -> Config:
+    if duration is None:
+        return cfg
+    return dataclasses.replace(
+        cfg, sim=dataclasses.replace(cfg.sim, duration_s=parse_duration_s(duration, "--duration"))
+    )
+
+
+def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
+    if csv_path:
+        return Path(csv_path)
+    return (Path(out) if out else Path.cwd()) / default
+
+
+_COMMON = [
+    list_option(
+        "--policy",
+        "policies",
+        example="--policy hysteresis,stepped",
+        help="Policies to run: repeat or comma-separate. [required]",
+    ),
+    click.option("--out", type=click.Path(file_okay=False), help="Keep every run folder under this folder."),
+    click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="CSV path (default: OUT or ./)."),
+    list_option(
+        "--seed",
+        "seeds",
+        kind=int,
+        example="--seed 1,2,3",
+        help="Seeds, each shared by every policy (paired): repeat or comma-separate. Default: 1.",
+    ),
+    click.option("--duration", help="Override every run's simulated time (600, 10m, 1h)."),
+    click.option(
+        "--config", "config_path", type=click.Path(dir_okay=False), help="Base config (policy params...)."
+    ),
+    click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default="local",
+        show_default=True,
+        help="local: processes on this machine; dask: a Dask cluster (see `thermogov sweep`).",
+    ),
+    click.option(
+        "--workers",
+        "--jobs",
+        "workers",
+        type=click.IntRange(1, 4096),
+        default=1,
+        show_default=True,
+        help="Parallel runs (local processes, or a LocalCluster's workers).",
+    ),
+    click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster."),
+    click.option("--no-oracle", is_flag=True, help="Skip the oracle (its linear programme takes seconds)."),
+    click.option(
+        "--json", "as_json", is_flag=True, help="Print the rows and oracles as JSON, not the table."
+    ),
+    click.option(
+        "--iso-limit/--no-iso-limit",
+        default=False,
+        show_default=True,
+        help="Also run each kernel baseline (step_wise, bang_bang, power_allocator) as <policy>@iso, "
+        "its trip lowered until it spends no more time above 85 °C than hysteresis (~7 runs each).",
+    ),
+]
+
+
+def _common(fn: Callable[..., None]) -> Callable[..., None]:
+    for opt in reversed(_COMMON):
+        fn = opt(fn)
+    return fn
+
+
+@click.command(
+    "compare",
+    epilog="""\b
+Example:
+  thermogov compare --scenario orin-steady-25,rpi5-steady-25 --policy hysteresis,stepped --out cmp""",
+)
+@list_option(
+    "--scenario",
+    "scenarios",
+    example="--scenario orin-steady-25,rpi5-hot-40",
+    help="Scenarios (or 'all'): repeat or comma-separate. Default: all.",
+)
+@click.option("--list", "list_only", is_flag=True, help="List the scenarios and exit.")
+@_common
+def compare_command(
+    scenarios: list[str],
+    list_only: bool,
+    policies: list[str],
+    out: str | None,
+    csv_path: str | None,
+    seeds: list[int],
+    duration: str | None,
+    config_path: str | None,
+    executor: str,
+    workers: int,
+    scheduler: str | None,
+    no_oracle: bool,
+    as_json: bool,
+    iso_limit: bool,
+) -> None:
+    """Run policies on identical scenarios (same seed) and tabulate them against the oracle."""
+    if list_only:
+        for n in scenario_names():
+            click.echo(f"{n:<22} {scenario_info(n).description}")
+        return
+    base = _base(config_path)
+    seed_list = _seeds(seeds, base)
+    names = _scenarios(tuple(scenarios))
+    pols = _policies(tuple(policies))
+    configs = []
+    for n in names:
+        for s in seed_list:
+            cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
+            validate_events(cfg, cfg.load_board())
+            configs.append((n if len(seed_list) == 1 else f"{n}-s{s}", cfg))
+    check_executor(executor, scheduler)
+    with make_executor(executor, workers, scheduler) as ex:
+        rows, oracles = run_grid(
+            configs,
+            pols,
+            Path(out) if out else None,
+            with_oracle=not no_oracle,
+            iso_limit=iso_limit,
+            progress=lambda msg: click.echo(msg, err=True),
+            executor=ex,
+        )
+    path = _csv_path(csv_path, out, "compare.csv")
+    write_csv(rows, path)
+    _report(rows, oracles, path, as_json)
+
+
+def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_json: bool) -> None:
+    """The table (or, with ``--json``, the same rows and oracles at full precision)."""
+    if not as_json:
+        click.echo(format_table(rows, oracles), nl=False)
+        click.echo(f"csv: {csv}")
+        return
+    doc = {
+        "rows": [dict(zip(CSV_COLUMNS, r.csv_row(), strict=True)) for r in rows],
+        "oracles": {
+            scen: {
+                "throughput_ips": o.throughput_ips,
+                "best_fixed_ips": o.best_fixed_ips,
+                "best_fixed_caps_hz": o.best_fixed_caps,
+                "binding": list(o.binding),
+            }
+            for scen, o in oracles.items()
+        },
+        "csv": str(csv),
+    }
+    click.echo(json.dumps(doc, indent=2))
+
+
+__all__ = ["compare", "compare_command"]

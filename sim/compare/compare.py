@@ -1,0 +1,375 @@
+"""Paired comparison of policies on scenarios, against the oracle.
+
+Every policy runs on the same scenario configuration and seed.  The simulator draws arrivals,
+service and each sensor's noise from independent random streams spawned from that seed, so
+two policies see exactly the same frames and the same noise at the same instants: the
+difference between two rows is the policies' doing, not luck (a paired comparison).
+
+Metrics per run: sustained throughput (the run recorder's steady window) and its ratio to the
+oracle (:mod:`thermogov.sim.compare.oracle`), maximum fused and per-sensor temperature, seconds with the
+fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
+in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
+Runs are independent, so they spread over processes or a Dask cluster (the sweep executors).
+
+With ``iso_limit`` every kernel baseline in the comparison also appears as ``<policy>@iso``: the
+same governor with its trip lowered (:mod:`thermogov.sim.compare.isolimit`) until it spends no more time
+above 85 °C than ``hysteresis``, so throughput is compared at the same thermal limit; the trip
+found is the row's ``tuned_trip_c``.  The plain rows stay, so both views are visible.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.config import Config
+from thermogov.display import figure
+from thermogov.governor import TickRecord
+from thermogov.policies import check_policy_name
+from thermogov.sim.compare import isolimit
+from thermogov.sim.compare.oracle import TRIP_C, OracleResult, oracle
+from thermogov.sim.model.runner import simulate
+from thermogov.sim.scenarios import load_scenario
+from thermogov.sim.sweep.executors import Executor, LocalExecutor
+
+CSV_COLUMNS = (
+    "scenario",
+    "board",
+    "policy",
+    "seed",
+    "ambient_c",
+    "sustained_ips",
+    "oracle_ips",
+    "pct_oracle",
+    "max_fused_c",
+    "hottest_sensor_c",
+    "max_sensor_c",
+    "above_trip_s",
+    "hard_limit_s",
+    "energy_per_inference_j",
+    "p99_ms",
+    "cap_changes",
+    "tuned_trip_c",
+    "iso_bound_s",
+    "run_dir",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    scenario: str
+    board: str
+    policy: str
+    seed: int
+    ambient_c: float
+    sustained_ips: float | None
+    oracle_ips: float | None
+    max_fused_c: float | None
+    max_sensor_c: dict[str, float | None]
+    above_trip_s: float
+    hard_limit_s: float
+    energy_per_inference_j: float | None
+    p99_ms: float | None
+    cap_changes: int
+    run_dir: str
+    #: Iso-limit rows only: the trip / control temperature found, and the bound it was held to.
+    tuned_trip_c: float | None = None
+    iso_bound_s: float | None = None
+
+    @property
+    def pct_oracle(self) -> float | None:
+        if self.sustained_ips is None or not self.oracle_ips:
+            return None
+        return 100.0 * self.sustained_ips / self.oracle_ips
+
+    @property
+    def hottest_sensor_c(self) -> float | None:
+        vals = [v for v in self.max_sensor_c.values() if v is not None]
+        return max(vals) if vals else None
+
+    def csv_row(self) -> list[Any]:
+        sensors = ";".join(f"{k}={'' if v is None else round(v, 3)}" for k, v in self.max_sensor_c.items())
+        values = {
+            **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
+            "pct_oracle": self.pct_oracle,
+            "hottest_sensor_c": self.hottest_sensor_c,
+            "max_sensor_c": sensors,
+        }
+        return ["" if values[c] is None else _round(values[c]) for c in CSV_COLUMNS]
+
+
+def _round(v: Any) -> Any:
+    return round(v, 4) if isinstance(v, float) else v
+
+
+class _TickMeter:
+    """Seconds above the trip and under the hard-limit override, from the governor's ticks."""
+
+    def __init__(self, trip_c: float) -> None:
+        self.trip_c = trip_c
+        self.above_s = 0.0
+        self.limit_s = 0.0
+        self._last: TickRecord | None = None
+
+    def __call__(self, rec: TickRecord) -> None:
+        last = self._last
+        if last is not None:
+            dt = rec.t_s - last.t_s
+            if last.fused_c is not None and last.fused_c >= self.trip_c:
+                self.above_s += dt
+            if "hard_limit:" in last.event:
+                self.limit_s += dt
+        self._last = rec
+
+
+def safe_name(text: str) -> str:
+    """A policy spec or grid label as a folder name (``fixed:50%`` -> ``fixed-50pct``)."""
+    for a, b in ((":", "-"), ("/", "-"), ("%", "pct"), ("=", ""), (",", "_"), ("@", "-"), (" ", "")):
+        text = text.replace(a, b)
+    return text
+
+
+def run_policy(
+    config: Config,
+    policy: str,
+    out_dir: Path,
+    oracle_ips: float | None = None,
+    label: str | None = None,
+    run_id: str | None = None,
+) -> RunRow:
+    """Simulate one policy on ``config``'s world, writing its run folder under ``out_dir``."""
+    cfg = dataclasses.replace(config, policy=policy)
+    board = cfg.load_board()
+    meter = _TickMeter(TRIP_C)
+    res = simulate(cfg, board, out_dir, run_id=run_id or safe_name(policy), on_tick=meter)
+    s = res.summary
+    inferences = s.get("inferences_total")
+    energy = s.get("energy_j")
+    lat = (s.get("latency_ms") or {}).get("total", {})
+    return RunRow(
+        scenario=label if label is not None else cfg.sim.scenario,
+        board=board.name,
+        policy=policy,
+        seed=cfg.seed,
+        ambient_c=cfg.sim.ambient_c,
+        sustained_ips=s.get("sustained_throughput_ips"),
+        oracle_ips=oracle_ips,
+        max_fused_c=s.get("max_fused_c"),
+        max_sensor_c=dict(s.get("max_sensor_c") or {}),
+        above_trip_s=round(meter.above_s, 3),
+        hard_limit_s=round(meter.limit_s, 3),
+        energy_per_inference_j=(energy / inferences) if (energy and inferences) else None,
+        p99_ms=lat.get("p99"),
+        cap_changes=int(s.get("cap_changes", 0)),
+        run_dir=str(res.run_dir),
+    )
+
+
+def _oracle_job(config: Config) -> OracleResult:
+    return oracle(config)
+
+
+def _run_job(args: tuple[Config, str, Path, float | None, str]) -> RunRow:
+    return run_policy(*args)
+
+
+def iso_run(
+    config: Config,
+    policy: str,
+    out_dir: Path,
+    oracle_ips: float | None,
+    label: str,
+    bound_s: float,
+    plain: RunRow | None = None,
+) -> RunRow:
+    """``policy`` re-tuned to the iso limit on ``config``'s world, as a ``<policy>@iso`` row.
+
+    ``plain`` (the untuned run of the same policy, when its trip is already the grid's top)
+    seeds the cache, so the top of the grid is not simulated twice.  Each probe gets its own
+    run folder (``<policy>-iso-<trip>``) so they do not overwrite each other or the plain run.
+    """
+    cache: dict[float, RunRow] = {}
+    if plain is not None and isolimit.current_trip(config, policy) == isolimit.HIGH_C:
+        cache[isolimit.HIGH_C] = plain
+
+    def probe(trip_c: float) -> RunRow:
+        cfg = isolimit.with_trip(config, policy, trip_c)
+        run_id = f"{safe_name(policy)}-iso-{trip_c:g}"
+        return run_policy(cfg, policy, out_dir, oracle_ips, label, run_id=run_id)
+
+    res = isolimit.tune(probe, bound_s, cache=cache)
+    return dataclasses.replace(
+        res.row, policy=isolimit.iso_label(policy), tuned_trip_c=res.trip_c, iso_bound_s=bound_s
+    )
+
+
+def _iso_job(args: tuple[Config, str, Path, float | None, str, float, RunRow | None]) -> RunRow:
+    return iso_run(*args)
+
+
+def run_grid(
+    configs: Sequence[tuple[str, Config]],
+    policies: Sequence[str],
+    out_dir: Path | None = None,
+    *,
+    jobs: int = 1,
+    with_oracle: bool = True,
+    iso_limit: bool = False,
+    progress: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
+) -> tuple[list[RunRow], dict[str, OracleResult]]:
+    """Every policy on every ``(label, config)``; run folders under ``out_dir/label/``.
+
+    ``iso_limit`` adds a ``<policy>@iso`` row after every tunable kernel baseline's row; those
+    bisections run after the plain runs because their bound is ``hysteresis``'s time above
+    the trip on the same scenario.  The runs go to ``executor`` (a sweep executor: local
+    processes or a Dask cluster, see :mod:`thermogov.sim.sweep.executors`), by default
+    ``jobs`` local processes; the caller closes an executor it passes.
+    """
+    for p in policies:
+        check_policy_name(p, "--policy")
+    tmp = None
+    if out_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="thermogov-compare-")
+        out_dir = Path(tmp.name)
+    try:
+        oracles: dict[str, OracleResult] = {}
+        with contextlib.nullcontext(executor) if executor is not None else LocalExecutor(jobs) as ex:
+            if with_oracle:
+                for (label, _), res in zip(
+                    configs, ex.map(_oracle_job, [c for _, c in configs]), strict=True
+                ):
+                    oracles[label] = res
+                    if progress:
+                        progress(f"oracle {label}: {_fmt(res.throughput_ips)} inf/s")
+            jobs_args = [
+                (
+                    cfg,
+                    p,
+                    out_dir / safe_name(label),
+                    oracles[label].throughput_ips if label in oracles else None,
+                    label,
+                )
+                for label, cfg in configs
+                for p in policies
+            ]
+            rows = []
+            for row in ex.map(_run_job, jobs_args):
+                rows.append(row)
+                if progress:
+                    progress(f"{row.scenario or '-'} {row.policy}: {_fmt(row.sustained_ips)} inf/s")
+            if iso_limit:
+                rows = _add_iso_rows(ex, configs, policies, rows, out_dir, oracles, progress)
+        if tmp is not None:  # the folders go with the temporary directory
+            rows = [dataclasses.replace(r, run_dir="") for r in rows]
+        return rows, oracles
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _add_iso_rows(
+    ex: Any,
+    configs: Sequence[tuple[str, Config]],
+    policies: Sequence[str],
+    rows: list[RunRow],
+    out_dir: Path,
+    oracles: dict[str, OracleResult],
+    progress: Callable[[str], None] | None,
+) -> list[RunRow]:
+    """``rows`` with each tunable baseline's iso-limit row inserted right after its plain row."""
+    tunable = [p for p in policies if isolimit.is_tunable(p)]
+    plain = {(r.scenario, r.policy): r for r in rows}
+    iso_args = [
+        (
+            cfg,
+            p,
+            out_dir / safe_name(label),
+            oracles[label].throughput_ips if label in oracles else None,
+            label,
+            isolimit.bound_from(rows, label),
+            plain.get((label, p)),
+        )
+        for label, cfg in configs
+        for p in tunable
+    ]
+    iso: dict[tuple[str, str], RunRow] = {}
+    for (_, p, *_rest), row in zip(iso_args, ex.map(_iso_job, iso_args), strict=True):
+        iso[(row.scenario, p)] = row
+        if progress:
+            progress(
+                f"{row.scenario or '-'} {row.policy}: trip {_fmt(row.tuned_trip_c)} °C, "
+                f"{_fmt(row.sustained_ips)} inf/s, {_fmt(row.above_trip_s)} s above 85 °C"
+            )
+    out: list[RunRow] = []
+    for r in rows:
+        out.append(r)
+        if (r.scenario, r.policy) in iso:
+            out.append(iso[(r.scenario, r.policy)])
+    return out
+
+
+def compare(
+    scenarios: Sequence[str],
+    policies: Sequence[str],
+    base: Config | None = None,
+    out_dir: Path | None = None,
+    **kw: Any,
+) -> tuple[list[RunRow], dict[str, OracleResult]]:
+    configs = [(name, load_scenario(name, base)) for name in scenarios]
+    return run_grid(configs, policies, out_dir, **kw)
+
+
+def write_csv(rows: Iterable[RunRow], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow(r.csv_row())
+
+
+def _fmt(v: float | None) -> str:
+    return figure(v)
+
+
+def _trip_txt(r: RunRow) -> str:
+    """An iso row's tuned trip; ``!`` when even the grid's lowest trip missed the bound."""
+    if r.tuned_trip_c is None:
+        return ""
+    missed = r.iso_bound_s is not None and r.above_trip_s > r.iso_bound_s + 1e-9
+    return _fmt(r.tuned_trip_c) + ("!" if missed else "")
+
+
+def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> str:
+    """One block per scenario, one line per policy; ``trip`` is an iso-limit row's tuned trip."""
+    out: list[str] = []
+    head = (
+        f"{'policy':<20} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
+        f"{'>trip s':>7} {'limit s':>7} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7} {'trip':>5}"
+    )
+    for scen in dict.fromkeys(r.scenario for r in rows):
+        block = [r for r in rows if r.scenario == scen]
+        o = oracles.get(scen)
+        oracle_txt = "" if o is None else f"  oracle {_fmt(o.throughput_ips)} inf/s"
+        if o is not None and o.best_fixed_caps is not None:
+            caps = ",".join(f"{d}={f / 1e6:g}" for d, f in o.best_fixed_caps.items())
+            oracle_txt += f", best fixed {_fmt(o.best_fixed_ips)} ({caps})"
+        out.append(f"{scen or '(no scenario)'} [{block[0].board}, {block[0].ambient_c:g} °C]{oracle_txt}")
+        out.append(head)
+        for r in block:
+            epi = None if r.energy_per_inference_j is None else 1000.0 * r.energy_per_inference_j
+            out.append(
+                f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
+                f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
+                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi):>7} {_fmt(r.p99_ms):>7} {r.cap_changes:>7}"
+                f" {_trip_txt(r):>5}"
+            )
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,194 @@
+"""A simulated board: plant + domains + protections + battery + inference server + sensors.
+
+``advance(t)`` is the only way time moves: it runs the inference queue up to ``t`` at the
+clocks in force, turns the busy time into power (idle + C V^2 f + leakage at the temperature
+the interval starts at), adds battery Joule heat and converter loss, and advances the thermal
+plant exactly over the interval.  Everything that reads the world (sensor polls, governor
+ticks, protection polls) calls ``advance`` first, so the plant is only stepped when something
+looks at it or something changes, never on a fixed grid.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from thermogov.board import BoardProfile
+from thermogov.config import Config
+from thermogov.governor import Telemetry
+from thermogov.sim.model.domains import SimDomain, ThrottleProtection
+from thermogov.sim.model.plant import ThermalPlant
+from thermogov.sim.model.sensors import SimSensor
+from thermogov.sim.model.workload import InferenceServer
+
+
+class SimWorld(Telemetry):
+    def __init__(self, board: BoardProfile, config: Config) -> None:
+        self.board = board
+        self.config = config
+        self.t = 0.0
+        seeds = np.random.SeedSequence(config.seed).spawn(2 + len(board.sensors))
+        self.plant = ThermalPlant.from_profile(board.thermal, config.sim.ambient_c)
+        self.server = InferenceServer(board.model, config.sim.workload, np.random.default_rng(seeds[0]))
+        self.domains = {d.name: SimDomain(d, self._clocks_changed) for d in board.domains}
+        self.throttles = [
+            ThrottleProtection(p, self.domains) for p in board.protections if p.kind == "throttle"
+        ]
+        self.shutdowns = [p for p in board.protections if p.kind == "shutdown"]
+        self.sensors = {
+            s.name: SimSensor(s, self._node_reader(s.node), self._now, np.random.default_rng(seeds[2 + i]))
+            for i, s in enumerate(board.sensors)
+        }
+        idx = self.plant.index
+        self._rest = np.zeros(len(self.plant.names))
+        self._rest[idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+        self._rest_node = idx[board.thermal.rest_of_board_node]
+        self._rest_list = self._rest.tolist()
+        self._rest_w = board.thermal.rest_of_board_w
+        self._dom_node = {d.name: idx[d.node] for d in board.domains}
+        self._dom_coef: dict[str, tuple[float, float, float]] = {}
+        bat = board.battery
+        self._bat_node = idx[bat.node] if bat else -1
+        self.soc = bat.initial_soc if bat else None
+        self.last_power_w: float | None = None  # no interval has elapsed yet
+        self.energy_j = 0.0
+        self.shutdown_at: float | None = None
+        self.shutdown_reason = ""
+        self._last_cores: dict[str, float] = {}
+        self._clocks_changed()
+        if config.sim.initial_temp_c is not None:
+            self.plant.set_temps_c(np.full(len(self.plant.names), config.sim.initial_temp_c))
+        else:
+            self.plant.set_temps_c(self.idle_steady_state_c())
+
+    def idle_steady_state_c(self) -> np.ndarray:
+        """Where the board sits powered on but idle: the start of a run, unless configured.
+
+        Leakage depends on temperature, so the fixed point is found by iteration (it converges
+        in a few steps for any board that is thermally stable at idle).
+        """
+        temps = np.full(len(self.plant.names), self.plant.ambient_c)
+        for _ in range(30):
+            power = self._rest.copy()
+            for name, (idle, _dyn, leak) in self._dom_coef.items():
+                p = self.domains[name].profile
+                node = self._dom_node[name]
+                pw = idle + leak * math.exp(min(p.leak_beta_per_k * (temps[node] - p.leak_ref_c), 50.0))
+                power[node] += pw
+            new = self.plant.steady_state_c(power)
+            if np.max(np.abs(new - temps)) < 1e-6:
+                break
+            temps = new
+        return temps
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _now(self) -> float:
+        return self.t
+
+    def _node_reader(self, node: str):
+        i = self.plant.index[node]
+        plant = self.plant
+
+        def read() -> float:
+            return float(plant.x[i] + plant.ambient_c)
+
+        return read
+
+    def _clocks_changed(self) -> None:
+        freqs = {name: d.effective_hz() for name, d in self.domains.items()}
+        self.server.set_clocks({d: f for d, f in freqs.items() if d in self.board.model.cycles})
+        for name, d in self.domains.items():
+            p = d.profile
+            f = freqs[name]
+            v = p.volt_at(f)
+            dyn_per_core = p.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6
+            leak = p.leak_w_ref * (v / p.volt_v[-1])
+            self._dom_coef[name] = (p.idle_w, dyn_per_core, leak)
+        # Flat per-domain constants for the hot loop in advance().
+        self._hot = [
+            (name, self._dom_node[name], idle, dyn, leak, d.profile.leak_beta_per_k, d.profile.leak_ref_c)
+            for (name, (idle, dyn, leak)), d in zip(
+                self._dom_coef.items(), self.domains.values(), strict=True
+            )
+        ]
+
+    def effective_clocks(self) -> dict[str, int]:
+        return {name: d.effective_hz() for name, d in self.domains.items()}
+
+    # -- time -------------------------------------------------------------------------------
+    def advance(self, t: float) -> None:
+        dt = t - self.t
+        if dt <= 0.0:
+            return
+        busy = self.server.advance(t)
+        cores = self.server.busy_cores(busy / dt)
+        self._last_cores = cores
+        x = self.plant.x.tolist()
+        amb = self.plant.ambient_c
+        power = self._rest_list.copy()
+        total = self._rest_w
+        exp = math.exp
+        for name, node, idle, dyn, leak, beta, ref in self._hot:
+            pw = idle + dyn * cores.get(name, 0.0)
+            if leak:
+                pw += leak * exp(min(beta * (x[node] + amb - ref), 50.0))
+            power[node] += pw
+            total += pw
+        bat = self.board.battery
+        if bat is not None and self.soc is not None:
+            drawn = total / bat.converter_efficiency
+            current = drawn / bat.voltage_v
+            power[self._bat_node] += current * current * bat.r0_ohm
+            power[self._rest_node] += drawn - total  # converter loss heats the carrier
+            self.soc = max(self.soc - current * dt / 3600.0 / bat.capacity_ah, 0.0)
+        self.plant.advance(dt, np.array(power))
+        self.last_power_w = total
+        self.energy_j += total * dt
+        self.t = t
+
+    def poll_protections(self) -> list[str]:
+        """Run the board's own protections at the current instant; returns event tags."""
+        events = []
+        x = self.plant.x
+        amb = self.plant.ambient_c
+        idx = self.plant.index
+        for th in self.throttles:
+            temp = max(x[idx[n]] for n in th.p.nodes) + amb
+            was = th.active
+            if th.update(float(temp)):
+                self._clocks_changed()
+            if th.active != was:
+                events.append("board_throttle" if th.active else "board_throttle_end")
+        for p in self.shutdowns:
+            temp = max(x[idx[n]] for n in p.nodes) + amb
+            if temp >= p.start_c and self.shutdown_at is None:
+                self.shutdown_at = self.t
+                self.shutdown_reason = (
+                    f"board shutdown: {'/'.join(p.nodes)} reached {temp:.1f} °C (trip {p.start_c:g})"
+                )
+                events.append("shutdown")
+        if self.soc is not None and self.soc <= 0.0 and self.shutdown_at is None:
+            self.shutdown_at = self.t
+            self.shutdown_reason = "battery empty"
+            events.append("battery_empty")
+        return events
+
+    def domain_power_w(self) -> dict[str, float]:
+        """Each domain's power over the last interval (what a per-rail monitor would show)."""
+        x = self.plant.x
+        amb = self.plant.ambient_c
+        out = {}
+        for name, node, idle, dyn, leak, beta, ref in self._hot:
+            pw = idle + dyn * self._last_cores.get(name, 0.0)
+            if leak:
+                pw += leak * math.exp(min(beta * (float(x[node]) + amb - ref), 50.0))
+            out[name] = pw
+        return out
+
+    # -- Telemetry --------------------------------------------------------------------------
+    def power_w(self) -> float | None:
+        return self.last_power_w
+
+    def inferences_total(self) -> int | None:
+        return self.server.completed
