@@ -50,6 +50,10 @@ def result_dict(result: Any) -> dict[str, Any]:
         "sensor": result.sensor,
         "rmse_train_c": round(result.rmse_train_c, 3),
         "rmse_holdout_c": None if result.rmse_holdout_c is None else round(result.rmse_holdout_c, 3),
+        "rmse_persistence_c": None
+        if result.rmse_persistence_c is None
+        else round(result.rmse_persistence_c, 3),
+        "skill": None if result.skill is None else round(result.skill, 3),
         "holdout_from_s": round(result.holdout_from_s, 1),
         "ambient_c": round(result.ambient_c, 2),
         "time_constants_s": [round(t, 3) for t in result.time_constants_s],
@@ -98,6 +102,12 @@ Example:
     "--ambient", type=float, default=25.0, show_default=True, help="Prior for the ambient temperature (°C)."
 )
 @click.option(
+    "--free-ambient",
+    is_flag=True,
+    help="Let the fit move the ambient far from --ambient (or the logged ambient): ±10 °C prior, "
+    "±30 °C bound instead of ±2 / ±6 °C.",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False),
     help="Folder for the profile, written as <out>/<board>-calibrated.toml. "
@@ -110,6 +120,7 @@ def calibrate_command(
     board_file: str | None,
     holdout: float,
     ambient: float,
+    free_ambient: bool,
     out: str | None,
     as_json: bool,
 ) -> None:
@@ -140,7 +151,12 @@ def calibrate_command(
         click.echo(f"calibrate [{time.monotonic() - started:5.1f} s] {msg}", err=True)
 
     result = calibrate(
-        data, profile, holdout=holdout, ambient_c=ambient, progress=None if as_json else progress
+        data,
+        profile,
+        holdout=holdout,
+        ambient_c=ambient,
+        free_ambient=free_ambient,
+        progress=None if as_json else progress,
     )
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(calibrated_profile_text(result, profile), encoding="utf-8")
@@ -170,6 +186,12 @@ def _print(result: Any, target: Path) -> None:
     click.echo(
         f"RMSE held-out tail       {hold} (from {figure(result.holdout_from_s, ' s')}, open-loop simulation)"
     )
+    if result.rmse_persistence_c is not None:
+        skill = "n/a" if result.skill is None else f"{result.skill:+.2f}"
+        click.echo(
+            f"persistence baseline     {figure(result.rmse_persistence_c, ' °C')} (last training reading held); "
+            f"skill {skill} (1 - RMSE/persistence, > 0 beats it)"
+        )
     s = result.steady
     if s is not None:
         line = f"steady state             predicted {figure(s.predicted_c, ' °C')} under the load of {figure(s.window_s[0])}-{figure(s.window_s[1], ' s')}"

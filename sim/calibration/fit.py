@@ -26,9 +26,12 @@ from scipy.optimize import OptimizeResult, least_squares
 
 from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError, LogFormatError
+from thermogov.sim.calibration.checks import check_training_part, checked_log
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
+    TAU_SLOW_RANGE_S,
+    TAU_WALL,
     Grid,
     ParamSpec,
     apply_params,
@@ -46,6 +49,7 @@ from thermogov.sim.calibration.profile import rename
 from thermogov.sim.calibration.steady import SteadyState, steady_state
 
 SIGMA_T_C = 0.5  # per-sample temperature noise assumed in the residuals (°C); rescaled by chi²
+FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time for < 0.01 °C
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
 
 
@@ -71,6 +75,7 @@ class CalibrationResult:
     rmse_train_c: float
     rmse_holdout_c: float | None
     holdout_from_s: float
+    rmse_persistence_c: float | None  # holding the last training reading over the held-out tail
     steady: SteadyState | None
     time_constants_s: tuple[float, ...]
     notes: tuple[str, ...]
@@ -79,6 +84,15 @@ class CalibrationResult:
     measured_c: np.ndarray = field(repr=False)
     predicted_c: np.ndarray = field(repr=False)
     source: str = ""
+    variant: str | None = None
+    cost: float = 0.0  # final least-squares cost (data and priors): what variant selection compares
+
+    @property
+    def skill(self) -> float | None:
+        """``1 - rmse / rmse_persistence``: > 0 when the model beats holding the last reading."""
+        if self.rmse_holdout_c is None or not self.rmse_persistence_c:
+            return None
+        return 1.0 - self.rmse_holdout_c / self.rmse_persistence_c
 
     def param(self, name: str) -> FittedParam:
         for p in self.params:
@@ -105,16 +119,48 @@ class FitProblem:
     leak_ref: dict[str, float]  # node -> temperature the fit linearises leakage about
     power_sigma: float
     data_weight: float = 1.0  # sqrt(n_eff / n): see calibrate()
+    tau_slow_s: float = 0.0  # slowest time constant of the last evaluated network
+
+    @property
+    def free(self) -> np.ndarray:
+        """Indices of the parameters the optimiser moves (the others stay at their prior)."""
+        return np.array([i for i, s in enumerate(self.specs) if not s.fixed], dtype=int)
+
+    def expand(self, phi_free: np.ndarray) -> np.ndarray:
+        phi = np.zeros(len(self.specs))
+        phi[self.free] = phi_free
+        return phi
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        b = np.array([self.specs[i].bound for i in self.free])
+        return -b, b
 
     @classmethod
-    def build(cls, data: LogData, board: BoardProfile, *, holdout: float, ambient_c: float) -> FitProblem:
+    def build(
+        cls,
+        data: LogData,
+        board: BoardProfile,
+        *,
+        holdout: float,
+        ambient_c: float,
+        free_ambient: bool = False,
+    ) -> FitProblem:
         """Inputs, sensors, parameters and the training mask; nothing here reads the held-out tail."""
         t = data.t_s
         sensors = sensor_nodes(data, board)
         inputs = derive_inputs(data, board)
         amb = data.temps_c.get("ambient")
         ambient_prior = float(np.nanmean(amb)) if amb is not None and np.isfinite(amb).any() else ambient_c
-        specs = param_specs(board, inputs.varying, data.power_w is not None, ambient_prior)
+        dt = np.diff(t)
+        sample_s = float(np.median(dt[dt > 0])) if (dt > 0).any() else 1.0
+        specs = param_specs(
+            board,
+            inputs.varying,
+            data.power_w is not None,
+            ambient_prior,
+            sample_s=sample_s,
+            free_ambient=free_ambient,
+        )
         train = t <= t[0] + (1.0 - holdout) * (t[-1] - t[0])
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
         return cls(
@@ -154,7 +200,7 @@ class FitProblem:
         # the residuals stay smooth in phi for the finite-difference Jacobian.
         k = leakage_slope(board, self.inputs, np.flatnonzero(self.train), self.leak_ref)
         g_eff = g - np.diag(k)
-        shape, _tau = slow_mode(cap, g_eff)
+        shape, self.tau_slow_s = slow_mode(cap, g_eff)
         along_slow = offset * shape / shape[node_idx[next(iter(self.sensors.values()))]]
         x_ref = np.array([self.leak_ref[n] for n in names]) - ambient
         x_lin = np.broadcast_to(x_ref, (len(grid.t), len(names)))
@@ -171,8 +217,12 @@ class FitProblem:
         total_at_samples = np.interp(t, grid.t, p_grid.sum(axis=1) + x @ k)
         return pred, total_at_samples, board, ambient
 
-    def residuals(self, phi: np.ndarray) -> np.ndarray:
-        """Training residuals in units of their sigma (weighted by ``data_weight``), then the priors."""
+    def residuals(self, phi_free: np.ndarray) -> np.ndarray:
+        """Training residuals in units of their sigma (weighted by ``data_weight``), then the priors.
+
+        The last residual is the soft wall that keeps the slowest time constant within the
+        range of the board class (``TAU_SLOW_RANGE_S``); it is zero inside the range."""
+        phi = self.expand(phi_free)
         pred, total, _b, _a = self.predict(phi)
         parts = []
         for i, name in enumerate(self.sensors):
@@ -182,7 +232,11 @@ class FitProblem:
         if self.data.power_w is not None:
             m = self.train & np.isfinite(self.data.power_w)
             parts.append((total[m] - self.data.power_w[m]) * (self.data_weight / self.power_sigma))
-        parts.append(phi)  # the priors, in units of their own sigma
+        parts.append(phi_free)  # the priors, in units of their own sigma
+        lo, hi = TAU_SLOW_RANGE_S
+        tau = max(self.tau_slow_s, 1e-9)
+        wall = max(0.0, math.log(tau / hi)) + max(0.0, math.log(lo / tau))
+        parts.append(np.array([wall / TAU_WALL]))
         return np.concatenate(parts)
 
 
@@ -204,14 +258,38 @@ def _leak_reference(
 def _best(
     prob: FitProblem, starts: Sequence[np.ndarray], say: Callable[[str], None], stage: str
 ) -> OptimizeResult:
-    """The lowest-cost local optimum over a few starts: short logs have more than one."""
+    """The lowest-cost local optimum over a few starts: short logs have more than one.
+
+    Every start is first run to a loose tolerance and only the best is refined: the starts
+    only have to find the right basin, and a tight tolerance on each costs most of the time.
+    """
+    lo, hi = prob.bounds()
     best = None
     for i, x0 in enumerate(starts):
         say(f"{stage}: start {i + 1}/{len(starts)}")
-        res = least_squares(prob.residuals, x0, method="trf", bounds=(-8.0, 8.0), x_scale=1.0)
+        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, 1e-4 if len(starts) > 1 else FTOL)
         if best is None or res.cost < best.cost:
             best = res
+    assert best is not None
+    if len(starts) > 1:
+        best = _solve(prob, best.x, lo, hi, FTOL)
     return best
+
+
+def _solve(prob: FitProblem, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, ftol: float) -> OptimizeResult:
+    """One bounded least-squares run; a model that is not finite is the log's fault, said as such."""
+    r0 = prob.residuals(x0)
+    if not np.all(np.isfinite(r0)):
+        raise LogFormatError(
+            f"{prob.data.source}: the model is not finite on this log's inputs (a clock, load or power "
+            "column holds values the power model cannot use); check those columns with `thermogov import`"
+        )
+    try:
+        return least_squares(
+            prob.residuals, x0, method="trf", bounds=(lo, hi), x_scale=1.0, ftol=ftol, xtol=FTOL
+        )
+    except ValueError as e:  # scipy's own checks (residuals turning non-finite mid-fit)
+        raise LogFormatError(f"{prob.data.source}: the fit failed on this log ({e})") from e
 
 
 def effective_samples(r: np.ndarray, batches: int = 30) -> float:
@@ -240,28 +318,39 @@ def calibrate(
     *,
     holdout: float = 0.3,
     ambient_c: float = 25.0,
+    free_ambient: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> CalibrationResult:
     """Fit ``board``'s thermal model (and power scales) to ``data``; see the module docstring.
 
-    ``progress`` receives one line per stage (a long log's fit takes minutes: each least-squares
-    start is one line, so a user sees it move)."""
+    ``progress`` receives one line per stage (each least-squares start is one line, so a user
+    sees it move).  A log the model cannot be fitted to (too few distinct times, a sensor that
+    never reads a plausible value, a temperature that never moves) raises
+    :class:`LogFormatError` naming the cause, never a numerical error."""
     say = progress or (lambda _msg: None)
-    if not 0.0 <= holdout < 0.9:
+    if not (math.isfinite(holdout) and 0.0 <= holdout < 0.9):
         raise ConfigError(f"--holdout: {holdout:g} must be in [0, 0.9)")
-    if len(data.t_s) < 10 or data.t_s[-1] - data.t_s[0] <= 0:
-        raise LogFormatError(f"{data.source}: {len(data.t_s)} samples are too few to calibrate from")
+    data, cleaned = checked_log(data)
     data = decimate(data)
     t = data.t_s
     say(f"{len(t)} samples over {t[-1] - t[0]:.0f} s; setting up the model of {board.name}")
-    prob = FitProblem.build(data, board, holdout=holdout, ambient_c=ambient_c)
+    prob = FitProblem.build(data, board, holdout=holdout, ambient_c=ambient_c, free_ambient=free_ambient)
+    check_training_part(prob)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
-    notes = list(inputs.notes)
-    n_cap = sum(1 for sp in specs if sp.kind == "capacitance")
-    starts = [np.zeros(len(specs))]
+    notes = [*cleaned, *inputs.notes]
+    fixed = [sp.name for sp in specs if sp.fixed]
+    if fixed:
+        notes.append(
+            f"{', '.join(fixed)} not fitted: the node moves only with modes faster than a quarter of the "
+            "sample interval, which the log cannot see (kept at the profile's value)"
+        )
+    free_specs = [specs[i] for i in prob.free]
+    n_free = len(free_specs)
+    cap_idx = [i for i, sp in enumerate(free_specs) if sp.kind == "capacitance"]
+    starts = [np.zeros(n_free)]
     for shift in (-1.0, 1.0):  # the slow mode's share is the ambiguous part of a short log
-        x0 = np.zeros(len(specs))
-        x0[:n_cap] = shift
+        x0 = np.zeros(n_free)
+        x0[cap_idx] = shift
         starts.append(x0)
     res = _best(prob, starts, say, "fit pass 1/2")
     # Model error makes residuals correlated over minutes, so a 1 Hz log of 20 000 samples
@@ -269,15 +358,15 @@ def calibrate(
     # a tiny systematic misfit outvote every prior (it drove a fitted ambient to 1 °C on a 6 h
     # log).  The effective sample size of the first pass's residuals (batch means) rescales
     # the data term before the second, final pass.
-    n_prior = len(specs)
-    n_data = len(res.fun) - n_prior
+    n_tail = n_free + 1  # priors + the time-constant wall
+    n_data = len(res.fun) - n_tail
     n_eff = effective_samples(res.fun[:n_data])
     prob.data_weight = math.sqrt(n_eff / n_data)
-    res = _best(prob, [res.x, *starts], say, "fit pass 2/2 (residuals reweighted)")
-    phi = res.x
+    res = _best(prob, [res.x], say, "fit pass 2/2 (residuals reweighted)")
+    phi = prob.expand(res.x)
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
     say("uncertainty and held-out check")
-    params = _posterior(specs, res)
+    params = _posterior(specs, prob.free, res)
     pred, _total, fitted, ambient = prob.predict(phi, free=True)
     fitted = rename(
         fitted, f"{board.name}-calibrated", f"{board.description} (calibrated from {Path(data.source).name})"
@@ -289,6 +378,7 @@ def calibrate(
     rmse_train = float(np.sqrt(np.mean(err[ok & train] ** 2)))
     test = ok & ~train
     rmse_holdout = float(np.sqrt(np.mean(err[test] ** 2))) if test.any() else None
+    rmse_persist = persistence_rmse(obs, train)
     taus = time_constants(fitted.thermal)
     say("steady state under the main load")
     steady = steady_state(fitted, inputs, data, sensors, ambient, taus[0])
@@ -301,6 +391,7 @@ def calibrate(
         rmse_train_c=rmse_train,
         rmse_holdout_c=rmse_holdout,
         holdout_from_s=float((1.0 - holdout) * (t[-1] - t[0])),
+        rmse_persistence_c=rmse_persist,
         steady=steady,
         time_constants_s=taus,
         notes=tuple(notes),
@@ -309,27 +400,41 @@ def calibrate(
         measured_c=obs,
         predicted_c=pred[0],
         source=data.source,
+        cost=float(res.cost),
     )
 
 
-def _posterior(specs: Sequence[ParamSpec], res: OptimizeResult) -> tuple[FittedParam, ...]:
-    """Laplace approximation at the optimum; see the module docstring."""
-    n_prior = len(specs)
-    values = [s.value(p) for s, p in zip(specs, res.x, strict=True)]
-    jd = res.jac[:-n_prior]
-    rd = res.fun[:-n_prior]  # already weighted by data_weight, so s2 is per effective sample
-    dof = max(len(rd) - n_prior, 1)
+def persistence_rmse(obs: np.ndarray, train: np.ndarray) -> float | None:
+    """RMSE of the persistence forecast: the last training reading held over the held-out tail.
+
+    The baseline any model must beat: it knows everything the fit knew at the split and
+    nothing after; a model worse than it has learnt nothing that generalises."""
+    ok = np.isfinite(obs)
+    seen = ok & train
+    test = ok & ~train
+    if not seen.any() or not test.any():
+        return None
+    last = obs[np.flatnonzero(seen)[-1]]
+    return float(np.sqrt(np.mean((obs[test] - last) ** 2)))
+
+
+def _posterior(specs: Sequence[ParamSpec], free: np.ndarray, res: OptimizeResult) -> tuple[FittedParam, ...]:
+    """Laplace approximation at the optimum; see the module docstring.  Fixed parameters keep the prior."""
+    n_free = len(free)
+    n_tail = n_free + 1
+    jd = res.jac[:-n_tail]
+    rd = res.fun[:-n_tail]  # already weighted by data_weight, so s2 is per effective sample
+    dof = max(len(rd) - n_free, 1)
     s2 = max(float(rd @ rd) / dof, 1e-6)
-    cov = np.linalg.pinv(jd.T @ jd / s2 + np.eye(n_prior))
-    sd_phi = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    return tuple(
-        FittedParam(
-            s.name,
-            s.unit,
-            s.prior,
-            v,
-            float(v * s.sigma * sdp) if s.log else float(s.sigma * sdp),
-            "data" if sdp < 0.5 else "prior",
-        )
-        for s, v, sdp in zip(specs, values, sd_phi, strict=True)
-    )
+    cov = np.linalg.pinv(jd.T @ jd / s2 + np.eye(n_free))
+    sd_free = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    phi = np.zeros(len(specs))
+    phi[free] = res.x
+    sd_phi = np.ones(len(specs))
+    sd_phi[free] = sd_free
+    out = []
+    for s, p, sdp in zip(specs, phi, sd_phi, strict=True):
+        v = s.value(p)
+        sd = float(v * s.sigma * sdp) if s.log else float(s.sigma * sdp)
+        out.append(FittedParam(s.name, s.unit, s.prior, v, sd, "data" if sdp < 0.5 else "prior"))
+    return tuple(out)

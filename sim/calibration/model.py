@@ -37,10 +37,31 @@ from thermogov.sim.model.plant import ThermalPlant
 
 THERMAL_PRIOR = math.log(3.0)
 POWER_PRIOR = math.log(2.0)
-AMBIENT_PRIOR_C = 3.0
+AMBIENT_PRIOR_C = 2.0  # a room or a lab: the logged or declared ambient is known to a few kelvin
+AMBIENT_BOUND_C = 6.0  # hard limit around it (3 sd); --free-ambient widens both
+FREE_AMBIENT_PRIOR_C = 10.0
+FREE_AMBIENT_BOUND_C = 30.0
 OFFSET_PRIOR_C = 5.0
+OFFSET_BOUND_C = 20.0
+# Hard ranges, as factors around the profile's value.  A profile's capacitances and conductances
+# are physical estimates (die area, heatsink mass, convection coefficients; each board TOML
+# names its basis) good to a factor of a few; a fit that leaves x/÷ 10 of them has found a
+# different board, or is absorbing something that is not in the model (a room warming over
+# hours gave tau = 39 000 s).  Power scales: x/÷ 4 (the profiles' C_dyn are published or
+# derived from published board powers, docs/calibration.md).
+THERMAL_BOUND = 10.0
+POWER_BOUND = 4.0
+# The slowest time constant of the fitted network must stay within what boards of this class
+# show: 20 s (a bare die with a small heatsink under a fan) to 1.5 h (a passive heatsink in a
+# closed case).  Step responses of public logs span 73-900 s (Pi 3/4 stressberry and the
+# ivasilyev Pi 4 logs, docs/real-logs.md); a fanless Jetson Nano was still rising after 1 h
+# (jtop log, same page).  A soft wall at the ends: log-distance / TAU_WALL.
+TAU_SLOW_RANGE_S = (20.0, 5400.0)
+TAU_WALL = 0.05
 GRID_SUBDIVISION = 4  # grid steps per sample interval: edges land within 1/8 of a sample
 MAX_GRID = 200_000
+UNOBSERVABLE_FRACTION = 0.25  # modes faster than this fraction of the sample interval are unseen
+MIN_SLOW_SHARE = 0.05  # ... and a node with less than this share of the slower modes is not fitted
 
 
 # ---------------------------------------------------------------------------------------------
@@ -49,7 +70,12 @@ MAX_GRID = 200_000
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """One fitted quantity: where it lives in the profile, its prior value and width."""
+    """One fitted quantity: where it lives in the profile, its prior value and width, its bound.
+
+    ``bound`` is the hard limit in units of ``sigma`` (``phi`` in ``[-bound, bound]``);
+    ``fixed`` parameters stay at their prior (a node too fast for the log's sample interval:
+    the data cannot see its capacitance, and fitting it only costs time).
+    """
 
     name: str
     kind: str  # capacitance | link | ambient_link | dyn_scale | static_scale | ambient | offset
@@ -57,6 +83,8 @@ class ParamSpec:
     prior: float
     sigma: float  # log-space for positive parameters, °C for ambient/offset
     unit: str
+    bound: float = 8.0
+    fixed: bool = False
 
     @property
     def log(self) -> bool:
@@ -66,35 +94,77 @@ class ParamSpec:
         return self.prior * math.exp(phi * self.sigma) if self.log else self.prior + phi * self.sigma
 
 
+def unobservable_nodes(th: ThermalProfile, sample_s: float) -> set[str]:
+    """Nodes whose capacitance the log cannot see: they take part only in modes too fast for it.
+
+    In the symmetric modal form ``-C^-1/2 G C^-1/2 = U diag(lambda) U^T`` each row of ``U``
+    holds a node's share of every mode (the squares sum to 1).  A node whose share of the
+    modes slower than ``UNOBSERVABLE_FRACTION x sample_s`` is below ``MIN_SLOW_SHARE`` (a
+    10 ms die node under a 1 s logger) only moves with the fast modes, which settle between
+    two samples; its capacitance stays at the profile's value.  A node's own ``C / sum G``
+    would be wrong: a package node coupled tightly to a tiny die is fast alone, but the two
+    together form the few-second mode a logger sees.
+    """
+    cap, g = network(th)
+    d = 1.0 / np.sqrt(cap)
+    lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
+    slow = -1.0 / lam >= UNOBSERVABLE_FRACTION * sample_s
+    share = (u[:, slow] ** 2).sum(axis=1)
+    return {n.name for n, sh in zip(th.nodes, share, strict=True) if sh < MIN_SLOW_SHARE}
+
+
 def param_specs(
-    board: BoardProfile, varying: Sequence[str], fit_static: bool, ambient_c: float
+    board: BoardProfile,
+    varying: Sequence[str],
+    fit_static: bool,
+    ambient_c: float,
+    *,
+    sample_s: float = 1.0,
+    free_ambient: bool = False,
 ) -> list[ParamSpec]:
     """Every capacitance and conductance of the profile, the power scales the log can see, ambient, offset."""
     th = board.thermal
+    tb = math.log(THERMAL_BOUND) / THERMAL_PRIOR
+    pb = math.log(POWER_BOUND) / POWER_PRIOR
+    hidden = unobservable_nodes(th, sample_s)
     specs = [
-        ParamSpec(f"C[{n.name}]", "capacitance", (n.name,), n.capacitance_j_per_k, THERMAL_PRIOR, "J/K")
+        ParamSpec(
+            f"C[{n.name}]",
+            "capacitance",
+            (n.name,),
+            n.capacitance_j_per_k,
+            THERMAL_PRIOR,
+            "J/K",
+            tb,
+            n.name in hidden,
+        )
         for n in th.nodes
     ]
     specs += [
-        ParamSpec(f"G[{lk.a}-{lk.b}]", "link", (lk.a, lk.b), lk.conductance_w_per_k, THERMAL_PRIOR, "W/K")
+        ParamSpec(f"G[{lk.a}-{lk.b}]", "link", (lk.a, lk.b), lk.conductance_w_per_k, THERMAL_PRIOR, "W/K", tb)
         for lk in th.links
     ]
     specs += [
         ParamSpec(
-            f"G[{n.name}-ambient]", "ambient_link", (n.name,), n.to_ambient_w_per_k, THERMAL_PRIOR, "W/K"
+            f"G[{n.name}-ambient]", "ambient_link", (n.name,), n.to_ambient_w_per_k, THERMAL_PRIOR, "W/K", tb
         )
         for n in th.nodes
         if n.to_ambient_w_per_k > 0
     ]
     specs += [
-        ParamSpec(f"dyn_scale[{d}]", "dyn_scale", (d,), 1.0, POWER_PRIOR, "x")
+        ParamSpec(f"dyn_scale[{d}]", "dyn_scale", (d,), 1.0, POWER_PRIOR, "x", pb)
         for d in varying
         if board.domain(d).c_dyn_uw_per_mhz_v2 > 0
     ]
     if fit_static:
-        specs.append(ParamSpec("static_scale", "static_scale", (), 1.0, POWER_PRIOR, "x"))
-    specs.append(ParamSpec("ambient", "ambient", (), ambient_c, AMBIENT_PRIOR_C, "°C"))
-    specs.append(ParamSpec("initial_offset", "offset", (), 0.0, OFFSET_PRIOR_C, "°C"))
+        specs.append(ParamSpec("static_scale", "static_scale", (), 1.0, POWER_PRIOR, "x", pb))
+    a_sd, a_bound = (
+        (FREE_AMBIENT_PRIOR_C, FREE_AMBIENT_BOUND_C) if free_ambient else (AMBIENT_PRIOR_C, AMBIENT_BOUND_C)
+    )
+    specs.append(ParamSpec("ambient", "ambient", (), ambient_c, a_sd, "°C", a_bound / a_sd))
+    specs.append(
+        ParamSpec("initial_offset", "offset", (), 0.0, OFFSET_PRIOR_C, "°C", OFFSET_BOUND_C / OFFSET_PRIOR_C)
+    )
     return specs
 
 
@@ -214,14 +284,35 @@ def node_power(
 def grid_power(
     board: BoardProfile, inputs: Inputs, grid: Grid, node_temp: Mapping[str, np.ndarray]
 ) -> np.ndarray:
-    """Power per node on each grid step: the two bracketing samples' power, interpolated."""
+    """Power per node on each grid step: the two bracketing samples' power, interpolated.
+
+    The same as evaluating :func:`node_power` at both samples and interpolating, but cheaper:
+    idle and dynamic power do not depend on temperature, so they are computed once per sample
+    and interpolated; leakage is linear in the voltage factor, so only ``V`` is interpolated
+    and the exponential is taken once per grid step (the fit calls this thousands of times).
+    """
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
     n_rows = len(next(iter(inputs.load.values())))
     hi = np.minimum(grid.lo + 1, n_rows - 1)
-    w = grid.w[:, None]
-    return (
-        node_power(board, inputs, grid.lo, node_temp) * (1.0 - w)
-        + node_power(board, inputs, hi, node_temp) * w
-    )
+    w = grid.w
+    p = np.zeros((len(grid.t), len(names)))
+    p[:, idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+    for d in board.domains:
+        u = inputs.load[d.name]
+        f = inputs.freq_hz[d.name]
+        v = inputs.volt_v[d.name]
+        dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores
+        v_g = v[grid.lo] * (1.0 - w) + v[hi] * w
+        dyn_g = dyn[grid.lo] * (1.0 - w) + dyn[hi] * w
+        temp = node_temp[d.node]
+        leak = (
+            d.leak_w_ref
+            * (v_g / d.volt_v[-1])
+            * np.exp(np.minimum(d.leak_beta_per_k * (temp - d.leak_ref_c), 50.0))
+        )
+        p[:, idx[d.node]] += d.idle_w + dyn_g + leak
+    return p
 
 
 # ---------------------------------------------------------------------------------------------

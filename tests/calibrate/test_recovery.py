@@ -66,7 +66,7 @@ def test_identifiable_parameters_are_recovered_within_their_uncertainty(
     assert p.determined_by == "data"
     assert abs(p.value - true) <= 0.15 * true
     assert abs(p.value - true) <= 3 * p.sd
-    assert abs(p.value - true) < 0.25 * abs(p.prior - true)  # the data, not the prior, put it there
+    assert abs(p.value - true) < 0.3 * abs(p.prior - true)  # the data, not the prior, put it there
 
 
 def test_fit_quality_and_the_recovered_steady_state(fitted: CalibrationResult, truth: BoardProfile) -> None:

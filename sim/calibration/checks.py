@@ -1,0 +1,114 @@
+"""What a log must hold before a thermal model can be fitted to it, said as the log's fault.
+
+A fit on a degenerate log used to end in a numerical traceback (``Residuals are not finite in
+the initial point``).  Every condition the fit relies on is checked here first and refused with
+a :class:`~thermogov.interfaces.LogFormatError` that names the cause, so ``thermogov calibrate``
+exits 2 with one line.  What can be repaired without guessing is repaired and said in a note:
+non-finite values become gaps, rows that share a timestamp are merged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from thermogov.interfaces import LogFormatError
+from thermogov.sim.calibration.data import LogData
+
+if TYPE_CHECKING:
+    from thermogov.sim.calibration.fit import FitProblem
+
+MIN_SAMPLES = 10  # distinct sample times in a log
+MIN_TRAIN_READINGS = 3  # readings of each matched sensor the fit sees (sbc-bench logs are sparse)
+TEMP_RANGE_C = (-40.0, 150.0)  # a board sensor outside this is a unit or column error
+MIN_TEMP_SPAN_C = 0.2  # a temperature that never moves more than this carries no dynamics
+
+
+def _finite(a: np.ndarray) -> np.ndarray:
+    out = np.asarray(a, dtype=float).copy()
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def checked_log(data: LogData) -> tuple[LogData, list[str]]:
+    """The log with gaps for non-finite values and one row per timestamp, plus notes; or refused."""
+    notes: list[str] = []
+    t = np.asarray(data.t_s, dtype=float)
+    keep = np.isfinite(t)
+    if (~keep).any():
+        notes.append(f"{int((~keep).sum())} rows without a finite time dropped")
+    order = np.argsort(t[keep], kind="stable")
+    rows = np.flatnonzero(keep)[order]
+    t = t[rows]
+
+    def take(a: np.ndarray) -> np.ndarray:
+        return _finite(np.asarray(a)[rows])
+
+    temps = {k: take(v) for k, v in data.temps_c.items()}
+    freq = {k: take(v) for k, v in data.freq_hz.items()}
+    load = {k: take(v) for k, v in data.load.items()}
+    power = None if data.power_w is None else take(data.power_w)
+    uniq, first, counts = np.unique(t, return_index=True, return_counts=True)
+    if len(uniq) < MIN_SAMPLES:
+        raise LogFormatError(
+            f"{data.source}: {len(t)} rows with {len(uniq)} distinct timestamps are too few to calibrate from "
+            f"(at least {MIN_SAMPLES}); log longer, or give each row its own time"
+        )
+    if (counts > 1).any():
+        notes.append(
+            f"{int((counts > 1).sum())} timestamps are shared by several rows; each group is merged into its mean"
+        )
+
+        def merge(a: np.ndarray) -> np.ndarray:
+            sums = np.add.reduceat(np.where(np.isfinite(a), a, 0.0), first)
+            n = np.add.reduceat(np.isfinite(a).astype(float), first)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(n > 0, sums / np.maximum(n, 1), np.nan)
+
+        temps = {k: merge(v) for k, v in temps.items()}
+        freq = {k: merge(v) for k, v in freq.items()}
+        load = {k: merge(v) for k, v in load.items()}
+        power = None if power is None else merge(power)
+        t = uniq
+    lo, hi = TEMP_RANGE_C
+    for name, v in temps.items():
+        bad = np.isfinite(v) & ((v < lo) | (v > hi))
+        if bad.any():
+            raise LogFormatError(
+                f"{data.source}: sensor {name} reads {np.nanmax(np.abs(v)):g} °C, outside {lo:g}..{hi:g} °C "
+                "(a m°C column or a misread column?); re-import with `thermogov import --columns`"
+            )
+    for name, v in freq.items():
+        if np.isfinite(v).any() and (np.nanmin(v) <= 0 or np.nanmax(v) > 1e11):
+            raise LogFormatError(
+                f"{data.source}: clock {name} ranges {np.nanmin(v):g}..{np.nanmax(v):g} Hz, not a CPU/GPU clock; "
+                "check the clock column's unit"
+            )
+    if power is not None and not np.isfinite(power).any():
+        power = None
+    if power is not None and (np.nanmin(power) < 0 or np.nanmax(power) > 1e4):
+        raise LogFormatError(
+            f"{data.source}: power ranges {np.nanmin(power):g}..{np.nanmax(power):g} W; check the power column's unit"
+        )
+    return LogData(t, temps, freq, load, power, data.source), notes
+
+
+def check_training_part(prob: FitProblem) -> None:
+    """The matched sensors must read often enough, and move, in the part the fit sees."""
+    for name in prob.sensors:
+        obs = prob.data.temps_c[name]
+        seen = np.isfinite(obs) & prob.train
+        if seen.sum() < MIN_TRAIN_READINGS:
+            raise LogFormatError(
+                f"{prob.data.source}: sensor {name} has {int(seen.sum())} readings in the training part "
+                f"(at least {MIN_TRAIN_READINGS}); use a smaller --holdout or a longer log"
+            )
+    first = next(iter(prob.sensors))
+    obs = prob.data.temps_c[first]
+    span = float(np.nanmax(obs) - np.nanmin(obs))
+    if span < MIN_TEMP_SPAN_C:
+        raise LogFormatError(
+            f"{prob.data.source}: sensor {first} stays at {np.nanmean(obs):.1f} °C throughout (span {span:.2f} °C); "
+            "a log without a temperature change carries no time constants to fit; log a load step"
+        )
