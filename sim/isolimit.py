@@ -274,6 +274,7 @@ def search(
     for t, r in (cache or {}).items():
         seen[(t, ())] = r
         order.append((f"trip={t:g}", r))
+
     def judged(row: Any) -> _Judged:
         # The bisection looks at one number: make a hard-limit failure count as above the trip.
         return _Judged(row.above_trip_s if ok(row) else math.inf, row)
