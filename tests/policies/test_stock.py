@@ -36,7 +36,9 @@ def test_stock_takes_no_argument() -> None:
 
 def test_stock_run_never_writes_and_the_firmware_throttles() -> None:
     """A hot Pi 5 as shipped: no cap change from thermogov, the firmware ramp acts."""
-    cfg = with_sim(dataclasses.replace(Config(), board="rpi5", policy="stock"), ambient_c=40.0, duration_s=400.0)
+    cfg = with_sim(
+        dataclasses.replace(Config(), board="rpi5", policy="stock"), ambient_c=40.0, duration_s=400.0
+    )
     res = simulate(cfg)
     assert res.governor.cap_changes == 0 and all(d.writes == 0 for d in res.world.domains.values())
     assert res.summary["board_throttle_events"] > 0

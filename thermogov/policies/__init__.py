@@ -15,9 +15,9 @@ from thermogov.policies.base import Decision, Policy, PolicyContext, PolicyFacto
 from thermogov.policies.hysteresis import make_hysteresis
 from thermogov.policies.power_allocator import make_power_allocator
 from thermogov.policies.simple import make_fixed, make_performance
-from thermogov.policies.stock import make_stock
 from thermogov.policies.step_wise import make_step_wise
 from thermogov.policies.stepped import make_stepped
+from thermogov.policies.stock import make_stock
 from thermogov.tomlcheck import Table
 
 # Chosen from the scenario suite (docs/policies.md): 85/70 °C semantics, 97-99 % of the oracle on
