@@ -9,7 +9,7 @@ pass/miss lines.  Nothing is asserted: quality targets are figures to read, not 
 The product claim is throughput *at the same thermal limit*, and the kernel governors at an
 85 °C trip hold the zone a few degrees above 85 °C.  So by default (``--no-iso-limit`` to skip)
 every kernel baseline also runs as ``<policy>@iso``, its trip lowered by bisection until it
-spends no more time above 85 °C than ``hysteresis`` (:mod:`thermogov.sim.isolimit`); the ratios
+spends no more time above 85 °C than ``hysteresis`` (:mod:`thermogov.sim.compare.isolimit`); the ratios
 and targets are taken against those, and the plain rows with their seconds above the trip are
 printed next to them so both views are visible.
 
@@ -31,8 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from thermogov.sim.compare import RunRow, compare, write_csv  # noqa: E402
-from thermogov.sim.isolimit import iso_label  # noqa: E402
+from thermogov.sim.compare.compare import RunRow, compare, write_csv  # noqa: E402
+from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.scenarios import scenario_names  # noqa: E402
 
 POLICIES = ["hysteresis", "performance", "step_wise", "bang_bang", "power_allocator", "stepped"]

@@ -13,7 +13,7 @@ import tempfile
 import time
 
 from thermogov.config import Config
-from thermogov.sim.runner import simulate
+from thermogov.sim.model.runner import simulate
 
 
 def main() -> None:

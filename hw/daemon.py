@@ -298,6 +298,7 @@ class Runner:
             self.notifier = Notifier(on_error=self.log)
             stack.callback(self.notifier.close)
             prep = prepare(opts, self.tree)
+            stack.callback(prep.tree.close)  # the descriptors kept open for per-period reads
             for name, why in prep.bmap.missing_domains.items():
                 self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             workload = parse_workload(opts.workload, opts.count_regex)

@@ -57,6 +57,7 @@ class TempFileSensor:
         self._clock = clock
         self.source = source or rel
         self._where = tree.show(rel)  # built once: read() runs every sensor period
+        tree.keep_open(rel)  # read every period: pread on a kept descriptor (SysfsTree)
 
     @property
     def name(self) -> str:
@@ -116,6 +117,9 @@ class CapActuator:
             for f in binding.files:
                 tree.own(f.min_rel)
                 tree.own(f.max_rel)
+
+        for f in binding.files:
+            tree.keep_open(f.cur_rel, ActuatorError)  # the effective clock is read every tick
 
         def cur(f: LimitFiles) -> int:
             return tree.read_int(f.cur_rel, ActuatorError) * f.scale_hz

@@ -16,7 +16,8 @@ removes only files it wrote: a unit carrying its marker line and a config still 
 the example.  ``--root DIR`` stages both into a folder (an image being built, or a test).
 
 The work is planned first (:func:`plan_install`, :func:`plan_uninstall`: a list of steps, no
-side effect) and then applied, so every refusal happens before anything is written.
+side effect) and then applied, so every refusal happens before anything is written.  The click
+commands are in ``hw/cli.py`` with the other commands of this world.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
-import click
 
 from thermogov.interfaces import ConfigError, ThermogovError
 
@@ -287,84 +286,3 @@ def apply(
         elif s.kind == "run":
             run(s.argv)
         echo(s.message)
-
-
-# -- click -------------------------------------------------------------------------------------
-def _run_steps(plan: Callable[[], list[Step]]) -> None:
-    """Bad input (a ThermogovError) goes to the CLI's one-line exit 2; a failure on the way is exit 1."""
-    steps = plan()
-    try:
-        apply(steps, click.echo)
-    except ServiceRuntimeError as e:
-        click.echo(f"thermogov: error: {e}", err=True)
-        sys.exit(1)
-    except OSError as e:
-        click.echo(f"thermogov: error: {e.filename}: {e.strerror}; check --root and permissions", err=True)
-        sys.exit(1)
-
-
-_root_opt = click.option(
-    "--root",
-    type=click.Path(path_type=Path),
-    default=Path("/"),
-    show_default=True,
-    help="Install into this folder instead of the live system (an image, a test).",
-)
-_config_opt = click.option(
-    "--config",
-    "config",
-    type=click.Path(path_type=Path),
-    default=DEFAULT_CONFIG,
-    show_default=True,
-    help="Config path on the board; the unit passes it to `thermogov run --config`.",
-)
-
-
-@click.group("service")
-def service_command() -> None:
-    """Install or remove the systemd unit and the example config.
-
-    \b
-    Example (thermogov installed in the venv /opt/thermogov):
-      sudo /opt/thermogov/bin/thermogov service install --enable
-    """
-
-
-@service_command.command("install")
-@_root_opt
-@click.option(
-    "--venv",
-    type=click.Path(path_type=Path),
-    help="The venv holding thermogov (ExecStart=<venv>/bin/thermogov). Default: the one running this command.",
-)
-@_config_opt
-@click.option(
-    "--enable", is_flag=True, help="Also run systemctl daemon-reload and enable --now (only with --root /)."
-)
-def install_command(root: Path, venv: Path | None, config: Path, enable: bool) -> None:
-    """Write the unit (pointing at this venv's thermogov) and, if none exists, the example config.
-
-    \b
-    Example:
-      sudo /opt/thermogov/bin/thermogov service install
-      thermogov service install --root /tmp/image --venv /opt/thermogov
-    """
-
-    def plan() -> list[Step]:
-        exe = venv_exe(venv, root) if venv is not None else running_exe()
-        return plan_install(root, exe, config, enable)
-
-    _run_steps(plan)
-
-
-@service_command.command("uninstall")
-@_root_opt
-@_config_opt
-def uninstall_command(root: Path, config: Path) -> None:
-    """Remove the unit and the config if `service install` wrote them and they are unedited.
-
-    \b
-    Example:
-      sudo /opt/thermogov/bin/thermogov service uninstall
-    """
-    _run_steps(lambda: plan_uninstall(root, config))

@@ -14,17 +14,29 @@ It also concentrates the three safety rules in one place:
 * every ``OSError`` becomes a ``SensorError`` (reads) or ``ActuatorError`` (writes) naming the
   path and the errno (EIO, ENODATA, EBUSY, EACCES, EINVAL ...) with a hint how to fix it.
 
-Files are opened fresh on every call (no caching): a sensor value must be the kernel's value
-now, and an external process may rewrite a fake tree's ``temp`` files at any time (even by
-renaming a new file over the old one).  Reads use ``O_NONBLOCK`` so a FIFO planted in a tree
-reads as empty instead of blocking the control loop; writes refuse anything but a regular file.
+Values are never cached: a sensor value must be the kernel's value now.  Most files are opened
+fresh on every read; the few a run reads every period (sensors, effective clocks, power rails)
+are registered with :meth:`SysfsTree.keep_open` and read with ``pread`` at offset 0 on a
+descriptor kept open, which makes sysfs call the attribute's ``show()`` again
+(Documentation/filesystems/sysfs.rst, "pread(2) with an offset of 0"; kernel commit 2424b5dd062c
+"sysfs: refill attribute buffer when reading from offset 0").  A kept descriptor is re-validated
+on every read the way a fresh open would resolve the path: the path is ``stat``-ed (following
+links, as ``open`` does) and its device and inode must be the descriptor's, otherwise the
+descriptor is closed and the path opened again, so an external process that renames a new
+file over a fake tree's ``temp`` (or swaps a directory) is seen at the next read, and a kept
+descriptor never reads a file the path no longer names.  Reads use ``O_NONBLOCK`` so a FIFO
+planted in a tree reads as empty instead of blocking the control loop (only regular files are
+kept open); writes refuse anything but a regular file and never use a kept descriptor.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
+import stat
+import weakref
 from pathlib import Path
 
 from thermogov.hw import confine
@@ -59,6 +71,15 @@ def errno_name(code: int | None) -> str:
     return errno.errorcode.get(code, f"errno {code}")
 
 
+def _close_kept(kept: dict[str, list[int]]) -> None:
+    """Close every kept descriptor; the paths stay registered and reopen on their next read."""
+    for entry in kept.values():
+        if entry:
+            fd = entry[0]
+            entry.clear()
+            os.close(fd)
+
+
 def natural_key(name: str) -> tuple[object, ...]:
     """Sort ``thermal_zone2`` before ``thermal_zone10`` (the kernel's numbering order)."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
@@ -76,6 +97,9 @@ class SysfsTree:
         self._real_root = os.path.realpath(self.root)
         self._owned: dict[str, confine.FileId] = {}
         self._resolved: dict[str, str] = {}
+        # real path -> [fd, dev, ino, dir_dev, dir_ino] of its kept descriptor ([] until read)
+        self._kept: dict[str, list[int]] = {}
+        self._finalizer = weakref.finalize(self, _close_kept, self._kept)
 
     # -- paths ------------------------------------------------------------------------------
     def path(self, rel: str) -> Path:
@@ -141,17 +165,77 @@ class SysfsTree:
         return sorted((n for n in names if rx is None or rx.fullmatch(n)), key=natural_key)
 
     # -- reads ------------------------------------------------------------------------------
+    def keep_open(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> None:
+        """Read ``rel`` through a descriptor kept open from its first read on (see the module doc).
+
+        For attributes read every period; :meth:`close` (or the tree's collection) closes them.
+        A path that does not resolve inside the root is not kept: its reads raise as before.
+        """
+        try:
+            real = self.resolve(rel, error)
+        except (SensorError, ActuatorError):
+            return
+        self._kept.setdefault(real, [])
+
+    def close(self) -> None:
+        """Close the kept descriptors (the daemon does on exit); later reads reopen them."""
+        _close_kept(self._kept)
+
     def _read_bytes(self, real: str) -> bytes:
         """Read one attribute.  Tests override this hook to inject EIO, ENODATA and friends.
 
         ``O_NONBLOCK`` is what keeps a FIFO from blocking the loop (it reads as empty or
-        EAGAIN); a directory fails with EISDIR.  No ``fstat``: this runs ~40 times a second.
+        EAGAIN); a directory fails with EISDIR.  A kept attribute costs a ``stat`` and a
+        ``pread`` instead of ``open``, ``read`` and ``close``.
         """
-        fd = os.open(real, _READ_FLAGS)
+        kept = self._kept.get(real)
+        if kept is None:
+            fd = os.open(real, _READ_FLAGS)
+        else:
+            fd = self._open_kept(real, kept)
+            if kept:
+                return os.pread(fd, _MAX_ATTR_BYTES, 0)
         try:
             return os.read(fd, _MAX_ATTR_BYTES)
         finally:
             os.close(fd)
+
+    def _open_kept(self, real: str, kept: list[int]) -> int:
+        """The kept descriptor of ``real`` if the path still names its file, else a fresh one.
+
+        ``kept`` is ``[fd, dev, ino, dir_dev, dir_ino]`` (empty before the first open): the
+        file's identity and its directory's.  A file renamed over in the very directory that
+        was resolved at start (an emulator's atomic rewrite, every period) reopens with
+        ``O_NOFOLLOW`` and no re-resolution; any other change (a directory swapped, the file
+        replaced by a link) is resolved again under :meth:`resolve`'s rule first.  A new
+        regular file becomes the kept one; anything else (a FIFO, a directory) is returned
+        open for one plain read and is not kept.
+        """
+        quick = False
+        dst: os.stat_result | None = None
+        if kept:
+            st = os.stat(real)  # what the path names now; OSError (ENOENT ...) as open would
+            if st.st_ino == kept[2] and st.st_dev == kept[1]:
+                return kept[0]
+            fd, dir_dev, dir_ino = kept[0], kept[3], kept[4]
+            kept.clear()  # another file (renamed over, or a swapped directory): reopen
+            os.close(fd)
+            dst = os.stat(os.path.dirname(real))
+            quick = dst.st_ino == dir_ino and dst.st_dev == dir_dev
+        fd = -1
+        if quick:
+            with contextlib.suppress(OSError):  # ELOOP: a link now; resolved below
+                fd = os.open(real, _READ_FLAGS | os.O_NOFOLLOW)
+        if fd < 0:
+            if not self._inside(os.path.realpath(real)):  # resolve()'s rule, on every (re)open
+                raise OSError(errno.ELOOP, "now resolves outside the sysfs root through a symlink")
+            fd = os.open(real, _READ_FLAGS)
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            if not quick or dst is None:
+                dst = os.stat(os.path.dirname(real))
+            kept.extend((fd, st.st_dev, st.st_ino, dst.st_dev, dst.st_ino))
+        return fd
 
     def _read_error(
         self, rel: str, e: OSError, error: type[SensorError] | type[ActuatorError]

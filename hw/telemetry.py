@@ -38,6 +38,10 @@ class HwTelemetry(Telemetry):
         self._inferences = inferences
         self._power: float | None = None
         self._power_read = False
+        if rail is not None:
+            for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
+                if rel:
+                    tree.keep_open(rel)  # read every tick: pread on a kept descriptor
 
     def new_tick(self) -> None:
         self._power_read = False

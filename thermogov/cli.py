@@ -15,25 +15,25 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import click
 
 from thermogov.clinumbers import harden
-from thermogov.cliopts import BOARD_HELP, board_options, merge_board
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 LAZY_COMMANDS = {
-    "run": ("thermogov.hw.commands", "run_command"),
-    "doctor": ("thermogov.hw.commands", "doctor_command"),
-    "restore": ("thermogov.hw.commands", "restore_command"),
-    "service": ("thermogov.hw.service", "service_command"),
-    "emulate": ("thermogov.sim.emulate", "emulate_command"),
-    "compare": ("thermogov.sim.compare_cli", "compare_command"),
+    "sim": ("thermogov.sim.cli", "sim_command"),
+    "run": ("thermogov.hw.cli", "run_command"),
+    "doctor": ("thermogov.hw.cli", "doctor_command"),
+    "restore": ("thermogov.hw.cli", "restore_command"),
+    "service": ("thermogov.hw.cli", "service_command"),
+    "emulate": ("thermogov.sim.emulator.cli", "emulate_command"),
+    "compare": ("thermogov.sim.compare.cli", "compare_command"),
     "sweep": ("thermogov.sim.sweep.cli", "sweep_command"),
-    "plot": ("thermogov.plot_cli", "plot_command"),
+    "plot": ("thermogov.plotting.cli", "plot_command"),
     "import": ("thermogov.importers.cli", "import_command"),
-    "calibrate": ("thermogov.sim.calibrate_cli", "calibrate_command"),
+    "calibrate": ("thermogov.sim.calibration.cli", "calibrate_command"),
 }
 
 
@@ -76,65 +76,6 @@ def cli() -> None:
     The same governor runs against a simulated board (`thermogov sim`) and a real one
     (`sudo thermogov run`); both record the same run folder.
     """
-
-
-def _load_config(config_path: str | None) -> Any:
-    from thermogov.config import Config, load_config
-
-    return load_config(config_path) if config_path else Config()
-
-
-@cli.command(
-    "sim",
-    epilog="""\b
-Example:
-  thermogov sim --board rpi5 --duration 30m --ambient 35 --policy hysteresis --out traces""",
-)
-@board_options(BOARD_HELP + " Default: jetson-orin-nano.")
-@click.option("--duration", help="Simulated time: 600, 600s, 10m, 1h. Default: 10m.")
-@click.option("--ambient", type=float, help="Ambient temperature in °C. Default: 25.")
-@click.option("--policy", help="Policy name (hysteresis, performance, fixed:<MHz>, ...).")
-@click.option("--seed", type=int, help="Random seed (sensor noise, arrivals). Default: 1.")
-@click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (e.g. a run's config.toml)."
-)
-@click.option("--scenario", help="A scenario from sim/scenarios (see `thermogov compare --list`).")
-@click.option(
-    "--out", type=click.Path(file_okay=False), help="Folder the run folder goes into. Default: traces."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def sim_command(
-    board: str | None,
-    board_file: str | None,
-    duration: str | None,
-    ambient: float | None,
-    policy: str | None,
-    seed: int | None,
-    config_path: str | None,
-    scenario: str | None,
-    out: str | None,
-    as_json: bool,
-) -> None:
-    """Simulate a board with the governor in the loop and record a run folder."""
-    from thermogov.simcli import apply_overrides, check_before_run, print_summary, run_with_progress
-
-    cfg = _load_config(config_path)
-    cfg = apply_overrides(
-        cfg,
-        board=merge_board(board, board_file),
-        duration=duration,
-        ambient=ambient,
-        policy=policy,
-        seed=seed,
-        scenario=scenario,
-        out=out,
-    )
-    check_before_run(cfg, out_field="--out" if out is not None else "run.out")
-    result = run_with_progress(cfg, show=not as_json)
-    if as_json:
-        click.echo(json.dumps(result.summary, indent=2))
-    else:
-        print_summary(result.summary, result.run_dir)
 
 
 @cli.command(

@@ -91,7 +91,7 @@ def probe_s_per_sim_s(sweep: Sweep, probe_s: float = 60.0) -> tuple[float, float
     Returns ``(rate, probe_wall_s)``.  The rate is for one worker; a sweep's estimate is the
     sum over points of duration x rate, divided by the workers.
     """
-    from thermogov.sim.runner import simulate
+    from thermogov.sim.model.runner import simulate
 
     world = sweep.points[0].world
     cfg = world.config

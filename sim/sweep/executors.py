@@ -228,7 +228,7 @@ class DaskExecutor(_Base):
 
 
 def _warm_up() -> None:
-    import thermogov.sim.runner  # noqa: F401
+    import thermogov.sim.model.runner  # noqa: F401
 
 
 def check_executor(kind: str, scheduler: str | None = None) -> None:

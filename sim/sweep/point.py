@@ -77,7 +77,7 @@ def run_point(task: PointTask) -> PointResult:
 def _simulate(task: PointTask, run_dir: Path) -> dict[str, Any]:
     from thermogov.board import parse_board
     from thermogov.config import parse_config
-    from thermogov.sim.runner import simulate
+    from thermogov.sim.model.runner import simulate
     from thermogov.tomlwrite import dumps
 
     if run_dir.exists():  # a previous attempt's partial folder, or a run replaced without --resume

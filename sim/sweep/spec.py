@@ -40,7 +40,7 @@ import numpy as np
 from thermogov import tomlread
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
-from thermogov.sim.runner import build_policy, validate_events
+from thermogov.sim.model.runner import build_policy, validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_from_data
 from thermogov.sim.sweep import keys as K
 from thermogov.sim.sweep.figures import FIGURES

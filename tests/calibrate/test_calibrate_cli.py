@@ -12,8 +12,8 @@ import pytest
 from tests.cliutil import run_cli
 from thermogov.board import load_board, load_board_file
 from thermogov.importers.runfolder import write_run_folder
-from thermogov.sim.calibrate import LogData, derive_inputs, infer_step
-from thermogov.sim.steptest import step_log, with_thermal
+from thermogov.sim.calibration.calibrate import LogData, derive_inputs, infer_step
+from thermogov.sim.calibration.steptest import step_log, with_thermal
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_step_inference_finds_edges_and_refuses_a_flat_trace() -> None:
 
 def test_a_log_whose_sensors_the_board_lacks_is_refused() -> None:
     from thermogov.interfaces import ConfigError
-    from thermogov.sim.calibrate import sensor_nodes
+    from thermogov.sim.calibration.calibrate import sensor_nodes
 
     t = np.arange(20.0)
     data = LogData(t, {"soc9": np.full(20, 40.0), "aux": np.full(20, 41.0)}, {}, {}, None, "x.log")

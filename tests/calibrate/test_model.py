@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from thermogov.board import BoardProfile, load_board
-from thermogov.sim.calibrate import LogData, decimate, derive_inputs
-from thermogov.sim.calibrate_fit import FitProblem
-from thermogov.sim.calibrate_model import grid_power, linear_response, make_grid, network, node_power
-from thermogov.sim.plant import ThermalPlant
+from thermogov.sim.calibration.calibrate import LogData, decimate, derive_inputs
+from thermogov.sim.calibration.fit import FitProblem
+from thermogov.sim.calibration.model import grid_power, linear_response, make_grid, network, node_power
+from thermogov.sim.model.plant import ThermalPlant
 
 TOP_HZ = 1.5e9
 LOW_HZ = 0.6e9

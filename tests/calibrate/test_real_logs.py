@@ -15,7 +15,7 @@ import pytest
 
 from tests.realdata import REAL_DATA, absent
 from thermogov.board import load_board
-from thermogov.sim.calibrate import CalibrationResult, calibrate, load_log_data
+from thermogov.sim.calibration.calibrate import CalibrationResult, calibrate, load_log_data
 
 REAL = REAL_DATA
 

@@ -2,7 +2,7 @@
 sensor noise and quantisation, is fitted starting from a different profile.
 
 The generated logger, like a real one, is not synchronised with the load: the load changes
-between two samples (by default half-way, the expected moment; see thermogov.sim.steptest).
+between two samples (by default half-way, the expected moment; see thermogov.sim.calibration.steptest).
 """
 
 from __future__ import annotations
@@ -16,9 +16,14 @@ import pytest
 from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.config import Config
 from thermogov.importers.runfolder import write_run_folder
-from thermogov.sim.calibrate import CalibrationResult, calibrate, calibrated_profile_text, load_log_data
-from thermogov.sim.plant import ThermalPlant
-from thermogov.sim.steptest import step_log, with_thermal
+from thermogov.sim.calibration.calibrate import (
+    CalibrationResult,
+    calibrate,
+    calibrated_profile_text,
+    load_log_data,
+)
+from thermogov.sim.calibration.steptest import step_log, with_thermal
+from thermogov.sim.model.plant import ThermalPlant
 
 TRUE_CAPS = {"board": 80.0, "package": 3.0}
 TRUE_LINKS = {("package", "board"): 0.6}
@@ -105,7 +110,7 @@ def test_unidentifiable_die_node_stays_at_its_prior(fitted: CalibrationResult) -
 def test_written_profile_loads_and_simulates(
     fitted: CalibrationResult, prior: BoardProfile, tmp_path: Path
 ) -> None:
-    from thermogov.sim.runner import simulate
+    from thermogov.sim.model.runner import simulate
 
     path = tmp_path / "cal.toml"
     path.write_text(calibrated_profile_text(fitted, prior), encoding="utf-8")

@@ -298,7 +298,7 @@ def test_run_without_root_is_a_usage_error_exit_2(tmp_path: Path) -> None:
             argv = ["thermogov", *run_args(root)]
             code = (
                 "import os, sys\n"
-                "import thermogov.cli, thermogov.hw.commands, thermogov.hw.daemon, thermogov.entry\n"
+                "import thermogov.cli, thermogov.hw.cli, thermogov.hw.daemon, thermogov.entry\n"
                 "os.setgid(65534); os.setuid(65534)\n"
                 f"sys.argv = {argv!r}\n"
                 "thermogov.entry.main()\n"

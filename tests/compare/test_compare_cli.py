@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.cliutil import run_cli
-from thermogov.sim.compare import CSV_COLUMNS
+from thermogov.sim.compare.compare import CSV_COLUMNS
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ import pytest
 from tests.compare.short import short
 from thermogov.cli import main
 from thermogov.config import Config
-from thermogov.sim import isolimit
-from thermogov.sim.compare import CSV_COLUMNS, RunRow, format_table, run_grid, run_policy, write_csv
+from thermogov.sim.compare import isolimit
+from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, format_table, run_grid, run_policy, write_csv
 
 # 200 s of the steady Orin scenario: plain step_wise at 85 °C already spends ~40 s above the trip,
 # hysteresis ~0.1 s, so the bisection has something to find and stays fast (~0.1 s per run).

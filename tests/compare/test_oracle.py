@@ -8,8 +8,8 @@ import pytest
 
 from tests.compare.short import short, with_sim
 from thermogov.config import Config, WorkloadConfig
-from thermogov.sim.compare import run_grid
-from thermogov.sim.oracle import TRIP_C, oracle
+from thermogov.sim.compare.compare import run_grid
+from thermogov.sim.compare.oracle import TRIP_C, oracle
 
 POLICIES = ["hysteresis", "stepped", "power_allocator", "step_wise", "bang_bang", "performance"]
 SHORT = {

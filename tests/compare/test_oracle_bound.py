@@ -15,8 +15,8 @@ import pytest
 from tests.compare.randomscen import random_scenario
 from tests.compare.short import with_sim
 from thermogov.config import Config, SimEvent
-from thermogov.sim.compare import RunRow, run_grid
-from thermogov.sim.oracle import oracle
+from thermogov.sim.compare.compare import RunRow, run_grid
+from thermogov.sim.compare.oracle import oracle
 
 #: Baselines that keep the trip on their own: the kernel governors' trips set below 85 °C.
 POLICIES = ["stepped", "hysteresis", "power_allocator", "step_wise", "bang_bang", "performance"]

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from tests.compare.short import short
-from thermogov.sim.compare import run_policy
-from thermogov.sim.runner import simulate
+from thermogov.sim.compare.compare import run_policy
+from thermogov.sim.model.runner import simulate
 
 
 def _samples(run_dir: str, sensor: str) -> dict[float, float]:

@@ -19,8 +19,8 @@ from thermogov.hw.discovery import discover
 from thermogov.hw.mapping import map_board
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, FrequencyActuator, Reading, SensorSource
-from thermogov.sim.fakeboard import build_fake_board
-from thermogov.sim.world import SimWorld
+from thermogov.sim.emulator.fakeboard import build_fake_board
+from thermogov.sim.model.world import SimWorld
 
 BOARDS = ["jetson-orin-nano", "rpi5"]
 World = tuple[list[FrequencyActuator], list[SensorSource]]

@@ -28,3 +28,20 @@ def test_core_imports_none_of_the_heavy_packages() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# What `thermogov run` loads: the hardware world imports no simulator and no data stack either.
+HW_MODULES = ["thermogov.cli", "thermogov.hw.cli", "thermogov.hw.daemon", "thermogov.hw.doctor"]
+
+
+def test_the_hardware_world_loads_no_simulator_and_no_data_stack() -> None:
+    code = (
+        "import importlib, sys\n"
+        f"for m in {HW_MODULES!r}: importlib.import_module(m)\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in "
+        + repr(HEAVY)
+        + " or m.startswith('thermogov.sim')]\n"
+        "print(','.join(sorted(bad)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

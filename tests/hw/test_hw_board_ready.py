@@ -22,8 +22,8 @@ from tests.hw.cliargs import run_args
 from thermogov import tomlread
 from thermogov.board import builtin_board_names, load_board
 from thermogov.config import Config, parse_config
-from thermogov.hw import commands, holdcheck
-from thermogov.hw.commands import doctor_command, restore_command, run_command
+from thermogov.hw import cli, holdcheck
+from thermogov.hw.cli import doctor_command, restore_command, run_command
 from thermogov.hw.sysfs import SysfsTree
 
 SCRIPT = Path(sys.prefix) / "bin" / "thermogov"
@@ -74,7 +74,7 @@ def test_run_bad_policy_name_exits_2_naming_the_option(tmp_path: Path) -> None:
 # -- restore needs root ----------------------------------------------------------------------------
 def test_restore_without_root_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fakesys.rpi5(tmp_path / "root")
-    monkeypatch.setattr(commands.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(cli.os, "geteuid", lambda: 1000)
     args = [
         "--sysfs-root",
         str(tmp_path / "root"),
@@ -209,7 +209,7 @@ def test_idle_steady_state_is_the_simulators(board: str) -> None:
     (Boards with a battery differ by its Joule heat and converter loss, which the simulator's
     dynamics include but its idle starting point leaves out; the solver includes them.)
     """
-    from thermogov.sim.world import SimWorld
+    from thermogov.sim.model.world import SimWorld
 
     cfg = Config(board=board)
     b = cfg.load_board()

@@ -12,7 +12,7 @@ from tests.hw import fakesys
 from tests.hw.cliargs import run_args as _run_args
 from tests.hw.fakesys import DATA, FakeTree
 from thermogov.hw import daemon
-from thermogov.hw.commands import doctor_command, restore_command, run_command
+from thermogov.hw.cli import doctor_command, restore_command, run_command
 from thermogov.hw.journal import InstanceLock, Journal, JournalData, JournalEntry
 
 POLICY0 = "sys/devices/system/cpu/cpufreq/policy0"

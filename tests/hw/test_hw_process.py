@@ -159,10 +159,10 @@ def test_daemon_import_path_is_lean(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     code = f"""
 import sys
-import thermogov.cli, thermogov.hw.daemon, thermogov.hw.commands
+import thermogov.cli, thermogov.hw.daemon, thermogov.hw.cli
 heavy = {HEAVY!r}
 print("import:" + ",".join(m for m in heavy if m in sys.modules))
-from thermogov.hw.commands import run_command, doctor_command
+from thermogov.hw.cli import run_command, doctor_command
 doctor_command.main(["--sysfs-root", {str(tmp_path / "root")!r}], standalone_mode=False)
 run_command.main(["--sysfs-root", {str(tmp_path / "root")!r}, "--out", {str(tmp_path / "out")!r},
                   "--duration", "0.3s", "--dry-run"], standalone_mode=False)

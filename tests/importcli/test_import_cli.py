@@ -129,7 +129,7 @@ def test_explicit_format_and_board(tmp_path: Path, capsys: pytest.CaptureFixture
     [
         (["import", "/nonexistent/log.csv"], "cannot read"),
         (["import", "{bad}"], "not a recognised log"),
-        (["import", "{good}", "--format", "csv"], "unknown format"),
+        (["import", "{good}", "--format", "xml"], "unknown format"),
         (["import", "{good}", "--board", "nosuchboard"], "unknown board"),
     ],
 )
@@ -152,7 +152,7 @@ def test_imported_run_plots_like_a_simulated_one(tmp_path: Path, capsys: pytest.
     assert code == 0, err
     png = run_dir / "plot.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    from thermogov.plot import plot_runs
+    from thermogov.plotting.figures import plot_runs
 
     fig = plot_runs([run_dir])
     labels = [ln.get_label() for ln in fig.axes[0].get_lines()]

@@ -22,11 +22,13 @@ def expected_format(name: str) -> str | None:
         return "stressberry"
     if name.startswith("sbcbench_"):
         return "sbc-bench"
-    return None  # jtop dict log, sysfs dumps, SOURCES.md: not a supported log format
+    if name.startswith("jtop_"):
+        return "jtop"
+    return None  # sysfs dumps, SOURCES.md: not a supported log format
 
 
 def test_formats_tuple() -> None:
-    assert FORMATS == ("tegrastats", "rpi-csv", "stressberry", "sbc-bench")
+    assert FORMATS == ("tegrastats", "rpi-csv", "stressberry", "sbc-bench", "jtop", "vcgencmd", "csv")
 
 
 def test_every_real_file(real: Path) -> None:
@@ -41,7 +43,7 @@ def test_every_real_file(real: Path) -> None:
                 detect_format(path)
         else:
             assert detect_format(path) == want, path.name
-    assert seen == {"tegrastats": 6, "rpi-csv": 3, "stressberry": 9, "sbc-bench": 13, None: 20}
+    assert seen == {"tegrastats": 6, "rpi-csv": 3, "stressberry": 9, "sbc-bench": 13, "jtop": 1, None: 19}
 
 
 def test_detection_reads_content_not_name(tmp_path: Path) -> None:
@@ -86,12 +88,13 @@ def test_errors_are_one_line_and_name_the_file(tmp_path: Path) -> None:
         ),
         (
             lambda: parse_log(garbage),
-            f"{garbage}: not a recognised log (tegrastats, rpi-csv, stressberry, sbc-bench); "
+            f"{garbage}: not a recognised log (tegrastats, rpi-csv, stressberry, sbc-bench, jtop, vcgencmd, csv); "
             "pass --format explicitly or check the file",
         ),
         (
-            lambda: parse_log(garbage, fmt="csv"),
-            f"{garbage}: unknown format 'csv'; use one of auto, tegrastats, rpi-csv, stressberry, sbc-bench",
+            lambda: parse_log(garbage, fmt="xml"),
+            f"{garbage}: unknown format 'xml'; use one of auto, tegrastats, rpi-csv, stressberry, sbc-bench, "
+            "jtop, vcgencmd, csv",
         ),
         (
             lambda: parse_log(garbage, fmt="sbc-bench"),

@@ -27,7 +27,7 @@ def test_unit_a_counter_log_without_header(real: Path) -> None:
     assert (last.t_s, last.temps_c, last.loads) == (658.0, {"cpu": 55.0}, {"cpu": 0.014})
     assert (min(temps(log)), max(temps(log))) == (48.0, 65.0)
     assert log.samples[56].loads == {} and log.samples[56].temps_c == {"cpu": 56.0}  # "57,,56"
-    assert "8 row(s) with an empty usage field: no cpu load for them" in log.notes
+    assert "8 row(s) with an empty #2 field: no cpu load for them" in log.notes
     assert all(s.freqs_hz == {} and s.power_w is None for s in log.samples)
 
 

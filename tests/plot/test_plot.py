@@ -14,14 +14,14 @@ import pytest
 
 from tests.cliutil import run_cli
 from thermogov.config import Config
-from thermogov.plot import BAND_GID, PANELS, load_run, plot_runs, rolling_rate
+from thermogov.plotting.figures import BAND_GID, PANELS, load_run, plot_runs, rolling_rate
 from thermogov.trace import load_trace
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def simulate_run(out: Path, policy: str, duration_s: float = 20.0) -> Path:
-    from thermogov.sim.runner import simulate
+    from thermogov.sim.model.runner import simulate
 
     cfg = dataclasses.replace(Config(), policy=policy)
     cfg = dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, duration_s=duration_s))
@@ -197,6 +197,8 @@ def test_cli_bad_input_one_line_exit_2_nothing_written(
 
 
 def test_plot_module_imports_matplotlib_lazily() -> None:
-    code = "import sys, thermogov.plot, thermogov.plot_cli; print('matplotlib' in sys.modules)"
+    code = (
+        "import sys, thermogov.plotting.figures, thermogov.plotting.cli; print('matplotlib' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -14,7 +14,7 @@ import pytest
 
 from tests.cli.script import thermogov
 from thermogov.config import Config
-from thermogov.plot import BAND_GID, MAX_LEGEND_ENTRIES, plot_runs, time_axis
+from thermogov.plotting.figures import BAND_GID, MAX_LEGEND_ENTRIES, plot_runs, time_axis
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "logs"
 
@@ -84,7 +84,7 @@ def test_overlay_legend_is_folded_to_runs_and_series() -> None:
 
 
 def test_band_is_the_runs_own_release_and_trip(tmp_path: Path) -> None:
-    from thermogov.sim.runner import simulate
+    from thermogov.sim.model.runner import simulate
 
     cfg = dataclasses.replace(
         Config(), policy="hysteresis", policies={"hysteresis": {"trip_c": 80.0, "release_c": 60.0}}

@@ -11,7 +11,7 @@ from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import make_policy
 from thermogov.policies.base import PolicyContext, PolicyInput
-from thermogov.sim.runner import simulate
+from thermogov.sim.model.runner import simulate
 from thermogov.tomlcheck import Table
 
 

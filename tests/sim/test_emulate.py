@@ -15,9 +15,9 @@ from thermogov.hw.discovery import PoweredOffError, discover
 from thermogov.hw.mapping import map_board
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
-from thermogov.sim.emulate import Emulator
-from thermogov.sim.fakeboard import build_fake_board
-from thermogov.sim.trees import tree_shape
+from thermogov.sim.emulator.emulate import Emulator
+from thermogov.sim.emulator.fakeboard import build_fake_board
+from thermogov.sim.emulator.trees import tree_shape
 
 THERMOGOV = [sys.executable, "-m", "thermogov.cli"]
 
@@ -216,7 +216,7 @@ def test_every_board_tree_has_its_shape_and_the_daemon_maps_it(tmp_path: Path, n
 
 def test_a_tree_shape_naming_an_unknown_sensor_or_domain_is_refused() -> None:
     from thermogov.interfaces import ConfigError
-    from thermogov.sim.trees import parse_tree_shape
+    from thermogov.sim.emulator.trees import parse_tree_shape
 
     board = load_board("jetson-orin-nano")
     with pytest.raises(ConfigError, match=r"zones\.fan"):

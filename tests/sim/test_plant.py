@@ -3,7 +3,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from thermogov.board import builtin_board_names, load_board
-from thermogov.sim.plant import ThermalPlant
+from thermogov.sim.model.plant import ThermalPlant
 
 
 @pytest.mark.parametrize("board", builtin_board_names())

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import with_sim
 from thermogov.config import Config, load_config
-from thermogov.sim.runner import simulate
+from thermogov.sim.model.runner import simulate
 from thermogov.trace import load_samples, load_trace, read_csv_columns
 
 

@@ -9,7 +9,7 @@ from thermogov import costmodel
 from thermogov.board import load_board
 from thermogov.config import Config, SensorOverride, SimEvent, WorkloadConfig
 from thermogov.governor import TickRecord
-from thermogov.sim.runner import simulate
+from thermogov.sim.model.runner import simulate
 
 
 def ticks(cfg: Config) -> list[TickRecord]:

@@ -14,7 +14,7 @@ from tests.cliutil import run_cli
 from tests.sweep.conftest import ledger_rows, read_table
 from thermogov.config import load_config
 from thermogov.runs import load_summary
-from thermogov.sim.runner import simulate
+from thermogov.sim.model.runner import simulate
 from thermogov.sim.sweep import point as point_mod
 from thermogov.sim.sweep import table as table_mod
 from thermogov.sim.sweep.engine import run_sweep

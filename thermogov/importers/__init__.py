@@ -2,26 +2,36 @@
 
 Detection looks at the content, not the file name, because logs get renamed when they are
 copied off a board (``stats.log``, ``tegrastats.txt``, ``cpu_temp.csv`` ...).  The most
-distinctive signatures are tried first so a generic CSV rule can never shadow them.
+distinctive signatures are tried first so a generic table rule can never shadow them.  Every
+import then goes through the same two shared steps: the text is cleaned of terminal and editor
+debris first (:mod:`~thermogov.importers.textclean`), and every value is checked against its
+plausible range last (:mod:`~thermogov.importers.validate`), so no dialect can put a 2000 °C
+"temperature" into a run unannounced.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from thermogov.importers import rpi_csv, sbcbench, stressberry, tegrastats
+from thermogov.importers import jtop, rpi_csv, sbcbench, stressberry, table, tegrastats, vcgencmd
 from thermogov.importers.common import ImportedLog, ImportedSample, read_text
+from thermogov.importers.textclean import clean_text
+from thermogov.importers.validate import checked
 from thermogov.interfaces import LogFormatError
 
-FORMATS: tuple[str, ...] = ("tegrastats", "rpi-csv", "stressberry", "sbc-bench")
+FORMATS: tuple[str, ...] = ("tegrastats", "rpi-csv", "stressberry", "sbc-bench", "jtop", "vcgencmd", "csv")
 
-# Detection order: strongest signature first (sbc-bench/stressberry headers), generic CSV last.
+# Detection order: strongest signature first (sbc-bench/stressberry headers), generic table last.
 _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("sbc-bench", sbcbench.looks_like),
     ("stressberry", stressberry.looks_like),
     ("tegrastats", tegrastats.looks_like),
+    ("jtop", jtop.looks_like),
+    ("vcgencmd", vcgencmd.looks_like),
     ("rpi-csv", rpi_csv.looks_like),
+    ("csv", table.looks_like),
 )
 
 __all__ = ["FORMATS", "ImportedLog", "ImportedSample", "detect_format", "detect_text", "parse_log"]
@@ -35,7 +45,7 @@ def _unrecognised(path: str | Path) -> LogFormatError:
 
 
 def detect_text(text: str) -> str | None:
-    """Format name for log content, or None when no importer recognises it."""
+    """Format name for (cleaned) log content, or None when no importer recognises it."""
     for name, looks_like in _DETECT_ORDER:
         if looks_like(text):
             return name
@@ -44,31 +54,60 @@ def detect_text(text: str) -> str | None:
 
 def detect_format(path: str | Path) -> str:
     """Format of the log at ``path``, from its content; LogFormatError if unrecognisable."""
-    fmt = detect_text(read_text(path))
+    text, _ = clean_text(read_text(path), str(path))
+    fmt = detect_text(text)
     if fmt is None:
         raise _unrecognised(path)
     return fmt
 
 
-def parse_log(path: str | Path, fmt: str = "auto", *, interval_s: float | None = None) -> ImportedLog:
+def parse_log(
+    path: str | Path,
+    fmt: str = "auto",
+    *,
+    interval_s: float | None = None,
+    columns: str | None = None,
+) -> ImportedLog:
     """Parse a board log into an ImportedLog.
 
-    ``interval_s`` only matters for tegrastats logs without timestamps (default 1 s, the
-    tegrastats default); it exists because ``tegrastats --interval`` is not recorded in the log.
+    ``interval_s`` only matters for logs without timestamps (tegrastats, jtop, vcgencmd loops,
+    tables without a time column; default 1 s); it exists because the interval is not recorded
+    in the log.  ``columns`` (``t=sec,temp=tmp``) maps the columns of a table log.
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise LogFormatError(f"{path}: unknown format {fmt!r}; use one of auto, {', '.join(FORMATS)}")
-    text = read_text(path)
+    source = str(path)
+    text, clean_notes = clean_text(read_text(path), source)
     if fmt == "auto":
-        detected = detect_text(text)
+        detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
+        detected = detected or detect_text(text)
         if detected is None:
             raise _unrecognised(path)
         fmt = detected
-    source = str(path)
+    if columns and fmt not in ("rpi-csv", "csv", "jtop"):
+        raise LogFormatError(f"{path}: --columns applies to table logs (csv, rpi-csv, jtop), not {fmt}")
+    log = _parse(fmt, text, source, interval_s, columns)
+    log = checked(log)
+    if not log.samples:
+        raise LogFormatError(
+            f"{path}: no value in a plausible range; check the units or map columns with --columns"
+        )
+    if clean_notes:
+        log = replace(log, notes=(*clean_notes, *log.notes))
+    return log
+
+
+def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: str | None) -> ImportedLog:
     if fmt == "tegrastats":
         return tegrastats.parse_text(text, source, interval_s=interval_s)
     if fmt == "rpi-csv":
-        return rpi_csv.parse_text(text, source)
+        return rpi_csv.parse_text(text, source, columns=columns)
     if fmt == "stressberry":
         return stressberry.parse_text(text, source)
+    if fmt == "jtop":
+        return jtop.parse_text(text, source, interval_s=interval_s, columns=columns)
+    if fmt == "vcgencmd":
+        return vcgencmd.parse_text(text, source, interval_s=interval_s)
+    if fmt == "csv":
+        return table.parse_text(text, source, columns=columns, interval_s=interval_s)
     return sbcbench.parse_text(text, source)

@@ -47,7 +47,14 @@ Example:
     "fmt",
     default="auto",
     show_default=True,
-    help="auto, tegrastats, rpi-csv, stressberry or sbc-bench.",
+    help="auto, tegrastats, rpi-csv, stressberry, sbc-bench, jtop, vcgencmd or csv.",
+)
+@click.option(
+    "--columns",
+    metavar="ROLE=COL,...",
+    help="Map a table log's columns: t=, temp[.SENSOR]=, freq[.DOMAIN]=, load[.DOMAIN]=, power=, "
+    "rail.NAME=, throttled=; COL is a header name or a 1-based position, optionally :UNIT "
+    "(e.g. t=sec,temp=tmp:mC,freq=clk:kHz).",
 )
 @click.option(
     "--out",
@@ -60,26 +67,26 @@ Example:
     "Board whose sensor weights give fused_c: a built-in name or a board TOML. "
     "Default: the board the log names."
 )
-@click.option(
-    "--interval", type=float, help="Sample interval in s for tegrastats logs without timestamps (default 1)."
-)
+@click.option("--interval", type=float, help="Sample interval in s for logs without timestamps (default 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def import_command(
     file: str,
     fmt: str,
+    columns: str | None,
     out: str,
     board: str | None,
     board_file: str | None,
     interval: float | None,
     as_json: bool,
 ) -> None:
-    """Import a board log (tegrastats, Raspberry Pi CSV, stressberry, sbc-bench) as a run folder."""
+    """Import a board log (tegrastats, jtop, Raspberry Pi CSV/vcgencmd, stressberry, sbc-bench, any
+    table with named columns) as a run folder."""
     from thermogov.importers import parse_log
     from thermogov.importers.runfolder import write_run_folder
 
     if interval is not None and (not math.isfinite(interval) or interval <= 0):
         raise ConfigError("--interval: must be a number > 0 seconds")
-    log = parse_log(file, fmt, interval_s=interval)
+    log = parse_log(file, fmt, interval_s=interval, columns=columns)
     profile, why = _board(merge_board(board, board_file), log.board_hint)
     check_out_dir(out)
     run = write_run_folder(log, Path(out), board=profile)

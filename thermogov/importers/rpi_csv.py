@@ -2,8 +2,9 @@
 
 Two families exist in the wild and in our reference data:
 
-* counter logs ``time,usage,temperature[,frequency]`` (header optional): ``time`` is the
-  logger's loop counter, one per ``sleep 1``, so it is taken as seconds;
+* counter logs ``time,usage,temperature[,frequency]`` (header optional) and their free-form
+  cousins (``sec,tmp,clk,thr``, ``epoch,temp,MHz``): read as named-column tables by
+  :mod:`thermogov.importers.table` (columns by name, headerless ones by value, units by value);
 * wall-clock logs ``YYYY-MM-DD HH:MM:SS,temp[,fan,cpu_load,<label>,<label>,<label>]`` from
   psutil loggers, whose columns changed mid-file and whose clock steps back after reboots
   (no RTC on a Pi: fake-hwclock restores an older time until NTP syncs).
@@ -18,11 +19,11 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from thermogov.importers import table
 from thermogov.importers.common import (
     ImportedLog,
     ImportedSample,
     fraction,
-    mhz_to_hz,
     no_samples_error,
     read_text,
     rebase,
@@ -34,7 +35,6 @@ _NUM = r"-?\d+(?:\.\d+)?"
 _COUNTER_RE = re.compile(rf"^\d+,(?:{_NUM})?,{_NUM}(?:,(?:{_NUM})?)?$")
 _WALL_RE = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,{_NUM}(?:,.*)?$")
 _HEADER_WORDS = {"time", "usage", "temperature", "temp", "frequency", "freq", "load", "cpu"}
-_DEFAULT_COLUMNS = ("time", "usage", "temperature", "frequency")  # order temp_test.sh writes
 
 
 def looks_like(text: str) -> bool:
@@ -53,11 +53,6 @@ def _is_header(line: str) -> bool:
     return "time" in cells and bool(_HEADER_WORDS.intersection(cells[1:]))
 
 
-def _column_name(cell: str) -> str:
-    c = cell.strip().lower()
-    return {"temp": "temperature", "freq": "frequency", "load": "usage"}.get(c, c)
-
-
 def _float(cell: str) -> float | None:
     try:
         return float(cell)
@@ -70,31 +65,32 @@ def parse(path: str | Path) -> ImportedLog:
     return parse_text(read_text(path), str(path))
 
 
-def parse_text(text: str, source: str = "<text>") -> ImportedLog:
-    """Parse either family; the family is decided per row, so mixed files still import."""
-    columns: tuple[str, ...] = _DEFAULT_COLUMNS
+def parse_text(text: str, source: str = "<text>", *, columns: str | None = None) -> ImportedLog:
+    """Wall-clock psutil logs by their fixed layout; every other Pi CSV as a named-column table.
+
+    Counter logs with or without a header go through :mod:`thermogov.importers.table`, which
+    identifies columns by name or, headerless, by value -- never by position (a ``sec,tmp,clk,thr``
+    header read as time,usage,temperature,frequency put 600-2000 °C into runs).
+    """
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln))
+    if columns is None and wall * 2 > min(len(lines), 200):
+        return _parse_wall(text, source)
+    log = table.parse_text(text, source, columns=columns, fmt=FMT)
+    return log
+
+
+def _parse_wall(text: str, source: str) -> ImportedLog:
+    """The psutil logger's ``timestamp,temp[,fan,load,label,label,label]`` rows."""
     samples_t: list[float] = []
     rows: list[tuple[dict[str, float], dict[str, int], dict[str, float]]] = []
     skipped = backwards = same_stamp = 0
-    seen_header = False
-    families: set[str] = set()
+    seven = False
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
             continue
-        if not rows and not seen_header and _is_header(line):
-            columns = tuple(_column_name(c) for c in line.split(","))
-            seen_header = True
-            continue
-        if _WALL_RE.match(line):
-            parsed = _wall_row(line)
-            family = "wall7" if line.count(",") == 6 else "wall"
-        elif _COUNTER_RE.match(line):
-            parsed = _counter_row(line, columns)
-            family = "counter"
-        else:
-            parsed = None
-            family = ""
+        parsed = _wall_row(line) if _WALL_RE.match(line) else None
         if parsed is None:
             skipped += 1
             continue
@@ -105,54 +101,23 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             continue
         if samples_t and t == samples_t[-1]:
             same_stamp += 1
-        families.add(family)
+        seven = seven or line.count(",") == 6
         samples_t.append(t)
         rows.append((temps, freqs, loads))
     if not rows:
         raise no_samples_error(source, "Raspberry Pi CSV rows (time,temperature)")
-    notes: list[str] = []
-    if "counter" in families:
-        notes.append("time column is the logger's loop counter (one per 1 s sleep), taken as seconds")
-    if families & {"wall", "wall7"}:
-        notes.append("wall-clock timestamps (local time, 1 s resolution)")
-    if "wall7" in families:
+    notes = ["wall-clock timestamps (local time, 1 s resolution)"]
+    if seven:
         notes.append("7-field rows: fan on/off column not imported (no field for it)")
     if backwards:
         notes.append(f"{backwards} row(s) earlier than the previous row skipped (clock stepped back)")
     if same_stamp:
         notes.append(f"{same_stamp} row(s) share the previous row's timestamp (sub-second logging)")
-    missing_load = sum(1 for r in rows if not r[2])
-    if "counter" in families and missing_load:
-        notes.append(f"{missing_load} row(s) with an empty usage field: no cpu load for them")
     samples = tuple(
         ImportedSample(t_s=t, temps_c=temps, freqs_hz=freqs, loads=loads, power_w=None, rails_w={})
         for t, (temps, freqs, loads) in zip(rebase(samples_t), rows, strict=True)
     )
     return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
-
-
-def _counter_row(
-    line: str, columns: tuple[str, ...]
-) -> tuple[float, dict[str, float], dict[str, int], dict[str, float]] | None:
-    cells = line.split(",")
-    if len(cells) > len(columns):
-        return None
-    named = dict(zip(columns, cells, strict=False))
-    t = _float(named.get("time", ""))
-    temp = _float(named.get("temperature", ""))
-    if t is None or temp is None:
-        return None
-    loads: dict[str, float] = {}
-    usage = _float(named.get("usage", "") or "x")
-    if usage is not None:
-        if not 0.0 <= usage <= 100.0:
-            return None
-        loads["cpu"] = fraction(usage)
-    freqs: dict[str, int] = {}
-    mhz = _float(named.get("frequency", "") or "x")
-    if mhz is not None:
-        freqs["cpu"] = mhz_to_hz(mhz)
-    return t, {"cpu": temp}, freqs, loads
 
 
 def _wall_row(line: str) -> tuple[float, dict[str, float], dict[str, int], dict[str, float]] | None:

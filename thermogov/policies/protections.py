@@ -2,7 +2,7 @@
 
 A board protection of kind ``throttle`` (RPi VideoCore firmware from 80 °C, Jetson sw-throttle
 at 99 °C) caps its domains progressively from ``start_c`` to ``floor`` at ``full_c``
-(:class:`thermogov.board.Protection`; simulated in ``sim/domains.py``).  Inverting that ramp
+(:class:`thermogov.board.Protection`; simulated in ``sim/model/domains.py``).  Inverting that ramp
 gives, for a set of caps, the highest temperature of the protected node at which the
 protection still lets those caps run.  A policy that keeps the node below it never has its
 clocks taken away behind its back; the oracle uses the same number as a constraint.

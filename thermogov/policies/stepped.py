@@ -41,13 +41,14 @@ sitting at 58.6 °C, 1.4 °C under its 60 °C limit and not rising, held the gua
 the fused value between 75 and 78 °C, 91 % of the oracle against 96 % without it.)  Each rung is the Pareto-best cap combination for its throughput, so
 a step gives up the least throughput per watt saved.
 
-Parameters (``[policies.stepped]``; defaults chosen on the scenario suite, docs/policies.md):
-``trip_c`` 85, ``release_c`` 70, ``margin_c`` 0.5 and ``noise_k`` 3.5 (``set_c = trip_c -
-max(margin_c, noise_k * read noise)``), ``k_p`` 1.0 rung/°C, ``t_i_s`` 60, ``down_gain`` 4 (the
-integral falls that much faster than it rises), ``horizon_s`` 20, ``dither_s`` 2,
-``slew_rungs_per_s`` 10, ``rise_slew_c_per_s`` 1, ``window_s`` 30 and ``level_tau_s`` 2 (trend),
-``jump_c`` 2 and ``hold_s`` 60 (anomalies), ``board_margin_c`` 0, ``limit_margin_c`` 1.5 and
-``limit_dwell_s`` 10.
+Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and ``noise_k``
+(``set_c = trip_c - max(margin_c, noise_k * read noise)``), ``k_p`` (rungs per °C), ``t_i_s``,
+``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
+``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
+and ``hold_s`` (anomalies), ``board_margin_c``, ``limit_margin_c`` and ``limit_dwell_s``.  Their
+defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
+:func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
+keeps the two equal).
 """
 
 from __future__ import annotations

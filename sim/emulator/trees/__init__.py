@@ -18,7 +18,7 @@ from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
 
-_PACKAGE = "thermogov.sim.trees"
+_PACKAGE = "thermogov.sim.emulator.trees"
 TRIP_TYPES = ("active", "passive", "hot", "critical")
 
 
@@ -111,7 +111,7 @@ def tree_shape(board: BoardProfile) -> TreeShape:
     res = resources.files(_PACKAGE).joinpath(f"{board.name}.toml")
     if not res.is_file():
         return TreeShape()
-    where = f"sim/trees/{board.name}.toml"
+    where = f"sim/emulator/trees/{board.name}.toml"
     try:
         data = tomlread.loads(res.read_text(encoding="utf-8"))
     except tomlread.TOMLDecodeError as e:

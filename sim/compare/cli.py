@@ -2,7 +2,7 @@
 
 It validates every scenario, policy and number before simulating anything, so a typo costs an
 exit status 2 and one line, not half an hour of simulation and a half-written CSV.  The work
-itself lives in :mod:`thermogov.sim.compare`; this module only parses and prints.
+itself lives in :mod:`thermogov.sim.compare.compare`; this module only parses and prints.
 
 ``--iso-limit`` is off by default here: the plain rows are the kernel governors as configured
 (what a board ships with), and the iso-limit bisection costs ~7 simulations per baseline and
@@ -26,9 +26,9 @@ from thermogov.cliopts import list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
-from thermogov.sim.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
-from thermogov.sim.oracle import OracleResult
-from thermogov.sim.runner import validate_events
+from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
+from thermogov.sim.compare.oracle import OracleResult
+from thermogov.sim.model.runner import validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
 from thermogov.sim.sweep.executors import EXECUTORS, check_executor, make_executor
 from thermogov.units import parse_duration_s

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from thermogov.board import BoardProfile
 
 if TYPE_CHECKING:
-    from thermogov.sim.calibrate_fit import CalibrationResult
+    from thermogov.sim.calibration.fit import CalibrationResult
 
 
 def board_to_dict(board: BoardProfile) -> dict[str, Any]:

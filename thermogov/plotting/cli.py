@@ -48,7 +48,7 @@ def plot_command(
     runs: tuple[str, ...], out: str | None, labels: list[str], window: float, title: str | None
 ) -> None:
     """Plot runs (run folders or trace CSVs) on one time axis: temperatures, clocks, throughput, power."""
-    from thermogov.plot import load_run, plot_runs, save_figure
+    from thermogov.plotting.figures import load_run, plot_runs, save_figure
 
     if labels and len(labels) != len(runs):
         raise ConfigError(f"--label: {len(labels)} label(s) for {len(runs)} run(s); give one per run or none")

@@ -2,8 +2,8 @@
 
 ``scipy.optimize.least_squares`` on the temperature trajectory of the first ``1 - holdout`` of
 the log, every parameter as a log-ratio to the profile's value with a weak prior (see
-:mod:`thermogov.sim.calibrate_model`).  Leakage is at the model's own temperature but
-linearised (:func:`~thermogov.sim.calibrate_model.leakage_slope`), which keeps the model linear
+:mod:`thermogov.sim.calibration.model`).  Leakage is at the model's own temperature but
+linearised (:func:`~thermogov.sim.calibration.model.leakage_slope`), which keeps the model linear
 in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass.  The held-out
 tail is never looked at until the fitted profile is run open-loop through the whole log by the
 simulator's own plant (:meth:`FitProblem.predict` with ``free=True``); the RMSE on that tail is
@@ -26,9 +26,9 @@ from scipy.optimize import OptimizeResult, least_squares
 
 from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError, LogFormatError
-from thermogov.sim.calibrate_data import LogData, decimate, ffill
-from thermogov.sim.calibrate_inputs import Inputs, derive_inputs, sensor_nodes
-from thermogov.sim.calibrate_model import (
+from thermogov.sim.calibration.data import LogData, decimate, ffill
+from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
+from thermogov.sim.calibration.model import (
     Grid,
     ParamSpec,
     apply_params,
@@ -42,8 +42,8 @@ from thermogov.sim.calibrate_model import (
     slow_mode,
     time_constants,
 )
-from thermogov.sim.calibrate_profile import rename
-from thermogov.sim.calibrate_steady import SteadyState, steady_state
+from thermogov.sim.calibration.profile import rename
+from thermogov.sim.calibration.steady import SteadyState, steady_state
 
 SIGMA_T_C = 0.5  # per-sample temperature noise assumed in the residuals (°C); rescaled by chi²
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)

@@ -24,7 +24,7 @@ import numpy as np
 from thermogov import costmodel
 from thermogov.board import ModelProfile
 from thermogov.config import WorkloadConfig
-from thermogov.sim.latency import LatencyHistogram
+from thermogov.sim.model.latency import LatencyHistogram
 
 
 class ArrivalProcess:

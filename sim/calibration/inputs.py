@@ -7,7 +7,7 @@ format it came from.
 
 Every value describes the board *at its sample instant*; a change between two samples happened
 somewhere in between.  The step inferred from the temperature is therefore placed at the midpoint
-of the two samples that straddle it, and :mod:`thermogov.sim.calibrate_model` interpolates the
+of the two samples that straddle it, and :mod:`thermogov.sim.calibration.model` interpolates the
 power between samples for the same reason.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError, LogFormatError
-from thermogov.sim.calibrate_data import LogData, ffill
+from thermogov.sim.calibration.data import LogData, ffill
 
 STEP_MIN_RISE_K = 2.0  # a smaller rise within the window is not called a load step
 STEP_MIN_FALL_K = 1.5

@@ -7,7 +7,7 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
 1. **Operating points.**  Every OPP combination ``k`` has, from :mod:`thermogov.costmodel`, a
    throughput ``r_k`` (the pipeline rate when a frame is waiting) and a power per thermal node
    ``P_k(T)``: domain idle + dynamic + leakage at the node temperature, rest-of-board, converter
-   loss and battery I²R, the formula of :class:`thermogov.sim.world.SimWorld`.  Points that are no
+   loss and battery I²R, the formula of :class:`thermogov.sim.model.world.SimWorld`.  Points that are no
    faster but draw more in every node at no lower voltage are dropped (they never help).  A
    non-saturating load adds an *idle* point (``r = 0``).
 2. **Time-sharing on a grid.**  The run is cut into ``step_s`` intervals; in interval ``i`` the
@@ -67,9 +67,9 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.protections import throttle_allows_c
-from thermogov.sim.plant import ThermalPlant
-from thermogov.sim.workload import ArrivalProcess, InferenceServer
-from thermogov.sim.world import SimWorld
+from thermogov.sim.model.plant import ThermalPlant
+from thermogov.sim.model.workload import ArrivalProcess, InferenceServer
+from thermogov.sim.model.world import SimWorld
 
 TRIP_C = 85.0
 

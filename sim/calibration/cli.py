@@ -117,7 +117,7 @@ def calibrate_command(
 
     Progress goes to stderr, one line per stage (a long log takes minutes)."""
     from thermogov.board import load_board_file
-    from thermogov.sim.calibrate import calibrate, calibrated_profile_text, load_log_data
+    from thermogov.sim.calibration.calibrate import calibrate, calibrated_profile_text, load_log_data
 
     if not (math.isfinite(holdout) and 0.0 <= holdout < 0.9):
         raise ConfigError(f"--holdout: {holdout:g} must be in [0, 0.9)")

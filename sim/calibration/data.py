@@ -56,7 +56,7 @@ def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
     """Block-average a long log down to at most ``max_samples`` rows.
 
     A 6-hour 1 Hz log has ~20 000 rows but only a few hundred independent ones (see
-    :func:`thermogov.sim.calibrate_fit.effective_samples`); averaging blocks of k rows also
+    :func:`thermogov.sim.calibration.fit.effective_samples`); averaging blocks of k rows also
     averages away the sensor's quantisation.  Utilisation and clock are averaged too, which keeps
     the mean power of a block.  A block's values are means over the block, so its time is the
     mean of its sample times (not the first one): stamping them at the block's start would put

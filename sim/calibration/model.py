@@ -5,7 +5,7 @@ Three things live here, because each is needed both by the fit and by the honest
 * the fitted parameters (:class:`ParamSpec`) and how they are written into a profile;
 * the time grid and the input between samples (:class:`Grid`);
 * the network's response: exact and linear for the fit (:func:`linear_response`), and the
-  simulator's own :class:`~thermogov.sim.plant.ThermalPlant` with leakage at the model's own
+  simulator's own :class:`~thermogov.sim.model.plant.ThermalPlant` with leakage at the model's own
   temperature for the check (:func:`free_run`).
 
 **Inputs between samples.**  A logged clock or load is the board's state at the sample instant;
@@ -32,8 +32,8 @@ import numpy as np
 from scipy.signal import lfilter
 
 from thermogov.board import BoardProfile, DomainProfile, ThermalLink, ThermalNode, ThermalProfile
-from thermogov.sim.calibrate_inputs import Inputs
-from thermogov.sim.plant import ThermalPlant
+from thermogov.sim.calibration.inputs import Inputs
+from thermogov.sim.model.plant import ThermalPlant
 
 THERMAL_PRIOR = math.log(3.0)
 POWER_PRIOR = math.log(2.0)
@@ -185,7 +185,7 @@ def on_grid(samples: np.ndarray, grid: Grid) -> np.ndarray:
 
 
 def domain_power(d: DomainProfile, inputs: Inputs, rows: np.ndarray, temp_c: np.ndarray) -> np.ndarray:
-    """The simulator's formula (``sim/world.py``): idle + dynamic at the logged clock/load + leakage."""
+    """The simulator's formula (``sim/model/world.py``): idle + dynamic at the logged clock/load + leakage."""
     u = inputs.load[d.name][rows]
     f = inputs.freq_hz[d.name][rows]
     v = inputs.volt_v[d.name][rows]
@@ -240,7 +240,7 @@ def leakage_slope(
     conductance amplifies that path until a quarter of the "prediction" is the measurement
     itself, a fit that then fails open-loop.  The exponential's curvature is taken up by
     re-linearising about the previous pass's trajectory (:meth:`FitProblem.predict
-    <thermogov.sim.calibrate_fit.FitProblem.predict>`) with this same, fixed slope.
+    <thermogov.sim.calibration.fit.FitProblem.predict>`) with this same, fixed slope.
     """
     names = board.thermal.node_names()
     idx = {n: i for i, n in enumerate(names)}

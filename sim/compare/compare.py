@@ -6,13 +6,13 @@ two policies see exactly the same frames and the same noise at the same instants
 difference between two rows is the policies' doing, not luck (a paired comparison).
 
 Metrics per run: sustained throughput (the run recorder's steady window) and its ratio to the
-oracle (:mod:`thermogov.sim.oracle`), maximum fused and per-sensor temperature, seconds with the
+oracle (:mod:`thermogov.sim.compare.oracle`), maximum fused and per-sensor temperature, seconds with the
 fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
 in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
 Runs are independent, so they spread over processes or a Dask cluster (the sweep executors).
 
 With ``iso_limit`` every kernel baseline in the comparison also appears as ``<policy>@iso``: the
-same governor with its trip lowered (:mod:`thermogov.sim.isolimit`) until it spends no more time
+same governor with its trip lowered (:mod:`thermogov.sim.compare.isolimit`) until it spends no more time
 above 85 °C than ``hysteresis``, so throughput is compared at the same thermal limit; the trip
 found is the row's ``tuned_trip_c``.  The plain rows stay, so both views are visible.
 """
@@ -34,9 +34,9 @@ from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.governor import TickRecord
 from thermogov.policies import check_policy_name
-from thermogov.sim import isolimit
-from thermogov.sim.oracle import TRIP_C, OracleResult, oracle, steady_window
-from thermogov.sim.runner import simulate
+from thermogov.sim.compare import isolimit
+from thermogov.sim.compare.oracle import TRIP_C, OracleResult, oracle, steady_window
+from thermogov.sim.model.runner import simulate
 from thermogov.sim.scenarios import load_scenario
 from thermogov.sim.sweep.executors import Executor, LocalExecutor
 

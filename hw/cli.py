@@ -1,4 +1,4 @@
-"""Click commands of the real-board backend: ``doctor``, ``run`` and ``restore``.
+"""Click commands of the real-board backend: ``doctor``, ``run``, ``restore`` and ``service``.
 
 ``thermogov/cli.py`` registers these lazily, so a board only imports this world when one of
 them runs.  Every user-actionable problem (config, CLI values, sysfs contents, privileges)
@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
+from thermogov.hw import service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
@@ -230,3 +231,83 @@ def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir
     with BoardLock(sysfs_root, lock_dir, lock_file, state_dir):
         msg = recover(SysfsTree(sysfs_root), Journal(state_dir))
     click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")
+
+
+def _run_steps(plan: Callable[[], list[service.Step]]) -> None:
+    """Bad input (a ThermogovError) goes to the CLI's one-line exit 2; a failure on the way is exit 1."""
+    steps = plan()
+    try:
+        service.apply(steps, click.echo)
+    except service.ServiceRuntimeError as e:
+        click.echo(f"thermogov: error: {e}", err=True)
+        sys.exit(1)
+    except OSError as e:
+        click.echo(f"thermogov: error: {e.filename}: {e.strerror}; check --root and permissions", err=True)
+        sys.exit(1)
+
+
+_install_root_opt = click.option(
+    "--root",
+    type=click.Path(path_type=Path),
+    default=Path("/"),
+    show_default=True,
+    help="Install into this folder instead of the live system (an image, a test).",
+)
+_unit_config_opt = click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path),
+    default=service.DEFAULT_CONFIG,
+    show_default=True,
+    help="Config path on the board; the unit passes it to `thermogov run --config`.",
+)
+
+
+@click.group("service")
+def service_command() -> None:
+    """Install or remove the systemd unit and the example config.
+
+    \b
+    Example (thermogov installed in the venv /opt/thermogov):
+      sudo /opt/thermogov/bin/thermogov service install --enable
+    """
+
+
+@service_command.command("install")
+@_install_root_opt
+@click.option(
+    "--venv",
+    type=click.Path(path_type=Path),
+    help="The venv holding thermogov (ExecStart=<venv>/bin/thermogov). Default: the one running this command.",
+)
+@_unit_config_opt
+@click.option(
+    "--enable", is_flag=True, help="Also run systemctl daemon-reload and enable --now (only with --root /)."
+)
+def install_command(root: Path, venv: Path | None, config: Path, enable: bool) -> None:
+    """Write the unit (pointing at this venv's thermogov) and, if none exists, the example config.
+
+    \b
+    Example:
+      sudo /opt/thermogov/bin/thermogov service install
+      thermogov service install --root /tmp/image --venv /opt/thermogov
+    """
+
+    def plan() -> list[service.Step]:
+        exe = service.venv_exe(venv, root) if venv is not None else service.running_exe()
+        return service.plan_install(root, exe, config, enable)
+
+    _run_steps(plan)
+
+
+@service_command.command("uninstall")
+@_install_root_opt
+@_unit_config_opt
+def uninstall_command(root: Path, config: Path) -> None:
+    """Remove the unit and the config if `service install` wrote them and they are unedited.
+
+    \b
+    Example:
+      sudo /opt/thermogov/bin/thermogov service uninstall
+    """
+    _run_steps(lambda: service.plan_uninstall(root, config))

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from thermogov.board import BoardProfile
-from thermogov.sim.calibrate_data import LogData
-from thermogov.sim.calibrate_inputs import Inputs
-from thermogov.sim.calibrate_model import network, node_power
+from thermogov.sim.calibration.data import LogData
+from thermogov.sim.calibration.inputs import Inputs
+from thermogov.sim.calibration.model import network, node_power
 
 STEADY_WINDOW_S = 600.0  # the measured steady state: mean of the last 10 min under load ...
 STEADY_MIN_TAUS = 4.0  # ... of a load segment at least this many slow time constants long

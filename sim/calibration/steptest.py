@@ -19,7 +19,7 @@ import numpy as np
 
 from thermogov.board import BoardProfile, ThermalLink, ThermalNode, ThermalProfile
 from thermogov.importers.common import ImportedLog, ImportedSample
-from thermogov.sim.plant import ThermalPlant
+from thermogov.sim.model.plant import ThermalPlant
 
 
 def with_thermal(

@@ -19,22 +19,17 @@ line (``thermogov.hw.discovery``).  A shutdown also ends ``emulate`` with exit s
 from __future__ import annotations
 
 import bisect
-import contextlib
-import dataclasses
 import math
 import os
-import signal
 import threading
 import time
 from pathlib import Path
 
-import click
-
 from thermogov.board import BoardProfile
 from thermogov.config import Config
-from thermogov.interfaces import ConfigError, SensorError, ThermogovError
-from thermogov.sim.fakeboard import FakeBoardLayout, build_fake_board, power_off
-from thermogov.sim.world import SimWorld
+from thermogov.interfaces import ConfigError, SensorError
+from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
+from thermogov.sim.model.world import SimWorld
 
 MAX_SPEED = 100.0  # above this a 20 ms wall step is > 2 s of board time: sensors would jump
 
@@ -169,110 +164,3 @@ def check_speed(speed: float) -> None:
             f"--speed: {speed:g} is out of range; give simulated seconds per wall second, "
             f"0 < speed <= {MAX_SPEED:g} (1 = real time)"
         )
-
-
-@click.command(
-    "emulate",
-    epilog="Example: thermogov emulate --sysfs-root /tmp/orin --speed 10 --wall-duration 10m & "
-    "sudo thermogov run --sysfs-root /tmp/orin --board jetson-orin-nano --duration 5m",
-)
-@click.option("--board", default="jetson-orin-nano", show_default=True, help="Board profile to emulate.")
-@click.option(
-    "--sysfs-root", required=True, type=click.Path(file_okay=False), help="Folder to build the tree in."
-)
-@click.option(
-    "--speed",
-    type=click.FloatRange(0.0, MAX_SPEED, min_open=True),
-    metavar="FLOAT",
-    default=1.0,
-    show_default=True,
-    help=f"Simulated seconds per wall second, 0 < speed <= {MAX_SPEED:g}. 1 is real time, what a "
-    "daemon on a board sees; faster runs minutes of board time in seconds (the daemon's own "
-    "trace stays in wall time).",
-)
-@click.option(
-    "--wall-duration",
-    help="Wall-clock time to run (600, 10m, 1h); board time is this times --speed. Default: until Ctrl-C.",
-)
-@click.option("--duration", "old_duration", hidden=True, help="Deprecated name of --wall-duration.")
-@click.option("--ambient", type=float, default=25.0, show_default=True, help="Ambient temperature, °C.")
-@click.option(
-    "--initial-temp", type=float, help="Start every node at this temperature (default: idle steady state)."
-)
-@click.option(
-    "--warm-up",
-    help="Board time to run flat out before the tree goes live (90s, 5m): start hot without waiting.",
-)
-@click.option("--seed", type=int, default=1, show_default=True)
-def emulate_command(
-    board: str,
-    sysfs_root: str,
-    speed: float,
-    wall_duration: str | None,
-    old_duration: str | None,
-    ambient: float,
-    initial_temp: float | None,
-    warm_up: str | None,
-    seed: int,
-) -> None:
-    """Emulate a board behind a fake sysfs tree for `thermogov run --sysfs-root`.
-
-    The tree is shaped like the board's own (thermal zones with their trip points, cpufreq and
-    devfreq with the OPPs the kernel lists, power rails).  When the simulated board shuts down
-    (critical trip, empty battery) the emulator says so in one line, marks the tree
-    POWERED_OFF, removes its sensors and exits 1; a stop (Ctrl-C, --wall-duration) marks it too
-    and exits 0.
-
-    \b
-    Example:
-      thermogov emulate --board rpi5 --sysfs-root /tmp/pi5 &
-      thermogov run --sysfs-root /tmp/pi5 --dry-run
-    """
-    from thermogov.board import load_board
-    from thermogov.units import parse_duration_s
-
-    check_speed(speed)
-    for opt_name, value, lo, hi in (
-        ("--ambient", ambient, -40.0, 60.0),
-        ("--initial-temp", initial_temp, -40.0, 150.0),
-    ):
-        if value is not None and not (math.isfinite(value) and lo <= value <= hi):
-            raise ConfigError(f"{opt_name}: {value:g} is out of range; give °C from {lo:g} to {hi:g}")
-    if old_duration and wall_duration:
-        raise ConfigError("--duration: deprecated alias of --wall-duration; give only --wall-duration")
-    text, opt = (wall_duration, "--wall-duration") if wall_duration else (old_duration, "--duration")
-    wall = parse_duration_s(text, opt) if text else None
-    if old_duration:
-        click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
-    warm = parse_duration_s(warm_up, "--warm-up") if warm_up else 0.0
-    profile = load_board(board)
-    base = Config(board=board, seed=seed)
-    cfg = dataclasses.replace(
-        base, sim=dataclasses.replace(base.sim, ambient_c=ambient, initial_temp_c=initial_temp)
-    )
-    root = Path(sysfs_root)
-    try:
-        emu = Emulator(profile, root, cfg, speed, warm)
-    except OSError as e:
-        raise ThermogovError(f"--sysfs-root: cannot build the tree in {root} ({e.strerror})") from e
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: emu.stop.set())
-    click.echo(f"emulating {profile.name} under {root} at {speed:g}x; ready", err=False)
-    try:
-        reached = emu.run(wall)
-    except OSError as e:  # the tree was removed or made unwritable under us
-        why = f"cannot update {e.filename or root} ({e.strerror})"
-        with contextlib.suppress(OSError):
-            emu.power_off(why)
-        click.echo(f"thermogov: emulator failed: {why}; the emulated board is gone", err=True)
-        raise click.exceptions.Exit(1) from None
-    world = emu.world
-    if world.shutdown_at is not None:
-        why = f"{world.shutdown_reason} after {world.shutdown_at:.1f} s of board time"
-        emu.power_off(why)
-        click.echo(
-            f"thermogov: emulated {profile.name} powered off: {why}; {root} is marked POWERED_OFF", err=True
-        )
-        raise click.exceptions.Exit(1)
-    emu.power_off(f"emulator stopped after {reached:.1f} s of board time")
-    click.echo(f"emulated {reached:.1f} s of board time (stopped); {root} is marked POWERED_OFF")

@@ -21,7 +21,7 @@ from thermogov.governor import Governor, TickRecord
 from thermogov.policies import Policy, PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
-from thermogov.sim.world import SimWorld
+from thermogov.sim.model.world import SimWorld
 
 
 @dataclass

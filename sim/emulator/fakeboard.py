@@ -6,7 +6,7 @@ kHz, devfreq in Hz, hwmon in mV/mA/m°C; kernel Documentation/ABI/testing/sysfs-
 sysfs-class-power, sysfs-class-devfreq, Documentation/admin-guide/pm/cpufreq.rst and
 Documentation/hwmon/sysfs-interface.rst), so ``thermogov run --sysfs-root DIR`` can govern an
 emulated board with no hardware.  The layout comes from the profile's sysfs names and the
-board's tree shape (:mod:`thermogov.sim.trees`), not from the ``hw`` package: sim and hw never
+board's tree shape (:mod:`thermogov.sim.emulator.trees`), not from the ``hw`` package: sim and hw never
 import each other.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from thermogov.board import BoardProfile, DomainProfile
 from thermogov.interfaces import ConfigError
-from thermogov.sim.trees import Rail, TreeShape, tree_shape
+from thermogov.sim.emulator.trees import Rail, TreeShape, tree_shape
 
 POWERED_OFF = "POWERED_OFF"  # root-level marker of a dead tree (thermogov.hw.discovery reads it)
 SENSOR_DIRS = ("sys/class/thermal", "sys/class/hwmon", "sys/class/power_supply")

@@ -1,19 +1,20 @@
-"""Helpers behind ``thermogov sim``: CLI overrides onto a config, progress, the summary table.
+"""``thermogov sim``: the command, CLI overrides onto a config, progress, the summary table.
 
-Kept apart from cli.py so the command module stays a thin router and importing it stays free
-of SimPy (this module imports the simulator only inside ``run_with_progress``).
+``thermogov/cli.py`` registers the command lazily; importing this module stays free of SimPy
+(it imports the simulator only inside the functions that run it).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-from thermogov.cliopts import check_out_dir, load_board_option
+from thermogov.cliopts import BOARD_HELP, board_options, check_out_dir, load_board_option, merge_board
 from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
@@ -94,7 +95,7 @@ def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
 def check_before_run(cfg: Config, out_field: str = "--out") -> None:
     """Everything that would otherwise fail mid-run or after it: the board loads, the policy
     builds against it (``fixed:`` caps inside the OPP range) and the output folder is writable."""
-    from thermogov.sim.runner import build_policy, validate_events
+    from thermogov.sim.model.runner import build_policy, validate_events
 
     board = cfg.load_board()
     validate_events(cfg, board)
@@ -103,7 +104,7 @@ def check_before_run(cfg: Config, out_field: str = "--out") -> None:
 
 
 def run_with_progress(cfg: Config, show: bool = True) -> Any:
-    from thermogov.sim.runner import simulate
+    from thermogov.sim.model.runner import simulate
 
     board = cfg.load_board()
     started = time.monotonic()
@@ -165,3 +166,60 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         click.echo(f"{k:<{width}}  {v}")
     if run_dir is not None:
         click.echo(f"{'run folder':<{width}}  {run_dir}")
+
+
+def _load_config(config_path: str | None) -> Config:
+    from thermogov.config import load_config
+
+    return load_config(config_path) if config_path else Config()
+
+
+@click.command(
+    "sim",
+    epilog="""\b
+Example:
+  thermogov sim --board rpi5 --duration 30m --ambient 35 --policy hysteresis --out traces""",
+)
+@board_options(BOARD_HELP + " Default: jetson-orin-nano.")
+@click.option("--duration", help="Simulated time: 600, 600s, 10m, 1h. Default: 10m.")
+@click.option("--ambient", type=float, help="Ambient temperature in °C. Default: 25.")
+@click.option("--policy", help="Policy name (hysteresis, performance, fixed:<MHz>, ...).")
+@click.option("--seed", type=int, help="Random seed (sensor noise, arrivals). Default: 1.")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (e.g. a run's config.toml)."
+)
+@click.option("--scenario", help="A scenario from sim/scenarios (see `thermogov compare --list`).")
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Folder the run folder goes into. Default: traces."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def sim_command(
+    board: str | None,
+    board_file: str | None,
+    duration: str | None,
+    ambient: float | None,
+    policy: str | None,
+    seed: int | None,
+    config_path: str | None,
+    scenario: str | None,
+    out: str | None,
+    as_json: bool,
+) -> None:
+    """Simulate a board with the governor in the loop and record a run folder."""
+    cfg = _load_config(config_path)
+    cfg = apply_overrides(
+        cfg,
+        board=merge_board(board, board_file),
+        duration=duration,
+        ambient=ambient,
+        policy=policy,
+        seed=seed,
+        scenario=scenario,
+        out=out,
+    )
+    check_before_run(cfg, out_field="--out" if out is not None else "run.out")
+    result = run_with_progress(cfg, show=not as_json)
+    if as_json:
+        click.echo(json.dumps(result.summary, indent=2))
+    else:
+        print_summary(result.summary, result.run_dir)

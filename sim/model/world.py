@@ -17,10 +17,10 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.governor import Telemetry
-from thermogov.sim.domains import SimDomain, ThrottleProtection
-from thermogov.sim.plant import ThermalPlant
-from thermogov.sim.sensors import SimSensor
-from thermogov.sim.workload import InferenceServer
+from thermogov.sim.model.domains import SimDomain, ThrottleProtection
+from thermogov.sim.model.plant import ThermalPlant
+from thermogov.sim.model.sensors import SimSensor
+from thermogov.sim.model.workload import InferenceServer
 
 
 class SimWorld(Telemetry):

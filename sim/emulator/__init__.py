@@ -1,0 +1,1 @@
+"""Emulator: a fake sysfs tree driven by the simulated board, so the real daemon runs against it."""

@@ -1,0 +1,199 @@
+"""Kept-open descriptors (``SysfsTree.keep_open``): per-period reads by ``pread``, re-validated.
+
+The daemon reads its sensors, effective clocks and power rail every period through a descriptor
+kept open; these tests hold it to the promises a fresh ``open`` per read gave: a value is the
+file's value now, a file renamed over (an emulator's atomic rewrite) or a swapped directory is
+seen at the next read, a path that now escapes the root is refused, a FIFO never blocks, and
+nothing is reopened while the file stays the same.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.hw.fakesys import FakeTree, KernelTree
+from thermogov.hw.devices import TempFileSensor
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError
+
+CLASS_TEMP = "sys/class/thermal/thermal_zone0/temp"
+REAL_TEMP = "sys/devices/virtual/thermal/thermal_zone0/temp"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> FakeTree:
+    t = FakeTree(tmp_path / "root")
+    t.zone(0, "cpu-thermal", 47712)
+    return t
+
+
+class CountingOpens:
+    """Counts ``os.open`` calls on one real path (the cost a kept descriptor saves)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, real: str) -> None:
+        self.n = 0
+        real_open = os.open
+
+        def counting(path: str, flags: int, *a: int) -> int:
+            if os.fspath(path) == real:
+                self.n += 1
+            return real_open(path, flags, *a)
+
+        monkeypatch.setattr(os, "open", counting)
+
+
+def kept(st: SysfsTree, rel: str) -> tuple[int, ...]:
+    """The kept entry for ``rel``: (fd, dev, ino, dir_dev, dir_ino), or () before the first read."""
+    return tuple(st._kept[st.resolve(rel)])
+
+
+def test_a_kept_attribute_is_opened_once_and_reads_the_value_now(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    opens = CountingOpens(monkeypatch, st.resolve(CLASS_TEMP))
+    assert st.read_int(CLASS_TEMP) == 47712
+    tree.write(REAL_TEMP, 51000)  # rewritten in place (what a driver's value change looks like)
+    assert st.read_int(CLASS_TEMP) == 51000
+    assert st.read_int(CLASS_TEMP) == 51000
+    assert opens.n == 1
+
+
+def test_a_file_renamed_over_the_kept_one_is_read_at_the_next_read(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    open_fds = len(os.listdir("/proc/self/fd"))
+    new = tree.root / (REAL_TEMP + ".new")
+    new.write_text("88000\n")
+    os.replace(new, tree.root / REAL_TEMP)  # an emulator's atomic rewrite: another inode
+    assert st.read_int(CLASS_TEMP) == 88000
+    fd, _dev, ino, *_ = kept(st, CLASS_TEMP)
+    assert ino == os.fstat(fd).st_ino == os.stat(tree.root / REAL_TEMP).st_ino
+    assert len(os.listdir("/proc/self/fd")) == open_fds  # the old descriptor was closed, not leaked
+
+
+def test_a_rename_over_in_the_same_directory_is_not_resolved_again(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    calls: list[str] = []
+    real_realpath = os.path.realpath
+    monkeypatch.setattr(os.path, "realpath", lambda p, **k: calls.append(p) or real_realpath(p, **k))
+    for v in (50000, 51000):
+        new = tree.root / (REAL_TEMP + ".new")
+        new.write_text(f"{v}\n")
+        os.replace(new, tree.root / REAL_TEMP)
+        assert st.read_int(CLASS_TEMP) == v
+    assert calls == []  # the directory is the one resolved at start: O_NOFOLLOW reopen only
+
+
+@pytest.mark.parametrize("target", ["outside", "inside"])
+def test_a_kept_file_replaced_by_a_symlink_is_resolved_again(
+    tree: FakeTree, tmp_path: Path, target: str
+) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    dest = (tmp_path if target == "outside" else tree.root) / "hot"
+    dest.write_text("99000\n")
+    link = tree.root / (REAL_TEMP + ".lnk")
+    link.symlink_to(dest)
+    os.replace(link, tree.root / REAL_TEMP)
+    if target == "outside":
+        with pytest.raises(SensorError, match=r"ELOOP.*outside the sysfs root"):
+            st.read_int(CLASS_TEMP)
+    else:  # a link inside the root is what resolve() allows at start too
+        assert st.read_int(CLASS_TEMP) == 99000
+
+
+def test_a_directory_swapped_for_a_link_outside_the_root_is_refused(tree: FakeTree, tmp_path: Path) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "temp").write_text("99000\n")
+    zone = tree.root / "sys/devices/virtual/thermal/thermal_zone0"
+    zone.rename(tmp_path / "moved")
+    zone.symlink_to(outside)  # absolute: the recorded path now leads out of the root
+    for _ in range(2):  # refused at the change and on every read after it
+        with pytest.raises(SensorError, match=r"ELOOP.*outside the sysfs root"):
+            st.read_int(CLASS_TEMP)
+    assert (outside / "temp").read_text() == "99000\n"
+
+
+def test_a_directory_swapped_inside_the_root_is_followed_like_a_fresh_open(tree: FakeTree) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    zone = tree.root / "sys/devices/virtual/thermal/thermal_zone0"
+    other = tree.root / "sys/devices/virtual/thermal/other"
+    other.mkdir()
+    (other / "temp").write_text("61000\n")
+    zone.rename(tree.root / "sys/devices/virtual/thermal/old")
+    zone.symlink_to("other")
+    assert st.read_int(CLASS_TEMP) == 61000
+
+
+def test_a_vanished_kept_file_is_an_enoent_reading_and_comes_back(tree: FakeTree) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    (tree.root / REAL_TEMP).unlink()
+    with pytest.raises(SensorError, match="ENOENT"):
+        st.read_int(CLASS_TEMP)
+    tree.write(REAL_TEMP, 50000)
+    assert st.read_int(CLASS_TEMP) == 50000
+
+
+def test_a_fifo_at_a_kept_path_is_never_kept_and_never_blocks(tree: FakeTree) -> None:
+    p = tree.root / REAL_TEMP
+    p.unlink()
+    os.mkfifo(p)
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    for _ in range(2):
+        with pytest.raises(SensorError, match="empty"):
+            st.read_int(CLASS_TEMP)
+    assert kept(st, CLASS_TEMP) == ()
+
+
+def test_close_releases_the_descriptors_and_reads_reopen(tree: FakeTree) -> None:
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    st.read_int(CLASS_TEMP)
+    fd = kept(st, CLASS_TEMP)[0]
+    st.close()
+    with pytest.raises(OSError):
+        os.fstat(fd)
+    tree.write(REAL_TEMP, 52000)
+    assert st.read_int(CLASS_TEMP) == 52000
+
+
+def test_a_path_escaping_the_root_is_not_kept_and_still_refused(tree: FakeTree, tmp_path: Path) -> None:
+    (tmp_path / "t").write_text("42000\n")
+    (tree.root / "sys/class/thermal/thermal_zone9").symlink_to(tmp_path)
+    st = SysfsTree(tree.root)
+    st.keep_open("sys/class/thermal/thermal_zone9/t")
+    assert st._kept == {}
+    with pytest.raises(SensorError, match="outside the sysfs root"):
+        st.read_int("sys/class/thermal/thermal_zone9/t")
+
+
+def test_sensors_read_through_kept_descriptors_and_test_doubles_still_inject_faults(tree: FakeTree) -> None:
+    kt = KernelTree(tree.root)
+    s = TempFileSensor(kt, "cpu", CLASS_TEMP, 1000.0)
+    assert s.read().value_c == pytest.approx(47.712)
+    assert len(kept(kt, CLASS_TEMP)) == 5
+    kt.faults[CLASS_TEMP] = 5  # EIO from the driver
+    with pytest.raises(SensorError, match="EIO"):
+        s.read()

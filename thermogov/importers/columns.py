@@ -1,0 +1,183 @@
+"""What a table column holds, from its header name or from ``--columns``.
+
+Home-made loggers name columns however their author liked: ``CPU Temperature (°C)``, ``tmp``,
+``cpu_temp``, ``clk``, ``arm_freq``, ``thr``, ``throttled``, jtop's ``Temp CPU`` and
+``Power TOT``.  A name is split into lower-case words (units in brackets or suffixes are read
+by :func:`thermogov.importers.quantities.unit_in_name` and removed first) and matched by word,
+not by exact spelling, so ``Temp_CPU``, ``cpu-temp`` and ``CPU Temperature`` all land on the
+cpu sensor.  Names that match nothing are reported, never used by position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from thermogov.importers.quantities import unit_in_name, unit_named
+from thermogov.interfaces import ConfigError
+
+ROLES = ("t", "date", "temp", "freq", "load", "power", "rail", "throttled")
+
+_TIME_WORDS = {
+    "time",
+    "t",
+    "sec",
+    "secs",
+    "seconds",
+    "timestamp",
+    "ts",
+    "epoch",
+    "datetime",
+    "elapsed",
+    "unix",
+}
+_TEMP_WORDS = {"temp", "tmp", "temperature", "temperatures", "thermal", "celsius", "degc", "therm"}
+_FREQ_WORDS = {"freq", "frequency", "clk", "clock", "mhz", "khz", "ghz", "hz"}
+_LOAD_WORDS = {"usage", "load", "util", "utilization", "utilisation", "busy", "percent", "pct", "use", "used"}
+_POWER_WORDS = {"power", "pwr", "watts", "watt", "tot", "total"}
+_THROTTLE_WORDS = {"thr", "throttled", "throttle", "throttling", "get_throttled"}
+_IGNORE_WORDS = {
+    "loadavg",
+    "ram",
+    "swap",
+    "mem",
+    "memory",
+    "fan",
+    "rpm",
+    "pwm",
+    "disk",
+    "uptime",
+    "volt",
+    "voltage",
+}
+_DOMAINS = {
+    "cpu": "cpu",
+    "arm": "cpu",
+    "soc": "soc",
+    "gpu": "gpu",
+    "gr3d": "gpu",
+    "emc": "emc",
+    "core": "cpu",
+}
+_FILLER = {"cur", "current", "measured", "now", "value", "avg", "c", "deg", "in", "of", "the", "cpu0"}
+_RAIL_RE = re.compile(r"^(vdd|pom|vin|vddq|vdd2)_", re.I)
+BOARD_INPUT = {"vdd_in", "pom_5v_in", "vin"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One identified column: role, qualifier (sensor/domain/rail name) and a stated unit."""
+
+    role: str  # one of ROLES, or "" for not imported
+    name: str = ""  # sensor (temp), domain (freq/load), rail name (rail)
+    unit: str | None = None  # unit word from the header or --columns, None = decide by value
+    how: str = "header"  # header | --columns | values
+
+
+def _words(name: str) -> list[str]:
+    bare = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", name)
+    bare = bare.replace("°", " ").replace("%", " percent ")
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", bare)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+def _unit_suffix(words: list[str]) -> tuple[list[str], str | None]:
+    """Strip a trailing unit word (``freq_mhz`` -> freq, MHz)."""
+    if len(words) > 1 and words[-1] in {"c", "mc", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms"}:
+        return words[:-1], words[-1]
+    return words, None
+
+
+def _qualifier(words: list[str], used: set[str], default: str) -> str:
+    rest = [w for w in words if w not in used and w not in _FILLER]
+    for w in rest:
+        if w in _DOMAINS:
+            return _DOMAINS[w]
+    return "_".join(rest) if rest else default
+
+
+def from_header(name: str) -> Column:
+    """The column a header name denotes; role "" when it names nothing we import."""
+    stated = unit_in_name(name)
+    unit = stated[1] if stated else None
+    raw = name.strip()
+    if _RAIL_RE.match(raw) or raw.lower().startswith("power "):
+        rail = raw.split(" ", 1)[1] if raw.lower().startswith("power ") else raw
+        rail = re.sub(r"\s*[\(\[].*$", "", rail).strip()
+        if m := re.fullmatch(r"(.+?)[_ ](mw|w|uw)", rail, re.I):
+            rail, unit = m.group(1), unit or {"mw": "mW", "w": "W", "uw": "µW"}[m.group(2).lower()]
+        if rail.lower() in {"tot", "total", "cur"}:
+            return Column("power", unit=unit or "mW")
+        if rail.lower() in BOARD_INPUT:
+            return Column("power", rail, unit=unit)
+        return Column("rail", rail, unit=unit)
+    words, suffix = _unit_suffix(_words(name))
+    if suffix and unit is None:
+        hit = unit_in_name(f"x ({suffix})")
+        unit = hit[1] if hit else None
+    ws = set(words)
+    if not ws:
+        return Column("")
+    if ws & _THROTTLE_WORDS:
+        return Column("throttled")
+    if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws:
+        return Column("")
+    if (stated and stated[0] == "temp") or ws & _TEMP_WORDS:
+        return Column("temp", _qualifier(words, _TEMP_WORDS, "cpu"), unit)
+    if ws & {"gr3d", "emc"} and unit is None:
+        # tegrastats' GR3D_FREQ / EMC_FREQ are utilisations in % (the clock follows an @)
+        return Column("load", _qualifier(words, _FREQ_WORDS, "gpu"), None)
+    if (stated and stated[0] == "freq") or ws & _FREQ_WORDS:
+        return Column("freq", _qualifier(words, _FREQ_WORDS, "cpu"), unit)
+    if ws & _POWER_WORDS or (stated and stated[0] == "power"):
+        return Column("power", unit=unit)
+    if ws & _LOAD_WORDS or (stated and stated[0] == "load"):
+        return Column("load", _qualifier(words, _LOAD_WORDS, "cpu"), unit)
+    if ws == {"date"}:
+        return Column("date")
+    if ws & _TIME_WORDS:
+        return Column("t", unit=unit)
+    if len(words) == 1 and (m := re.fullmatch(r"(cpu|core|gpu)(\d*)", words[0])):
+        # a bare domain name: jtop's CPU1..CPUn / GPU are loads in %, a home-made `cpu` may be a
+        # temperature: decided from the values (thermogov.importers.table)
+        return Column("load?", _DOMAINS[m.group(1)], unit)
+    return Column("")
+
+
+def parse_columns_option(spec: str) -> dict[str, tuple[str, str, str | None]]:
+    """``t=sec,temp=tmp:mC,freq.gpu=gpu_clk`` -> {column ref: (role, qualifier, unit)}.
+
+    A column ref is a header name (any case) or a 1-based position (``2``) for headerless
+    files.  ConfigError with the fix for anything else.
+    """
+    out: dict[str, tuple[str, str, str | None]] = {}
+    for item in (p.strip() for p in spec.split(",")):
+        if not item:
+            continue
+        if "=" not in item:
+            raise ConfigError(
+                f"--columns: {item!r} is not ROLE=COLUMN; e.g. --columns t=sec,temp=tmp,freq=clk"
+            )
+        key, ref = (x.strip() for x in item.split("=", 1))
+        role, _, qual = key.partition(".")
+        role = role.lower()
+        if role not in ROLES:
+            raise ConfigError(
+                f"--columns: unknown role {role!r}; use {', '.join(ROLES)} (temp.gpu=... names a sensor)"
+            )
+        ref, _, unit = ref.partition(":")
+        if not ref:
+            raise ConfigError(f"--columns: {item!r} names no column; e.g. temp=tmp or temp=2")
+        quantity = {"t": "time", "rail": "power"}.get(role, role)
+        if unit and unit_named(quantity, unit) is None:
+            raise ConfigError(
+                f"--columns: unit {unit!r} is not a unit of {role} (e.g. temp=tmp:mC, freq=clk:kHz)"
+            )
+        default = {"temp": "cpu", "freq": "cpu", "load": "cpu"}.get(role, "")
+        out[ref.lower()] = (role, qual or default, unit or None)
+    if not out:
+        raise ConfigError("--columns: empty; e.g. --columns t=sec,temp=tmp,freq=clk")
+    return out
+
+
+__all__ = ["BOARD_INPUT", "ROLES", "Column", "from_header", "parse_columns_option"]

@@ -1,0 +1,199 @@
+"""jetson-stats (jtop) logs: ``print(jetson.stats)`` dict lines and CSVs of the same keys.
+
+``jetson.stats`` is a flat dict (jetson-stats docs, "jtop.stats"): ``time`` (datetime, jtop 4),
+``uptime``, ``CPU1..CPUn`` (% or ``OFF``), ``GPU`` (%), ``EMC`` (%), ``RAM``/``SWAP``, engines,
+``Fan ...`` (%), ``Temp <zone>`` (°C), ``Power <rail>`` and ``Power TOT`` (mW; jtop 3 wrote
+``power cur``/``power avg``), ``jetson_clocks``, ``nvp model``.  Scripts either print the dict
+once per interval (the ``stats.log`` style, one Python repr per line) or write it with
+``csv.DictWriter`` (jetson-stats' example logger).  Both are mapped key by key here.  jtop 3
+filled ``EMC``/``IRAM`` with the RAM figure (a known quirk): any ``EMC`` outside 0..100 % is
+not a utilisation and is dropped with a note.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import re
+from collections.abc import Mapping
+
+from thermogov.importers.common import (
+    ImportedLog,
+    ImportedSample,
+    board_power,
+    fraction,
+    no_samples_error,
+    rebase,
+    sensor_name,
+)
+from thermogov.importers.stamps import parse_stamp
+
+FMT = "jtop"
+DEFAULT_INTERVAL_S = 1.0  # jtop(interval=1.0), the jetson-stats default
+
+_DT_RE = re.compile(r"datetime\.(datetime|timedelta)\(([^()]*)\)")
+_CPU_RE = re.compile(r"^CPU(\d+)$")
+
+
+def _is_dict_line(line: str) -> bool:
+    s = line.strip()
+    return s.startswith("{") and s.endswith("}") and ("'Temp " in s or "'CPU1'" in s)
+
+
+def _is_jtop_header(line: str) -> bool:
+    cells = [c.strip() for c in line.split(",")]
+    return any(c.startswith("Temp ") for c in cells) and bool(
+        {"CPU1", "GPU", "jetson_clocks", "nvp model"} & set(cells)
+    )
+
+
+def looks_like(text: str) -> bool:
+    """jtop dict lines, or a CSV whose header carries jtop's key names."""
+    lines = [ln for ln in text.splitlines()[:20] if ln.strip()]
+    if not lines:
+        return False
+    if _is_jtop_header(lines[0]):
+        return True
+    return sum(1 for ln in lines if _is_dict_line(ln)) * 2 > len(lines)
+
+
+def _datetime_repr(m: re.Match[str]) -> str:
+    """``datetime.datetime(2024, 1, 2, 3, 4, 5, 600000)`` -> an ISO string literal_eval can read."""
+    if m.group(1) == "timedelta":
+        return "None"
+    parts = [int(p) for p in re.findall(r"-?\d+", m.group(2))] + [0] * 7
+    y, mo, d, h, mi, s, us = parts[:7]
+    return repr(f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}.{us:06d}")
+
+
+def _records(text: str) -> tuple[list[Mapping[str, object]], int]:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if lines and _is_jtop_header(lines[0]):
+        reader = csv.DictReader(io.StringIO("\n".join(lines)))
+        rows = [dict(r) for r in reader]
+        return [r for r in rows if r], 0
+    out: list[Mapping[str, object]] = []
+    bad = 0
+    for ln in lines:
+        try:
+            rec = ast.literal_eval(_DT_RE.sub(_datetime_repr, ln.strip()))
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            bad += 1
+            continue
+        if isinstance(rec, dict):
+            out.append({str(k): v for k, v in rec.items()})
+        else:
+            bad += 1
+    return out, bad
+
+
+def _num(v: object) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dict, dict, float | None]:
+    temps: dict[str, float] = {}
+    loads: dict[str, float] = {}
+    cores: list[float] = []
+    rails: dict[str, float] = {}
+    total: float | None = None
+    for key, raw in rec.items():
+        v = _num(raw)
+        if v is None:
+            continue
+        if key.startswith("Temp "):
+            temps[sensor_name(key[5:])] = v
+        elif _CPU_RE.match(key):
+            cores.append(v)
+        elif key == "GPU":
+            loads["gpu"] = fraction(v)
+        elif key == "EMC":
+            if 0.0 <= v <= 100.0:
+                loads["emc"] = fraction(v)
+            else:
+                notes.add("EMC values are not percentages (jtop 3 copies the RAM figure there): not imported")
+        elif key in ("Power TOT", "power cur"):
+            total = v / 1000.0
+        elif key.startswith("Power "):
+            rails[key[6:]] = v / 1000.0
+    if cores:
+        loads["cpu"] = fraction(sum(cores) / len(cores))
+    return temps, {}, loads, rails, total
+
+
+def parse_text(
+    text: str, source: str = "<text>", *, interval_s: float | None = None, columns: str | None = None
+) -> ImportedLog:
+    """Parse a jtop dict-line log or jtop CSV (``columns`` is accepted for the CLI, unused)."""
+    del columns
+    records, bad = _records(text)
+    if not records:
+        raise no_samples_error(source, "jtop stats records")
+    notes: set[str] = set()
+    for key in ("nvp model", "jetson_clocks"):
+        seen = {str(r[key]) for r in records if key in r}
+        if seen:
+            notes.add(f"{key}: {', '.join(sorted(seen))}")
+    stamps = [parse_stamp(str(r["time"])) if isinstance(r.get("time"), str) else None for r in records]
+    stamped = all(s is not None and s[1] for s in stamps)
+    times: list[float] = []
+    rows = []
+    skipped = bad
+    backwards = 0
+    for i, rec in enumerate(records):
+        if stamped:
+            st = stamps[i]
+            assert st is not None
+            t = st[0]
+            if times and t < times[-1]:
+                backwards += 1
+                skipped += 1
+                continue
+        else:
+            t = len(rows) * (interval_s or DEFAULT_INTERVAL_S)
+        temps, freqs, loads, rails, total = _sample(rec, notes)
+        if not (temps or loads or rails or total is not None):
+            skipped += 1
+            continue
+        times.append(t)
+        rows.append((temps, freqs, loads, rails, total))
+    if not rows:
+        raise no_samples_error(source, "jtop records with temperatures, loads or power")
+    if not stamped:
+        step = interval_s or DEFAULT_INTERVAL_S
+        how = "given" if interval_s else "jtop default; pass --interval if the script slept longer"
+        notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
+    if backwards:
+        notes.add(f"{backwards} record(s) stamped earlier than the previous one skipped")
+    samples = tuple(
+        ImportedSample(
+            t_s=t,
+            temps_c=te,
+            freqs_hz=fq,
+            loads=ld,
+            power_w=tot if tot is not None else board_power(rl, notes),
+            rails_w=rl,
+        )
+        for t, (te, fq, ld, rl, tot) in zip(rebase(times), rows, strict=True)
+    )
+    from thermogov.importers.tegrastats import guess_board
+
+    sensors = {k for s in samples for k in s.temps_c}
+    rails = {k for s in samples for k in s.rails_w}
+    cores = max((sum(1 for k in r if _CPU_RE.match(k)) for r in records), default=0)
+    board = guess_board(rails, sensors, cores, 0)
+    if board is None and {"pll", "ao", "thermal"} <= sensors and cores == 4:
+        board = "jetson-nano"  # Tegra X1 zones (AO/CPU/GPU/PLL/thermal) with 4 cores: a Nano
+    if board is not None:
+        notes.add(f"board_hint {board} inferred from sensor/rail names")
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(sorted(notes)))

@@ -1,0 +1,156 @@
+"""Timestamps as loggers write them: ISO, European and tegrastats dates, `date` in any locale.
+
+A shell loop ``while :; do date; vcgencmd measure_temp; sleep 1; done`` prints ``date`` in the
+board's locale: ``Thu Dec  3 08:23:31 UTC 2026``, ``Do 3. Dez 08:23:31 CET 2026``,
+``jeu. 03 déc. 2026 08:23:31 CET`` (coreutils date(1), the LC_TIME of glibc locales).  Rather
+than one strptime pattern per locale, a stamp is taken apart by token kind: the ``HH:MM:SS``
+clock, a month name (matched by prefix against the month names of the common European
+locales), a 4-digit year, a 1-2 digit day.  Weekday names and zone abbreviations are ignored
+(the axis only needs differences; a zone change mid-log is not representable and rare).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime, timedelta
+
+# Month names of en, de, fr, es, it, nl, pt, pl (C/glibc LC_TIME abbreviations are prefixes).
+_MONTHS: tuple[tuple[str, ...], ...] = (
+    (
+        "january",
+        "januar",
+        "janvier",
+        "enero",
+        "gennaio",
+        "januari",
+        "janeiro",
+        "jan",
+        "ene",
+        "gen",
+        "janv",
+        "sty",
+    ),
+    (
+        "february",
+        "februar",
+        "fevrier",
+        "febrero",
+        "febbraio",
+        "februari",
+        "fevereiro",
+        "feb",
+        "fev",
+        "fevr",
+        "lut",
+    ),
+    ("march", "marz", "mars", "marzo", "maart", "marco", "mar", "mrz", "maa", "mär", "mar"),
+    ("april", "avril", "abril", "aprile", "apr", "avr", "abr", "kwi"),
+    ("may", "mai", "mayo", "maggio", "mei", "maio", "mag", "maj"),
+    ("june", "juni", "juin", "junio", "giugno", "junho", "jun", "giu", "cze"),
+    ("july", "juli", "juillet", "julio", "luglio", "julho", "jul", "juil", "lug", "lip"),
+    ("august", "aout", "agosto", "augustus", "aug", "ago", "sie"),
+    ("september", "septembre", "septiembre", "settembre", "setembro", "sep", "sept", "set", "wrz"),
+    ("october", "oktober", "octobre", "octubre", "ottobre", "outubro", "oct", "okt", "ott", "out", "paz"),
+    ("november", "novembre", "noviembre", "novembro", "nov", "lis"),
+    ("december", "dezember", "decembre", "diciembre", "dicembre", "dezembro", "dec", "dez", "dic", "gru"),
+)
+
+_ISO_RE = re.compile(
+    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T ](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
+)
+_DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}),?\s+(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
+_MDY_RE = re.compile(r"^(\d\d)-(\d\d)-(\d{4})\s+(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)$")  # tegrastats
+_TOD_RE = re.compile(r"^(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
+_CLOCK_IN_RE = re.compile(r"(?<![\d:])(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)(?![\d:])")
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _fold(word: str) -> str:
+    """Lower-case without accents: ``déc.`` -> ``dec``, ``März`` -> ``marz``."""
+    norm = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in norm if c.isalpha() and not unicodedata.combining(c))
+
+
+def month_number(word: str) -> int | None:
+    """1..12 for a month name or abbreviation in any of the locales above, else None."""
+    w = _fold(word)
+    if len(w) < 3:
+        return None
+    for i, names in enumerate(_MONTHS, start=1):
+        for name in names:
+            folded = _fold(name)
+            if folded.startswith(w) or (len(folded) >= 3 and w.startswith(folded)):
+                return i
+    return None
+
+
+def _seconds(dt: datetime) -> float:
+    return (dt - _EPOCH).total_seconds()
+
+
+def _sec(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def parse_stamp(text: str) -> tuple[float, bool] | None:
+    """(seconds, absolute) of one timestamp cell; absolute False means time of day only.
+
+    Absolute stamps are seconds since 1970 on the log's own clock (zone offsets applied when
+    written, e.g. ISO ``+02:00``).  None when the text is no timestamp (never raises).
+    """
+    s = text.strip()
+    try:
+        if m := _ISO_RE.match(s):
+            y, mo, d, h, mi = (int(g) for g in m.groups()[:5])
+            dt = datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))
+            tz = m.group(7)
+            if tz and tz != "Z":
+                sign = 1 if tz[0] == "+" else -1
+                digits = tz[1:].replace(":", "")
+                dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            return _seconds(dt), True
+        if m := _DMY_RE.match(s):
+            d, mo, y, h, mi = (int(g) for g in m.groups()[:5])
+            return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))), True
+        if m := _MDY_RE.match(s):
+            mo, d, y, h, mi = (int(g) for g in m.groups()[:5])
+            return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))), True
+    except ValueError:
+        return None
+    if m := _TOD_RE.match(s):
+        h, mi, sec = int(m.group(1)), int(m.group(2)), _sec(m.group(3))
+        if h > 23 or mi > 59 or sec >= 61:
+            return None
+        return h * 3600 + mi * 60 + sec, False
+    return parse_date_line(s)
+
+
+def parse_date_line(text: str) -> tuple[float, bool] | None:
+    """A ``date``-style line in any of the known locales (see module doc), else None."""
+    clock = _CLOCK_IN_RE.search(text)
+    if clock is None:
+        return None
+    rest = (text[: clock.start()] + " " + text[clock.end() :]).replace(",", " ")
+    month = year = day = None
+    for tok in rest.split():
+        bare = tok.strip(".")
+        if bare.isdigit():
+            if len(bare) == 4 and year is None:
+                year = int(bare)
+            elif len(bare) <= 2 and day is None:
+                day = int(bare)
+            else:
+                return None
+        elif (n := month_number(bare)) is not None:
+            month = n  # the last month word wins: a weekday abbreviation (fr "mar.") comes first
+        elif not re.fullmatch(r"[^\W\d_]+\.?|[+-]\d{4}|[A-Z]{2,5}[+-]?\d*", tok):
+            return None  # not a weekday, zone or month word: this is no date line
+    if month is None or year is None or day is None:
+        return None
+    h, mi, sec = int(clock.group(1)), int(clock.group(2)), _sec(clock.group(3))
+    try:
+        dt = datetime(year, month, day, h, mi) + timedelta(seconds=sec)
+    except ValueError:
+        return None
+    return _seconds(dt), True

@@ -1,0 +1,585 @@
+"""Any delimited or whitespace-column log: Pi loggers, tegrastats-to-CSV scripts, spreadsheets.
+
+The table is found first (delimiter by consistency of the field count, prose and comment lines
+before it skipped, decimal commas when the delimiter is not a comma), then each column is
+identified: by ``--columns``, else by its header name (:mod:`thermogov.importers.columns`),
+else -- headerless files only -- by its values, and the note says which.  Units are decided
+per column by :mod:`thermogov.importers.quantities`.  A file whose columns cannot be identified
+is refused with the columns found and the ``--columns`` option that maps them: a column is
+never taken for something by its position alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from thermogov.importers.columns import Column, from_header, parse_columns_option
+from thermogov.importers.common import (
+    DayClock,
+    ImportedLog,
+    ImportedSample,
+    board_power,
+    no_samples_error,
+    rebase,
+)
+from thermogov.importers.quantities import (
+    FREQ_UNITS,
+    Unit,
+    detect_unit,
+    finite,
+    unit_error,
+    unit_named,
+)
+from thermogov.importers.stamps import parse_stamp
+from thermogov.interfaces import LogFormatError
+
+FMT = "csv"
+DEFAULT_INTERVAL_S = 1.0
+
+_NUM_RE = re.compile(
+    r"^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)\s*(?:'C|°C|ºC|C|MHz|kHz|GHz|Hz|mW|W|%|V)?$"
+)
+_NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
+_LEAD_STAMP_RE = re.compile(
+    r"^(\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?)"
+)
+_DELIMS = (",", ";", "\t", "|", " ")
+_COMMENT = ("#", "//", "%")
+# Raspberry Pi `vcgencmd get_throttled` bits now active: 0x2 arm frequency capped,
+# 0x4 currently throttled, 0x8 soft temperature limit (Raspberry Pi documentation, vcgencmd).
+_PI_THROTTLE_NOW = 0x2 | 0x4 | 0x8
+
+
+@dataclass
+class Table:
+    """The delimited rows of a file, with what it took to find them."""
+
+    header: list[str] | None
+    rows: list[list[str]]
+    delimiter: str
+    decimal_comma: bool
+    preamble: int = 0
+    malformed: int = 0
+    repeated_headers: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _split(line: str, delim: str) -> list[str]:
+    if delim == " ":
+        m = _LEAD_STAMP_RE.match(line.strip())
+        stamp = [m.group(1)] if m else []
+        rest = line.strip()[m.end() :] if m else line.strip()
+        return stamp + rest.split()
+    return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
+
+
+def _candidate_lines(text: str) -> list[str]:
+    return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
+
+
+def _is_number(cell: str, decimal_comma: bool) -> bool:
+    return number(cell, decimal_comma) is not None or cell.strip().lower() in _NONFINITE
+
+
+def number(cell: str, decimal_comma: bool) -> float | None:
+    """A cell as a float (unit suffix allowed: ``48.3'C``, ``1500MHz``); NaN for nan/inf; else None."""
+    c = cell.strip()
+    if c.lower() in _NONFINITE:
+        return float("nan")
+    m = _NUM_RE.match(c)
+    if m is None:
+        return None
+    text = m.group(1)
+    if "," in text:
+        if not decimal_comma:
+            return None
+        text = text.replace(",", ".")
+    return float(text)
+
+
+def _is_data(cells: list[str], decimal_comma: bool) -> bool:
+    """Mostly numbers or timestamps: a data row rather than a header or prose."""
+    filled = [c for c in cells if c]
+    good = sum(
+        1 for c in filled if _is_number(c, decimal_comma) or parse_stamp(c) or c.lower().startswith("0x")
+    )
+    return bool(filled) and good * 2 > len(filled)
+
+
+def sniff(text: str) -> Table | None:
+    """The table in ``text`` (None when no delimiter gives >= 2 consistent columns)."""
+    lines = _candidate_lines(text)
+    if not lines:
+        return None
+    probe = lines[:400]
+    best: tuple[int, int, int] | None = None
+    choice = ""
+    for order, delim in enumerate(_DELIMS):
+        counts = [len(_split(ln, delim)) for ln in probe]
+        mode = statistics.mode(counts)
+        if mode < 2:
+            continue
+        score = (sum(1 for c in counts if c == mode), mode, -order)
+        if best is None or score > best:
+            best, choice = score, delim
+    if best is None or best[0] < max(2, len(probe) // 2):
+        return None
+    delim, width = choice, best[1]
+    decimal_comma = delim != "," and any(re.search(r"(?<![\d,])\d+,\d+(?![\d,])", ln) for ln in probe)
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    table = Table(None, rows, delim, decimal_comma)
+    for ln in lines:
+        cells = _split(ln, delim)
+        if header is None and not rows:
+            if len(cells) != width:
+                table.preamble += 1
+                continue
+            if not _is_data(cells, decimal_comma):
+                header = cells
+                table.header = header
+                continue
+        if header is not None and cells == header:
+            table.repeated_headers += 1
+            continue
+        if len(cells) > width or len(cells) < 2 or not _is_data(cells, decimal_comma):
+            table.malformed += 1
+            continue
+        rows.append(cells + [""] * (width - len(cells)))
+    if not rows:
+        return None
+    return table
+
+
+def looks_like(text: str) -> bool:
+    """A table of at least three rows and two columns, most cells numbers or timestamps."""
+    t = sniff(text)
+    return t is not None and len(t.rows) >= 3
+
+
+# --- column identification -------------------------------------------------------------------
+
+
+@dataclass
+class _Col:
+    index: int
+    label: str  # header name or "#n"
+    col: Column
+    unit: Unit | None = None
+
+
+def _values(rows: list[list[str]], i: int, decimal_comma: bool) -> list[float | None]:
+    return [number(r[i], decimal_comma) if r[i] else None for r in rows]
+
+
+def _stamp_share(rows: list[list[str]], i: int) -> float:
+    cells = [r[i] for r in rows[:200] if r[i]]
+    return sum(1 for c in cells if parse_stamp(c)) / len(cells) if cells else 0.0
+
+
+def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
+    v = finite(vals)
+    if len(v) < 2 or v[-1] <= v[0]:
+        return False
+    steps = [b - a for a, b in itertools.pairwise(v)]
+    return sum(1 for s in steps if s >= 0) >= 0.95 * len(steps)
+
+
+def _touches_bounds(vals: Sequence[float | None]) -> bool:
+    """A utilisation reaches 0 (idle) or 100 % (saturated); a board's temperature does neither."""
+    v = finite(vals)
+    return bool(v) and (min(v) <= 1.0 or max(v) >= 99.5)
+
+
+def _temp_like(vals: Sequence[float | None]) -> bool:
+    u = detect_unit("temp", vals)
+    if u is None:
+        return False
+    med = statistics.median(finite(vals)) * u.factor
+    return 5.0 <= med <= 150.0  # a running board is warmer than 5 °C
+
+
+def _freq_like(vals: Sequence[float | None]) -> bool:
+    u = detect_unit("freq", vals)
+    if u is None or u in FREQ_UNITS[:1]:
+        return False
+    return statistics.median(finite(vals)) * u.factor >= 100e6  # no board here clocks below 100 MHz
+
+
+def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
+    """Identify headerless columns from their values; the note lists every decision."""
+    said: list[str] = []
+    pending = [c for c in cols if c.col.role == "?"]
+    time_col = next((c for c in pending if _stamp_share(rows, c.index) >= 0.9), None)
+    if time_col is None:
+        time_col = next((c for c in pending if _monotonic_numeric(_values(rows, c.index, dc))), None)
+    if time_col is not None:
+        time_col.col = Column("t", how="values")
+        said.append(f"{time_col.label}=t")
+    ambiguous: list[_Col] = []
+    for c in pending:
+        if c is time_col:
+            continue
+        cells = [r[c.index] for r in rows if r[c.index]]
+        if cells and all(x.lower().startswith("0x") for x in cells):
+            c.col = Column("throttled", how="values")
+            said.append(f"{c.label}=throttled (hex flags)")
+            continue
+        vals = _values(rows, c.index, dc)
+        temp, freq = _temp_like(vals), _freq_like(vals)
+        load = detect_unit("load", vals) is not None
+        if freq and not temp:
+            c.col = Column("freq", "cpu", how="values")
+            said.append(f"{c.label}=freq (values {min(finite(vals)):g}..{max(finite(vals)):g})")
+        elif temp and load:
+            ambiguous.append(c)
+        elif temp:
+            c.col = Column("temp", "cpu", how="values")
+            said.append(f"{c.label}=temp")
+        else:
+            c.col = Column("")
+    _resolve_temp_or_load(ambiguous, rows, dc, said)
+    if said:
+        notes.append(
+            "no header: columns identified by their values: " + ", ".join(said) + "; --columns overrides"
+        )
+
+
+def _resolve_temp_or_load(amb: list[_Col], rows: list[list[str]], dc: bool, said: list[str]) -> None:
+    """0..100 columns: the one that reaches 0 or 100 is a load, one that never does a temperature."""
+    if not amb:
+        return
+    if len(amb) == 1 and amb[0].col.role in ("?", "load?") and amb[0].col.how != "header":
+        c = amb[0]
+        c.col = Column("temp", "cpu", how="values")
+        said.append(f"{c.label}=temp (the only temperature-like column)")
+        return
+    touching = [c for c in amb if _touches_bounds(_values(rows, c.index, dc))]
+    calm = [c for c in amb if c not in touching]
+    if len(calm) == 1:
+        calm[0].col = Column("temp", calm[0].col.name or "cpu", how="values")
+        said.append(f"{calm[0].label}=temp (never reaches 0 or 100)")
+        for c in touching:
+            c.col = Column("load", c.col.name or "cpu", how="values")
+            said.append(f"{c.label}=load (reaches 0 or 100 %)")
+        return
+    for c in amb:
+        c.col = Column("")
+        said.append(f"{c.label}=? (temperature or load: cannot tell)")
+
+
+def _columns_found(t: Table) -> str:
+    if t.header:
+        return ", ".join(repr(h) for h in t.header)
+    first = t.rows[0]
+    return ", ".join(f"{i + 1}={c!r}" for i, c in enumerate(first))
+
+
+def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[_Col]:
+    """Every column's role; LogFormatError (columns found + --columns) when nothing is usable."""
+    width = len(t.rows[0])
+    labels = t.header if t.header else [f"#{i + 1}" for i in range(width)]
+    cols = [
+        _Col(i, labels[i], from_header(labels[i]) if t.header else Column("?", how="values"))
+        for i in range(width)
+    ]
+    if spec:
+        mapping = parse_columns_option(spec)
+        lower = [lb.lower() for lb in labels]
+        for ref, (role, qual, unit) in mapping.items():
+            if ref in lower:
+                i = lower.index(ref)
+            elif ref.isdigit() and 1 <= int(ref) <= width:
+                i = int(ref) - 1
+            else:
+                raise LogFormatError(
+                    f"{source}: --columns names column {ref!r}, which the file does not have; "
+                    f"columns found: {_columns_found(t)}"
+                )
+            cols[i].col = Column(role, qual, unit, how="--columns")
+        for c in cols:
+            if c.col.role == "?":
+                c.col = Column("")
+        notes.append("columns mapped by --columns: " + spec)
+    elif not t.header:
+        _by_values(cols, t.rows, t.decimal_comma, notes)
+    ambiguous = [c for c in cols if c.col.role == "load?"]
+    if ambiguous:
+        said: list[str] = []
+        _resolve_temp_or_load(ambiguous, t.rows, t.decimal_comma, said)
+        notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
+    used = {c.col.role for c in cols}
+    if not used & {"temp", "freq", "load", "power", "rail"}:
+        raise LogFormatError(
+            f"{source}: cannot identify the columns (found: {_columns_found(t)}); map them with "
+            "--columns, e.g. --columns t=NAME,temp=NAME,freq=NAME (positions 1,2,... for a headerless file)"
+        )
+    ignored = [c.label for c in cols if not c.col.role]
+    if ignored and t.header:
+        notes.append("column(s) not imported (no field for them): " + ", ".join(ignored))
+    elif ignored:
+        notes.append("column(s) " + ", ".join(ignored) + " not identified: not imported; --columns maps them")
+    return cols
+
+
+def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list[str]) -> Unit | None:
+    role = c.col.role
+    if role in ("t", "date", "throttled", ""):
+        return None
+    quantity = "power" if role == "rail" else role
+    vals = _values(rows, c.index, dc)
+    if not finite(vals):
+        return None
+    stated = unit_named(quantity, c.col.unit) if c.col.unit else None
+    if stated is None and role == "rail":
+        stated = unit_named("power", "mW")  # rails are logged in mW (tegrastats, INA3221 hwmon)
+    detected = detect_unit(quantity, vals)
+    if stated is not None:
+        if detected is None or detected.name == stated.name or c.col.how == "--columns":
+            return stated
+        med = statistics.median(finite(vals))
+        if stated.lo <= med <= stated.hi:
+            return stated
+        notes.append(
+            f"{c.label}: named {stated.name} but the values ({med:g}) are {detected.name}: read as {detected.name}"
+        )
+        return detected
+    if detected is None:
+        raise unit_error(source, c.label, quantity, vals)
+    return detected
+
+
+# --- time axis --------------------------------------------------------------------------------
+
+
+def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> list[float | None]:
+    dc = t.decimal_comma
+    tcol = next((c for c in cols if c.col.role == "t"), None)
+    dcol = next((c for c in cols if c.col.role == "date"), None)
+    n = len(t.rows)
+    if tcol is None:
+        step = interval_s or DEFAULT_INTERVAL_S
+        how = "given" if interval_s else "assumed; pass --interval"
+        notes.append(f"no time column: one row per {step:g} s ({how})")
+        return [i * step for i in range(n)]
+    cells = [((r[dcol.index] + " ") if dcol else "") + r[tcol.index] for r in t.rows]
+    nums = [number(c, dc) for c in cells]
+    if sum(1 for v in nums if v is not None) * 2 > n:
+        vals = finite(nums)
+        med = statistics.median(vals) if vals else 0.0
+        unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
+        if unit is None and med >= 1e11:
+            unit = unit_named("time", "ms")
+            notes.append(f"time column {tcol.label!r}: epoch milliseconds")
+        elif med >= 1e8:
+            notes.append(f"time column {tcol.label!r}: epoch seconds")
+        else:
+            notes.append(
+                f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"
+            )
+        f = unit.factor if unit else 1.0
+        return [v * f if v is not None and v == v else None for v in nums]
+    clock = DayClock()
+    out: list[float | None] = []
+    kinds: set[bool] = set()
+    for c in cells:
+        st = parse_stamp(c)
+        if st is None:
+            out.append(None)
+            continue
+        secs, absolute = st
+        kinds.add(absolute)
+        out.append(secs if absolute else clock.seconds(secs))
+    if kinds == {False}:
+        notes.append(f"time column {tcol.label!r}: time of day only (midnight wraps counted)")
+    elif kinds == {True}:
+        notes.append(f"time column {tcol.label!r}: date and time (log's local clock)")
+    return out
+
+
+def spread_ties(times: list[float]) -> tuple[list[float], int]:
+    """Rows sharing one stamp spread evenly towards the next stamp; (times, rows moved).
+
+    A 1 s-resolution logger writing faster than once a second, or a script stamping a batch of
+    readings at once, repeats the stamp; keeping them stacked would give zero time steps.
+    """
+    out = list(times)
+    moved = 0
+    positive = [b - a for a, b in itertools.pairwise(times) if b > a]
+    typical = statistics.median(positive) if positive else 0.0
+    i = 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and times[j + 1] == times[i]:
+            j += 1
+        k = j - i + 1
+        if k > 1:
+            span = (times[j + 1] - times[i]) if j + 1 < len(times) else typical * k
+            if span > 0:
+                for m in range(1, k):
+                    out[i + m] = round(times[i] + span * m / k, 6)
+                moved += k - 1
+        i = j + 1
+    return out, moved
+
+
+# --- parse ------------------------------------------------------------------------------------
+
+
+def parse_text(
+    text: str,
+    source: str = "<text>",
+    *,
+    columns: str | None = None,
+    interval_s: float | None = None,
+    fmt: str = FMT,
+    table: Table | None = None,
+) -> ImportedLog:
+    """Parse a delimited table log (see module doc)."""
+    t = table or sniff(text)
+    if t is None:
+        raise no_samples_error(source, "table of at least two columns")
+    notes: list[str] = []
+    delim_name = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "whitespace"}[t.delimiter]
+    notes.append(f"{delim_name}-separated table" + (", decimal commas" if t.decimal_comma else ""))
+    if t.preamble:
+        notes.append(f"{t.preamble} line(s) before the table skipped (title/prose)")
+    if t.repeated_headers:
+        notes.append(f"header repeated {t.repeated_headers} time(s) in the file (logger restarted): ignored")
+    cols = identify(t, source, columns, notes)
+    dc = t.decimal_comma
+    for c in cols:
+        c.unit = _unit_for(c, t.rows, dc, source, notes)
+    stated = [f"{c.label}: {c.unit.name}" for c in cols if c.unit is not None]
+    if stated:
+        notes.append("units: " + ", ".join(stated))
+    times = _time_axis(t, cols, notes, interval_s)
+    kept_t: list[float] = []
+    rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]] = []
+    skipped = t.malformed
+    backwards = 0
+    empty: dict[str, int] = {}
+    throttled_rows = flagged = 0
+    for r, tm in zip(t.rows, times, strict=True):
+        if tm is None:
+            skipped += 1
+            continue
+        parsed = _row(r, cols, dc, empty)
+        if parsed is None:
+            skipped += 1
+            continue
+        (temps, freqs, loads, power, rails), thr = parsed
+        if kept_t and tm < kept_t[-1]:
+            backwards += 1
+            skipped += 1
+            continue
+        if thr is not None:
+            throttled_rows += 1
+            flagged += 1 if thr & _PI_THROTTLE_NOW else 0
+        kept_t.append(tm)
+        rows.append((temps, freqs, loads, power, rails))
+    if not rows:
+        raise no_samples_error(source, "usable table rows")
+    if backwards:
+        notes.append(f"{backwards} row(s) earlier than the previous row skipped (clock stepped back)")
+    nonfinite = empty.pop("nan", 0)
+    if nonfinite:
+        notes.append(f"{nonfinite} NaN/inf value(s) not imported (bad data, not a measurement)")
+    for key, k in sorted(empty.items()):
+        label, what = key.split("\t")
+        notes.append(f"{k} row(s) with an empty {label} field: no {what} for them")
+    if throttled_rows:
+        notes.append(
+            f"throttled flags: {flagged} of {throttled_rows} row(s) capped/throttled now (bits 0x2/0x4/0x8); "
+            "not stored as a field, the logged clock shows the effect"
+        )
+    kept_t, tied = spread_ties(kept_t)
+    if tied:
+        notes.append(
+            f"{tied} row(s) shared a timestamp with the previous row: spread evenly up to the next stamp"
+        )
+    power_notes: set[str] = set()
+    samples = tuple(
+        ImportedSample(
+            t_s=tm,
+            temps_c=te,
+            freqs_hz=fq,
+            loads=ld,
+            power_w=pw if pw is not None else board_power(rl, power_notes),
+            rails_w=rl,
+        )
+        for tm, (te, fq, ld, pw, rl) in zip(rebase(kept_t), rows, strict=True)
+    )
+    return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))
+
+
+def _what(col: Column) -> str:
+    noun = {"temp": "temperature", "freq": "clock", "load": "load", "power": "power", "rail": "rail power"}
+    return f"{col.name} {noun.get(col.role, col.role)}".strip()
+
+
+def _row(
+    r: list[str], cols: list[_Col], dc: bool, empty: dict[str, int]
+) -> (
+    tuple[
+        tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]], int | None
+    ]
+    | None
+):
+    temps: dict[str, float] = {}
+    freqs: dict[str, int] = {}
+    load_parts: dict[str, list[float]] = {}
+    rails: dict[str, float] = {}
+    power: float | None = None
+    thr: int | None = None
+    for c in cols:
+        role = c.col.role
+        if role in ("", "t", "date"):
+            continue
+        cell = r[c.index]
+        if not cell:
+            key = f"{c.label}\t{_what(c.col)}"
+            empty[key] = empty.get(key, 0) + 1
+            continue
+        if role == "throttled":
+            try:
+                thr = int(cell, 0)
+            except ValueError:
+                return None
+            continue
+        if cell.upper() in ("OFF", "N/A", "NA", "-", "--"):
+            continue  # jtop and friends print OFF for a power-gated engine
+        v = number(cell, dc)
+        if v is None:
+            return None  # a non-number in a number column: the row is damaged
+        if c.unit is None:
+            continue
+        if not math.isfinite(v):
+            empty["nan"] = empty.get("nan", 0) + 1
+            continue
+        v *= c.unit.factor
+        if role == "temp":
+            temps[c.col.name or "cpu"] = round(v, 6)
+        elif role == "freq":
+            name = c.col.name or "cpu"
+            freqs[name] = max(freqs.get(name, 0), round(v))
+        elif role == "load":
+            load_parts.setdefault(c.col.name or "cpu", []).append(v)
+        elif role == "power":
+            power = round(v, 6)
+        elif role == "rail":
+            rails[c.col.name] = round(v, 6)
+    loads = {k: round(sum(v) / len(v), 9) for k, v in load_parts.items()}
+    if not (temps or freqs or loads or power is not None or rails):
+        return None
+    return (temps, freqs, loads, power, rails), thr
+
+
+__all__ = ["FMT", "Table", "identify", "looks_like", "number", "parse_text", "sniff", "spread_ties"]

@@ -1,0 +1,1 @@
+"""Plots of run folders (``thermogov plot``) and the figures notebooks draw."""
