@@ -22,6 +22,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import math
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -33,7 +35,7 @@ from thermogov.display import figure
 from thermogov.governor import TickRecord
 from thermogov.policies import check_policy_name
 from thermogov.sim.compare import isolimit
-from thermogov.sim.compare.oracle import TRIP_C, OracleResult, oracle
+from thermogov.sim.compare.oracle import TRIP_C, OracleResult, oracle, steady_window
 from thermogov.sim.model.runner import simulate
 from thermogov.sim.scenarios import load_scenario
 from thermogov.sim.sweep.executors import Executor, LocalExecutor
@@ -55,8 +57,12 @@ CSV_COLUMNS = (
     "energy_per_inference_j",
     "p99_ms",
     "cap_changes",
+    "cap_changes_per_min",
+    "fused_std_c",
     "tuned_trip_c",
+    "tuned_params",
     "iso_bound_s",
+    "probes",
     "run_dir",
 )
 
@@ -78,9 +84,23 @@ class RunRow:
     p99_ms: float | None
     cap_changes: int
     run_dir: str
+    #: Standard deviation of the fused reading over the steady window (temperature stability).
+    fused_std_c: float | None = None
+    duration_s: float | None = None
     #: Iso-limit rows only: the trip / control temperature found, and the bound it was held to.
     tuned_trip_c: float | None = None
     iso_bound_s: float | None = None
+    #: Iso-limit rows only: the other knobs the search set (``k=v;k=v``) and how many probes it ran.
+    tuned_params: str | None = None
+    probes: int | None = None
+    #: A probe stopped early because it broke its bound (its throughput is not measured).
+    stopped: bool = False
+
+    @property
+    def cap_changes_per_min(self) -> float | None:
+        if not self.duration_s:
+            return None
+        return 60.0 * self.cap_changes / self.duration_s
 
     @property
     def pct_oracle(self) -> float | None:
@@ -98,6 +118,7 @@ class RunRow:
         values = {
             **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
             "pct_oracle": self.pct_oracle,
+            "cap_changes_per_min": self.cap_changes_per_min,
             "hottest_sensor_c": self.hottest_sensor_c,
             "max_sensor_c": sensors,
         }
@@ -108,14 +129,35 @@ def _round(v: Any) -> Any:
     return round(v, 4) if isinstance(v, float) else v
 
 
-class _TickMeter:
-    """Seconds above the trip and under the hard-limit override, from the governor's ticks."""
+class ProbeStopped(Exception):
+    """Raised from the tick hook to end a probe that has already broken its bound."""
 
-    def __init__(self, trip_c: float) -> None:
+
+class _TickMeter:
+    """Seconds above the trip and under the hard-limit override, and the steady window's spread.
+
+    With ``stop_above_s`` / ``stop_limit_s`` it raises :class:`ProbeStopped` as soon as either
+    total passes its bound: a tuning probe that has broken the bound cannot win, so the rest of
+    its simulation is wasted.
+    """
+
+    def __init__(
+        self,
+        trip_c: float,
+        window_start_s: float = math.inf,
+        stop_above_s: float | None = None,
+        stop_limit_s: float | None = None,
+    ) -> None:
         self.trip_c = trip_c
         self.above_s = 0.0
         self.limit_s = 0.0
         self._last: TickRecord | None = None
+        self._start = window_start_s
+        self._n = 0
+        self._sum = 0.0
+        self._sq = 0.0
+        self._stop_above = stop_above_s
+        self._stop_limit = stop_limit_s
 
     def __call__(self, rec: TickRecord) -> None:
         last = self._last
@@ -126,6 +168,21 @@ class _TickMeter:
             if "hard_limit:" in last.event:
                 self.limit_s += dt
         self._last = rec
+        if rec.t_s >= self._start and rec.fused_c is not None:
+            self._n += 1
+            self._sum += rec.fused_c
+            self._sq += rec.fused_c * rec.fused_c
+        if (self._stop_above is not None and self.above_s > self._stop_above + 1e-9) or (
+            self._stop_limit is not None and self.limit_s > self._stop_limit + 1e-9
+        ):
+            raise ProbeStopped
+
+    @property
+    def fused_std_c(self) -> float | None:
+        if self._n < 2:
+            return None
+        mean = self._sum / self._n
+        return math.sqrt(max(self._sq / self._n - mean * mean, 0.0))
 
 
 def safe_name(text: str) -> str:
@@ -142,12 +199,42 @@ def run_policy(
     oracle_ips: float | None = None,
     label: str | None = None,
     run_id: str | None = None,
+    *,
+    stop_above_s: float | None = None,
+    stop_limit_s: float | None = None,
 ) -> RunRow:
-    """Simulate one policy on ``config``'s world, writing its run folder under ``out_dir``."""
+    """Simulate one policy on ``config``'s world, writing its run folder under ``out_dir``.
+
+    With ``stop_above_s`` / ``stop_limit_s`` (tuning probes) the run ends as soon as it spends
+    more than that above the trip / at a hard limit; the row then has ``stopped`` set, no
+    throughput, and its half-written folder is removed.
+    """
     cfg = dataclasses.replace(config, policy=policy)
     board = cfg.load_board()
-    meter = _TickMeter(TRIP_C)
-    res = simulate(cfg, board, out_dir, run_id=run_id or safe_name(policy), on_tick=meter)
+    meter = _TickMeter(TRIP_C, steady_window(cfg)[0], stop_above_s, stop_limit_s)
+    rid = run_id or safe_name(policy)
+    try:
+        res = simulate(cfg, board, out_dir, run_id=rid, on_tick=meter)
+    except ProbeStopped:
+        shutil.rmtree(Path(out_dir) / rid, ignore_errors=True)
+        return RunRow(
+            scenario=label if label is not None else cfg.sim.scenario,
+            board=board.name,
+            policy=policy,
+            seed=cfg.seed,
+            ambient_c=cfg.sim.ambient_c,
+            sustained_ips=None,
+            oracle_ips=oracle_ips,
+            max_fused_c=None,
+            max_sensor_c={},
+            above_trip_s=round(meter.above_s, 3),
+            hard_limit_s=round(meter.limit_s, 3),
+            energy_per_inference_j=None,
+            p99_ms=None,
+            cap_changes=0,
+            run_dir="",
+            stopped=True,
+        )
     s = res.summary
     inferences = s.get("inferences_total")
     energy = s.get("energy_j")
@@ -168,6 +255,8 @@ def run_policy(
         p99_ms=lat.get("p99"),
         cap_changes=int(s.get("cap_changes", 0)),
         run_dir=str(res.run_dir),
+        fused_std_c=meter.fused_std_c,
+        duration_s=cfg.sim.duration_s,
     )
 
 
@@ -187,29 +276,45 @@ def iso_run(
     label: str,
     bound_s: float,
     plain: RunRow | None = None,
+    limit_bound_s: float = 0.0,
 ) -> RunRow:
-    """``policy`` re-tuned to the iso limit on ``config``'s world, as a ``<policy>@iso`` row.
+    """``policy`` tuned at the iso limit on ``config``'s world, as a ``<policy>@iso`` row.
 
+    :func:`isolimit.search` picks the knobs; every probe stops as soon as it breaks the bound.
     ``plain`` (the untuned run of the same policy, when its trip is already the grid's top)
     seeds the cache, so the top of the grid is not simulated twice.  Each probe gets its own
-    run folder (``<policy>-iso-<trip>``) so they do not overwrite each other or the plain run.
+    run folder (``<policy>-iso-<n>``) so they do not overwrite each other or the plain run.
     """
     cache: dict[float, RunRow] = {}
     if plain is not None and isolimit.current_trip(config, policy) == isolimit.HIGH_C:
         cache[isolimit.HIGH_C] = plain
+    count = [0]
 
-    def probe(trip_c: float) -> RunRow:
-        cfg = isolimit.with_trip(config, policy, trip_c)
-        run_id = f"{safe_name(policy)}-iso-{trip_c:g}"
-        return run_policy(cfg, policy, out_dir, oracle_ips, label, run_id=run_id)
+    def probe(trip_c: float, knobs: dict[str, Any]) -> RunRow:
+        cfg = isolimit.with_knobs(config, policy, trip_c, knobs)
+        count[0] += 1
+        run_id = f"{safe_name(policy)}-iso-{count[0]}"
+        return run_policy(
+            cfg, policy, out_dir, oracle_ips, label, run_id, stop_above_s=bound_s, stop_limit_s=limit_bound_s
+        )
 
-    res = isolimit.tune(probe, bound_s, cache=cache)
+    res = isolimit.search(probe, policy, config, config.load_board(), bound_s, limit_bound_s, cache=cache)
+    row = res.row
+    if row.stopped:  # nothing kept the bound: show the lowest trip's whole run, marked missed
+        cfg = isolimit.with_knobs(config, policy, res.trip_c, res.params)
+        row = run_policy(cfg, policy, out_dir, oracle_ips, label, f"{safe_name(policy)}-iso-missed")
+    params = ";".join(f"{k}={v}" for k, v in sorted(res.params.items())) or None
     return dataclasses.replace(
-        res.row, policy=isolimit.iso_label(policy), tuned_trip_c=res.trip_c, iso_bound_s=bound_s
+        row,
+        policy=isolimit.iso_label(policy),
+        tuned_trip_c=res.trip_c,
+        iso_bound_s=bound_s,
+        tuned_params=params,
+        probes=len(res.probes),
     )
 
 
-def _iso_job(args: tuple[Config, str, Path, float | None, str, float, RunRow | None]) -> RunRow:
+def _iso_job(args: tuple[Config, str, Path, float | None, str, float, RunRow | None, float]) -> RunRow:
     return iso_run(*args)
 
 
@@ -295,6 +400,7 @@ def _add_iso_rows(
             label,
             isolimit.bound_from(rows, label),
             plain.get((label, p)),
+            isolimit.limit_bound_from(rows, label),
         )
         for label, cfg in configs
         for p in tunable
@@ -352,7 +458,8 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
     out: list[str] = []
     head = (
         f"{'policy':<20} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
-        f"{'>trip s':>7} {'limit s':>7} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7} {'trip':>5}"
+        f"{'>trip s':>7} {'limit s':>7} {'std °C':>6} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7} "
+        f"{'chg/min':>7} {'trip':>5}"
     )
     for scen in dict.fromkeys(r.scenario for r in rows):
         block = [r for r in rows if r.scenario == scen]
@@ -368,8 +475,9 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
             out.append(
                 f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
                 f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
-                f"{_fmt(r.hard_limit_s):>7} {_fmt(epi):>7} {_fmt(r.p99_ms):>7} {r.cap_changes:>7}"
-                f" {_trip_txt(r):>5}"
+                f"{_fmt(r.hard_limit_s):>7} {_fmt(r.fused_std_c):>6} {_fmt(epi):>7} {_fmt(r.p99_ms):>7} "
+                f"{r.cap_changes:>7} {_fmt(r.cap_changes_per_min):>7} {_trip_txt(r):>5}"
+                + (f" {r.tuned_params}" if r.tuned_params else "")
             )
         out.append("")
     return "\n".join(out).rstrip() + "\n"

@@ -17,16 +17,28 @@ simulations, and it keeps two invariants that make the answer checkable: the rep
 simulated and passed, and the grid point 0.5 °C above it was simulated and failed (or the
 trip is the top of the grid).  Time above the trip is not exactly monotone in the trip (sensor
 noise, dither), so "highest" means the boundary bisection lands on, not a global search.
+
+:func:`search` is what a careful integrator does after that (the audit of issue 13 found the
+bisection's 76 °C on orin-long-1h where 77 °C also held, and IPA's estimated sustainable power
+far from the best): it scans the grid points from 1 °C below to 2 °C above the bisection's answer, and for
+``power_allocator`` tries ``sustainable_power_mw`` over a grid scaled to the board's own
+full-load power and the PID gains around the kernel's estimate for it, then rescans the trip.
+The best *throughput* among the probes that keep the bound wins.  A probe that breaks the
+bound cannot win, so the caller's probe stops simulating it the moment it does
+(``early stop``): most failing probes end minutes into the run.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from thermogov.board import BoardProfile
 from thermogov.config import Config
+from thermogov.policies.ipa_math import PidConstants, estimate_pid_constants
 
 #: Policies whose throttling threshold is a parameter the integrator sets.
 TUNABLE = ("step_wise", "bang_bang", "power_allocator")
@@ -145,6 +157,154 @@ def tune(
     return IsoResult(trip_c=trip, row=rows[trip], met=met, bound_s=bound_s, probes=probes)
 
 
+#: How far above the bisection's answer :func:`search` rescans the trip (°C).
+SCAN_UP_C = 2.0
+#: ... and below it (°C).
+SCAN_DOWN_C = 1.0
+#: ``sustainable_power_mw`` candidates, as fractions of the board's full-load domain power.
+SUSTAINABLE_FRACTIONS = (0.25, 0.35, 0.45, 0.6, 0.8)
+#: PID gain multipliers around the kernel's estimate: (proportional, integral).
+GAIN_STEPS = ((0.5, 1.0), (2.0, 1.0), (1.0, 0.25), (1.0, 4.0))
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    above_trip_s: float
+    row: Any
+
+
+@dataclass
+class SearchResult:
+    """The winning setting, its row, and every probe as (setting text, row)."""
+
+    trip_c: float
+    params: dict[str, Any]
+    row: Any
+    met: bool
+    bound_s: float
+    probes: list[tuple[str, Any]] = field(default_factory=list)
+
+
+def with_knobs(config: Config, policy: str, trip_c: float, knobs: dict[str, Any]) -> Config:
+    """``config`` with ``policy``'s trip at ``trip_c`` and ``knobs`` (policy parameters) set."""
+    cfg = with_trip(config, policy, trip_c)
+    params = {**cfg.policies[policy], **knobs}
+    return dataclasses.replace(cfg, policies={**cfg.policies, policy: params})
+
+
+def full_load_mw(board: BoardProfile) -> int:
+    """Every domain at its top OPP with every core busy, at 85 °C: the scale of IPA's budget."""
+    from thermogov import costmodel
+
+    total = 0.0
+    for d in board.domains:
+        total += costmodel.domain_power_w(d, d.opp_hz[-1], float(d.cores), 85.0)
+    return max(round(total * 1000.0), 1)
+
+
+def pid_gains(
+    config: Config, trip_c: float, sustainable_mw: int, p_mult: float, i_mult: float
+) -> dict[str, int]:
+    """The kernel's estimated gains for ``sustainable_mw`` at ``trip_c``, scaled by the multipliers."""
+    params = with_trip(config, "power_allocator", trip_c).policies["power_allocator"]
+    k = PidConstants()
+    control, switch_on = float(params["control_c"]), float(params["switch_on_c"])
+    estimate_pid_constants(k, sustainable_mw, round(switch_on * 1000), round(control * 1000))
+    return {
+        "k_po": max(round(k.k_po * p_mult), 1),
+        "k_pu": max(round(k.k_pu * p_mult), 1),
+        "k_i": max(round(k.k_i * i_mult), 1),
+    }
+
+
+def passes(row: Any, bound_s: float, limit_bound_s: float = 0.0) -> bool:
+    """A probe keeps the limit: no more time above the trip nor at a hard limit than the bound."""
+    return (
+        not getattr(row, "stopped", False)
+        and float(row.above_trip_s) <= bound_s + 1e-9
+        and float(row.hard_limit_s) <= limit_bound_s + 1e-9
+        and row.sustained_ips is not None
+    )
+
+
+def search(
+    probe: Callable[[float, dict[str, Any]], Any],
+    policy: str,
+    config: Config,
+    board: BoardProfile,
+    bound_s: float,
+    limit_bound_s: float = 0.0,
+    *,
+    cache: dict[float, Any] | None = None,
+) -> SearchResult:
+    """The best setting of ``policy``'s main knobs that keeps the bound (see the module docstring).
+
+    ``probe(trip_c, knobs)`` simulates one setting and returns a row (``above_trip_s``,
+    ``hard_limit_s``, ``sustained_ips``, optionally ``stopped``); ``cache`` seeds the trip
+    bisection with runs at default knobs (trip -> row).
+    """
+    seen: dict[tuple[float, tuple[tuple[str, Any], ...]], Any] = {}
+    order: list[tuple[str, Any]] = []
+
+    def run(trip: float, knobs: dict[str, Any]) -> Any:
+        key = (trip, tuple(sorted(knobs.items())))
+        if key not in seen:
+            row = probe(trip, knobs)
+            seen[key] = row
+            text = ",".join([f"trip={trip:g}", *(f"{k}={v}" for k, v in sorted(knobs.items()))])
+            order.append((text, row))
+        return seen[key]
+
+    def ok(row: Any) -> bool:
+        return passes(row, bound_s, limit_bound_s)
+
+    def best() -> tuple[float, dict[str, Any], Any] | None:
+        good = [(k, r) for k, r in seen.items() if ok(r)]
+        if not good:
+            return None
+        (trip, knobs), row = max(good, key=lambda kr: (kr[1].sustained_ips, kr[0][0]))
+        return trip, dict(knobs), row
+
+    def scan_up(trip: float, knobs: dict[str, Any]) -> None:
+        # From SCAN_DOWN_C below to SCAN_UP_C above: just under a boundary the throughput is
+        # flat within noise, so the best may be a step or two below the highest passing trip.
+        for t in grid(max(trip - SCAN_DOWN_C, LOW_C), min(trip + SCAN_UP_C, HIGH_C)):
+            run(t, knobs)
+
+    for t, r in (cache or {}).items():
+        seen[(t, ())] = r
+        order.append((f"trip={t:g}", r))
+
+    def judged(row: Any) -> _Judged:
+        # The bisection looks at one number: make a hard-limit failure count as above the trip.
+        return _Judged(row.above_trip_s if ok(row) else math.inf, row)
+
+    bis = tune(
+        lambda t: judged(run(t, {})), bound_s, cache={t: judged(r) for (t, k), r in seen.items() if not k}
+    )
+    if bis.met:
+        # The bisection's own invariant proves nothing above it (time above the trip is not
+        # monotone in the trip): a few grid points up, cheap because failures stop early.
+        scan_up(bis.trip_c, {})
+    if policy == "power_allocator" and bis.met:
+        trip, _, _ = best() or (bis.trip_c, {}, bis.row)
+        scale = full_load_mw(board)
+        for f in SUSTAINABLE_FRACTIONS:
+            run(trip, {"sustainable_power_mw": max(round(scale * f / 100.0) * 100, 100)})
+        trip, knobs, _ = best() or (trip, {}, None)
+        if "sustainable_power_mw" in knobs:
+            for pm, im in GAIN_STEPS:
+                gains = pid_gains(config, trip, int(knobs["sustainable_power_mw"]), pm, im)
+                run(trip, {"sustainable_power_mw": knobs["sustainable_power_mw"], **gains})
+            trip, knobs, _ = best() or (trip, knobs, None)
+        scan_up(trip, knobs)
+    found = best()
+    if found is None:
+        return SearchResult(bis.trip_c, {}, bis.row.row, False, bound_s, order)
+    trip, knobs, row = found
+    return SearchResult(trip, knobs, row, True, bound_s, order)
+
+
 def bound_from(rows: list[Any], scenario: str) -> float:
     """The iso-limit bound for ``scenario``: ``hysteresis``'s seconds above the trip there."""
     for r in rows:
@@ -153,19 +313,38 @@ def bound_from(rows: list[Any], scenario: str) -> float:
     return DEFAULT_BOUND_S
 
 
+def limit_bound_from(rows: list[Any], scenario: str) -> float:
+    """Seconds at a hard limit the baseline may spend: ``hysteresis``'s there (a spike costs all)."""
+    for r in rows:
+        if r.scenario == scenario and r.policy == "hysteresis":
+            return float(r.hard_limit_s)
+    return 0.0
+
+
 __all__ = [
     "DEFAULT_BOUND_S",
+    "GAIN_STEPS",
     "HIGH_C",
     "ISO_SUFFIX",
     "LOW_C",
+    "SCAN_DOWN_C",
+    "SCAN_UP_C",
     "STEP_C",
+    "SUSTAINABLE_FRACTIONS",
     "TUNABLE",
     "IsoResult",
+    "SearchResult",
     "bound_from",
     "current_trip",
+    "full_load_mw",
     "grid",
     "is_tunable",
     "iso_label",
+    "limit_bound_from",
+    "passes",
+    "pid_gains",
+    "search",
     "tune",
+    "with_knobs",
     "with_trip",
 ]

@@ -64,18 +64,78 @@ def test_tuned_step_wise_respects_the_hysteresis_bound(grid_rows: list[RunRow]) 
 
 
 @pytest.mark.parametrize("policy", ["step_wise@iso", "power_allocator@iso"])
-def test_tuned_trip_is_the_highest_passing_one(grid_rows: list[RunRow], policy: str, tmp_path: Path) -> None:
-    """Running the grid point 0.5 °C above the tuned trip must break the bound (unless at 85)."""
+def test_tuned_setting_reproduces_and_nothing_scanned_above_it_is_better(
+    grid_rows: list[RunRow], policy: str, tmp_path: Path
+) -> None:
+    """The reported knobs, run again, give the row; a trip 0.5 °C up breaks the bound or is no faster."""
     iso = _by_policy(grid_rows)[policy]
-    assert iso.tuned_trip_c is not None and iso.iso_bound_s is not None
+    assert iso.tuned_trip_c is not None and iso.iso_bound_s is not None and iso.probes
     assert iso.tuned_trip_c <= 85.0
     assert (2 * iso.tuned_trip_c) == int(2 * iso.tuned_trip_c)  # on the 0.5 °C grid
+    name = policy.removesuffix("@iso")
+    knobs = dict(kv.split("=") for kv in iso.tuned_params.split(";")) if iso.tuned_params else {}
+    knobs_typed = {k: int(v) for k, v in knobs.items()}
+    base = short("orin-steady-25", DURATION_S)
+    again = run_policy(isolimit.with_knobs(base, name, iso.tuned_trip_c, knobs_typed), name, tmp_path / "a")
+    assert again.sustained_ips == iso.sustained_ips and again.above_trip_s == iso.above_trip_s
     if iso.tuned_trip_c == 85.0:
         return
-    name = policy.removesuffix("@iso")
-    cfg = isolimit.with_trip(short("orin-steady-25", DURATION_S), name, iso.tuned_trip_c + 0.5)
-    above = run_policy(cfg, name, tmp_path).above_trip_s
-    assert above > iso.iso_bound_s
+    cfg = isolimit.with_knobs(base, name, iso.tuned_trip_c + 0.5, knobs_typed)
+    up = run_policy(cfg, name, tmp_path / "b")
+    assert up.above_trip_s > iso.iso_bound_s or (up.sustained_ips or 0.0) <= (iso.sustained_ips or 0.0)
+
+
+def test_a_probe_stops_as_soon_as_it_breaks_the_bound(tmp_path: Path) -> None:
+    cfg = short("orin-steady-25", DURATION_S)
+    full = run_policy(cfg, "step_wise", tmp_path / "full")
+    assert full.above_trip_s > 5.0, "plain step_wise must overshoot here, or this tests nothing"
+    cut = run_policy(cfg, "step_wise", tmp_path / "cut", run_id="cut", stop_above_s=1.0)
+    assert cut.stopped and cut.sustained_ips is None
+    assert 1.0 < cut.above_trip_s < full.above_trip_s  # it ended soon after passing the bound
+    assert not (tmp_path / "cut" / "cut").exists()  # no half-written run folder is left
+
+
+def _fake_row(above: float, ips: float, limit: float = 0.0) -> SimpleNamespace:
+    return SimpleNamespace(above_trip_s=above, hard_limit_s=limit, sustained_ips=ips, stopped=False)
+
+
+def test_search_finds_a_passing_trip_above_the_bisection_boundary() -> None:
+    """Time above the trip is not monotone: 76.5 fails, 77 holds (the audit's orin-long-1h case)."""
+
+    def probe(trip: float, knobs: dict) -> SimpleNamespace:  # type: ignore[type-arg]
+        fails = trip >= 77.5 or trip == 76.5
+        return _fake_row(5.0 if fails else 0.0, 100.0 + trip)
+
+    res = isolimit.search(probe, "step_wise", Config(), Config().load_board(), 0.0)
+    assert res.met and res.trip_c == 77.0 and res.row.sustained_ips == 177.0
+
+
+def test_search_tunes_ipa_sustainable_power_and_gains() -> None:
+    """Throughput peaks at one sustainable power and a doubled proportional gain: both are found."""
+    board = Config().load_board()
+    scale = isolimit.full_load_mw(board)
+    target = max(round(scale * isolimit.SUSTAINABLE_FRACTIONS[2] / 100.0) * 100, 100)
+    best_gain = isolimit.pid_gains(Config(), 80.0, target, 2.0, 1.0)["k_po"]
+
+    def probe(trip: float, knobs: dict) -> SimpleNamespace:  # type: ignore[type-arg]
+        ips = 100.0 - abs(trip - 80.0)
+        if "sustainable_power_mw" in knobs:
+            ips += 10.0 - abs(knobs["sustainable_power_mw"] - target) / 1000.0
+        if knobs.get("k_po") == best_gain:
+            ips += 1.0
+        return _fake_row(0.0 if trip <= 80.0 else 3.0, ips)
+
+    res = isolimit.search(probe, "power_allocator", Config(), board, 0.0)
+    assert res.met and res.trip_c == 80.0
+    assert res.params["sustainable_power_mw"] == target and res.params["k_po"] == best_gain
+
+
+def test_search_prefers_throughput_and_respects_the_hard_limit_bound() -> None:
+    def probe(trip: float, knobs: dict) -> SimpleNamespace:  # type: ignore[type-arg]
+        return _fake_row(0.0, 100.0 + trip, limit=1.0 if trip > 70.0 else 0.0)
+
+    res = isolimit.search(probe, "bang_bang", Config(), Config().load_board(), 0.0, 0.0)
+    assert res.met and res.trip_c == 70.0
 
 
 def test_csv_has_the_tuned_trip_column(grid_rows: list[RunRow], tmp_path: Path) -> None:

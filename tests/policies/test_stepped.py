@@ -95,14 +95,45 @@ def test_a_one_sample_spike_costs_one_rung_and_no_climb_on_it() -> None:
     assert est.level_c == pytest.approx(80.0, abs=0.01) and not est.anomaly
 
 
-def test_sensor_near_its_hard_limit_forces_a_rung_down() -> None:
+def test_a_sensor_predicted_to_reach_its_hard_limit_forces_rungs_down() -> None:
     ctx = ctx_for()
     p = _stepped()
-    readings = {"cpu": 80.0, "gpu": 80.0, "battery": 59.0}  # battery 1 °C under its 60 °C limit
-    d = p.decide(inp(0.0, 78.0, ctx, readings=readings))
-    assert _rung(p, d.caps_hz) == p.top - 1
-    d = p.decide(inp(0.1, 78.0, ctx, readings=readings))  # then one rung per limit_dwell_s
-    assert _rung(p, d.caps_hz) == p.top - 1
+    rungs = []
+    for i in range(300):  # battery rising 0.1 °C/s from 57: it would pass 60 °C within the horizon
+        readings = {"cpu": 80.0, "gpu": 80.0, "battery": 57.0 + 0.01 * i}
+        d = p.decide(inp(i * 0.1, 78.0, ctx, readings=readings))
+        rungs.append(_rung(p, d.caps_hz))
+    # from 10 s on, level + 20 s of slope is past the limit: never a rung up from then
+    moves = [a - b for a, b in itertools.pairwise(rungs[120:])]
+    assert min(moves) >= 0
+    assert rungs[-1] <= rungs[120] - 2  # and at least one rung down per limit_dwell_s
+
+
+def test_a_slow_sensor_near_its_limit_is_regulated_not_walked_down() -> None:
+    """A battery whose equilibrium at full clocks is over its limit settles under its margin.
+
+    Proximity alone used to hold a guard on (no rung up, one down per 10 s) and let it go again:
+    on a slow sensor that walked the ladder down and back, the fused value 7-10 °C under its set
+    point.  Now the battery is a regulated output: it settles within ~0.5 °C under
+    ``limit - limit_margin_c`` on an intermediate rung, and the rung does not cycle to the bottom.
+    """
+    ctx = ctx_for()
+    p = _stepped()
+    battery, tau, dt = 57.0, 60.0, 0.1
+    late_temps, late_rungs = [], []
+    for i in range(12000):  # 20 minutes
+        readings = {"cpu": 78.0, "gpu": 78.0, "battery": battery}
+        d = p.decide(inp(i * dt, 78.0, ctx, readings=readings))
+        r = _rung(p, d.caps_hz)
+        target = 56.0 + 4.5 * r / p.top  # 60.5 °C at the top rung: over the 60 °C limit
+        battery += (target - battery) * dt / tau
+        if i >= 8000:
+            late_temps.append(battery)
+            late_rungs.append(r)
+    set_c = 60.0 - 1.5
+    assert max(late_temps) < set_c + 0.3
+    assert min(late_temps) > set_c - 0.7
+    assert min(late_rungs) > 0 and max(late_rungs) < p.top
 
 
 def test_rpi_ladder_is_its_opp_table() -> None:

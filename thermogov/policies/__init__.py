@@ -17,6 +17,7 @@ from thermogov.policies.power_allocator import make_power_allocator
 from thermogov.policies.simple import make_fixed, make_performance
 from thermogov.policies.step_wise import make_step_wise
 from thermogov.policies.stepped import make_stepped
+from thermogov.policies.stock import make_stock
 from thermogov.tomlcheck import Table
 
 # Chosen from the scenario suite (docs/policies.md): 85/70 °C semantics, 97-99 % of the oracle on
@@ -74,6 +75,7 @@ def configured_policy(spec: str, sections: Mapping[str, Mapping[str, Any]], ctx:
 
 register("hysteresis", make_hysteresis)
 register("performance", make_performance)
+register("stock", make_stock)
 register("fixed", make_fixed)
 register("step_wise", make_step_wise)
 register("bang_bang", make_bang_bang)
