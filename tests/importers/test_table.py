@@ -147,3 +147,20 @@ def test_backwards_rows_and_damaged_cells_are_counted() -> None:
     log = table.parse_text("t,temp\n1,45\n2,abc\n0,46\n3,47\n4,48,99\n", "x.csv")
     assert temps(log) == [45.0, 47.0]
     assert log.skipped_lines == 3
+
+
+def test_one_value_per_line_sysfs_loop_in_millidegrees() -> None:
+    log = table.parse_text("48300\n48800\n49300\n50100\n", "zone0.log", interval_s=2.0)
+    assert temps(log) == [48.3, 48.8, 49.3, 50.1] and log.duration_s == 6.0
+    assert "units: #1: m°C" in log.notes
+
+
+def test_quoted_decimal_commas_in_a_comma_separated_export() -> None:
+    log = table.parse_text('"t","temp"\n1,"48,3"\n2,"48,9"\n3,"49,0"\n', "excel.csv")
+    assert temps(log) == [48.3, 48.9, 49.0]
+
+
+def test_a_temperature_that_only_climbs_is_not_taken_for_the_clock() -> None:
+    rows = "\n".join(f"{1500 - 100 * (i > 5)},{45 + i // 3}" for i in range(12))
+    log = table.parse_text(rows, "x.csv")
+    assert temps(log)[0] == 45.0 and "no time column" in " ".join(log.notes)

@@ -158,9 +158,12 @@ def sniff(text: str) -> Table | None:
         if best is None or score > best:
             best, choice = score, delim
     if best is None or best[0] < max(2, len(probe) // 2):
-        return None
+        return _one_column(lines)
     delim, width = choice, best[1]
-    decimal_comma = delim != "," and any(re.search(r"(?<![\d,])\d+,\d+(?![\d,])", ln) for ln in probe)
+    if delim == ",":  # a spreadsheet export quotes decimal-comma numbers: "48,3"
+        decimal_comma = any(re.fullmatch(r"-?\d+,\d+", c) for ln in probe[:50] for c in _split(ln, delim))
+    else:
+        decimal_comma = any(re.search(r"(?<![\d,])\d+,\d+(?![\d,])", ln) for ln in probe)
     header: list[str] | None = None
     rows: list[list[str]] = []
     table = Table(None, rows, delim, decimal_comma)
@@ -184,6 +187,23 @@ def sniff(text: str) -> Table | None:
     if not rows:
         return None
     return table
+
+
+def _one_column(lines: list[str]) -> Table | None:
+    """A bare series, e.g. ``cat /sys/class/thermal/thermal_zone0/temp`` in a loop (m°C).
+
+    At least three numeric lines after an optional one-word header; anything else is no table.
+    """
+    header = None
+    body = lines
+    if body and number(body[0], False) is None and len(body[0].split()) == 1:
+        header, body = [body[0].strip()], body[1:]
+    nums = [ln for ln in body if number(ln, False) is not None]
+    if len(nums) < 3 or len(nums) * 10 < len(body) * 9:
+        return None
+    t = Table(header, [[ln.strip()] for ln in nums], "", False)
+    t.malformed = len(body) - len(nums)
+    return t
 
 
 def looks_like(text: str) -> bool:
@@ -213,11 +233,18 @@ def _stamp_share(rows: list[list[str]], i: int) -> float:
 
 
 def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
+    """A time axis: never (or almost never) backwards, and either an epoch (ties allowed: several
+    rows per stamp) or a counter that rises on nearly every row -- a heating temperature that
+    only climbs repeats its value on most rows and so is no counter."""
     v = finite(vals)
     if len(v) < 2 or v[-1] <= v[0]:
         return False
     steps = [b - a for a, b in itertools.pairwise(v)]
-    return sum(1 for s in steps if s >= 0) >= 0.95 * len(steps)
+    if sum(1 for s in steps if s >= 0) < 0.95 * len(steps):
+        return False
+    if statistics.median(v) >= 1e8:
+        return True
+    return sum(1 for s in steps if s > 0) >= 0.9 * len(steps)
 
 
 def _touches_bounds(vals: Sequence[float | None]) -> bool:
@@ -246,7 +273,7 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
     said: list[str] = []
     pending = [c for c in cols if c.col.role == "?"]
     time_col = next((c for c in pending if _stamp_share(rows, c.index) >= 0.9), None)
-    if time_col is None:
+    if time_col is None and len(pending) > 1:  # a lone column is the measurement, not a clock
         time_col = next((c for c in pending if _monotonic_numeric(_values(rows, c.index, dc))), None)
     if time_col is not None:
         time_col.col = Column("t", how="values")
@@ -496,8 +523,13 @@ def parse_text(
     if t is None:
         raise no_samples_error(source, "table of at least two columns")
     notes: list[str] = []
-    delim_name = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "whitespace"}[t.delimiter]
-    notes.append(f"{delim_name}-separated table" + (", decimal commas" if t.decimal_comma else ""))
+    delim_name = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe", " ": "whitespace"}.get(
+        t.delimiter
+    )
+    if delim_name:
+        notes.append(f"{delim_name}-separated table" + (", decimal commas" if t.decimal_comma else ""))
+    else:
+        notes.append("one value per line")
     if t.preamble:
         notes.append(f"{t.preamble} line(s) before the table skipped (title/prose)")
     if t.repeated_headers:
