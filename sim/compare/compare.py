@@ -213,16 +213,20 @@ def run_policy(
     board = cfg.load_board()
     meter = _TickMeter(TRIP_C, steady_window(cfg)[0], stop_above_s, stop_limit_s)
     rid = run_id or safe_name(policy)
+    # Who ran where: the same on a stopped probe's row and a finished run's.
+    identity = {
+        "scenario": label if label is not None else cfg.sim.scenario,
+        "board": board.name,
+        "policy": policy,
+        "seed": cfg.seed,
+        "ambient_c": cfg.sim.ambient_c,
+    }
     try:
         res = simulate(cfg, board, out_dir, run_id=rid, on_tick=meter)
     except ProbeStopped:
         shutil.rmtree(Path(out_dir) / rid, ignore_errors=True)
         return RunRow(
-            scenario=label if label is not None else cfg.sim.scenario,
-            board=board.name,
-            policy=policy,
-            seed=cfg.seed,
-            ambient_c=cfg.sim.ambient_c,
+            **identity,
             sustained_ips=None,
             oracle_ips=oracle_ips,
             max_fused_c=None,
@@ -240,11 +244,7 @@ def run_policy(
     energy = s.get("energy_j")
     lat = (s.get("latency_ms") or {}).get("total", {})
     return RunRow(
-        scenario=label if label is not None else cfg.sim.scenario,
-        board=board.name,
-        policy=policy,
-        seed=cfg.seed,
-        ambient_c=cfg.sim.ambient_c,
+        **identity,
         sustained_ips=s.get("sustained_throughput_ips"),
         oracle_ips=oracle_ips,
         max_fused_c=s.get("max_fused_c"),
