@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from thermogov import tomlread
+from thermogov.fanprofile import FanProfile, parse_fan_profile
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
 
@@ -175,6 +176,7 @@ class BoardProfile:
     protections: tuple[Protection, ...] = ()
     dt_models: tuple[str, ...] = ()  # device-tree model substrings that identify the board
     source_file: str = ""
+    fan: FanProfile | None = None  # a fan the simulator models (thermogov.fanprofile)
 
     def sensor(self, name: str) -> SensorProfile:
         for s in self.sensors:
@@ -388,6 +390,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         for n in p.nodes:
             if n not in nodes:
                 raise ConfigError(f"{where}: protections node {n!r} is not a thermal node")
+    fan = parse_fan_profile(top.table("fan"), nodes) if top.has("fan") else None
     top.done()
     return BoardProfile(
         name=name,
@@ -400,6 +403,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         protections=protections,
         dt_models=dt_models,
         source_file=where,
+        fan=fan,
     )
 
 
