@@ -57,7 +57,9 @@ class FanConfig:
 def parse_fan(owner: str, t: Table) -> FanConfig:
     """``owner`` is ``[run] fan`` (already read); ``t`` the ``[fan]`` table."""
     if owner not in FAN_OWNERS:
-        raise ConfigError(f'run.fan: {owner!r} is not one of {", ".join(FAN_OWNERS)}; use "board" or "governor"')
+        raise ConfigError(
+            f'run.fan: {owner!r} is not one of {", ".join(FAN_OWNERS)}; use "board" or "governor"'
+        )
     d = FanConfig()
     f = FanConfig(
         owner=owner,

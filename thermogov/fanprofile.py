@@ -9,6 +9,7 @@ first; the default curve has one step temperature per level above 0.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from thermogov.fan import FanCurve
@@ -48,7 +49,7 @@ def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
     if any(d != int(d) or not 0 <= d <= 255 for d in duty_raw):
         raise ConfigError(f"{t.where}.duty: each duty is a whole number 0..255 (hwmon pwm1 units)")
     duty = tuple(int(d) for d in duty_raw)
-    if any(b <= a for a, b in zip(duty, duty[1:], strict=False)):
+    if any(b <= a for a, b in itertools.pairwise(duty)):
         raise ConfigError(f"{t.where}.duty: levels must be in ascending duty order")
     n = len(duty)
     g = tuple(t.numbers("conductance_w_per_k"))
@@ -60,7 +61,9 @@ def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
         ("default_on_c", on, n - 1, 150.0),
     ):
         if len(vals) != want:
-            raise ConfigError(f"{t.where}.{key}: needs {want} values (one per level{' above 0' if want < n else ''})")
+            raise ConfigError(
+                f"{t.where}.{key}: needs {want} values (one per level{' above 0' if want < n else ''})"
+            )
         if any(not 0.0 <= v <= hi for v in vals) and key != "default_on_c":
             raise ConfigError(f"{t.where}.{key}: values must lie in 0..{hi:g}")
     if any(not -40.0 <= v <= 150.0 for v in on):

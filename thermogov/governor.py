@@ -247,7 +247,9 @@ class Governor:
             fan_level=None if self.fan is None else self.fan.level,
         )
 
-    def _fan_first(self, now_s: float, fused_c: float, wanted: Mapping[str, int], events: list[str]) -> dict[str, int]:
+    def _fan_first(
+        self, now_s: float, fused_c: float, wanted: Mapping[str, int], events: list[str]
+    ) -> dict[str, int]:
         """The fan before the clocks: a cut the policy wants waits while the fan can still rise."""
         assert self.fan is not None
         caps = self._caps
