@@ -42,15 +42,18 @@ from typing import Any, TextIO
 from thermogov.board import BoardProfile
 from thermogov.budget import limiter_summary, power_limiters
 from thermogov.config import Config
+from thermogov.fan import FanController
 from thermogov.fusion import SensorSpec
 from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
+from thermogov.hw.fan import HwFan, require_fan
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
+    AttrEntry,
     Journal,
     JournalEntry,
     new_journal_data,
@@ -67,7 +70,7 @@ from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext, configured_policy
-from thermogov.runs import RunRecorder
+from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 
 HW_UNKNOWN_GRACE_S = 1.0
@@ -238,6 +241,21 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     return Prepared(tree, eff, cfg, bmap, reason, specs)
 
 
+def open_governed_fan(prep: Prepared, dry_run: bool, log: Log) -> HwFan | None:
+    """The fan, when the config gives it to the governor (found and free of rivals, or exit 2)."""
+    if not prep.config.fan.governed:
+        return None
+    dev = require_fan(prep.tree)
+    log(f"governing the fan {dev.describe(prep.tree)}")
+    return HwFan(prep.tree, dev, dry_run=dry_run)
+
+
+def fan_controller(config: Config, fan: HwFan | None) -> FanController | None:
+    if fan is None:
+        return None
+    return FanController(fan, config.fan.curve(fan.levels, trip_of(config)), config.fan.dwell_s)
+
+
 def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     return [
         JournalEntry(a.name, f.label, f.min_rel, f.max_rel, f.scale_hz, lo, hi)
@@ -246,9 +264,18 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     ]
 
 
-def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log, root: Path) -> None:
-    """Put every captured window back; the journal goes only once all writes succeeded."""
+def _restore_all(
+    actuators: list[CapActuator], journal: Journal | None, log: Log, root: Path, fan: HwFan | None = None
+) -> None:
+    """Put every captured window (and the fan) back; the journal goes only once all writes succeeded."""
     errors = []
+    if fan is not None:
+        try:
+            fan.restore()
+        except ActuatorError as e:
+            errors.append(str(e))
+        for w in fan.would_write:
+            log(f"dry-run: at exit would restore {w}")
     for a in actuators:
         try:
             a.restore()
@@ -329,6 +356,7 @@ class Runner:
                 if msg:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
+            fan = open_governed_fan(prep, opts.dry_run, self.log)
             ctx = PolicyContext(
                 board=prep.board,
                 tables_hz={a.name: a.table_hz for a in actuators},
@@ -341,7 +369,9 @@ class Runner:
             self.limiters = power_limiters(
                 prep.config.power, prep.board, {a.name: a.table_hz for a in actuators}
             )
-            recorder = TraceGuard(RunRecorder.create(out_dir, prep.config, prep.board, "hw"), self.log)
+            recorder = TraceGuard(
+                RunRecorder.create(out_dir, prep.config, prep.board, "hw", fan=fan is not None), self.log
+            )
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
                 workload.start()
@@ -353,8 +383,9 @@ class Runner:
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
             )
             if journal is not None:
-                journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
-            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
+                fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
+                journal.write(new_journal_data(prep.tree, _journal_entries(actuators), fan_attrs))
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, fan)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
@@ -369,6 +400,7 @@ class Runner:
                 on_sample=recorder.on_sample,
                 on_log=self.log,
                 limiters=self.limiters,
+                fan=fan_controller(prep.config, fan),
             )
             dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
