@@ -69,16 +69,24 @@ def build_governor(
 
 def governed_fan(config: Config, board: BoardProfile, world: SimWorld) -> FanController | None:
     """The fan controller when the config gives the governor the fan (``[run] fan``)."""
-    if not config.fan.governed:
+    check_fan(config, board)
+    if not config.fan.governed or world.fan is None:
         return None
-    if world.fan is None:
+    curve = config.fan.curve(world.fan.levels, trip_of(config))
+    return FanController(world.fan, curve, config.fan.dwell_s)
+
+
+def check_fan(config: Config, board: BoardProfile) -> None:
+    """A governed fan needs a board whose profile has one, and a curve that parses."""
+    if not config.fan.governed:
+        return
+    if board.fan is None:
         from thermogov.interfaces import ConfigError
 
         raise ConfigError(
             f'run.fan: board {board.name} has no [fan] in its profile; use fan = "board" or a board with a fan (rpi5-fan)'
         )
-    curve = config.fan.curve(world.fan.levels, trip_of(config))
-    return FanController(world.fan, curve, config.fan.dwell_s)
+    config.fan.curve(board.fan.levels, trip_of(config))
 
 
 class _Run:
@@ -277,6 +285,7 @@ def simulate(
     board = board or config.load_board()
     validate_events(config, board)
     build_policy(config, board)  # every bad setting fails here, before a folder is created
+    check_fan(config, board)
     recorder = (
         RunRecorder.create(Path(out_dir), config, board, "sim", run_id, fan=board.fan is not None)
         if out_dir is not None
