@@ -274,8 +274,9 @@ def _restore_all(
             fan.restore()
         except ActuatorError as e:
             errors.append(str(e))
-        for w in fan.would_write:
-            log(f"dry-run: at exit would restore {w}")
+        if isinstance(fan.io, DryRunIO):
+            for w in fan.io.drain():
+                log(f"dry-run: at exit would restore {w}")
     for a in actuators:
         try:
             a.restore()
@@ -402,7 +403,7 @@ class Runner:
                 limiters=self.limiters,
                 fan=fan_controller(prep.config, fan),
             )
-            dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
+            dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
         return self.summary
 

@@ -29,6 +29,7 @@ import contextlib
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import HWMON, THERMAL
+from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError
 
@@ -148,7 +149,8 @@ class HwFan:
         self.tree = tree
         self.dev = dev
         self.dry_run = dry_run
-        self.would_write: list[str] = []
+        # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
+        self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         if dev.state_rel is not None and dev.max_state is not None:
             self._rel = dev.state_rel
             self._values = tuple(range(dev.max_state + 1))
@@ -180,18 +182,12 @@ class HwFan:
     @property
     def level(self) -> int:
         """Read back each time: the kernel's own governor may have moved it since."""
-        if self.dry_run:
-            return self._level
         with contextlib.suppress(ActuatorError):
-            self._level = self._nearest(self.tree.read_int(self._rel, ActuatorError))
+            self._level = self._nearest(self.io.read_int(self._rel))
         return self._level
 
     def _write(self, rel: str, value: int) -> None:
-        if self.dry_run:
-            self.would_write.append(f"{self.tree.show(rel)}={value}")
-            del self.would_write[:-100]  # a day-long dry run keeps only the latest
-        else:
-            self.tree.write_int(rel, value)
+        self.io.write_int(rel, value)
 
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:

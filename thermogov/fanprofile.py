@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 from thermogov.fan import FanCurve
 from thermogov.interfaces import ConfigError
@@ -77,3 +78,18 @@ def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
     except ConfigError as e:
         raise ConfigError(f"{t.where}.default_on_c: {e}") from e
     return FanProfile(node, curve_node, duty, g, p, curve, period, source)
+
+
+def fan_profile_to_dict(f: FanProfile) -> dict[str, Any]:
+    """The ``[fan]`` table of a profile, the inverse of :func:`parse_fan_profile`."""
+    return {
+        "node": f.node,
+        "curve_node": f.curve_node,
+        "duty": list(f.duty),
+        "conductance_w_per_k": list(f.conductance_w_per_k),
+        "power_w": list(f.power_w),
+        "default_on_c": list(f.default_curve.on_c),
+        "default_hyst_c": f.default_curve.hyst_c,
+        "default_period_ms": f.default_period_ms,
+        "source": f.source,
+    }

@@ -29,6 +29,7 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, SensorError
 from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
+from thermogov.sim.emulator.fanfiles import EmulatedFan
 from thermogov.sim.model.world import SimWorld
 
 MAX_SPEED = 100.0  # above this a 20 ms wall step is > 2 s of board time: sensors would jump
@@ -55,6 +56,8 @@ class Emulator:
             self._warm_up(warm_up_s)
         temps = {s.name: self.world.sensors[s.name]._node_temp() for s in board.sensors}
         self.layout: FakeBoardLayout = build_fake_board(board, root, temps)
+        hwmons = len(list((root / "sys/class/hwmon").glob("hwmon*")))
+        self.fan = EmulatedFan(root, self.world.fan, hwmons) if self.world.fan is not None else None
         self.stop = threading.Event()
 
     def _warm_up(self, seconds: float, step_s: float = 0.5) -> None:
@@ -105,6 +108,8 @@ class Emulator:
                 dom.apply(opp)
         world.advance(t_plant)
         self._poll(t_plant)
+        if self.fan is not None:
+            self.fan.step()
         values = {}
         for s in self.board.sensors:
             rel, scale = self.layout.temp_files[s.name]

@@ -256,3 +256,16 @@ def test_require_fan_names_the_fix(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match='fan = "board"'):
         require_fan(SysfsTree(fakesys.rpi5(tmp_path / "root").root))
+
+
+def test_a_dry_run_owns_no_fan_attribute_and_logs_the_fan_writes(tmp_path: Path) -> None:
+    t = _pi5(tmp_path)
+    before = t.snapshot()
+    import io
+
+    err = io.StringIO()
+    opts = run_options(tmp_path, 0.3, config=parse_config(GOVERNED), dry_run=True)
+    summary = run(opts, err=err)
+    assert t.snapshot() == before
+    assert "would write" in err.getvalue() and "cooling_device0/cur_state=4" in err.getvalue()
+    assert summary["fan_level_mean"] == 4.0  # the decisions are made, only not written
