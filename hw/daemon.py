@@ -269,15 +269,7 @@ def _restore_all(
 ) -> None:
     """Put every captured window (and the fan) back; the journal goes only once all writes succeeded."""
     errors = []
-    if fan is not None:
-        try:
-            fan.restore()
-        except ActuatorError as e:
-            errors.append(str(e))
-        if isinstance(fan.io, DryRunIO):
-            for w in fan.io.drain():
-                log(f"dry-run: at exit would restore {w}")
-    for a in actuators:
+    for a in (*([fan] if fan is not None else []), *actuators):
         try:
             a.restore()
         except ActuatorError as e:

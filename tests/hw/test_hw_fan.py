@@ -49,6 +49,27 @@ def _config_file(tmp: Path, text: str = '[run]\npolicy = "hysteresis"\nfan = "go
     return p
 
 
+def _run(tmp: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """A short ``thermogov run`` of the installed script on the tree under ``tmp``."""
+    return subprocess.run(
+        [
+            THERMOGOV,
+            "run",
+            *board_paths(tmp),
+            "--out",
+            str(tmp / "out"),
+            "--duration",
+            "0.2s",
+            "--config",
+            str(config),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+    )
+
+
 def test_discovery_prefers_the_cooling_device_and_falls_back_to_pwm1(tmp_path: Path) -> None:
     pi = discover_fan(SysfsTree(_pi5(tmp_path / "a").root))
     assert (
@@ -172,22 +193,7 @@ def test_nvfancontrol_running_is_refused_with_one_line_and_nothing_written(tmp_p
     t = _orin(tmp_path)
     fakesys.fan_daemon(t)
     before = t.snapshot()
-    r = subprocess.run(
-        [
-            THERMOGOV,
-            "run",
-            *board_paths(tmp_path),
-            "--out",
-            str(tmp_path / "out"),
-            "--duration",
-            "0.2s",
-            "--config",
-            str(_config_file(tmp_path)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE_S,
-    )
+    r = _run(tmp_path, _config_file(tmp_path))
     assert r.returncode == 2
     assert (
         r.stderr.count("\n") == 1 and "nvfancontrol" in r.stderr and "systemctl stop nvfancontrol" in r.stderr
@@ -209,22 +215,7 @@ def test_nvfancontrol_running_is_refused_with_one_line_and_nothing_written(tmp_p
 def test_bad_fan_config_exits_2_with_one_line_and_writes_nothing(tmp_path: Path, text: str) -> None:
     t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)  # no fan
     before = t.snapshot()
-    r = subprocess.run(
-        [
-            THERMOGOV,
-            "run",
-            *board_paths(tmp_path),
-            "--out",
-            str(tmp_path / "out"),
-            "--duration",
-            "0.2s",
-            "--config",
-            str(_config_file(tmp_path, text)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE_S,
-    )
+    r = _run(tmp_path, _config_file(tmp_path, text))
     assert r.returncode == 2, r.stderr
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert "fan" in r.stderr
