@@ -211,3 +211,40 @@ class HwFan:
                 errors.append(str(e))
         if errors:
             raise ActuatorError("; ".join(errors))
+
+
+def fan_data(tree: SysfsTree) -> dict[str, object] | None:
+    """What ``doctor`` shows of the fan: where it is, its state now, who else drives it."""
+    dev = discover_fan(tree)
+    if dev is None:
+        return None
+
+    def read(rel: str | None) -> int | str | None:
+        if rel is None or not tree.exists(rel):
+            return None
+        try:
+            return tree.read_int(rel)
+        except SensorError as e:
+            return str(e)
+
+    return {
+        "device": dev.describe(tree),
+        "cur_state": read(dev.state_rel),
+        "max_state": dev.max_state,
+        "pwm1": read(dev.pwm_rel),
+        "pwm1_enable": read(dev.enable_rel),
+        "rpm": read(dev.rpm_rel),
+        "rivals": running_rivals(tree),
+    }
+
+
+def fan_lines(tree: SysfsTree) -> list[str]:
+    d = fan_data(tree)
+    if d is None:
+        return ['fan: no controllable fan (fan = "governor" needs a pwm-fan hwmon or cooling device)']
+    state = f"state {d['cur_state']}/{d['max_state']}" if d["max_state"] is not None else f"pwm1 {d['pwm1']}"
+    lines = [f"fan: {d['device']}: {state}, {d['rpm'] if d['rpm'] is not None else '?'} RPM"]
+    rivals = d["rivals"]
+    if rivals:
+        lines.append(f'  {", ".join(rivals)} drives it (stop it before fan = "governor")')  # type: ignore[arg-type]
+    return lines

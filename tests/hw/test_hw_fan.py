@@ -260,3 +260,19 @@ def test_a_dry_run_owns_no_fan_attribute_and_logs_the_fan_writes(tmp_path: Path)
     assert t.snapshot() == before
     assert "would write" in err.getvalue() and "cooling_device0/cur_state=4" in err.getvalue()
     assert summary["fan_level_mean"] == 4.0  # the decisions are made, only not written
+
+
+def test_doctor_shows_the_fan_and_who_else_drives_it(tmp_path: Path) -> None:
+    from thermogov.config import Config
+    from thermogov.hw.doctor import doctor_data, doctor_report
+
+    t = _orin(tmp_path)
+    fakesys.fan_daemon(t)
+    tree = SysfsTree(t.root)
+    lines = [ln for ln in doctor_report(tree, Config()) if "fan" in ln]
+    assert any("pwmfan pwm1): pwm1 0, 2804 RPM" in ln for ln in lines)
+    assert any("nvfancontrol drives it" in ln for ln in lines)
+    data = doctor_data(tree, Config())["fan"]
+    assert isinstance(data, dict) and data["pwm1_enable"] == 2 and data["rivals"] == ["nvfancontrol"]
+    bare = SysfsTree(fakesys.rpi5(tmp_path / "bare" / "root").root)
+    assert doctor_data(bare, Config())["fan"] is None
