@@ -158,6 +158,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         ("energy", _fmt(s["energy_j"], " J")),
         ("inferences per joule", _fmt(s["inferences_per_joule"])),
         ("cap changes", str(s["cap_changes"])),
+        *fan_rows(s),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
         ("ended", s.get("ended", "completed")),
         *power_rows(s),
@@ -167,6 +168,21 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         click.echo(f"{k:<{width}}  {v}")
     if run_dir is not None:
         click.echo(f"{'run folder':<{width}}  {run_dir}")
+
+
+def fan_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fan's line, for a board whose profile has one (``[fan]``)."""
+    if "fan_switches" not in s:
+        return []
+    stalled = ", stalled" if s.get("fan_stalled") else ""
+    return [
+        (
+            "fan",
+            f"{s.get('fan_owner', '?')}-driven, {s['fan_switches']} switches "
+            f"({_fmt(s['fan_switches_per_hour'], '/h')}), mean level {_fmt(s['fan_level_mean'])}, "
+            f"{_fmt(s.get('fan_energy_j'), ' J')}{stalled}",
+        )
+    ]
 
 
 def power_rows(s: dict[str, Any]) -> list[tuple[str, str]]:

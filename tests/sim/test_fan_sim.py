@@ -98,3 +98,12 @@ def test_sim_with_a_governed_fan_on_a_fanless_board_exits_2(tmp_path: Path) -> N
     p = thermogov("sim", "--config", str(cfg), "--duration", "5s", "--out", str(tmp_path / "out"))
     one_line_error(p, "run.fan")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path) -> None:
+    p = thermogov(
+        "sim", "--board", "rpi5-fan", "--duration", "30s", "--ambient", "45", "--out", str(tmp_path)
+    )
+    assert p.returncode == 0, p.stderr
+    (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("fan ")]
+    assert "board-driven" in line and "switches" in line
