@@ -1,5 +1,5 @@
 """A governed fan on a real-shaped sysfs tree: found, journaled before the first write, restored on
-every exit path (duration, SIGTERM/SIGINT/SIGHUP, exception, kill -9 then restore or restart),
+every exit path (duration, SIGTERM/SIGINT, exception, kill -9 then restore or restart),
 refused while nvfancontrol runs, and never owned unless the config asks."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import dataclasses
 import json
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,7 @@ def test_without_the_opt_in_the_fan_is_neither_owned_nor_written(tmp_path: Path)
     assert "fan_switches" not in summary
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stop_signal_restores_the_fan(tmp_path: Path, sig: signal.Signals) -> None:
     t = _orin(tmp_path)
     before = t.snapshot()
@@ -276,3 +277,32 @@ def test_doctor_shows_the_fan_and_who_else_drives_it(tmp_path: Path) -> None:
     assert isinstance(data, dict) and data["pwm1_enable"] == 2 and data["rivals"] == ["nvfancontrol"]
     bare = SysfsTree(fakesys.rpi5(tmp_path / "bare" / "root").root)
     assert doctor_data(bare, Config())["fan"] is None
+
+
+def test_a_reload_cannot_take_the_fan_away_and_the_stop_still_restores_it(tmp_path: Path) -> None:
+    """``[run] fan`` decides what is owned: a SIGHUP changing it is refused; SIGTERM restores."""
+    t = _orin(tmp_path)
+    before = t.snapshot()
+    cfg = _config_file(tmp_path)
+    proc = subprocess.Popen(
+        [THERMOGOV, "run", *board_paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    _wait_started(proc)
+    cfg.write_text('[run]\npolicy = "hysteresis"\nfan = "board"\n')
+    proc.send_signal(signal.SIGHUP)
+    (trace,) = (tmp_path / "out").glob("*/trace.csv")
+    deadline = time.monotonic() + DEADLINE_S
+    while "reload-rejected" not in trace.read_text() and time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)  # polling a condition with a deadline, not waiting a fixed time
+    assert "reload-rejected" in trace.read_text()
+    assert t.read_int(ORIN_PWM) == 255  # still governed
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0, err.decode()
+    assert "reload rejected: fan." in err.decode() or "reload rejected: run.fan" in err.decode()
+    assert t.snapshot() == before
