@@ -383,6 +383,7 @@ class Runner:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
             fan = open_governed_fan(prep, opts.dry_run, self.log)
+            fan_ctl = fan_controller(prep.config, fan)  # its curve checked before the journal
             ctx = PolicyContext(
                 board=prep.board,
                 tables_hz={a.name: a.table_hz for a in actuators},
@@ -456,7 +457,7 @@ class Runner:
                 on_sample=recorder.on_sample,
                 on_log=self.log,
                 limiters=self.limiters,
-                fan=fan_controller(prep.config, fan),
+                fan=fan_ctl,
             )
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)

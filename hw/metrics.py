@@ -91,6 +91,11 @@ def families(doc: Mapping[str, Any] | None) -> Iterator[Any]:
         watts = GaugeMetricFamily("thermogov_power_watts", "Board input power")
         watts.add_metric([], power)
         yield watts
+    fan = doc.get("fan")
+    if fan is not None:
+        level = GaugeMetricFamily("thermogov_fan_level", "Level of the fan the governor owns (0: slowest)")
+        level.add_metric([], fan["level"])
+        yield level
     reloads = CounterMetricFamily("thermogov_reloads", "Configuration reloads applied (SIGHUP)")
     reloads.add_metric([], doc["reloads"])
     yield reloads

@@ -306,3 +306,29 @@ def test_a_reload_cannot_take_the_fan_away_and_the_stop_still_restores_it(tmp_pa
     assert proc.returncode == 0, err.decode()
     assert "reload rejected: fan." in err.decode() or "reload rejected: run.fan" in err.decode()
     assert t.snapshot() == before
+
+
+def test_the_state_document_and_the_metrics_carry_a_governed_fan_level() -> None:
+    from thermogov.governor import TickRecord
+    from thermogov.statedoc import StateIdentity, build_state
+
+    ident = StateIdentity(1, 0.0, "rpi5", False, "/tmp/run", "none")
+    tick = TickRecord(
+        1.0, 70.0, (70.0,), "cpu", "HIGH", (2_400_000_000,), (2_400_000_000,), None, None, "", 3
+    )
+    kw = {
+        "time_unix": 1.0,
+        "uptime_s": 1.0,
+        "sensor_names": ("cpu",),
+        "domain_names": ("cpu",),
+        "policy": "stepped",
+    }
+    doc = build_state(ident, tick=tick, **kw)
+    assert doc["fan"] == {"level": 3}
+    assert build_state(ident, tick=tick._replace(fan_level=None), **kw)["fan"] is None
+    pytest.importorskip("prometheus_client")
+    from thermogov.hw.metrics import families
+
+    names = {f.name: f for f in families(doc)}
+    assert names["thermogov_fan_level"].samples[0].value == 3
+    assert "thermogov_fan_level" not in {f.name for f in families({**doc, "fan": None})}
