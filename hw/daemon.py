@@ -336,6 +336,7 @@ class Runner:
         self.summary: dict[str, Any] = {}
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
+        self.fan_ctl: FanController | None = None
         self.reloader: Reloader | None = None
         self.publisher: StatePublisher | None = None
         self.started_unix = time.time()
@@ -383,7 +384,7 @@ class Runner:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
             fan = open_governed_fan(prep, opts.dry_run, self.log)
-            fan_ctl = fan_controller(prep.config, fan)  # its curve checked before the journal
+            fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(
                 board=prep.board,
                 tables_hz={a.name: a.table_hz for a in actuators},
@@ -466,6 +467,7 @@ class Runner:
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
         extra: dict[str, Any] = {
             **self.stats.summary(),
+            **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
             "dry_run": self.opts.dry_run,
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,

@@ -186,6 +186,16 @@ class HwFan:
             self._level = self._nearest(self.io.read_int(self._rel))
         return self._level
 
+    def rpm(self) -> int | None:
+        """The tachometer (``fan1_input``), None without one or on a read error."""
+        rel = self.dev.rpm_rel
+        if rel is None or not self.tree.exists(rel):
+            return None
+        try:
+            return self.tree.read_int(rel, ActuatorError)
+        except ActuatorError:
+            return None
+
     def _write(self, rel: str, value: int) -> None:
         self.io.write_int(rel, value)
 

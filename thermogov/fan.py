@@ -23,6 +23,11 @@ raspberrypi/linux#5726.)
 Emergencies (temperature unknown, a sensor at its hard limit, failsafe) put the fan at its
 top at once: more air is never the unsafe direction.
 
+A fan with a tachometer (an optional ``rpm()`` on the actuator: pwm-fan's ``fan1_input``) that
+reads 0 RPM at a level above 0 for longer than ``dwell_s`` is reported once as ``fan_stalled``
+(and ``fan_running`` when it turns again).  Control does not change: the temperature rises, the
+policy asks for cuts, and those go through because the fan is already at its top.
+
 The board's *own* default curve (the baseline the governor-owned fan is judged against) is the
 same :class:`FanCurve` without the ordering rules; the simulator runs it for ``fan =
 "board"``.
@@ -91,6 +96,8 @@ class FanController:
         self.failures = 0
         self._changed_at: float | None = None
         self._held_at: float | None = None
+        self._still_since: float | None = None
+        self.stalled = False
 
     @property
     def level(self) -> int:
@@ -124,6 +131,30 @@ class FanController:
         self, now_s: float, fused_c: float, wants_cut: bool, clocks_at_top: bool
     ) -> tuple[bool, list[str]]:
         """One control tick: (hold the policy's cap cuts this tick?, trace events)."""
+        hold, events = self._control(now_s, fused_c, wants_cut, clocks_at_top)
+        return hold, events + self._watch_tach(now_s)
+
+    def _watch_tach(self, now_s: float) -> list[str]:
+        rpm_of = getattr(self.fan, "rpm", None)
+        rpm = rpm_of() if rpm_of is not None else None
+        if rpm is None:
+            return []
+        if rpm > 0 or self.fan.level == 0:
+            self._still_since = None
+            if self.stalled:
+                self.stalled = False
+                return [f"fan_running:{self.fan.name}"]
+            return []
+        if self._still_since is None:
+            self._still_since = now_s
+        if not self.stalled and now_s - self._still_since >= max(self.dwell_s, 1.0):
+            self.stalled = True
+            return [f"fan_stalled:{self.fan.name}"]
+        return []
+
+    def _control(
+        self, now_s: float, fused_c: float, wants_cut: bool, clocks_at_top: bool
+    ) -> tuple[bool, list[str]]:
         level = self.fan.level
         if wants_cut and level < self.top:
             events = self._set(now_s, self.top, "before_clocks")
@@ -143,4 +174,9 @@ class FanController:
         return False, []
 
     def summary(self) -> dict[str, object]:
-        return {"fan": self.fan.name, "fan_owner": "governor", "fan_write_failures": self.failures}
+        return {
+            "fan": self.fan.name,
+            "fan_owner": "governor",
+            "fan_write_failures": self.failures,
+            "fan_stalled_seen": self.stalled,
+        }

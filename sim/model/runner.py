@@ -266,7 +266,8 @@ def fan_summary(run: _Run) -> dict[str, Any]:
     if fan is None:
         return {}
     return {
-        "fan_owner": "governor" if run.gov.fan is not None else "board",
+        "fan_owner": "board",
+        **(run.gov.fan.summary() if run.gov.fan is not None else {}),
         "fan_energy_j": round(run.world.fan_energy_j, 4),
         "fan_stalled": fan.stalled,
     }

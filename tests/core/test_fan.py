@@ -178,3 +178,20 @@ def test_failsafe_puts_the_fan_at_its_top() -> None:
     temp[0] = None  # every read fails: temperature unknown, failsafe (grace 0)
     r = _tick(gov, 1.0)
     assert r.policy_state == "FAILSAFE" and r.fan_level == 4
+
+
+def test_a_tachometer_at_zero_with_the_fan_on_is_reported_once_as_stalled() -> None:
+    fan = FakeFan()
+    rpm = [3000]
+    fan.rpm = lambda: rpm[0]  # type: ignore[attr-defined]
+    ctl = FanController(fan, spread_curve(5, 60.0, 75.0, 3.0), 5.0)
+    events: list[str] = []
+    for k in range(200):
+        t = 0.1 * k
+        if k == 50:
+            rpm[0] = 0  # seized at its top level
+        if k == 150:
+            rpm[0] = 2500
+        events += ctl.step(t, 90.0, wants_cut=False, clocks_at_top=True)[1]
+    assert events.count("fan_stalled:fan") == 1 and events.count("fan_running:fan") == 1
+    assert events.index("fan_stalled:fan") < events.index("fan_running:fan")

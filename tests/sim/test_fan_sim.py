@@ -67,7 +67,9 @@ def test_a_stalled_fan_the_governor_owns_is_at_its_top_before_any_clock_is_cut(t
     cut = [i for i, c in enumerate(tr["cpu_cap_hz"]) if c < TOP_HZ]
     assert cut, "the stalled fan must force some clock cut in a 52 °C box"
     assert all(tr["fan_level"][i] == top for i in cut)
-    assert r.summary["fan_stalled"] is True
+    assert r.summary["fan_stalled"] is True and r.summary["fan_stalled_seen"] is True
+    stall = next(i for i, e in enumerate(tr["event"]) if "fan_stalled:fan" in str(e))
+    assert tr["t_s"][stall] >= 120.0  # seen by its tachometer, after the stall, not before
     assert r.summary["max_fused_c"] < load_board("rpi5-fan").sensor("cpu").hard_limit_c
 
 
