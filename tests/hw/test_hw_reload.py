@@ -10,14 +10,21 @@ SIGTERM must still put every limit back exactly.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import signal
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 from tests.hw import fakesys
 from tests.hw.procutil import DEADLINE_S, paths, script, start_run, wait_line
 from tests.hw.test_hw_status_live import poll
+from thermogov.board import load_board
+from thermogov.config import Config, SensorOverride, SimConfig
+from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget, restart_key
+from thermogov.policies import PolicyContext, configured_policy
+from thermogov.powerconfig import PowerConfig
 
 POLICY0_MAX = "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"
 LOWEST_KHZ, HIGHEST_KHZ = 729600, 1510400
@@ -90,3 +97,34 @@ def test_sighup_without_a_config_file_is_refused_and_keeps_governing(tmp_path: P
         proc.communicate(timeout=DEADLINE_S)
     assert proc.returncode == 0
     assert tree.snapshot() == before
+
+
+def test_only_decision_keys_may_change_without_a_restart() -> None:
+    old = Config()
+    assert restart_key(old, dataclasses.replace(old, policy="hysteresis")) is None
+    assert restart_key(old, dataclasses.replace(old, policies={"stepped": {"trip_c": 80.0}})) is None
+    assert restart_key(old, dataclasses.replace(old, power=PowerConfig(discharging_w=8.0))) is None
+    assert (
+        restart_key(old, dataclasses.replace(old, sim=SimConfig(duration_s=5.0))) is None
+    )  # ignored on a board
+    assert restart_key(old, dataclasses.replace(old, board="rpi5")) == "run.board"
+    assert restart_key(old, dataclasses.replace(old, out="elsewhere")) == "run.out"
+    changed = dataclasses.replace(old, sensors={"cpu": SensorOverride(weight=2.0)})
+    assert restart_key(old, changed) == "sensors.cpu.enabled"  # a new [sensors.cpu] table
+
+
+def test_an_unchanged_policy_keeps_its_state_and_a_new_one_starts_fresh() -> None:
+    board = load_board("jetson-orin-nano")
+    tables = {d.name: tuple(d.opp_hz) for d in board.domains}
+    ctx = PolicyContext(board=board, tables_hz=tables, control_period_s=0.1, sensor_names=("cpu",), extra={})
+    running = Config(policy="hysteresis")
+    nxt = {"cfg": running}
+
+    gov = SimpleNamespace(policy=configured_policy("hysteresis", {}, ctx), limiters=[])
+    first = gov.policy
+    logs: list[str] = []
+    r = Reloader(lambda: nxt["cfg"], running, ReloadTarget(board, ctx, tables), logs.append, "t.toml")
+    assert r.apply(gov) == RELOAD and gov.policy is first  # same policy, same parameters
+    nxt["cfg"] = dataclasses.replace(running, policies={"hysteresis": {"trip_c": 80.0}})
+    assert r.apply(gov) == RELOAD and gov.policy is not first
+    assert r.count == 2 and logs[-1] == "reloaded t.toml: policy hysteresis"
