@@ -117,6 +117,8 @@ class StatePublisher:
             power=gov.power_status,
             rate_ips=self._rate(rec.t_s, rec.inferences_total),
             reloads=reloads,
+            # The governor's inference mode, load level and throttle counters go here, as the
+            # optional `mode=`, `load_level=` and `throttle=` of build_state, once it has them.
         )
         if self.path is not None:
             try:
