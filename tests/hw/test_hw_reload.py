@@ -128,3 +128,34 @@ def test_an_unchanged_policy_keeps_its_state_and_a_new_one_starts_fresh() -> Non
     nxt["cfg"] = dataclasses.replace(running, policies={"hysteresis": {"trip_c": 80.0}})
     assert r.apply(gov) == RELOAD and gov.policy is not first
     assert r.count == 2 and logs[-1] == "reloaded t.toml: policy hysteresis"
+
+
+def test_a_burst_of_sighups_neither_stops_nor_hurries_the_loop(tmp_path: Path) -> None:
+    """A SIGHUP wakes the daemon's wait; the wait must resume, not run the next instant early.
+
+    Control instants are every 100 ms from the start, so in a run that kept its schedule no two
+    trace rows fall into the same 100 ms slot; an instant run early would share its slot with
+    the one before it.
+    """
+    tree = fakesys.orin_nano(tmp_path / "root", cpu_mc=60000, gpu_mc=60000)
+    before = tree.snapshot()
+    proc = start_run(tmp_path)
+    try:
+        wait_line(proc, "thermogov: started")
+        for _ in range(40):
+            proc.send_signal(signal.SIGHUP)
+        wait_line(proc, "reloaded", stream="stderr")
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0, err.decode()
+    assert tree.snapshot() == before
+    (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    with (run_dir / "trace.csv").open() as fh:
+        t = [float(r["t_s"]) for r in csv.DictReader(fh)]
+    if "fell" in err.decode():  # a stalled machine re-planned the schedule: slots moved
+        return
+    slots = [int(x / 0.1 + 1e-6) for x in t]
+    assert len(slots) == len(set(slots)), "an instant ran before its deadline"
+    assert "reload" in " ".join(_events(run_dir))
