@@ -19,6 +19,9 @@ from types import SimpleNamespace
 
 from tests.hw import fakesys
 from tests.hw.procutil import DEADLINE_S, paths, script, start_run, wait_line
+from tests.hw.test_hw_notify import _messages as notify_messages
+from tests.hw.test_hw_notify import _start as notify_start
+from tests.hw.test_hw_notify import fake_systemd  # noqa: F401  (the fixture)
 from tests.hw.test_hw_status_live import poll
 from thermogov.board import load_board
 from thermogov.config import Config, SensorOverride, SimConfig
@@ -159,3 +162,22 @@ def test_a_burst_of_sighups_neither_stops_nor_hurries_the_loop(tmp_path: Path) -
     slots = [int(x / 0.1 + 1e-6) for x in t]
     assert len(slots) == len(set(slots)), "an instant ran before its deadline"
     assert "reload" in " ".join(_events(run_dir))
+
+
+def test_systemd_status_says_whether_the_reload_took(tmp_path: Path, fake_systemd) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    sock, path = fake_systemd
+    proc = notify_start(tmp_path, path)
+    try:
+        notify_messages(sock, "READY=1")
+        (tmp_path / "hysteresis.toml").write_text('[run]\npolicy = "performance"\n')
+        proc.send_signal(signal.SIGHUP)
+        took = notify_messages(sock, "STATUS=")[-1]
+        assert took == f"STATUS=reloaded {tmp_path / 'hysteresis.toml'}: policy performance"
+        (tmp_path / "hysteresis.toml").write_text("[run]\npolicy = 3\n")
+        proc.send_signal(signal.SIGHUP)
+        refused = notify_messages(sock, "STATUS=")[-1]
+        assert refused.startswith("STATUS=reload rejected:") and "run.policy" in refused
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0
