@@ -117,6 +117,8 @@ class Reloader:
             return self._reject(str(e))
         except OSError as e:  # the file vanished or became unreadable between checks
             return self._reject(f"{self._source}: {e.strerror or e}")
+        except Exception as e:  # a bug in a policy factory must not end a governing daemon
+            return self._reject(f"internal error {type(e).__name__}: {e} (report it)")
         gov.policy = policy
         gov.limiters = list(limiters)
         self.running = new
