@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class TrendEstimate:
+class TrendEstimate(NamedTuple):
     level_c: float  # smoothed, offset-corrected temperature
     slope_c_per_s: float
     anomaly: bool  # a measurement discontinuity is being bridged
@@ -46,6 +45,10 @@ class Trend:
         self._since: float | None = None  # when the current offset appeared
         self._var = 0.0  # running mean square of (sample - level)
         self._var_n = 0
+        # The level's smoothing factor per interval: a control loop's intervals take a few
+        # distinct float values (k/10 - (k-1)/10 rounds a few ways), so each exponential is
+        # computed once and looked up after (the same value bit for bit).
+        self._alpha: dict[float, float] = {}
 
     def _restart(self, t_s: float, value: float) -> None:
         self._pts.clear()
@@ -69,13 +72,19 @@ class Trend:
         if self._t_ref is None or self._level is None:
             self._restart(t_s, value)
         else:
-            a = 1.0 - math.exp(-(t_s - self._last_t) / self.level_tau_s) if self.level_tau_s > 0 else 1.0
+            dt = t_s - self._last_t
+            a = self._alpha.get(dt)
+            if a is None:
+                a = 1.0 - math.exp(-dt / self.level_tau_s) if self.level_tau_s > 0 else 1.0
+                if len(self._alpha) < 64:
+                    self._alpha[dt] = a
             self._level += a * (value - self._level)
         self._last_t = t_s
         self._add(t_s, value)
         level = self._level if self._level is not None else value
         # Noise: a slow running mean square (about the last 1000 samples) of the residual.
-        self._var_n = min(self._var_n + 1, 1000)
+        if self._var_n < 1000:
+            self._var_n += 1
         self._var += ((value - level) ** 2 - self._var) / self._var_n
         return TrendEstimate(level, self._slope(), self._since is not None, math.sqrt(self._var))
 
@@ -93,14 +102,16 @@ class Trend:
         self._push(tp, v)
 
     def _push(self, tp: float, v: float) -> None:
-        self._pts.append((tp, v))
+        pts = self._pts
+        pts.append((tp, v))
         s = self._sums
         s[0] += tp
         s[1] += v
         s[2] += tp * tp
         s[3] += tp * v
-        while self._pts and self._pts[0][0] < tp - self.window_s:
-            ot, ov = self._pts.popleft()
+        oldest = tp - self.window_s
+        while pts and pts[0][0] < oldest:
+            ot, ov = pts.popleft()
             s[0] -= ot
             s[1] -= ov
             s[2] -= ot * ot
