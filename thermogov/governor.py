@@ -169,8 +169,7 @@ class Governor:
         if fr.used != self._used:
             events.extend(membership_events(frozenset(self._used), fr.used, self._sensor_names))
             self._used = fr.used
-        latest = self.fusion.latest
-        readings = tuple(None if (r := latest(n)) is None else r.value_c for n in self._sensor_names)
+        readings = self.fusion.latest_values(self._sensor_names)
         power = self.telemetry.power_w()
         status = self.telemetry.power_status()
         if status is not None:
