@@ -206,8 +206,10 @@ class Governor:
             wanted = decision.caps_hz
             for lim in self.limiters:
                 lowered, lim_events = lim.limit(now_s, wanted, power, self.power_status)
-                wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
-                events.extend(lim_events)
+                if lowered != wanted:  # nearly every tick a limiter lowers nothing
+                    wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
+                if lim_events:
+                    events.extend(lim_events)
             if fr.hot:
                 events.append("hard_limit:" + "+".join(fr.hot))
                 wanted = self.lowest_caps()

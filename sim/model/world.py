@@ -151,8 +151,8 @@ class SimWorld(Telemetry):
                 self.shutdown_at = self.t + bat.empty_after_s
                 self.shutdown_reason = "battery empty"
                 self.battery_events.append("battery_empty")
-            elif bat.state() != was and bat.state() in ("full", "mains"):
-                self.battery_events.append(f"charger:{bat.state()}")
+            elif (state := bat.state()) != was and state in ("full", "mains"):
+                self.battery_events.append(f"charger:{state}")
         self.plant.advance(dt, np.array(power))
         self.last_power_w = total
         self.energy_j += total * dt
