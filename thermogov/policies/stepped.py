@@ -6,7 +6,7 @@ thresholds as hard rules and regulates in between:
 
 * **at or above the trip** (``fused >= trip_c``): never raise; one rung down every tick;
 * **at or below the release** (``fused <= release_c``): climb to full clocks (the top rung), one
-  rung per tick (a second on the Orin Nano's nine rungs);
+  rung per tick (0.8 s on the Orin Nano's nine rungs);
 * **in between**: a PI controller on the *predicted* temperature picks a continuous position
   ``u`` on the ladder (:mod:`.ladder`), ``u = I + k_p * e`` with ``e = set_c - (T + s * horizon_s)``,
   ``T`` the smoothed level and ``s`` the slope from :mod:`.trend`, and ``I`` integrating
