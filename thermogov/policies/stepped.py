@@ -101,6 +101,7 @@ class Stepped:
         # Board throttles: (sensors on the protected nodes, allowed temperature per rung).
         self.board_limits = board_limits or []
         self._node_level: dict[str, float] = {}
+        self._node_alpha: dict[float, float] = {}
         self.top = len(ladder) - 1
         self.p = p
         self.trend = trend
@@ -167,7 +168,14 @@ class Stepped:
             if v is None:
                 continue
             old = self._node_level.get(name)
-            a = 1.0 if (old is None or tau <= 0) else 1.0 - math.exp(-dt / tau)
+            if old is None or tau <= 0:
+                a = 1.0
+            elif (a := self._node_alpha.get(dt)) is None:
+                # Simulated ticks come at a few distinct intervals: memoised (a board's
+                # wall-clock intervals all differ, hence the bound).
+                a = 1.0 - math.exp(-dt / tau)
+                if len(self._node_alpha) < 64:
+                    self._node_alpha[dt] = a
             level = v if old is None else old + a * (v - old)
             self._node_level[name] = level
             hottest = level if hottest is None else max(hottest, level)
