@@ -92,10 +92,12 @@ def run_case(case: Case) -> tuple[dict[str, str], dict[str, bytes]]:
     return hashes, blobs
 
 
-def record(ref: Path, duration_s: float) -> int:
+def record(ref: Path, duration_s: float, only: str = "") -> int:
     ref.mkdir(parents=True, exist_ok=True)
     table: dict[str, dict[str, str]] = {}
     for case in cases(duration_s):
+        if only not in case.name:
+            continue
         hashes, blobs = run_case(case)
         table[case.name] = hashes
         for f, b in blobs.items():
@@ -125,11 +127,12 @@ def check(ref: Path) -> int:
     stored = json.loads(index.read_text())
     want: dict[str, dict[str, str]] = stored["cases"]
     bad = 0
-    for case in cases(float(stored["duration_s"])):
-        if case.name not in want:
-            print(f"NEW   {case.name}: not in the reference")
+    known = {c.name: c for c in cases(float(stored["duration_s"]))}
+    for name in want:
+        if name not in known:
+            print(f"GONE  {name}: in the reference, no longer a case")
             bad += 1
-            continue
+    for case in (c for name, c in known.items() if name in want):
         hashes, blobs = run_case(case)
         diffs = [k for k, v in hashes.items() if want[case.name].get(k) != v]
         if not diffs:
@@ -151,11 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     rec = sub.add_parser("record", help="run the cases and store their hashes and files in DIR")
     rec.add_argument("dir", type=Path)
     rec.add_argument("--duration", type=float, default=240.0, help="simulated seconds per case")
+    rec.add_argument("--only", default="", help="only the cases whose name contains this")
     chk = sub.add_parser("check", help="run the cases and compare them with DIR")
     chk.add_argument("dir", type=Path)
     args = ap.parse_args(argv)
     if args.cmd == "record":
-        return record(args.dir, args.duration)
+        return record(args.dir, args.duration, args.only)
     return check(args.dir)
 
 
