@@ -62,6 +62,7 @@ from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
+from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
@@ -69,6 +70,7 @@ from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder
 from thermogov.scheduler import CONTROL, MultiRatePlan
+from thermogov.throttle import ThrottleCounters
 
 HW_UNKNOWN_GRACE_S = 1.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -290,6 +292,11 @@ class Runner:
         self.summary: dict[str, Any] = {}
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
+        self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
+
+    def throttle_counters(self) -> ThrottleCounters:
+        """Throttling that is not ours so far (kind -> count, time, active), for published state."""
+        return self.throttle.snapshot()
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
@@ -352,6 +359,7 @@ class Runner:
                 workload.inferences_total if workload else None,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
             )
+            self.throttle = ThrottleMonitor.open(prep.tree, self.log)
             if journal is not None:
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
@@ -423,7 +431,7 @@ class Runner:
                     gov.sample(name, now)
                     continue
                 telemetry.new_tick()
-                rec = gov.tick(now)
+                rec = self.throttle.annotate(gov.tick(now))
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 on_tick(rec)

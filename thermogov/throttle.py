@@ -93,7 +93,8 @@ def end_tag(kind: str) -> str:
 
 
 def count_tag(kind: str, n: int) -> str:
-    return f"{START}{kind}" if n == 1 else f"{START}{kind}={n}"
+    """Always with ``=n``: a bare ``throttle:<kind>`` opens a level, a count never does."""
+    return f"{START}{kind}={n}"
 
 
 def parse_tags(event: str) -> Iterator[tuple[str, str, int]]:
