@@ -242,3 +242,15 @@ def test_daemon_traces_and_summarises_throttling_and_publishes_a_snapshot(tmp_pa
     snap = runner.throttle_counters()
     assert dict(snap.counts) == summary["throttle_events"]
     assert snap.active == frozenset(summary["throttle_events"])
+
+
+def test_run_prints_throttling_and_episodes_through_the_installed_script(tmp_path: Path) -> None:
+    from tests.hw.cliargs import run_args
+
+    t = fakesys.rpi4(tmp_path / "root", cpu_mc=86000, trips=(("passive", 80000, 2000),))
+    pi_firmware(t, 0x50005)
+    p = thermogov("run", *run_args(tmp_path, "--dry-run"))
+    assert p.returncode == 0, p.stderr
+    assert "throttling not ours" in p.stdout and "under-voltage x1" in p.stdout
+    assert "trip-passive@cpu-thermal x1" in p.stdout
+    assert "mitigation episodes" in p.stdout and "(open at the end)" in p.stdout

@@ -1,0 +1,64 @@
+"""The simulated board's protections are counted and named like a real board's (thermogov.throttle)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from thermogov.board import load_board
+from thermogov.config import Config, SimConfig
+from thermogov.sim.model.runner import simulate
+from thermogov.throttle import ThrottleTally, parse_tags
+from thermogov.trace import load_trace
+
+
+def _config(board: str, ambient: float, duration_s: float) -> Config:
+    cfg = Config(board=board, policy="performance")
+    return dataclasses.replace(
+        cfg, sim=dataclasses.replace(cfg.sim, ambient_c=ambient, duration_s=duration_s)
+    )
+
+
+def test_pi_firmware_throttle_is_the_throttled_kind_with_its_time(tmp_path: Path) -> None:
+    res = simulate(_config("rpi5", 40.0, 900.0), None, tmp_path)
+    s = res.summary
+    assert s["board_throttle_events"] >= 1
+    assert s["throttle_events"] == {"throttled": s["board_throttle_events"]}
+    trace = load_trace(res.run_dir)
+    starts = [
+        t for t, ev in zip(trace["t_s"], trace["event"], strict=True) if ev and "throttle:throttled" in ev
+    ]
+    boards = [
+        t for t, ev in zip(trace["t_s"], trace["event"], strict=True) if ev and "board_throttle" in ev.split()
+    ]
+    assert starts == boards  # the same instants as the simulator's own tag
+    # Active from its first tag to the end of the run (nothing cools a Pi 5 at 40 °C ambient).
+    assert s["throttle_time_s"]["throttled"] > 0.5 * (s["duration_s"] - starts[0])
+
+
+def test_jetson_passive_trip_is_counted_per_zone_like_the_kernel(tmp_path: Path) -> None:
+    board = load_board("jetson-orin-nano")
+    hot = [
+        dataclasses.replace(p, start_c=70.0, full_c=70.0) if p.kind == "throttle" else p
+        for p in board.protections
+    ]
+    board = dataclasses.replace(board, protections=tuple(hot))
+    res = simulate(_config("jetson-orin-nano", 35.0, 600.0), board, tmp_path)
+    events = res.summary["throttle_events"]
+    assert set(events) <= {"trip-passive@cpu-thermal", "trip-passive@gpu-thermal"}
+    assert events.get("trip-passive@cpu-thermal", 0) >= 1
+    # Rebuilt from the trace alone, the counts are those of the summary.
+    trace = load_trace(res.run_dir)
+    tally = ThrottleTally()
+    for t, ev in zip(trace["t_s"], trace["event"], strict=True):
+        tally.observe(t, ev or "")
+    assert tally.summary(trace["t_s"][-1])["throttle_events"] == events
+    kinds = {k for ev in trace["event"] if ev for _, k, _ in parse_tags(ev)}
+    assert kinds == set(events)
+
+
+def test_a_cool_run_has_no_throttling_and_no_episode(tmp_path: Path) -> None:
+    cfg = Config(board="rpi5", sim=SimConfig(duration_s=60.0, ambient_c=20.0))
+    s = simulate(cfg, None, tmp_path).summary
+    assert s["throttle_events"] == {} and s["throttle_time_s"] == {}
+    assert s["mitigation_episodes"] == [] and s["mitigation_episodes_total"] == 0
