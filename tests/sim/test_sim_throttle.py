@@ -62,3 +62,24 @@ def test_a_cool_run_has_no_throttling_and_no_episode(tmp_path: Path) -> None:
     s = simulate(cfg, None, tmp_path).summary
     assert s["throttle_events"] == {} and s["throttle_time_s"] == {}
     assert s["mitigation_episodes"] == [] and s["mitigation_episodes_total"] == 0
+
+
+def test_an_emulated_pi_shows_its_firmware_throttle_to_the_board_reader(tmp_path: Path) -> None:
+    from thermogov.hw.sysfs import SysfsTree
+    from thermogov.hw.throttle import PiFirmware, ThrottleMonitor
+    from thermogov.sim.emulator.emulate import Emulator
+
+    hot = _config("rpi5", 40.0, 60.0)
+    emu = Emulator(load_board("rpi5"), tmp_path / "pi", hot, warm_up_s=600.0)  # flat out: throttling
+    mon = ThrottleMonitor.open(SysfsTree(tmp_path / "pi"))
+    assert any(isinstance(s, PiFirmware) for s in mon.sources)
+    assert "throttle:throttled" in mon.poll(0.0)
+    assert PiFirmware(
+        SysfsTree(tmp_path / "pi"), "sys/devices/platform/soc/soc:firmware/get_throttled"
+    ).values()["since_boot"] == ["throttled"]
+    emu.world.throttles[0].active = False  # the protection released (as after cooling)
+    emu.firmware.update(False)
+    assert mon.poll(1.0) == ["throttle_end:throttled"]
+    cool = Emulator(load_board("jetson-orin-nano"), tmp_path / "orin", Config())
+    assert cool.firmware.path is None
+    assert not (tmp_path / "orin" / "sys/devices/platform/soc/soc:firmware").exists()
