@@ -254,3 +254,33 @@ def test_run_prints_throttling_and_episodes_through_the_installed_script(tmp_pat
     assert "throttling not ours" in p.stdout and "under-voltage x1" in p.stdout
     assert "trip-passive@cpu-thermal x1" in p.stdout
     assert "mitigation episodes" in p.stdout and "(open at the end)" in p.stdout
+
+
+# -- trees materialised from real listings (skipped when the real data is absent) -------------------
+def test_real_pi4_gpiofan_dump_counts_its_active_trip_crossed(tmp_path: Path) -> None:
+    from tests.hw.fakesys import real_file, tree_from_grep_dump
+
+    tree_from_grep_dump(tmp_path, real_file("sysfs_rpi4_thermal_gpiofan_throttle_issue135.txt").read_text())
+    mon = _monitor(tmp_path)
+    assert mon.poll(0.0) == ["throttle:trip-active@cpu-thermal"]  # 74.0 °C over the 70 °C fan trip
+
+
+def test_real_cm4_dump_crossings_follow_its_hysteresis(tmp_path: Path) -> None:
+    from tests.hw.fakesys import real_file, tree_from_grep_dump
+
+    t = tree_from_grep_dump(tmp_path, real_file("sysfs_rpi-cm4_thermal_zone_trips_issue19.txt").read_text())
+    t.write("sys/class/thermal/thermal_zone0/type", "cpu-thermal\n")  # type is not in the excerpt
+    mon = _monitor(tmp_path)
+    temp = "sys/class/thermal/thermal_zone0/temp"
+    got = []
+    for i, mc in enumerate((47712, 50000, 48500, 47900, 76000)):
+        t.write(temp, mc)
+        got.append(mon.poll(float(i)))
+    kind = "trip-active@cpu-thermal"
+    assert got == [
+        [],
+        [f"throttle:{kind}"],
+        [],
+        [f"throttle_end:{kind}"],
+        [f"throttle:{kind}", f"throttle:{kind}=1"],
+    ]
