@@ -20,10 +20,12 @@ from thermogov.governor import Telemetry
 from thermogov.interfaces import PowerStatus
 from thermogov.sim.model.battery import SimBattery
 from thermogov.sim.model.domains import SimDomain, ThrottleProtection
+from thermogov.sim.model.overcurrent import OverCurrentProtection
 from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.sensors import SimSensor
 from thermogov.sim.model.throttlecount import ProtectionTags
 from thermogov.sim.model.workload import InferenceServer
+from thermogov.throttle import OVER_CURRENT_AVERAGE, count_tag
 
 
 class SimWorld(Telemetry):
@@ -40,6 +42,9 @@ class SimWorld(Telemetry):
         ]
         self.shutdowns = [p for p in board.protections if p.kind == "shutdown"]
         self._throttle_tags = ProtectionTags(board, [th.p for th in self.throttles])
+        self.overcurrents = [
+            OverCurrentProtection(p, self.domains) for p in board.protections if p.kind == "overcurrent"
+        ]
         self.sensors = {
             s.name: SimSensor(s, self._node_reader(s.node), self._now, np.random.default_rng(seeds[2 + i]))
             for i, s in enumerate(board.sensors)
@@ -176,6 +181,12 @@ class SimWorld(Telemetry):
                 events.extend(self._throttle_tags.firmware(i, th.active, was))
         if self._throttle_tags.has_trips:  # kernel passive trips crossed, per zone
             events.extend(self._throttle_tags.trips(lambda n: float(x[idx[n]]) + amb))
+        for oc in self.overcurrents:
+            changed, n = oc.update(self.last_power_w)
+            if changed:
+                self._clocks_changed()
+            if n:
+                events.append(count_tag(OVER_CURRENT_AVERAGE, n))
         for p in self.shutdowns:
             temp = max(x[idx[n]] for n in p.nodes) + amb
             if temp >= p.start_c and self.shutdown_at is None:

@@ -83,3 +83,63 @@ def test_an_emulated_pi_shows_its_firmware_throttle_to_the_board_reader(tmp_path
     cool = Emulator(load_board("jetson-orin-nano"), tmp_path / "orin", Config())
     assert cool.firmware.path is None
     assert not (tmp_path / "orin" / "sys/devices/platform/soc/soc:firmware").exists()
+
+
+def _with_overcurrent(limit_w: float) -> object:
+    from thermogov.board import Protection
+
+    board = load_board("jetson-orin-nano")
+    gpu, cpu = board.domain("gpu"), board.domain("cpu")
+    oc = Protection(
+        kind="overcurrent",
+        nodes=(),
+        start_c=0.0,
+        period_ms=200,
+        domains=("cpu", "gpu"),
+        floor_hz=(cpu.opp_hz[0], gpu.opp_hz[0]),
+        limit_w=limit_w,
+    )
+    return dataclasses.replace(board, protections=(*board.protections, oc))
+
+
+def test_jetson_over_current_throttle_counts_events_like_the_orin_counters(tmp_path: Path) -> None:
+    rows: list = []
+    free = simulate(
+        _config("jetson-orin-nano", 25.0, 120.0), None, tmp_path / "free", on_tick=rows.append
+    ).summary
+    assert free["throttle_events"] == {}
+    full_w = max(r.power_w for r in rows if r.power_w is not None)
+    res = simulate(_config("jetson-orin-nano", 25.0, 120.0), _with_overcurrent(0.8 * full_w), tmp_path)
+    s = res.summary
+    n = s["throttle_events"].get("over-current-average", 0)
+    assert n > 0 and s["throttle_time_s"] == {}  # counted events, no duration (like oc2_event_cnt)
+    assert s["inferences_total"] < free["inferences_total"]  # the throttle cost throughput
+    assert n == res.world.overcurrents[0].events
+    trace = load_trace(res.run_dir)
+    assert any(ev and "throttle:over-current-average=1" in ev for ev in trace["event"])
+
+
+def test_overcurrent_protection_profile_keys_are_checked() -> None:
+    import pytest
+
+    from thermogov.board import builtin_board_data, parse_board
+    from thermogov.interfaces import ConfigError
+
+    data = builtin_board_data("jetson-orin-nano")
+    good = {
+        "kind": "overcurrent",
+        "limit_w": 12.0,
+        "domains": ["cpu"],
+        "floor_mhz": [729.6],
+        "period_ms": 100,
+    }
+    board = parse_board({**data, "protections": [*data["protections"], good]}, "b.toml")
+    assert board.protections[-1].limit_w == 12.0 and board.protections[-1].nodes == ()
+    for bad, needle in (
+        ({k: v for k, v in good.items() if k != "limit_w"}, "limit_w"),
+        ({**good, "limit_w": 0.0}, "limit_w"),
+        ({**good, "limit_w": float("nan")}, "limit_w"),
+        ({**good, "floor_mhz": []}, "floor_mhz"),
+    ):
+        with pytest.raises(ConfigError, match=needle):
+            parse_board({**data, "protections": [*data["protections"], bad]}, "b.toml")
