@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Protocol
 
 from thermogov.governor import TickRecord
@@ -79,6 +80,8 @@ class Source(Protocol):
 
     def values(self) -> dict[str, object]: ...
 
+    def kinds(self) -> frozenset[str]: ...
+
 
 def _alarm(tree: SysfsTree, rel: str) -> bool:
     v = tree.read_int(rel)
@@ -93,6 +96,9 @@ class PiFirmware:
     def __init__(self, tree: SysfsTree, rel: str) -> None:
         self.tree, self.rel, self.name = tree, rel, "rpi-firmware"
         self._sticky: int | None = None  # sticky bits of the previous poll; None before the first
+
+    def kinds(self) -> frozenset[str]:
+        return frozenset(k for _, k in PI_NOW_BITS)
 
     def read(self) -> int:
         return parse_get_throttled(self.tree.read_text(self.rel), self.tree.show(self.rel))
@@ -134,6 +140,9 @@ class RpiVolt:
     def __init__(self, tree: SysfsTree, rel: str) -> None:
         self.tree, self.rel, self.name = tree, f"{rel}/in0_lcrit_alarm", "rpi_volt"
 
+    def kinds(self) -> frozenset[str]:
+        return frozenset({UNDER_VOLTAGE})
+
     def poll(self) -> Observation:
         return Observation(frozenset({UNDER_VOLTAGE}) if _alarm(self.tree, self.rel) else frozenset())
 
@@ -153,6 +162,9 @@ class SocthermOc:
         self.tree, self.rel, self.name = tree, rel, "soctherm_oc"
         self.counters = [(oc, kind) for oc, kind in OC_COUNTERS if oc in set(names)]
         self._last: dict[str, int] = {}
+
+    def kinds(self) -> frozenset[str]:
+        return frozenset(k for _, k in self.counters)
 
     def _read(self) -> dict[str, int]:
         out = {}
@@ -192,6 +204,11 @@ class Ina3221Alarms:
     def __init__(self, tree: SysfsTree, rel: str, files: list[str]) -> None:
         self.tree, self.rel, self.name = tree, rel, f"ina3221 {rel.rsplit('/', 1)[-1]}"
         self.files = files
+
+    def kinds(self) -> frozenset[str]:
+        return frozenset(
+            OVER_CURRENT_INSTANT if f.endswith("_crit_alarm") else OVER_CURRENT_AVERAGE for f in self.files
+        )
 
     def _flags(self) -> list[tuple[str, str, bool]]:
         out = []
@@ -245,6 +262,9 @@ class KernelTrips:
             self.zones.append((z, trips))
         self._kind = {(z.name, i): t.kind for z, trips in self.zones for i, t in enumerate(trips)}
         self._crossed: set[tuple[str, int]] = set()  # (zone name, trip index) crossed up
+
+    def kinds(self) -> frozenset[str]:
+        return frozenset(self._kind.values())
 
     def _temp(self, z: ThermalZone) -> float:
         return to_celsius(self.tree.read_int(z.temp_rel), 1000.0, self.tree.show(z.temp_rel))
@@ -367,6 +387,7 @@ class ThrottleMonitor:
         self._levels: dict[str, frozenset[str]] = {}  # source -> level kinds it last reported
         self.tally = ThrottleTally()
         self._last_t = 0.0
+        self._kinds = frozenset().union(*(s.kinds() for s in sources)) if sources else frozenset()
 
     @classmethod
     def open(cls, tree: SysfsTree, log: Callable[[str], None] | None = None) -> ThrottleMonitor:
@@ -421,9 +442,17 @@ class ThrottleMonitor:
         return rec._replace(event=" ".join(x for x in (rec.event, *tags) if x))
 
     def snapshot(self) -> ThrottleCounters:
-        """Counts since the start of the run, time per level kind, active kinds, source errors."""
+        """Counts since the start of the run, time per level kind, active kinds, source errors.
+
+        Every kind the sources can report is listed, from 0: a Prometheus counter that appears
+        only at its first event cannot be told apart from one that was never scraped.
+        """
         snap = self.tally.snapshot(self._last_t)
-        return ThrottleCounters(snap.counts, snap.seconds, snap.active, dict(self._errors))
+        counts = dict.fromkeys(sorted(self._kinds), 0)
+        counts.update(snap.counts)
+        return ThrottleCounters(
+            MappingProxyType(counts), snap.seconds, snap.active, MappingProxyType(dict(self._errors))
+        )
 
 
 def doctor_lines(tree: SysfsTree, zones: Iterable[ThermalZone]) -> list[str]:

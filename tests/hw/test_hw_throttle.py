@@ -70,7 +70,13 @@ def test_pi_levels_and_a_short_event_seen_only_in_the_sticky_bits(tmp_path: Path
     assert tags[3.0] == ["throttle_end:throttled"]  # sticky bit still set: the same episode
     assert tags[5.0] == ["throttle:under-voltage=1"]  # too short to be seen live: counted, no duration
     snap = mon.snapshot()
-    assert dict(snap.counts) == {"under-voltage": 2, "throttled": 1}
+    assert dict(snap.counts) == {
+        "under-voltage": 2,
+        "throttled": 1,
+        "freq-capped": 0,  # every kind the board's sources can report is listed from 0
+        "soft-temp-limit": 0,
+        "trip-critical@cpu-thermal": 0,
+    }
     assert snap.seconds["under-voltage"] == pytest.approx(1.0)
     assert snap.seconds["throttled"] == pytest.approx(2.0)
     assert snap.active == frozenset()
@@ -107,7 +113,7 @@ def test_orin_oc_counters_count_increments_not_history(tmp_path: Path) -> None:
     assert mon.poll(2.0) == []
     set_oc(t, real, (1, 2, 40))  # went down: the BPMP counters restarted, 2 new events
     assert mon.poll(3.0) == ["throttle:over-current-average=2"]
-    assert dict(mon.snapshot().counts) == {
+    assert {k: n for k, n in mon.snapshot().counts.items() if not k.startswith("trip")} == {
         "under-voltage": 1,
         "over-current-instant": 3,
         "over-current-average": 2,
@@ -240,7 +246,8 @@ def test_daemon_traces_and_summarises_throttling_and_publishes_a_snapshot(tmp_pa
     first = trace["event"][0]
     assert {k for op, k, _ in parse_tags(first) if op == "start"} == set(summary["throttle_events"])
     snap = runner.throttle_counters()
-    assert dict(snap.counts) == summary["throttle_events"]
+    assert {k: n for k, n in snap.counts.items() if n} == summary["throttle_events"]
+    assert snap.counts["freq-capped"] == 0  # every kind the board can report is listed from 0
     assert snap.active == frozenset(summary["throttle_events"])
 
 
@@ -284,3 +291,46 @@ def test_real_cm4_dump_crossings_follow_its_hysteresis(tmp_path: Path) -> None:
         [f"throttle_end:{kind}"],
         [f"throttle:{kind}", f"throttle:{kind}=1"],
     ]
+
+
+def test_published_state_and_metrics_carry_the_throttle_counts_by_kind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("prometheus_client")
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    import thermogov.hw.publish as publish
+    from thermogov.hw.metrics import families
+
+    t = fakesys.rpi4(tmp_path / "root", cpu_mc=60000)
+    pi_firmware(t, 0x50005)
+    docs: list[dict] = []
+    real_replace = publish.replace_atomic
+
+    def capture(path: Path, data: bytes) -> None:
+        docs.append(json.loads(data))
+        real_replace(path, data)
+
+    monkeypatch.setattr(publish, "replace_atomic", capture)
+    opts = run_options(
+        tmp_path, dry_run=True, publish=publish.PublishOptions(state_file=tmp_path / "run" / "state.json")
+    )
+    Runner(opts, out=io.StringIO(), err=io.StringIO()).run()
+    doc = docs[-1]
+    assert doc["throttle"]["under-voltage"] == 1 and doc["throttle"]["freq-capped"] == 0
+
+    class _Doc:
+        def collect(self):  # type: ignore[no-untyped-def]
+            return families(doc)
+
+    reg = CollectorRegistry()
+    reg.register(_Doc())
+    fams = {f.name: f for f in text_string_to_metric_families(generate_latest(reg).decode())}
+    got = {
+        s.labels["kind"]: s.value
+        for s in fams["thermogov_throttle_events"].samples
+        if s.name.endswith("_total")
+    }
+    assert got["under-voltage"] == 1 and got["throttled"] == 1
+    assert got["freq-capped"] == 0 and got["trip-critical@cpu-thermal"] == 0
