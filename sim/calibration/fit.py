@@ -286,7 +286,14 @@ def _solve(prob: FitProblem, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, fto
         )
     try:
         return least_squares(
-            prob.residuals, x0, method="trf", bounds=(lo, hi), x_scale=1.0, ftol=ftol, xtol=FTOL
+            prob.residuals,
+            x0,
+            method="trf",
+            bounds=(lo, hi),
+            x_scale=1.0,
+            ftol=ftol,
+            xtol=FTOL,
+            tr_solver="lsmr",
         )
     except ValueError as e:  # scipy's own checks (residuals turning non-finite mid-fit)
         raise LogFormatError(f"{prob.data.source}: the fit failed on this log ({e})") from e
