@@ -37,7 +37,7 @@ TARGET_STEADY_C = 2.0
 # Logs that do not name their board (stressberry's free-text name, home-made CSV loggers): the
 # board their source recorded them on (SOURCES.md beside the logs), by file-name prefix.
 RECORDED_ON: tuple[tuple[str, str], ...] = (
-    (r"^rpi_3b", "rpi3"),
+    (r"^rpi_3b_", "rpi3"),  # not rpi_3bplus_: the B+ is another board (no profile)
     (r"^rpi_4b", "rpi4"),
 )
 SKIP_PREFIXES = ("sysfs_",)  # single sysfs snapshots, not time series
@@ -112,14 +112,14 @@ def measure(path: Path, holdout: float) -> Row | None:
     if not any(np.isfinite(v).any() for v in data.temps_c.values()) or not has_load_change(data, board):
         return None
     row = Row(path.name, name, len(data.t_s), float(data.t_s[-1] - data.t_s[0]))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         r = calibrate(data, board, holdout=holdout)
     except ThermogovError as e:
         row.cause = str(e).replace(str(path), path.name)
-        row.fit_s = time.perf_counter() - t0
+        row.fit_s = time.process_time() - t0
         return row
-    row.fit_s = time.perf_counter() - t0
+    row.fit_s = time.process_time() - t0
     row.rmse_c, row.persistence_c, row.skill = r.rmse_holdout_c, r.rmse_persistence_c, r.skill
     row.variant = r.variant
     if r.steady is not None and r.steady.error_c is not None:

@@ -41,11 +41,18 @@ class SteadyState:
 
 def steady_state_c(board: BoardProfile, inputs: Inputs, rows: np.ndarray, ambient_c: float) -> np.ndarray:
     """Node temperatures where the mean input over ``rows`` settles (leakage fixed point)."""
+    from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
+
     names = board.thermal.node_names()
     _cap, g = network(board.thermal)
     temps = np.full(len(names), ambient_c + 20.0)
+    throttles = unlogged_throttles(board, inputs)
+    factor = None
     for _ in range(100):
-        p = node_power(board, inputs, rows, {n: np.full(len(rows), temps[i]) for i, n in enumerate(names)})
+        node_temp = {n: np.full(len(rows), temps[i]) for i, n in enumerate(names)}
+        if throttles:
+            factor = damped(factor, dyn_factors(board, inputs, node_temp, throttles))
+        p = node_power(board, inputs, rows, node_temp, factor)
         new = np.linalg.solve(g, p.mean(axis=0)) + ambient_c
         if np.max(np.abs(new - temps)) < 1e-6:
             return new
