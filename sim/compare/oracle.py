@@ -159,9 +159,7 @@ def _busy_cores(board: BoardProfile, pt: OperatingPoint, batch: int = 1) -> dict
         return {}
     model = board.model
     caps = {d: pt.caps_hz[d] for d in model.cycles}
-    per = costmodel.inference_time_s(model, caps)
-    frac = batch * per / (model.batch_fixed_s + batch * per)
-    return {d: c * frac for d, c in costmodel.busy_cores(model, caps, 1.0).items()}
+    return costmodel.batch_busy_cores(model, caps, batch, 1.0)
 
 
 class _PowerModel:
@@ -335,7 +333,8 @@ def _arrival_bound(config: Config, board: BoardProfile, grid: _Grid, win: tuple[
     """
     w = config.sim.workload
     seeds = np.random.SeedSequence(config.seed).spawn(2 + len(board.sensors))
-    server = InferenceServer(board.model, w, np.random.default_rng(seeds[0]))  # the world's stream
+    # The world's streams: its arrivals and its requests' work.
+    server = InferenceServer(board.model, w, np.random.default_rng(seeds[0]), np.random.default_rng(seeds[1]))
     server.set_clocks({d.name: d.opp_hz[-1] for d in board.domains if d.name in board.model.cycles})
     counter = ArrivalProcess(w, np.random.default_rng(seeds[0]))  # an identical copy, to count
     out = np.zeros(grid.n + 1)
