@@ -138,7 +138,9 @@ class InferenceServer:
 
     def busy_cores(self, busy_fraction: float) -> dict[str, float]:
         """Average busy cores per domain while the pipeline is busy ``busy_fraction`` of the time."""
-        work = self._batch_work if self._size else float(self.batch)
+        # The compute share of a batch's time at its mean work: the power over an interval
+        # averages many batches, so one request's luck does not move the board's heat.
+        work = float(self._size or self.batch)
         f = busy_fraction * work * self._per / self._service(work)
         return {d: f * c for d, c in self._cores_full.items()}
 
