@@ -144,6 +144,11 @@ class InferenceServer:
         f = busy_fraction * work * self._per / self._service(work)
         return {d: f * c for d, c in self._cores_full.items()}
 
+    @property
+    def in_system(self) -> int:
+        """Requests queued or in service now (Little's L, sampled)."""
+        return len(self._queue) + self._size
+
     # -- advancing --------------------------------------------------------------------------
     def advance(self, t_end: float) -> float:
         """Run the queue up to ``t_end`` at the current clocks; returns busy seconds."""
