@@ -7,21 +7,25 @@ Both flush on size and on the oldest request's wait (``max_wait_ms``); they diff
   every request at light load wait for the batch to fill.
 * **dynamic** (the Triton / TorchServe dynamic batcher; Triton's ``max_queue_delay`` is our
   ``max_wait_ms``): the flush size adapts to the load seen in the queue.  It tracks the queue
-  depth at each dispatch (an exponential average over about four dispatches) and flushes as
-  soon as the queue holds that many, up to ``batch_size``; at light load that is 1, so a
-  request is served at once, and under a backlog it takes everything queued up to the largest
-  batch, so the per-batch overhead is amortised exactly when throughput matters.
+  depth each time the server falls free (the backlog that built up while it worked: an
+  exponential average over about four batches) and flushes as soon as the queue holds that
+  many, up to ``batch_size``; at light load that is 1, so a request is served at once, and
+  under a backlog it takes everything queued up to the largest batch, so the per-batch
+  overhead is amortised exactly when throughput matters.  The depth is read when the server
+  falls free, never after the batcher's own wait, which would feed its waiting back into its
+  size.
 
-The server asks two things, in its event loop: ``flush_at`` (queue length at which to dispatch
-without waiting) and ``take(depth)`` (how many to dispatch now; it updates the adaptive state).
-Plain attribute reads and one small method call: no objects per request.
+The server tells the batcher the depth when it falls free (``observe``) and asks two things in
+its event loop: ``flush_at`` (queue length at which to dispatch without waiting) and
+``take(depth)`` (how many to dispatch now).  Plain attribute reads and small method calls: no
+objects per request.
 """
 
 from __future__ import annotations
 
 from thermogov.config import WorkloadConfig
 
-#: Weight of the newest queue depth in the dynamic batcher's average (about four dispatches).
+#: Weight of the newest queue depth in the dynamic batcher's average (about four batches).
 DEPTH_SMOOTHING = 0.25
 
 
@@ -32,6 +36,9 @@ class StaticBatcher:
         self.max_batch = batch_size
         self.max_wait_s = max_wait_s
         self.flush_at = batch_size
+
+    def observe(self, depth: int) -> None:
+        """A fixed batch ignores the load."""
 
     def take(self, depth: int) -> int:
         return min(self.max_batch, depth)
@@ -46,9 +53,12 @@ class DynamicBatcher:
         self.depth_avg = 1.0
         self.flush_at = 1
 
-    def take(self, depth: int) -> int:
+    def observe(self, depth: int) -> None:
+        """The queue depth at the instant the server fell free."""
         self.depth_avg += DEPTH_SMOOTHING * (depth - self.depth_avg)
         self.flush_at = max(1, min(self.max_batch, round(self.depth_avg)))
+
+    def take(self, depth: int) -> int:
         return min(self.max_batch, depth)
 
 

@@ -257,6 +257,7 @@ class InferenceServer:
                 self._finish(t)
                 self._busy = False
                 self._size = 0
+                batcher.observe(len(self._queue))
             elif nxt == arrive_at:
                 a = self.arrivals.pop()
                 m = self.draws.next()  # drawn even when dropped: request i keeps its work

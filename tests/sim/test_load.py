@@ -123,15 +123,22 @@ def test_dynamic_batcher_sizes_from_the_queue_depth() -> None:
     b = DynamicBatcher(8, 0.02)
     assert b.flush_at == 1
     for _ in range(20):
-        b.take(6)
-    assert b.flush_at == 6  # a steady backlog of six: wait for six
+        b.observe(6)
+    assert b.flush_at == 6  # a steady backlog of six when the server falls free: wait for six
     for _ in range(20):
-        b.take(30)
+        b.observe(30)
     assert b.flush_at == 8  # never past the largest batch
-    assert b.take(30) == 8
+    assert b.take(30) == 8 and b.take(3) == 3
     for _ in range(20):
-        b.take(1)
+        b.observe(0)
     assert b.flush_at == 1  # the load went: serve at once again
+
+
+def test_dynamic_batching_at_light_load_serves_at_once() -> None:
+    """No feedback from its own wait: a light load keeps the target at one request."""
+    srv = _poisson_server(0.3 * _capacity_ips(), batch_size=8, max_wait_ms=20.0, batching="dynamic")
+    srv.advance(60.0)
+    assert srv.batcher.flush_at <= 2 and srv.completed / srv.batches < 1.5
 
 
 def test_dynamic_batching_waits_less_at_light_load_and_batches_under_a_backlog() -> None:
@@ -141,9 +148,16 @@ def test_dynamic_batching_waits_less_at_light_load_and_batches_under_a_backlog()
     for srv in light.values():
         srv.advance(60.0)
     assert light["dynamic"].total.percentile_s(50) < 0.5 * light["static"].total.percentile_s(50)
-    heavy = _poisson_server(1.1 * _capacity_ips(), batch_size=8, max_wait_ms=20.0, batching="dynamic")
-    heavy.advance(30.0)
-    assert heavy.completed / heavy.batches > 6.0
+    # Above the batch-1 capacity: no batching falls behind; the dynamic batcher grows its
+    # batches until the amortised overhead lets it keep up, and no further.
+    over = 1.1 * _capacity_ips()
+    unbatched = _poisson_server(over, batch_size=1)
+    heavy = _poisson_server(over, batch_size=8, max_wait_ms=20.0, batching="dynamic")
+    for srv in (unbatched, heavy):
+        srv.advance(60.0)
+    arrived = unbatched.completed + unbatched.dropped + unbatched.in_system
+    assert unbatched.completed < 0.95 * arrived
+    assert heavy.completed > 0.99 * arrived and 1.5 < heavy.completed / heavy.batches < 8.0
 
 
 def _streams(monkeypatch: pytest.MonkeyPatch, cfg: Config) -> tuple[list[float], list[float]]:
