@@ -11,7 +11,9 @@ Both flush on size and on the oldest request's wait (``max_wait_ms``); they diff
   exponential average over about four batches) and flushes as soon as the queue holds that
   many, up to ``batch_size``; at light load that is 1, so a request is served at once, and
   under a backlog it takes everything queued up to the largest batch, so the per-batch
-  overhead is amortised exactly when throughput matters.  The depth is read when the server
+  overhead is amortised exactly when throughput matters.  A model without a per-batch cost
+  (``batch_fixed``) gains nothing from a batch, so there it serves one request at a time.
+  The depth is read when the server
   falls free, never after the batcher's own wait, which would feed its waiting back into its
   size.
 
@@ -47,8 +49,10 @@ class StaticBatcher:
 class DynamicBatcher:
     mode = "dynamic"
 
-    def __init__(self, max_batch: int, max_wait_s: float) -> None:
-        self.max_batch = max_batch
+    def __init__(self, max_batch: int, max_wait_s: float, amortises: bool = True) -> None:
+        # Without a per-batch cost a batch never raises capacity, and every member waits for
+        # the last: the dynamic batcher then serves one request at a time.
+        self.max_batch = max_batch if amortises else 1
         self.max_wait_s = max_wait_s
         self.depth_avg = 1.0
         self.flush_at = 1
@@ -65,8 +69,9 @@ class DynamicBatcher:
 Batcher = StaticBatcher | DynamicBatcher
 
 
-def make_batcher(cfg: WorkloadConfig) -> Batcher:
+def make_batcher(cfg: WorkloadConfig, batch_fixed_s: float = 0.0) -> Batcher:
+    """The configured batcher; ``batch_fixed_s`` is the model's per-batch cost (batching's gain)."""
     wait = cfg.max_wait_ms / 1000.0
     if cfg.batching == "dynamic":
-        return DynamicBatcher(cfg.batch_size, wait)
+        return DynamicBatcher(cfg.batch_size, wait, amortises=batch_fixed_s > 0.0)
     return StaticBatcher(cfg.batch_size, wait)

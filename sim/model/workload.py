@@ -90,7 +90,7 @@ class InferenceServer:
         self.cfg = cfg
         self.saturating = cfg.kind == "saturating"
         self.arrivals = None if self.saturating else ArrivalProcess(cfg, rng)
-        self.batcher = make_batcher(cfg)
+        self.batcher = make_batcher(cfg, model.batch_fixed_s)
         self.batch = cfg.batch_size
         self.spread = spread_for(model, cfg)
         # Without a stream of its own (a caller that only counts arrivals) the work is drawn

@@ -134,6 +134,16 @@ def test_dynamic_batcher_sizes_from_the_queue_depth() -> None:
     assert b.flush_at == 1  # the load went: serve at once again
 
 
+def test_without_a_per_batch_cost_the_dynamic_batcher_serves_one_at_a_time() -> None:
+    b = DynamicBatcher(8, 0.02, amortises=False)
+    for _ in range(20):
+        b.observe(30)
+    assert b.flush_at == 1 and b.take(30) == 1
+    pi = _poisson_server(0.9 * _capacity_ips("rpi5"), board="rpi5", batch_size=8, batching="dynamic")
+    pi.advance(120.0)
+    assert pi.batches == pi.completed  # ncnn on a CPU: batch_fixed 0, nothing to amortise
+
+
 def test_dynamic_batching_at_light_load_serves_at_once() -> None:
     """No feedback from its own wait: a light load keeps the target at one request."""
     srv = _poisson_server(0.3 * _capacity_ips(), batch_size=8, max_wait_ms=20.0, batching="dynamic")
