@@ -326,9 +326,8 @@ def test_the_state_document_and_the_metrics_carry_a_governed_fan_level() -> None
     doc = build_state(ident, tick=tick, **kw)
     assert doc["fan"] == {"level": 3}
     assert build_state(ident, tick=tick._replace(fan_level=None), **kw)["fan"] is None
-    pytest.importorskip("prometheus_client")
-    from thermogov.hw.metrics import families
+    from thermogov.hw.metrics import series
 
-    names = {f.name: f for f in families(doc)}
-    assert names["thermogov_fan_level"].samples[0].value == 3
-    assert "thermogov_fan_level" not in {f.name for f in families({**doc, "fan": None})}
+    by_name = {x.name: x for x in series(doc)}
+    assert by_name["thermogov_fan_level"].samples == [((), 3)]
+    assert "thermogov_fan_level" not in {x.name for x in series({**doc, "fan": None})}
