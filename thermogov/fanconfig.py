@@ -54,6 +54,13 @@ class FanConfig:
         return d
 
 
+def _optional_c(t: Table, key: str) -> float | None:
+    """A temperature that may be left out (then derived from the trip); known to the key check either way."""
+    if t.raw(key, None) is None:
+        return None
+    return t.number(key, minimum=-40.0, maximum=150.0)
+
+
 def parse_fan(owner: str, t: Table) -> FanConfig:
     """``owner`` is ``[run] fan`` (already read); ``t`` the ``[fan]`` table."""
     if owner not in FAN_OWNERS:
@@ -63,8 +70,8 @@ def parse_fan(owner: str, t: Table) -> FanConfig:
     d = FanConfig()
     f = FanConfig(
         owner=owner,
-        start_c=t.number("start_c", minimum=-40.0, maximum=150.0) if t.has("start_c") else None,
-        full_c=t.number("full_c", minimum=-40.0, maximum=150.0) if t.has("full_c") else None,
+        start_c=_optional_c(t, "start_c"),
+        full_c=_optional_c(t, "full_c"),
         hysteresis_c=t.number("hysteresis_c", d.hysteresis_c, minimum=0.0, maximum=50.0),
         dwell_s=t.number("dwell_s", d.dwell_s, minimum=0.0, maximum=MAX_DWELL_S),
     )
