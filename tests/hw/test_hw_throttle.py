@@ -319,6 +319,11 @@ def test_published_state_and_metrics_carry_the_throttle_counts_by_kind(
     Runner(opts, out=io.StringIO(), err=io.StringIO()).run()
     doc = docs[-1]
     assert doc["throttle"]["under-voltage"] == 1 and doc["throttle"]["freq-capped"] == 0
+    from thermogov.client import parse_state
+    from thermogov.hw.statusview import summary_lines
+
+    shown = [ln for ln in summary_lines(parse_state(doc, "state.json"), None) if ln.startswith("throttle")]
+    assert shown and "under-voltage 1" in shown[0] and "freq-capped" not in shown[0]  # zeros not said
 
     class _Doc:
         def collect(self):  # type: ignore[no-untyped-def]
