@@ -7,7 +7,7 @@ daemon really writes caps.  RSS and CPU time are sampled with psutil; CPU is rep
 steady window (after start-up imports) and over the whole run.  Tick p50/p99 come from the
 daemon's own summary (``tick_ms_p50/p99``: compute time of each control instant).
 
-    python bench/daemon_footprint.py [--seconds 20]
+    python bench/daemon_footprint.py [--seconds 210]
 
 As root the daemon governs the fake tree; otherwise it runs with ``--dry-run`` (same reads and
 decisions, no writes).  The default length (210 s) gives more than 2,000 control ticks, so
