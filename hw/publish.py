@@ -120,6 +120,8 @@ class StatePublisher:
             rate_ips=self._rate(rec.t_s, rec.inferences_total),
             reloads=reloads,
             throttle=self.throttle_counts() if self.throttle_counts is not None else None,
+            # The governor's inference mode and load level go here, as the optional `mode=` and
+            # `load_level=` of build_state, once it has them.
         )
         if self.path is not None:
             try:
