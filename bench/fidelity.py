@@ -28,7 +28,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.realdata import REAL_DATA  # noqa: E402  (the one locator of ../shared data)
+from tests.realdata import REAL_DATA  # noqa: E402  (the one locator of the real-log folder)
 
 TARGET_RMSE_C = 1.5
 TARGET_SHARE = 0.8
