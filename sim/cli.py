@@ -153,6 +153,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
             "latency p50/p95/p99",
             f"{_fmt(lat.get('p50'))} / {_fmt(lat.get('p95'))} / {_fmt(lat.get('p99'), ' ms')}",
         ),
+        *load_rows(s),
         ("max fused temperature", _fmt(s["max_fused_c"], " °C")),
         ("max per sensor", ", ".join(f"{k} {_fmt(v, ' °C')}" for k, v in s["max_sensor_c"].items())),
         ("time above trip", _fmt(s["time_above_trip_s"], f" s (trip {s['trip_c']:g} °C)")),
@@ -185,6 +186,19 @@ def fan_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
             f"{_fmt(s.get('fan_energy_j'), ' J')}{stalled}",
         )
     ]
+
+
+def load_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where a request's time goes (mean ms) and how it was batched (docs/workload.md)."""
+    lat = s.get("latency_ms") or {}
+    means = [(lat.get(part) or {}).get("mean") for part in ("queueing", "compute", "prepost")]
+    b = s.get("batching") or {}
+    rows = []
+    if any(m is not None for m in means):
+        rows.append(("latency queue/compute/pre-post", " / ".join(_fmt(m) for m in means) + " ms (mean)"))
+    if b:
+        rows.append(("batching", f"{b['mode']}, mean batch {_fmt(b['mean_batch'])} (max {b['max_batch']})"))
+    return rows
 
 
 def power_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
