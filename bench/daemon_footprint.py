@@ -1,13 +1,13 @@
 """Footprint of the board daemon: RSS, CPU share of one core, and per-tick compute time.
 
 Runs ``thermogov run`` as a subprocess against a fake Orin Nano tree at the default periods
-(sensors 100/150/200 ms, control 100 ms) for ~20 s while a helper thread sweeps the zone
+(sensors 100/150/200 ms, control 100 ms) for 210 s by default while a helper thread sweeps the zone
 ``temp`` files through a 60 -> 95 -> 60 °C triangle, so the policy trips and releases and the
 daemon really writes caps.  RSS and CPU time are sampled with psutil; CPU is reported over the
 steady window (after start-up imports) and over the whole run.  Tick p50/p99 come from the
 daemon's own summary (``tick_ms_p50/p99``: compute time of each control instant).
 
-    python bench/daemon_footprint.py [--seconds 20]
+    python bench/daemon_footprint.py [--seconds 210]
 
 As root the daemon governs the fake tree; otherwise it runs with ``--dry-run`` (same reads and
 decisions, no writes).  The default length (210 s) gives more than 2,000 control ticks, so
