@@ -4,12 +4,18 @@ What the simulator needs to model a fan as a variable conductance (the fan's air
 one node's conductance to ambient, per level, and costs its own power), and the board's
 default curve, the baseline a governor-owned fan is judged against (the kernel's step curve on
 a Pi 5, ``nvfancontrol``'s profile on a Jetson).  Every list has one entry per level, level 0
-first; the default curve has one step temperature per level above 0.
+first.  The default curve is either a step curve (``default_on_c``: one step temperature per
+level above 0, as the kernel's step_wise on a Pi 5) or a piecewise-linear duty against
+temperature (``default_points_c`` / ``default_points_pwm``, as ``nvfancontrol`` interpolates
+between the rows of its ``FAN_PROFILE``).  A fan here has discrete levels, so a linear curve
+becomes the step curve of its nearest level: level ``k`` is on from where the interpolated duty
+reaches the midpoint between the duties of levels ``k - 1`` and ``k`` (:func:`curve_from_points`).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +26,8 @@ from thermogov.tomlcheck import Table
 MAX_FAN_LEVELS = 32
 MAX_FAN_W = 100.0
 MAX_FAN_G_W_PER_K = 100.0
+# The step of a level a linear default curve never asks for (its duty is above the curve's top).
+UNREACHED_C = 150.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +44,62 @@ class FanProfile:
     @property
     def levels(self) -> int:
         return len(self.duty)
+
+
+def _interp_temp_at(points_c: tuple[float, ...], pwm: tuple[float, ...], duty: float) -> float:
+    """The lowest temperature at which the piecewise-linear curve reaches ``duty``."""
+    if duty <= pwm[0]:
+        return points_c[0]
+    for (t0, p0), (t1, p1) in itertools.pairwise(zip(points_c, pwm, strict=True)):
+        if p1 >= duty > p0:
+            return t0 + (t1 - t0) * (duty - p0) / (p1 - p0)
+    return math.inf
+
+
+def curve_from_points(
+    points_c: tuple[float, ...], pwm: tuple[float, ...], duty: tuple[int, ...], hyst_c: float
+) -> FanCurve:
+    """The step curve that puts the fan at the level nearest the interpolated duty.
+
+    Points ascend in temperature and the duty never falls with it (a fan curve that slows down
+    when hotter is a typo, refused); below the first point the first duty holds, above the last
+    the last.  A level the curve never reaches gets a step above any temperature a board sees.
+    """
+    if len(points_c) != len(pwm) or len(points_c) < 2:
+        raise ConfigError("needs two or more points, as many temperatures as duties")
+    if any(b <= a for a, b in itertools.pairwise(points_c)):
+        raise ConfigError(f"temperatures {list(points_c)} must ascend")
+    if any(b < a for a, b in itertools.pairwise(pwm)) or not all(0 <= p <= 255 for p in pwm):
+        raise ConfigError(f"duties {list(pwm)} must lie in 0..255 and never fall as the temperature rises")
+    steps = []
+    for lo, hi in itertools.pairwise(duty):
+        on = _interp_temp_at(points_c, pwm, (lo + hi) / 2)
+        steps.append(round(min(on, UNREACHED_C), 3))
+    return FanCurve(tuple(steps), hyst_c)
+
+
+def _default_curve(t: Table, duty: tuple[int, ...], hyst: float) -> FanCurve:
+    n = len(duty)
+    if t.has("default_points_c") or t.has("default_points_pwm"):
+        if t.has("default_on_c"):
+            raise ConfigError(f"{t.where}: give default_on_c or default_points_c/_pwm, not both")
+        pts = tuple(t.numbers("default_points_c"))
+        pwm = tuple(t.numbers("default_points_pwm"))
+        if any(not -40.0 <= v <= 150.0 for v in pts):
+            raise ConfigError(f"{t.where}.default_points_c: temperatures must lie in -40..150 °C")
+        try:
+            return curve_from_points(pts, pwm, duty, hyst)
+        except ConfigError as e:
+            raise ConfigError(f"{t.where}.default_points_c/_pwm: {e}") from e
+    on = tuple(t.numbers("default_on_c"))
+    if len(on) != n - 1:
+        raise ConfigError(f"{t.where}.default_on_c: needs {n - 1} values (one per level above 0)")
+    if any(not -40.0 <= v <= 150.0 for v in on):
+        raise ConfigError(f"{t.where}.default_on_c: step temperatures must lie in -40..150 °C")
+    try:
+        return FanCurve(on, hyst)
+    except ConfigError as e:
+        raise ConfigError(f"{t.where}.default_on_c: {e}") from e
 
 
 def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
@@ -55,28 +119,19 @@ def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
     n = len(duty)
     g = tuple(t.numbers("conductance_w_per_k"))
     p = tuple(t.numbers("power_w"))
-    on = tuple(t.numbers("default_on_c"))
-    for key, vals, want, hi in (
-        ("conductance_w_per_k", g, n, MAX_FAN_G_W_PER_K),
-        ("power_w", p, n, MAX_FAN_W),
-        ("default_on_c", on, n - 1, 150.0),
+    for key, vals, hi in (
+        ("conductance_w_per_k", g, MAX_FAN_G_W_PER_K),
+        ("power_w", p, MAX_FAN_W),
     ):
-        if len(vals) != want:
-            raise ConfigError(
-                f"{t.where}.{key}: needs {want} values (one per level{' above 0' if want < n else ''})"
-            )
-        if any(not 0.0 <= v <= hi for v in vals) and key != "default_on_c":
+        if len(vals) != n:
+            raise ConfigError(f"{t.where}.{key}: needs {n} values (one per level)")
+        if any(not 0.0 <= v <= hi for v in vals):
             raise ConfigError(f"{t.where}.{key}: values must lie in 0..{hi:g}")
-    if any(not -40.0 <= v <= 150.0 for v in on):
-        raise ConfigError(f"{t.where}.default_on_c: step temperatures must lie in -40..150 °C")
     hyst = t.number("default_hyst_c", 0.0, minimum=0.0, maximum=50.0)
+    curve = _default_curve(t, duty, hyst)
     period = t.integer("default_period_ms", 1000, minimum=1, maximum=60_000)
     source = t.string("source", "")
     t.done()
-    try:
-        curve = FanCurve(on, hyst)
-    except ConfigError as e:
-        raise ConfigError(f"{t.where}.default_on_c: {e}") from e
     return FanProfile(node, curve_node, duty, g, p, curve, period, source)
 
 
