@@ -28,6 +28,8 @@ MAX_FAN_W = 100.0
 MAX_FAN_G_W_PER_K = 100.0
 # The step of a level a linear default curve never asks for (its duty is above the curve's top).
 UNREACHED_C = 150.0
+# The step of a level the curve's first duty already asks for: on at any temperature a profile takes.
+ALWAYS_C = -40.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,7 @@ class FanProfile:
 def _interp_temp_at(points_c: tuple[float, ...], pwm: tuple[float, ...], duty: float) -> float:
     """The lowest temperature at which the piecewise-linear curve reaches ``duty``."""
     if duty <= pwm[0]:
-        return points_c[0]
+        return ALWAYS_C  # the first duty holds below the first point
     for (t0, p0), (t1, p1) in itertools.pairwise(zip(points_c, pwm, strict=True)):
         if p1 >= duty > p0:
             return t0 + (t1 - t0) * (duty - p0) / (p1 - p0)
