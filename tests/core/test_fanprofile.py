@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.cli.script import one_line_error, thermogov
@@ -34,15 +35,6 @@ def _fan(**over: Any) -> dict[str, Any]:
     return {k: v for k, v in t.items() if v is not None}
 
 
-def _interp(points: list[float], pwm: list[float], temp: float) -> float:
-    if temp <= points[0]:
-        return pwm[0]
-    for (t0, p0), (t1, p1) in zip(zip(points, pwm), zip(points[1:], pwm[1:]), strict=False):
-        if temp <= t1:
-            return p0 + (p1 - p0) * (temp - t0) / (t1 - t0)
-    return pwm[-1]
-
-
 @pytest.mark.parametrize(
     ("points", "pwm"),
     [([40.0, 80.0], [0, 255]), ([35.0, 74.0, 94.0, 95.0], [0, 187, 187, 255]), ([20.0, 60.0], [64, 128])],
@@ -54,7 +46,7 @@ def test_a_linear_curve_runs_the_fan_at_the_level_nearest_its_duty(
     curve = curve_from_points(tuple(points), tuple(pwm), duty, 0.0)
     for k in range(0, 1300):
         temp = 10.0 + k * 0.1
-        want = _interp(points, pwm, temp)
+        want = float(np.interp(temp, points, pwm))  # the first/last duty held outside
         level = curve.target(temp, 0)
         # the chosen level's duty is the nearest to the curve's (steps are kept to 1 m°C)
         best = min(abs(d - want) for d in duty)
