@@ -54,3 +54,25 @@ def test_the_kernel_curve_rewrites_cur_state_when_its_own_target_changes(tmp_pat
     emu.world.plant.set_temps_c({n: 30.0 for n in emu.world.plant.names})  # far below every trip
     emu.step(1.5)
     assert fan.level == 0 and _state(tmp_path) == 0  # the kernel's target fell: it rewrote cur_state
+
+
+def test_the_emulated_jetson_devkit_has_a_pwm_fan_the_daemon_finds_and_drives(tmp_path: Path) -> None:
+    """The same pwm-fan files from the devkit's [fan] (nine levels), warm under nvfancontrol's curve."""
+    board = load_board("jetson-orin-nano-devkit")
+    assert board.fan is not None
+    emu = Emulator(board, tmp_path, Config(board=board.name), speed=1.0, warm_up_s=300.0)
+    assert emu.fan is not None
+    emu.step(300.5)
+    curve_level = emu.world.fan.level  # type: ignore[union-attr]
+    assert curve_level >= 1 and _state(tmp_path) == curve_level  # warm idle SoC: above Tj 35 °C
+
+    tree = SysfsTree(tmp_path)
+    dev = discover_fan(tree)
+    assert dev is not None and dev.max_state == board.fan.levels - 1
+    fan = HwFan(tree, dev)
+    fan.apply(dev.max_state)
+    emu.step(301.0)
+    assert emu.world.fan.level == dev.max_state  # type: ignore[union-attr]
+    fan.restore()
+    emu.step(301.5)
+    assert emu.world.fan.level == curve_level  # type: ignore[union-attr]

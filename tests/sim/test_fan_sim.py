@@ -109,3 +109,58 @@ def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("fan ")]
     assert "board-driven" in line and "switches" in line
+
+
+# The Jetson Orin Nano developer kit: nvfancontrol's "quiet" curve as the baseline.
+DEVKIT = "jetson-orin-nano-devkit"
+
+
+def _devkit(owner: str, ambient_c: float, duration_s: float, events: tuple[SimEvent, ...] = ()) -> Config:
+    base = parse_config({"run": {"board": DEVKIT, "fan": owner}})
+    return dataclasses.replace(
+        base, sim=dataclasses.replace(base.sim, ambient_c=ambient_c, duration_s=duration_s, events=events)
+    )
+
+
+def test_on_the_jetson_devkit_more_fan_means_a_cooler_soc() -> None:
+    from thermogov.sim.model.world import SimWorld
+
+    board = load_board(DEVKIT)
+    assert board.fan is not None
+    temps = []
+    for level in range(board.fan.levels):
+        world = SimWorld(board, _devkit("board", 25.0, 60.0))
+        assert world.fan is not None
+        world.fan.apply(level)
+        power = world._rest.copy()
+        power[world.plant.index["gpu"]] += 8.0
+        temps.append(world.plant.steady_state_c(power)[world.plant.index["gpu"]])
+    assert temps == sorted(temps, reverse=True) and temps[0] - temps[-1] > 10.0
+
+
+def test_the_jetson_devkit_follows_nvfancontrols_quiet_curve_and_counts_its_switches(tmp_path: Path) -> None:
+    r = simulate(_devkit("board", 45.0, 600.0), out_dir=tmp_path)
+    tr = load_trace(r.run_dir)
+    levels = tr["fan_level"]
+    fan = load_board(DEVKIT).fan
+    assert fan is not None and r.summary["fan_owner"] == "board"
+    # 45 °C ambient: the SoC passes Tj 35 °C at once, so the quiet curve has the fan running.
+    assert min(levels[len(levels) // 2 :]) >= 1
+    assert r.summary["fan_switches"] == sum(1 for a, b in itertools.pairwise(levels) if a != b)
+    # polled every 2 s: no two changes of the board's curve closer than its polling interval
+    t_changes = [tr["t_s"][i] for i in range(1, len(levels)) if levels[i] != levels[i - 1]]
+    assert all(b - a >= fan.default_period_ms / 1000 - 1e-6 for a, b in itertools.pairwise(t_changes))
+
+
+def test_a_stalled_jetson_fan_the_governor_owns_is_at_its_top_before_any_clock_is_cut(tmp_path: Path) -> None:
+    cfg = _devkit("governor", 60.0, 900.0, (SimEvent(at_s=120.0, kind="fan_stall"),))
+    r = simulate(cfg, out_dir=tmp_path)
+    tr = load_trace(r.run_dir)
+    board = load_board(DEVKIT)
+    top = board.fan.levels - 1  # type: ignore[union-attr]
+    tops = {d.name: max(d.opp_hz) for d in board.domains}
+    cut = [i for i in range(len(tr["t_s"])) if any(tr[f"{n}_cap_hz"][i] < hz for n, hz in tops.items())]
+    assert cut, "the stalled fan must force some clock cut in a 60 °C box"
+    assert all(tr["fan_level"][i] == top for i in cut)
+    assert r.summary["fan_stalled"] is True
+    assert r.summary["max_fused_c"] < min(s.hard_limit_c for s in board.sensors)
