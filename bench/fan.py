@@ -34,9 +34,9 @@ from thermogov.config import Config, SimEvent, parse_config  # noqa: E402
 from thermogov.sim.model.runner import simulate  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
 
-# A world is overrides of [sim], a scenario's name, or STALL: the hot enclosure whose fan seizes
+# A world is overrides of [sim] or a scenario's name; STALL in the overrides has the fan seize
 # two thirds into the run (the rpi5-fan-stall scenario's 20 of 30 min, for any board and length).
-STALL = "stall"
+STALL = "stall_at_fraction"
 BOARDS: dict[str, tuple[tuple[str, dict[str, Any] | str], ...]] = {
     "rpi5-fan": (
         ("room 25 °C", {"ambient_c": 25.0}),
@@ -46,7 +46,8 @@ BOARDS: dict[str, tuple[tuple[str, dict[str, Any] | str], ...]] = {
     "jetson-orin-nano-devkit": (
         ("room 25 °C", {"ambient_c": 25.0}),
         ("enclosure 45 °C", {"ambient_c": 45.0}),
-        ("45 °C, fan stall at 2/3", STALL),
+        ("enclosure 45 °C, fan stall at 2/3", {"ambient_c": 45.0, STALL: 2 / 3}),
+        ("enclosure 60 °C, fan stall at 2/3", {"ambient_c": 60.0, STALL: 2 / 3}),
     ),
 }
 COLUMNS = (
@@ -63,8 +64,9 @@ COLUMNS = (
 
 def world_config(board: str, world: dict[str, Any] | str, owner: str, args: argparse.Namespace) -> Config:
     base = parse_config({"run": {"board": board, "policy": args.policy, "seed": args.seed, "fan": owner}})
-    if world == STALL:
-        world = {"ambient_c": 45.0, "events": (SimEvent(at_s=args.duration * 2 / 3, kind="fan_stall"),)}
+    if isinstance(world, dict) and STALL in world:
+        stall_at = SimEvent(at_s=args.duration * world[STALL], kind="fan_stall")
+        world = {**{k: v for k, v in world.items() if k != STALL}, "events": (stall_at,)}
     if isinstance(world, str):
         cfg = load_scenario(world, base)
         return dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, duration_s=args.duration))
