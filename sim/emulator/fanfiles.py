@@ -5,9 +5,10 @@ Raspberry Pi 5 (Documentation/hwmon/pwm-fan.rst, bcm2712-rpi-5-b.dts): a thermal
 of ``type`` ``pwm-fan`` with ``cur_state`` 0..``max_state``, and a hwmon ``pwmfan`` with
 ``pwm1`` (the level's duty), ``pwm1_enable`` and ``fan1_input`` (RPM).
 
-Each emulator step plays the kernel: its step_wise curve (the profile's default curve, on the
-curve node's temperature) writes ``cur_state`` only when its own target changes, as
-``thermal_cdev_update`` does; between those moments whatever the daemon wrote to ``cur_state``
+Each emulator step plays the board's own fan control: the profile's default curve (the Pi 5
+kernel's step_wise; on a Jetson devkit nvfancontrol's profile at its nearest level, where
+nvfancontrol writes ``pwm1`` instead), on the curve node's temperature, writes ``cur_state``
+only when its own target changes, as ``thermal_cdev_update`` does; between those moments whatever the daemon wrote to ``cur_state``
 holds and drives the simulated fan.  So a governed fan on an emulated Pi 5 meets the same
 contest as on a real one.
 """

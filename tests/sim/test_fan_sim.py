@@ -20,25 +20,36 @@ from thermogov.trace import load_trace
 TOP_HZ = 2_400_000_000
 
 
-def _config(owner: str, ambient_c: float, duration_s: float, events: tuple[SimEvent, ...] = ()) -> Config:
-    base = parse_config({"run": {"board": "rpi5-fan", "fan": owner}})
+# The Jetson Orin Nano developer kit: nvfancontrol's "quiet" curve as the baseline.
+DEVKIT = "jetson-orin-nano-devkit"
+
+
+def _config(
+    owner: str,
+    ambient_c: float,
+    duration_s: float,
+    events: tuple[SimEvent, ...] = (),
+    board: str = "rpi5-fan",
+) -> Config:
+    base = parse_config({"run": {"board": board, "fan": owner}})
     return dataclasses.replace(
         base, sim=dataclasses.replace(base.sim, ambient_c=ambient_c, duration_s=duration_s, events=events)
     )
 
 
-def test_more_fan_means_a_cooler_board_and_more_power() -> None:
+@pytest.mark.parametrize(("board_name", "node", "watts"), [("rpi5-fan", "cpu", 4.0), (DEVKIT, "gpu", 8.0)])
+def test_more_fan_means_a_cooler_board_and_more_power(board_name: str, node: str, watts: float) -> None:
     from thermogov.sim.model.world import SimWorld
 
-    board = load_board("rpi5-fan")
+    board = load_board(board_name)
     temps, powers = [], []
     for level in range(board.fan.levels):  # type: ignore[union-attr]
-        world = SimWorld(board, _config("board", 25.0, 60.0))
+        world = SimWorld(board, _config("board", 25.0, 60.0, board=board_name))
         assert world.fan is not None
         world.fan.apply(level)
         power = world._rest.copy()
-        power[world.plant.index["cpu"]] += 4.0
-        temps.append(world.plant.steady_state_c(power)[world.plant.index["cpu"]])
+        power[world.plant.index[node]] += watts
+        temps.append(world.plant.steady_state_c(power)[world.plant.index[node]])
         powers.append(world.fan.power_w)
     assert temps == sorted(temps, reverse=True) and temps[0] - temps[-1] > 10.0
     assert powers == sorted(powers) and powers[0] == 0.0
@@ -111,35 +122,8 @@ def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path) -> None:
     assert "board-driven" in line and "switches" in line
 
 
-# The Jetson Orin Nano developer kit: nvfancontrol's "quiet" curve as the baseline.
-DEVKIT = "jetson-orin-nano-devkit"
-
-
-def _devkit(owner: str, ambient_c: float, duration_s: float, events: tuple[SimEvent, ...] = ()) -> Config:
-    base = parse_config({"run": {"board": DEVKIT, "fan": owner}})
-    return dataclasses.replace(
-        base, sim=dataclasses.replace(base.sim, ambient_c=ambient_c, duration_s=duration_s, events=events)
-    )
-
-
-def test_on_the_jetson_devkit_more_fan_means_a_cooler_soc() -> None:
-    from thermogov.sim.model.world import SimWorld
-
-    board = load_board(DEVKIT)
-    assert board.fan is not None
-    temps = []
-    for level in range(board.fan.levels):
-        world = SimWorld(board, _devkit("board", 25.0, 60.0))
-        assert world.fan is not None
-        world.fan.apply(level)
-        power = world._rest.copy()
-        power[world.plant.index["gpu"]] += 8.0
-        temps.append(world.plant.steady_state_c(power)[world.plant.index["gpu"]])
-    assert temps == sorted(temps, reverse=True) and temps[0] - temps[-1] > 10.0
-
-
 def test_the_jetson_devkit_follows_nvfancontrols_quiet_curve_and_counts_its_switches(tmp_path: Path) -> None:
-    r = simulate(_devkit("board", 45.0, 600.0), out_dir=tmp_path)
+    r = simulate(_config("board", 45.0, 600.0, board=DEVKIT), out_dir=tmp_path)
     tr = load_trace(r.run_dir)
     levels = tr["fan_level"]
     fan = load_board(DEVKIT).fan
@@ -153,7 +137,7 @@ def test_the_jetson_devkit_follows_nvfancontrols_quiet_curve_and_counts_its_swit
 
 
 def test_a_stalled_jetson_fan_the_governor_owns_is_at_its_top_before_any_clock_is_cut(tmp_path: Path) -> None:
-    cfg = _devkit("governor", 60.0, 900.0, (SimEvent(at_s=120.0, kind="fan_stall"),))
+    cfg = _config("governor", 60.0, 900.0, (SimEvent(at_s=120.0, kind="fan_stall"),), board=DEVKIT)
     r = simulate(cfg, out_dir=tmp_path)
     tr = load_trace(r.run_dir)
     board = load_board(DEVKIT)
