@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config  # noqa: E402
 from thermogov.sim.compare.compare import run_grid  # noqa: E402
-from thermogov.sim.compare.crossval import Outcome, leave_one_family_out  # noqa: E402
+from thermogov.sim.compare.crossval import Outcome, leave_one_family_out, scores  # noqa: E402
 from thermogov.sim.scenarios.families import FAMILIES, all_family_scenarios  # noqa: E402
 
 POLICY = "stepped"
@@ -79,6 +79,15 @@ def main() -> None:
         world, _, cand = r.scenario.partition("|")
         outcomes.append(Outcome(world, family[world], cand, r.sustained_ips, r.above_trip_s, r.hard_limit_s))
     folds, pick = leave_one_family_out(outcomes, bounds)
+    score = scores(outcomes, bounds)
+    print("per world: score of each candidate (x: broke the bound, s above the trip / at a hard limit)")
+    for g in worlds:
+        above, limit = bounds[g.name]
+        parts = []
+        for o in (o for o in outcomes if o.world == g.name):
+            flag = "" if score[(o.world, o.candidate)] > 0 else f" x({o.above_trip_s:g}/{o.hard_limit_s:g})"
+            parts.append(f"{o.candidate} {score[(o.world, o.candidate)]:.4f}{flag}")
+        print(f"  {g.name:<36} bound {above:g}/{limit:g} s: " + "; ".join(parts))
     print(
         f"{POLICY}: {len(candidates)} candidates x {len(worlds)} worlds (family scale {args.family_scale:g})"
     )

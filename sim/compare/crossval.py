@@ -12,7 +12,8 @@ Learning*, 2nd ed., section 7.10, on keeping whole groups out of the training fo
 The score of a candidate on a world is its sustained throughput divided by the best candidate's
 on that world (so every world weighs the same whatever its board's speed), and 0 when it breaks
 the world's bound: more time above the trip or at a hard limit than ``hysteresis`` spends there
-(the spec's policy; a suite spike costs every policy the same).  For each family F the
+(the spec's policy; a suite spike costs every policy the same).  A world where no candidate
+keeps the bound says nothing about the choice and is left out.  For each family F the
 candidate with the best mean score over the *other* families is chosen and its mean score on F
 reported (held out), beside the best any candidate reaches on F (the regret is the difference).
 The recommended default is the candidate chosen by the most folds, ties broken by the mean
@@ -82,7 +83,8 @@ def leave_one_family_out(
     """Every fold, and the recommended candidate (see the module docstring)."""
     score = scores(outcomes, bounds)
     cands = list(dict.fromkeys(o.candidate for o in outcomes))
-    fam_of = {o.world: o.family for o in outcomes}
+    # A world where no candidate keeps the bound tells candidates apart by nothing: left out.
+    fam_of = {o.world: o.family for o in outcomes if any(score[(o.world, c)] > 0 for c in cands)}
     families = list(dict.fromkeys(fam_of.values()))
     if len(families) < 2:
         raise ValueError("cross-validation over families needs at least two families")

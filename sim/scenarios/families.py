@@ -22,7 +22,9 @@ judge on the one left out) and judged on worlds nobody looked at while tuning:
 
 Every generated world is on a board at an ambient where full clocks reach the trip (the ramps
 and cycles are shifted up per board when their range would not), because a world a policy never
-has to govern says nothing about it.  ``time_scale`` shrinks durations for quick runs (tests,
+has to govern says nothing about it; and no warmer than the lowest caps can still hold the trip
+(shifted down when it would be: a Pi 5 at its 1.5 GHz floor reaches 85 °C near 29 °C ambient),
+because there every policy is at the floor and the world measures the board.  ``time_scale`` shrinks durations for quick runs (tests,
 reduced benches); the hour-scale defaults are the issue's.
 """
 
@@ -52,6 +54,8 @@ TRIP_C = 85.0
 #: transfer plate, so 70 °C air in an enclosure is extreme but not absurd).
 NOMINAL_AMBIENT_C = 25.0
 MAX_AMBIENT_C = 70.0
+#: How far under the trip the lowest caps must settle for a world to be holdable at all (°C).
+HOLD_MARGIN_C = 3.0
 #: ``board-at-trip``: how far above the trip full clocks must settle (°C).
 OVER_TRIP_C = 5.0
 #: The ramps' and the cycle's span (°C) and default lengths (s).
@@ -108,6 +112,44 @@ def trip_ambient_c(board: BoardProfile, config: Config, over_c: float = OVER_TRI
     return None
 
 
+def lowest_clocks_fused_c(board: BoardProfile, config: Config, ambient_c: float) -> float:
+    """The fused temperature where the board settles at its lowest OPPs, saturated."""
+    low = {d.name: d.opp_hz[0] for d in board.domains}
+    return fused_c(board, config.sensor_specs(board), steady_state_c(board, low, 1.0, ambient_c))
+
+
+def holdable_ambient_c(board: BoardProfile, config: Config) -> float | None:
+    """The warmest whole-degree ambient (up to :data:`MAX_AMBIENT_C`) at which the lowest caps
+    still settle :data:`HOLD_MARGIN_C` under the trip; None if not even -10 °C.  Above it no
+    policy can hold the trip (a Pi 5 cannot go below 1.5 GHz), so a world that goes there
+    measures the board, not the policy."""
+    best = None
+    for amb in range(-10, int(MAX_AMBIENT_C) + 1):
+        if lowest_clocks_fused_c(board, config, float(amb)) > TRIP_C - HOLD_MARGIN_C:
+            break
+        best = float(amb)
+    return best
+
+
+def _ambient_for(board: BoardProfile, config: Config, over_c: float = OVER_TRIP_C) -> float:
+    """An ambient where full clocks reach the trip and the lowest caps still hold it (if one exists)."""
+    need = trip_ambient_c(board, config, over_c)
+    hold = holdable_ambient_c(board, config)
+    need = MAX_AMBIENT_C if need is None else need
+    return need if hold is None else min(need, hold)
+
+
+def _place(board: BoardProfile, config: Config, low_c: float, high_c: float) -> tuple[float, float]:
+    """An ambient path's ends: raised until its warmest point reaches the trip at full clocks,
+    lowered until the lowest caps hold the trip there; the span is kept."""
+    need = trip_ambient_c(board, config)
+    top = max(high_c, MAX_AMBIENT_C if need is None else need)
+    hold = holdable_ambient_c(board, config)
+    if hold is not None:
+        top = min(top, hold)
+    return top - (high_c - low_c), top
+
+
 def without_fan(board: BoardProfile) -> BoardProfile:
     """``board`` with its fan stopped: the fan node keeps :data:`FAN_OFF_FACTOR` of its conductance to air."""
     node = fan_node(board)
@@ -139,16 +181,9 @@ def _world(base: Config, board: str, duration_s: float, ambient_c: float, **sim:
     )
 
 
-def _shift_to_trip(board: BoardProfile, base: Config, high_c: float) -> float:
-    """How far a path must be raised for full clocks to reach the trip at its warmest."""
-    need = trip_ambient_c(board, base)
-    return max(0.0, (need if need is not None else MAX_AMBIENT_C) - high_c)
-
-
 def _ramp(base: Config, board: BoardProfile, up: bool, scale: float) -> Config:
     dur = RAMP_S * scale
-    shift = _shift_to_trip(board, base, RAMP_HIGH_C)
-    lo, hi = RAMP_LOW_C + shift, RAMP_HIGH_C + shift
+    lo, hi = _place(board, base, RAMP_LOW_C, RAMP_HIGH_C)
     a, b = (lo, hi) if up else (hi, lo)
     n = max(int(abs(b - a) / AMBIENT_STEP_C), 1)
     path = [(dur * k / n, a + (b - a) * k / n) for k in range(1, n + 1)]
@@ -157,8 +192,7 @@ def _ramp(base: Config, board: BoardProfile, up: bool, scale: float) -> Config:
 
 def _day_night(base: Config, board: BoardProfile, scale: float) -> Config:
     dur = DAY_S * scale
-    shift = _shift_to_trip(board, base, DAY_HIGH_C)
-    lo, hi = DAY_LOW_C + shift, DAY_HIGH_C + shift
+    lo, hi = _place(board, base, DAY_LOW_C, DAY_HIGH_C)
     mid, amp = (lo + hi) / 2.0, (hi - lo) / 2.0
 
     def amb(t: float) -> float:  # night (lo) at 0 and at the end, noon (hi) halfway
@@ -191,14 +225,11 @@ def _fan_failure(base: Config, board: BoardProfile, scale: float) -> Config:
     dur = STEADY_S * scale
     ev = SimEvent(at_s=round(dur / 5.0, 3), kind="ambient_link", target=fan_node(board), value=FAN_OFF_FACTOR)
     # An ambient where the board reaches the trip once its fan has stopped.
-    amb = trip_ambient_c(without_fan(board), base)
-    return _world(base, board.name, dur, MAX_AMBIENT_C if amb is None else amb, events=(ev,))
+    return _world(base, board.name, dur, _ambient_for(without_fan(board), base, 0.0), events=(ev,))
 
 
 def _at_trip(base: Config, board: BoardProfile, scale: float) -> Config:
-    amb = trip_ambient_c(board, base)
-    assert amb is not None  # _boards keeps only boards that reach the trip
-    return _world(base, board.name, STEADY_S * scale, amb)
+    return _world(base, board.name, STEADY_S * scale, _ambient_for(board, base))
 
 
 def _boards(family: str, boards: Sequence[str] | None) -> list[BoardProfile]:

@@ -46,3 +46,16 @@ def test_ties_keep_the_first_listed_candidate_the_current_defaults() -> None:
 def test_one_family_cannot_be_cross_validated() -> None:
     with pytest.raises(ValueError, match="two families"):
         leave_one_family_out([_o("w", "A", "x", 1.0)], {})
+
+
+def test_a_world_no_candidate_can_hold_is_left_out_of_the_means() -> None:
+    outs = [
+        _o("a1", "A", "x", 10.0),
+        _o("a1", "A", "y", 9.0),
+        _o("b1", "B", "x", 5.0),
+        _o("b1", "B", "y", 6.0),
+    ]
+    outs += [_o("a2", "A", "x", 10.0, above=99.0), _o("a2", "A", "y", 9.0, above=99.0)]
+    folds, _ = leave_one_family_out(outs, {"a2": (1.0, 0.0)})
+    (fa,) = [fd for fd in folds if fd.held_out == "A"]
+    assert fa.best_score == 1.0  # a1 alone: a2 (unholdable by everyone) does not halve it

@@ -24,6 +24,16 @@ def test_every_family_generates_valid_worlds_with_unique_names() -> None:
         validate_events(g.config, g.config.load_board())
         assert g.config.sim.scenario == g.name
         assert all(e.at_s <= g.config.sim.duration_s for e in g.config.sim.events)
+        # Holdable: at the world's warmest ambient the lowest caps settle under the trip.
+        board = load_board(g.config.board)
+        if g.family == "fan-failure":
+            board = fam.without_fan(board)
+        warmest = max(
+            [g.config.sim.ambient_c, *(e.value for e in g.config.sim.events if e.kind == "ambient")]
+        )
+        assert fam.lowest_clocks_fused_c(board, Config(), warmest) <= fam.TRIP_C - fam.HOLD_MARGIN_C + 1e-9, (
+            g.name
+        )
 
 
 def test_fan_failure_covers_every_board_with_a_fan_and_only_those() -> None:
