@@ -57,6 +57,33 @@ def _duration(text: str | None) -> float | None:
     return None if text is None else parse_duration_s(text, "--duration")
 
 
+def _run_options(
+    config: Any,
+    sysfs_root: Path,
+    board: str | None,
+    workload: str | None,
+    count_regex: str | None,
+    out: Path | None,
+    state_dir: Path,
+    lock_file: Path,
+    lock_dir: Path | None,
+) -> Any:
+    """The daemon's options from the flags ``run`` and ``ab`` share (duration and dry-run apart)."""
+    from thermogov.hw.daemon import RunOptions
+
+    return RunOptions(
+        config=config,
+        sysfs_root=sysfs_root,
+        board=board,
+        workload=workload,
+        count_regex=count_regex,
+        out=out,
+        state_dir=state_dir,
+        lock_file=lock_file,
+        lock_dir=lock_dir,
+    )
+
+
 _root_opt = click.option(
     "--sysfs-root",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -169,7 +196,7 @@ def run_command(
       thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
       sudo thermogov run --config /etc/thermogov/thermogov.toml
     """
-    from thermogov.hw.daemon import RunOptions, check_privileges, run
+    from thermogov.hw.daemon import check_privileges, run
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.sysfs import SysfsTree
 
@@ -183,17 +210,9 @@ def run_command(
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
         click.echo(warning, err=True)
-    opts = RunOptions(
-        config=cfg,
-        sysfs_root=sysfs_root,
-        board=board,
+    opts = dataclasses.replace(
+        _run_options(cfg, sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir),
         duration_s=_duration(duration),
-        workload=workload,
-        count_regex=count_regex,
-        out=out,
-        state_dir=state_dir,
-        lock_file=lock_file,
-        lock_dir=lock_dir,
         dry_run=dry_run,
     )
     summary = run(opts)
@@ -270,23 +289,15 @@ def ab_command(
       sudo thermogov ab --policy stepped --policy power_allocator --workload builtin --pairs 5 --block 10m
     """
     from thermogov.hw.ab import AbOptions, run_ab
-    from thermogov.hw.daemon import RunOptions, check_privileges
+    from thermogov.hw.daemon import check_privileges
     from thermogov.units import parse_duration_s
 
     if len(policies) != 2:
         raise ConfigError("--policy: give exactly two policies, e.g. --policy stepped --policy step_wise")
     check_privileges(False)
     cool_s = 0.0 if cool_down.strip() in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
-    base = RunOptions(
-        config=_config(config_path),
-        sysfs_root=sysfs_root,
-        board=board,
-        workload=workload,
-        count_regex=count_regex,
-        out=out,
-        state_dir=state_dir,
-        lock_file=lock_file,
-        lock_dir=lock_dir,
+    base = _run_options(
+        _config(config_path), sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir
     )
     opts = AbOptions(
         base, policies[0], policies[1], pairs, parse_duration_s(block, "--block"), cool_s, seed, confidence

@@ -67,8 +67,9 @@ STEADY_S = 1800.0
 #: Ambient changes as steps of at most this much (°C): far below a sensor's noise per step.
 AMBIENT_STEP_C = 0.25
 #: ``fan-failure``: a heatsink in still air keeps about a third of its fan-blown conductance
-#: (E: natural convection h ~5-10 W/m²K against ~25-50 forced over small fins; heat-transfer
-#: textbook ranges, e.g. Incropera, Fundamentals of Heat and Mass Transfer, table 1.1).
+#: (E: typical convection coefficients of gases are 2-25 W/m²K free and 25-250 W/m²K forced,
+#: Incropera & DeWitt, Fundamentals of Heat and Mass Transfer, table 1.1; a small fan over
+#: small fins sits at the low end of forced, still air in a case at the high end of free).
 FAN_OFF_FACTOR = 0.35
 #: ``load-switch``: one period of saturating then Poisson load; the Poisson phase's share of
 #: the board's full-clock capacity, and the saturating phase's multiple of it.
