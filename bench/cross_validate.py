@@ -1,7 +1,8 @@
 """Choose ``stepped``'s defaults by leave-one-family-out cross-validation over scenario families.
 
 Every candidate setting (the product of ``--param KEY=V1,V2,...`` grids; the current defaults
-are always a candidate, listed first so that a tie keeps them) runs on every world of every
+are always a candidate, listed first so that a tie keeps them; the others carry only the keys
+they change, fewest first, so an exact tie changes as few defaults as it can) runs on every world of every
 family of :mod:`thermogov.sim.scenarios.families`, beside ``hysteresis`` (whose time above the
 trip and at a hard limit is each world's bound).  :mod:`thermogov.sim.compare.crossval` then
 chooses, for each family left out, the candidate best on the others and scores it on the one
@@ -29,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config  # noqa: E402
+from thermogov.policies.stepped import SteppedParams  # noqa: E402
 from thermogov.sim.compare.compare import run_grid  # noqa: E402
 from thermogov.sim.compare.crossval import Outcome, leave_one_family_out, scores  # noqa: E402
 from thermogov.sim.scenarios.families import FAMILIES, all_family_scenarios  # noqa: E402
@@ -61,8 +63,13 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 2))
     args = ap.parse_args()
     grid = _grid(args.param)
-    candidates = [dict(zip(grid, vals, strict=True)) for vals in itertools.product(*grid.values())]
-    candidates = [{}, *candidates]  # the current defaults first: a tie keeps them
+    defaults = dataclasses.asdict(SteppedParams())
+    grid_points = [dict(zip(grid, vals, strict=True)) for vals in itertools.product(*grid.values())]
+    # Only what differs from the current defaults; the defaults first and then by how many keys
+    # a candidate changes, so an exact tie goes to the fewest changed defaults.
+    changed = [{k: v for k, v in c.items() if defaults.get(k) != v} for c in grid_points]
+    unique = list({_label(c): c for c in changed if c}.values())
+    candidates = [{}, *sorted(unique, key=len)]
     worlds = all_family_scenarios(Config(), time_scale=args.family_scale, families=args.family or FAMILIES)
     started = time.monotonic()
     configs = []
