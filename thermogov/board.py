@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,9 @@ class Protection:
     ``throttle``: from ``start_c`` the named domains are capped progressively, reaching their
     ``floor_hz`` at ``full_c`` (RPi firmware style, or a kernel passive trip when start == full),
     released below ``start_c - hyst_c``.  ``shutdown``: the board powers off at ``start_c``.
+    ``overcurrent``: the Jetson BPMP's over-current throttle: while the board's input power is at
+    or above ``limit_w`` (polled every ``period_ms``) the named domains are held at their
+    ``floor_hz``, and each such poll is one over-current event (``oc2_event_cnt`` on an Orin).
     """
 
     kind: str
@@ -150,6 +153,7 @@ class Protection:
     floor_hz: tuple[int, ...] = ()
     visible: bool = False  # kernel trips show as a lower scaling_max_freq; RPi firmware does not
     source: str = ""
+    limit_w: float = 0.0  # overcurrent: board input power that triggers it
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +168,21 @@ class ModelProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class Enclosure:
+    """An alternative heat path of the same board: a dev kit's fan heatsink, a sealed case.
+
+    One SoC ships in very different housings, and a prior for one misses the other by tens of
+    kelvin.  An enclosure replaces the named nodes' ambient conductances and capacitances of
+    the profile's network; everything else (sensors, OPPs, power) is the board's.
+    """
+
+    name: str
+    description: str
+    to_ambient_w_per_k: dict[str, float] = field(default_factory=dict)
+    capacitance_j_per_k: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class BoardProfile:
     name: str
     description: str
@@ -175,6 +194,8 @@ class BoardProfile:
     protections: tuple[Protection, ...] = ()
     dt_models: tuple[str, ...] = ()  # device-tree model substrings that identify the board
     source_file: str = ""
+    enclosure: str = "default"  # the name of the housing the network above describes
+    enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
 
     def sensor(self, name: str) -> SensorProfile:
         for s in self.sensors:
@@ -291,23 +312,68 @@ def _thermal(t: Table) -> ThermalProfile:
     return th
 
 
+def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
+    nodes = set(thermal.node_names())
+    out: dict[str, dict[str, float]] = {}
+    for key, minimum in (("to_ambient_w_per_k", 0.0), ("capacitance_j_per_k", 1e-6)):
+        raw = t.mapping(key, {})
+        sub = Table(raw, f"{t.where}.{key}")
+        for node in raw:
+            if node not in nodes:
+                raise ConfigError(f"{t.where}.{key}: unknown node {node!r}; known nodes are {sorted(nodes)}")
+        out[key] = {n: sub.number(n, minimum=minimum, maximum=1e6) for n in raw}
+    enc = Enclosure(name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"])
+    t.done()
+    return enc
+
+
+def with_enclosure(board: BoardProfile, name: str) -> BoardProfile:
+    """The profile with the named housing's heat path; the default housing is the profile itself."""
+    if name == board.enclosure:
+        return board
+    enc = next((e for e in board.enclosures if e.name == name), None)
+    if enc is None:
+        known = ", ".join([board.enclosure, *(e.name for e in board.enclosures)])
+        raise ConfigError(f"--enclosure: board {board.name} has no enclosure {name!r}; choose one of {known}")
+    nodes = tuple(
+        ThermalNode(
+            n.name,
+            enc.capacitance_j_per_k.get(n.name, n.capacitance_j_per_k),
+            enc.to_ambient_w_per_k.get(n.name, n.to_ambient_w_per_k),
+        )
+        for n in board.thermal.nodes
+    )
+    if not any(n.to_ambient_w_per_k > 0 for n in nodes):
+        raise ConfigError(f"{board.source_file}: enclosures.{name} leaves no node a path to ambient")
+    # the result is one housing: alternatives are choices of the original profile, not of this one
+    return replace(board, thermal=replace(board.thermal, nodes=nodes), enclosure=name, enclosures=())
+
+
 def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protection:
-    kind = t.choice("kind", ("throttle", "shutdown"))
+    kind = t.choice("kind", ("throttle", "shutdown", "overcurrent"))
     doms = tuple(t.strings("domains", []))
     floors_mhz = t.numbers("floor_mhz", [])
     for d in doms:
         if d not in domains:
             raise ConfigError(f"{t.where}.domains: unknown domain {d!r}")
     floor_hz = tuple(round(f * 1e6) for f in floors_mhz)
-    if kind == "throttle" and len(floor_hz) != len(doms):
+    if kind in ("throttle", "overcurrent") and len(floor_hz) != len(doms):
         raise ConfigError(f"{t.where}.floor_mhz: give one floor per entry of domains")
     for d, f in zip(doms, floor_hz, strict=False):
         if f not in domains[d].opp_hz:
             raise ConfigError(f"{t.where}.floor_mhz: {f / 1e6} MHz is not an OPP of {d}")
-    start = t.number("start_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
+    oc = kind == "overcurrent"  # acts on power, not on a temperature
+    if oc:
+        start = t.number("start_c", 0.0, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
+        nodes = tuple(t.strings("nodes", []))
+        limit_w = t.number("limit_w", minimum=0.0, maximum=1000.0, exclusive_min=True)
+    else:
+        start = t.number("start_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
+        nodes = tuple(t.strings("nodes"))
+        limit_w = t.number("limit_w", 0.0, minimum=0.0, maximum=0.0)
     p = Protection(
         kind=kind,
-        nodes=tuple(t.strings("nodes")),
+        nodes=nodes,
         start_c=start,
         full_c=t.number("full_c", start, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         hyst_c=t.number("hyst_c", 0.0, minimum=0.0, maximum=50.0),
@@ -316,6 +382,7 @@ def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protecti
         floor_hz=floor_hz,
         visible=t.boolean("visible", False),
         source=t.string("source", ""),
+        limit_w=limit_w,
     )
     if p.full_c < p.start_c:
         raise ConfigError(f"{t.where}.full_c: must be >= start_c")
@@ -330,6 +397,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     name = b.string("name")
     description = b.string("description", "")
     dt_models = tuple(b.strings("dt_models", []))
+    enclosure = b.string("enclosure", "default")
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
@@ -388,6 +456,10 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         for n in p.nodes:
             if n not in nodes:
                 raise ConfigError(f"{where}: protections node {n!r} is not a thermal node")
+    enclosures = tuple(_enclosure(n, t, thermal) for n, t in top.tables("enclosures"))
+    names_seen = [enclosure, *(e.name for e in enclosures)]
+    if len(set(names_seen)) != len(names_seen):
+        raise ConfigError(f"{where}: enclosure names must differ from each other and from board.enclosure")
     top.done()
     return BoardProfile(
         name=name,
@@ -400,6 +472,8 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         protections=protections,
         dt_models=dt_models,
         source_file=where,
+        enclosure=enclosure,
+        enclosures=enclosures,
     )
 
 

@@ -29,6 +29,7 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, SensorError
 from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
+from thermogov.sim.emulator.firmwarebits import FirmwareBits
 from thermogov.sim.model.world import SimWorld
 
 #: Root-level file holding the simulated inference server's running total, so a workload
@@ -58,6 +59,8 @@ class Emulator:
             self._warm_up(warm_up_s)
         temps = {s.name: self.world.sensors[s.name]._node_temp() for s in board.sensors}
         self.layout: FakeBoardLayout = build_fake_board(board, root, temps)
+        self.firmware = FirmwareBits(board, root)
+        self.firmware.update(self._firmware_throttling())
         self.stop = threading.Event()
 
     def _warm_up(self, seconds: float, step_s: float = 0.5) -> None:
@@ -124,6 +127,10 @@ class Emulator:
                 _replace(self.root / rel, f"{round(dom.effective_hz() / hz_per_unit)}\n")
         self._write_rails()
         _replace(self.root / INFERENCES_FILE, f"{world.inferences_total() or 0}\n")
+        self.firmware.update(self._firmware_throttling())
+
+    def _firmware_throttling(self) -> bool:
+        return any(th.active and not th.p.visible for th in self.world.throttles)
 
     def _write_rails(self) -> None:
         """Rail currents in mA from the model's power: the whole board, some domains, a rest share."""

@@ -96,13 +96,11 @@ class _Run:
         env, world, gov, rec = self.env, self.world, self.gov, self.recorder
         step_ms = max(self.duration_ms // 100, 1)
         next_progress = step_ms
-        while True:
-            t_ms = plan.peek_ms()
+        for t_ms, due in plan.instants():
             if t_ms > self.duration_ms:
                 break
             if t_ms > env.now:
                 yield env.timeout(t_ms - env.now)
-            _, due = plan.pop()
             now = t_ms / 1000.0
             world.advance(now)
             if world.battery_events:
@@ -243,6 +241,7 @@ def simulate(
         if world.shutdown_reason == "battery empty"
         else None,
         "dropped_requests": world.server.dropped,
+        "batching": world.server.batching_summary(),
         # The plant integrates power exactly at every event, finer than the 100 ms trace.
         "energy_j": round(world.energy_j, 4),
         "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,
