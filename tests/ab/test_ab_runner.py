@@ -63,3 +63,23 @@ def test_a_block_without_inferences_is_a_runtime_failure(tmp_path: Path) -> None
 
     with pytest.raises(RuntimeFailure, match="no inferences"):
         run_ab(_opts(tmp_path, cool_down_s=0.0), run_block=fake)
+
+
+def test_the_text_report_names_the_difference_interval_temperatures_and_verdict(
+    monkeypatch, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from thermogov.abtest import Block, summarise
+    from thermogov.hw import ab, cli
+
+    blocks = [Block(i, p, v, t) for i, (p, v, t) in enumerate([("A", 10.0, 80.0), ("B", 8.0, 75.0)] * 2)]
+    monkeypatch.setattr(ab, "run_ab", lambda opts, log: (summarise(blocks, "A", "B"), blocks))
+    monkeypatch.setattr("thermogov.hw.daemon.check_privileges", lambda dry: None)
+    res = CliRunner().invoke(
+        cli.ab_command, ["--policy", "A", "--policy", "B", "--sysfs-root", str(tmp_path)]
+    )
+    assert res.exit_code == 0, res.output
+    last = res.output.strip().splitlines()[-1]
+    assert "A - B: +2.000 inf/s (+25.00 %" in last and "over 2 pairs" in last
+    assert "max fused 80.0 / 75.0 °C" in last and last.endswith("A sustains more")
