@@ -225,7 +225,7 @@ def main() -> None:
         configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
     if args.duration:
         configs = [(n, dataclasses.replace(c, sim=_shorter(c.sim, args.duration))) for n, c in configs]
-    rows, _ = run_grid(
+    rows, oracles = run_grid(
         configs,
         args.policy or POLICIES,
         args.out,
@@ -234,6 +234,9 @@ def main() -> None:
         progress=lambda msg: print(msg, file=sys.stderr),
     )
     print("\n".join(report(rows, args.candidate)))
+    print("\noracle tightness: the bound beside the best single cap that holds the trip all run")
+    for name, o in oracles.items():
+        print(f"  {name:<36} bound {_num(o.throughput_ips, 7, 2)}  best fixed {_num(o.best_fixed_ips, 7, 2)}")
     if args.csv:
         write_csv(rows, args.csv)
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
