@@ -170,7 +170,9 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
             verdicts.append(f"> {other.policy} {'yes' if ok else 'MISS' + note}")
             if not ok:
                 misses["baseline"].append(f"{scen}:{other.policy}")
-            if best is None or other.sustained_ips > (best.sustained_ips or 0.0):
+            # A baseline no setting could hold to the bound (``trip!``) is not a margin to beat.
+            missed = other.iso_bound_s is not None and other.above_trip_s > other.iso_bound_s + 1e-9
+            if not missed and (best is None or other.sustained_ips > (best.sustained_ips or 0.0)):
                 best = other
         if best is not None and best.sustained_ips:
             margin = 100.0 * (c.sustained_ips / best.sustained_ips - 1.0)
