@@ -33,7 +33,7 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
-from thermogov.hw.owned import check_window, owned_windows
+from thermogov.hw.owned import check_fan_attribute, check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -74,12 +74,21 @@ class JournalEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class AttrEntry:
+    """One single-valued attribute as it was before thermogov touched it (a fan's speed or mode)."""
+
+    rel: str
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
 class JournalData:
     pid: int
     boot_id: str
     sysfs_root: str
     created: float
     entries: tuple[JournalEntry, ...]
+    attrs: tuple[AttrEntry, ...] = ()  # restored before the windows' journal is deleted
 
 
 def pid_alive(pid: int) -> bool:
@@ -160,12 +169,14 @@ class Journal:
             if body.get("sha256") != checksum(body):
                 raise ValueError("checksum mismatch: the file was edited or torn")
             entries = tuple(JournalEntry(**e) for e in body["entries"])
+            attrs = tuple(AttrEntry(**a) for a in body.get("attrs", []))
             return JournalData(
                 int(body["pid"]),
                 str(body["boot_id"]),
                 str(body["sysfs_root"]),
                 float(body["created"]),
                 entries,
+                attrs,
             )
         except (ValueError, KeyError, TypeError, RecursionError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
@@ -178,8 +189,41 @@ class Journal:
             pass
 
 
-def new_journal_data(tree: SysfsTree, entries: list[JournalEntry]) -> JournalData:
-    return JournalData(os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries))
+def new_journal_data(
+    tree: SysfsTree, entries: list[JournalEntry], attrs: list[AttrEntry] | None = None
+) -> JournalData:
+    return JournalData(
+        os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries), tuple(attrs or ())
+    )
+
+
+def validate_attrs(tree: SysfsTree, attrs: tuple[AttrEntry, ...]) -> tuple[list[AttrEntry], list[str]]:
+    """Like :func:`validate_entries`, for single attributes (the fan's)."""
+    good, missing = [], []
+    for a in attrs:
+        why, absent = check_fan_attribute(tree, a.rel, a.value)
+        if not why:
+            good.append(a)
+        elif absent:
+            missing.append(why)
+        else:
+            raise JournalError(
+                f"journal entry {a.rel!r} refused: {why}; nothing was written "
+                "(check the board with `thermogov doctor`, then delete the journal)"
+            )
+    return good, missing
+
+
+def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
+    """Write each journaled attribute back (speeds before modes); returns the failures."""
+    errors = []
+    for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")):
+        try:
+            tree.own(a.rel)
+            tree.write_int(a.rel, a.value)
+        except ActuatorError as err:
+            errors.append(str(err))
+    return errors
 
 
 def validate_entries(
@@ -255,14 +299,18 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
         journal.delete()
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors = validate_entries(tree, data.entries)
+    good_attrs, attr_missing = validate_attrs(tree, data.attrs)
+    errors += attr_missing
     errors += restore_entries(tree, good)
+    errors += restore_attrs(tree, good_attrs)
     if errors:
         raise RuntimeFailure(
             f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "
             f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete()
-    return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} (not running)"
+    fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
+    return f"restored {len(data.entries)} limit window(s){fans} left by pid {data.pid} (not running)"
 
 
 def live_holder(pid: int) -> bool:
