@@ -14,6 +14,14 @@ and targets are taken against those, and the plain rows with their seconds above
 printed next to them so both views are visible.
 
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
+        [--families [--family-scale 0.1]] [--duration S]
+
+``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
+throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
+standard deviation over the steady window (stability), energy per inference and cap changes per
+minute.  ``--families`` adds the generated worlds of :mod:`thermogov.sim.scenarios.families`
+(ambient ramps, day/night, load switching, fan failure, every board at its trip ambient), the
+ones nobody tuned on; ``--duration`` cuts every run for a quick look.
 
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
@@ -23,6 +31,7 @@ baseline; with two processes it takes several minutes.  ``--out`` keeps every ru
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -31,16 +40,31 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from thermogov.sim.compare.compare import RunRow, compare, write_csv  # noqa: E402
+from thermogov.config import SimConfig  # noqa: E402
+from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
-from thermogov.sim.scenarios import scenario_names  # noqa: E402
+from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
+from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 
-POLICIES = ["hysteresis", "performance", "step_wise", "bang_bang", "power_allocator", "stepped"]
+POLICIES = ["stock", "hysteresis", "performance", "step_wise", "bang_bang", "power_allocator", "stepped"]
 KERNEL = ("step_wise", "power_allocator")
+#: The issue's targets: share of the oracle, and the margin aimed for over the best tuned baseline.
+TARGET_ORACLE_PCT = 98.0
+AIM_MARGIN_PCT = 5.0
 
 
 def _ratio(a: float | None, b: float | None) -> str:
     return "  n/a" if a is None or not b else f"{a / b:5.3f}"
+
+
+def _shorter(sim: SimConfig, duration_s: float) -> SimConfig:
+    """``sim`` cut to ``duration_s`` (events after the end dropped, their times unchanged)."""
+    events = tuple(e for e in sim.events if e.at_s <= duration_s)
+    return dataclasses.replace(sim, duration_s=min(sim.duration_s, duration_s), events=events)
+
+
+def _num(v: float | None, width: int, digits: int) -> str:
+    return f"{'n/a':>{width}}" if v is None else f"{v:{width}.{digits}f}"
 
 
 def _kernel(block: dict[str, RunRow], k: str) -> RunRow | None:
@@ -52,7 +76,8 @@ def report(rows: list[RunRow], candidate: str) -> list[str]:
     lines = []
     head = (
         f"{'scenario':<20} {'policy':<20} {'inf/s':>7} {'oracle':>7} {'/oracle':>7} "
-        f"{'/step_wise':>10} {'/pow_alloc':>10} {'>trip s':>7} {'limit s':>7} {'trip':>5}"
+        f"{'/step_wise':>10} {'/pow_alloc':>10} {'>trip s':>7} {'limit s':>7} {'std °C':>6} "
+        f"{'mJ/inf':>7} {'chg/min':>7} {'trip':>5}"
     )
     lines.append("ratios to step_wise / power_allocator are to their @iso rows when present")
     lines.append(head)
@@ -68,7 +93,10 @@ def report(rows: list[RunRow], candidate: str) -> list[str]:
                 f"{_ratio(r.sustained_ips, r.oracle_ips):>7} "
                 f"{_ratio(r.sustained_ips, sw.sustained_ips if sw else None):>10} "
                 f"{_ratio(r.sustained_ips, pa.sustained_ips if pa else None):>10} "
-                f"{r.above_trip_s:7.1f} {r.hard_limit_s:7.1f} {trip:>5}"
+                f"{r.above_trip_s:7.1f} {r.hard_limit_s:7.1f} {_num(r.fused_std_c, 6, 2)} "
+                f"{_num(None if r.energy_per_inference_j is None else 1000 * r.energy_per_inference_j, 7, 1)} "
+                f"{_num(r.cap_changes_per_min, 7, 1)} {trip:>5}"
+                + (f" {r.tuned_params}" if r.tuned_params else "")
             )
         lines.append("")
     lines.extend(views(rows, candidate))
@@ -105,33 +133,68 @@ def views(rows: list[RunRow], candidate: str) -> list[str]:
     return out
 
 
+def reaches_trip(block: dict[str, RunRow]) -> bool:
+    """The scenario heats some policy to the trip (the race is about holding it)."""
+    return any((r.max_fused_c or 0.0) >= 85.0 for r in block.values())
+
+
 def targets(rows: list[RunRow], candidate: str) -> list[str]:
-    """The issue's targets for ``candidate``, one verdict per scenario and target."""
-    out = [f"targets for {candidate}:"]
+    """The issue's targets for ``candidate`` on every scenario that reaches the trip.
+
+    At least :data:`TARGET_ORACLE_PCT` % of the oracle; more than each tuned (``@iso``) kernel
+    baseline, with the margin over the best of them beside the :data:`AIM_MARGIN_PCT` aim; 0 s at
+    a hard limit beyond what ``hysteresis`` spends (a suite spike costs every policy the same);
+    no more time above the trip than ``hysteresis``.  A last line tallies the misses.
+    """
+    out = [f"targets for {candidate} (scenarios that reach 85 °C):"]
+    misses: dict[str, list[str]] = {"oracle": [], "baseline": [], "margin": [], "limit": [], "trip": []}
     for scen in dict.fromkeys(r.scenario for r in rows):
         block = {r.policy: r for r in rows if r.scenario == scen}
         c = block.get(candidate)
-        if c is None or c.sustained_ips is None:
+        if c is None or c.sustained_ips is None or not reaches_trip(block):
             continue
         verdicts = []
         pct = c.pct_oracle
-        verdicts.append(
-            f"oracle {'n/a' if pct is None else f'{pct:.1f}%'}{'' if pct is None or pct >= 95 else ' MISS'}"
-        )
-        reached = any((r.max_fused_c or 0.0) >= 85.0 for r in block.values())
+        if pct is not None:
+            ok = pct >= TARGET_ORACLE_PCT
+            verdicts.append(f"oracle {pct:.1f}%{'' if ok else ' MISS'}")
+            if not ok:
+                misses["oracle"].append(scen)
+        best: RunRow | None = None
         for k in KERNEL:
             other = _kernel(block, k)
-            if reached and other and other.sustained_ips is not None:
-                ok = c.sustained_ips > other.sustained_ips
-                note = " (it ran above the trip)" if other.above_trip_s > 0 else ""
-                verdicts.append(f"> {other.policy} {'yes' if ok else 'MISS' + note}")
-        verdicts.append(f"limit {c.hard_limit_s:g}s{'' if c.hard_limit_s == 0 else ' MISS'}")
+            if other is None or other.sustained_ips is None:
+                continue
+            ok = c.sustained_ips > other.sustained_ips
+            note = " (it ran above the trip)" if other.above_trip_s > (c.above_trip_s + 1e-9) else ""
+            verdicts.append(f"> {other.policy} {'yes' if ok else 'MISS' + note}")
+            if not ok:
+                misses["baseline"].append(f"{scen}:{other.policy}")
+            # A baseline no setting could hold to the bound (``trip!``) is not a margin to beat.
+            missed = other.iso_bound_s is not None and other.above_trip_s > other.iso_bound_s + 1e-9
+            if not missed and (best is None or other.sustained_ips > (best.sustained_ips or 0.0)):
+                best = other
+        if best is not None and best.sustained_ips:
+            margin = 100.0 * (c.sustained_ips / best.sustained_ips - 1.0)
+            verdicts.append(f"margin {margin:+.1f}% over {best.policy}")
+            if margin < AIM_MARGIN_PCT:
+                misses["margin"].append(f"{scen}:{margin:+.1f}%")
         h = block.get("hysteresis")
+        allowed = h.hard_limit_s if h is not None else 0.0
+        ok = c.hard_limit_s <= allowed + 1e-9
+        verdicts.append(f"limit {c.hard_limit_s:g}s{'' if ok else ' MISS'}")
+        if not ok:
+            misses["limit"].append(scen)
         if h is not None:
-            verdicts.append(
-                f"above trip {c.above_trip_s:g}s vs {h.above_trip_s:g}s{'' if c.above_trip_s <= h.above_trip_s else ' MISS'}"
-            )
-        out.append(f"  {scen:<20} " + "; ".join(verdicts))
+            ok = c.above_trip_s <= h.above_trip_s + 1e-9
+            verdicts.append(f"above trip {c.above_trip_s:g}s vs {h.above_trip_s:g}s{'' if ok else ' MISS'}")
+            if not ok:
+                misses["trip"].append(scen)
+        out.append(f"  {scen:<24} " + "; ".join(verdicts))
+    out.append(
+        "misses: "
+        + "; ".join(f"{k} {len(v)}" + (f" ({', '.join(v)})" if v else "") for k, v in misses.items())
+    )
     return out
 
 
@@ -140,6 +203,13 @@ def main() -> None:
     ap.add_argument("--scenario", action="append", help="a scenario (repeatable; default: all)")
     ap.add_argument("--policy", action="append", help="a policy (repeatable; default: the suite)")
     ap.add_argument("--candidate", default="stepped", help="the policy the targets are checked for")
+    ap.add_argument("--duration", type=float, help="override every scenario's simulated seconds (quick runs)")
+    ap.add_argument(
+        "--families",
+        action="store_true",
+        help="also run the generated scenario families (thermogov.sim.scenarios.families)",
+    )
+    ap.add_argument("--family-scale", type=float, default=1.0, help="time scale of the families (0.1: quick)")
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 4))
     ap.add_argument("--out", type=Path, help="keep the run folders here")
     ap.add_argument("--csv", type=Path, help="write the rows as CSV")
@@ -151,15 +221,24 @@ def main() -> None:
     )
     args = ap.parse_args()
     started = time.monotonic()
-    rows, _ = compare(
-        args.scenario or scenario_names(),
+    configs = [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
+    if args.families:
+        scale = args.family_scale
+        configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
+    if args.duration:
+        configs = [(n, dataclasses.replace(c, sim=_shorter(c.sim, args.duration))) for n, c in configs]
+    rows, oracles = run_grid(
+        configs,
         args.policy or POLICIES,
-        out_dir=args.out,
+        args.out,
         jobs=args.jobs,
         iso_limit=args.iso_limit,
         progress=lambda msg: print(msg, file=sys.stderr),
     )
     print("\n".join(report(rows, args.candidate)))
+    print("\noracle tightness: the bound beside the best single cap that holds the trip all run")
+    for name, o in oracles.items():
+        print(f"  {name:<36} bound {_num(o.throughput_ips, 7, 2)}  best fixed {_num(o.best_fixed_ips, 7, 2)}")
     if args.csv:
         write_csv(rows, args.csv)
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")

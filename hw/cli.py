@@ -21,7 +21,7 @@ import click
 from thermogov.exitstatus import failure_status
 from thermogov.hw import service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
-from thermogov.interfaces import RuntimeFailure, ThermogovError
+from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +54,33 @@ def _duration(text: str | None) -> float | None:
     from thermogov.units import parse_duration_s
 
     return None if text is None else parse_duration_s(text, "--duration")
+
+
+def _run_options(
+    config: Any,
+    sysfs_root: Path,
+    board: str | None,
+    workload: str | None,
+    count_regex: str | None,
+    out: Path | None,
+    state_dir: Path,
+    lock_file: Path,
+    lock_dir: Path | None,
+) -> Any:
+    """The daemon's options from the flags ``run`` and ``ab`` share (duration and dry-run apart)."""
+    from thermogov.hw.daemon import RunOptions
+
+    return RunOptions(
+        config=config,
+        sysfs_root=sysfs_root,
+        board=board,
+        workload=workload,
+        count_regex=count_regex,
+        out=out,
+        state_dir=state_dir,
+        lock_file=lock_file,
+        lock_dir=lock_dir,
+    )
 
 
 _root_opt = click.option(
@@ -200,7 +227,7 @@ def run_command(
       thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
       sudo thermogov run --config /etc/thermogov/thermogov.toml --metrics-port 9101
     """
-    from thermogov.hw.daemon import RunOptions, check_privileges, run
+    from thermogov.hw.daemon import check_privileges, run
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.publish import PublishOptions
     from thermogov.hw.sysfs import SysfsTree
@@ -220,17 +247,9 @@ def run_command(
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
         click.echo(warning, err=True)
-    opts = RunOptions(
-        config=cfg,
-        sysfs_root=sysfs_root,
-        board=board,
+    opts = dataclasses.replace(
+        _run_options(cfg, sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir),
         duration_s=_duration(duration),
-        workload=workload,
-        count_regex=count_regex,
-        out=out,
-        state_dir=state_dir,
-        lock_file=lock_file,
-        lock_dir=lock_dir,
         dry_run=dry_run,
         reload_config=load if config_path else None,
         config_source=config_path or "",
@@ -280,6 +299,103 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
     if watch:
         statusview.watch(state_path)
     sys.exit(statusview.show_once(state_path, as_json, click.echo))
+
+
+@click.command("ab")
+@_config_opt
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    help="A policy to compare: give exactly two (--policy stepped --policy power_allocator).",
+)
+@click.option(
+    "--pairs", type=int, default=5, show_default=True, help="Pairs of blocks (each AB or BA at random)."
+)
+@click.option("--block", "block", default="10m", show_default=True, help="Length of each policy's block.")
+@click.option(
+    "--cool-down",
+    "cool_down",
+    default="2m",
+    show_default=True,
+    help="Lowest caps before every block (0: none).",
+)
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the interval.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the block order and bootstrap.")
+@click.option("--workload", help='builtin or cmd:"python infer.py": the load whose throughput is compared.')
+@click.option("--count-regex", help="With cmd:, count only stdout lines matching this regex.")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), help="Folder for the blocks' run folders."
+)
+@_board_opt
+@_root_opt
+@_state_opt
+@_lock_opt
+@_lockdir_opt
+@click.option("--json", "as_json", is_flag=True, help="Print the blocks and the result as JSON.")
+@_one_line_errors
+def ab_command(
+    config_path: str | None,
+    policies: tuple[str, ...],
+    pairs: int,
+    block: str,
+    cool_down: str,
+    confidence: float,
+    seed: int,
+    workload: str | None,
+    count_regex: str | None,
+    out: Path | None,
+    board: str | None,
+    sysfs_root: Path,
+    state_dir: Path,
+    lock_file: Path,
+    lock_dir: Path | None,
+    as_json: bool,
+) -> None:
+    """A/B two policies on this board: randomised alternating blocks, a cool-down before each.
+
+    Reports the difference in sustained throughput (A - B) with a bootstrap interval over the
+    pairs, and the temperatures each reached.  Every block is a daemon run: limits restored
+    after each, and on any stop.
+
+    \b
+    Example:
+      sudo thermogov ab --policy stepped --policy power_allocator --workload builtin --pairs 5 --block 10m
+    """
+    from thermogov.hw.ab import AbOptions, run_ab
+    from thermogov.hw.daemon import check_privileges
+    from thermogov.units import parse_duration_s
+
+    if len(policies) != 2:
+        raise ConfigError("--policy: give exactly two policies, e.g. --policy stepped --policy step_wise")
+    check_privileges(False)
+    cool_s = 0.0 if cool_down.strip() in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
+    base = _run_options(
+        _config(config_path), sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir
+    )
+    opts = AbOptions(
+        base, policies[0], policies[1], pairs, parse_duration_s(block, "--block"), cool_s, seed, confidence
+    )
+    result, blocks = run_ab(opts, log=lambda msg: click.echo(msg, err=True))
+    if as_json:
+        doc = {
+            "blocks": [dataclasses.asdict(b) for b in blocks],
+            "result": {**dataclasses.asdict(result), "diff_pct": result.diff_pct, "verdict": result.verdict},
+        }
+        click.echo(json.dumps(doc, indent=2))
+        return
+    for b in blocks:
+        click.echo(
+            f"block {b.index + 1:>3} {b.policy:<24} {b.throughput_ips:9.3f} inf/s  max {b.max_fused_c} °C"
+        )
+    pct = result.ci_pct
+    click.echo(
+        f"{result.a} - {result.b}: {result.diff_ips:+.3f} inf/s "
+        f"({'' if result.diff_pct is None else f'{result.diff_pct:+.2f} %, '}"
+        f"{100 * result.confidence:g} % interval {result.ci_low_ips:+.3f} .. {result.ci_high_ips:+.3f}"
+        f"{'' if pct is None else f' = {pct[0]:+.2f} .. {pct[1]:+.2f} %'}) over {result.pairs} pairs; "
+        f"max fused {result.max_fused_a_c} / {result.max_fused_b_c} °C; {result.verdict}"
+    )
 
 
 @click.command("restore")

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from thermogov import costmodel
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
@@ -31,9 +30,8 @@ from thermogov.hw.devices import to_celsius
 from thermogov.hw.mapping import BoardMap, governed_table
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ConfigError, SensorError
+from thermogov.steadystate import fused_c, steady_state_c
 from thermogov.tomlcheck import Table
-
-RUNAWAY_C = 300.0  # a fixed point beyond this is thermal runaway, not a temperature
 
 
 def policy_trip_c(config: Config, spec: str) -> float | None:
@@ -51,79 +49,6 @@ def policy_trip_c(config: Config, spec: str) -> float | None:
     if name == "power_allocator":
         return params.number("control_c", 85.0)
     return None  # performance, fixed: nothing to hold
-
-
-def _solve(g: list[list[float]], p: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting for the small conductance system."""
-    n = len(p)
-    a = [[*row, rhs] for row, rhs in zip(g, p, strict=True)]
-    for c in range(n):
-        piv = max(range(c, n), key=lambda r: abs(a[r][c]))
-        a[c], a[piv] = a[piv], a[c]
-        if a[c][c] == 0.0:
-            raise ConfigError("board thermal network has a node with no path to ambient; fix the profile")
-        for r in range(c + 1, n):
-            f = a[r][c] / a[c][c]
-            for k in range(c, n + 1):
-                a[r][k] -= f * a[c][k]
-    x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        x[r] = (a[r][n] - sum(a[r][k] * x[k] for k in range(r + 1, n))) / a[r][r]
-    return x
-
-
-def steady_state_c(
-    board: BoardProfile, clocks_hz: Mapping[str, int], utilisation: float, ambient_c: float
-) -> dict[str, float]:
-    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``."""
-    th = board.thermal
-    names = th.node_names()
-    idx = {n: i for i, n in enumerate(names)}
-    g = [[0.0] * len(names) for _ in names]
-    for node in th.nodes:
-        g[idx[node.name]][idx[node.name]] += node.to_ambient_w_per_k
-    for link in th.links:
-        i, j = idx[link.a], idx[link.b]
-        g[i][i] += link.conductance_w_per_k
-        g[j][j] += link.conductance_w_per_k
-        g[i][j] -= link.conductance_w_per_k
-        g[j][i] -= link.conductance_w_per_k
-    # A domain this board lacks (a Jetson without its GPU devfreq) leaves the pipeline: the
-    # stages that remain set the pace, and the missing one heats nothing thermogov can see.
-    model = replace(board.model, cycles={d: c for d, c in board.model.cycles.items() if d in clocks_hz})
-    model_clocks = {d: clocks_hz[d] for d in model.cycles}
-    cores = costmodel.busy_cores(model, model_clocks, utilisation) if model_clocks else {}
-    temps = dict.fromkeys(names, ambient_c)
-    for _ in range(100):
-        p = [0.0] * len(names)
-        if th.rest_of_board_node:
-            p[idx[th.rest_of_board_node]] += th.rest_of_board_w
-        total = th.rest_of_board_w
-        for d in board.domains:
-            if d.name not in clocks_hz:
-                continue
-            w = costmodel.domain_power_w(d, clocks_hz[d.name], cores.get(d.name, 0.0), temps[d.node])
-            p[idx[d.node]] += w
-            total += w
-        bat = board.battery
-        if bat is not None:
-            drawn = total / bat.converter_efficiency
-            p[idx[bat.node]] += (drawn / bat.voltage_v) ** 2 * bat.r0_ohm
-            if th.rest_of_board_node:
-                p[idx[th.rest_of_board_node]] += drawn - total
-        new = {n: ambient_c + x for n, x in zip(names, _solve(g, p), strict=True)}
-        if max(new.values()) > RUNAWAY_C:
-            return dict.fromkeys(names, math.inf)
-        if max(abs(new[n] - temps[n]) for n in names) < 1e-6:
-            return new
-        temps = new
-    return temps
-
-
-def fused_c(board: BoardProfile, specs: Sequence[SensorSpec], node_c: Mapping[str, float]) -> float:
-    """The fusion's weighted mean of each sensor's node at steady state (lag and noise settle out)."""
-    total = sum(s.weight for s in specs)
-    return sum(s.weight * node_c[board.sensor(s.name).node] for s in specs) / total
 
 
 def infer_ambient_c(

@@ -26,6 +26,7 @@ from thermogov.interfaces import RuntimeFailure, ThermogovError
 LAZY_COMMANDS = {
     "sim": ("thermogov.sim.cli", "sim_command"),
     "run": ("thermogov.hw.cli", "run_command"),
+    "ab": ("thermogov.hw.cli", "ab_command"),
     "doctor": ("thermogov.hw.cli", "doctor_command"),
     "restore": ("thermogov.hw.cli", "restore_command"),
     "status": ("thermogov.hw.cli", "status_command"),

@@ -33,6 +33,9 @@ from thermogov.sim.emulator.fanfiles import EmulatedFan
 from thermogov.sim.emulator.firmwarebits import FirmwareBits
 from thermogov.sim.model.world import SimWorld
 
+#: Root-level file holding the simulated inference server's running total, so a workload
+#: (``thermogov.sim.emulator.feed``) can report the emulated board's throughput to the daemon.
+INFERENCES_FILE = "EMULATED_INFERENCES"
 MAX_SPEED = 100.0  # above this a 20 ms wall step is > 2 s of board time: sensors would jump
 
 
@@ -128,6 +131,7 @@ class Emulator:
             for rel, hz_per_unit in self.layout.cur_files[name]:
                 _replace(self.root / rel, f"{round(dom.effective_hz() / hz_per_unit)}\n")
         self._write_rails()
+        _replace(self.root / INFERENCES_FILE, f"{world.inferences_total() or 0}\n")
         self.firmware.update(self._firmware_throttling())
 
     def _firmware_throttling(self) -> bool:

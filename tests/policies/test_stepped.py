@@ -97,7 +97,7 @@ def test_a_one_sample_spike_costs_one_rung_and_no_climb_on_it() -> None:
 
 def test_a_sensor_predicted_to_reach_its_hard_limit_forces_rungs_down() -> None:
     ctx = ctx_for()
-    p = _stepped()
+    p = _stepped({"horizon_s": 20.0})  # the mechanism, at a stated horizon (not the default's value)
     rungs = []
     for i in range(300):  # battery rising 0.1 °C/s from 57: it would pass 60 °C within the horizon
         readings = {"cpu": 80.0, "gpu": 80.0, "battery": 57.0 + 0.01 * i}

@@ -75,7 +75,7 @@ class SteppedParams:
     margin_c: float = 0.5
     k_p: float = 1.0
     t_i_s: float = 60.0
-    horizon_s: float = 20.0
+    horizon_s: float = 10.0  # chosen by cross-validation over scenario families (docs/policies.md)
     dither_s: float = 2.0
     down_gain: float = 4.0
     noise_k: float = 3.5

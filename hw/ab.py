@@ -1,0 +1,128 @@
+"""``thermogov ab`` on a board: two policies in randomised alternating blocks (:mod:`thermogov.abtest`).
+
+Every block, and every cool-down before it, is one ordinary daemon run (:func:`thermogov.hw.daemon.run`)
+with its own run folder: the same validation, board lock, journal and restore on every exit
+path as ``thermogov run``, so between two blocks the board is exactly as it was found and a
+Ctrl-C or SIGTERM inside a block restores before ``ab`` stops.  The cool-down holds the lowest
+caps (``fixed:0%``) with the workload running, so each block starts from a similar board
+whatever the previous block did.  A block's throughput is its run's sustained throughput (the
+steady window, by default the block's second half, so the hand-over from the previous state is
+not counted); its temperature is the run's maximum fused value.
+
+Everything a user can get wrong is checked before the first block: the policies (both must
+build on this board's tables), the workload (a comparison of throughput needs one), the
+numbers.  A block that ends early (a signal) ends the whole comparison: a partial A/B is not
+reported as a result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, check_pairs, summarise
+from thermogov.hw import daemon
+from thermogov.hw.mapping import governed_table
+from thermogov.hw.workload import parse_workload
+from thermogov.interfaces import ConfigError, RuntimeFailure
+from thermogov.policies import PolicyContext, check_policy_name, configured_policy
+
+COOL_DOWN_POLICY = "fixed:0%"
+MAX_BLOCK_S = 24 * 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class AbOptions:
+    base: daemon.RunOptions  # board, root, workload, folders; policy and duration are set per block
+    policy_a: str
+    policy_b: str
+    pairs: int = 5
+    block_s: float = 600.0
+    cool_down_s: float = 120.0
+    seed: int = 1
+    confidence: float = 0.95
+
+
+def validate(opts: AbOptions) -> None:
+    """Every mistake as one ConfigError before the board is touched (see the module docstring)."""
+    for field, p in (("--policy", opts.policy_a), ("--policy", opts.policy_b)):
+        check_policy_name(p, field)
+    if opts.policy_a == opts.policy_b:
+        raise ConfigError(f"--policy: both blocks run {opts.policy_a!r}; give two different policies")
+    check_pairs(opts.pairs)
+    check_confidence(opts.confidence)
+    for field, value, low in (("--block", opts.block_s, 0.0), ("--cool-down", opts.cool_down_s, -1e-9)):
+        if not (math.isfinite(value) and low < value <= MAX_BLOCK_S):
+            raise ConfigError(f"{field}: {value!r} s is out of range; give a duration up to 24h")
+    if opts.base.dry_run:
+        raise ConfigError("--dry-run: an A/B must apply the policies' caps; run it as root without --dry-run")
+    if parse_workload(opts.base.workload, opts.base.count_regex) is None:
+        raise ConfigError(
+            '--workload: ab compares sustained throughput, which needs a workload; give builtin or cmd:"..."'
+        )
+    prep = daemon.prepare(opts.base)  # side-effect free: discover, choose and map the board
+    try:
+        tables = {
+            b.domain.name: governed_table(b.hw_table_hz, b.domain.opp_hz[0], None) for b in prep.bmap.domains
+        }
+        ctx = PolicyContext(
+            board=prep.board,
+            tables_hz=tables,
+            control_period_s=prep.config.governor.control_period_ms / 1000.0,
+            sensor_names=tuple(s.name for s in prep.specs),
+            extra={"backend": "hw"},
+        )
+        for p in (opts.policy_a, opts.policy_b, COOL_DOWN_POLICY):
+            configured_policy(p, prep.config.policies, ctx)
+    finally:
+        prep.tree.close()
+
+
+def _block_opts(opts: AbOptions, policy: str, seconds: float, out: Path) -> daemon.RunOptions:
+    cfg = dataclasses.replace(opts.base.config, policy=policy)
+    return dataclasses.replace(opts.base, config=cfg, duration_s=seconds, out=out)
+
+
+def run_ab(
+    opts: AbOptions,
+    *,
+    log: Callable[[str], None] = lambda msg: None,
+    run_block: Callable[..., dict[str, Any]] = daemon.run,
+) -> tuple[AbResult, list[Block]]:
+    """Validate, then run the schedule; returns the comparison and every block."""
+    validate(opts)
+    out = opts.base.out if opts.base.out is not None else Path(opts.base.config.out)
+    schedule = block_schedule(opts.policy_a, opts.policy_b, opts.pairs, opts.seed)
+    blocks: list[Block] = []
+    for i, policy in enumerate(schedule):
+        if opts.cool_down_s > 0:
+            log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
+            _run(run_block, _block_opts(opts, COOL_DOWN_POLICY, opts.cool_down_s, out / "cool-down"), i)
+        log(f"block {i + 1}/{len(schedule)}: {policy} for {opts.block_s:g} s")
+        s = _run(run_block, _block_opts(opts, policy, opts.block_s, out / f"block-{i + 1:02d}"), i)
+        thr = s.get("sustained_throughput_ips")
+        if thr is None:
+            raise RuntimeFailure(
+                f"block {i + 1} ({policy}): the workload reported no inferences; check it runs on this board"
+            )
+        blocks.append(Block(i, policy, float(thr), s.get("max_fused_c"), str(s.get("run_id", ""))))
+        log(f"block {i + 1}: {policy} {thr:g} inf/s, max fused {s.get('max_fused_c')} °C")
+    return summarise(blocks, opts.policy_a, opts.policy_b, opts.confidence, opts.seed), blocks
+
+
+def _run(run_block: Callable[..., dict[str, Any]], ropts: daemon.RunOptions, i: int) -> dict[str, Any]:
+    """One daemon run, quiet; a block stopped by a signal stops the comparison (after its restore)."""
+    summary = run_block(ropts, out=io.StringIO(), err=sys.stderr)
+    stopped = summary.get("stopped_by", "duration")
+    if stopped != "duration":
+        raise KeyboardInterrupt(f"block {i + 1} stopped by {stopped}; limits restored")
+    return summary
+
+
+__all__ = ["COOL_DOWN_POLICY", "AbOptions", "run_ab", "validate"]

@@ -1,0 +1,149 @@
+"""``thermogov ab`` through the installed script: on the emulator, and every bad input refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.script import SCRIPT, one_line_error, thermogov
+from tests.integration.loop import wait_for_line
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="ab writes caps only as root")
+
+
+def _feed(root: Path) -> str:
+    return "cmd:" + shlex.join([sys.executable, "-m", "thermogov.sim.emulator.feed", str(root)])
+
+
+def _emulate(root: Path, speed: float, wall_s: float) -> subprocess.Popen[str]:
+    cmd = [
+        SCRIPT,
+        "emulate",
+        "--board",
+        "jetson-orin-nano",
+        "--sysfs-root",
+        str(root),
+        "--speed",
+        f"{speed:g}",
+    ]
+    cmd += ["--wall-duration", f"{wall_s:g}s", "--warm-up", "60s"]
+    emu = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_line(emu, "ready")
+    return emu
+
+
+def _ab_args(tmp: Path, root: Path, *extra: str) -> list[str]:
+    return [
+        "ab",
+        "--sysfs-root",
+        str(root),
+        "--board",
+        "jetson-orin-nano",
+        "--out",
+        str(tmp / "out"),
+        "--state-dir",
+        str(tmp / "state"),
+        "--lock-file",
+        str(tmp / "lock"),
+        *extra,
+    ]
+
+
+def _caps(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): p.read_text()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name in ("scaling_max_freq", "scaling_min_freq", "max_freq", "min_freq")
+    }
+
+
+@root_only
+def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores(tmp_path: Path) -> None:
+    root = tmp_path / "board"
+    emu = _emulate(root, speed=10.0, wall_s=120.0)
+    try:
+        before = _caps(root)
+        p = thermogov(
+            *_ab_args(
+                tmp_path,
+                root,
+                "--policy",
+                "performance",
+                "--policy",
+                "fixed:0%",
+                "--pairs",
+                "2",
+                "--block",
+                "3s",
+                "--cool-down",
+                "1s",
+                "--workload",
+                _feed(root),
+                "--json",
+            ),
+            timeout=120,
+        )
+        after = _caps(root)
+    finally:
+        emu.terminate()
+        emu.wait(timeout=30)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    blocks, res = doc["blocks"], doc["result"]
+    assert [b["policy"] for b in blocks].count("performance") == 2 and len(blocks) == 4
+    assert all(b["throughput_ips"] > 0 and b["max_fused_c"] is not None for b in blocks)
+    # Full clocks sustain more than the lowest caps on every pair: the interval excludes 0.
+    assert res["ci_low_ips"] > 0 and res["verdict"] == "performance sustains more"
+    assert res["ci_low_ips"] <= res["diff_ips"] <= res["ci_high_ips"]
+    assert res["max_fused_a_c"] > res["max_fused_b_c"]
+    assert after == before, "the limits were not restored after the blocks"
+    runs = [d for d in (tmp_path / "out").rglob("trace.csv")]
+    assert len(runs) == 4 + 4  # every block and every cool-down is a daemon run of its own
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--policy", "stepped"], "--policy"),
+        (["--policy", "stepped", "--policy", "stepped"], "--policy"),
+        (["--policy", "stepped", "--policy", "nope"], "--policy"),
+        (["--policy", "stepped", "--policy", "hysteresis", "--pairs", "1"], "--pairs"),
+        (["--policy", "stepped", "--policy", "hysteresis", "--block", "nan"], "--block"),
+        (["--policy", "stepped", "--policy", "hysteresis", "--cool-down", "-3s"], "--cool-down"),
+        (["--policy", "stepped", "--policy", "hysteresis", "--confidence", "inf"], "--confidence"),
+        (["--policy", "stepped", "--policy", "fixed:99999"], "fixed"),
+    ],
+)
+@root_only
+def test_bad_ab_input_exits_2_in_one_line_and_touches_nothing(
+    tmp_path: Path, extra: list[str], needle: str
+) -> None:
+    from thermogov.board import load_board
+    from thermogov.config import Config
+    from thermogov.sim.emulator.emulate import Emulator
+
+    root = tmp_path / "board"
+    Emulator(load_board("jetson-orin-nano"), root, Config())  # a tree, no live emulator needed
+    before = _caps(root)
+    p = thermogov(*_ab_args(tmp_path, root, "--workload", _feed(root), *extra), timeout=60)
+    one_line_error(p, needle)
+    assert _caps(root) == before
+    assert not (tmp_path / "out").exists() and not (tmp_path / "state").exists()
+
+
+@root_only
+def test_ab_without_a_workload_exits_2(tmp_path: Path) -> None:
+    from thermogov.board import load_board
+    from thermogov.config import Config
+    from thermogov.sim.emulator.emulate import Emulator
+
+    root = tmp_path / "board"
+    Emulator(load_board("jetson-orin-nano"), root, Config())
+    p = thermogov(*_ab_args(tmp_path, root, "--policy", "stepped", "--policy", "hysteresis"), timeout=60)
+    one_line_error(p, "--workload")
