@@ -18,6 +18,8 @@ from thermogov import tomlread
 from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
+from thermogov.lever import LeverConfig, parse_lever
+from thermogov.modes import ModesConfig, default_modes, parse_modes
 from thermogov.policies import DEFAULT_POLICY, check_policy_name
 from thermogov.powerconfig import PowerConfig, parse_power
 from thermogov.tomlcheck import Table
@@ -124,6 +126,8 @@ class Config:
     policies: dict[str, dict[str, Any]] = field(default_factory=dict)  # policy name -> params
     sim: SimConfig = field(default_factory=SimConfig)
     power: PowerConfig = field(default_factory=PowerConfig)  # budgets, Li-ion limits
+    modes: ModesConfig = field(default_factory=default_modes)  # inference modes (thermogov.modes)
+    lever: LeverConfig = field(default_factory=LeverConfig)  # load below the lowest clock
 
     # -- resolution against the board -------------------------------------------------------
     def load_board(self) -> BoardProfile:
@@ -197,6 +201,8 @@ class Config:
             },
         }
         d["power"] = self.power.to_dict()
+        d["modes"] = self.modes.to_dict()
+        d["lever"] = self.lever.to_dict()
         if self.sim.events:
             d["sim"]["events"] = [
                 {
@@ -308,6 +314,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     policies = {name: dict(t._data) for name, t in top.tables("policies")}
 
     power = parse_power(top.table("power", {}))
+    modes = parse_modes(top.table("modes", {}))
+    lever = parse_lever(top.table("lever", {}))
 
     s = top.table("sim", {})
     sd = SimConfig()
@@ -341,6 +349,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         policies=policies,
         sim=sim,
         power=power,
+        modes=modes,
+        lever=lever,
     )
 
 

@@ -34,6 +34,7 @@ from thermogov.interfaces import (
     SensorError,
     SensorSource,
 )
+from thermogov.loadgov import LoadGovernor
 from thermogov.policies.base import Policy, PolicyInput
 from thermogov.sensorwatch import StuckWatch, membership_events
 
@@ -53,6 +54,8 @@ class TickRecord(NamedTuple):
     power_w: float | None
     inferences_total: int | None
     event: str
+    mode: str = ""  # inference mode in force after the decision (thermogov.loadgov)
+    load_level: int | None = None  # rung of the lever below the lowest clock; 0 = full load
 
 
 class SampleRecord(NamedTuple):
@@ -107,6 +110,7 @@ class Governor:
         on_sample: Callable[[SampleRecord], None] | None = None,
         on_log: Callable[[str], None] | None = None,
         limiters: Sequence[CapLimiter] = (),
+        load: LoadGovernor | None = None,
     ) -> None:
         self.specs = tuple(specs)
         missing = [s.name for s in self.specs if s.name not in sensors]
@@ -136,6 +140,17 @@ class Governor:
         self.cap_changes = 0
         self.limiters = list(limiters)
         self.power_status: PowerStatus | None = None  # latest report of the telemetry
+        self.load = load  # inference mode and the lever below the lowest clock
+
+    @property
+    def mode(self) -> str:
+        """The inference mode in force ("" without a load governor); published by the daemon."""
+        return self.load.mode if self.load is not None else ""
+
+    @property
+    def load_level(self) -> int | None:
+        """The lever's rung (0: full load); ``None`` without a load governor."""
+        return self.load.load_level if self.load is not None else None
 
     # -- sampling ---------------------------------------------------------------------------
     def sample(self, name: str, now_s: float) -> Reading | None:
@@ -172,6 +187,7 @@ class Governor:
         latest = self.fusion.latest
         readings = tuple(None if (r := latest(n)) is None else r.value_c for n in self._sensor_names)
         power = self.telemetry.power_w()
+        inferences = self.telemetry.inferences_total()
         status = self.telemetry.power_status()
         if status is not None:
             if self.power_status is None or status.state != self.power_status.state:
@@ -209,6 +225,11 @@ class Governor:
                 lowered, lim_events = lim.limit(now_s, wanted, power, self.power_status)
                 wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
                 events.extend(lim_events)
+            if self.load is not None:
+                wanted, load_events = self.load.step(
+                    now_s, fr.fused_c, wanted, self.lowest_caps(), self.power_status, inferences
+                )
+                events.extend(load_events)
             if fr.hot:
                 events.append("hard_limit:" + "+".join(fr.hot))
                 wanted = self.lowest_caps()
@@ -234,8 +255,10 @@ class Governor:
             caps_hz=tuple(self._caps.values()),
             freqs_hz=freqs_after,
             power_w=power,
-            inferences_total=self.telemetry.inferences_total(),
+            inferences_total=inferences,
             event=" ".join(events),
+            mode=self.mode,
+            load_level=self.load_level,
         )
 
     def _apply(self, wanted: Mapping[str, int], skip: frozenset[str] = frozenset()) -> list[str]:

@@ -93,6 +93,13 @@ class InferenceServer:
         self._size = self.batch if self.saturating else 0
         self._members: list[float] = []
         self._t = 0.0
+        self.duty = 1.0  # the lever's duty cycle (sim/model/loadlevel.py); 0 = standby
+
+    def set_load(self, model: ModelProfile, duty: float) -> None:
+        """Run ``model`` (an inference mode's cost) at ``duty`` of the pipeline's time."""
+        self.model = model
+        self.duty = duty
+        self.set_clocks(self._freqs)
 
     def set_clocks(self, freqs_hz: Mapping[str, int]) -> None:
         self._freqs = dict(freqs_hz)
@@ -102,12 +109,14 @@ class InferenceServer:
         self._full = self.busy_cores(1.0)
 
     def _service(self, k: int) -> float:
-        return self.model.batch_fixed_s + k * self._per
+        return (self.model.batch_fixed_s + k * self._per) / self.duty
 
     def busy_cores(self, busy_fraction: float) -> dict[str, float]:
         """Average busy cores per domain while the pipeline is busy ``busy_fraction`` of the time."""
         if busy_fraction == 1.0 and self.saturating and self._full is not None:
             return self._full
+        if self.duty == 0.0:
+            return dict.fromkeys(self._cores_busy, 0.0)
         k = self._size or self.batch
         compute_fraction = k * self._per / self._service(k)
         f = busy_fraction * compute_fraction
@@ -119,9 +128,22 @@ class InferenceServer:
         t0 = self._t
         if t_end <= t0:
             return 0.0
+        if self.duty == 0.0:
+            self._standby(t_end)
+            self._t = t_end
+            return 0.0
         busy = self._advance_saturating(t_end) if self.saturating else self._advance_arrivals(t_end)
         self._t = t_end
         return busy
+
+    def _standby(self, t_end: float) -> None:
+        """Nothing is served; a camera's frames beyond the queue are dropped."""
+        while self.arrivals is not None and self.arrivals.next_t <= t_end:
+            a = self.arrivals.pop()
+            if len(self._queue) >= self.cfg.queue_limit:
+                self.dropped += 1
+            else:
+                self._queue.append(a)
 
     def _finish(self, t: float) -> None:
         k = self._size
