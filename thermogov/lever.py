@@ -14,7 +14,7 @@ While any level above 0 is in force every domain is held at its lowest cap: belo
 clock, cycles are cheapest per inference at the lowest voltage, so the load is cut, not the
 clock raised.  Level 0 -> 1 happens when the policy's caps are all at their lowest and the
 fused temperature reaches ``trip - down_margin_k``; further steps down every ``down_dwell_s``
-while it stays there.  A step up needs the temperature at or below ``trip - up_margin_k`` for
+while it stays there, and every tick while it is at or above the trip itself.  A step up needs the temperature at or below ``trip - up_margin_k`` for
 ``up_dwell_s``, so the gap between the two thresholds (wider than the temperature jump one rung
 causes) and the dwells keep it from flapping, like the hysteresis of a kernel trip point.
 """
@@ -29,7 +29,11 @@ from typing import Any, NamedTuple
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
 
-DEFAULT_DUTY = (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
+# 2 % rungs: one rung moves the steady temperature of a Pi 5 at 1500 MHz by ~0.5 K (its
+# steady state spans ~24 K from standby to full duty), about the sensor's quantisation step,
+# so the load settles within a rung of the highest duty the trip allows (bench/power.py
+# compares coarser ladders).
+DEFAULT_DUTY = (*(round(1.0 - 0.02 * i, 2) for i in range(1, 50)), 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +41,10 @@ class LeverConfig:
     enabled: bool = False
     use_modes: bool = True
     duty: tuple[float, ...] = DEFAULT_DUTY  # descending, below 1.0; 0.0 is standby
-    down_margin_k: float = 1.0
-    up_margin_k: float = 3.0
-    down_dwell_s: float = 2.0
-    up_dwell_s: float = 10.0
+    down_margin_k: float = 0.5
+    up_margin_k: float = 1.5
+    down_dwell_s: float = 1.0
+    up_dwell_s: float = 5.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -136,8 +140,8 @@ class Lever:
             if self.level == 0:
                 if at_lowest_caps:
                     self.level = 1
-            elif now_s - self._changed_at >= c.down_dwell_s - 1e-9:
-                self.level += 1
+            elif fused_c >= self.trip_c or now_s - self._changed_at >= c.down_dwell_s - 1e-9:
+                self.level += 1  # above the trip itself: a rung every tick, no dwell
         elif (
             self.level > 0
             and self._cool_since is not None
