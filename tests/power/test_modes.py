@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from pathlib import Path
 
 import pytest
 
+from tests.cli.script import one_line_error, thermogov
 from thermogov import costmodel
 from thermogov.board import load_board
 from thermogov.config import Config, SimConfig, SimEvent, parse_config
@@ -16,8 +18,6 @@ from thermogov.sim.model.loadlevel import scaled_model
 from thermogov.sim.model.runner import simulate
 from thermogov.tomlcheck import Table
 from thermogov.trace import load_trace
-
-from tests.cli.script import one_line_error, thermogov
 
 
 def selector(**over: object) -> ModeSelector:
@@ -29,7 +29,7 @@ def discharging(pct: float) -> PowerStatus:
 
 
 def changes(modes: list[str]) -> int:
-    return sum(a != b for a, b in zip(modes, modes[1:], strict=False))
+    return sum(a != b for a, b in itertools.pairwise(modes))
 
 
 def test_the_table_maps_power_states_and_the_thermal_state_to_modes() -> None:
@@ -63,7 +63,7 @@ def test_a_costlier_mode_waits_for_the_dwell_a_cheaper_one_does_not() -> None:
     modes = [s.select(0.1 * i, 50.0, PowerStatus(st, 60.0)) for i, st in enumerate(states)]
     costlier = [i for i in range(1, len(modes)) if modes[i] == "full" and modes[i - 1] != "full"]
     assert len(costlier) >= 2
-    assert all(b - a >= 100 for a, b in zip(costlier, costlier[1:], strict=False))  # >= 10 s apart
+    assert all(b - a >= 100 for a, b in itertools.pairwise(costlier))  # >= 10 s apart
     # A cheaper mode is taken on the tick it is wanted.
     assert all(modes[i + 1] == "early_exit" for i in costlier if i + 1 < len(modes))
 
