@@ -48,6 +48,7 @@ from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
+from thermogov.hw.idle import IdleInjector
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
@@ -66,8 +67,9 @@ from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
+from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext, configured_policy
-from thermogov.runs import RunRecorder
+from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 
 HW_UNKNOWN_GRACE_S = 1.0
@@ -246,9 +248,24 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     ]
 
 
-def _restore_all(actuators: list[CapActuator], journal: Journal | None, log: Log, root: Path) -> None:
-    """Put every captured window back; the journal goes only once all writes succeeded."""
+def _restore_all(
+    actuators: list[CapActuator],
+    journal: Journal | None,
+    log: Log,
+    root: Path,
+    idle: IdleInjector | None = None,
+) -> None:
+    """Put every captured window (and idle-injection state) back; the journal goes only once
+    all writes succeeded."""
     errors = []
+    if idle is not None:
+        try:
+            idle.restore()
+        except ActuatorError as e:
+            errors.append(str(e))
+        if isinstance(idle.io, DryRunIO):
+            for w in idle.io.drain():
+                log(f"dry-run: at exit would restore {w}")
     for a in actuators:
         try:
             a.restore()
@@ -290,6 +307,7 @@ class Runner:
         self.summary: dict[str, Any] = {}
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
+        self.load: LoadGovernor | None = None  # inference mode and load level (published)
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
@@ -352,9 +370,13 @@ class Runner:
                 workload.inferences_total if workload else None,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
             )
+            # Kernel idle injection carries the lever's duty cycle where the board has it.
+            idle = IdleInjector.open(prep.tree, dry_run=opts.dry_run) if prep.config.lever.enabled else None
             if journal is not None:
-                journal.write(new_journal_data(prep.tree, _journal_entries(actuators)))
-            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root)
+                states = idle.originals() if idle is not None else None
+                journal.write(new_journal_data(prep.tree, _journal_entries(actuators), states))
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle)
+            self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
@@ -369,8 +391,11 @@ class Runner:
                 on_sample=recorder.on_sample,
                 on_log=self.log,
                 limiters=self.limiters,
+                load=self.load,
             )
             dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
+            if idle is not None and isinstance(idle.io, DryRunIO):
+                dry_ios.append(idle.io)
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
         return self.summary
 
@@ -385,6 +410,7 @@ class Runner:
             "missing_domains": dict(prep.bmap.missing_domains),
             "stopped_by": self.stop.signal_name or "duration",
             **limiter_summary(self.limiters),
+            **(self.load.summary() if self.load is not None else {}),
         }
         self.summary = recorder.finish(extra)
 

@@ -32,8 +32,9 @@ from typing import Any
 from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
+from thermogov.hw.idle import StateEntry, restore_states
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
-from thermogov.hw.owned import check_window, owned_windows
+from thermogov.hw.owned import check_idle_state, check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -80,6 +81,7 @@ class JournalData:
     sysfs_root: str
     created: float
     entries: tuple[JournalEntry, ...]
+    states: tuple[StateEntry, ...] = ()  # idle-injection cooling devices (hw/idle.py)
 
 
 def pid_alive(pid: int) -> bool:
@@ -166,6 +168,7 @@ class Journal:
                 str(body["sysfs_root"]),
                 float(body["created"]),
                 entries,
+                tuple(StateEntry(**e) for e in body.get("states", [])),
             )
         except (ValueError, KeyError, TypeError, RecursionError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
@@ -178,8 +181,23 @@ class Journal:
             pass
 
 
-def new_journal_data(tree: SysfsTree, entries: list[JournalEntry]) -> JournalData:
-    return JournalData(os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries))
+def new_journal_data(
+    tree: SysfsTree, entries: list[JournalEntry], states: list[StateEntry] | None = None
+) -> JournalData:
+    return JournalData(
+        os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries), tuple(states or ())
+    )
+
+
+def validate_states(tree: SysfsTree, states: tuple[StateEntry, ...]) -> None:
+    """Refuse the whole journal (before any write) if a state entry is not an owned one."""
+    for e in states:
+        why = check_idle_state(tree, e.rel, e.value)
+        if why:
+            raise JournalError(
+                f"journal entry {e.device!r} refused: {why}; nothing was written "
+                "(check the board with `thermogov doctor`, then delete the journal)"
+            )
 
 
 def validate_entries(
@@ -255,7 +273,9 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
         journal.delete()
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors = validate_entries(tree, data.entries)
+    validate_states(tree, data.states)
     errors += restore_entries(tree, good)
+    errors += restore_states(tree, data.states)
     if errors:
         raise RuntimeFailure(
             f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "

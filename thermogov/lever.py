@@ -33,24 +33,41 @@ from thermogov.tomlcheck import Table
 # steady state spans ~24 K from standby to full duty), about the sensor's quantisation step,
 # so the load settles within a rung of the highest duty the trip allows (bench/power.py
 # compares coarser ladders).
-DEFAULT_DUTY = (*(round(1.0 - 0.02 * i, 2) for i in range(1, 50)), 0.0)
+DEFAULT_DUTY_STEP = 0.02
+
+
+def duty_ladder(step: float) -> tuple[float, ...]:
+    """1 - step, 1 - 2 step, ... down to the last rung above 0, then 0.0 (standby)."""
+    n = int(round(1.0 / step, 9))
+    rungs = [round(1.0 - step * i, 6) for i in range(1, n + 1)]
+    return (*(r for r in rungs if r > 1e-9), 0.0)
+
+
+DEFAULT_DUTY = duty_ladder(DEFAULT_DUTY_STEP)
 
 
 @dataclass(frozen=True, slots=True)
 class LeverConfig:
     enabled: bool = False
     use_modes: bool = True
-    duty: tuple[float, ...] = DEFAULT_DUTY  # descending, below 1.0; 0.0 is standby
+    duty_step: float = DEFAULT_DUTY_STEP  # the ladder 1 - step, 1 - 2 step, ..., 0.0
+    duty: tuple[float, ...] = ()  # an explicit ladder instead (descending, below 1.0)
     down_margin_k: float = 0.5
     up_margin_k: float = 1.5
     down_dwell_s: float = 1.0
     up_dwell_s: float = 5.0
 
+    @property
+    def ladder(self) -> tuple[float, ...]:
+        """The duty-cycle rungs below the full load: ``duty`` if given, else by ``duty_step``."""
+        return self.duty or duty_ladder(self.duty_step)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "enabled": self.enabled,
             "use_modes": self.use_modes,
-            "duty": list(self.duty),
+            "duty_step": self.duty_step,
+            **({"duty": list(self.duty)} if self.duty else {}),
             "down_margin_k": self.down_margin_k,
             "up_margin_k": self.up_margin_k,
             "down_dwell_s": self.down_dwell_s,
@@ -60,15 +77,19 @@ class LeverConfig:
 
 def parse_lever(t: Table) -> LeverConfig:
     d = LeverConfig()
-    duty = tuple(t.numbers("duty", list(d.duty)))
+    duty = tuple(t.numbers("duty", []))
     for i, v in enumerate(duty):
         if not 0.0 <= v < 1.0:
             raise ConfigError(f"{t.where}.duty[{i}]: {v:g} is out of range; use fractions in 0..1 (below 1)")
     if any(b >= a for a, b in itertools.pairwise(duty)):
         raise ConfigError(f"{t.where}.duty: must be strictly descending, e.g. [0.75, 0.5, 0.25, 0.0]")
+    if t.has("duty") and not duty:
+        raise ConfigError(f"{t.where}.duty: empty; list the duty cycles, e.g. [0.75, 0.5, 0.25, 0.0]")
+    step = t.number("duty_step", d.duty_step, minimum=0.005, maximum=1.0)
     cfg = LeverConfig(
         enabled=t.boolean("enabled", d.enabled),
         use_modes=t.boolean("use_modes", d.use_modes),
+        duty_step=step,
         duty=duty,
         down_margin_k=t.number("down_margin_k", d.down_margin_k, minimum=0.0, maximum=30.0),
         up_margin_k=t.number("up_margin_k", d.up_margin_k, minimum=0.0, maximum=30.0),
@@ -104,7 +125,7 @@ def build_levels(cfg: LeverConfig, modes_order: tuple[str, ...]) -> tuple[LoadLe
         for m in modes_order[1:]:
             levels.append(LoadLevel(m, 1.0))
             floor = m
-    levels.extend(LoadLevel(floor, d) for d in cfg.duty)
+    levels.extend(LoadLevel(floor, d) for d in cfg.ladder)
     return tuple(levels)
 
 
