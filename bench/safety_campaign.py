@@ -5,7 +5,7 @@ Replays what an adversarial tester does to ``thermogov run`` on trees shaped lik
 each trial on a fresh hot tree (so the daemon has lowered limits to put back), through the
 installed console script, and prints trials and passes per promise:
 
-* ``restore-on-signal``: SIGTERM / SIGINT / SIGHUP at a random instant from spawn (start-up
+* ``restore-on-signal``: SIGTERM / SIGINT at a random instant from spawn (start-up
   included); after exit every limit file is as before, no journal is left, no traceback;
 * ``kill-9+restore``: SIGKILL at a random instant, then ``thermogov restore``: limits as
   before, journal gone, exit 0;
@@ -335,7 +335,7 @@ def main() -> int:
     trials: list[tuple[Callable[..., None], tuple[object, ...]]] = []
     for _ in range(args.rounds):
         for board in BOARDS:
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT):
                 trials.append((c.restore_on_signal, (board, sig)))
             for _k in range(3):
                 trials.append((c.kill9_restore, (board,)))

@@ -1,4 +1,4 @@
-"""Click commands of the real-board backend: ``doctor``, ``run``, ``restore`` and ``service``.
+"""Click commands of the real-board backend: ``doctor``, ``run``, ``status``, ``restore``, ``service``.
 
 ``thermogov/cli.py`` registers these lazily, so a board only imports this world when one of
 them runs.  Every user-actionable problem (config, CLI values, sysfs contents, privileges)
@@ -146,6 +146,30 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
 @_lockdir_opt
 @click.option("--dry-run", is_flag=True, help="Read sensors and decide, but write nothing (no root needed).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option(
+    "--state-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Publish the state here once a second. Default: /run/thermogov/state.json.",
+)
+@click.option(
+    "--inferences-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Counter file the application adds its inferences to (without --workload). "
+    "Default: /run/thermogov/inferences.",
+)
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    help="Serve Prometheus metrics on this port (0: any free one); needs thermogov[metrics].",
+)
+@click.option(
+    "--metrics-addr", default="127.0.0.1", show_default=True, help="Address --metrics-port listens on."
+)
+@click.option(
+    "--metrics-textfile",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write node_exporter's textfile-collector file (*.prom) once a second.",
+)
 @_one_line_errors
 def run_command(
     config_path: str | None,
@@ -161,25 +185,39 @@ def run_command(
     lock_dir: Path | None,
     dry_run: bool,
     as_json: bool,
+    state_file: Path | None,
+    inferences_file: Path | None,
+    metrics_port: int | None,
+    metrics_addr: str,
+    metrics_textfile: Path | None,
 ) -> None:
     """Govern the real board (root), restoring every limit on exit.
+
+    SIGHUP (systemctl reload thermogov) re-reads --config: policy, [policies.*] and [power]
+    change at the next tick; anything else needs a restart.
 
     \b
     Example:
       thermogov run --dry-run --duration 1m        # no root: read and decide, write nothing
-      sudo thermogov run --config /etc/thermogov/thermogov.toml
+      sudo thermogov run --config /etc/thermogov/thermogov.toml --metrics-port 9101
     """
     from thermogov.hw.daemon import RunOptions, check_privileges, run
     from thermogov.hw.holdcheck import hold_warning
+    from thermogov.hw.publish import PublishOptions
     from thermogov.hw.sysfs import SysfsTree
 
     check_privileges(dry_run)
-    cfg = _config(config_path)
     if policy is not None:
         from thermogov.policies import check_policy_name
 
         check_policy_name(policy, "--policy")
-        cfg = dataclasses.replace(cfg, policy=policy)
+
+    def load() -> Any:
+        """The config as given (re-read on SIGHUP), with the command line's --policy on top."""
+        c = _config(config_path)
+        return dataclasses.replace(c, policy=policy) if policy is not None else c
+
+    cfg = load()
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
         click.echo(warning, err=True)
@@ -195,6 +233,9 @@ def run_command(
         lock_file=lock_file,
         lock_dir=lock_dir,
         dry_run=dry_run,
+        reload_config=load if config_path else None,
+        config_source=config_path or "",
+        publish=PublishOptions(state_file, inferences_file, metrics_port, metrics_addr, metrics_textfile),
     )
     summary = run(opts)
     if as_json:
@@ -206,6 +247,36 @@ def run_command(
         f"{summary.get('max_fused_c')} °C, sustained throughput "
         f"{'not measured' if thr is None else f'{thr} inf/s'}, tick p99 {summary.get('tick_ms_p99')} ms"
     )
+
+
+@click.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the state document as JSON.")
+@click.option("--watch", is_flag=True, help="A live view, redrawn once a second (needs thermogov[watch]).")
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The daemon's state file. Default: /run/thermogov/state.json.",
+)
+@_one_line_errors
+def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
+    """Show what the running daemon publishes: temperatures, caps, clocks, policy, power.
+
+    Exits 0 while a daemon governs, 1 when there is no state or it is stale (the daemon died
+    or stopped publishing). No root needed.
+
+    \b
+    Example:
+      thermogov status
+      thermogov status --watch
+    """
+    from thermogov.hw import statusview
+
+    if watch and as_json:
+        raise ThermogovError("--watch and --json: choose one (--json prints the state once)")
+    if watch:
+        statusview.watch(state_path)
+    sys.exit(statusview.show_once(state_path, as_json, click.echo))
 
 
 @click.command("restore")

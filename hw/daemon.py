@@ -9,9 +9,11 @@ Order of a run, chosen so that bad input never changes the board and every chang
    the limits in force, write and fsync the journal of those originals;
 3. run: sensors and control ticks at ``MultiRatePlan`` instants, deadline = t0 + t_ms/1000 on
    ``time.monotonic`` (computed, never accumulated, so no drift); a wait is a ``select`` on a
-   self-pipe that SIGTERM/SIGINT/SIGHUP make readable (``signal.set_wakeup_fd``; a
+   self-pipe that SIGTERM/SIGINT make readable (``signal.set_wakeup_fd``; a
    ``threading.Event`` only when the daemon runs outside the main thread, as in tests), so a
-   stop ends a wait at once (:class:`StopFlag`);
+   stop ends a wait at once (:class:`StopFlag`); SIGHUP only asks for a reload of the config
+   at the next control tick (:mod:`~thermogov.hw.reload`); once a second the state is
+   published (:mod:`~thermogov.hw.publish`: state file, Prometheus metrics);
 4. on every exit path (duration reached, signal, exception) an ``ExitStack`` restores the
    limits first, then stops the workload, closes the run folder and releases the lock.
 
@@ -41,9 +43,11 @@ from typing import Any, TextIO
 
 from thermogov.board import BoardProfile
 from thermogov.budget import limiter_summary, power_limiters
+from thermogov.client import default_inferences_path
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
 from thermogov.governor import CapLimiter, Governor, TickRecord
+from thermogov.hw.appcounter import AppCounter
 from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
@@ -61,6 +65,8 @@ from thermogov.hw.limits import DryRunIO
 from thermogov.hw.mapping import BoardMap, choose_board, map_board
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
+from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.tickstats import TickStats
@@ -71,9 +77,11 @@ from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
+from thermogov.statedoc import StateIdentity
 
 HW_UNKNOWN_GRACE_S = 1.0
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+RELOAD_SIGNAL = signal.SIGHUP
 LOG_REPEAT_S = 30.0
 
 
@@ -102,6 +110,9 @@ class RunOptions:
     lock_file: Path = DEFAULT_LOCK_FILE
     lock_dir: Path | None = None  # board locks; None: $THERMOGOV_LOCK_DIR or /run/thermogov
     dry_run: bool = False
+    reload_config: Callable[[], Config] | None = None  # SIGHUP re-reads with this; None: no file
+    config_source: str = ""  # the config file's name, for reload messages
+    publish: PublishOptions = dataclasses.field(default_factory=PublishOptions)
 
 
 class Log:
@@ -142,6 +153,9 @@ class InstantClock:
 class StopFlag:
     """Set by a stop signal; the loop waits on it so a signal ends the wait at once.
 
+    SIGHUP sets only ``reload_requested`` (read at the next control tick) and does not cut a
+    wait short: the instant still runs at its deadline.
+
     In the main thread the wait is a ``select`` on a self-pipe that the interpreter's C-level
     signal handler writes to (``signal.set_wakeup_fd``): the signal makes the pipe readable, so
     the wait returns at once, and each of the ~13 wake-ups a second costs less than a
@@ -152,16 +166,22 @@ class StopFlag:
     def __init__(self) -> None:
         self.event = threading.Event()
         self.signal_name = ""
+        self.reload_requested = False
         self._wake_fd: int | None = None
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.signal_name = self.signal_name or signal.Signals(signum).name
         self.event.set()
 
+    def hup(self, signum: int, frame: FrameType | None) -> None:
+        self.reload_requested = True
+
     def install(self, stack: contextlib.ExitStack) -> None:
         for sig in STOP_SIGNALS:
             previous = signal.signal(sig, self.handler)
             stack.callback(signal.signal, sig, previous)
+        previous = signal.signal(RELOAD_SIGNAL, self.hup)
+        stack.callback(signal.signal, RELOAD_SIGNAL, previous)
         if threading.current_thread() is threading.main_thread():
             r, w = os.pipe()
             os.set_blocking(r, False)
@@ -179,13 +199,19 @@ class StopFlag:
         """Wait up to ``timeout_s``; True if a stop was requested."""
         if self._wake_fd is None:
             return self.event.wait(timeout_s)
-        if not self.event.is_set():
+        deadline = time.monotonic() + timeout_s
+        while not self.event.is_set():
             readable, _, _ = select.select([self._wake_fd], [], [], timeout_s)
-            if readable and not self.event.is_set():
-                # Some other signal with a Python handler woke us: drain its byte, or every
-                # later wait would return at once and the loop would spin.
+            if not readable:
+                break
+            if not self.event.is_set():
+                # Some other signal (SIGHUP) woke us: drain its byte, or every later wait
+                # would return at once and the loop would spin; then wait out the rest.
                 with contextlib.suppress(BlockingIOError):
                     os.read(self._wake_fd, 512)
+                timeout_s = deadline - time.monotonic()
+                if timeout_s <= 0:
+                    break
         return self.event.is_set()
 
 
@@ -308,6 +334,9 @@ class Runner:
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
         self.load: LoadGovernor | None = None  # inference mode and load level (published)
+        self.reloader: Reloader | None = None
+        self.publisher: StatePublisher | None = None
+        self.started_unix = time.time()
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
@@ -325,6 +354,10 @@ class Runner:
             workload = parse_workload(opts.workload, opts.count_regex)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
             preflight(out_dir, None if opts.dry_run else opts.state_dir)
+            state_file = state_path(opts.publish, self.log)
+            metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
+            if metrics is not None:
+                stack.callback(metrics.close)
             journal = None
             if opts.dry_run:
                 try:
@@ -359,19 +392,49 @@ class Runner:
             self.limiters = power_limiters(
                 prep.config.power, prep.board, {a.name: a.table_hz for a in actuators}
             )
+            self.reloader = Reloader(
+                opts.reload_config,
+                opts.config,
+                ReloadTarget(prep.board, ctx, ctx.tables_hz),
+                self.log,
+                opts.config_source or "the config",
+            )
             recorder = TraceGuard(RunRecorder.create(out_dir, prep.config, prep.board, "hw"), self.log)
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
                 workload.start()
                 stack.callback(workload.stop)
+                counted: Callable[[], int | None] | None = workload.inferences_total
+                source = "workload"
+            else:
+                app = AppCounter(opts.publish.inferences_file or default_inferences_path(), self.log)
+                if state_file is not None or opts.publish.inferences_file is not None:
+                    app.create()
+                counted, source = app, f"file:{app.path}"
             telemetry = HwTelemetry(
                 prep.tree,
                 prep.bmap.power,
-                workload.inferences_total if workload else None,
+                counted,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = IdleInjector.open(prep.tree, dry_run=opts.dry_run) if prep.config.lever.enabled else None
+            self.publisher = StatePublisher(
+                StateIdentity(
+                    os.getpid(),
+                    self.started_unix,
+                    prep.board.name,
+                    opts.dry_run,
+                    str(recorder.recorder.run_dir),
+                    source,
+                ),
+                state_file,
+                [s.name for s in prep.specs],
+                [a.name for a in actuators],
+                self.log,
+                metrics,
+            )
+            stack.callback(self.publisher.close)
             if journal is not None:
                 states = idle.originals() if idle is not None else None
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators), states))
@@ -409,6 +472,8 @@ class Runner:
             "missing_sensors": dict(prep.bmap.missing_sensors),
             "missing_domains": dict(prep.bmap.missing_domains),
             "stopped_by": self.stop.signal_name or "duration",
+            "reloads": self.reloader.count if self.reloader else 0,
+            "reloads_rejected": self.reloader.rejected if self.reloader else 0,
             **limiter_summary(self.limiters),
             **(self.load.summary() if self.load is not None else {}),
         }
@@ -428,6 +493,8 @@ class Runner:
         plan = MultiRatePlan(periods, ctrl_ms)
         end_ms = None if self.opts.duration_s is None else round(self.opts.duration_s * 1000)
         stop = self.stop
+        publisher, reloader = self.publisher, self.reloader
+        assert publisher is not None and reloader is not None  # made in run()
         started = False
         # Everything allocated so far (imports, profiles, config) lives as long as the run;
         # moving it out of the collector's generations keeps full collections from walking it.
@@ -449,10 +516,14 @@ class Runner:
                     gov.sample(name, now)
                     continue
                 telemetry.new_tick()
+                reload_event = self._reload(gov) if stop.reload_requested else ""
                 rec = gov.tick(now)
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
+                if reload_event:
+                    rec = with_events(rec, [reload_event])
                 on_tick(rec)
+                publisher.on_tick(rec, gov, reloader.count)
                 self.stats.record(time.perf_counter() - begin)
                 if not started:
                     started = True
@@ -460,7 +531,7 @@ class Runner:
                     mode = "dry-run" if self.opts.dry_run else "governing"
                     print(
                         f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
-                        f"run_dir={run_dir}",
+                        f"run_dir={run_dir}{self._published_at()}",
                         file=self.out,
                         flush=True,
                     )
@@ -474,15 +545,38 @@ class Runner:
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
 
+    def _reload(self, gov: Governor) -> str:
+        """Apply a SIGHUP at this tick boundary; the limiters the summary reports follow it."""
+        assert self.reloader is not None
+        self.stop.reload_requested = False
+        event = self.reloader.apply(gov)
+        if event == RELOAD:
+            self.limiters = list(gov.limiters)
+        return event
+
+    def _published_at(self) -> str:
+        pub = self.publisher
+        if pub is None:
+            return ""
+        text = f" state={pub.path}" if pub.path is not None else ""
+        if pub.metrics is not None and pub.metrics.port is not None:
+            text += f" metrics=http://{self.opts.publish.metrics_addr}:{pub.metrics.port}/metrics"
+        return text
+
     def _dry_events(self, rec: TickRecord, dry_ios: list[DryRunIO]) -> TickRecord:
         writes = [w for io in dry_ios for w in io.drain()]
         if not writes:
             return rec
         for w in writes:
             self.log(f"dry-run: would write {w}")
-        event = " ".join(x for x in (rec.event, *(f"would_write:{w}" for w in writes)) if x)
-        replace = getattr(rec, "_replace", None)  # TickRecord is a NamedTuple (or a dataclass)
-        return replace(event=event) if replace is not None else dataclasses.replace(rec, event=event)
+        return with_events(rec, [f"would_write:{w}" for w in writes])
+
+
+def with_events(rec: TickRecord, tags: list[str]) -> TickRecord:
+    """The record with more event tags (the daemon's own: dry-run writes, reloads)."""
+    event = " ".join(x for x in (rec.event, *tags) if x)
+    replace = getattr(rec, "_replace", None)  # TickRecord is a NamedTuple (or a dataclass)
+    return replace(event=event) if replace is not None else dataclasses.replace(rec, event=event)
 
 
 def run(

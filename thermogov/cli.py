@@ -27,6 +27,7 @@ LAZY_COMMANDS = {
     "run": ("thermogov.hw.cli", "run_command"),
     "doctor": ("thermogov.hw.cli", "doctor_command"),
     "restore": ("thermogov.hw.cli", "restore_command"),
+    "status": ("thermogov.hw.cli", "status_command"),
     "service": ("thermogov.hw.cli", "service_command"),
     "emulate": ("thermogov.sim.emulator.cli", "emulate_command"),
     "compare": ("thermogov.sim.compare.cli", "compare_command"),

@@ -54,6 +54,11 @@ class LoadGovernor:
         return self.lever.level
 
     @property
+    def level_label(self) -> str:
+        """The rung as the state file shows it: ``"<level> <mode>@<duty>"`` or ``"<level> standby"``."""
+        return f"{self.lever.level} {self.lever.current.label()}"
+
+    @property
     def cost(self) -> ModeCost:
         return self.modes.cost(self.mode)
 

@@ -1,0 +1,156 @@
+"""Once a second, the daemon's state for everyone outside it: state file and metrics.
+
+Called after every control tick, it does nothing until a second has passed since the last
+publication; then it builds the one state document (:func:`thermogov.statedoc.build_state`),
+serialises it once (``json.dumps``), replaces the state file atomically and hands the same
+document to the metrics (:mod:`~thermogov.hw.metrics`).  A failure to publish is logged (one
+line, repeated at most every 30 s by the daemon's log) and never stops governing: the caps
+matter more than their display.
+
+The inference rate is taken over the last :data:`RATE_WINDOW_S` seconds of publications, from
+the same cumulative count the trace records.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from thermogov.client import default_state_path
+from thermogov.governor import Governor, TickRecord
+from thermogov.hw.metrics import Metrics
+from thermogov.hw.runtimefiles import check_dir, replace_atomic
+from thermogov.interfaces import ConfigError
+from thermogov.statedoc import StateIdentity, build_state
+
+PUBLISH_EVERY_S = 1.0
+RATE_WINDOW_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class PublishOptions:
+    state_file: Path | None = None  # None: <runtime dir>/state.json, skipped (logged) if unusable
+    inferences_file: Path | None = None  # None: <runtime dir>/inferences
+    metrics_port: int | None = None  # 0: any free port (said on the `started` line)
+    metrics_addr: str = "127.0.0.1"
+    metrics_textfile: Path | None = None
+
+
+def state_path(opts: PublishOptions, log: Callable[[str], None]) -> Path | None:
+    """Where to publish, checked before anything is governed.
+
+    A path given explicitly must be usable (else exit 2); the default one is best effort (a
+    ``--dry-run`` as an ordinary user cannot create ``/run/thermogov``): said once, then skipped.
+    """
+    if opts.state_file is not None:
+        check_dir(opts.state_file, "--state-file", create=True)
+        return opts.state_file
+    path = default_state_path()
+    try:
+        check_dir(path, "--state-file", create=True)
+    except ConfigError as e:
+        log(f"status is not published ({e}); pass --state-file PATH")
+        return None
+    return path
+
+
+def open_metrics(opts: PublishOptions) -> Metrics | None:
+    if opts.metrics_port is None and opts.metrics_textfile is None:
+        return None
+    return Metrics(opts.metrics_port, opts.metrics_addr, opts.metrics_textfile)
+
+
+class StatePublisher:
+    def __init__(
+        self,
+        ident: StateIdentity,
+        path: Path | None,
+        sensor_names: Sequence[str],
+        domain_names: Sequence[str],
+        log: Callable[[str], None],
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.ident = ident
+        self.path = path
+        self._sensors = tuple(sensor_names)
+        self._domains = tuple(domain_names)
+        self._log = log
+        self.metrics = metrics
+        self._next_s: float | None = None
+        self._counts: deque[tuple[float, int]] = deque(maxlen=int(RATE_WINDOW_S / PUBLISH_EVERY_S) + 1)
+        self.published = 0
+
+    def due(self, t_s: float) -> bool:
+        return self._next_s is None or t_s >= self._next_s - 1e-9
+
+    def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
+        if not self.due(rec.t_s):
+            return
+        # Once a period on the grid of the first publication; after a stall, a period from now.
+        nxt = (rec.t_s if self._next_s is None else self._next_s) + PUBLISH_EVERY_S
+        self._next_s = nxt if nxt > rec.t_s else rec.t_s + PUBLISH_EVERY_S
+        self.publish(rec, gov, reloads)
+
+    def _rate(self, t_s: float, total: int | None) -> float | None:
+        if total is None:
+            self._counts.clear()
+            return None
+        self._counts.append((t_s, total))
+        t0, n0 = self._counts[0]
+        return (total - n0) / (t_s - t0) if t_s > t0 else None
+
+    def publish(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
+        doc = build_state(
+            self.ident,
+            time_unix=time.time(),
+            uptime_s=rec.t_s,
+            tick=rec,
+            sensor_names=self._sensors,
+            domain_names=self._domains,
+            policy=gov.policy.name,
+            power=gov.power_status,
+            rate_ips=self._rate(rec.t_s, rec.inferences_total),
+            reloads=reloads,
+            mode=gov.mode or None,
+            load_level=gov.load.level_label if gov.load is not None else None,
+        )
+        if self.path is not None:
+            try:
+                replace_atomic(self.path, json.dumps(doc, separators=(",", ":")).encode())
+            except OSError as e:
+                self._log(
+                    f"state file {self.path}: cannot write ({e.strerror or e}); status is not published"
+                )
+        if self.metrics is not None:
+            try:
+                self.metrics.publish(doc)
+            except OSError as e:
+                self._log(f"metrics textfile: cannot write ({e.strerror or e})")
+        self.published += 1
+
+    def close(self) -> None:
+        """The daemon stopped cleanly: no state file (``status`` then says no daemon runs).
+
+        The metrics are closed by their owner (the daemon's exit stack), which opened them
+        before this publisher existed.
+        """
+        if self.path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                # Only our own file: another daemon given the same path may have replaced it.
+                if _owner_pid(self.path) == os.getpid():
+                    os.unlink(self.path)
+
+
+def _owner_pid(path: Path) -> int | None:
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    pid = doc.get("pid") if isinstance(doc, dict) else None
+    return pid if isinstance(pid, int) else None

@@ -1,0 +1,77 @@
+"""Files the root daemon publishes outside sysfs: the state file and the metrics textfile.
+
+A root process writing into a directory others can influence is a classic way to be made to
+overwrite something else, so before the first write (and so before anything is governed):
+
+* the path must not lie under ``/sys`` or ``/proc`` (the daemon owns only the attributes
+  :mod:`~thermogov.hw.owned` lists there);
+* the directory is created ``0755`` when missing (the state file's default, ``/run/thermogov``),
+  and must be a real directory (not a symlink) owned by this user or root, and not writable by
+  others unless sticky;
+* every write goes to a fresh temporary file in that directory (:func:`confine.open_private`:
+  whatever was planted at the name is unlinked, never followed), is fsynced, then renamed over
+  the target (rename(2) is atomic), so a reader sees the old file or the new one, whole.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from thermogov.hw import confine
+from thermogov.interfaces import ConfigError
+
+FORBIDDEN_ROOTS = ("/sys", "/proc")
+
+
+def check_dir(path: Path, option: str, *, create: bool) -> None:
+    """Refuse (``ConfigError``, exit 2) a target whose directory the daemon must not write in."""
+    real = os.path.realpath(path)
+    for forbidden in FORBIDDEN_ROOTS:
+        if real == forbidden or real.startswith(forbidden + "/"):
+            raise ConfigError(f"{option} {path}: resolves under {forbidden}; choose a path outside it")
+    parent = path.parent
+    if create and not os.path.lexists(parent):
+        try:
+            parent.mkdir(parents=True, mode=0o755)
+            parent.chmod(0o755)  # whatever the umask: readers of the state are not root
+        except OSError as e:
+            raise ConfigError(
+                f"{option} {path}: cannot create {parent} ({e.strerror}); choose another path"
+            ) from e
+    try:
+        st = os.lstat(parent)
+    except OSError as e:
+        raise ConfigError(
+            f"{option} {path}: {parent} is not usable ({e.strerror}); create it or choose another path"
+        ) from e
+    if stat.S_ISLNK(st.st_mode):
+        raise ConfigError(f"{option} {path}: {parent} is a symlink; refusing to write through it")
+    if not stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"{option} {path}: {parent} is not a directory; choose another path")
+    if st.st_uid not in (os.geteuid(), 0):
+        raise ConfigError(f"{option} {path}: {parent} belongs to uid {st.st_uid}; use a directory of root's")
+    if st.st_mode & stat.S_IWOTH and not st.st_mode & stat.S_ISVTX:
+        raise ConfigError(f"{option} {path}: {parent} is world-writable; use a directory only root writes")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"{option} {path}: {parent} is not writable by this user; choose another path")
+
+
+def replace_atomic(path: Path, data: bytes) -> None:
+    """Readers see the old content or ``data``, never a part of it (``OSError`` on failure)."""
+    tmp = str(path.with_name(f".{path.name}.tmp"))
+    fd = confine.open_private(tmp, os.O_WRONLY, 0o644, fresh=True)
+    try:
+        os.fchmod(fd, 0o644)  # whatever the umask: the application reading it is not root
+        n = os.write(fd, data)
+        if n != len(data):
+            raise OSError(errno.EIO, f"{tmp}: short write ({n} of {len(data)} bytes)")
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)

@@ -1,0 +1,96 @@
+"""``thermogov status``: the daemon's published state, once or as a live view.
+
+The view reads only the state file (:func:`thermogov.client.current`): no root, no sysfs, no
+lock, so it is safe to run next to the daemon as any user.  A state whose daemon is gone (pid
+not running) or silent for more than five publications is shown with ``STALE`` and why, and
+the command exits 1, as when there is no state at all: a script's ``thermogov status || alert``
+then means "not governing".
+
+``--watch`` redraws once a second with ``rich``'s ``Live`` display (the ``[watch]`` extra,
+imported only here), rather than hand-written escape codes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from thermogov.client import NoState, State, current
+from thermogov.interfaces import ConfigError
+
+WATCH_HINT = "pip install 'thermogov[watch]'"
+REFRESH_S = 1.0
+
+
+def _mhz(hz: int | None) -> str:
+    return "?" if hz is None else f"{hz / 1e6:.0f} MHz"
+
+
+def _c(v: float | None) -> str:
+    return "?" if v is None else f"{v:.1f} °C"
+
+
+def summary_lines(s: State, stale: str | None) -> list[str]:
+    """The plain-text view (also each frame of ``--watch``)."""
+    head = f"thermogov on {s.board}: pid {s.pid}, up {s.uptime_s:.0f} s, policy {s.policy} ({s.policy_state})"
+    lines = [f"STALE: {stale}" if stale else "governing", head]
+    sensors = ", ".join(f"{n} {_c(v)}" for n, v in s.sensors_c.items())
+    lines.append(f"temperature: fused {_c(s.fused_c)}; {sensors}")
+    for name, cap in s.caps_hz.items():
+        lines.append(f"domain {name}: cap {_mhz(cap)}, running {_mhz(s.freqs_hz.get(name))}")
+    if s.mode is not None or s.load_level is not None:
+        lines.append(f"mode: {s.mode or '-'}, load level: {s.load_level or '-'}")
+    power = "?" if s.power_w is None else f"{s.power_w:.2f} W"
+    lines.append(f"power: {power}, supply {s.power_state or 'unknown'}")
+    if s.inferences_total is None:
+        lines.append("throughput: not measured")
+    else:
+        rate = "?" if s.rate_ips is None else f"{s.rate_ips:.1f} inf/s"
+        lines.append(f"throughput: {s.inferences_total} inferences, {rate}")
+    throttle = ", ".join(f"{k} {v}" for k, v in s.throttle.items()) or "none"
+    lines.append(f"throttle events: {throttle}; reloads: {s.reloads}")
+    return lines
+
+
+def show_once(path: Path | None, as_json: bool, echo: Any) -> int:
+    """Print the state; the exit status (0 governing, 1 stale). ``NoState`` propagates (exit 1)."""
+    s = current(path)
+    stale = s.stale_reason()
+    if as_json:
+        echo(json.dumps({**s.raw, "stale": stale}, indent=2))
+    else:
+        for line in summary_lines(s, stale):
+            echo(line)
+    return 1 if stale else 0
+
+
+def _rich() -> Any:
+    try:
+        import rich.live
+        import rich.text
+    except ImportError:
+        raise ConfigError(f"--watch needs the rich library; {WATCH_HINT}") from None
+    return rich
+
+
+def watch(path: Path | None) -> int:
+    """Redraw once a second until Ctrl-C (exit 130); the daemon going away is shown, not fatal."""
+    rich = _rich()
+    current(path)  # no state at all: exit 1 at once, as without --watch
+
+    def frame() -> Any:
+        try:
+            s = current(path)
+        except NoState as e:
+            return rich.text.Text(f"no daemon state: {e}", style="bold red")
+        stale = s.stale_reason()
+        text = rich.text.Text("\n".join(summary_lines(s, stale)))
+        text.stylize("bold red" if stale else "bold green", 0, len(text.plain.split("\n", 1)[0]))
+        return text
+
+    with rich.live.Live(frame(), auto_refresh=False) as live:
+        while True:
+            time.sleep(REFRESH_S)
+            live.update(frame(), refresh=True)

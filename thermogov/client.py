@@ -1,0 +1,190 @@
+"""The inference application's view of the governor: its published state, and throughput back.
+
+    from thermogov import client
+    s = client.current()             # cheap enough to call every frame
+    if s.mode == "early_exit" or s.fused_c and s.fused_c > 80: ...
+    client.report_inferences(batch)  # so the daemon's trace records real throughput
+
+:func:`current` reads the state file the daemon replaces atomically once a second
+(:mod:`thermogov.statedoc`).  Because the daemon renames a complete file over the old one, one
+open sees one whole version, never a mix, so a read during a replace cannot fail.  It re-parses
+only when the file changed (another inode or mtime), so polling it every frame costs one
+``open`` and one ``fstat``.  No state file raises :class:`NoState` (no daemon has published
+here, or it stopped cleanly and removed it); :attr:`State.stale` says when the daemon that wrote
+it is gone or has not written for :data:`STALE_AFTER_S`.
+
+This module imports only the standard library and the core's small modules: an application
+pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from thermogov import counterfile
+from thermogov.interfaces import RuntimeFailure, ThermogovError
+from thermogov.statedoc import INFERENCES_FILE_NAME, SCHEMA, STATE_FILE_NAME
+
+DEFAULT_RUNTIME_DIR = Path("/run/thermogov")
+RUNTIME_DIR_ENV = "THERMOGOV_LOCK_DIR"  # the daemon's runtime directory (its board locks too)
+STALE_AFTER_S = 5.0  # five missed publications: the daemon is hung or gone
+MAX_STATE_BYTES = 1 << 20
+
+
+class NoState(RuntimeFailure):
+    """No daemon state file exists at the path (no daemon, or it stopped cleanly)."""
+
+
+class StateFormatError(ThermogovError):
+    """The file exists but is not a thermogov state document of a schema this client reads."""
+
+
+def runtime_dir() -> Path:
+    """``$THERMOGOV_LOCK_DIR`` if set (tests, emulation), else ``/run/thermogov``."""
+    env = os.environ.get(RUNTIME_DIR_ENV, "")
+    return Path(env) if env else DEFAULT_RUNTIME_DIR
+
+
+def default_state_path() -> Path:
+    return runtime_dir() / STATE_FILE_NAME
+
+
+def default_inferences_path() -> Path:
+    return runtime_dir() / INFERENCES_FILE_NAME
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's (root's daemon seen by an app)
+        return True
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One published state, typed; ``raw`` is the whole document (fields added later too)."""
+
+    pid: int
+    time_unix: float
+    uptime_s: float
+    board: str
+    policy: str
+    policy_state: str
+    fused_c: float | None
+    sensors_c: Mapping[str, float | None]
+    caps_hz: Mapping[str, int]
+    freqs_hz: Mapping[str, int | None]
+    mode: str | None
+    load_level: str | None
+    power_state: str | None
+    power_w: float | None
+    inferences_total: int | None
+    rate_ips: float | None
+    throttle: Mapping[str, int]
+    reloads: int
+    raw: Mapping[str, Any] = field(repr=False)
+
+    def age_s(self, now_unix: float | None = None) -> float:
+        return (time.time() if now_unix is None else now_unix) - self.time_unix
+
+    def stale_reason(self, now_unix: float | None = None) -> str | None:
+        """Why this state no longer describes a governing daemon, or ``None`` when it does."""
+        if not pid_alive(self.pid):
+            return f"daemon pid {self.pid} is not running"
+        age = self.age_s(now_unix)
+        if age > STALE_AFTER_S:
+            return f"state is {age:.0f} s old (daemon pid {self.pid} not publishing)"
+        return None
+
+    @property
+    def stale(self) -> bool:
+        return self.stale_reason() is not None
+
+
+def parse_state(doc: Any, where: str) -> State:
+    """A :class:`State` from a decoded document; :class:`StateFormatError` naming the file."""
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        raise StateFormatError(
+            f"{where}: not a thermogov state of schema {SCHEMA} (got {got!r}); "
+            "upgrade thermogov to the daemon's version"
+        )
+    try:
+        temps, domains = doc["temperature_c"], doc["domains"]
+        power, thr = doc["power"], doc["throughput"]
+        return State(
+            pid=int(doc["pid"]),
+            time_unix=float(doc["time_unix"]),
+            uptime_s=float(doc["uptime_s"]),
+            board=str(doc["board"]),
+            policy=str(doc["policy"]["name"]),
+            policy_state=str(doc["policy"]["state"]),
+            fused_c=temps["fused"],
+            sensors_c=dict(temps["sensors"]),
+            caps_hz={n: int(d["cap_hz"]) for n, d in domains.items()},
+            freqs_hz={n: d["frequency_hz"] for n, d in domains.items()},
+            mode=doc.get("mode"),
+            load_level=doc.get("load_level"),
+            power_state=power["state"],
+            power_w=power["power_w"],
+            inferences_total=thr["inferences_total"],
+            rate_ips=thr["rate_ips"],
+            throttle=dict(doc.get("throttle") or {}),
+            reloads=int(doc.get("reloads", 0)),
+            raw=doc,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise StateFormatError(f"{where}: malformed thermogov state ({e!r}); is it the daemon's file?") from e
+
+
+_cache: dict[str, tuple[tuple[int, int, int, int], State]] = {}
+
+
+def current(path: Path | str | None = None) -> State:
+    """The latest published state (see the module docstring for cost and errors)."""
+    p = str(path) if path is not None else str(default_state_path())
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise NoState(f"{p}: no thermogov state (is `thermogov run` running?)") from None
+    except OSError as e:
+        raise NoState(f"{p}: cannot read the thermogov state ({e.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+        hit = _cache.get(p)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(MAX_STATE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_STATE_BYTES:
+        raise StateFormatError(f"{p}: larger than {MAX_STATE_BYTES} bytes; not a thermogov state")
+    try:
+        doc = json.loads(data)
+    except ValueError as e:
+        raise StateFormatError(f"{p}: not JSON ({e}); is it the daemon's file?") from e
+    state = parse_state(doc, p)
+    _cache[p] = (key, state)
+    return state
+
+
+def report_inferences(n: int, path: Path | str | None = None) -> int:
+    """Add ``n`` completed inferences to the daemon's counter file; returns the new total.
+
+    Call it per batch or a few times a second, not per frame in a hot loop: each call locks and
+    rewrites a small file (tens of microseconds).  ``OSError`` if the file cannot be written
+    (no daemon created it and this user may not create it there).
+    """
+    p = str(path) if path is not None else str(default_inferences_path())
+    return counterfile.add(p, n)
