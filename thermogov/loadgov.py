@@ -113,8 +113,8 @@ class LoadGovernor:
         return caps, events
 
     def summary(self) -> dict[str, Any]:
-        costs = self.modes.costs
-        weighted = sum(n * costs[m].accuracy / self._ref_acc for m, n in self.mode_inf.items())
+        cost = self.modes.cost
+        weighted = sum(n * cost(m).accuracy / self._ref_acc for m, n in self.mode_inf.items())
         total_s = sum(self.mode_s.values())
         levels = self.lever.levels
         out: dict[str, Any] = {
@@ -122,7 +122,7 @@ class LoadGovernor:
             "mode_inferences": dict(self.mode_inf),
             "accuracy_weighted_inferences": round(weighted, 1),
             "accuracy_weighted_throughput_ips": round(weighted / total_s, 4) if total_s > 0 else None,
-            "mode_accuracy": {m: costs[m].accuracy for m in self.mode_s},
+            "mode_accuracy": {m: cost(m).accuracy for m in self.mode_s},
         }
         if self.lever.cfg.enabled:
             out["load_level_time_s"] = {

@@ -101,7 +101,9 @@ class ModesConfig:
     costs: dict[str, ModeCost] = field(default_factory=dict)  # the order's modes, resolved
 
     def cost(self, name: str) -> ModeCost:
-        return self.costs[name]
+        """A mode's cost: the configured one, else the built-in table's (a bare ``ModesConfig()``)."""
+        c = self.costs.get(name)
+        return c if c is not None else builtin_mode_costs()[name]
 
     def for_state(self, key: str) -> str:
         return str(getattr(self, key))
