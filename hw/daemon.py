@@ -284,15 +284,8 @@ def _restore_all(
     """Put every captured window (and idle-injection state) back; the journal goes only once
     all writes succeeded."""
     errors = []
-    if idle is not None:
-        try:
-            idle.restore()
-        except ActuatorError as e:
-            errors.append(str(e))
-        if isinstance(idle.io, DryRunIO):
-            for w in idle.io.drain():
-                log(f"dry-run: at exit would restore {w}")
-    for a in actuators:
+    restorable: list[CapActuator | IdleInjector] = [*([idle] if idle is not None else []), *actuators]
+    for a in restorable:
         try:
             a.restore()
         except ActuatorError as e:
