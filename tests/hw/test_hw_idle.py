@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,14 +12,23 @@ from typing import Any
 
 import pytest
 
+from tests.core.fakes import FnSensor, RecordingActuator
 from tests.hw import fakesys
 from tests.hw.cliargs import run_options
 from tests.hw.fakesys import FakeTree, KernelTree
 from thermogov.config import parse_config
+from thermogov.fusion import SensorSpec
+from thermogov.governor import Governor
 from thermogov.hw.daemon import run
 from thermogov.hw.idle import IdleInjector, StateEntry, find_idle_devices, state_for_duty
 from thermogov.hw.journal import Journal, JournalData, JournalError, recover
+from thermogov.hw.publish import StatePublisher
 from thermogov.hw.sysfs import SysfsTree
+from thermogov.lever import LeverConfig
+from thermogov.loadgov import LoadGovernor
+from thermogov.modes import ModesConfig
+from thermogov.policies.simple import Fixed
+from thermogov.statedoc import StateIdentity
 from thermogov.trace import load_trace
 
 IDLE = "sys/class/thermal/cooling_device2"
@@ -140,3 +151,29 @@ def test_a_journal_naming_anything_else_is_refused_before_any_write(
     with pytest.raises(JournalError, match=needle.replace("(", r"\(").replace(".", r"\.")):
         recover(tree, j)
     assert t.snapshot() == before and j.exists()
+
+
+def test_the_state_file_publishes_the_mode_and_the_load_level(tmp_path: Path) -> None:
+
+    table = (1_000_000_000, 2_000_000_000)
+    cpu = RecordingActuator("cpu", table)
+    load = LoadGovernor(ModesConfig(), LeverConfig(enabled=True), 85.0)
+    gov = Governor(
+        [SensorSpec("cpu", 1.0, 100, 95.0)],
+        {"cpu": FnSensor("cpu", lambda: 86.0)},
+        [cpu],
+        Fixed({"cpu": table[0]}),
+        load=load,
+    )
+    path = tmp_path / "state.json"
+    pub = StatePublisher(
+        StateIdentity(os.getpid(), 0.0, "fake", False, "", "none"), path, ["cpu"], ["cpu"], print
+    )
+    for t in range(3):
+        gov.sample("cpu", 0.1 * t)
+        rec = gov.tick(0.1 * t)
+    assert (gov.mode, gov.load_level) == ("multires_320", 3)  # above the trip: a rung each tick
+    assert (rec.mode, rec.load_level) == ("multires_320", 3)
+    pub.publish(rec, gov, 0)
+    doc = json.loads(path.read_text())
+    assert doc["mode"] == "multires_320" and doc["load_level"] == "3 multires_320@98%"

@@ -158,3 +158,21 @@ def test_a_bad_modes_table_exits_2_through_the_installed_script(tmp_path: Path) 
     p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "out"))
     one_line_error(p, "modes.order: unknown mode 'huge'")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_that_empties_the_battery_says_so_and_exits_0(tmp_path: Path) -> None:
+    conf = tmp_path / "c.toml"
+    conf.write_text(
+        '[run]\nboard = "jetson-orin-nano"\n[modes]\nenabled = true\n'
+        "[sim]\nduration_s = 3600\ninitial_soc = 0.005\n"
+    )
+    p = thermogov("sim", "--config", str(conf), "--out", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr
+    row = next(ln for ln in p.stdout.splitlines() if ln.startswith("ended"))
+    empty_at = float(row.split("battery empty at ")[1].removesuffix(" s"))
+    assert 0.0 < empty_at < 3600.0
+    err = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    assert len(err) == 1 and err[0].startswith("thermogov sim: the battery ran empty after")
+    assert "Traceback" not in p.stderr
+    # The summary's modes: discharging from the start, the low-battery mode all the way.
+    assert "time in each mode" in p.stdout and "multires_320" in p.stdout
