@@ -204,7 +204,7 @@ def load_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     """Inference modes and the lever below the lowest clock, on runs where they acted."""
     rows = []
     modes = s.get("mode_time_s") or {}
-    if len(modes) > 1 or s.get("load_level_time_s"):
+    if s.get("modes_enabled") or len(modes) > 1 or s.get("load_level_time_s"):
         rows.append(("time in each mode", ", ".join(f"{m} {_fmt(v, ' s')}" for m, v in modes.items())))
         rows.append(
             (

@@ -118,6 +118,7 @@ class LoadGovernor:
         total_s = sum(self.mode_s.values())
         levels = self.lever.levels
         out: dict[str, Any] = {
+            "modes_enabled": self.modes.enabled,
             "mode_time_s": {m: round(s, 3) for m, s in self.mode_s.items()},
             "mode_inferences": dict(self.mode_inf),
             "accuracy_weighted_inferences": round(weighted, 1),
