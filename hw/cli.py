@@ -247,6 +247,10 @@ def run_command(
         f"{summary.get('max_fused_c')} °C, sustained throughput "
         f"{'not measured' if thr is None else f'{thr} inf/s'}, tick p99 {summary.get('tick_ms_p99')} ms"
     )
+    from thermogov.mitigationrows import mitigation_rows
+
+    for label, text in mitigation_rows(summary):
+        click.echo(f"  {label or '':<20} {text}")
 
 
 @click.command("status")

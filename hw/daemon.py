@@ -69,6 +69,7 @@ from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, s
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
+from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
@@ -78,6 +79,7 @@ from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 from thermogov.statedoc import StateIdentity
+from thermogov.throttle import ThrottleCounters
 
 HW_UNKNOWN_GRACE_S = 1.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -330,6 +332,11 @@ class Runner:
         self.reloader: Reloader | None = None
         self.publisher: StatePublisher | None = None
         self.started_unix = time.time()
+        self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
+
+    def throttle_counters(self) -> ThrottleCounters:
+        """Throttling that is not ours so far (kind -> count, time, active), for published state."""
+        return self.throttle.snapshot()
 
     def run(self) -> dict[str, Any]:
         opts = self.opts
@@ -412,6 +419,7 @@ class Runner:
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = IdleInjector.open(prep.tree, dry_run=opts.dry_run) if prep.config.lever.enabled else None
+            self.throttle = ThrottleMonitor.open(prep.tree, self.log)
             self.publisher = StatePublisher(
                 StateIdentity(
                     os.getpid(),
@@ -428,6 +436,7 @@ class Runner:
                 metrics,
             )
             stack.callback(self.publisher.close)
+            self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
             if journal is not None:
                 states = idle.originals() if idle is not None else None
                 journal.write(new_journal_data(prep.tree, _journal_entries(actuators), states))
@@ -510,7 +519,7 @@ class Runner:
                     continue
                 telemetry.new_tick()
                 reload_event = self._reload(gov) if stop.reload_requested else ""
-                rec = gov.tick(now)
+                rec = self.throttle.annotate(gov.tick(now))
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 if reload_event:

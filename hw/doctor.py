@@ -17,6 +17,7 @@ from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_boa
 from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import read_rail_w
+from thermogov.hw.throttle import doctor_lines, doctor_values
 from thermogov.interfaces import ConfigError, SensorError
 
 
@@ -158,6 +159,7 @@ def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None)
     lines.append(f"profile: {board.name} ({reason})")
     lines.extend(_inventory_lines(tree, inv))
     lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv))
+    lines.extend(doctor_lines(tree, inv.zones))
     if inv.problems:
         lines.append("problems:")
         lines.extend(f"  {p}" for p in inv.problems)
@@ -280,6 +282,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
         ],
         "mapping": {"sensors": sensors, "domains": domains},
         "board_power": None if bmap.power is None else {"rail": bmap.power.label, "hwmon": bmap.power.hwmon},
+        "throttle_sources": doctor_values(tree, inv.zones),
         "problems": list(inv.problems),
     }
 

@@ -18,7 +18,7 @@ import json
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +85,8 @@ class StatePublisher:
         self._next_s: float | None = None
         self._counts: deque[tuple[float, int]] = deque(maxlen=int(RATE_WINDOW_S / PUBLISH_EVERY_S) + 1)
         self.published = 0
+        # Throttling that is not ours, kind -> events (the daemon's ThrottleMonitor), if any.
+        self.throttle_counts: Callable[[], Mapping[str, int]] | None = None
 
     def due(self, t_s: float) -> bool:
         return self._next_s is None or t_s >= self._next_s - 1e-9
@@ -119,6 +121,7 @@ class StatePublisher:
             reloads=reloads,
             mode=gov.mode or None,
             load_level=gov.load.level_label if gov.load is not None else None,
+            throttle=self.throttle_counts() if self.throttle_counts is not None else None,
         )
         if self.path is not None:
             try:

@@ -18,6 +18,7 @@ from thermogov.cliopts import BOARD_HELP, board_options, check_out_dir, load_boa
 from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
+from thermogov.mitigationrows import mitigation_rows
 from thermogov.policies import check_policy_name
 from thermogov.units import parse_duration_s
 
@@ -159,6 +160,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         ("inferences per joule", _fmt(s["inferences_per_joule"])),
         ("cap changes", str(s["cap_changes"])),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
+        *mitigation_rows(s),
         ("ended", ended_text(s)),
         *power_rows(s),
         *load_rows(s),

@@ -138,6 +138,9 @@ class Protection:
     ``throttle``: from ``start_c`` the named domains are capped progressively, reaching their
     ``floor_hz`` at ``full_c`` (RPi firmware style, or a kernel passive trip when start == full),
     released below ``start_c - hyst_c``.  ``shutdown``: the board powers off at ``start_c``.
+    ``overcurrent``: the Jetson BPMP's over-current throttle: while the board's input power is at
+    or above ``limit_w`` (polled every ``period_ms``) the named domains are held at their
+    ``floor_hz``, and each such poll is one over-current event (``oc2_event_cnt`` on an Orin).
     """
 
     kind: str
@@ -150,6 +153,7 @@ class Protection:
     floor_hz: tuple[int, ...] = ()
     visible: bool = False  # kernel trips show as a lower scaling_max_freq; RPi firmware does not
     source: str = ""
+    limit_w: float = 0.0  # overcurrent: board input power that triggers it
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,22 +296,30 @@ def _thermal(t: Table) -> ThermalProfile:
 
 
 def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protection:
-    kind = t.choice("kind", ("throttle", "shutdown"))
+    kind = t.choice("kind", ("throttle", "shutdown", "overcurrent"))
     doms = tuple(t.strings("domains", []))
     floors_mhz = t.numbers("floor_mhz", [])
     for d in doms:
         if d not in domains:
             raise ConfigError(f"{t.where}.domains: unknown domain {d!r}")
     floor_hz = tuple(round(f * 1e6) for f in floors_mhz)
-    if kind == "throttle" and len(floor_hz) != len(doms):
+    if kind in ("throttle", "overcurrent") and len(floor_hz) != len(doms):
         raise ConfigError(f"{t.where}.floor_mhz: give one floor per entry of domains")
     for d, f in zip(doms, floor_hz, strict=False):
         if f not in domains[d].opp_hz:
             raise ConfigError(f"{t.where}.floor_mhz: {f / 1e6} MHz is not an OPP of {d}")
-    start = t.number("start_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
+    oc = kind == "overcurrent"  # acts on power, not on a temperature
+    if oc:
+        start = t.number("start_c", 0.0, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
+        nodes = tuple(t.strings("nodes", []))
+        limit_w = t.number("limit_w", minimum=0.0, maximum=1000.0, exclusive_min=True)
+    else:
+        start = t.number("start_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
+        nodes = tuple(t.strings("nodes"))
+        limit_w = t.number("limit_w", 0.0, minimum=0.0, maximum=0.0)
     p = Protection(
         kind=kind,
-        nodes=tuple(t.strings("nodes")),
+        nodes=nodes,
         start_c=start,
         full_c=t.number("full_c", start, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         hyst_c=t.number("hyst_c", 0.0, minimum=0.0, maximum=50.0),
@@ -316,6 +328,7 @@ def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protecti
         floor_hz=floor_hz,
         visible=t.boolean("visible", False),
         source=t.string("source", ""),
+        limit_w=limit_w,
     )
     if p.full_c < p.start_c:
         raise ConfigError(f"{t.where}.full_c: must be >= start_c")

@@ -49,6 +49,10 @@ class Fusion:
         self.specs = tuple(specs)
         self._latest: dict[str, Reading | None] = {s.name: None for s in specs}
         self.excluded: set[str] = set()  # sensors judged failed although they read (stuck)
+        # What fuse() needs of each spec, resolved once: it runs on every control tick.  A
+        # small epsilon absorbs float noise in ms->s conversion: a reading exactly
+        # `stale_periods` periods old is still fresh.
+        self._plan = tuple((s.name, s.weight, s.stale_after_s + 1e-9, s.hard_limit_c) for s in self.specs)
 
     def update(self, reading: Reading) -> None:
         self._latest[reading.sensor] = reading
@@ -56,22 +60,26 @@ class Fusion:
     def latest(self, name: str) -> Reading | None:
         return self._latest[name]
 
+    def latest_values(self, names: Sequence[str]) -> tuple[float | None, ...]:
+        """Each named sensor's last good value (``None``: none yet), fresh or not."""
+        latest = self._latest
+        return tuple([None if (r := latest[n]) is None else r.value_c for n in names])
+
     def fuse(self, now_s: float) -> FusionResult:
         num = 0.0
         den = 0.0
         used: list[str] = []
         hot: list[str] = []
         excluded = self.excluded
-        for spec in self.specs:
-            r = self._latest[spec.name]
-            # A small epsilon absorbs float noise in ms->s conversion: a reading exactly
-            # `stale_periods` periods old is still fresh.
-            if r is None or now_s - r.t_s > spec.stale_after_s + 1e-9 or (excluded and spec.name in excluded):
+        latest = self._latest
+        for name, weight, stale_s, hard_limit_c in self._plan:
+            r = latest[name]
+            if r is None or now_s - r.t_s > stale_s or (excluded and name in excluded):
                 continue
-            num += spec.weight * r.value_c
-            den += spec.weight
-            used.append(spec.name)
-            if r.value_c >= spec.hard_limit_c:
-                hot.append(spec.name)
+            num += weight * r.value_c
+            den += weight
+            used.append(name)
+            if r.value_c >= hard_limit_c:
+                hot.append(name)
         fused = num / den if den > 0.0 else None
         return FusionResult(fused, tuple(used), tuple(hot))

@@ -176,16 +176,16 @@ class Governor:
         return {a.name: a.table_hz[0] for a in self.actuators}
 
     def tick(self, now_s: float) -> TickRecord:
-        freqs = dict(zip(self._domain_names, [a.effective_hz() for a in self.actuators], strict=True))
+        freqs_now = tuple([a.effective_hz() for a in self.actuators])
+        freqs = dict(zip(self._domain_names, freqs_now, strict=True))
         # Clock activity: the effective clocks, or our own cap changes (an emulator or hung
         # driver may freeze scaling_cur_freq too; a cap we wrote is still a change of clocks).
-        events = self._watch.tick(now_s, (tuple(freqs.values()), self.cap_changes))
+        events = self._watch.tick(now_s, (freqs_now, self.cap_changes))
         fr = self.fusion.fuse(now_s)
         if fr.used != self._used:
             events.extend(membership_events(frozenset(self._used), fr.used, self._sensor_names))
             self._used = fr.used
-        latest = self.fusion.latest
-        readings = tuple(None if (r := latest(n)) is None else r.value_c for n in self._sensor_names)
+        readings = self.fusion.latest_values(self._sensor_names)
         power = self.telemetry.power_w()
         inferences = self.telemetry.inferences_total()
         status = self.telemetry.power_status()
@@ -223,13 +223,16 @@ class Governor:
             wanted = decision.caps_hz
             for lim in self.limiters:
                 lowered, lim_events = lim.limit(now_s, wanted, power, self.power_status)
-                wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
-                events.extend(lim_events)
+                if lowered != wanted:  # nearly every tick a limiter lowers nothing
+                    wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
+                if lim_events:
+                    events.extend(lim_events)
             if self.load is not None:
                 wanted, load_events = self.load.step(
                     now_s, fr.fused_c, wanted, self.lowest_caps(), self.power_status, inferences
                 )
-                events.extend(load_events)
+                if load_events:
+                    events.extend(load_events)
             if fr.hot:
                 events.append("hard_limit:" + "+".join(fr.hot))
                 wanted = self.lowest_caps()
@@ -245,7 +248,7 @@ class Governor:
             # at from this tick on (kernel QoS or firmware may keep it below the cap).
             freqs_after = tuple(a.effective_hz() for a in self.actuators)
         else:
-            freqs_after = tuple(freqs.values())
+            freqs_after = freqs_now
         return TickRecord(
             t_s=now_s,
             fused_c=fr.fused_c,

@@ -23,7 +23,9 @@ from typing import Any
 
 from thermogov.board import BoardProfile
 from thermogov.config import Config
+from thermogov.episodes import EpisodeTracker
 from thermogov.governor import SampleRecord, TickRecord
+from thermogov.throttle import ThrottleTally
 from thermogov.tomlwrite import dumps
 from thermogov.trace import SAMPLES_FILE, TRACE_FILE, SampleWriter, TraceSchema, TraceWriter
 
@@ -119,6 +121,9 @@ class RunRecorder:
         self._sec_energy = array("d")
         self._next_sec = 0.0
         self._closed = False
+        # Throttling that is not ours (tags in the event column) and mitigation episodes.
+        self.throttle = ThrottleTally()
+        self._episodes = EpisodeTracker(self.trip_c)
 
     @classmethod
     def create(
@@ -166,6 +171,9 @@ class RunRecorder:
             tot.cap_changes += 1
         tot.last_caps = rec.caps_hz
         tot.last_fused = rec.fused_c
+        self._episodes.observe(rec.t_s, rec.fused_c)
+        if rec.event:
+            self.throttle.observe(rec.t_s, rec.event)
         tot.last_power = rec.power_w
         tot.last_t = rec.t_s
         tot.last_inferences = rec.inferences_total
@@ -234,6 +242,8 @@ class RunRecorder:
             "inferences_per_joule": _round(ipj),
             "cap_changes": tot.cap_changes,
             "ticks": tot.ticks,
+            **self.throttle.summary(tot.last_t),
+            **self._episodes.finish(tot.last_t),
         }
         if extra:
             summary.update(extra)

@@ -11,9 +11,11 @@ control tick last, so a tick always sees the readings taken at its own instant.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 
 CONTROL = "__control__"
+MAX_CYCLE_INSTANTS = 100_000  # longer repeating patterns are not worth keeping: pop() instead
 
 
 class MultiRatePlan:
@@ -50,3 +52,28 @@ class MultiRatePlan:
             self._count[name] = k
             heapq.heappush(heap, (k * self._period[name], rank, name))
         return t, due
+
+    def instants(self) -> Iterator[tuple[int, tuple[str, ...]]]:
+        """Every instant from now on, exactly as repeated :meth:`pop` gives them, but cheaper.
+
+        Every stream is due at multiples of its period, so the instants of one hyperperiod
+        (the least common multiple of the periods) repeat shifted by it: a runner with nothing
+        else to do between instants (the simulator) replays that pattern instead of paying a
+        heap operation per stream per instant.  A pattern too long to keep (coprime odd
+        periods) falls back to :meth:`pop`.
+        """
+        hyper = math.lcm(*self._period.values())
+        if len(self._period) * hyper // min(self._period.values()) > MAX_CYCLE_INSTANTS:
+            while True:
+                t, due = self.pop()
+                yield t, tuple(due)
+        start = self.peek_ms()
+        pattern = []
+        while self.peek_ms() < start + hyper:
+            t, due = self.pop()
+            pattern.append((t - start, tuple(due)))
+        base = start
+        while True:
+            for offset, due in pattern:
+                yield base + offset, due
+            base += hyper

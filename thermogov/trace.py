@@ -137,13 +137,13 @@ class _CsvAppender:
         buf.append(line)
         self._lines += 1
         if (
-            time.monotonic() - self._last_flush >= self._every
-            or len(buf) >= 4096
+            len(buf) >= 4096
             or (
                 t_s is not None
                 and t_s - self._first_t >= self._span
                 and len(buf) >= self._share * self._lines
             )
+            or time.monotonic() - self._last_flush >= self._every
         ):
             self.flush()
 
@@ -181,14 +181,14 @@ class TraceWriter(_CsvAppender):
                 rec.t_s,
                 rec.fused_c,
                 *rec.readings_c,
-                _text(rec.sensors_used),
-                _text(rec.policy_state),
+                _QUOTED.get(rec.sensors_used) or _text(rec.sensors_used),
+                _QUOTED.get(rec.policy_state) or _text(rec.policy_state),
                 *chain.from_iterable(zip(rec.caps_hz, rec.freqs_hz, strict=True)),
                 rec.power_w,
                 rec.inferences_total,
-                _text(rec.mode),
+                _QUOTED.get(rec.mode) or _text(rec.mode),
                 rec.load_level,
-                _text(rec.event),
+                _QUOTED.get(rec.event) or _text(rec.event),
             )
         except TypeError:
             line = format_tick(rec)
@@ -198,12 +198,17 @@ class TraceWriter(_CsvAppender):
 class SampleWriter(_CsvAppender):
     def __init__(self, path: Path, flush_every_s: float = 1.0) -> None:
         super().__init__(path, SAMPLE_COLUMNS, flush_every_s)
+        self._t = float("nan")  # the last instant formatted, and its text
+        self._t_text = ""
 
     def sample(self, rec: SampleRecord) -> None:
-        v = rec.value_c
+        t, v = rec.t_s, rec.value_c
+        if t != self._t:  # several sensors are read at one instant: format its time once
+            self._t = t
+            self._t_text = f"{t:.3f}"
+        name = _QUOTED.get(rec.sensor) or _text(rec.sensor)
         self.write_line(
-            f"{rec.t_s:.3f},{_text(rec.sensor)},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n",
-            rec.t_s,
+            f"{self._t_text},{name},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n", t
         )
 
 

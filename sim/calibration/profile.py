@@ -99,6 +99,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
             "floor_mhz": mhz(p.floor_hz),
             "visible": p.visible,
             "source": p.source,
+            **({"limit_w": p.limit_w} if p.kind == "overcurrent" else {}),
         }
         for p in board.protections
     ]

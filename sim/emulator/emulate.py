@@ -29,6 +29,7 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, SensorError
 from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
+from thermogov.sim.emulator.firmwarebits import FirmwareBits
 from thermogov.sim.model.world import SimWorld
 
 MAX_SPEED = 100.0  # above this a 20 ms wall step is > 2 s of board time: sensors would jump
@@ -55,6 +56,8 @@ class Emulator:
             self._warm_up(warm_up_s)
         temps = {s.name: self.world.sensors[s.name]._node_temp() for s in board.sensors}
         self.layout: FakeBoardLayout = build_fake_board(board, root, temps)
+        self.firmware = FirmwareBits(board, root)
+        self.firmware.update(self._firmware_throttling())
         self.stop = threading.Event()
 
     def _warm_up(self, seconds: float, step_s: float = 0.5) -> None:
@@ -120,6 +123,10 @@ class Emulator:
             for rel, hz_per_unit in self.layout.cur_files[name]:
                 _replace(self.root / rel, f"{round(dom.effective_hz() / hz_per_unit)}\n")
         self._write_rails()
+        self.firmware.update(self._firmware_throttling())
+
+    def _firmware_throttling(self) -> bool:
+        return any(th.active and not th.p.visible for th in self.world.throttles)
 
     def _write_rails(self) -> None:
         """Rail currents in mA from the model's power: the whole board, some domains, a rest share."""

@@ -27,6 +27,7 @@ class SimDomain:
         self._original = self._cap
         self.board_cap_hz = self._table[-1]  # imposed by protections
         self.board_cap_visible = False
+        self.oc_cap_hz = self._table[-1]  # the over-current throttle's (sim/model/overcurrent.py)
         self._on_change = on_change
         self.writes = 0
 
@@ -53,7 +54,7 @@ class SimDomain:
         return self.cap_hz
 
     def effective_hz(self) -> int:
-        limit = min(self._cap, self.board_cap_hz)
+        limit = min(self._cap, self.board_cap_hz, self.oc_cap_hz)
         if limit == self._table[-1]:
             return limit
         i = bisect.bisect_right(self._table, limit) - 1

@@ -110,7 +110,9 @@ class ThermalPlant:
         if h <= 0.0:
             return
         phi, gam = self._matrices(h)
-        self.x = phi @ self.x + gam @ power_w
+        # ndarray.dot, not @: the same BLAS product, without the matmul ufunc's dispatch,
+        # which costs more than the product itself for a handful of nodes.
+        self.x = phi.dot(self.x) + gam.dot(power_w)
 
     def temps_c(self) -> np.ndarray:
         return self.x + self.ambient_c

@@ -98,13 +98,11 @@ class _Run:
         env, world, gov, rec = self.env, self.world, self.gov, self.recorder
         step_ms = max(self.duration_ms // 100, 1)
         next_progress = step_ms
-        while True:
-            t_ms = plan.peek_ms()
+        for t_ms, due in plan.instants():
             if t_ms > self.duration_ms:
                 break
             if t_ms > env.now:
                 yield env.timeout(t_ms - env.now)
-            _, due = plan.pop()
             now = t_ms / 1000.0
             world.advance(now)
             if world.battery_events:

@@ -30,8 +30,9 @@ class SimSensor:
         self._node_temp = node_temp
         self._now = now_s
         self._rng = rng
-        self._noise = np.empty(0)
+        self._noise: list[float] = []  # a block of the stream, as Python floats
         self._pos = 0
+        self._lag_factor: dict[float, float] = {}  # per interval: reads come at a few intervals
         self._lagged: float | None = None
         self._last_t = 0.0
         self._last_value: float | None = None
@@ -44,12 +45,12 @@ class SimSensor:
         return self.profile.name
 
     def _next_noise(self) -> float:
-        if self._pos >= len(self._noise):
-            self._noise = self._rng.standard_normal(4096)
-            self._pos = 0
-        v = self._noise[self._pos]
-        self._pos += 1
-        return float(v)
+        pos = self._pos
+        if pos >= len(self._noise):
+            self._noise = self._rng.standard_normal(4096).tolist()
+            pos = 0
+        self._pos = pos + 1
+        return self._noise[pos]
 
     def read(self) -> Reading:
         t = self._now()
@@ -58,7 +59,13 @@ class SimSensor:
         if self._lagged is None or p.lag_s <= 0.0:
             self._lagged = true
         else:
-            self._lagged += (true - self._lagged) * (1.0 - math.exp(-(t - self._last_t) / p.lag_s))
+            dt = t - self._last_t
+            k = self._lag_factor.get(dt)
+            if k is None:
+                k = 1.0 - math.exp(-dt / p.lag_s)
+                if len(self._lag_factor) < 64:
+                    self._lag_factor[dt] = k
+            self._lagged += (true - self._lagged) * k
         self._last_t = t
         noise = self._next_noise() * p.noise_c  # drawn even when faulty: keeps streams aligned
         if t < self.dropout_until:

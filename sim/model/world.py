@@ -22,9 +22,12 @@ from thermogov.modes import ModeCost
 from thermogov.sim.model.battery import SimBattery
 from thermogov.sim.model.domains import SimDomain, ThrottleProtection
 from thermogov.sim.model.loadlevel import scaled_model
+from thermogov.sim.model.overcurrent import OverCurrentProtection
 from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.sensors import SimSensor
+from thermogov.sim.model.throttlecount import ProtectionTags
 from thermogov.sim.model.workload import InferenceServer
+from thermogov.throttle import OVER_CURRENT_AVERAGE, count_tag
 
 
 class SimWorld(Telemetry):
@@ -40,6 +43,10 @@ class SimWorld(Telemetry):
             ThrottleProtection(p, self.domains) for p in board.protections if p.kind == "throttle"
         ]
         self.shutdowns = [p for p in board.protections if p.kind == "shutdown"]
+        self._throttle_tags = ProtectionTags(board, [th.p for th in self.throttles])
+        self.overcurrents = [
+            OverCurrentProtection(p, self.domains) for p in board.protections if p.kind == "overcurrent"
+        ]
         self.sensors = {
             s.name: SimSensor(s, self._node_reader(s.node), self._now, np.random.default_rng(seeds[2 + i]))
             for i, s in enumerate(board.sensors)
@@ -153,8 +160,8 @@ class SimWorld(Telemetry):
                 self.shutdown_at = self.t + bat.empty_after_s
                 self.shutdown_reason = "battery empty"
                 self.battery_events.append("battery_empty")
-            elif bat.state() != was and bat.state() in ("full", "mains"):
-                self.battery_events.append(f"charger:{bat.state()}")
+            elif (state := bat.state()) != was and state in ("full", "mains"):
+                self.battery_events.append(f"charger:{state}")
         self.plant.advance(dt, np.array(power))
         self.last_power_w = total
         self.energy_j += total * dt
@@ -166,13 +173,22 @@ class SimWorld(Telemetry):
         x = self.plant.x
         amb = self.plant.ambient_c
         idx = self.plant.index
-        for th in self.throttles:
+        for i, th in enumerate(self.throttles):
             temp = max(x[idx[n]] for n in th.p.nodes) + amb
             was = th.active
             if th.update(float(temp)):
                 self._clocks_changed()
             if th.active != was:
                 events.append("board_throttle" if th.active else "board_throttle_end")
+                events.extend(self._throttle_tags.firmware(i, th.active, was))
+        if self._throttle_tags.has_trips:  # kernel passive trips crossed, per zone
+            events.extend(self._throttle_tags.trips(lambda n: float(x[idx[n]]) + amb))
+        for oc in self.overcurrents:
+            changed, n = oc.update(self.last_power_w)
+            if changed:
+                self._clocks_changed()
+            if n:
+                events.append(count_tag(OVER_CURRENT_AVERAGE, n))
         for p in self.shutdowns:
             temp = max(x[idx[n]] for n in p.nodes) + amb
             if temp >= p.start_c and self.shutdown_at is None:

@@ -134,6 +134,27 @@ def parse_hms(text: str) -> float | None:
     return float(h * 3600 + m * 60 + s)
 
 
+def note_timing(
+    notes: set[str],
+    *,
+    stamped: bool,
+    interval_s: float | None,
+    default_s: float,
+    default_how: str,
+    backwards: int,
+    skipped_what: str,
+) -> None:
+    """The notes of a log read at a fixed interval: the interval assumed when nothing carried a
+    time (given, or the tool's default), and how many records went back in time and were skipped.
+    """
+    if not stamped:
+        step = interval_s or default_s
+        how = "given" if interval_s else default_how
+        notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
+    if backwards:
+        notes.add(f"{backwards} {skipped_what} skipped")
+
+
 def rebase(times: list[float]) -> list[float]:
     """Shift a time axis so the first sample is at 0.0, as ImportedSample.t_s promises."""
     if not times:

@@ -24,6 +24,7 @@ from thermogov.importers.common import (
     board_power,
     fraction,
     no_samples_error,
+    note_timing,
     rebase,
     sensor_name,
 )
@@ -169,12 +170,15 @@ def parse_text(
         rows.append((temps, freqs, loads, rails, total))
     if not rows:
         raise no_samples_error(source, "jtop records with temperatures, loads or power")
-    if not stamped:
-        step = interval_s or DEFAULT_INTERVAL_S
-        how = "given" if interval_s else "jtop default; pass --interval if the script slept longer"
-        notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
-    if backwards:
-        notes.add(f"{backwards} record(s) stamped earlier than the previous one skipped")
+    note_timing(
+        notes,
+        stamped=stamped,
+        interval_s=interval_s,
+        default_s=DEFAULT_INTERVAL_S,
+        default_how="jtop default; pass --interval if the script slept longer",
+        backwards=backwards,
+        skipped_what="record(s) stamped earlier than the previous one",
+    )
     samples = tuple(
         ImportedSample(
             t_s=t,

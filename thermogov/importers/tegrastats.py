@@ -24,6 +24,7 @@ from thermogov.importers.common import (
     fraction,
     mhz_to_hz,
     no_samples_error,
+    note_timing,
     parse_hms,
     read_text,
     rebase,
@@ -212,12 +213,15 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         times.append(t)
     if not rows:
         raise no_samples_error(source, "tegrastats lines")
-    if not stamped:
-        step = interval_s or DEFAULT_INTERVAL_S
-        how = "given" if interval_s else "tegrastats default"
-        notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
-    if backwards:
-        notes.add(f"{backwards} line(s) with a timestamp earlier than the previous line skipped")
+    note_timing(
+        notes,
+        stamped=stamped,
+        interval_s=interval_s,
+        default_s=DEFAULT_INTERVAL_S,
+        default_how="tegrastats default",
+        backwards=backwards,
+        skipped_what="line(s) with a timestamp earlier than the previous line",
+    )
     if stamped:  # tegrastats --interval < 1000 ms repeats the 1 s stamp
         from thermogov.importers.table import spread_ties
 

@@ -6,7 +6,7 @@ thresholds as hard rules and regulates in between:
 
 * **at or above the trip** (``fused >= trip_c``): never raise; one rung down every tick;
 * **at or below the release** (``fused <= release_c``): climb to full clocks (the top rung), one
-  rung per tick (a second on the Orin Nano's nine rungs);
+  rung per tick (0.8 s on the Orin Nano's nine rungs);
 * **in between**: a PI controller on the *predicted* temperature picks a continuous position
   ``u`` on the ladder (:mod:`.ladder`), ``u = I + k_p * e`` with ``e = set_c - (T + s * horizon_s)``,
   ``T`` the smoothed level and ``s`` the slope from :mod:`.trend`, and ``I`` integrating
@@ -101,6 +101,7 @@ class Stepped:
         # Board throttles: (sensors on the protected nodes, allowed temperature per rung).
         self.board_limits = board_limits or []
         self._node_level: dict[str, float] = {}
+        self._node_alpha: dict[float, float] = {}
         self.top = len(ladder) - 1
         self.p = p
         self.trend = trend
@@ -125,12 +126,13 @@ class Stepped:
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Update every hard-limited sensor's trend (every tick, so its history has no gaps)."""
+        readings, est, t = inp.readings_c, self._limit_est, inp.t_s
         for name, tr in self._limit_trends.items():
-            v = inp.readings_c.get(name)
+            v = readings.get(name)
             if v is None:
-                self._limit_est.pop(name, None)
+                est.pop(name, None)
             else:
-                self._limit_est[name] = tr.update(inp.t_s, v)
+                est[name] = tr.update(t, v)
 
     def _limit_errors(self, dt: float) -> tuple[float, bool]:
         """The least per-sensor error to its regulated margin, and whether one is about to hit its limit.
@@ -140,21 +142,22 @@ class Stepped:
         """
         p = self.p
         worst, near = math.inf, False
+        horizon_s, noise_k, margin_c = p.horizon_s, p.noise_k, p.limit_margin_c
+        lim = p.rise_slew_c_per_s * dt
+        entering = self._regime != "band"
+        limits, rises = self.hard_limits_c, self._limit_rise
         for name, est in self._limit_est.items():
             if est.anomaly:
                 continue
-            limit = self.hard_limits_c[name]
-            target = est.slope_c_per_s * p.horizon_s
+            limit = limits[name]
+            target = est.slope_c_per_s * horizon_s
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
-            old = self._limit_rise.get(name, 0.0)
-            if self._regime != "band":
-                old = min(target, 0.0)
-            lim = p.rise_slew_c_per_s * dt
-            rise = self._limit_rise[name] = min(max(target, old - lim), old + lim)
+            old = min(target, 0.0) if entering else rises.get(name, 0.0)
+            rise = rises[name] = min(max(target, old - lim), old + lim)
             predicted = est.level_c + rise
-            noise = p.noise_k * est.noise_c
-            worst = min(worst, limit - max(p.limit_margin_c, noise) - predicted)
+            noise = noise_k * est.noise_c
+            worst = min(worst, limit - max(margin_c, noise) - predicted)
             near = near or predicted >= limit - noise
         return worst, near
 
@@ -167,7 +170,14 @@ class Stepped:
             if v is None:
                 continue
             old = self._node_level.get(name)
-            a = 1.0 if (old is None or tau <= 0) else 1.0 - math.exp(-dt / tau)
+            if old is None or tau <= 0:
+                a = 1.0
+            elif (a := self._node_alpha.get(dt)) is None:
+                # Simulated ticks come at a few distinct intervals: memoised (a board's
+                # wall-clock intervals all differ, hence the bound).
+                a = 1.0 - math.exp(-dt / tau)
+                if len(self._node_alpha) < 64:
+                    self._node_alpha[dt] = a
             level = v if old is None else old + a * (v - old)
             self._node_level[name] = level
             hottest = level if hottest is None else max(hottest, level)

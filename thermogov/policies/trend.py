@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class TrendEstimate:
+class TrendEstimate(NamedTuple):
     level_c: float  # smoothed, offset-corrected temperature
     slope_c_per_s: float
     anomaly: bool  # a measurement discontinuity is being bridged
@@ -46,6 +45,10 @@ class Trend:
         self._since: float | None = None  # when the current offset appeared
         self._var = 0.0  # running mean square of (sample - level)
         self._var_n = 0
+        # The level's smoothing factor per interval: a control loop's intervals take a few
+        # distinct float values (k/10 - (k-1)/10 rounds a few ways), so each exponential is
+        # computed once and looked up after (the same value bit for bit).
+        self._alpha: dict[float, float] = {}
 
     def _restart(self, t_s: float, value: float) -> None:
         self._pts.clear()
@@ -54,8 +57,11 @@ class Trend:
         self._level = value
 
     def update(self, t_s: float, raw_c: float) -> TrendEstimate:
-        if self._last_raw is not None and abs(raw_c - self._last_raw) > self.jump_c:
-            self._offset += self._last_raw - raw_c
+        # One function with locals, not a chain of helpers: it runs once per tick for the
+        # fused value and once per hard-limited sensor (a quarter of a simulated run's time).
+        last_raw = self._last_raw
+        if last_raw is not None and abs(raw_c - last_raw) > self.jump_c:
+            self._offset += last_raw - raw_c
             if abs(self._offset) < self.jump_c:  # the jump was undone: the measurement is back
                 self._offset = 0.0
                 self._since = None
@@ -66,52 +72,75 @@ class Trend:
         if self._since is not None and t_s - self._since > self.hold_s:
             self._offset, self._since, value = 0.0, None, raw_c  # accept the new level as real
             self._restart(t_s, value)
-        if self._t_ref is None or self._level is None:
+        level = self._level
+        if self._t_ref is None or level is None:
             self._restart(t_s, value)
+            level = value
         else:
-            a = 1.0 - math.exp(-(t_s - self._last_t) / self.level_tau_s) if self.level_tau_s > 0 else 1.0
-            self._level += a * (value - self._level)
+            dt = t_s - self._last_t
+            a = self._alpha.get(dt)
+            if a is None:
+                a = 1.0 - math.exp(-dt / self.level_tau_s) if self.level_tau_s > 0 else 1.0
+                if len(self._alpha) < 64:
+                    self._alpha[dt] = a
+            level += a * (value - level)
+            self._level = level
         self._last_t = t_s
-        self._add(t_s, value)
-        level = self._level if self._level is not None else value
-        # Noise: a slow running mean square (about the last 1000 samples) of the residual.
-        self._var_n = min(self._var_n + 1, 1000)
-        self._var += ((value - level) ** 2 - self._var) / self._var_n
-        return TrendEstimate(level, self._slope(), self._since is not None, math.sqrt(self._var))
-
-    def _add(self, t_s: float, v: float) -> None:
+        # The least-squares window: running sums of t', v, t'^2 and t'v over the points kept.
         assert self._t_ref is not None
         tp = t_s - self._t_ref
         if tp > 20.0 * self.window_s + 100.0:  # rebase now and then: running sums lose digits
-            pts = [(t + self._t_ref, x) for t, x in self._pts]
-            self._pts.clear()
-            self._sums = [0.0, 0.0, 0.0, 0.0]
-            self._t_ref = t_s
-            for t, x in pts:
-                self._push(t - t_s, x)
+            self._rebase(t_s)
             tp = 0.0
-        self._push(tp, v)
+        pts = self._pts
+        pts.append((tp, value))
+        st, sv, stt, stv = self._sums
+        st += tp
+        sv += value
+        stt += tp * tp
+        stv += tp * value
+        oldest = tp - self.window_s
+        while pts and pts[0][0] < oldest:
+            ot, ov = pts.popleft()
+            st -= ot
+            sv -= ov
+            stt -= ot * ot
+            stv -= ot * ov
+        self._sums = [st, sv, stt, stv]
+        n = len(pts)
+        slope = 0.0
+        if n >= 3:
+            sxx = stt - st * st / n
+            if sxx > 1e-9:
+                slope = (stv - st * sv / n) / sxx
+        # Noise: a slow running mean square (about the last 1000 samples) of the residual.
+        if self._var_n < 1000:
+            self._var_n += 1
+        self._var += ((value - level) ** 2 - self._var) / self._var_n
+        return TrendEstimate(level, slope, self._since is not None, math.sqrt(self._var))
+
+    def _rebase(self, t_s: float) -> None:
+        """Restart the running sums with times relative to ``t_s`` (same points kept)."""
+        assert self._t_ref is not None
+        pts = [(t + self._t_ref, x) for t, x in self._pts]
+        self._pts.clear()
+        self._sums = [0.0, 0.0, 0.0, 0.0]
+        self._t_ref = t_s
+        for t, x in pts:
+            self._push(t - t_s, x)
 
     def _push(self, tp: float, v: float) -> None:
-        self._pts.append((tp, v))
+        pts = self._pts
+        pts.append((tp, v))
         s = self._sums
         s[0] += tp
         s[1] += v
         s[2] += tp * tp
         s[3] += tp * v
-        while self._pts and self._pts[0][0] < tp - self.window_s:
-            ot, ov = self._pts.popleft()
+        oldest = tp - self.window_s
+        while pts and pts[0][0] < oldest:
+            ot, ov = pts.popleft()
             s[0] -= ot
             s[1] -= ov
             s[2] -= ot * ot
             s[3] -= ot * ov
-
-    def _slope(self) -> float:
-        n = len(self._pts)
-        if n < 3:
-            return 0.0
-        st, sv, stt, stv = self._sums
-        sxx = stt - st * st / n
-        if sxx <= 1e-9:
-            return 0.0
-        return (stv - st * sv / n) / sxx
