@@ -141,6 +141,7 @@ class Governor:
         self.limiters = list(limiters)
         self.power_status: PowerStatus | None = None  # latest report of the telemetry
         self.load = load  # inference mode and the lever below the lowest clock
+        self._lowest = self.lowest_caps()  # tables are immutable
 
     @property
     def mode(self) -> str:
@@ -229,7 +230,7 @@ class Governor:
                     events.extend(lim_events)
             if self.load is not None:
                 wanted, load_events = self.load.step(
-                    now_s, fr.fused_c, wanted, self.lowest_caps(), self.power_status, inferences
+                    now_s, fr.fused_c, wanted, self._lowest, self.power_status, inferences
                 )
                 if load_events:
                     events.extend(load_events)
@@ -260,8 +261,8 @@ class Governor:
             power_w=power,
             inferences_total=inferences,
             event=" ".join(events),
-            mode=self.mode,
-            load_level=self.load_level,
+            mode=self.load.mode if self.load is not None else "",
+            load_level=self.load.lever.level if self.load is not None else None,
         )
 
     def _apply(self, wanted: Mapping[str, int], skip: frozenset[str] = frozenset()) -> list[str]:

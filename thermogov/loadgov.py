@@ -38,7 +38,13 @@ class LoadGovernor:
         self.duty = 1.0
         self._sent: tuple[str, float] | None = None
         self._ref_acc = modes.cost(modes.order[0]).accuracy
-        self._last_t: float | None = None
+        # Accounting by segments: a (mode, level) pair in force from a start instant and count;
+        # closed when either changes, so a tick that changes nothing costs no dict updates.
+        self._static = not modes.enabled and not lever.enabled
+        self._seg: tuple[str, int] | None = None
+        self._seg_t = 0.0
+        self._seg_inf: int | None = None
+        self._last_t = 0.0
         self._last_inf: int | None = None
         self.mode_s: dict[str, float] = {}
         self.mode_inf: dict[str, int] = {}
@@ -62,20 +68,22 @@ class LoadGovernor:
     def cost(self) -> ModeCost:
         return self.modes.cost(self.mode)
 
-    def _account(self, now_s: float, inferences: int | None, fused_c: float | None) -> None:
-        if self._last_t is not None:
-            dt = now_s - self._last_t
-            self.mode_s[self.mode] = self.mode_s.get(self.mode, 0.0) + dt
-            lvl = self.lever.level
-            self.level_s[lvl] = self.level_s.get(lvl, 0.0) + dt
-            if inferences is not None and self._last_inf is not None:
-                n = max(inferences - self._last_inf, 0)
-                self.mode_inf[self.mode] = self.mode_inf.get(self.mode, 0) + n
-                self.level_inf[lvl] = self.level_inf.get(lvl, 0) + n
-            if self._last_above:
-                self.above_s += dt
-        self._last_t = now_s
-        self._last_inf = inferences
+    def _close_segment(self, now_s: float, inferences: int | None) -> None:
+        """Attribute the time and work since the segment began to the mode and level in force."""
+        if self._seg is None:
+            return
+        mode, lvl = self._seg
+        dt = now_s - self._seg_t
+        self.mode_s[mode] = self.mode_s.get(mode, 0.0) + dt
+        self.level_s[lvl] = self.level_s.get(lvl, 0.0) + dt
+        if inferences is not None and self._seg_inf is not None:
+            n = max(inferences - self._seg_inf, 0)
+            self.mode_inf[mode] = self.mode_inf.get(mode, 0) + n
+            self.level_inf[lvl] = self.level_inf.get(lvl, 0) + n
+
+    def _trip_account(self, now_s: float, fused_c: float | None) -> None:
+        if self._last_above:
+            self.above_s += now_s - self._last_t
         above = fused_c is not None and fused_c >= self.lever.trip_c
         if above and self.first_trip_t is None:
             self.first_trip_t = now_s
@@ -87,32 +95,47 @@ class LoadGovernor:
         self,
         now_s: float,
         fused_c: float | None,
-        caps_hz: Mapping[str, int],
+        caps_hz: dict[str, int],
         lowest_hz: Mapping[str, int],
         status: PowerStatus | None,
         inferences: int | None,
     ) -> tuple[dict[str, int], list[str]]:
         """The caps after the lever (lowest while it is engaged) and the trace events."""
-        # Work done since the last tick was done in the mode and level in force until now.
-        self._account(now_s, inferences, fused_c)
+        if self._static and self._seg is not None:
+            # Neither modes nor lever configured: nothing can change, only the ledger's end moves.
+            self._last_t, self._last_inf = now_s, inferences
+            return caps_hz, []
+        lever = self.lever
+        if lever.cfg.enabled:
+            self._trip_account(now_s, fused_c)
+        self._last_t, self._last_inf = now_s, inferences
         events: list[str] = []
-        if fused_c is not None:
+        if lever.cfg.enabled and fused_c is not None:
             at_lowest = all(caps_hz[d] <= lowest_hz[d] for d in caps_hz)
-            events.extend(self.lever.step(now_s, fused_c, at_lowest))
-        table_mode = self.selector.select(now_s, fused_c, status)
-        floor = self.lever.current.mode_floor
-        mode = self.selector.cheaper(table_mode, floor) if floor else table_mode
-        duty = self.lever.current.duty
-        if mode != self.mode:
-            events.append(f"mode:{mode}")
-        self.mode, self.duty = mode, duty
-        if self.control is not None and self._sent != (mode, duty):
-            self.control.set_load(self.cost, duty)
-            self._sent = (mode, duty)
-        caps = dict(lowest_hz) if self.lever.level > 0 else dict(caps_hz)
-        return caps, events
+            events.extend(lever.step(now_s, fused_c, at_lowest))
+        level = lever.level
+        if self.modes.enabled or level > 0:
+            mode = self.selector.select(now_s, fused_c, status)
+            floor = lever.current.mode_floor
+            if floor:
+                mode = self.selector.cheaper(mode, floor)
+        else:
+            mode = self.modes.order[0]
+        if (mode, level) != self._seg:
+            # Work done until now was done in the mode and level in force until now.
+            self._close_segment(now_s, inferences)
+            self._seg, self._seg_t, self._seg_inf = (mode, level), now_s, inferences
+            if mode != self.mode:
+                events.append(f"mode:{mode}")
+            self.mode, self.duty = mode, lever.current.duty
+            if self.control is not None and self._sent != (mode, self.duty):
+                self.control.set_load(self.cost, self.duty)
+                self._sent = (mode, self.duty)
+        return (dict(lowest_hz) if level > 0 else caps_hz), events
 
     def summary(self) -> dict[str, Any]:
+        self._close_segment(self._last_t, self._last_inf)
+        self._seg_t, self._seg_inf = self._last_t, self._last_inf  # the open segment restarts here
         cost = self.modes.cost
         weighted = sum(n * cost(m).accuracy / self._ref_acc for m, n in self.mode_inf.items())
         total_s = sum(self.mode_s.values())
