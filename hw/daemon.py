@@ -554,6 +554,7 @@ class Runner:
         event = self.reloader.apply(gov)
         if event == RELOAD:
             self.limiters = list(gov.limiters)
+        self.notifier.send(f"STATUS={self.reloader.last_message}")  # shown by `systemctl status`
         return event
 
     def _published_at(self) -> str:

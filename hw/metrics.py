@@ -1,9 +1,10 @@
 """Prometheus metrics of the running daemon: an HTTP endpoint and node_exporter's textfile.
 
-Both are views of the one published state document (:mod:`thermogov.statedoc`): a custom
-collector turns the latest document into metric families only when something asks (a scrape,
-or the once-a-second textfile write), so the daemon's loop pays nothing per tick and nothing at
-all between scrapes.  ``prometheus_client`` (the ``[metrics]`` extra) is imported only when
+Both are views of the one published state document (:mod:`thermogov.statedoc`), turned once a
+publication into a list of :class:`Series` (:func:`series`, the one place the names are
+defined): the textfile is rendered from it directly, and the HTTP endpoint's collector turns it
+into ``prometheus_client`` families only when a scrape asks, so the daemon's loop pays nothing
+per tick and nothing for the endpoint between scrapes.  ``prometheus_client`` (the ``[metrics]`` extra) is imported only when
 ``--metrics-port`` or ``--metrics-textfile`` is given: the daemon's import path stays lean.
 
 Names and units follow the Prometheus conventions (<https://prometheus.io/docs/practices/naming/>):
@@ -20,7 +21,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from thermogov.hw.runtimefiles import check_dir, replace_atomic
 from thermogov.interfaces import ConfigError
@@ -36,72 +37,140 @@ def _client() -> Any:
     return prometheus_client
 
 
-def families(doc: Mapping[str, Any] | None) -> Iterator[Any]:
-    """The metric families of one state document (``None``: the daemon is not up)."""
+Labels = tuple[tuple[str, str], ...]
+
+
+class Series(NamedTuple):
+    """One metric family, independent of any client library: the one definition of a name."""
+
+    name: str  # without the ``_total`` a counter's sample gets
+    kind: str  # "gauge" or "counter"
+    help: str
+    samples: list[tuple[Labels, float]]
+
+
+def series(doc: Mapping[str, Any] | None) -> list[Series]:
+    """The metrics of one state document (``None``: the daemon is not up)."""
+    out = [
+        Series(
+            "thermogov_up",
+            "gauge",
+            "1 while the governor publishes state, 0 once it stopped",
+            [((), 0.0 if doc is None else 1.0)],
+        )
+    ]
+    if doc is None:
+        return out
+    temps, power, total = doc["temperature_c"], doc["power"]["power_w"], doc["throughput"]["inferences_total"]
+    pol = doc["policy"]
+    out += [
+        Series(
+            "thermogov_info",
+            "gauge",
+            "The governed board, the policy and its state",
+            [((("board", doc["board"]), ("policy", pol["name"]), ("state", pol["state"])), 1.0)],
+        ),
+        Series(
+            "thermogov_uptime_seconds",
+            "gauge",
+            "Seconds since the daemon started governing",
+            [((), doc["uptime_s"])],
+        ),
+        Series(
+            "thermogov_temperature_celsius",
+            "gauge",
+            "Latest good reading of each sensor",
+            [((("sensor", n),), v) for n, v in temps["sensors"].items() if v is not None],
+        ),
+        Series(
+            "thermogov_cap_hertz",
+            "gauge",
+            "Frequency cap in force per domain",
+            [((("domain", n),), d["cap_hz"]) for n, d in doc["domains"].items()],
+        ),
+        Series(
+            "thermogov_frequency_hertz",
+            "gauge",
+            "Effective clock per domain",
+            [
+                ((("domain", n),), d["frequency_hz"])
+                for n, d in doc["domains"].items()
+                if d["frequency_hz"] is not None
+            ],
+        ),
+        Series(
+            "thermogov_throttle_events",
+            "counter",
+            "Throttle events not decided by thermogov, by kind",
+            [((("kind", k),), n) for k, n in doc["throttle"].items()],
+        ),
+        Series(
+            "thermogov_reloads", "counter", "Configuration reloads applied (SIGHUP)", [((), doc["reloads"])]
+        ),
+    ]
+    if temps["fused"] is not None:
+        out.append(
+            Series(
+                "thermogov_fused_temperature_celsius",
+                "gauge",
+                "The fused temperature the policy acts on",
+                [((), temps["fused"])],
+            )
+        )
+    if total is not None:
+        out.append(
+            Series("thermogov_inferences", "counter", "Inferences completed during this run", [((), total)])
+        )
+    if power is not None:
+        out.append(Series("thermogov_power_watts", "gauge", "Board input power", [((), power)]))
+    return out
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def exposition(all_series: list[Series]) -> bytes:
+    """The text exposition format (version 0.0.4) of the series, for the textfile.
+
+    Rendered here rather than by ``prometheus_client.generate_latest``, which validates and
+    escapes every name on every call: about ten times the cost for the same text (measured in
+    ``bench/metrics_cost.py``), paid once a second.  The tests parse it with the library's own
+    parser.
+    """
+    lines = []
+    for s in all_series:
+        lines.append(f"# HELP {s.name}{'_total' if s.kind == 'counter' else ''} {s.help}")
+        lines.append(f"# TYPE {s.name}{'_total' if s.kind == 'counter' else ''} {s.kind}")
+        sample = s.name + ("_total" if s.kind == "counter" else "")
+        for labels, value in s.samples:
+            text = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
+            lines.append(f"{sample}{{{text}}} {float(value)!r}" if text else f"{sample} {float(value)!r}")
+    lines.append("")
+    return "\n".join(lines).encode()
+
+
+def families(all_series: list[Series]) -> Iterator[Any]:
+    """The same series as ``prometheus_client`` families, for the HTTP endpoint."""
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-    up = GaugeMetricFamily("thermogov_up", "1 while the governor publishes state, 0 once it stopped")
-    up.add_metric([], 0.0 if doc is None else 1.0)
-    yield up
-    if doc is None:
-        return
-    info = GaugeMetricFamily(
-        "thermogov_info", "The governed board, the policy and its state", labels=["board", "policy", "state"]
-    )
-    info.add_metric([doc["board"], doc["policy"]["name"], doc["policy"]["state"]], 1.0)
-    yield info
-    uptime = GaugeMetricFamily("thermogov_uptime_seconds", "Seconds since the daemon started governing")
-    uptime.add_metric([], doc["uptime_s"])
-    yield uptime
-    temps = doc["temperature_c"]
-    sensor = GaugeMetricFamily(
-        "thermogov_temperature_celsius", "Latest good reading of each sensor", labels=["sensor"]
-    )
-    for name, value in temps["sensors"].items():
-        if value is not None:
-            sensor.add_metric([name], value)
-    yield sensor
-    if temps["fused"] is not None:
-        fused = GaugeMetricFamily(
-            "thermogov_fused_temperature_celsius", "The fused temperature the policy acts on"
-        )
-        fused.add_metric([], temps["fused"])
-        yield fused
-    cap = GaugeMetricFamily("thermogov_cap_hertz", "Frequency cap in force per domain", labels=["domain"])
-    freq = GaugeMetricFamily("thermogov_frequency_hertz", "Effective clock per domain", labels=["domain"])
-    for name, d in doc["domains"].items():
-        cap.add_metric([name], d["cap_hz"])
-        if d["frequency_hz"] is not None:
-            freq.add_metric([name], d["frequency_hz"])
-    yield cap
-    yield freq
-    throttle = CounterMetricFamily(
-        "thermogov_throttle_events", "Throttle events not decided by thermogov, by kind", labels=["kind"]
-    )
-    for kind, n in doc["throttle"].items():
-        throttle.add_metric([kind], n)
-    yield throttle
-    total = doc["throughput"]["inferences_total"]
-    if total is not None:
-        inf = CounterMetricFamily("thermogov_inferences", "Inferences completed during this run")
-        inf.add_metric([], total)
-        yield inf
-    power = doc["power"]["power_w"]
-    if power is not None:
-        watts = GaugeMetricFamily("thermogov_power_watts", "Board input power")
-        watts.add_metric([], power)
-        yield watts
-    reloads = CounterMetricFamily("thermogov_reloads", "Configuration reloads applied (SIGHUP)")
-    reloads.add_metric([], doc["reloads"])
-    yield reloads
+    for s in all_series:
+        cls = CounterMetricFamily if s.kind == "counter" else GaugeMetricFamily
+        labels = [k for k, _ in s.samples[0][0]] if s.samples else []
+        fam = cls(s.name, s.help, labels=labels)
+        for lab, value in s.samples:
+            fam.add_metric([v for _, v in lab], value)
+        yield fam
 
 
 class _StateCollector:
+    """Families of the latest published series, built when a scrape asks for them."""
+
     def __init__(self) -> None:
-        self.doc: Mapping[str, Any] | None = None
+        self.series: list[Series] = series(None)
 
     def collect(self) -> Iterator[Any]:
-        return families(self.doc)
+        return families(self.series)
 
 
 def check_textfile(path: Path) -> None:
@@ -124,7 +193,6 @@ class Metrics:
         self._collector = _StateCollector()
         self.registry = client.CollectorRegistry(auto_describe=False)
         self.registry.register(self._collector)
-        self._generate = client.generate_latest
         self._server: Any = None
         self.port: int | None = None
         if port is not None:
@@ -138,9 +206,10 @@ class Metrics:
 
     def publish(self, doc: Mapping[str, Any]) -> None:
         """Take the new state; rewrite the textfile (``OSError`` is the caller's to log)."""
-        self._collector.doc = doc
+        now = series(doc)
+        self._collector.series = now  # one reference swap: a scrape sees the old or the new list
         if self.textfile is not None:
-            replace_atomic(self.textfile, self._generate(self.registry))
+            replace_atomic(self.textfile, exposition(now), durable=False)
 
     def close(self) -> None:
         """Stop serving; leave a textfile that says the daemon is down."""
@@ -148,8 +217,8 @@ class Metrics:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
-        self._collector.doc = None
+        self._collector.series = series(None)
         if self.textfile is not None:
             # Exiting anyway: if this fails, node_exporter serves the last values (stale by mtime).
             with contextlib.suppress(OSError):
-                replace_atomic(self.textfile, self._generate(self.registry))
+                replace_atomic(self.textfile, exposition(series(None)), durable=False)

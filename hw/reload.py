@@ -89,10 +89,12 @@ class Reloader:
         self._source = source
         self.count = 0
         self.rejected = 0
+        self.last_message = ""  # the line of the latest reload, for systemd's STATUS=
 
     def _reject(self, why: str) -> str:
         self.rejected += 1
-        self._log(f"reload rejected: {why}; keeping the running configuration")
+        self.last_message = f"reload rejected: {why}; keeping the running configuration"
+        self._log(self.last_message)
         return RELOAD_REJECTED
 
     def apply(self, gov: Governor) -> str:
@@ -115,9 +117,12 @@ class Reloader:
             return self._reject(str(e))
         except OSError as e:  # the file vanished or became unreadable between checks
             return self._reject(f"{self._source}: {e.strerror or e}")
+        except Exception as e:  # a bug in a policy factory must not end a governing daemon
+            return self._reject(f"internal error {type(e).__name__}: {e} (report it)")
         gov.policy = policy
         gov.limiters = list(limiters)
         self.running = new
         self.count += 1
-        self._log(f"reloaded {self._source}: policy {policy.name}")
+        self.last_message = f"reloaded {self._source}: policy {policy.name}"
+        self._log(self.last_message)
         return RELOAD

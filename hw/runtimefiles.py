@@ -59,8 +59,13 @@ def check_dir(path: Path, option: str, *, create: bool) -> None:
         raise ConfigError(f"{option} {path}: {parent} is not writable by this user; choose another path")
 
 
-def replace_atomic(path: Path, data: bytes) -> None:
-    """Readers see the old content or ``data``, never a part of it (``OSError`` on failure)."""
+def replace_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Readers see the old content or ``data``, never a part of it (``OSError`` on failure).
+
+    ``durable``: fsync before the rename, so a power cut leaves the old or the new file (free on
+    the tmpfs of ``/run``).  The metrics textfile skips it: it usually lives on a disk, where an
+    fsync a second costs real work, and after a power cut its values are stale whatever it holds.
+    """
     tmp = str(path.with_name(f".{path.name}.tmp"))
     fd = confine.open_private(tmp, os.O_WRONLY, 0o644, fresh=True)
     try:
@@ -68,7 +73,8 @@ def replace_atomic(path: Path, data: bytes) -> None:
         n = os.write(fd, data)
         if n != len(data):
             raise OSError(errno.EIO, f"{tmp}: short write ({n} of {len(data)} bytes)")
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         os.unlink(tmp)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -168,6 +168,21 @@ class ModelProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class Enclosure:
+    """An alternative heat path of the same board: a dev kit's fan heatsink, a sealed case.
+
+    One SoC ships in very different housings, and a prior for one misses the other by tens of
+    kelvin.  An enclosure replaces the named nodes' ambient conductances and capacitances of
+    the profile's network; everything else (sensors, OPPs, power) is the board's.
+    """
+
+    name: str
+    description: str
+    to_ambient_w_per_k: dict[str, float] = field(default_factory=dict)
+    capacitance_j_per_k: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class BoardProfile:
     name: str
     description: str
@@ -179,6 +194,8 @@ class BoardProfile:
     protections: tuple[Protection, ...] = ()
     dt_models: tuple[str, ...] = ()  # device-tree model substrings that identify the board
     source_file: str = ""
+    enclosure: str = "default"  # the name of the housing the network above describes
+    enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
 
     def sensor(self, name: str) -> SensorProfile:
         for s in self.sensors:
@@ -295,6 +312,43 @@ def _thermal(t: Table) -> ThermalProfile:
     return th
 
 
+def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
+    nodes = set(thermal.node_names())
+    out: dict[str, dict[str, float]] = {}
+    for key, minimum in (("to_ambient_w_per_k", 0.0), ("capacitance_j_per_k", 1e-6)):
+        raw = t.mapping(key, {})
+        sub = Table(raw, f"{t.where}.{key}")
+        for node in raw:
+            if node not in nodes:
+                raise ConfigError(f"{t.where}.{key}: unknown node {node!r}; known nodes are {sorted(nodes)}")
+        out[key] = {n: sub.number(n, minimum=minimum, maximum=1e6) for n in raw}
+    enc = Enclosure(name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"])
+    t.done()
+    return enc
+
+
+def with_enclosure(board: BoardProfile, name: str) -> BoardProfile:
+    """The profile with the named housing's heat path; the default housing is the profile itself."""
+    if name == board.enclosure:
+        return board
+    enc = next((e for e in board.enclosures if e.name == name), None)
+    if enc is None:
+        known = ", ".join([board.enclosure, *(e.name for e in board.enclosures)])
+        raise ConfigError(f"--enclosure: board {board.name} has no enclosure {name!r}; choose one of {known}")
+    nodes = tuple(
+        ThermalNode(
+            n.name,
+            enc.capacitance_j_per_k.get(n.name, n.capacitance_j_per_k),
+            enc.to_ambient_w_per_k.get(n.name, n.to_ambient_w_per_k),
+        )
+        for n in board.thermal.nodes
+    )
+    if not any(n.to_ambient_w_per_k > 0 for n in nodes):
+        raise ConfigError(f"{board.source_file}: enclosures.{name} leaves no node a path to ambient")
+    # the result is one housing: alternatives are choices of the original profile, not of this one
+    return replace(board, thermal=replace(board.thermal, nodes=nodes), enclosure=name, enclosures=())
+
+
 def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protection:
     kind = t.choice("kind", ("throttle", "shutdown", "overcurrent"))
     doms = tuple(t.strings("domains", []))
@@ -343,6 +397,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     name = b.string("name")
     description = b.string("description", "")
     dt_models = tuple(b.strings("dt_models", []))
+    enclosure = b.string("enclosure", "default")
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
@@ -401,6 +456,10 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         for n in p.nodes:
             if n not in nodes:
                 raise ConfigError(f"{where}: protections node {n!r} is not a thermal node")
+    enclosures = tuple(_enclosure(n, t, thermal) for n, t in top.tables("enclosures"))
+    names_seen = [enclosure, *(e.name for e in enclosures)]
+    if len(set(names_seen)) != len(names_seen):
+        raise ConfigError(f"{where}: enclosure names must differ from each other and from board.enclosure")
     top.done()
     return BoardProfile(
         name=name,
@@ -413,6 +472,8 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         protections=protections,
         dt_models=dt_models,
         source_file=where,
+        enclosure=enclosure,
+        enclosures=enclosures,
     )
 
 

@@ -58,6 +58,11 @@ class WorkloadConfig:
     batch_size: int = 1
     max_wait_ms: float = 0.0  # batching: dispatch a partial batch after this wait
     queue_limit: int = 64  # frames beyond this wait are dropped (a camera does not queue forever)
+    batching: str = "static"  # "static" (fixed batch_size) or "dynamic" (size from queue depth)
+    service_spread: str = "measured"  # per-request service-time spread: "measured" or "none"
+    service_cv: float | None = None  # override the spread's coefficient of variation
+    service_tail_prob: float | None = None  # override the slow mode's share of requests
+    service_tail_factor: float | None = None  # override how much slower the slow mode is
 
 
 EVENT_KINDS = (
@@ -197,6 +202,17 @@ class Config:
                     "batch_size": w.batch_size,
                     "max_wait_ms": w.max_wait_ms,
                     "queue_limit": w.queue_limit,
+                    "batching": w.batching,
+                    "service_spread": w.service_spread,
+                    **{
+                        k: v
+                        for k, v in (
+                            ("service_cv", w.service_cv),
+                            ("service_tail_prob", w.service_tail_prob),
+                            ("service_tail_factor", w.service_tail_factor),
+                        )
+                        if v is not None
+                    },
                 },
             },
         }
@@ -256,6 +272,15 @@ def _workload(t: Table) -> WorkloadConfig:
         batch_size=t.integer("batch_size", d.batch_size, minimum=1, maximum=256),
         max_wait_ms=t.number("max_wait_ms", d.max_wait_ms, minimum=0.0, maximum=3_600_000.0),
         queue_limit=t.integer("queue_limit", d.queue_limit, minimum=1, maximum=1_000_000),
+        batching=t.choice("batching", ("static", "dynamic"), d.batching),
+        service_spread=t.choice("service_spread", ("measured", "none"), d.service_spread),
+        service_cv=t.number("service_cv", minimum=0.0, maximum=2.0) if t.has("service_cv") else None,
+        service_tail_prob=t.number("service_tail_prob", minimum=0.0, maximum=0.5)
+        if t.has("service_tail_prob")
+        else None,
+        service_tail_factor=t.number("service_tail_factor", minimum=1.0, maximum=100.0)
+        if t.has("service_tail_factor")
+        else None,
     )
     t.done()
     return w

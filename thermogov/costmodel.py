@@ -64,10 +64,14 @@ def stage_times_s(model: ModelProfile, freqs_hz: Mapping[str, int]) -> dict[str,
     }
 
 
+def per_item_time_s(model: ModelProfile, freqs_hz: Mapping[str, int]) -> float:
+    """The pipeline's time per inference inside a batch: its slowest stage, no batch overhead."""
+    return max(stage_times_s(model, freqs_hz).values())
+
+
 def inference_time_s(model: ModelProfile, freqs_hz: Mapping[str, int], batch: int = 1) -> float:
     """Time per batch of ``batch`` inferences through the pipeline at the given clocks."""
-    per = max(stage_times_s(model, freqs_hz).values())
-    return model.batch_fixed_s + batch * per
+    return model.batch_fixed_s + batch * per_item_time_s(model, freqs_hz)
 
 
 def busy_cores(model: ModelProfile, freqs_hz: Mapping[str, int], utilisation: float) -> dict[str, float]:
@@ -82,4 +86,22 @@ def busy_cores(model: ModelProfile, freqs_hz: Mapping[str, int], utilisation: fl
     return {
         d: utilisation * compute_time_s(model, d, freqs_hz[d]) / per * model.threads.get(d, 1)
         for d in model.cycles
+    }
+
+
+def batch_busy_cores(
+    model: ModelProfile, freqs_hz: Mapping[str, int], batch: int, utilisation: float
+) -> dict[str, float]:
+    """Average busy cores per domain when batches of ``batch`` keep the pipeline busy ``utilisation``.
+
+    The per-batch overhead (``batch_fixed``: launch, synchronisation) is time without compute,
+    so a larger batch computes a larger share of its time; at ``batch = 1`` this is
+    :func:`busy_cores`.
+    """
+    per = per_item_time_s(model, freqs_hz)
+    if per <= 0.0:
+        return {}
+    share = utilisation * batch * per / (model.batch_fixed_s + batch * per)
+    return {
+        d: share * compute_time_s(model, d, freqs_hz[d]) / per * model.threads.get(d, 1) for d in model.cycles
     }

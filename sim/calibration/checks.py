@@ -71,6 +71,12 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
         load = {k: merge(v) for k, v in load.items()}
         power = None if power is None else merge(power)
         t = uniq
+    if not any(np.isfinite(v).any() for v in temps.values()):
+        raise LogFormatError(
+            f"{data.source}: no temperature column holds a finite reading "
+            f"({', '.join(sorted(temps)) or 'no temperature columns'}); check the log, or map its columns "
+            "with `thermogov import --columns`"
+        )
     lo, hi = TEMP_RANGE_C
     for name, v in temps.items():
         bad = np.isfinite(v) & ((v < lo) | (v > hi))
@@ -104,6 +110,16 @@ def check_training_part(prob: FitProblem) -> None:
                 f"{prob.data.source}: sensor {name} has {int(seen.sum())} readings in the training part "
                 f"(at least {MIN_TRAIN_READINGS}); use a smaller --holdout or a longer log"
             )
+    inp = prob.inputs
+    moves = [
+        d for d in inp.load if np.ptp((inp.load[d] * inp.volt_v[d] ** 2 * inp.freq_hz[d])[prob.train]) > 0
+    ]
+    if not moves:
+        raise LogFormatError(
+            f"{prob.data.source}: no load change in the part the fit sees (load and clock constant"
+            f"{'' if inp.varying else ' throughout'}); nothing drives the model, so no time constant can be "
+            "fitted; log a load step" + (" or use a smaller --holdout" if inp.varying else "")
+        )
     first = next(iter(prob.sensors))
     obs = prob.data.temps_c[first]
     span = float(np.nanmax(obs) - np.nanmin(obs))

@@ -48,6 +48,7 @@ def result_dict(result: Any) -> dict[str, Any]:
         "source": result.source,
         "board": result.board.name,
         "sensor": result.sensor,
+        "enclosure": result.board.enclosure,
         "rmse_train_c": round(result.rmse_train_c, 3),
         "rmse_holdout_c": None if result.rmse_holdout_c is None else round(result.rmse_holdout_c, 3),
         "rmse_persistence_c": None
@@ -108,6 +109,11 @@ Example:
     "±30 °C bound instead of ±2 / ±6 °C.",
 )
 @click.option(
+    "--enclosure",
+    help="The board's housing, one of the profile's enclosures (`thermogov boards` lists them). "
+    "Default: each is pre-fitted and the best kept.",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False),
     help="Folder for the profile, written as <out>/<board>-calibrated.toml. "
@@ -121,6 +127,7 @@ def calibrate_command(
     holdout: float,
     ambient: float,
     free_ambient: bool,
+    enclosure: str | None,
     out: str | None,
     as_json: bool,
 ) -> None:
@@ -142,6 +149,10 @@ def calibrate_command(
     run_path = Path(run)
     data = load_log_data(run_path)
     profile = _board(merge_board(board, board_file), run_path)
+    if enclosure is not None:
+        from thermogov.board import with_enclosure
+
+        with_enclosure(profile, enclosure)  # an unknown name is bad input: refused before the fit
     folder = Path(out) if out else (run_path if run_path.is_dir() else Path.cwd())
     check_out_dir(folder)
     target = folder / f"{profile.name}-calibrated.toml"
@@ -156,6 +167,7 @@ def calibrate_command(
         holdout=holdout,
         ambient_c=ambient,
         free_ambient=free_ambient,
+        enclosure=enclosure,
         progress=None if as_json else progress,
     )
     tmp = target.with_name(target.name + ".tmp")
@@ -173,7 +185,9 @@ def calibrate_command(
 
 
 def _print(result: Any, target: Path) -> None:
-    click.echo(f"calibrated {result.board.name} from {result.source} (sensor {result.sensor})")
+    click.echo(
+        f"calibrated {result.board.name} from {result.source} (sensor {result.sensor}, enclosure {result.board.enclosure})"
+    )
     click.echo(f"{'parameter':<24} {'prior':>10} {'fitted':>10} {'± 1 sd':>9}  determined by")
     for p in result.params:
         click.echo(

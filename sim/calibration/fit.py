@@ -16,6 +16,7 @@ whose posterior sd is below half its prior sd is reported as determined by the d
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.checks import check_training_part, checked_log
 from thermogov.sim.calibration.data import LogData, decimate, ffill
+from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
@@ -47,10 +49,12 @@ from thermogov.sim.calibration.model import (
 )
 from thermogov.sim.calibration.profile import rename
 from thermogov.sim.calibration.steady import SteadyState, steady_state
+from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
 
 SIGMA_T_C = 0.5  # per-sample temperature noise assumed in the residuals (°C); rescaled by chi²
 FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time for < 0.01 °C
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
+THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
 
 @dataclass(frozen=True)
@@ -204,12 +208,16 @@ class FitProblem:
         along_slow = offset * shape / shape[node_idx[next(iter(self.sensors.values()))]]
         x_ref = np.array([self.leak_ref[n] for n in names]) - ambient
         x_lin = np.broadcast_to(x_ref, (len(grid.t), len(names)))
-        for _pass in range(LEAK_PASSES):
+        throttles = unlogged_throttles(board, self.inputs)
+        factor = None
+        for _pass in range(THROTTLE_PASSES if throttles else LEAK_PASSES):
             temps = {n: x_lin[:, i] + ambient for i, n in enumerate(names)}
-            p_grid = grid_power(board, self.inputs, grid, temps) - x_lin * k
+            if throttles:  # a throttle the log's clock does not show, at this pass's temperature
+                factor = damped(factor, dyn_factors(board, self.inputs, temps, throttles))
+            p_grid = grid_power(board, self.inputs, grid, temps, factor) - x_lin * k
             x0 = np.linalg.solve(g_eff, p_grid[0]) + along_slow
             x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0)
-        x = free_run(board, self.inputs, grid, x0, ambient) if free else x_lin
+        x = free_run(board, self.inputs, grid, x0, ambient, throttles) if free else x_lin
         t = self.data.t_s
         pred = np.array(
             [np.interp(t, grid.t, x[:, node_idx[node]]) + ambient for node in self.sensors.values()]
@@ -286,10 +294,23 @@ def _solve(prob: FitProblem, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, fto
         )
     try:
         return least_squares(
-            prob.residuals, x0, method="trf", bounds=(lo, hi), x_scale=1.0, ftol=ftol, xtol=FTOL
+            prob.residuals,
+            x0,
+            method="trf",
+            bounds=(lo, hi),
+            x_scale=1.0,
+            ftol=ftol,
+            xtol=FTOL,
+            tr_solver="lsmr",
         )
     except ValueError as e:  # scipy's own checks (residuals turning non-finite mid-fit)
         raise LogFormatError(f"{prob.data.source}: the fit failed on this log ({e})") from e
+
+
+def _pre_fit(prob: FitProblem) -> float:
+    """The cost of one loose fit from the priors: enough to rank housings (see enclosure.py)."""
+    lo, hi = prob.bounds()
+    return float(_solve(prob, np.zeros(len(prob.free)), lo, hi, PRE_FIT_FTOL).cost)
 
 
 def effective_samples(r: np.ndarray, batches: int = 30) -> float:
@@ -319,6 +340,7 @@ def calibrate(
     holdout: float = 0.3,
     ambient_c: float = 25.0,
     free_ambient: bool = False,
+    enclosure: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> CalibrationResult:
     """Fit ``board``'s thermal model (and power scales) to ``data``; see the module docstring.
@@ -334,10 +356,24 @@ def calibrate(
     data = decimate(data)
     t = data.t_s
     say(f"{len(t)} samples over {t[-1] - t[0]:.0f} s; setting up the model of {board.name}")
-    prob = FitProblem.build(data, board, holdout=holdout, ambient_c=ambient_c, free_ambient=free_ambient)
+
+    def build(b: BoardProfile) -> FitProblem:
+        return FitProblem.build(data, b, holdout=holdout, ambient_c=ambient_c, free_ambient=free_ambient)
+
+    prob = build(board)
     check_training_part(prob)
+    if enclosure is not None or board.enclosures:
+        say(
+            f"housing: pre-fit of {', '.join(candidates(board))}"
+            if enclosure is None
+            else "housing: declared"
+        )
+        board, housing_note = choose_enclosure(data, board, build, _pre_fit, enclosure)
+        prob = build(board)
+    else:
+        housing_note = None
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
-    notes = [*cleaned, *inputs.notes]
+    notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
     fixed = [sp.name for sp in specs if sp.fixed]
     if fixed:
         notes.append(
@@ -371,6 +407,7 @@ def calibrate(
     fitted = rename(
         fitted, f"{board.name}-calibrated", f"{board.description} (calibrated from {Path(data.source).name})"
     )
+    fitted = dataclasses.replace(fitted, enclosures=())  # fitted to one housing: the others do not apply
     first = next(iter(sensors))
     obs = data.temps_c[first]
     err = pred[0] - obs
@@ -400,6 +437,7 @@ def calibrate(
         measured_c=obs,
         predicted_c=pred[0],
         source=data.source,
+        variant=board.enclosure if housing_note else None,
         cost=float(res.cost),
     )
 

@@ -35,6 +35,7 @@ class Inputs:
     volt_v: dict[str, np.ndarray]
     varying: tuple[str, ...]  # domains whose dynamic power changes during the log
     notes: tuple[str, ...]
+    clocked: tuple[str, ...] = ()  # domains whose clock the log shows (a board throttle is in it)
 
 
 def infer_step(t: np.ndarray, temp: np.ndarray, window_s: float = 10.0) -> tuple[float, float] | None:
@@ -76,6 +77,7 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
     loads: dict[str, np.ndarray] = {}
     freqs: dict[str, np.ndarray] = {}
     volts: dict[str, np.ndarray] = {}
+    clocked: list[str] = []
     any_load = any(np.isfinite(data.load.get(d.name, np.array([np.nan]))).any() for d in board.domains)
     for i, d in enumerate(board.domains):
         f = data.freq_hz.get(d.name)
@@ -84,6 +86,7 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             notes.append(f"{d.name}: no clock in the log; the top OPP {d.opp_hz[-1] / 1e6:g} MHz is assumed")
         else:
             f = ffill(f)
+            clocked.append(d.name)
         u = data.load.get(d.name)
         if u is not None and np.isfinite(u).any():
             u = np.clip(ffill(u), 0.0, 1.0)
@@ -122,7 +125,12 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
     varying = tuple(
         d.name for d in board.domains if np.ptp(loads[d.name] * volts[d.name] ** 2 * freqs[d.name]) > 0
     )
-    return Inputs(loads, freqs, volts, varying, tuple(notes))
+    if any(p.kind == "throttle" and any(x not in clocked for x in p.domains) for p in board.protections):
+        notes.append(
+            "the board's own throttling (profile [[protections]]) is modelled from the model's temperature "
+            "for the domains whose clock the log lacks"
+        )
+    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked))
 
 
 def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import lfilter
 
-from thermogov.board import BoardProfile, DomainProfile, ThermalLink, ThermalNode, ThermalProfile
+from thermogov.board import BoardProfile, DomainProfile, Protection, ThermalLink, ThermalNode, ThermalProfile
 from thermogov.sim.calibration.inputs import Inputs
 from thermogov.sim.model.plant import ThermalPlant
 
@@ -254,12 +254,21 @@ def on_grid(samples: np.ndarray, grid: Grid) -> np.ndarray:
 # Power
 
 
-def domain_power(d: DomainProfile, inputs: Inputs, rows: np.ndarray, temp_c: np.ndarray) -> np.ndarray:
-    """The simulator's formula (``sim/model/world.py``): idle + dynamic at the logged clock/load + leakage."""
+def domain_power(
+    d: DomainProfile,
+    inputs: Inputs,
+    rows: np.ndarray,
+    temp_c: np.ndarray,
+    dyn_factor: float | np.ndarray = 1.0,
+) -> np.ndarray:
+    """The simulator's formula (``sim/model/world.py``): idle + dynamic at the logged clock/load + leakage.
+
+    ``dyn_factor`` scales the dynamic part: a board throttle the log's clock does not show
+    (:mod:`~thermogov.sim.calibration.throttle`)."""
     u = inputs.load[d.name][rows]
     f = inputs.freq_hz[d.name][rows]
     v = inputs.volt_v[d.name][rows]
-    dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores
+    dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores * dyn_factor
     leak = (
         d.leak_w_ref
         * (v / d.volt_v[-1])
@@ -269,20 +278,29 @@ def domain_power(d: DomainProfile, inputs: Inputs, rows: np.ndarray, temp_c: np.
 
 
 def node_power(
-    board: BoardProfile, inputs: Inputs, rows: np.ndarray, node_temp: Mapping[str, np.ndarray]
+    board: BoardProfile,
+    inputs: Inputs,
+    rows: np.ndarray,
+    node_temp: Mapping[str, np.ndarray],
+    dyn_factor: Mapping[str, float | np.ndarray] | None = None,
 ) -> np.ndarray:
     """Power per node (rows x nodes) at the given sample rows; the simulator's own formula."""
     names = board.thermal.node_names()
     idx = {n: i for i, n in enumerate(names)}
     p = np.zeros((len(rows), len(names)))
     p[:, idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+    factor = dyn_factor or {}
     for d in board.domains:
-        p[:, idx[d.node]] += domain_power(d, inputs, rows, node_temp[d.node])
+        p[:, idx[d.node]] += domain_power(d, inputs, rows, node_temp[d.node], factor.get(d.name, 1.0))
     return p
 
 
 def grid_power(
-    board: BoardProfile, inputs: Inputs, grid: Grid, node_temp: Mapping[str, np.ndarray]
+    board: BoardProfile,
+    inputs: Inputs,
+    grid: Grid,
+    node_temp: Mapping[str, np.ndarray],
+    dyn_factor: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Power per node on each grid step: the two bracketing samples' power, interpolated.
 
@@ -305,6 +323,8 @@ def grid_power(
         dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores
         v_g = v[grid.lo] * (1.0 - w) + v[hi] * w
         dyn_g = dyn[grid.lo] * (1.0 - w) + dyn[hi] * w
+        if dyn_factor and d.name in dyn_factor:
+            dyn_g = dyn_g * dyn_factor[d.name]
         temp = node_temp[d.node]
         leak = (
             d.leak_w_ref
@@ -399,12 +419,22 @@ def slow_mode(cap: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
     return d * u[:, i], -1.0 / float(lam[i])
 
 
-def free_run(board: BoardProfile, inputs: Inputs, grid: Grid, x0: np.ndarray, ambient_c: float) -> np.ndarray:
+def free_run(
+    board: BoardProfile,
+    inputs: Inputs,
+    grid: Grid,
+    x0: np.ndarray,
+    ambient_c: float,
+    throttles: tuple[Protection, ...] = (),
+) -> np.ndarray:
     """Open-loop simulation with the simulator's plant, leakage at the model's own temperature.
 
     The same input between samples as the fit (:func:`grid_power`), so the check differs from
-    the fit only in what it is meant to test: leakage fed back from the model, not the log.
+    the fit only in what it is meant to test: leakage (and a throttle the log's clock does not
+    show) fed back from the model's own temperature, not the log.
     """
+    from thermogov.sim.calibration.throttle import dyn_factors
+
     plant = ThermalPlant.from_profile(board.thermal, ambient_c)
     plant.x = x0.astype(float).copy()
     names = board.thermal.node_names()
@@ -415,6 +445,8 @@ def free_run(board: BoardProfile, inputs: Inputs, grid: Grid, x0: np.ndarray, am
         out[k] = plant.x
         temps = plant.temps_c()
         rows[0], rows[1] = grid.lo[k], min(grid.lo[k] + 1, n_rows - 1)
-        p = node_power(board, inputs, rows, {n: np.full(2, temps[i]) for i, n in enumerate(names)})
+        node_temp = {n: np.full(2, temps[i]) for i, n in enumerate(names)}
+        factor = dyn_factors(board, inputs, node_temp, throttles) if throttles else None
+        p = node_power(board, inputs, rows, node_temp, factor)
         plant.advance(grid.h, p[0] * (1.0 - grid.w[k]) + p[1] * grid.w[k])
     return out

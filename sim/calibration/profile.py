@@ -24,7 +24,12 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
         return [round(f / 1e6, 6) if f % 1_000_000 else f // 1_000_000 for f in hz]
 
     d: dict[str, Any] = {
-        "board": {"name": board.name, "description": board.description, "dt_models": list(board.dt_models)},
+        "board": {
+            "name": board.name,
+            "description": board.description,
+            "dt_models": list(board.dt_models),
+            **({"enclosure": board.enclosure} if board.enclosure != "default" else {}),
+        },
         "sensors": {
             s.name: {
                 "weight": s.weight,
@@ -77,6 +82,15 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
             **({"threads": dict(board.model.threads)} if board.model.threads else {}),
         },
     }
+    if board.enclosures:
+        d["enclosures"] = {
+            e.name: {
+                "description": e.description,
+                "to_ambient_w_per_k": dict(e.to_ambient_w_per_k),
+                "capacitance_j_per_k": dict(e.capacitance_j_per_k),
+            }
+            for e in board.enclosures
+        }
     if board.battery is not None:
         b = board.battery
         d["battery"] = {

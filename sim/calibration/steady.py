@@ -20,6 +20,8 @@ from thermogov.sim.calibration.model import network, node_power
 
 STEADY_WINDOW_S = 600.0  # the measured steady state: mean of the last 10 min under load ...
 STEADY_MIN_TAUS = 4.0  # ... of a load segment at least this many slow time constants long
+SMOOTH_S = 60.0  # the load level is judged over a minute: a spike or dip shorter than this is not a phase
+LEVEL_QUANTILES = (0.1, 0.9)  # low and high load levels: robust to a few extreme samples
 
 
 @dataclass(frozen=True)
@@ -39,16 +41,59 @@ class SteadyState:
 
 def steady_state_c(board: BoardProfile, inputs: Inputs, rows: np.ndarray, ambient_c: float) -> np.ndarray:
     """Node temperatures where the mean input over ``rows`` settles (leakage fixed point)."""
+    from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
+
     names = board.thermal.node_names()
     _cap, g = network(board.thermal)
     temps = np.full(len(names), ambient_c + 20.0)
+    throttles = unlogged_throttles(board, inputs)
+    factor = None
     for _ in range(100):
-        p = node_power(board, inputs, rows, {n: np.full(len(rows), temps[i]) for i, n in enumerate(names)})
+        node_temp = {n: np.full(len(rows), temps[i]) for i, n in enumerate(names)}
+        if throttles:
+            factor = damped(factor, dyn_factors(board, inputs, node_temp, throttles))
+        p = node_power(board, inputs, rows, node_temp, factor)
         new = np.linalg.solve(g, p.mean(axis=0)) + ambient_c
         if np.max(np.abs(new - temps)) < 1e-6:
             return new
         temps = new
     return temps
+
+
+def running_median(t: np.ndarray, x: np.ndarray, width_s: float) -> np.ndarray:
+    """Median of ``x`` over the samples within ``width_s / 2`` of each sample (an uneven grid is fine)."""
+    lo = np.searchsorted(t, t - 0.5 * width_s, side="left")
+    hi = np.searchsorted(t, t + 0.5 * width_s, side="right")
+    return np.array([float(np.median(x[a:b])) for a, b in zip(lo, hi, strict=True)])
+
+
+def main_load_segment(t: np.ndarray, dyn: np.ndarray) -> tuple[int, int]:
+    """First and last sample of the longest stretch at the log's high load level.
+
+    The level is judged on the input smoothed over ``SMOOTH_S`` and thresholded half way between
+    its 10th and 90th percentiles, so a short GPU burst neither becomes the "main load" (a raw
+    max-min midpoint put the threshold above a whole inference phase and left a 6 s segment)
+    nor splits a long phase in two.  Gaps shorter than ``SMOOTH_S`` inside a phase are bridged.
+    """
+    smooth = running_median(t, dyn, SMOOTH_S)
+    lo_q, hi_q = np.quantile(smooth, LEVEL_QUANTILES)
+    if hi_q <= lo_q:  # the log sits at one level most of the time: threshold on the extremes
+        lo_q, hi_q = float(smooth.min()), float(smooth.max())
+    high = smooth > 0.5 * (lo_q + hi_q) if hi_q > lo_q else dyn > 0.5 * (dyn.min() + dyn.max())
+    runs: list[tuple[int, int]] = []
+    start = None
+    for i, h in enumerate([*high.tolist(), False]):
+        if h and start is None:
+            start = i
+        elif not h and start is not None:
+            if runs and t[start] - t[runs[-1][1]] < SMOOTH_S:
+                runs[-1] = (runs[-1][0], i - 1)  # a short dip inside one phase
+            else:
+                runs.append((start, i - 1))
+            start = None
+    if not runs:
+        return 0, len(t) - 1
+    return max(runs, key=lambda r: (t[r[1]] - t[r[0]], -r[0]))
 
 
 def steady_state(
@@ -66,20 +111,19 @@ def steady_state(
     ``STEADY_WINDOW_S`` of the segment and the prediction uses the mean input of that window.
     """
     t = data.t_s
-    dyn = sum(inputs.load[d] * inputs.volt_v[d] ** 2 * inputs.freq_hz[d] for d in inputs.load)
+    # Dynamic power per domain (its C_dyn and cores weigh it): a GPU phase and a CPU phase of
+    # the same utilisation are not the same load.
+    dyn = sum(
+        inputs.load[d.name]
+        * inputs.volt_v[d.name] ** 2
+        * inputs.freq_hz[d.name]
+        * d.c_dyn_uw_per_mhz_v2
+        * d.cores
+        for d in board.domains
+    )
     if np.ptp(dyn) <= 0:
         return None
-    high = dyn > 0.5 * (dyn.min() + dyn.max())
-    best = (0, 0)
-    start = None
-    for i, h in enumerate([*high.tolist(), False]):
-        if h and start is None:
-            start = i
-        elif not h and start is not None:
-            if t[i - 1] - t[start] > t[best[1]] - t[best[0]] or best == (0, 0):
-                best = (start, i - 1)
-            start = None
-    a, b = best
+    a, b = main_load_segment(t, dyn)
     seg = (float(t[a]), float(t[b]))
     w0 = max(seg[0], seg[1] - STEADY_WINDOW_S)
     rows = np.where((t >= w0) & (t <= seg[1]))[0]

@@ -115,3 +115,77 @@ def step_log(
             if dt > 0.0:
                 plant.advance(dt, power(state, plant.temps_c()))
     return ImportedLog("rpi-csv", "synthetic-step.csv", None, tuple(samples), 0, ("synthetic",))
+
+
+Phase = tuple[float, dict[str, tuple[float, int]]]  # (duration s, {domain: (utilisation, clock Hz)})
+
+
+def phase_log(
+    board: BoardProfile,
+    phases: list[Phase],
+    *,
+    ambient_c: float = 25.0,
+    noise_c: float = 0.2,
+    quant_c: float = 0.5,
+    seed: int = 3,
+    sensors: tuple[str, ...] = (),
+) -> ImportedLog:
+    """1 Hz log of a multi-phase load on every domain (a CPU phase, a CPU+GPU phase ...).
+
+    Each phase holds a utilisation and clock per domain (a domain not named idles at its lowest
+    OPP, u = 0.02).  Every named sensor (default: all of the profile's) reads its node with noise
+    and quantisation; the logged clocks and loads are what a tegrastats-style logger records.
+    Phase changes fall half-way between two samples, as a logger unsynchronised with the load sees.
+    """
+    rng = np.random.default_rng(seed)
+    plant = ThermalPlant.from_profile(board.thermal, ambient_c)
+    idx = plant.index
+    names = sensors or tuple(s.name for s in board.sensors)
+    node_of = {s.name: s.node for s in board.sensors}
+
+    def state(k: float) -> dict[str, tuple[float, int]]:
+        t = 0.0
+        for dur, doms in phases:
+            if k < t + dur:
+                return {d.name: doms.get(d.name, (0.02, d.opp_hz[0])) for d in board.domains}
+            t += dur
+        return {d.name: phases[-1][1].get(d.name, (0.02, d.opp_hz[0])) for d in board.domains}
+
+    def power(doms: dict[str, tuple[float, int]], temps: np.ndarray) -> np.ndarray:
+        p = np.zeros(len(plant.names))
+        p[idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+        for d in board.domains:
+            u, f = doms[d.name]
+            v = d.volt_at(f)
+            leak = (
+                d.leak_w_ref
+                * (v / d.volt_v[-1])
+                * math.exp(d.leak_beta_per_k * (temps[idx[d.node]] - d.leak_ref_c))
+            )
+            p[idx[d.node]] += d.idle_w + u * d.cores * d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 + leak
+        return p
+
+    temps = np.full(len(plant.names), ambient_c)
+    for _ in range(50):  # the first phase's steady state (leakage fixed point)
+        temps = plant.steady_state_c(power(state(0.0), temps))
+    plant.set_temps_c(temps)
+    total = int(sum(dur for dur, _ in phases))
+    samples = []
+    for k in range(total):
+        doms = state(float(k))
+        readings = {
+            s: round((plant.temp_c(node_of[s]) + rng.normal(0.0, noise_c)) / quant_c) * quant_c for s in names
+        }
+        samples.append(
+            ImportedSample(
+                float(k),
+                readings,
+                {d: f for d, (_u, f) in doms.items()},
+                {d: u for d, (u, _f) in doms.items()},
+                None,
+                {},
+            )
+        )
+        for half in (0.0, 0.5):  # a phase change inside this interval happens at its middle
+            plant.advance(0.5, power(state(k + half + 0.25), plant.temps_c()))
+    return ImportedLog("tegrastats", "synthetic-phases.log", None, tuple(samples), 0, ("synthetic",))

@@ -26,6 +26,7 @@ from thermogov.cliopts import list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
+from thermogov.sim.compare.batching import batching_variants, check_modes
 from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
 from thermogov.sim.compare.oracle import OracleResult
 from thermogov.sim.model.runner import validate_events
@@ -147,10 +148,27 @@ Example:
     help="Scenarios (or 'all'): repeat or comma-separate. Default: all.",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the scenarios and exit.")
+@list_option(
+    "--batching",
+    "batching",
+    example="--batching static,dynamic",
+    help="Run each scenario once per batcher (static, dynamic) on the same requests, as <scenario>+<batcher>.",
+)
+@click.option(
+    "--batch-size", type=click.IntRange(1, 256), help="Largest batch on every run (with --batching)."
+)
+@click.option(
+    "--max-wait-ms",
+    type=click.FloatRange(0.0, 3_600_000.0),
+    help="Longest a request waits for its batch to fill, ms (with --batching).",
+)
 @_common
 def compare_command(
     scenarios: list[str],
     list_only: bool,
+    batching: list[str],
+    batch_size: int | None,
+    max_wait_ms: float | None,
     policies: list[str],
     out: str | None,
     csv_path: str | None,
@@ -173,12 +191,14 @@ def compare_command(
     seed_list = _seeds(seeds, base)
     names = _scenarios(tuple(scenarios))
     pols = _policies(tuple(policies))
+    modes = check_modes(list(batching))
     configs = []
     for n in names:
         for s in seed_list:
             cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
             validate_events(cfg, cfg.load_board())
-            configs.append((n if len(seed_list) == 1 else f"{n}-s{s}", cfg))
+            label = n if len(seed_list) == 1 else f"{n}-s{s}"
+            configs.extend(batching_variants(label, cfg, modes, batch_size, max_wait_ms))
     check_executor(executor, scheduler)
     with make_executor(executor, workers, scheduler) as ex:
         rows, oracles = run_grid(

@@ -8,7 +8,7 @@ difference between two rows is the policies' doing, not luck (a paired compariso
 Metrics per run: sustained throughput (the run recorder's steady window) and its ratio to the
 oracle (:mod:`thermogov.sim.compare.oracle`), maximum fused and per-sensor temperature, seconds with the
 fused value at or above the spec's 85 °C trip, seconds the governor's hard-limit override was
-in force (some sensor at its hard limit), energy per inference, p99 latency and cap changes.
+in force (some sensor at its hard limit), energy per inference, p50/p99 latency and cap changes.
 Runs are independent, so they spread over processes or a Dask cluster (the sweep executors).
 
 With ``iso_limit`` every kernel baseline in the comparison also appears as ``<policy>@iso``: the
@@ -55,6 +55,7 @@ CSV_COLUMNS = (
     "above_trip_s",
     "hard_limit_s",
     "energy_per_inference_j",
+    "p50_ms",
     "p99_ms",
     "cap_changes",
     "cap_changes_per_min",
@@ -95,6 +96,7 @@ class RunRow:
     probes: int | None = None
     #: A probe stopped early because it broke its bound (its throughput is not measured).
     stopped: bool = False
+    p50_ms: float | None = None
 
     @property
     def cap_changes_per_min(self) -> float | None:
@@ -253,6 +255,7 @@ def run_policy(
         hard_limit_s=round(meter.limit_s, 3),
         energy_per_inference_j=(energy / inferences) if (energy and inferences) else None,
         p99_ms=lat.get("p99"),
+        p50_ms=lat.get("p50"),
         cap_changes=int(s.get("cap_changes", 0)),
         run_dir=str(res.run_dir),
         fused_std_c=meter.fused_std_c,
@@ -458,7 +461,7 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
     out: list[str] = []
     head = (
         f"{'policy':<20} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
-        f"{'>trip s':>7} {'limit s':>7} {'std °C':>6} {'mJ/inf':>7} {'p99 ms':>7} {'changes':>7} "
+        f"{'>trip s':>7} {'limit s':>7} {'std °C':>6} {'mJ/inf':>7} {'p50 ms':>7} {'p99 ms':>7} {'changes':>7} "
         f"{'chg/min':>7} {'trip':>5}"
     )
     for scen in dict.fromkeys(r.scenario for r in rows):
@@ -475,7 +478,7 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
             out.append(
                 f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
                 f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
-                f"{_fmt(r.hard_limit_s):>7} {_fmt(r.fused_std_c):>6} {_fmt(epi):>7} {_fmt(r.p99_ms):>7} "
+                f"{_fmt(r.hard_limit_s):>7} {_fmt(r.fused_std_c):>6} {_fmt(epi):>7} {_fmt(r.p50_ms):>7} {_fmt(r.p99_ms):>7} "
                 f"{r.cap_changes:>7} {_fmt(r.cap_changes_per_min):>7} {_trip_txt(r):>5}"
                 + (f" {r.tuned_params}" if r.tuned_params else "")
             )

@@ -243,6 +243,7 @@ def simulate(
         if world.shutdown_reason == "battery empty"
         else None,
         "dropped_requests": world.server.dropped,
+        "batching": world.server.batching_summary(),
         # The plant integrates power exactly at every event, finer than the 100 ms trace.
         "energy_j": round(world.energy_j, 4),
         "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,

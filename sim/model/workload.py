@@ -1,7 +1,9 @@
 """Inference load: arrivals, a batcher and one accelerator pipeline, advanced between events.
 
-Service time of a batch of k inferences is ``batch_fixed + k * per``, with ``per`` from
-:func:`thermogov.costmodel.inference_time_s` at the clocks in force.  Clocks only change at
+Service time of a batch is ``batch_fixed + per * (m_1 + ... + m_k)``, with ``per`` from
+:func:`thermogov.costmodel.per_item_time_s` at the clocks in force and ``m_i`` request i's
+work multiplier (mean 1, :mod:`thermogov.sim.model.servicetime`); the batch's size comes from
+the batcher (:mod:`thermogov.sim.model.batcher`).  Clocks only change at
 governor ticks and protection polls, so between two simulator events the speed is constant
 and the queue can be advanced in closed form (saturating load) or request by request
 (Poisson/bursty), without one SimPy event per inference: a saturating stream on an Orin is
@@ -10,12 +12,18 @@ and the queue can be advanced in closed form (saturating load) or request by req
 A batch in progress keeps its remaining *fraction of work* across a clock change, so a batch
 that straddles a cap change takes the right mix of fast and slow time.
 
-Arrivals and the service are independent random streams, so two policies compared on the
-same seed see exactly the same requests (paired comparison).
+Arrivals and the service multipliers are independent random streams, and a multiplier belongs
+to its request, so two policies (or two batchers) compared on the same seed see exactly the
+same requests carrying exactly the same work (paired comparison, common random numbers).
+
+A frame's latency is its queueing, its batch's time on the pipeline's slowest stage
+(``compute``) and its time in the other stages (``prepost``: on a Jetson the CPU's pre- and
+post-processing around the GPU, overlapped with other frames so it costs no throughput).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Mapping
 
@@ -24,7 +32,9 @@ import numpy as np
 from thermogov import costmodel
 from thermogov.board import ModelProfile
 from thermogov.config import WorkloadConfig
+from thermogov.sim.model.batcher import make_batcher
 from thermogov.sim.model.latency import LatencyHistogram
+from thermogov.sim.model.servicetime import BatchWork, ServiceDraws, spread_for
 
 
 class ArrivalProcess:
@@ -68,59 +78,94 @@ class ArrivalProcess:
 
 
 class InferenceServer:
-    """One pipeline (the accelerator), FIFO queue, batches of up to ``batch_size``."""
+    """One pipeline (the accelerator), FIFO queue, batches from the configured batcher."""
 
-    def __init__(self, model: ModelProfile, cfg: WorkloadConfig, rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        model: ModelProfile,
+        cfg: WorkloadConfig,
+        rng: np.random.Generator,
+        work_rng: np.random.Generator | None = None,
+    ) -> None:
         self.model = model
         self.cfg = cfg
         self.saturating = cfg.kind == "saturating"
         self.arrivals = None if self.saturating else ArrivalProcess(cfg, rng)
+        self.batcher = make_batcher(cfg, model.batch_fixed_s)
         self.batch = cfg.batch_size
+        self.spread = spread_for(model, cfg)
+        # Without a stream of its own (a caller that only counts arrivals) the work is drawn
+        # from a child of the arrival stream's seed, still independent of the arrivals.
+        self.draws = ServiceDraws(self.spread, work_rng or np.random.default_rng(rng.integers(2**63)))
+        self._work = BatchWork(self.draws, self.batch) if self.saturating else None
         self.completed = 0
         self.dropped = 0
+        self.batches = 0
         self.total = LatencyHistogram()
         self.queueing = LatencyHistogram()
         self.compute = LatencyHistogram()
+        self.prepost = LatencyHistogram()
         self._queue: deque[float] = deque()
+        self._queue_work: deque[float] = deque()
         self._per = 0.0
+        self._other_stages = 0.0
+        self._cores_full: dict[str, float] = {}
         self._freqs: dict[str, int] = {}
-        self._cores_busy: dict[str, float] = {}
-        self._full: dict[str, float] | None = None
-        # Batch in service: remaining work fraction, its start time, its size, its arrivals.
+        # Batch in service: remaining work fraction, its start time, size, work, arrivals.
         self._busy = self.saturating
         self._remaining = 1.0
         self._start = 0.0
         self._size = self.batch if self.saturating else 0
+        self._batch_work = float(self.batch)
+        self._j = 0  # saturating: index of the batch in service
+        if self._work is not None:
+            self._batch_work = self._work.one(0)
         self._members: list[float] = []
         self._t = 0.0
         self.duty = 1.0  # the lever's duty cycle (sim/model/loadlevel.py); 0 = standby
 
     def set_load(self, model: ModelProfile, duty: float) -> None:
-        """Run ``model`` (an inference mode's cost) at ``duty`` of the pipeline's time."""
-        self.model = model
+        """Run ``model`` (an inference mode's cost) at ``duty`` of the pipeline's time.
+
+        The duty cycle stretches every batch by ``1/duty``, its fixed overhead included, while
+        the cores compute only ``duty`` of it (sim/model/loadlevel.py); 0 is standby.
+        """
         self.duty = duty
+        stretched = 0.0 < duty < 1.0
+        self.model = (
+            dataclasses.replace(model, batch_fixed_s=model.batch_fixed_s / duty) if stretched else model
+        )
         self.set_clocks(self._freqs)
 
     def set_clocks(self, freqs_hz: Mapping[str, int]) -> None:
         self._freqs = dict(freqs_hz)
-        self._per = costmodel.inference_time_s(self.model, freqs_hz)
-        self._cores_busy = costmodel.busy_cores(self.model, freqs_hz, 1.0)
-        self._full = None
-        self._full = self.busy_cores(1.0)
+        stages = costmodel.stage_times_s(self.model, freqs_hz)
+        self._per = max(stages.values())
+        self._other_stages = sum(stages.values()) - self._per
+        # Busy cores while the pipeline computes (the batch overhead is discounted per batch).
+        m = self.model
+        self._cores_full = {
+            d: costmodel.compute_time_s(m, d, freqs_hz[d]) / self._per * m.threads.get(d, 1) for d in m.cycles
+        }
+        if 0.0 < self.duty < 1.0:  # the lever's duty cycle: 1/duty of the time, duty of the work
+            self._per /= self.duty
+            self._cores_full = {d: c * self.duty for d, c in self._cores_full.items()}
 
-    def _service(self, k: int) -> float:
-        return (self.model.batch_fixed_s + k * self._per) / self.duty
+    def _service(self, work: float) -> float:
+        return self.model.batch_fixed_s + work * self._per
 
     def busy_cores(self, busy_fraction: float) -> dict[str, float]:
         """Average busy cores per domain while the pipeline is busy ``busy_fraction`` of the time."""
-        if busy_fraction == 1.0 and self.saturating and self._full is not None:
-            return self._full
-        if self.duty == 0.0:
-            return dict.fromkeys(self._cores_busy, 0.0)
-        k = self._size or self.batch
-        compute_fraction = k * self._per / self._service(k)
-        f = busy_fraction * compute_fraction
-        return {d: f * c for d, c in self._cores_busy.items()}
+        # The compute share of a batch's time at its mean work: the power over an interval
+        # averages many batches, so one request's luck does not move the board's heat.
+        work = float(self._size or self.batch)
+        f = busy_fraction * work * self._per / self._service(work)
+        return {d: f * c for d, c in self._cores_full.items()}
+
+    @property
+    def in_system(self) -> int:
+        """Requests queued or in service now (Little's L, sampled)."""
+        return len(self._queue) + self._size
 
     # -- advancing --------------------------------------------------------------------------
     def advance(self, t_end: float) -> float:
@@ -140,45 +185,76 @@ class InferenceServer:
         """Nothing is served; a camera's frames beyond the queue are dropped."""
         while self.arrivals is not None and self.arrivals.next_t <= t_end:
             a = self.arrivals.pop()
+            m = self.draws.next()  # drawn even when dropped: request i keeps its work
             if len(self._queue) >= self.cfg.queue_limit:
                 self.dropped += 1
             else:
                 self._queue.append(a)
+                self._queue_work.append(m)
 
     def _finish(self, t: float) -> None:
         k = self._size
+        self.batches += 1
         if self.saturating:
-            # No queueing in a saturating stream: compute == total, queueing == 0 (summary).
-            self.total.add(t - self._start, k)
+            # No queueing in a saturating stream: compute == its batch's time, queueing == 0.
+            self.total.add(t - self._start + self._other_stages, k)
+            self.compute.add(t - self._start, k)
         else:
             svc = t - self._start
+            other = self._other_stages
             for a in self._members:
-                self.total.add(t - a)
+                self.total.add(t - a + other)
                 self.queueing.add(self._start - a)
                 self.compute.add(svc)
+        if self._other_stages:
+            self.prepost.add(self._other_stages, k)
         self.completed += k
 
     def _advance_saturating(self, t_end: float) -> float:
+        work = self._work
+        assert work is not None
         t = self._t
-        s = self._service(self.batch)
+        s = self._service(self._batch_work)
         left = self._remaining * s
         if t + left > t_end:
             self._remaining -= (t_end - t) / s
             return t_end - t
         t += left
         self._finish(t)
-        n_full = int((t_end - t) / s)
-        if n_full:
-            self.total.add(s, n_full * self.batch)
-            self.completed += n_full * self.batch
-            t += n_full * s
+        j = self._j + 1
+        bf, per, k = self.model.batch_fixed_s, self._per, self.batch
+        avail = t_end - t
+        n = int(avail / (bf + k * per))
+
+        def span_s(n: int) -> float:
+            return n * bf + per * (work.cum(j + n) - work.cum(j))
+
+        while n > 0 and span_s(n) > avail:
+            n -= 1
+        while span_s(n + 1) <= avail:
+            n += 1
+        if n:
+            times = bf + per * work.span(j, n)
+            self.total.add_many(times + self._other_stages, k)
+            self.compute.add_many(times, k)
+            if self._other_stages:
+                self.prepost.add(self._other_stages, n * k)
+            self.completed += n * k
+            self.batches += n
+            t += span_s(n)
+            j += n
+        work.forget_before(j)
+        self._j = j
+        self._batch_work = work.one(j)
         self._start = t
-        self._remaining = 1.0 - (t_end - t) / s
+        self._remaining = 1.0 - (t_end - t) / self._service(self._batch_work)
         return t_end - self._t
 
     def _dispatch(self, t: float) -> None:
-        k = min(self.batch, len(self._queue))
-        self._members = [self._queue.popleft() for _ in range(k)]
+        k = self.batcher.take(len(self._queue))
+        q, qw = self._queue, self._queue_work
+        self._members = [q.popleft() for _ in range(k)]
+        self._batch_work = sum(qw.popleft() for _ in range(k))
         self._size = k
         self._start = t
         self._remaining = 1.0
@@ -188,10 +264,11 @@ class InferenceServer:
         assert self.arrivals is not None
         t = self._t
         busy = 0.0
-        wait = self.cfg.max_wait_ms / 1000.0
+        batcher = self.batcher
+        wait = batcher.max_wait_s
         while True:
             if self._busy:
-                s = self._service(self._size)
+                s = self._service(self._batch_work)
                 done_at = t + self._remaining * s
             else:
                 done_at = float("inf")
@@ -202,38 +279,62 @@ class InferenceServer:
             nxt = min(done_at, arrive_at, deadline)
             if nxt > t_end:
                 if self._busy:
-                    self._remaining -= (t_end - t) / self._service(self._size)
+                    self._remaining -= (t_end - t) / self._service(self._batch_work)
                     busy += t_end - t
                 return busy
             if self._busy:
-                self._remaining -= (nxt - t) / self._service(self._size)
+                self._remaining -= (nxt - t) / self._service(self._batch_work)
                 busy += nxt - t
             t = nxt
             if nxt == done_at:
                 self._finish(t)
                 self._busy = False
                 self._size = 0
+                batcher.observe(len(self._queue))
             elif nxt == arrive_at:
                 a = self.arrivals.pop()
+                m = self.draws.next()  # drawn even when dropped: request i keeps its work
                 if len(self._queue) >= self.cfg.queue_limit:
                     self.dropped += 1
                 else:
                     self._queue.append(a)
+                    self._queue_work.append(m)
             if (
                 not self._busy
                 and self._queue
-                and (len(self._queue) >= self.batch or t >= self._queue[0] + wait - 1e-12)
+                and (len(self._queue) >= batcher.flush_at or t >= self._queue[0] + wait - 1e-12)
             ):
                 self._dispatch(t)
 
     def latency_summary_ms(self) -> dict[str, object]:
         total = self.total.summary_ms()
+        prepost = self.prepost.summary_ms()
         if self.saturating:
             zero = {k: (0.0 if v is not None else None) for k, v in total.items()}
-            return {"total": total, "queueing": zero, "compute": dict(total), "dropped": self.dropped}
+            return {
+                "total": total,
+                "queueing": zero,
+                "compute": self.compute.summary_ms(),
+                "prepost": prepost,
+                "dropped": self.dropped,
+            }
         return {
             "total": total,
             "queueing": self.queueing.summary_ms(),
             "compute": self.compute.summary_ms(),
+            "prepost": prepost,
             "dropped": self.dropped,
+        }
+
+    def batching_summary(self) -> dict[str, object]:
+        """What the batcher did and the service spread it worked on (the summary's ``batching``)."""
+        return {
+            "mode": self.batcher.mode,
+            "max_batch": self.batch,
+            "max_wait_ms": self.cfg.max_wait_ms,
+            "batches": self.batches,
+            "mean_batch": round(self.completed / self.batches, 4) if self.batches else None,
+            "service_cv": self.spread.cv,
+            "service_tail_prob": self.spread.tail_prob,
+            "service_tail_factor": self.spread.tail_factor,
         }

@@ -37,7 +37,13 @@ class SimWorld(Telemetry):
         self.t = 0.0
         seeds = np.random.SeedSequence(config.seed).spawn(2 + len(board.sensors))
         self.plant = ThermalPlant.from_profile(board.thermal, config.sim.ambient_c)
-        self.server = InferenceServer(board.model, config.sim.workload, np.random.default_rng(seeds[0]))
+        # Arrivals (seeds[0]) and each request's work (seeds[1]) on streams of their own.
+        self.server = InferenceServer(
+            board.model,
+            config.sim.workload,
+            np.random.default_rng(seeds[0]),
+            np.random.default_rng(seeds[1]),
+        )
         self.domains = {d.name: SimDomain(d, self._clocks_changed) for d in board.domains}
         self.throttles = [
             ThrottleProtection(p, self.domains) for p in board.protections if p.kind == "throttle"

@@ -10,14 +10,24 @@ SIGTERM must still put every limit back exactly.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import signal
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 from tests.hw import fakesys
 from tests.hw.procutil import DEADLINE_S, paths, script, start_run, wait_line
+from tests.hw.test_hw_notify import _messages as notify_messages
+from tests.hw.test_hw_notify import _start as notify_start
+from tests.hw.test_hw_notify import fake_systemd  # noqa: F401  (the fixture)
 from tests.hw.test_hw_status_live import poll
+from thermogov.board import load_board
+from thermogov.config import Config, SensorOverride, SimConfig
+from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget, restart_key
+from thermogov.policies import PolicyContext, configured_policy
+from thermogov.powerconfig import PowerConfig
 
 POLICY0_MAX = "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"
 LOWEST_KHZ, HIGHEST_KHZ = 729600, 1510400
@@ -90,3 +100,84 @@ def test_sighup_without_a_config_file_is_refused_and_keeps_governing(tmp_path: P
         proc.communicate(timeout=DEADLINE_S)
     assert proc.returncode == 0
     assert tree.snapshot() == before
+
+
+def test_only_decision_keys_may_change_without_a_restart() -> None:
+    old = Config()
+    assert restart_key(old, dataclasses.replace(old, policy="hysteresis")) is None
+    assert restart_key(old, dataclasses.replace(old, policies={"stepped": {"trip_c": 80.0}})) is None
+    assert restart_key(old, dataclasses.replace(old, power=PowerConfig(discharging_w=8.0))) is None
+    assert (
+        restart_key(old, dataclasses.replace(old, sim=SimConfig(duration_s=5.0))) is None
+    )  # ignored on a board
+    assert restart_key(old, dataclasses.replace(old, board="rpi5")) == "run.board"
+    assert restart_key(old, dataclasses.replace(old, out="elsewhere")) == "run.out"
+    changed = dataclasses.replace(old, sensors={"cpu": SensorOverride(weight=2.0)})
+    assert restart_key(old, changed) == "sensors.cpu.enabled"  # a new [sensors.cpu] table
+
+
+def test_an_unchanged_policy_keeps_its_state_and_a_new_one_starts_fresh() -> None:
+    board = load_board("jetson-orin-nano")
+    tables = {d.name: tuple(d.opp_hz) for d in board.domains}
+    ctx = PolicyContext(board=board, tables_hz=tables, control_period_s=0.1, sensor_names=("cpu",), extra={})
+    running = Config(policy="hysteresis")
+    nxt = {"cfg": running}
+
+    gov = SimpleNamespace(policy=configured_policy("hysteresis", {}, ctx), limiters=[])
+    first = gov.policy
+    logs: list[str] = []
+    r = Reloader(lambda: nxt["cfg"], running, ReloadTarget(board, ctx, tables), logs.append, "t.toml")
+    assert r.apply(gov) == RELOAD and gov.policy is first  # same policy, same parameters
+    nxt["cfg"] = dataclasses.replace(running, policies={"hysteresis": {"trip_c": 80.0}})
+    assert r.apply(gov) == RELOAD and gov.policy is not first
+    assert r.count == 2 and logs[-1] == "reloaded t.toml: policy hysteresis"
+
+
+def test_a_burst_of_sighups_neither_stops_nor_hurries_the_loop(tmp_path: Path) -> None:
+    """A SIGHUP wakes the daemon's wait; the wait must resume, not run the next instant early.
+
+    Control instants are every 100 ms from the start, so in a run that kept its schedule no two
+    trace rows fall into the same 100 ms slot; an instant run early would share its slot with
+    the one before it.
+    """
+    tree = fakesys.orin_nano(tmp_path / "root", cpu_mc=60000, gpu_mc=60000)
+    before = tree.snapshot()
+    proc = start_run(tmp_path)
+    try:
+        wait_line(proc, "thermogov: started")
+        for _ in range(40):
+            proc.send_signal(signal.SIGHUP)
+        wait_line(proc, "reloaded", stream="stderr")
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0, err.decode()
+    assert tree.snapshot() == before
+    (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    with (run_dir / "trace.csv").open() as fh:
+        t = [float(r["t_s"]) for r in csv.DictReader(fh)]
+    if "fell" in err.decode():  # a stalled machine re-planned the schedule: slots moved
+        return
+    slots = [int(x / 0.1 + 1e-6) for x in t]
+    assert len(slots) == len(set(slots)), "an instant ran before its deadline"
+    assert "reload" in " ".join(_events(run_dir))
+
+
+def test_systemd_status_says_whether_the_reload_took(tmp_path: Path, fake_systemd) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    sock, path = fake_systemd
+    proc = notify_start(tmp_path, path)
+    try:
+        notify_messages(sock, "READY=1")
+        (tmp_path / "hysteresis.toml").write_text('[run]\npolicy = "performance"\n')
+        proc.send_signal(signal.SIGHUP)
+        took = notify_messages(sock, "STATUS=")[-1]
+        assert took == f"STATUS=reloaded {tmp_path / 'hysteresis.toml'}: policy performance"
+        (tmp_path / "hysteresis.toml").write_text("[run]\npolicy = 3\n")
+        proc.send_signal(signal.SIGHUP)
+        refused = notify_messages(sock, "STATUS=")[-1]
+        assert refused.startswith("STATUS=reload rejected:") and "run.policy" in refused
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0

@@ -22,7 +22,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.hw import fakesys
-from tests.hw.procutil import DEADLINE_S, run_cli, script, start_run, wait_line
+from tests.hw.procutil import DEADLINE_S, paths, run_cli, script, start_run, wait_line
 
 POLICY0_MAX = "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"
 
@@ -95,18 +95,7 @@ def test_a_killed_daemon_leaves_a_state_said_to_be_stale(tmp_path: Path, hot: fa
     r = run_cli("status", "--state", str(state))
     assert r.returncode == 1
     assert r.stdout.startswith(f"STALE: daemon pid {proc.pid} is not running")
-    assert run_cli("restore", *_restore_args(tmp_path)).returncode == 0
-
-
-def _restore_args(tmp: Path) -> list[str]:
-    return [
-        "--sysfs-root",
-        str(tmp / "root"),
-        "--state-dir",
-        str(tmp / "state"),
-        "--lock-file",
-        str(tmp / "thermogov.lock"),
-    ]
+    assert run_cli("restore", *paths(tmp_path)).returncode == 0
 
 
 def test_the_application_counter_reaches_state_trace_and_summary(
@@ -165,15 +154,15 @@ def test_metrics_are_served_and_written_in_the_exposition_format(
 
 def test_bad_metrics_options_exit_2_with_nothing_written(tmp_path: Path, hot: fakesys.FakeTree) -> None:
     before = hot.snapshot()
-    r = run_cli("run", *_restore_args(tmp_path), "--metrics-textfile", str(tmp_path / "thermogov.txt"))
+    r = run_cli("run", *paths(tmp_path), "--metrics-textfile", str(tmp_path / "thermogov.txt"))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "*.prom" in r.stderr
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        r = run_cli("run", *_restore_args(tmp_path), "--metrics-port", str(port))
+        r = run_cli("run", *paths(tmp_path), "--metrics-port", str(port))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and f"--metrics-port {port}" in r.stderr
-    r = run_cli("run", *_restore_args(tmp_path), "--state-file", "/sys/thermogov.json")
+    r = run_cli("run", *paths(tmp_path), "--state-file", "/sys/thermogov.json")
     assert r.returncode == 2 and "outside it" in r.stderr
     assert hot.snapshot() == before
     assert not (tmp_path / "state" / "journal.json").exists()

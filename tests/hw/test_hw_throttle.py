@@ -301,7 +301,7 @@ def test_published_state_and_metrics_carry_the_throttle_counts_by_kind(
     from prometheus_client.parser import text_string_to_metric_families
 
     import thermogov.hw.publish as publish
-    from thermogov.hw.metrics import families
+    from thermogov.hw.metrics import families, series
 
     t = fakesys.rpi4(tmp_path / "root", cpu_mc=60000)
     pi_firmware(t, 0x50005)
@@ -322,7 +322,7 @@ def test_published_state_and_metrics_carry_the_throttle_counts_by_kind(
 
     class _Doc:
         def collect(self):  # type: ignore[no-untyped-def]
-            return families(doc)
+            return families(series(doc))
 
     reg = CollectorRegistry()
     reg.register(_Doc())

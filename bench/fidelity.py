@@ -1,0 +1,205 @@
+"""How well the calibration generalises: every real log with a load change, fitted on its first 40 %.
+
+Run: ``python bench/fidelity.py [--data DIR] [--holdout 0.6] [--only SUBSTRING] [--json]``.
+The logs are read from ``$THERMOGOV_REAL_DATA`` or the team's data folder beside the clone
+(``tests/realdata.py``); the bench says so and exits 0 when neither exists.
+
+Per log: the board (named by the log, else by the board the log's source says it was recorded
+on, see :data:`RECORDED_ON`), held-out RMSE of the open-loop prediction over the last 60 %,
+the persistence baseline (last training reading held), skill ``1 - rmse/persistence``, the
+steady-state error where the log reaches one, and the fit's wall time.  Totals are checked
+against issue 10's targets: held-out RMSE <= 1.5 °C on >= 80 % of the logs, skill > 0 on all,
+steady state within 2 °C.  A log that cannot be calibrated is a row with its one-line cause
+and counts as a miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.realdata import REAL_DATA  # noqa: E402  (the one locator of the real-log folder)
+
+TARGET_RMSE_C = 1.5
+TARGET_SHARE = 0.8
+TARGET_STEADY_C = 2.0
+
+# Logs that do not name their board (stressberry's free-text name, home-made CSV loggers): the
+# board their source recorded them on (SOURCES.md beside the logs), by file-name prefix.
+RECORDED_ON: tuple[tuple[str, str], ...] = (
+    (r"^rpi_3b_", "rpi3"),  # not rpi_3bplus_: the B+ is another board (no profile)
+    (r"^rpi_4b", "rpi4"),
+)
+SKIP_PREFIXES = ("sysfs_",)  # single sysfs snapshots, not time series
+
+
+@dataclass
+class Row:
+    log: str
+    board: str
+    rows: int = 0
+    span_s: float = 0.0
+    rmse_c: float | None = None
+    persistence_c: float | None = None
+    skill: float | None = None
+    steady_err_c: float | None = None
+    fit_s: float = 0.0
+    variant: str | None = None
+    cause: str = ""
+
+    @property
+    def ok_rmse(self) -> bool:
+        return self.rmse_c is not None and self.rmse_c <= TARGET_RMSE_C
+
+    @property
+    def ok_skill(self) -> bool:
+        return self.skill is not None and self.skill > 0
+
+
+def board_for(path: Path, hint: str | None) -> str | None:
+    from thermogov.board import builtin_board_names
+    from thermogov.importers.models import profile_for
+
+    names = builtin_board_names()
+    name, _why = profile_for(hint, names)
+    if name is not None:
+        return name
+    for pattern, board in RECORDED_ON:
+        if re.search(pattern, path.name) and board in names:
+            return board
+    return None
+
+
+def has_load_change(data: Any, board: Any) -> bool:
+    """Whether anything drives the model: a varying logged input or a step seen in the temperature."""
+    from thermogov.interfaces import ThermogovError
+    from thermogov.sim.calibration.inputs import derive_inputs
+
+    try:
+        return bool(derive_inputs(data, board).varying)
+    except ThermogovError:
+        return False
+
+
+def measure(path: Path, holdout: float) -> Row | None:
+    """One log's row, or None when it is no calibration candidate (no board, no temperature, no load change)."""
+    import numpy as np
+
+    from thermogov.board import load_board
+    from thermogov.importers import parse_log
+    from thermogov.interfaces import ThermogovError
+    from thermogov.sim.calibration.calibrate import calibrate, load_log_data
+
+    try:
+        hint = parse_log(path).board_hint
+        data = load_log_data(path)
+    except ThermogovError:
+        return None
+    name = board_for(path, hint)
+    if name is None:
+        return None
+    board = load_board(name)
+    if not any(np.isfinite(v).any() for v in data.temps_c.values()) or not has_load_change(data, board):
+        return None
+    row = Row(path.name, name, len(data.t_s), float(data.t_s[-1] - data.t_s[0]))
+    t0 = time.process_time()
+    try:
+        r = calibrate(data, board, holdout=holdout)
+    except ThermogovError as e:
+        row.cause = str(e).replace(str(path), path.name)
+        row.fit_s = time.process_time() - t0
+        return row
+    row.fit_s = time.process_time() - t0
+    row.rmse_c, row.persistence_c, row.skill = r.rmse_holdout_c, r.rmse_persistence_c, r.skill
+    row.variant = r.variant
+    if r.steady is not None and r.steady.error_c is not None:
+        row.steady_err_c = r.steady.error_c
+    return row
+
+
+def _f(v: float | None, fmt: str = "{:.2f}") -> str:
+    return "—" if v is None or not math.isfinite(v) else fmt.format(v)
+
+
+def table(rows: list[Row]) -> str:
+    head = (
+        "| log | board | rows | span s | held-out RMSE °C | persistence °C | skill | steady err °C | fit s |"
+    )
+    out = [head, "|" + "---|" * 9]
+    for r in rows:
+        board = r.board + (f" ({r.variant})" if r.variant else "")
+        rmse = _f(r.rmse_c) if not r.cause else f"refused: {r.cause}"
+        out.append(
+            f"| {r.log} | {board} | {r.rows} | {r.span_s:.0f} | {rmse} | {_f(r.persistence_c)} | "
+            f"{_f(r.skill, '{:+.2f}')} | {_f(r.steady_err_c, '{:+.2f}')} | {r.fit_s:.1f} |"
+        )
+    return "\n".join(out)
+
+
+def totals(rows: list[Row]) -> dict[str, Any]:
+    n = len(rows)
+    steady = [r.steady_err_c for r in rows if r.steady_err_c is not None]
+    ok_rmse = sum(r.ok_rmse for r in rows)
+    ok_skill = sum(r.ok_skill for r in rows)
+    ok_steady = sum(abs(e) <= TARGET_STEADY_C for e in steady)
+    return {
+        "logs": n,
+        "rmse_ok": ok_rmse,
+        "rmse_share": ok_rmse / n if n else 0.0,
+        "skill_positive": ok_skill,
+        "steady_measured": len(steady),
+        "steady_ok": ok_steady,
+        "max_fit_s": max((r.fit_s for r in rows), default=0.0),
+        "targets_met": n > 0 and ok_rmse >= TARGET_SHARE * n and ok_skill == n and ok_steady == len(steady),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=REAL_DATA, help="folder of real logs")
+    ap.add_argument("--holdout", type=float, default=0.6, help="tail fraction kept out of the fit")
+    ap.add_argument("--only", default="", help="only logs whose file name contains this")
+    ap.add_argument("--json", action="store_true", help="rows and totals as JSON")
+    args = ap.parse_args()
+    if not args.data.is_dir():
+        print(f"{args.data}: no real logs here (set THERMOGOV_REAL_DATA); nothing to measure")
+        return 0
+    rows: list[Row] = []
+    for path in sorted(args.data.iterdir()):
+        if not path.is_file() or path.suffix == ".md" or path.name.startswith(SKIP_PREFIXES):
+            continue
+        if args.only and args.only not in path.name:
+            continue
+        row = measure(path, args.holdout)
+        if row is not None:
+            rows.append(row)
+            if not args.json:
+                skill = _f(row.skill, "{:+.2f}")
+                print(f"  {row.log}: {_f(row.rmse_c)} °C, skill {skill}, {row.fit_s:.1f} s", file=sys.stderr)
+    tot = totals(rows)
+    if args.json:
+        print(json.dumps({"rows": [r.__dict__ for r in rows], "totals": tot}, indent=2))
+        return 0
+    print(table(rows))
+    print()
+    print(
+        f"held-out RMSE <= {TARGET_RMSE_C} °C: {tot['rmse_ok']}/{tot['logs']} ({tot['rmse_share']:.0%}, target >= "
+        f"{TARGET_SHARE:.0%}); skill > 0: {tot['skill_positive']}/{tot['logs']} (target all); steady state within "
+        f"{TARGET_STEADY_C} °C: {tot['steady_ok']}/{tot['steady_measured']} measured; slowest fit {tot['max_fit_s']:.1f} s; "
+        f"targets {'met' if tot['targets_met'] else 'NOT met'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""Which of a profile's housings a log was recorded in: declared, or picked by a cheap pre-fit.
+
+A profile may describe one board in several housings (``[enclosures.<name>]`` in the board
+TOML: a dev kit's fan heatsink, a sealed case).  Their heat paths differ by up to tenfold, and
+the bounded fit (x/÷ 10 around the prior) cannot walk from one to the other, so the fit has to
+start from the right one.  Each candidate is fitted once to a loose tolerance on the training
+part only; the lowest cost (data and priors together, each candidate measured against its own
+priors, with the same number of parameters) wins, and the full fit starts from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from thermogov.board import BoardProfile, with_enclosure
+from thermogov.interfaces import ThermogovError
+from thermogov.sim.calibration.data import LogData
+
+PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ by far more than this
+
+
+def candidates(board: BoardProfile) -> list[str]:
+    return [board.enclosure, *(e.name for e in board.enclosures)]
+
+
+def choose_enclosure(
+    data: LogData,
+    board: BoardProfile,
+    build: Callable[[BoardProfile], object],
+    solve: Callable[[object], float],
+    declared: str | None = None,
+) -> tuple[BoardProfile, str | None]:
+    """(the profile in the chosen housing, a note for the user or None).
+
+    ``build`` makes a fit problem for a profile and ``solve`` returns its pre-fit cost; they are
+    passed in so that this module does not depend on the fit (which imports it).
+    """
+    if declared is not None:
+        return with_enclosure(board, declared), f"enclosure {declared} (declared)"
+    names = candidates(board)
+    if len(names) == 1:
+        return board, None
+    costs: dict[str, float] = {}
+    for name in names:
+        try:
+            costs[name] = solve(build(with_enclosure(board, name)))
+        except ThermogovError:
+            costs[name] = np.inf
+    best = min(names, key=lambda n: (costs[n], names.index(n)))
+    ranked = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
+    return with_enclosure(board, best), (
+        f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {ranked}); "
+        "declare it with --enclosure"
+    )
