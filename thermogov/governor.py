@@ -14,6 +14,8 @@ The latest :class:`~thermogov.interfaces.PowerStatus` the telemetry reports is k
 :attr:`Governor.power_status` (a change of state is a ``power:<state>`` event), and cap
 limiters (:class:`CapLimiter`: power budgets, Li-ion limits) may only lower the policy's caps,
 so the power-aware parts can never raise a clock the thermal policy or a safety rule lowered.
+A :class:`~thermogov.loadgov.LoadGovernor` then picks the inference mode and, when even the
+lowest caps cannot hold the trip, steps the load down (it too only ever lowers the caps).
 
 Caps are written only when they change (writes cost syscalls on a board and every write is a
 chance for EBUSY); the effective clock is read back each tick because firmware and kernel
