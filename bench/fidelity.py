@@ -168,7 +168,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=REAL_DATA, help="folder of real logs")
     ap.add_argument("--holdout", type=float, default=0.6, help="tail fraction kept out of the fit")
-    ap.add_argument("--only", default="", help="only logs whose file name contains this")
+    ap.add_argument(
+        "--only", default="", help="only logs whose file name contains one of these (comma-separated)"
+    )
     ap.add_argument("--json", action="store_true", help="rows and totals as JSON")
     args = ap.parse_args()
     if not args.data.is_dir():
@@ -178,7 +180,7 @@ def main() -> int:
     for path in sorted(args.data.iterdir()):
         if not path.is_file() or path.suffix == ".md" or path.name.startswith(SKIP_PREFIXES):
             continue
-        if args.only and args.only not in path.name:
+        if args.only and not any(part in path.name for part in args.only.split(",")):
             continue
         row = measure(path, args.holdout)
         if row is not None:

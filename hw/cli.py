@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
+from thermogov.exitstatus import failure_status
 from thermogov.hw import service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from thermogov.interfaces import RuntimeFailure, ThermogovError
@@ -28,19 +29,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 def _one_line_errors(fn: F) -> F:
     """One line on stderr and the exit status of ``thermogov.cli.main`` (also under CliRunner).
 
-    ThermogovError (bad input) exits 2, RuntimeFailure (the board or another process) exits 1.
+    The mapping is :mod:`thermogov.exitstatus`, the one the root applies.
     """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except ThermogovError as e:
-            click.echo(f"thermogov: error: {e}", err=True)
-            raise click.exceptions.Exit(2) from None
-        except RuntimeFailure as e:
-            click.echo(f"thermogov: error: {e}", err=True)
-            raise click.exceptions.Exit(1) from None
+        except (ThermogovError, RuntimeFailure) as e:
+            status, line = failure_status(e)
+            click.echo(f"thermogov: {line}", err=True)
+            raise click.exceptions.Exit(status) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -313,12 +312,8 @@ def _run_steps(plan: Callable[[], list[service.Step]]) -> None:
     steps = plan()
     try:
         service.apply(steps, click.echo)
-    except service.ServiceRuntimeError as e:
-        click.echo(f"thermogov: error: {e}", err=True)
-        sys.exit(1)
     except OSError as e:
-        click.echo(f"thermogov: error: {e.filename}: {e.strerror}; check --root and permissions", err=True)
-        sys.exit(1)
+        raise RuntimeFailure(f"{e.filename}: {e.strerror}; check --root and permissions") from e
 
 
 _install_root_opt = click.option(
@@ -359,6 +354,7 @@ def service_command() -> None:
 @click.option(
     "--enable", is_flag=True, help="Also run systemctl daemon-reload and enable --now (only with --root /)."
 )
+@_one_line_errors
 def install_command(root: Path, venv: Path | None, config: Path, enable: bool) -> None:
     """Write the unit (pointing at this venv's thermogov) and, if none exists, the example config.
 
@@ -378,6 +374,7 @@ def install_command(root: Path, venv: Path | None, config: Path, enable: bool) -
 @service_command.command("uninstall")
 @_install_root_opt
 @_unit_config_opt
+@_one_line_errors
 def uninstall_command(root: Path, config: Path) -> None:
     """Remove the unit and the config if `service install` wrote them and they are unedited.
 

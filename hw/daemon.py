@@ -45,6 +45,7 @@ from thermogov.board import BoardProfile
 from thermogov.budget import limiter_summary, power_limiters
 from thermogov.client import default_inferences_path
 from thermogov.config import Config
+from thermogov.fan import FanController
 from thermogov.fusion import SensorSpec
 from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw.appcounter import AppCounter
@@ -52,10 +53,12 @@ from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
+from thermogov.hw.fan import HwFan, require_fan
 from thermogov.hw.idle import IdleInjector
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
+    AttrEntry,
     Journal,
     JournalEntry,
     new_journal_data,
@@ -268,6 +271,21 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     return Prepared(tree, eff, cfg, bmap, reason, specs)
 
 
+def open_governed_fan(prep: Prepared, dry_run: bool, log: Log) -> HwFan | None:
+    """The fan, when the config gives it to the governor (found and free of rivals, or exit 2)."""
+    if not prep.config.fan.governed:
+        return None
+    dev = require_fan(prep.tree)
+    log(f"governing the fan {dev.describe(prep.tree)}")
+    return HwFan(prep.tree, dev, dry_run=dry_run)
+
+
+def fan_controller(config: Config, fan: HwFan | None) -> FanController | None:
+    if fan is None:
+        return None
+    return FanController(fan, config.fan.curve(fan.levels, trip_of(config)), config.fan.dwell_s)
+
+
 def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     return [
         JournalEntry(a.name, f.label, f.min_rel, f.max_rel, f.scale_hz, lo, hi)
@@ -282,11 +300,16 @@ def _restore_all(
     log: Log,
     root: Path,
     idle: IdleInjector | None = None,
+    fan: HwFan | None = None,
 ) -> None:
-    """Put every captured window (and idle-injection state) back; the journal goes only once
-    all writes succeeded."""
+    """Put every captured window (and idle-injection state, and the fan) back; the journal goes
+    only once all writes succeeded."""
     errors = []
-    restorable: list[CapActuator | IdleInjector] = [*([idle] if idle is not None else []), *actuators]
+    restorable: list[CapActuator | IdleInjector | HwFan] = [
+        *([idle] if idle is not None else []),
+        *([fan] if fan is not None else []),
+        *actuators,
+    ]
     for a in restorable:
         try:
             a.restore()
@@ -329,6 +352,7 @@ class Runner:
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
         self.load: LoadGovernor | None = None  # inference mode and load level (published)
+        self.fan_ctl: FanController | None = None
         self.reloader: Reloader | None = None
         self.publisher: StatePublisher | None = None
         self.started_unix = time.time()
@@ -380,6 +404,8 @@ class Runner:
                 if msg:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
+            fan = open_governed_fan(prep, opts.dry_run, self.log)
+            fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(
                 board=prep.board,
                 tables_hz={a.name: a.table_hz for a in actuators},
@@ -399,7 +425,9 @@ class Runner:
                 self.log,
                 opts.config_source or "the config",
             )
-            recorder = TraceGuard(RunRecorder.create(out_dir, prep.config, prep.board, "hw"), self.log)
+            recorder = TraceGuard(
+                RunRecorder.create(out_dir, prep.config, prep.board, "hw", fan=fan is not None), self.log
+            )
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
                 workload.start()
@@ -439,8 +467,11 @@ class Runner:
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
             if journal is not None:
                 states = idle.originals() if idle is not None else None
-                journal.write(new_journal_data(prep.tree, _journal_entries(actuators), states))
-            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle)
+                fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
+                journal.write(
+                    new_journal_data(prep.tree, _journal_entries(actuators), states=states, attrs=fan_attrs)
+                )
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle, fan)
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
@@ -457,8 +488,9 @@ class Runner:
                 on_log=self.log,
                 limiters=self.limiters,
                 load=self.load,
+                fan=fan_ctl,
             )
-            dry_ios = [a.io for a in actuators if isinstance(a.io, DryRunIO)]
+            dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             if idle is not None and isinstance(idle.io, DryRunIO):
                 dry_ios.append(idle.io)
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
@@ -467,6 +499,7 @@ class Runner:
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
         extra: dict[str, Any] = {
             **self.stats.summary(),
+            **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
             "dry_run": self.opts.dry_run,
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,

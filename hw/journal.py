@@ -34,7 +34,7 @@ from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.idle import StateEntry, restore_states
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
-from thermogov.hw.owned import check_idle_state, check_window, owned_windows
+from thermogov.hw.owned import check_fan_attribute, check_idle_state, check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -75,6 +75,14 @@ class JournalEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class AttrEntry:
+    """One single-valued attribute as it was before thermogov touched it (a fan's speed or mode)."""
+
+    rel: str
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
 class JournalData:
     pid: int
     boot_id: str
@@ -82,6 +90,7 @@ class JournalData:
     created: float
     entries: tuple[JournalEntry, ...]
     states: tuple[StateEntry, ...] = ()  # idle-injection cooling devices (hw/idle.py)
+    attrs: tuple[AttrEntry, ...] = ()  # the fan's (hw/fan.py); restored before the journal is deleted
 
 
 def pid_alive(pid: int) -> bool:
@@ -162,6 +171,7 @@ class Journal:
             if body.get("sha256") != checksum(body):
                 raise ValueError("checksum mismatch: the file was edited or torn")
             entries = tuple(JournalEntry(**e) for e in body["entries"])
+            attrs = tuple(AttrEntry(**a) for a in body.get("attrs", []))
             return JournalData(
                 int(body["pid"]),
                 str(body["boot_id"]),
@@ -169,6 +179,7 @@ class Journal:
                 float(body["created"]),
                 entries,
                 tuple(StateEntry(**e) for e in body.get("states", [])),
+                attrs,
             )
         except (ValueError, KeyError, TypeError, RecursionError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
@@ -182,10 +193,19 @@ class Journal:
 
 
 def new_journal_data(
-    tree: SysfsTree, entries: list[JournalEntry], states: list[StateEntry] | None = None
+    tree: SysfsTree,
+    entries: list[JournalEntry],
+    states: list[StateEntry] | None = None,
+    attrs: list[AttrEntry] | None = None,
 ) -> JournalData:
     return JournalData(
-        os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries), tuple(states or ())
+        os.getpid(),
+        read_boot_id(tree),
+        str(tree.root),
+        time.time(),
+        tuple(entries),
+        tuple(states or ()),
+        tuple(attrs or ()),
     )
 
 
@@ -198,6 +218,35 @@ def validate_states(tree: SysfsTree, states: tuple[StateEntry, ...]) -> None:
                 f"journal entry {e.device!r} refused: {why}; nothing was written "
                 "(check the board with `thermogov doctor`, then delete the journal)"
             )
+
+
+def validate_attrs(tree: SysfsTree, attrs: tuple[AttrEntry, ...]) -> tuple[list[AttrEntry], list[str]]:
+    """Like :func:`validate_entries`, for single attributes (the fan's)."""
+    good, missing = [], []
+    for a in attrs:
+        why, absent = check_fan_attribute(tree, a.rel, a.value)
+        if not why:
+            good.append(a)
+        elif absent:
+            missing.append(why)
+        else:
+            raise JournalError(
+                f"journal entry {a.rel!r} refused: {why}; nothing was written "
+                "(check the board with `thermogov doctor`, then delete the journal)"
+            )
+    return good, missing
+
+
+def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
+    """Write each journaled attribute back (speeds before modes); returns the failures."""
+    errors = []
+    for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")):
+        try:
+            tree.own(a.rel)
+            tree.write_int(a.rel, a.value)
+        except ActuatorError as err:
+            errors.append(str(err))
+    return errors
 
 
 def validate_entries(
@@ -274,15 +323,20 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors = validate_entries(tree, data.entries)
     validate_states(tree, data.states)
+    good_attrs, attr_missing = validate_attrs(tree, data.attrs)
+    errors += attr_missing
     errors += restore_entries(tree, good)
     errors += restore_states(tree, data.states)
+    errors += restore_attrs(tree, good_attrs)
     if errors:
         raise RuntimeFailure(
             f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "
             f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete()
-    return f"restored {len(data.entries)} limit window(s) left by pid {data.pid} (not running)"
+    idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
+    fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
+    return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running)"
 
 
 def live_holder(pid: int) -> bool:

@@ -123,6 +123,16 @@ def series(doc: Mapping[str, Any] | None) -> list[Series]:
         )
     if power is not None:
         out.append(Series("thermogov_power_watts", "gauge", "Board input power", [((), power)]))
+    fan = doc.get("fan")
+    if fan is not None:  # only while the governor owns a fan (thermogov.fan)
+        out.append(
+            Series(
+                "thermogov_fan_level",
+                "gauge",
+                "Level of the fan the governor owns (0: slowest)",
+                [((), fan["level"])],
+            )
+        )
     return out
 
 

@@ -13,6 +13,11 @@ back only if
   highest of ``available_frequencies`` for a devfreq device (its OPP table,
   Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``.
 
+A fan attribute (``cur_state`` of the ``pwm-fan`` cooling device, ``pwm1`` / ``pwm1_enable``
+of the ``pwmfan`` hwmon) is written back only if it belongs to the fan discovery finds now
+(:func:`thermogov.hw.fan.discover_fan`) and the value lies in its range (0..``max_state``,
+0..255, 0..3).
+
 Anything else is refused with the reason, before a single write.  A window whose device is not
 on the board now is not written either, but that is reported as a restore left incomplete
 (the device may come back: a CPU cluster brought online, a driver loaded), not as tampering.
@@ -23,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import CpufreqPolicy, Inventory
+from thermogov.hw.fan import discover_fan, fan_attribute_range
 from thermogov.hw.idle import is_idle_type
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
@@ -128,3 +134,22 @@ def check_idle_state(tree: SysfsTree, rel: str, value: int) -> str:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
         return f"{base}: state {value!r} is outside 0..{top}"
     return ""
+
+
+FAN_ATTRIBUTES = ("cur_state", "pwm1", "pwm1_enable")
+
+
+def check_fan_attribute(tree: SysfsTree, rel: str, value: object) -> tuple[str, bool]:
+    """Why this journaled fan attribute may not be written ("" when it may), and whether the
+    only reason is that the fan is not on the board now (see :func:`check_window`)."""
+    if rel.rstrip("/").rsplit("/", 1)[-1] not in FAN_ATTRIBUTES:
+        return f"{rel} is not a fan attribute thermogov owns ({', '.join(FAN_ATTRIBUTES)})", False
+    dev = discover_fan(tree)
+    if dev is None:
+        return f"{rel}: no pwm-fan on this board now", True
+    span = fan_attribute_range(tree, dev, rel)
+    if span is None:
+        return f"{rel} is not an attribute of the fan found now ({dev.describe(tree)})", False
+    if isinstance(value, bool) or not isinstance(value, int) or not span[0] <= value <= span[1]:
+        return f"{rel}: {value!r} is outside its range {span[0]}..{span[1]}", False
+    return "", False

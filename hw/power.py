@@ -43,6 +43,10 @@ def is_external(s: Supply) -> bool:
     return t in EXTERNAL_TYPES or t.startswith("usb")
 
 
+# What read() looks at on the battery each call (Documentation/ABI/testing/sysfs-class-power).
+PER_TICK_BATTERY_ATTRS = ("status", "capacity", "power_now", "voltage_now", "current_now", "temp")
+
+
 class PowerSupplyReader:
     """Reads the board's supplies each call: the first battery, and whether any charger is online."""
 
@@ -53,9 +57,21 @@ class PowerSupplyReader:
         self.battery = next((s for s in supplies if is_battery(s)), None)
         self.external = tuple(s for s in supplies if is_external(s))
         self._clock = clock
+        # The daemon reads these every tick: through descriptors kept open (pread, re-validated
+        # on every read by SysfsTree), not an exists() and an open/read/close each.  A kept
+        # file that vanishes (a USB supply unplugged) reads as an error, i.e. unknown, as a
+        # missing one did; a file that appears later is read the plain way.
+        self._kept: set[str] = set()
+        per_tick = [f"{s.rel}/online" for s in self.external]
+        if self.battery is not None:
+            per_tick += [f"{self.battery.rel}/{a}" for a in PER_TICK_BATTERY_ATTRS]
+        for rel in per_tick:
+            if tree.exists(rel):
+                tree.keep_open(rel)
+                self._kept.add(rel)
 
     def _int(self, rel: str) -> int | None:
-        if not self._tree.exists(rel):
+        if rel not in self._kept and not self._tree.exists(rel):
             return None
         try:
             return self._tree.read_int(rel)

@@ -122,8 +122,6 @@ class StatePublisher:
             mode=gov.mode or None,
             load_level=gov.load.level_label if gov.load is not None else None,
             throttle=self.throttle_counts() if self.throttle_counts is not None else None,
-            # The governor's inference mode and load level go here, as the optional `mode=` and
-            # `load_level=` of build_state, once it has them.
         )
         if self.path is not None:
             try:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from thermogov.interfaces import ConfigError, ThermogovError
+from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 
 UNIT_NAME = "thermogov.service"
 UNIT_DIR = Path("/etc/systemd/system")
@@ -46,8 +46,8 @@ HEADER = (
 ENABLE_HINT = "sudo systemctl daemon-reload && sudo systemctl enable --now thermogov"
 
 
-class ServiceRuntimeError(Exception):
-    """systemctl failed: not the user's input, so exit status 1."""
+class ServiceRuntimeError(RuntimeFailure):
+    """systemctl failed: not the user's input, so exit status 1 (thermogov.exitstatus)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,8 @@ def summary_lines(s: State, stale: str | None) -> list[str]:
     else:
         rate = "?" if s.rate_ips is None else f"{s.rate_ips:.1f} inf/s"
         lines.append(f"throughput: {s.inferences_total} inferences, {rate}")
-    throttle = ", ".join(f"{k} {v}" for k, v in s.throttle.items()) or "none"
+    # The state lists every kind the board can report from 0 (for the metrics); say the ones seen.
+    throttle = ", ".join(f"{k} {v}" for k, v in s.throttle.items() if v) or "none"
     lines.append(f"throttle events: {throttle}; reloads: {s.reloads}")
     return lines
 

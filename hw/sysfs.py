@@ -15,9 +15,9 @@ It also concentrates the three safety rules in one place:
   path and the errno (EIO, ENODATA, EBUSY, EACCES, EINVAL ...) with a hint how to fix it.
 
 Values are never cached: a sensor value must be the kernel's value now.  Most files are opened
-fresh on every read; the few a run reads every period (sensors, effective clocks, power rails)
-are registered with :meth:`SysfsTree.keep_open` and read with ``pread`` at offset 0 on a
-descriptor kept open, which makes sysfs call the attribute's ``show()`` again
+fresh on every read; the few a run reads every period (sensors, effective clocks, power rails,
+the power supplies' state) are registered with :meth:`SysfsTree.keep_open` and read with
+``pread`` at offset 0 on a descriptor kept open, which makes sysfs call the attribute's ``show()`` again
 (Documentation/filesystems/sysfs.rst, "pread(2) with an offset of 0"; kernel commit 2424b5dd062c
 "sysfs: refill attribute buffer when reading from offset 0").  A kept descriptor is re-validated
 on every read the way a fresh open would resolve the path: the path is ``stat``-ed (following

@@ -153,12 +153,14 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
             "latency p50/p95/p99",
             f"{_fmt(lat.get('p50'))} / {_fmt(lat.get('p95'))} / {_fmt(lat.get('p99'), ' ms')}",
         ),
+        *latency_rows(s),
         ("max fused temperature", _fmt(s["max_fused_c"], " °C")),
         ("max per sensor", ", ".join(f"{k} {_fmt(v, ' °C')}" for k, v in s["max_sensor_c"].items())),
         ("time above trip", _fmt(s["time_above_trip_s"], f" s (trip {s['trip_c']:g} °C)")),
         ("energy", _fmt(s["energy_j"], " J")),
         ("inferences per joule", _fmt(s["inferences_per_joule"])),
         ("cap changes", str(s["cap_changes"])),
+        *fan_rows(s),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
         *mitigation_rows(s),
         ("ended", ended_text(s)),
@@ -170,6 +172,34 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         click.echo(f"{k:<{width}}  {v}")
     if run_dir is not None:
         click.echo(f"{'run folder':<{width}}  {run_dir}")
+
+
+def fan_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fan's line, for a board whose profile has one (``[fan]``)."""
+    if "fan_switches" not in s:
+        return []
+    stalled = ", stalled" if s.get("fan_stalled") else ""
+    return [
+        (
+            "fan",
+            f"{s.get('fan_owner', '?')}-driven, {s['fan_switches']} switches "
+            f"({_fmt(s['fan_switches_per_hour'], '/h')}), mean level {_fmt(s['fan_level_mean'])}, "
+            f"{_fmt(s.get('fan_energy_j'), ' J')}{stalled}",
+        )
+    ]
+
+
+def latency_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where a request's time goes (mean ms) and how it was batched (docs/workload.md)."""
+    lat = s.get("latency_ms") or {}
+    means = [(lat.get(part) or {}).get("mean") for part in ("queueing", "compute", "prepost")]
+    b = s.get("batching") or {}
+    rows = []
+    if any(m is not None for m in means):
+        rows.append(("latency queue/compute/pre-post", " / ".join(_fmt(m) for m in means) + " ms (mean)"))
+    if b:
+        rows.append(("batching", f"{b['mode']}, mean batch {_fmt(b['mean_batch'])} (max {b['max_batch']})"))
+    return rows
 
 
 def power_rows(s: dict[str, Any]) -> list[tuple[str, str]]:

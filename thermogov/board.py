@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from thermogov import tomlread
+from thermogov.fanprofile import FanProfile, parse_fan_profile
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
 
@@ -196,6 +197,7 @@ class BoardProfile:
     source_file: str = ""
     enclosure: str = "default"  # the name of the housing the network above describes
     enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
+    fan: FanProfile | None = None  # a fan the simulator models (thermogov.fanprofile)
 
     def sensor(self, name: str) -> SensorProfile:
         for s in self.sensors:
@@ -460,6 +462,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     names_seen = [enclosure, *(e.name for e in enclosures)]
     if len(set(names_seen)) != len(names_seen):
         raise ConfigError(f"{where}: enclosure names must differ from each other and from board.enclosure")
+    fan = parse_fan_profile(top.table("fan"), nodes) if top.has("fan") else None
     top.done()
     return BoardProfile(
         name=name,
@@ -474,6 +477,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         source_file=where,
         enclosure=enclosure,
         enclosures=enclosures,
+        fan=fan,
     )
 
 

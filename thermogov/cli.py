@@ -20,6 +20,7 @@ from typing import NoReturn
 import click
 
 from thermogov.clinumbers import harden
+from thermogov.exitstatus import INTERRUPTED, failure_status, one_line
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 LAZY_COMMANDS = {
@@ -144,12 +145,11 @@ def run_main(argv: list[str] | None = None) -> int:
     """The exit status of one command; every failure is reported as one line on stderr."""
     try:
         rv = cli.main(args=argv, prog_name="thermogov", standalone_mode=False)
-    except ThermogovError as e:
-        return _fail(e, f"error: {e}", 2)
-    except RuntimeFailure as e:
-        return _fail(e, f"error: {e}", 1)
+    except (ThermogovError, RuntimeFailure) as e:
+        status, line = failure_status(e)
+        return _fail(e, line, status)
     except (click.exceptions.Abort, KeyboardInterrupt) as e:
-        return _fail(e, "interrupted", 130)
+        return _fail(e, "interrupted", INTERRUPTED)
     except click.ClickException as e:
         return _fail(e, f"error: {usage_line(e)}", 2 if e.exit_code in (1, 2) else e.exit_code)
     except click.exceptions.Exit as e:
@@ -174,8 +174,7 @@ def debug_enabled() -> bool:
 def _fail(exc: BaseException, line: str, code: int) -> int:
     if debug_enabled():
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    text = " ".join(line.split())  # one line whatever the message holds
-    click.echo(f"thermogov: {text}", err=True)
+    click.echo(f"thermogov: {one_line(line)}", err=True)
     return code
 
 

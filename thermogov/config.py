@@ -16,6 +16,7 @@ from typing import Any
 
 from thermogov import tomlread
 from thermogov.board import BoardProfile, load_board, load_board_file
+from thermogov.fanconfig import FanConfig, parse_fan
 from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
 from thermogov.lever import LeverConfig, parse_lever
@@ -74,6 +75,7 @@ EVENT_KINDS = (
     "plugged",
     "unplugged",
     "on_the_move",
+    "fan_stall",
 )
 SUPPLY_EVENTS = ("plugged", "unplugged", "on_the_move")  # need no target; the board's battery
 
@@ -89,6 +91,7 @@ class SimEvent:
     Charging schedules (boards with a battery): ``plugged``: a charger of ``value`` W (0: big
     enough) powers the board and charges the pack; ``unplugged``: the pack powers the board;
     ``on_the_move``: unplugged, and ``value`` W more (motors) drawn from the same pack.
+    ``fan_stall``: the board's fan stops moving air (it still reads back its level).
     """
 
     at_s: float
@@ -133,6 +136,7 @@ class Config:
     power: PowerConfig = field(default_factory=PowerConfig)  # budgets, Li-ion limits
     modes: ModesConfig = field(default_factory=default_modes)  # inference modes (thermogov.modes)
     lever: LeverConfig = field(default_factory=LeverConfig)  # load below the lowest clock
+    fan: FanConfig = field(default_factory=FanConfig)  # [run] fan + [fan]: who drives the fan
 
     # -- resolution against the board -------------------------------------------------------
     def load_board(self) -> BoardProfile:
@@ -176,6 +180,7 @@ class Config:
                 "policy": self.policy,
                 "seed": self.seed,
                 "out": self.out,
+                **({"fan": self.fan.owner} if self.fan.governed else {}),
             },
             "governor": {
                 "control_period_ms": self.governor.control_period_ms,
@@ -219,6 +224,8 @@ class Config:
         d["power"] = self.power.to_dict()
         d["modes"] = self.modes.to_dict()
         d["lever"] = self.lever.to_dict()
+        if self.fan.governed:
+            d["fan"] = self.fan.to_dict()
         if self.sim.events:
             d["sim"]["events"] = [
                 {
@@ -294,7 +301,7 @@ def _event(t: Table) -> SimEvent:
         value=t.number("value", 0.0, minimum=-1000.0, maximum=1000.0),  # °C or a conductance factor
         duration_s=t.number("duration_s", 0.0, minimum=0.0, maximum=MAX_DURATION_S),
     )
-    if e.kind != "ambient" and e.kind not in SUPPLY_EVENTS and not e.target:
+    if e.kind not in ("ambient", "fan_stall") and e.kind not in SUPPLY_EVENTS and not e.target:
         raise ConfigError(f"{t.where}.target: a {e.kind} event needs a target (node or sensor name)")
     t.done()
     return e
@@ -310,7 +317,9 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     check_policy_name(policy, "run.policy")
     seed = run.integer("seed", d.seed, minimum=0, maximum=MAX_SEED)
     out = run.string("out", d.out)
+    fan_owner = run.string("fan", d.fan.owner)
     run.done()
+    fan = parse_fan(fan_owner, top.table("fan", {}))
 
     g = top.table("governor", {})
     gov = GovernorConfig(
@@ -376,6 +385,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         power=power,
         modes=modes,
         lever=lever,
+        fan=fan,
     )
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Protocol
 
+from thermogov.fan import FanController
 from thermogov.fusion import Fusion, SensorSpec
 from thermogov.interfaces import (
     ActuatorError,
@@ -58,6 +59,7 @@ class TickRecord(NamedTuple):
     event: str
     mode: str = ""  # inference mode in force after the decision (thermogov.loadgov)
     load_level: int | None = None  # rung of the lever below the lowest clock; 0 = full load
+    fan_level: int | None = None  # the governed fan's level after the decision (None: no fan owned)
 
 
 class SampleRecord(NamedTuple):
@@ -113,6 +115,7 @@ class Governor:
         on_log: Callable[[str], None] | None = None,
         limiters: Sequence[CapLimiter] = (),
         load: LoadGovernor | None = None,
+        fan: FanController | None = None,
     ) -> None:
         self.specs = tuple(specs)
         missing = [s.name for s in self.specs if s.name not in sensors]
@@ -142,6 +145,7 @@ class Governor:
         self.cap_changes = 0
         self.limiters = list(limiters)
         self.power_status: PowerStatus | None = None  # latest report of the telemetry
+        self.fan = fan  # a governed fan: raised before any clock is lowered (thermogov.fan)
         self.load = load  # inference mode and the lever below the lowest clock
         self._lowest = self.lowest_caps()  # tables are immutable
 
@@ -224,6 +228,8 @@ class Governor:
             if decision.event:
                 events.append(decision.event)
             wanted = decision.caps_hz
+            if self.fan is not None and not fr.hot:
+                wanted = self._fan_first(now_s, fr.fused_c, wanted, events)
             for lim in self.limiters:
                 lowered, lim_events = lim.limit(now_s, wanted, power, self.power_status)
                 if lowered != wanted:  # nearly every tick a limiter lowers nothing
@@ -244,6 +250,8 @@ class Governor:
                 # until the failing one recovers, rather than trusting a half-applied state.
                 self._state = FAILSAFE
                 wanted = self.lowest_caps()
+        if self.fan is not None and (self._state == FAILSAFE or fr.hot):
+            events.extend(self.fan.emergency(now_s))
         self._wanted = wanted
         if wanted != self._caps:
             events.extend(self._apply(wanted))
@@ -265,7 +273,23 @@ class Governor:
             event=" ".join(events),
             mode=self.load.mode if self.load is not None else "",
             load_level=self.load.lever.level if self.load is not None else None,
+            fan_level=None if self.fan is None else self.fan.level,
         )
+
+    def _fan_first(
+        self, now_s: float, fused_c: float, wanted: Mapping[str, int], events: list[str]
+    ) -> dict[str, int]:
+        """The fan before the clocks: a cut the policy wants waits while the fan can still rise."""
+        assert self.fan is not None
+        caps = self._caps
+        wants_cut = any(wanted[n] < caps[n] for n in caps)
+        at_top = all(caps[a.name] >= a.table_hz[-1] for a in self.actuators)
+        hold, fan_events = self.fan.step(now_s, fused_c, wants_cut, at_top)
+        events.extend(fan_events)
+        if hold:
+            events.append("fan_before_clocks")
+            return {n: max(c, caps[n]) for n, c in wanted.items()}
+        return dict(wanted)
 
     def _apply(self, wanted: Mapping[str, int], skip: frozenset[str] = frozenset()) -> list[str]:
         """Write caps that differ from what is in force; count failures, escalate to failsafe."""

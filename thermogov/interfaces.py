@@ -93,6 +93,30 @@ class FrequencyActuator(Protocol):
 
 
 @runtime_checkable
+class FanActuator(Protocol):
+    """A fan the governor owns (a ``pwm-fan`` hwmon or cooling device, or its simulated twin).
+
+    Speeds are ``levels`` discrete steps, 0 the slowest (often off) and ``levels - 1`` the
+    top.  ``apply`` returns the level read back (another agent, such as the kernel's own
+    thermal governor, may have moved it); ``level`` is the one last read back; ``restore``
+    puts back exactly the mode and speed captured at open.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def levels(self) -> int: ...
+
+    @property
+    def level(self) -> int: ...
+
+    def apply(self, level: int) -> int: ...
+
+    def restore(self) -> None: ...
+
+
+@runtime_checkable
 class Clock(Protocol):
     """Seconds on a monotonic time base.  Only runners wait; the governor only reads ``now``."""
 

@@ -86,6 +86,9 @@ class _Totals:
     cap_changes: int = 0
     last_inferences: int | None = None
     ticks: int = 0
+    fan_level: int | None = None
+    fan_switches: int = 0
+    fan_level_s: float = 0.0  # integral of the fan level over time (its mean, once divided)
 
 
 class _Discard:
@@ -102,7 +105,9 @@ class _Discard:
 
 
 class RunRecorder:
-    def __init__(self, run_dir: Path, config: Config, board: BoardProfile, backend: str, run_id: str) -> None:
+    def __init__(
+        self, run_dir: Path, config: Config, board: BoardProfile, backend: str, run_id: str, fan: bool = False
+    ) -> None:
         self.run_dir = run_dir
         self.out_dir = run_dir.parent
         self.config = config
@@ -110,7 +115,9 @@ class RunRecorder:
         self.backend = backend
         self.run_id = run_id
         self.specs = config.sensor_specs(board)
-        self.schema = TraceSchema(tuple(s.name for s in self.specs), tuple(d.name for d in board.domains))
+        self.schema = TraceSchema(
+            tuple(s.name for s in self.specs), tuple(d.name for d in board.domains), fan
+        )
         self.trip_c = trip_of(config)
         self._trace: TraceWriter | _Discard = TraceWriter(run_dir / TRACE_FILE, self.schema)
         self._samples: SampleWriter | _Discard = SampleWriter(run_dir / SAMPLES_FILE)
@@ -127,7 +134,14 @@ class RunRecorder:
 
     @classmethod
     def create(
-        cls, out_dir: Path, config: Config, board: BoardProfile, backend: str, run_id: str | None = None
+        cls,
+        out_dir: Path,
+        config: Config,
+        board: BoardProfile,
+        backend: str,
+        run_id: str | None = None,
+        *,
+        fan: bool = False,
     ) -> RunRecorder:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -135,7 +149,7 @@ class RunRecorder:
         run_dir = out_dir / rid
         run_dir.mkdir(parents=False, exist_ok=run_id is not None)
         (run_dir / CONFIG_FILE).write_text(dumps(config.resolved(board).to_dict()), encoding="utf-8")
-        return cls(run_dir, config, board, backend, rid)
+        return cls(run_dir, config, board, backend, rid, fan)
 
     def drop_files(self) -> None:
         """Stop writing trace and samples (their disk failed); totals and the summary go on."""
@@ -165,6 +179,12 @@ class RunRecorder:
                 tot.energy_known = True
             if tot.last_fused is not None and tot.last_fused >= self.trip_c:
                 tot.above_trip_s += dt
+            if tot.fan_level is not None:
+                tot.fan_level_s += tot.fan_level * dt
+        if rec.fan_level is not None:
+            if tot.fan_level is not None and rec.fan_level != tot.fan_level:
+                tot.fan_switches += 1
+            tot.fan_level = rec.fan_level
         if rec.fused_c is not None and rec.fused_c > tot.max_fused:
             tot.max_fused = rec.fused_c
         if tot.last_caps is not None and rec.caps_hz != tot.last_caps:
@@ -245,6 +265,11 @@ class RunRecorder:
             **self.throttle.summary(tot.last_t),
             **self._episodes.finish(tot.last_t),
         }
+        if self.schema.fan:
+            hours = duration / 3600.0
+            summary["fan_switches"] = tot.fan_switches
+            summary["fan_switches_per_hour"] = round(tot.fan_switches / hours, 2) if hours > 0 else None
+            summary["fan_level_mean"] = round(tot.fan_level_s / duration, 4) if duration > 0 else None
         if extra:
             summary.update(extra)
         write_atomic(self.run_dir / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")

@@ -93,4 +93,6 @@ def build_state(
         },
         "throttle": dict(throttle) if throttle else {},
         "reloads": reloads,
+        # A governed fan's level (thermogov.fan); null when the governor owns no fan.
+        "fan": None if tick.fan_level is None else {"level": tick.fan_level},
     }

@@ -32,6 +32,7 @@ SAMPLE_COLUMNS = ("t_s", "sensor", "value_c", "ok")
 class TraceSchema:
     sensors: tuple[str, ...]
     domains: tuple[str, ...]
+    fan: bool = False  # a fan_level column (the run records a fan's level)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -47,13 +48,14 @@ class TraceSchema:
             "mode",
             "load_level",
             "event",
+            *(("fan_level",) if self.fan else ()),
         )
 
     @classmethod
     def from_columns(cls, columns: Sequence[str]) -> TraceSchema:
         sensors = tuple(c[:-2] for c in columns if c.endswith("_c") and c != "fused_c")
         domains = tuple(c[: -len("_cap_hz")] for c in columns if c.endswith("_cap_hz"))
-        return cls(sensors, domains)
+        return cls(sensors, domains, "fan_level" in columns)
 
 
 def _num(v: float | int | None, fmt: str = "{:.3f}") -> str:
@@ -92,6 +94,8 @@ def format_tick(rec: TickRecord) -> str:
     parts.append(_text(rec.mode))
     parts.append("" if rec.load_level is None else str(rec.load_level))
     parts.append(_text(rec.event))
+    if rec.fan_level is not None:
+        parts.append(str(rec.fan_level))
     return ",".join(parts) + "\n"
 
 
@@ -173,7 +177,8 @@ class TraceWriter(_CsvAppender):
         n_s, n_d = len(schema.sensors), len(schema.domains)
         # %-template for rows with every value present (nearly all of them); a None makes
         # the % operator raise TypeError and the row takes the general path.
-        self._tmpl = "%.3f,%.3f," + "%.3f," * n_s + "%s,%s," + "%d,%d," * n_d + "%.4f,%d,%s,%d,%s\n"
+        self._tmpl = "%.3f,%.3f," + "%.3f," * n_s + "%s,%s," + "%d,%d," * n_d + "%.4f,%d,%s,%d,%s"
+        self._tmpl += ",%d\n" if schema.fan else "\n"
 
     def tick(self, rec: TickRecord) -> None:
         try:
@@ -189,6 +194,7 @@ class TraceWriter(_CsvAppender):
                 _QUOTED.get(rec.mode) or _text(rec.mode),
                 rec.load_level,
                 _QUOTED.get(rec.event) or _text(rec.event),
+                *((rec.fan_level,) if self.schema.fan else ()),
             )
         except TypeError:
             line = format_tick(rec)

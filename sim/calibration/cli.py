@@ -110,7 +110,7 @@ Example:
 )
 @click.option(
     "--enclosure",
-    help="The board's housing, one of the profile's enclosures (`thermogov boards` lists them). "
+    help="The board's housing: the profile's [board] enclosure or one of its [enclosures.NAME] tables. "
     "Default: each is pre-fitted and the best kept.",
 )
 @click.option(

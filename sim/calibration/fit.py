@@ -160,12 +160,13 @@ class FitProblem:
         specs = param_specs(
             board,
             inputs.varying,
-            data.power_w is not None,
+            True,  # idle power is always fitted: see param_specs
             ambient_prior,
             sample_s=sample_s,
             free_ambient=free_ambient,
         )
         train = t <= t[0] + (1.0 - holdout) * (t[-1] - t[0])
+        specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
         return cls(
             board,
@@ -246,6 +247,30 @@ class FitProblem:
         wall = max(0.0, math.log(tau / hi)) + max(0.0, math.log(lo / tau))
         parts.append(np.array([wall / TAU_WALL]))
         return np.concatenate(parts)
+
+
+READINGS_PER_PARAM = 10  # below this many training readings per parameter the network's shape is not fitted
+
+
+def readings_in(data: LogData, sensors: Mapping[str, str], train: np.ndarray) -> int:
+    return int(sum((np.isfinite(data.temps_c[s]) & train).sum() for s in sensors))
+
+
+def reduced_for_sparse_logs(
+    specs: list[ParamSpec], data: LogData, sensors: Mapping[str, str], train: np.ndarray
+) -> list[ParamSpec]:
+    """Fix the network's shape (capacitances, internal links) when the training part is too sparse.
+
+    An sbc-bench report has a reading every 10-40 s: ten readings in the training part cannot
+    determine a dozen parameters, and a fit that tries moves them to their bounds (held-out
+    RMSE 42 °C on one such log).  With fewer than ``READINGS_PER_PARAM`` readings per free
+    parameter only the gains stay free: the paths to ambient, the power scales, the ambient and
+    the initial offset, the combinations a few readings of a level do determine.
+    """
+    n_free = sum(not s.fixed for s in specs)
+    if readings_in(data, sensors, train) >= READINGS_PER_PARAM * n_free:
+        return specs
+    return [dataclasses.replace(s, fixed=True) if s.kind in ("capacitance", "link") else s for s in specs]
 
 
 def _leak_reference(
@@ -374,11 +399,18 @@ def calibrate(
         housing_note = None
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
-    fixed = [sp.name for sp in specs if sp.fixed]
+    fixed = [sp.name for sp in specs if sp.fixed and sp.kind == "capacitance"]
     if fixed:
         notes.append(
             f"{', '.join(fixed)} not fitted: the node moves only with modes faster than a quarter of the "
             "sample interval, which the log cannot see (kept at the profile's value)"
+        )
+    sparse = [sp.name for sp in specs if sp.fixed and sp.kind == "link"]
+    if sparse:
+        notes.append(
+            f"only {readings_in(data, sensors, train)} readings in the training part (< {READINGS_PER_PARAM} per "
+            "parameter): capacitances and internal links kept at the profile's values, only the gains "
+            "(paths to ambient, power scales, ambient, offset) fitted"
         )
     free_specs = [specs[i] for i in prob.free]
     n_free = len(free_specs)

@@ -156,6 +156,12 @@ def param_specs(
         for d in varying
         if board.domain(d).c_dyn_uw_per_mhz_v2 > 0
     ]
+    # Idle power is fitted even without a power log: it depends on what is plugged in (a Pi 3 B
+    # idles at 0.78-1.32 W with USB, HDMI and Ethernet off or on: F. Guerraz, "Raspberry Pi 3
+    # model B power consumption", medium.com 2017), and held at the profile's value it left the
+    # idle level to the ambient link alone: a board idling warmer than the profile says got a
+    # weaker path to air, which then overstated every load rise the fit had not seen (stressberry
+    # nocase, fitted on 40 %: 5.97 -> 0.91 °C held-out).
     if fit_static:
         specs.append(ParamSpec("static_scale", "static_scale", (), 1.0, POWER_PRIOR, "x", pb))
     a_sd, a_bound = (

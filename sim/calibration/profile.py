@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from thermogov.board import BoardProfile
+from thermogov.fanprofile import fan_profile_to_dict
 
 if TYPE_CHECKING:
     from thermogov.sim.calibration.fit import CalibrationResult
@@ -117,6 +118,8 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
         }
         for p in board.protections
     ]
+    if board.fan is not None:
+        d["fan"] = fan_profile_to_dict(board.fan)
     return d
 
 

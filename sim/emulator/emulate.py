@@ -29,6 +29,7 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, SensorError
 from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
+from thermogov.sim.emulator.fanfiles import EmulatedFan
 from thermogov.sim.emulator.firmwarebits import FirmwareBits
 from thermogov.sim.model.world import SimWorld
 
@@ -58,6 +59,8 @@ class Emulator:
         self.layout: FakeBoardLayout = build_fake_board(board, root, temps)
         self.firmware = FirmwareBits(board, root)
         self.firmware.update(self._firmware_throttling())
+        hwmons = len(list((root / "sys/class/hwmon").glob("hwmon*")))
+        self.fan = EmulatedFan(root, self.world.fan, hwmons) if self.world.fan is not None else None
         self.stop = threading.Event()
 
     def _warm_up(self, seconds: float, step_s: float = 0.5) -> None:
@@ -108,6 +111,8 @@ class Emulator:
                 dom.apply(opp)
         world.advance(t_plant)
         self._poll(t_plant)
+        if self.fan is not None:
+            self.fan.step()
         values = {}
         for s in self.board.sensors:
             rel, scale = self.layout.temp_files[s.name]

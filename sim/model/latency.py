@@ -25,8 +25,8 @@ class LatencyHistogram:
         # Repeated values (a saturating stream at constant clocks repeats one service time)
         # are tallied in a dict first and binned in bulk: far cheaper than a log per sample.
         self._pending: dict[float, int] = {}
-        self._arrays: list[tuple[np.ndarray, int]] = []  # add_many's values, binned in bulk
-        self._array_n = 0
+        self._lists: dict[int, list[float]] = {}  # add_many's values by count, binned in bulk
+        self._list_n = 0
 
     def add(self, seconds: float, count: int = 1) -> None:
         pending = self._pending
@@ -34,27 +34,32 @@ class LatencyHistogram:
         if len(pending) > 4096:
             self._flush()
 
-    def add_many(self, seconds: np.ndarray, count_each: int = 1) -> None:
+    def add_many(self, seconds: list[float], count_each: int = 1) -> None:
         """Many distinct values at once (a saturating stream's batches between two events)."""
-        if len(seconds) == 0:
-            return
-        self._arrays.append((seconds, count_each))
-        self._array_n += len(seconds)
-        if self._array_n > 4096:
-            self._flush_arrays()
+        group = self._lists.get(count_each)
+        if group is None:
+            group = self._lists[count_each] = []
+        group.extend(seconds)
+        self._list_n += len(seconds)
+        if self._list_n > 65536:
+            self._flush_lists()
 
-    def _flush_arrays(self) -> None:
-        for seconds, count_each in self._arrays:
-            idx = np.log(np.maximum(seconds, _LO) / _LO) / _LOG_RATIO
-            i = np.where(seconds <= _LO, 0, np.minimum(idx.astype(np.int64) + 1, _NBINS - 1))
+    def _flush_lists(self) -> None:
+        # One vectorised binning per distinct count: a log and a bincount for the lot.
+        for count_each, values in self._lists.items():
+            if not values:
+                continue
+            arr = np.asarray(values)
+            idx = np.log(np.maximum(arr, _LO) / _LO) / _LOG_RATIO
+            i = np.where(arr <= _LO, 0, np.minimum(idx.astype(np.int64) + 1, _NBINS - 1))
             self.counts += np.bincount(i, minlength=_NBINS) * count_each
-            self.n += len(seconds) * count_each
-            self.total_s += float(seconds.sum()) * count_each
-        self._arrays.clear()
-        self._array_n = 0
+            self.n += len(values) * count_each
+            self.total_s += float(arr.sum()) * count_each
+        self._lists.clear()
+        self._list_n = 0
 
     def _flush(self) -> None:
-        self._flush_arrays()
+        self._flush_lists()
         for seconds, count in self._pending.items():
             i = 0 if seconds <= _LO else min(int(math.log(seconds / _LO) / _LOG_RATIO) + 1, _NBINS - 1)
             self.counts[i] += count

@@ -87,6 +87,12 @@ class ThermalPlant:
         self.to_ambient[self.index[node]] *= factor
         self._decompose()
 
+    def add_ambient_link(self, node: str, delta_w_per_k: float) -> None:
+        """Add conductance to ambient at one node (a fan speeding up; negative: slowing down)."""
+        if delta_w_per_k:
+            self.to_ambient[self.index[node]] += delta_w_per_k
+            self._decompose()
+
     def set_ambient(self, ambient_c: float) -> None:
         """Step the ambient temperature; node temperatures are continuous across the step."""
         self.x += self.ambient_c - ambient_c

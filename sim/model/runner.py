@@ -18,6 +18,7 @@ import simpy
 from thermogov.board import BoardProfile
 from thermogov.budget import limiter_summary, power_limiters
 from thermogov.config import SUPPLY_EVENTS, Config, SimEvent
+from thermogov.fan import FanController
 from thermogov.governor import Governor, TickRecord
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import Policy, PolicyContext, configured_policy
@@ -64,7 +65,30 @@ def build_governor(
         on_sample=recorder.on_sample if recorder else None,
         limiters=power_limiters(config.power, board, {d.name: d.opp_hz for d in board.domains}),
         load=LoadGovernor(config.modes, config.lever, trip_of(config), control=world),
+        fan=governed_fan(config, board, world),
     )
+
+
+def governed_fan(config: Config, board: BoardProfile, world: SimWorld) -> FanController | None:
+    """The fan controller when the config gives the governor the fan (``[run] fan``)."""
+    check_fan(config, board)
+    if not config.fan.governed or world.fan is None:
+        return None
+    curve = config.fan.curve(world.fan.levels, trip_of(config))
+    return FanController(world.fan, curve, config.fan.dwell_s)
+
+
+def check_fan(config: Config, board: BoardProfile) -> None:
+    """A governed fan needs a board whose profile has one, and a curve that parses."""
+    if not config.fan.governed:
+        return
+    if board.fan is None:
+        from thermogov.interfaces import ConfigError
+
+        raise ConfigError(
+            f'run.fan: board {board.name} has no [fan] in its profile; use fan = "board" or a board with a fan (rpi5-fan)'
+        )
+    config.fan.curve(board.fan.levels, trip_of(config))
 
 
 class _Run:
@@ -87,6 +111,8 @@ class _Run:
         self.done = self.env.event()
         self.progress = progress
         self.on_tick = on_tick
+        # A fan the governor does not own follows the board's own curve (the baseline).
+        self.board_fan = self.world.fan if self.gov.fan is None else None
 
     def _stop(self) -> None:
         if not self.done.triggered:
@@ -111,6 +137,8 @@ class _Run:
             for name in due:
                 if name == CONTROL:
                     tick = gov.tick(now)
+                    if self.board_fan is not None:
+                        tick = tick._replace(fan_level=self.board_fan.level)
                     if self.pending:
                         ev = " ".join([*self.pending, tick.event]).strip()
                         tick = tick._replace(event=ev)
@@ -138,6 +166,15 @@ class _Run:
             if events:
                 self.pending.extend(events)
 
+    def board_fan_loop(self, period_ms: int) -> Generator[simpy.Event, Any, None]:
+        env, world, fan = self.env, self.world, self.board_fan
+        assert fan is not None
+        while True:
+            world.advance(env.now / 1000.0)
+            if fan.follow_default_curve():
+                self.pending.append(f"board_fan:{fan.level}")
+            yield env.timeout(period_ms)
+
     def event_at(self, ev: SimEvent) -> Generator[simpy.Event, Any, None]:
         yield self.env.timeout(round(ev.at_s * 1000))
         world = self.world
@@ -150,6 +187,8 @@ class _Run:
         env.process(self.governor_loop())
         for period in sorted({p.period_ms for p in self.board.protections}):
             env.process(self.protection_loop(period))
+        if self.board_fan is not None:
+            env.process(self.board_fan_loop(self.board_fan.profile.default_period_ms))
         for ev in self.config.sim.events:
             env.process(self.event_at(ev))
         env.run(until=self.done)
@@ -173,6 +212,10 @@ def apply_event(world: SimWorld, ev: SimEvent) -> None:
                 f"sim.events: unknown node {ev.target!r}; nodes are {', '.join(world.plant.names)}"
             )
         world.plant.scale_ambient_link(ev.target, ev.value)
+    elif ev.kind == "fan_stall":
+        if world.fan is None:
+            raise ConfigError("sim.events: a fan_stall event needs a board with a [fan] (rpi5-fan)")
+        world.fan.stall()
     else:
         sensor = world.sensors.get(ev.target)
         if sensor is None:
@@ -202,6 +245,11 @@ def validate_events(config: Config, board: BoardProfile) -> None:
             raise ConfigError(
                 f"sim.events[{i}].target: unknown sensor {ev.target!r}; sensors are {', '.join(sorted(sensors))}"
             )
+        if ev.kind == "fan_stall" and board.fan is None:
+            raise ConfigError(
+                f"sim.events[{i}].kind: board {board.name} has no [fan], so a fan_stall event cannot apply; "
+                "use a board with a fan (e.g. rpi5-fan)"
+            )
         if ev.kind in SUPPLY_EVENTS and board.battery is None:
             raise ConfigError(
                 f"sim.events[{i}].kind: board {board.name} has no battery, so a {ev.kind} event cannot "
@@ -211,6 +259,18 @@ def validate_events(config: Config, board: BoardProfile) -> None:
             raise ConfigError(f"sim.events[{i}].value: {ev.value:g} W is negative; use watts >= 0")
         if ev.at_s > config.sim.duration_s:
             raise ConfigError(f"sim.events[{i}].at_s: {ev.at_s:g} s is after the end of the run")
+
+
+def fan_summary(run: _Run) -> dict[str, Any]:
+    fan = run.world.fan
+    if fan is None:
+        return {}
+    return {
+        "fan_owner": "board",
+        **(run.gov.fan.summary() if run.gov.fan is not None else {}),
+        "fan_energy_j": round(run.world.fan_energy_j, 4),
+        "fan_stalled": fan.stalled,
+    }
 
 
 def simulate(
@@ -226,8 +286,11 @@ def simulate(
     board = board or config.load_board()
     validate_events(config, board)
     build_policy(config, board)  # every bad setting fails here, before a folder is created
+    check_fan(config, board)
     recorder = (
-        RunRecorder.create(Path(out_dir), config, board, "sim", run_id) if out_dir is not None else None
+        RunRecorder.create(Path(out_dir), config, board, "sim", run_id, fan=board.fan is not None)
+        if out_dir is not None
+        else None
     )
     run = _Run(config, board, recorder, progress, on_tick)
     run.run()
@@ -249,6 +312,7 @@ def simulate(
         "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,
         **limiter_summary(run.gov.limiters),
         **(run.gov.load.summary() if run.gov.load is not None else {}),
+        **fan_summary(run),
     }
     latency = world.server.latency_summary_ms()
     if recorder is not None:

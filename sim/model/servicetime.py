@@ -142,7 +142,7 @@ class BatchWork:
     def forget_before(self, j: int) -> None:
         """Keep the prefix short: drop what lies behind batch ``j`` (never asked about again)."""
         drop = j - self._base
-        if drop > 4096:
+        if drop > 0:
             off = self._prefix[drop]
             self._prefix = [p - off for p in self._prefix[drop:]]
             self._base = j
@@ -155,8 +155,30 @@ class BatchWork:
     def one(self, j: int) -> float:
         return self.cum(j + 1) - self.cum(j)
 
-    def span(self, j: int, n: int) -> np.ndarray:
-        """Each batch's work for batches ``j .. j+n-1``."""
-        self._extend(j + n)
+    def fit(self, j: int, avail_s: float, fixed_s: float, per_s: float) -> tuple[int, float]:
+        """How many whole batches from ``j`` end within ``avail_s``, and the time they take.
+
+        Batch ``b`` takes ``fixed_s + per_s * work_b``; a guess from the mean work, then a step
+        or two (the spread of ``n`` batches' total is ``cv * sqrt(n)`` of one batch).
+        """
+        n = int(avail_s / (fixed_s + per_s * self.k))
+        self._extend(j + n + 1)
+        p = self._prefix
         i = j - self._base
-        return np.diff(np.asarray(self._prefix[i : i + n + 1]))
+        c0 = p[i]
+        while n > 0 and n * fixed_s + per_s * (p[i + n] - c0) > avail_s:
+            n -= 1
+        while True:
+            if i + n + 1 >= len(p):
+                self._extend(j + n + 1)
+                p = self._prefix
+            if (n + 1) * fixed_s + per_s * (p[i + n + 1] - c0) > avail_s:
+                return n, n * fixed_s + per_s * (p[i + n] - c0)
+            n += 1
+
+    def span(self, j: int, n: int) -> list[float]:
+        """Each batch's work for batches ``j .. j+n-1`` (a plain list: n is a handful)."""
+        self._extend(j + n)
+        p = self._prefix
+        i = j - self._base
+        return [p[a + 1] - p[a] for a in range(i, i + n)]

@@ -110,6 +110,7 @@ class InferenceServer:
         self._per = 0.0
         self._other_stages = 0.0
         self._cores_full: dict[str, float] = {}
+        self._full: dict[str, float] | None = None
         self._freqs: dict[str, int] = {}
         # Batch in service: remaining work fraction, its start time, size, work, arrivals.
         self._busy = self.saturating
@@ -118,6 +119,10 @@ class InferenceServer:
         self._size = self.batch if self.saturating else 0
         self._batch_work = float(self.batch)
         self._j = 0  # saturating: index of the batch in service
+        # Saturating batches completed at constant clocks are binned lazily, from the prefix
+        # sums, when the clocks change or the summary is asked for: no per-batch work here.
+        self._seg_start = 0
+        self._straddle = False  # the batch in service started under other clocks
         if self._work is not None:
             self._batch_work = self._work.one(0)
         self._members: list[float] = []
@@ -140,22 +145,33 @@ class InferenceServer:
     def set_clocks(self, freqs_hz: Mapping[str, int]) -> None:
         self._freqs = dict(freqs_hz)
         stages = costmodel.stage_times_s(self.model, freqs_hz)
-        self._per = max(stages.values())
-        self._other_stages = sum(stages.values()) - self._per
-        # Busy cores while the pipeline computes (the batch overhead is discounted per batch).
+        per = max(stages.values())
+        other = sum(stages.values()) - per
+        if 0.0 < self.duty < 1.0:  # the lever's duty cycle: 1/duty of the time, duty of the work
+            per /= self.duty
+        if self.saturating and self._per and (per, other) != (self._per, self._other_stages):
+            # Batches done at the old clocks are binned now; the one in service straddles.
+            self._bin_segment(self._j)
+            self._seg_start = self._j + 1
+            self._straddle = True
+        self._per = per
+        self._other_stages = other
+        # Busy cores while the pipeline computes (the batch overhead is discounted per batch);
+        # under the lever ``_per`` is stretched by 1/duty, so the cores compute duty of it.
         m = self.model
         self._cores_full = {
             d: costmodel.compute_time_s(m, d, freqs_hz[d]) / self._per * m.threads.get(d, 1) for d in m.cycles
         }
-        if 0.0 < self.duty < 1.0:  # the lever's duty cycle: 1/duty of the time, duty of the work
-            self._per /= self.duty
-            self._cores_full = {d: c * self.duty for d, c in self._cores_full.items()}
+        self._full = None
+        self._full = self.busy_cores(1.0)
 
     def _service(self, work: float) -> float:
         return self.model.batch_fixed_s + work * self._per
 
     def busy_cores(self, busy_fraction: float) -> dict[str, float]:
         """Average busy cores per domain while the pipeline is busy ``busy_fraction`` of the time."""
+        if busy_fraction == 1.0 and self.saturating and self._full is not None:
+            return self._full  # the saturating stream's every interval, computed once per clock change
         # The compute share of a batch's time at its mean work: the power over an interval
         # averages many batches, so one request's luck does not move the board's heat.
         work = float(self._size or self.batch)
@@ -195,20 +211,30 @@ class InferenceServer:
     def _finish(self, t: float) -> None:
         k = self._size
         self.batches += 1
-        if self.saturating:
-            # No queueing in a saturating stream: compute == its batch's time, queueing == 0.
-            self.total.add(t - self._start + self._other_stages, k)
-            self.compute.add(t - self._start, k)
-        else:
-            svc = t - self._start
-            other = self._other_stages
-            for a in self._members:
-                self.total.add(t - a + other)
-                self.queueing.add(self._start - a)
-                self.compute.add(svc)
-        if self._other_stages:
-            self.prepost.add(self._other_stages, k)
+        svc = t - self._start
+        other = self._other_stages
+        for a in self._members:
+            self.total.add(t - a + other)
+            self.queueing.add(self._start - a)
+            self.compute.add(svc)
+        if other:
+            self.prepost.add(other, k)
         self.completed += k
+
+    def _bin_segment(self, upto: int) -> None:
+        """Bin the saturating batches ``seg_start .. upto-1``, all done at the clocks in force."""
+        work = self._work
+        if work is None or upto <= self._seg_start:
+            return
+        n, k = upto - self._seg_start, self.batch
+        bf, per, other = self.model.batch_fixed_s, self._per, self._other_stages
+        times = [bf + per * w for w in work.span(self._seg_start, n)]
+        self.compute.add_many(times, k)
+        self.total.add_many([x + other for x in times] if other else times, k)
+        if other:
+            self.prepost.add(other, n * k)
+        self._seg_start = upto
+        work.forget_before(upto)
 
     def _advance_saturating(self, t_end: float) -> float:
         work = self._work
@@ -220,31 +246,23 @@ class InferenceServer:
             self._remaining -= (t_end - t) / s
             return t_end - t
         t += left
-        self._finish(t)
+        k = self.batch
+        if self._straddle:  # its time mixes two clock settings: binned on its own
+            self._straddle = False
+            other = self._other_stages
+            self.total.add(t - self._start + other, k)
+            self.compute.add(t - self._start, k)
+            if other:
+                self.prepost.add(other, k)
         j = self._j + 1
-        bf, per, k = self.model.batch_fixed_s, self._per, self.batch
-        avail = t_end - t
-        n = int(avail / (bf + k * per))
-
-        def span_s(n: int) -> float:
-            return n * bf + per * (work.cum(j + n) - work.cum(j))
-
-        while n > 0 and span_s(n) > avail:
-            n -= 1
-        while span_s(n + 1) <= avail:
-            n += 1
-        if n:
-            times = bf + per * work.span(j, n)
-            self.total.add_many(times + self._other_stages, k)
-            self.compute.add_many(times, k)
-            if self._other_stages:
-                self.prepost.add(self._other_stages, n * k)
-            self.completed += n * k
-            self.batches += n
-            t += span_s(n)
-            j += n
-        work.forget_before(j)
+        n, span_s = work.fit(j, t_end - t, self.model.batch_fixed_s, self._per)
+        t += span_s
+        j += n
+        self.completed += (n + 1) * k
+        self.batches = j
         self._j = j
+        if j - self._seg_start > 65536:
+            self._bin_segment(j)
         self._batch_work = work.one(j)
         self._start = t
         self._remaining = 1.0 - (t_end - t) / self._service(self._batch_work)
@@ -253,8 +271,12 @@ class InferenceServer:
     def _dispatch(self, t: float) -> None:
         k = self.batcher.take(len(self._queue))
         q, qw = self._queue, self._queue_work
-        self._members = [q.popleft() for _ in range(k)]
-        self._batch_work = sum(qw.popleft() for _ in range(k))
+        if k == 1:  # the common case, without the comprehensions
+            self._members = [q.popleft()]
+            self._batch_work = qw.popleft()
+        else:
+            self._members = [q.popleft() for _ in range(k)]
+            self._batch_work = sum(qw.popleft() for _ in range(k))
         self._size = k
         self._start = t
         self._remaining = 1.0
@@ -307,6 +329,7 @@ class InferenceServer:
                 self._dispatch(t)
 
     def latency_summary_ms(self) -> dict[str, object]:
+        self._bin_segment(self._j)
         total = self.total.summary_ms()
         prepost = self.prepost.summary_ms()
         if self.saturating:

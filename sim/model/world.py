@@ -21,6 +21,7 @@ from thermogov.interfaces import PowerStatus
 from thermogov.modes import ModeCost
 from thermogov.sim.model.battery import SimBattery
 from thermogov.sim.model.domains import SimDomain, ThrottleProtection
+from thermogov.sim.model.fan import SimFan
 from thermogov.sim.model.loadlevel import scaled_model
 from thermogov.sim.model.overcurrent import OverCurrentProtection
 from thermogov.sim.model.plant import ThermalPlant
@@ -53,6 +54,8 @@ class SimWorld(Telemetry):
         self.overcurrents = [
             OverCurrentProtection(p, self.domains) for p in board.protections if p.kind == "overcurrent"
         ]
+        self.fan = SimFan(board.fan, self.plant) if board.fan is not None else None
+        self.fan_energy_j = 0.0
         self.sensors = {
             s.name: SimSensor(s, self._node_reader(s.node), self._now, np.random.default_rng(seeds[2 + i]))
             for i, s in enumerate(board.sensors)
@@ -156,6 +159,10 @@ class SimWorld(Telemetry):
                 pw += leak * exp(min(beta * (x[node] + amb - ref), 50.0))
             power[node] += pw
             total += pw
+        if self.fan is not None:
+            fan_w = self.fan.power_w  # leaves in the airflow: board power, heats no node
+            total += fan_w
+            self.fan_energy_j += fan_w * dt
         bat = self.battery
         if bat is not None:
             was = bat.state()

@@ -129,3 +129,38 @@ def test_a_real_throttled_log_without_a_clock_keeps_its_plateau(name: str) -> No
     assert 78.0 <= float(np.nanmax(r.predicted_c)) <= 86.0
     for p in r.params:
         assert p.value > 0 or p.unit == "°C"
+
+
+@pytest.mark.parametrize(
+    ("name", "board"),
+    [
+        ("rpi_4b_stressberry_nocase.dat", "rpi4"),
+        ("sbcbench_agx-orin_4ax9.txt", "jetson-agx-orin"),
+        ("tegrastats_xaviernx_gpuburn_stressng.log", "jetson-xavier-nx"),
+    ],
+)
+def test_parameters_stay_in_their_physical_ranges_on_real_logs(name: str, board: str) -> None:
+    """Fitted on 40 % of a real log, every value stays inside the board class's range: thermal
+    values within x/÷ 10 of the profile, power scales within x/÷ 4, the ambient within 6 °C of
+    its prior, the slowest time constant within 20 s .. 1.5 h (sim/calibration/model.py)."""
+    from tests.realdata import REAL_DATA, absent
+    from thermogov.sim.calibration.model import (
+        AMBIENT_BOUND_C,
+        POWER_BOUND,
+        TAU_SLOW_RANGE_S,
+        THERMAL_BOUND,
+    )
+
+    path = REAL_DATA / name
+    if not path.is_file():
+        pytest.skip(absent(path))
+    r = calibrate(load_log_data(path), load_board(board), holdout=0.6)
+    for p in r.params:
+        if p.name.startswith(("C[", "G[")):
+            assert 1 / THERMAL_BOUND * 0.999 <= p.value / p.prior <= THERMAL_BOUND * 1.001, p
+        elif p.name.startswith(("dyn_scale", "static_scale")):
+            assert 1 / POWER_BOUND * 0.999 <= p.value / p.prior <= POWER_BOUND * 1.001, p
+        elif p.name == "ambient":
+            assert abs(p.value - p.prior) <= AMBIENT_BOUND_C + 1e-6, p
+    lo, hi = TAU_SLOW_RANGE_S
+    assert lo * 0.9 <= r.time_constants_s[0] <= hi * 1.1

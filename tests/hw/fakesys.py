@@ -499,3 +499,43 @@ class KernelTree(SysfsTree):
         lo = min([f for f in table if f >= min(max(req_lo, table[0]), hi)] or [hi])
         Path(d, hi_name).write_text(f"{hi}\n")
         Path(d, lo_name).write_text(f"{lo}\n")
+
+
+def pwm_fan(
+    t: FakeTree,
+    *,
+    board: str = "rpi5",
+    hwmon: int = 2,
+    cdev: int | None = 0,
+    pwm: int = 75,
+    state: int = 1,
+    enable: int = 1,
+    rpm: int = 2804,
+) -> FakeTree:
+    """The pwm-fan driver's files, shaped like a real board's.
+
+    Raspberry Pi 5: hwmon ``pwmfan`` under ``/sys/devices/platform/cooling_fan`` and thermal
+    ``cooling_device0`` of type ``pwm-fan``, states 0..4 (bcm2712-rpi-5-b.dts; sbc-bench
+    rpi5_4I1w lists ``pwmfan-isa-0000`` at 2804 RPM).  Jetson Orin: hwmon ``pwmfan`` under
+    ``/sys/devices/platform/pwm-fan`` (``hwmon2`` on an AGX Orin, jetson_stats#428); pass
+    ``cdev=None`` for a tree where only the hwmon controls it.
+    """
+    device = "cooling_fan" if board == "rpi5" else "pwm-fan"
+    real = f"sys/devices/platform/{device}/hwmon/hwmon{hwmon}"
+    t.write(f"{real}/name", "pwmfan\n")
+    t.write(f"{real}/pwm1", pwm)
+    t.write(f"{real}/pwm1_enable", enable)
+    t.write(f"{real}/fan1_input", rpm)
+    t.link(f"sys/class/hwmon/hwmon{hwmon}", real)
+    if cdev is not None:
+        creal = f"sys/devices/virtual/thermal/cooling_device{cdev}"
+        t.write(f"{creal}/type", "pwm-fan\n")
+        t.write(f"{creal}/max_state", 4)
+        t.write(f"{creal}/cur_state", state)
+        t.link(f"sys/class/thermal/cooling_device{cdev}", creal)
+    return t
+
+
+def fan_daemon(t: FakeTree, name: str = "nvfancontrol", pid: int = 812) -> None:
+    """A running fan daemon as ``/proc/<pid>/comm`` shows it."""
+    t.write(f"proc/{pid}/comm", name + "\n")

@@ -153,3 +153,43 @@ def test_unreadable_status_and_no_charger_is_no_report(tmp_path: Path) -> None:
 
 def test_no_supply_at_all_is_mains(tmp_path: Path) -> None:
     assert _reader(fakesys.rpi5(tmp_path)).read().state == "mains"
+
+
+def test_the_per_tick_supply_reads_use_kept_descriptors_and_see_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The daemon asks for the power state every tick: after the first read no attribute is
+    opened again, values changed in place are read, and an unplugged charger is unknown, then
+    read again when it comes back."""
+    import os
+
+    t = fakesys.orin_nano(tmp_path)
+    t.supply("BAT0", BAT0 + "\nPOWER_SUPPLY_POWER_NOW=5064000", temp_decic=300)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=1", kind="Mains")
+    reader = _reader(t)
+    first = reader.read()
+    assert (first.state, first.capacity_pct, first.power_w, first.battery_temp_c) == (
+        "discharging",
+        74.0,
+        5.064,
+        30.0,
+    )
+    opens: list[str] = []
+    real_open = os.open
+
+    def counting(path, flags, *a):  # type: ignore[no-untyped-def]
+        opens.append(os.fspath(path))
+        return real_open(path, flags, *a)
+
+    monkeypatch.setattr(os, "open", counting)
+    psy = "sys/devices/platform/fake-psy/power_supply"
+    t.write(f"{psy}/BAT0/capacity", "73\n")  # in place, as a driver updates it
+    t.write(f"{psy}/BAT0/status", "Charging\n")
+    again = reader.read()
+    assert (again.state, again.capacity_pct) == ("charging", 73.0)
+    assert opens == []  # every per-tick attribute came through its kept descriptor
+    online = t.root / psy / "AC" / "online"
+    online.unlink()  # the charger's attribute vanishes (a USB supply unplugged)
+    assert reader.online() is None
+    online.write_text("0\n")
+    assert reader.online() is False

@@ -121,7 +121,8 @@ def check_04(figures: dict[str, Any], text: str, builder: Any) -> None:
         assert re.search(rf"\| `{re.escape(name)}` \| {value:g} ", text), name
         p = fitted[name]
         assert p["prior"] != pytest.approx(value, rel=0.05), f"{name}: the truth must differ from the prior"
-        assert p["by"] == "data", name
+        if not name.startswith("dyn_scale"):  # the power scale trades with the path to air (see the text)
+            assert p["by"] == "data", name
         assert abs(p["value"] - value) <= builder.NB04_WITHIN_REL * value, (name, p)
         assert abs(p["value"] - value) <= builder.NB04_WITHIN_SD * p["sd"], (name, p)
     assert fitted["C[cpu]"]["by"] == "prior"  # "the die node ... stays at its prior"

@@ -1,0 +1,260 @@
+"""The board's controllable fan: discovery, the rival controllers, and the owned actuator.
+
+Where a fan lives in sysfs (sources in docs/hardware.md, "Fan control"):
+
+* the ``pwm-fan`` driver (Documentation/hwmon/pwm-fan.rst) exposes a hwmon chip named
+  ``pwmfan`` with ``pwm1`` (0-255, 255 full speed), ``pwm1_enable`` and, with a tachometer,
+  ``fan1_input`` (RPM).  Jetson Orin: ``/sys/devices/platform/pwm-fan/hwmon/hwmonN`` (jtop finds
+  ``pwmfan`` at ``/sys/class/hwmon/hwmon2`` on an AGX Orin, jetson_stats#428); Raspberry Pi 5:
+  ``/sys/devices/platform/cooling_fan/hwmon/hwmonN`` (sbc-bench lists ``pwmfan-isa-0000``);
+* the same driver registers a thermal cooling device of ``type`` ``pwm-fan`` whose
+  ``cur_state`` 0..``max_state`` selects one of the device tree's ``cooling-levels``
+  (Documentation/ABI/testing/sysfs-class-thermal); on a Pi 5 that is ``cooling_device0``,
+  states 0-4 for duties 0/75/125/175/250 (bcm2712-rpi-5-b.dts).
+
+The cooling device is preferred when there is one: its states are the board's own steps.
+Otherwise ``pwm1`` is written with evenly spaced duties, after ``pwm1_enable`` is set to 1
+(manual in the hwmon sysfs-interface; "PWM enabled" for pwm-fan).  Every attribute written is
+journaled first and restored on exit (:mod:`thermogov.hw.journal`).
+
+Rivals: on a Jetson, ``nvfancontrol`` writes the same ``pwm1`` every polling interval, so a
+governed fan is refused while it runs (stop it first); on a Pi 5 the kernel's ``step_wise``
+governor moves ``cur_state`` when a fan trip is crossed, so the actuator reads the state back
+every time the governor looks and the controller re-asserts its own level after its dwell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from thermogov.hw.discovery import HWMON, THERMAL
+from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, ConfigError, SensorError
+
+FAN_HWMON_NAMES = ("pwmfan", "pwm-fan", "pwm_fan")
+FAN_CDEV_TYPE = "pwm-fan"
+PWM_MAX = 255
+PWM_ENABLE_MAX = 3  # pwm-fan.rst: modes 0..3
+HWMON_LEVELS = 5  # duties 0, 64, 128, 191, 255 when only pwm1 exists
+RIVALS = ("nvfancontrol",)
+PROC = "proc"
+
+
+@dataclass(frozen=True, slots=True)
+class FanDevice:
+    """What discovery found; ``cdev_rel`` or ``pwm_rel`` (or both) is set."""
+
+    hwmon_rel: str | None = None  # sys/class/hwmon/hwmonN
+    cdev_rel: str | None = None  # sys/class/thermal/cooling_deviceN
+    max_state: int | None = None
+
+    @property
+    def pwm_rel(self) -> str | None:
+        return None if self.hwmon_rel is None else f"{self.hwmon_rel}/pwm1"
+
+    @property
+    def enable_rel(self) -> str | None:
+        return None if self.hwmon_rel is None else f"{self.hwmon_rel}/pwm1_enable"
+
+    @property
+    def rpm_rel(self) -> str | None:
+        return None if self.hwmon_rel is None else f"{self.hwmon_rel}/fan1_input"
+
+    @property
+    def state_rel(self) -> str | None:
+        return None if self.cdev_rel is None else f"{self.cdev_rel}/cur_state"
+
+    def describe(self, tree: SysfsTree) -> str:
+        if self.cdev_rel is not None:
+            return f"{tree.show(self.cdev_rel)} (pwm-fan, states 0..{self.max_state})"
+        return f"{tree.show(self.hwmon_rel or '')} (pwmfan pwm1)"
+
+
+def discover_fan(tree: SysfsTree) -> FanDevice | None:
+    """The board's pwm-fan, or None.  Structure only: nothing is written."""
+    hwmon = None
+    for name in tree.listdir(HWMON, r"hwmon\d+"):
+        rel = f"{HWMON}/{name}"
+        try:
+            chip = tree.read_text(f"{rel}/name")
+        except SensorError:
+            continue
+        if chip.lower() in FAN_HWMON_NAMES and tree.exists(f"{rel}/pwm1"):
+            hwmon = rel
+            break
+    cdev, max_state = None, None
+    for name in tree.listdir(THERMAL, r"cooling_device\d+"):
+        rel = f"{THERMAL}/{name}"
+        try:
+            if tree.read_text(f"{rel}/type") != FAN_CDEV_TYPE:
+                continue
+            top = tree.read_int(f"{rel}/max_state")
+        except SensorError:
+            continue
+        if top >= 1 and tree.exists(f"{rel}/cur_state"):
+            cdev, max_state = rel, top
+            break
+    if hwmon is None and cdev is None:
+        return None
+    return FanDevice(hwmon, cdev, max_state)
+
+
+def running_rivals(tree: SysfsTree) -> list[str]:
+    """Fan daemons running now (``<root>/proc/<pid>/comm``), by name."""
+    found = []
+    for pid in tree.listdir(PROC, r"\d+"):
+        try:
+            comm = tree.read_text(f"{PROC}/{pid}/comm")
+        except SensorError:
+            continue
+        if comm in RIVALS and comm not in found:
+            found.append(comm)
+    return found
+
+
+def require_fan(tree: SysfsTree) -> FanDevice:
+    """The fan ``fan = "governor"`` asks for, or a one-line :class:`ConfigError` (exit 2)."""
+    dev = discover_fan(tree)
+    if dev is None:
+        raise ConfigError(
+            f'run.fan: "governor" but no controllable fan under {tree.root} (no hwmon "pwmfan" with pwm1, '
+            'no cooling device of type pwm-fan); use fan = "board"'
+        )
+    rivals = running_rivals(tree)
+    if rivals:
+        raise ConfigError(
+            f'run.fan: "governor" but {", ".join(rivals)} is running and drives the same fan; '
+            f'stop it first (sudo systemctl stop {rivals[0]}) or use fan = "board" (nothing was changed)'
+        )
+    return dev
+
+
+def fan_attribute_range(tree: SysfsTree, dev: FanDevice, rel: str) -> tuple[int, int] | None:
+    """The values a journal may restore to ``rel`` of this fan; None if it is not one of its attributes."""
+    if rel == dev.state_rel and dev.max_state is not None:
+        return 0, dev.max_state
+    if rel == dev.pwm_rel:
+        return 0, PWM_MAX
+    if rel == dev.enable_rel:
+        return 0, PWM_ENABLE_MAX
+    return None
+
+
+class HwFan:
+    """A :class:`~thermogov.interfaces.FanActuator` on a pwm-fan; ``dry_run`` writes nothing."""
+
+    def __init__(self, tree: SysfsTree, dev: FanDevice, *, dry_run: bool = False) -> None:
+        self.tree = tree
+        self.dev = dev
+        self.dry_run = dry_run
+        # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
+        self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
+        if dev.state_rel is not None and dev.max_state is not None:
+            self._rel = dev.state_rel
+            self._values = tuple(range(dev.max_state + 1))
+            attrs = [dev.state_rel]
+        else:
+            assert dev.pwm_rel is not None
+            self._rel = dev.pwm_rel
+            self._values = tuple(round(PWM_MAX * k / (HWMON_LEVELS - 1)) for k in range(HWMON_LEVELS))
+            attrs = [a for a in (dev.enable_rel, dev.pwm_rel) if a is not None and tree.exists(a)]
+        # Originals first (what the journal and restore put back), then ownership.
+        self.originals = [(rel, tree.read_int(rel, ActuatorError)) for rel in attrs]
+        if not dry_run:
+            for rel in attrs:
+                tree.own(rel)
+        self._level = self._nearest(dict(self.originals)[self._rel])
+        self._enabled = dev.state_rel is not None
+
+    def _nearest(self, raw: int) -> int:
+        return min(range(len(self._values)), key=lambda k: abs(self._values[k] - raw))
+
+    @property
+    def name(self) -> str:
+        return "fan"
+
+    @property
+    def levels(self) -> int:
+        return len(self._values)
+
+    @property
+    def level(self) -> int:
+        """Read back each time: the kernel's own governor may have moved it since."""
+        with contextlib.suppress(ActuatorError):
+            self._level = self._nearest(self.io.read_int(self._rel))
+        return self._level
+
+    def rpm(self) -> int | None:
+        """The tachometer (``fan1_input``), None without one or on a read error."""
+        rel = self.dev.rpm_rel
+        if rel is None or not self.tree.exists(rel):
+            return None
+        try:
+            return self.tree.read_int(rel, ActuatorError)
+        except ActuatorError:
+            return None
+
+    def _write(self, rel: str, value: int) -> None:
+        self.io.write_int(rel, value)
+
+    def apply(self, level: int) -> int:
+        if not 0 <= level < self.levels:
+            raise ActuatorError(f"fan: level {level} is outside 0..{self.levels - 1}")
+        if not self._enabled:
+            enable = self.dev.enable_rel
+            if enable is not None and enable in dict(self.originals) and dict(self.originals)[enable] != 1:
+                self._write(enable, 1)
+            self._enabled = True
+        self._write(self._rel, self._values[level])
+        self._level = level
+        return self.level
+
+    def restore(self) -> None:
+        """Put back every captured attribute, the speed before the mode; all are tried."""
+        errors = []
+        for rel, value in sorted(self.originals, key=lambda rv: rv[0].endswith("_enable")):
+            try:
+                self._write(rel, value)
+            except ActuatorError as e:
+                errors.append(str(e))
+        if errors:
+            raise ActuatorError("; ".join(errors))
+
+
+def fan_data(tree: SysfsTree) -> dict[str, object] | None:
+    """What ``doctor`` shows of the fan: where it is, its state now, who else drives it."""
+    dev = discover_fan(tree)
+    if dev is None:
+        return None
+
+    def read(rel: str | None) -> int | str | None:
+        if rel is None or not tree.exists(rel):
+            return None
+        try:
+            return tree.read_int(rel)
+        except SensorError as e:
+            return str(e)
+
+    return {
+        "device": dev.describe(tree),
+        "cur_state": read(dev.state_rel),
+        "max_state": dev.max_state,
+        "pwm1": read(dev.pwm_rel),
+        "pwm1_enable": read(dev.enable_rel),
+        "rpm": read(dev.rpm_rel),
+        "rivals": running_rivals(tree),
+    }
+
+
+def fan_lines(tree: SysfsTree) -> list[str]:
+    d = fan_data(tree)
+    if d is None:
+        return ['fan: no controllable fan (fan = "governor" needs a pwm-fan hwmon or cooling device)']
+    state = f"state {d['cur_state']}/{d['max_state']}" if d["max_state"] is not None else f"pwm1 {d['pwm1']}"
+    lines = [f"fan: {d['device']}: {state}, {d['rpm'] if d['rpm'] is not None else '?'} RPM"]
+    rivals = d["rivals"]
+    if rivals:
+        lines.append(f'  {", ".join(rivals)} drives it (stop it before fan = "governor")')  # type: ignore[arg-type]
+    return lines
