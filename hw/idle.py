@@ -116,15 +116,3 @@ class IdleInjector:
                 errors.append(str(e))
         if errors:
             raise ActuatorError("; ".join(errors))
-
-
-def restore_states(tree: SysfsTree, entries: tuple[StateEntry, ...] | list[StateEntry]) -> list[str]:
-    """Write journaled states back (each checked by the caller); returns the failures."""
-    errors = []
-    for e in entries:
-        try:
-            tree.own(e.rel)
-            tree.write_int(e.rel, e.value)
-        except ActuatorError as err:
-            errors.append(str(err))
-    return errors

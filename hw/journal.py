@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
-from thermogov.hw.idle import StateEntry, restore_states
+from thermogov.hw.idle import StateEntry
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.owned import check_fan_attribute, check_idle_state, check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
@@ -237,16 +238,24 @@ def validate_attrs(tree: SysfsTree, attrs: tuple[AttrEntry, ...]) -> tuple[list[
     return good, missing
 
 
-def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
-    """Write each journaled attribute back (speeds before modes); returns the failures."""
+def write_back(tree: SysfsTree, values: Iterable[tuple[str, int]]) -> list[str]:
+    """Own and write each (attribute, value) back, already checked by the caller; one that fails
+    does not stop the others, so the failures are returned to keep the journal."""
     errors = []
-    for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")):
+    for rel, value in values:
         try:
-            tree.own(a.rel)
-            tree.write_int(a.rel, a.value)
+            tree.own(rel)
+            tree.write_int(rel, value)
         except ActuatorError as err:
             errors.append(str(err))
     return errors
+
+
+def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
+    """Write each journaled fan attribute back (speeds before modes); returns the failures."""
+    return write_back(
+        tree, ((a.rel, a.value) for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")))
+    )
 
 
 def validate_entries(
@@ -326,7 +335,7 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
     errors += restore_entries(tree, good)
-    errors += restore_states(tree, data.states)
+    errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection
     errors += restore_attrs(tree, good_attrs)
     if errors:
         raise RuntimeFailure(
