@@ -54,6 +54,7 @@ from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import HwFan, require_fan
+from thermogov.hw.idle import IdleInjector
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
@@ -76,6 +77,7 @@ from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
+from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
@@ -293,11 +295,22 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
 
 
 def _restore_all(
-    actuators: list[CapActuator], journal: Journal | None, log: Log, root: Path, fan: HwFan | None = None
+    actuators: list[CapActuator],
+    journal: Journal | None,
+    log: Log,
+    root: Path,
+    idle: IdleInjector | None = None,
+    fan: HwFan | None = None,
 ) -> None:
-    """Put every captured window (and the fan) back; the journal goes only once all writes succeeded."""
+    """Put every captured window (and idle-injection state, and the fan) back; the journal goes
+    only once all writes succeeded."""
     errors = []
-    for a in (*([fan] if fan is not None else []), *actuators):
+    restorable: list[CapActuator | IdleInjector | HwFan] = [
+        *([idle] if idle is not None else []),
+        *([fan] if fan is not None else []),
+        *actuators,
+    ]
+    for a in restorable:
         try:
             a.restore()
         except ActuatorError as e:
@@ -338,6 +351,7 @@ class Runner:
         self.summary: dict[str, Any] = {}
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
+        self.load: LoadGovernor | None = None  # inference mode and load level (published)
         self.fan_ctl: FanController | None = None
         self.reloader: Reloader | None = None
         self.publisher: StatePublisher | None = None
@@ -431,6 +445,8 @@ class Runner:
                 counted,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
             )
+            # Kernel idle injection carries the lever's duty cycle where the board has it.
+            idle = IdleInjector.open(prep.tree, dry_run=opts.dry_run) if prep.config.lever.enabled else None
             self.throttle = ThrottleMonitor.open(prep.tree, self.log)
             self.publisher = StatePublisher(
                 StateIdentity(
@@ -450,9 +466,13 @@ class Runner:
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
             if journal is not None:
+                states = idle.originals() if idle is not None else None
                 fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
-                journal.write(new_journal_data(prep.tree, _journal_entries(actuators), fan_attrs))
-            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, fan)
+                journal.write(
+                    new_journal_data(prep.tree, _journal_entries(actuators), states=states, attrs=fan_attrs)
+                )
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle, fan)
+            self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
@@ -467,9 +487,12 @@ class Runner:
                 on_sample=recorder.on_sample,
                 on_log=self.log,
                 limiters=self.limiters,
+                load=self.load,
                 fan=fan_ctl,
             )
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
+            if idle is not None and isinstance(idle.io, DryRunIO):
+                dry_ios.append(idle.io)
             self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
         return self.summary
 
@@ -487,6 +510,7 @@ class Runner:
             "reloads": self.reloader.count if self.reloader else 0,
             "reloads_rejected": self.reloader.rejected if self.reloader else 0,
             **limiter_summary(self.limiters),
+            **(self.load.summary() if self.load is not None else {}),
         }
         self.summary = recorder.finish(extra)
 

@@ -108,14 +108,20 @@ class HoldCheck:
     def holds(self) -> bool:
         return self.predicted_c <= self.trip_c
 
-    def warning(self, board: str, policy: str) -> str:
+    def warning(self, board: str, policy: str, lever: bool = False) -> str:
         caps = ", ".join(f"{d} {f / 1e6:g} MHz" for d, f in self.lowest_hz.items())
         pred = "thermal runaway" if math.isinf(self.predicted_c) else f"a steady {self.predicted_c:.1f} °C"
         return (
             f"thermogov: warning: the {policy} trip {self.trip_c:g} °C cannot be held even at the lowest caps "
             f"({caps}): the {board} profile predicts {pred} under full load at the ambient inferred from "
             f"the current {self.now_c:.1f} °C ({self.ambient_c:.1f} °C, assuming the board idles now); "
-            f"expect time above the trip: raise trip_c in [policies.{policy.partition(':')[0]}] or improve the cooling"
+            + (
+                "the lever below the lowest clock ([lever]) will step the load down to hold it"
+                if lever
+                else f"expect time above the trip: raise trip_c in [policies.{policy.partition(':')[0]}], improve "
+                "the cooling, or set [lever] enabled = true to step the load down below the lowest clock "
+                "(docs/power.md)"
+            )
         )
 
 
@@ -179,4 +185,4 @@ def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str 
         return None
     if check is None or check.holds:
         return None
-    return check.warning(prep.board.name, prep.config.policy)
+    return check.warning(prep.board.name, prep.config.policy, prep.config.lever.enabled)

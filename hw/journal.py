@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,9 @@ from typing import Any
 from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
+from thermogov.hw.idle import StateEntry
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
-from thermogov.hw.owned import check_fan_attribute, check_window, owned_windows
+from thermogov.hw.owned import check_fan_attribute, check_idle_state, check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -88,7 +90,8 @@ class JournalData:
     sysfs_root: str
     created: float
     entries: tuple[JournalEntry, ...]
-    attrs: tuple[AttrEntry, ...] = ()  # restored before the windows' journal is deleted
+    states: tuple[StateEntry, ...] = ()  # idle-injection cooling devices (hw/idle.py)
+    attrs: tuple[AttrEntry, ...] = ()  # the fan's (hw/fan.py); restored before the journal is deleted
 
 
 def pid_alive(pid: int) -> bool:
@@ -176,6 +179,7 @@ class Journal:
                 str(body["sysfs_root"]),
                 float(body["created"]),
                 entries,
+                tuple(StateEntry(**e) for e in body.get("states", [])),
                 attrs,
             )
         except (ValueError, KeyError, TypeError, RecursionError) as e:
@@ -190,11 +194,31 @@ class Journal:
 
 
 def new_journal_data(
-    tree: SysfsTree, entries: list[JournalEntry], attrs: list[AttrEntry] | None = None
+    tree: SysfsTree,
+    entries: list[JournalEntry],
+    states: list[StateEntry] | None = None,
+    attrs: list[AttrEntry] | None = None,
 ) -> JournalData:
     return JournalData(
-        os.getpid(), read_boot_id(tree), str(tree.root), time.time(), tuple(entries), tuple(attrs or ())
+        os.getpid(),
+        read_boot_id(tree),
+        str(tree.root),
+        time.time(),
+        tuple(entries),
+        tuple(states or ()),
+        tuple(attrs or ()),
     )
+
+
+def validate_states(tree: SysfsTree, states: tuple[StateEntry, ...]) -> None:
+    """Refuse the whole journal (before any write) if a state entry is not an owned one."""
+    for e in states:
+        why = check_idle_state(tree, e.rel, e.value)
+        if why:
+            raise JournalError(
+                f"journal entry {e.device!r} refused: {why}; nothing was written "
+                "(check the board with `thermogov doctor`, then delete the journal)"
+            )
 
 
 def validate_attrs(tree: SysfsTree, attrs: tuple[AttrEntry, ...]) -> tuple[list[AttrEntry], list[str]]:
@@ -214,16 +238,24 @@ def validate_attrs(tree: SysfsTree, attrs: tuple[AttrEntry, ...]) -> tuple[list[
     return good, missing
 
 
-def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
-    """Write each journaled attribute back (speeds before modes); returns the failures."""
+def write_back(tree: SysfsTree, values: Iterable[tuple[str, int]]) -> list[str]:
+    """Own and write each (attribute, value) back, already checked by the caller; one that fails
+    does not stop the others, so the failures are returned to keep the journal."""
     errors = []
-    for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")):
+    for rel, value in values:
         try:
-            tree.own(a.rel)
-            tree.write_int(a.rel, a.value)
+            tree.own(rel)
+            tree.write_int(rel, value)
         except ActuatorError as err:
             errors.append(str(err))
     return errors
+
+
+def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
+    """Write each journaled fan attribute back (speeds before modes); returns the failures."""
+    return write_back(
+        tree, ((a.rel, a.value) for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")))
+    )
 
 
 def validate_entries(
@@ -299,9 +331,11 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
         journal.delete()
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors = validate_entries(tree, data.entries)
+    validate_states(tree, data.states)
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
     errors += restore_entries(tree, good)
+    errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection
     errors += restore_attrs(tree, good_attrs)
     if errors:
         raise RuntimeFailure(
@@ -309,8 +343,9 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
             f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete()
+    idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
     fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
-    return f"restored {len(data.entries)} limit window(s){fans} left by pid {data.pid} (not running)"
+    return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running)"
 
 
 def live_holder(pid: int) -> bool:

@@ -5,7 +5,7 @@ back only if
 
 * its attributes are of an owned kind (:data:`OWNED_KINDS`: cpufreq ``scaling_min_freq`` /
   ``scaling_max_freq``, devfreq ``min_freq`` / ``max_freq``; later kinds are added here and
-  nowhere else);
+  nowhere else: the ``cur_state`` of an idle-injection cooling device, :func:`check_idle_state`);
 * they belong to a cpufreq policy or devfreq device that discovery finds on the board now,
   with the file unit that kind has (kHz for cpufreq, Hz for devfreq);
 * the values lie in that device's own hardware range: ``cpuinfo_min_freq..cpuinfo_max_freq``
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from thermogov.hw.discovery import CpufreqPolicy, Inventory
 from thermogov.hw.fan import discover_fan, fan_attribute_range
+from thermogov.hw.idle import is_idle_type
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -109,6 +110,30 @@ def check_window(
     if lo > hi:
         return f"{w.device}: min {lo} is above max {hi}", False
     return "", False
+
+
+def check_idle_state(tree: SysfsTree, rel: str, value: int) -> str:
+    """Why this journaled cooling-device state may not be written ("" when it may).
+
+    Only ``sys/class/thermal/cooling_deviceN/cur_state`` of a device whose ``type`` is an
+    idle-injection type now (:mod:`thermogov.hw.idle`), with ``0 <= value <= max_state``.
+    """
+    parts = rel.split("/")
+    if len(parts) != 5 or parts[:3] != ["sys", "class", "thermal"] or parts[4] != "cur_state":
+        return f"{rel} is not the cur_state of a thermal cooling device"
+    if not parts[3].startswith("cooling_device") or not parts[3][len("cooling_device") :].isdigit():
+        return f"{rel} is not the cur_state of a thermal cooling device"
+    base = "/".join(parts[:4])
+    try:
+        kind = tree.read_text(f"{base}/type")
+        top = tree.read_int(f"{base}/max_state")
+    except SensorError as e:
+        return f"{base}: cannot read its type and max_state ({e})"
+    if not is_idle_type(kind):
+        return f"{base} is a {kind!r} cooling device, not idle injection; thermogov owns only those"
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+        return f"{base}: state {value!r} is outside 0..{top}"
+    return ""
 
 
 FAN_ATTRIBUTES = ("cur_state", "pwm1", "pwm1_enable")

@@ -119,9 +119,9 @@ class StatePublisher:
             power=gov.power_status,
             rate_ips=self._rate(rec.t_s, rec.inferences_total),
             reloads=reloads,
+            mode=gov.mode or None,
+            load_level=gov.load.level_label if gov.load is not None else None,
             throttle=self.throttle_counts() if self.throttle_counts is not None else None,
-            # The governor's inference mode and load level go here, as the optional `mode=` and
-            # `load_level=` of build_state, once it has them.
         )
         if self.path is not None:
             try:

@@ -153,7 +153,7 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
             "latency p50/p95/p99",
             f"{_fmt(lat.get('p50'))} / {_fmt(lat.get('p95'))} / {_fmt(lat.get('p99'), ' ms')}",
         ),
-        *load_rows(s),
+        *latency_rows(s),
         ("max fused temperature", _fmt(s["max_fused_c"], " °C")),
         ("max per sensor", ", ".join(f"{k} {_fmt(v, ' °C')}" for k, v in s["max_sensor_c"].items())),
         ("time above trip", _fmt(s["time_above_trip_s"], f" s (trip {s['trip_c']:g} °C)")),
@@ -163,8 +163,9 @@ def print_summary(s: dict[str, Any], run_dir: Path | None) -> None:
         *fan_rows(s),
         ("board throttle events", str(s.get("board_throttle_events", "n/a"))),
         *mitigation_rows(s),
-        ("ended", s.get("ended", "completed")),
+        ("ended", ended_text(s)),
         *power_rows(s),
+        *load_rows(s),
     ]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
@@ -188,7 +189,7 @@ def fan_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def load_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+def latency_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     """Where a request's time goes (mean ms) and how it was batched (docs/workload.md)."""
     lat = s.get("latency_ms") or {}
     means = [(lat.get(part) or {}).get("mean") for part in ("queueing", "compute", "prepost")]
@@ -220,6 +221,36 @@ def power_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     if crossings:
         what = ", ".join(f"{k} x{v}" for k, v in crossings.items())
         rows.append(("Li-ion limits crossed", f"{what}; {_fmt(s['liion_outside_s'], ' s')} outside"))
+    return rows
+
+
+def ended_text(s: dict[str, Any]) -> str:
+    """``completed``, or why the run stopped early, with the instant for a battery that ran empty."""
+    ended = s.get("ended", "completed")
+    if ended == "battery empty" and s.get("battery_empty_at_s") is not None:
+        return f"battery empty at {s['battery_empty_at_s']:g} s"
+    return str(ended)
+
+
+def load_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """Inference modes and the lever below the lowest clock, on runs where they acted."""
+    rows = []
+    modes = s.get("mode_time_s") or {}
+    if s.get("modes_enabled") or len(modes) > 1 or s.get("load_level_time_s"):
+        rows.append(("time in each mode", ", ".join(f"{m} {_fmt(v, ' s')}" for m, v in modes.items())))
+        rows.append(
+            (
+                "accuracy-weighted",
+                f"{_fmt(s['accuracy_weighted_inferences'])} inferences, "
+                f"{_fmt(s['accuracy_weighted_throughput_ips'], ' inf/s')}",
+            )
+        )
+    levels = s.get("load_level_time_s") or {}
+    if len(levels) > 1:
+        # The five levels held longest (a fine duty ladder has dozens); summary.json has all.
+        top = sorted(levels.items(), key=lambda kv: -kv[1])[:5]
+        more = f", +{len(levels) - len(top)} more" if len(levels) > len(top) else ""
+        rows.append(("longest load levels", ", ".join(f"{k} {_fmt(v, ' s')}" for k, v in top) + more))
     return rows
 
 

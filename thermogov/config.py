@@ -19,6 +19,8 @@ from thermogov.board import BoardProfile, load_board, load_board_file
 from thermogov.fanconfig import FanConfig, parse_fan
 from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
+from thermogov.lever import LeverConfig, parse_lever
+from thermogov.modes import ModesConfig, default_modes, parse_modes
 from thermogov.policies import DEFAULT_POLICY, check_policy_name
 from thermogov.powerconfig import PowerConfig, parse_power
 from thermogov.tomlcheck import Table
@@ -132,6 +134,8 @@ class Config:
     policies: dict[str, dict[str, Any]] = field(default_factory=dict)  # policy name -> params
     sim: SimConfig = field(default_factory=SimConfig)
     power: PowerConfig = field(default_factory=PowerConfig)  # budgets, Li-ion limits
+    modes: ModesConfig = field(default_factory=default_modes)  # inference modes (thermogov.modes)
+    lever: LeverConfig = field(default_factory=LeverConfig)  # load below the lowest clock
     fan: FanConfig = field(default_factory=FanConfig)  # [run] fan + [fan]: who drives the fan
 
     # -- resolution against the board -------------------------------------------------------
@@ -218,6 +222,8 @@ class Config:
             },
         }
         d["power"] = self.power.to_dict()
+        d["modes"] = self.modes.to_dict()
+        d["lever"] = self.lever.to_dict()
         if self.fan.governed:
             d["fan"] = self.fan.to_dict()
         if self.sim.events:
@@ -342,6 +348,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     policies = {name: dict(t._data) for name, t in top.tables("policies")}
 
     power = parse_power(top.table("power", {}))
+    modes = parse_modes(top.table("modes", {}))
+    lever = parse_lever(top.table("lever", {}))
 
     s = top.table("sim", {})
     sd = SimConfig()
@@ -375,6 +383,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
         policies=policies,
         sim=sim,
         power=power,
+        modes=modes,
+        lever=lever,
         fan=fan,
     )
 

@@ -14,6 +14,8 @@ The latest :class:`~thermogov.interfaces.PowerStatus` the telemetry reports is k
 :attr:`Governor.power_status` (a change of state is a ``power:<state>`` event), and cap
 limiters (:class:`CapLimiter`: power budgets, Li-ion limits) may only lower the policy's caps,
 so the power-aware parts can never raise a clock the thermal policy or a safety rule lowered.
+A :class:`~thermogov.loadgov.LoadGovernor` then picks the inference mode and, when even the
+lowest caps cannot hold the trip, steps the load down (it too only ever lowers the caps).
 
 Caps are written only when they change (writes cost syscalls on a board and every write is a
 chance for EBUSY); the effective clock is read back each tick because firmware and kernel
@@ -35,6 +37,7 @@ from thermogov.interfaces import (
     SensorError,
     SensorSource,
 )
+from thermogov.loadgov import LoadGovernor
 from thermogov.policies.base import Policy, PolicyInput
 from thermogov.sensorwatch import StuckWatch, membership_events
 
@@ -54,6 +57,8 @@ class TickRecord(NamedTuple):
     power_w: float | None
     inferences_total: int | None
     event: str
+    mode: str = ""  # inference mode in force after the decision (thermogov.loadgov)
+    load_level: int | None = None  # rung of the lever below the lowest clock; 0 = full load
     fan_level: int | None = None  # the governed fan's level after the decision (None: no fan owned)
 
 
@@ -109,6 +114,7 @@ class Governor:
         on_sample: Callable[[SampleRecord], None] | None = None,
         on_log: Callable[[str], None] | None = None,
         limiters: Sequence[CapLimiter] = (),
+        load: LoadGovernor | None = None,
         fan: FanController | None = None,
     ) -> None:
         self.specs = tuple(specs)
@@ -140,6 +146,18 @@ class Governor:
         self.limiters = list(limiters)
         self.power_status: PowerStatus | None = None  # latest report of the telemetry
         self.fan = fan  # a governed fan: raised before any clock is lowered (thermogov.fan)
+        self.load = load  # inference mode and the lever below the lowest clock
+        self._lowest = self.lowest_caps()  # tables are immutable
+
+    @property
+    def mode(self) -> str:
+        """The inference mode in force ("" without a load governor); published by the daemon."""
+        return self.load.mode if self.load is not None else ""
+
+    @property
+    def load_level(self) -> int | None:
+        """The lever's rung (0: full load); ``None`` without a load governor."""
+        return self.load.load_level if self.load is not None else None
 
     # -- sampling ---------------------------------------------------------------------------
     def sample(self, name: str, now_s: float) -> Reading | None:
@@ -176,6 +194,7 @@ class Governor:
             self._used = fr.used
         readings = self.fusion.latest_values(self._sensor_names)
         power = self.telemetry.power_w()
+        inferences = self.telemetry.inferences_total()
         status = self.telemetry.power_status()
         if status is not None:
             if self.power_status is None or status.state != self.power_status.state:
@@ -217,6 +236,12 @@ class Governor:
                     wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
                 if lim_events:
                     events.extend(lim_events)
+            if self.load is not None:
+                wanted, load_events = self.load.step(
+                    now_s, fr.fused_c, wanted, self._lowest, self.power_status, inferences
+                )
+                if load_events:
+                    events.extend(load_events)
             if fr.hot:
                 events.append("hard_limit:" + "+".join(fr.hot))
                 wanted = self.lowest_caps()
@@ -244,8 +269,10 @@ class Governor:
             caps_hz=tuple(self._caps.values()),
             freqs_hz=freqs_after,
             power_w=power,
-            inferences_total=self.telemetry.inferences_total(),
+            inferences_total=inferences,
             event=" ".join(events),
+            mode=self.load.mode if self.load is not None else "",
+            load_level=self.load.lever.level if self.load is not None else None,
             fan_level=None if self.fan is None else self.fan.level,
         )
 

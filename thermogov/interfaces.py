@@ -7,7 +7,7 @@ the contracts tiny (one call for a sensor, like the kernel's ``get_temp``) keeps
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 
 class ThermogovError(Exception):
@@ -142,3 +142,16 @@ class PowerStatus(NamedTuple):
 
 
 POWER_STATES = ("mains", "charging", "discharging", "full")
+
+
+@runtime_checkable
+class LoadControl(Protocol):
+    """How a world obeys the load the governor asks for (inference mode and duty cycle).
+
+    ``mode`` is a :class:`thermogov.modes.ModeCost` (its compute and memory fractions of the
+    reference inference, its name for an application to act on); ``duty`` is the fraction of
+    the time the inference pipeline may run, 0.0 for standby.  The simulator's workload obeys
+    directly; on a board, kernel idle injection enforces the duty cycle where the board has it.
+    """
+
+    def set_load(self, mode: Any, duty: float) -> None: ...

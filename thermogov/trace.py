@@ -45,6 +45,8 @@ class TraceSchema:
             *(c for d in self.domains for c in (f"{d}_cap_hz", f"{d}_freq_hz")),
             "power_w",
             "inferences_total",
+            "mode",
+            "load_level",
             "event",
             *(("fan_level",) if self.fan else ()),
         )
@@ -89,6 +91,8 @@ def format_tick(rec: TickRecord) -> str:
         parts.append("" if freq is None else str(freq))
     parts.append("" if rec.power_w is None else f"{rec.power_w:.4f}")
     parts.append("" if rec.inferences_total is None else str(rec.inferences_total))
+    parts.append(_text(rec.mode))
+    parts.append("" if rec.load_level is None else str(rec.load_level))
     parts.append(_text(rec.event))
     if rec.fan_level is not None:
         parts.append(str(rec.fan_level))
@@ -173,7 +177,7 @@ class TraceWriter(_CsvAppender):
         n_s, n_d = len(schema.sensors), len(schema.domains)
         # %-template for rows with every value present (nearly all of them); a None makes
         # the % operator raise TypeError and the row takes the general path.
-        self._tmpl = "%.3f,%.3f," + "%.3f," * n_s + "%s,%s," + "%d,%d," * n_d + "%.4f,%d,%s"
+        self._tmpl = "%.3f,%.3f," + "%.3f," * n_s + "%s,%s," + "%d,%d," * n_d + "%.4f,%d,%s,%d,%s"
         self._tmpl += ",%d\n" if schema.fan else "\n"
 
     def tick(self, rec: TickRecord) -> None:
@@ -187,6 +191,8 @@ class TraceWriter(_CsvAppender):
                 *chain.from_iterable(zip(rec.caps_hz, rec.freqs_hz, strict=True)),
                 rec.power_w,
                 rec.inferences_total,
+                _QUOTED.get(rec.mode) or _text(rec.mode),
+                rec.load_level,
                 _QUOTED.get(rec.event) or _text(rec.event),
                 *((rec.fan_level,) if self.schema.fan else ()),
             )

@@ -20,6 +20,7 @@ from thermogov.budget import limiter_summary, power_limiters
 from thermogov.config import SUPPLY_EVENTS, Config, SimEvent
 from thermogov.fan import FanController
 from thermogov.governor import Governor, TickRecord
+from thermogov.loadgov import LoadGovernor
 from thermogov.policies import Policy, PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
@@ -63,6 +64,7 @@ def build_governor(
         stuck_after_s=config.governor.stuck_after_s,
         on_sample=recorder.on_sample if recorder else None,
         limiters=power_limiters(config.power, board, {d.name: d.opp_hz for d in board.domains}),
+        load=LoadGovernor(config.modes, config.lever, trip_of(config), control=world),
         fan=governed_fan(config, board, world),
     )
 
@@ -309,6 +311,7 @@ def simulate(
         "energy_j": round(world.energy_j, 4),
         "inferences_per_joule": round(world.server.completed / world.energy_j, 4) if world.energy_j else None,
         **limiter_summary(run.gov.limiters),
+        **(run.gov.load.summary() if run.gov.load is not None else {}),
         **fan_summary(run),
     }
     latency = world.server.latency_summary_ms()

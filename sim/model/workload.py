@@ -23,6 +23,7 @@ post-processing around the GPU, overlapped with other frames so it costs no thro
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Mapping
 
@@ -126,12 +127,28 @@ class InferenceServer:
             self._batch_work = self._work.one(0)
         self._members: list[float] = []
         self._t = 0.0
+        self.duty = 1.0  # the lever's duty cycle (sim/model/loadlevel.py); 0 = standby
+
+    def set_load(self, model: ModelProfile, duty: float) -> None:
+        """Run ``model`` (an inference mode's cost) at ``duty`` of the pipeline's time.
+
+        The duty cycle stretches every batch by ``1/duty``, its fixed overhead included, while
+        the cores compute only ``duty`` of it (sim/model/loadlevel.py); 0 is standby.
+        """
+        self.duty = duty
+        stretched = 0.0 < duty < 1.0
+        self.model = (
+            dataclasses.replace(model, batch_fixed_s=model.batch_fixed_s / duty) if stretched else model
+        )
+        self.set_clocks(self._freqs)
 
     def set_clocks(self, freqs_hz: Mapping[str, int]) -> None:
         self._freqs = dict(freqs_hz)
         stages = costmodel.stage_times_s(self.model, freqs_hz)
         per = max(stages.values())
         other = sum(stages.values()) - per
+        if 0.0 < self.duty < 1.0:  # the lever's duty cycle: 1/duty of the time, duty of the work
+            per /= self.duty
         if self.saturating and self._per and (per, other) != (self._per, self._other_stages):
             # Batches done at the old clocks are binned now; the one in service straddles.
             self._bin_segment(self._j)
@@ -139,7 +156,8 @@ class InferenceServer:
             self._straddle = True
         self._per = per
         self._other_stages = other
-        # Busy cores while the pipeline computes (the batch overhead is discounted per batch).
+        # Busy cores while the pipeline computes (the batch overhead is discounted per batch);
+        # under the lever ``_per`` is stretched by 1/duty, so the cores compute duty of it.
         m = self.model
         self._cores_full = {
             d: costmodel.compute_time_s(m, d, freqs_hz[d]) / self._per * m.threads.get(d, 1) for d in m.cycles
@@ -171,9 +189,24 @@ class InferenceServer:
         t0 = self._t
         if t_end <= t0:
             return 0.0
+        if self.duty == 0.0:
+            self._standby(t_end)
+            self._t = t_end
+            return 0.0
         busy = self._advance_saturating(t_end) if self.saturating else self._advance_arrivals(t_end)
         self._t = t_end
         return busy
+
+    def _standby(self, t_end: float) -> None:
+        """Nothing is served; a camera's frames beyond the queue are dropped."""
+        while self.arrivals is not None and self.arrivals.next_t <= t_end:
+            a = self.arrivals.pop()
+            m = self.draws.next()  # drawn even when dropped: request i keeps its work
+            if len(self._queue) >= self.cfg.queue_limit:
+                self.dropped += 1
+            else:
+                self._queue.append(a)
+                self._queue_work.append(m)
 
     def _finish(self, t: float) -> None:
         k = self._size

@@ -18,9 +18,11 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.governor import Telemetry
 from thermogov.interfaces import PowerStatus
+from thermogov.modes import ModeCost
 from thermogov.sim.model.battery import SimBattery
 from thermogov.sim.model.domains import SimDomain, ThrottleProtection
 from thermogov.sim.model.fan import SimFan
+from thermogov.sim.model.loadlevel import scaled_model
 from thermogov.sim.model.overcurrent import OverCurrentProtection
 from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.sensors import SimSensor
@@ -221,6 +223,12 @@ class SimWorld(Telemetry):
                 pw += leak * math.exp(min(beta * (float(x[node]) + amb - ref), 50.0))
             out[name] = pw
         return out
+
+    # -- LoadControl ------------------------------------------------------------------------
+    def set_load(self, mode: ModeCost, duty: float) -> None:
+        """The governor's inference mode and duty cycle, from this instant on."""
+        self.server.set_load(scaled_model(self.board.model, mode), duty)
+        self._clocks_changed()
 
     # -- Telemetry --------------------------------------------------------------------------
     def power_w(self) -> float | None:

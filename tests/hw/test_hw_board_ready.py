@@ -154,6 +154,19 @@ def test_doctor_and_run_warn_when_the_trip_cannot_be_held(tmp_path: Path) -> Non
     assert t.snapshot() == before
 
 
+def test_the_warning_points_at_the_lever_or_says_it_will_act(tmp_path: Path) -> None:
+    fakesys.rpi5(tmp_path / "root")
+    (tmp_path / "c.toml").write_text(TRIP75)
+    (tmp_path / "l.toml").write_text(TRIP75 + "\n[lever]\nenabled = true\n")
+    lines = {}
+    for name in ("c", "l"):
+        r = _cli("doctor", "--sysfs-root", str(tmp_path / "root"), "--config", str(tmp_path / f"{name}.toml"))
+        assert r.returncode == 0, r.stderr
+        (lines[name],) = [ln for ln in r.stderr.splitlines() if ln.startswith("thermogov: warning:")]
+    assert "set [lever] enabled = true" in lines["c"]
+    assert "the lever below the lowest clock ([lever]) will step the load down" in lines["l"]
+
+
 def test_no_warning_when_the_trip_holds(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path)
     r = _cli("doctor", "--sysfs-root", str(tmp_path))

@@ -314,7 +314,7 @@ def test_the_state_document_and_the_metrics_carry_a_governed_fan_level() -> None
 
     ident = StateIdentity(1, 0.0, "rpi5", False, "/tmp/run", "none")
     tick = TickRecord(
-        1.0, 70.0, (70.0,), "cpu", "HIGH", (2_400_000_000,), (2_400_000_000,), None, None, "", 3
+        1.0, 70.0, (70.0,), "cpu", "HIGH", (2_400_000_000,), (2_400_000_000,), None, None, "", fan_level=3
     )
     kw = {
         "time_unix": 1.0,

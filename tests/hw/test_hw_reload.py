@@ -24,7 +24,7 @@ from tests.hw.test_hw_notify import _start as notify_start
 from tests.hw.test_hw_notify import fake_systemd  # noqa: F401  (the fixture)
 from tests.hw.test_hw_status_live import poll
 from thermogov.board import load_board
-from thermogov.config import Config, SensorOverride, SimConfig
+from thermogov.config import Config, SensorOverride, SimConfig, parse_config
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget, restart_key
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.powerconfig import PowerConfig
@@ -114,6 +114,17 @@ def test_only_decision_keys_may_change_without_a_restart() -> None:
     assert restart_key(old, dataclasses.replace(old, out="elsewhere")) == "run.out"
     changed = dataclasses.replace(old, sensors={"cpu": SensorOverride(weight=2.0)})
     assert restart_key(old, changed) == "sensors.cpu.enabled"  # a new [sensors.cpu] table
+
+
+def test_the_load_governors_sections_need_a_restart() -> None:
+    """[modes]/[lever] are fixed at start-up: the idle-injection journal, the load governor and
+    the trace's mode/load_level were built from them, so a SIGHUP must refuse a change."""
+    old = parse_config({})
+    assert restart_key(old, parse_config({"lever": {"enabled": True}})) == "lever.enabled"
+    changed = parse_config({"modes": {"enabled": not old.modes.enabled}})
+    assert restart_key(old, changed) == "modes.enabled"
+    both = parse_config({"policies": {"stepped": {"trip_c": 80.0}}, "lever": {"up_dwell_s": 99.0}})
+    assert restart_key(old, both) == "lever.up_dwell_s"
 
 
 def test_an_unchanged_policy_keeps_its_state_and_a_new_one_starts_fresh() -> None:

@@ -31,7 +31,8 @@ def test_trace_has_one_row_per_tick_with_the_documented_columns(run: tuple[Path,
     cols = load_trace(run_dir)
     assert list(cols) == [
         "t_s", "fused_c", "cpu_c", "gpu_c", "battery_c", "sensors_used", "policy_state",
-        "cpu_cap_hz", "cpu_freq_hz", "gpu_cap_hz", "gpu_freq_hz", "power_w", "inferences_total", "event",
+        "cpu_cap_hz", "cpu_freq_hz", "gpu_cap_hz", "gpu_freq_hz", "power_w", "inferences_total", "mode", "load_level",
+        "event",
     ]  # fmt: skip
     assert len(cols["t_s"]) == 2001
     assert cols["t_s"][:3] == [0.0, 0.1, 0.2]

@@ -1,0 +1,118 @@
+"""Kernel idle injection: the lever below the lowest clock on a board, where the kernel has it.
+
+The cpuidle cooling device (``drivers/thermal/cpuidle_cooling.c``, built on the powercap idle
+injection framework ``drivers/powercap/idle_inject.c``; device-tree binding ``thermal-idle``,
+Documentation/devicetree/bindings/thermal/thermal-idle.yaml) forces the CPUs idle for a share
+of each injection period: its ``cur_state`` is that share in percent of ``max_state``
+(Documentation/driver-api/thermal/cpu-idle-cooling.rst).  It is a thermal cooling device
+(Documentation/ABI/testing/sysfs-class-thermal: ``type``, ``max_state``, ``cur_state``), found
+here by its type: ``thermal-idle``, ``idle-inject`` or an ``idle-<cpu>`` name.
+
+:class:`IdleInjector` is the world's :class:`~thermogov.interfaces.LoadControl`: the lever's duty
+cycle ``d`` becomes ``cur_state = round((1 - d) * max_state)`` on every such device.  Each
+``cur_state`` it writes is owned through the tree (:meth:`SysfsTree.own`, confined writes) and
+its value at start is journaled (:class:`StateEntry` in :mod:`thermogov.hw.journal`), so the
+daemon's exit paths and ``thermogov restore`` after a crash put it back; only a cooling
+device of an idle-injection type, with a value in ``0..max_state``, is ever written back
+(:func:`thermogov.hw.owned.check_idle_state`).  The inference mode itself is not the kernel's
+business: the daemon publishes it for the application.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from thermogov.hw.discovery import THERMAL
+from thermogov.hw.limits import DryRunIO, TreeIO
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, SensorError
+
+IDLE_TYPES = ("thermal-idle", "idle-inject", "idle_inject")
+
+
+def is_idle_type(kind: str) -> bool:
+    return kind in IDLE_TYPES or kind.startswith("idle-")
+
+
+@dataclass(frozen=True, slots=True)
+class IdleDevice:
+    name: str  # cooling_device3
+    rel: str  # root-relative directory
+    type: str
+    max_state: int
+
+    @property
+    def state_rel(self) -> str:
+        return f"{self.rel}/cur_state"
+
+
+@dataclass(frozen=True, slots=True)
+class StateEntry:
+    """A cooling device's ``cur_state`` as it was before thermogov touched it (journaled)."""
+
+    device: str
+    rel: str  # root-relative path of cur_state
+    value: int
+
+
+def find_idle_devices(tree: SysfsTree) -> list[IdleDevice]:
+    """Every idle-injection cooling device with a readable type and a positive max_state."""
+    out = []
+    for name in tree.listdir(THERMAL, r"cooling_device\d+"):
+        rel = f"{THERMAL}/{name}"
+        try:
+            kind = tree.read_text(f"{rel}/type")
+            if not is_idle_type(kind):
+                continue
+            top = tree.read_int(f"{rel}/max_state")
+        except SensorError:
+            continue  # unreadable: not a device we could drive or restore
+        if top > 0 and tree.exists(f"{rel}/cur_state"):
+            out.append(IdleDevice(name, rel, kind, top))
+    return out
+
+
+def state_for_duty(duty: float, max_state: int) -> int:
+    return max(0, min(max_state, round((1.0 - duty) * max_state)))
+
+
+class IdleInjector:
+    """Drives every idle-injection device from the lever's duty cycle; restores them at exit."""
+
+    def __init__(self, tree: SysfsTree, devices: list[IdleDevice], *, dry_run: bool = False) -> None:
+        self.tree = tree
+        self.devices = list(devices)
+        self.io: TreeIO | DryRunIO = DryRunIO(tree) if dry_run else TreeIO(tree)
+        self._original: dict[str, int] = {}
+        for d in self.devices:
+            self._original[d.state_rel] = tree.read_int(d.state_rel, ActuatorError)
+            if not dry_run:
+                tree.own(d.state_rel)
+        self.duty = 1.0
+
+    @classmethod
+    def open(cls, tree: SysfsTree, *, dry_run: bool = False) -> IdleInjector | None:
+        """The injector of this board, or ``None`` when it has no idle-injection device."""
+        devices = find_idle_devices(tree)
+        return cls(tree, devices, dry_run=dry_run) if devices else None
+
+    def originals(self) -> list[StateEntry]:
+        return [StateEntry(d.name, d.state_rel, self._original[d.state_rel]) for d in self.devices]
+
+    def set_load(self, mode: Any, duty: float) -> None:
+        """The lever's duty cycle as forced idle; the mode is the application's (state file)."""
+        self.duty = duty
+        for d in self.devices:
+            self.io.write_int(d.state_rel, state_for_duty(duty, d.max_state))
+
+    def restore(self) -> None:
+        """Write back every captured ``cur_state``; raises listing those that failed."""
+        errors = []
+        for d in self.devices:
+            try:
+                self.io.write_int(d.state_rel, self._original[d.state_rel])
+            except ActuatorError as e:
+                errors.append(str(e))
+        if errors:
+            raise ActuatorError("; ".join(errors))
