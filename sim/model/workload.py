@@ -200,13 +200,18 @@ class InferenceServer:
     def _standby(self, t_end: float) -> None:
         """Nothing is served; a camera's frames beyond the queue are dropped."""
         while self.arrivals is not None and self.arrivals.next_t <= t_end:
-            a = self.arrivals.pop()
-            m = self.draws.next()  # drawn even when dropped: request i keeps its work
-            if len(self._queue) >= self.cfg.queue_limit:
-                self.dropped += 1
-            else:
-                self._queue.append(a)
-                self._queue_work.append(m)
+            self._admit()
+
+    def _admit(self) -> None:
+        """The next arrival joins the queue, or is dropped when the queue is full."""
+        assert self.arrivals is not None
+        a = self.arrivals.pop()
+        m = self.draws.next()  # drawn even when dropped: request i keeps its work
+        if len(self._queue) >= self.cfg.queue_limit:
+            self.dropped += 1
+        else:
+            self._queue.append(a)
+            self._queue_work.append(m)
 
     def _finish(self, t: float) -> None:
         k = self._size
@@ -314,13 +319,7 @@ class InferenceServer:
                 self._size = 0
                 batcher.observe(len(self._queue))
             elif nxt == arrive_at:
-                a = self.arrivals.pop()
-                m = self.draws.next()  # drawn even when dropped: request i keeps its work
-                if len(self._queue) >= self.cfg.queue_limit:
-                    self.dropped += 1
-                else:
-                    self._queue.append(a)
-                    self._queue_work.append(m)
+                self._admit()
             if (
                 not self._busy
                 and self._queue
