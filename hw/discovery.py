@@ -12,6 +12,7 @@ device it needs with a one-line reason naming the file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from thermogov.hw.sysfs import SysfsTree
@@ -215,15 +216,24 @@ def _rails(tree: SysfsTree, name: str, rel: str) -> list[PowerRail]:
     return rails
 
 
-def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
-    out = []
+def hwmon_chips(tree: SysfsTree, problems: list[str] | None = None) -> Iterator[tuple[str, str, str]]:
+    """Each hwmon device as (hwmonN, root-relative dir, chip name); one whose ``name`` cannot be
+    read is skipped (and its error kept in ``problems`` when given): the one walk of
+    ``/sys/class/hwmon`` that discovery, the fan and the throttle readers share."""
     for name in tree.listdir(HWMON, r"hwmon\d+"):
         rel = f"{HWMON}/{name}"
         try:
             chip = tree.read_text(f"{rel}/name")
         except SensorError as e:
-            problems.append(str(e))
+            if problems is not None:
+                problems.append(str(e))
             continue
+        yield name, rel, chip
+
+
+def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
+    out = []
+    for name, rel, chip in hwmon_chips(tree, problems):
         temps = tuple(f"{rel}/{t}" for t in tree.listdir(rel, r"temp\d+_input"))
         out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel))))
     return out

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from thermogov.hw.discovery import HWMON, THERMAL
+from thermogov.hw.discovery import THERMAL, hwmon_chips
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError
@@ -75,12 +75,7 @@ class FanDevice:
 def discover_fan(tree: SysfsTree) -> FanDevice | None:
     """The board's pwm-fan, or None.  Structure only: nothing is written."""
     hwmon = None
-    for name in tree.listdir(HWMON, r"hwmon\d+"):
-        rel = f"{HWMON}/{name}"
-        try:
-            chip = tree.read_text(f"{rel}/name")
-        except SensorError:
-            continue
+    for _, rel, chip in hwmon_chips(tree):
         if chip.lower() in FAN_HWMON_NAMES and tree.exists(f"{rel}/pwm1"):
             hwmon = rel
             break

@@ -36,7 +36,7 @@ from typing import Protocol
 
 from thermogov.governor import TickRecord
 from thermogov.hw.devices import to_celsius
-from thermogov.hw.discovery import HWMON, ThermalZone, discover
+from thermogov.hw.discovery import ThermalZone, discover, hwmon_chips
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 from thermogov.throttle import (
@@ -336,12 +336,7 @@ def find_sources(tree: SysfsTree, zones: Iterable[ThermalZone] | None = None) ->
     if fw is not None:
         sources.append(PiFirmware(tree, fw))
     chips: dict[str, list[tuple[str, list[str]]]] = {}
-    for h in tree.listdir(HWMON, r"hwmon\d+"):
-        rel = f"{HWMON}/{h}"
-        try:
-            chip = tree.read_text(f"{rel}/name")
-        except SensorError:
-            continue
+    for _, rel, chip in hwmon_chips(tree):
         chips.setdefault(chip, []).append((rel, tree.listdir(rel)))
     if fw is None:
         for rel, files in chips.get("rpi_volt", []):
