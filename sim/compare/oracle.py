@@ -187,23 +187,36 @@ class _PowerModel:
         self.bat_node = index[self.bat.node] if self.bat else -1
         self.rest_node = index[th.rest_of_board_node]
 
-    def lower(self, t0_c: np.ndarray, t_lo_c: float) -> tuple[np.ndarray, np.ndarray]:
+    def lower(
+        self,
+        t0_c: np.ndarray,
+        t_lo_c: float,
+        *,
+        t_low_c: np.ndarray | None = None,
+        t_hi_c: np.ndarray | None = None,
+        c_ref: Sequence[np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """A lower bound on every point's power, affine in the interval's node temperatures.
 
         ``t0_c`` (steps, nodes) is where the leakage is linearised and ``t_lo_c`` a temperature
         no node can go below.  Returns ``B`` (steps, points, nodes) and ``M`` (steps, nodes,
-        nodes) with ``P_k(T) >= B_k + M T`` for every ``T >= t_lo_c``:
+        nodes) with ``P_k(T) >= B_k + M T`` for every reachable ``T``:
 
         * leakage ``c_k g(T)`` (``g = exp(beta (T - ref))``, convex and increasing) is split as
-          ``c_min g(T) + (c_k - c_min) g(T)``; the first part is at least its tangent at ``T0``
-          (linear in ``T``, the same for every point), the second at least ``(c_k - c_min) g(t_lo)``;
+          ``c_ref g(T) + (c_k - c_ref) g(T)``; the first part is at least its tangent at ``T0``
+          (linear in ``T``, the same for every point), the second at least
+          ``(c_k - c_ref) g(T_low)`` where ``c_k >= c_ref`` (``T_low``: a temperature the node
+          cannot be below in that interval, ``t_low_c``, else ``t_lo_c``) and at least
+          ``(c_k - c_ref) g(T_hi)`` where ``c_k < c_ref`` (``T_hi``: the hottest the node may be
+          under the constraints, ``t_hi_c``; without it ``c_ref`` is the least ``c_k``);
         * converter loss is linear in the total, so it takes the tangent's slope too;
         * the battery's ``I^2 R`` is charged on the total with leakage at ``t_lo`` (it grows
           with the total, so a smaller total gives a smaller heat).
 
-        Any ``T0`` gives a bound (a tangent of a convex function lies below it); the optimum's
-        own trajectory gives the tightest one.  The looseness is the leakage spread between the
-        lowest- and highest-voltage points times ``g(T) - g(t_lo)``: a few hundredths of a watt.
+        Any ``T0`` and any ``c_ref`` (per interval, per leaky domain) give a bound (a tangent of
+        a convex function lies below it; ``g`` is increasing); the optimum's own trajectory and
+        voltage mix give the tightest one.  The looseness is the leakage spread between the
+        points run and ``c_ref`` times ``g(T) - g(T_low)`` or ``g(T_hi) - g(T)``.
         """
         steps, nn = t0_c.shape
         k = self.base.shape[0]
@@ -211,18 +224,26 @@ class _PowerModel:
         m = np.zeros((steps, nn, nn))
         eff = self.bat.converter_efficiency if self.bat is not None else 1.0
         floor_leak = np.zeros((k, nn))  # leakage at t_lo, for the battery's current
-        for node, coef, beta, ref in self.leak:
-            cmin = float(coef.min())
+        for j, (node, coef, beta, ref) in enumerate(self.leak):
             g_lo = math.exp(min(beta * (t_lo_c - ref), 50.0))
+            if c_ref is None or t_hi_c is None or t_hi_c[node] >= 500.0:  # no ceiling: c_min
+                cr = np.full(steps, float(coef.min()))
+            else:
+                cr = np.clip(np.asarray(c_ref[j], dtype=float), float(coef.min()), float(coef.max()))
+            low = np.full(steps, t_lo_c) if t_low_c is None else np.maximum(t_low_c[:, node], t_lo_c)
+            g_low = np.exp(np.minimum(beta * (low - ref), 50.0))
+            g_hi = math.exp(min(beta * (float(t_hi_c[node]) - ref), 50.0)) if t_hi_c is not None else 0.0
+            diff = coef[None, :] - cr[:, None]  # (steps, points)
+            excess = np.where(diff >= 0.0, diff * g_low[:, None], diff * g_hi)
             g0 = np.exp(np.minimum(beta * (t0_c[:, node] - ref), 50.0))
-            slope = cmin * beta * g0
-            b[:, :, node] += ((coef - cmin) * g_lo)[None, :] + (cmin * g0 - slope * t0_c[:, node])[:, None]
+            slope = cr * beta * g0
+            tangent0 = cr * g0 - slope * t0_c[:, node]
+            b[:, :, node] += excess + tangent0[:, None]
             m[:, node, node] += slope
             floor_leak[:, node] += coef * g_lo
             if self.bat is not None:
                 extra = 1.0 / eff - 1.0
-                b[:, :, self.rest_node] += extra * ((coef - cmin) * g_lo)[None, :]
-                b[:, :, self.rest_node] += extra * (cmin * g0 - slope * t0_c[:, node])[:, None]
+                b[:, :, self.rest_node] += extra * (excess + tangent0[:, None])
                 m[:, self.rest_node, node] += extra * slope
         if self.bat is not None:
             total = (self.base + floor_leak).sum(axis=1)
@@ -230,6 +251,17 @@ class _PowerModel:
             b[:, :, self.bat_node] += (current * current * self.bat.r0_ohm)[None, :]
             b[:, :, self.rest_node] += ((1.0 / eff - 1.0) * self.base.sum(axis=1))[None, :]
         return b, m
+
+    def floor(self, t_lo_c: float) -> np.ndarray:
+        """Per node, the least power any point draws at any temperature ``>= t_lo_c`` (nodes,)."""
+        p = self.base.copy()
+        for node, coef, beta, ref in self.leak:
+            p[:, node] += coef * math.exp(min(beta * (t_lo_c - ref), 50.0))
+        return p.min(axis=0)
+
+    def voltage_mix(self, w: np.ndarray) -> list[np.ndarray]:
+        """Per leaky domain, the time-share-weighted leakage coefficient of schedule ``w``."""
+        return [w @ coef for _, coef, _, _ in self.leak]
 
     def powers(self, temps_c: np.ndarray) -> np.ndarray:
         """``temps_c`` (steps, nodes) -> power (steps, points, nodes)."""
@@ -480,11 +512,18 @@ def oracle(
     # First linearisation point for leakage: the best fixed point's (or the lowest point's) run.
     k_ref = 0 if best_caps is None else next(k for k, p in enumerate(points) if dict(p.caps_hz) == best_caps)
     temps = _simulate(grid, pm.powers(_flat(grid, 50.0))[:, k_ref])
+    # Where the leakage spread is charged (see _PowerModel.lower): no node is colder than the
+    # run at every node's least power, nor hotter than the constraints let it be.
+    t_low = _coldest(grid, pm.floor(t_lo))
+    t_hi = np.array([_node_ceiling(outs.rows, j, t_lo) for j in range(len(grid.names))])
+    c_ref = [np.full(grid.n, coef[k_ref]) for _, coef, _, _ in pm.leak]
 
     def solve(temps: np.ndarray, monotone: bool) -> tuple[_Solution | None, list[float]]:
         power = pm.powers(temps[:-1])
         deltas = [_poll_delta(grid, power, temps, node, per) for _, node, _, per in outs.throttles]
-        lower_b, lower_m = pm.lower(0.5 * (temps[:-1] + temps[1:]), t_lo)
+        lower_b, lower_m = pm.lower(
+            0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref
+        )
         return _solve(grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone), deltas
 
     sol, bound_ips, deltas = None, None, []
@@ -498,6 +537,7 @@ def oracle(
         if bound_ips is None or ips < bound_ips:
             sol, bound_ips, deltas = sol_i, ips, deltas_i
         temps = _simulate(grid, np.einsum("ik,ikn->in", sol_i.w, pm.powers(temps[:-1])))
+        c_ref = pm.voltage_mix(sol_i.w)
     if sol is None:
         return OracleResult(None, (t0, t1), (), None, (), best_caps, best_ips)
     sustained_ips = None
@@ -528,6 +568,20 @@ def oracle(
         replay_max_fused_c=float(np.max(temps[1:] @ fused_vec)),
         sustained_ips=sustained_ips,
     )
+
+
+def _coldest(grid: _Grid, floor_w: np.ndarray) -> np.ndarray | None:
+    """Interval mean node temperatures (n, nodes) no schedule can go below, or None.
+
+    Every point draws at least ``floor_w`` into each node at every temperature, and a heat
+    network's exact step has non-negative ``Phi`` and ``Gamma`` (heat flows from hot to cold
+    only), so the run at ``floor_w`` stays at or below any schedule's run at every grid instant.
+    If the matrices are not non-negative the argument fails and None is returned.
+    """
+    if any(float(m.min()) < -1e-12 for m in (*grid.phi, *grid.gam)):
+        return None
+    temps = _simulate(grid, np.tile(floor_w, (grid.n, 1)))
+    return 0.5 * (temps[:-1] + temps[1:])
 
 
 def _flat(grid: _Grid, rise: float) -> np.ndarray:
