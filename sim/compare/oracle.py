@@ -67,7 +67,7 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.protections import throttle_allows_c
-from thermogov.sim.compare.workbound import lucky_ratio
+from thermogov.sim.compare.workbound import lucky_ratio, work_prefix
 from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.workload import ArrivalProcess, InferenceServer
 from thermogov.sim.model.world import SimWorld
@@ -385,6 +385,18 @@ def _arrival_bound(config: Config, board: BoardProfile, grid: _Grid, win: tuple[
     return _ArrivalBound(out, float(inside))
 
 
+def grid_step_s(config: Config) -> float:
+    """The oracle's default interval: 2 s, coarser for runs over 30 min (~900 intervals)."""
+    return max(2.0, math.ceil(config.sim.duration_s / 900.0))
+
+
+def interval_rates(t_s: Sequence[float], total: Sequence[float], step_s: float, n: int) -> np.ndarray:
+    """Mean completion rate in each of ``n`` grid intervals from a trace's cumulative count."""
+    edges = np.arange(n + 1) * step_s
+    done = np.interp(edges, np.asarray(t_s, dtype=float), np.asarray(total, dtype=float))
+    return np.diff(done) / step_s
+
+
 def steady_window(config: Config) -> tuple[float, float]:
     """The recorder's window: its start is the whole-second record at or before the fraction."""
     d = config.sim.duration_s
@@ -466,18 +478,27 @@ def oracle(
     step_s: float | None = None,
     *,
     sustained: bool = False,
+    history_ips: Sequence[float] | None = None,
 ) -> OracleResult:
     """Solve the scenario's programme (see the module docstring).
+
+    ``history_ips`` (saturating loads only; one rate per grid interval before the window, see
+    :func:`interval_rates`) makes it the *same-history* bound: before the window the schedule
+    completes at least what a policy did in each interval, so it cannot bank the heat that
+    policy spent; inside the window it is free.  A bound on what any schedule with that past
+    can do in the window: how much of a policy's gap is its control and how much its history.
 
     ``step_s`` defaults to 2 s, coarser for runs over 30 min so the programme keeps ~900
     intervals: every constraint is checked at fewer instants, which can only raise the bound.
     """
     board = board or config.load_board()
     if step_s is None:
-        step_s = max(2.0, math.ceil(config.sim.duration_s / 900.0))
+        step_s = grid_step_s(config)
     if config.sim.duration_s < 10 * step_s:
         raise ConfigError(f"oracle: the run must last at least {10 * step_s:g} s")
     saturating = config.sim.workload.kind == "saturating"
+    if history_ips is not None and not saturating:
+        raise ConfigError("oracle: history_ips needs a saturating load (an open load's rate is its arrivals)")
     points = operating_points(board, saturating, config.sim.workload.batch_size)
     grid = _grid(config, board, step_s)
     pm = _PowerModel(board, points, grid.index)
@@ -504,6 +525,20 @@ def oracle(
 
     t0, t1 = steady_window(config)
     win = (round(t0 / step_s), grid.n)
+    history = None
+    if history_ips is not None:
+        if len(history_ips) < win[0]:
+            raise ConfigError(
+                f"oracle: history_ips has {len(history_ips)} intervals, the window starts at {win[0]}"
+            )
+        # The policy's count by each instant, as the work it took (its own requests' draws,
+        # whole batches): lucky short requests must not force the schedule to do more work.
+        reachable = float(rates.max()) * step_s * np.arange(1, win[0] + 1)
+        count = np.minimum(np.cumsum(np.asarray(history_ips[: win[0]], dtype=float)) * step_s, reachable)
+        k = config.sim.workload.batch_size
+        prefix = work_prefix(config, board, int(count[-1]) + k if count.size else k)
+        history = prefix[np.minimum(np.floor(count / k + 1e-9).astype(int), len(prefix) - 1)]
+        history = np.minimum(history, reachable)
     cap = None if saturating else _arrival_bound(config, board, grid, win)
 
     # A fixed cap under a Poisson load would also drop frames in bursts, which this check does
@@ -524,7 +559,7 @@ def oracle(
         lower_b, lower_m = pm.lower(
             0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref
         )
-        return _solve(grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone), deltas
+        return _solve(grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone, history), deltas
 
     sol, bound_ips, deltas = None, None, []
     for _ in range(3):
@@ -637,17 +672,20 @@ def _solve(
     cap: _ArrivalBound | None,
     win: tuple[int, int],
     monotone: bool,
+    history: np.ndarray | None = None,
 ) -> _Solution | None:
     """The window-completions programme; returns ``w`` (intervals x points) or None if infeasible.
 
-    Variables: ``x_1..x_n`` (node excess temperatures), ``w_0..w_{n-1}`` (time shares) and, for a
-    Poisson load, the cumulative completions ``c_0..c_{n-1}``.
+    Variables: ``x_1..x_n`` (node excess temperatures), ``w_0..w_{n-1}`` (time shares), for a
+    Poisson load the cumulative completions ``c_0..c_{n-1}``, and with ``history`` (the work a
+    policy had done by each grid instant before the window) the cumulative work before it.
     """
     n, nn, kk = grid.n, len(grid.names), len(rates)
     h = grid.step_s
     nx, nw = n * nn, n * kk
     nc = n if cap is not None else 0
-    nv = nx + nw + nc
+    nh = len(history) if history is not None else 0
+    nv = nx + nw + nc + nh
 
     def xi(i: int) -> int:  # column of x_i (i = 1..n), node 0
         return (i - 1) * nn
@@ -678,6 +716,10 @@ def _solve(
         if cap is not None:  # c_i = c_{i-1} + h sum_k r_k w_ik
             entries = [(nx + nw + i, 1.0)] + ([(nx + nw + i - 1, -1.0)] if i > 0 else [])
             eq.add(entries + [(wi(i) + k, -h * rates[k]) for k in range(kk)], 0.0)
+        if i < nh:  # the same for the history's count, whose bounds are the policy's count
+            hc = nx + nw + nc
+            entries = [(hc + i, 1.0)] + ([(hc + i - 1, -1.0)] if i > 0 else [])
+            eq.add(entries + [(wi(i) + k, -h * rates[k]) for k in range(kk)], 0.0)
 
     ub = _Rows()
     for i in range(1, n + 1):
@@ -704,6 +746,11 @@ def _solve(
     bounds = [(None, None)] * nx + [(0.0, 1.0)] * nw
     if cap is not None:
         bounds += [(0.0, float(cap.completed[i + 1])) for i in range(n)]
+    if history is not None:
+        # Same history: by every grid instant before the window the schedule has completed at
+        # least the policy's count (cumulative, so one lucky interval of short requests does
+        # not force a faster point; weaker than interval by interval, so still a bound).
+        bounds += [(float(c), None) for c in history]
     if cap is not None:
         window_entries = [(nx + nw + n - 1, 1.0)] + ([(nx + nw + win[0] - 1, -1.0)] if win[0] > 0 else [])
         ub.add(window_entries, cap.window_max)

@@ -9,16 +9,27 @@ scenarios only make conditions worse; these also make them better, where the old
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.compare.randomscen import random_scenario
-from tests.compare.short import with_sim
+from tests.compare.short import short, with_sim
 from thermogov.board import load_board
 from thermogov.config import Config, SimEvent
+from thermogov.interfaces import ConfigError
 from thermogov.sim.compare.compare import RunRow, run_grid
-from thermogov.sim.compare.oracle import _coldest, _grid, _PowerModel, _simulate, operating_points, oracle
+from thermogov.sim.compare.oracle import (
+    _coldest,
+    _grid,
+    _PowerModel,
+    _simulate,
+    grid_step_s,
+    operating_points,
+    oracle,
+)
+from thermogov.sim.compare.samehistory import same_history_ips
 
 #: Baselines that keep the trip on their own: the kernel governors' trips set below 85 °C.
 POLICIES = ["stepped", "hysteresis", "power_allocator", "step_wise", "bang_bang", "performance"]
@@ -145,3 +156,38 @@ def test_the_coldest_run_is_below_any_schedule() -> None:
             power = pm.powers(temps[:-1])[np.arange(grid.n), choice]
             temps = _simulate(grid, power)
         assert np.all(0.5 * (temps[:-1] + temps[1:]) >= low - 1e-9)
+
+
+@pytest.mark.parametrize("name", ["orin-steady-25", "rpi5-steady-25"])
+def test_same_history_bound_holds_for_the_policy_and_sits_under_the_bound(name: str, tmp_path: Path) -> None:
+    """With a policy's own past before the window, no policy with that past beats the bound.
+
+    It is tighter than the free bound (the schedule may not bank heat before the window) and
+    still above what the policy whose past it is did in the window.
+    """
+    cfg = dataclasses.replace(short(name, 600.0), policies=KEEPING)
+    free = oracle(cfg).throughput_ips
+    rows, _ = run_grid([(name, cfg)], ["stepped", "hysteresis"], tmp_path, with_oracle=False)
+    for r in rows:
+        assert r.sustained_ips is not None
+        same = same_history_ips(cfg, Path(r.run_dir))
+        assert same is not None and free is not None
+        assert r.sustained_ips <= same * (1 + 1e-9), (r.policy, r.sustained_ips, same)
+        assert same <= free * (1 + 1e-9)
+    # the bound follows the past it is given: none leaves the free bound, the best fixed
+    # cap's all along (a past that holds the trip) leaves less room
+    step = grid_step_s(cfg)
+    n = round(cfg.sim.duration_s / step)
+    slow = oracle(cfg, history_ips=np.zeros(n)).throughput_ips
+    res = oracle(cfg)
+    assert res.best_fixed_ips is not None
+    busy = oracle(cfg, history_ips=np.full(n, res.best_fixed_ips)).throughput_ips
+    assert slow is not None and busy is not None and busy < slow
+    assert slow == pytest.approx(free, rel=1e-6)
+
+
+def test_same_history_needs_a_saturating_load() -> None:
+    cfg = random_scenario(11)
+    poisson = with_sim(cfg, workload=dataclasses.replace(cfg.sim.workload, kind="poisson"))
+    with pytest.raises(ConfigError, match="history_ips"):
+        oracle(poisson, history_ips=[0.0] * 1000)
