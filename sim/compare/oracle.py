@@ -536,9 +536,14 @@ def oracle(
         reachable = float(rates.max()) * step_s * np.arange(1, win[0] + 1)
         count = np.minimum(np.cumsum(np.asarray(history_ips[: win[0]], dtype=float)) * step_s, reachable)
         k = config.sim.workload.batch_size
-        prefix = work_prefix(config, board, int(count[-1]) + k if count.size else k)
-        history = prefix[np.minimum(np.floor(count / k + 1e-9).astype(int), len(prefix) - 1)]
-        history = np.minimum(history, reachable)
+        prefix = work_prefix(config, board, int(count[-1]) + 2 * k if count.size else 2 * k)
+        batches = np.minimum(np.floor(count / k + 1e-9).astype(int), len(prefix) - 2)
+        # Done by each instant, in the programme's units (mean inferences): its completed
+        # batches, and at most the one in service.  A request's time is a fixed overhead plus its
+        # drawn work, so its cost lies between one mean inference and its draw: both are bounds.
+        lo = np.minimum(batches * k, prefix[batches])
+        hi = np.maximum((batches + 1) * k, prefix[batches + 1])
+        history = np.stack([np.minimum(lo, reachable), hi])
     cap = None if saturating else _arrival_bound(config, board, grid, win)
 
     # A fixed cap under a Poisson load would also drop frames in bursts, which this check does
@@ -677,14 +682,15 @@ def _solve(
     """The window-completions programme; returns ``w`` (intervals x points) or None if infeasible.
 
     Variables: ``x_1..x_n`` (node excess temperatures), ``w_0..w_{n-1}`` (time shares), for a
-    Poisson load the cumulative completions ``c_0..c_{n-1}``, and with ``history`` (the work a
-    policy had done by each grid instant before the window) the cumulative work before it.
+    Poisson load the cumulative completions ``c_0..c_{n-1}``, and with ``history`` (2 x instants
+    before the window: the least and the most work a policy had done by each) the cumulative
+    work before it.
     """
     n, nn, kk = grid.n, len(grid.names), len(rates)
     h = grid.step_s
     nx, nw = n * nn, n * kk
     nc = n if cap is not None else 0
-    nh = len(history) if history is not None else 0
+    nh = history.shape[1] if history is not None else 0
     nv = nx + nw + nc + nh
 
     def xi(i: int) -> int:  # column of x_i (i = 1..n), node 0
@@ -747,10 +753,11 @@ def _solve(
     if cap is not None:
         bounds += [(0.0, float(cap.completed[i + 1])) for i in range(n)]
     if history is not None:
-        # Same history: by every grid instant before the window the schedule has completed at
-        # least the policy's count (cumulative, so one lucky interval of short requests does
-        # not force a faster point; weaker than interval by interval, so still a bound).
-        bounds += [(float(c), None) for c in history]
+        # Same history: by every grid instant before the window the schedule has done the
+        # work of the policy's completed requests, and at most that of the batch in service.  Cumulative, so one lucky interval of
+        # short requests does not force a faster point; without the upper side the schedule
+        # could run ahead early and cool just before the window (banking again).
+        bounds += [(float(lo), float(hi) + 1e-6) for lo, hi in history.T]
     if cap is not None:
         window_entries = [(nx + nw + n - 1, 1.0)] + ([(nx + nw + win[0] - 1, -1.0)] if win[0] > 0 else [])
         ub.add(window_entries, cap.window_max)
