@@ -46,7 +46,7 @@ from thermogov.config import Config, SimConfig  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
-from thermogov.sim.compare.samehistory import same_history_ips  # noqa: E402
+from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
 from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 
@@ -243,6 +243,28 @@ def tightness(
     return out
 
 
+def whole_run(rows: list[RunRow]) -> list[str]:
+    """Every finished row's throughput over the whole run, beside its window figure.
+
+    The window (the run's last part) is what the race scores, and a policy that runs cooler
+    before it (a low kernel trip, the oracle idling) starts it with cooler slow nodes and scores
+    more there while doing less work overall; this shows that trade.
+    """
+    out = ["whole run: inferences over the whole run / its length (window figure in brackets)"]
+    for scen in dict.fromkeys(r.scenario for r in rows):
+        parts = []
+        for r in rows:
+            if r.scenario != scen or r.sustained_ips is None or r.stopped:
+                continue
+            if not (Path(r.run_dir) / "trace.csv").is_file():
+                continue
+            times, totals = read_counts(Path(r.run_dir))
+            if times and times[-1] > 0:
+                parts.append(f"{r.policy} {totals[-1] / times[-1]:.2f} ({r.sustained_ips:.2f})")
+        out.append(f"  {scen:<24} " + "; ".join(parts))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", action="append", help="a scenario (repeatable; default: all)")
@@ -285,6 +307,8 @@ def main() -> None:
     print("\n".join(report(rows, args.candidate)))
     print()
     print("\n".join(tightness(configs, rows, oracles, args.candidate, args.jobs)))
+    print()
+    print("\n".join(whole_run(rows)))
     if args.csv:
         write_csv(rows, args.csv)
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
