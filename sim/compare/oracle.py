@@ -17,10 +17,14 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
    ``x_{i+1} = Phi x_i + Gamma P_i``, from the world's own initial state and through the
    scenario's ambient and ambient-link events.
 3. **Power from below.**  ``P_i`` is a lower bound on the real power, affine in the interval's
-   mean node temperature (:meth:`_PowerModel.lower`): leakage, convex and increasing in ``T``,
-   is charged at its tangent for the lowest-voltage share and at the coldest possible node
-   temperature for the rest, so every real trajectory is feasible.  The linearisation point is
-   the previous round's optimum (three rounds; each round is a bound, the least is kept).
+   mean node temperature (:meth:`_PowerModel.lower`): leakage ``c_k g(T)``, convex and
+   increasing in ``T``, is charged at its tangent for a reference voltage share ``c_ref`` (the
+   previous round's own mix), and the spread ``(c_k - c_ref) g(T)`` at the coldest temperature
+   the node can have in that interval (the run at every node's least power, :func:`_coldest`)
+   where it is positive and at the hottest the constraints allow where it is negative, so every
+   real trajectory is feasible.  The linearisation point is the previous round's optimum (three
+   rounds; each round is a bound, the least is kept).  Charging the spread at the ambient and
+   around the lowest voltage, as before, left ~2 inf/s (0.9 %) of slack on orin-steady-25.
 4. **Constraints at every grid instant**: true fused temperature (the governor's weights, no
    noise) <= trip; every sensor's node below its hard limit; each board throttle (RPi firmware,
    Jetson sw-throttle) lets point ``k`` run only while the protected node is at or below the
@@ -39,6 +43,10 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
 6. **Linear programme**: maximise the completions inside the steady window (the run
    recorder's window), with scipy's HiGHS on the sparse state-space form, plus one batch (the
    recorder counts whole inferences).
+
+With ``history_ips`` the programme must track a policy's own work before the window (the
+*same-history* bound, :mod:`.samehistory`): the bound then separates what that policy lost by
+its control inside the window from the heat its past left in the board.
 
 Tightness is reported beside the bound: the best single cap that holds the trip all run on the
 exact plant (:attr:`OracleResult.best_fixed_ips`) and the exact-plant replay of the optimum's
