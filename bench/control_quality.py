@@ -14,7 +14,7 @@ and targets are taken against those, and the plain rows with their seconds above
 printed next to them so both views are visible.
 
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
-        [--families [--family-scale 0.1]] [--duration S]
+        [--families [--family-scale 0.1] [--no-suite]] [--duration S]
 
 ``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
 throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
@@ -276,6 +276,7 @@ def main() -> None:
         action="store_true",
         help="also run the generated scenario families (thermogov.sim.scenarios.families)",
     )
+    ap.add_argument("--no-suite", action="store_true", help="with --families: only the generated worlds")
     ap.add_argument("--family-scale", type=float, default=1.0, help="time scale of the families (0.1: quick)")
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 4))
     ap.add_argument("--out", type=Path, help="keep the run folders here")
@@ -288,7 +289,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     started = time.monotonic()
-    configs = [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
+    configs = [] if args.no_suite else [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
     if args.families:
         scale = args.family_scale
         configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
