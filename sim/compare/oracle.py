@@ -15,7 +15,9 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
    ``sum w_ik r_k step_s`` (linear: the simulated pipeline keeps its fraction of work across
    clock changes) and the plant advances exactly for the interval's mean power,
    ``x_{i+1} = Phi x_i + Gamma P_i``, from the world's own initial state and through the
-   scenario's ambient and ambient-link events.
+   scenario's ambient and ambient-link events; a board whose fan a policy commands ([fan])
+   has it at its most conductive level until a ``fan_stall`` event (the most cooling any fan
+   schedule gets).
 3. **Power from below.**  ``P_i`` is a lower bound on the real power, affine in the interval's
    mean node temperature (:meth:`_PowerModel.lower`): leakage ``c_k g(T)``, convex and
    increasing in ``T``, is charged at its tangent for a reference voltage share ``c_ref`` (the
@@ -303,9 +305,15 @@ class _Grid:
 def _grid(config: Config, board: BoardProfile, step_s: float) -> _Grid:
     world = SimWorld(board, config)
     plant: ThermalPlant = world.plant
+    if world.fan is not None:
+        # A fan the schedule may command: at its most conductive level all run (until it
+        # stalls), the most cooling any fan schedule gets, so the bound covers every one.
+        g = world.fan.profile.conductance_w_per_k
+        world.fan.apply(max(range(len(g)), key=lambda i: g[i]))
     n = round(config.sim.duration_s / step_s)
     events = sorted(
-        (e for e in config.sim.events if e.kind in ("ambient", "ambient_link")), key=lambda e: e.at_s
+        (e for e in config.sim.events if e.kind in ("ambient", "ambient_link", "fan_stall")),
+        key=lambda e: e.at_s,
     )
     x0 = plant.x.copy()
     phi, gam = [], []
@@ -319,6 +327,10 @@ def _grid(config: Config, board: BoardProfile, step_s: float) -> _Grid:
             if e.kind == "ambient":
                 shift[i] += plant.ambient_c - e.value
                 plant.set_ambient(e.value)
+            elif e.kind == "fan_stall":
+                if world.fan is not None:
+                    world.fan.stall()
+                    cur = _matrices(plant, step_s)
             else:
                 plant.scale_ambient_link(e.target, e.value)
                 cur = _matrices(plant, step_s)

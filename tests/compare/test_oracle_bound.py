@@ -30,6 +30,7 @@ from thermogov.sim.compare.oracle import (
     oracle,
 )
 from thermogov.sim.compare.samehistory import same_history_ips
+from thermogov.sim.scenarios import load_scenario
 
 #: Baselines that keep the trip on their own: the kernel governors' trips set below 85 °C.
 POLICIES = ["stepped", "hysteresis", "power_allocator", "step_wise", "bang_bang", "performance"]
@@ -192,3 +193,13 @@ def test_same_history_needs_a_saturating_load() -> None:
     poisson = with_sim(cfg, workload=dataclasses.replace(cfg.sim.workload, kind="poisson"))
     with pytest.raises(ConfigError, match="history_ips"):
         oracle(poisson, history_ips=[0.0] * 1000)
+
+
+def test_a_board_whose_fan_the_policy_commands_does_not_beat_the_bound() -> None:
+    """The Pi 5 with its Active Cooler: a policy (or the board's curve) runs the fan, so the
+    bound must allow the fan's most cooling until it stalls (it used to model no fan at all,
+    and every policy scored 100.2 % of it on rpi5-fan-stall)."""
+    cfg = load_scenario("rpi5-fan-stall")  # full length: shortened, the stall leaves no gap
+    res = oracle(cfg)
+    rows, _ = run_grid([("fan", cfg)], ["stepped", "stock"], with_oracle=False)
+    assert _check(rows, res.throughput_ips) >= 1
