@@ -14,7 +14,7 @@ and targets are taken against those, and the plain rows with their seconds above
 printed next to them so both views are visible.
 
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
-        [--families [--family-scale 0.1]] [--duration S]
+        [--families [--family-scale 0.1] [--no-suite]] [--duration S]
 
 ``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
 throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
@@ -34,15 +34,19 @@ import argparse
 import dataclasses
 import os
 import sys
+import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from thermogov.config import SimConfig  # noqa: E402
+from thermogov.config import Config, SimConfig  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
+from thermogov.sim.compare.oracle import oracle  # noqa: E402
+from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
 from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 
@@ -198,6 +202,69 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
     return out
 
 
+def _references(job: tuple[Config, Path | None]) -> tuple[float | None, float | None]:
+    """(sustained reference, same-history bound of the candidate's run) for one scenario."""
+    cfg, run_dir = job
+    sustained = oracle(cfg, sustained=True).sustained_ips
+    same = same_history_ips(cfg, run_dir) if run_dir is not None else None
+    return sustained, same
+
+
+def tightness(
+    configs: list[tuple[str, Config]], rows: list[RunRow], oracles: dict, candidate: str, jobs: int
+) -> list[str]:
+    """The bound beside its references, and the candidate's share of each.
+
+    ``sustained ref``: the best schedule whose throughput never rises (a reference, not a
+    bound); ``same hist``: the bound for a schedule with the candidate's own past before the
+    window (:mod:`thermogov.sim.compare.samehistory`), so ``/same`` is its control with its
+    history held equal and ``/bound`` also charges it the heat it did not bank.
+    """
+    cand = {r.scenario: r for r in rows if r.policy == candidate}
+    jobs_in = [
+        (cfg, Path(cand[n].run_dir) if n in cand and cand[n].sustained_ips else None) for n, cfg in configs
+    ]
+    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+        refs = list(ex.map(_references, jobs_in))
+    out = [
+        "oracle tightness: the bound beside its references and the best single cap that holds the trip all run",
+        f"  {'scenario':<36} {'bound':>7} {'sust ref':>8} {'same hist':>9} {'best fixed':>10} "
+        f"{candidate:>8} {'/bound':>6} {'/sust':>6} {'/same':>6}",
+    ]
+    for (name, _), (sus, same) in zip(configs, refs, strict=True):
+        o = oracles.get(name)
+        c = cand.get(name)
+        ips = c.sustained_ips if c is not None else None
+        out.append(
+            f"  {name:<36} {_num(o.throughput_ips if o else None, 7, 2)} {_num(sus, 8, 2)} {_num(same, 9, 2)} "
+            f"{_num(o.best_fixed_ips if o else None, 10, 2)} {_num(ips, 8, 2)} "
+            f"{_ratio(ips, o.throughput_ips if o else None):>6} {_ratio(ips, sus):>6} {_ratio(ips, same):>6}"
+        )
+    return out
+
+
+def whole_run(rows: list[RunRow]) -> list[str]:
+    """Every finished row's throughput over the whole run, beside its window figure.
+
+    The window (the run's last part) is what the race scores, and a policy that runs cooler
+    before it (a low kernel trip, the oracle idling) starts it with cooler slow nodes and scores
+    more there while doing less work overall; this shows that trade.
+    """
+    out = ["whole run: inferences over the whole run / its length (window figure in brackets)"]
+    for scen in dict.fromkeys(r.scenario for r in rows):
+        parts = []
+        for r in rows:
+            if r.scenario != scen or r.sustained_ips is None or r.stopped:
+                continue
+            if not (Path(r.run_dir) / "trace.csv").is_file():
+                continue
+            times, totals = read_counts(Path(r.run_dir))
+            if times and times[-1] > 0:
+                parts.append(f"{r.policy} {totals[-1] / times[-1]:.2f} ({r.sustained_ips:.2f})")
+        out.append(f"  {scen:<24} " + "; ".join(parts))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", action="append", help="a scenario (repeatable; default: all)")
@@ -209,6 +276,7 @@ def main() -> None:
         action="store_true",
         help="also run the generated scenario families (thermogov.sim.scenarios.families)",
     )
+    ap.add_argument("--no-suite", action="store_true", help="with --families: only the generated worlds")
     ap.add_argument("--family-scale", type=float, default=1.0, help="time scale of the families (0.1: quick)")
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 4))
     ap.add_argument("--out", type=Path, help="keep the run folders here")
@@ -221,27 +289,32 @@ def main() -> None:
     )
     args = ap.parse_args()
     started = time.monotonic()
-    configs = [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
+    configs = [] if args.no_suite else [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
     if args.families:
         scale = args.family_scale
         configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
     if args.duration:
         configs = [(n, dataclasses.replace(c, sim=_shorter(c.sim, args.duration))) for n, c in configs]
+    keep = None if args.out else tempfile.TemporaryDirectory(prefix="control-quality-")
+    out_dir = args.out or Path(keep.name)  # type: ignore[union-attr]
     rows, oracles = run_grid(
         configs,
         args.policy or POLICIES,
-        args.out,
+        out_dir,
         jobs=args.jobs,
         iso_limit=args.iso_limit,
         progress=lambda msg: print(msg, file=sys.stderr),
     )
     print("\n".join(report(rows, args.candidate)))
-    print("\noracle tightness: the bound beside the best single cap that holds the trip all run")
-    for name, o in oracles.items():
-        print(f"  {name:<36} bound {_num(o.throughput_ips, 7, 2)}  best fixed {_num(o.best_fixed_ips, 7, 2)}")
+    print()
+    print("\n".join(tightness(configs, rows, oracles, args.candidate, args.jobs)))
+    print()
+    print("\n".join(whole_run(rows)))
     if args.csv:
         write_csv(rows, args.csv)
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
+    if keep is not None:
+        keep.cleanup()
 
 
 if __name__ == "__main__":

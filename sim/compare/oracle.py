@@ -15,12 +15,18 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
    ``sum w_ik r_k step_s`` (linear: the simulated pipeline keeps its fraction of work across
    clock changes) and the plant advances exactly for the interval's mean power,
    ``x_{i+1} = Phi x_i + Gamma P_i``, from the world's own initial state and through the
-   scenario's ambient and ambient-link events.
+   scenario's ambient and ambient-link events; a board whose fan a policy commands ([fan])
+   has it at its most conductive level until a ``fan_stall`` event (the most cooling any fan
+   schedule gets).
 3. **Power from below.**  ``P_i`` is a lower bound on the real power, affine in the interval's
-   mean node temperature (:meth:`_PowerModel.lower`): leakage, convex and increasing in ``T``,
-   is charged at its tangent for the lowest-voltage share and at the coldest possible node
-   temperature for the rest, so every real trajectory is feasible.  The linearisation point is
-   the previous round's optimum (three rounds; each round is a bound, the least is kept).
+   mean node temperature (:meth:`_PowerModel.lower`): leakage ``c_k g(T)``, convex and
+   increasing in ``T``, is charged at its tangent for a reference voltage share ``c_ref`` (the
+   previous round's own mix), and the spread ``(c_k - c_ref) g(T)`` at the coldest temperature
+   the node can have in that interval (the run at every node's least power, :func:`_coldest`)
+   where it is positive and at the hottest the constraints allow where it is negative, so every
+   real trajectory is feasible.  The linearisation point is the previous round's optimum (three
+   rounds; each round is a bound, the least is kept).  Charging the spread at the ambient and
+   around the lowest voltage, as before, left ~2 inf/s (0.9 %) of slack on orin-steady-25.
 4. **Constraints at every grid instant**: true fused temperature (the governor's weights, no
    noise) <= trip; every sensor's node below its hard limit; each board throttle (RPi firmware,
    Jetson sw-throttle) lets point ``k`` run only while the protected node is at or below the
@@ -39,6 +45,10 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
 6. **Linear programme**: maximise the completions inside the steady window (the run
    recorder's window), with scipy's HiGHS on the sparse state-space form, plus one batch (the
    recorder counts whole inferences).
+
+With ``history_ips`` the programme must track a policy's own work before the window (the
+*same-history* bound, :mod:`.samehistory`): the bound then separates what that policy lost by
+its control inside the window from the heat its past left in the board.
 
 Tightness is reported beside the bound: the best single cap that holds the trip all run on the
 exact plant (:attr:`OracleResult.best_fixed_ips`) and the exact-plant replay of the optimum's
@@ -67,7 +77,7 @@ from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.protections import throttle_allows_c
-from thermogov.sim.compare.workbound import lucky_ratio
+from thermogov.sim.compare.workbound import lucky_ratio, work_prefix
 from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.workload import ArrivalProcess, InferenceServer
 from thermogov.sim.model.world import SimWorld
@@ -187,23 +197,36 @@ class _PowerModel:
         self.bat_node = index[self.bat.node] if self.bat else -1
         self.rest_node = index[th.rest_of_board_node]
 
-    def lower(self, t0_c: np.ndarray, t_lo_c: float) -> tuple[np.ndarray, np.ndarray]:
+    def lower(
+        self,
+        t0_c: np.ndarray,
+        t_lo_c: float,
+        *,
+        t_low_c: np.ndarray | None = None,
+        t_hi_c: np.ndarray | None = None,
+        c_ref: Sequence[np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """A lower bound on every point's power, affine in the interval's node temperatures.
 
         ``t0_c`` (steps, nodes) is where the leakage is linearised and ``t_lo_c`` a temperature
         no node can go below.  Returns ``B`` (steps, points, nodes) and ``M`` (steps, nodes,
-        nodes) with ``P_k(T) >= B_k + M T`` for every ``T >= t_lo_c``:
+        nodes) with ``P_k(T) >= B_k + M T`` for every reachable ``T``:
 
         * leakage ``c_k g(T)`` (``g = exp(beta (T - ref))``, convex and increasing) is split as
-          ``c_min g(T) + (c_k - c_min) g(T)``; the first part is at least its tangent at ``T0``
-          (linear in ``T``, the same for every point), the second at least ``(c_k - c_min) g(t_lo)``;
+          ``c_ref g(T) + (c_k - c_ref) g(T)``; the first part is at least its tangent at ``T0``
+          (linear in ``T``, the same for every point), the second at least
+          ``(c_k - c_ref) g(T_low)`` where ``c_k >= c_ref`` (``T_low``: a temperature the node
+          cannot be below in that interval, ``t_low_c``, else ``t_lo_c``) and at least
+          ``(c_k - c_ref) g(T_hi)`` where ``c_k < c_ref`` (``T_hi``: the hottest the node may be
+          under the constraints, ``t_hi_c``; without it ``c_ref`` is the least ``c_k``);
         * converter loss is linear in the total, so it takes the tangent's slope too;
         * the battery's ``I^2 R`` is charged on the total with leakage at ``t_lo`` (it grows
           with the total, so a smaller total gives a smaller heat).
 
-        Any ``T0`` gives a bound (a tangent of a convex function lies below it); the optimum's
-        own trajectory gives the tightest one.  The looseness is the leakage spread between the
-        lowest- and highest-voltage points times ``g(T) - g(t_lo)``: a few hundredths of a watt.
+        Any ``T0`` and any ``c_ref`` (per interval, per leaky domain) give a bound (a tangent of
+        a convex function lies below it; ``g`` is increasing); the optimum's own trajectory and
+        voltage mix give the tightest one.  The looseness is the leakage spread between the
+        points run and ``c_ref`` times ``g(T) - g(T_low)`` or ``g(T_hi) - g(T)``.
         """
         steps, nn = t0_c.shape
         k = self.base.shape[0]
@@ -211,18 +234,26 @@ class _PowerModel:
         m = np.zeros((steps, nn, nn))
         eff = self.bat.converter_efficiency if self.bat is not None else 1.0
         floor_leak = np.zeros((k, nn))  # leakage at t_lo, for the battery's current
-        for node, coef, beta, ref in self.leak:
-            cmin = float(coef.min())
+        for j, (node, coef, beta, ref) in enumerate(self.leak):
             g_lo = math.exp(min(beta * (t_lo_c - ref), 50.0))
+            if c_ref is None or t_hi_c is None or t_hi_c[node] >= 500.0:  # no ceiling: c_min
+                cr = np.full(steps, float(coef.min()))
+            else:
+                cr = np.clip(np.asarray(c_ref[j], dtype=float), float(coef.min()), float(coef.max()))
+            low = np.full(steps, t_lo_c) if t_low_c is None else np.maximum(t_low_c[:, node], t_lo_c)
+            g_low = np.exp(np.minimum(beta * (low - ref), 50.0))
+            g_hi = math.exp(min(beta * (float(t_hi_c[node]) - ref), 50.0)) if t_hi_c is not None else 0.0
+            diff = coef[None, :] - cr[:, None]  # (steps, points)
+            excess = np.where(diff >= 0.0, diff * g_low[:, None], diff * g_hi)
             g0 = np.exp(np.minimum(beta * (t0_c[:, node] - ref), 50.0))
-            slope = cmin * beta * g0
-            b[:, :, node] += ((coef - cmin) * g_lo)[None, :] + (cmin * g0 - slope * t0_c[:, node])[:, None]
+            slope = cr * beta * g0
+            tangent0 = cr * g0 - slope * t0_c[:, node]
+            b[:, :, node] += excess + tangent0[:, None]
             m[:, node, node] += slope
             floor_leak[:, node] += coef * g_lo
             if self.bat is not None:
                 extra = 1.0 / eff - 1.0
-                b[:, :, self.rest_node] += extra * ((coef - cmin) * g_lo)[None, :]
-                b[:, :, self.rest_node] += extra * (cmin * g0 - slope * t0_c[:, node])[:, None]
+                b[:, :, self.rest_node] += extra * (excess + tangent0[:, None])
                 m[:, self.rest_node, node] += extra * slope
         if self.bat is not None:
             total = (self.base + floor_leak).sum(axis=1)
@@ -230,6 +261,17 @@ class _PowerModel:
             b[:, :, self.bat_node] += (current * current * self.bat.r0_ohm)[None, :]
             b[:, :, self.rest_node] += ((1.0 / eff - 1.0) * self.base.sum(axis=1))[None, :]
         return b, m
+
+    def floor(self, t_lo_c: float) -> np.ndarray:
+        """Per node, the least power any point draws at any temperature ``>= t_lo_c`` (nodes,)."""
+        p = self.base.copy()
+        for node, coef, beta, ref in self.leak:
+            p[:, node] += coef * math.exp(min(beta * (t_lo_c - ref), 50.0))
+        return p.min(axis=0)
+
+    def voltage_mix(self, w: np.ndarray) -> list[np.ndarray]:
+        """Per leaky domain, the time-share-weighted leakage coefficient of schedule ``w``."""
+        return [w @ coef for _, coef, _, _ in self.leak]
 
     def powers(self, temps_c: np.ndarray) -> np.ndarray:
         """``temps_c`` (steps, nodes) -> power (steps, points, nodes)."""
@@ -263,9 +305,15 @@ class _Grid:
 def _grid(config: Config, board: BoardProfile, step_s: float) -> _Grid:
     world = SimWorld(board, config)
     plant: ThermalPlant = world.plant
+    if world.fan is not None:
+        # A fan the schedule may command: at its most conductive level all run (until it
+        # stalls), the most cooling any fan schedule gets, so the bound covers every one.
+        g = world.fan.profile.conductance_w_per_k
+        world.fan.apply(max(range(len(g)), key=lambda i: g[i]))
     n = round(config.sim.duration_s / step_s)
     events = sorted(
-        (e for e in config.sim.events if e.kind in ("ambient", "ambient_link")), key=lambda e: e.at_s
+        (e for e in config.sim.events if e.kind in ("ambient", "ambient_link", "fan_stall")),
+        key=lambda e: e.at_s,
     )
     x0 = plant.x.copy()
     phi, gam = [], []
@@ -279,6 +327,10 @@ def _grid(config: Config, board: BoardProfile, step_s: float) -> _Grid:
             if e.kind == "ambient":
                 shift[i] += plant.ambient_c - e.value
                 plant.set_ambient(e.value)
+            elif e.kind == "fan_stall":
+                if world.fan is not None:
+                    world.fan.stall()
+                    cur = _matrices(plant, step_s)
             else:
                 plant.scale_ambient_link(e.target, e.value)
                 cur = _matrices(plant, step_s)
@@ -351,6 +403,18 @@ def _arrival_bound(config: Config, board: BoardProfile, grid: _Grid, win: tuple[
         accepted[i] = arrived - server.dropped
     inside = accepted[win[1]] - accepted[win[0]] + w.queue_limit + w.batch_size
     return _ArrivalBound(out, float(inside))
+
+
+def grid_step_s(config: Config) -> float:
+    """The oracle's default interval: 2 s, coarser for runs over 30 min (~900 intervals)."""
+    return max(2.0, math.ceil(config.sim.duration_s / 900.0))
+
+
+def interval_rates(t_s: Sequence[float], total: Sequence[float], step_s: float, n: int) -> np.ndarray:
+    """Mean completion rate in each of ``n`` grid intervals from a trace's cumulative count."""
+    edges = np.arange(n + 1) * step_s
+    done = np.interp(edges, np.asarray(t_s, dtype=float), np.asarray(total, dtype=float))
+    return np.diff(done) / step_s
 
 
 def steady_window(config: Config) -> tuple[float, float]:
@@ -434,18 +498,27 @@ def oracle(
     step_s: float | None = None,
     *,
     sustained: bool = False,
+    history_ips: Sequence[float] | None = None,
 ) -> OracleResult:
     """Solve the scenario's programme (see the module docstring).
+
+    ``history_ips`` (saturating loads only; one rate per grid interval before the window, see
+    :func:`interval_rates`) makes it the *same-history* bound: before the window the schedule
+    completes at least what a policy did in each interval, so it cannot bank the heat that
+    policy spent; inside the window it is free.  A bound on what any schedule with that past
+    can do in the window: how much of a policy's gap is its control and how much its history.
 
     ``step_s`` defaults to 2 s, coarser for runs over 30 min so the programme keeps ~900
     intervals: every constraint is checked at fewer instants, which can only raise the bound.
     """
     board = board or config.load_board()
     if step_s is None:
-        step_s = max(2.0, math.ceil(config.sim.duration_s / 900.0))
+        step_s = grid_step_s(config)
     if config.sim.duration_s < 10 * step_s:
         raise ConfigError(f"oracle: the run must last at least {10 * step_s:g} s")
     saturating = config.sim.workload.kind == "saturating"
+    if history_ips is not None and not saturating:
+        raise ConfigError("oracle: history_ips needs a saturating load (an open load's rate is its arrivals)")
     points = operating_points(board, saturating, config.sim.workload.batch_size)
     grid = _grid(config, board, step_s)
     pm = _PowerModel(board, points, grid.index)
@@ -472,6 +545,25 @@ def oracle(
 
     t0, t1 = steady_window(config)
     win = (round(t0 / step_s), grid.n)
+    history = None
+    if history_ips is not None:
+        if len(history_ips) < win[0]:
+            raise ConfigError(
+                f"oracle: history_ips has {len(history_ips)} intervals, the window starts at {win[0]}"
+            )
+        # The policy's count by each instant, as the work it took (its own requests' draws,
+        # whole batches): lucky short requests must not force the schedule to do more work.
+        reachable = float(rates.max()) * step_s * np.arange(1, win[0] + 1)
+        count = np.minimum(np.cumsum(np.asarray(history_ips[: win[0]], dtype=float)) * step_s, reachable)
+        k = config.sim.workload.batch_size
+        prefix = work_prefix(config, board, int(count[-1]) + 2 * k if count.size else 2 * k)
+        batches = np.minimum(np.floor(count / k + 1e-9).astype(int), len(prefix) - 2)
+        # Done by each instant, in the programme's units (mean inferences): its completed
+        # batches, and at most the one in service.  A request's time is a fixed overhead plus its
+        # drawn work, so its cost lies between one mean inference and its draw: both are bounds.
+        lo = np.minimum(batches * k, prefix[batches])
+        hi = np.maximum((batches + 1) * k, prefix[batches + 1])
+        history = np.stack([np.minimum(lo, reachable), hi])
     cap = None if saturating else _arrival_bound(config, board, grid, win)
 
     # A fixed cap under a Poisson load would also drop frames in bursts, which this check does
@@ -480,12 +572,19 @@ def oracle(
     # First linearisation point for leakage: the best fixed point's (or the lowest point's) run.
     k_ref = 0 if best_caps is None else next(k for k, p in enumerate(points) if dict(p.caps_hz) == best_caps)
     temps = _simulate(grid, pm.powers(_flat(grid, 50.0))[:, k_ref])
+    # Where the leakage spread is charged (see _PowerModel.lower): no node is colder than the
+    # run at every node's least power, nor hotter than the constraints let it be.
+    t_low = _coldest(grid, pm.floor(t_lo))
+    t_hi = np.array([_node_ceiling(outs.rows, j, t_lo) for j in range(len(grid.names))])
+    c_ref = [np.full(grid.n, coef[k_ref]) for _, coef, _, _ in pm.leak]
 
     def solve(temps: np.ndarray, monotone: bool) -> tuple[_Solution | None, list[float]]:
         power = pm.powers(temps[:-1])
         deltas = [_poll_delta(grid, power, temps, node, per) for _, node, _, per in outs.throttles]
-        lower_b, lower_m = pm.lower(0.5 * (temps[:-1] + temps[1:]), t_lo)
-        return _solve(grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone), deltas
+        lower_b, lower_m = pm.lower(
+            0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref
+        )
+        return _solve(grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone, history), deltas
 
     sol, bound_ips, deltas = None, None, []
     for _ in range(3):
@@ -498,6 +597,7 @@ def oracle(
         if bound_ips is None or ips < bound_ips:
             sol, bound_ips, deltas = sol_i, ips, deltas_i
         temps = _simulate(grid, np.einsum("ik,ikn->in", sol_i.w, pm.powers(temps[:-1])))
+        c_ref = pm.voltage_mix(sol_i.w)
     if sol is None:
         return OracleResult(None, (t0, t1), (), None, (), best_caps, best_ips)
     sustained_ips = None
@@ -528,6 +628,20 @@ def oracle(
         replay_max_fused_c=float(np.max(temps[1:] @ fused_vec)),
         sustained_ips=sustained_ips,
     )
+
+
+def _coldest(grid: _Grid, floor_w: np.ndarray) -> np.ndarray | None:
+    """Interval mean node temperatures (n, nodes) no schedule can go below, or None.
+
+    Every point draws at least ``floor_w`` into each node at every temperature, and a heat
+    network's exact step has non-negative ``Phi`` and ``Gamma`` (heat flows from hot to cold
+    only), so the run at ``floor_w`` stays at or below any schedule's run at every grid instant.
+    If the matrices are not non-negative the argument fails and None is returned.
+    """
+    if any(float(m.min()) < -1e-12 for m in (*grid.phi, *grid.gam)):
+        return None
+    temps = _simulate(grid, np.tile(floor_w, (grid.n, 1)))
+    return 0.5 * (temps[:-1] + temps[1:])
 
 
 def _flat(grid: _Grid, rise: float) -> np.ndarray:
@@ -583,17 +697,21 @@ def _solve(
     cap: _ArrivalBound | None,
     win: tuple[int, int],
     monotone: bool,
+    history: np.ndarray | None = None,
 ) -> _Solution | None:
     """The window-completions programme; returns ``w`` (intervals x points) or None if infeasible.
 
-    Variables: ``x_1..x_n`` (node excess temperatures), ``w_0..w_{n-1}`` (time shares) and, for a
-    Poisson load, the cumulative completions ``c_0..c_{n-1}``.
+    Variables: ``x_1..x_n`` (node excess temperatures), ``w_0..w_{n-1}`` (time shares), for a
+    Poisson load the cumulative completions ``c_0..c_{n-1}``, and with ``history`` (2 x instants
+    before the window: the least and the most work a policy had done by each) the cumulative
+    work before it.
     """
     n, nn, kk = grid.n, len(grid.names), len(rates)
     h = grid.step_s
     nx, nw = n * nn, n * kk
     nc = n if cap is not None else 0
-    nv = nx + nw + nc
+    nh = history.shape[1] if history is not None else 0
+    nv = nx + nw + nc + nh
 
     def xi(i: int) -> int:  # column of x_i (i = 1..n), node 0
         return (i - 1) * nn
@@ -624,6 +742,10 @@ def _solve(
         if cap is not None:  # c_i = c_{i-1} + h sum_k r_k w_ik
             entries = [(nx + nw + i, 1.0)] + ([(nx + nw + i - 1, -1.0)] if i > 0 else [])
             eq.add(entries + [(wi(i) + k, -h * rates[k]) for k in range(kk)], 0.0)
+        if i < nh:  # the same for the history's count, whose bounds are the policy's count
+            hc = nx + nw + nc
+            entries = [(hc + i, 1.0)] + ([(hc + i - 1, -1.0)] if i > 0 else [])
+            eq.add(entries + [(wi(i) + k, -h * rates[k]) for k in range(kk)], 0.0)
 
     ub = _Rows()
     for i in range(1, n + 1):
@@ -650,6 +772,12 @@ def _solve(
     bounds = [(None, None)] * nx + [(0.0, 1.0)] * nw
     if cap is not None:
         bounds += [(0.0, float(cap.completed[i + 1])) for i in range(n)]
+    if history is not None:
+        # Same history: by every grid instant before the window the schedule has done the
+        # work of the policy's completed requests, and at most that of the batch in service.  Cumulative, so one lucky interval of
+        # short requests does not force a faster point; without the upper side the schedule
+        # could run ahead early and cool just before the window (banking again).
+        bounds += [(float(lo), float(hi) + 1e-6) for lo, hi in history.T]
     if cap is not None:
         window_entries = [(nx + nw + n - 1, 1.0)] + ([(nx + nw + win[0] - 1, -1.0)] if win[0] > 0 else [])
         ub.add(window_entries, cap.window_max)

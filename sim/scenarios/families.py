@@ -14,7 +14,9 @@ judge on the one left out) and judged on worlds nobody looked at while tuning:
   times what the board can serve) and Poisson at a fraction of it; the simulator's ``bursty``
   arrivals with a period of minutes are exactly that switch, so no new workload kind is needed;
 * ``fan-failure``: on every board whose profile has a fan, the fan stops a fifth of the way in:
-  the fan-cooled node's conductance to air falls to its natural-convection share;
+  a profile that models its fan (a ``[fan]`` table) gets the simulator's ``fan_stall`` (the fan
+  moves no air but reads back its level); one whose fan is folded into a node's conductance to
+  air has that conductance fall to its natural-convection share;
 * ``board-at-trip``: every board profile, saturated, at 25 °C or, when full clocks do not settle
   :data:`OVER_TRIP_C` above the trip there, the lowest whole-degree ambient up to 70 °C at which
   they do (a board that never does, such as the AGX Orin on its big fan-cooled heatsink, is
@@ -164,6 +166,12 @@ def without_fan(board: BoardProfile) -> BoardProfile:
     return dataclasses.replace(board, thermal=dataclasses.replace(th, nodes=nodes))
 
 
+def fan_stopped(board: BoardProfile) -> BoardProfile:
+    """``board`` once its fan has failed: the profile itself when it models its fan (``[fan]``:
+    the nodes' conductances are the still-air ones and the fan only adds), else :func:`without_fan`."""
+    return board if board.fan is not None else without_fan(board)
+
+
 def _ambient_path(start_c: float, values: Sequence[tuple[float, float]]) -> tuple[SimEvent, ...]:
     """``ambient`` events for a path given as (time, °C) samples, one per AMBIENT_STEP_C of change."""
     events = []
@@ -224,9 +232,17 @@ def _load_switch(base: Config, board: BoardProfile, scale: float) -> Config:
 
 def _fan_failure(base: Config, board: BoardProfile, scale: float) -> Config:
     dur = STEADY_S * scale
-    ev = SimEvent(at_s=round(dur / 5.0, 3), kind="ambient_link", target=fan_node(board), value=FAN_OFF_FACTOR)
+    at = round(dur / 5.0, 3)
+    if board.fan is not None:
+        # The profile models its fan ([fan]: conductance added per level, sim/model/fan.py): it
+        # stalls, moving no air while it still reads back its level, and the nodes keep their
+        # own (still-air) conductances, so the board with its fan stopped is the profile itself.
+        ev = SimEvent(at_s=at, kind="fan_stall")
+    else:
+        # The fan is part of the fan node's conductance to air: that falls to its still-air share.
+        ev = SimEvent(at_s=at, kind="ambient_link", target=fan_node(board), value=FAN_OFF_FACTOR)
     # An ambient where the board reaches the trip once its fan has stopped.
-    return _world(base, board.name, dur, _ambient_for(without_fan(board), base, 0.0), events=(ev,))
+    return _world(base, board.name, dur, _ambient_for(fan_stopped(board), base, 0.0), events=(ev,))
 
 
 def _at_trip(base: Config, board: BoardProfile, scale: float) -> Config:
@@ -292,6 +308,7 @@ __all__ = [
     "all_family_scenarios",
     "family_scenarios",
     "fan_node",
+    "fan_stopped",
     "full_clocks_fused_c",
     "has_fan",
     "trip_ambient_c",

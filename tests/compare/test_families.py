@@ -27,7 +27,7 @@ def test_every_family_generates_valid_worlds_with_unique_names() -> None:
         # Holdable: at the world's warmest ambient the lowest caps settle under the trip.
         board = load_board(g.config.board)
         if g.family == "fan-failure":
-            board = fam.without_fan(board)
+            board = fam.fan_stopped(board)
         warmest = max(
             [g.config.sim.ambient_c, *(e.value for e in g.config.sim.events if e.kind == "ambient")]
         )
@@ -41,12 +41,20 @@ def test_fan_failure_covers_every_board_with_a_fan_and_only_those() -> None:
     assert fan_boards, "no profile has a fan: the family would be empty"
     worlds = fam.family_scenarios("fan-failure", time_scale=0.05)
     assert {g.config.board for g in worlds} == fan_boards
+    kinds = set()
     for g in worlds:
         (ev,) = g.config.sim.events
-        assert ev.kind == "ambient_link" and ev.value == fam.FAN_OFF_FACTOR
         board = load_board(g.config.board)
+        kinds.add(ev.kind)
+        if board.fan is not None:  # a modelled fan stalls (the simulator's fan model)
+            assert ev.kind == "fan_stall"
+            assert fam.fan_stopped(board) is board
+        else:  # a fan folded into a conductance: that conductance falls to its still-air share
+            assert ev.kind == "ambient_link" and ev.value == fam.FAN_OFF_FACTOR
+            assert ev.target == fam.fan_node(board)
         # Once the fan stops, full clocks must reach the trip at that ambient.
-        assert fam.full_clocks_fused_c(fam.without_fan(board), Config(), g.config.sim.ambient_c) >= fam.TRIP_C
+        assert fam.full_clocks_fused_c(fam.fan_stopped(board), Config(), g.config.sim.ambient_c) >= fam.TRIP_C
+    assert kinds == {"fan_stall", "ambient_link"}  # both kinds of fan among the built-in profiles
 
 
 def test_has_fan_reads_the_profile_not_a_list() -> None:
