@@ -176,9 +176,12 @@ class BatchWork:
                 return n, n * fixed_s + per_s * (p[i + n] - c0)
             n += 1
 
-    def span(self, j: int, n: int) -> list[float]:
-        """Each batch's work for batches ``j .. j+n-1`` (a plain list: n is a handful)."""
+    def span(self, j: int, n: int) -> np.ndarray:
+        """Each batch's work for batches ``j .. j+n-1``: differences of the prefix sums.
+
+        ``np.diff`` does the same subtraction per pair as ``p[a + 1] - p[a]``, without a Python
+        loop over what is hundreds of batches between two clock changes.
+        """
         self._extend(j + n)
-        p = self._prefix
         i = j - self._base
-        return [p[a + 1] - p[a] for a in range(i, i + n)]
+        return np.diff(np.array(self._prefix[i : i + n + 1]))
