@@ -92,29 +92,40 @@ class ServiceDraws:
     def __init__(self, spread: ServiceSpread, rng: np.random.Generator) -> None:
         self.spread = spread
         self.rng = rng
-        self._buf: list[float] = []
+        # The current chunk as drawn (``take`` slices it) and, made on first use, as Python
+        # floats (``next`` indexes it): one conversion per chunk, whichever way it is read.
+        self._arr: np.ndarray = np.empty(0)
+        self._buf: list[float] | None = []
         self._pos = 0
 
     def _refill(self) -> None:
-        self._buf = draw_multipliers(self.spread, self.rng, _CHUNK).tolist()
+        self._arr = draw_multipliers(self.spread, self.rng, _CHUNK)
+        self._buf = None
         self._pos = 0
 
     def next(self) -> float:
-        if self._pos >= len(self._buf):
+        if self._pos >= len(self._arr):
             self._refill()
-        m = self._buf[self._pos]
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = self._arr.tolist()
+        m = buf[self._pos]
         self._pos += 1
         return m
 
     def take(self, n: int) -> np.ndarray:
         """The next ``n`` multipliers at once (the same sequence ``next`` would give)."""
+        pos = self._pos
+        if pos + n <= len(self._arr):  # nearly always: one slice of the chunk
+            self._pos = pos + n
+            return self._arr[pos : pos + n].copy()
         out = np.empty(n)
         i = 0
         while i < n:
-            if self._pos >= len(self._buf):
+            if self._pos >= len(self._arr):
                 self._refill()
-            k = min(n - i, len(self._buf) - self._pos)
-            out[i : i + k] = self._buf[self._pos : self._pos + k]
+            k = min(n - i, len(self._arr) - self._pos)
+            out[i : i + k] = self._arr[self._pos : self._pos + k]
             self._pos += k
             i += k
         return out
