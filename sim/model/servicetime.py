@@ -143,12 +143,19 @@ class BatchWork:
         self.draws = draws
         self.k = k
         self._base = 0  # batch index of _prefix[0]
-        self._prefix: list[float] = [0.0]
+        self._prefix: list[float] = [0.0]  # Python floats: ``fit`` indexes a few per call
+        # The same values as numpy arrays, in the pieces they were made in, so ``span`` slices
+        # them instead of converting tens of thousands of Python floats back.
+        self._parts: list[np.ndarray] = [np.zeros(1)]
 
     def _extend(self, upto: int) -> None:
         while self._base + len(self._prefix) - 1 < upto:
-            per_batch = self.draws.take(256 * self.k).reshape(256, self.k).sum(axis=1)
-            self._prefix.extend((self._prefix[-1] + np.cumsum(per_batch)).tolist())
+            draws = self.draws.take(256 * self.k)
+            # A batch's work is the sum of its requests' (one request: the draw itself).
+            per_batch = draws if self.k == 1 else draws.reshape(256, self.k).sum(axis=1)
+            part = self._prefix[-1] + np.cumsum(per_batch)
+            self._parts.append(part)
+            self._prefix.extend(part.tolist())
 
     def forget_before(self, j: int) -> None:
         """Keep the prefix short: drop what lies behind batch ``j`` (never asked about again)."""
@@ -156,6 +163,7 @@ class BatchWork:
         if drop > 0:
             off = self._prefix[drop]
             self._prefix = [p - off for p in self._prefix[drop:]]
+            self._parts = [np.array(self._prefix)]
             self._base = j
 
     def cum(self, j: int) -> float:
@@ -164,7 +172,13 @@ class BatchWork:
         return self._prefix[j - self._base]
 
     def one(self, j: int) -> float:
-        return self.cum(j + 1) - self.cum(j)
+        """Batch ``j``'s work (``cum(j + 1) - cum(j)``, one extension check)."""
+        i = j - self._base
+        p = self._prefix
+        if i + 1 >= len(p):
+            self._extend(j + 1)
+            p = self._prefix
+        return p[i + 1] - p[i]
 
     def fit(self, j: int, avail_s: float, fixed_s: float, per_s: float) -> tuple[int, float]:
         """How many whole batches from ``j`` end within ``avail_s``, and the time they take.
@@ -173,9 +187,10 @@ class BatchWork:
         or two (the spread of ``n`` batches' total is ``cv * sqrt(n)`` of one batch).
         """
         n = int(avail_s / (fixed_s + per_s * self.k))
-        self._extend(j + n + 1)
-        p = self._prefix
         i = j - self._base
+        if i + n + 1 >= len(self._prefix):
+            self._extend(j + n + 1)
+        p = self._prefix
         c0 = p[i]
         while n > 0 and n * fixed_s + per_s * (p[i + n] - c0) > avail_s:
             n -= 1
@@ -195,4 +210,8 @@ class BatchWork:
         """
         self._extend(j + n)
         i = j - self._base
-        return np.diff(np.array(self._prefix[i : i + n + 1]))
+        parts = self._parts
+        whole = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if len(parts) > 1:
+            self._parts = [whole]
+        return np.diff(whole[i : i + n + 1])
