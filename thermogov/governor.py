@@ -176,10 +176,11 @@ class Governor:
         # The runner's clock is authoritative for freshness; sources may stamp their own.
         if r.t_s != now_s or r.sensor != name:
             r = Reading(name, r.value_c, now_s)
+        value = r.value_c
         self.fusion.update(r)
-        self._watch.reading(name, r.value_c, now_s)
+        self._watch.reading(name, value, now_s)
         if self._on_sample:
-            self._on_sample(SampleRecord(now_s, name, r.value_c, True))
+            self._on_sample(_new_record(SampleRecord, (now_s, name, value, True)))
         return r
 
     # -- control ----------------------------------------------------------------------------
