@@ -115,7 +115,7 @@ class SimWorld(Telemetry):
         plant = self.plant
 
         def read() -> float:
-            return float(plant.x[i] + plant.ambient_c)
+            return plant.x.item(i) + plant.ambient_c  # a Python float, the same sum
 
         return read
 
@@ -166,7 +166,7 @@ class SimWorld(Telemetry):
         bat = self.battery
         if bat is not None:
             was = bat.state()
-            heat, loss = bat.step(dt, total, float(x[self._bat_node] + amb))
+            heat, loss = bat.step(dt, total, x[self._bat_node] + amb)  # x: Python floats
             power[self._bat_node] += heat
             power[self._rest_node] += loss  # converter loss heats the carrier
             if bat.empty_after_s is not None and self.shutdown_at is None:
@@ -255,6 +255,7 @@ class SimWorld(Telemetry):
         """The simulated supply, shaped like a ``power_supply`` class device reports it."""
         if self.battery is None:
             return PowerStatus("mains", power_w=self.last_power_w, t_s=self.t)
-        temp = float(self.plant.x[self._bat_node] + self.plant.ambient_c)
+        plant = self.plant
+        temp = plant.x.item(self._bat_node) + plant.ambient_c  # a Python float, the same sum
         soc = round(self.battery.soc * 100.0, 3)
         return PowerStatus(self.battery.state(), soc, self.last_power_w, temp, self.t)

@@ -66,6 +66,7 @@ from thermogov.tomlcheck import Table
 
 HIGH = "HIGH"
 TRIP = "TRIP"
+_new_decision = tuple.__new__  # a Decision from its fields in order, per tick without keywords
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,7 @@ class Stepped:
         self._node_level: dict[str, float] = {}
         self._node_alpha: dict[float, float] = {}
         self.top = len(ladder) - 1
+        self._states = [f"L{i}" for i in range(self.top)] + [HIGH]  # each rung's state name, made once
         self.p = p
         self.trend = trend
         self.hard_limits_c = hard_limits_c
@@ -257,9 +259,9 @@ class Stepped:
         self._dither(t)
         if near:  # the dither may not take a rung back up either while a limit is closing in
             self.rung = min(self.rung, before)
-        self.state = HIGH if self.rung == self.top else f"L{self.rung}"
+        self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
-        return Decision(self.ladder[self.rung], self.state, event)
+        return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
 
     def _dither(self, t: float) -> None:
         """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""
