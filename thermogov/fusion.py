@@ -65,6 +65,11 @@ class Fusion:
         latest = self._latest
         return tuple([None if (r := latest[n]) is None else r.value_c for n in names])
 
+    def latest_times(self, names: Sequence[str]) -> tuple[float | None, ...]:
+        """When each named sensor's last good value was read (``None``: none yet)."""
+        latest = self._latest
+        return tuple([None if (r := latest[n]) is None else r.t_s for n in names])
+
     def fuse(self, now_s: float) -> FusionResult:
         num = 0.0
         den = 0.0

@@ -233,6 +233,7 @@ class Governor:
                 dict(self._caps),
                 dict(zip(self._domain_names, freqs_now, strict=True)),
                 power,
+                dict(zip(self._sensor_names, self.fusion.latest_times(self._sensor_names), strict=True)),
             )
             decision = self.policy.decide(inp)
             self._state = decision.state

@@ -187,13 +187,14 @@ class TraceWriter(_CsvAppender):
         # %-template for the moving numbers when all are present (nearly every row); a None
         # makes the % operator raise TypeError and the row takes the general path.
         self._head = "%.3f,%.3f," + "%.3f," * len(schema.sensors)
+        self._numbers = "%.4f,%d,"  # power and the inference count
         self._mid: dict[tuple[Any, ...], str] = {}
         self._end: dict[tuple[Any, ...], str] = {}
 
     def tick(self, rec: TickRecord) -> None:
         try:
             head = self._head % (rec.t_s, rec.fused_c, *rec.readings_c)
-            numbers = "%.4f,%d," % (rec.power_w, rec.inferences_total)
+            numbers = self._numbers % (rec.power_w, rec.inferences_total)
         except TypeError:
             self.write_line(format_tick(rec), rec.t_s)
             return

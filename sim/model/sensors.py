@@ -87,6 +87,8 @@ class SimSensor:
         if self.spike_c:
             value += self.spike_c
             self.spike_c = 0.0
-            return _new_reading(Reading, (p.name, value, t))  # a spike is not what a stuck sensor would repeat
+            return _new_reading(
+                Reading, (p.name, value, t)
+            )  # a spike is not what a stuck sensor would repeat
         self._last_value = value
         return _new_reading(Reading, (p.name, value, t))

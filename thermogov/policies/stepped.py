@@ -124,17 +124,31 @@ class Stepped:
             for name in hard_limits_c
         }
         self._limit_est: dict[str, TrendEstimate] = {}
+        self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
 
     def _track_limits(self, inp: PolicyInput) -> None:
-        """Update every hard-limited sensor's trend (every tick, so its history has no gaps)."""
+        """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
+
+        A sensor slower than the control tick (a 200 ms battery under a 100 ms tick) shows the
+        same reading on several ticks; feeding it on each would count one sample twice in the
+        least-squares slope and the noise estimate, and place it at the wrong time.  Without
+        reading times (a caller that does not give them) every tick is taken as new.
+        """
         readings, est, t = inp.readings_c, self._limit_est, inp.t_s
+        times, seen = inp.readings_t_s, self._limit_seen
         for name, tr in self._limit_trends.items():
             v = readings.get(name)
             if v is None:
                 est.pop(name, None)
-            else:
-                est[name] = tr.update(t, v)
+                continue
+            at = t if times is None else times.get(name)
+            if at is None:
+                at = t
+            elif at == seen.get(name) and name in est:
+                continue  # the reading the trend already has
+            seen[name] = at
+            est[name] = tr.update(at, v)
 
     def _limit_errors(self, dt: float) -> tuple[float, bool]:
         """The least per-sensor error to its regulated margin, and whether one is about to hit its limit.
