@@ -40,6 +40,9 @@ class FusionResult(NamedTuple):
         return "+".join(self.used)
 
 
+_new_result = tuple.__new__
+
+
 class Fusion:
     """Keeps each sensor's last good reading and fuses the fresh ones on demand."""
 
@@ -87,4 +90,5 @@ class Fusion:
             if r.value_c >= hard_limit_c:
                 hot.append(name)
         fused = num / den if den > 0.0 else None
-        return FusionResult(fused, tuple(used), tuple(hot))
+        # Positional through tuple.__new__: fuse runs on every control tick.
+        return _new_result(FusionResult, (fused, tuple(used), tuple(hot) if hot else ()))
