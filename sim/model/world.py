@@ -183,19 +183,19 @@ class SimWorld(Telemetry):
     def poll_protections(self) -> list[str]:
         """Run the board's own protections at the current instant; returns event tags."""
         events = []
-        x = self.plant.x
+        x = self.plant.x.tolist()  # Python floats: the same values, cheaper to index
         amb = self.plant.ambient_c
         idx = self.plant.index
         for i, th in enumerate(self.throttles):
             temp = max(x[idx[n]] for n in th.p.nodes) + amb
             was = th.active
-            if th.update(float(temp)):
+            if th.update(temp):
                 self._clocks_changed()
             if th.active != was:
                 events.append("board_throttle" if th.active else "board_throttle_end")
                 events.extend(self._throttle_tags.firmware(i, th.active, was))
         if self._throttle_tags.has_trips:  # kernel passive trips crossed, per zone
-            events.extend(self._throttle_tags.trips(lambda n: float(x[idx[n]]) + amb))
+            events.extend(self._throttle_tags.trips(lambda n: x[idx[n]] + amb))
         for oc in self.overcurrents:
             changed, n = oc.update(self.last_power_w)
             if changed:
