@@ -66,11 +66,13 @@ class LiionLimiter:
 
     def limit(
         self, now_s: float, caps_hz: Mapping[str, int], power_w: float | None, status: PowerStatus | None
-    ) -> tuple[dict[str, int], list[str]]:
+    ) -> tuple[Mapping[str, int], list[str]]:
         if self._last_t is not None and self.active:
             self.outside_s += now_s - self._last_t
         self._last_t = now_s
         crossing = self._crossing(status)
+        if crossing == self.active == "":  # nearly every tick: inside the window, nothing to do
+            return caps_hz, []
         events = []
         if crossing != self.active:
             if crossing:
@@ -81,7 +83,7 @@ class LiionLimiter:
             self.active = crossing
         if crossing.endswith("_hot"):
             return dict(self.lowest), events
-        return dict(caps_hz), events
+        return caps_hz, events  # not copied: the governor never mutates what a limiter returns
 
     def summary(self) -> dict[str, object]:
         return {"liion_limit_crossings": dict(self.crossings), "liion_outside_s": round(self.outside_s, 3)}

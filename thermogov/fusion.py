@@ -40,6 +40,9 @@ class FusionResult(NamedTuple):
         return "+".join(self.used)
 
 
+_new_result = tuple.__new__
+
+
 class Fusion:
     """Keeps each sensor's last good reading and fuses the fresh ones on demand."""
 
@@ -65,6 +68,11 @@ class Fusion:
         latest = self._latest
         return tuple([None if (r := latest[n]) is None else r.value_c for n in names])
 
+    def latest_times(self, names: Sequence[str]) -> tuple[float | None, ...]:
+        """When each named sensor's last good value was read (``None``: none yet)."""
+        latest = self._latest
+        return tuple([None if (r := latest[n]) is None else r.t_s for n in names])
+
     def fuse(self, now_s: float) -> FusionResult:
         num = 0.0
         den = 0.0
@@ -82,4 +90,5 @@ class Fusion:
             if r.value_c >= hard_limit_c:
                 hot.append(name)
         fused = num / den if den > 0.0 else None
-        return FusionResult(fused, tuple(used), tuple(hot))
+        # Positional through tuple.__new__: fuse runs on every control tick.
+        return _new_result(FusionResult, (fused, tuple(used), tuple(hot) if hot else ()))

@@ -42,6 +42,7 @@ from thermogov.policies.base import Policy, PolicyInput
 from thermogov.sensorwatch import StuckWatch, membership_events
 
 FAILSAFE = "FAILSAFE"
+_new_record = tuple.__new__
 
 
 class TickRecord(NamedTuple):
@@ -87,7 +88,8 @@ class CapLimiter(Protocol):
     """Lowers caps for a reason that is not temperature (a power budget, a battery limit).
 
     ``limit`` gets the caps the policy wants and returns caps no higher (per domain) plus
-    trace event tags.  It is called once per tick with a known temperature.
+    trace event tags.  It is called once per tick with a known temperature.  It may return the
+    mapping it was given (the governor never mutates either).
     """
 
     def limit(
@@ -96,7 +98,7 @@ class CapLimiter(Protocol):
         caps_hz: Mapping[str, int],
         power_w: float | None,
         status: PowerStatus | None,
-    ) -> tuple[dict[str, int], list[str]]: ...
+    ) -> tuple[Mapping[str, int], list[str]]: ...
 
 
 class Governor:
@@ -148,6 +150,8 @@ class Governor:
         self.fan = fan  # a governed fan: raised before any clock is lowered (thermogov.fan)
         self.load = load  # inference mode and the lever below the lowest clock
         self._lowest = self.lowest_caps()  # tables are immutable
+        self._used_label = "+".join(self._used)
+        self._caps_tuple = tuple(self._caps.values())  # the caps in force, as the trace shows them
 
     @property
     def mode(self) -> str:
@@ -172,10 +176,11 @@ class Governor:
         # The runner's clock is authoritative for freshness; sources may stamp their own.
         if r.t_s != now_s or r.sensor != name:
             r = Reading(name, r.value_c, now_s)
+        value = r.value_c
         self.fusion.update(r)
-        self._watch.reading(name, r.value_c, now_s)
+        self._watch.reading(name, value, now_s)
         if self._on_sample:
-            self._on_sample(SampleRecord(now_s, name, r.value_c, True))
+            self._on_sample(_new_record(SampleRecord, (now_s, name, value, True)))
         return r
 
     # -- control ----------------------------------------------------------------------------
@@ -183,8 +188,11 @@ class Governor:
         return {a.name: a.table_hz[0] for a in self.actuators}
 
     def tick(self, now_s: float) -> TickRecord:
-        freqs_now = tuple([a.effective_hz() for a in self.actuators])
-        freqs = dict(zip(self._domain_names, freqs_now, strict=True))
+        # Runs every control period on a board and 36,000 times per simulated hour: nothing
+        # is built here that the tick does not need (dicts for the policy only when it is
+        # asked, the sensors_used label only when the set changes).
+        actuators = self.actuators
+        freqs_now = tuple([a.effective_hz() for a in actuators])
         # Clock activity: the effective clocks, or our own cap changes (an emulator or hung
         # driver may freeze scaling_cur_freq too; a cap we wrote is still a change of clocks).
         events = self._watch.tick(now_s, (freqs_now, self.cap_changes))
@@ -192,15 +200,18 @@ class Governor:
         if fr.used != self._used:
             events.extend(membership_events(frozenset(self._used), fr.used, self._sensor_names))
             self._used = fr.used
+            self._used_label = fr.used_label
+        fused, hot = fr.fused_c, fr.hot
         readings = self.fusion.latest_values(self._sensor_names)
-        power = self.telemetry.power_w()
-        inferences = self.telemetry.inferences_total()
-        status = self.telemetry.power_status()
+        telemetry = self.telemetry
+        power = telemetry.power_w()
+        inferences = telemetry.inferences_total()
+        status = telemetry.power_status()
         if status is not None:
             if self.power_status is None or status.state != self.power_status.state:
                 events.append(f"power:{status.state}")
             self.power_status = status
-        if fr.fused_c is None:
+        if fused is None:
             if self._unknown_since is None:
                 self._unknown_since = now_s
                 events.append("temp_unknown")
@@ -216,64 +227,71 @@ class Governor:
                 events.append("temp_known")
             self._unknown_since = None
             inp = PolicyInput(
-                t_s=now_s,
-                fused_c=fr.fused_c,
-                readings_c=dict(zip(self._sensor_names, readings, strict=True)),
-                caps_hz=dict(self._caps),
-                freqs_hz=freqs,
-                power_w=power,
+                now_s,
+                fused,
+                dict(zip(self._sensor_names, readings, strict=True)),
+                dict(self._caps),
+                dict(zip(self._domain_names, freqs_now, strict=True)),
+                power,
+                dict(zip(self._sensor_names, self.fusion.latest_times(self._sensor_names), strict=True)),
             )
             decision = self.policy.decide(inp)
             self._state = decision.state
             if decision.event:
                 events.append(decision.event)
             wanted = decision.caps_hz
-            if self.fan is not None and not fr.hot:
-                wanted = self._fan_first(now_s, fr.fused_c, wanted, events)
+            if self.fan is not None and not hot:
+                wanted = self._fan_first(now_s, fused, wanted, events)
             for lim in self.limiters:
                 lowered, lim_events = lim.limit(now_s, wanted, power, self.power_status)
-                if lowered != wanted:  # nearly every tick a limiter lowers nothing
+                if lowered is not wanted and lowered != wanted:  # nearly every tick: unchanged
                     wanted = {n: min(c, lowered.get(n, c)) for n, c in wanted.items()}
                 if lim_events:
                     events.extend(lim_events)
             if self.load is not None:
                 wanted, load_events = self.load.step(
-                    now_s, fr.fused_c, wanted, self._lowest, self.power_status, inferences
+                    now_s, fused, wanted, self._lowest, self.power_status, inferences
                 )
                 if load_events:
                     events.extend(load_events)
-            if fr.hot:
-                events.append("hard_limit:" + "+".join(fr.hot))
+            if hot:
+                events.append("hard_limit:" + "+".join(hot))
                 wanted = self.lowest_caps()
             if self._failing and any(n >= self.max_write_failures for n in self._write_failures.values()):
                 # Some cap cannot be written: hold every other domain at its lowest cap
                 # until the failing one recovers, rather than trusting a half-applied state.
                 self._state = FAILSAFE
                 wanted = self.lowest_caps()
-        if self.fan is not None and (self._state == FAILSAFE or fr.hot):
+        if self.fan is not None and (self._state == FAILSAFE or hot):
             events.extend(self.fan.emergency(now_s))
         self._wanted = wanted
         if wanted != self._caps:
             events.extend(self._apply(wanted))
             # The effective clock after the decision: a trace row shows what the board runs
             # at from this tick on (kernel QoS or firmware may keep it below the cap).
-            freqs_after = tuple(a.effective_hz() for a in self.actuators)
+            freqs_after = tuple([a.effective_hz() for a in actuators])
         else:
             freqs_after = freqs_now
-        return TickRecord(
-            t_s=now_s,
-            fused_c=fr.fused_c,
-            readings_c=readings,
-            sensors_used=fr.used_label,
-            policy_state=self._state,
-            caps_hz=tuple(self._caps.values()),
-            freqs_hz=freqs_after,
-            power_w=power,
-            inferences_total=inferences,
-            event=" ".join(events),
-            mode=self.load.mode if self.load is not None else "",
-            load_level=self.load.lever.level if self.load is not None else None,
-            fan_level=None if self.fan is None else self.fan.level,
+        load = self.load
+        # Positional, through tuple.__new__: the NamedTuple's keyword constructor is a Python
+        # function call per tick; the field order is TickRecord's.
+        return _new_record(
+            TickRecord,
+            (
+                now_s,
+                fused,
+                readings,
+                self._used_label,
+                self._state,
+                self._caps_tuple,
+                freqs_after,
+                power,
+                inferences,
+                " ".join(events) if events else "",
+                load.mode if load is not None else "",
+                load.lever.level if load is not None else None,
+                None if self.fan is None else self.fan.level,
+            ),
         )
 
     def _fan_first(
@@ -323,6 +341,7 @@ class Governor:
                     events.append("failsafe")
         if changed:
             self.cap_changes += 1
+            self._caps_tuple = tuple(self._caps.values())
         if tampered and not skip:
             # Failsafe in this very tick: every other domain to its lowest cap.
             events.extend(self._apply(self.lowest_caps(), skip=frozenset(tampered)))

@@ -162,8 +162,9 @@ class RunRecorder:
     # -- streaming --------------------------------------------------------------------------
     def on_sample(self, rec: SampleRecord) -> None:
         self._samples.sample(rec)
-        if rec.ok and rec.value_c is not None and rec.value_c > self._max_sensor.get(rec.sensor, -math.inf):
-            self._max_sensor[rec.sensor] = rec.value_c
+        v = rec.value_c
+        if v is not None and rec.ok and v > self._max_sensor.get(rec.sensor, -math.inf):
+            self._max_sensor[rec.sensor] = v
 
     def on_tick(self, rec: TickRecord) -> None:
         self._trace.tick(rec)

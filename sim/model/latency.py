@@ -25,7 +25,8 @@ class LatencyHistogram:
         # Repeated values (a saturating stream at constant clocks repeats one service time)
         # are tallied in a dict first and binned in bulk: far cheaper than a log per sample.
         self._pending: dict[float, int] = {}
-        self._lists: dict[int, list[float]] = {}  # add_many's values by count, binned in bulk
+        # add_many's values by count, as the arrays it was given, binned in bulk
+        self._lists: dict[int, list[np.ndarray]] = {}
         self._list_n = 0
 
     def add(self, seconds: float, count: int = 1) -> None:
@@ -34,26 +35,30 @@ class LatencyHistogram:
         if len(pending) > 4096:
             self._flush()
 
-    def add_many(self, seconds: list[float], count_each: int = 1) -> None:
-        """Many distinct values at once (a saturating stream's batches between two events)."""
+    def add_many(self, seconds: np.ndarray, count_each: int = 1) -> None:
+        """Many distinct values at once (a saturating stream's batches between two events).
+
+        Kept as the caller's array (no copy into a Python list): the values are only ever
+        binned together, concatenated in the order they came, at the next flush.
+        """
         group = self._lists.get(count_each)
         if group is None:
             group = self._lists[count_each] = []
-        group.extend(seconds)
+        group.append(seconds)
         self._list_n += len(seconds)
         if self._list_n > 65536:
             self._flush_lists()
 
     def _flush_lists(self) -> None:
         # One vectorised binning per distinct count: a log and a bincount for the lot.
-        for count_each, values in self._lists.items():
-            if not values:
+        for count_each, chunks in self._lists.items():
+            arr = np.concatenate(chunks) if len(chunks) > 1 else np.asarray(chunks[0], dtype=float)
+            if not len(arr):
                 continue
-            arr = np.asarray(values)
             idx = np.log(np.maximum(arr, _LO) / _LO) / _LOG_RATIO
             i = np.where(arr <= _LO, 0, np.minimum(idx.astype(np.int64) + 1, _NBINS - 1))
             self.counts += np.bincount(i, minlength=_NBINS) * count_each
-            self.n += len(values) * count_each
+            self.n += len(arr) * count_each
             self.total_s += float(arr.sum()) * count_each
         self._lists.clear()
         self._list_n = 0

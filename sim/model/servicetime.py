@@ -92,29 +92,40 @@ class ServiceDraws:
     def __init__(self, spread: ServiceSpread, rng: np.random.Generator) -> None:
         self.spread = spread
         self.rng = rng
-        self._buf: list[float] = []
+        # The current chunk as drawn (``take`` slices it) and, made on first use, as Python
+        # floats (``next`` indexes it): one conversion per chunk, whichever way it is read.
+        self._arr: np.ndarray = np.empty(0)
+        self._buf: list[float] | None = []
         self._pos = 0
 
     def _refill(self) -> None:
-        self._buf = draw_multipliers(self.spread, self.rng, _CHUNK).tolist()
+        self._arr = draw_multipliers(self.spread, self.rng, _CHUNK)
+        self._buf = None
         self._pos = 0
 
     def next(self) -> float:
-        if self._pos >= len(self._buf):
+        if self._pos >= len(self._arr):
             self._refill()
-        m = self._buf[self._pos]
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = self._arr.tolist()
+        m = buf[self._pos]
         self._pos += 1
         return m
 
     def take(self, n: int) -> np.ndarray:
         """The next ``n`` multipliers at once (the same sequence ``next`` would give)."""
+        pos = self._pos
+        if pos + n <= len(self._arr):  # nearly always: one slice of the chunk
+            self._pos = pos + n
+            return self._arr[pos : pos + n].copy()
         out = np.empty(n)
         i = 0
         while i < n:
-            if self._pos >= len(self._buf):
+            if self._pos >= len(self._arr):
                 self._refill()
-            k = min(n - i, len(self._buf) - self._pos)
-            out[i : i + k] = self._buf[self._pos : self._pos + k]
+            k = min(n - i, len(self._arr) - self._pos)
+            out[i : i + k] = self._arr[self._pos : self._pos + k]
             self._pos += k
             i += k
         return out
@@ -132,12 +143,19 @@ class BatchWork:
         self.draws = draws
         self.k = k
         self._base = 0  # batch index of _prefix[0]
-        self._prefix: list[float] = [0.0]
+        self._prefix: list[float] = [0.0]  # Python floats: ``fit`` indexes a few per call
+        # The same values as numpy arrays, in the pieces they were made in, so ``span`` slices
+        # them instead of converting tens of thousands of Python floats back.
+        self._parts: list[np.ndarray] = [np.zeros(1)]
 
     def _extend(self, upto: int) -> None:
         while self._base + len(self._prefix) - 1 < upto:
-            per_batch = self.draws.take(256 * self.k).reshape(256, self.k).sum(axis=1)
-            self._prefix.extend((self._prefix[-1] + np.cumsum(per_batch)).tolist())
+            draws = self.draws.take(256 * self.k)
+            # A batch's work is the sum of its requests' (one request: the draw itself).
+            per_batch = draws if self.k == 1 else draws.reshape(256, self.k).sum(axis=1)
+            part = self._prefix[-1] + np.cumsum(per_batch)
+            self._parts.append(part)
+            self._prefix.extend(part.tolist())
 
     def forget_before(self, j: int) -> None:
         """Keep the prefix short: drop what lies behind batch ``j`` (never asked about again)."""
@@ -145,6 +163,7 @@ class BatchWork:
         if drop > 0:
             off = self._prefix[drop]
             self._prefix = [p - off for p in self._prefix[drop:]]
+            self._parts = [np.array(self._prefix)]
             self._base = j
 
     def cum(self, j: int) -> float:
@@ -153,7 +172,13 @@ class BatchWork:
         return self._prefix[j - self._base]
 
     def one(self, j: int) -> float:
-        return self.cum(j + 1) - self.cum(j)
+        """Batch ``j``'s work (``cum(j + 1) - cum(j)``, one extension check)."""
+        i = j - self._base
+        p = self._prefix
+        if i + 1 >= len(p):
+            self._extend(j + 1)
+            p = self._prefix
+        return p[i + 1] - p[i]
 
     def fit(self, j: int, avail_s: float, fixed_s: float, per_s: float) -> tuple[int, float]:
         """How many whole batches from ``j`` end within ``avail_s``, and the time they take.
@@ -162,9 +187,10 @@ class BatchWork:
         or two (the spread of ``n`` batches' total is ``cv * sqrt(n)`` of one batch).
         """
         n = int(avail_s / (fixed_s + per_s * self.k))
-        self._extend(j + n + 1)
-        p = self._prefix
         i = j - self._base
+        if i + n + 1 >= len(self._prefix):
+            self._extend(j + n + 1)
+        p = self._prefix
         c0 = p[i]
         while n > 0 and n * fixed_s + per_s * (p[i + n] - c0) > avail_s:
             n -= 1
@@ -176,9 +202,16 @@ class BatchWork:
                 return n, n * fixed_s + per_s * (p[i + n] - c0)
             n += 1
 
-    def span(self, j: int, n: int) -> list[float]:
-        """Each batch's work for batches ``j .. j+n-1`` (a plain list: n is a handful)."""
+    def span(self, j: int, n: int) -> np.ndarray:
+        """Each batch's work for batches ``j .. j+n-1``: differences of the prefix sums.
+
+        ``np.diff`` does the same subtraction per pair as ``p[a + 1] - p[a]``, without a Python
+        loop over what is hundreds of batches between two clock changes.
+        """
         self._extend(j + n)
-        p = self._prefix
         i = j - self._base
-        return [p[a + 1] - p[a] for a in range(i, i + n)]
+        parts = self._parts
+        whole = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if len(parts) > 1:
+            self._parts = [whole]
+        return np.diff(whole[i : i + n + 1])

@@ -115,7 +115,7 @@ class SimWorld(Telemetry):
         plant = self.plant
 
         def read() -> float:
-            return float(plant.x[i] + plant.ambient_c)
+            return plant.x.item(i) + plant.ambient_c  # a Python float, the same sum
 
         return read
 
@@ -166,7 +166,7 @@ class SimWorld(Telemetry):
         bat = self.battery
         if bat is not None:
             was = bat.state()
-            heat, loss = bat.step(dt, total, float(x[self._bat_node] + amb))
+            heat, loss = bat.step(dt, total, x[self._bat_node] + amb)  # x: Python floats
             power[self._bat_node] += heat
             power[self._rest_node] += loss  # converter loss heats the carrier
             if bat.empty_after_s is not None and self.shutdown_at is None:
@@ -183,19 +183,19 @@ class SimWorld(Telemetry):
     def poll_protections(self) -> list[str]:
         """Run the board's own protections at the current instant; returns event tags."""
         events = []
-        x = self.plant.x
+        x = self.plant.x.tolist()  # Python floats: the same values, cheaper to index
         amb = self.plant.ambient_c
         idx = self.plant.index
         for i, th in enumerate(self.throttles):
             temp = max(x[idx[n]] for n in th.p.nodes) + amb
             was = th.active
-            if th.update(float(temp)):
+            if th.update(temp):
                 self._clocks_changed()
             if th.active != was:
                 events.append("board_throttle" if th.active else "board_throttle_end")
                 events.extend(self._throttle_tags.firmware(i, th.active, was))
         if self._throttle_tags.has_trips:  # kernel passive trips crossed, per zone
-            events.extend(self._throttle_tags.trips(lambda n: float(x[idx[n]]) + amb))
+            events.extend(self._throttle_tags.trips(lambda n: x[idx[n]] + amb))
         for oc in self.overcurrents:
             changed, n = oc.update(self.last_power_w)
             if changed:
@@ -255,6 +255,7 @@ class SimWorld(Telemetry):
         """The simulated supply, shaped like a ``power_supply`` class device reports it."""
         if self.battery is None:
             return PowerStatus("mains", power_w=self.last_power_w, t_s=self.t)
-        temp = float(self.plant.x[self._bat_node] + self.plant.ambient_c)
+        plant = self.plant
+        temp = plant.x.item(self._bat_node) + plant.ambient_c  # a Python float, the same sum
         soc = round(self.battery.soc * 100.0, 3)
         return PowerStatus(self.battery.state(), soc, self.last_power_w, temp, self.t)

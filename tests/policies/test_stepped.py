@@ -9,6 +9,7 @@ import pytest
 from tests.policies.helpers import ctx_for, inp, policy
 from thermogov.interfaces import ConfigError
 from thermogov.policies.stepped import HIGH, TRIP, Stepped
+from thermogov.policies.trend import Trend
 
 
 def _stepped(params: dict[str, object] | None = None, board: str = "jetson-orin-nano") -> Stepped:
@@ -184,3 +185,29 @@ def test_leaving_a_trip_starts_from_the_rung_the_trip_left() -> None:
 def test_bad_parameters(params: dict[str, object], fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment):
         _stepped(params)
+
+
+def test_a_slow_sensor_feeds_its_trend_once_per_reading_at_its_own_time() -> None:
+    """A 200 ms battery under a 100 ms tick shows each reading on two ticks: the limit trend
+    takes it once, at the time it was read (not twice, at the ticks' times), so its slope and
+    noise are those of the readings.  A caller that gives no reading times still feeds every
+    tick."""
+    ctx = ctx_for()
+    p, plain = _stepped(), _stepped()
+    mirror = Trend(p.trend.window_s, p.trend.level_tau_s, p.trend.jump_c, p.trend.hold_s)
+    expected = None
+    for i in range(600):  # 60 s, battery read every 200 ms on a 0.05 °C/s ramp
+        t = i * 0.1
+        read_at = round(0.2 * (i // 2), 1)
+        battery = 50.0 + 0.05 * read_at
+        readings = {"cpu": 78.0, "gpu": 78.0, "battery": battery}
+        times = {"cpu": t, "gpu": t, "battery": read_at}
+        base = inp(t, 78.0, ctx, readings=readings)
+        p.decide(base._replace(readings_t_s=times))
+        plain.decide(base)
+        if i % 2 == 0:
+            expected = mirror.update(read_at, battery)
+    assert p._limit_est["battery"] == expected
+    assert p._limit_est["battery"].slope_c_per_s == pytest.approx(0.05, rel=1e-9)
+    # without times every tick is a sample at the tick's time: the staircase biases the slope
+    assert abs(plain._limit_est["battery"].slope_c_per_s - 0.05) > 1e-6

@@ -24,6 +24,9 @@ class PolicyInput(NamedTuple):
     caps_hz: Mapping[str, int]  # caps currently in force, per domain
     freqs_hz: Mapping[str, int | None]  # effective clocks as last observed (None if unknown)
     power_w: float | None = None  # board power if the world measures it
+    # When each sensor's latest good reading was taken (runner clock, s); None when not given.
+    # A reading with the same time as on the last tick is the same reading, not a new one.
+    readings_t_s: Mapping[str, float | None] | None = None
 
 
 class Decision(NamedTuple):

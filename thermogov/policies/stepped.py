@@ -66,6 +66,7 @@ from thermogov.tomlcheck import Table
 
 HIGH = "HIGH"
 TRIP = "TRIP"
+_new_decision = tuple.__new__  # a Decision from its fields in order, per tick without keywords
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,7 @@ class Stepped:
         self._node_level: dict[str, float] = {}
         self._node_alpha: dict[float, float] = {}
         self.top = len(ladder) - 1
+        self._states = [f"L{i}" for i in range(self.top)] + [HIGH]  # each rung's state name, made once
         self.p = p
         self.trend = trend
         self.hard_limits_c = hard_limits_c
@@ -122,17 +124,31 @@ class Stepped:
             for name in hard_limits_c
         }
         self._limit_est: dict[str, TrendEstimate] = {}
+        self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
 
     def _track_limits(self, inp: PolicyInput) -> None:
-        """Update every hard-limited sensor's trend (every tick, so its history has no gaps)."""
+        """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
+
+        A sensor slower than the control tick (a 200 ms battery under a 100 ms tick) shows the
+        same reading on several ticks; feeding it on each would count one sample twice in the
+        least-squares slope and the noise estimate, and place it at the wrong time.  Without
+        reading times (a caller that does not give them) every tick is taken as new.
+        """
         readings, est, t = inp.readings_c, self._limit_est, inp.t_s
+        times, seen = inp.readings_t_s, self._limit_seen
         for name, tr in self._limit_trends.items():
             v = readings.get(name)
             if v is None:
                 est.pop(name, None)
-            else:
-                est[name] = tr.update(t, v)
+                continue
+            at = t if times is None else times.get(name)
+            if at is None:
+                at = t
+            elif at == seen.get(name) and name in est:
+                continue  # the reading the trend already has
+            seen[name] = at
+            est[name] = tr.update(at, v)
 
     def _limit_errors(self, dt: float) -> tuple[float, bool]:
         """The least per-sensor error to its regulated margin, and whether one is about to hit its limit.
@@ -257,9 +273,9 @@ class Stepped:
         self._dither(t)
         if near:  # the dither may not take a rung back up either while a limit is closing in
             self.rung = min(self.rung, before)
-        self.state = HIGH if self.rung == self.top else f"L{self.rung}"
+        self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
-        return Decision(self.ladder[self.rung], self.state, event)
+        return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
 
     def _dither(self, t: float) -> None:
         """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""

@@ -29,6 +29,9 @@ class TrendEstimate(NamedTuple):
     noise_c: float  # RMS of the raw samples around the level (read noise + quantisation)
 
 
+_new_estimate = tuple.__new__
+
+
 class Trend:
     def __init__(self, window_s: float, level_tau_s: float, jump_c: float, hold_s: float) -> None:
         self.window_s = window_s
@@ -36,7 +39,8 @@ class Trend:
         self.jump_c = jump_c
         self.hold_s = hold_s
         self._pts: deque[tuple[float, float]] = deque()
-        self._sums = [0.0, 0.0, 0.0, 0.0]  # sum t', v, t'^2, t'v with t' = t - t_ref
+        # Running sums of t', v, t'^2 and t'v with t' = t - t_ref, as plain attributes.
+        self._st = self._sv = self._stt = self._stv = 0.0
         self._t_ref: float | None = None
         self._last_raw: float | None = None
         self._last_t = 0.0
@@ -52,7 +56,7 @@ class Trend:
 
     def _restart(self, t_s: float, value: float) -> None:
         self._pts.clear()
-        self._sums = [0.0, 0.0, 0.0, 0.0]
+        self._st = self._sv = self._stt = self._stv = 0.0
         self._t_ref = t_s
         self._level = value
 
@@ -69,13 +73,16 @@ class Trend:
                 self._since = t_s
         self._last_raw = raw_c
         value = raw_c + self._offset
-        if self._since is not None and t_s - self._since > self.hold_s:
-            self._offset, self._since, value = 0.0, None, raw_c  # accept the new level as real
+        since = self._since
+        if since is not None and t_s - since > self.hold_s:
+            self._offset, self._since, since, value = 0.0, None, None, raw_c  # accept the new level
             self._restart(t_s, value)
         level = self._level
-        if self._t_ref is None or level is None:
+        t_ref = self._t_ref
+        if t_ref is None or level is None:
             self._restart(t_s, value)
             level = value
+            t_ref = t_s
         else:
             dt = t_s - self._last_t
             a = self._alpha.get(dt)
@@ -87,26 +94,25 @@ class Trend:
             self._level = level
         self._last_t = t_s
         # The least-squares window: running sums of t', v, t'^2 and t'v over the points kept.
-        assert self._t_ref is not None
-        tp = t_s - self._t_ref
-        if tp > 20.0 * self.window_s + 100.0:  # rebase now and then: running sums lose digits
+        tp = t_s - t_ref
+        window = self.window_s
+        if tp > 20.0 * window + 100.0:  # rebase now and then: running sums lose digits
             self._rebase(t_s)
             tp = 0.0
         pts = self._pts
         pts.append((tp, value))
-        st, sv, stt, stv = self._sums
-        st += tp
-        sv += value
-        stt += tp * tp
-        stv += tp * value
-        oldest = tp - self.window_s
-        while pts and pts[0][0] < oldest:
+        st = self._st + tp
+        sv = self._sv + value
+        stt = self._stt + tp * tp
+        stv = self._stv + tp * value
+        oldest = tp - window
+        while pts[0][0] < oldest:  # never empties: the point just added is the newest
             ot, ov = pts.popleft()
             st -= ot
             sv -= ov
             stt -= ot * ot
             stv -= ot * ov
-        self._sums = [st, sv, stt, stv]
+        self._st, self._sv, self._stt, self._stv = st, sv, stt, stv
         n = len(pts)
         slope = 0.0
         if n >= 3:
@@ -116,15 +122,16 @@ class Trend:
         # Noise: a slow running mean square (about the last 1000 samples) of the residual.
         if self._var_n < 1000:
             self._var_n += 1
-        self._var += ((value - level) ** 2 - self._var) / self._var_n
-        return TrendEstimate(level, slope, self._since is not None, math.sqrt(self._var))
+        var = self._var = self._var + ((value - level) ** 2 - self._var) / self._var_n
+        # tuple.__new__ skips the NamedTuple's Python-level constructor (same object).
+        return _new_estimate(TrendEstimate, (level, slope, since is not None, math.sqrt(var)))
 
     def _rebase(self, t_s: float) -> None:
         """Restart the running sums with times relative to ``t_s`` (same points kept)."""
         assert self._t_ref is not None
         pts = [(t + self._t_ref, x) for t, x in self._pts]
         self._pts.clear()
-        self._sums = [0.0, 0.0, 0.0, 0.0]
+        self._st = self._sv = self._stt = self._stv = 0.0
         self._t_ref = t_s
         for t, x in pts:
             self._push(t - t_s, x)
@@ -132,15 +139,14 @@ class Trend:
     def _push(self, tp: float, v: float) -> None:
         pts = self._pts
         pts.append((tp, v))
-        s = self._sums
-        s[0] += tp
-        s[1] += v
-        s[2] += tp * tp
-        s[3] += tp * v
+        self._st += tp
+        self._sv += v
+        self._stt += tp * tp
+        self._stv += tp * v
         oldest = tp - self.window_s
         while pts and pts[0][0] < oldest:
             ot, ov = pts.popleft()
-            s[0] -= ot
-            s[1] -= ov
-            s[2] -= ot * ot
-            s[3] -= ot * ov
+            self._st -= ot
+            self._sv -= ov
+            self._stt -= ot * ot
+            self._stv -= ot * ov
