@@ -271,13 +271,15 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     return Prepared(tree, eff, cfg, bmap, reason, specs)
 
 
-def open_governed_fan(prep: Prepared, dry_run: bool, log: Log) -> HwFan | None:
+def open_governed_fan(
+    prep: Prepared, dry_run: bool, log: Log, clock: Callable[[], float] = time.monotonic
+) -> HwFan | None:
     """The fan, when the config gives it to the governor (found and free of rivals, or exit 2)."""
     if not prep.config.fan.governed:
         return None
     dev = require_fan(prep.tree)
     log(f"governing the fan {dev.describe(prep.tree)}")
-    return HwFan(prep.tree, dev, dry_run=dry_run)
+    return HwFan(prep.tree, dev, dry_run=dry_run, clock=clock)
 
 
 def fan_controller(config: Config, fan: HwFan | None) -> FanController | None:
@@ -404,7 +406,7 @@ class Runner:
                 if msg:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
-            fan = open_governed_fan(prep, opts.dry_run, self.log)
+            fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant)
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(
                 board=prep.board,
