@@ -527,7 +527,9 @@ class Runner:
     ) -> None:
         periods = [(s.name, s.period_ms) for s in prep.specs]
         ctrl_ms = prep.config.governor.control_period_ms
-        plan = MultiRatePlan(periods, ctrl_ms)
+        # One wake-up per distinct instant: the plan's repeating pattern of (instant, streams
+        # due), replayed without a heap operation or a new list per instant.
+        instants = MultiRatePlan(periods, ctrl_ms).instants()
         end_ms = None if self.opts.duration_s is None else round(self.opts.duration_s * 1000)
         stop = self.stop
         publisher, reloader = self.publisher, self.reloader
@@ -538,14 +540,13 @@ class Runner:
         gc.collect()
         gc.freeze()
         t0 = time.monotonic()
+        t_ms, due = next(instants)
         while not stop.is_set():
-            t_ms = plan.peek_ms()
             if end_ms is not None and t_ms > end_ms:
                 break
             delay = t0 + t_ms / 1000.0 - time.monotonic()
             if delay > 0 and stop.wait(delay):
                 break
-            _, due = plan.pop()
             begin = time.perf_counter()
             now = self.instant.now = time.monotonic() - t0
             for name in due:
@@ -573,12 +574,14 @@ class Runner:
                         flush=True,
                     )
                 self.notifier.watchdog()  # every control tick: a hung loop misses WatchdogSec
-            lag_ms = (time.monotonic() - t0) * 1000.0 - plan.peek_ms()
+            t_ms, due = next(instants)
+            lag_ms = (time.monotonic() - t0) * 1000.0 - t_ms
             if lag_ms > ctrl_ms:
                 # Fell behind by more than a control period (a slow sysfs read, a suspended
                 # board): resume at the next instant instead of replaying the backlog.
                 now_ms = int((time.monotonic() - t0) * 1000.0) + 1
-                plan = MultiRatePlan(periods, ctrl_ms, start_ms=now_ms)
+                instants = MultiRatePlan(periods, ctrl_ms, start_ms=now_ms).instants()
+                t_ms, due = next(instants)
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
 
