@@ -202,6 +202,10 @@ class SysfsTree:
         if kept is None:
             fd = os.open(real, _READ_FLAGS)
         else:
+            if kept:  # the every-period case, inline: the path still names the kept file
+                st = os.stat(real)  # OSError (ENOENT ...) as open would raise
+                if st.st_ino == kept[2] and st.st_dev == kept[1]:
+                    return os.pread(kept[0], _MAX_ATTR_BYTES, 0)
             fd = self._open_kept(real, kept)
             if kept:
                 return os.pread(fd, _MAX_ATTR_BYTES, 0)
