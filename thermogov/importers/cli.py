@@ -133,9 +133,7 @@ def import_command(
         ("max fused", figure(s["max_fused_c"], " °C")),
     ]
     if s["time_above_trip_s"] is not None:
-        rows.append(
-            ("time above trip", f"{figure(s['time_above_trip_s'], ' s')} (trip {trip_c:g} °C)")
-        )
+        rows.append(("time above trip", f"{figure(s['time_above_trip_s'], ' s')} (trip {trip_c:g} °C)"))
         rows += [r for r in mitigation_rows(s) if r[0] != "throttling not ours"]
     rows += [("note", note) for note in log.notes]
     rows.append(("run folder", str(run.run_dir)))
