@@ -164,6 +164,7 @@ class HwFan:
         self._clock = clock
         self._tach = Every(tach_period_s)
         self._rpm: int | None = None
+        self._level_t: float | None = None  # the instant the level was last read back
         # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
         self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         if dev.state_rel is not None and dev.max_state is not None:
@@ -199,9 +200,14 @@ class HwFan:
 
     @property
     def level(self) -> int:
-        """Read back each time: the kernel's own governor may have moved it since."""
-        with contextlib.suppress(ActuatorError):
-            self._level = self._nearest(self.io.read_int(self._rel))
+        """Read back at every instant it is asked for: the kernel's own governor may have moved it
+        since.  Asked again at the same instant of ``clock`` (the controller and the trace row of
+        one tick), the value read then is the answer; a write reads it back anew."""
+        now = self._clock()
+        if now != self._level_t:
+            self._level_t = now
+            with contextlib.suppress(ActuatorError):
+                self._level = self._nearest(self.io.read_int(self._rel))
         return self._level
 
     def rpm(self) -> int | None:
@@ -229,6 +235,7 @@ class HwFan:
             self._enabled = True
         self._write(self._rel, self._values[level])
         self._level = level
+        self._level_t = None  # read back what the kernel kept
         self._tach.reset()  # the stall alarm judges the new level on a fresh reading
         return self.level
 

@@ -189,3 +189,16 @@ def test_a_stalled_fan_is_still_reported_within_a_poll_period_of_its_dwell(tmp_p
     # First seen at the 2 s poll, reported a dwell (1 s) later: at most a poll period after
     # the 1 s of 0 RPM a fresh read of every tick would have reported (2.2 s).
     assert 2.2 <= stalled_at <= 2.2 + 1.0 + 1e-9
+
+
+def test_the_fan_level_is_read_once_per_instant_and_read_back_after_a_write(tmp_path: Path) -> None:
+    t, tree, fan, now = _fan(tmp_path)
+    state = "sys/devices/virtual/thermal/cooling_device0/cur_state"
+    before = tree.reads[state]
+    assert [fan.level for _ in range(3)] == [1, 1, 1]  # the controller and the trace row of one tick
+    assert tree.reads[state] == before + 1
+    t.write(state, 2)  # the kernel's step_wise moves it between two ticks
+    now[0] = 0.1
+    assert fan.level == 2 and tree.reads[state] == before + 2
+    assert fan.apply(4) == 4  # at the same instant: the write is read back, not assumed
+    assert tree.reads[state] == before + 3
