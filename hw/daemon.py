@@ -271,13 +271,15 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     return Prepared(tree, eff, cfg, bmap, reason, specs)
 
 
-def open_governed_fan(prep: Prepared, dry_run: bool, log: Log) -> HwFan | None:
+def open_governed_fan(
+    prep: Prepared, dry_run: bool, log: Log, clock: Callable[[], float] = time.monotonic
+) -> HwFan | None:
     """The fan, when the config gives it to the governor (found and free of rivals, or exit 2)."""
     if not prep.config.fan.governed:
         return None
     dev = require_fan(prep.tree)
     log(f"governing the fan {dev.describe(prep.tree)}")
-    return HwFan(prep.tree, dev, dry_run=dry_run)
+    return HwFan(prep.tree, dev, dry_run=dry_run, clock=clock)
 
 
 def fan_controller(config: Config, fan: HwFan | None) -> FanController | None:
@@ -404,7 +406,7 @@ class Runner:
                 if msg:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
-            fan = open_governed_fan(prep, opts.dry_run, self.log)
+            fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant)
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(
                 board=prep.board,
@@ -525,7 +527,9 @@ class Runner:
     ) -> None:
         periods = [(s.name, s.period_ms) for s in prep.specs]
         ctrl_ms = prep.config.governor.control_period_ms
-        plan = MultiRatePlan(periods, ctrl_ms)
+        # One wake-up per distinct instant: the plan's repeating pattern of (instant, streams
+        # due), replayed without a heap operation or a new list per instant.
+        instants = MultiRatePlan(periods, ctrl_ms).instants()
         end_ms = None if self.opts.duration_s is None else round(self.opts.duration_s * 1000)
         stop = self.stop
         publisher, reloader = self.publisher, self.reloader
@@ -536,14 +540,13 @@ class Runner:
         gc.collect()
         gc.freeze()
         t0 = time.monotonic()
+        t_ms, due = next(instants)
         while not stop.is_set():
-            t_ms = plan.peek_ms()
             if end_ms is not None and t_ms > end_ms:
                 break
             delay = t0 + t_ms / 1000.0 - time.monotonic()
             if delay > 0 and stop.wait(delay):
                 break
-            _, due = plan.pop()
             begin = time.perf_counter()
             now = self.instant.now = time.monotonic() - t0
             for name in due:
@@ -571,12 +574,14 @@ class Runner:
                         flush=True,
                     )
                 self.notifier.watchdog()  # every control tick: a hung loop misses WatchdogSec
-            lag_ms = (time.monotonic() - t0) * 1000.0 - plan.peek_ms()
+            t_ms, due = next(instants)
+            lag_ms = (time.monotonic() - t0) * 1000.0 - t_ms
             if lag_ms > ctrl_ms:
                 # Fell behind by more than a control period (a slow sysfs read, a suspended
                 # board): resume at the next instant instead of replaying the backlog.
                 now_ms = int((time.monotonic() - t0) * 1000.0) + 1
-                plan = MultiRatePlan(periods, ctrl_ms, start_ms=now_ms)
+                instants = MultiRatePlan(periods, ctrl_ms, start_ms=now_ms).instants()
+                t_ms, due = next(instants)
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
 

@@ -156,7 +156,9 @@ class CapActuator:
 
     def effective_hz(self) -> int | None:
         try:
-            return max(self._read_cur(f) for f in self.files)
+            if len(self.files) == 1:  # a devfreq device or a one-policy CPU: every tick
+                return self._read_cur(self.files[0])
+            return max([self._read_cur(f) for f in self.files])
         except ActuatorError:
             return None
 

@@ -26,10 +26,13 @@ every time the governor looks and the controller re-asserts its own level after 
 from __future__ import annotations
 
 import contextlib
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import THERMAL, hwmon_chips
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO
+from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError
 
@@ -138,12 +141,30 @@ def fan_attribute_range(tree: SysfsTree, dev: FanDevice, rel: str) -> tuple[int,
 
 
 class HwFan:
-    """A :class:`~thermogov.interfaces.FanActuator` on a pwm-fan; ``dry_run`` writes nothing."""
+    """A :class:`~thermogov.interfaces.FanActuator` on a pwm-fan; ``dry_run`` writes nothing.
 
-    def __init__(self, tree: SysfsTree, dev: FanDevice, *, dry_run: bool = False) -> None:
+    The level is read back every time it is asked for (a rival may move it); the tachometer
+    is read once per ``tach_period_s`` of ``clock`` (:mod:`~thermogov.hw.polled`) and right
+    after every level change, since it only feeds the stall alarm, which waits a second of
+    0 RPM.  Both are read through descriptors kept open (``pread``, re-validated per read).
+    """
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        dev: FanDevice,
+        *,
+        dry_run: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        tach_period_s: float = SLOW_PERIOD_S,
+    ) -> None:
         self.tree = tree
         self.dev = dev
         self.dry_run = dry_run
+        self._clock = clock
+        self._tach = Every(tach_period_s)
+        self._rpm: int | None = None
+        self._level_t: float | None = None  # the instant the level was last read back
         # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
         self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         if dev.state_rel is not None and dev.max_state is not None:
@@ -162,6 +183,9 @@ class HwFan:
                 tree.own(rel)
         self._level = self._nearest(dict(self.originals)[self._rel])
         self._enabled = dev.state_rel is not None
+        tree.keep_open(self._rel, ActuatorError)  # read back every tick
+        if dev.rpm_rel is not None:
+            tree.keep_open(dev.rpm_rel, ActuatorError)
 
     def _nearest(self, raw: int) -> int:
         return min(range(len(self._values)), key=lambda k: abs(self._values[k] - raw))
@@ -176,20 +200,27 @@ class HwFan:
 
     @property
     def level(self) -> int:
-        """Read back each time: the kernel's own governor may have moved it since."""
-        with contextlib.suppress(ActuatorError):
-            self._level = self._nearest(self.io.read_int(self._rel))
+        """Read back at every instant it is asked for: the kernel's own governor may have moved it
+        since.  Asked again at the same instant of ``clock`` (the controller and the trace row of
+        one tick), the value read then is the answer; a write reads it back anew."""
+        now = self._clock()
+        if now != self._level_t:
+            self._level_t = now
+            with contextlib.suppress(ActuatorError):
+                self._level = self._nearest(self.io.read_int(self._rel))
         return self._level
 
     def rpm(self) -> int | None:
-        """The tachometer (``fan1_input``), None without one or on a read error."""
+        """The tachometer (``fan1_input``) as of its last poll; None without one or on a read error."""
         rel = self.dev.rpm_rel
-        if rel is None or not self.tree.exists(rel):
+        if rel is None:
             return None
-        try:
-            return self.tree.read_int(rel, ActuatorError)
-        except ActuatorError:
-            return None
+        if self._tach.due(self._clock()):
+            try:
+                self._rpm = self.tree.read_int(rel, ActuatorError)
+            except ActuatorError:  # gone (ENOENT) or unreadable: no reading, as before
+                self._rpm = None
+        return self._rpm
 
     def _write(self, rel: str, value: int) -> None:
         self.io.write_int(rel, value)
@@ -204,6 +235,8 @@ class HwFan:
             self._enabled = True
         self._write(self._rel, self._values[level])
         self._level = level
+        self._level_t = None  # read back what the kernel kept
+        self._tach.reset()  # the stall alarm judges the new level on a fresh reading
         return self.level
 
     def restore(self) -> None:

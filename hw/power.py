@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 
 from thermogov.hw.devices import to_celsius
 from thermogov.hw.discovery import Supply
+from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import PowerStatus, SensorError
 
@@ -43,21 +44,33 @@ def is_external(s: Supply) -> bool:
     return t in EXTERNAL_TYPES or t.startswith("usb")
 
 
-# What read() looks at on the battery each call (Documentation/ABI/testing/sysfs-class-power).
+# What read() looks at on the battery each poll (Documentation/ABI/testing/sysfs-class-power).
 PER_TICK_BATTERY_ATTRS = ("status", "capacity", "power_now", "voltage_now", "current_now", "temp")
 
 
 class PowerSupplyReader:
-    """Reads the board's supplies each call: the first battery, and whether any charger is online."""
+    """Reads the board's supplies: the first battery, and whether any charger is online.
+
+    :meth:`read` reads them now (``doctor``); :meth:`poll` is what the daemon calls every tick:
+    it reads once per ``period_s`` of the clock and returns the last report in between
+    (:mod:`~thermogov.hw.polled`: a fuel gauge refreshes every few seconds, a plugged or pulled
+    charger is seen within one period).
+    """
 
     def __init__(
-        self, tree: SysfsTree, supplies: Sequence[Supply], clock: Callable[[], float] = time.monotonic
+        self,
+        tree: SysfsTree,
+        supplies: Sequence[Supply],
+        clock: Callable[[], float] = time.monotonic,
+        period_s: float = SLOW_PERIOD_S,
     ) -> None:
         self._tree = tree
+        self._gate = Every(period_s)
+        self._last: PowerStatus | None = None
         self.battery = next((s for s in supplies if is_battery(s)), None)
         self.external = tuple(s for s in supplies if is_external(s))
         self._clock = clock
-        # The daemon reads these every tick: through descriptors kept open (pread, re-validated
+        # The daemon reads these every poll: through descriptors kept open (pread, re-validated
         # on every read by SysfsTree), not an exists() and an open/read/close each.  A kept
         # file that vanishes (a USB supply unplugged) reads as an error, i.e. unknown, as a
         # missing one did; a file that appears later is read the plain way.
@@ -107,6 +120,12 @@ class PowerSupplyReader:
             return to_celsius(raw, 10.0, self._tree.show(f"{rel}/temp"))
         except SensorError:
             return None
+
+    def poll(self) -> PowerStatus | None:
+        """The supplies' state, read again only when a period has passed since the last read."""
+        if self._gate.due(self._clock()):
+            self._last = self.read()
+        return self._last
 
     def read(self) -> PowerStatus | None:
         now = self._clock()

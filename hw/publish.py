@@ -25,6 +25,7 @@ from pathlib import Path
 from thermogov.client import default_state_path
 from thermogov.governor import Governor, TickRecord
 from thermogov.hw.metrics import Metrics
+from thermogov.hw.polled import Every
 from thermogov.hw.runtimefiles import check_dir, replace_atomic
 from thermogov.interfaces import ConfigError
 from thermogov.statedoc import StateIdentity, build_state
@@ -82,22 +83,16 @@ class StatePublisher:
         self._domains = tuple(domain_names)
         self._log = log
         self.metrics = metrics
-        self._next_s: float | None = None
+        self._gate = Every(PUBLISH_EVERY_S)
         self._counts: deque[tuple[float, int]] = deque(maxlen=int(RATE_WINDOW_S / PUBLISH_EVERY_S) + 1)
         self.published = 0
         # Throttling that is not ours, kind -> events (the daemon's ThrottleMonitor), if any.
         self.throttle_counts: Callable[[], Mapping[str, int]] | None = None
 
-    def due(self, t_s: float) -> bool:
-        return self._next_s is None or t_s >= self._next_s - 1e-9
-
     def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
-        if not self.due(rec.t_s):
-            return
         # Once a period on the grid of the first publication; after a stall, a period from now.
-        nxt = (rec.t_s if self._next_s is None else self._next_s) + PUBLISH_EVERY_S
-        self._next_s = nxt if nxt > rec.t_s else rec.t_s + PUBLISH_EVERY_S
-        self.publish(rec, gov, reloads)
+        if self._gate.due(rec.t_s):
+            self.publish(rec, gov, reloads)
 
     def _rate(self, t_s: float, total: int | None) -> float | None:
         if total is None:

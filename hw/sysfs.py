@@ -97,6 +97,7 @@ class SysfsTree:
         self._real_root = os.path.realpath(self.root)
         self._owned: dict[str, confine.FileId] = {}
         self._resolved: dict[str, str] = {}
+        self._shown: dict[str, str] = {}  # rel -> its name in messages (built once: see show)
         # real path -> [fd, dev, ino, dir_dev, dir_ino] of its kept descriptor ([] until read)
         self._kept: dict[str, list[int]] = {}
         self._finalizer = weakref.finalize(self, _close_kept, self._kept)
@@ -107,8 +108,17 @@ class SysfsTree:
         return self.root / rel.lstrip("/")
 
     def show(self, rel: str) -> str:
-        """How a path is named in messages: as the board sees it when the root is ``/``."""
-        return str(self.path(rel))
+        """How a path is named in messages: as the board sees it when the root is ``/``.
+
+        Memoised: the hot paths pass the name along with every read of an owned or throttle
+        attribute (in case it fails), and building a ``Path`` costs more than the read.
+        """
+        shown = self._shown.get(rel)
+        if shown is None:
+            shown = str(self.path(rel))
+            if len(self._shown) < 4096:  # a tree walked by doctor must not grow it without end
+                self._shown[rel] = shown
+        return shown
 
     def _inside(self, real: str) -> bool:
         base = self._real_root.rstrip(os.sep) + os.sep
@@ -192,6 +202,10 @@ class SysfsTree:
         if kept is None:
             fd = os.open(real, _READ_FLAGS)
         else:
+            if kept:  # the every-period case, inline: the path still names the kept file
+                st = os.stat(real)  # OSError (ENOENT ...) as open would raise
+                if st.st_ino == kept[2] and st.st_dev == kept[1]:
+                    return os.pread(kept[0], _MAX_ATTR_BYTES, 0)
             fd = self._open_kept(real, kept)
             if kept:
                 return os.pread(fd, _MAX_ATTR_BYTES, 0)

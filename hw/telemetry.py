@@ -64,5 +64,6 @@ class HwTelemetry(Telemetry):
         return None if self._inferences is None else self._inferences()
 
     def power_status(self) -> PowerStatus | None:
-        """The supplies' state (read once per tick, by the governor), or ``None`` if unknown."""
-        return None if self._supplies is None else self._supplies.read()
+        """The supplies' state (asked once per tick by the governor, read once per poll period
+        of :class:`PowerSupplyReader`), or ``None`` if unknown."""
+        return None if self._supplies is None else self._supplies.poll()

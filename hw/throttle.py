@@ -37,6 +37,7 @@ from typing import Protocol
 from thermogov.governor import TickRecord
 from thermogov.hw.devices import to_celsius
 from thermogov.hw.discovery import ThermalZone, discover, hwmon_chips
+from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 from thermogov.throttle import (
@@ -60,7 +61,7 @@ PI_FIRMWARE_PATHS = (
 )
 PLATFORM = "sys/devices/platform"
 OC_COUNTERS = (("oc1", UNDER_VOLTAGE), ("oc2", OVER_CURRENT_AVERAGE), ("oc3", OVER_CURRENT_INSTANT))
-POLL_PERIOD_S = 1.0
+POLL_PERIOD_S = SLOW_PERIOD_S  # a trace tag within a second; the Pi's kernel polls every 2 s
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,8 @@ class Source(Protocol):
 
     def kinds(self) -> frozenset[str]: ...
 
+    def files(self) -> list[str]: ...
+
 
 def _alarm(tree: SysfsTree, rel: str) -> bool:
     v = tree.read_int(rel)
@@ -99,6 +102,9 @@ class PiFirmware:
 
     def kinds(self) -> frozenset[str]:
         return frozenset(k for _, k in PI_NOW_BITS)
+
+    def files(self) -> list[str]:
+        return [self.rel]
 
     def read(self) -> int:
         return parse_get_throttled(self.tree.read_text(self.rel), self.tree.show(self.rel))
@@ -143,6 +149,9 @@ class RpiVolt:
     def kinds(self) -> frozenset[str]:
         return frozenset({UNDER_VOLTAGE})
 
+    def files(self) -> list[str]:
+        return [self.rel]
+
     def poll(self) -> Observation:
         return Observation(frozenset({UNDER_VOLTAGE}) if _alarm(self.tree, self.rel) else frozenset())
 
@@ -165,6 +174,9 @@ class SocthermOc:
 
     def kinds(self) -> frozenset[str]:
         return frozenset(k for _, k in self.counters)
+
+    def files(self) -> list[str]:
+        return [f"{self.rel}/{oc}_event_cnt" for oc, _ in self.counters]
 
     def _read(self) -> dict[str, int]:
         out = {}
@@ -203,16 +215,20 @@ class SocthermOc:
 class Ina3221Alarms:
     def __init__(self, tree: SysfsTree, rel: str, files: list[str]) -> None:
         self.tree, self.rel, self.name = tree, rel, f"ina3221 {rel.rsplit('/', 1)[-1]}"
-        self.files = files
+        self.alarm_files = files
 
     def kinds(self) -> frozenset[str]:
         return frozenset(
-            OVER_CURRENT_INSTANT if f.endswith("_crit_alarm") else OVER_CURRENT_AVERAGE for f in self.files
+            OVER_CURRENT_INSTANT if f.endswith("_crit_alarm") else OVER_CURRENT_AVERAGE
+            for f in self.alarm_files
         )
+
+    def files(self) -> list[str]:
+        return [f"{self.rel}/{f}" for f in self.alarm_files]
 
     def _flags(self) -> list[tuple[str, str, bool]]:
         out = []
-        for f in self.files:
+        for f in self.alarm_files:
             kind = OVER_CURRENT_INSTANT if f.endswith("_crit_alarm") else OVER_CURRENT_AVERAGE
             out.append((f, kind, _alarm(self.tree, f"{self.rel}/{f}")))
         return out
@@ -265,6 +281,9 @@ class KernelTrips:
 
     def kinds(self) -> frozenset[str]:
         return frozenset(self._kind.values())
+
+    def files(self) -> list[str]:
+        return [z.temp_rel for z, _ in self.zones]
 
     def _temp(self, z: ThermalZone) -> float:
         return to_celsius(self.tree.read_int(z.temp_rel), 1000.0, self.tree.show(z.temp_rel))
@@ -376,7 +395,7 @@ class ThrottleMonitor:
         self.sources = sources
         self.period_s = period_s
         self._log = log
-        self._next_t: float | None = None
+        self._gate = Every(period_s)
         self._active: frozenset[str] = frozenset()
         self._errors: dict[str, str] = {}
         self._levels: dict[str, frozenset[str]] = {}  # source -> level kinds it last reported
@@ -386,7 +405,13 @@ class ThrottleMonitor:
 
     @classmethod
     def open(cls, tree: SysfsTree, log: Callable[[str], None] | None = None) -> ThrottleMonitor:
-        return cls(find_sources(tree), log)
+        """The board's sources, their files read through descriptors kept open (``pread``,
+        re-validated on every read by :class:`SysfsTree`): they are read every poll."""
+        sources = find_sources(tree)
+        for src in sources:
+            for rel in src.files():
+                tree.keep_open(rel)
+        return cls(sources, log)
 
     def poll(self, t_s: float) -> list[str]:
         """Read every source now; the tags of what changed since the previous poll.
@@ -428,9 +453,8 @@ class ThrottleMonitor:
     def annotate(self, rec: TickRecord) -> TickRecord:
         """``rec`` with the tags of a poll appended, when one is due at its instant."""
         t = rec.t_s
-        if self._next_t is not None and t < self._next_t:
+        if not self._gate.due(t):
             return rec
-        self._next_t = t + self.period_s
         tags = self.poll(t)
         if not tags:
             return rec
