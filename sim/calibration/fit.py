@@ -422,7 +422,7 @@ def effective_samples(r: np.ndarray, batches: int = 30) -> float:
 
 
 def _fit(
-    prob: FitProblem, say: Callable[[str], None], ftol: float = FTOL
+    prob: FitProblem, say: Callable[[str], None], ftol: float = FTOL, reweight: bool = True
 ) -> tuple[OptimizeResult, int, float]:
     """Two passes: fit, then reweight the data term by the residuals' effective sample size, refit.
 
@@ -445,8 +445,9 @@ def _fit(
     n_tail = n_free + 1  # priors + the time-constant wall
     n_data = len(res.fun) - n_tail
     n_eff = effective_samples(res.fun[:n_data])
-    prob.data_weight = math.sqrt(n_eff / n_data)
-    res = _best(prob, [res.x], say, "fit pass 2/2 (residuals reweighted)", ftol)
+    if reweight:
+        prob.data_weight = math.sqrt(n_eff / n_data)
+        res = _best(prob, [res.x], say, "fit pass 2/2 (residuals reweighted)", ftol)
     return res, n_data, n_eff
 
 
@@ -488,7 +489,7 @@ def _select_model(
         seen.add(key)
         say(f"model size: {rung}")
         try:
-            res, _n, _ne = _fit(prob, lambda _m: None, INNER_FTOL)
+            res, _n, _ne = _fit(prob, lambda _m: None, INNER_FTOL, reweight=False)
             pred, _b, _a, _s = prob.forecast(prob.expand(res.x))
         except LogFormatError:
             continue
