@@ -19,7 +19,13 @@ import click
 from thermogov.board import BoardProfile
 from thermogov.cliopts import board_options, check_out_dir, merge_board
 from thermogov.display import figure
+from thermogov.importers.runfolder import DEFAULT_TRIP_C
 from thermogov.interfaces import ConfigError
+from thermogov.mitigationrows import mitigation_rows
+
+# The range a policy's trip_c accepts (policies/hysteresis.py), so a log is judged by a limit a
+# governed run could have.
+MIN_TRIP_C, MAX_TRIP_C = -40.0, 150.0
 
 
 def _board(option: str | None, hint: str | None) -> tuple[BoardProfile | None, str]:
@@ -68,6 +74,14 @@ Example:
     "Default: the board the log names."
 )
 @click.option("--interval", type=float, help="Sample interval in s for logs without timestamps (default 1).")
+@click.option(
+    "--trip",
+    "trip_c",
+    type=float,
+    default=DEFAULT_TRIP_C,
+    show_default=True,
+    help="Limit in °C the log is judged against: time above it and its episodes of fused_c.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def import_command(
     file: str,
@@ -77,6 +91,7 @@ def import_command(
     board: str | None,
     board_file: str | None,
     interval: float | None,
+    trip_c: float,
     as_json: bool,
 ) -> None:
     """Import a board log (tegrastats, jtop, Raspberry Pi CSV/vcgencmd, stressberry, sbc-bench, any
@@ -86,10 +101,12 @@ def import_command(
 
     if interval is not None and (not math.isfinite(interval) or interval <= 0):
         raise ConfigError("--interval: must be a number > 0 seconds")
+    if not (math.isfinite(trip_c) and MIN_TRIP_C <= trip_c <= MAX_TRIP_C):
+        raise ConfigError(f"--trip: must be a temperature from {MIN_TRIP_C:g} to {MAX_TRIP_C:g} °C")
     log = parse_log(file, fmt, interval_s=interval, columns=columns)
     profile, why = _board(merge_board(board, board_file), log.board_hint)
     check_out_dir(out)
-    run = write_run_folder(log, Path(out), board=profile)
+    run = write_run_folder(log, Path(out), board=profile, trip_c=trip_c)
     s = run.summary
     if as_json:
         info = {
@@ -115,6 +132,11 @@ def import_command(
         ("sensors", sensors),
         ("max fused", figure(s["max_fused_c"], " °C")),
     ]
+    if s["time_above_trip_s"] is not None:
+        rows.append(
+            ("time above trip", f"{figure(s['time_above_trip_s'], ' s')} (trip {trip_c:g} °C)")
+        )
+        rows += [r for r in mitigation_rows(s) if r[0] != "throttling not ours"]
     rows += [("note", note) for note in log.notes]
     rows.append(("run folder", str(run.run_dir)))
     width = max(len(k) for k, _ in rows)

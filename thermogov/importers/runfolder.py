@@ -23,11 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from thermogov.board import BoardProfile
+from thermogov.episodes import EpisodeTracker
 from thermogov.importers.common import ImportedLog
 from thermogov.runs import SUMMARY_FILE, append_ledger, unique_run_id, write_atomic
 from thermogov.trace import SAMPLE_COLUMNS, SAMPLES_FILE, TRACE_FILE
 
 BACKEND = "import"
+# The spec's trip (the governor's default ``trip_c``): an imported log is judged against the limit
+# a thermogov run on that board would hold, unless the caller names another.
+DEFAULT_TRIP_C = 85.0
 LOAD_SUFFIX = "_load"
 RAIL_SUFFIX = "_rail_w"
 
@@ -86,8 +90,14 @@ def write_run_folder(
     *,
     board: BoardProfile | None = None,
     run_id: str | None = None,
+    trip_c: float = DEFAULT_TRIP_C,
 ) -> ImportedRun:
-    """Write ``log`` as ``<out_dir>/<run_id>/`` plus a ledger row; returns the folder and summary."""
+    """Write ``log`` as ``<out_dir>/<run_id>/`` plus a ledger row; returns the folder and summary.
+
+    ``trip_c`` is the limit the log is judged against: time above it and its mitigation
+    episodes are computed from ``fused_c`` as for a governed run (each row's value held until the
+    next), so a board that ran without thermogov can be read against the limit thermogov keeps.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     board_name = board.name if board is not None else (log.board_hint or "unknown")
@@ -112,6 +122,9 @@ def write_run_folder(
 
     max_sensor: dict[str, float | None] = dict.fromkeys(sensors)
     max_fused: float | None = None
+    episodes = EpisodeTracker(trip_c)
+    above_trip_s = 0.0
+    last_fused: float | None = None
     energy = 0.0
     energy_known = False
     with (
@@ -140,6 +153,10 @@ def write_run_folder(
             fused = num / den if den > 0 else None
             if fused is not None:
                 max_fused = fused if max_fused is None else max(max_fused, fused)
+            if i > 0 and last_fused is not None and last_fused >= trip_c:
+                above_trip_s += s.t_s - samples[i - 1].t_s
+            last_fused = fused
+            episodes.observe(s.t_s, fused)
             row = [f"{s.t_s:.3f}", _fmt(fused), *(_fmt(temps.get(n)) for n in sensors)]
             row += ["+".join(used), ""]
             for d in domain_raw:
@@ -167,14 +184,15 @@ def write_run_folder(
         "mean_throughput_ips": None,
         "inferences_total": None,
         "latency_ms": None,
-        "trip_c": None,
+        "trip_c": trip_c,
         "max_fused_c": None if max_fused is None else round(max_fused, 4),
         "max_sensor_c": {k: None if v is None else round(v, 4) for k, v in max_sensor.items()},
-        "time_above_trip_s": None,
+        "time_above_trip_s": round(above_trip_s, 3) if max_fused is not None else None,
         "energy_j": round(energy, 4) if energy_known else None,
         "inferences_per_joule": None,
         "cap_changes": None,
         "ticks": len(samples),
+        **(episodes.finish(t_end) if max_fused is not None else {}),
         "source": log.source,
         "format": log.fmt,
         "board_hint": log.board_hint,
