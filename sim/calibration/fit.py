@@ -5,9 +5,11 @@ the log, every parameter as a log-ratio to the profile's value with a weak prior
 :mod:`thermogov.sim.calibration.model`).  Leakage is at the model's own temperature but
 linearised (:func:`~thermogov.sim.calibration.model.leakage_slope`), which keeps the model linear
 in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass.  The held-out
-tail is never looked at until the fitted profile is run open-loop through the whole log by the
-simulator's own plant (:meth:`FitProblem.predict` with ``free=True``); the RMSE on that tail is
-the reported quality.
+tail is never looked at until the fitted profile forecasts it with the simulator's own plant,
+restarted at the split from the state a Kalman filter of the training readings puts there
+(:meth:`FitProblem.forecast`, :mod:`~thermogov.sim.calibration.state`); the RMSE on that tail
+is the reported quality.  How many parameters are freed is chosen by validation inside the
+training part (:mod:`~thermogov.sim.calibration.select`).
 
 Uncertainty is the Laplace approximation at the optimum: data precision ``JᵀJ / s²`` (``s²``
 the reduced chi-square, so model error widens the bars) plus the prior's precision.  A parameter
