@@ -13,6 +13,9 @@ This module is the public face of the calibration; each stage lives in its own m
   simulator's own plant used for the open-loop check;
 * :mod:`~thermogov.sim.calibration.fit` runs the least-squares fit on the training part, the
   Laplace uncertainty and the held-out RMSE (:func:`calibrate`, :class:`CalibrationResult`);
+* :mod:`~thermogov.sim.calibration.select` chooses how many parameters the training part
+  supports (validation inside it), and :mod:`~thermogov.sim.calibration.state` estimates the
+  model's state at the split (a Kalman filter) so the held-out forecast starts where the board is;
 * :mod:`~thermogov.sim.calibration.steady` predicts (and, when the log got there, measures) the
   steady state under the main load;
 * :mod:`~thermogov.sim.calibration.profile` writes the calibrated profile as TOML.

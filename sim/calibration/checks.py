@@ -100,8 +100,17 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
     return LogData(t, temps, freq, load, power, data.source), notes
 
 
-def check_training_part(prob: FitProblem) -> None:
-    """The matched sensors must read often enough, and move, in the part the fit sees."""
+def load_changes_in_training(prob: FitProblem) -> bool:
+    """Whether any domain's load or clock moves in the part the fit sees."""
+    inp = prob.inputs
+    return any(np.ptp((inp.load[d] * inp.volt_v[d] ** 2 * inp.freq_hz[d])[prob.train]) > 0 for d in inp.load)
+
+
+def check_training_part(prob: FitProblem, levels_only: bool = False) -> None:
+    """The matched sensors must read often enough, and move, in the part the fit sees.
+
+    ``levels_only``: the caller fits only the idle level (no time constant), so a training part
+    without a load change is accepted as long as the log's inputs change later."""
     for name in prob.sensors:
         obs = prob.data.temps_c[name]
         seen = np.isfinite(obs) & prob.train
@@ -111,10 +120,7 @@ def check_training_part(prob: FitProblem) -> None:
                 f"(at least {MIN_TRAIN_READINGS}); use a smaller --holdout or a longer log"
             )
     inp = prob.inputs
-    moves = [
-        d for d in inp.load if np.ptp((inp.load[d] * inp.volt_v[d] ** 2 * inp.freq_hz[d])[prob.train]) > 0
-    ]
-    if not moves:
+    if not load_changes_in_training(prob) and not (levels_only and inp.varying):
         raise LogFormatError(
             f"{prob.data.source}: no load change in the part the fit sees (load and clock constant"
             f"{'' if inp.varying else ' throughout'}); nothing drives the model, so no time constant can be "

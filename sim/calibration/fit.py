@@ -5,9 +5,11 @@ the log, every parameter as a log-ratio to the profile's value with a weak prior
 :mod:`thermogov.sim.calibration.model`).  Leakage is at the model's own temperature but
 linearised (:func:`~thermogov.sim.calibration.model.leakage_slope`), which keeps the model linear
 in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass.  The held-out
-tail is never looked at until the fitted profile is run open-loop through the whole log by the
-simulator's own plant (:meth:`FitProblem.predict` with ``free=True``); the RMSE on that tail is
-the reported quality.
+tail is never looked at until the fitted profile forecasts it with the simulator's own plant,
+restarted at the split from the state a Kalman filter of the training readings puts there
+(:meth:`FitProblem.forecast`, :mod:`~thermogov.sim.calibration.state`); the RMSE on that tail
+is the reported quality.  How many parameters are freed is chosen by validation inside the
+training part (:mod:`~thermogov.sim.calibration.select`).
 
 Uncertainty is the Laplace approximation at the optimum: data precision ``JᵀJ / s²`` (``s²``
 the reduced chi-square, so model error widens the bars) plus the prior's precision.  A parameter
@@ -25,9 +27,9 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import OptimizeResult, least_squares
 
-from thermogov.board import BoardProfile
+from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
-from thermogov.sim.calibration.checks import check_training_part, checked_log
+from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
@@ -48,12 +50,23 @@ from thermogov.sim.calibration.model import (
     time_constants,
 )
 from thermogov.sim.calibration.profile import rename
-from thermogov.sim.calibration.steady import SteadyState, steady_state
+from thermogov.sim.calibration.select import (
+    INNER_SHARE,
+    LADDER,
+    MIN_INNER_READINGS,
+    choose,
+    head,
+    informative,
+    reduced,
+)
+from thermogov.sim.calibration.state import StateEstimate, estimate_state
+from thermogov.sim.calibration.steady import SteadyState, dynamic_power, steady_state
 from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
 
 SIGMA_T_C = 0.5  # per-sample temperature noise assumed in the residuals (°C); rescaled by chi²
 FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time for < 0.01 °C
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
+INNER_FTOL = 1e-4  # the inner fits of the model-size choice only rank the sizes
 THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
 
@@ -103,6 +116,19 @@ class CalibrationResult:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One evaluation of the model: grid trajectory (excess K), power at samples, and its network."""
+
+    x: np.ndarray
+    total: np.ndarray
+    board: BoardProfile
+    ambient: float
+    cap: np.ndarray
+    g_eff: np.ndarray
+    throttles: tuple[Protection, ...]
 
 
 @dataclass
@@ -191,6 +217,10 @@ class FitProblem:
         along the slowest mode: a log may start off its idle steady state, and only the slowest
         mode is still out of equilibrium by the time the first samples are taken.
         """
+        run = self._run(phi, free)
+        return self._at_samples(run.x, run.ambient), run.total, run.board, run.ambient
+
+    def _run(self, phi: np.ndarray, free: bool) -> _Run:
         values = [s.value(p) for s, p in zip(self.specs, phi, strict=True)]
         board, ambient, offset = apply_params(self.board, self.specs, values)
         cap, g = network(board.thermal)
@@ -219,12 +249,47 @@ class FitProblem:
             x0 = np.linalg.solve(g_eff, p_grid[0]) + along_slow
             x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0)
         x = free_run(board, self.inputs, grid, x0, ambient, throttles) if free else x_lin
+        total_at_samples = np.interp(self.data.t_s, grid.t, p_grid.sum(axis=1) + x @ k)
+        return _Run(x, total_at_samples, board, ambient, cap, g_eff, throttles)
+
+    def _at_samples(self, x: np.ndarray, ambient: float) -> np.ndarray:
+        idx = {n: i for i, n in enumerate(self.board.thermal.node_names())}
         t = self.data.t_s
-        pred = np.array(
-            [np.interp(t, grid.t, x[:, node_idx[node]]) + ambient for node in self.sensors.values()]
+        return np.array(
+            [np.interp(t, self.grid.t, x[:, idx[node]]) + ambient for node in self.sensors.values()]
         )
-        total_at_samples = np.interp(t, grid.t, p_grid.sum(axis=1) + x @ k)
-        return pred, total_at_samples, board, ambient
+
+    def forecast(self, phi: np.ndarray) -> tuple[np.ndarray, BoardProfile, float, StateEstimate | None]:
+        """The open-loop prediction, restarted at the split from the state the readings show there.
+
+        Up to the last training sample this is the fit's own open-loop run.  From there on the
+        simulator's plant runs again from the fit's state corrected by a Kalman filter of the
+        training readings (:mod:`~thermogov.sim.calibration.state`), and each sensor carries
+        the level offset the filter found.  The held-out readings are never read: the forecast
+        knows what persistence knows (the readings up to the split) and the logged inputs.
+        """
+        run = self._run(phi, True)
+        pred = self._at_samples(run.x, run.ambient)
+        t = self.data.t_s
+        seen = np.flatnonzero(self.train)
+        if not len(seen) or seen[-1] >= len(t) - 1:
+            return pred, run.board, run.ambient, None
+        last = int(seen[-1])
+        idx = {n: i for i, n in enumerate(run.board.thermal.node_names())}
+        obs = np.array([self.data.temps_c[s] for s in self.sensors], dtype=float)
+        obs[:, last + 1 :] = np.nan  # the filter must not see the held-out tail
+        node_of = np.array([idx[n] for n in self.sensors.values()], dtype=int)
+        est = estimate_state(run.cap, run.g_eff, t, obs, pred, node_of, last)
+        ks = int(np.searchsorted(self.grid.t, t[last], side="left"))
+        if ks >= len(self.grid.t):
+            return pred, run.board, run.ambient, None
+        x0 = run.x[ks] + est.dx_at(run.cap, run.g_eff, float(self.grid.t[ks]))
+        x = run.x.copy()
+        x[ks:] = free_run(run.board, self.inputs, self.grid, x0, run.ambient, run.throttles, start=ks)
+        out = self._at_samples(x, run.ambient)
+        out[:, last + 1 :] += est.bias[:, None]
+        out[:, : last + 1] = pred[:, : last + 1]
+        return out, run.board, run.ambient, est
 
     def residuals(self, phi_free: np.ndarray) -> np.ndarray:
         """Training residuals in units of their sigma (weighted by ``data_weight``), then the priors.
@@ -289,7 +354,7 @@ def _leak_reference(
 
 
 def _best(
-    prob: FitProblem, starts: Sequence[np.ndarray], say: Callable[[str], None], stage: str
+    prob: FitProblem, starts: Sequence[np.ndarray], say: Callable[[str], None], stage: str, ftol: float = FTOL
 ) -> OptimizeResult:
     """The lowest-cost local optimum over a few starts: short logs have more than one.
 
@@ -300,12 +365,12 @@ def _best(
     best = None
     for i, x0 in enumerate(starts):
         say(f"{stage}: start {i + 1}/{len(starts)}")
-        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, 1e-4 if len(starts) > 1 else FTOL)
+        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, max(1e-4, ftol) if len(starts) > 1 else ftol)
         if best is None or res.cost < best.cost:
             best = res
     assert best is not None
     if len(starts) > 1:
-        best = _solve(prob, best.x, lo, hi, FTOL)
+        best = _solve(prob, best.x, lo, hi, ftol)
     return best
 
 
@@ -358,6 +423,82 @@ def effective_samples(r: np.ndarray, batches: int = 30) -> float:
     return n / tau
 
 
+def _fit(
+    prob: FitProblem, say: Callable[[str], None], ftol: float = FTOL, reweight: bool = True
+) -> tuple[OptimizeResult, int, float]:
+    """Two passes: fit, then reweight the data term by the residuals' effective sample size, refit.
+
+    Model error makes residuals correlated over minutes, so a 1 Hz log of 20 000 samples
+    carries far fewer than 20 000 independent observations.  Counting each one fully would let
+    a tiny systematic misfit outvote every prior (it drove a fitted ambient to 1 °C on a 6 h
+    log).  The effective sample size of the first pass's residuals (batch means) rescales the
+    data term before the second, final pass.
+    """
+    free_specs = [prob.specs[i] for i in prob.free]
+    n_free = len(free_specs)
+    cap_idx = [i for i, sp in enumerate(free_specs) if sp.kind == "capacitance"]
+    starts = [np.zeros(n_free)]
+    if cap_idx:
+        for shift in (-1.0, 1.0):  # the slow mode's share is the ambiguous part of a short log
+            x0 = np.zeros(n_free)
+            x0[cap_idx] = shift
+            starts.append(x0)
+    res = _best(prob, starts, say, "fit pass 1/2", ftol)
+    n_tail = n_free + 1  # priors + the time-constant wall
+    n_data = len(res.fun) - n_tail
+    n_eff = effective_samples(res.fun[:n_data])
+    if reweight:
+        prob.data_weight = math.sqrt(n_eff / n_data)
+        res = _best(prob, [res.x], say, "fit pass 2/2 (residuals reweighted)", ftol)
+    return res, n_data, n_eff
+
+
+def _select_model(
+    data: LogData,
+    board: BoardProfile,
+    holdout: float,
+    ambient_c: float,
+    free_ambient: bool,
+    say: Callable[[str], None],
+) -> tuple[str, dict[str, float]]:
+    """The rung of :data:`~thermogov.sim.calibration.select.LADDER` the training part supports.
+
+    Only the training rows are handed to the inner problems, so the held-out tail cannot
+    reach the choice even through the input inference.  A training part too short to split
+    keeps the full model (and no scores)."""
+    t = data.t_s
+    n_train = int(np.searchsorted(t, t[0] + (1.0 - holdout) * (t[-1] - t[0]), side="right"))
+    inner = head(data, n_train)
+    try:
+        base = FitProblem.build(
+            inner, board, holdout=1.0 - INNER_SHARE, ambient_c=ambient_c, free_ambient=free_ambient
+        )
+        check_training_part(base)
+    except LogFormatError:
+        return LADDER[0][0], {}
+    first = next(iter(base.sensors))
+    obs = inner.temps_c[first]
+    test = np.isfinite(obs) & ~base.train
+    if test.sum() < MIN_INNER_READINGS or not informative(dynamic_power(board, base.inputs), ~base.train):
+        return LADDER[0][0], {}  # nothing to choose on: see select.informative
+    scores: dict[str, float] = {}
+    seen: set[tuple[int, ...]] = set()
+    for rung, _held in LADDER:
+        prob = dataclasses.replace(base, specs=reduced(base.specs, rung))
+        key = tuple(prob.free.tolist())
+        if key in seen:
+            continue
+        seen.add(key)
+        say(f"model size: {rung}")
+        try:
+            res, _n, _ne = _fit(prob, lambda _m: None, INNER_FTOL, reweight=False)
+            pred, _b, _a, _s = prob.forecast(prob.expand(res.x))
+        except LogFormatError:
+            continue
+        scores[rung] = float(np.sqrt(np.mean((pred[0][test] - obs[test]) ** 2)))
+    return choose(scores), scores
+
+
 def calibrate(
     data: LogData,
     board: BoardProfile,
@@ -367,6 +508,7 @@ def calibrate(
     free_ambient: bool = False,
     enclosure: str | None = None,
     progress: Callable[[str], None] | None = None,
+    select: bool = True,
 ) -> CalibrationResult:
     """Fit ``board``'s thermal model (and power scales) to ``data``; see the module docstring.
 
@@ -386,8 +528,19 @@ def calibrate(
         return FitProblem.build(data, b, holdout=holdout, ambient_c=ambient_c, free_ambient=free_ambient)
 
     prob = build(board)
-    check_training_part(prob)
-    if enclosure is not None or board.enclosures:
+    # A training part without a load change cannot show a time constant or a gain; when the
+    # log's inputs change later, the forecast still has something to say: the profile's own
+    # network and power scales, with only the idle level (idle power, ambient, offset) fitted.
+    levels_only = not load_changes_in_training(prob)
+    check_training_part(prob, levels_only=levels_only)
+    if levels_only:
+        select = False
+        if enclosure is not None:
+            board = with_enclosure(board, enclosure)
+            prob = build(board)
+        prob.specs = reduced(prob.specs, "levels")
+        housing_note = None
+    elif enclosure is not None or board.enclosures:
         say(
             f"housing: pre-fit of {', '.join(candidates(board))}"
             if enclosure is None
@@ -399,43 +552,52 @@ def calibrate(
         housing_note = None
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
+    if levels_only:
+        notes.append(
+            "no load change in the training part: only the idle level (static_scale, ambient, offset) is "
+            f"fitted; the network, housing ({board.enclosure}) and power scales are the profile's, so the "
+            "forecast of the later load changes is the profile's, not this board's"
+        )
     fixed = [sp.name for sp in specs if sp.fixed and sp.kind == "capacitance"]
-    if fixed:
+    if fixed and not levels_only:
         notes.append(
             f"{', '.join(fixed)} not fitted: the node moves only with modes faster than a quarter of the "
             "sample interval, which the log cannot see (kept at the profile's value)"
         )
     sparse = [sp.name for sp in specs if sp.fixed and sp.kind == "link"]
-    if sparse:
+    if sparse and not levels_only:
         notes.append(
             f"only {readings_in(data, sensors, train)} readings in the training part (< {READINGS_PER_PARAM} per "
             "parameter): capacitances and internal links kept at the profile's values, only the gains "
             "(paths to ambient, power scales, ambient, offset) fitted"
         )
-    free_specs = [specs[i] for i in prob.free]
-    n_free = len(free_specs)
-    cap_idx = [i for i, sp in enumerate(free_specs) if sp.kind == "capacitance"]
-    starts = [np.zeros(n_free)]
-    for shift in (-1.0, 1.0):  # the slow mode's share is the ambiguous part of a short log
-        x0 = np.zeros(n_free)
-        x0[cap_idx] = shift
-        starts.append(x0)
-    res = _best(prob, starts, say, "fit pass 1/2")
-    # Model error makes residuals correlated over minutes, so a 1 Hz log of 20 000 samples
-    # carries far fewer than 20 000 independent observations.  Counting each one fully would let
-    # a tiny systematic misfit outvote every prior (it drove a fitted ambient to 1 °C on a 6 h
-    # log).  The effective sample size of the first pass's residuals (batch means) rescales
-    # the data term before the second, final pass.
-    n_tail = n_free + 1  # priors + the time-constant wall
-    n_data = len(res.fun) - n_tail
-    n_eff = effective_samples(res.fun[:n_data])
-    prob.data_weight = math.sqrt(n_eff / n_data)
-    res = _best(prob, [res.x], say, "fit pass 2/2 (residuals reweighted)")
+    if select:
+        rung, scores = _select_model(data, board, holdout, ambient_c, free_ambient, say)
+        if rung != LADDER[0][0]:
+            prob.specs = specs = reduced(specs, rung)
+        if scores:
+            ranked = ", ".join(f"{n} {v:.2f}" for n, v in scores.items())
+            notes.append(
+                f"model size {rung!r} chosen by forecasting the last {1 - INNER_SHARE:.0%} of the training part "
+                f"from a fit of its first {INNER_SHARE:.0%} (RMSE °C: {ranked})"
+            )
+        else:
+            notes.append(
+                f"model size {rung!r}: the last {1 - INNER_SHARE:.0%} of the training part holds no load change "
+                "to validate a smaller model on"
+            )
+    res, n_data, n_eff = _fit(prob, say)
     phi = prob.expand(res.x)
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
     say("uncertainty and held-out check")
     params = _posterior(specs, prob.free, res)
-    pred, _total, fitted, ambient = prob.predict(phi, free=True)
+    pred, fitted, ambient, state = prob.forecast(phi)
+    if state is not None:
+        notes.append(
+            f"held-out forecast restarted at {state.t_s - t[0]:.0f} s from the state a Kalman filter of the "
+            f"training readings puts there (level offset {', '.join(f'{b:+.2f}' for b in state.bias)} °C; "
+            f"noise chosen by likelihood: heat {state.q_node:g} W²s, level drift {state.q_bias:g} K²/s)"
+        )
     fitted = rename(
         fitted, f"{board.name}-calibrated", f"{board.description} (calibrated from {Path(data.source).name})"
     )

@@ -432,8 +432,12 @@ def free_run(
     x0: np.ndarray,
     ambient_c: float,
     throttles: tuple[Protection, ...] = (),
+    start: int = 0,
 ) -> np.ndarray:
     """Open-loop simulation with the simulator's plant, leakage at the model's own temperature.
+
+    The run starts at grid step ``start`` in state ``x0`` and returns the steps from there on
+    (a forecast from a state estimated part-way through the log starts there).
 
     The same input between samples as the fit (:func:`grid_power`), so the check differs from
     the fit only in what it is meant to test: leakage (and a throttle the log's clock does not
@@ -445,10 +449,10 @@ def free_run(
     plant.x = x0.astype(float).copy()
     names = board.thermal.node_names()
     n_rows = len(next(iter(inputs.load.values())))
-    out = np.empty((len(grid.t), len(names)))
+    out = np.empty((len(grid.t) - start, len(names)))
     rows = np.zeros(2, dtype=int)
-    for k in range(len(grid.t)):
-        out[k] = plant.x
+    for k in range(start, len(grid.t)):
+        out[k - start] = plant.x
         temps = plant.temps_c()
         rows[0], rows[1] = grid.lo[k], min(grid.lo[k] + 1, n_rows - 1)
         node_temp = {n: np.full(2, temps[i]) for i, n in enumerate(names)}

@@ -96,6 +96,24 @@ def main_load_segment(t: np.ndarray, dyn: np.ndarray) -> tuple[int, int]:
     return max(runs, key=lambda r: (t[r[1]] - t[r[0]], -r[0]))
 
 
+def dynamic_power(board: BoardProfile, inputs: Inputs) -> np.ndarray:
+    """Dynamic power per sample, summed over domains (arbitrary unit).
+
+    Each domain is weighed by its C_dyn and cores: a GPU phase and a CPU phase of the same
+    utilisation are not the same load."""
+    return np.asarray(
+        sum(
+            inputs.load[d.name]
+            * inputs.volt_v[d.name] ** 2
+            * inputs.freq_hz[d.name]
+            * d.c_dyn_uw_per_mhz_v2
+            * d.cores
+            for d in board.domains
+        ),
+        dtype=float,
+    )
+
+
 def steady_state(
     board: BoardProfile,
     inputs: Inputs,
@@ -111,16 +129,7 @@ def steady_state(
     ``STEADY_WINDOW_S`` of the segment and the prediction uses the mean input of that window.
     """
     t = data.t_s
-    # Dynamic power per domain (its C_dyn and cores weigh it): a GPU phase and a CPU phase of
-    # the same utilisation are not the same load.
-    dyn = sum(
-        inputs.load[d.name]
-        * inputs.volt_v[d.name] ** 2
-        * inputs.freq_hz[d.name]
-        * d.c_dyn_uw_per_mhz_v2
-        * d.cores
-        for d in board.domains
-    )
+    dyn = dynamic_power(board, inputs)
     if np.ptp(dyn) <= 0:
         return None
     a, b = main_load_segment(t, dyn)
