@@ -35,6 +35,9 @@ def temps(log: object) -> list[float]:
         ("VDD_CPU_GPU_CV", "rail", "VDD_CPU_GPU_CV"),
         ("load average", "", ""),
         ("ram_used", "", ""),
+        ("batt_pct", "", ""),  # battery charge in %, not a utilisation
+        ("Battery (%)", "", ""),
+        ("humidity_pct", "", ""),
     ],
 )
 def test_header_synonyms(name: str, role: str, qual: str) -> None:
