@@ -14,6 +14,7 @@ from thermogov.config import Config
 from thermogov.hw.devices import to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.fan import fan_data, fan_lines
+from thermogov.hw.idle import idle_data, idle_lines
 from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, renormalised_weights
 from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
@@ -162,6 +163,7 @@ def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None)
     lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv))
     lines.extend(doctor_lines(tree, inv.zones))
     lines.extend(fan_lines(tree))
+    lines.extend(idle_lines(tree))
     if inv.problems:
         lines.append("problems:")
         lines.extend(f"  {p}" for p in inv.problems)
@@ -286,6 +288,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
         "board_power": None if bmap.power is None else {"rail": bmap.power.label, "hwmon": bmap.power.hwmon},
         "throttle_sources": doctor_values(tree, inv.zones),
         "fan": fan_data(tree),
+        "idle_injection": idle_data(tree),
         "problems": list(inv.problems),
     }
 

@@ -73,6 +73,38 @@ def find_idle_devices(tree: SysfsTree) -> list[IdleDevice]:
     return out
 
 
+def idle_data(tree: SysfsTree) -> list[dict[str, object]]:
+    """What ``doctor`` shows of idle injection: each device, its state now, and whether it is idle.
+
+    A ``cur_state`` above 0 at start means something else (the kernel's own thermal zone
+    binding, or a run that did not restore) is already forcing idle time: the user should know
+    before a run journals that value as the one to put back.
+    """
+    out: list[dict[str, object]] = []
+    for d in find_idle_devices(tree):
+        try:
+            cur: int | str = tree.read_int(d.state_rel)
+        except SensorError as e:
+            cur = f"unreadable ({e})"
+        out.append({"device": d.name, "type": d.type, "max_state": d.max_state, "cur_state": cur})
+    return out
+
+
+def idle_lines(tree: SysfsTree) -> list[str]:
+    devices = idle_data(tree)
+    if not devices:
+        return ["idle injection: none (the [lever] can only lower the inference load the application reads)"]
+    lines = ["idle injection (the [lever]'s duty cycle below the lowest clock):"]
+    for d in devices:
+        cur = d["cur_state"]
+        busy = isinstance(cur, int) and cur > 0
+        lines.append(
+            f"  {d['device']:<15} {d['type']:<14} cur_state {cur}/{d['max_state']}"
+            + ("  (already injecting idle time)" if busy else "")
+        )
+    return lines
+
+
 def state_for_duty(duty: float, max_state: int) -> int:
     return max(0, min(max_state, round((1.0 - duty) * max_state)))
 

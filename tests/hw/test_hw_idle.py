@@ -177,3 +177,36 @@ def test_the_state_file_publishes_the_mode_and_the_load_level(tmp_path: Path) ->
     pub.publish(rec, gov, 0)
     doc = json.loads(path.read_text())
     assert doc["mode"] == "multires_320" and doc["load_level"] == "3 multires_320@98%"
+
+
+@pytest.mark.parametrize("cur", [0, 35])
+def test_doctor_lists_idle_injection_devices_and_says_when_one_already_injects(
+    tmp_path: Path, cur: int
+) -> None:
+    from click.testing import CliRunner
+
+    from thermogov.hw.cli import doctor_command
+
+    root = with_idle(fakesys.rpi5(tmp_path / "root"), cur=cur)
+    text = CliRunner().invoke(doctor_command, ["--sysfs-root", str(root.root)])
+    assert text.exit_code == 0, text.output
+    line = next(ln for ln in text.output.splitlines() if "cooling_device2" in ln)
+    assert f"cur_state {cur}/100" in line
+    assert ("already injecting" in line) == (cur > 0)
+    assert "pwm-fan" not in line and "cooling_device1" not in text.output.split("idle injection")[1]
+    data = CliRunner().invoke(doctor_command, ["--sysfs-root", str(root.root), "--json"])
+    assert json.loads(data.output)["idle_injection"] == [
+        {"device": "cooling_device2", "type": "thermal-idle", "max_state": 100, "cur_state": cur}
+    ]
+
+
+def test_doctor_says_when_a_board_has_no_idle_injection(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from thermogov.hw.cli import doctor_command
+
+    root = fakesys.rpi5(tmp_path / "root")
+    out = CliRunner().invoke(doctor_command, ["--sysfs-root", str(root.root), "--json"])
+    assert json.loads(out.output)["idle_injection"] == []
+    text = CliRunner().invoke(doctor_command, ["--sysfs-root", str(root.root)]).output
+    assert "idle injection: none" in text
