@@ -163,6 +163,16 @@ def test_sbcbench_empty_clock_column_and_meter_column() -> None:
     log = sbcbench.parse_text(text, "old.txt")
     assert [s.temps_c["cpu"] for s in log.samples] == [59.0, 60.2] and log.samples[0].freqs_hz == {}
     assert any("empty clock column" in n for n in log.notes)
+    text = SBC_HEAD + "\n".join(  # sbc-bench 0.6.7 on a Jetson Nano: the unit without a number
+        [
+            "Time        CPU    load %cpu %sys %usr %nice %io %irq   Temp",
+            "16:56:21:     MHz  3.02  19%   1%  18%   0%   0%   0%  45.2°C",
+            "16:56:42:     MHz  3.30 100%   0%  99%   0%   0%   0%  47.0°C",
+        ]
+    )
+    log = sbcbench.parse_text(text, "unit-only.txt")
+    assert log.skipped_lines == 0 and [s.temps_c["cpu"] for s in log.samples] == [45.2, 47.0]
+    assert [s.loads["cpu"] for s in log.samples] == [0.19, 1.0] and log.samples[1].freqs_hz == {}
     text = SBC_HEAD + "\n".join(
         [
             "Time        CPU    load %cpu %sys %usr %nice %io %irq   Temp     mW",

@@ -165,4 +165,6 @@ def test_board_from_dt_compat_beats_title() -> None:
     )
     assert sbcbench.board_from_report("Jetson-AGX", "nvidia,galen") == "jetson-agx-xavier"
     assert sbcbench.board_from_report("Raspberry Pi 4 Model B Rev 1.4", None) == "rpi4"
+    assert sbcbench.board_from_report("jetson-nano", None) == "jetson-nano"  # L4T 32.1 DT model
+    assert sbcbench.board_from_report("NVIDIA Orin Nano Developer Kit", None) == "jetson-orin-nano"
     assert sbcbench.board_from_report("Some Unknown Board", "vendor,thing") is None

@@ -35,6 +35,9 @@ def temps(log: object) -> list[float]:
         ("VDD_CPU_GPU_CV", "rail", "VDD_CPU_GPU_CV"),
         ("load average", "", ""),
         ("ram_used", "", ""),
+        ("batt_pct", "", ""),  # battery charge in %, not a utilisation
+        ("Battery (%)", "", ""),
+        ("humidity_pct", "", ""),
     ],
 )
 def test_header_synonyms(name: str, role: str, qual: str) -> None:
@@ -164,3 +167,14 @@ def test_a_temperature_that_only_climbs_is_not_taken_for_the_clock() -> None:
     rows = "\n".join(f"{1500 - 100 * (i > 5)},{45 + i // 3}" for i in range(12))
     log = table.parse_text(rows, "x.csv")
     assert temps(log)[0] == 45.0 and "no time column" in " ".join(log.notes)
+
+
+def test_bare_domain_column_beyond_any_load_beside_a_temperature_is_the_clock() -> None:
+    # lucyhattersley/measure-temp-cpu: `Temp,CPU` rows of vcgencmd measure_temp / measure_clock arm
+    text = "Temp,CPU\n60.0,1500345728\n55.0,1500398464\n53.0,600169920\n52.0,600117184\n"
+    log = table.parse_text(text, "temps.csv")
+    assert temps(log) == [60.0, 55.0, 53.0, 52.0]
+    assert [s.freqs_hz["cpu"] for s in log.samples] == [1500345728, 1500398464, 600169920, 600117184]
+    assert not any(s.loads for s in log.samples)
+    text = "Temp,CPU\n60.0,97\n55.0,12\n53.0,3\n"  # the same names with a load in %: still a load
+    assert [s.loads["cpu"] for s in table.parse_text(text, "load.csv").samples] == [0.97, 0.12, 0.03]

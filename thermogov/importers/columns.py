@@ -49,6 +49,13 @@ _IGNORE_WORDS = {
     "uptime",
     "volt",
     "voltage",
+    # a battery's or the air's percentage is no processor utilisation (a uConsole CM5 logger's
+    # `batt_pct` was read as the load of a domain "batt")
+    "bat",
+    "batt",
+    "battery",
+    "charge",
+    "humidity",
 }
 _DOMAINS = {
     "cpu": "cpu",

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 MODEL_PATTERNS: tuple[tuple[str, str], ...] = (
-    (r"Jetson Nano", "jetson-nano"),
+    # "jetson-nano" is the device-tree model of the first L4T 32.x releases (an sbc-bench 0.6.7
+    # title, ThomasKaiser/sbc-bench results/1I4j.txt), "NVIDIA Jetson Nano Developer Kit" later
+    (r"Jetson[ -]Nano", "jetson-nano"),
     (r"Xavier NX", "jetson-xavier-nx"),
     (r"Orin Nano", "jetson-orin-nano"),
     (r"Orin NX", "jetson-orin-nx"),

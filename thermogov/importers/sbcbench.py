@@ -113,9 +113,12 @@ def _monitor_row(
     """Decode one monitor line; None if any present field is unreadable.
 
     Old sbc-bench versions leave the clock column empty where cpufreq is missing, so a line
-    one token short whose first token is the load average has no clock (not a damaged line).
+    one token short whose first token is the load average has no clock (not a damaged line);
+    some (v0.6.x on a Jetson Nano) print the unit alone, ``     MHz``: the same empty clock.
     """
     t_idx = columns.index("Temp") if "Temp" in columns else len(_DEFAULT_COLUMNS) - 1
+    if tokens and tokens[0] == "MHz":
+        tokens = ["", *tokens[1:]]
     if tokens and _CLOCK_RE.match(tokens[0]) is None and _is_float(tokens[0]) and len(tokens) < len(columns):
         tokens = ["", *tokens]
     if not t_idx < len(tokens) <= len(columns):

@@ -381,6 +381,15 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         undecided = []
         for c in ambiguous:
             cells = [r[c.index] for r in t.rows[:200] if r[c.index]]
+            vals = _values(t.rows, c.index, t.decimal_comma)
+            clock = detect_unit("freq", vals)
+            beyond_load = detect_unit("load", vals) is None and not any("%" in x for x in cells)
+            if c.col.name in has_temp and beyond_load and clock is not None:
+                # `Temp,CPU` with CPU = `vcgencmd measure_clock arm` (1500345728): the domain's
+                # temperature is named, and the values are beyond any load: its clock
+                c.col = Column("freq", c.col.name)
+                said.append(f"{c.label}=clock (values beyond a load, in {clock.name})")
+                continue
             if any("%" in x for x in cells) or c.col.name in has_temp:
                 c.col = Column("load", c.col.name)
                 said.append(
