@@ -39,6 +39,7 @@ TARGET_STEADY_C = 2.0
 RECORDED_ON: tuple[tuple[str, str], ...] = (
     (r"^rpi_3b_", "rpi3"),  # not rpi_3bplus_: the B+ is another board (no profile)
     (r"^rpi_4b", "rpi4"),
+    (r"^rpi_cm5_", "rpi5"),  # Compute Module 5: the Pi 5's BCM2712 and its firmware throttle
 )
 SKIP_PREFIXES = ("sysfs_",)  # single sysfs snapshots, not time series
 
