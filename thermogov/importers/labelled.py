@@ -29,10 +29,13 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
+    even_axis,
     fraction,
+    keep_forward,
     no_samples_error,
     rebase,
     sensor_name,
+    throttle_note,
 )
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.table import spread_ties
@@ -49,7 +52,6 @@ _PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
 _MASK_RE = re.compile(r"^0x[0-9a-fA-F]+$")
 _LOAD_LABEL_RE = re.compile(r"cpu|load|usage|util|auslastung|carico|carga|charge cpu", re.IGNORECASE)
 _CLOCK_SCALE = {"ghz": 1e9, "mhz": 1e6, "khz": 1e3, "hz": 1.0}
-_PI_THROTTLE_NOW = 0x2 | 0x4 | 0x8  # arm capped, throttled, soft temp limit now (vcgencmd docs)
 _GAP_FACTOR = 10.0  # a step this many median intervals long is a pause between runs
 
 
@@ -137,17 +139,8 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     times: list[float] | None = None
     if stamp_label is not None:
         clock = DayClock()
-        kept: list[dict[str, object]] = []
-        axis: list[float] = []
-        for r in usable:
-            st = r.get("_stamp")
-            t = None if st is None else (st[0] if st[1] else clock.seconds(st[0]))  # type: ignore[index]
-            if t is None or (axis and t < axis[-1]):
-                skipped += 1
-                continue
-            kept.append(r)
-            axis.append(t)
-        usable = kept
+        stamps = [_on_axis(r.get("_stamp"), clock) for r in usable]
+        usable, axis, skipped = keep_forward(usable, stamps)
         times, tied = spread_ties(axis)
         notes.append(f"time from {stamp_label!r}")
         if tied:
@@ -163,20 +156,23 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
                     f"{pauses} pause(s) longer than {gap:g} s: separate runs in one file, kept on one axis"
                 )
     if times is None:
-        step = interval_s or DEFAULT_INTERVAL_S
-        how = "given" if interval_s else "assumed; pass --interval for the logger's period"
-        notes.append(f"no timestamps: one record per {step:g} s ({how})")
-        times = [i * step for i in range(len(usable))]
+        times, note = even_axis(len(usable), interval_s, DEFAULT_INTERVAL_S, "record", "the logger's period")
+        notes.append(note)
     if skipped:
         notes.append(f"{skipped} record(s) without a usable or forward time skipped")
     masks = [int(v[1]) for r in usable for v in r.values() if isinstance(v, tuple) and v[0] == "mask"]
     if masks:
-        now = sum(1 for m in masks if m & _PI_THROTTLE_NOW)
-        notes.append(
-            f"throttled flags: {now} of {len(masks)} record(s) capped/throttled now (bits 0x2/0x4/0x8)"
-        )
+        notes.append(throttle_note(masks, "record"))
     samples = tuple(_sample(t, r, temp_labels) for t, r in zip(rebase(times), usable, strict=True))
     return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
+
+
+def _on_axis(stamp: object, clock: DayClock) -> float | None:
+    """A record's place on the time axis: epoch seconds as they are, times of day via the clock."""
+    if not isinstance(stamp, tuple):
+        return None
+    value, absolute = stamp
+    return float(value) if absolute else clock.seconds(float(value))
 
 
 def _sample(t: float, record: dict[str, object], temp_labels: list[str]) -> ImportedSample:
