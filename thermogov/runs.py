@@ -100,6 +100,9 @@ class _Discard:
     def sample(self, rec: SampleRecord) -> None:
         pass
 
+    def flush(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -158,6 +161,11 @@ class RunRecorder:
                 w.abandon()
         self._trace = _Discard()
         self._samples = _Discard()
+
+    def flush(self) -> None:
+        """Hand the buffered trace and sample lines to the OS now (a caller that batches rows)."""
+        self._trace.flush()
+        self._samples.flush()
 
     # -- streaming --------------------------------------------------------------------------
     def on_sample(self, rec: SampleRecord) -> None:
