@@ -19,8 +19,13 @@ fresh on every read; the few a run reads every period (sensors, effective clocks
 the power supplies' state) are registered with :meth:`SysfsTree.keep_open` and read with
 ``pread`` at offset 0 on a descriptor kept open, which makes sysfs call the attribute's ``show()`` again
 (Documentation/filesystems/sysfs.rst, "pread(2) with an offset of 0"; kernel commit 2424b5dd062c
-"sysfs: refill attribute buffer when reading from offset 0").  A kept descriptor is re-validated
-on every read the way a fresh open would resolve the path: the path is ``stat``-ed (following
+"sysfs: refill attribute buffer when reading from offset 0").  On a real sysfs a kept
+descriptor needs no check per read: userspace cannot rename, remove or replace anything there,
+and once the kernel removes the attribute the descriptor reads ``ENODEV``, upon which the path
+is opened afresh (:mod:`~thermogov.hw.fstype` gives the kernel sources).  That saves a ``stat``
+per read, which in the daemon costs as much as the read itself.  Anywhere else (a fake tree
+on tmpfs or a disk) a kept descriptor is re-validated on every read the way a fresh open
+would resolve the path: the path is ``stat``-ed (following
 links, as ``open`` does) and its device and inode must be the descriptor's, otherwise the
 descriptor is closed and the path opened again, so an external process that renames a new
 file over a fake tree's ``temp`` (or swaps a directory) is seen at the next read, and a kept
@@ -40,6 +45,7 @@ import weakref
 from pathlib import Path
 
 from thermogov.hw import confine
+from thermogov.hw.fstype import StableDevices
 from thermogov.interfaces import ActuatorError, SensorError
 
 # The kernel prints integer attributes with ``sprintf("%d\n")`` (sysfs_emit, see
@@ -98,8 +104,9 @@ class SysfsTree:
         self._owned: dict[str, confine.FileId] = {}
         self._resolved: dict[str, str] = {}
         self._shown: dict[str, str] = {}  # rel -> its name in messages (built once: see show)
-        # real path -> [fd, dev, ino, dir_dev, dir_ino] of its kept descriptor ([] until read)
+        # real path -> [fd, dev, ino, dir_dev, dir_ino, on_sysfs] of its kept descriptor ([] until read)
         self._kept: dict[str, list[int]] = {}
+        self._stable = StableDevices()
         self._finalizer = weakref.finalize(self, _close_kept, self._kept)
 
     # -- paths ------------------------------------------------------------------------------
@@ -202,10 +209,20 @@ class SysfsTree:
         if kept is None:
             fd = os.open(real, _READ_FLAGS)
         else:
-            if kept:  # the every-period case, inline: the path still names the kept file
-                st = os.stat(real)  # OSError (ENOENT ...) as open would raise
-                if st.st_ino == kept[2] and st.st_dev == kept[1]:
-                    return os.pread(kept[0], _MAX_ATTR_BYTES, 0)
+            if kept:  # the every-period case, inline
+                if kept[5]:  # on sysfs the descriptor stays the path's attribute until ENODEV
+                    try:
+                        return os.pread(kept[0], _MAX_ATTR_BYTES, 0)
+                    except OSError as e:
+                        if e.errno != errno.ENODEV:
+                            raise
+                    fd = kept[0]  # the kernel removed it: open the path afresh, as at start
+                    kept.clear()
+                    os.close(fd)
+                else:  # elsewhere: the path must still name the kept file
+                    st = os.stat(real)  # OSError (ENOENT ...) as open would raise
+                    if st.st_ino == kept[2] and st.st_dev == kept[1]:
+                        return os.pread(kept[0], _MAX_ATTR_BYTES, 0)
             fd = self._open_kept(real, kept)
             if kept:
                 return os.pread(fd, _MAX_ATTR_BYTES, 0)
@@ -217,8 +234,8 @@ class SysfsTree:
     def _open_kept(self, real: str, kept: list[int]) -> int:
         """The kept descriptor of ``real`` if the path still names its file, else a fresh one.
 
-        ``kept`` is ``[fd, dev, ino, dir_dev, dir_ino]`` (empty before the first open): the
-        file's identity and its directory's.  A file renamed over in the very directory that
+        ``kept`` is ``[fd, dev, ino, dir_dev, dir_ino, on_sysfs]`` (empty before the first open):
+        the file's identity, its directory's, and whether it lives on sysfs.  A file renamed over in the very directory that
         was resolved at start (an emulator's atomic rewrite, every period) reopens with
         ``O_NOFOLLOW`` and no re-resolution; any other change (a directory swapped, the file
         replaced by a link) is resolved again under :meth:`resolve`'s rule first.  A new
@@ -248,7 +265,7 @@ class SysfsTree:
         if stat.S_ISREG(st.st_mode):
             if not quick or dst is None:
                 dst = os.stat(os.path.dirname(real))
-            kept.extend((fd, st.st_dev, st.st_ino, dst.st_dev, dst.st_ino))
+            kept.extend((fd, st.st_dev, st.st_ino, dst.st_dev, dst.st_ino, self._stable.stable(st.st_dev)))
         return fd
 
     def _read_error(

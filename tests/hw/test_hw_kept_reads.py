@@ -9,12 +9,14 @@ nothing is reopened while the file stays the same.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
 from tests.hw.fakesys import FakeTree, KernelTree
+from thermogov.hw import fstype
 from thermogov.hw.devices import TempFileSensor
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
@@ -46,7 +48,7 @@ class CountingOpens:
 
 
 def kept(st: SysfsTree, rel: str) -> tuple[int, ...]:
-    """The kept entry for ``rel``: (fd, dev, ino, dir_dev, dir_ino), or () before the first read."""
+    """The kept entry for ``rel``: (fd, dev, ino, dir_dev, dir_ino, on_sysfs), or () before the first read."""
     return tuple(st._kept[st.resolve(rel)])
 
 
@@ -193,7 +195,131 @@ def test_sensors_read_through_kept_descriptors_and_test_doubles_still_inject_fau
     kt = KernelTree(tree.root)
     s = TempFileSensor(kt, "cpu", CLASS_TEMP, 1000.0)
     assert s.read().value_c == pytest.approx(47.712)
-    assert len(kept(kt, CLASS_TEMP)) == 5
+    assert len(kept(kt, CLASS_TEMP)) == 6
     kt.faults[CLASS_TEMP] = 5  # EIO from the driver
     with pytest.raises(SensorError, match="EIO"):
         s.read()
+
+
+# -- on a real sysfs: no per-read check, ENODEV reopens (thermogov.hw.fstype) ------------------
+def _as_sysfs(monkeypatch: pytest.MonkeyPatch, tree: FakeTree) -> None:
+    """Let the fake tree's filesystem stand for sysfs (its device reads as a sysfs mount)."""
+    dev = os.stat(tree.root).st_dev
+    monkeypatch.setattr(fstype, "mount_types", lambda: {dev: "sysfs"})
+    monkeypatch.setattr(fstype.StableDevices.__init__, "__defaults__", (fstype.mount_types,))
+
+
+class CountingStats:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.n = 0
+        real_stat = os.stat
+
+        def counting(path: object, *a: object, **k: object) -> os.stat_result:
+            self.n += 1
+            return real_stat(path, *a, **k)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "stat", counting)
+
+
+def test_on_sysfs_a_kept_attribute_is_read_without_a_stat_and_sees_in_place_changes(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _as_sysfs(monkeypatch, tree)
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    assert kept(st, CLASS_TEMP)[5]  # known to be on sysfs
+    tree.write(REAL_TEMP, 51000)  # a driver's new value: the same attribute, in place
+    stats = CountingStats(monkeypatch)
+    assert st.read_int(CLASS_TEMP) == 51000
+    assert stats.n == 0
+
+
+def test_on_sysfs_an_attribute_the_kernel_removed_reopens_the_path(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _as_sysfs(monkeypatch, tree)
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    old_fd = kept(st, CLASS_TEMP)[0]
+    real_pread = os.pread
+    gone = [True]
+
+    def removed(fd: int, n: int, off: int) -> bytes:  # what kernfs answers on a removed node
+        if gone[0] and fd == old_fd:
+            raise OSError(errno.ENODEV, os.strerror(errno.ENODEV))
+        return real_pread(fd, n, off)
+
+    monkeypatch.setattr(os, "pread", removed)
+    (tree.root / REAL_TEMP).unlink()  # the device went away: the path names nothing
+    with pytest.raises(SensorError, match="ENOENT"):
+        st.read_int(CLASS_TEMP)
+    assert kept(st, CLASS_TEMP) == ()  # the dead descriptor was dropped
+    gone[0] = False
+    tree.write(REAL_TEMP, 52000)  # the device came back: a new attribute at the same path
+    assert st.read_int(CLASS_TEMP) == 52000
+    assert kept(st, CLASS_TEMP)[2] == os.stat(tree.root / REAL_TEMP).st_ino
+
+
+def test_other_read_errors_on_sysfs_keep_the_descriptor(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _as_sysfs(monkeypatch, tree)
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    entry = kept(st, CLASS_TEMP)
+    real_pread = os.pread
+    monkeypatch.setattr(
+        os, "pread", lambda fd, n, off: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error"))
+    )
+    with pytest.raises(SensorError, match="EIO"):
+        st.read_int(CLASS_TEMP)
+    monkeypatch.setattr(os, "pread", real_pread)
+    assert kept(st, CLASS_TEMP) == entry and st.read_int(CLASS_TEMP) == 47712
+
+
+def test_a_tree_not_on_sysfs_keeps_its_per_read_check(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fstype.StableDevices.__init__, "__defaults__", (lambda: {},))
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    assert not kept(st, CLASS_TEMP)[5]
+    stats = CountingStats(monkeypatch)
+    assert st.read_int(CLASS_TEMP) == 47712
+    assert stats.n == 1
+
+
+MOUNTINFO = """\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+23 27 0:22 / /sys rw,nosuid shared:7 - sysfs sysfs rw
+27 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw
+31 27 0:26 / /dev/shm rw master:4 - tmpfs tmpfs rw
+broken line
+"""
+
+
+def test_mountinfo_maps_devices_to_filesystem_types() -> None:
+    types = fstype.parse_mountinfo(MOUNTINFO)
+    assert types == {
+        os.makedev(0, 21): "proc",
+        os.makedev(0, 22): "sysfs",
+        os.makedev(259, 2): "ext4",
+        os.makedev(0, 26): "tmpfs",
+    }
+    devs = fstype.StableDevices(lambda: types)
+    assert devs.stable(os.makedev(0, 22)) and not devs.stable(os.makedev(0, 26))
+    assert not devs.stable(os.makedev(9, 9))  # unknown: not trusted
+    assert fstype.mount_types(str(Path("/nonexistent/mountinfo"))) == {}
+
+
+@pytest.mark.skipif(not os.path.isfile("/sys/devices/system/cpu/online"), reason="no sysfs here")
+def test_the_real_sys_is_recognised_as_sysfs_and_a_tmp_tree_is_not(tree: FakeTree) -> None:
+    devs = fstype.StableDevices()
+    if "sysfs" not in fstype.mount_types().values():
+        pytest.skip("/sys is not a sysfs mount here")
+    assert devs.stable(os.stat("/sys/devices/system/cpu/online").st_dev)
+    assert not devs.stable(os.stat(tree.root).st_dev)
