@@ -20,6 +20,13 @@ one wake-up per distinct instant) and the daemon's wait (``select`` on a self-pi
 work, i.e. what this machine charges for waking ~13 times a second at all (large on some VMs;
 and it moves with the load, hence measured at the same time).  The daemon's CPU minus the
 floor is the governor's own share, held to its own target (0.3 % of a core).
+
+``--as-sysfs`` runs the daemon the way it runs on a board: a kept descriptor on a real sysfs
+needs no ``stat`` per read (:mod:`thermogov.hw.fstype`), but a tmpfs tree cannot be a sysfs
+mount, so the daemon is told to take the tree's filesystem for one, and the sweep rewrites the
+``temp`` files in place (same length, as a driver's value changes) instead of renaming new
+files over them, which a sysfs attribute never sees.  Without it, the fake tree's per-read
+checks are paid, as by the emulator.
 """
 
 from __future__ import annotations
@@ -48,16 +55,38 @@ MIN_TICKS = 2000  # for a p99 that rests on 20 ticks
 ZONES = ("sys/devices/virtual/thermal/thermal_zone0/temp", "sys/devices/virtual/thermal/thermal_zone1/temp")
 
 
-def sweep_temps(root: Path, stop: threading.Event, period_s: float = 8.0) -> None:
+def sweep_temps(root: Path, stop: threading.Event, period_s: float = 8.0, in_place: bool = False) -> None:
     """A triangle 60 -> 95 -> 60 °C on the CPU and GPU zones, rewritten every 200 ms."""
     t0 = time.monotonic()
     while not stop.wait(0.2):
         phase = ((time.monotonic() - t0) % period_s) / period_s
         temp_c = 60.0 + 35.0 * (1.0 - abs(2.0 * phase - 1.0))
         for rel in ZONES:
+            text = f"{int(temp_c * 1000)}\n".encode()
+            if in_place:  # always 5 digits: one same-length write over the old value
+                fd = os.open(root / rel, os.O_WRONLY)
+                try:
+                    os.pwrite(fd, text, 0)
+                finally:
+                    os.close(fd)
+                continue
             tmp = root / (rel + ".new")
-            tmp.write_text(f"{int(temp_c * 1000)}\n")
+            tmp.write_bytes(text)
             os.replace(tmp, root / rel)  # atomic, like a kernel attribute: never half-written
+
+
+# The daemon, with the bench tree's filesystem taken for sysfs (``--as-sysfs``).
+AS_SYSFS = """
+import os, sys
+try:
+    from thermogov.hw import fstype
+except ImportError:  # a version from before thermogov.hw.fstype: it checks every read anyway
+    pass
+else:
+    fstype.STABLE_FS_TYPES = frozenset({"sysfs", fstype.mount_types().get(os.stat(sys.argv[1]).st_dev, "sysfs")})
+from thermogov.cli import main
+main(sys.argv[2:])
+"""
 
 
 FLOOR_CODE = """
@@ -107,16 +136,21 @@ def wait_started(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=210.0, help="daemon run length (default 210 s)")
+    ap.add_argument(
+        "--as-sysfs",
+        action="store_true",
+        help="take the tmpfs tree for a sysfs mount and sweep in place: what a board pays",
+    )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="thermogov-bench-"))
     shm = Path("/dev/shm")
     root = Path(tempfile.mkdtemp(prefix="thermogov-bench-root-", dir=shm)) if shm.is_dir() else work / "root"
     orin_nano(root, cpu_mc=60000, gpu_mc=60000)
     dry = os.geteuid() != 0
+    launch = ["-c", AS_SYSFS, str(root)] if args.as_sysfs else ["-m", "thermogov.cli"]
     cmd = [
         sys.executable,
-        "-m",
-        "thermogov.cli",
+        *launch,
         "run",
         "--sysfs-root",
         str(root),
@@ -135,7 +169,7 @@ def main() -> None:
         "--json",
     ] + (["--dry-run"] if dry else [])
     stop = threading.Event()
-    sweeper = threading.Thread(target=sweep_temps, args=(root, stop), daemon=True)
+    sweeper = threading.Thread(target=sweep_temps, args=(root, stop, 8.0, args.as_sysfs), daemon=True)
     sweeper.start()
     start_wall = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
@@ -169,7 +203,8 @@ def main() -> None:
         "tick_p99_ms": summary["tick_ms_p99"],
     }
     print(
-        f"daemon footprint over {args.seconds:g} s, fake Orin Nano tree, mode "
+        f"daemon footprint over {args.seconds:g} s, fake Orin Nano tree"
+        f"{' read as sysfs' if args.as_sysfs else ''}, mode "
         f"{'dry-run (not root)' if dry else 'governing'}, {summary['ticks']} ticks, "
         f"{summary['cap_changes']} cap changes"
     )

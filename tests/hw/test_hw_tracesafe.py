@@ -151,3 +151,69 @@ def test_a_summary_that_cannot_be_written_still_ends_the_run_cleanly(
     assert summary["run_id"] and summary["stopped_by"] == "duration"
     assert "cannot write the summary" in err.getvalue()
     assert t.snapshot() == before and not Journal(tmp_path / "state").exists()
+
+
+class _Recorder:
+    """Stands in for RunRecorder: what was handed over, and when the files were flushed."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+        self.run_dir = Path("run")
+        self.run_id = "r"
+
+    def on_tick(self, rec: Any) -> None:
+        self.calls.append(("tick", rec.t_s))
+
+    def on_sample(self, rec: Any) -> None:
+        self.calls.append(("sample", rec.t_s))
+
+    def flush(self) -> None:
+        self.calls.append(("flush", -1.0))
+
+    def finish(self, extra: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append(("finish", -1.0))
+        return dict(extra)
+
+
+def test_records_are_handed_over_once_a_second_then_flushed_and_all_before_the_summary() -> None:
+    from thermogov.governor import SampleRecord
+
+    class Tick:
+        def __init__(self, t_s: float) -> None:
+            self.t_s = t_s
+
+    fake = _Recorder()
+    guard = tracesafe.TraceGuard(fake, lambda msg: None)  # type: ignore[arg-type]
+    guard.on_sample(SampleRecord(0.0, "cpu", 50.0, True))
+    guard.on_tick(Tick(0.0))  # type: ignore[arg-type]  # the first tick opens the grid
+    assert fake.calls == [("sample", 0.0), ("tick", 0.0), ("flush", -1.0)]
+    fake.calls.clear()
+    for i in range(1, 10):
+        guard.on_sample(SampleRecord(i / 10, "cpu", 50.0, True))
+        guard.on_tick(Tick(i / 10))  # type: ignore[arg-type]
+    assert fake.calls == []  # kept, not formatted, within the second
+    guard.on_tick(Tick(1.0))  # type: ignore[arg-type]
+    assert [c for c, _ in fake.calls].count("tick") == 10 and fake.calls[-1] == ("flush", -1.0)
+    assert [t for c, t in fake.calls if c == "tick"] == [i / 10 for i in range(1, 10)] + [1.0]
+    fake.calls.clear()
+    guard.on_tick(Tick(1.1))  # type: ignore[arg-type]
+    guard.finish({})
+    assert fake.calls == [("tick", 1.1), ("flush", -1.0), ("finish", -1.0)]
+
+
+def test_a_failing_hand_over_never_hands_a_record_over_twice() -> None:
+    class Boom(_Recorder):
+        def on_tick(self, rec: Any) -> None:
+            super().on_tick(rec)
+            raise RuntimeError("a bug in the recorder")
+
+    class Tick:
+        def __init__(self, t_s: float) -> None:
+            self.t_s = t_s
+
+    fake = Boom()
+    guard = tracesafe.TraceGuard(fake, lambda msg: None)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError):
+        guard.on_tick(Tick(0.0))  # type: ignore[arg-type]
+    guard.finish({})  # the exit path hands over what is left: nothing
+    assert [c for c in fake.calls if c[0] == "tick"] == [("tick", 0.0)]
