@@ -438,6 +438,7 @@ class Runner:
                 source = "workload"
             else:
                 app = AppCounter(opts.publish.inferences_file or default_inferences_path(), self.log)
+                stack.callback(app.close)
                 if state_file is not None or opts.publish.inferences_file is not None:
                     app.create()
                 counted, source = app, f"file:{app.path}"

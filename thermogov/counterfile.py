@@ -25,7 +25,8 @@ class CounterBusy(Exception):
     """A writer holds the lock right now; the caller keeps its previous value."""
 
 
-def _parse(raw: bytes, path: str) -> int:
+def parse(raw: bytes, path: str) -> int:
+    """The count in ``raw`` (0 for a blank file); ``ValueError`` names ``path`` otherwise."""
     text = raw.decode("ascii", errors="replace").strip()
     if not text:
         return 0
@@ -45,7 +46,7 @@ def add(path: str, n: int) -> int:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        total = _parse(os.pread(fd, MAX_BYTES, 0), path) + n
+        total = parse(os.pread(fd, MAX_BYTES, 0), path) + n
         data = f"{total}\n".encode()
         os.pwrite(fd, data, 0)
         os.ftruncate(fd, len(data))
@@ -71,6 +72,6 @@ def read(path: str) -> int | None:
         except BlockingIOError:
             raise CounterBusy(path) from None
         raw = os.pread(fd, MAX_BYTES, 0)
-        return _parse(raw, path) if raw.strip() else None
+        return parse(raw, path) if raw.strip() else None
     finally:
         os.close(fd)

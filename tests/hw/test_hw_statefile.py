@@ -20,6 +20,7 @@ import pytest
 
 from thermogov import client, counterfile
 from thermogov.governor import TickRecord
+from thermogov.hw import appcounter
 from thermogov.hw.appcounter import AppCounter
 from thermogov.hw.runtimefiles import check_dir, replace_atomic
 from thermogov.interfaces import ConfigError, PowerStatus
@@ -183,16 +184,40 @@ def test_app_counter_counts_this_run_only_and_survives_a_new_file(tmp_path: Path
     path = tmp_path / "inferences"
     logs: list[str] = []
     counterfile.add(str(path), 500)  # an earlier run's total
-    c = AppCounter(path, logs.append)
+    now = [0.0]
+    c = AppCounter(path, logs.append, clock=lambda: now[0])
     assert c() == 0
     counterfile.add(str(path), 7)
     assert c() == 7
     path.unlink()
     assert c() == 7  # gone: keeps the last count
     counterfile.add(str(path), 3)  # the application recreated it
+    assert c() == 7  # the kept descriptor still reads the old file: its last count, not a made-up one
+    now[0] += appcounter.RECHECK_S  # within a second the path is checked again
     assert c() == 10
     path.write_text("garbage\n")
     assert c() == 10 and any("not an inference count" in m for m in logs)
+    c.close()
+
+
+def test_app_counter_reads_through_one_kept_descriptor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "inferences"
+    now = [0.0]
+    c = AppCounter(path, lambda m: None, clock=lambda: now[0])
+    c.create()
+    opens: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda p, *a, **k: opens.append(str(p)) or real_open(p, *a, **k))
+    for n in range(1, 30):
+        client.report_inferences(1, path)  # rewritten in place under flock
+        assert c() == n
+        now[0] += 0.1
+    assert opens.count(str(path)) == 29 + 1  # the writer's 29 opens and the reader's one
+    c.close()
+    path.unlink()
+    assert c() == 29 and c._fd == -1  # closed and gone: the last count, and nothing kept open
 
 
 def test_app_counter_is_not_measured_until_something_is_reported(tmp_path: Path) -> None:
