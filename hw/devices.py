@@ -58,13 +58,14 @@ class TempFileSensor:
         self.source = source or rel
         self._where = tree.show(rel)  # built once: read() runs every sensor period
         tree.keep_open(rel)  # read every period: pread on a kept descriptor (SysfsTree)
+        self._read_int = tree.int_reader(rel)
 
     @property
     def name(self) -> str:
         return self._name
 
     def read(self) -> Reading:
-        raw = self._tree.read_int(self.rel)
+        raw = self._read_int()
         c = raw / self.divisor
         if c < MIN_VALID_C or c > MAX_VALID_C:
             to_celsius(raw, self.divisor, self._where)  # the offline marker or out of range: raises
@@ -118,11 +119,13 @@ class CapActuator:
                 tree.own(f.min_rel)
                 tree.own(f.max_rel)
 
+        readers = {}
         for f in binding.files:
             tree.keep_open(f.cur_rel, ActuatorError)  # the effective clock is read every tick
+            readers[f.label] = tree.int_reader(f.cur_rel, ActuatorError)
 
         def cur(f: LimitFiles) -> int:
-            return tree.read_int(f.cur_rel, ActuatorError) * f.scale_hz
+            return readers[f.label]() * f.scale_hz
 
         return cls(binding.domain.name, binding.files, table, io, originals, cur)
 

@@ -38,11 +38,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import re
 import stat
 import weakref
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from thermogov.hw import confine
 from thermogov.hw.fstype import StableDevices
@@ -291,11 +294,45 @@ class SysfsTree:
         return raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
 
     def read_int(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> int:
-        """A whole number in the kernel's ``%d\\n`` format.  This is the daemon's hot path."""
+        """A whole number in the kernel's ``%d\\n`` format."""
         raw = self.read_bytes(rel, error)
         body = raw.rstrip(_SYSFS_INT_TAIL)
         if _SYSFS_INT.fullmatch(body):
             return int(body)
+        self._not_int(rel, raw, error)
+
+    def int_reader(
+        self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError
+    ) -> Callable[[], int]:
+        """``read_int(rel, error)`` as one function, for an attribute read every period (the
+        daemon's hot path): the path is resolved once, here, and a read is one Python frame
+        above the file work instead of three (each costs several µs on a cold wake-up).
+
+        An owned attribute (a limit we write) still takes :meth:`read_int`, with its
+        confinement check; a path that does not resolve inside the root raises on every read,
+        as :meth:`read_int` does.
+        """
+        try:
+            real = self.resolve(rel, error)
+        except (SensorError, ActuatorError):
+            return functools.partial(self.read_int, rel, error)
+        owned = self._owned
+
+        def read() -> int:
+            if owned and real in owned:
+                return self.read_int(rel, error)
+            try:
+                raw = self._read_bytes(real)
+            except OSError as e:
+                raise self._read_error(rel, e, error) from e
+            body = raw.rstrip(_SYSFS_INT_TAIL)
+            if _SYSFS_INT.fullmatch(body):
+                return int(body)
+            self._not_int(rel, raw, error)
+
+        return read
+
+    def _not_int(self, rel: str, raw: bytes, error: type[SensorError] | type[ActuatorError]) -> NoReturn:
         text = raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
         if not text:
             raise error(f"{self.path(rel)}: empty, expected a whole number; the driver gave no value")

@@ -27,6 +27,17 @@ def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
     raise SensorError(f"rail {rail.label} on {rail.hwmon}: no power or voltage/current input")
 
 
+def rail_reader(tree: SysfsTree, rail: PowerRail) -> Callable[[], float]:
+    """:func:`read_rail_w` for one rail as a function, its files' readers made once."""
+    if rail.power_rel:
+        power = tree.int_reader(rail.power_rel)
+        return lambda: power() / 1e6
+    if rail.volt_rel and rail.curr_rel:
+        volt, curr = tree.int_reader(rail.volt_rel), tree.int_reader(rail.curr_rel)
+        return lambda: volt() * curr() / 1e6
+    return lambda: read_rail_w(tree, rail)  # raises: no usable input
+
+
 class HwTelemetry(Telemetry):
     def __init__(
         self,
@@ -41,21 +52,23 @@ class HwTelemetry(Telemetry):
         self._power: float | None = None
         self._power_read = False
         self._supplies = supplies
+        self._read_w: Callable[[], float] | None = None
         if rail is not None:
             for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
                 if rel:
                     tree.keep_open(rel)  # read every tick: pread on a kept descriptor
+            self._read_w = rail_reader(tree, rail)
 
     def new_tick(self) -> None:
         self._power_read = False
 
     def power_w(self) -> float | None:
-        if self._rail is None:
+        if self._read_w is None:
             return None
         if not self._power_read:
             self._power_read = True
             try:
-                self._power = read_rail_w(self._tree, self._rail)
+                self._power = self._read_w()
             except SensorError:
                 self._power = None
         return self._power

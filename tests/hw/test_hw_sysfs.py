@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,14 +41,28 @@ def test_space_separated_lists_with_trailing_space(tree: FakeTree) -> None:
     assert SysfsTree(tree.root).read_ints("sys/x/scaling_available_frequencies") == [600000, 700000]
 
 
+def _by_read_int(st: SysfsTree, rel: str) -> int:
+    return st.read_int(rel)
+
+
+def _by_int_reader(st: SysfsTree, rel: str) -> int:
+    return st.int_reader(rel)()  # the daemon's per-period form must judge values the same way
+
+
+READ_INT = pytest.mark.parametrize("read", [_by_read_int, _by_int_reader])
+
+
 @pytest.mark.parametrize(
     ("content", "needle"),
     [("", "empty"), ("\n", "empty"), ("hot\n", "not a whole number"), ("47.5\n", "not a whole number")],
 )
-def test_bad_contents_raise_sensor_error_naming_the_file(tree: FakeTree, content: str, needle: str) -> None:
+@READ_INT
+def test_bad_contents_raise_sensor_error_naming_the_file(
+    tree: FakeTree, content: str, needle: str, read: Callable[[SysfsTree, str], int]
+) -> None:
     tree.write("sys/devices/virtual/thermal/thermal_zone0/temp", content)
     with pytest.raises(SensorError, match=needle) as e:
-        SysfsTree(tree.root).read_int("sys/class/thermal/thermal_zone0/temp")
+        read(SysfsTree(tree.root), "sys/class/thermal/thermal_zone0/temp")
     assert "thermal_zone0/temp" in str(e.value)
 
 
@@ -66,19 +81,25 @@ def test_bad_contents_raise_sensor_error_naming_the_file(tree: FakeTree, content
         "1" * 30 + "\n",  # more digits than any 64-bit value
     ],
 )
-def test_only_plain_ascii_integers_in_sysfs_format_are_values(tree: FakeTree, content: str) -> None:
+@READ_INT
+def test_only_plain_ascii_integers_in_sysfs_format_are_values(
+    tree: FakeTree, content: str, read: Callable[[SysfsTree, str], int]
+) -> None:
     tree.write("sys/devices/virtual/thermal/thermal_zone0/temp", content)
     with pytest.raises(SensorError, match="not a whole number") as e:
-        SysfsTree(tree.root).read_int("sys/class/thermal/thermal_zone0/temp")
+        read(SysfsTree(tree.root), "sys/class/thermal/thermal_zone0/temp")
     assert "thermal_zone0/temp" in str(e.value)
 
 
 @pytest.mark.parametrize(
     ("content", "value"), [("90000\n", 90000), ("-5000\n", -5000), ("42\x00", 42), ("7", 7)]
 )
-def test_the_kernel_format_reads(tree: FakeTree, content: str, value: int) -> None:
+@READ_INT
+def test_the_kernel_format_reads(
+    tree: FakeTree, content: str, value: int, read: Callable[[SysfsTree, str], int]
+) -> None:
     tree.write("sys/devices/virtual/thermal/thermal_zone0/temp", content)
-    assert SysfsTree(tree.root).read_int("sys/class/thermal/thermal_zone0/temp") == value
+    assert read(SysfsTree(tree.root), "sys/class/thermal/thermal_zone0/temp") == value
 
 
 @pytest.mark.parametrize("content", ["600000 +700000\n", "600000 7_00000\n", "600000 ٧٠٠٠٠٠\n"])
@@ -180,3 +201,38 @@ def test_listdir_is_in_kernel_order_and_empty_when_missing(tree: FakeTree) -> No
         "thermal_zone10",
     ]
     assert st.listdir("sys/class/devfreq") == []
+
+
+def test_an_int_reader_reads_the_value_now_and_raises_like_read_int(tree: FakeTree, tmp_path: Path) -> None:
+    st = SysfsTree(tree.root)
+    read = st.int_reader("sys/class/thermal/thermal_zone0/temp")
+    assert read() == 47712
+    tree.write("sys/devices/virtual/thermal/thermal_zone0/temp", 51000)
+    assert read() == 51000
+    (tree.root / "sys/devices/virtual/thermal/thermal_zone0/temp").unlink()
+    with pytest.raises(SensorError, match="ENOENT"):
+        read()
+    tree.write("sys/x/cur_freq", 7)
+    with pytest.raises(ActuatorError, match="ENOENT"):  # the error class asked for
+        read_missing = st.int_reader("sys/x/nothing", ActuatorError)
+        read_missing()
+    (tree.root / "sys/y").symlink_to(tmp_path)  # escapes the root: refused on every read
+    (tmp_path / "v").write_text("1\n")
+    escaping = st.int_reader("sys/y/v")
+    for _ in range(2):
+        with pytest.raises(SensorError, match="outside the sysfs root"):
+            escaping()
+
+
+def test_an_int_reader_of_an_owned_attribute_keeps_its_confinement_check(tree: FakeTree) -> None:
+    tree.write("sys/x/scaling_max_freq", 700000)
+    st = SysfsTree(tree.root)
+    st.own("sys/x/scaling_max_freq")
+    read = st.int_reader("sys/x/scaling_max_freq", ActuatorError)
+    assert read() == 700000
+    f = tree.root / "sys/x/scaling_max_freq"
+    other = tree.root / "sys/x/other"
+    other.write_text("900000\n")
+    os.replace(other, f)  # another file (another inode: both existed) where the owned one was
+    with pytest.raises(ActuatorError, match="replaced by another file"):
+        read()
