@@ -129,25 +129,24 @@ class TraceGuard:
         samples, ticks = self._samples[:], self._ticks[:]
         self._samples.clear()  # in place (``on_sample`` is this list's append), and before the
         self._ticks.clear()  # hand-over: a record is never handed over twice, even after a raise
-        t_s = 0.0
-        for s in samples:
-            t_s = s.t_s
-            try:
-                rec.on_sample(s)
-            except OSError as e:
-                self._drop(e, t_s)
-                rec.on_sample(s)  # totals only, the files are gone
-        for r in ticks:
-            t_s = r.t_s
-            try:
-                rec.on_tick(r)
-            except OSError as e:
-                self._drop(e, t_s)
-                rec.on_tick(r)
+        t_s = max(self._hand_over(samples, rec.on_sample), self._hand_over(ticks, rec.on_tick))
         try:
             rec.flush()
         except OSError as e:
             self._drop(e, t_s)
+
+    def _hand_over(self, records: list[Any], hand: Callable[[Any], None]) -> float:
+        """Each record to ``hand``; an OSError drops the files and the record goes on to the
+        totals.  Returns the last record's time (0 for none)."""
+        t_s = 0.0
+        for r in records:
+            t_s = r.t_s
+            try:
+                hand(r)
+            except OSError as e:
+                self._drop(e, t_s)
+                hand(r)  # totals only, the files are gone
+        return t_s
 
     def finish(self, extra: dict[str, Any]) -> dict[str, Any]:
         """The run summary; if even that cannot be written, the summary is still returned."""

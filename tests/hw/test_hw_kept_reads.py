@@ -209,6 +209,15 @@ def _as_sysfs(monkeypatch: pytest.MonkeyPatch, tree: FakeTree) -> None:
     monkeypatch.setattr(fstype.StableDevices.__init__, "__defaults__", (fstype.mount_types,))
 
 
+def _kept_on_sysfs(monkeypatch: pytest.MonkeyPatch, tree: FakeTree) -> SysfsTree:
+    """A tree on "sysfs" with the zone's temp kept open and read once."""
+    _as_sysfs(monkeypatch, tree)
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    return st
+
+
 class CountingStats:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.n = 0
@@ -224,10 +233,7 @@ class CountingStats:
 def test_on_sysfs_a_kept_attribute_is_read_without_a_stat_and_sees_in_place_changes(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _as_sysfs(monkeypatch, tree)
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = _kept_on_sysfs(monkeypatch, tree)
     assert kept(st, CLASS_TEMP)[5]  # known to be on sysfs
     tree.write(REAL_TEMP, 51000)  # a driver's new value: the same attribute, in place
     stats = CountingStats(monkeypatch)
@@ -238,10 +244,7 @@ def test_on_sysfs_a_kept_attribute_is_read_without_a_stat_and_sees_in_place_chan
 def test_on_sysfs_an_attribute_the_kernel_removed_reopens_the_path(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _as_sysfs(monkeypatch, tree)
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = _kept_on_sysfs(monkeypatch, tree)
     old_fd = kept(st, CLASS_TEMP)[0]
     real_pread = os.pread
     gone = [True]
@@ -265,10 +268,7 @@ def test_on_sysfs_an_attribute_the_kernel_removed_reopens_the_path(
 def test_other_read_errors_on_sysfs_keep_the_descriptor(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _as_sysfs(monkeypatch, tree)
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = _kept_on_sysfs(monkeypatch, tree)
     entry = kept(st, CLASS_TEMP)
     real_pread = os.pread
     monkeypatch.setattr(
