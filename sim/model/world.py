@@ -30,6 +30,8 @@ from thermogov.sim.model.throttlecount import ProtectionTags
 from thermogov.sim.model.workload import InferenceServer
 from thermogov.throttle import OVER_CURRENT_AVERAGE, count_tag
 
+_new_status = tuple.__new__
+
 
 class SimWorld(Telemetry):
     def __init__(self, board: BoardProfile, config: Config) -> None:
@@ -270,9 +272,11 @@ class SimWorld(Telemetry):
 
     def power_status(self) -> PowerStatus:
         """The simulated supply, shaped like a ``power_supply`` class device reports it."""
+        # Asked on every control tick: built positionally (the NamedTuple's keyword constructor
+        # is a Python call of its own), the fields in PowerStatus's order.
         if self.battery is None:
-            return PowerStatus("mains", power_w=self.last_power_w, t_s=self.t)
+            return _new_status(PowerStatus, ("mains", None, self.last_power_w, None, self.t))
         plant = self.plant
         temp = plant.x.item(self._bat_node) + plant.ambient_c  # a Python float, the same sum
         soc = round(self.battery.soc * 100.0, 3)
-        return PowerStatus(self.battery.state(), soc, self.last_power_w, temp, self.t)
+        return _new_status(PowerStatus, (self.battery.state(), soc, self.last_power_w, temp, self.t))
