@@ -123,6 +123,7 @@ class Stepped:
             name: Trend(trend.window_s, trend.level_tau_s, trend.jump_c, trend.hold_s)
             for name in hard_limits_c
         }
+        self._limit_list = tuple(self._limit_trends.items())  # iterated every tick
         self._limit_est: dict[str, TrendEstimate] = {}
         self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
@@ -137,7 +138,7 @@ class Stepped:
         """
         readings, est, t = inp.readings_c, self._limit_est, inp.t_s
         times, seen = inp.readings_t_s, self._limit_seen
-        for name, tr in self._limit_trends.items():
+        for name, tr in self._limit_list:
             v = readings.get(name)
             if v is None:
                 est.pop(name, None)
@@ -162,17 +163,17 @@ class Stepped:
         lim = p.rise_slew_c_per_s * dt
         entering = self._regime != "band"
         limits, rises = self.hard_limits_c, self._limit_rise
-        for name, est in self._limit_est.items():
-            if est.anomaly:
+        for name, (level_c, slope, anomaly, noise_c) in self._limit_est.items():
+            if anomaly:
                 continue
             limit = limits[name]
-            target = est.slope_c_per_s * horizon_s
+            target = slope * horizon_s
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
             old = min(target, 0.0) if entering else rises.get(name, 0.0)
             rise = rises[name] = min(max(target, old - lim), old + lim)
-            predicted = est.level_c + rise
-            noise = noise_k * est.noise_c
+            predicted = level_c + rise
+            noise = noise_k * noise_c
             worst = min(worst, limit - max(margin_c, noise) - predicted)
             near = near or predicted >= limit - noise
         return worst, near
