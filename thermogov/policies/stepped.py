@@ -171,10 +171,16 @@ class Stepped:
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
             old = min(target, 0.0) if entering else rises.get(name, 0.0)
-            rise = rises[name] = min(max(target, old - lim), old + lim)
+            # min(max(target, old - lim), old + lim) and the min/max below, spelled as the
+            # comparisons the builtins make (same operands, same result): this loop runs per
+            # hard-limited sensor on every tick, and a builtin call costs more than its compare.
+            low, high = old - lim, old + lim
+            rise = low if low > target else target
+            rise = rises[name] = high if high < rise else rise
             predicted = level_c + rise
             noise = noise_k * noise_c
-            worst = min(worst, limit - max(margin_c, noise) - predicted)
+            err = limit - (noise if noise > margin_c else margin_c) - predicted
+            worst = err if err < worst else worst
             near = near or predicted >= limit - noise
         return worst, near
 
