@@ -37,16 +37,19 @@ from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
     TAU_WALL,
     Grid,
+    GridInputs,
+    Modes,
     ParamSpec,
     apply_params,
     free_run,
-    grid_power,
+    leakage_grid_power,
     leakage_slope,
     linear_response,
     make_grid,
     network,
     param_specs,
     slow_mode,
+    static_grid_power,
     time_constants,
 )
 from thermogov.sim.calibration.profile import rename
@@ -148,6 +151,8 @@ class FitProblem:
     train: np.ndarray  # sample mask
     leak_ref: dict[str, float]  # node -> temperature the fit linearises leakage about
     power_sigma: float
+    grid_inputs: GridInputs  # the inputs on the grid, interpolated once (model.GridInputs)
+    n_fit: int  # grid steps up to the last training sample: all the fit's residuals need
     data_weight: float = 1.0  # sqrt(n_eff / n): see calibrate()
     tau_slow_s: float = 0.0  # slowest time constant of the last evaluated network
 
@@ -194,16 +199,19 @@ class FitProblem:
         train = t <= t[0] + (1.0 - holdout) * (t[-1] - t[0])
         specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
+        grid = make_grid(t)
         return cls(
             board,
             data,
             inputs,
-            make_grid(t),
+            grid,
             specs,
             sensors,
             train,
             _leak_reference(data, board, sensors, train),
             power_sigma,
+            GridInputs.of(board, inputs, grid),
+            fit_steps(grid, t, train),
         )
 
     def predict(
@@ -220,13 +228,19 @@ class FitProblem:
         run = self._run(phi, free)
         return self._at_samples(run.x, run.ambient), run.total, run.board, run.ambient
 
-    def _run(self, phi: np.ndarray, free: bool) -> _Run:
+    def _run(self, phi: np.ndarray, free: bool, train_only: bool = False) -> _Run:
+        """One evaluation; ``train_only`` stops the linear run at the last training sample.
+
+        The fit's residuals end there and the response is causal, so the fit never computes
+        the grid beyond it (:func:`fit_steps`); samples after it then hold the last value."""
         values = [s.value(p) for s, p in zip(self.specs, phi, strict=True)]
         board, ambient, offset = apply_params(self.board, self.specs, values)
         cap, g = network(board.thermal)
         names = board.thermal.node_names()
         node_idx = {n: i for i, n in enumerate(names)}
+        n = self.n_fit if train_only and not free else len(self.grid.t)
         grid = self.grid
+        pre = self.grid_inputs.head(n) if n < len(grid.t) else self.grid_inputs
         # Leakage at the model's own temperature, kept linear (see leakage_slope): its slope at
         # the reference temperature is in the network, the input carries P(x_lin) - k x_lin.
         # Pass 1 linearises about the reference, each further pass about the previous pass's
@@ -235,29 +249,31 @@ class FitProblem:
         # the residuals stay smooth in phi for the finite-difference Jacobian.
         k = leakage_slope(board, self.inputs, np.flatnonzero(self.train), self.leak_ref)
         g_eff = g - np.diag(k)
-        shape, self.tau_slow_s = slow_mode(cap, g_eff)
+        modes = Modes.of(cap, g_eff)
+        shape, self.tau_slow_s = slow_mode(cap, g_eff, modes)
         along_slow = offset * shape / shape[node_idx[next(iter(self.sensors.values()))]]
-        x_ref = np.array([self.leak_ref[n] for n in names]) - ambient
-        x_lin = np.broadcast_to(x_ref, (len(grid.t), len(names)))
+        x_ref = np.array([self.leak_ref[nm] for nm in names]) - ambient
+        x_lin = np.broadcast_to(x_ref, (n, len(names)))
         throttles = unlogged_throttles(board, self.inputs)
         factor = None
+        base = static_grid_power(board, pre)  # rest of board, idle, dynamic: no temperature in it
         for _pass in range(THROTTLE_PASSES if throttles else LEAK_PASSES):
-            temps = {n: x_lin[:, i] + ambient for i, n in enumerate(names)}
+            temps = {nm: x_lin[:, i] + ambient for i, nm in enumerate(names)}
             if throttles:  # a throttle the log's clock does not show, at this pass's temperature
                 factor = damped(factor, dyn_factors(board, self.inputs, temps, throttles))
-            p_grid = grid_power(board, self.inputs, grid, temps, factor) - x_lin * k
+                base = static_grid_power(board, pre, factor)
+            p_grid = base + leakage_grid_power(board, pre, temps) - x_lin * k
             x0 = np.linalg.solve(g_eff, p_grid[0]) + along_slow
-            x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0)
+            x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0, modes)
         x = free_run(board, self.inputs, grid, x0, ambient, throttles) if free else x_lin
-        total_at_samples = np.interp(self.data.t_s, grid.t, p_grid.sum(axis=1) + x @ k)
+        total_at_samples = np.interp(self.data.t_s, grid.t[:n], p_grid.sum(axis=1) + x @ k)
         return _Run(x, total_at_samples, board, ambient, cap, g_eff, throttles)
 
     def _at_samples(self, x: np.ndarray, ambient: float) -> np.ndarray:
         idx = {n: i for i, n in enumerate(self.board.thermal.node_names())}
         t = self.data.t_s
-        return np.array(
-            [np.interp(t, self.grid.t, x[:, idx[node]]) + ambient for node in self.sensors.values()]
-        )
+        gt = self.grid.t[: len(x)]
+        return np.array([np.interp(t, gt, x[:, idx[node]]) + ambient for node in self.sensors.values()])
 
     def forecast(self, phi: np.ndarray) -> tuple[np.ndarray, BoardProfile, float, StateEstimate | None]:
         """The open-loop prediction, restarted at the split from the state the readings show there.
@@ -297,7 +313,8 @@ class FitProblem:
         The last residual is the soft wall that keeps the slowest time constant within the
         range of the board class (``TAU_SLOW_RANGE_S``); it is zero inside the range."""
         phi = self.expand(phi_free)
-        pred, total, _b, _a = self.predict(phi)
+        run = self._run(phi, False, train_only=True)
+        pred, total = self._at_samples(run.x, run.ambient), run.total
         parts = []
         for i, name in enumerate(self.sensors):
             obs = self.data.temps_c[name]
@@ -312,6 +329,18 @@ class FitProblem:
         wall = max(0.0, math.log(tau / hi)) + max(0.0, math.log(lo / tau))
         parts.append(np.array([wall / TAU_WALL]))
         return np.concatenate(parts)
+
+
+def fit_steps(grid: Grid, t: np.ndarray, train: np.ndarray) -> int:
+    """Grid steps the fit must run: up to the first step at or after the last training sample.
+
+    The training residuals are interpolated between the grid steps that bracket each sample, so
+    nothing later can change them; the held-out part (60 % of the log in the fidelity bench)
+    is never simulated during the fit, only by the open-loop check."""
+    seen = np.flatnonzero(train)
+    if not len(seen):
+        return len(grid.t)
+    return min(len(grid.t), int(np.searchsorted(grid.t, t[seen[-1]], side="left")) + 1)
 
 
 READINGS_PER_PARAM = 10  # below this many training readings per parameter the network's shape is not fitted
