@@ -43,6 +43,7 @@ from thermogov.sim.calibration.model import (
     apply_params,
     free_run,
     leakage_grid_power,
+    leakage_grid_slope,
     leakage_slope,
     linear_response,
     make_grid,
@@ -62,6 +63,7 @@ from thermogov.sim.calibration.select import (
     informative,
     reduced,
 )
+from thermogov.sim.calibration.sensitivity import Directions, PassRecord, sensitivities
 from thermogov.sim.calibration.state import StateEstimate, estimate_state
 from thermogov.sim.calibration.steady import SteadyState, dynamic_power, steady_state
 from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
@@ -132,6 +134,10 @@ class _Run:
     cap: np.ndarray
     g_eff: np.ndarray
     throttles: tuple[Protection, ...]
+    k: np.ndarray  # leakage's slope, moved into the network (g_eff = G - diag(k))
+    modes: Modes
+    offset: float
+    passes: tuple[PassRecord, ...] = ()  # recorded for the analytic Jacobian (record=True)
 
 
 @dataclass
@@ -228,7 +234,7 @@ class FitProblem:
         run = self._run(phi, free)
         return self._at_samples(run.x, run.ambient), run.total, run.board, run.ambient
 
-    def _run(self, phi: np.ndarray, free: bool, train_only: bool = False) -> _Run:
+    def _run(self, phi: np.ndarray, free: bool, train_only: bool = False, record: bool = False) -> _Run:
         """One evaluation; ``train_only`` stops the linear run at the last training sample.
 
         The fit's residuals end there and the response is causal, so the fit never computes
@@ -257,17 +263,29 @@ class FitProblem:
         throttles = unlogged_throttles(board, self.inputs)
         factor = None
         base = static_grid_power(board, pre)  # rest of board, idle, dynamic: no temperature in it
+        passes: list[PassRecord] = []
         for _pass in range(THROTTLE_PASSES if throttles else LEAK_PASSES):
             temps = {nm: x_lin[:, i] + ambient for i, nm in enumerate(names)}
             if throttles:  # a throttle the log's clock does not show, at this pass's temperature
                 factor = damped(factor, dyn_factors(board, self.inputs, temps, throttles))
                 base = static_grid_power(board, pre, factor)
             p_grid = base + leakage_grid_power(board, pre, temps) - x_lin * k
-            x0 = np.linalg.solve(g_eff, p_grid[0]) + along_slow
+            xss = np.linalg.solve(g_eff, p_grid[0])
+            x0 = xss + along_slow
+            x_prev = x_lin
             x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0, modes)
-        x = free_run(board, self.inputs, grid, x0, ambient, throttles) if free else x_lin
+            if record:
+                slope = leakage_grid_slope(board, pre, temps)
+                passes.append(PassRecord(x_prev.T, slope.T, p_grid.T, xss, x_lin.T))
+        x = (
+            free_run(board, self.inputs, grid, x0, ambient, throttles, pre=self.grid_inputs)
+            if free
+            else x_lin
+        )
         total_at_samples = np.interp(self.data.t_s, grid.t[:n], p_grid.sum(axis=1) + x @ k)
-        return _Run(x, total_at_samples, board, ambient, cap, g_eff, throttles)
+        return _Run(
+            x, total_at_samples, board, ambient, cap, g_eff, throttles, k, modes, offset, tuple(passes)
+        )
 
     def _at_samples(self, x: np.ndarray, ambient: float) -> np.ndarray:
         idx = {n: i for i, n in enumerate(self.board.thermal.node_names())}
@@ -301,7 +319,9 @@ class FitProblem:
             return pred, run.board, run.ambient, None
         x0 = run.x[ks] + est.dx_at(run.cap, run.g_eff, float(self.grid.t[ks]))
         x = run.x.copy()
-        x[ks:] = free_run(run.board, self.inputs, self.grid, x0, run.ambient, run.throttles, start=ks)
+        x[ks:] = free_run(
+            run.board, self.inputs, self.grid, x0, run.ambient, run.throttles, start=ks, pre=self.grid_inputs
+        )
         out = self._at_samples(x, run.ambient)
         out[:, last + 1 :] += est.bias[:, None]
         out[:, : last + 1] = pred[:, : last + 1]
@@ -329,6 +349,109 @@ class FitProblem:
         wall = max(0.0, math.log(tau / hi)) + max(0.0, math.log(lo / tau))
         parts.append(np.array([wall / TAU_WALL]))
         return np.concatenate(parts)
+
+    @property
+    def analytic_jacobian(self) -> bool:
+        """Whether :meth:`jacobian` applies: not with a board throttle the log's clock lacks
+        (its damped passes are not differentiated; those fits keep finite differences)."""
+        return not unlogged_throttles(self.board, self.inputs)
+
+    def jacobian(self, phi_free: np.ndarray) -> np.ndarray:
+        """d(residuals)/d(phi_free), exactly for the discrete model: forward sensitivities.
+
+        One model evaluation plus one batched modal pass per leakage pass
+        (:mod:`~thermogov.sim.calibration.sensitivity`) instead of one evaluation per free
+        parameter; the rows are laid out as :meth:`residuals` lays them out."""
+        phi = self.expand(phi_free)
+        run = self._run(phi, False, train_only=True, record=True)
+        n_steps = run.passes[0].p.shape[1]
+        dirs = self._directions(phi, run.board, n_steps)
+        names = run.board.thermal.node_names()
+        idx = {nm: i for i, nm in enumerate(names)}
+        sens = sensitivities(
+            run.cap,
+            run.g_eff,
+            run.k,
+            run.modes,
+            self.grid.h,
+            list(run.passes),
+            dirs,
+            run.offset,
+            idx[next(iter(self.sensors.values()))],
+        )
+        lo, hi, w = _interp_weights(self.data.t_s, self.grid.t[:n_steps])
+        rows = []
+        for name, node in self.sensors.items():
+            obs = self.data.temps_c[name]
+            m = self.train & np.isfinite(obs)
+            f = sens.dx[:, idx[node], :]
+            rows.append(
+                ((f[:, lo[m]] * (1.0 - w[m]) + f[:, hi[m]] * w[m]) + dirs.damb[:, None]).T
+                * (self.data_weight / SIGMA_T_C)
+            )
+        if self.data.power_w is not None:
+            m = self.train & np.isfinite(self.data.power_w)
+            f = sens.dp.sum(axis=1) + np.einsum("n,pnj->pj", run.k, sens.dx)
+            rows.append(
+                (f[:, lo[m]] * (1.0 - w[m]) + f[:, hi[m]] * w[m]).T * (self.data_weight / self.power_sigma)
+            )
+        rows.append(np.eye(len(phi_free)))
+        lo_tau, hi_tau = TAU_SLOW_RANGE_S
+        tau = max(self.tau_slow_s, 1e-9)
+        sign = 1.0 if tau > hi_tau else (-1.0 if tau < lo_tau else 0.0)
+        rows.append((sign * sens.dlog_tau / TAU_WALL)[None, :])
+        return np.vstack(rows)
+
+    def _directions(self, phi: np.ndarray, board: BoardProfile, n_steps: int) -> Directions:
+        """How one unit of each free ``phi`` moves capacitances, conductances, power, ambient, offset."""
+        names = board.thermal.node_names()
+        idx = {nm: i for i, nm in enumerate(names)}
+        free = self.free
+        n_par, n = len(free), len(names)
+        dcap = np.zeros((n_par, n))
+        dg = np.zeros((n_par, n, n))
+        dbase = np.zeros((n_par, n, n_steps))
+        damb = np.zeros(n_par)
+        doff = np.zeros(n_par)
+        pre = self.grid_inputs
+        for j, i in enumerate(free):
+            s = self.specs[i]
+            rate = s.sigma * s.value(phi[i]) if s.log else s.sigma  # d(value)/d(phi)
+            if s.kind == "capacitance":
+                dcap[j, idx[s.key[0]]] = rate
+            elif s.kind == "link":
+                a, b = idx[s.key[0]], idx[s.key[1]]
+                dg[j, a, a] += rate
+                dg[j, b, b] += rate
+                dg[j, a, b] -= rate
+                dg[j, b, a] -= rate
+            elif s.kind == "ambient_link":
+                dg[j, idx[s.key[0]], idx[s.key[0]]] += rate
+            elif s.kind == "dyn_scale":
+                dom = board.domain(s.key[0])
+                dbase[j, idx[dom.node]] += (
+                    s.sigma * dom.c_dyn_uw_per_mhz_v2 * pre.dyn_unit[dom.name][:n_steps]
+                )
+            elif s.kind == "static_scale":
+                dbase[j, idx[board.thermal.rest_of_board_node]] += s.sigma * board.thermal.rest_of_board_w
+                for dom in board.domains:
+                    dbase[j, idx[dom.node]] += s.sigma * dom.idle_w
+            elif s.kind == "ambient":
+                damb[j] = rate
+            else:
+                doff[j] = rate
+        return Directions(dcap, dg, dbase, damb, doff)
+
+
+def _interp_weights(t: np.ndarray, grid_t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.interp(t, grid_t, f) == f[lo] * (1 - w) + f[hi] * w`` for any ``f``: for many columns at once."""
+    hi = np.clip(np.searchsorted(grid_t, t, side="right"), 1, len(grid_t) - 1)
+    lo = hi - 1
+    width = grid_t[hi] - grid_t[lo]
+    w = np.clip((t - grid_t[lo]) / np.where(width > 0, width, 1.0), 0.0, 1.0)
+    if len(grid_t) == 1:
+        hi = lo = np.zeros(len(t), dtype=int)
+    return lo, hi, w
 
 
 def fit_steps(grid: Grid, t: np.ndarray, train: np.ndarray) -> int:
@@ -415,6 +538,7 @@ def _solve(prob: FitProblem, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, fto
         return least_squares(
             prob.residuals,
             x0,
+            jac=prob.jacobian if prob.analytic_jacobian else "2-point",
             method="trf",
             bounds=(lo, hi),
             x_scale=1.0,

@@ -333,7 +333,9 @@ class GridInputs:
 
     def head(self, n: int) -> GridInputs:
         """The first ``n`` grid steps (a fit needs the grid only up to its last training sample)."""
-        return GridInputs({k: v[:n] for k, v in self.volt.items()}, {k: v[:n] for k, v in self.dyn_unit.items()})
+        return GridInputs(
+            {k: v[:n] for k, v in self.volt.items()}, {k: v[:n] for k, v in self.dyn_unit.items()}
+        )
 
 
 def static_grid_power(
@@ -356,7 +358,9 @@ def static_grid_power(
     return p
 
 
-def leakage_grid_power(board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray]) -> np.ndarray:
+def leakage_grid_power(
+    board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray]
+) -> np.ndarray:
     """Leakage per node on each grid step at the given node temperatures (the simulator's formula)."""
     names = board.thermal.node_names()
     idx = {n: i for i, n in enumerate(names)}
@@ -371,6 +375,26 @@ def leakage_grid_power(board: BoardProfile, pre: GridInputs, node_temp: Mapping[
             * (pre.volt[d.name] / d.volt_v[-1])
             * np.exp(np.minimum(d.leak_beta_per_k * (temp - d.leak_ref_c), 50.0))
         )
+    return p
+
+
+def leakage_grid_slope(
+    board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """d(leakage)/dT per node on each grid step (W/K): what the fit's analytic Jacobian needs.
+
+    The derivative of :func:`leakage_grid_power`: ``beta`` times the leakage, zero where the
+    exponent is clipped."""
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(next(iter(pre.volt.values()))) if pre.volt else 0
+    p = np.zeros((n, len(names)))
+    for d in board.domains:
+        if d.leak_w_ref == 0.0:
+            continue
+        arg = d.leak_beta_per_k * (node_temp[d.node] - d.leak_ref_c)
+        leak = d.leak_w_ref * (pre.volt[d.name] / d.volt_v[-1]) * np.exp(np.minimum(arg, 50.0))
+        p[:, idx[d.node]] += np.where(arg < 50.0, d.leak_beta_per_k * leak, 0.0)
     return p
 
 
@@ -507,6 +531,7 @@ def free_run(
     ambient_c: float,
     throttles: tuple[Protection, ...] = (),
     start: int = 0,
+    pre: GridInputs | None = None,
 ) -> np.ndarray:
     """Open-loop simulation with the simulator's plant, leakage at the model's own temperature.
 
@@ -515,22 +540,40 @@ def free_run(
 
     The same input between samples as the fit (:func:`grid_power`), so the check differs from
     the fit only in what it is meant to test: leakage (and a throttle the log's clock does not
-    show) fed back from the model's own temperature, not the log.
+    show) fed back from the model's own temperature, not the log.  The temperature-free power
+    is computed for all steps at once (:func:`static_grid_power`, the interpolated inputs
+    ``pre`` made once per problem); only leakage and a throttle are evaluated step by step,
+    on plain floats (the same formula as :func:`node_power`).
     """
     from thermogov.sim.calibration.throttle import dyn_factors
 
+    pre = pre or GridInputs.of(board, inputs, grid)
     plant = ThermalPlant.from_profile(board.thermal, ambient_c)
     plant.x = x0.astype(float).copy()
     names = board.thermal.node_names()
-    n_rows = len(next(iter(inputs.load.values())))
+    idx = {n: i for i, n in enumerate(names)}
+    base = static_grid_power(board, pre)
+    leaks = [
+        (idx[d.node], d.leak_w_ref / d.volt_v[-1], d.leak_beta_per_k, d.leak_ref_c, pre.volt[d.name])
+        for d in board.domains
+        if d.leak_w_ref != 0.0
+    ]
+    throttled = [
+        (idx[d.node], d.name, d.c_dyn_uw_per_mhz_v2 * pre.dyn_unit[d.name])
+        for d in board.domains
+        if any(d.name in t.domains for t in throttles)
+    ]
     out = np.empty((len(grid.t) - start, len(names)))
-    rows = np.zeros(2, dtype=int)
     for k in range(start, len(grid.t)):
         out[k - start] = plant.x
-        temps = plant.temps_c()
-        rows[0], rows[1] = grid.lo[k], min(grid.lo[k] + 1, n_rows - 1)
-        node_temp = {n: np.full(2, temps[i]) for i, n in enumerate(names)}
-        factor = dyn_factors(board, inputs, node_temp, throttles) if throttles else None
-        p = node_power(board, inputs, rows, node_temp, factor)
-        plant.advance(grid.h, p[0] * (1.0 - grid.w[k]) + p[1] * grid.w[k])
+        temps = plant.x + ambient_c
+        p = base[k].copy()
+        for i, scale, beta, ref, volt in leaks:
+            p[i] += scale * volt[k] * math.exp(min(beta * (temps[i] - ref), 50.0))
+        if throttled:
+            factor = dyn_factors(board, inputs, {n: temps[i : i + 1] for i, n in enumerate(names)}, throttles)
+            for i, name, dyn in throttled:
+                if name in factor:
+                    p[i] += dyn[k] * (float(factor[name][0]) - 1.0)
+        plant.advance(grid.h, p)
     return out
