@@ -72,6 +72,7 @@ SIGMA_T_C = 0.5  # per-sample temperature noise assumed in the residuals (°C); 
 FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time for < 0.01 °C
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
 INNER_FTOL = 1e-4  # the inner fits of the model-size choice only rank the sizes
+START_FTOL = PRE_FIT_FTOL  # each of several starts only has to find its basin; the best is refined
 THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
 
@@ -510,14 +511,15 @@ def _best(
 ) -> OptimizeResult:
     """The lowest-cost local optimum over a few starts: short logs have more than one.
 
-    Every start is first run to a loose tolerance and only the best is refined: the starts
-    only have to find the right basin, and a tight tolerance on each costs most of the time.
+    Every start is first run to a loose tolerance (``START_FTOL``, the housings' pre-fit
+    tolerance) and only the best is refined: the starts only have to find the right basin, and
+    a tight tolerance on each costs most of the time.
     """
     lo, hi = prob.bounds()
     best = None
     for i, x0 in enumerate(starts):
         say(f"{stage}: start {i + 1}/{len(starts)}")
-        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, max(1e-4, ftol) if len(starts) > 1 else ftol)
+        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, max(START_FTOL, ftol) if len(starts) > 1 else ftol)
         if best is None or res.cost < best.cost:
             best = res
     assert best is not None
