@@ -4,7 +4,9 @@
 the log, every parameter as a log-ratio to the profile's value with a weak prior (see
 :mod:`thermogov.sim.calibration.model`).  Leakage is at the model's own temperature but
 linearised (:func:`~thermogov.sim.calibration.model.leakage_slope`), which keeps the model linear
-in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass.  The held-out
+in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass, run only up
+to the last training sample; the Jacobian comes from forward sensitivities of that same discrete
+model (:mod:`~thermogov.sim.calibration.sensitivity`), not from one run per parameter.  The held-out
 tail is never looked at until the fitted profile forecasts it with the simulator's own plant,
 restarted at the split from the state a Kalman filter of the training readings puts there
 (:meth:`FitProblem.forecast`, :mod:`~thermogov.sim.calibration.state`); the RMSE on that tail
@@ -253,7 +255,7 @@ class FitProblem:
         # Pass 1 linearises about the reference, each further pass about the previous pass's
         # trajectory (a chord iteration; each pass shrinks the error by ~|k(T) - k_ref| / G,
         # a few per cent even 40 K off the reference).  The number of passes is fixed so that
-        # the residuals stay smooth in phi for the finite-difference Jacobian.
+        # the residuals stay smooth in phi (the Jacobian differentiates every pass).
         k = leakage_slope(board, self.inputs, np.flatnonzero(self.train), self.leak_ref)
         g_eff = g - np.diag(k)
         modes = Modes.of(cap, g_eff)
