@@ -1,6 +1,6 @@
 """How well the calibration generalises: every real log with a load change, fitted on its first 40 %.
 
-Run: ``python bench/fidelity.py [--data DIR] [--holdout 0.6] [--only SUBSTRING] [--json]``.
+Run: ``python bench/fidelity.py [--data DIR] [--holdout 0.6] [--only SUBSTRING] [--json] [--fleet]``.
 The logs are read from ``$THERMOGOV_REAL_DATA`` or the team's data folder beside the clone
 (``tests/realdata.py``); the bench says so and exits 0 when neither exists.
 
@@ -11,6 +11,11 @@ steady-state error where the log reaches one, and the fit's wall time.  Totals a
 against issue 10's targets: held-out RMSE <= 1.5 °C on >= 80 % of the logs, skill > 0 on all,
 steady state within 2 °C.  A log that cannot be calibrated is a row with its one-line cause
 and counts as a miss.
+
+``--fleet`` first fits every candidate log on its whole length, then judges each log with the
+profile's priors corrected by the same board's *other* logs only (leave-one-out,
+:mod:`thermogov.sim.calibration.fleet`); the corrections the whole fleet implies for each
+profile are printed to stderr.
 """
 
 from __future__ import annotations
@@ -229,6 +234,13 @@ def main() -> int:
     fleet = None
     if args.fleet:  # every candidate, also those --only leaves out: they are the other logs
         fleet = fleet_fits([(p, *got) for p in paths if (got := candidate(p)) is not None])
+        from thermogov.sim.calibration.fleet import describe, loo_ratios
+
+        for board in sorted({f.board for f in fleet}):  # what the whole fleet says of each profile
+            print(
+                f"  fleet correction of {board} (all its logs): {describe(loo_ratios(fleet, board, ''))}",
+                file=sys.stderr,
+            )
     for path in paths:
         if args.only and not any(part in path.name for part in args.only.split(",")):
             continue
