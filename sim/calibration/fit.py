@@ -33,7 +33,7 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.data import LogData, decimate, ffill
-from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure
+from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure, housing_named
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
@@ -697,6 +697,12 @@ def calibrate(
             prob = build(board)
         prob.specs = reduced(prob.specs, "levels")
         housing_note = None
+    elif enclosure is None and (named := housing_named(board, data.model)) is not None:
+        board = with_enclosure(board, named)
+        prob = build(board)
+        housing_note = (
+            f"enclosure {named}: the log names the product {data.model!r}; declare another with --enclosure"
+        )
     elif enclosure is not None or board.enclosures:
         say(
             f"housing: pre-fit of {', '.join(candidates(board))}"
