@@ -721,13 +721,13 @@ def calibrate(
             f"fitted; the network, housing ({board.enclosure}) and power scales are the profile's, so the "
             "forecast of the later load changes is the profile's, not this board's"
         )
+    sparse = [sp.name for sp in specs if sp.fixed and sp.kind == "link"]
     fixed = [sp.name for sp in specs if sp.fixed and sp.kind == "capacitance"]
-    if fixed and not levels_only:
+    if fixed and not levels_only and not sparse:  # on a sparse log the note below gives the reason
         notes.append(
             f"{', '.join(fixed)} not fitted: the node moves only with modes faster than a quarter of the "
             "sample interval, which the log cannot see (kept at the profile's value)"
         )
-    sparse = [sp.name for sp in specs if sp.fixed and sp.kind == "link"]
     if sparse and not levels_only:
         notes.append(
             f"only {readings_in(data, sensors, train)} readings in the training part (< {READINGS_PER_PARAM} per "
