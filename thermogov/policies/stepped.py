@@ -45,7 +45,16 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 (``set_c = trip_c - max(margin_c, noise_k * read noise)``), ``k_p`` (rungs per °C), ``t_i_s``,
 ``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
-and ``hold_s`` (anomalies), ``board_margin_c``, ``limit_margin_c`` and ``limit_dwell_s``.  Their
+and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
+``limit_dwell_s``.
+
+Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
+kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
+progressive one (RPi firmware, 80-85 °C on the die) is left to run the clock by default
+(``board_throttle = "yield"``): it reads the die itself, without the sensor's noise and 0.55 °C
+steps, so keeping under its ramp from the readings cost 0.2-0.3 % against the firmware alone
+(issue 13); the cap only stays one rung above the rung the ramp lets run, so the trip rule's
+step down reaches the clock.  ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
 keeps the two equal).
