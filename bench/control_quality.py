@@ -23,6 +23,11 @@ minute.  ``--families`` adds the generated worlds of :mod:`thermogov.sim.scenari
 (ambient ramps, day/night, load switching, fan failure, every board at its trip ambient), the
 ones nobody tuned on; ``--duration`` cuts every run for a quick look.
 
+Beside the bound: the sustained reference and the candidate's same-history bound, and the
+anticipation-free (any-window) bound with every row's *worst* window of the steady window's
+length (:mod:`thermogov.sim.compare.anywindow`), the candidate's share of it checked against
+the same 98 % and its margin over the best ``@iso`` baseline by worst window.
+
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
 ``--csv`` writes the rows (``tuned_trip_c`` on the iso rows).
