@@ -28,7 +28,17 @@ def expected_format(name: str) -> str | None:
 
 
 def test_formats_tuple() -> None:
-    assert FORMATS == ("tegrastats", "rpi-csv", "stressberry", "sbc-bench", "jtop", "vcgencmd", "csv")
+    assert FORMATS == (
+        "tegrastats",
+        "rpi-csv",
+        "stressberry",
+        "sbc-bench",
+        "jtop",
+        "vcgencmd",
+        "bcmstat",
+        "labelled",
+        "csv",
+    )
 
 
 def test_every_real_file(real: Path) -> None:
@@ -88,13 +98,13 @@ def test_errors_are_one_line_and_name_the_file(tmp_path: Path) -> None:
         ),
         (
             lambda: parse_log(garbage),
-            f"{garbage}: not a recognised log (tegrastats, rpi-csv, stressberry, sbc-bench, jtop, vcgencmd, csv); "
-            "pass --format explicitly or check the file",
+            f"{garbage}: not a recognised log (tegrastats, rpi-csv, stressberry, sbc-bench, jtop, vcgencmd, "
+            "bcmstat, labelled, csv); pass --format explicitly or check the file",
         ),
         (
             lambda: parse_log(garbage, fmt="xml"),
             f"{garbage}: unknown format 'xml'; use one of auto, tegrastats, rpi-csv, stressberry, sbc-bench, "
-            "jtop, vcgencmd, csv",
+            "jtop, vcgencmd, bcmstat, labelled, csv",
         ),
         (
             lambda: parse_log(garbage, fmt="sbc-bench"),

@@ -15,13 +15,33 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from thermogov.importers import jtop, rpi_csv, sbcbench, stressberry, table, tegrastats, vcgencmd
+from thermogov.importers import (
+    bcmstat,
+    jtop,
+    labelled,
+    rpi_csv,
+    sbcbench,
+    stressberry,
+    table,
+    tegrastats,
+    vcgencmd,
+)
 from thermogov.importers.common import ImportedLog, ImportedSample, read_text
 from thermogov.importers.textclean import clean_text
 from thermogov.importers.validate import checked
 from thermogov.interfaces import LogFormatError
 
-FORMATS: tuple[str, ...] = ("tegrastats", "rpi-csv", "stressberry", "sbc-bench", "jtop", "vcgencmd", "csv")
+FORMATS: tuple[str, ...] = (
+    "tegrastats",
+    "rpi-csv",
+    "stressberry",
+    "sbc-bench",
+    "jtop",
+    "vcgencmd",
+    "bcmstat",
+    "labelled",
+    "csv",
+)
 
 # Detection order: strongest signature first (sbc-bench/stressberry headers), generic table last.
 _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
@@ -29,7 +49,9 @@ _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("stressberry", stressberry.looks_like),
     ("tegrastats", tegrastats.looks_like),
     ("jtop", jtop.looks_like),
+    ("bcmstat", bcmstat.looks_like),
     ("vcgencmd", vcgencmd.looks_like),
+    ("labelled", labelled.looks_like),
     ("rpi-csv", rpi_csv.looks_like),
     ("csv", table.looks_like),
 )
@@ -108,6 +130,10 @@ def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: 
         return jtop.parse_text(text, source, interval_s=interval_s, columns=columns)
     if fmt == "vcgencmd":
         return vcgencmd.parse_text(text, source, interval_s=interval_s)
+    if fmt == "bcmstat":
+        return bcmstat.parse_text(text, source)
+    if fmt == "labelled":
+        return labelled.parse_text(text, source, interval_s=interval_s)
     if fmt == "csv":
         return table.parse_text(text, source, columns=columns, interval_s=interval_s)
     return sbcbench.parse_text(text, source)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from thermogov.interfaces import LogFormatError
 
@@ -19,6 +20,7 @@ from thermogov.interfaces import LogFormatError
 BOARD_INPUT_RAILS: tuple[str, ...] = ("VDD_IN", "POM_5V_IN", "VIN")
 
 _SENSOR_ALIASES = {"tboard": "board"}
+T = TypeVar("T")
 
 
 def sensor_name(raw: str) -> str:
@@ -153,6 +155,42 @@ def note_timing(
         notes.add(f"no timestamps: assumed {step:g} s interval ({how})")
     if backwards:
         notes.add(f"{backwards} {skipped_what} skipped")
+
+
+def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:
+    """(items, times, dropped): only items whose time exists and does not go back.
+
+    A logger's clock stepped back (NTP at boot, a second run appended) or an unplaceable stamp
+    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.
+    """
+    kept: list[T] = []
+    axis: list[float] = []
+    for item, t in zip(items, times, strict=True):
+        if t is None or (axis and t < axis[-1]):
+            continue
+        kept.append(item)
+        axis.append(t)
+    return kept, axis, len(items) - len(kept)
+
+
+# get_throttled bits "now": ARM frequency capped, throttled, soft temperature limit active
+# (Raspberry Pi documentation, "vcgencmd get_throttled")
+PI_THROTTLE_NOW = 0x2 | 0x4 | 0x8
+
+
+def throttle_note(masks: list[int], what: str) -> str:
+    """How many of the ``what``s (readings, records) the Pi firmware flagged as throttled now."""
+    now = sum(1 for m in masks if m & PI_THROTTLE_NOW)
+    return f"throttled flags: {now} of {len(masks)} {what}(s) capped/throttled now (bits 0x2/0x4/0x8)"
+
+
+def even_axis(
+    n: int, interval_s: float | None, default_s: float, unit: str, hint: str
+) -> tuple[list[float], str]:
+    """(times, note) for ``n`` readings of a log with no time at all: one per interval."""
+    step = interval_s or default_s
+    how = "given" if interval_s else f"assumed; pass --interval for {hint}"
+    return [i * step for i in range(n)], f"no timestamps: one {unit} per {step:g} s ({how})"
 
 
 def rebase(times: list[float]) -> list[float]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
+    PI_THROTTLE_NOW,
     DayClock,
     ImportedLog,
     ImportedSample,
@@ -57,7 +58,6 @@ _DELIMS = (",", ";", "\t", "|", " ")
 _COMMENT = ("#", "//", "%")
 # Raspberry Pi `vcgencmd get_throttled` bits now active: 0x2 arm frequency capped,
 # 0x4 currently throttled, 0x8 soft temperature limit (Raspberry Pi documentation, vcgencmd).
-_PI_THROTTLE_NOW = 0x2 | 0x4 | 0x8
 
 
 @dataclass
@@ -572,7 +572,7 @@ def parse_text(
             continue
         if thr is not None:
             throttled_rows += 1
-            flagged += 1 if thr & _PI_THROTTLE_NOW else 0
+            flagged += 1 if thr & PI_THROTTLE_NOW else 0
         kept_t.append(tm)
         rows.append((temps, freqs, loads, power, rails))
     if not rows:

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 import re
 
-from thermogov.importers.common import DayClock, ImportedLog, ImportedSample, no_samples_error, rebase
+from thermogov.importers.common import (
+    DayClock,
+    ImportedLog,
+    ImportedSample,
+    even_axis,
+    keep_forward,
+    no_samples_error,
+    rebase,
+    throttle_note,
+)
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.table import spread_ties
 
@@ -23,7 +32,6 @@ _TEMP_RE = re.compile(r"temp=(-?\d+(?:\.\d+)?)\s*['°]?C")
 _FREQ_RE = re.compile(r"frequency\((\d+)\)=(\d+)")
 _THR_RE = re.compile(r"throttled=(0x[0-9a-fA-F]+)")
 _VALUE_RE = re.compile(r"temp=|frequency\(\d+\)=|throttled=|volt=")
-_PI_THROTTLE_NOW = 0x2 | 0x4 | 0x8  # arm capped, throttled, soft temp limit now (vcgencmd docs)
 
 
 def looks_like(text: str) -> bool:
@@ -108,34 +116,22 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         skipped += len(usable) - len(stamped)
         usable = stamped
     if stamped:
-        times = [float(s["t"]) for s in usable]  # type: ignore[arg-type]
-        ordered: list[dict[str, object]] = []
-        kept: list[float] = []
-        for s, t in zip(usable, times, strict=True):
-            if kept and t < kept[-1]:
-                skipped += 1
-                continue
-            ordered.append(s)
-            kept.append(t)
-        usable = ordered
+        stamps: list[float | None] = [float(s["t"]) for s in usable]  # type: ignore[arg-type]
+        usable, kept, back = keep_forward(usable, stamps)
+        skipped += back
         times, tied = spread_ties(kept)
         if tied:
             notes.append(
                 f"{tied} reading(s) shared a timestamp with the previous one: spread evenly up to the next stamp"
             )
     else:
-        step = interval_s or DEFAULT_INTERVAL_S
-        how = "given" if interval_s else "assumed; pass --interval for the loop's sleep"
-        notes.append(f"no timestamps: one reading per {step:g} s ({how})")
-        times = [i * step for i in range(len(usable))]
+        times, note = even_axis(len(usable), interval_s, DEFAULT_INTERVAL_S, "reading", "the loop's sleep")
+        notes.append(note)
     if ignored:
         notes.append(f"{ignored} other vcgencmd reading(s) (volt=, other clocks) not imported")
     thr = [int(s["thr"]) for s in usable if "thr" in s]  # type: ignore[call-overload]
     if thr:
-        now = sum(1 for v in thr if v & _PI_THROTTLE_NOW)
-        notes.append(
-            f"throttled flags: {now} of {len(thr)} reading(s) capped/throttled now (bits 0x2/0x4/0x8)"
-        )
+        notes.append(throttle_note(thr, "reading"))
     out = tuple(
         ImportedSample(
             t_s=t,

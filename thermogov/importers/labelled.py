@@ -1,0 +1,196 @@
+"""Multi-line ``Label: value`` records, the shape of most home-made shell loggers.
+
+A script that prints one reading per line, in the author's own words and language::
+
+    -----------------------------
+    Timestamp: Wed 11 Dec 13:23:30 CET 2024
+    Temperatura: 44.3'C
+    Frequenza CPU: 600 MHz
+    Throttled: 0x0
+
+cannot be read by column, and its labels are not worth a synonym list (every language has its
+own).  The *values* say what they are: a number with ``'C``/``°C`` is a temperature, with
+``Hz``/``kHz``/``MHz``/``GHz`` a clock, with ``W``/``mW`` power, ``0x..`` a throttle mask, a
+date a timestamp; a percentage counts as CPU load only when its label says CPU, load, usage or
+utilisation (a battery or humidity percentage is not a load).  A record ends where a label it
+already has appears again or a new timestamp arrives, so any order of lines works.  When a log
+has several date-valued labels (``Start: <date>`` banners between runs), the most frequent one
+is the records' timestamp.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from collections import Counter
+
+from thermogov.importers.common import (
+    DayClock,
+    ImportedLog,
+    ImportedSample,
+    even_axis,
+    fraction,
+    keep_forward,
+    no_samples_error,
+    rebase,
+    sensor_name,
+    throttle_note,
+)
+from thermogov.importers.stamps import parse_stamp
+from thermogov.importers.table import spread_ties
+
+FMT = "labelled"
+DEFAULT_INTERVAL_S = 1.0
+
+_LINE_RE = re.compile(r"^\s*(?P<label>[^\W\d_][^:=]{0,40}?)\s*[:=]\s*(?P<value>\S.*?)\s*$")
+_NUM = r"([-+]?\d+(?:[.,]\d+)?)"
+_TEMP_RE = re.compile(rf"^{_NUM}\s*(?:'|°|º)?\s*C(?:elsius)?\b", re.IGNORECASE)
+_CLOCK_RE = re.compile(rf"^{_NUM}\s*(GHz|MHz|kHz|Hz)\b", re.IGNORECASE)
+_POWER_RE = re.compile(rf"^{_NUM}\s*(mW|W)\b")
+_PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
+_MASK_RE = re.compile(r"^0x[0-9a-fA-F]+$")
+_LOAD_LABEL_RE = re.compile(r"cpu|load|usage|util|auslastung|carico|carga|charge cpu", re.IGNORECASE)
+_CLOCK_SCALE = {"ghz": 1e9, "mhz": 1e6, "khz": 1e3, "hz": 1.0}
+_GAP_FACTOR = 10.0  # a step this many median intervals long is a pause between runs
+
+
+def _num(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] | None:
+    """(kind, value) of one ``Label: value`` line, or None when the value is not a reading."""
+    if (m := _TEMP_RE.match(value)) is not None:
+        return "temp", _num(m.group(1))
+    if (m := _CLOCK_RE.match(value)) is not None:
+        return "clock", _num(m.group(1)) * _CLOCK_SCALE[m.group(2).lower()]
+    if (m := _POWER_RE.match(value)) is not None:
+        scale = 1e-3 if m.group(2) == "mW" else 1.0
+        return "power", _num(m.group(1)) * scale
+    if _MASK_RE.match(value):
+        return "mask", float(int(value, 16))
+    if (m := _PERCENT_RE.match(value)) is not None:
+        return ("load", _num(m.group(1))) if _LOAD_LABEL_RE.search(label) else None
+    stamp = parse_stamp(value)
+    if stamp is not None:
+        return "stamp", stamp
+    return None
+
+
+def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
+    out: list[tuple[str, str, float | tuple[float, bool]]] = []
+    for line in text.splitlines():
+        m = _LINE_RE.match(line)
+        if m is None:
+            continue
+        label = " ".join(m.group("label").split())
+        kind = classify(label, m.group("value"))
+        if kind is not None:
+            out.append((label, kind[0], kind[1]))
+    return out
+
+
+def looks_like(text: str) -> bool:
+    """Three or more ``Label: <temperature>`` lines under one label, in a mostly labelled text."""
+    head = "\n".join(text.splitlines()[:400])
+    readings = _readings(head)
+    temps = Counter(label for label, kind, _ in readings if kind == "temp")
+    if not temps or temps.most_common(1)[0][1] < 3:
+        return False
+    content = [ln for ln in head.splitlines() if ln.strip() and re.search(r"[^\W_]", ln)]
+    labelled = sum(1 for ln in content if _LINE_RE.match(ln))
+    return labelled * 2 >= len(content)
+
+
+def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
+    """Group the readings into timestamped samples (see module doc)."""
+    readings = _readings(text)
+    stamp_labels = Counter(label for label, kind, _ in readings if kind == "stamp")
+    stamp_label = stamp_labels.most_common(1)[0][0] if stamp_labels else None
+    temp_labels = sorted({label for label, kind, _ in readings if kind == "temp"})
+    records: list[dict[str, object]] = []
+    cur: dict[str, object] | None = None
+    ignored_stamps = 0
+    for label, kind, value in readings:
+        if kind == "stamp":
+            if label != stamp_label:
+                ignored_stamps += 1
+                continue
+            if cur is not None and cur["_stamp"] is None and len(cur) > 1:
+                cur["_stamp"] = value  # the stamp printed after its readings
+            else:
+                cur = {"_stamp": value}
+                records.append(cur)
+            continue
+        if cur is None or label in cur:
+            cur = {"_stamp": None}
+            records.append(cur)
+        cur[label] = (kind, value)
+    usable = [r for r in records if any(isinstance(v, tuple) and v[0] == "temp" for v in r.values())]
+    if not usable:
+        raise no_samples_error(source, "'Label: value' records with a temperature (48.3'C)")
+    notes: list[str] = []
+    if len(temp_labels) == 1:
+        notes.append(f"labelled records: temperature {temp_labels[0]!r} taken as the SoC sensor 'cpu'")
+    else:
+        notes.append("labelled records: temperatures " + ", ".join(repr(x) for x in temp_labels))
+    skipped = 0
+    times: list[float] | None = None
+    if stamp_label is not None:
+        clock = DayClock()
+        stamps = [_on_axis(r.get("_stamp"), clock) for r in usable]
+        usable, axis, skipped = keep_forward(usable, stamps)
+        times, tied = spread_ties(axis)
+        notes.append(f"time from {stamp_label!r}")
+        if tied:
+            notes.append(f"{tied} record(s) shared a timestamp with the previous one: spread evenly")
+        if ignored_stamps:
+            notes.append(f"{ignored_stamps} other date line(s) (run banners) not used as sample times")
+        steps = [b - a for a, b in itertools.pairwise(times) if b > a]
+        if steps:
+            gap = _GAP_FACTOR * statistics.median(steps)
+            pauses = sum(1 for s in steps if s > gap)
+            if pauses:
+                notes.append(
+                    f"{pauses} pause(s) longer than {gap:g} s: separate runs in one file, kept on one axis"
+                )
+    if times is None:
+        times, note = even_axis(len(usable), interval_s, DEFAULT_INTERVAL_S, "record", "the logger's period")
+        notes.append(note)
+    if skipped:
+        notes.append(f"{skipped} record(s) without a usable or forward time skipped")
+    masks = [int(v[1]) for r in usable for v in r.values() if isinstance(v, tuple) and v[0] == "mask"]
+    if masks:
+        notes.append(throttle_note(masks, "record"))
+    samples = tuple(_sample(t, r, temp_labels) for t, r in zip(rebase(times), usable, strict=True))
+    return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
+
+
+def _on_axis(stamp: object, clock: DayClock) -> float | None:
+    """A record's place on the time axis: epoch seconds as they are, times of day via the clock."""
+    if not isinstance(stamp, tuple):
+        return None
+    value, absolute = stamp
+    return float(value) if absolute else clock.seconds(float(value))
+
+
+def _sample(t: float, record: dict[str, object], temp_labels: list[str]) -> ImportedSample:
+    temps: dict[str, float] = {}
+    freqs: dict[str, int] = {}
+    loads: dict[str, float] = {}
+    power: float | None = None
+    for label, item in record.items():
+        if not isinstance(item, tuple) or label == "_stamp":
+            continue
+        kind, value = item
+        if kind == "temp":
+            temps["cpu" if len(temp_labels) == 1 else sensor_name(label)] = float(value)
+        elif kind == "clock":
+            name = "gpu" if "gpu" in label.lower() else "cpu"
+            freqs.setdefault(name, round(float(value)))
+        elif kind == "load":
+            loads.setdefault("gpu" if "gpu" in label.lower() else "cpu", fraction(float(value)))
+        elif kind == "power" and power is None:
+            power = float(value)
+    return ImportedSample(t_s=t, temps_c=temps, freqs_hz=freqs, loads=loads, power_w=power, rails_w={})
