@@ -326,7 +326,11 @@ def whole_run(rows: list[RunRow]) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", action="append", help="a scenario (repeatable; default: all)")
-    ap.add_argument("--policy", action="append", help="a policy (repeatable; default: the suite)")
+    ap.add_argument(
+        "--policy",
+        action="append",
+        help="a policy, or several comma-separated (repeatable; default: the suite)",
+    )
     ap.add_argument("--candidate", default="stepped", help="the policy the targets are checked for")
     ap.add_argument("--duration", type=float, help="override every scenario's simulated seconds (quick runs)")
     ap.add_argument(
@@ -357,7 +361,7 @@ def main() -> None:
     out_dir = args.out or Path(keep.name)  # type: ignore[union-attr]
     rows, oracles = run_grid(
         configs,
-        args.policy or POLICIES,
+        [p.strip() for arg in args.policy for p in arg.split(",") if p.strip()] if args.policy else POLICIES,
         out_dir,
         jobs=args.jobs,
         iso_limit=args.iso_limit,
