@@ -23,6 +23,11 @@ minute.  ``--families`` adds the generated worlds of :mod:`thermogov.sim.scenari
 (ambient ramps, day/night, load switching, fan failure, every board at its trip ambient), the
 ones nobody tuned on; ``--duration`` cuts every run for a quick look.
 
+Beside the bound: the sustained reference and the candidate's same-history bound, and the
+anticipation-free (any-window) bound with every row's *worst* window of the steady window's
+length (:mod:`thermogov.sim.compare.anywindow`), the candidate's share of it checked against
+the same 98 % and its margin over the best ``@iso`` baseline by worst window.
+
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
 ``--csv`` writes the rows (``tuned_trip_c`` on the iso rows).
@@ -43,6 +48,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config, SimConfig  # noqa: E402
+from thermogov.sim.compare.anywindow import anywindow_bound, worst_window_ips  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
@@ -202,23 +208,26 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
     return out
 
 
-def _references(job: tuple[Config, Path | None]) -> tuple[float | None, float | None]:
-    """(sustained reference, same-history bound of the candidate's run) for one scenario."""
+def _references(job: tuple[Config, Path | None]) -> tuple[float | None, float | None, float | None]:
+    """(sustained reference, same-history bound of the candidate's run, any-window bound)."""
     cfg, run_dir = job
     sustained = oracle(cfg, sustained=True).sustained_ips
     same = same_history_ips(cfg, run_dir) if run_dir is not None else None
-    return sustained, same
+    anyw = anywindow_bound(cfg)
+    return sustained, same, anyw.throughput_ips if anyw is not None else None
 
 
 def tightness(
     configs: list[tuple[str, Config]], rows: list[RunRow], oracles: dict, candidate: str, jobs: int
-) -> list[str]:
+) -> tuple[list[str], dict[str, float | None]]:
     """The bound beside its references, and the candidate's share of each.
 
     ``sustained ref``: the best schedule whose throughput never rises (a reference, not a
     bound); ``same hist``: the bound for a schedule with the candidate's own past before the
     window (:mod:`thermogov.sim.compare.samehistory`), so ``/same`` is its control with its
-    history held equal and ``/bound`` also charges it the heat it did not bank.
+    history held equal and ``/bound`` also charges it the heat it did not bank.  Also returns
+    each scenario's any-window bound (:mod:`thermogov.sim.compare.anywindow`) for
+    :func:`worst_windows`.
     """
     cand = {r.scenario: r for r in rows if r.policy == candidate}
     jobs_in = [
@@ -231,7 +240,7 @@ def tightness(
         f"  {'scenario':<36} {'bound':>7} {'sust ref':>8} {'same hist':>9} {'best fixed':>10} "
         f"{candidate:>8} {'/bound':>6} {'/sust':>6} {'/same':>6}",
     ]
-    for (name, _), (sus, same) in zip(configs, refs, strict=True):
+    for (name, _), (sus, same, _any) in zip(configs, refs, strict=True):
         o = oracles.get(name)
         c = cand.get(name)
         ips = c.sustained_ips if c is not None else None
@@ -240,6 +249,55 @@ def tightness(
             f"{_num(o.best_fixed_ips if o else None, 10, 2)} {_num(ips, 8, 2)} "
             f"{_ratio(ips, o.throughput_ips if o else None):>6} {_ratio(ips, sus):>6} {_ratio(ips, same):>6}"
         )
+    return out, {name: ref[2] for (name, _), ref in zip(configs, refs, strict=True)}
+
+
+def worst_windows(
+    configs: list[tuple[str, Config]], rows: list[RunRow], anyw: dict[str, float | None], candidate: str
+) -> list[str]:
+    """Every finished row's worst window beside the any-window bound, and the candidate's targets.
+
+    A window as long as the steady window, starting anywhere from the run's start to the steady
+    window's (:func:`thermogov.sim.compare.anywindow.worst_window_ips`): a policy cannot bank heat
+    for a window it does not know, and the bound beside it cannot either.  The candidate's share
+    of that bound is checked against :data:`TARGET_ORACLE_PCT`, and its margin over the best
+    tuned baseline (by worst window, among the ``@iso`` rows that kept their bound).
+    """
+    cfgs = dict(configs)
+    out = [
+        "anticipation-free: worst window (inf/s) of every row, the any-window bound, "
+        f"{candidate}'s share of it and its margin over the best @iso baseline by worst window"
+    ]
+    for scen in dict.fromkeys(r.scenario for r in rows):
+        bound = anyw.get(scen)
+        worst: dict[str, float] = {}
+        for r in rows:
+            if r.scenario != scen or r.sustained_ips is None or r.stopped or scen not in cfgs:
+                continue
+            if not (Path(r.run_dir) / "trace.csv").is_file():
+                continue
+            w = worst_window_ips(cfgs[scen], Path(r.run_dir))
+            if w is not None:
+                worst[r.policy] = w
+        block = {r.policy: r for r in rows if r.scenario == scen}
+        parts = [f"{p} {w:.2f}" for p, w in worst.items()]
+        c = worst.get(candidate)
+        verdict = ""
+        if c is not None and bound:
+            pct = 100.0 * c / bound
+            verdict = (
+                f" | bound {bound:.2f}, {candidate} {pct:.1f}%{'' if pct >= TARGET_ORACLE_PCT else ' MISS'}"
+            )
+            kept = [
+                worst[k]
+                for k in map(iso_label, KERNEL)
+                if k in worst
+                and block[k].iso_bound_s is not None
+                and block[k].above_trip_s <= (block[k].iso_bound_s or 0.0) + 1e-9
+            ]
+            if kept:
+                verdict += f", margin {100.0 * (c / max(kept) - 1.0):+.1f}%"
+        out.append(f"  {scen:<24} " + "; ".join(parts) + verdict)
     return out
 
 
@@ -268,7 +326,11 @@ def whole_run(rows: list[RunRow]) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", action="append", help="a scenario (repeatable; default: all)")
-    ap.add_argument("--policy", action="append", help="a policy (repeatable; default: the suite)")
+    ap.add_argument(
+        "--policy",
+        action="append",
+        help="a policy, or several comma-separated (repeatable; default: the suite)",
+    )
     ap.add_argument("--candidate", default="stepped", help="the policy the targets are checked for")
     ap.add_argument("--duration", type=float, help="override every scenario's simulated seconds (quick runs)")
     ap.add_argument(
@@ -299,7 +361,7 @@ def main() -> None:
     out_dir = args.out or Path(keep.name)  # type: ignore[union-attr]
     rows, oracles = run_grid(
         configs,
-        args.policy or POLICIES,
+        [p.strip() for arg in args.policy for p in arg.split(",") if p.strip()] if args.policy else POLICIES,
         out_dir,
         jobs=args.jobs,
         iso_limit=args.iso_limit,
@@ -307,7 +369,10 @@ def main() -> None:
     )
     print("\n".join(report(rows, args.candidate)))
     print()
-    print("\n".join(tightness(configs, rows, oracles, args.candidate, args.jobs)))
+    tight, anyw = tightness(configs, rows, oracles, args.candidate, args.jobs)
+    print("\n".join(tight))
+    print()
+    print("\n".join(worst_windows(configs, rows, anyw, args.candidate)))
     print()
     print("\n".join(whole_run(rows)))
     if args.csv:

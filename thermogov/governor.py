@@ -43,6 +43,7 @@ from thermogov.sensorwatch import StuckWatch, membership_events
 
 FAILSAFE = "FAILSAFE"
 _new_record = tuple.__new__
+_new_input = tuple.__new__  # PolicyInput's fields in order, without its keyword constructor
 
 
 class TickRecord(NamedTuple):
@@ -152,6 +153,14 @@ class Governor:
         self._lowest = self.lowest_caps()  # tables are immutable
         self._used_label = "+".join(self._used)
         self._caps_tuple = tuple(self._caps.values())  # the caps in force, as the trace shows them
+        # What the policy is handed, kept between ticks: each sensor's latest good value and
+        # its time (updated as it is read, in configured order), and the caps and clocks as
+        # mappings that are replaced, never mutated, when they change (a policy may keep one).
+        self._values: dict[str, float | None] = dict.fromkeys(self._sensor_names)
+        self._times: dict[str, float | None] = dict.fromkeys(self._sensor_names)
+        self._caps_view: Mapping[str, int] = dict(self._caps)
+        self._freqs_seen: tuple[int | None, ...] | None = None
+        self._freqs_view: Mapping[str, int | None] = {}
 
     @property
     def mode(self) -> str:
@@ -178,6 +187,8 @@ class Governor:
             r = Reading(name, r.value_c, now_s)
         value = r.value_c
         self.fusion.update(r)
+        self._values[name] = value
+        self._times[name] = now_s
         self._watch.reading(name, value, now_s)
         if self._on_sample:
             self._on_sample(_new_record(SampleRecord, (now_s, name, value, True)))
@@ -202,7 +213,7 @@ class Governor:
             self._used = fr.used
             self._used_label = fr.used_label
         fused, hot = fr.fused_c, fr.hot
-        readings = self.fusion.latest_values(self._sensor_names)
+        readings = tuple(self._values.values())  # fusion.latest_values, kept as read
         telemetry = self.telemetry
         power = telemetry.power_w()
         inferences = telemetry.inferences_total()
@@ -226,14 +237,20 @@ class Governor:
             if self._unknown_since is not None:
                 events.append("temp_known")
             self._unknown_since = None
-            inp = PolicyInput(
-                now_s,
-                fused,
-                dict(zip(self._sensor_names, readings, strict=True)),
-                dict(self._caps),
-                dict(zip(self._domain_names, freqs_now, strict=True)),
-                power,
-                dict(zip(self._sensor_names, self.fusion.latest_times(self._sensor_names), strict=True)),
+            if freqs_now != self._freqs_seen:
+                self._freqs_seen = freqs_now
+                self._freqs_view = dict(zip(self._domain_names, freqs_now, strict=True))
+            inp = _new_input(
+                PolicyInput,
+                (
+                    now_s,
+                    fused,
+                    dict(self._values),
+                    self._caps_view,
+                    self._freqs_view,
+                    power,
+                    dict(self._times),
+                ),
             )
             decision = self.policy.decide(inp)
             self._state = decision.state
@@ -342,6 +359,7 @@ class Governor:
         if changed:
             self.cap_changes += 1
             self._caps_tuple = tuple(self._caps.values())
+            self._caps_view = dict(self._caps)
         if tampered and not skip:
             # Failsafe in this very tick: every other domain to its lowest cap.
             events.extend(self._apply(self.lowest_caps(), skip=frozenset(tampered)))

@@ -7,6 +7,8 @@ columns, and this module only reads those columns back.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import tempfile
 import warnings
@@ -32,6 +34,7 @@ class LogData:
     load: dict[str, np.ndarray]
     power_w: np.ndarray | None
     source: str
+    model: str = ""  # the product the log names (sbc-bench title), for a housing it implies
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -73,13 +76,13 @@ def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
             warnings.simplefilter("ignore", RuntimeWarning)
             return np.nanmean(a[: m * k].reshape(m, k), axis=1)
 
-    return LogData(
+    return dataclasses.replace(
+        data,
         t_s=data.t_s[: m * k].reshape(m, k).mean(axis=1),
         temps_c={s: blocks(v) for s, v in data.temps_c.items()},
         freq_hz={d: blocks(v) for d, v in data.freq_hz.items()},
         load={d: blocks(v) for d, v in data.load.items()},
         power_w=None if data.power_w is None else blocks(data.power_w),
-        source=data.source,
     )
 
 
@@ -91,7 +94,8 @@ def load_log_data(path: Path | str) -> LogData:
     if p.is_dir():
         if not (p / TRACE_FILE).is_file():
             raise LogFormatError(f"{p}: no {TRACE_FILE} in this folder; pass a run folder (thermogov import)")
-        return log_data_from_columns(read_csv_columns(p / TRACE_FILE), str(p))
+        data = log_data_from_columns(read_csv_columns(p / TRACE_FILE), str(p))
+        return dataclasses.replace(data, model=_run_model(p))
     if not p.is_file():
         raise LogFormatError(f"{p}: no such run folder or log file; check the path")
     with p.open(encoding="utf-8", errors="replace") as fh:
@@ -105,7 +109,19 @@ def load_log_data(path: Path | str) -> LogData:
     with tempfile.TemporaryDirectory() as tmp:  # the same column mapping as a real import
         run = write_run_folder(log, Path(tmp))
         data = log_data_from_columns(read_csv_columns(run.run_dir / TRACE_FILE), str(p))
-    return data
+    return dataclasses.replace(data, model=log.model)
+
+
+def _run_model(run_dir: Path) -> str:
+    """The product an imported run folder's log names (``summary.json``), "" when it does not say."""
+    from thermogov.runs import SUMMARY_FILE
+
+    try:
+        summary = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    model = summary.get("model") if isinstance(summary, dict) else None
+    return model if isinstance(model, str) else ""
 
 
 def ffill(a: np.ndarray) -> np.ndarray:

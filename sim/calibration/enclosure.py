@@ -10,6 +10,7 @@ priors, with the same number of parameters) wins, and the full fit starts from i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -18,6 +19,15 @@ from thermogov.board import BoardProfile, with_enclosure
 from thermogov.interfaces import ThermogovError
 from thermogov.sim.calibration.data import LogData
 
+# A product name that says which housing the board shipped in.  NVIDIA's developer kits ship
+# the module on a carrier with the kit's heatsink and fan (e.g. "Jetson Orin Nano Developer Kit
+# User Guide": "the developer kit ... includes a ... heatsink with fan", developer.nvidia.com),
+# which a profile describes as its ``devkit`` housing.  A training part without a large load
+# change cannot tell a sealed case from a fan heatsink (both fit an idle level), so the
+# product's own name is better evidence than a pre-fit there.
+HOUSING_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("devkit", re.compile(r"developer\s+kit|\bdev\s*kit\b", re.IGNORECASE)),
+)
 PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ by far more than this
 
 
@@ -54,3 +64,12 @@ def choose_enclosure(
         f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {ranked}); "
         "declare it with --enclosure"
     )
+
+
+def housing_named(board: BoardProfile, model: str) -> str | None:
+    """The profile housing the log's product name implies (:data:`HOUSING_NAMES`), if the profile has it."""
+    names = candidates(board)
+    for housing, pattern in HOUSING_NAMES:
+        if housing in names and pattern.search(model or ""):
+            return housing
+    return None

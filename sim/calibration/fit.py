@@ -4,7 +4,9 @@
 the log, every parameter as a log-ratio to the profile's value with a weak prior (see
 :mod:`thermogov.sim.calibration.model`).  Leakage is at the model's own temperature but
 linearised (:func:`~thermogov.sim.calibration.model.leakage_slope`), which keeps the model linear
-in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass.  The held-out
+in the state, so a candidate costs one ``lfilter`` pass per mode and leakage pass, run only up
+to the last training sample; the Jacobian comes from forward sensitivities of that same discrete
+model (:mod:`~thermogov.sim.calibration.sensitivity`), not from one run per parameter.  The held-out
 tail is never looked at until the fitted profile forecasts it with the simulator's own plant,
 restarted at the split from the state a Kalman filter of the training readings puts there
 (:meth:`FitProblem.forecast`, :mod:`~thermogov.sim.calibration.state`); the RMSE on that tail
@@ -31,22 +33,26 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.data import LogData, decimate, ffill
-from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure
+from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure, housing_named
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
     TAU_WALL,
     Grid,
+    GridInputs,
+    Modes,
     ParamSpec,
     apply_params,
     free_run,
-    grid_power,
+    leakage_grid_power,
+    leakage_grid_slope,
     leakage_slope,
     linear_response,
     make_grid,
     network,
     param_specs,
     slow_mode,
+    static_grid_power,
     time_constants,
 )
 from thermogov.sim.calibration.profile import rename
@@ -59,6 +65,7 @@ from thermogov.sim.calibration.select import (
     informative,
     reduced,
 )
+from thermogov.sim.calibration.sensitivity import Directions, PassRecord, sensitivities
 from thermogov.sim.calibration.state import StateEstimate, estimate_state
 from thermogov.sim.calibration.steady import SteadyState, dynamic_power, steady_state
 from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
@@ -67,6 +74,7 @@ SIGMA_T_C = 0.5  # per-sample temperature noise assumed in the residuals (°C); 
 FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time for < 0.01 °C
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
 INNER_FTOL = 1e-4  # the inner fits of the model-size choice only rank the sizes
+START_FTOL = PRE_FIT_FTOL  # each of several starts only has to find its basin; the best is refined
 THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
 
@@ -129,6 +137,10 @@ class _Run:
     cap: np.ndarray
     g_eff: np.ndarray
     throttles: tuple[Protection, ...]
+    k: np.ndarray  # leakage's slope, moved into the network (g_eff = G - diag(k))
+    modes: Modes
+    offset: float
+    passes: tuple[PassRecord, ...] = ()  # recorded for the analytic Jacobian (record=True)
 
 
 @dataclass
@@ -148,6 +160,8 @@ class FitProblem:
     train: np.ndarray  # sample mask
     leak_ref: dict[str, float]  # node -> temperature the fit linearises leakage about
     power_sigma: float
+    grid_inputs: GridInputs  # the inputs on the grid, interpolated once (model.GridInputs)
+    n_fit: int  # grid steps up to the last training sample: all the fit's residuals need
     data_weight: float = 1.0  # sqrt(n_eff / n): see calibrate()
     tau_slow_s: float = 0.0  # slowest time constant of the last evaluated network
 
@@ -194,16 +208,19 @@ class FitProblem:
         train = t <= t[0] + (1.0 - holdout) * (t[-1] - t[0])
         specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
+        grid = make_grid(t)
         return cls(
             board,
             data,
             inputs,
-            make_grid(t),
+            grid,
             specs,
             sensors,
             train,
             _leak_reference(data, board, sensors, train),
             power_sigma,
+            GridInputs.of(board, inputs, grid),
+            fit_steps(grid, t, train),
         )
 
     def predict(
@@ -220,44 +237,64 @@ class FitProblem:
         run = self._run(phi, free)
         return self._at_samples(run.x, run.ambient), run.total, run.board, run.ambient
 
-    def _run(self, phi: np.ndarray, free: bool) -> _Run:
+    def _run(self, phi: np.ndarray, free: bool, train_only: bool = False, record: bool = False) -> _Run:
+        """One evaluation; ``train_only`` stops the linear run at the last training sample.
+
+        The fit's residuals end there and the response is causal, so the fit never computes
+        the grid beyond it (:func:`fit_steps`); samples after it then hold the last value."""
         values = [s.value(p) for s, p in zip(self.specs, phi, strict=True)]
         board, ambient, offset = apply_params(self.board, self.specs, values)
         cap, g = network(board.thermal)
         names = board.thermal.node_names()
         node_idx = {n: i for i, n in enumerate(names)}
+        n = self.n_fit if train_only and not free else len(self.grid.t)
         grid = self.grid
+        pre = self.grid_inputs.head(n) if n < len(grid.t) else self.grid_inputs
         # Leakage at the model's own temperature, kept linear (see leakage_slope): its slope at
         # the reference temperature is in the network, the input carries P(x_lin) - k x_lin.
         # Pass 1 linearises about the reference, each further pass about the previous pass's
         # trajectory (a chord iteration; each pass shrinks the error by ~|k(T) - k_ref| / G,
         # a few per cent even 40 K off the reference).  The number of passes is fixed so that
-        # the residuals stay smooth in phi for the finite-difference Jacobian.
+        # the residuals stay smooth in phi (the Jacobian differentiates every pass).
         k = leakage_slope(board, self.inputs, np.flatnonzero(self.train), self.leak_ref)
         g_eff = g - np.diag(k)
-        shape, self.tau_slow_s = slow_mode(cap, g_eff)
+        modes = Modes.of(cap, g_eff)
+        shape, self.tau_slow_s = slow_mode(cap, g_eff, modes)
         along_slow = offset * shape / shape[node_idx[next(iter(self.sensors.values()))]]
-        x_ref = np.array([self.leak_ref[n] for n in names]) - ambient
-        x_lin = np.broadcast_to(x_ref, (len(grid.t), len(names)))
+        x_ref = np.array([self.leak_ref[nm] for nm in names]) - ambient
+        x_lin = np.broadcast_to(x_ref, (n, len(names)))
         throttles = unlogged_throttles(board, self.inputs)
         factor = None
+        base = static_grid_power(board, pre)  # rest of board, idle, dynamic: no temperature in it
+        passes: list[PassRecord] = []
         for _pass in range(THROTTLE_PASSES if throttles else LEAK_PASSES):
-            temps = {n: x_lin[:, i] + ambient for i, n in enumerate(names)}
+            temps = {nm: x_lin[:, i] + ambient for i, nm in enumerate(names)}
             if throttles:  # a throttle the log's clock does not show, at this pass's temperature
                 factor = damped(factor, dyn_factors(board, self.inputs, temps, throttles))
-            p_grid = grid_power(board, self.inputs, grid, temps, factor) - x_lin * k
-            x0 = np.linalg.solve(g_eff, p_grid[0]) + along_slow
-            x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0)
-        x = free_run(board, self.inputs, grid, x0, ambient, throttles) if free else x_lin
-        total_at_samples = np.interp(self.data.t_s, grid.t, p_grid.sum(axis=1) + x @ k)
-        return _Run(x, total_at_samples, board, ambient, cap, g_eff, throttles)
+                base = static_grid_power(board, pre, factor)
+            p_grid = base + leakage_grid_power(board, pre, temps) - x_lin * k
+            xss = np.linalg.solve(g_eff, p_grid[0])
+            x0 = xss + along_slow
+            x_prev = x_lin
+            x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0, modes)
+            if record:
+                slope = leakage_grid_slope(board, pre, temps)
+                passes.append(PassRecord(x_prev.T, slope.T, p_grid.T, xss, x_lin.T))
+        x = (
+            free_run(board, self.inputs, grid, x0, ambient, throttles, pre=self.grid_inputs)
+            if free
+            else x_lin
+        )
+        total_at_samples = np.interp(self.data.t_s, grid.t[:n], p_grid.sum(axis=1) + x @ k)
+        return _Run(
+            x, total_at_samples, board, ambient, cap, g_eff, throttles, k, modes, offset, tuple(passes)
+        )
 
     def _at_samples(self, x: np.ndarray, ambient: float) -> np.ndarray:
         idx = {n: i for i, n in enumerate(self.board.thermal.node_names())}
         t = self.data.t_s
-        return np.array(
-            [np.interp(t, self.grid.t, x[:, idx[node]]) + ambient for node in self.sensors.values()]
-        )
+        gt = self.grid.t[: len(x)]
+        return np.array([np.interp(t, gt, x[:, idx[node]]) + ambient for node in self.sensors.values()])
 
     def forecast(self, phi: np.ndarray) -> tuple[np.ndarray, BoardProfile, float, StateEstimate | None]:
         """The open-loop prediction, restarted at the split from the state the readings show there.
@@ -285,7 +322,9 @@ class FitProblem:
             return pred, run.board, run.ambient, None
         x0 = run.x[ks] + est.dx_at(run.cap, run.g_eff, float(self.grid.t[ks]))
         x = run.x.copy()
-        x[ks:] = free_run(run.board, self.inputs, self.grid, x0, run.ambient, run.throttles, start=ks)
+        x[ks:] = free_run(
+            run.board, self.inputs, self.grid, x0, run.ambient, run.throttles, start=ks, pre=self.grid_inputs
+        )
         out = self._at_samples(x, run.ambient)
         out[:, last + 1 :] += est.bias[:, None]
         out[:, : last + 1] = pred[:, : last + 1]
@@ -297,7 +336,8 @@ class FitProblem:
         The last residual is the soft wall that keeps the slowest time constant within the
         range of the board class (``TAU_SLOW_RANGE_S``); it is zero inside the range."""
         phi = self.expand(phi_free)
-        pred, total, _b, _a = self.predict(phi)
+        run = self._run(phi, False, train_only=True)
+        pred, total = self._at_samples(run.x, run.ambient), run.total
         parts = []
         for i, name in enumerate(self.sensors):
             obs = self.data.temps_c[name]
@@ -312,6 +352,121 @@ class FitProblem:
         wall = max(0.0, math.log(tau / hi)) + max(0.0, math.log(lo / tau))
         parts.append(np.array([wall / TAU_WALL]))
         return np.concatenate(parts)
+
+    @property
+    def analytic_jacobian(self) -> bool:
+        """Whether :meth:`jacobian` applies: not with a board throttle the log's clock lacks
+        (its damped passes are not differentiated; those fits keep finite differences)."""
+        return not unlogged_throttles(self.board, self.inputs)
+
+    def jacobian(self, phi_free: np.ndarray) -> np.ndarray:
+        """d(residuals)/d(phi_free), exactly for the discrete model: forward sensitivities.
+
+        One model evaluation plus one batched modal pass per leakage pass
+        (:mod:`~thermogov.sim.calibration.sensitivity`) instead of one evaluation per free
+        parameter; the rows are laid out as :meth:`residuals` lays them out."""
+        phi = self.expand(phi_free)
+        run = self._run(phi, False, train_only=True, record=True)
+        n_steps = run.passes[0].p.shape[1]
+        dirs = self._directions(phi, run.board, n_steps)
+        names = run.board.thermal.node_names()
+        idx = {nm: i for i, nm in enumerate(names)}
+        sens = sensitivities(
+            run.cap,
+            run.g_eff,
+            run.k,
+            run.modes,
+            self.grid.h,
+            list(run.passes),
+            dirs,
+            run.offset,
+            idx[next(iter(self.sensors.values()))],
+        )
+        lo, hi, w = _interp_weights(self.data.t_s, self.grid.t[:n_steps])
+        rows = []
+        for name, node in self.sensors.items():
+            obs = self.data.temps_c[name]
+            m = self.train & np.isfinite(obs)
+            f = sens.dx[:, idx[node], :]
+            rows.append(
+                ((f[:, lo[m]] * (1.0 - w[m]) + f[:, hi[m]] * w[m]) + dirs.damb[:, None]).T
+                * (self.data_weight / SIGMA_T_C)
+            )
+        if self.data.power_w is not None:
+            m = self.train & np.isfinite(self.data.power_w)
+            f = sens.dp.sum(axis=1) + np.einsum("n,pnj->pj", run.k, sens.dx)
+            rows.append(
+                (f[:, lo[m]] * (1.0 - w[m]) + f[:, hi[m]] * w[m]).T * (self.data_weight / self.power_sigma)
+            )
+        rows.append(np.eye(len(phi_free)))
+        lo_tau, hi_tau = TAU_SLOW_RANGE_S
+        tau = max(self.tau_slow_s, 1e-9)
+        sign = 1.0 if tau > hi_tau else (-1.0 if tau < lo_tau else 0.0)
+        rows.append((sign * sens.dlog_tau / TAU_WALL)[None, :])
+        return np.vstack(rows)
+
+    def _directions(self, phi: np.ndarray, board: BoardProfile, n_steps: int) -> Directions:
+        """How one unit of each free ``phi`` moves capacitances, conductances, power, ambient, offset."""
+        names = board.thermal.node_names()
+        idx = {nm: i for i, nm in enumerate(names)}
+        free = self.free
+        n_par, n = len(free), len(names)
+        dcap = np.zeros((n_par, n))
+        dg = np.zeros((n_par, n, n))
+        dbase = np.zeros((n_par, n, n_steps))
+        damb = np.zeros(n_par)
+        doff = np.zeros(n_par)
+        pre = self.grid_inputs
+        for j, i in enumerate(free):
+            s = self.specs[i]
+            rate = s.sigma * s.value(phi[i]) if s.log else s.sigma  # d(value)/d(phi)
+            if s.kind == "capacitance":
+                dcap[j, idx[s.key[0]]] = rate
+            elif s.kind == "link":
+                a, b = idx[s.key[0]], idx[s.key[1]]
+                dg[j, a, a] += rate
+                dg[j, b, b] += rate
+                dg[j, a, b] -= rate
+                dg[j, b, a] -= rate
+            elif s.kind == "ambient_link":
+                dg[j, idx[s.key[0]], idx[s.key[0]]] += rate
+            elif s.kind == "dyn_scale":
+                dom = board.domain(s.key[0])
+                dbase[j, idx[dom.node]] += (
+                    s.sigma * dom.c_dyn_uw_per_mhz_v2 * pre.dyn_unit[dom.name][:n_steps]
+                )
+            elif s.kind == "static_scale":
+                dbase[j, idx[board.thermal.rest_of_board_node]] += s.sigma * board.thermal.rest_of_board_w
+                for dom in board.domains:
+                    dbase[j, idx[dom.node]] += s.sigma * dom.idle_w
+            elif s.kind == "ambient":
+                damb[j] = rate
+            else:
+                doff[j] = rate
+        return Directions(dcap, dg, dbase, damb, doff)
+
+
+def _interp_weights(t: np.ndarray, grid_t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.interp(t, grid_t, f) == f[lo] * (1 - w) + f[hi] * w`` for any ``f``: for many columns at once."""
+    hi = np.clip(np.searchsorted(grid_t, t, side="right"), 1, len(grid_t) - 1)
+    lo = hi - 1
+    width = grid_t[hi] - grid_t[lo]
+    w = np.clip((t - grid_t[lo]) / np.where(width > 0, width, 1.0), 0.0, 1.0)
+    if len(grid_t) == 1:
+        hi = lo = np.zeros(len(t), dtype=int)
+    return lo, hi, w
+
+
+def fit_steps(grid: Grid, t: np.ndarray, train: np.ndarray) -> int:
+    """Grid steps the fit must run: up to the first step at or after the last training sample.
+
+    The training residuals are interpolated between the grid steps that bracket each sample, so
+    nothing later can change them; the held-out part (60 % of the log in the fidelity bench)
+    is never simulated during the fit, only by the open-loop check."""
+    seen = np.flatnonzero(train)
+    if not len(seen):
+        return len(grid.t)
+    return min(len(grid.t), int(np.searchsorted(grid.t, t[seen[-1]], side="left")) + 1)
 
 
 READINGS_PER_PARAM = 10  # below this many training readings per parameter the network's shape is not fitted
@@ -358,14 +513,15 @@ def _best(
 ) -> OptimizeResult:
     """The lowest-cost local optimum over a few starts: short logs have more than one.
 
-    Every start is first run to a loose tolerance and only the best is refined: the starts
-    only have to find the right basin, and a tight tolerance on each costs most of the time.
+    Every start is first run to a loose tolerance (``START_FTOL``, the housings' pre-fit
+    tolerance) and only the best is refined: the starts only have to find the right basin, and
+    a tight tolerance on each costs most of the time.
     """
     lo, hi = prob.bounds()
     best = None
     for i, x0 in enumerate(starts):
         say(f"{stage}: start {i + 1}/{len(starts)}")
-        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, max(1e-4, ftol) if len(starts) > 1 else ftol)
+        res = _solve(prob, np.clip(x0, lo, hi), lo, hi, max(START_FTOL, ftol) if len(starts) > 1 else ftol)
         if best is None or res.cost < best.cost:
             best = res
     assert best is not None
@@ -386,6 +542,7 @@ def _solve(prob: FitProblem, x0: np.ndarray, lo: np.ndarray, hi: np.ndarray, fto
         return least_squares(
             prob.residuals,
             x0,
+            jac=prob.jacobian if prob.analytic_jacobian else "2-point",
             method="trf",
             bounds=(lo, hi),
             x_scale=1.0,
@@ -540,6 +697,12 @@ def calibrate(
             prob = build(board)
         prob.specs = reduced(prob.specs, "levels")
         housing_note = None
+    elif enclosure is None and (named := housing_named(board, data.model)) is not None:
+        board = with_enclosure(board, named)
+        prob = build(board)
+        housing_note = (
+            f"enclosure {named}: the log names the product {data.model!r}; declare another with --enclosure"
+        )
     elif enclosure is not None or board.enclosures:
         say(
             f"housing: pre-fit of {', '.join(candidates(board))}"
@@ -558,13 +721,13 @@ def calibrate(
             f"fitted; the network, housing ({board.enclosure}) and power scales are the profile's, so the "
             "forecast of the later load changes is the profile's, not this board's"
         )
+    sparse = [sp.name for sp in specs if sp.fixed and sp.kind == "link"]
     fixed = [sp.name for sp in specs if sp.fixed and sp.kind == "capacitance"]
-    if fixed and not levels_only:
+    if fixed and not levels_only and not sparse:  # on a sparse log the note below gives the reason
         notes.append(
             f"{', '.join(fixed)} not fitted: the node moves only with modes faster than a quarter of the "
             "sample interval, which the log cannot see (kept at the profile's value)"
         )
-    sparse = [sp.name for sp in specs if sp.fixed and sp.kind == "link"]
     if sparse and not levels_only:
         notes.append(
             f"only {readings_in(data, sensors, train)} readings in the training part (< {READINGS_PER_PARAM} per "

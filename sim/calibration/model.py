@@ -301,44 +301,121 @@ def node_power(
     return p
 
 
+@dataclass(frozen=True)
+class GridInputs:
+    """The logged inputs on a grid's step centres, per domain: what every fit evaluation reuses.
+
+    Interpolating the inputs does not depend on any fitted parameter, so it is done once per
+    problem instead of once per leakage pass of each of the thousands of evaluations a fit makes.
+    ``dyn_unit`` is the dynamic power per unit of ``C_dyn`` (``V² f u cores``, W per µW/(MHz·V²)),
+    so a fitted ``C_dyn`` is one multiplication; ``volt`` is ``V`` at the step centre (leakage is
+    linear in it).
+    """
+
+    volt: dict[str, np.ndarray]
+    dyn_unit: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, board: BoardProfile, inputs: Inputs, grid: Grid) -> GridInputs:
+        n_rows = len(next(iter(inputs.load.values())))
+        hi = np.minimum(grid.lo + 1, n_rows - 1)
+        w = grid.w
+        volt: dict[str, np.ndarray] = {}
+        dyn_unit: dict[str, np.ndarray] = {}
+        for d in board.domains:
+            u = inputs.load[d.name]
+            f = inputs.freq_hz[d.name]
+            v = inputs.volt_v[d.name]
+            dyn = v * v * (f / 1e6) * 1e-6 * u * d.cores
+            volt[d.name] = v[grid.lo] * (1.0 - w) + v[hi] * w
+            dyn_unit[d.name] = dyn[grid.lo] * (1.0 - w) + dyn[hi] * w
+        return cls(volt, dyn_unit)
+
+    def head(self, n: int) -> GridInputs:
+        """The first ``n`` grid steps (a fit needs the grid only up to its last training sample)."""
+        return GridInputs(
+            {k: v[:n] for k, v in self.volt.items()}, {k: v[:n] for k, v in self.dyn_unit.items()}
+        )
+
+
+def static_grid_power(
+    board: BoardProfile, pre: GridInputs, dyn_factor: Mapping[str, np.ndarray] | None = None
+) -> np.ndarray:
+    """Power per node on each grid step without leakage: rest of board, idle and dynamic power.
+
+    None of it depends on temperature (a throttle's ``dyn_factor`` aside), so a fit evaluation
+    computes it once and adds only :func:`leakage_grid_power` in each leakage pass."""
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(next(iter(pre.volt.values()))) if pre.volt else 0
+    p = np.zeros((n, len(names)))
+    p[:, idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
+    for d in board.domains:
+        dyn_g = d.c_dyn_uw_per_mhz_v2 * pre.dyn_unit[d.name]
+        if dyn_factor and d.name in dyn_factor:
+            dyn_g = dyn_g * dyn_factor[d.name]
+        p[:, idx[d.node]] += d.idle_w + dyn_g
+    return p
+
+
+def leakage_grid_power(
+    board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """Leakage per node on each grid step at the given node temperatures (the simulator's formula)."""
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(next(iter(pre.volt.values()))) if pre.volt else 0
+    p = np.zeros((n, len(names)))
+    for d in board.domains:
+        if d.leak_w_ref == 0.0:
+            continue
+        temp = node_temp[d.node]
+        p[:, idx[d.node]] += (
+            d.leak_w_ref
+            * (pre.volt[d.name] / d.volt_v[-1])
+            * np.exp(np.minimum(d.leak_beta_per_k * (temp - d.leak_ref_c), 50.0))
+        )
+    return p
+
+
+def leakage_grid_slope(
+    board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray]
+) -> np.ndarray:
+    """d(leakage)/dT per node on each grid step (W/K): what the fit's analytic Jacobian needs.
+
+    The derivative of :func:`leakage_grid_power`: ``beta`` times the leakage, zero where the
+    exponent is clipped."""
+    names = board.thermal.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(next(iter(pre.volt.values()))) if pre.volt else 0
+    p = np.zeros((n, len(names)))
+    for d in board.domains:
+        if d.leak_w_ref == 0.0:
+            continue
+        arg = d.leak_beta_per_k * (node_temp[d.node] - d.leak_ref_c)
+        leak = d.leak_w_ref * (pre.volt[d.name] / d.volt_v[-1]) * np.exp(np.minimum(arg, 50.0))
+        p[:, idx[d.node]] += np.where(arg < 50.0, d.leak_beta_per_k * leak, 0.0)
+    return p
+
+
 def grid_power(
     board: BoardProfile,
     inputs: Inputs,
     grid: Grid,
     node_temp: Mapping[str, np.ndarray],
     dyn_factor: Mapping[str, np.ndarray] | None = None,
+    pre: GridInputs | None = None,
 ) -> np.ndarray:
     """Power per node on each grid step: the two bracketing samples' power, interpolated.
 
     The same as evaluating :func:`node_power` at both samples and interpolating, but cheaper:
     idle and dynamic power do not depend on temperature, so they are computed once per sample
     and interpolated; leakage is linear in the voltage factor, so only ``V`` is interpolated
-    and the exponential is taken once per grid step (the fit calls this thousands of times).
+    and the exponential is taken once per grid step (the fit calls this thousands of times,
+    with the interpolated inputs ``pre`` made once, :class:`GridInputs`).
     """
-    names = board.thermal.node_names()
-    idx = {n: i for i, n in enumerate(names)}
-    n_rows = len(next(iter(inputs.load.values())))
-    hi = np.minimum(grid.lo + 1, n_rows - 1)
-    w = grid.w
-    p = np.zeros((len(grid.t), len(names)))
-    p[:, idx[board.thermal.rest_of_board_node]] += board.thermal.rest_of_board_w
-    for d in board.domains:
-        u = inputs.load[d.name]
-        f = inputs.freq_hz[d.name]
-        v = inputs.volt_v[d.name]
-        dyn = d.c_dyn_uw_per_mhz_v2 * v * v * (f / 1e6) * 1e-6 * u * d.cores
-        v_g = v[grid.lo] * (1.0 - w) + v[hi] * w
-        dyn_g = dyn[grid.lo] * (1.0 - w) + dyn[hi] * w
-        if dyn_factor and d.name in dyn_factor:
-            dyn_g = dyn_g * dyn_factor[d.name]
-        temp = node_temp[d.node]
-        leak = (
-            d.leak_w_ref
-            * (v_g / d.volt_v[-1])
-            * np.exp(np.minimum(d.leak_beta_per_k * (temp - d.leak_ref_c), 50.0))
-        )
-        p[:, idx[d.node]] += d.idle_w + dyn_g + leak
-    return p
+    pre = pre or GridInputs.of(board, inputs, grid)
+    return static_grid_power(board, pre, dyn_factor) + leakage_grid_power(board, pre, node_temp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,36 +470,57 @@ def time_constants(th: ThermalProfile) -> tuple[float, ...]:
     return tuple(sorted((-1.0 / np.linalg.eigvalsh(-(d[:, None] * g * d[None, :]))).tolist(), reverse=True))
 
 
+@dataclass(frozen=True)
+class Modes:
+    """The symmetric modal form of a network: ``-D G D = U diag(lam) U^T`` with ``D = C^-1/2``.
+
+    One eigen-decomposition serves every leakage pass of a fit evaluation, its slowest mode
+    and its steady state (it was taken five times per evaluation before)."""
+
+    d: np.ndarray
+    lam: np.ndarray
+    u: np.ndarray
+
+    @classmethod
+    def of(cls, cap: np.ndarray, g: np.ndarray) -> Modes:
+        d = 1.0 / np.sqrt(cap)
+        lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
+        return cls(d, lam, u)
+
+    def steady(self, power: np.ndarray) -> np.ndarray:
+        """``G^-1 P``: the excess temperature constant power settles at (``G^-1 = -D U lam^-1 U^T D``)."""
+        return (self.d[:, None] * self.u) @ ((self.u.T @ (self.d * power)) / -self.lam)
+
+
 def linear_response(
-    cap: np.ndarray, g: np.ndarray, power: np.ndarray, h: float, x0: np.ndarray
+    cap: np.ndarray, g: np.ndarray, power: np.ndarray, h: float, x0: np.ndarray, modes: Modes | None = None
 ) -> np.ndarray:
     """Excess temperatures (grid x nodes) for ZOH power on a uniform grid, exactly.
 
-    In the symmetric modal form each mode is a scalar recurrence ``z[k+1] = e z[k] + g w[k]``,
-    which ``lfilter`` runs in C: the whole trajectory costs a few vector operations.
+    In the symmetric modal form each mode is a scalar recurrence ``z[k+1] = e z[k] + g w[k]``
+    (the exact zero-order-hold discretisation: ``e = exp(lam h)``, ``g = (e - 1) / lam``), which
+    ``lfilter`` runs in C with the initial state as its filter state: the whole trajectory costs
+    a few vector operations per mode.
     """
-    d = 1.0 / np.sqrt(cap)
-    lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
-    w = power @ (u.T * d[None, :]).T  # U^T D P, per grid point
-    z0 = (u.T / d[None, :]) @ x0
-    e = np.exp(lam * h)
-    gain = (e - 1.0) / lam
+    m = modes or Modes.of(cap, g)
+    left = m.d[:, None] * m.u  # D U
+    w = power @ left  # U^T D P, per grid point
+    z0 = (m.u.T / m.d[None, :]) @ x0
+    e = np.exp(m.lam * h)
+    gain = (e - 1.0) / m.lam
     n = len(power)
     z = np.empty((n, len(cap)))
     z[0] = z0
-    k = np.arange(1, n)
     for i in range(len(cap)):
-        decay = np.exp(lam[i] * h * k)
-        z[1:, i] = decay * z0[i] + lfilter([gain[i]], [1.0, -e[i]], w[:-1, i])
-    return z @ (d[:, None] * u).T
+        z[1:, i] = lfilter([gain[i]], [1.0, -e[i]], w[:-1, i], zi=[e[i] * z0[i]])[0]
+    return z @ left.T
 
 
-def slow_mode(cap: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, float]:
+def slow_mode(cap: np.ndarray, g: np.ndarray, modes: Modes | None = None) -> tuple[np.ndarray, float]:
     """The slowest mode's shape (excess temperature per node) and time constant."""
-    d = 1.0 / np.sqrt(cap)
-    lam, u = np.linalg.eigh(-(d[:, None] * g * d[None, :]))
-    i = int(np.argmax(lam))
-    return d * u[:, i], -1.0 / float(lam[i])
+    m = modes or Modes.of(cap, g)
+    i = int(np.argmax(m.lam))
+    return m.d * m.u[:, i], -1.0 / float(m.lam[i])
 
 
 def free_run(
@@ -433,6 +531,7 @@ def free_run(
     ambient_c: float,
     throttles: tuple[Protection, ...] = (),
     start: int = 0,
+    pre: GridInputs | None = None,
 ) -> np.ndarray:
     """Open-loop simulation with the simulator's plant, leakage at the model's own temperature.
 
@@ -441,22 +540,40 @@ def free_run(
 
     The same input between samples as the fit (:func:`grid_power`), so the check differs from
     the fit only in what it is meant to test: leakage (and a throttle the log's clock does not
-    show) fed back from the model's own temperature, not the log.
+    show) fed back from the model's own temperature, not the log.  The temperature-free power
+    is computed for all steps at once (:func:`static_grid_power`, the interpolated inputs
+    ``pre`` made once per problem); only leakage and a throttle are evaluated step by step,
+    on plain floats (the same formula as :func:`node_power`).
     """
     from thermogov.sim.calibration.throttle import dyn_factors
 
+    pre = pre or GridInputs.of(board, inputs, grid)
     plant = ThermalPlant.from_profile(board.thermal, ambient_c)
     plant.x = x0.astype(float).copy()
     names = board.thermal.node_names()
-    n_rows = len(next(iter(inputs.load.values())))
+    idx = {n: i for i, n in enumerate(names)}
+    base = static_grid_power(board, pre)
+    leaks = [
+        (idx[d.node], d.leak_w_ref / d.volt_v[-1], d.leak_beta_per_k, d.leak_ref_c, pre.volt[d.name])
+        for d in board.domains
+        if d.leak_w_ref != 0.0
+    ]
+    throttled = [
+        (idx[d.node], d.name, d.c_dyn_uw_per_mhz_v2 * pre.dyn_unit[d.name])
+        for d in board.domains
+        if any(d.name in t.domains for t in throttles)
+    ]
     out = np.empty((len(grid.t) - start, len(names)))
-    rows = np.zeros(2, dtype=int)
     for k in range(start, len(grid.t)):
         out[k - start] = plant.x
-        temps = plant.temps_c()
-        rows[0], rows[1] = grid.lo[k], min(grid.lo[k] + 1, n_rows - 1)
-        node_temp = {n: np.full(2, temps[i]) for i, n in enumerate(names)}
-        factor = dyn_factors(board, inputs, node_temp, throttles) if throttles else None
-        p = node_power(board, inputs, rows, node_temp, factor)
-        plant.advance(grid.h, p[0] * (1.0 - grid.w[k]) + p[1] * grid.w[k])
+        temps = plant.x + ambient_c
+        p = base[k].copy()
+        for i, scale, beta, ref, volt in leaks:
+            p[i] += scale * volt[k] * math.exp(min(beta * (temps[i] - ref), 50.0))
+        if throttled:
+            factor = dyn_factors(board, inputs, {n: temps[i : i + 1] for i, n in enumerate(names)}, throttles)
+            for i, name, dyn in throttled:
+                if name in factor:
+                    p[i] += dyn[k] * (float(factor[name][0]) - 1.0)
+        plant.advance(grid.h, p)
     return out

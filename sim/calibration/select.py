@@ -54,6 +54,7 @@ def head(data: LogData, n: int) -> LogData:
         {k: v[:n] for k, v in data.load.items()},
         None if data.power_w is None else data.power_w[:n],
         data.source,
+        data.model,
     )
 
 

@@ -499,8 +499,15 @@ def oracle(
     *,
     sustained: bool = False,
     history_ips: Sequence[float] | None = None,
+    any_window: bool = False,
 ) -> OracleResult:
     """Solve the scenario's programme (see the module docstring).
+
+    ``any_window`` makes it the *anticipation-free* bound (:mod:`.anywindow`): the objective is
+    the least completions over every window as long as the steady window whose start lies on
+    the grid between the run's start and the steady window's start (an epigraph variable), so
+    heat banked before one window is paid for in another.  Its rate bounds any schedule's
+    *worst* such window (:func:`.anywindow.worst_window_ips`), not its steady window.
 
     ``history_ips`` (saturating loads only; one rate per grid interval before the window, see
     :func:`interval_rates`) makes it the *same-history* bound: before the window the schedule
@@ -519,6 +526,13 @@ def oracle(
     saturating = config.sim.workload.kind == "saturating"
     if history_ips is not None and not saturating:
         raise ConfigError("oracle: history_ips needs a saturating load (an open load's rate is its arrivals)")
+    if any_window and (history_ips is not None or sustained):
+        raise ConfigError("oracle: any_window is a bound of its own; it takes no history_ips or sustained")
+    if any_window and not saturating:
+        # An open load's completions in a window are bounded by its arrivals there, but a lucky
+        # stretch of light requests beats the fluid count and the drops break the contiguous-run
+        # argument of the luck bound: not handled, so not claimed.
+        raise ConfigError("oracle: any_window needs a saturating load (an open load's rate is its arrivals)")
     points = operating_points(board, saturating, config.sim.workload.batch_size)
     grid = _grid(config, board, step_s)
     pm = _PowerModel(board, points, grid.index)
@@ -536,7 +550,8 @@ def oracle(
         window, which may be shorter than the grid's; so is the one batch straddling its edge.
         """
         grid_s = (win[1] - win[0]) * step_s
-        rec_s = min(t1 - t0, grid_s)
+        # The any-window score is measured on the grid's own windows (anywindow.worst_window_ips).
+        rec_s = grid_s if any_window else min(t1 - t0, grid_s)
         # An open-loop load's completions are bounded by its arrivals (``cap``, served by the
         # world's own server on its own draws), so only a saturating stream gains from luck.
         luck = lucky_ratio(config, board, window_done * rec_s / grid_s, reach) if saturating else 1.0
@@ -584,7 +599,9 @@ def oracle(
         lower_b, lower_m = pm.lower(
             0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref
         )
-        return _solve(grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone, history), deltas
+        return _solve(
+            grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone, history, any_window
+        ), deltas
 
     sol, bound_ips, deltas = None, None, []
     for _ in range(3):
@@ -698,6 +715,7 @@ def _solve(
     win: tuple[int, int],
     monotone: bool,
     history: np.ndarray | None = None,
+    any_window: bool = False,
 ) -> _Solution | None:
     """The window-completions programme; returns ``w`` (intervals x points) or None if infeasible.
 
@@ -711,7 +729,10 @@ def _solve(
     nx, nw = n * nn, n * kk
     nc = n if cap is not None else 0
     nh = history.shape[1] if history is not None else 0
-    nv = nx + nw + nc + nh
+    # Any window: cumulative completions (the Poisson load's own when it has them) and ``z``,
+    # the least completions over the windows, as the last column.
+    na = (n if cap is None else 0) + 1 if any_window else 0
+    nv = nx + nw + nc + nh + na
 
     def xi(i: int) -> int:  # column of x_i (i = 1..n), node 0
         return (i - 1) * nn
@@ -741,6 +762,10 @@ def _solve(
         eq.add([(wi(i) + k, 1.0) for k in range(kk)], 1.0)  # sum_k w_ik = 1
         if cap is not None:  # c_i = c_{i-1} + h sum_k r_k w_ik
             entries = [(nx + nw + i, 1.0)] + ([(nx + nw + i - 1, -1.0)] if i > 0 else [])
+            eq.add(entries + [(wi(i) + k, -h * rates[k]) for k in range(kk)], 0.0)
+        if any_window and cap is None:  # a_i = a_{i-1} + h sum_k r_k w_ik
+            ac = nx + nw + nc + nh
+            entries = [(ac + i, 1.0)] + ([(ac + i - 1, -1.0)] if i > 0 else [])
             eq.add(entries + [(wi(i) + k, -h * rates[k]) for k in range(kk)], 0.0)
         if i < nh:  # the same for the history's count, whose bounds are the policy's count
             hc = nx + nw + nc
@@ -778,12 +803,27 @@ def _solve(
         # short requests does not force a faster point; without the upper side the schedule
         # could run ahead early and cool just before the window (banking again).
         bounds += [(float(lo), float(hi) + 1e-6) for lo, hi in history.T]
-    if cap is not None:
+    if any_window:
+        bounds += [(None, None)] * n if cap is None else []
+        bounds += [(None, None)]
+    if cap is not None and not any_window:
         window_entries = [(nx + nw + n - 1, 1.0)] + ([(nx + nw + win[0] - 1, -1.0)] if win[0] > 0 else [])
         ub.add(window_entries, cap.window_max)
     objective = np.zeros(nv)
-    for i in range(win[0], win[1]):
-        objective[wi(i) : wi(i) + kk] = -h * rates
+    if any_window:
+        # z <= completions in [s, s + L) for every grid start s from 0 to the window's start,
+        # with L the window's length; the cumulative count by instant j is column ``cum + j - 1``.
+        cum = nx + nw if cap is not None else nx + nw + nc + nh
+        length = win[1] - win[0]
+        for start in range(win[0] + 1):
+            entries = [(nv - 1, 1.0), (cum + start + length - 1, -1.0)]
+            if start > 0:
+                entries.append((cum + start - 1, 1.0))
+            ub.add(entries, 0.0)
+        objective[nv - 1] = -1.0
+    else:
+        for i in range(win[0], win[1]):
+            objective[wi(i) : wi(i) + kk] = -h * rates
     res = linprog(
         objective,
         A_ub=ub.matrix(nv),

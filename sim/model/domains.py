@@ -25,9 +25,12 @@ class SimDomain:
         self._table = profile.opp_hz
         self._cap = self._table[-1]
         self._original = self._cap
-        self.board_cap_hz = self._table[-1]  # imposed by protections
+        self._board_cap = self._table[-1]  # imposed by protections
         self.board_cap_visible = False
-        self.oc_cap_hz = self._table[-1]  # the over-current throttle's (sim/model/overcurrent.py)
+        self._oc_cap = self._table[-1]  # the over-current throttle's (sim/model/overcurrent.py)
+        # The effective clock, recomputed when one of the three limits changes: the governor
+        # reads it back every tick (twice when caps change), the limits move a few times a minute.
+        self._effective = self._table[-1]
         self._on_change = on_change
         self.writes = 0
 
@@ -40,28 +43,54 @@ class SimDomain:
         return self._table
 
     @property
+    def board_cap_hz(self) -> int:
+        """The cap the board's own throttle imposes (its top OPP when it imposes none)."""
+        return self._board_cap
+
+    @board_cap_hz.setter
+    def board_cap_hz(self, cap_hz: int) -> None:
+        self._board_cap = cap_hz
+        self._update_effective()
+
+    @property
+    def oc_cap_hz(self) -> int:
+        """The over-current throttle's cap (its top OPP when it imposes none)."""
+        return self._oc_cap
+
+    @oc_cap_hz.setter
+    def oc_cap_hz(self, cap_hz: int) -> None:
+        self._oc_cap = cap_hz
+        self._update_effective()
+
+    @property
     def cap_hz(self) -> int:
         if self.board_cap_visible:
-            return min(self._cap, self.board_cap_hz)
+            return min(self._cap, self._board_cap)
         return self._cap
 
     def apply(self, cap_hz: int) -> int:
         if cap_hz not in self._table:
             raise ActuatorError(f"domain {self.name}: {cap_hz} Hz is not an OPP of the table")
         self._cap = cap_hz
+        self._update_effective()
         self.writes += 1
         self._on_change()
         return self.cap_hz
 
-    def effective_hz(self) -> int:
-        limit = min(self._cap, self.board_cap_hz, self.oc_cap_hz)
+    def _update_effective(self) -> None:
+        limit = min(self._cap, self._board_cap, self._oc_cap)
         if limit == self._table[-1]:
-            return limit
-        i = bisect.bisect_right(self._table, limit) - 1
-        return self._table[max(i, 0)]
+            self._effective = limit
+        else:
+            i = bisect.bisect_right(self._table, limit) - 1
+            self._effective = self._table[max(i, 0)]
+
+    def effective_hz(self) -> int:
+        return self._effective
 
     def restore(self) -> None:
         self._cap = self._original
+        self._update_effective()
         self._on_change()
 
 

@@ -124,11 +124,17 @@ class _Run:
         env, world, gov, rec = self.env, self.world, self.gov, self.recorder
         step_ms = max(self.duration_ms // 100, 1)
         next_progress = step_ms
+        at_ms = env.now  # the last instant run, which SimPy's clock may lag (below)
         for t_ms, due in plan.instants():
             if t_ms > self.duration_ms:
                 break
-            if t_ms > env.now:
+            if t_ms > at_ms and env.peek() <= t_ms:
+                # Another process (protections, the board's fan, a scenario event) is due at
+                # or before this instant: hand over to SimPy, which runs them in its order.
+                # Otherwise nothing else can happen before ``t_ms`` and the instant runs at
+                # once, without a Timeout event: most of the plan's instants go this way.
                 yield env.timeout(t_ms - env.now)
+            at_ms = t_ms
             now = t_ms / 1000.0
             world.advance(now)
             if world.battery_events:
@@ -153,8 +159,9 @@ class _Run:
                 self.progress(now)
                 next_progress += step_ms
             if world.shutdown_at is not None:
-                self._stop()
-                return
+                break
+        if at_ms > env.now:  # SimPy's clock catches up before the run ends
+            yield env.timeout(at_ms - env.now)
         self._stop()
 
     def protection_loop(self, period_ms: int) -> Generator[simpy.Event, Any, None]:

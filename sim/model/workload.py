@@ -112,6 +112,10 @@ class InferenceServer:
         self._cores_full: dict[str, float] = {}
         self._full: dict[str, float] | None = None
         self._freqs: dict[str, int] = {}
+        # clocks -> (per, other stages, busy cores computing, busy cores saturated)
+        self._clock_cache: dict[
+            tuple[tuple[str, int], ...], tuple[float, float, dict[str, float], dict[str, float] | None]
+        ] = {}
         # Batch in service: remaining work fraction, its start time, size, work, arrivals.
         self._busy = self.saturating
         self._remaining = 1.0
@@ -136,6 +140,7 @@ class InferenceServer:
         the cores compute only ``duty`` of it (sim/model/loadlevel.py); 0 is standby.
         """
         self.duty = duty
+        self._clock_cache.clear()  # the stage times depend on the model and the duty
         stretched = 0.0 < duty < 1.0
         self.model = (
             dataclasses.replace(model, batch_fixed_s=model.batch_fixed_s / duty) if stretched else model
@@ -144,11 +149,16 @@ class InferenceServer:
 
     def set_clocks(self, freqs_hz: Mapping[str, int]) -> None:
         self._freqs = dict(freqs_hz)
-        stages = costmodel.stage_times_s(self.model, freqs_hz)
-        per = max(stages.values())
-        other = sum(stages.values()) - per
-        if 0.0 < self.duty < 1.0:  # the lever's duty cycle: 1/duty of the time, duty of the work
-            per /= self.duty
+        key = tuple(self._freqs.items())
+        known = self._clock_cache.get(key)
+        if known is None:
+            stages = costmodel.stage_times_s(self.model, freqs_hz)
+            per = max(stages.values())
+            other = sum(stages.values()) - per
+            if 0.0 < self.duty < 1.0:  # the lever's duty cycle: 1/duty of the time, duty of the work
+                per /= self.duty
+        else:
+            per, other = known[0], known[1]
         if self.saturating and self._per and (per, other) != (self._per, self._other_stages):
             # Batches done at the old clocks are binned now; the one in service straddles.
             self._bin_segment(self._j)
@@ -156,6 +166,9 @@ class InferenceServer:
             self._straddle = True
         self._per = per
         self._other_stages = other
+        if known is not None:
+            self._cores_full, self._full = known[2], known[3]
+            return
         # Busy cores while the pipeline computes (the batch overhead is discounted per batch);
         # under the lever ``_per`` is stretched by 1/duty, so the cores compute duty of it.
         m = self.model
@@ -164,6 +177,11 @@ class InferenceServer:
         }
         self._full = None
         self._full = self.busy_cores(1.0)
+        # A governor dithers between two rungs, so a run visits a handful of clock settings:
+        # each one's stage times and busy cores are computed once (pure functions of the model,
+        # the duty and the clocks; set_load clears the lot).  Never mutated by the callers.
+        if len(self._clock_cache) < 256:
+            self._clock_cache[key] = (per, other, self._cores_full, self._full)
 
     def _service(self, work: float) -> float:
         return self.model.batch_fixed_s + work * self._per

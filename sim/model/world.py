@@ -30,6 +30,8 @@ from thermogov.sim.model.throttlecount import ProtectionTags
 from thermogov.sim.model.workload import InferenceServer
 from thermogov.throttle import OVER_CURRENT_AVERAGE, count_tag
 
+_new_status = tuple.__new__
+
 
 class SimWorld(Telemetry):
     def __init__(self, board: BoardProfile, config: Config) -> None:
@@ -80,6 +82,13 @@ class SimWorld(Telemetry):
         self.shutdown_at: float | None = None
         self.shutdown_reason = ""
         self._last_cores: dict[str, float] = {}
+        self._coef_cache: dict[
+            tuple[int, ...],
+            tuple[
+                dict[str, tuple[float, float, float]],
+                list[tuple[str, int, float, float, float, float, float]],
+            ],
+        ] = {}
         self._clocks_changed()
         if config.sim.initial_temp_c is not None:
             self.plant.set_temps_c(np.full(len(self.plant.names), config.sim.initial_temp_c))
@@ -122,6 +131,14 @@ class SimWorld(Telemetry):
     def _clocks_changed(self) -> None:
         freqs = {name: d.effective_hz() for name, d in self.domains.items()}
         self.server.set_clocks({d: f for d, f in freqs.items() if d in self.board.model.cycles})
+        # The power coefficients are a pure function of the clocks (the profiles never change),
+        # and a dithering governor revisits a handful of settings: computed once each.
+        key = tuple(freqs.values())
+        known = self._coef_cache.get(key)
+        if known is not None:
+            self._dom_coef, self._hot = known
+            return
+        self._dom_coef = {}
         for name, d in self.domains.items():
             p = d.profile
             f = freqs[name]
@@ -136,6 +153,8 @@ class SimWorld(Telemetry):
                 self._dom_coef.items(), self.domains.values(), strict=True
             )
         ]
+        if len(self._coef_cache) < 256:
+            self._coef_cache[key] = (self._dom_coef, self._hot)
 
     def effective_clocks(self) -> dict[str, int]:
         return {name: d.effective_hz() for name, d in self.domains.items()}
@@ -253,9 +272,11 @@ class SimWorld(Telemetry):
 
     def power_status(self) -> PowerStatus:
         """The simulated supply, shaped like a ``power_supply`` class device reports it."""
+        # Asked on every control tick: built positionally (the NamedTuple's keyword constructor
+        # is a Python call of its own), the fields in PowerStatus's order.
         if self.battery is None:
-            return PowerStatus("mains", power_w=self.last_power_w, t_s=self.t)
+            return _new_status(PowerStatus, ("mains", None, self.last_power_w, None, self.t))
         plant = self.plant
         temp = plant.x.item(self._bat_node) + plant.ambient_c  # a Python float, the same sum
         soc = round(self.battery.soc * 100.0, 3)
-        return PowerStatus(self.battery.state(), soc, self.last_power_w, temp, self.t)
+        return _new_status(PowerStatus, (self.battery.state(), soc, self.last_power_w, temp, self.t))

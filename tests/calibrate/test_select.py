@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -68,3 +70,14 @@ def test_a_training_part_without_a_load_change_fits_only_the_idle_level(tmp_path
     moved = {p.name for p in r.params if p.value != p.prior}
     assert moved <= {"static_scale", "ambient", "initial_offset"}
     assert r.skill is not None and r.skill > 0.5  # the profile is this board: its forecast of the step holds
+
+
+def test_a_sparse_log_gives_one_reason_for_the_kept_capacitances(tmp_path) -> None:
+    """Every 20th reading of a step: the note names sparsity, not unseen fast modes, as the reason."""
+    board = load_board("rpi4")
+    log = step_log(board, idle_s=300, load_s=900, cool_s=600, seed=4)
+    sparse = replace(log, samples=log.samples[::20])
+    r = calibrate(load_log_data(write_run_folder(sparse, tmp_path).run_dir), board, holdout=0.4)
+    assert any(n.startswith("only ") and "readings in the training part" in n for n in r.notes)
+    assert not any("faster than a quarter of the sample interval" in n for n in r.notes)
+    assert all(p.value == p.prior for p in r.params if p.name.startswith("C["))

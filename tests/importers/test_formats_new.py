@@ -172,7 +172,8 @@ def test_sbcbench_empty_clock_column_and_meter_column() -> None:
     )
     log = sbcbench.parse_text(text, "unit-only.txt")
     assert log.skipped_lines == 0 and [s.temps_c["cpu"] for s in log.samples] == [45.2, 47.0]
-    assert [s.loads["cpu"] for s in log.samples] == [0.19, 1.0] and log.samples[1].freqs_hz == {}
+    # the first line's %cpu is the average since boot (see test_sbcbench_first_line_utilisation_is_since_boot)
+    assert [s.loads.get("cpu") for s in log.samples] == [None, 1.0] and log.samples[1].freqs_hz == {}
     text = SBC_HEAD + "\n".join(
         [
             "Time        CPU    load %cpu %sys %usr %nice %io %irq   Temp     mW",
@@ -218,3 +219,29 @@ def test_home_made_tegrastats_to_csv_keeps_tegrastats_notation() -> None:
     assert s.temps_c == {"cpu": 41.5, "gpu": 40.0}
     assert s.loads == {"cpu": 0.4, "gpu": 0.99} and s.freqs_hz == {"cpu": 1_224_000_000, "gpu": 921_000_000}
     assert s.power_w == 6.22 and log.samples[0].loads["cpu"] == 0.07
+
+
+def test_sbcbench_first_line_utilisation_is_since_boot() -> None:
+    """Each section's monitor starts its /proc/stat deltas from zero: its first %cpu is no load step."""
+    section = [
+        "Time        CPU    load %cpu %sys %usr %nice %io %irq   Temp",
+        "10:00:00: 1500MHz  1.15  70%   8%  27%  33%   0%   0%  59.4°C",
+        "10:00:20: 1500MHz  1.11  26%   0%  25%   0%   0%   0%  61.8°C",
+        "10:00:40: 1500MHz  1.08  25%   0%  25%   0%   0%   0%  60.9°C",
+    ]
+    second = [ln.replace("10:00:", "10:01:") for ln in section]
+    text = "sbc-bench v0.9.8 Raspberry Pi 4 Model B Rev 1.4\n\n" + "\n".join(
+        [
+            "System health while running tinymembench:",
+            "",
+            *section,
+            "",
+            "System health while running 7-zip:",
+            "",
+            *second,
+        ]
+    )
+    log = sbcbench.parse_text(text, "two.txt")
+    assert [s.loads.get("cpu") for s in log.samples] == [None, 0.26, 0.25, None, 0.26, 0.25]
+    assert [s.temps_c["cpu"] for s in log.samples] == [59.4, 61.8, 60.9] * 2  # only the load is dropped
+    assert any("average since boot" in n and "2 monitor section" in n for n in log.notes)

@@ -180,6 +180,7 @@ def test_leaving_a_trip_starts_from_the_rung_the_trip_left() -> None:
         ({"t_i_s": 0}, "t_i_s"),
         ({"gain": 1}, "gain"),
         ({"slew_rungs_per_s": 0}, "slew_rungs_per_s"),
+        ({"board_throttle": "ignore"}, "board_throttle"),
     ],
 )
 def test_bad_parameters(params: dict[str, object], fragment: str) -> None:
@@ -211,3 +212,52 @@ def test_a_slow_sensor_feeds_its_trend_once_per_reading_at_its_own_time() -> Non
     assert p._limit_est["battery"].slope_c_per_s == pytest.approx(0.05, rel=1e-9)
     # without times every tick is a sample at the tick's time: the staircase biases the slope
     assert abs(plain._limit_est["battery"].slope_c_per_s - 0.05) > 1e-6
+
+
+def _pi_rungs(params: dict[str, object], level_c: float, seconds: float) -> list[int]:
+    """Rungs a Pi 5 ``stepped`` takes with its die read flat at ``level_c`` (in the firmware's ramp)."""
+    ctx = ctx_for("rpi5")
+    p = _stepped(params, board="rpi5")
+    rungs = []
+    for i in range(int(seconds * 10)):
+        caps = p.ladder[p.rung]
+        d = p.decide(inp(i * 0.1, level_c, ctx, caps=caps, readings={"cpu": level_c}))
+        rungs.append(_rung(p, d.caps_hz))
+    return rungs
+
+
+def test_a_progressive_board_throttle_runs_the_clock_with_the_cap_one_rung_above_it() -> None:
+    """RPi firmware ramp 80-85 °C: at 83.5 °C it lets 1.7 GHz run (83.9 °C allowed, 1.8 GHz 83.3).
+
+    ``yield`` (default) leaves the clock to it and sits one rung above (1.8 GHz, rung 3), so
+    the trip rule's step lands on the firmware's clock; ``avoid`` keeps the die under the ramp
+    from its own readings and settles lower.
+    """
+    yielded = _pi_rungs({}, 83.5, 180.0)
+    avoided = _pi_rungs({"board_throttle": "avoid"}, 83.5, 180.0)
+    assert max(yielded) == 3 and set(yielded[-600:]) == {3}
+    assert sum(avoided[-600:]) < sum(yielded[-600:])
+    assert max(avoided[-600:]) <= 3
+
+
+def test_at_the_trip_a_yielding_cap_steps_from_next_to_the_firmware_clock() -> None:
+    """At 85 °C the first step lands at the firmware's clock, the second below it (not 2.3 GHz)."""
+    ctx = ctx_for("rpi5")
+    p = _stepped(board="rpi5")
+    for i in range(300):  # the band at 83.5 °C: the cap sits at 1.8 GHz
+        p.decide(inp(i * 0.1, 83.5, ctx, caps=p.ladder[p.rung], readings={"cpu": 83.5}))
+    first = p.decide(inp(30.0, 85.0, ctx, caps=p.ladder[p.rung], readings={"cpu": 85.0}))
+    second = p.decide(inp(30.1, 85.0, ctx, caps=p.ladder[p.rung], readings={"cpu": 85.0}))
+    assert (first.caps_hz["cpu"], second.caps_hz["cpu"]) == (1_700_000_000, 1_600_000_000)
+
+
+def test_a_step_throttle_is_still_kept_clear_of() -> None:
+    """The Jetson sw-throttle (99 °C, straight to the floor) is avoided whatever board_throttle says."""
+    from thermogov.policies.stepped import board_limits
+
+    ctx = ctx_for("jetson-orin-nano")
+    ladder = _stepped().ladder
+    assert board_limits(ctx, ladder, progressive=False) == board_limits(ctx, ladder)
+    assert board_limits(ctx, ladder, step=False) == []
+    pi = ctx_for("rpi5")
+    assert board_limits(pi, _stepped(board="rpi5").ladder, progressive=False) == []

@@ -1,7 +1,7 @@
 """Records built positionally on the hot path carry every field of their type.
 
 The simulator's hot path builds ``TickRecord``, ``SampleRecord``, ``Reading``, ``Decision``,
-``FusionResult`` and ``TrendEstimate`` with ``tuple.__new__`` (the NamedTuple keyword constructor
+``FusionResult``, ``TrendEstimate``, ``PolicyInput`` and ``PowerStatus`` with ``tuple.__new__`` (the NamedTuple keyword constructor
 costs a Python call per tick).  A field added to one of them and forgotten there would give a
 short tuple whose new attribute raises; this run catches it.
 """
@@ -13,7 +13,7 @@ import dataclasses
 from thermogov.config import Config
 from thermogov.fusion import FusionResult
 from thermogov.governor import Governor, SampleRecord, TickRecord
-from thermogov.interfaces import Reading
+from thermogov.interfaces import PowerStatus, Reading
 from thermogov.policies.base import Decision, PolicyInput
 from thermogov.policies.trend import TrendEstimate
 from thermogov.sim.model.runner import simulate
@@ -40,6 +40,15 @@ def test_every_hot_path_record_has_all_its_fields() -> None:
     assert isinstance(decision, Decision) and len(decision) == len(Decision._fields)
     est = gov.policy.trend.update(6.0, 80.0)
     assert isinstance(est, TrendEstimate) and len(est) == len(TrendEstimate._fields)
+    status = result.world.power_status()
+    assert isinstance(status, PowerStatus) and len(status) == len(PowerStatus._fields)
+    assert status.battery_temp_c is not None and status.t_s == result.world.t
+    seen: list[PolicyInput] = []
+    real_decide = gov.policy.decide
+    gov.policy.decide = lambda inp: (seen.append(inp), real_decide(inp))[1]  # type: ignore[method-assign]
+    gov.tick(result.world.t)
+    assert len(seen[0]) == len(PolicyInput._fields)
+    assert set(seen[0].readings_c) == set(seen[0].readings_t_s or ()) == {s.name for s in gov.specs}
 
 
 def _input(tick: TickRecord, gov: Governor) -> PolicyInput:

@@ -54,6 +54,7 @@ class ImportedLog:
     samples: tuple[ImportedSample, ...]
     skipped_lines: int
     notes: tuple[str, ...]
+    model: str = ""  # the product the log names itself (sbc-bench's title), "" when it does not
 
     @property
     def duration_s(self) -> float:

@@ -196,6 +196,7 @@ def write_run_folder(
         "source": log.source,
         "format": log.fmt,
         "board_hint": log.board_hint,
+        "model": log.model,
         "samples": len(samples),
         "skipped_lines": log.skipped_lines,
         "notes": list(log.notes),

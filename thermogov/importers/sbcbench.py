@@ -6,6 +6,12 @@ benchmark, each a table ``HH:MM:SS: <clock>MHz <loadavg> %cpu %sys %usr %nice %i
 cpufreq value, ``fake/real``: kernel vs firmware clock on a Pi, ``big.LITTLE``: two
 clusters), so it is decoded by the label in the table header, not by position alone.  The
 sections run back to back, so they are concatenated on one time-of-day axis.
+
+The ``%cpu`` of a line is the mean since the line before (``ProcessStats`` in sbc-bench.sh
+takes /proc/stat deltas), except on the first line of each section: a fresh monitor starts
+its deltas from zero, so that line holds the average since boot (a 70 % "spike" between two
+25 % lines in a single-threaded benchmark).  It is dropped (the load is held from the line
+before), since a calibration takes it for a load step that never happened.
 """
 
 from __future__ import annotations
@@ -187,6 +193,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     times: list[float] = []
     rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None]] = []
     skipped = 0
+    since_boot = 0
     sections: list[str] = []
     columns: tuple[str, ...] = _DEFAULT_COLUMNS
     in_section = False
@@ -227,12 +234,21 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         if row is None or t is None:
             skipped += 1
             continue
+        if not seen_rows:  # the section's first line: utilisation since boot, not since a row
+            row = (row[0], row[1], {}, row[3])
+            since_boot += 1
         seen_rows = True
         times.append(t)
         rows.append(row)
     if not rows:
         raise no_samples_error(source, "sbc-bench 'System health while running' lines")
     notes.append(f"{len(sections)} monitor sections concatenated: " + ", ".join(sections))
+    if since_boot:
+        notes.append(
+            f"utilisation of the first line of each of {since_boot} monitor section(s) not imported: it is the "
+            "average since boot (sbc-bench's monitor starts its /proc/stat deltas from zero); every other "
+            "line's is the average since the line before"
+        )
     if now_lines:
         notes.append(f"{now_lines} 'System health now' line(s) not imported (repeat the last monitor line)")
     if not any(r[0] for r in rows):
@@ -258,4 +274,4 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         )
         for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
     )
-    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes))
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model)

@@ -45,7 +45,16 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 (``set_c = trip_c - max(margin_c, noise_k * read noise)``), ``k_p`` (rungs per °C), ``t_i_s``,
 ``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
-and ``hold_s`` (anomalies), ``board_margin_c``, ``limit_margin_c`` and ``limit_dwell_s``.  Their
+and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
+``limit_dwell_s``.
+
+Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
+kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
+progressive one (RPi firmware, 80-85 °C on the die) is left to run the clock by default
+(``board_throttle = "yield"``): it reads the die itself, without the sensor's noise and 0.55 °C
+steps, so keeping under its ramp from the readings cost 0.2-0.3 % against the firmware alone
+(issue 13); the cap only stays one rung above the rung the ramp lets run, so the trip rule's
+step down reaches the clock.  ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
 keeps the two equal).
@@ -85,6 +94,7 @@ class SteppedParams:
     limit_dwell_s: float = 10.0
     slew_rungs_per_s: float = 10.0
     rise_slew_c_per_s: float = 1.0
+    board_throttle: str = "yield"
 
 
 class Stepped:
@@ -97,10 +107,13 @@ class Stepped:
         trend: Trend,
         hard_limits_c: dict[str, float],
         board_limits: list[tuple[tuple[str, ...], list[float]]] | None = None,
+        board_ramps: list[tuple[tuple[str, ...], list[float]]] | None = None,
     ) -> None:
         self.ladder = ladder
-        # Board throttles: (sensors on the protected nodes, allowed temperature per rung).
+        # Board throttles: (sensors on the protected nodes, allowed temperature per rung); the
+        # ones kept under (``board_limits``) and the progressive ones left to act (``board_ramps``).
         self.board_limits = board_limits or []
+        self.board_ramps = board_ramps or []
         self._node_level: dict[str, float] = {}
         self._node_alpha: dict[float, float] = {}
         self.top = len(ladder) - 1
@@ -123,6 +136,7 @@ class Stepped:
             name: Trend(trend.window_s, trend.level_tau_s, trend.jump_c, trend.hold_s)
             for name in hard_limits_c
         }
+        self._limit_list = tuple(self._limit_trends.items())  # iterated every tick
         self._limit_est: dict[str, TrendEstimate] = {}
         self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
@@ -137,7 +151,7 @@ class Stepped:
         """
         readings, est, t = inp.readings_c, self._limit_est, inp.t_s
         times, seen = inp.readings_t_s, self._limit_seen
-        for name, tr in self._limit_trends.items():
+        for name, tr in self._limit_list:
             v = readings.get(name)
             if v is None:
                 est.pop(name, None)
@@ -162,18 +176,24 @@ class Stepped:
         lim = p.rise_slew_c_per_s * dt
         entering = self._regime != "band"
         limits, rises = self.hard_limits_c, self._limit_rise
-        for name, est in self._limit_est.items():
-            if est.anomaly:
+        for name, (level_c, slope, anomaly, noise_c) in self._limit_est.items():
+            if anomaly:
                 continue
             limit = limits[name]
-            target = est.slope_c_per_s * horizon_s
+            target = slope * horizon_s
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
             old = min(target, 0.0) if entering else rises.get(name, 0.0)
-            rise = rises[name] = min(max(target, old - lim), old + lim)
-            predicted = est.level_c + rise
-            noise = noise_k * est.noise_c
-            worst = min(worst, limit - max(margin_c, noise) - predicted)
+            # min(max(target, old - lim), old + lim) and the min/max below, spelled as the
+            # comparisons the builtins make (same operands, same result): this loop runs per
+            # hard-limited sensor on every tick, and a builtin call costs more than its compare.
+            low, high = old - lim, old + lim
+            rise = low if low > target else target
+            rise = rises[name] = high if high < rise else rise
+            predicted = level_c + rise
+            noise = noise_k * noise_c
+            err = limit - (noise if noise > margin_c else margin_c) - predicted
+            worst = err if err < worst else worst
             near = near or predicted >= limit - noise
         return worst, near
 
@@ -242,6 +262,10 @@ class Stepped:
                 # across it (and dithering down a rung) when the two limits straddle T.
                 upper = min(max(math.ceil(self.u - 0.1), 0), self.top)
                 error = min(error, allows[upper] - p.board_margin_c - (node + rise))
+        # A progressive board throttle left to act (``board_throttle = "yield"``) runs the
+        # clock; the cap stays at most one rung above the rung it lets run at the node's level,
+        # so the trip rule's one rung down is a real step and not a cap far above the clock.
+        ceiling = float(min(self._ramp_allowed(inp, dt) + 1, self.top))
         limit_error, near = self._limit_errors(dt)
         error = min(error, limit_error)
         if not est.anomaly and not near:
@@ -261,6 +285,9 @@ class Stepped:
                 self.integral = min(max(u - p.k_p * error, 0.0), float(self.top))
         if est.anomaly or near:
             u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
+        if u > ceiling:
+            u = ceiling
+            self.integral = min(self.integral, ceiling)
         if near and t - self._limit_step_s >= p.limit_dwell_s:
             # A slow sensor (a battery) answers a clock change over minutes: one rung per
             # ``limit_dwell_s`` is enough to turn it, and does not throw the whole ladder away.
@@ -276,6 +303,16 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _ramp_allowed(self, inp: PolicyInput, dt: float) -> int:
+        """The highest rung every progressive board throttle left to act lets run now."""
+        allowed = self.top
+        for sensors, allows in self.board_ramps:
+            node = self._protected_level(inp, sensors, dt)
+            if node is None:
+                continue
+            allowed = min(allowed, max((i for i, a in enumerate(allows) if a >= node), default=0))
+        return allowed
 
     def _dither(self, t: float) -> None:
         """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""
@@ -317,6 +354,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         rise_slew_c_per_s=params.number(
             "rise_slew_c_per_s", d.rise_slew_c_per_s, minimum=0.0, exclusive_min=True, maximum=1000.0
         ),
+        board_throttle=params.choice("board_throttle", ("yield", "avoid"), d.board_throttle),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
@@ -329,16 +367,24 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     params.done()
     limits = {s.name: s.hard_limit_c for s in ctx.board.sensors if s.name in ctx.sensor_names}
     ladder = build_ladder(ctx.board, ctx.tables_hz)
-    return Stepped(ladder, p, trend, limits, board_limits(ctx, ladder))
+    kept = board_limits(ctx, ladder, progressive=p.board_throttle == "avoid")
+    ramps = board_limits(ctx, ladder, progressive=True, step=False) if p.board_throttle == "yield" else []
+    return Stepped(ladder, p, trend, limits, kept, ramps)
 
 
 def board_limits(
-    ctx: PolicyContext, ladder: list[dict[str, int]]
+    ctx: PolicyContext, ladder: list[dict[str, int]], *, progressive: bool = True, step: bool = True
 ) -> list[tuple[tuple[str, ...], list[float]]]:
-    """For each board throttle we can watch: its sensors and the temperature each rung may reach."""
+    """For each board throttle we can watch: its sensors and the temperature each rung may reach.
+
+    ``progressive`` / ``step`` select the throttles whose ramp spans some degrees (RPi firmware
+    80-85 °C) and the ones that take every domain to the floor at once (Jetson sw-throttle).
+    """
     out = []
     for prot in ctx.board.protections:
         if prot.kind != "throttle":
+            continue
+        if not (progressive if prot.full_c > prot.start_c else step):
             continue
         sensors = tuple(
             s.name for s in ctx.board.sensors if s.node in prot.nodes and s.name in ctx.sensor_names
