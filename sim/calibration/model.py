@@ -362,20 +362,7 @@ def leakage_grid_power(
     board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray]
 ) -> np.ndarray:
     """Leakage per node on each grid step at the given node temperatures (the simulator's formula)."""
-    names = board.thermal.node_names()
-    idx = {n: i for i, n in enumerate(names)}
-    n = len(next(iter(pre.volt.values()))) if pre.volt else 0
-    p = np.zeros((n, len(names)))
-    for d in board.domains:
-        if d.leak_w_ref == 0.0:
-            continue
-        temp = node_temp[d.node]
-        p[:, idx[d.node]] += (
-            d.leak_w_ref
-            * (pre.volt[d.name] / d.volt_v[-1])
-            * np.exp(np.minimum(d.leak_beta_per_k * (temp - d.leak_ref_c), 50.0))
-        )
-    return p
+    return _leakage_grid(board, pre, node_temp, slope=False)
 
 
 def leakage_grid_slope(
@@ -385,6 +372,13 @@ def leakage_grid_slope(
 
     The derivative of :func:`leakage_grid_power`: ``beta`` times the leakage, zero where the
     exponent is clipped."""
+    return _leakage_grid(board, pre, node_temp, slope=True)
+
+
+def _leakage_grid(
+    board: BoardProfile, pre: GridInputs, node_temp: Mapping[str, np.ndarray], *, slope: bool
+) -> np.ndarray:
+    """Leakage, or its temperature slope, per node on each grid step: one formula for both."""
     names = board.thermal.node_names()
     idx = {n: i for i, n in enumerate(names)}
     n = len(next(iter(pre.volt.values()))) if pre.volt else 0
@@ -394,7 +388,7 @@ def leakage_grid_slope(
             continue
         arg = d.leak_beta_per_k * (node_temp[d.node] - d.leak_ref_c)
         leak = d.leak_w_ref * (pre.volt[d.name] / d.volt_v[-1]) * np.exp(np.minimum(arg, 50.0))
-        p[:, idx[d.node]] += np.where(arg < 50.0, d.leak_beta_per_k * leak, 0.0)
+        p[:, idx[d.node]] += np.where(arg < 50.0, d.leak_beta_per_k * leak, 0.0) if slope else leak
     return p
 
 
