@@ -168,3 +168,30 @@ def test_installed_import_of_both_formats_and_refusals(tmp_path: Path) -> None:
     info = json.loads(res.stdout)
     assert info["summary"]["max_fused_c"] is None
     assert any("outside -40..150 °C" in n for n in info["notes"])
+
+
+def sensors_loop(n: int) -> str:
+    """``while :; do date; sensors; sleep 1; done`` in the layout lm-sensors prints (sensors(1))."""
+    out = []
+    for i in range(n):
+        out.append(f"Thu Dec  3 23:59:5{7 + i} UTC 2026" if i < 3 else f"Fri Dec  4 00:00:0{i - 3} UTC 2026")
+        out += ["cpu_thermal-virtual-0", "Adapter: Virtual device", f"temp1:        +{45 + i:.1f}°C", ""]
+        out += ["gpu_thermal-virtual-0", "Adapter: Virtual device", f"temp1:        +{40 + i:.1f}°C", ""]
+        out += ["coretemp-isa-0000", "Adapter: ISA adapter"]
+        out += [f"Package id 0:  +{50 + i:.1f}°C  (high = +80.0°C, crit = +100.0°C)"]
+        out += [f"Core 0:        +{49 + i:.1f}°C  (high = +80.0°C, crit = +100.0°C)", ""]
+    return "\n".join(out)
+
+
+def test_lm_sensors_loop_keeps_each_chips_temp1_apart() -> None:
+    """Every chip has a ``temp1``: read as one label they would interleave into one sensor."""
+    text = sensors_loop(5)
+    assert detect_text(text) == "labelled"
+    log = labelled.parse_text(text, "sensors.log")
+    assert [s.t_s for s in log.samples] == [0.0, 1.0, 2.0, 3.0, 4.0]  # date lines, across midnight
+    assert log.samples[4].temps_c == {
+        "cpu": 49.0,
+        "gpu": 44.0,
+        "coretemp_package_id_0": 54.0,
+        "coretemp_core_0": 53.0,
+    }

@@ -52,6 +52,13 @@ _PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
 _MASK_RE = re.compile(r"^0x[0-9a-fA-F]+$")
 _LOAD_LABEL_RE = re.compile(r"cpu|load|usage|util|auslastung|carico|carga|charge cpu", re.IGNORECASE)
 _CLOCK_SCALE = {"ghz": 1e9, "mhz": 1e6, "khz": 1e3, "hz": 1.0}
+# a bare `date` line: "Thu Dec  3 08" is no label, ":23:31 UTC 2026" no value
+_CLOCK_IN_LABEL_RE = re.compile(r"\d{1,2}$")
+_MINUTES_RE = re.compile(r"\d{2}(?::\d{2})?\b")
+# lm-sensors chip names end in the bus and address (sensors(1): "cpu_thermal-virtual-0",
+# "coretemp-isa-0000", "ina3221-i2c-1-40"); the rest names the chip
+_CHIP_BUS_RE = re.compile(r"-(?:virtual|isa|i2c|pci|platform|acpi|spi|hid|scsi|mdio|sdio|usb)-[0-9a-fA-F-]*$")
+DATE_LABEL = "(date line)"
 _GAP_FACTOR = 10.0  # a step this many median intervals long is a pause between runs
 
 
@@ -79,15 +86,37 @@ def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] |
 
 
 def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
+    """(label, kind, value) of every reading line, in order.
+
+    Two line shapes that are not ``Label: value`` are read too: a bare ``date`` line (its
+    ``HH:MM`` colon is no label separator) is a timestamp, and in an ``lm-sensors`` loop the chip
+    line before each ``Adapter:`` line qualifies the labels under it (every chip has a ``temp1``).
+    """
     out: list[tuple[str, str, float | tuple[float, bool]]] = []
+    prev = ""  # the last non-empty line that was not a reading
+    chip: str | None = None
     for line in text.splitlines():
         m = _LINE_RE.match(line)
+        if (
+            m is not None
+            and _CLOCK_IN_LABEL_RE.search(m.group("label"))
+            and _MINUTES_RE.match(m.group("value"))
+        ):
+            stamp = parse_stamp(line.strip())
+            if stamp is not None and stamp[1]:
+                out.append((DATE_LABEL, "stamp", stamp))
+                continue
         if m is None:
+            if line.strip():
+                prev = line.strip()
             continue
         label = " ".join(m.group("label").split())
+        if label == "Adapter" and prev:  # lm-sensors: the chip's name is the line before
+            chip = _CHIP_BUS_RE.sub("", prev)
+            continue
         kind = classify(label, m.group("value"))
         if kind is not None:
-            out.append((label, kind[0], kind[1]))
+            out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
     return out
 
 
@@ -131,10 +160,11 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     if not usable:
         raise no_samples_error(source, "'Label: value' records with a temperature (48.3'C)")
     notes: list[str] = []
+    names = sensor_names(temp_labels)
     if len(temp_labels) == 1:
         notes.append(f"labelled records: temperature {temp_labels[0]!r} taken as the SoC sensor 'cpu'")
     else:
-        notes.append("labelled records: temperatures " + ", ".join(repr(x) for x in temp_labels))
+        notes.append("labelled records: temperatures " + ", ".join(f"{k!r} as {v}" for k, v in names.items()))
     skipped = 0
     times: list[float] | None = None
     if stamp_label is not None:
@@ -163,7 +193,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     masks = [int(v[1]) for r in usable for v in r.values() if isinstance(v, tuple) and v[0] == "mask"]
     if masks:
         notes.append(throttle_note(masks, "record"))
-    samples = tuple(_sample(t, r, temp_labels) for t, r in zip(rebase(times), usable, strict=True))
+    samples = tuple(_sample(t, r, names) for t, r in zip(rebase(times), usable, strict=True))
     return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
 
 
@@ -175,7 +205,21 @@ def _on_axis(stamp: object, clock: DayClock) -> float | None:
     return float(value) if absolute else clock.seconds(float(value))
 
 
-def _sample(t: float, record: dict[str, object], temp_labels: list[str]) -> ImportedSample:
+def sensor_names(temp_labels: list[str]) -> dict[str, str]:
+    """Sensor name per temperature label: one label is the SoC ('cpu'); an lm-sensors chip with
+    one temperature is named by the chip (``cpu_thermal`` -> ``cpu``), else chip and label."""
+    if len(temp_labels) == 1:
+        return {temp_labels[0]: "cpu"}
+    per_chip = Counter(label.split("/", 1)[0] for label in temp_labels if "/" in label)
+    names: dict[str, str] = {}
+    for label in temp_labels:
+        chip = label.rpartition("/")[0]
+        name = sensor_name(chip) if chip and per_chip[chip] == 1 else sensor_name(label.replace("/", "_"))
+        names[label] = name.replace(" ", "_")
+    return names
+
+
+def _sample(t: float, record: dict[str, object], names: dict[str, str]) -> ImportedSample:
     temps: dict[str, float] = {}
     freqs: dict[str, int] = {}
     loads: dict[str, float] = {}
@@ -185,7 +229,7 @@ def _sample(t: float, record: dict[str, object], temp_labels: list[str]) -> Impo
             continue
         kind, value = item
         if kind == "temp":
-            temps["cpu" if len(temp_labels) == 1 else sensor_name(label)] = float(value)
+            temps[names[label]] = float(value)
         elif kind == "clock":
             name = "gpu" if "gpu" in label.lower() else "cpu"
             freqs.setdefault(name, round(float(value)))
