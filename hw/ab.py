@@ -28,10 +28,9 @@ from typing import Any
 
 from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, check_pairs, summarise
 from thermogov.hw import daemon
-from thermogov.hw.mapping import governed_table
 from thermogov.hw.workload import parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
-from thermogov.policies import PolicyContext, check_policy_name, configured_policy
+from thermogov.policies import check_policy_name, configured_policy
 
 COOL_DOWN_POLICY = "fixed:0%"
 MAX_BLOCK_S = 24 * 3600.0
@@ -68,16 +67,7 @@ def validate(opts: AbOptions) -> None:
         )
     prep = daemon.prepare(opts.base)  # side-effect free: discover, choose and map the board
     try:
-        tables = {
-            b.domain.name: governed_table(b.hw_table_hz, b.domain.opp_hz[0], None) for b in prep.bmap.domains
-        }
-        ctx = PolicyContext(
-            board=prep.board,
-            tables_hz=tables,
-            control_period_s=prep.config.governor.control_period_ms / 1000.0,
-            sensor_names=tuple(s.name for s in prep.specs),
-            extra={"backend": "hw"},
-        )
+        ctx = daemon.policy_context(prep)
         for p in (opts.policy_a, opts.policy_b, COOL_DOWN_POLICY):
             configured_policy(p, prep.config.policies, ctx)
     finally:

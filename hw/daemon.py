@@ -65,7 +65,7 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.limits import DryRunIO
-from thermogov.hw.mapping import BoardMap, choose_board, map_board
+from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
@@ -271,6 +271,24 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     return Prepared(tree, eff, cfg, bmap, reason, specs)
 
 
+def policy_context(prep: Prepared) -> PolicyContext:
+    """A policy's context from the mapped board alone, before any actuator is opened.
+
+    The tables are the governed OPP tables the actuators will offer, so a ``[policies.*]``
+    table (and ``ab``'s policies) can be checked with nothing opened for writing and nothing
+    said yet: bad input is then the only line a run prints.
+    """
+    return PolicyContext(
+        board=prep.board,
+        tables_hz={
+            b.domain.name: governed_table(b.hw_table_hz, b.domain.opp_hz[0], None) for b in prep.bmap.domains
+        },
+        control_period_s=prep.config.governor.control_period_ms / 1000.0,
+        sensor_names=tuple(s.name for s in prep.specs),
+        extra={"backend": "hw"},
+    )
+
+
 def open_governed_fan(
     prep: Prepared, dry_run: bool, log: Log, clock: Callable[[], float] = time.monotonic
 ) -> HwFan | None:
@@ -375,6 +393,9 @@ class Runner:
             stack.callback(self.notifier.close)
             prep = prepare(opts, self.tree)
             stack.callback(prep.tree.close)  # the descriptors kept open for per-period reads
+            configured_policy(
+                prep.config.policy, prep.config.policies, policy_context(prep)
+            )  # bad: exit 2 now
             for name, why in prep.bmap.missing_domains.items():
                 self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             workload = parse_workload(opts.workload, opts.count_regex)

@@ -176,10 +176,13 @@ def check_hold(
 def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str | None:
     """The warning line for ``doctor`` and ``run``, or None (also when the board does not map:
     the caller reports that itself)."""
-    from thermogov.hw.daemon import RunOptions, prepare
+    from thermogov.hw.daemon import RunOptions, policy_context, prepare
+    from thermogov.policies import configured_policy
 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+        # A config the run will refuse gets its one error line, not this warning before it.
+        configured_policy(prep.config.policy, prep.config.policies, policy_context(prep))
         check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
     except (ConfigError, SensorError, ArithmeticError):  # advisory: never the reason a run fails
         return None

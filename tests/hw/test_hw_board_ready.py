@@ -154,6 +154,20 @@ def test_doctor_and_run_warn_when_the_trip_cannot_be_held(tmp_path: Path) -> Non
     assert t.snapshot() == before
 
 
+def test_a_bad_policy_table_is_the_only_line_even_when_the_trip_cannot_be_held(tmp_path: Path) -> None:
+    """Found by the config fuzz: the hold warning came before the policy table's error line."""
+    t = fakesys.rpi5(tmp_path / "root")
+    before = t.snapshot()
+    (tmp_path / "c.toml").write_text(TRIP75 + "switch_on_c = 50.0\n")
+    r = _cli("run", *_dry(tmp_path), "--config", str(tmp_path / "c.toml"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.splitlines() == [
+        "thermogov: error: policies.stepped.switch_on_c: unknown key; remove it (known: "
+        + r.stderr.split("(known: ", 1)[1].strip()
+    ]
+    assert not (tmp_path / "out").exists() and t.snapshot() == before
+
+
 def test_the_warning_points_at_the_lever_or_says_it_will_act(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     (tmp_path / "c.toml").write_text(TRIP75)
