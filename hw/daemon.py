@@ -393,11 +393,8 @@ class Runner:
             stack.callback(self.notifier.close)
             prep = prepare(opts, self.tree)
             stack.callback(prep.tree.close)  # the descriptors kept open for per-period reads
-            configured_policy(
-                prep.config.policy, prep.config.policies, policy_context(prep)
-            )  # bad: exit 2 now
-            for name, why in prep.bmap.missing_domains.items():
-                self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+            # A bad [policies.*] table exits 2 here, before anything is said or opened.
+            configured_policy(prep.config.policy, prep.config.policies, policy_context(prep))
             workload = parse_workload(opts.workload, opts.count_regex)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
             preflight(out_dir, None if opts.dry_run else opts.state_dir)
@@ -405,6 +402,9 @@ class Runner:
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
             if metrics is not None:
                 stack.callback(metrics.close)
+            # Said only now: bad input (workload, output folders, a busy port) is then the only line.
+            for name, why in prep.bmap.missing_domains.items():
+                self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             journal = None
             if opts.dry_run:
                 try:

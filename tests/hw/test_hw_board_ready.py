@@ -168,6 +168,19 @@ def test_a_bad_policy_table_is_the_only_line_even_when_the_trip_cannot_be_held(t
     assert not (tmp_path / "out").exists() and t.snapshot() == before
 
 
+def test_a_bad_output_folder_is_the_only_line_on_a_board_missing_a_domain(tmp_path: Path) -> None:
+    """The "domain not governed" warning waits until the run's own input is known to be good."""
+    fakesys.orin_nano(tmp_path / "root")
+    shutil.rmtree(tmp_path / "root/sys/class/devfreq")
+    args = [a if a != str(tmp_path / "out") else "/dev/null" for a in _dry(tmp_path)]
+    r = _cli("run", *args)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("thermogov: error: --out") or "/dev/null" in r.stderr
+    ok = _cli("run", *_dry(tmp_path))
+    assert ok.returncode == 0, ok.stderr
+    assert "warning: domain gpu is not governed" in ok.stderr
+
+
 def test_the_warning_points_at_the_lever_or_says_it_will_act(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     (tmp_path / "c.toml").write_text(TRIP75)
