@@ -51,7 +51,6 @@ _TOKEN_RE = re.compile(r"\S+(?:\s+kB/\S+)?(?:\s*\(\s*[^)]*\))?")
 _MHZ_RE = re.compile(r"^(\d+(?:\.\d+)?)mhz$", re.IGNORECASE)
 _TEMP_RE = re.compile(r"^(-?\d+(?:\.\d+)?)C\b")
 _CLOCKS = {"ARM": "cpu", "V3D": "gpu"}  # Core (VPU), H264 and ISP clocks do not drive the model
-_OTHER_CLOCKS = ("Core", "H264", "ISP", "SDRAM")
 _BOARD_RE = re.compile(r"\((Pi\s?\d+\+?|CM\s?\d+)\b", re.IGNORECASE)
 
 
