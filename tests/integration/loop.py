@@ -36,7 +36,14 @@ def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout_s: float = 6
             break
         if needle in line:
             return line
-    raise AssertionError(f"child never printed {needle!r}")
+    try:
+        status: int | None = proc.wait(timeout=10.0)  # stdout at EOF: the child is exiting
+    except subprocess.TimeoutExpired:
+        status = None
+    if status is None:
+        raise AssertionError(f"child never printed {needle!r} within {timeout_s:g} s")
+    assert proc.stderr is not None
+    raise AssertionError(f"child exited with {status} before printing {needle!r}: {proc.stderr.read()[-2000:]}")
 
 
 @dataclass(frozen=True)
