@@ -453,7 +453,8 @@ class ThrottleMonitor:
     def annotate(self, rec: TickRecord) -> TickRecord:
         """``rec`` with the tags of a poll appended, when one is due at its instant."""
         t = rec.t_s
-        if not self._gate.due(t):
+        gate = self._gate
+        if t < gate.ready_s or not gate.due(t):  # ready_s: most ticks, without a call
             return rec
         tags = self.poll(t)
         if not tags:
