@@ -58,6 +58,7 @@ from thermogov.interfaces import ActuatorError, SensorError
 # cover a 64-bit value).  Trailing NULs and blanks are tolerated: some drivers pad the buffer.
 _SYSFS_INT = re.compile(rb"-?[0-9]{1,20}")
 _SYSFS_INT_TAIL = b"\n\x00 \t"
+_MAX_DIGITS = 20  # as in _SYSFS_INT
 _MAX_ATTR_BYTES = 65536  # sysfs attributes are at most one page; procfs model strings are short
 _INT_READ_BYTES = 64  # a number is at most 21 bytes with its newline; a longer read is re-read whole
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
@@ -342,7 +343,9 @@ class SysfsTree:
             except OSError as e:
                 raise self._read_error(rel, e, error) from e
             body = raw.rstrip(_SYSFS_INT_TAIL)
-            if _SYSFS_INT.fullmatch(body):
+            # bytes.isdigit is ASCII digits only: the common unsigned value without the regex
+            # engine (its code is one more thing a cold wake-up loads); signed ones take the regex.
+            if (body.isdigit() and len(body) <= _MAX_DIGITS) or _SYSFS_INT.fullmatch(body):
                 return int(body)
             self._not_int(rel, raw, error)
 
