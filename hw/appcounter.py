@@ -74,11 +74,9 @@ class AppCounter:
         os.close(fd)
 
     def _kept(self) -> int:
-        """The kept descriptor, reopened when the path names another file (or none: -1)."""
-        now = self._clock()
-        if now < self._recheck_at:
-            return self._fd
-        self._recheck_at = now + RECHECK_S
+        """The kept descriptor, reopened when the path names another file (or none: -1); called
+        when a recheck is due (:meth:`_read` keeps the descriptor in between without a call)."""
+        self._recheck_at = self._clock() + RECHECK_S
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -92,21 +90,6 @@ class AppCounter:
         self._fd, self._ident = fd, (fst.st_dev, fst.st_ino)
         return fd
 
-    def _read(self) -> int | None:
-        """Like :func:`counterfile.read`, on the kept descriptor."""
-        fd = self._kept()
-        if fd < 0:
-            return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise counterfile.CounterBusy(self.path) from None
-        try:
-            raw = os.pread(fd, counterfile.MAX_BYTES, 0)
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        return counterfile.parse(raw, self.path) if raw.strip() else None
-
     def close(self) -> None:
         """Close the kept descriptor (the daemon does on exit; a later read reopens it)."""
         if self._fd >= 0:
@@ -115,22 +98,34 @@ class AppCounter:
         self._recheck_at = -float("inf")
 
     def __call__(self) -> int | None:
+        """The run's count now: read every control tick, so one frame (``counterfile.read``'s
+        steps on the kept descriptor, inline); a busy or unreadable file keeps the last count."""
         try:
-            raw = self._read()
-        except counterfile.CounterBusy:
-            return self._total()
+            fd = self._kept() if self._clock() >= self._recheck_at else self._fd
+            raw: int | None = None
+            if fd >= 0:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:  # a writer holds it: busy, not an error
+                    return self._total()
+                try:
+                    data = os.pread(fd, counterfile.MAX_BYTES, 0)
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                raw = counterfile.parse(data, self.path) if data.strip() else None
         except (ValueError, OSError) as e:
             self._log(f"inference counter: {e}")
             return self._total()
+        last = self._last
         if raw is None:
-            return self._total()
-        if self._last is not None and raw < self._last:  # a new file: all of it is new work
-            self._counted += self._last - self._base
+            return None if last is None else self._counted + last - self._base
+        if last is not None and raw < last:  # a new file: all of it is new work
+            self._counted += last - self._base
             self._base = 0
-        elif self._last is None and raw < self._base:  # replaced before our first read
+        elif last is None and raw < self._base:  # replaced before our first read
             self._base = 0
         self._last = raw
-        return self._total()
+        return self._counted + raw - self._base
 
     def _total(self) -> int | None:
         if self._last is None:

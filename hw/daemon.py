@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import os
 import select
@@ -154,6 +155,11 @@ class InstantClock:
     def __call__(self) -> float:
         return self.now
 
+    def reader(self) -> Callable[[], float]:
+        """The same clock as a C-level callable (``getattr(self, "now")``): a sensor stamps
+        every reading with it, and calling a Python ``__call__`` costs a frame per reading."""
+        return functools.partial(getattr, self, "now")
+
 
 class StopFlag:
     """Set by a stop signal; the loop waits on it so a signal ends the wait at once.
@@ -201,23 +207,33 @@ class StopFlag:
         return self.event.is_set()
 
     def wait(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s``; True if a stop was requested."""
-        if self._wake_fd is None:
+        """Wait up to ``timeout_s``; True if a stop was requested.
+
+        A wait that times out returns False without a look at the flag, so the common case (~13
+        times a second) costs this one frame: a stop signal always leaves a byte in the pipe,
+        also one handled while the loop was working, so the ``select`` returns at once.  The
+        flag is looked at after every byte, and again after draining another signal's bytes
+        (a stop's may have been drained with them).  The loop looks at the flag itself when
+        it does not wait.
+        """
+        wake_fd = self._wake_fd
+        if wake_fd is None:
             return self.event.wait(timeout_s)
         deadline = time.monotonic() + timeout_s
-        while not self.event.is_set():
-            readable, _, _ = select.select([self._wake_fd], [], [], timeout_s)
-            if not readable:
-                break
-            if not self.event.is_set():
-                # Some other signal (SIGHUP) woke us: drain its byte, or every later wait
-                # would return at once and the loop would spin; then wait out the rest.
-                with contextlib.suppress(BlockingIOError):
-                    os.read(self._wake_fd, 512)
-                timeout_s = deadline - time.monotonic()
-                if timeout_s <= 0:
-                    break
-        return self.event.is_set()
+        while True:
+            if not select.select([wake_fd], [], [], timeout_s)[0]:
+                return False
+            if self.event.is_set():
+                return True
+            # Some other signal (SIGHUP) woke us: drain its byte, or every later wait would
+            # return at once and the loop would spin; then wait out the rest.
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_fd, 512)
+            if self.event.is_set():
+                return True
+            timeout_s = deadline - time.monotonic()
+            if timeout_s <= 0:
+                return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,7 +443,7 @@ class Runner:
                 if msg:
                     self.log(msg)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
-            fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant)
+            fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant.reader())
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(
                 board=prep.board,
@@ -467,7 +483,7 @@ class Runner:
                 prep.tree,
                 prep.bmap.power,
                 counted,
-                supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant),
+                supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = IdleInjector.open(prep.tree, dry_run=opts.dry_run) if prep.config.lever.enabled else None
@@ -501,7 +517,7 @@ class Runner:
             grace_ms = prep.config.governor.unknown_grace_ms
             gov = Governor(
                 prep.specs,
-                {b.sensor.name: open_sensor(prep.tree, b, self.instant) for b in prep.bmap.sensors},
+                {b.sensor.name: open_sensor(prep.tree, b, self.instant.reader()) for b in prep.bmap.sensors},
                 actuators,
                 policy,
                 telemetry=telemetry,
@@ -557,20 +573,25 @@ class Runner:
         publisher, reloader = self.publisher, self.reloader
         assert publisher is not None and reloader is not None  # made in run()
         started = False
+        stopped = stop.event.is_set  # looked at when the loop does not wait (see StopFlag.wait)
+        instant = self.instant
+        notifier = self.notifier
+        watchdog = notifier.enabled  # systemd's watchdog: outside systemd, not even a call
         # Everything allocated so far (imports, profiles, config) lives as long as the run;
         # moving it out of the collector's generations keeps full collections from walking it.
         gc.collect()
         gc.freeze()
         t0 = time.monotonic()
         t_ms, due = next(instants)
-        while not stop.is_set():
-            if end_ms is not None and t_ms > end_ms:
-                break
+        while end_ms is None or t_ms <= end_ms:
             delay = t0 + t_ms / 1000.0 - time.monotonic()
-            if delay > 0 and stop.wait(delay):
+            if delay > 0:
+                if stop.wait(delay):
+                    break
+            elif stopped():
                 break
             begin = time.perf_counter()
-            now = self.instant.now = time.monotonic() - t0
+            now = instant.now = time.monotonic() - t0
             for name in due:
                 if name != CONTROL:
                     gov.sample(name, now)
@@ -587,7 +608,7 @@ class Runner:
                 self.stats.record(time.perf_counter() - begin)
                 if not started:
                     started = True
-                    self.notifier.ready(f"governing {prep.board.name}")
+                    notifier.ready(f"governing {prep.board.name}")
                     mode = "dry-run" if self.opts.dry_run else "governing"
                     print(
                         f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
@@ -595,7 +616,8 @@ class Runner:
                         file=self.out,
                         flush=True,
                     )
-                self.notifier.watchdog()  # every control tick: a hung loop misses WatchdogSec
+                if watchdog:  # every control tick: a hung loop misses WatchdogSec
+                    notifier.watchdog()
             t_ms, due = next(instants)
             lag_ms = (time.monotonic() - t0) * 1000.0 - t_ms
             if lag_ms > ctrl_ms:

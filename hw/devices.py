@@ -26,6 +26,7 @@ from thermogov.interfaces import ActuatorError, Reading, SensorError
 MIN_VALID_C = -40.0
 MAX_VALID_C = 150.0
 JETSON_OFFLINE_C = -256.0
+_new_reading = tuple.__new__  # Reading's fields in order (sensor, value_c, t_s)
 
 
 def to_celsius(raw: int, divisor: float, where: str) -> float:
@@ -69,13 +70,41 @@ class TempFileSensor:
         c = raw / self.divisor
         if c < MIN_VALID_C or c > MAX_VALID_C:
             to_celsius(raw, self.divisor, self._where)  # the offline marker or out of range: raises
-        return Reading(self._name, c, self._clock())
+        # Positional through tuple.__new__: Reading's keyword constructor is a Python frame.
+        return _new_reading(Reading, (self._name, c, self._clock()))
 
 
 def open_sensor(
     tree: SysfsTree, b: SensorBinding, clock: Callable[[], float] = time.monotonic
 ) -> TempFileSensor:
     return TempFileSensor(tree, b.sensor.name, b.rel, b.divisor, clock, b.source)
+
+
+def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], int]:
+    """The effective clock of a domain in Hz as one function, read every control tick.
+
+    The highest of its policies' ``cur`` files (a policy that failed to go down is never
+    hidden), each scaled to Hz.  Built once so a tick's read is as few Python frames as the
+    domain allows: a devfreq device (Hz) is its reader itself; on a daemon that wakes with
+    cold caches each frame costs microseconds.
+    """
+    pairs = [(tree.int_reader(f.cur_rel, ActuatorError), f.scale_hz) for f in files]
+    first, first_scale = pairs[0]
+    rest = pairs[1:]
+    if not rest:
+        if first_scale == 1:
+            return first
+        return lambda: first() * first_scale
+
+    def highest() -> int:
+        best = first() * first_scale
+        for read, scale in rest:
+            hz = read() * scale
+            if hz > best:
+                best = hz
+        return best
+
+    return highest
 
 
 class CapActuator:
@@ -93,7 +122,7 @@ class CapActuator:
         table_hz: Sequence[int],
         io: LimitIO,
         originals: dict[str, tuple[int, int]],
-        cur_reader: Callable[[LimitFiles], int],
+        clock_reader: Callable[[], int],
     ) -> None:
         if not table_hz:
             raise ActuatorError(f"domain {name}: no usable OPP; run `thermogov doctor`")
@@ -102,7 +131,7 @@ class CapActuator:
         self._table = tuple(sorted(table_hz))
         self.io = io
         self._orig = dict(originals)
-        self._read_cur = cur_reader
+        self._read_clock = clock_reader  # the domain's effective clock in Hz (see open)
         self._cap = max(self._orig[f.label][1] * f.scale_hz for f in self.files)
 
     @classmethod
@@ -119,15 +148,11 @@ class CapActuator:
                 tree.own(f.min_rel)
                 tree.own(f.max_rel)
 
-        readers = {}
         for f in binding.files:
             tree.keep_open(f.cur_rel, ActuatorError)  # the effective clock is read every tick
-            readers[f.label] = tree.int_reader(f.cur_rel, ActuatorError)
-
-        def cur(f: LimitFiles) -> int:
-            return readers[f.label]() * f.scale_hz
-
-        return cls(binding.domain.name, binding.files, table, io, originals, cur)
+        return cls(
+            binding.domain.name, binding.files, table, io, originals, clock_reader(tree, binding.files)
+        )
 
     # -- FrequencyActuator ------------------------------------------------------------------
     @property
@@ -159,9 +184,7 @@ class CapActuator:
 
     def effective_hz(self) -> int | None:
         try:
-            if len(self.files) == 1:  # a devfreq device or a one-policy CPU: every tick
-                return self._read_cur(self.files[0])
-            return max([self._read_cur(f) for f in self.files])
+            return self._read_clock()
         except ActuatorError:
             return None
 

@@ -215,7 +215,8 @@ class HwFan:
         rel = self.dev.rpm_rel
         if rel is None:
             return None
-        if self._tach.due(self._clock()):
+        now = self._clock()
+        if now >= self._tach.ready_s and self._tach.due(now):  # ready_s: most ticks, no call
             try:
                 self._rpm = self.tree.read_int(rel, ActuatorError)
             except ActuatorError:  # gone (ENOENT) or unreadable: no reading, as before

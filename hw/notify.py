@@ -60,7 +60,8 @@ class Notifier:
         self.send("READY=1" + (f"\nSTATUS={status}" if status else ""))
 
     def watchdog(self) -> None:
-        self.send("WATCHDOG=1")
+        if self._sock is not None:  # every control tick: outside systemd, not even a call
+            self.send("WATCHDOG=1")
 
     def stopping(self) -> None:
         self.send("STOPPING=1")

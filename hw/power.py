@@ -123,7 +123,8 @@ class PowerSupplyReader:
 
     def poll(self) -> PowerStatus | None:
         """The supplies' state, read again only when a period has passed since the last read."""
-        if self._gate.due(self._clock()):
+        now, gate = self._clock(), self._gate
+        if now >= gate.ready_s and gate.due(now):  # ready_s: most ticks, without a call
             self._last = self.read()
         return self._last
 

@@ -91,7 +91,8 @@ class StatePublisher:
 
     def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
         # Once a period on the grid of the first publication; after a stall, a period from now.
-        if self._gate.due(rec.t_s):
+        gate = self._gate
+        if rec.t_s >= gate.ready_s and gate.due(rec.t_s):
             self.publish(rec, gov, reloads)
 
     def _rate(self, t_s: float, total: int | None) -> float | None:

@@ -58,6 +58,12 @@ class HwTelemetry(Telemetry):
                 if rel:
                     tree.keep_open(rel)  # read every tick: pread on a kept descriptor
             self._read_w = rail_reader(tree, rail)
+        # Asked every control tick: the sources themselves answer, without a frame of ours in
+        # between (each costs µs on a daemon that wakes with cold caches).
+        if inferences is not None:
+            self.inferences_total = inferences  # type: ignore[method-assign]
+        if supplies is not None:
+            self.power_status = supplies.poll  # type: ignore[method-assign]
 
     def new_tick(self) -> None:
         self._power_read = False

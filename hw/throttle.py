@@ -278,6 +278,8 @@ class KernelTrips:
             self.zones.append((z, trips))
         self._kind = {(z.name, i): t.kind for z, trips in self.zones for i, t in enumerate(trips)}
         self._crossed: set[tuple[str, int]] = set()  # (zone name, trip index) crossed up
+        # Every zone is read each poll: its reader (path resolved once) and its name in messages.
+        self._readers = {z.name: (tree.int_reader(z.temp_rel), tree.show(z.temp_rel)) for z, _ in self.zones}
 
     def kinds(self) -> frozenset[str]:
         return frozenset(self._kind.values())
@@ -286,7 +288,8 @@ class KernelTrips:
         return [z.temp_rel for z, _ in self.zones]
 
     def _temp(self, z: ThermalZone) -> float:
-        return to_celsius(self.tree.read_int(z.temp_rel), 1000.0, self.tree.show(z.temp_rel))
+        read, shown = self._readers[z.name]
+        return to_celsius(read(), 1000.0, shown)
 
     def poll(self) -> Observation:
         """Kinds with at least one trip crossed, and how many trips rose since the last poll."""
@@ -453,7 +456,8 @@ class ThrottleMonitor:
     def annotate(self, rec: TickRecord) -> TickRecord:
         """``rec`` with the tags of a poll appended, when one is due at its instant."""
         t = rec.t_s
-        if not self._gate.due(t):
+        gate = self._gate
+        if t < gate.ready_s or not gate.due(t):  # ready_s: most ticks, without a call
             return rec
         tags = self.poll(t)
         if not tags:

@@ -120,7 +120,8 @@ class TraceGuard:
     def on_tick(self, rec: TickRecord) -> None:
         """Keep the row; once a second (run time) hand every kept record to the recorder."""
         self._ticks.append(rec)
-        if self._gate.due(rec.t_s):
+        gate = self._gate
+        if rec.t_s >= gate.ready_s and gate.due(rec.t_s):
             self.drain()
 
     def drain(self) -> None:

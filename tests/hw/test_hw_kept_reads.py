@@ -323,3 +323,63 @@ def test_the_real_sys_is_recognised_as_sysfs_and_a_tmp_tree_is_not(tree: FakeTre
         pytest.skip("/sys is not a sysfs mount here")
     assert devs.stable(os.stat("/sys/devices/system/cpu/online").st_dev)
     assert not devs.stable(os.stat(tree.root).st_dev)
+
+
+# -- the per-period reader (SysfsTree.int_reader): its inline pread on sysfs -----------------------
+def test_on_sysfs_an_int_reader_reads_in_place_without_a_stat_and_reopens_after_enodev(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    st = _kept_on_sysfs(monkeypatch, tree)
+    read = st.int_reader(CLASS_TEMP)
+    old_fd = kept(st, CLASS_TEMP)[0]
+    tree.write(REAL_TEMP, 51000)
+    stats = CountingStats(monkeypatch)
+    assert read() == 51000 and stats.n == 0
+    real_pread = os.pread
+    old_ino = kept(st, CLASS_TEMP)[2]
+
+    def removed(fd: int, n: int, off: int) -> bytes:  # every read of the removed node's descriptor
+        if fd == old_fd and os.fstat(fd).st_ino == old_ino:
+            raise OSError(errno.ENODEV, os.strerror(errno.ENODEV))
+        return real_pread(fd, n, off)
+
+    monkeypatch.setattr(os, "pread", removed)
+    (tree.root / REAL_TEMP).unlink()
+    tree.write(REAL_TEMP, 52000)  # the device came back: a new attribute at the same path
+    assert read() == 52000
+    assert kept(st, CLASS_TEMP)[2] == os.stat(tree.root / REAL_TEMP).st_ino
+    monkeypatch.setattr(os, "pread", lambda fd, n, off: (_ for _ in ()).throw(OSError(errno.EIO, "I/O")))
+    entry = kept(st, CLASS_TEMP)
+    with pytest.raises(SensorError, match="EIO"):
+        read()
+    assert kept(st, CLASS_TEMP) == entry  # another error keeps the descriptor
+
+
+def test_on_sysfs_an_int_reader_reads_a_padded_attribute_whole(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    st = _kept_on_sysfs(monkeypatch, tree)
+    read = st.int_reader(CLASS_TEMP)
+    tree.write(REAL_TEMP, b"53000\n" + b"\0" * 200)  # a driver that pads its page
+    assert read() == 53000
+    # Its first 64 bytes look like a number, the whole does not: judged whole, refused.
+    tree.write(REAL_TEMP, b"53000" + b"\0" * 70 + b"1\n")
+    with pytest.raises(SensorError, match="not a whole number"):
+        read()
+    tree.write(REAL_TEMP, b"-7000\n")  # a signed value takes the kernel-format check
+    assert read() == -7000
+
+
+def test_on_sysfs_an_int_reader_still_goes_through_a_replaced_read_hook(
+    tree: FakeTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _as_sysfs(monkeypatch, tree)
+
+    class Failing(SysfsTree):
+        def _read_bytes(self, real: str) -> bytes:
+            raise OSError(errno.ENODATA, "No data available")
+
+    st = Failing(tree.root)
+    st.keep_open(CLASS_TEMP)
+    with pytest.raises(SensorError, match="ENODATA"):
+        st.int_reader(CLASS_TEMP)()

@@ -77,6 +77,33 @@ def test_every_slack_is_a_small_share_of_the_period() -> None:
     assert gate.due(2.0 - SLACK * 2.0 / 2)
 
 
+def test_every_ready_s_is_never_after_a_time_due_would_accept() -> None:
+    """Callers skip ``due`` while ``t < ready_s``: that must never skip a True (or reorder)."""
+    a, b = Every(1.0), Every(1.0)
+    # Jittered ticks, a stall, a reset and a time going back a little (a late stamp after an early one).
+    stamps = [t + (0.004 if round(t * 10) % 4 else -0.004) for t in _ticks(0.0, 3.0)]
+    stamps += [9.37, 9.4, 9.5, 10.36, 10.33, 10.4, 11.2, 11.41]
+    via_gate, direct = [], []
+    for t in stamps:
+        if t == 10.4:
+            a.reset()
+            b.reset()
+        via_gate.append(t >= a.ready_s and a.due(t))
+        direct.append(b.due(t))
+    assert via_gate == direct
+    # The grid's 0, 1, 2 s; once after the stall; a period later; at once after the reset (10.4),
+    # and then a period after that, not at 11.2.
+    assert [round(t, 2) for t, d in zip(stamps, direct, strict=True) if d] == [
+        -0.0,
+        1.0,
+        2.0,
+        9.37,
+        10.36,
+        10.4,
+        11.41,
+    ]
+
+
 @pytest.mark.parametrize("period", [0.0, -1.0])
 def test_every_refuses_a_period_that_is_not_positive(period: float) -> None:
     with pytest.raises(ValueError, match="positive"):
