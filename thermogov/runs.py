@@ -17,6 +17,7 @@ import math
 import os
 import time
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,9 @@ class _Discard:
     def sample(self, rec: SampleRecord) -> None:
         pass
 
+    def samples(self, recs: Sequence[SampleRecord]) -> None:
+        pass
+
     def flush(self) -> None:
         pass
 
@@ -173,6 +177,15 @@ class RunRecorder:
         v = rec.value_c
         if v is not None and rec.ok and v > self._max_sensor.get(rec.sensor, -math.inf):
             self._max_sensor[rec.sensor] = v
+
+    def on_samples(self, recs: Sequence[SampleRecord]) -> None:
+        """A block of samples in time order, as :meth:`on_sample` one by one would take them."""
+        self._samples.samples(recs)
+        best = self._max_sensor
+        inf = -math.inf
+        for _t, name, v, ok in recs:
+            if v is not None and ok and v > best.get(name, inf):
+                best[name] = v
 
     def on_tick(self, rec: TickRecord) -> None:
         self._trace.tick(rec)

@@ -171,6 +171,23 @@ class _CsvAppender:
         ):
             self.flush()
 
+    def _rows_added(self, count: int, first_t: float, last_t: float) -> None:
+        """``count`` rows added at once (a block, ``first_t`` .. ``last_t``): one bounds check.
+
+        The file's bytes do not depend on where flushes fall, only how much a crash can lose:
+        a block handed over at least every few run seconds keeps both bounds above.
+        """
+        if not self._buffered:
+            self._first_t = first_t
+        self._buffered = n = self._buffered + count
+        self._lines += count
+        if (
+            n >= self._MAX_ROWS
+            or time.monotonic() >= self._due
+            or (last_t - self._first_t >= self._span and n >= self._share * self._lines)
+        ):
+            self.flush()
+
     def _settle(self) -> None:
         """Format the pending regular rows as one block, in their place in the buffer."""
         cells = self._cells
@@ -271,6 +288,28 @@ class SampleWriter(_CsvAppender):
             self.write_line(f"{t:.3f},{name},{'' if v is None else f'{v:.3f}'},{'1' if rec.ok else '0'}\n", t)
             return
         self._add_cells((t, name, v), t)
+
+    def samples(self, recs: Sequence[SampleRecord]) -> None:
+        """A block of samples in time order: the same lines as :meth:`sample` one by one.
+
+        The simulator hands its samples over in blocks (78,000 reads per simulated hour):
+        one loop with its lookups in locals and one bounds check per regular run of rows,
+        instead of three calls per read.
+        """
+        cells, quoted = self._cells, _QUOTED
+        start = 0  # index in recs of the first regular row not yet counted
+        for i, (t, name, v, ok) in enumerate(recs):
+            if v is None or not ok:
+                if i > start:
+                    self._pending += i - start
+                    self._rows_added(i - start, recs[start][0], recs[i - 1][0])
+                self.sample(recs[i])  # formatted on its own, after the regular rows before it
+                start = i + 1
+                continue
+            cells += (t, quoted.get(name) or _text(name), v)
+        if len(recs) > start:
+            self._pending += len(recs) - start
+            self._rows_added(len(recs) - start, recs[start][0], recs[-1][0])
 
 
 def _parse_cell(v: str) -> Any:
