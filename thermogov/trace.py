@@ -242,39 +242,65 @@ class TraceWriter(_CsvAppender):
         self._last_mid = ""
 
     def tick(self, rec: TickRecord) -> None:
-        readings = rec.readings_c
-        if rec.fused_c is None or rec.power_w is None or rec.inferences_total is None or None in readings:
-            self.write_line(format_tick(rec), rec.t_s)
-            return
-        key = (rec.sensors_used, rec.policy_state, rec.caps_hz, rec.freqs_hz)
-        if key == self._last_mid_key:  # the common case: nothing in the middle moved
-            mid = self._last_mid
-        else:
-            mid = self._mid.get(key)
-            if mid is None:
-                parts = [_text(rec.sensors_used), _text(rec.policy_state)]
-                for cap, freq in zip(rec.caps_hz, rec.freqs_hz, strict=True):
-                    parts.append(str(cap))
-                    parts.append("" if freq is None else str(freq))
-                mid = ",".join(parts) + ","
-                if len(self._mid) >= self._CACHE_MAX:
-                    self._mid.clear()
-                self._mid[key] = mid
-            self._last_mid_key, self._last_mid = key, mid
-        fan = rec.fan_level if self.schema.fan else None
-        key = (rec.mode, rec.load_level, rec.event, fan)
-        end = self._end.get(key)
-        if end is None:
-            parts = [_text(rec.mode), "" if rec.load_level is None else str(rec.load_level), _text(rec.event)]
-            if fan is not None:
-                parts.append(str(fan))
-            end = ",".join(parts) + "\n"
-            if len(self._end) >= self._CACHE_MAX:
-                self._end.clear()
-            self._end[key] = end
-        self._add_cells(
-            (rec.t_s, rec.fused_c, *readings, mid, rec.power_w, rec.inferences_total, end), rec.t_s
-        )
+        self.ticks((rec,))
+
+    def ticks(self, recs: Sequence[TickRecord]) -> None:
+        """Rows in time order (one tick, or a block the simulator hands over), one loop.
+
+        A row missing a number is formatted on its own (:func:`format_tick`) after the regular
+        rows before it; a regular row's moving numbers become cells of the block format.
+        """
+        cells, ends, fan_on = self._cells, self._end, self.schema.fan
+        last_key, last_mid = self._last_mid_key, self._last_mid
+        start = 0  # index in recs of the first regular row not yet counted
+        for i, rec in enumerate(recs):
+            t, fused, readings, used, state, caps, freqs, power, inferences, event, mode, level, fan = rec
+            if fused is None or power is None or inferences is None or None in readings:
+                if i > start:
+                    self._pending += i - start
+                    self._rows_added(i - start, recs[start][0], recs[i - 1][0])
+                self.write_line(format_tick(rec), t)
+                start = i + 1
+                continue
+            key = (used, state, caps, freqs)
+            if key != last_key:  # the common case: nothing in the middle moved
+                last_key, last_mid = key, self._mid_text(key)
+            end_key = (mode, level, event, fan if fan_on else None)
+            end = ends.get(end_key)
+            if end is None:
+                end = self._end_text(end_key)
+            cells += (t, fused, *readings, last_mid, power, inferences, end)
+        self._last_mid_key, self._last_mid = last_key, last_mid
+        if len(recs) > start:
+            self._pending += len(recs) - start
+            self._rows_added(len(recs) - start, recs[start][0], recs[-1][0])
+
+    def _mid_text(self, key: tuple[Any, ...]) -> str:
+        """Sensors used, state, caps and clocks as text: formatted once per distinct value."""
+        mid = self._mid.get(key)
+        if mid is None:
+            used, state, caps, freqs = key
+            parts = [_text(used), _text(state)]
+            for cap, freq in zip(caps, freqs, strict=True):
+                parts.append(str(cap))
+                parts.append("" if freq is None else str(freq))
+            mid = ",".join(parts) + ","
+            if len(self._mid) >= self._CACHE_MAX:
+                self._mid.clear()
+            self._mid[key] = mid
+        return mid
+
+    def _end_text(self, key: tuple[Any, ...]) -> str:
+        """Mode, load level, event and fan level as the end of a line, remembered."""
+        mode, level, event, fan = key
+        parts = [_text(mode), "" if level is None else str(level), _text(event)]
+        if fan is not None:
+            parts.append(str(fan))
+        end = ",".join(parts) + "\n"
+        if len(self._end) >= self._CACHE_MAX:
+            self._end.clear()
+        self._end[key] = end
+        return end
 
 
 class SampleWriter(_CsvAppender):

@@ -26,9 +26,10 @@ from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 from thermogov.sim.model.world import SimWorld
 
-# Samples handed to the recorder at once: about 3 simulated seconds of the default board's
-# reads, well inside the recorder's crash bound (10 simulated seconds or 1 % of the rows).
-SAMPLE_BLOCK = 64
+# Trace rows (and the samples read meanwhile) handed to the recorder at once: 3.2 simulated
+# seconds at the default 100 ms tick, inside the recorder's crash bound (10 simulated seconds
+# or 1 % of the rows, thermogov/trace.py).
+TICK_BLOCK = 32
 
 
 @dataclass
@@ -113,9 +114,10 @@ class _Run:
         self.board = board
         self.world = SimWorld(board, config)
         self.recorder = recorder
-        # Samples are kept in a list (its append is the governor's hook: no Python frame per
-        # read) and handed to the recorder as a block every few simulated seconds.
+        # Samples and trace rows are kept in lists (the list's append is the governor's sample
+        # hook: no Python frame per read) and handed to the recorder every TICK_BLOCK ticks.
         self.samples: list[SampleRecord] = []
+        self.ticks: list[TickRecord] = []
         self.gov = build_governor(
             config, board, self.world, recorder, self.samples.append if recorder is not None else None
         )
@@ -135,7 +137,7 @@ class _Run:
     def governor_loop(self) -> Generator[simpy.Event, Any, None]:
         specs = self.gov.specs
         plan = MultiRatePlan([(s.name, s.period_ms) for s in specs], self.config.governor.control_period_ms)
-        env, world, gov, rec = self.env, self.world, self.gov, self.recorder
+        env, world, gov, rec, ticks = self.env, self.world, self.gov, self.recorder, self.ticks
         step_ms = max(self.duration_ms // 100, 1)
         next_progress = step_ms
         at_ms = env.now  # the last instant run, which SimPy's clock may lag (below)
@@ -164,9 +166,9 @@ class _Run:
                         tick = tick._replace(event=ev)
                         self.pending.clear()
                     if rec is not None:
-                        rec.on_tick(tick)
-                        if len(self.samples) >= SAMPLE_BLOCK:
-                            self._hand_over_samples()
+                        ticks.append(tick)
+                        if len(ticks) >= TICK_BLOCK:
+                            self._hand_over()
                     if self.on_tick is not None:
                         self.on_tick(tick)
                 else:
@@ -176,15 +178,18 @@ class _Run:
                 next_progress += step_ms
             if world.shutdown_at is not None:
                 break
-        self._hand_over_samples()
+        self._hand_over()
         if at_ms > env.now:  # SimPy's clock catches up before the run ends
             yield env.timeout(at_ms - env.now)
         self._stop()
 
-    def _hand_over_samples(self) -> None:
-        if self.recorder is not None and self.samples:
+    def _hand_over(self) -> None:
+        """The kept samples and trace rows to the recorder, as one block each."""
+        if self.recorder is not None:
             self.recorder.on_samples(self.samples)
-            self.samples.clear()
+            self.recorder.on_ticks(self.ticks)
+        self.samples.clear()
+        self.ticks.clear()
 
     def protection_loop(self, period_ms: int) -> Generator[simpy.Event, Any, None]:
         env, world = self.env, self.world
