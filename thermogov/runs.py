@@ -17,6 +17,7 @@ import math
 import os
 import time
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,13 @@ class _Discard:
     def tick(self, rec: TickRecord) -> None:
         pass
 
+    def ticks(self, recs: Sequence[TickRecord]) -> None:
+        pass
+
     def sample(self, rec: SampleRecord) -> None:
+        pass
+
+    def samples(self, recs: Sequence[SampleRecord]) -> None:
         pass
 
     def flush(self) -> None:
@@ -174,48 +181,74 @@ class RunRecorder:
         if v is not None and rec.ok and v > self._max_sensor.get(rec.sensor, -math.inf):
             self._max_sensor[rec.sensor] = v
 
-    def on_tick(self, rec: TickRecord) -> None:
-        self._trace.tick(rec)
-        tot = self._tot
-        if tot.first_t is None:
-            tot.first_t = rec.t_s
-            self._next_sec = rec.t_s
-        else:
-            dt = rec.t_s - tot.last_t
-            # A row's power is the board's power over the interval that ends at that tick.
-            if rec.power_w is not None:
-                tot.energy_j += rec.power_w * dt
-                tot.energy_known = True
-            if tot.last_fused is not None and tot.last_fused >= self.trip_c:
-                tot.above_trip_s += dt
-            if tot.fan_level is not None:
-                tot.fan_level_s += tot.fan_level * dt
-        if rec.fan_level is not None:
-            if tot.fan_level is not None and rec.fan_level != tot.fan_level:
-                tot.fan_switches += 1
-            tot.fan_level = rec.fan_level
-        if rec.fused_c is not None and rec.fused_c > tot.max_fused:
-            tot.max_fused = rec.fused_c
-        if tot.last_caps is not None and rec.caps_hz != tot.last_caps:
-            tot.cap_changes += 1
-        tot.last_caps = rec.caps_hz
-        tot.last_fused = rec.fused_c
-        self._episodes.observe(rec.t_s, rec.fused_c)
-        if rec.event:
-            self.throttle.observe(rec.t_s, rec.event)
-        tot.last_power = rec.power_w
-        tot.last_t = rec.t_s
-        tot.last_inferences = rec.inferences_total
-        tot.ticks += 1
-        if rec.t_s >= self._next_sec - 1e-9:
-            self._record_second(rec.t_s)
-            self._next_sec = math.floor(rec.t_s + 1e-9) + 1.0
+    def on_samples(self, recs: Sequence[SampleRecord]) -> None:
+        """A block of samples in time order, as :meth:`on_sample` one by one would take them."""
+        self._samples.samples(recs)
+        best = self._max_sensor
+        inf = -math.inf
+        for _t, name, v, ok in recs:
+            if v is not None and ok and v > best.get(name, inf):
+                best[name] = v
 
-    def _record_second(self, t: float) -> None:
+    def on_tick(self, rec: TickRecord) -> None:
+        self.on_ticks((rec,))
+
+    def on_ticks(self, recs: Sequence[TickRecord]) -> None:
+        """Rows in time order (one tick, or a block the simulator hands over).
+
+        The totals are kept in locals over the block and stored back at its end: the same
+        additions in the same order as one row at a time, without an attribute access each.
+        """
+        self._trace.ticks(recs)
+        tot = self._tot
+        trip_c, episodes, throttle = self.trip_c, self._episodes, self.throttle
+        first_t, last_t, energy, energy_known = tot.first_t, tot.last_t, tot.energy_j, tot.energy_known
+        above, fan_level, fan_s, switches = tot.above_trip_s, tot.fan_level, tot.fan_level_s, tot.fan_switches
+        max_fused, last_caps, cap_changes = tot.max_fused, tot.last_caps, tot.cap_changes
+        last_fused, last_inferences, next_sec = tot.last_fused, tot.last_inferences, self._next_sec
+        for t, fused, _r, _u, _s, caps, _f, power, inferences, event, _m, _l, fan in recs:
+            if first_t is None:
+                first_t = next_sec = t
+            else:
+                dt = t - last_t
+                # A row's power is the board's power over the interval that ends at that tick.
+                if power is not None:
+                    energy += power * dt
+                    energy_known = True
+                if last_fused is not None and last_fused >= trip_c:
+                    above += dt
+                if fan_level is not None:
+                    fan_s += fan_level * dt
+            if fan is not None:
+                if fan_level is not None and fan != fan_level:
+                    switches += 1
+                fan_level = fan
+            if fused is not None and fused > max_fused:
+                max_fused = fused
+            if last_caps is not None and caps != last_caps:
+                cap_changes += 1
+            last_caps = caps
+            last_fused = fused
+            episodes.observe(t, fused)
+            if event:
+                throttle.observe(t, event)
+            last_t = t
+            last_inferences = inferences
+            if t >= next_sec - 1e-9:
+                self._record_second(t, last_inferences, energy)
+                next_sec = math.floor(t + 1e-9) + 1.0
+        tot.first_t, tot.last_t, tot.energy_j, tot.energy_known = first_t, last_t, energy, energy_known
+        tot.above_trip_s, tot.fan_level, tot.fan_level_s, tot.fan_switches = above, fan_level, fan_s, switches
+        tot.max_fused, tot.last_caps, tot.cap_changes = max_fused, last_caps, cap_changes
+        tot.last_fused, tot.last_inferences, self._next_sec = last_fused, last_inferences, next_sec
+        if recs:
+            tot.last_power = recs[-1].power_w
+        tot.ticks += len(recs)
+
+    def _record_second(self, t: float, inferences: int | None, energy_j: float) -> None:
         self._sec_t.append(t)
-        inf = self._tot.last_inferences
-        self._sec_inf.append(float("nan") if inf is None else float(inf))
-        self._sec_energy.append(self._tot.energy_j)
+        self._sec_inf.append(float("nan") if inferences is None else float(inferences))
+        self._sec_energy.append(energy_j)
 
     # -- closing ----------------------------------------------------------------------------
     def _sustained(self, fraction: float) -> tuple[float | None, float]:
@@ -242,7 +275,7 @@ class RunRecorder:
         self._closed = True
         tot = self._tot
         if tot.first_t is not None and (not self._sec_t or self._sec_t[-1] != tot.last_t):
-            self._record_second(tot.last_t)
+            self._record_second(tot.last_t, tot.last_inferences, tot.energy_j)
         self._trace.close()
         self._samples.close()
         duration = 0.0 if tot.first_t is None else tot.last_t - tot.first_t

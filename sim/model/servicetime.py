@@ -162,8 +162,11 @@ class BatchWork:
         drop = j - self._base
         if drop > 0:
             off = self._prefix[drop]
-            self._prefix = [p - off for p in self._prefix[drop:]]
-            self._parts = [np.array(self._prefix)]
+            # One numpy subtraction per element (the same IEEE operation as ``p - off`` in a
+            # loop): a governor's cap change rebases a thousand or so batches each time.
+            kept = np.array(self._prefix[drop:]) - off
+            self._prefix = kept.tolist()
+            self._parts = [kept]
             self._base = j
 
     def cum(self, j: int) -> float:

@@ -49,16 +49,16 @@ def test_a_trace_write_failure_drops_the_trace_and_governing_continues(
     t = fakesys.orin_nano(tmp_path / "root", cpu_mc=50000, gpu_mc=50000)
     before = t.snapshot()
     kt = WarmingTree(tmp_path / "root", cool_reads=6)
-    real_tick = TraceWriter.tick
+    real_ticks = TraceWriter.ticks
     rows: list[float] = []
 
-    def tick(self: TraceWriter, rec: Any) -> None:
+    def ticks(self: TraceWriter, recs: Any) -> None:  # every row goes through ticks()
         if len(rows) >= 2:  # the disk fills up at the third row
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        rows.append(rec.t_s)
-        real_tick(self, rec)
+        rows.extend(rec.t_s for rec in recs)
+        real_ticks(self, recs)
 
-    monkeypatch.setattr(TraceWriter, "tick", tick)
+    monkeypatch.setattr(TraceWriter, "ticks", ticks)
     journal_seen: list[bool] = []
     kt.before_write.append(lambda real, data: journal_seen.append(Journal(tmp_path / "state").exists()))
     err = io.StringIO()
