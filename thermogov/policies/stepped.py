@@ -46,7 +46,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
-``limit_dwell_s``.
+``limit_dwell_s``, ``follow_board`` and ``excursion_k``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -54,7 +54,14 @@ progressive one (RPi firmware, 80-85 °C on the die) is left to run the clock by
 (``board_throttle = "yield"``): it reads the die itself, without the sensor's noise and 0.55 °C
 steps, so keeping under its ramp from the readings cost 0.2-0.3 % against the firmware alone
 (issue 13); the cap only stays one rung above the rung the ramp lets run, so the trip rule's
-step down reaches the clock.  ``"avoid"`` keeps clear of both kinds.  Their
+step down reaches the clock.  While such a ramp holds its node mid-ramp and the predicted
+fused value is under the set point, the controller is not left below the rung the ramp runs
+(``follow_board``): after a cut its integral used to climb back at ``e / t_i_s``, minutes per
+rung, with the cap under the firmware's clock.  A reading at the trip reached that way shows
+the ramp's hold point within the read noise of the trip; each widens the set point's margin
+by ``excursion_k`` sigmas, at most ``noise_k`` more (over seeds 1-5 on rpi5-long-1h following
+alone took the firmware's 0.2-0.4 s above the trip against hysteresis's 0.1 s; docs/policies.md).
+``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
 keeps the two equal).
