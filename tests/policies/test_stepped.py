@@ -261,3 +261,82 @@ def test_a_step_throttle_is_still_kept_clear_of() -> None:
     assert board_limits(ctx, ladder, step=False) == []
     pi = ctx_for("rpi5")
     assert board_limits(pi, _stepped(board="rpi5").ladder, progressive=False) == []
+
+
+def _pi_after_a_cut(params: dict[str, object]) -> list[int]:
+    """Rungs of a Pi 5 ``stepped`` whose die reads 83.05/83.6 °C (the sensor's 0.55 °C steps) in
+    the firmware's ramp, after one reading at the trip cut it, for the 60 s that follow."""
+    ctx = ctx_for("rpi5")
+    p = _stepped(params, board="rpi5")
+    t = 0.0
+
+    def tick(value: float) -> int:
+        nonlocal t
+        d = p.decide(inp(t, value, ctx, caps=p.ladder[p.rung], readings={"cpu": value}))
+        t += 0.1
+        return _rung(p, d.caps_hz)
+
+    for i in range(1200):  # two minutes in the band: the cap settles next to the firmware's clock
+        tick(83.05 if i % 2 else 83.6)
+    for v in (84.15, 85.25, 85.25, 85.25, 84.15):  # three readings at the trip: three rungs down
+        tick(v)
+    return [tick(83.05 if i % 2 else 83.6) for i in range(600)]
+
+
+def test_a_yielded_ramp_holding_the_die_is_followed_back_after_a_cut() -> None:
+    """The firmware holds the die (83.3 °C, 1.7 GHz allowed) a noise margin under the trip:
+    after the trip rule's cuts the cap is back at the rung the ramp runs at the next dither; without
+    ``follow_board`` the integral climbs back at e / t_i_s and is still below it a minute later."""
+    followed = _pi_after_a_cut({})
+    left = _pi_after_a_cut({"follow_board": False})
+    assert min(followed[25:]) >= 2  # 1.7 GHz (the firmware's clock at 83.3 °C) from the next dither on
+    assert min(left[-100:]) < 2
+    assert sum(followed) > sum(left)
+
+
+def test_a_ramp_near_the_trip_is_not_followed() -> None:
+    """Read within the noise margin of the trip (84.15/84.7 °C) the ramp's hold is not trusted:
+    the controller may cut below the firmware's clock exactly as without ``follow_board``."""
+    ctx = ctx_for("rpi5")
+    runs = []
+    for params in ({}, {"follow_board": False}):
+        p = _stepped(params, board="rpi5")
+        rungs = []
+        for i in range(1800):
+            v = 84.15 if i % 2 else 84.7
+            d = p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung], readings={"cpu": v}))
+            rungs.append(_rung(p, d.caps_hz))
+        runs.append(rungs)
+    assert runs[0] == runs[1]
+    assert min(runs[0][-600:]) == 0
+
+
+def _pi_excursion(params: dict[str, object], low: float, high: float) -> tuple[Stepped, list[int]]:
+    """A Pi 5 read alternating ``low``/``high`` for 2 min, one reading at the trip, then 3 min more."""
+    ctx = ctx_for("rpi5")
+    p = _stepped(params, board="rpi5")
+    values = [low if i % 2 else high for i in range(1200)] + [84.7, 85.25, 84.7]
+    values += [low if i % 2 else high for i in range(1800)]
+    rungs = []
+    for i, v in enumerate(values):
+        d = p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung], readings={"cpu": v}))
+        rungs.append(_rung(p, d.caps_hz))
+    return p, rungs
+
+
+def test_a_reading_at_the_trip_while_following_widens_the_margin() -> None:
+    """Read at 83.6/84.15 °C the die is followed (under the set point, 84.0 °C); one reading at
+    the trip shows the ramp's hold point within the noise of the trip: the margin widens by one
+    sigma, the set point falls under the level and the controller cuts below the firmware."""
+    widened, w_rungs = _pi_excursion({}, 83.6, 84.15)
+    kept, k_rungs = _pi_excursion({"excursion_k": 0.0}, 83.6, 84.15)
+    assert widened._excursions == kept._excursions == 1
+    assert w_rungs[:1200] == k_rungs[:1200]
+    assert sum(w_rungs[-600:]) < sum(k_rungs[-600:])
+
+
+def test_a_reading_at_the_trip_past_the_ramp_does_not_widen_the_margin() -> None:
+    """At 84.7/85.25 °C the firmware is at its floor (nothing left to take): not a held node, so
+    readings at the trip are the trip rule's alone and the margin stays."""
+    p, _ = _pi_excursion({}, 84.7, 85.25)
+    assert p._excursions == 0

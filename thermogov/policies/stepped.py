@@ -46,7 +46,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
-``limit_dwell_s``.
+``limit_dwell_s``, ``follow_board`` and ``excursion_k``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -54,7 +54,14 @@ progressive one (RPi firmware, 80-85 °C on the die) is left to run the clock by
 (``board_throttle = "yield"``): it reads the die itself, without the sensor's noise and 0.55 °C
 steps, so keeping under its ramp from the readings cost 0.2-0.3 % against the firmware alone
 (issue 13); the cap only stays one rung above the rung the ramp lets run, so the trip rule's
-step down reaches the clock.  ``"avoid"`` keeps clear of both kinds.  Their
+step down reaches the clock.  While such a ramp holds its node mid-ramp and the predicted
+fused value is under the set point, the controller is not left below the rung the ramp runs
+(``follow_board``): after a cut its integral used to climb back at ``e / t_i_s``, minutes per
+rung, with the cap under the firmware's clock.  A reading at the trip reached that way shows
+the ramp's hold point within the read noise of the trip; each widens the set point's margin
+by ``excursion_k`` sigmas, at most ``noise_k`` more (over seeds 1-5 on rpi5-long-1h following
+alone took the firmware's 0.2-0.4 s above the trip against hysteresis's 0.1 s; docs/policies.md).
+``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
 keeps the two equal).
@@ -95,6 +102,8 @@ class SteppedParams:
     slew_rungs_per_s: float = 10.0
     rise_slew_c_per_s: float = 1.0
     board_throttle: str = "yield"
+    follow_board: bool = True
+    excursion_k: float = 1.0
 
 
 class Stepped:
@@ -140,6 +149,8 @@ class Stepped:
         self._limit_est: dict[str, TrendEstimate] = {}
         self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
+        self._excursions = 0  # readings at the trip reached while following a yielded ramp
+        self._holding = False  # a yielded ramp acted mid-ramp on the last band tick
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -227,6 +238,8 @@ class Stepped:
         self._track_limits(inp)
         was = self.state
         if fused >= p.trip_c:
+            if was != TRIP and self._holding and p.follow_board and not est.anomaly:
+                self._excursions += 1  # reached from the band while a yielded ramp held the node
             self.rung = max(self.rung - 1, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
@@ -244,6 +257,11 @@ class Stepped:
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
         set_c = p.trip_c - max(p.margin_c, p.noise_k * est.noise_c)
+        if self._excursions:
+            # Each reading at the trip while following a yielded ramp (below) shows its hold
+            # point within the read noise of the trip: widen the margin by ``excursion_k`` sigma.
+            # At most doubled (a world that outgrows the ramp is the trip rule's business).
+            set_c -= min(p.excursion_k * self._excursions, p.noise_k) * est.noise_c
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
@@ -265,7 +283,9 @@ class Stepped:
         # A progressive board throttle left to act (``board_throttle = "yield"``) runs the
         # clock; the cap stays at most one rung above the rung it lets run at the node's level,
         # so the trip rule's one rung down is a real step and not a cap far above the clock.
-        ceiling = float(min(self._ramp_allowed(inp, dt) + 1, self.top))
+        allowed, holding = self._ramp_state(inp, dt)
+        self._holding = holding
+        ceiling = float(min(allowed + 1, self.top))
         limit_error, near = self._limit_errors(dt)
         error = min(error, limit_error)
         if not est.anomaly and not near:
@@ -285,6 +305,13 @@ class Stepped:
                 self.integral = min(max(u - p.k_p * error, 0.0), float(self.top))
         if est.anomaly or near:
             u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
+        elif p.follow_board and holding and u < allowed and est.level_c + max(rise, 0.0) < set_c:
+            # A yielded ramp holds its node and the predicted fused value is under the set point
+            # (itself a read-noise margin under the trip): the controller is not left below the
+            # rung the ramp runs; after a cut its integral would climb back at e / t_i_s, which
+            # is minutes per rung a noise margin from the set point.
+            u = float(allowed)
+            self.integral = max(self.integral, u)
         if u > ceiling:
             u = ceiling
             self.integral = min(self.integral, ceiling)
@@ -304,15 +331,18 @@ class Stepped:
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
 
-    def _ramp_allowed(self, inp: PolicyInput, dt: float) -> int:
-        """The highest rung every progressive board throttle left to act lets run now."""
-        allowed = self.top
+    def _ramp_state(self, inp: PolicyInput, dt: float) -> tuple[int, bool]:
+        """The highest rung every progressive board throttle left to act lets run now, and
+        whether one of them is acting mid-ramp (it takes clocks away but has rungs left to take)."""
+        allowed, holding = self.top, False
         for sensors, allows in self.board_ramps:
             node = self._protected_level(inp, sensors, dt)
             if node is None:
                 continue
-            allowed = min(allowed, max((i for i, a in enumerate(allows) if a >= node), default=0))
-        return allowed
+            rung = max((i for i, a in enumerate(allows) if a >= node), default=0)
+            allowed = min(allowed, rung)
+            holding = holding or (rung < self.top and any(math.isfinite(a) and a >= node for a in allows))
+        return allowed, holding
 
     def _dither(self, t: float) -> None:
         """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""
@@ -355,6 +385,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
             "rise_slew_c_per_s", d.rise_slew_c_per_s, minimum=0.0, exclusive_min=True, maximum=1000.0
         ),
         board_throttle=params.choice("board_throttle", ("yield", "avoid"), d.board_throttle),
+        follow_board=params.boolean("follow_board", d.follow_board),
+        excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
