@@ -73,7 +73,7 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
         )
     if (counts > 1).any():
         notes.append(
-            f"{int(counts[counts > 1].sum())} rows share {int((counts > 1).sum())} timestamps; each group is merged "
+            f"{int(counts[counts > 1].sum())} rows share {int((counts > 1).sum())} timestamp(s); each group is merged "
             f"into its mean ({len(t)} -> {len(uniq)} rows): the log does not say when within its second each was taken"
         )
 
