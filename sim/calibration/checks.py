@@ -23,6 +23,7 @@ MIN_SAMPLES = 10  # distinct sample times in a log
 MIN_TRAIN_READINGS = 3  # readings of each matched sensor the fit sees (sbc-bench logs are sparse)
 TEMP_RANGE_C = (-40.0, 150.0)  # a board sensor outside this is a unit or column error
 MIN_TEMP_SPAN_C = 0.2  # a temperature that never moves more than this carries no dynamics
+MAX_UNCOVERED_SHARE = 0.1  # an input column that starts later than this share of the rows: fit after it
 
 
 def _finite(a: np.ndarray) -> np.ndarray:
@@ -49,15 +50,31 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
     freq = {k: take(v) for k, v in data.freq_hz.items()}
     load = {k: take(v) for k, v in data.load.items()}
     power = None if data.power_w is None else take(data.power_w)
+    cover = _covered_from(load, freq, power)
+    covered = ""
+    if cover is not None and cover[1] > MAX_UNCOVERED_SHARE * len(t):
+        column, start = cover
+        covered = f"the {column} column covers only the last {len(t) - start} of {len(t)} rows"
+        notes.append(
+            f"{covered} (from {t[start] - t[0]:.0f} s on): the fit uses those rows only; before them the "
+            "input is unknown, and holding its first value back over the rest would be a guess"
+        )
+        t = t[start:]
+        temps, freq, load = ({k: v[start:] for k, v in d.items()} for d in (temps, freq, load))
+        power = None if power is None else power[start:]
     uniq, first, counts = np.unique(t, return_index=True, return_counts=True)
     if len(uniq) < MIN_SAMPLES:
+        shared = int(counts.max()) if len(counts) else 0
         raise LogFormatError(
-            f"{data.source}: {len(t)} rows with {len(uniq)} distinct timestamps are too few to calibrate from "
-            f"(at least {MIN_SAMPLES}); log longer, or give each row its own time"
+            f"{data.source}: {covered + ', and those ' if covered else ''}{len(t)} rows have {len(uniq)} distinct "
+            f"timestamps{f' ({shared} rows share one)' if shared > 1 else ''}, too few to calibrate from "
+            f"(at least {MIN_SAMPLES}); {'log the input from the start, or ' if covered else 'log longer, or '}"
+            "give each row its own time"
         )
     if (counts > 1).any():
         notes.append(
-            f"{int((counts > 1).sum())} timestamps are shared by several rows; each group is merged into its mean"
+            f"{int(counts[counts > 1].sum())} rows share {int((counts > 1).sum())} timestamp(s); each group is merged "
+            f"into its mean ({len(t)} -> {len(uniq)} rows): the log does not say when within its second each was taken"
         )
 
         def merge(a: np.ndarray) -> np.ndarray:
@@ -98,6 +115,25 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
             f"{data.source}: power ranges {np.nanmin(power):g}..{np.nanmax(power):g} W; check the power column's unit"
         )
     return LogData(t, temps, freq, load, power, data.source, data.model), notes
+
+
+def _covered_from(
+    load: dict[str, np.ndarray], freq: dict[str, np.ndarray], power: np.ndarray | None
+) -> tuple[str, int] | None:
+    """The logged input column that starts last and its first row; None when the log has no input column.
+
+    A logger extended mid-run (a load column added to a temperature-only CSV) leaves the earlier
+    rows without that input; the fit's input inference would hold the first value back over all
+    of them (:func:`~thermogov.sim.calibration.data.ffill`), which is harmless for one dropped
+    row (sbc-bench's first ``%cpu`` per section) and a guess over days."""
+    cols = {**{f"load {k}": v for k, v in load.items()}, **{f"clock {k}": v for k, v in freq.items()}}
+    if power is not None:
+        cols["power"] = power
+    starts = {k: int(np.argmax(np.isfinite(v))) for k, v in cols.items() if np.isfinite(v).any()}
+    if not starts:
+        return None
+    column = max(starts, key=lambda k: starts[k])
+    return column, starts[column]
 
 
 def load_changes_in_training(prob: FitProblem) -> bool:

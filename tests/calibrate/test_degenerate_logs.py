@@ -38,6 +38,13 @@ CASES = {
         "nothing drives the model",
     ),
     "temperature in m°C": (lambda: [(k, 1000 * t, f, u) for k, t, f, u in _step()], "outside -40..150 °C"),
+    "load column only in the last rows, all at one time": (
+        lambda: (
+            [(k, 45.0 + 0.01 * k, 1.5e9, "") for k in range(200)]
+            + [(200, 50.0 + (k % 3), 1.5e9, 0.1 * (k % 5)) for k in range(30)]
+        ),
+        "the load cpu column covers only the last 30 of 230 rows",
+    ),
     "NaN and inf everywhere": (
         lambda: [(k, "nan", "inf", "nan") for k in range(120)],
         "no temperature column holds",

@@ -131,6 +131,21 @@ def test_a_real_throttled_log_without_a_clock_keeps_its_plateau(name: str) -> No
         assert p.value > 0 or p.unit == "°C"
 
 
+@pytest.mark.parametrize("name", ["rpi_3b_stressberry_naked.dat", "rpi_3b_stressberry_acrylic-case.dat"])
+def test_a_pi3_cools_down_as_its_board_spreads_heat(name: str) -> None:
+    """Fitted on its first 40 % (150 s idle, 90 s of a 300 s load), a Pi 3 log's cool-down is
+    forecast within 1.5 °C: the board's spreader node (rpi3.toml) carries the ~100 s mode that a
+    single board node folded into its slow one (6.12 and 3.88 °C before it)."""
+    from tests.realdata import REAL_DATA, absent
+
+    path = REAL_DATA / name
+    if not path.is_file():
+        pytest.skip(absent(path))
+    r = calibrate(load_log_data(path), load_board("rpi3"), holdout=0.6)
+    assert r.rmse_holdout_c is not None and r.rmse_holdout_c <= 1.5
+    assert any(30.0 <= tau <= 300.0 for tau in r.time_constants_s[1:])  # the spreading mode
+
+
 @pytest.mark.parametrize(
     ("name", "board"),
     [
