@@ -97,7 +97,7 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
         raise LogFormatError(
             f"{data.source}: power ranges {np.nanmin(power):g}..{np.nanmax(power):g} W; check the power column's unit"
         )
-    return LogData(t, temps, freq, load, power, data.source, data.model), notes
+    return LogData(t, temps, freq, load, power, data.source, data.model, data.fan_rpm), notes
 
 
 def load_changes_in_training(prob: FitProblem) -> bool:

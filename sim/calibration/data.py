@@ -35,6 +35,7 @@ class LogData:
     power_w: np.ndarray | None
     source: str
     model: str = ""  # the product the log names (sbc-bench title), for a housing it implies
+    fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports: a fan housing's evidence
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -95,7 +96,8 @@ def load_log_data(path: Path | str) -> LogData:
         if not (p / TRACE_FILE).is_file():
             raise LogFormatError(f"{p}: no {TRACE_FILE} in this folder; pass a run folder (thermogov import)")
         data = log_data_from_columns(read_csv_columns(p / TRACE_FILE), str(p))
-        return dataclasses.replace(data, model=_run_model(p))
+        model, fan_rpm = _run_model(p)
+        return dataclasses.replace(data, model=model, fan_rpm=fan_rpm)
     if not p.is_file():
         raise LogFormatError(f"{p}: no such run folder or log file; check the path")
     with p.open(encoding="utf-8", errors="replace") as fh:
@@ -109,19 +111,27 @@ def load_log_data(path: Path | str) -> LogData:
     with tempfile.TemporaryDirectory() as tmp:  # the same column mapping as a real import
         run = write_run_folder(log, Path(tmp))
         data = log_data_from_columns(read_csv_columns(run.run_dir / TRACE_FILE), str(p))
-    return dataclasses.replace(data, model=log.model)
+    return dataclasses.replace(data, model=log.model, fan_rpm=log.fan_rpm)
 
 
-def _run_model(run_dir: Path) -> str:
-    """The product an imported run folder's log names (``summary.json``), "" when it does not say."""
+def _run_model(run_dir: Path) -> tuple[str, tuple[float, ...]]:
+    """The product an imported run folder's log names and the fan speeds it reports (``summary.json``)."""
     from thermogov.runs import SUMMARY_FILE
 
     try:
         summary = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return ""
-    model = summary.get("model") if isinstance(summary, dict) else None
-    return model if isinstance(model, str) else ""
+        return "", ()
+    if not isinstance(summary, dict):
+        return "", ()
+    model = summary.get("model")
+    rpm = summary.get("fan_rpm")
+    fan_rpm = (
+        tuple(float(v) for v in rpm)
+        if isinstance(rpm, list) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in rpm)
+        else ()
+    )
+    return (model if isinstance(model, str) else ""), fan_rpm
 
 
 def ffill(a: np.ndarray) -> np.ndarray:

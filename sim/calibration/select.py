@@ -55,6 +55,7 @@ def head(data: LogData, n: int) -> LogData:
         None if data.power_w is None else data.power_w[:n],
         data.source,
         data.model,
+        data.fan_rpm,
     )
 
 

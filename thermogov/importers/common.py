@@ -55,6 +55,7 @@ class ImportedLog:
     skipped_lines: int
     notes: tuple[str, ...]
     model: str = ""  # the product the log names itself (sbc-bench's title), "" when it does not
+    fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports (sbc-bench's sensor blocks)
 
     @property
     def duration_s(self) -> float:

@@ -197,6 +197,7 @@ def write_run_folder(
         "format": log.fmt,
         "board_hint": log.board_hint,
         "model": log.model,
+        "fan_rpm": list(log.fan_rpm),
         "samples": len(samples),
         "skipped_lines": log.skipped_lines,
         "notes": list(log.notes),

@@ -43,6 +43,9 @@ _CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)(?:/(\d+(?:\.\d+)?))?MHz$")
 _THERMAL_RE = re.compile(r"^Thermal source:\s+\S+\s+\(([^)]+)\)")
 _DT_RE = re.compile(r"^DT compat:\s+(\S+)")
 _METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
+# A fan tachometer in sbc-bench's "Hardware sensors" blocks (lm-sensors output, e.g. the Pi 5's
+# `pwmfan-isa-0000` chip: `fan1:        1518 RPM`), printed before and after the benchmarks.
+_FAN_RPM_RE = re.compile(r"^fan\d+:\s+(\d+(?:\.\d+)?)\s+RPM\b")
 _PADDED_CLOCK_RE = re.compile(r"(\d)/\s+(\d)")  # "1200/ 980MHz": the firmware clock is padded
 _DEFAULT_COLUMNS = ("CPU", "load", "%cpu", "%sys", "%usr", "%nice", "%io", "%irq", "Temp")
 
@@ -167,6 +170,24 @@ def _is_float(token: str) -> bool:
     return True
 
 
+def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
+    """Fan tachometer readings of the report's first "Hardware sensors" block only.
+
+    sbc-bench prints that block before its benchmarks and again after them, and the monitor
+    tables last; only the first block describes the board before the logged run (the second
+    is a moment after every reading), so only it is kept."""
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == "Hardware sensors:"), None)
+    if start is None:
+        return ()
+    out = []
+    for ln in lines[start + 1 :]:
+        if ln.startswith("#####"):
+            break
+        if m := _FAN_RPM_RE.match(ln):
+            out.append(float(m.group(1)))
+    return tuple(out)
+
+
 def parse(path: str | Path) -> ImportedLog:
     """Parse an sbc-bench report."""
     return parse_text(read_text(path), str(path))
@@ -262,6 +283,11 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     if unused:
         notes.append(f"column(s) {', '.join(unused)} not imported (no field for voltages)")
     board = board_from_report(model, dt)
+    fan_rpm = _fans_before_run(lines)
+    if fan_rpm:
+        notes.append(
+            f"fan tachometer before the run: {', '.join(f'{v:g}' for v in fan_rpm)} RPM (hardware sensors)"
+        )
     rail = "PMIC" if "PMIC" in extra_cols else "meter"
     samples = tuple(
         ImportedSample(
@@ -274,4 +300,4 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         )
         for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
     )
-    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model)
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm)
