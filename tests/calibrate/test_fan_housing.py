@@ -137,3 +137,17 @@ def test_the_forecast_falls_under_full_load_when_the_fan_steps_up() -> None:
     held = free_run(dataclasses.replace(board, fan=stuck), inputs, grid, x0, 25.0, fan_level=1)[:, 0] + 25.0
     assert held[-1] > with_fan[-1] + 1.0 and held[-1] > 60.0
     assert np.all(np.diff(held[1:]) > -1e-6)
+
+
+def test_the_steady_state_has_the_fan_at_the_level_its_curve_climbs_to() -> None:
+    from thermogov.sim.calibration.steady import steady_state_c
+
+    board = active_cooler()
+    t = np.arange(0.0, 100.0, 10.0)
+    data = sparse_log(np.full(len(t), 50.0), t)
+    inputs = derive_inputs(data, board)
+    rows = np.arange(len(t))
+    cpu = board.thermal.node_names().index("cpu")
+    switched = steady_state_c(board, inputs, rows, 25.0)[cpu]
+    without = steady_state_c(dataclasses.replace(board, fan=None), inputs, rows, 25.0)[cpu]
+    assert without > 60.0 and 50.0 < switched < 60.0  # level 2 holds below its 60 °C step
