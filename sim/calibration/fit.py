@@ -41,6 +41,7 @@ from thermogov.sim.calibration.enclosure import (
     housing_with_fan,
 )
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
+from thermogov.sim.calibration.history import History, history_power, load_history, state_after
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
@@ -173,6 +174,7 @@ class FitProblem:
     data_weight: float = 1.0  # sqrt(n_eff / n): see calibrate()
     tau_slow_s: float = 0.0  # slowest time constant of the last evaluated network
     fan_levels: np.ndarray | None = None  # a board fan's level per grid step, from the training log (fanpath)
+    history: History | None = None  # the load before the log (history.py): the initial state's base
 
     @property
     def free(self) -> np.ndarray:
@@ -231,6 +233,9 @@ class FitProblem:
             GridInputs.of(board, inputs, grid),
             fit_steps(grid, t, train),
             fan_levels=levels_from_log(board, data, sensors, grid, train),
+            history=load_history(
+                data.uptime_s, data.load_average, sum(d.cores for d in board.domains if d.kind == "cpufreq")
+            ),
         )
 
     def predict(
@@ -288,7 +293,10 @@ class FitProblem:
                 factor = damped(factor, dyn_factors(board, self.inputs, temps, throttles))
                 base = static_grid_power(board, pre, factor)
             p_grid = base + leakage_grid_power(board, pre, temps) - x_lin * k
-            xss = np.linalg.solve(g_start, p_grid[0])
+            if self.history is None:
+                xss = np.linalg.solve(g_start, p_grid[0])
+            else:  # the state the load before the log left (history.py)
+                xss = state_after(self.history, modes_start, p_grid[0], *history_power(board, self.inputs))
             x0 = xss + along_slow
             x_prev = x_lin
             x_lin = (
@@ -392,7 +400,11 @@ class FitProblem:
         """Whether :meth:`jacobian` applies: not with a board throttle the log's clock lacks
         (its damped passes are not differentiated; those fits keep finite differences), nor
         with a switched fan (:mod:`~thermogov.sim.calibration.fanpath`: one network per level)."""
-        return not unlogged_throttles(self.board, self.inputs) and self.board.fan is None
+        return (
+            not unlogged_throttles(self.board, self.inputs)
+            and self.board.fan is None
+            and self.history is None
+        )
 
     def jacobian(self, phi_free: np.ndarray) -> np.ndarray:
         """d(residuals)/d(phi_free), exactly for the discrete model: forward sensitivities.
@@ -776,6 +788,12 @@ def calibrate(
             f"only {readings_in(data, sensors, train)} readings in the training part (< {READINGS_PER_PARAM} per "
             "parameter): capacitances and internal links kept at the profile's values, only the gains "
             "(paths to ambient, power scales, ambient, offset) fitted"
+        )
+    if prob.history is not None:
+        notes.append(
+            f"initial state: the network run through the CPU load the log's uptime and load averages imply "
+            f"before its first reading ({prob.history.describe()}; sim/calibration/history.py), not the idle "
+            "steady state"
         )
     if select:
         rung, scores = _select_model(data, board, holdout, ambient_c, free_ambient, say)

@@ -198,6 +198,8 @@ def write_run_folder(
         "board_hint": log.board_hint,
         "model": log.model,
         "fan_rpm": list(log.fan_rpm),
+        "uptime_s": log.uptime_s,
+        "load_average": None if log.load_average is None else list(log.load_average),
         "samples": len(samples),
         "skipped_lines": log.skipped_lines,
         "notes": list(log.notes),

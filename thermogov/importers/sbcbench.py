@@ -46,6 +46,12 @@ _METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
 # A fan tachometer in sbc-bench's "Hardware sensors" blocks (lm-sensors output, e.g. the Pi 5's
 # `pwmfan-isa-0000` chip: `fan1:        1518 RPM`), printed before and after the benchmarks.
 _FAN_RPM_RE = re.compile(r"^fan\d+:\s+(\d+(?:\.\d+)?)\s+RPM\b")
+# `uptime` as sbc-bench prints it before its benchmarks ("Uptime: 19:48:26 up  1:05,  5 users,
+# load average: 0.30, 1.74, 4.51"); locales may write decimal commas ("0,99, 0,42, 0,16").
+_UPTIME_RE = re.compile(
+    r"^Uptime:.*?\bup\s+(?:(\d+)\s+days?,\s*)?(?:(\d+):(\d\d)|(\d+)\s+min)\b.*?"
+    r"load average:\s*(\d+[.,]\d+),\s*(\d+[.,]\d+),\s*(\d+[.,]\d+)"
+)
 _PADDED_CLOCK_RE = re.compile(r"(\d)/\s+(\d)")  # "1200/ 980MHz": the firmware clock is padded
 _DEFAULT_COLUMNS = ("CPU", "load", "%cpu", "%sys", "%usr", "%nice", "%io", "%irq", "Temp")
 
@@ -188,6 +194,19 @@ def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _before_run(lines: list[str]) -> tuple[float | None, tuple[float, float, float] | None]:
+    """Seconds since boot and the 1/5/15-minute load averages of the report's `Uptime:` line."""
+    for ln in lines:
+        if m := _UPTIME_RE.match(ln):
+            days, hours, minutes, only_min = m.group(1), m.group(2), m.group(3), m.group(4)
+            up_min = int(days or 0) * 1440 + (
+                int(hours) * 60 + int(minutes) if hours is not None else int(only_min or 0)
+            )
+            avg = tuple(float(m.group(i).replace(",", ".")) for i in (5, 6, 7))
+            return up_min * 60.0, (avg[0], avg[1], avg[2])
+    return None, None
+
+
 def parse(path: str | Path) -> ImportedLog:
     """Parse an sbc-bench report."""
     return parse_text(read_text(path), str(path))
@@ -300,4 +319,9 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         )
         for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
     )
-    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm)
+    uptime_s, load_average = _before_run(lines)
+    if uptime_s is not None and load_average is not None:
+        notes.append(
+            f"before the run: up {uptime_s / 60:.0f} min, load average {', '.join(f'{v:g}' for v in load_average)}"
+        )
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm, uptime_s, load_average)
