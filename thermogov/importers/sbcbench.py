@@ -324,4 +324,6 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append(
             f"before the run: up {uptime_s / 60:.0f} min, load average {', '.join(f'{v:g}' for v in load_average)}"
         )
-    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm, uptime_s, load_average)
+    return ImportedLog(
+        FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm, uptime_s, load_average
+    )
