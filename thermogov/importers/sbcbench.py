@@ -12,6 +12,13 @@ takes /proc/stat deltas), except on the first line of each section: a fresh moni
 its deltas from zero, so that line holds the average since boot (a 70 % "spike" between two
 25 % lines in a single-threaded benchmark).  It is dropped (the load is held from the line
 before), since a calibration takes it for a load step that never happened.
+
+The ``PMIC`` column of a Raspberry Pi 5 report is the sum of the PMIC's own metered rails
+(``vcgencmd pmic_read_adc``): not what the board draws, which also feeds the 5 V peripherals
+and the regulators' losses (it reads 2.7-3.0 W under a single-threaded benchmark, below the
+board's 3.3 W idle, rpi5.toml; and its definition changed between sbc-bench versions: 12.4 W
+at idle in geerlingguy/sbc-reviews#21).  It is kept as the rail ``PMIC``, not as the board's
+``power_w``; an external meter column (``mW``, sbc-bench ``-p``) is the board's power.
 """
 
 from __future__ import annotations
@@ -308,13 +315,18 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             f"fan tachometer before the run: {', '.join(f'{v:g}' for v in fan_rpm)} RPM (hardware sensors)"
         )
     rail = "PMIC" if "PMIC" in extra_cols else "meter"
+    if rail == "PMIC":
+        notes.append(
+            "PMIC column kept as the rail 'PMIC' (the sum of the PMIC's own rails, not what the board draws): "
+            "no board power_w"
+        )
     samples = tuple(
         ImportedSample(
             t_s=t,
             temps_c=temps,
             freqs_hz=freqs,
             loads=loads,
-            power_w=power,
+            power_w=power if rail == "meter" else None,
             rails_w={rail: power} if power is not None else {},
         )
         for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
