@@ -174,13 +174,16 @@ class Enclosure:
 
     One SoC ships in very different housings, and a prior for one misses the other by tens of
     kelvin.  An enclosure replaces the named nodes' ambient conductances and capacitances of
-    the profile's network; everything else (sensors, OPPs, power) is the board's.
+    the profile's network; everything else (sensors, OPPs, power) is the board's.  A housing
+    that brings its own fan (the Raspberry Pi 5 Active Cooler) carries it as a ``[fan]`` table
+    of its own (:mod:`thermogov.fanprofile`), which replaces the board's.
     """
 
     name: str
     description: str
     to_ambient_w_per_k: dict[str, float] = field(default_factory=dict)
     capacitance_j_per_k: dict[str, float] = field(default_factory=dict)
+    fan: FanProfile | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +327,10 @@ def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
             if node not in nodes:
                 raise ConfigError(f"{t.where}.{key}: unknown node {node!r}; known nodes are {sorted(nodes)}")
         out[key] = {n: sub.number(n, minimum=minimum, maximum=1e6) for n in raw}
-    enc = Enclosure(name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"])
+    fan = parse_fan_profile(t.table("fan"), nodes) if t.has("fan") else None
+    enc = Enclosure(
+        name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"], fan
+    )
     t.done()
     return enc
 
@@ -348,7 +354,8 @@ def with_enclosure(board: BoardProfile, name: str) -> BoardProfile:
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{board.source_file}: enclosures.{name} leaves no node a path to ambient")
     # the result is one housing: alternatives are choices of the original profile, not of this one
-    return replace(board, thermal=replace(board.thermal, nodes=nodes), enclosure=name, enclosures=())
+    fan = enc.fan if enc.fan is not None else board.fan
+    return replace(board, thermal=replace(board.thermal, nodes=nodes), enclosure=name, enclosures=(), fan=fan)
 
 
 def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protection:

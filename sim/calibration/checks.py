@@ -9,6 +9,7 @@ non-finite values become gaps, rows that share a timestamp are merged.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -114,7 +115,7 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
         raise LogFormatError(
             f"{data.source}: power ranges {np.nanmin(power):g}..{np.nanmax(power):g} W; check the power column's unit"
         )
-    return LogData(t, temps, freq, load, power, data.source, data.model), notes
+    return dataclasses.replace(data, t_s=t, temps_c=temps, freq_hz=freq, load=load, power_w=power), notes
 
 
 def _covered_from(

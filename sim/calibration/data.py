@@ -35,6 +35,9 @@ class LogData:
     power_w: np.ndarray | None
     source: str
     model: str = ""  # the product the log names (sbc-bench title), for a housing it implies
+    fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports: a fan housing's evidence
+    uptime_s: float | None = None  # seconds since boot at the log's start, when the log says
+    load_average: tuple[float, float, float] | None = None  # the kernel's 1/5/15-min load averages then
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -95,7 +98,7 @@ def load_log_data(path: Path | str) -> LogData:
         if not (p / TRACE_FILE).is_file():
             raise LogFormatError(f"{p}: no {TRACE_FILE} in this folder; pass a run folder (thermogov import)")
         data = log_data_from_columns(read_csv_columns(p / TRACE_FILE), str(p))
-        return dataclasses.replace(data, model=_run_model(p))
+        return dataclasses.replace(data, **_run_model(p))
     if not p.is_file():
         raise LogFormatError(f"{p}: no such run folder or log file; check the path")
     with p.open(encoding="utf-8", errors="replace") as fh:
@@ -109,19 +112,38 @@ def load_log_data(path: Path | str) -> LogData:
     with tempfile.TemporaryDirectory() as tmp:  # the same column mapping as a real import
         run = write_run_folder(log, Path(tmp))
         data = log_data_from_columns(read_csv_columns(run.run_dir / TRACE_FILE), str(p))
-    return dataclasses.replace(data, model=log.model)
+    return dataclasses.replace(
+        data, model=log.model, fan_rpm=log.fan_rpm, uptime_s=log.uptime_s, load_average=log.load_average
+    )
 
 
-def _run_model(run_dir: Path) -> str:
-    """The product an imported run folder's log names (``summary.json``), "" when it does not say."""
+def _numbers(v: object) -> tuple[float, ...] | None:
+    ok = isinstance(v, list) and all(isinstance(x, int | float) and not isinstance(x, bool) for x in v)
+    return tuple(float(x) for x in v) if ok and isinstance(v, list) else None
+
+
+def _run_model(run_dir: Path) -> dict[str, Any]:
+    """What an imported run folder's log says of the board beyond its samples (``summary.json``):
+    the product it names, the fan speeds it reports and its uptime and load averages before the run."""
     from thermogov.runs import SUMMARY_FILE
 
     try:
         summary = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return ""
-    model = summary.get("model") if isinstance(summary, dict) else None
-    return model if isinstance(model, str) else ""
+        return {}
+    if not isinstance(summary, dict):
+        return {}
+    model = summary.get("model")
+    uptime = summary.get("uptime_s")
+    avg = _numbers(summary.get("load_average"))
+    return {
+        "model": model if isinstance(model, str) else "",
+        "fan_rpm": _numbers(summary.get("fan_rpm")) or (),
+        "uptime_s": float(uptime)
+        if isinstance(uptime, int | float) and not isinstance(uptime, bool)
+        else None,
+        "load_average": (avg[0], avg[1], avg[2]) if avg is not None and len(avg) == 3 else None,
+    }
 
 
 def ffill(a: np.ndarray) -> np.ndarray:

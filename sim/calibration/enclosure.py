@@ -66,6 +66,23 @@ def choose_enclosure(
     )
 
 
+def housing_with_fan(board: BoardProfile, fan_rpm: tuple[float, ...]) -> str | None:
+    """The profile's one housing with a fan when the log shows a fan turning (a tachometer above 0).
+
+    A fan's tachometer is direct evidence of the housing (sbc-bench prints the lm-sensors
+    ``fanN: ... RPM`` lines before and after its benchmarks), where a pre-fit of a few sparse
+    readings is not: a training part whose temperature moves with power the load column does
+    not show (a memory-bound benchmark at the same 25 %) fits a fixed case as well as a fan
+    that switched.  Only a turning fan counts: a tachometer at 0 RPM may be a stopped fan
+    below its first step, or a header with nothing plugged in.  None when the profile has no
+    fan housing, or more than one."""
+    if not any(v > 0 for v in fan_rpm):
+        return None
+    names = [board.enclosure] if board.fan is not None else []
+    names += [e.name for e in board.enclosures if e.fan is not None]
+    return names[0] if len(names) == 1 else None
+
+
 def housing_named(board: BoardProfile, model: str) -> str | None:
     """The profile housing the log's product name implies (:data:`HOUSING_NAMES`), if the profile has it."""
     names = candidates(board)

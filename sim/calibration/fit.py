@@ -33,7 +33,15 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.data import LogData, decimate, ffill
-from thermogov.sim.calibration.enclosure import PRE_FIT_FTOL, candidates, choose_enclosure, housing_named
+from thermogov.sim.calibration.enclosure import (
+    PRE_FIT_FTOL,
+    candidates,
+    choose_enclosure,
+    housing_named,
+    housing_with_fan,
+)
+from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
+from thermogov.sim.calibration.history import History, history_power, load_history, state_after
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
@@ -141,6 +149,7 @@ class _Run:
     modes: Modes
     offset: float
     passes: tuple[PassRecord, ...] = ()  # recorded for the analytic Jacobian (record=True)
+    fan_g: np.ndarray | None = None  # a board fan's conductance per grid step (fanpath), else None
 
 
 @dataclass
@@ -164,6 +173,8 @@ class FitProblem:
     n_fit: int  # grid steps up to the last training sample: all the fit's residuals need
     data_weight: float = 1.0  # sqrt(n_eff / n): see calibrate()
     tau_slow_s: float = 0.0  # slowest time constant of the last evaluated network
+    fan_levels: np.ndarray | None = None  # a board fan's level per grid step, from the training log (fanpath)
+    history: History | None = None  # the load before the log (history.py): the initial state's base
 
     @property
     def free(self) -> np.ndarray:
@@ -221,6 +232,10 @@ class FitProblem:
             power_sigma,
             GridInputs.of(board, inputs, grid),
             fit_steps(grid, t, train),
+            fan_levels=levels_from_log(board, data, sensors, grid, train),
+            history=load_history(
+                data.uptime_s, data.load_average, sum(d.cores for d in board.domains if d.kind == "cpufreq")
+            ),
         )
 
     def predict(
@@ -259,7 +274,12 @@ class FitProblem:
         k = leakage_slope(board, self.inputs, np.flatnonzero(self.train), self.leak_ref)
         g_eff = g - np.diag(k)
         modes = Modes.of(cap, g_eff)
-        shape, self.tau_slow_s = slow_mode(cap, g_eff, modes)
+        fan_g, fan_node, g_start, modes_start = None, 0, g_eff, modes
+        if board.fan is not None and self.fan_levels is not None:  # a switched path (fanpath.py)
+            fan_g, fan_node = fan_conductance(board, self.fan_levels), node_idx[board.fan.node]
+            g_start = with_fan(g_eff, fan_node, float(fan_g[0]))
+            modes_start = Modes.of(cap, g_start)
+        shape, self.tau_slow_s = slow_mode(cap, g_start, modes_start)
         along_slow = offset * shape / shape[node_idx[next(iter(self.sensors.values()))]]
         x_ref = np.array([self.leak_ref[nm] for nm in names]) - ambient
         x_lin = np.broadcast_to(x_ref, (n, len(names)))
@@ -273,21 +293,31 @@ class FitProblem:
                 factor = damped(factor, dyn_factors(board, self.inputs, temps, throttles))
                 base = static_grid_power(board, pre, factor)
             p_grid = base + leakage_grid_power(board, pre, temps) - x_lin * k
-            xss = np.linalg.solve(g_eff, p_grid[0])
+            if self.history is None:
+                xss = np.linalg.solve(g_start, p_grid[0])
+            else:  # the state the load before the log left (history.py)
+                xss = state_after(self.history, modes_start, p_grid[0], *history_power(board, self.inputs))
             x0 = xss + along_slow
             x_prev = x_lin
-            x_lin = linear_response(cap, g_eff, p_grid, grid.h, x0, modes)
+            x_lin = (
+                linear_response(cap, g_eff, p_grid, grid.h, x0, modes)
+                if fan_g is None
+                else switched_response(cap, g_eff, fan_node, fan_g, p_grid, grid.h, x0)
+            )
             if record:
                 slope = leakage_grid_slope(board, pre, temps)
                 passes.append(PassRecord(x_prev.T, slope.T, p_grid.T, xss, x_lin.T))
+        fan_level = 0 if self.fan_levels is None else int(self.fan_levels[0])
         x = (
-            free_run(board, self.inputs, grid, x0, ambient, throttles, pre=self.grid_inputs)
+            free_run(
+                board, self.inputs, grid, x0, ambient, throttles, pre=self.grid_inputs, fan_level=fan_level
+            )
             if free
             else x_lin
         )
         total_at_samples = np.interp(self.data.t_s, grid.t[:n], p_grid.sum(axis=1) + x @ k)
         return _Run(
-            x, total_at_samples, board, ambient, cap, g_eff, throttles, k, modes, offset, tuple(passes)
+            x, total_at_samples, board, ambient, cap, g_eff, throttles, k, modes, offset, tuple(passes), fan_g
         )
 
     def _at_samples(self, x: np.ndarray, ambient: float) -> np.ndarray:
@@ -316,14 +346,26 @@ class FitProblem:
         obs = np.array([self.data.temps_c[s] for s in self.sensors], dtype=float)
         obs[:, last + 1 :] = np.nan  # the filter must not see the held-out tail
         node_of = np.array([idx[n] for n in self.sensors.values()], dtype=int)
-        est = estimate_state(run.cap, run.g_eff, t, obs, pred, node_of, last)
         ks = int(np.searchsorted(self.grid.t, t[last], side="left"))
         if ks >= len(self.grid.t):
             return pred, run.board, run.ambient, None
-        x0 = run.x[ks] + est.dx_at(run.cap, run.g_eff, float(self.grid.t[ks]))
+        g_split, fan_level = run.g_eff, 0  # the network at the split: with the fan at the level the log shows
+        if run.fan_g is not None and self.fan_levels is not None and run.board.fan is not None:
+            g_split = with_fan(run.g_eff, idx[run.board.fan.node], float(run.fan_g[ks]))
+            fan_level = int(self.fan_levels[ks])
+        est = estimate_state(run.cap, g_split, t, obs, pred, node_of, last)
+        x0 = run.x[ks] + est.dx_at(run.cap, g_split, float(self.grid.t[ks]))
         x = run.x.copy()
         x[ks:] = free_run(
-            run.board, self.inputs, self.grid, x0, run.ambient, run.throttles, start=ks, pre=self.grid_inputs
+            run.board,
+            self.inputs,
+            self.grid,
+            x0,
+            run.ambient,
+            run.throttles,
+            start=ks,
+            pre=self.grid_inputs,
+            fan_level=fan_level,
         )
         out = self._at_samples(x, run.ambient)
         out[:, last + 1 :] += est.bias[:, None]
@@ -356,8 +398,13 @@ class FitProblem:
     @property
     def analytic_jacobian(self) -> bool:
         """Whether :meth:`jacobian` applies: not with a board throttle the log's clock lacks
-        (its damped passes are not differentiated; those fits keep finite differences)."""
-        return not unlogged_throttles(self.board, self.inputs)
+        (its damped passes are not differentiated; those fits keep finite differences), nor
+        with a switched fan (:mod:`~thermogov.sim.calibration.fanpath`: one network per level)."""
+        return (
+            not unlogged_throttles(self.board, self.inputs)
+            and self.board.fan is None
+            and self.history is None
+        )
 
     def jacobian(self, phi_free: np.ndarray) -> np.ndarray:
         """d(residuals)/d(phi_free), exactly for the discrete model: forward sensitivities.
@@ -690,10 +737,11 @@ def calibrate(
     # network and power scales, with only the idle level (idle power, ambient, offset) fitted.
     levels_only = not load_changes_in_training(prob)
     check_training_part(prob, levels_only=levels_only)
+    fan_housing = housing_with_fan(board, data.fan_rpm) if enclosure is None else None
     if levels_only:
         select = False
-        if enclosure is not None:
-            board = with_enclosure(board, enclosure)
+        if enclosure is not None or fan_housing is not None:
+            board = with_enclosure(board, enclosure or fan_housing or "")
             prob = build(board)
         prob.specs = reduced(prob.specs, "levels")
         housing_note = None
@@ -702,6 +750,13 @@ def calibrate(
         prob = build(board)
         housing_note = (
             f"enclosure {named}: the log names the product {data.model!r}; declare another with --enclosure"
+        )
+    elif fan_housing is not None:
+        board = with_enclosure(board, fan_housing)
+        prob = build(board)
+        housing_note = (
+            f"enclosure {fan_housing}: the log shows a fan turning ({max(data.fan_rpm):g} RPM), the one housing "
+            "of the profile with a fan; declare another with --enclosure"
         )
     elif enclosure is not None or board.enclosures:
         say(
@@ -733,6 +788,12 @@ def calibrate(
             f"only {readings_in(data, sensors, train)} readings in the training part (< {READINGS_PER_PARAM} per "
             "parameter): capacitances and internal links kept at the profile's values, only the gains "
             "(paths to ambient, power scales, ambient, offset) fitted"
+        )
+    if prob.history is not None:
+        notes.append(
+            f"initial state: the network run through the CPU load the log's uptime and load averages imply "
+            f"before its first reading ({prob.history.describe()}; sim/calibration/history.py), not the idle "
+            "steady state"
         )
     if select:
         rung, scores = _select_model(data, board, holdout, ambient_c, free_ambient, say)

@@ -111,6 +111,7 @@ def with_ratios(board: BoardProfile, ratios: Mapping[str, tuple[float, int]]) ->
             e.description,
             {n: g * factor(f"G[{n}-ambient]", e.name) for n, g in e.to_ambient_w_per_k.items()},
             {n: c * factor(f"C[{n}]") for n, c in e.capacitance_j_per_k.items()},
+            e.fan,
         )
         for e in board.enclosures
     )

@@ -211,7 +211,12 @@ def apply_params(
         )
         for d in board.domains
     )
-    return dataclasses.replace(board, thermal=thermal, domains=domains), ambient, offset
+    fan = board.fan
+    if fan is not None:  # forced air leaves through the same fins: it scales with the node's path
+        prior_g = next(n.to_ambient_w_per_k for n in th.nodes if n.name == fan.node)
+        ratio = amb_links[fan.node] / prior_g if prior_g > 0 else 1.0
+        fan = dataclasses.replace(fan, conductance_w_per_k=tuple(g * ratio for g in fan.conductance_w_per_k))
+    return dataclasses.replace(board, thermal=thermal, domains=domains, fan=fan), ambient, offset
 
 
 # ---------------------------------------------------------------------------------------------
@@ -526,11 +531,15 @@ def free_run(
     throttles: tuple[Protection, ...] = (),
     start: int = 0,
     pre: GridInputs | None = None,
+    fan_level: int = 0,
 ) -> np.ndarray:
     """Open-loop simulation with the simulator's plant, leakage at the model's own temperature.
 
     The run starts at grid step ``start`` in state ``x0`` and returns the steps from there on
-    (a forecast from a state estimated part-way through the log starts there).
+    (a forecast from a state estimated part-way through the log starts there).  A board fan
+    (:mod:`~thermogov.sim.calibration.fanpath`) starts at ``fan_level`` and then follows the
+    board's own curve on the model's temperature, polled every ``default_period_ms`` as the
+    simulator's fan is (``SimFan.follow_default_curve``).
 
     The same input between samples as the fit (:func:`grid_power`), so the check differs from
     the fit only in what it is meant to test: leakage (and a throttle the log's clock does not
@@ -557,10 +566,22 @@ def free_run(
         for d in board.domains
         if any(d.name in t.domains for t in throttles)
     ]
+    fan = board.fan
+    if fan is not None:
+        plant.add_ambient_link(fan.node, fan.conductance_w_per_k[fan_level])
+        curve_i = idx[fan.curve_node]
+        poll = max(1, round(fan.default_period_ms / 1000.0 / grid.h))
     out = np.empty((len(grid.t) - start, len(names)))
     for k in range(start, len(grid.t)):
         out[k - start] = plant.x
         temps = plant.x + ambient_c
+        if fan is not None and (k - start) % poll == 0:
+            level = fan.default_curve.target(float(temps[curve_i]), fan_level)
+            if level != fan_level:
+                plant.add_ambient_link(
+                    fan.node, fan.conductance_w_per_k[level] - fan.conductance_w_per_k[fan_level]
+                )
+                fan_level = level
         p = base[k].copy()
         for i, scale, beta, ref, volt in leaks:
             p[i] += scale * volt[k] * math.exp(min(beta * (temps[i] - ref), 50.0))

@@ -47,14 +47,13 @@ def reduced(specs: Sequence[ParamSpec], rung: str) -> list[ParamSpec]:
 
 def head(data: LogData, n: int) -> LogData:
     """The first ``n`` rows of a log (the inner fit never sees beyond the training part)."""
-    return LogData(
-        data.t_s[:n],
-        {k: v[:n] for k, v in data.temps_c.items()},
-        {k: v[:n] for k, v in data.freq_hz.items()},
-        {k: v[:n] for k, v in data.load.items()},
-        None if data.power_w is None else data.power_w[:n],
-        data.source,
-        data.model,
+    return dataclasses.replace(
+        data,
+        t_s=data.t_s[:n],
+        temps_c={k: v[:n] for k, v in data.temps_c.items()},
+        freq_hz={k: v[:n] for k, v in data.freq_hz.items()},
+        load={k: v[:n] for k, v in data.load.items()},
+        power_w=None if data.power_w is None else data.power_w[:n],
     )
 
 

@@ -40,11 +40,34 @@ class SteadyState:
 
 
 def steady_state_c(board: BoardProfile, inputs: Inputs, rows: np.ndarray, ambient_c: float) -> np.ndarray:
-    """Node temperatures where the mean input over ``rows`` settles (leakage fixed point)."""
+    """Node temperatures where the mean input over ``rows`` settles (leakage fixed point).
+
+    With a board fan, the level its curve climbs to: the first level whose steady state does
+    not ask for a higher one (a level that would step back down at that temperature cycles
+    with the one below it in the real board; the higher one is reported)."""
+    names = board.thermal.node_names()
+    _cap, g0 = network(board.thermal)
+    fan = board.fan
+    levels = range(fan.levels) if fan is not None else range(1)
+    temps = np.full(len(names), ambient_c + 20.0)
+    for level in levels:  # a board fan climbs its curve until the level holds (fanpath.py)
+        g = g0.copy()
+        if fan is not None:
+            i_fan = names.index(fan.node)
+            g[i_fan, i_fan] += fan.conductance_w_per_k[level]
+        temps = _fixed_point(board, inputs, rows, ambient_c, g)
+        if fan is None or fan.default_curve.target(float(temps[names.index(fan.curve_node)]), level) <= level:
+            break
+    return temps
+
+
+def _fixed_point(
+    board: BoardProfile, inputs: Inputs, rows: np.ndarray, ambient_c: float, g: np.ndarray
+) -> np.ndarray:
+    """The leakage (and unlogged throttle) fixed point of one network."""
     from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
 
     names = board.thermal.node_names()
-    _cap, g = network(board.thermal)
     temps = np.full(len(names), ambient_c + 20.0)
     throttles = unlogged_throttles(board, inputs)
     factor = None

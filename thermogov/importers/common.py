@@ -55,6 +55,11 @@ class ImportedLog:
     skipped_lines: int
     notes: tuple[str, ...]
     model: str = ""  # the product the log names itself (sbc-bench's title), "" when it does not
+    fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports (sbc-bench's sensor blocks)
+    # What the board did before the log: seconds since boot and the kernel's 1/5/15-minute load
+    # averages at the log's start (sbc-bench's `Uptime:` line), when the log says.
+    uptime_s: float | None = None
+    load_average: tuple[float, float, float] | None = None
 
     @property
     def duration_s(self) -> float:

@@ -12,6 +12,13 @@ takes /proc/stat deltas), except on the first line of each section: a fresh moni
 its deltas from zero, so that line holds the average since boot (a 70 % "spike" between two
 25 % lines in a single-threaded benchmark).  It is dropped (the load is held from the line
 before), since a calibration takes it for a load step that never happened.
+
+The ``PMIC`` column of a Raspberry Pi 5 report is the sum of the PMIC's own metered rails
+(``vcgencmd pmic_read_adc``): not what the board draws, which also feeds the 5 V peripherals
+and the regulators' losses (it reads 2.7-3.0 W under a single-threaded benchmark, below the
+board's 3.3 W idle, rpi5.toml; and its definition changed between sbc-bench versions: 12.4 W
+at idle in geerlingguy/sbc-reviews#21).  It is kept as the rail ``PMIC``, not as the board's
+``power_w``; an external meter column (``mW``, sbc-bench ``-p``) is the board's power.
 """
 
 from __future__ import annotations
@@ -43,6 +50,15 @@ _CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)(?:/(\d+(?:\.\d+)?))?MHz$")
 _THERMAL_RE = re.compile(r"^Thermal source:\s+\S+\s+\(([^)]+)\)")
 _DT_RE = re.compile(r"^DT compat:\s+(\S+)")
 _METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
+# A fan tachometer in sbc-bench's "Hardware sensors" blocks (lm-sensors output, e.g. the Pi 5's
+# `pwmfan-isa-0000` chip: `fan1:        1518 RPM`), printed before and after the benchmarks.
+_FAN_RPM_RE = re.compile(r"^fan\d+:\s+(\d+(?:\.\d+)?)\s+RPM\b")
+# `uptime` as sbc-bench prints it before its benchmarks ("Uptime: 19:48:26 up  1:05,  5 users,
+# load average: 0.30, 1.74, 4.51"); locales may write decimal commas ("0,99, 0,42, 0,16").
+_UPTIME_RE = re.compile(
+    r"^Uptime:.*?\bup\s+(?:(\d+)\s+days?,\s*)?(?:(\d+):(\d\d)|(\d+)\s+min)\b.*?"
+    r"load average:\s*(\d+[.,]\d+),\s*(\d+[.,]\d+),\s*(\d+[.,]\d+)"
+)
 _PADDED_CLOCK_RE = re.compile(r"(\d)/\s+(\d)")  # "1200/ 980MHz": the firmware clock is padded
 _DEFAULT_COLUMNS = ("CPU", "load", "%cpu", "%sys", "%usr", "%nice", "%io", "%irq", "Temp")
 
@@ -167,6 +183,37 @@ def _is_float(token: str) -> bool:
     return True
 
 
+def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
+    """Fan tachometer readings of the report's first "Hardware sensors" block only.
+
+    sbc-bench prints that block before its benchmarks and again after them, and the monitor
+    tables last; only the first block describes the board before the logged run (the second
+    is a moment after every reading), so only it is kept."""
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == "Hardware sensors:"), None)
+    if start is None:
+        return ()
+    out = []
+    for ln in lines[start + 1 :]:
+        if ln.startswith("#####"):
+            break
+        if m := _FAN_RPM_RE.match(ln):
+            out.append(float(m.group(1)))
+    return tuple(out)
+
+
+def _before_run(lines: list[str]) -> tuple[float | None, tuple[float, float, float] | None]:
+    """Seconds since boot and the 1/5/15-minute load averages of the report's `Uptime:` line."""
+    for ln in lines:
+        if m := _UPTIME_RE.match(ln):
+            days, hours, minutes, only_min = m.group(1), m.group(2), m.group(3), m.group(4)
+            up_min = int(days or 0) * 1440 + (
+                int(hours) * 60 + int(minutes) if hours is not None else int(only_min or 0)
+            )
+            avg = tuple(float(m.group(i).replace(",", ".")) for i in (5, 6, 7))
+            return up_min * 60.0, (avg[0], avg[1], avg[2])
+    return None, None
+
+
 def parse(path: str | Path) -> ImportedLog:
     """Parse an sbc-bench report."""
     return parse_text(read_text(path), str(path))
@@ -262,16 +309,33 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     if unused:
         notes.append(f"column(s) {', '.join(unused)} not imported (no field for voltages)")
     board = board_from_report(model, dt)
+    fan_rpm = _fans_before_run(lines)
+    if fan_rpm:
+        notes.append(
+            f"fan tachometer before the run: {', '.join(f'{v:g}' for v in fan_rpm)} RPM (hardware sensors)"
+        )
     rail = "PMIC" if "PMIC" in extra_cols else "meter"
+    if rail == "PMIC":
+        notes.append(
+            "PMIC column kept as the rail 'PMIC' (the sum of the PMIC's own rails, not what the board draws): "
+            "no board power_w"
+        )
     samples = tuple(
         ImportedSample(
             t_s=t,
             temps_c=temps,
             freqs_hz=freqs,
             loads=loads,
-            power_w=power,
+            power_w=power if rail == "meter" else None,
             rails_w={rail: power} if power is not None else {},
         )
         for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
     )
-    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), model)
+    uptime_s, load_average = _before_run(lines)
+    if uptime_s is not None and load_average is not None:
+        notes.append(
+            f"before the run: up {uptime_s / 60:.0f} min, load average {', '.join(f'{v:g}' for v in load_average)}"
+        )
+    return ImportedLog(
+        FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm, uptime_s, load_average
+    )
