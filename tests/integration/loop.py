@@ -43,7 +43,9 @@ def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout_s: float = 6
     if status is None:
         raise AssertionError(f"child never printed {needle!r} within {timeout_s:g} s")
     assert proc.stderr is not None
-    raise AssertionError(f"child exited with {status} before printing {needle!r}: {proc.stderr.read()[-2000:]}")
+    raise AssertionError(
+        f"child exited with {status} before printing {needle!r}: {proc.stderr.read()[-2000:]}"
+    )
 
 
 @dataclass(frozen=True)
