@@ -24,9 +24,13 @@ from thermogov.sim.calibration.data import LogData
 # User Guide": "the developer kit ... includes a ... heatsink with fan", developer.nvidia.com),
 # which a profile describes as its ``devkit`` housing.  A training part without a large load
 # change cannot tell a sealed case from a fan heatsink (both fit an idle level), so the
-# product's own name is better evidence than a pre-fit there.
+# product's own name is better evidence than a pre-fit there.  The Raspberry Pi 400 is a Pi 4
+# board inside a keyboard with a large aluminium heat spreader held on the SoC by a thermal pad
+# (every teardown shows it, e.g. pi-supply "Teardown of the newly released Raspberry Pi 400";
+# Raspberry Pi's "Designing Raspberry Pi 400", Nov 2020): the rpi4 profile's ``metal-case``.
 HOUSING_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("devkit", re.compile(r"developer\s+kit|\bdev\s*kit\b", re.IGNORECASE)),
+    ("metal-case", re.compile(r"raspberry\s+pi\s+400\b", re.IGNORECASE)),
 )
 PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ by far more than this
 

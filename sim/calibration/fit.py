@@ -737,37 +737,17 @@ def calibrate(
     # network and power scales, with only the idle level (idle power, ambient, offset) fitted.
     levels_only = not load_changes_in_training(prob)
     check_training_part(prob, levels_only=levels_only)
-    fan_housing = housing_with_fan(board, data.fan_rpm) if enclosure is None else None
     if levels_only:
         select = False
-        if enclosure is not None or fan_housing is not None:
-            board = with_enclosure(board, enclosure or fan_housing or "")
-            prob = build(board)
-        prob.specs = reduced(prob.specs, "levels")
-        housing_note = None
-    elif enclosure is None and (named := housing_named(board, data.model)) is not None:
-        board = with_enclosure(board, named)
-        prob = build(board)
-        housing_note = (
-            f"enclosure {named}: the log names the product {data.model!r}; declare another with --enclosure"
-        )
-    elif fan_housing is not None:
-        board = with_enclosure(board, fan_housing)
-        prob = build(board)
-        housing_note = (
-            f"enclosure {fan_housing}: the log shows a fan turning ({max(data.fan_rpm):g} RPM), the one housing "
-            "of the profile with a fan; declare another with --enclosure"
-        )
-    elif enclosure is not None or board.enclosures:
-        say(
-            f"housing: pre-fit of {', '.join(candidates(board))}"
-            if enclosure is None
-            else "housing: declared"
-        )
-        board, housing_note = choose_enclosure(data, board, build, _pre_fit, enclosure)
-        prob = build(board)
-    else:
-        housing_note = None
+
+    def build_for_housing(b: BoardProfile) -> FitProblem:
+        p = build(b)
+        if levels_only:  # ranked on what will be fitted: the idle level alone
+            p.specs = reduced(p.specs, "levels")
+        return p
+
+    board, housing_note = _housing(data, board, enclosure, build_for_housing, say)
+    prob = build_for_housing(board)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
     if levels_only:
@@ -858,6 +838,44 @@ def calibrate(
         variant=board.enclosure if housing_note else None,
         cost=float(res.cost),
     )
+
+
+def _housing(
+    data: LogData,
+    board: BoardProfile,
+    enclosure: str | None,
+    build: Callable[[BoardProfile], FitProblem],
+    say: Callable[[str], None],
+) -> tuple[BoardProfile, str | None]:
+    """The housing the fit starts from, and the note that says why.
+
+    Declared (``--enclosure``) first; then what the log says of itself: a product name that
+    implies a housing (:data:`~thermogov.sim.calibration.enclosure.HOUSING_NAMES`), a fan's
+    tachometer turning; else the cheapest pre-fit of each housing on the training part.  The
+    same order holds whether the training part holds a load change or only an idle level
+    (then ``build`` frees only the idle level, and the pre-fit ranks the housings by how well
+    each explains that level with the profile's idle power and the assumed ambient: weak
+    evidence, but the only one the log has; a first version kept the profile's default housing
+    there without looking).
+    """
+    if enclosure is None and (named := housing_named(board, data.model)) is not None:
+        return with_enclosure(board, named), (
+            f"enclosure {named}: the log names the product {data.model!r}; declare another with --enclosure"
+        )
+    fan_housing = housing_with_fan(board, data.fan_rpm) if enclosure is None else None
+    if fan_housing is not None:
+        return with_enclosure(board, fan_housing), (
+            f"enclosure {fan_housing}: the log shows a fan turning ({max(data.fan_rpm):g} RPM), the one housing "
+            "of the profile with a fan; declare another with --enclosure"
+        )
+    if enclosure is not None or board.enclosures:
+        say(
+            f"housing: pre-fit of {', '.join(candidates(board))}"
+            if enclosure is None
+            else "housing: declared"
+        )
+        return choose_enclosure(data, board, build, _pre_fit, enclosure)
+    return board, None
 
 
 def persistence_rmse(obs: np.ndarray, train: np.ndarray) -> float | None:
