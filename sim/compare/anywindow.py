@@ -71,8 +71,15 @@ def slowest_time_constant_s(config: Config, board: BoardProfile | None = None) -
 def open_factor(config: Config, board: BoardProfile | None = None) -> float:
     """How many times the run the open-ended horizon lasts (see :data:`SETTLE_TAUS`)."""
     d = config.sim.duration_s
-    more = max(d, SETTLE_TAUS * slowest_time_constant_s(config, board))
-    return math.ceil(d + more) / d
+    total = float(math.ceil(d + max(d, SETTLE_TAUS * slowest_time_constant_s(config, board))))
+    # A whole number of the longer run's grid intervals, so its last window ends with the run.
+    while total % (
+        step := grid_step_s(
+            dataclasses.replace(config, sim=dataclasses.replace(config.sim, duration_s=total))
+        )
+    ):
+        total = math.ceil(total / step) * step
+    return total / d
 
 
 def extended(config: Config, factor: float | None = None, board: BoardProfile | None = None) -> Config:
@@ -88,7 +95,7 @@ def extended(config: Config, factor: float | None = None, board: BoardProfile | 
         raise ConfigError(f"open-ended horizon: factor must be a finite number >= 1, got {factor!r}")
     sim = config.sim
     length = sim.duration_s - steady_window(config)[0]
-    duration = sim.duration_s * factor
+    duration = round(sim.duration_s * factor, 6)
     # A hair under the exact fraction, so the recorder's floor lands on the same whole second.
     fraction = (length - 1e-6) / duration
     return dataclasses.replace(

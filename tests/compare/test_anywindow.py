@@ -218,6 +218,11 @@ def test_extended_keeps_the_world_and_the_window() -> None:
     auto = extended(cfg)
     assert auto.sim.duration_s >= cfg.sim.duration_s + max(cfg.sim.duration_s, 3.0 * tau) - 1e-6
     assert open_factor(cfg) == pytest.approx(auto.sim.duration_s / cfg.sim.duration_s)
+    # on a coarser grid, whose whole intervals it fills: its last window ends with the run
+    starts, length = window_starts(auto)
+    assert grid_step_s(auto) > grid_step_s(cfg)
+    assert starts[-1] + length == pytest.approx(auto.sim.duration_s)
+    assert abs(length - (cfg.sim.duration_s - steady_window(cfg)[0])) <= grid_step_s(auto)
 
 
 @pytest.mark.parametrize("factor", [0.5, float("nan"), float("inf")])
