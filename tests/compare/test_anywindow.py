@@ -199,6 +199,19 @@ def test_open_ended_bound_holds_on_random_pi_worlds(seed: int, tmp_path: Path) -
     _check_open(dataclasses.replace(random_scenario(seed), policies=KEEPING), tmp_path)
 
 
+@pytest.mark.parametrize("name", ["orin-fan-failure", "orin-ambient-step"])
+def test_open_ended_bound_holds_where_the_world_changes_mid_run(name: str, tmp_path: Path) -> None:
+    """The Orin scenarios whose worst window was the run's last: continued at the changed
+    conditions, every trip-keeping row's worst window is still under the bound, which is under
+    the run's-end bound."""
+    cfg = dataclasses.replace(short(name, 600.0), policies=KEEPING)
+    ext = extended(cfg, 2.0)
+    assert _check(ext, tmp_path) >= 2
+    new, old = anywindow_bound(ext), anywindow_bound(cfg)
+    assert new is not None and old is not None and new.throughput_ips is not None
+    assert old.throughput_ips is not None and new.throughput_ips <= old.throughput_ips * (1 + 1e-9)
+
+
 def test_the_random_pi_worlds_cover_both_pis() -> None:
     assert {random_scenario(s).board for s in PI_SEEDS} == {"rpi5", "rpi4"}
 
