@@ -68,16 +68,18 @@ def slowest_time_constant_s(config: Config, board: BoardProfile | None = None) -
     return float(max(taus))
 
 
+def _step_for(config: Config, duration_s: float) -> float:
+    return grid_step_s(
+        dataclasses.replace(config, sim=dataclasses.replace(config.sim, duration_s=duration_s))
+    )
+
+
 def open_factor(config: Config, board: BoardProfile | None = None) -> float:
     """How many times the run the open-ended horizon lasts (see :data:`SETTLE_TAUS`)."""
     d = config.sim.duration_s
     total = float(math.ceil(d + max(d, SETTLE_TAUS * slowest_time_constant_s(config, board))))
     # A whole number of the longer run's grid intervals, so its last window ends with the run.
-    while total % (
-        step := grid_step_s(
-            dataclasses.replace(config, sim=dataclasses.replace(config.sim, duration_s=total))
-        )
-    ):
+    while total % (step := _step_for(config, total)):
         total = math.ceil(total / step) * step
     return total / d
 
