@@ -26,7 +26,11 @@ ones nobody tuned on; ``--duration`` cuts every run for a quick look.
 Beside the bound: the sustained reference and the candidate's same-history bound, and the
 anticipation-free (any-window) bound with every row's *worst* window of the steady window's
 length (:mod:`thermogov.sim.compare.anywindow`), the candidate's share of it checked against
-the same 98 % and its margin over the best ``@iso`` baseline by worst window.
+the same 98 % and its margin over the best ``@iso`` baseline by worst window.  Then the
+*open-ended* view (``--extend``, default 2; 1 skips it): every row run again on its world
+continued past the end at its final conditions, each scored by its worst window up to the new
+end against the any-window bound on that horizon, printed beside the run's-end figures (the
+old yardstick) so neither replaces the other silently.
 
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
@@ -48,9 +52,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config, SimConfig  # noqa: E402
-from thermogov.sim.compare.anywindow import anywindow_bound, worst_window_ips  # noqa: E402
-from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
-from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
+from thermogov.sim.compare.anywindow import anywindow_bound, extended, open_factor, worst_window_ips  # noqa: E402
+from thermogov.sim.compare.compare import RunRow, run_grid, run_policy, safe_name, write_csv  # noqa: E402
+from thermogov.sim.compare.isolimit import iso_label, with_knobs  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
 from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
@@ -301,6 +305,92 @@ def worst_windows(
     return out
 
 
+def _knobs(text: str | None) -> dict[str, object]:
+    """An ``@iso`` row's ``tuned_params`` (``k=v;k=v``) back as knobs."""
+    out: dict[str, object] = {}
+    for part in (text or "").split(";"):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            try:
+                out[k] = int(v)
+            except ValueError:
+                out[k] = float(v)
+    return out
+
+
+def _open_job(job: tuple[Config, str, Path, str, str]) -> float | None:
+    """One row on the continued world: its worst window there (None if it stopped early)."""
+    cfg, policy, out_dir, label, run_id = job
+    row = run_policy(cfg, policy, out_dir, None, label, run_id)
+    return worst_window_ips(cfg, Path(row.run_dir)) if row.run_dir else None
+
+
+def _open_bound(cfg: Config) -> float | None:
+    res = anywindow_bound(cfg)
+    return res.throughput_ips if res is not None else None
+
+
+def open_ended(
+    configs: list[tuple[str, Config]],
+    rows: list[RunRow],
+    anyw: dict[str, float | None],
+    candidate: str,
+    factor: float | None,
+    jobs: int,
+    out_dir: Path,
+) -> list[str]:
+    """The any-window race on each world continued past its end; the run's-end figures beside.
+
+    Every finished row (``@iso`` rows with their tuned knobs) runs again on
+    :func:`thermogov.sim.compare.anywindow.extended` and is scored by its worst window up to the
+    new end, against the any-window bound on the same horizon: neither the bound nor a governor
+    knows when the run stops.  ``old`` is the run's-end figure of :func:`worst_windows`.
+    """
+    cfgs = {n: c for n, c in configs if c.sim.workload.kind == "saturating"}
+    factors = {n: factor or open_factor(c) for n, c in cfgs.items()}
+    ext = {n: extended(c, factors[n]) for n, c in cfgs.items()}
+    runs: list[tuple[str, RunRow, tuple[Config, str, Path, str, str]]] = []
+    for r in rows:
+        if r.scenario not in ext or r.sustained_ips is None or r.stopped or not r.run_dir:
+            continue
+        cfg, policy = ext[r.scenario], r.policy
+        if r.tuned_trip_c is not None and policy == iso_label(policy.split("@")[0]):
+            policy = policy.split("@")[0]
+            cfg = with_knobs(cfg, policy, r.tuned_trip_c, _knobs(r.tuned_params))
+        where = out_dir / "open-ended" / safe_name(r.scenario)
+        runs.append((r.scenario, r, (cfg, policy, where, r.scenario, safe_name(r.policy))))
+    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+        bounds = dict(zip(ext, ex.map(_open_bound, ext.values()), strict=True))
+        worst = list(ex.map(_open_job, [job for _, _, job in runs]))
+    out = [
+        "open-ended: worst window (inf/s) with the world run [x] times as long at its final conditions, "
+        "the any-window bound on that horizon, and the run's-end figures (old) beside"
+    ]
+    for scen in ext:
+        parts, old, new, kept = [], None, None, []
+        for (name, r, _), w in zip(runs, worst, strict=True):
+            if name != scen or w is None:
+                continue
+            parts.append(f"{r.policy} {w:.2f}")
+            if r.policy == candidate:
+                old, new = worst_window_ips(cfgs[scen], Path(r.run_dir)), w
+            # the tuned baselines that kept their bound on the run (as in worst_windows)
+            tuned = r.policy in map(iso_label, KERNEL) and r.iso_bound_s is not None
+            if tuned and r.above_trip_s <= (r.iso_bound_s or 0.0) + 1e-9:
+                kept.append(w)
+        old_b, new_b = anyw.get(scen), bounds.get(scen)
+        verdict = f" | bound {_num(old_b, 0, 2)} -> {_num(new_b, 0, 2)}"
+        if new is not None and new_b:
+            old_pct = f"{100.0 * old / old_b:.1f}%" if old is not None and old_b else "n/a"
+            pct = 100.0 * new / new_b
+            miss = "" if pct >= TARGET_ORACLE_PCT else " MISS"
+            verdict += f", {candidate} {old_pct} -> {pct:.1f}%{miss}"
+            if kept:
+                verdict += f", margin {100.0 * (new / max(kept) - 1.0):+.1f}%"
+        out.append(f"  {scen:<24} [{factors[scen]:.2f}] " + "; ".join(parts) + verdict)
+    return out
+
+
 def whole_run(rows: list[RunRow]) -> list[str]:
     """Every finished row's throughput over the whole run, beside its window figure.
 
@@ -349,7 +439,15 @@ def main() -> None:
         default=True,
         help="also run the kernel baselines re-tuned to hysteresis's time above the trip (default: on)",
     )
+    ap.add_argument(
+        "--extend",
+        type=float,
+        help="open-ended view: run every row again this many times as long (default: as long again, "
+        "and at least 3 time constants of the slowest thermal mode past the end; 1 skips it)",
+    )
     args = ap.parse_args()
+    if args.extend is not None and not (1.0 <= args.extend < float("inf")):
+        ap.exit(2, f"control_quality.py: --extend must be a finite number >= 1, got {args.extend}\n")
     started = time.monotonic()
     configs = [] if args.no_suite else [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
     if args.families:
@@ -374,6 +472,9 @@ def main() -> None:
     print()
     print("\n".join(worst_windows(configs, rows, anyw, args.candidate)))
     print()
+    if args.extend is None or args.extend > 1.0:
+        print("\n".join(open_ended(configs, rows, anyw, args.candidate, args.extend, args.jobs, out_dir)))
+        print()
     print("\n".join(whole_run(rows)))
     if args.csv:
         write_csv(rows, args.csv)

@@ -17,18 +17,92 @@ least.  It is no bound on the steady window alone (a schedule may trade an early
 last), so a policy is scored by :func:`worst_window_ips` beside it, not by its steady-window
 throughput.  For a policy that never gets faster as the board warms, the worst window is the
 last one, so both scores agree.
+
+*Open-ended* (:func:`extended`): the windows above still end with the run, and the bound knows
+when it ends, so it runs cooler just before the last window and bursts in it (the free bound's
+banking, moved to the run's end: on rpi5-steady-25 its schedule repeats with the window's
+period, cooling from 450 s to 900 s for the window that starts there).  A governor no more knows
+when a benchmark stops than where its window starts.  So the world may also be continued past
+its end with its final conditions (every event keeps its time, so the ambient, the links, the
+fan and the load stay as they ended), every window of the same length up to the new end is
+scored, and the policy is judged on that same longer run.  It is the same programme on a longer
+scenario, so it is a bound by the same argument; for a schedule run on the longer world, its
+worst window there is at most its worst over the original windows, and the bound can only fall
+as the horizon grows (on the same grid, a longer horizon adds windows and constraints and
+removes none).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
 
 from thermogov.board import BoardProfile
 from thermogov.config import Config
-from thermogov.sim.compare.oracle import OracleResult, grid_step_s, oracle, steady_window
+from thermogov.interfaces import ConfigError
+from thermogov.sim.compare.oracle import OracleResult, _grid, grid_step_s, oracle, steady_window
 from thermogov.sim.compare.samehistory import read_counts
+
+#: The open-ended horizon lasts past the run's end for as long again as the run, and at least this
+#: many time constants of the plant's slowest mode (e^-3: within 5 % of its final state).
+SETTLE_TAUS = 3.0
+
+
+def slowest_time_constant_s(config: Config, board: BoardProfile | None = None) -> float:
+    """The slowest thermal mode's time constant (s) at the run's start and at its end conditions.
+
+    From the eigenvalues of the plant's exact step over the oracle's grid interval (``Phi``),
+    whose links and fan the scenario's events change.
+    """
+    board = board or config.load_board()
+    step = grid_step_s(config)
+    grid = _grid(config, board, step)
+    taus = [0.0]
+    for phi in (grid.phi[0], grid.phi[-1]):
+        lam = np.abs(np.linalg.eigvals(phi))
+        lam = lam[(lam > 0.0) & (lam < 1.0)]
+        taus.extend((-step / np.log(lam)).tolist())
+    return float(max(taus))
+
+
+def _step_for(config: Config, duration_s: float) -> float:
+    return grid_step_s(
+        dataclasses.replace(config, sim=dataclasses.replace(config.sim, duration_s=duration_s))
+    )
+
+
+def open_factor(config: Config, board: BoardProfile | None = None) -> float:
+    """How many times the run the open-ended horizon lasts (see :data:`SETTLE_TAUS`)."""
+    d = config.sim.duration_s
+    total = float(math.ceil(d + max(d, SETTLE_TAUS * slowest_time_constant_s(config, board))))
+    # A whole number of the longer run's grid intervals, so its last window ends with the run.
+    while total % (step := _step_for(config, total)):
+        total = math.ceil(total / step) * step
+    return total / d
+
+
+def extended(config: Config, factor: float | None = None, board: BoardProfile | None = None) -> Config:
+    """``config``'s world run ``factor`` times as long, the final conditions held, same window length.
+
+    Events keep their times (all before the old end), so whatever they set holds to the new end;
+    the steady fraction shrinks so the window (and so every scored window) keeps its length, to
+    within the longer run's grid step.  ``factor`` None: :func:`open_factor`.
+    """
+    if factor is None:
+        factor = open_factor(config, board)
+    if not (math.isfinite(factor) and factor >= 1.0):
+        raise ConfigError(f"open-ended horizon: factor must be a finite number >= 1, got {factor!r}")
+    sim = config.sim
+    length = sim.duration_s - steady_window(config)[0]
+    duration = round(sim.duration_s * factor, 6)
+    # A hair under the exact fraction, so the recorder's floor lands on the same whole second.
+    fraction = (length - 1e-6) / duration
+    return dataclasses.replace(
+        config, sim=dataclasses.replace(sim, duration_s=duration, steady_fraction=fraction)
+    )
 
 
 def window_starts(config: Config) -> tuple[np.ndarray, float]:

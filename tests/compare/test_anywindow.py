@@ -18,9 +18,17 @@ from tests.compare.randomscen import random_scenario
 from tests.compare.short import short
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
-from thermogov.sim.compare.anywindow import anywindow_bound, window_starts, worst_window_ips
+from thermogov.sim.compare.anywindow import (
+    anywindow_bound,
+    extended,
+    open_factor,
+    slowest_time_constant_s,
+    window_starts,
+    worst_window_ips,
+)
 from thermogov.sim.compare.compare import run_grid
-from thermogov.sim.compare.oracle import oracle
+from thermogov.sim.compare.oracle import grid_step_s, oracle, steady_window
+from thermogov.sim.scenarios import load_scenario
 
 POLICIES = ["stepped", "hysteresis", "step_wise", "power_allocator"]
 KEEPING = {
@@ -125,3 +133,112 @@ def test_any_window_takes_no_history_or_sustained_rule() -> None:
     cfg = short("orin-steady-25", 600.0)
     with pytest.raises(ConfigError, match="any_window"):
         oracle(cfg, any_window=True, sustained=True)
+
+
+# -- open-ended: the world continued past the run's end at its final conditions -----------------
+#: Every row the Pi tests judge: the kernel baselines keeping the trip, the firmware alone, and
+#: fixed caps (the firmware still throttles them), each run on the continued world.
+PI_ROWS = ["stepped", "hysteresis", "stock", "step_wise", "power_allocator"]
+PI_FIXED = {
+    "rpi5": ["fixed:2400", "fixed:2000", "fixed:1800", "fixed:1500"],
+    "rpi4": ["fixed:1500", "fixed:1200"],
+}
+
+
+def _check_open(cfg: Config, tmp_path: Path) -> tuple[float, float]:
+    """Every Pi row's worst window on the continued world is under the open-ended bound.
+
+    The firmware's own throttle is full at 85 °C, so ``stock`` and the fixed caps are judged too
+    even when a noisy reading touches the trip.  Returns (run's-end bound, open-ended bound).
+    """
+    old = anywindow_bound(cfg)
+    ext = extended(cfg, 2.0)
+    new = anywindow_bound(ext)
+    assert old is not None and new is not None
+    assert old.throughput_ips is not None and new.throughput_ips is not None
+    rows, _ = run_grid([(cfg.sim.scenario, ext)], PI_ROWS + PI_FIXED[cfg.board], tmp_path, with_oracle=False)
+    judged = 0
+    for r in rows:
+        assert r.hard_limit_s == 0, (r.policy, r.hard_limit_s)
+        worst = worst_window_ips(ext, Path(r.run_dir))
+        assert worst is not None
+        assert worst <= new.throughput_ips * (1 + 1e-9), (
+            cfg.sim.scenario,
+            r.policy,
+            worst,
+            new.throughput_ips,
+        )
+        judged += 1
+    assert judged == len(PI_ROWS) + len(PI_FIXED[cfg.board])
+    # same grid (both runs <= 30 min): more windows and constraints, none removed
+    assert grid_step_s(ext) == grid_step_s(cfg)
+    assert new.throughput_ips <= old.throughput_ips * (1 + 1e-9)
+    assert new.best_fixed_ips is None or new.best_fixed_ips <= new.throughput_ips * (1 + 1e-9)
+    return old.throughput_ips, new.throughput_ips
+
+
+def test_open_ended_bound_holds_on_the_pi_and_stops_banking_for_the_runs_end(tmp_path: Path) -> None:
+    """rpi5-steady-25 (shortened): the run's-end bound cools before its last window (the end is
+    known); continued at its final conditions it cannot, and no row, the firmware alone and fixed
+    caps included, beats it."""
+    cfg = dataclasses.replace(short("rpi5-steady-25", 600.0), policies=KEEPING)
+    old, new = _check_open(cfg, tmp_path)
+    assert new < 0.95 * old
+
+
+#: Seeded random Pi worlds with a saturating load (hot starts, ambient up and down, link changes).
+PI_SEEDS = [
+    s
+    for s in range(11, 40)
+    if random_scenario(s).sim.workload.kind == "saturating" and random_scenario(s).board != "jetson-orin-nano"
+][:3]
+
+
+@pytest.mark.parametrize("seed", PI_SEEDS)
+def test_open_ended_bound_holds_on_random_pi_worlds(seed: int, tmp_path: Path) -> None:
+    _check_open(dataclasses.replace(random_scenario(seed), policies=KEEPING), tmp_path)
+
+
+@pytest.mark.parametrize("name", ["orin-fan-failure", "orin-ambient-step"])
+def test_open_ended_bound_holds_where_the_world_changes_mid_run(name: str, tmp_path: Path) -> None:
+    """The Orin scenarios whose worst window was the run's last: continued at the changed
+    conditions, every trip-keeping row's worst window is still under the bound, which is under
+    the run's-end bound."""
+    cfg = dataclasses.replace(short(name, 600.0), policies=KEEPING)
+    ext = extended(cfg, 2.0)
+    assert _check(ext, tmp_path) >= 2
+    new, old = anywindow_bound(ext), anywindow_bound(cfg)
+    assert new is not None and old is not None and new.throughput_ips is not None
+    assert old.throughput_ips is not None and new.throughput_ips <= old.throughput_ips * (1 + 1e-9)
+
+
+def test_the_random_pi_worlds_cover_both_pis() -> None:
+    assert {random_scenario(s).board for s in PI_SEEDS} == {"rpi5", "rpi4"}
+
+
+def test_extended_keeps_the_world_and_the_window() -> None:
+    cfg = load_scenario("orin-fan-failure")
+    ext = extended(cfg, 2.0)
+    assert ext.sim.duration_s == 2 * cfg.sim.duration_s
+    assert ext.sim.events == cfg.sim.events and ext.board == cfg.board and ext.seed == cfg.seed
+    assert ext.sim.workload == cfg.sim.workload and ext.sim.ambient_c == cfg.sim.ambient_c
+    length = cfg.sim.duration_s - steady_window(cfg)[0]
+    assert steady_window(ext) == (ext.sim.duration_s - length, ext.sim.duration_s)
+    assert window_starts(ext)[1] == pytest.approx(length)
+    # the default horizon: as long again, and 3 slowest time constants past the end at least
+    tau = slowest_time_constant_s(cfg)
+    assert 1000.0 < tau < 3000.0  # the Orin's battery and carrier
+    auto = extended(cfg)
+    assert auto.sim.duration_s >= cfg.sim.duration_s + max(cfg.sim.duration_s, 3.0 * tau) - 1e-6
+    assert open_factor(cfg) == pytest.approx(auto.sim.duration_s / cfg.sim.duration_s)
+    # on a coarser grid, whose whole intervals it fills: its last window ends with the run
+    starts, length = window_starts(auto)
+    assert grid_step_s(auto) > grid_step_s(cfg)
+    assert starts[-1] + length == pytest.approx(auto.sim.duration_s)
+    assert abs(length - (cfg.sim.duration_s - steady_window(cfg)[0])) <= grid_step_s(auto)
+
+
+@pytest.mark.parametrize("factor", [0.5, float("nan"), float("inf")])
+def test_extended_refuses_a_horizon_shorter_than_the_run(factor: float) -> None:
+    with pytest.raises(ConfigError, match="open-ended horizon: factor"):
+        extended(short("orin-steady-25", 600.0), factor)
