@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import dataclasses
 import math
 import signal
 import tempfile
 from types import FrameType
 
-from thermogov.config import Config
+from sim_speed import config_for
+
 from thermogov.sim.model.runner import simulate
 
 
@@ -69,8 +69,7 @@ def main() -> None:
     args = ap.parse_args()
     if not all(0 < v < math.inf for v in (args.hours, args.interval_ms)):
         ap.error("--hours and --interval-ms must be positive finite numbers")
-    base = Config()
-    cfg = dataclasses.replace(base, sim=dataclasses.replace(base.sim, duration_s=3600.0 * args.hours))
+    cfg = config_for(args.hours)  # the bench's own run (bench/sim_speed.py)
     sampler = StackSampler(args.interval_ms / 1000.0)
     with tempfile.TemporaryDirectory() as tmp, sampler:
         simulate(cfg, out_dir=None if args.unrecorded else tmp)
