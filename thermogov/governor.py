@@ -139,7 +139,7 @@ class Governor:
         self._used: tuple[str, ...] = self._sensor_names  # fusion order; all expected at start
         self._domain_names = tuple(a.name for a in self.actuators)
         self._caps = {a.name: a.cap_hz for a in self.actuators}
-        self._wanted: dict[str, int] = dict(self._caps)
+        self._wanted: Mapping[str, int] = dict(self._caps)
         self._write_failures = dict.fromkeys(self._caps, 0)
         self._logged_failure: set[str] = set()
         self._unknown_since: float | None = None
@@ -222,6 +222,7 @@ class Governor:
             if self.power_status is None or status.state != self.power_status.state:
                 events.append(f"power:{status.state}")
             self.power_status = status
+        wanted: Mapping[str, int]  # the policy's caps, a limiter's, or the lowest
         if fused is None:
             if self._unknown_since is None:
                 self._unknown_since = now_s

@@ -95,11 +95,11 @@ class LoadGovernor:
         self,
         now_s: float,
         fused_c: float | None,
-        caps_hz: dict[str, int],
+        caps_hz: Mapping[str, int],
         lowest_hz: Mapping[str, int],
         status: PowerStatus | None,
         inferences: int | None,
-    ) -> tuple[dict[str, int], list[str]]:
+    ) -> tuple[Mapping[str, int], list[str]]:
         """The caps after the lever (lowest while it is engaged) and the trace events."""
         if self._static and self._seg is not None:
             # Neither modes nor lever configured: nothing can change, only the ledger's end moves.

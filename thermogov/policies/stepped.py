@@ -219,7 +219,9 @@ class Stepped:
             old = self._node_level.get(name)
             if old is None or tau <= 0:
                 a = 1.0
-            elif (a := self._node_alpha.get(dt)) is None:
+            elif (known := self._node_alpha.get(dt)) is not None:
+                a = known
+            else:
                 # Simulated ticks come at a few distinct intervals: memoised (a board's
                 # wall-clock intervals all differ, hence the bound).
                 a = 1.0 - math.exp(-dt / tau)
