@@ -6,6 +6,14 @@ later, 153 cap changes in 60 s, most of them full-ladder swings.  These runs bou
 board owner would watch: cap changes per minute of board time, rungs moved per change (no
 half-ladder swing while under the trip) and time at or above the trip.  The 1x leg starts
 from a warmed-up board (``emulate --warm-up``) so 45 s of real time are spent in the band.
+
+One rung per change at both speeds: on the Orin Nano (no firmware ramp to yield to) every rule
+of ``stepped`` moves the cap at most a rung per tick, whatever the tick's timing, so a larger
+move is a defect or the governor's failsafe, not noise.  The 10x leg used to
+allow 3 and failed about one run in seven under load with 4: the dither released a period's
+climb of ``u`` in one jump (2 -> 5 on normal ticks) and a late tick let ``u``'s per-second slew
+move the cap several rungs at once.  ``test_fast_plant.py`` runs the same loop in-process on a
+seeded clock with late ticks, so that failure reproduces on every run.
 """
 
 from __future__ import annotations
@@ -31,11 +39,11 @@ def _check(stats, *, max_per_min: float, max_rungs: int, max_above_s: float) -> 
 def test_default_policy_governs_the_emulated_orin_nano_at_real_time(tmp_path: Path) -> None:
     stats, run = govern_emulated(tmp_path, speed=1.0, run_s=45.0, warm_up="110s")
     assert "limits restored" in run.stderr
-    _check(stats, max_per_min=30.0, max_rungs=2, max_above_s=0.0)
+    _check(stats, max_per_min=30.0, max_rungs=1, max_above_s=0.0)
 
 
 @pytest.mark.slow
 def test_default_policy_governs_the_emulated_orin_nano_at_10x(tmp_path: Path) -> None:
     stats, run = govern_emulated(tmp_path, speed=10.0, run_s=60.0)  # 10 min of board time from idle
     assert "limits restored" in run.stderr
-    _check(stats, max_per_min=15.0, max_rungs=3, max_above_s=5.0)
+    _check(stats, max_per_min=15.0, max_rungs=1, max_above_s=5.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 
@@ -170,6 +171,51 @@ def test_leaving_a_trip_starts_from_the_rung_the_trip_left() -> None:
     left = p.rung
     rungs = [_rung(p, p.decide(inp(0.4 + i * 0.1, 78.0, ctx)).caps_hz) for i in range(20)]
     assert all(abs(r - left) <= 1 for r in rungs)
+
+
+def _fast_plant(tau_s: float, base_c: float, late: dict[int, float], ticks: int) -> list[tuple[float, int]]:
+    """``stepped`` closing the loop on a first-order plant: ``tau_s`` seconds towards
+    ``base_c + 3 °C`` per rung, ticks every 0.1 s except the ones ``late`` lists (tick: interval).
+
+    A plant seconds fast, as the emulator at 10x is on the daemon's clock (its trend changes
+    within the trend's own window); the temperature and rung after each tick.
+    """
+    ctx = ctx_for()
+    p = _stepped()
+    temp, t, out = 60.0, 0.0, []
+    for k in range(ticks):
+        dt = late.get(k, 0.1)
+        t = round(t + dt, 6)
+        temp += (base_c + 3.0 * p.rung - temp) * (1.0 - math.exp(-dt / tau_s))
+        out.append((temp, _rung(p, p.decide(inp(t, temp, ctx)).caps_hz)))
+    return out
+
+
+def test_a_dither_period_of_rise_is_not_released_in_one_jump() -> None:
+    """Between dither instants the rung was held while ``u`` climbed: here ``u`` rose about
+    three rungs in one 2 s period and the next instant moved the cap 4 -> 7 at 72.6 °C (2 -> 5
+    on the emulator at 10x, with normal tick timing).  The cap now follows the dither's rung
+    one rung per tick, like the trip and release rules."""
+    run = _fast_plant(tau_s=10.0, base_c=66.0, late={}, ticks=600)
+    rungs = [_stepped().top] + [r for _, r in run]  # from the top rung
+    moves = [abs(b - a) for a, b in itertools.pairwise(rungs)]
+    assert max(moves) == 1
+    assert all(70.0 < temp < 85.0 for temp, _ in run[200:])  # it regulated, in the band
+    assert len(set(rungs[200:])) > 2  # and kept moving: the limit is not a freeze
+
+
+def test_a_late_tick_moves_the_cap_one_rung_and_the_next_ticks_catch_up() -> None:
+    """A tick 0.5 s late on a loaded machine let ``u`` slew 5 rungs and the cap fall 5 -> 1 at
+    77.8 °C (the 10x emulator test's failure: 4 rungs under the trip).  The slew limit on ``u``
+    is per second, so it still moves that far; the cap moves one rung on that tick and one on
+    each of the next ticks until it reaches the dither's rung."""
+    run = _fast_plant(tau_s=3.0, base_c=76.0, late={15: 0.5}, ticks=40)
+    rungs = [_stepped().top] + [r for _, r in run]
+    moves = [b - a for a, b in itertools.pairwise(rungs)]
+    assert max(abs(m) for m in moves) == 1
+    assert moves[15] == -1 and rungs[16] >= 4  # the late tick: one rung down, not to rung 1
+    assert min(rungs[16:21]) <= 1  # the next four ticks walk it to the dither's rung
+    assert all(temp < 85.0 for temp, _ in run)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,12 @@ thresholds as hard rules and regulates in between:
   accumulator so that the time at the upper rung is the fractional part of ``u``: the
   board time-shares the two rungs that bracket the sustainable power, which is what the oracle
   proves optimal, with a ripple set by ``dither_s`` rather than by the thermal time constants.
-  Between dither instants ``u`` may lower the rung at once but never raise it.
+  Between dither instants ``u`` may lower the rung at once but never raise it.  The cap
+  applied follows that rung one rung per tick, as the trip and release rules move: on a plant
+  fast against ``dither_s`` (the emulator at 10x) ``u`` could climb three rungs while the rung
+  was held and the next instant released them in one jump, and a tick late on a loaded machine
+  let ``u`` slew ``slew_rungs_per_s * dt`` rungs at once (5 -> 1 at 77.8 °C after a 0.5 s tick).
+  Only the yield ceiling below (a cap above the clock a firmware ramp runs) drops at once.
 
 Transfers between the three regimes are bumpless: entering the band from full clocks starts
 ``u`` at the top rung, leaving a trip starts it at the rung the trip left.  In the band the
@@ -130,7 +135,8 @@ class Stepped:
         self.p = p
         self.trend = trend
         self.hard_limits_c = hard_limits_c
-        self.rung = self.top
+        self.rung = self.top  # the rung applied
+        self._target = self.top  # the dither's rung, which the applied one follows a rung per tick
         self.integral = float(self.top)
         self.u = float(self.top)
         self._acc = 0.0
@@ -298,6 +304,7 @@ class Stepped:
         if self._regime != "band":
             # Bumpless entry into the band: start from the rung in force, not from I + k_p*e.
             self.u = float(self.rung)
+            self._target = self.rung
         u = min(max(self.integral + p.k_p * error, 0.0), float(self.top))
         step = p.slew_rungs_per_s * dt
         if abs(u - self.u) > step:
@@ -327,8 +334,16 @@ class Stepped:
         self._regime = "band"
         before = self.rung
         self._dither(t)
+        target = self._target
         if near:  # the dither may not take a rung back up either while a limit is closing in
-            self.rung = min(self.rung, before)
+            target = self._target = min(target, before)
+        # One rung per tick at most, as the trip and release rules move: the dither's rung can
+        # be several away (u rose for a whole dither period while the rung was held, or fell
+        # slew_rungs_per_s * dt on a late tick); the cap follows it on the next ticks.
+        rung = min(max(target, before - 1), before + 1)
+        # Except down to the ceiling: a cap over the rung above a yielded ramp's clock moves no
+        # clock, and the trip rule's next step must land on the clock (it drops at once).
+        self.rung = min(rung, max(int(ceiling), target))
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
@@ -347,19 +362,22 @@ class Stepped:
         return allowed, holding
 
     def _dither(self, t: float) -> None:
-        """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick."""
+        """Sigma-delta between floor(u) and floor(u) + 1; lowering is allowed at any tick.
+
+        Sets the target rung; :meth:`decide` moves the applied one towards it a rung per tick.
+        """
         if self._next_dither_s is None or t >= self._next_dither_s - 1e-9:
             base = math.floor(self.u)
             self._acc += self.u - base
             if self._acc >= 1.0 and base < self.top:
                 self._acc -= 1.0
-                self.rung = base + 1
+                self._target = base + 1
             else:
                 self._acc = min(self._acc, 1.0)
-                self.rung = base
+                self._target = base
             self._next_dither_s = t + self.p.dither_s
         else:
-            self.rung = min(self.rung, math.ceil(self.u))
+            self._target = min(self._target, math.ceil(self.u))
 
 
 def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
