@@ -74,6 +74,8 @@ from thermogov.sim.calibration.select import (
     reduced,
 )
 from thermogov.sim.calibration.sensitivity import Directions, PassRecord, sensitivities
+from thermogov.sim.calibration.shrink import MARGIN as MARGIN_W
+from thermogov.sim.calibration.shrink import WEIGHTS, blend, choose_weight, comparable, held
 from thermogov.sim.calibration.state import StateEstimate, estimate_state
 from thermogov.sim.calibration.steady import SteadyState, dynamic_power, steady_state
 from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
@@ -119,6 +121,7 @@ class CalibrationResult:
     source: str = ""
     variant: str | None = None
     cost: float = 0.0  # final least-squares cost (data and priors): what variant selection compares
+    drift_weight: float = 1.0  # the held-out forecast's weight on the model's drift (shrink.py)
 
     @property
     def skill(self) -> float | None:
@@ -150,6 +153,21 @@ class _Run:
     offset: float
     passes: tuple[PassRecord, ...] = ()  # recorded for the analytic Jacobian (record=True)
     fan_g: np.ndarray | None = None  # a board fan's conductance per grid step (fanpath), else None
+
+
+@dataclass(frozen=True)
+class ForecastParts:
+    """A held-out forecast (sensors x samples) and the model's drift in it (zero up to the split)."""
+
+    full: np.ndarray
+    drift: np.ndarray | None
+    board: BoardProfile
+    ambient: float
+    state: StateEstimate | None
+
+    def blend(self, weight: float) -> np.ndarray:
+        """The forecast with the drift weighted by ``weight`` (:func:`~thermogov.sim.calibration.shrink.blend`)."""
+        return self.full if self.drift is None or weight == 1.0 else blend(self.full, self.drift, weight)
 
 
 @dataclass
@@ -326,7 +344,9 @@ class FitProblem:
         gt = self.grid.t[: len(x)]
         return np.array([np.interp(t, gt, x[:, idx[node]]) + ambient for node in self.sensors.values()])
 
-    def forecast(self, phi: np.ndarray) -> tuple[np.ndarray, BoardProfile, float, StateEstimate | None]:
+    def forecast(
+        self, phi: np.ndarray, drift_weight: float = 1.0
+    ) -> tuple[np.ndarray, BoardProfile, float, StateEstimate | None]:
         """The open-loop prediction, restarted at the split from the state the readings show there.
 
         Up to the last training sample this is the fit's own open-loop run.  From there on the
@@ -334,13 +354,20 @@ class FitProblem:
         training readings (:mod:`~thermogov.sim.calibration.state`), and each sensor carries
         the level offset the filter found.  The held-out readings are never read: the forecast
         knows what persistence knows (the readings up to the split) and the logged inputs.
+        ``drift_weight`` < 1 shrinks the model's drift under the inputs held at the split
+        (:mod:`~thermogov.sim.calibration.shrink`).
         """
+        parts = self.forecast_parts(phi, drift=drift_weight != 1.0)
+        return parts.blend(drift_weight), parts.board, parts.ambient, parts.state
+
+    def forecast_parts(self, phi: np.ndarray, drift: bool = True) -> ForecastParts:
+        """The forecast and, with ``drift``, the model's drift after the split (shrink.py)."""
         run = self._run(phi, True)
         pred = self._at_samples(run.x, run.ambient)
         t = self.data.t_s
         seen = np.flatnonzero(self.train)
         if not len(seen) or seen[-1] >= len(t) - 1:
-            return pred, run.board, run.ambient, None
+            return ForecastParts(pred, None, run.board, run.ambient, None)
         last = int(seen[-1])
         idx = {n: i for i, n in enumerate(run.board.thermal.node_names())}
         obs = np.array([self.data.temps_c[s] for s in self.sensors], dtype=float)
@@ -348,29 +375,40 @@ class FitProblem:
         node_of = np.array([idx[n] for n in self.sensors.values()], dtype=int)
         ks = int(np.searchsorted(self.grid.t, t[last], side="left"))
         if ks >= len(self.grid.t):
-            return pred, run.board, run.ambient, None
+            return ForecastParts(pred, None, run.board, run.ambient, None)
         g_split, fan_level = run.g_eff, 0  # the network at the split: with the fan at the level the log shows
         if run.fan_g is not None and self.fan_levels is not None and run.board.fan is not None:
             g_split = with_fan(run.g_eff, idx[run.board.fan.node], float(run.fan_g[ks]))
             fan_level = int(self.fan_levels[ks])
         est = estimate_state(run.cap, g_split, t, obs, pred, node_of, last)
         x0 = run.x[ks] + est.dx_at(run.cap, g_split, float(self.grid.t[ks]))
-        x = run.x.copy()
-        x[ks:] = free_run(
-            run.board,
-            self.inputs,
-            self.grid,
-            x0,
-            run.ambient,
-            run.throttles,
-            start=ks,
-            pre=self.grid_inputs,
-            fan_level=fan_level,
-        )
-        out = self._at_samples(x, run.ambient)
+
+        def from_split(pre: GridInputs) -> np.ndarray:
+            x = run.x.copy()
+            x[ks:] = free_run(
+                run.board,
+                self.inputs,
+                self.grid,
+                x0,
+                run.ambient,
+                run.throttles,
+                start=ks,
+                pre=pre,
+                fan_level=fan_level,
+            )
+            return x
+
+        out = self._at_samples(from_split(self.grid_inputs), run.ambient)
         out[:, last + 1 :] += est.bias[:, None]
         out[:, : last + 1] = pred[:, : last + 1]
-        return out, run.board, run.ambient, est
+        drift_c = None
+        if drift:  # the run with the inputs held at the split, less the state at the split
+            xh = from_split(held(self.grid_inputs, ks))
+            xh[ks:] -= x0
+            xh[:ks] = 0.0
+            drift_c = self._at_samples(xh, 0.0)
+            drift_c[:, : last + 1] = 0.0
+        return ForecastParts(out, drift_c, run.board, run.ambient, est)
 
     def residuals(self, phi_free: np.ndarray) -> np.ndarray:
         """Training residuals in units of their sigma (weighted by ``data_weight``), then the priors.
@@ -657,19 +695,22 @@ def _fit(
     return res, n_data, n_eff
 
 
-def _select_model(
-    data: LogData,
-    board: BoardProfile,
-    holdout: float,
-    ambient_c: float,
-    free_ambient: bool,
-    say: Callable[[str], None],
-) -> tuple[str, dict[str, float]]:
-    """The rung of :data:`~thermogov.sim.calibration.select.LADDER` the training part supports.
+@dataclass(frozen=True)
+class _Inner:
+    """The validation inside the training part: its problem, the first sensor's readings, the tail."""
 
-    Only the training rows are handed to the inner problems, so the held-out tail cannot
-    reach the choice even through the input inference.  A training part too short to split
-    keeps the full model (and no scores)."""
+    base: FitProblem
+    obs: np.ndarray
+    test: np.ndarray
+
+
+def _inner(
+    data: LogData, board: BoardProfile, holdout: float, ambient_c: float, free_ambient: bool
+) -> _Inner | None:
+    """The inner problem: the training rows only, split at ``INNER_SHARE``; None when too short.
+
+    Only the training rows are handed to it, so the held-out tail cannot reach any choice made
+    on it even through the input inference."""
     t = data.t_s
     n_train = int(np.searchsorted(t, t[0] + (1.0 - holdout) * (t[-1] - t[0]), side="right"))
     inner = head(data, n_train)
@@ -679,28 +720,80 @@ def _select_model(
         )
         check_training_part(base)
     except LogFormatError:
-        return LADDER[0][0], {}
-    first = next(iter(base.sensors))
-    obs = inner.temps_c[first]
+        return None
+    obs = inner.temps_c[next(iter(base.sensors))]
     test = np.isfinite(obs) & ~base.train
-    if test.sum() < MIN_INNER_READINGS or not informative(dynamic_power(board, base.inputs), ~base.train):
-        return LADDER[0][0], {}  # nothing to choose on: see select.informative
+    if test.sum() < MIN_INNER_READINGS:
+        return None
+    return _Inner(base, obs, test)
+
+
+def _inner_forecast(inner: _Inner, rung: str) -> ForecastParts | None:
+    """The rung fitted on the inner training part, forecasting the inner tail (with its drift)."""
+    prob = dataclasses.replace(inner.base, specs=reduced(inner.base.specs, rung))
+    try:
+        res, _n, _ne = _fit(prob, lambda _m: None, INNER_FTOL, reweight=False)
+        return prob.forecast_parts(prob.expand(res.x))
+    except LogFormatError:
+        return None
+
+
+def _rmse(inner: _Inner, pred: np.ndarray) -> float:
+    return float(np.sqrt(np.mean((pred[0][inner.test] - inner.obs[inner.test]) ** 2)))
+
+
+def _select_model(
+    inner: _Inner | None, board: BoardProfile, say: Callable[[str], None]
+) -> tuple[str, dict[str, float], dict[str, ForecastParts]]:
+    """The rung of :data:`~thermogov.sim.calibration.select.LADDER` the training part supports.
+
+    A training part too short to split, or whose inner tail holds no load change, keeps the
+    full model (and no scores).  The inner forecasts are returned for the drift weight."""
+    if inner is None or not informative(dynamic_power(board, inner.base.inputs), ~inner.base.train):
+        return LADDER[0][0], {}, {}  # nothing to choose on: see select.informative
     scores: dict[str, float] = {}
+    parts: dict[str, ForecastParts] = {}
     seen: set[tuple[int, ...]] = set()
     for rung, _held in LADDER:
-        prob = dataclasses.replace(base, specs=reduced(base.specs, rung))
-        key = tuple(prob.free.tolist())
+        key = tuple(dataclasses.replace(inner.base, specs=reduced(inner.base.specs, rung)).free.tolist())
         if key in seen:
             continue
         seen.add(key)
         say(f"model size: {rung}")
-        try:
-            res, _n, _ne = _fit(prob, lambda _m: None, INNER_FTOL, reweight=False)
-            pred, _b, _a, _s = prob.forecast(prob.expand(res.x))
-        except LogFormatError:
+        got = _inner_forecast(inner, rung)
+        if got is None:
             continue
-        scores[rung] = float(np.sqrt(np.mean((pred[0][test] - obs[test]) ** 2)))
-    return choose(scores), scores
+        parts[rung] = got
+        scores[rung] = _rmse(inner, got.full)
+    return choose(scores), scores, parts
+
+
+def _drift_weight(
+    inner: _Inner | None,
+    prob: FitProblem,
+    board: BoardProfile,
+    rung: str,
+    parts: dict[str, ForecastParts],
+    say: Callable[[str], None],
+) -> tuple[float, dict[float, float], str]:
+    """The drift weight (:mod:`~thermogov.sim.calibration.shrink`) and why: 1 unless the inner tail
+    was a test like the held-out one and a smaller weight forecast it better by the margin."""
+    if inner is None:
+        return 1.0, {}, "the training part is too short to validate it"
+    if prob.train.all():
+        return 1.0, {}, "no held-out tail to forecast"
+    dyn_inner = dynamic_power(board, inner.base.inputs)
+    dyn_all = dynamic_power(board, prob.inputs)
+    if not comparable(dyn_inner[~inner.base.train], dyn_all[~prob.train], dyn_inner):
+        return 1.0, {}, "the last 30 % of the training part holds a load change unlike the held-out tail's"
+    got = parts.get(rung)
+    if got is None:
+        say("drift weight")
+        got = _inner_forecast(inner, rung)
+    if got is None or got.drift is None:
+        return 1.0, {}, "the inner fit failed"
+    scores = {w: _rmse(inner, got.blend(w)) for w in WEIGHTS}
+    return choose_weight(scores), scores, ""
 
 
 def calibrate(
@@ -775,8 +868,10 @@ def calibrate(
             f"before its first reading ({prob.history.describe()}; sim/calibration/history.py), not the idle "
             "steady state"
         )
+    drift_weight = 1.0
     if select:
-        rung, scores = _select_model(data, board, holdout, ambient_c, free_ambient, say)
+        inner = _inner(data, board, holdout, ambient_c, free_ambient)
+        rung, scores, parts = _select_model(inner, board, say)
         if rung != LADDER[0][0]:
             prob.specs = specs = reduced(specs, rung)
         if scores:
@@ -790,12 +885,21 @@ def calibrate(
                 f"model size {rung!r}: the last {1 - INNER_SHARE:.0%} of the training part holds no load change "
                 "to validate a smaller model on"
             )
+        drift_weight, w_scores, why = _drift_weight(inner, prob, board, rung, parts, say)
+        if w_scores:
+            ranked = ", ".join(f"{w:g} {v:.2f}" for w, v in w_scores.items())
+            notes.append(
+                f"forecast drift weight {drift_weight:g} chosen on the same inner validation (RMSE °C by weight: "
+                f"{ranked}; < 1 only if it beats 1 by {MARGIN_W:.0%}; sim/calibration/shrink.py)"
+            )
+        else:
+            notes.append(f"forecast drift weight 1: {why}")
     res, n_data, n_eff = _fit(prob, say)
     phi = prob.expand(res.x)
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
     say("uncertainty and held-out check")
     params = _posterior(specs, prob.free, res)
-    pred, fitted, ambient, state = prob.forecast(phi)
+    pred, fitted, ambient, state = prob.forecast(phi, drift_weight)
     if state is not None:
         notes.append(
             f"held-out forecast restarted at {state.t_s - t[0]:.0f} s from the state a Kalman filter of the "
@@ -837,6 +941,7 @@ def calibrate(
         source=data.source,
         variant=board.enclosure if housing_note else None,
         cost=float(res.cost),
+        drift_weight=drift_weight,
     )
 
 
