@@ -55,6 +55,7 @@ def result_dict(result: Any) -> dict[str, Any]:
         if result.rmse_persistence_c is None
         else round(result.rmse_persistence_c, 3),
         "skill": None if result.skill is None else round(result.skill, 3),
+        "drift_weight": result.drift_weight,
         "holdout_from_s": round(result.holdout_from_s, 1),
         "ambient_c": round(result.ambient_c, 2),
         "time_constants_s": [round(t, 3) for t in result.time_constants_s],
@@ -205,6 +206,10 @@ def _print(result: Any, target: Path) -> None:
         click.echo(
             f"persistence baseline     {figure(result.rmse_persistence_c, ' °C')} (last training reading held); "
             f"skill {skill} (1 - RMSE/persistence, > 0 beats it)"
+        )
+        click.echo(
+            f"forecast drift weight    {result.drift_weight:g} (1 = the model's drift under the inputs at the split "
+            "as fitted; forecast only, not in the profile: sim/calibration/shrink.py)"
         )
     s = result.steady
     if s is not None:
