@@ -56,6 +56,7 @@ def result_dict(result: Any) -> dict[str, Any]:
         else round(result.rmse_persistence_c, 3),
         "skill": None if result.skill is None else round(result.skill, 3),
         "drift_weight": result.drift_weight,
+        "level_share": result.level_share,
         "holdout_from_s": round(result.holdout_from_s, 1),
         "ambient_c": round(result.ambient_c, 2),
         "time_constants_s": [round(t, 3) for t in result.time_constants_s],
@@ -208,8 +209,8 @@ def _print(result: Any, target: Path) -> None:
             f"skill {skill} (1 - RMSE/persistence, > 0 beats it)"
         )
         click.echo(
-            f"forecast drift weight    {result.drift_weight:g} (1 = the model's drift under the inputs at the split "
-            "as fitted; forecast only, not in the profile: sim/calibration/shrink.py)"
+            f"forecast drift weight    {result.drift_weight:g}, level share {result.level_share:g} (1, 1 = the model as "
+            "fitted; forecast only, not in the profile: sim/calibration/shrink.py)"
         )
     s = result.steady
     if s is not None:

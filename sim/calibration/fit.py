@@ -75,7 +75,16 @@ from thermogov.sim.calibration.select import (
 )
 from thermogov.sim.calibration.sensitivity import Directions, PassRecord, sensitivities
 from thermogov.sim.calibration.shrink import MARGIN as MARGIN_W
-from thermogov.sim.calibration.shrink import WEIGHTS, blend, choose_weight, comparable, held
+from thermogov.sim.calibration.shrink import (
+    RANGE_RATIO,
+    WEIGHTS,
+    blend,
+    choose_weight,
+    comparable,
+    exercised,
+    held,
+    toward_level,
+)
 from thermogov.sim.calibration.state import StateEstimate, estimate_state
 from thermogov.sim.calibration.steady import SteadyState, dynamic_power, steady_state
 from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
@@ -122,6 +131,7 @@ class CalibrationResult:
     variant: str | None = None
     cost: float = 0.0  # final least-squares cost (data and priors): what variant selection compares
     drift_weight: float = 1.0  # the held-out forecast's weight on the model's drift (shrink.py)
+    level_share: float = 1.0  # ... and the share of its deviation from the level at the split it keeps
 
     @property
     def skill(self) -> float | None:
@@ -157,17 +167,30 @@ class _Run:
 
 @dataclass(frozen=True)
 class ForecastParts:
-    """A held-out forecast (sensors x samples) and the model's drift in it (zero up to the split)."""
+    """A held-out forecast (sensors x samples), the model's drift in it (zero up to the split), and
+    each sensor's level at the split; ``tail`` marks the samples after the split."""
 
     full: np.ndarray
     drift: np.ndarray | None
+    level: np.ndarray | None
+    tail: np.ndarray | None
     board: BoardProfile
     ambient: float
     state: StateEstimate | None
 
-    def blend(self, weight: float) -> np.ndarray:
-        """The forecast with the drift weighted by ``weight`` (:func:`~thermogov.sim.calibration.shrink.blend`)."""
-        return self.full if self.drift is None or weight == 1.0 else blend(self.full, self.drift, weight)
+    def blend(self, weight: float, share: float = 1.0) -> np.ndarray:
+        """The forecast with the drift weighted by ``weight`` and then its deviation from the level
+        at the split scaled by ``share`` (:mod:`~thermogov.sim.calibration.shrink`)."""
+        out = self.full if self.drift is None or weight == 1.0 else blend(self.full, self.drift, weight)
+        if share == 1.0 or self.level is None or self.tail is None:
+            return out
+        return toward_level(out, self.level, self.tail, share)
+
+    def deviation(self, weight: float, mask: np.ndarray) -> np.ndarray:
+        """The first sensor's forecast (drift weighted) minus its level, on the ``mask`` samples."""
+        if self.level is None:
+            return np.zeros(0)
+        return (self.blend(weight)[0] - self.level[0])[mask]
 
 
 @dataclass
@@ -367,7 +390,7 @@ class FitProblem:
         t = self.data.t_s
         seen = np.flatnonzero(self.train)
         if not len(seen) or seen[-1] >= len(t) - 1:
-            return ForecastParts(pred, None, run.board, run.ambient, None)
+            return ForecastParts(pred, None, None, None, run.board, run.ambient, None)
         last = int(seen[-1])
         idx = {n: i for i, n in enumerate(run.board.thermal.node_names())}
         obs = np.array([self.data.temps_c[s] for s in self.sensors], dtype=float)
@@ -375,7 +398,7 @@ class FitProblem:
         node_of = np.array([idx[n] for n in self.sensors.values()], dtype=int)
         ks = int(np.searchsorted(self.grid.t, t[last], side="left"))
         if ks >= len(self.grid.t):
-            return ForecastParts(pred, None, run.board, run.ambient, None)
+            return ForecastParts(pred, None, None, None, run.board, run.ambient, None)
         g_split, fan_level = run.g_eff, 0  # the network at the split: with the fan at the level the log shows
         if run.fan_g is not None and self.fan_levels is not None and run.board.fan is not None:
             g_split = with_fan(run.g_eff, idx[run.board.fan.node], float(run.fan_g[ks]))
@@ -408,7 +431,11 @@ class FitProblem:
             xh[:ks] = 0.0
             drift_c = self._at_samples(xh, 0.0)
             drift_c[:, : last + 1] = 0.0
-        return ForecastParts(out, drift_c, run.board, run.ambient, est)
+        level = (
+            self._at_samples(np.broadcast_to(x0, (len(self.grid.t), len(x0))), run.ambient)[:, 0] + est.bias
+        )
+        tail = np.arange(len(t)) > last
+        return ForecastParts(out, drift_c, level, tail, run.board, run.ambient, est)
 
     def residuals(self, phi_free: np.ndarray) -> np.ndarray:
         """Training residuals in units of their sigma (weighted by ``data_weight``), then the priors.
@@ -775,25 +802,59 @@ def _drift_weight(
     rung: str,
     parts: dict[str, ForecastParts],
     say: Callable[[str], None],
-) -> tuple[float, dict[float, float], str]:
+) -> tuple[float, dict[float, float], str, ForecastParts | None]:
     """The drift weight (:mod:`~thermogov.sim.calibration.shrink`) and why: 1 unless the inner tail
     was a test like the held-out one and a smaller weight forecast it better by the margin."""
     if inner is None:
-        return 1.0, {}, "the training part is too short to validate it"
+        return 1.0, {}, "the training part is too short to validate it", None
     if prob.train.all():
-        return 1.0, {}, "no held-out tail to forecast"
+        return 1.0, {}, "no held-out tail to forecast", None
     dyn_inner = dynamic_power(board, inner.base.inputs)
     dyn_all = dynamic_power(board, prob.inputs)
-    if not comparable(dyn_inner[~inner.base.train], dyn_all[~prob.train], dyn_inner):
-        return 1.0, {}, "the last 30 % of the training part holds a load change unlike the held-out tail's"
     got = parts.get(rung)
     if got is None:
         say("drift weight")
         got = _inner_forecast(inner, rung)
     if got is None or got.drift is None:
-        return 1.0, {}, "the inner fit failed"
+        return 1.0, {}, "the inner fit failed", None
+    if not comparable(dyn_inner[~inner.base.train], dyn_all[~prob.train], dyn_inner):
+        return (
+            1.0,
+            {},
+            "the last 30 % of the training part holds a load change unlike the held-out tail's",
+            got,
+        )
     scores = {w: _rmse(inner, got.blend(w)) for w in WEIGHTS}
-    return choose_weight(scores), scores, ""
+    return choose_weight(scores), scores, "", got
+
+
+def _level_share(
+    inner: _Inner | None, got: ForecastParts | None, weight: float, outer: ForecastParts
+) -> tuple[float, str]:
+    """How much of the forecast's deviation from the level at the split to keep
+    (:func:`~thermogov.sim.calibration.shrink.toward_level`), and the note that says why.
+
+    Chosen on the same inner validation as the drift weight, with that weight applied, and only
+    where the inner tail exercised the deviation at the size the held-out forecast has
+    (:func:`~thermogov.sim.calibration.shrink.exercised`)."""
+    if inner is None or got is None or got.level is None or outer.tail is None:
+        return 1.0, ""
+    inner_dev = got.deviation(weight, inner.test)
+    outer_dev = outer.deviation(weight, outer.tail)
+    if not exercised(inner_dev, outer_dev):
+        rms = lambda a: float(np.sqrt(np.mean(a**2))) if len(a) else 0.0  # noqa: E731
+        return 1.0, (
+            f"forecast level share 1: the model's deviation from the level at the split is "
+            f"{rms(inner_dev):.2f} °C RMS in the inner tail and {rms(outer_dev):.2f} °C in the held-out forecast, "
+            f"more than {RANGE_RATIO:g}x apart, so the inner validation did not test shrinking it"
+        )
+    scores = {a: _rmse(inner, got.blend(weight, a)) for a in WEIGHTS}
+    share = choose_weight(scores)
+    ranked = ", ".join(f"{a:g} {v:.2f}" for a, v in scores.items())
+    return share, (
+        f"forecast level share {share:g}: deviation from the level at the split kept at this share, chosen on "
+        f"the inner validation (RMSE °C by share: {ranked}; sim/calibration/shrink.py)"
+    )
 
 
 def calibrate(
@@ -869,6 +930,7 @@ def calibrate(
             "steady state"
         )
     drift_weight = 1.0
+    inner, inner_parts = None, None
     if select:
         inner = _inner(data, board, holdout, ambient_c, free_ambient)
         rung, scores, parts = _select_model(inner, board, say)
@@ -885,7 +947,7 @@ def calibrate(
                 f"model size {rung!r}: the last {1 - INNER_SHARE:.0%} of the training part holds no load change "
                 "to validate a smaller model on"
             )
-        drift_weight, w_scores, why = _drift_weight(inner, prob, board, rung, parts, say)
+        drift_weight, w_scores, why, inner_parts = _drift_weight(inner, prob, board, rung, parts, say)
         if w_scores:
             ranked = ", ".join(f"{w:g} {v:.2f}" for w, v in w_scores.items())
             notes.append(
@@ -899,7 +961,16 @@ def calibrate(
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
     say("uncertainty and held-out check")
     params = _posterior(specs, prob.free, res)
-    pred, fitted, ambient, state = prob.forecast(phi, drift_weight)
+    outer = prob.forecast_parts(phi, drift=drift_weight != 1.0)
+    level_share, share_note = _level_share(inner, inner_parts, drift_weight, outer)
+    if share_note:
+        notes.append(share_note)
+    pred, fitted, ambient, state = (
+        outer.blend(drift_weight, level_share),
+        outer.board,
+        outer.ambient,
+        outer.state,
+    )
     if state is not None:
         notes.append(
             f"held-out forecast restarted at {state.t_s - t[0]:.0f} s from the state a Kalman filter of the "
@@ -942,6 +1013,7 @@ def calibrate(
         variant=board.enclosure if housing_note else None,
         cost=float(res.cost),
         drift_weight=drift_weight,
+        level_share=level_share,
     )
 
 

@@ -22,7 +22,7 @@ first 70 % of the training part, forecast the rest); a ``w < 1`` is kept only wh
 ``w = 1`` by :data:`MARGIN`.  That choice says something about the held-out tail only when the
 inner tail was a similar test: a drift weight that helped on a flat stretch need not help across
 a new load step, and one that helped across a step may only have compensated a gain error the
-step exposed.  So the weight is chosen only when the inner tail tested the drift alone (a flat
+step exposed.  So the weight is chosen only when the inner tail exercised the drift alone (a flat
 load) or held a load change like the forecast tail's (the logged inputs, which the forecast uses
 anyway; never the held-out readings): :func:`comparable`; otherwise it stays 1.
 
@@ -63,6 +63,31 @@ def held(pre: GridInputs, start: int) -> GridInputs:
 def blend(full: np.ndarray, drift: np.ndarray, weight: float) -> np.ndarray:
     """The forecast with the model's drift weighted by ``weight`` (1: the model as fitted)."""
     return full - (1.0 - weight) * drift
+
+
+def toward_level(forecast: np.ndarray, level: np.ndarray, tail: np.ndarray, share: float) -> np.ndarray:
+    """The forecast's deviation from the level at the split, scaled by ``share`` on the ``tail`` samples.
+
+    ``forecast`` is sensors x samples, ``level`` one value per sensor, ``tail`` the samples after
+    the split (the ones before it are the fit's and stay)."""
+    out = forecast.copy()
+    out[:, tail] = level[:, None] + share * (forecast[:, tail] - level[:, None])
+    return out
+
+
+def exercised(inner_deviation: np.ndarray, forecast_deviation: np.ndarray) -> bool:
+    """Whether the inner tail exercised a shrink of the forecast's deviation at the size it has later.
+
+    A share chosen where the model's deviation from the level is small says little about a
+    forecast whose deviation is many times larger (a held-out tail with a load change the inner
+    tail lacked): the inner score barely depends on the share there, and a few per cent of noise
+    decide it.  So the RMS of the inner tail's deviation must be at least ``1 / RANGE_RATIO`` of
+    the held-out tail's (both the model's own, no readings after the split)."""
+    if not len(inner_deviation) or not len(forecast_deviation):
+        return False
+    r_in = float(np.sqrt(np.mean(inner_deviation**2)))
+    r_out = float(np.sqrt(np.mean(forecast_deviation**2)))
+    return r_in > 0.0 and r_in * RANGE_RATIO >= r_out
 
 
 def choose_weight(scores: Mapping[float, float]) -> float:

@@ -15,12 +15,19 @@ from thermogov.importers.common import ImportedLog
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibration.calibrate import calibrate, load_log_data
 from thermogov.sim.calibration.model import GridInputs
-from thermogov.sim.calibration.shrink import WEIGHTS, blend, choose_weight, comparable, held
+from thermogov.sim.calibration.shrink import (
+    WEIGHTS,
+    blend,
+    choose_weight,
+    comparable,
+    exercised,
+    held,
+    toward_level,
+)
 from thermogov.sim.calibration.steptest import step_log
 
-CLAMP_S = (
-    500.0  # where the synthetic board stops warming: inside the inner fit's part of a 40 % training part
-)
+# where the synthetic board stops warming: inside the inner fit's part of a 40 % training part
+CLAMP_S = 500.0
 
 
 def test_a_smaller_weight_must_beat_the_model_by_the_margin() -> None:
@@ -63,6 +70,21 @@ def test_the_inner_tail_must_test_what_the_held_out_tail_tests() -> None:
     assert not comparable(np.array([]), step, training)
 
 
+def test_toward_level_scales_only_the_tail() -> None:
+    forecast = np.array([[20.0, 21.0, 24.0, 26.0]])
+    tail = np.array([False, False, True, True])
+    out = toward_level(forecast, np.array([22.0]), tail, 0.5)
+    assert out.tolist() == [[20.0, 21.0, 23.0, 24.0]]  # the fit's part stays, the tail halves its deviation
+    assert toward_level(forecast, np.array([22.0]), tail, 1.0).tolist() == forecast.tolist()
+
+
+def test_a_share_is_tested_only_at_the_size_it_is_applied() -> None:
+    assert exercised(np.array([1.0, -1.0]), np.array([1.5, 1.5]))
+    assert not exercised(np.array([0.05, 0.05]), np.array([2.0, 2.0]))  # a load change the inner tail lacked
+    assert not exercised(np.zeros(3), np.zeros(3))
+    assert not exercised(np.array([]), np.array([1.0]))
+
+
 def _clamped(log: ImportedLog, after_s: float) -> ImportedLog:
     """The log with every reading after ``after_s`` held at most at the reading there: a board
     that stops warming (an unlogged fan, a throttle) where the model keeps charging."""
@@ -96,7 +118,7 @@ def test_a_board_that_settles_early_gets_a_weight_below_one(logs: dict[str, Path
 
 def test_the_profiles_own_board_keeps_the_model_as_fitted(logs: dict[str, Path]) -> None:
     r = calibrate(load_log_data(logs["own"]), load_board("rpi4"), holdout=0.6)
-    assert r.drift_weight == 1.0
+    assert r.drift_weight == 1.0 and r.level_share == 1.0
     assert r.skill is not None and r.skill > 0.8
 
 
@@ -108,8 +130,9 @@ def test_cli_reports_the_weight_in_text_and_json(
     assert code == 0
     doc = json.loads(stdout)
     assert doc["drift_weight"] in WEIGHTS and doc["drift_weight"] < 1.0
+    assert doc["level_share"] in WEIGHTS
     code, stdout, _ = run_cli(args, capsys)
     assert code == 0
     line = next(ln for ln in stdout.splitlines() if ln.startswith("forecast drift weight"))
-    assert line.split()[3] == f"{doc['drift_weight']:g}"
+    assert line.split()[3] == f"{doc['drift_weight']:g}," and line.split()[6] == f"{doc['level_share']:g}"
     assert "drift" not in (tmp_path / "rpi4-calibrated.toml").read_text(encoding="utf-8")  # forecast only
