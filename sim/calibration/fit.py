@@ -83,6 +83,7 @@ from thermogov.sim.calibration.shrink import (
     comparable,
     exercised,
     held,
+    saw_as_much,
     toward_level,
 )
 from thermogov.sim.calibration.state import StateEstimate, estimate_state
@@ -795,66 +796,112 @@ def _select_model(
     return choose(scores), scores, parts
 
 
-def _drift_weight(
-    inner: _Inner | None,
-    prob: FitProblem,
-    board: BoardProfile,
-    rung: str,
-    parts: dict[str, ForecastParts],
-    say: Callable[[str], None],
-) -> tuple[float, dict[float, float], str, ForecastParts | None]:
-    """The drift weight (:mod:`~thermogov.sim.calibration.shrink`) and why: 1 unless the inner tail
-    was a test like the held-out one and a smaller weight forecast it better by the margin."""
+def _rms(a: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(a**2))) if len(a) else 0.0
+
+
+def _inner_stands(
+    inner: _Inner | None, got: ForecastParts | None, prob: FitProblem, outer: ForecastParts
+) -> str:
+    """Why the inner validation cannot choose a shrink for the held-out forecast ("" when it can).
+
+    Besides an inner fit to score, the final fit may have seen the load at the split at most
+    :data:`~thermogov.sim.calibration.shrink.RANGE_RATIO` times as long as the inner fit saw
+    the load at its split (:func:`~thermogov.sim.calibration.shrink.saw_as_much`)."""
     if inner is None:
-        return 1.0, {}, "the training part is too short to validate it", None
-    if prob.train.all():
-        return 1.0, {}, "no held-out tail to forecast", None
-    dyn_inner = dynamic_power(board, inner.base.inputs)
-    dyn_all = dynamic_power(board, prob.inputs)
-    got = parts.get(rung)
-    if got is None:
-        say("drift weight")
-        got = _inner_forecast(inner, rung)
-    if got is None or got.drift is None:
-        return 1.0, {}, "the inner fit failed", None
-    if not comparable(dyn_inner[~inner.base.train], dyn_all[~prob.train], dyn_inner):
+        return "the training part is too short to validate it"
+    if outer.tail is None or outer.drift is None or not prob.train.any():
+        return "no held-out tail to forecast"
+    if got is None or got.drift is None or got.level is None:
+        return "the inner fit failed"
+    dyn = dynamic_power(prob.board, prob.inputs)
+    t = prob.data.t_s
+    inner_last = int(np.flatnonzero(inner.base.train)[-1])
+    last = int(np.flatnonzero(prob.train)[-1])
+    if not saw_as_much(t, dyn, inner_last, last, dyn[prob.train]):
         return (
-            1.0,
-            {},
-            "the last 30 % of the training part holds a load change unlike the held-out tail's",
-            got,
+            f"the final fit saw the load at its split over {RANGE_RATIO:g}x as long as the inner fit saw the load "
+            "at its own (a training part that ends mid-rise: the inner model's drift is not the final one's)"
         )
-    scores = {w: _rmse(inner, got.blend(w)) for w in WEIGHTS}
-    return choose_weight(scores), scores, "", got
+    return ""
+
+
+def _not_exercised(what: str, inner_part: np.ndarray, outer_part: np.ndarray) -> str:
+    if exercised(inner_part, outer_part):
+        return ""
+    return (
+        f"{what} is {_rms(inner_part):.2f} °C RMS in the inner tail and {_rms(outer_part):.2f} °C in the held-out "
+        f"forecast, more than {RANGE_RATIO:g}x apart, so the inner validation did not test shrinking it"
+    )
+
+
+def _drift_weight(
+    inner: _Inner | None, got: ForecastParts | None, prob: FitProblem, outer: ForecastParts
+) -> tuple[float, str]:
+    """The drift weight (:mod:`~thermogov.sim.calibration.shrink`) and the note that says why: 1
+    unless the inner tail was a test like the held-out one (its load, the size of the model's
+    drift in it) and a smaller weight forecast it better by the margin."""
+    why = _inner_stands(inner, got, prob, outer)
+    if (
+        not why
+        and inner is not None
+        and got is not None
+        and got.drift is not None
+        and outer.drift is not None
+    ):
+        dyn_inner = dynamic_power(prob.board, inner.base.inputs)
+        dyn_all = dynamic_power(prob.board, prob.inputs)
+        if not comparable(dyn_inner[~inner.base.train], dyn_all[~prob.train], dyn_inner):
+            why = "the last 30 % of the training part holds a load change unlike the held-out tail's"
+        else:
+            why = _not_exercised("the model's drift", got.drift[0][inner.test], outer.drift[0][outer.tail])
+        if not why:
+            scores = {w: _rmse(inner, got.blend(w)) for w in WEIGHTS}
+            weight = choose_weight(scores)
+            ranked = ", ".join(f"{w:g} {v:.2f}" for w, v in scores.items())
+            return weight, (
+                f"forecast drift weight {weight:g} chosen on the same inner validation (RMSE °C by weight: "
+                f"{ranked}; < 1 only if it beats 1 by {MARGIN_W:.0%}; sim/calibration/shrink.py)"
+            )
+    return 1.0, f"forecast drift weight 1: {why}"
 
 
 def _level_share(
-    inner: _Inner | None, got: ForecastParts | None, weight: float, outer: ForecastParts
+    inner: _Inner | None, got: ForecastParts | None, weight: float, prob: FitProblem, outer: ForecastParts
 ) -> tuple[float, str]:
     """How much of the forecast's deviation from the level at the split to keep
     (:func:`~thermogov.sim.calibration.shrink.toward_level`), and the note that says why.
 
     Chosen on the same inner validation as the drift weight, with that weight applied, and only
-    where the inner tail exercised the deviation at the size the held-out forecast has
-    (:func:`~thermogov.sim.calibration.shrink.exercised`)."""
-    if inner is None or got is None or got.level is None or outer.tail is None:
-        return 1.0, ""
-    inner_dev = got.deviation(weight, inner.test)
-    outer_dev = outer.deviation(weight, outer.tail)
-    if not exercised(inner_dev, outer_dev):
-        rms = lambda a: float(np.sqrt(np.mean(a**2))) if len(a) else 0.0  # noqa: E731
-        return 1.0, (
-            f"forecast level share 1: the model's deviation from the level at the split is "
-            f"{rms(inner_dev):.2f} °C RMS in the inner tail and {rms(outer_dev):.2f} °C in the held-out forecast, "
-            f"more than {RANGE_RATIO:g}x apart, so the inner validation did not test shrinking it"
+    where the inner tail exercised the deviation, and the (weighted) drift in it, at the size
+    the held-out forecast has (:func:`~thermogov.sim.calibration.shrink.exercised`): a deviation
+    whose drift and response cancel in one tail and not in the other was not tested."""
+    why = _inner_stands(inner, got, prob, outer)
+    if (
+        not why
+        and inner is not None
+        and got is not None
+        and got.drift is not None
+        and outer.drift is not None
+    ):
+        why = _not_exercised(
+            "the model's deviation from the level at the split",
+            got.deviation(weight, inner.test),
+            outer.deviation(weight, outer.tail),
         )
-    scores = {a: _rmse(inner, got.blend(weight, a)) for a in WEIGHTS}
-    share = choose_weight(scores)
-    ranked = ", ".join(f"{a:g} {v:.2f}" for a, v in scores.items())
-    return share, (
-        f"forecast level share {share:g}: deviation from the level at the split kept at this share, chosen on "
-        f"the inner validation (RMSE °C by share: {ranked}; sim/calibration/shrink.py)"
-    )
+        if not why and weight > 0.0:
+            why = _not_exercised(
+                "the model's drift", weight * got.drift[0][inner.test], weight * outer.drift[0][outer.tail]
+            )
+        if not why:
+            scores = {a: _rmse(inner, got.blend(weight, a)) for a in WEIGHTS}
+            share = choose_weight(scores)
+            ranked = ", ".join(f"{a:g} {v:.2f}" for a, v in scores.items())
+            return share, (
+                f"forecast level share {share:g}: the deviation from the level at the split kept at this share, "
+                f"chosen on the same inner validation (RMSE °C by share: {ranked}; sim/calibration/shrink.py)"
+            )
+    return 1.0, f"forecast level share 1: {why}"
 
 
 def calibrate(
@@ -947,24 +994,19 @@ def calibrate(
                 f"model size {rung!r}: the last {1 - INNER_SHARE:.0%} of the training part holds no load change "
                 "to validate a smaller model on"
             )
-        drift_weight, w_scores, why, inner_parts = _drift_weight(inner, prob, board, rung, parts, say)
-        if w_scores:
-            ranked = ", ".join(f"{w:g} {v:.2f}" for w, v in w_scores.items())
-            notes.append(
-                f"forecast drift weight {drift_weight:g} chosen on the same inner validation (RMSE °C by weight: "
-                f"{ranked}; < 1 only if it beats 1 by {MARGIN_W:.0%}; sim/calibration/shrink.py)"
-            )
-        else:
-            notes.append(f"forecast drift weight 1: {why}")
+        if inner is not None:
+            inner_parts = parts.get(rung) or _inner_forecast(inner, rung)
     res, n_data, n_eff = _fit(prob, say)
     phi = prob.expand(res.x)
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
     say("uncertainty and held-out check")
     params = _posterior(specs, prob.free, res)
-    outer = prob.forecast_parts(phi, drift=drift_weight != 1.0)
-    level_share, share_note = _level_share(inner, inner_parts, drift_weight, outer)
-    if share_note:
-        notes.append(share_note)
+    outer = prob.forecast_parts(phi, drift=select)
+    level_share = 1.0
+    if select:  # how far to trust the model after the split: both chosen on the inner validation
+        drift_weight, weight_note = _drift_weight(inner, inner_parts, prob, outer)
+        level_share, share_note = _level_share(inner, inner_parts, drift_weight, prob, outer)
+        notes.extend(n for n in (weight_note, share_note) if n)
     pred, fitted, ambient, state = (
         outer.blend(drift_weight, level_share),
         outer.board,

@@ -90,6 +90,29 @@ def exercised(inner_deviation: np.ndarray, forecast_deviation: np.ndarray) -> bo
     return r_in > 0.0 and r_in * RANGE_RATIO >= r_out
 
 
+def time_under_load(t: np.ndarray, dyn: np.ndarray, last: int, band: float) -> float:
+    """How long before sample ``last`` the load stayed within ``band`` of its value there (s)."""
+    k = last
+    while k > 0 and abs(dyn[k - 1] - dyn[last]) <= band:
+        k -= 1
+    return float(t[last] - t[k])
+
+
+def saw_as_much(t: np.ndarray, dyn: np.ndarray, inner_last: int, last: int, training: np.ndarray) -> bool:
+    """Whether the inner fit saw the load at its split about as long as the final fit sees the load at its.
+
+    The inner validation scores a model fitted on less data than the final one.  Where the
+    training part ends mid-rise (a load that began 18 s before the inner split and 90 s before
+    the final one), the inner model's drift is far worse than the final model's, and a weight
+    that rescues it over-shrinks a drift the final fit got right.  So the final fit may have
+    seen the load at its split at most ``RANGE_RATIO`` times as long as the inner fit saw the
+    load at its own split.  ``dyn`` is the dynamic power per sample, ``training`` its training part."""
+    band = FLAT_SHARE * (float(np.ptp(training)) if len(training) else 0.0)
+    seen_inner = time_under_load(t, dyn, inner_last, band)
+    seen_final = time_under_load(t, dyn, last, band)
+    return seen_final <= RANGE_RATIO * seen_inner
+
+
 def choose_weight(scores: Mapping[float, float]) -> float:
     """The weight with the lowest inner-tail RMSE, if it beats ``w = 1`` by ``MARGIN``; else 1."""
     finite = {w: s for w, s in scores.items() if np.isfinite(s)}

@@ -22,6 +22,8 @@ from thermogov.sim.calibration.shrink import (
     comparable,
     exercised,
     held,
+    saw_as_much,
+    time_under_load,
     toward_level,
 )
 from thermogov.sim.calibration.steptest import step_log
@@ -83,6 +85,16 @@ def test_a_share_is_tested_only_at_the_size_it_is_applied() -> None:
     assert not exercised(np.array([0.05, 0.05]), np.array([2.0, 2.0]))  # a load change the inner tail lacked
     assert not exercised(np.zeros(3), np.zeros(3))
     assert not exercised(np.array([]), np.array([1.0]))
+
+
+def test_a_training_part_that_ends_mid_rise_does_not_choose() -> None:
+    """Load from 10 s: an inner split at 14 s saw 4 s of it, a final split at 20 s sees 10 s."""
+    t = np.arange(30.0)
+    dyn = np.where(t >= 10, 5.0, 0.0)
+    assert time_under_load(t, dyn, 14, 0.5) == 4.0 and time_under_load(t, dyn, 5, 0.5) == 5.0
+    assert not saw_as_much(t, dyn, 14, 20, dyn[:21])  # 10 s > 2 x 4 s
+    assert saw_as_much(t, dyn, 16, 20, dyn[:21])  # 10 s <= 2 x 6 s
+    assert saw_as_much(t, np.ones(30), 14, 20, np.ones(21))  # one load throughout: 14 s vs 20 s
 
 
 def _clamped(log: ImportedLog, after_s: float) -> ImportedLog:
