@@ -800,25 +800,21 @@ def _rms(a: np.ndarray) -> float:
     return float(np.sqrt(np.mean(a**2))) if len(a) else 0.0
 
 
-def _inner_stands(
-    inner: _Inner | None, got: ForecastParts | None, prob: FitProblem, outer: ForecastParts
-) -> str:
-    """Why the inner validation cannot choose a shrink for the held-out forecast ("" when it can).
+def _inner_stands(inner: _Inner | None, prob: FitProblem) -> str:
+    """Why the inner validation cannot choose a shrink for the held-out forecast ("" when it may).
 
-    Besides an inner fit to score, the final fit may have seen the load at the split at most
-    :data:`~thermogov.sim.calibration.shrink.RANGE_RATIO` times as long as the inner fit saw
-    the load at its split (:func:`~thermogov.sim.calibration.shrink.saw_as_much`)."""
+    Checked before the inner forecast is made (it costs a fit): a training part to split and a
+    held-out tail, and the final fit may have seen the load at the split at most
+    :data:`~thermogov.sim.calibration.shrink.RANGE_RATIO` times as long as the inner fit saw the
+    load at its split (:func:`~thermogov.sim.calibration.shrink.saw_as_much`)."""
     if inner is None:
         return "the training part is too short to validate it"
-    if outer.tail is None or outer.drift is None or not prob.train.any():
+    if prob.train.all() or not prob.train.any():
         return "no held-out tail to forecast"
-    if got is None or got.drift is None or got.level is None:
-        return "the inner fit failed"
     dyn = dynamic_power(prob.board, prob.inputs)
-    t = prob.data.t_s
     inner_last = int(np.flatnonzero(inner.base.train)[-1])
     last = int(np.flatnonzero(prob.train)[-1])
-    if not saw_as_much(t, dyn, inner_last, last, dyn[prob.train]):
+    if not saw_as_much(prob.data.t_s, dyn, inner_last, last, dyn[prob.train]):
         return (
             f"the final fit saw the load at its split over {RANGE_RATIO:g}x as long as the inner fit saw the load "
             "at its own (a training part that ends mid-rise: the inner model's drift is not the final one's)"
@@ -836,12 +832,13 @@ def _not_exercised(what: str, inner_part: np.ndarray, outer_part: np.ndarray) ->
 
 
 def _drift_weight(
-    inner: _Inner | None, got: ForecastParts | None, prob: FitProblem, outer: ForecastParts
+    inner: _Inner | None, got: ForecastParts | None, prob: FitProblem, outer: ForecastParts, gate: str
 ) -> tuple[float, str]:
     """The drift weight (:mod:`~thermogov.sim.calibration.shrink`) and the note that says why: 1
     unless the inner tail was a test like the held-out one (its load, the size of the model's
-    drift in it) and a smaller weight forecast it better by the margin."""
-    why = _inner_stands(inner, got, prob, outer)
+    drift in it) and a smaller weight forecast it better by the margin.  ``gate`` is
+    :func:`_inner_stands`'s reason."""
+    why = gate or ("the inner fit failed" if got is None or got.drift is None or outer.drift is None else "")
     if (
         not why
         and inner is not None
@@ -867,7 +864,7 @@ def _drift_weight(
 
 
 def _level_share(
-    inner: _Inner | None, got: ForecastParts | None, weight: float, prob: FitProblem, outer: ForecastParts
+    inner: _Inner | None, got: ForecastParts | None, weight: float, outer: ForecastParts, gate: str
 ) -> tuple[float, str]:
     """How much of the forecast's deviation from the level at the split to keep
     (:func:`~thermogov.sim.calibration.shrink.toward_level`), and the note that says why.
@@ -876,7 +873,7 @@ def _level_share(
     where the inner tail exercised the deviation, and the (weighted) drift in it, at the size
     the held-out forecast has (:func:`~thermogov.sim.calibration.shrink.exercised`): a deviation
     whose drift and response cancel in one tail and not in the other was not tested."""
-    why = _inner_stands(inner, got, prob, outer)
+    why = gate or ("the inner fit failed" if got is None or got.drift is None or outer.drift is None else "")
     if (
         not why
         and inner is not None
@@ -994,18 +991,21 @@ def calibrate(
                 f"model size {rung!r}: the last {1 - INNER_SHARE:.0%} of the training part holds no load change "
                 "to validate a smaller model on"
             )
-        if inner is not None:
-            inner_parts = parts.get(rung) or _inner_forecast(inner, rung)
+        inner_parts = parts.get(rung)
     res, n_data, n_eff = _fit(prob, say)
     phi = prob.expand(res.x)
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")
     say("uncertainty and held-out check")
     params = _posterior(specs, prob.free, res)
-    outer = prob.forecast_parts(phi, drift=select)
+    gate = _inner_stands(inner, prob) if select else "not chosen"
+    outer = prob.forecast_parts(phi, drift=not gate)
     level_share = 1.0
     if select:  # how far to trust the model after the split: both chosen on the inner validation
-        drift_weight, weight_note = _drift_weight(inner, inner_parts, prob, outer)
-        level_share, share_note = _level_share(inner, inner_parts, drift_weight, prob, outer)
+        if not gate and inner is not None and inner_parts is None:
+            say("forecast drift weight and level share")
+            inner_parts = _inner_forecast(inner, rung)
+        drift_weight, weight_note = _drift_weight(inner, inner_parts, prob, outer, gate)
+        level_share, share_note = _level_share(inner, inner_parts, drift_weight, outer, gate)
         notes.extend(n for n in (weight_note, share_note) if n)
     pred, fitted, ambient, state = (
         outer.blend(drift_weight, level_share),
