@@ -79,6 +79,20 @@ def test_a_small_step_during_a_bridge_that_does_not_undo_it_is_not_a_return() ->
     assert tr.update(100.3, 81.60).anomaly  # the wrong way: the offset grows, still bridged
 
 
+def test_on_a_coarse_noisy_sensor_half_a_return_does_not_end_the_bridge() -> None:
+    # RPi-like: 0.45 °C read noise, so 3·sqrt(2)·sigma (1.9 °C) would accept a 1.1 °C step
+    # back from a 2.2 °C jump; what is left (1.1 °C) is over half of jump_c.
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    rng = random.Random(6)
+    for i in range(1000):
+        tr.update(i * 0.1, 80.0 + rng.gauss(0.0, 0.45))
+    assert tr.update(100.0, 80.0).noise_c > 0.35
+    tr.update(100.1, 82.2)
+    assert tr.update(100.2, 81.1).anomaly
+    assert tr.update(100.3, 82.2).anomaly
+    assert not tr.update(100.4, 80.3).anomaly  # 1.9 °C back, 0.3 °C left: the bridge ends
+
+
 def test_a_rise_just_under_jump_c_without_a_bridge_is_a_rise() -> None:
     tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
     _noisy(tr, 0.0, 1000, 80.0, seed=4)

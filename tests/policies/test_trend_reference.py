@@ -50,7 +50,7 @@ class PlainTrend:
                 self._since = t_s
         elif self._last_raw is not None and self._since is not None:
             rest = self._offset - (raw_c - self._last_raw)
-            if abs(rest) <= min(RETURN_SIGMAS * math.sqrt(self._var), 0.5 * abs(self._offset)):
+            if abs(rest) <= RETURN_SIGMAS * math.sqrt(self._var) and abs(rest) < 0.5 * self.jump_c:
                 self._offset = 0.0
                 self._since = None
         self._last_raw = raw_c

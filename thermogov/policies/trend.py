@@ -13,9 +13,10 @@ therefore a change of *measurement*, not of temperature: it is absorbed into an 
 corrected series stays continuous, and ``anomaly`` is reported until the opposite jump returns
 the offset (the sensor recovered) or ``hold_s`` has passed, when the new level is accepted and
 the history restarts from it.  The return is judged against the offset it undoes, not against
-``jump_c`` alone: a step that cancels the offset to within the read noise ends the bridge even
-when it is a little smaller than ``jump_c`` (the gap between the returning sensor and the
-others moved while it was out); with no bridge held, such a step is temperature as before.
+``jump_c`` alone: a step that cancels the offset to within the read noise (and to under half
+of ``jump_c``) ends the bridge even when it is a little smaller than ``jump_c`` (the gap between
+the returning sensor and the others moved while it was out); with no bridge held, such a step
+is temperature as before.
 """
 
 from __future__ import annotations
@@ -84,9 +85,11 @@ class Trend:
             elif self._since is not None:
                 # A return judged against the offset it undoes: the sensor's gap to the rest of
                 # the fusion drifts while it is out, so the return can fall just under jump_c
-                # (2.20 °C out, 1.96 °C back) and would leave a phantom offset for hold_s.
+                # (2.20 °C out, 1.96 °C back) and would leave a phantom offset for hold_s.  What
+                # is left must be read noise and under half a jump (on a coarse, noisy sensor
+                # the noise bound alone would let a step of half the offset end the bridge).
                 rest = self._offset - step
-                if abs(rest) <= min(RETURN_SIGMAS * math.sqrt(self._var), 0.5 * abs(self._offset)):
+                if abs(rest) <= RETURN_SIGMAS * math.sqrt(self._var) and abs(rest) < 0.5 * self.jump_c:
                     self._offset = 0.0
                     self._since = None
         self._last_raw = raw_c
