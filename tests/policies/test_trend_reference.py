@@ -15,7 +15,7 @@ from collections import deque
 
 import pytest
 
-from thermogov.policies.trend import Trend
+from thermogov.policies.trend import RETURN_SIGMAS, Trend
 
 
 class PlainTrend:
@@ -48,6 +48,11 @@ class PlainTrend:
                 self._since = None
             elif self._since is None:
                 self._since = t_s
+        elif self._last_raw is not None and self._since is not None:
+            rest = self._offset - (raw_c - self._last_raw)
+            if abs(rest) <= RETURN_SIGMAS * math.sqrt(self._var) and abs(rest) < 0.5 * self.jump_c:
+                self._offset = 0.0
+                self._since = None
         self._last_raw = raw_c
         value = raw_c + self._offset
         if self._since is not None and t_s - self._since > self.hold_s:
@@ -105,7 +110,8 @@ class PlainTrend:
 
 def _series(seed: int, n: int) -> list[tuple[float, float]]:
     """Ticks at 100 ms of integer-ms time (a few distinct float intervals), some jittered
-    (a board's wall clock), with noise, a slow ramp, spikes that return and steps that stay."""
+    (a board's wall clock), with noise, a slow ramp, spikes that return, steps that stay and
+    drop-outs whose return is a little smaller than the drop (the gap drifted meanwhile)."""
     rng = random.Random(seed)
     out, t_ms, temp = [], 0, 60.0
     for k in range(n):
@@ -114,6 +120,10 @@ def _series(seed: int, n: int) -> list[tuple[float, float]]:
         v = temp + rng.gauss(0.0, 0.2)
         if rng.random() < 0.01:
             v += rng.choice((-8.0, 8.0))  # a one-sample spike
+        if k % 1000 in range(500, 520):
+            v -= 4.3  # a sensor out of the fusion for 2 s: back by 4.3 °C ± noise (jump_c 4: under)
+        elif k % 1000 in range(700, 720):
+            v -= 2.2  # out by 2.2 °C, back by 2.2 °C ± noise (jump_c 2: sometimes under)
         if k % 3000 == 2999:
             temp += rng.choice((-5.0, 5.0))  # a step that persists past hold_s
         out.append((t_ms / 1000.0, v))

@@ -12,7 +12,11 @@ the fused value by a few tenths of a degree).  A change larger than ``jump_c`` i
 therefore a change of *measurement*, not of temperature: it is absorbed into an offset so the
 corrected series stays continuous, and ``anomaly`` is reported until the opposite jump returns
 the offset (the sensor recovered) or ``hold_s`` has passed, when the new level is accepted and
-the history restarts from it.
+the history restarts from it.  The return is judged against the offset it undoes, not against
+``jump_c`` alone: a step that cancels the offset to within the read noise (and to under half
+of ``jump_c``) ends the bridge even when it is a little smaller than ``jump_c`` (the gap between
+the returning sensor and the others moved while it was out); with no bridge held, such a step
+is temperature as before.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ class TrendEstimate(NamedTuple):
 
 
 _new_estimate = tuple.__new__
+
+#: A step under ``jump_c`` ends a bridge when what is left of the offset is within this many
+#: read-noise sigmas: the residual is the difference of two readings of the same sensor set
+#: (before the drop-out, after the return), whose noise is sqrt(2)·sigma, taken at 3 sigmas.
+RETURN_SIGMAS = 3.0 * math.sqrt(2.0)
 
 
 class Trend:
@@ -64,13 +73,25 @@ class Trend:
         # One function with locals, not a chain of helpers: it runs once per tick for the
         # fused value and once per hard-limited sensor (a quarter of a simulated run's time).
         last_raw = self._last_raw
-        if last_raw is not None and abs(raw_c - last_raw) > self.jump_c:
-            self._offset += last_raw - raw_c
-            if abs(self._offset) < self.jump_c:  # the jump was undone: the measurement is back
-                self._offset = 0.0
-                self._since = None
-            elif self._since is None:
-                self._since = t_s
+        if last_raw is not None:
+            step = raw_c - last_raw
+            if abs(step) > self.jump_c:
+                self._offset -= step
+                if abs(self._offset) < self.jump_c:  # the jump was undone: the measurement is back
+                    self._offset = 0.0
+                    self._since = None
+                elif self._since is None:
+                    self._since = t_s
+            elif self._since is not None:
+                # A return judged against the offset it undoes: the sensor's gap to the rest of
+                # the fusion drifts while it is out, so the return can fall just under jump_c
+                # (2.20 °C out, 1.96 °C back) and would leave a phantom offset for hold_s.  What
+                # is left must be read noise and under half a jump (on a coarse, noisy sensor
+                # the noise bound alone would let a step of half the offset end the bridge).
+                rest = self._offset - step
+                if abs(rest) <= RETURN_SIGMAS * math.sqrt(self._var) and abs(rest) < 0.5 * self.jump_c:
+                    self._offset = 0.0
+                    self._since = None
         self._last_raw = raw_c
         value = raw_c + self._offset
         since = self._since
