@@ -52,6 +52,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config, SimConfig  # noqa: E402
+from thermogov.interfaces import ConfigError  # noqa: E402
 from thermogov.sim.compare.anywindow import anywindow_bound, extended, open_factor, worst_window_ips  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, run_policy, safe_name, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label, with_knobs  # noqa: E402
@@ -415,7 +416,11 @@ def whole_run(rows: list[RunRow]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenario", action="append", help="a scenario (repeatable; default: all)")
+    ap.add_argument(
+        "--scenario",
+        action="append",
+        help="a scenario, or several comma-separated (repeatable; default: all)",
+    )
     ap.add_argument(
         "--policy",
         action="append",
@@ -449,7 +454,11 @@ def main() -> None:
     if args.extend is not None and not (1.0 <= args.extend < float("inf")):
         ap.exit(2, f"control_quality.py: --extend must be a finite number >= 1, got {args.extend}\n")
     started = time.monotonic()
-    configs = [] if args.no_suite else [(n, load_scenario(n)) for n in (args.scenario or scenario_names())]
+    wanted = [n.strip() for arg in args.scenario or [] for n in arg.split(",") if n.strip()]
+    try:
+        configs = [] if args.no_suite else [(n, load_scenario(n)) for n in (wanted or scenario_names())]
+    except ConfigError as e:
+        ap.exit(2, f"control_quality.py: {e}\n")
     if args.families:
         scale = args.family_scale
         configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
