@@ -131,9 +131,15 @@ def open_private(path: str, flags: int, mode: int = 0o600, *, fresh: bool = Fals
     """
     base = flags | os.O_NOFOLLOW | os.O_CLOEXEC
     if fresh:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        fd = os.open(path, base | os.O_CREAT | os.O_EXCL, mode)
+        # O_EXCL first: it fails on anything at the name, a symlink included (open(2)), and
+        # the name is usually free (the state file's temporary was renamed away a second
+        # ago), so the unlink and its FileNotFoundError are paid only when something is there.
+        try:
+            fd = os.open(path, base | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            with contextlib.suppress(FileNotFoundError):  # gone meanwhile: the name is free
+                os.unlink(path)
+            fd = os.open(path, base | os.O_CREAT | os.O_EXCL, mode)
     else:
         fd = os.open(path, base | os.O_CREAT, mode)
     try:
