@@ -18,8 +18,8 @@ tampered tree rather than a transient driver error.
 
 The daemon's own files (the lock files, the journal's temporary file) are opened through
 :func:`open_private`: ``O_NOFOLLOW`` and, for new files, ``O_EXCL`` (whatever was planted at
-the name is unlinked and the create tried once more), then checked to be a regular file with a single link, so a planted
-symlink or hard link can never redirect the daemon's writes either.
+the name is unlinked and the create tried once more), then checked to be a regular file with
+a single link, so a planted symlink or hard link can never redirect the daemon's writes either.
 See open(2) (``O_NOFOLLOW``, ``O_EXCL``) and fstat(2).
 """
 
