@@ -17,9 +17,9 @@ once (lowest caps everywhere else), not after ``max_write_failures`` attempts, b
 tampered tree rather than a transient driver error.
 
 The daemon's own files (the lock files, the journal's temporary file) are opened through
-:func:`open_private`: ``O_NOFOLLOW`` and, for new files, ``O_EXCL`` after unlinking whatever
-was planted at the name, then checked to be a regular file with a single link, so a planted
-symlink or hard link can never redirect the daemon's writes either.
+:func:`open_private`: ``O_NOFOLLOW`` and, for new files, ``O_EXCL`` (whatever was planted at
+the name is unlinked and the create tried once more), then checked to be a regular file with
+a single link, so a planted symlink or hard link can never redirect the daemon's writes either.
 See open(2) (``O_NOFOLLOW``, ``O_EXCL``) and fstat(2).
 """
 
@@ -124,16 +124,22 @@ def write_confined(real: str, ident: FileId, data: bytes, shown: str) -> None:
 def open_private(path: str, flags: int, mode: int = 0o600, *, fresh: bool = False) -> int:
     """Open one of the daemon's own files without following a planted link.
 
-    ``fresh``: whatever is at ``path`` is unlinked (a symlink or hard link planted there is
-    removed, not followed) and the file is created with ``O_EXCL``.  Otherwise an existing
+    ``fresh``: the file is created with ``O_EXCL``; whatever is at ``path`` is unlinked first
+    (a symlink or hard link planted there is removed, not followed).  Otherwise an existing
     regular file is reused (the lock files).  Either way the result must be a regular file
     with one link, owned by us; ``OSError`` (``ELOOP`` for a symlink) otherwise.
     """
     base = flags | os.O_NOFOLLOW | os.O_CLOEXEC
     if fresh:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        fd = os.open(path, base | os.O_CREAT | os.O_EXCL, mode)
+        # O_EXCL first: it fails on anything at the name, a symlink included (open(2)), and
+        # the name is usually free (the state file's temporary was renamed away a second
+        # ago), so the unlink and its FileNotFoundError are paid only when something is there.
+        try:
+            fd = os.open(path, base | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            with contextlib.suppress(FileNotFoundError):  # gone meanwhile: the name is free
+                os.unlink(path)
+            fd = os.open(path, base | os.O_CREAT | os.O_EXCL, mode)
     else:
         fd = os.open(path, base | os.O_CREAT, mode)
     try:

@@ -32,6 +32,9 @@ from thermogov.statedoc import StateIdentity, build_state
 
 PUBLISH_EVERY_S = 1.0
 RATE_WINDOW_S = 10.0
+# json.dumps with any option builds a new JSONEncoder per call; one kept encoder writes the
+# same text (the same options) without that, once a second for the daemon's whole life.
+_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +124,7 @@ class StatePublisher:
         )
         if self.path is not None:
             try:
-                replace_atomic(self.path, json.dumps(doc, separators=(",", ":")).encode())
+                replace_atomic(self.path, _encode(doc).encode())
             except OSError as e:
                 self._log(
                     f"state file {self.path}: cannot write ({e.strerror or e}); status is not published"

@@ -233,7 +233,10 @@ class TraceWriter(_CsvAppender):
 
     def __init__(self, path: Path, schema: TraceSchema, flush_every_s: float = 1.0) -> None:
         # t, fused, each sensor, then the remembered middle, power, inferences, the remembered end.
-        row = "%.3f,%.3f," + "%.3f," * len(schema.sensors) + "%s%.4f,%d,%s"
+        # The count goes through %s (str of an int, as format_tick writes it), so a run that
+        # counts nothing (a daemon with no application writing the counter file: None on every
+        # row) still formats its rows as blocks, with an empty cell.
+        row = "%.3f,%.3f," + "%.3f," * len(schema.sensors) + "%s%.4f,%s,%s"
         super().__init__(path, schema.columns, flush_every_s, row_format=row)
         self.schema = schema
         self._mid: dict[tuple[Any, ...], str] = {}
@@ -247,15 +250,16 @@ class TraceWriter(_CsvAppender):
     def ticks(self, recs: Sequence[TickRecord]) -> None:
         """Rows in time order (one tick, or a block the simulator hands over), one loop.
 
-        A row missing a number is formatted on its own (:func:`format_tick`) after the regular
-        rows before it; a regular row's moving numbers become cells of the block format.
+        A row missing a temperature or power is formatted on its own (:func:`format_tick`) after
+        the regular rows before it; a regular row's moving numbers become cells of the block
+        format (a missing inference count is an empty cell there).
         """
         cells, ends, fan_on = self._cells, self._end, self.schema.fan
         last_key, last_mid = self._last_mid_key, self._last_mid
         start = 0  # index in recs of the first regular row not yet counted
         for i, rec in enumerate(recs):
             t, fused, readings, used, state, caps, freqs, power, inferences, event, mode, level, fan = rec
-            if fused is None or power is None or inferences is None or None in readings:
+            if fused is None or power is None or None in readings:
                 if i > start:
                     self._pending += i - start
                     self._rows_added(i - start, recs[start][0], recs[i - 1][0])
@@ -269,7 +273,7 @@ class TraceWriter(_CsvAppender):
             end = ends.get(end_key)
             if end is None:
                 end = self._end_text(end_key)
-            cells += (t, fused, *readings, last_mid, power, inferences, end)
+            cells += (t, fused, *readings, last_mid, power, "" if inferences is None else inferences, end)
         self._last_mid_key, self._last_mid = last_key, last_mid
         if len(recs) > start:
             self._pending += len(recs) - start

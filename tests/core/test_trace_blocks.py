@@ -17,7 +17,8 @@ SCHEMA = TraceSchema(("cpu", "gpu"), ("cpu", "gpu"))
 
 
 def _tick(k: int) -> TickRecord:
-    """Row ``k``: every fifth misses a reading, every seventh power; caps and events vary."""
+    """Row ``k``: every fifth misses a reading, every seventh power, every third the inference
+    count (a run with nothing counted); caps and events vary."""
     t = k * 0.1
     gpu = None if k % 5 == 0 else 60.0 + k * 0.0137
     power = None if k % 7 == 0 else 7.5 + (k % 3) * 0.123456
@@ -33,7 +34,7 @@ def _tick(k: int) -> TickRecord:
         caps,
         freqs,
         power,
-        k * 3,
+        None if k % 3 == 0 else k * 3,
         event,
         "full",
         0,

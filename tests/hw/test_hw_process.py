@@ -92,6 +92,60 @@ def test_stop_signal_restores_originals(tmp_path: Path, sig: signal.Signals) -> 
     assert summary["stopped_by"] == sig.name and summary["backend"] == "hw"
 
 
+# Every period at the longest the config allows: after its first instant the daemon waits 60 s.
+LONG_WAIT_S = 60.0
+LONG_WAIT_TOML = """[run]
+policy = "hysteresis"
+[governor]
+control_period_ms = 60000
+[sensors.cpu]
+period_ms = 60000
+[sensors.gpu]
+period_ms = 60000
+[sensors.battery]
+period_ms = 60000
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_during_a_long_wait_ends_it_at_once_and_restores(tmp_path: Path, sig: signal.Signals) -> None:
+    """The stop cuts the wait short: no second instant runs, and every limit is put back.
+
+    A wait that ignored the signal would sleep on to t = 60 s (a plain ``time.sleep`` resumes
+    after the handler ran, PEP 475), so the exit is awaited for half that: a deadline, not a
+    measurement (restoring and exiting take well under a second).
+    """
+    t = _hot(tmp_path)
+    before = t.snapshot()
+    cfg = tmp_path / "long.toml"
+    cfg.write_text(LONG_WAIT_TOML)
+    proc = subprocess.Popen(
+        _cli("run", *_paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    _wait_started(proc)  # printed by the first control tick (t = 0), which capped the hot board
+    assert t.read_int(POLICY0_MAX) == 729600 and Journal(tmp_path / "state").exists()
+    ps = psutil.Process(proc.pid)
+    deadline = time.monotonic() + DEADLINE_S
+    while ps.status() != psutil.STATUS_SLEEPING and time.monotonic() < deadline:
+        pass  # the main thread is in its wait once it sleeps (the tick's tail is microseconds)
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=LONG_WAIT_S / 2)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{sig.name} did not end the daemon's {LONG_WAIT_S:g} s wait")
+    assert proc.returncode == 0, err.decode()
+    assert t.snapshot() == before and not Journal(tmp_path / "state").exists()
+    (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["stopped_by"] == sig.name
+    assert summary["ticks"] == 1  # only t = 0: the instant at t = 60 s never ran
+
+
 def test_kill_9_then_restore_puts_back_the_originals(tmp_path: Path) -> None:
     t = _hot(tmp_path)
     before = t.snapshot()

@@ -48,12 +48,15 @@ def test_a_trace_write_failure_drops_the_trace_and_governing_continues(
 ) -> None:
     t = fakesys.orin_nano(tmp_path / "root", cpu_mc=50000, gpu_mc=50000)
     before = t.snapshot()
-    kt = WarmingTree(tmp_path / "root", cool_reads=6)
+    kt = WarmingTree(tmp_path / "root", cool_reads=10**9)
     real_ticks = TraceWriter.ticks
     rows: list[float] = []
+    writes_at_drop: list[int] = []
 
     def ticks(self: TraceWriter, recs: Any) -> None:  # every row goes through ticks()
-        if len(rows) >= 2:  # the disk fills up at the third row
+        if rows:  # the disk fills up at the second hand-over (t = 1 s), after the first rows
+            writes_at_drop.append(len(kt.writes))
+            kt.cool_reads = kt.temp_reads  # and the board gets hot only from now on
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         rows.extend(rec.t_s for rec in recs)
         real_ticks(self, recs)
@@ -62,13 +65,14 @@ def test_a_trace_write_failure_drops_the_trace_and_governing_continues(
     journal_seen: list[bool] = []
     kt.before_write.append(lambda real, data: journal_seen.append(Journal(tmp_path / "state").exists()))
     err = io.StringIO()
-    summary = run(_opts(tmp_path), out=io.StringIO(), err=err, tree=kt)
+    summary = run(_opts(tmp_path, duration_s=1.5), out=io.StringIO(), err=err, tree=kt)
     warnings = [ln for ln in err.getvalue().splitlines() if "trace" in ln]
     assert len(warnings) == 1 and "ENOSPC" in warnings[0] and "governing continues" in warnings[0]
     assert "ENOSPC" in summary["trace_dropped"]
-    assert summary["ticks"] > len(rows) + 1  # the loop kept ticking after the drop
+    assert rows and summary["ticks"] > len(rows) + 1  # the loop kept ticking after the drop
     # It kept governing: the board got hot only after the trace was dropped, and was capped.
-    assert (f"{POLICY0}/scaling_max_freq", CPU_LOWEST_KHZ) in kt.writes, (kt.writes, kt.temp_reads, summary)
+    (n,) = writes_at_drop
+    assert (f"{POLICY0}/scaling_max_freq", CPU_LOWEST_KHZ) in kt.writes[n:], (kt.writes, summary)
     assert all(journal_seen)  # the journal was on disk before every cap write
     assert t.snapshot() == before and not Journal(tmp_path / "state").exists()
 
@@ -161,11 +165,11 @@ class _Recorder:
         self.run_dir = Path("run")
         self.run_id = "r"
 
-    def on_tick(self, rec: Any) -> None:
-        self.calls.append(("tick", rec.t_s))
+    def on_ticks(self, recs: Any) -> None:
+        self.calls.extend(("tick", rec.t_s) for rec in recs)
 
-    def on_sample(self, rec: Any) -> None:
-        self.calls.append(("sample", rec.t_s))
+    def on_samples(self, recs: Any) -> None:
+        self.calls.extend(("sample", rec.t_s) for rec in recs)
 
     def flush(self) -> None:
         self.calls.append(("flush", -1.0))
@@ -203,8 +207,8 @@ def test_records_are_handed_over_once_a_second_then_flushed_and_all_before_the_s
 
 def test_a_failing_hand_over_never_hands_a_record_over_twice() -> None:
     class Boom(_Recorder):
-        def on_tick(self, rec: Any) -> None:
-            super().on_tick(rec)
+        def on_ticks(self, recs: Any) -> None:
+            super().on_ticks(recs)
             raise RuntimeError("a bug in the recorder")
 
     class Tick:
