@@ -1,7 +1,7 @@
 """How fast the simulator runs compiled by mypyc, measured on a throwaway copy of the tree.
 
 Issue 15 asks for a share of the bare SimPy loop the interpreted simulator does not reach with
-bit-identical results (README, Benchmarks).  mypyc compiles the same typed modules, unchanged,
+bit-identical results (docs/performance.md).  mypyc compiles the same typed modules, unchanged,
 to C extensions; this tool measures what that gives without touching the source tree (a
 compiled module left beside its ``.py`` in an editable install would silently shadow later
 edits): it copies the package to a temporary folder laid out as installed (``sim/`` as
