@@ -831,6 +831,34 @@ def _not_exercised(what: str, inner_part: np.ndarray, outer_part: np.ndarray) ->
     )
 
 
+@dataclass(frozen=True)
+class _Validation:
+    """An inner validation that may choose a shrink: its problem and forecast, and the model's drift
+    (first sensor) in the inner tail and in the held-out forecast, the ``None`` cases ruled out once
+    for :func:`_drift_weight` and :func:`_level_share`."""
+
+    inner: _Inner
+    got: ForecastParts
+    inner_drift: np.ndarray
+    outer_drift: np.ndarray
+
+
+def _validation(
+    inner: _Inner | None, got: ForecastParts | None, outer: ForecastParts, gate: str
+) -> _Validation | str:
+    """The inner validation to choose a shrink on, or why there is none (``gate`` first)."""
+    if gate:
+        return gate
+    if inner is None or got is None or got.drift is None or outer.drift is None:
+        return "the inner fit failed"
+    return _Validation(inner, got, got.drift[0][inner.test], outer.drift[0][outer.tail])
+
+
+def _chosen(scores: dict[float, float]) -> tuple[float, str]:
+    """The weight the inner validation chose from ``scores`` (RMSE by weight) and the scores for the note."""
+    return choose_weight(scores), ", ".join(f"{w:g} {rmse:.2f}" for w, rmse in scores.items())
+
+
 def _drift_weight(
     inner: _Inner | None, got: ForecastParts | None, prob: FitProblem, outer: ForecastParts, gate: str
 ) -> tuple[float, str]:
@@ -838,24 +866,17 @@ def _drift_weight(
     unless the inner tail was a test like the held-out one (its load, the size of the model's
     drift in it) and a smaller weight forecast it better by the margin.  ``gate`` is
     :func:`_inner_stands`'s reason."""
-    why = gate or ("the inner fit failed" if got is None or got.drift is None or outer.drift is None else "")
-    if (
-        not why
-        and inner is not None
-        and got is not None
-        and got.drift is not None
-        and outer.drift is not None
-    ):
-        dyn_inner = dynamic_power(prob.board, inner.base.inputs)
+    checked = _validation(inner, got, outer, gate)
+    why = checked if isinstance(checked, str) else ""
+    if isinstance(checked, _Validation):
+        dyn_inner = dynamic_power(prob.board, checked.inner.base.inputs)
         dyn_all = dynamic_power(prob.board, prob.inputs)
-        if not comparable(dyn_inner[~inner.base.train], dyn_all[~prob.train], dyn_inner):
+        if not comparable(dyn_inner[~checked.inner.base.train], dyn_all[~prob.train], dyn_inner):
             why = "the last 30 % of the training part holds a load change unlike the held-out tail's"
         else:
-            why = _not_exercised("the model's drift", got.drift[0][inner.test], outer.drift[0][outer.tail])
+            why = _not_exercised("the model's drift", checked.inner_drift, checked.outer_drift)
         if not why:
-            scores = {w: _rmse(inner, got.blend(w)) for w in WEIGHTS}
-            weight = choose_weight(scores)
-            ranked = ", ".join(f"{w:g} {v:.2f}" for w, v in scores.items())
+            weight, ranked = _chosen({w: _rmse(checked.inner, checked.got.blend(w)) for w in WEIGHTS})
             return weight, (
                 f"forecast drift weight {weight:g} chosen on the same inner validation (RMSE °C by weight: "
                 f"{ranked}; < 1 only if it beats 1 by {MARGIN_W:.0%}; sim/calibration/shrink.py)"
@@ -873,27 +894,20 @@ def _level_share(
     where the inner tail exercised the deviation, and the (weighted) drift in it, at the size
     the held-out forecast has (:func:`~thermogov.sim.calibration.shrink.exercised`): a deviation
     whose drift and response cancel in one tail and not in the other was not tested."""
-    why = gate or ("the inner fit failed" if got is None or got.drift is None or outer.drift is None else "")
-    if (
-        not why
-        and inner is not None
-        and got is not None
-        and got.drift is not None
-        and outer.drift is not None
-    ):
+    checked = _validation(inner, got, outer, gate)
+    why = checked if isinstance(checked, str) else ""
+    if isinstance(checked, _Validation):
         why = _not_exercised(
             "the model's deviation from the level at the split",
-            got.deviation(weight, inner.test),
+            checked.got.deviation(weight, checked.inner.test),
             outer.deviation(weight, outer.tail),
         )
         if not why and weight > 0.0:
             why = _not_exercised(
-                "the model's drift", weight * got.drift[0][inner.test], weight * outer.drift[0][outer.tail]
+                "the model's drift", weight * checked.inner_drift, weight * checked.outer_drift
             )
         if not why:
-            scores = {a: _rmse(inner, got.blend(weight, a)) for a in WEIGHTS}
-            share = choose_weight(scores)
-            ranked = ", ".join(f"{a:g} {v:.2f}" for a, v in scores.items())
+            share, ranked = _chosen({a: _rmse(checked.inner, checked.got.blend(weight, a)) for a in WEIGHTS})
             return share, (
                 f"forecast level share {share:g}: the deviation from the level at the split kept at this share, "
                 f"chosen on the same inner validation (RMSE °C by share: {ranked}; sim/calibration/shrink.py)"
