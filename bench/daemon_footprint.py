@@ -119,11 +119,13 @@ def start_floor(seconds: float, periods: dict[str, int], control_ms: int) -> sub
     )
 
 
-def wait_started(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
+def started_line(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> str:
+    """What the daemon printed up to the end of its ``thermogov: started`` line (metrics_cost.py
+    reads the endpoint's port from it)."""
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout_s
     buf = b""
-    while b"thermogov: started" not in buf:
+    while b"thermogov: started" not in buf or not buf.endswith(b"\n"):
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
             raise SystemExit("daemon did not start")
@@ -131,6 +133,7 @@ def wait_started(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None
         if not chunk:
             raise SystemExit("daemon exited before starting")
         buf += chunk
+    return buf.decode()
 
 
 def main() -> None:
@@ -174,7 +177,7 @@ def main() -> None:
     start_wall = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
     ps = psutil.Process(proc.pid)
-    wait_started(proc)
+    started_line(proc)
     time.sleep(2.0)  # let start-up settle (imports, first writes) before the steady window
     c0, w0 = sum(ps.cpu_times()[:2]), time.monotonic()
     # The schedule of the default config on this tree (no battery: cpu 100 ms, gpu 150 ms).

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import select
 import shutil
 import subprocess
 import sys
@@ -41,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from daemon_footprint import sweep_temps  # noqa: E402  (the same temperature sweep)
+from daemon_footprint import started_line, sweep_temps  # noqa: E402  (the same start and temperature sweep)
 
 from tests.hw.fakesys import orin_nano  # noqa: E402
 
@@ -75,21 +74,6 @@ def start(work: Path, name: str, extra: list[str], seconds: float) -> subprocess
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
     proc.root = root  # type: ignore[attr-defined]
     return proc
-
-
-def started_line(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> str:
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout_s
-    buf = b""
-    while b"thermogov: started" not in buf or not buf.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
-            raise SystemExit("daemon did not start")
-        chunk = os.read(proc.stdout.fileno(), 4096)
-        if not chunk:
-            raise SystemExit("daemon exited before starting")
-        buf += chunk
-    return buf.decode()
 
 
 def cpu_s(p: psutil.Process) -> float:
