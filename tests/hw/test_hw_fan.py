@@ -50,6 +50,18 @@ def _config_file(tmp: Path, text: str = '[run]\npolicy = "hysteresis"\nfan = "go
     return p
 
 
+def _started(tmp: Path, config: Path) -> subprocess.Popen[bytes]:
+    """``thermogov run`` with ``config`` on the fake board at ``tmp``, once it printed that it started."""
+    proc = subprocess.Popen(
+        [THERMOGOV, "run", *board_paths(tmp), "--out", str(tmp / "out"), "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
+    _wait_started(proc)
+    return proc
+
+
 def _run(tmp: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """A short ``thermogov run`` of the installed script on the tree under ``tmp``."""
     return subprocess.run(
@@ -144,21 +156,7 @@ def test_without_the_opt_in_the_fan_is_neither_owned_nor_written(tmp_path: Path)
 def test_a_stop_signal_restores_the_fan(tmp_path: Path, sig: signal.Signals) -> None:
     t = _orin(tmp_path)
     before = t.snapshot()
-    proc = subprocess.Popen(
-        [
-            THERMOGOV,
-            "run",
-            *board_paths(tmp_path),
-            "--out",
-            str(tmp_path / "out"),
-            "--config",
-            str(_config_file(tmp_path)),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    )
-    _wait_started(proc)
+    proc = _started(tmp_path, _config_file(tmp_path))
     assert t.read_int(ORIN_PWM) == 255 and t.read_int(ORIN_ENABLE) == 1  # hot: fan at its top
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=DEADLINE_S)
@@ -174,13 +172,7 @@ def test_kill_9_then_restore_or_restart_puts_the_fan_back(tmp_path: Path) -> Non
         ["restore", *board_paths(tmp_path)],
         ["run", *board_paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.2s"],
     ):
-        proc = subprocess.Popen(
-            [THERMOGOV, "run", *board_paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
-        _wait_started(proc)
+        proc = _started(tmp_path, cfg)
         proc.kill()
         proc.communicate(timeout=DEADLINE_S)
         assert t.read_int(ORIN_PWM) == 255  # left as the dead daemon set it
@@ -284,13 +276,7 @@ def test_a_reload_cannot_take_the_fan_away_and_the_stop_still_restores_it(tmp_pa
     t = _orin(tmp_path)
     before = t.snapshot()
     cfg = _config_file(tmp_path)
-    proc = subprocess.Popen(
-        [THERMOGOV, "run", *board_paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-    )
-    _wait_started(proc)
+    proc = _started(tmp_path, cfg)
     cfg.write_text('[run]\npolicy = "hysteresis"\nfan = "board"\n')
     proc.send_signal(signal.SIGHUP)
     (trace,) = (tmp_path / "out").glob("*/trace.csv")

@@ -146,13 +146,20 @@ def test_a_stop_during_a_long_wait_ends_it_at_once_and_restores(tmp_path: Path, 
     assert summary["ticks"] == 1  # only t = 0: the instant at t = 60 s never ran
 
 
-def test_kill_9_then_restore_puts_back_the_originals(tmp_path: Path) -> None:
-    t = _hot(tmp_path)
+def _killed(tmp: Path) -> tuple[FakeTree, dict[str, bytes | str]]:
+    """A hot board whose daemon capped it and was killed with SIGKILL (nothing restored), and the
+    board's files as they were before the start."""
+    t = _hot(tmp)
     before = t.snapshot()
-    proc = _start(tmp_path)
+    proc = _start(tmp)
     _wait_started(proc)
     proc.kill()
     proc.communicate(timeout=DEADLINE_S)
+    return t, before
+
+
+def test_kill_9_then_restore_puts_back_the_originals(tmp_path: Path) -> None:
+    t, before = _killed(tmp_path)
     assert t.read_int(POLICY0_MAX) == 729600  # left capped: nobody restored
     assert Journal(tmp_path / "state").exists()
     r = subprocess.run(_cli("restore", *_paths(tmp_path)), capture_output=True, text=True, timeout=DEADLINE_S)
@@ -163,12 +170,7 @@ def test_kill_9_then_restore_puts_back_the_originals(tmp_path: Path) -> None:
 
 
 def test_next_start_after_kill_9_restores_first(tmp_path: Path) -> None:
-    t = _hot(tmp_path)
-    before = t.snapshot()
-    proc = _start(tmp_path)
-    _wait_started(proc)
-    proc.kill()
-    proc.communicate(timeout=DEADLINE_S)
+    t, before = _killed(tmp_path)
     r = subprocess.run(
         _cli("run", *_paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.3s"),
         capture_output=True,

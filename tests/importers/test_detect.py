@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from thermogov.importers import FORMATS, detect_format, parse_log
+from thermogov.importers import _DETECT_ORDER, FORMATS, detect_format, parse_log
 from thermogov.interfaces import LogFormatError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,18 +27,11 @@ def expected_format(name: str) -> str | None:
     return None  # sysfs dumps, SOURCES.md: not a supported log format
 
 
-def test_formats_tuple() -> None:
-    assert FORMATS == (
-        "tegrastats",
-        "rpi-csv",
-        "stressberry",
-        "sbc-bench",
-        "jtop",
-        "vcgencmd",
-        "bcmstat",
-        "labelled",
-        "csv",
-    )
+def test_every_listed_format_is_detected_and_every_detected_one_listed() -> None:
+    """``FORMATS`` (the names ``--format`` takes and the error lists) and the detection order name
+    the same formats, each once: a new importer cannot be detectable but unnamed, or the reverse."""
+    detected = [name for name, _ in _DETECT_ORDER]
+    assert len(set(FORMATS)) == len(FORMATS) and sorted(FORMATS) == sorted(detected)
 
 
 def test_every_real_file(real: Path) -> None:
