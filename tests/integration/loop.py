@@ -2,9 +2,9 @@
 
 Used by ``test_emulated_loop.py`` (``test_closed_loop.py`` takes only ``wait_for_line``): start
 ``thermogov emulate``, wait for its ``ready`` line, run ``thermogov run --sysfs-root`` for a
-while, then read the daemon's own trace back.  The figures are the ones the emulator issue asks about: cap changes
-per simulated minute, rungs moved per change on the policy's OPP ladder, and time at or above
-the trip.
+while, then read the daemon's own trace back.  The figures are the ones the emulator issue
+asks about: cap changes per simulated minute, rungs moved per change on the policy's OPP
+ladder, and time at or above the trip.
 """
 
 from __future__ import annotations
