@@ -34,6 +34,17 @@ def _step_log(board: BoardProfile, n: int = 400, with_power: bool = True, seed: 
     return LogData(t, {sensor: temp}, freq, load, power, "synthetic")
 
 
+def _central_differences(prob: FitProblem, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """The residuals' Jacobian at ``x`` by central differences, one column per free parameter."""
+    cols = []
+    for j in range(len(x)):
+        up, down = x.copy(), x.copy()
+        up[j] += eps
+        down[j] -= eps
+        cols.append((prob.residuals(up) - prob.residuals(down)) / (2 * eps))
+    return np.stack(cols, axis=1)
+
+
 @pytest.mark.parametrize(("name", "with_power"), [("rpi4", False), ("jetson-agx-orin", True)])
 def test_analytic_jacobian_matches_central_differences(name: str, with_power: bool) -> None:
     """Every column (capacitances, links, power scales, ambient, offset, the time-constant
@@ -44,13 +55,7 @@ def test_analytic_jacobian_matches_central_differences(name: str, with_power: bo
     rng = np.random.default_rng(7)
     x = rng.normal(0.0, 0.6, len(prob.free))
     jac = prob.jacobian(x)
-    ref = np.empty_like(jac)
-    eps = 1e-6
-    for j in range(len(x)):
-        up, down = x.copy(), x.copy()
-        up[j] += eps
-        down[j] -= eps
-        ref[:, j] = (prob.residuals(up) - prob.residuals(down)) / (2 * eps)
+    ref = _central_differences(prob, x)
     scale = np.abs(ref).max(axis=0)
     assert np.all(scale > 0)
     assert np.max(np.abs(jac - ref).max(axis=0) / scale) < 1e-5
@@ -71,12 +76,7 @@ def test_time_constant_wall_is_differentiated() -> None:
     if r[-1] == 0.0:
         pytest.skip("profile's range not reached by this perturbation")
     jac = prob.jacobian(x)
-    eps = 1e-6
-    for j in range(len(x)):
-        up, down = x.copy(), x.copy()
-        up[j] += eps
-        down[j] -= eps
-        ref = (prob.residuals(up)[-1] - prob.residuals(down)[-1]) / (2 * eps)
+    for j, ref in enumerate(_central_differences(prob, x)[-1]):
         assert jac[-1, j] == pytest.approx(ref, rel=1e-5, abs=1e-6)
 
 
