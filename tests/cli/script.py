@@ -27,3 +27,13 @@ def one_line_error(p: subprocess.CompletedProcess[str], needle: str) -> str:
     assert len(lines) == 1 and lines[0].startswith("thermogov: error:"), p.stderr
     assert needle in lines[0], lines[0]
     return lines[0]
+
+
+def sim_refuses_config(tmp: Path, text: str, needle: str) -> None:
+    """``thermogov sim --config`` with ``text`` exits 2 with one line holding ``needle`` and
+    writes no run folder."""
+    conf = tmp / "c.toml"
+    conf.write_text(text)
+    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp / "out"))
+    one_line_error(p, needle)
+    assert not (tmp / "out").exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.script import one_line_error, thermogov
+from tests.cli.script import sim_refuses_config
 from thermogov import costmodel
 from thermogov.config import parse_config
 from thermogov.interfaces import ConfigError
@@ -98,11 +98,9 @@ def test_bad_lever_tables_are_refused_naming_the_key(table: dict, needle: str) -
 
 
 def test_a_bad_lever_table_exits_2_through_the_installed_script(tmp_path: Path) -> None:
-    conf = tmp_path / "c.toml"
-    conf.write_text("[lever]\nenabled = true\nduty = [0.5, 0.9]\n")
-    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "out"))
-    one_line_error(p, "lever.duty: must be strictly descending")
-    assert not (tmp_path / "out").exists()
+    sim_refuses_config(
+        tmp_path, "[lever]\nenabled = true\nduty = [0.5, 0.9]\n", "lever.duty: must be strictly descending"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.script import one_line_error, thermogov
+from tests.cli.script import sim_refuses_config, thermogov
 from thermogov import costmodel
 from thermogov.board import load_board
 from thermogov.config import Config, SimConfig, SimEvent, parse_config
@@ -153,11 +153,9 @@ def test_a_discharging_board_runs_cheaper_modes_and_the_summary_weighs_them(tmp_
 
 
 def test_a_bad_modes_table_exits_2_through_the_installed_script(tmp_path: Path) -> None:
-    conf = tmp_path / "c.toml"
-    conf.write_text('[modes]\nenabled = true\norder = ["full", "huge"]\n')
-    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "out"))
-    one_line_error(p, "modes.order: unknown mode 'huge'")
-    assert not (tmp_path / "out").exists()
+    sim_refuses_config(
+        tmp_path, '[modes]\nenabled = true\norder = ["full", "huge"]\n', "modes.order: unknown mode 'huge'"
+    )
 
 
 def test_a_run_that_empties_the_battery_says_so_and_exits_0(tmp_path: Path) -> None:
