@@ -108,6 +108,21 @@ def board_power(rails_w: Mapping[str, float], notes: set[str]) -> float | None:
     return round(sum(rails_w.values()), 6)
 
 
+def rail_sample(
+    t_s: float,
+    temps_c: dict[str, float],
+    freqs_hz: dict[str, int],
+    loads: dict[str, float],
+    rails_w: dict[str, float],
+    notes: set[str],
+    power_w: float | None = None,
+) -> ImportedSample:
+    """A sample whose board power is the logged total where the log has one, else its rails'
+    (:func:`board_power`, which notes a sum in ``notes``)."""
+    power = power_w if power_w is not None else board_power(rails_w, notes)
+    return ImportedSample(t_s, temps_c, freqs_hz, loads, power, rails_w)
+
+
 class DayClock:
     """Turn time-of-day stamps (HH:MM:SS) into a monotonic axis across midnight.
 

@@ -20,11 +20,10 @@ from collections.abc import Mapping
 
 from thermogov.importers.common import (
     ImportedLog,
-    ImportedSample,
-    board_power,
     fraction,
     no_samples_error,
     note_timing,
+    rail_sample,
     rebase,
     sensor_name,
 )
@@ -180,14 +179,7 @@ def parse_text(
         skipped_what="record(s) stamped earlier than the previous one",
     )
     samples = tuple(
-        ImportedSample(
-            t_s=t,
-            temps_c=te,
-            freqs_hz=fq,
-            loads=ld,
-            power_w=tot if tot is not None else board_power(rl, notes),
-            rails_w=rl,
-        )
+        rail_sample(t, te, fq, ld, rl, notes, tot)
         for t, (te, fq, ld, rl, tot) in zip(rebase(times), rows, strict=True)
     )
     from thermogov.importers.tegrastats import guess_board

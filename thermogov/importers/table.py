@@ -24,9 +24,8 @@ from thermogov.importers.common import (
     PI_THROTTLE_NOW,
     DayClock,
     ImportedLog,
-    ImportedSample,
-    board_power,
     no_samples_error,
+    rail_sample,
     rebase,
 )
 from thermogov.importers.quantities import (
@@ -597,14 +596,7 @@ def parse_text(
         )
     power_notes: set[str] = set()
     samples = tuple(
-        ImportedSample(
-            t_s=tm,
-            temps_c=te,
-            freqs_hz=fq,
-            loads=ld,
-            power_w=pw if pw is not None else board_power(rl, power_notes),
-            rails_w=rl,
-        )
+        rail_sample(tm, te, fq, ld, rl, power_notes, pw)
         for tm, (te, fq, ld, pw, rl) in zip(rebase(kept_t), rows, strict=True)
     )
     return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))

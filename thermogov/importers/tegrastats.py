@@ -19,13 +19,12 @@ from pathlib import Path
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
-    ImportedSample,
-    board_power,
     fraction,
     mhz_to_hz,
     no_samples_error,
     note_timing,
     parse_hms,
+    rail_sample,
     read_text,
     rebase,
     sensor_name,
@@ -243,14 +242,7 @@ def _finish(rows: list[_Row], times: list[float], source: str, skipped: int, not
     if board is not None:
         notes.add(f"board_hint {board} inferred from rail/sensor names")
     samples = tuple(
-        ImportedSample(
-            t_s=t,
-            temps_c=r.temps,
-            freqs_hz=r.freqs,
-            loads=r.loads,
-            power_w=board_power(r.rails, notes),
-            rails_w=r.rails,
-        )
+        rail_sample(t, r.temps, r.freqs, r.loads, r.rails, notes)
         for r, t in zip(rows, rebase(times), strict=True)
     )
     return ImportedLog(FMT, source, board, samples, skipped, tuple(sorted(notes)))
