@@ -165,15 +165,24 @@ def read_model(tree: SysfsTree) -> tuple[str, tuple[str, ...]]:
     return "", ()
 
 
-def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
-    out = []
-    for name in tree.listdir(THERMAL, r"thermal_zone\d+"):
-        rel = f"{THERMAL}/{name}"
+def _typed(
+    tree: SysfsTree, folder: str, problems: list[str], pattern: str = ""
+) -> Iterator[tuple[str, str, str]]:
+    """``(name, rel, type)`` of each entry of ``folder``: an entry whose ``type`` cannot be read is
+    reported in ``problems`` and skipped, so one broken zone or supply hides nothing else."""
+    for name in tree.listdir(folder, pattern):
+        rel = f"{folder}/{name}"
         try:
-            ztype = tree.read_text(f"{rel}/type")
+            kind = tree.read_text(f"{rel}/type")
         except SensorError as e:
             problems.append(str(e))
             continue
+        yield name, rel, kind
+
+
+def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
+    out = []
+    for name, rel, ztype in _typed(tree, THERMAL, problems, r"thermal_zone\d+"):
         trips = []
         k = 0
         while tree.exists(f"{rel}/trip_point_{k}_temp"):
@@ -240,16 +249,10 @@ def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
 
 
 def _supplies(tree: SysfsTree, problems: list[str]) -> list[Supply]:
-    out = []
-    for name in tree.listdir(POWER_SUPPLY):
-        rel = f"{POWER_SUPPLY}/{name}"
-        try:
-            stype = tree.read_text(f"{rel}/type")
-        except SensorError as e:
-            problems.append(str(e))
-            continue
-        out.append(Supply(name, rel, stype, tree.exists(f"{rel}/temp")))
-    return out
+    return [
+        Supply(name, rel, stype, tree.exists(f"{rel}/temp"))
+        for name, rel, stype in _typed(tree, POWER_SUPPLY, problems)
+    ]
 
 
 def _cpus(text: str) -> tuple[int, ...]:
