@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.calibrate.settled import clamped
 from thermogov.board import load_board
-from thermogov.importers.common import ImportedLog
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibration.calibrate import calibrate, load_log_data
 from thermogov.sim.calibration.evidence import holds_load, lag1, trend_evidence, window
@@ -83,22 +82,10 @@ def test_helpers() -> None:
     assert not holds_load(np.array([0.0, 1.0, 1.0, 1.0, 0.0, 0.0]), np.array([2, 3]), ~train, train)
 
 
-def _settled(log: ImportedLog, after_s: float) -> ImportedLog:
-    """The log with every reading after ``after_s`` held at the reading there: a board that stops
-    warming (an unlogged fan, a throttle) late in the training part, where the model keeps charging."""
-    cap = next(s.temps_c["cpu"] for s in log.samples if s.t_s >= after_s)
-    return dataclasses.replace(
-        log,
-        samples=tuple(
-            dataclasses.replace(s, temps_c={"cpu": min(s.temps_c["cpu"], cap)}) for s in log.samples
-        ),
-    )
-
-
 @pytest.fixture(scope="module")
 def settled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     log = step_log(load_board("rpi4"), idle_s=60, load_s=2000, cool_s=0, seed=5)
-    return write_run_folder(_settled(log, 600.0), tmp_path_factory.mktemp("settled")).run_dir
+    return write_run_folder(clamped(log, 600.0), tmp_path_factory.mktemp("settled")).run_dir
 
 
 def test_a_board_that_settles_late_in_training_gets_a_share_from_the_evidence(settled: Path) -> None:
