@@ -135,5 +135,5 @@ def test_cli_reports_the_weight_in_text_and_json(
     code, stdout, _ = run_cli(args, capsys)
     assert code == 0
     line = next(ln for ln in stdout.splitlines() if ln.startswith("forecast drift weight"))
-    assert line.split()[3] == f"{doc['drift_weight']:g}," and line.split()[6] == f"{doc['level_share']:g}"
+    assert line.split()[3] == f"{doc['drift_weight']:g}," and line.split()[6] == f"{doc['level_share']:.2g}"
     assert "drift" not in (tmp_path / "rpi4-calibrated.toml").read_text(encoding="utf-8")  # forecast only
