@@ -209,8 +209,8 @@ def _print(result: Any, target: Path) -> None:
             f"skill {skill} (1 - RMSE/persistence, > 0 beats it)"
         )
         click.echo(
-            f"forecast drift weight    {result.drift_weight:g}, level share {result.level_share:g} (1, 1 = the model as "
-            "fitted; forecast only, not in the profile: sim/calibration/shrink.py)"
+            f"forecast drift weight    {result.drift_weight:g}, level share {result.level_share:.2g} (1, 1 = the model "
+            "as fitted; forecast only, not in the profile: sim/calibration/shrink.py, evidence.py)"
         )
     s = result.steady
     if s is not None:

@@ -40,6 +40,7 @@ from thermogov.sim.calibration.enclosure import (
     housing_named,
     housing_with_fan,
 )
+from thermogov.sim.calibration.evidence import PRIOR_SD, trend_evidence
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
 from thermogov.sim.calibration.history import History, history_power, load_history, state_after
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
@@ -915,6 +916,23 @@ def _level_share(
     return 1.0, f"forecast level share 1: {why}"
 
 
+def _trend_share(prob: FitProblem, outer: ForecastParts, share: float, note: str) -> tuple[float, str]:
+    """The level share the training part's end supports (:mod:`~thermogov.sim.calibration.evidence`),
+    where it is below the one the inner validation chose, with its note; else ``share`` and ``note``."""
+    first = next(iter(prob.sensors))
+    ev = trend_evidence(
+        prob.data.temps_c[first], outer.full[0], prob.train, dynamic_power(prob.board, prob.inputs)
+    )
+    if ev.why or ev.share >= share or ev.raw is None or ev.se is None:
+        return share, note
+    return ev.share, (
+        f"forecast level share {ev.share:.2f}: over the last {1 - INNER_SHARE:.0%} of the training part, under the "
+        f"load the held-out tail keeps, the readings moved {ev.raw:.2f} ± {ev.se:.2f} times as much as the fitted "
+        f"trajectory (prior 1 ± {PRIOR_SD:g}; the model's trend is shrunk toward the level at the split; "
+        "sim/calibration/evidence.py)"
+    )
+
+
 def calibrate(
     data: LogData,
     board: BoardProfile,
@@ -1020,6 +1038,7 @@ def calibrate(
             inner_parts = _inner_forecast(inner, rung)
         drift_weight, weight_note = _drift_weight(inner, inner_parts, prob, outer, gate)
         level_share, share_note = _level_share(inner, inner_parts, drift_weight, outer, gate)
+        level_share, share_note = _trend_share(prob, outer, level_share, share_note)
         notes.extend(n for n in (weight_note, share_note) if n)
     pred, fitted, ambient, state = (
         outer.blend(drift_weight, level_share),
