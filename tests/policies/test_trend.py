@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 
 import pytest
 
-from thermogov.policies.trend import Trend
+from thermogov.policies.trend import JUMP_SIGMAS, Trend
 
 
 def test_recovers_the_slope_of_a_noisy_ramp() -> None:
@@ -80,17 +82,17 @@ def test_a_small_step_during_a_bridge_that_does_not_undo_it_is_not_a_return() ->
 
 
 def test_on_a_coarse_noisy_sensor_half_a_return_does_not_end_the_bridge() -> None:
-    # RPi-like: 0.45 °C read noise, so 3·sqrt(2)·sigma (1.9 °C) would accept a 1.1 °C step
-    # back from a 2.2 °C jump; what is left (1.1 °C) is over half of jump_c.
+    # RPi-like: 0.45 °C read noise, so 3·sqrt(2)·sigma (1.9 °C) would accept a 2.2 °C step
+    # back from a 4.4 °C jump; what is left (2.2 °C) is over half of the threshold (3.3 °C).
     tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
     rng = random.Random(6)
     for i in range(1000):
         tr.update(i * 0.1, 80.0 + rng.gauss(0.0, 0.45))
     assert tr.update(100.0, 80.0).noise_c > 0.35
-    tr.update(100.1, 82.2)
-    assert tr.update(100.2, 81.1).anomaly
+    assert tr.update(100.1, 84.4).anomaly  # over JUMP_SIGMAS sigmas: bridged
+    assert tr.update(100.2, 82.2).anomaly
     assert tr.update(100.3, 82.2).anomaly
-    assert not tr.update(100.4, 80.3).anomaly  # 1.9 °C back, 0.3 °C left: the bridge ends
+    assert not tr.update(100.4, 80.3).anomaly  # back over two steps, 0.3 °C left: the bridge ends
 
 
 def test_a_rise_just_under_jump_c_without_a_bridge_is_a_rise() -> None:
@@ -102,3 +104,72 @@ def test_a_rise_just_under_jump_c_without_a_bridge_is_a_rise() -> None:
     assert not any(e.anomaly for e in est)
     assert est[-1].level_c == pytest.approx(81.9, abs=0.2)
     assert est[-1].slope_c_per_s > 0.02  # the 1.9 °C rise is in the trend's window
+
+
+def test_a_return_spread_over_three_readings_ends_the_bridge() -> None:
+    # A stuck sensor coming back over three readings, each step under jump_c: judged one step
+    # at a time, each leaves most of the offset and the phantom stays for hold_s.
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    _noisy(tr, 0.0, 1000, 84.5, seed=7)
+    tr.update(100.0, 84.50)
+    assert tr.update(100.1, 82.30).anomaly  # out: -2.20 °C
+    assert tr.update(100.2, 83.10).anomaly  # +0.8: 1.4 °C of the offset left
+    assert tr.update(100.3, 83.80).anomaly  # +0.7: 0.7 °C left, more than 3·sqrt(2)·sigma
+    back = tr.update(100.4, 84.45)  # +0.65: back at the value before the jump
+    assert not back.anomaly
+    rng = random.Random(8)
+    after = [tr.update(100.5 + i * 0.1, 84.45 + rng.gauss(0.0, 0.1)) for i in range(50)]
+    assert not any(e.anomaly for e in after)
+    assert after[-1].level_c == pytest.approx(84.45, abs=0.2)  # not 86.65 (raw + phantom offset)
+
+
+def test_a_jump_back_to_the_level_after_a_smaller_departure_opens_no_bridge() -> None:
+    # orin-sensor-stuck s5: the GPU left the fusion for one reading (-1.69 °C, under jump_c,
+    # temperature) and came back (+2.00 °C, over it): bridged, the return held a -2 °C phantom
+    # offset for hold_s.  Landing back on the level, it ends the departure instead.
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    _noisy(tr, 0.0, 1000, 84.5, seed=10)
+    tr.update(100.0, 84.23)
+    assert not tr.update(100.1, 82.54).anomaly  # out: -1.69 °C
+    back = tr.update(100.2, 84.545)  # back: +2.005 °C
+    assert not back.anomaly
+    assert back.level_c == pytest.approx(84.45, abs=0.2)  # not 82.5 (raw - phantom offset)
+    # A jump that leaves the level is still bridged.
+    assert tr.update(100.3, 86.8).anomaly
+
+
+def test_a_slow_rise_while_the_sensor_is_out_does_not_end_the_bridge() -> None:
+    # The same 2.2 °C back, but over 10 s: temperature, not the sensor (RETURN_SPAN_S is 1 s).
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    _noisy(tr, 0.0, 1000, 84.5, seed=9)
+    tr.update(100.0, 84.50)
+    tr.update(100.1, 82.30)
+    drift = [tr.update(100.2 + i * 0.1, 82.30 + 0.022 * (i + 1)) for i in range(100)]
+    assert all(e.anomaly for e in drift)
+
+
+def _pi_readings(rng: random.Random, n: int, sigma: float) -> list[float]:
+    """``n`` readings at 10 Hz of a Pi-like sensor: a slow swing of the die (±3 °C over 10
+    minutes), Gaussian read noise ``sigma`` and the ADC's 0.55 °C codes."""
+    q = 0.55
+    return [
+        q * round((80.0 + 3.0 * math.sin(i * 0.1 * 2.0 * math.pi / 600.0) + rng.gauss(0.0, sigma)) / q)
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("sigma", [0.33, 0.8])
+def test_pi_read_noise_opens_no_bridge_at_the_stated_false_alarm_rate(sigma: float) -> None:
+    # The stated rate: a step of read noise (sd sqrt(2)·sigma) passes JUMP_SIGMAS·sigma under
+    # 0.01 times an hour at 10 readings a second.
+    assert math.erfc(JUMP_SIGMAS / 2.0) * 36_000 < 0.01
+    readings = _pi_readings(random.Random(11), 4 * 36_000, sigma)  # four hours
+    over_jump_c = sum(abs(b - a) > 2.0 for a, b in itertools.pairwise(readings))
+    assert over_jump_c >= 3  # jump_c alone (2 °C) would have opened bridges on this noise
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    est = [tr.update(i * 0.1, v) for i, v in enumerate(readings)]
+    assert not any(e.anomaly for e in est)
+    assert est[-1].noise_c == pytest.approx(math.hypot(sigma, 0.55 / math.sqrt(12.0)), rel=0.25)
+    # A real drop-out step well over the noise is still bridged.
+    t = len(readings) * 0.1
+    assert tr.update(t, readings[-1] - 12.0 * est[-1].noise_c).anomaly
