@@ -33,6 +33,8 @@ class PlainTrend:
         self._since: float | None = None
         self._var = 0.0
         self._var_n = 0
+        self._step_var = 0.0
+        self._step_n = 0
 
     def _restart(self, t_s: float, value: float) -> None:
         self._pts.clear()
@@ -42,7 +44,7 @@ class PlainTrend:
 
     def update(self, t_s: float, raw_c: float) -> tuple[float, float, bool, float]:
         sigma = math.sqrt(self._var)
-        jump = max(self.jump_c, JUMP_SIGMAS * sigma)
+        jump = max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._step_var))
         rest = abs(raw_c - self._level) if self._level is not None else math.inf
         back = rest <= RETURN_SIGMAS * sigma and rest < 0.5 * jump  # back at the level
         if self._last_raw is not None and abs(raw_c - self._last_raw) > jump:
@@ -52,8 +54,12 @@ class PlainTrend:
                     self._end_bridge()
                 elif self._since is None:
                     self._since = t_s
-        elif self._last_raw is not None and self._since is not None and back:
-            self._end_bridge()
+        elif self._last_raw is not None:
+            if raw_c != self._last_raw:  # a new reading: its step is noise
+                self._step_n = min(self._step_n + 1, 1000)
+                self._step_var += ((raw_c - self._last_raw) ** 2 - self._step_var) / self._step_n
+            if self._since is not None and back:
+                self._end_bridge()
         self._last_raw = raw_c
         value = raw_c + self._offset
         if self._since is not None and t_s - self._since > self.hold_s:

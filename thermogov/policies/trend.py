@@ -21,9 +21,9 @@ temperature as before, and a jump that lands back on the level ends a departure 
 the threshold instead of opening a bridge.
 
 ``jump_c`` is a floor, not the threshold: a step is a jump only when it is also over
-``JUMP_SIGMAS`` read-noise sigmas, the noise this trend itself measures, so a coarse noisy
-sensor (a Pi: 0.55 °C codes, sigma 0.33-0.8 °C) does not open bridges on its own noise, and no
-per-board constant has to be tuned for it.
+``JUMP_SIGMAS`` sigmas of the sensor's own one-reading steps, which this trend measures, so a
+coarse noisy sensor (a Pi: 0.55 °C codes, read noise 0.33-0.8 °C) does not open bridges on
+its own noise, and no per-board constant has to be tuned for it.
 """
 
 from __future__ import annotations
@@ -48,14 +48,17 @@ _new_estimate = tuple.__new__
 #: for the returning sensor's gap to the others, which moved while it was out.
 RETURN_SIGMAS = 3.0 * math.sqrt(2.0)
 
-#: A step is a jump only when over ``JUMP_SIGMAS`` sigmas of the measured read noise (and over
-#: ``jump_c``).  A one-reading step of read noise is the difference of two readings, sd
-#: sqrt(2)·sigma, so it passes k·sigma with probability erfc(k / 2) for Gaussian noise:
-#: 2.4e-7 at 7.3, i.e. under 0.01 false bridges per hour at 10 readings per second (the fastest
-#: sensor period in the profiles, 100 ms), one in more than 100 hours.  Quantisation only
-#: lightens the tail (a step is a whole number of codes, and sigma already counts the codes'
-#: spread), and a fast real change the estimate counts as noise makes it conservative.
-JUMP_SIGMAS = 7.3
+#: A step is a jump only when over ``JUMP_SIGMAS`` standard deviations of a one-reading step,
+#: measured on this sensor (the RMS of the steps between successive new readings that were
+#: not jumps), and over ``jump_c``.  For Gaussian noise a step passes z of its own sigmas with
+#: probability erfc(z / sqrt(2)): 2.0e-7 at 5.2, i.e. under 0.01 false bridges per hour at 10
+#: readings per second (the fastest sensor period in the profiles, 100 ms), one in about 140
+#: hours.  The steps' own spread, not the residual around the level: the level lags a ramp
+#: (0.5 °C/s at start-up lags 1 °C behind, tripling the residual on the Orin Nano, where real
+#: drop-outs are 2.2 °C steps), a step barely sees it.  Quantisation lightens the tail (a step
+#: is a whole number of codes, and the RMS already counts their spread), and a fast real
+#: change counted as noise (a Pi die answering a clock change) errs towards fewer bridges.
+JUMP_SIGMAS = 5.2
 _JUMP_SIGMAS2 = JUMP_SIGMAS * JUMP_SIGMAS
 
 
@@ -76,6 +79,8 @@ class Trend:
         self._since: float | None = None  # when the current offset appeared
         self._var = 0.0  # running mean square of (sample - level)
         self._var_n = 0
+        self._step_var = 0.0  # running mean square of the steps between new readings, jumps aside
+        self._step_n = 0
         # The level's smoothing factor per interval: a control loop's intervals take a few
         # distinct float values (k/10 - (k-1)/10 rounds a few ways), so each exponential is
         # computed once and looked up after (the same value bit for bit).
@@ -93,10 +98,11 @@ class Trend:
         last_raw = self._last_raw
         if last_raw is not None:
             step = raw_c - last_raw
-            # The threshold: jump_c, or JUMP_SIGMAS read-noise sigmas when that is more (the
-            # squares compared: no root on the common path).
-            if abs(step) > self.jump_c and step * step > _JUMP_SIGMAS2 * self._var:
-                jump = max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._var))
+            step2 = step * step
+            # The threshold: jump_c, or JUMP_SIGMAS step sigmas when that is more (the squares
+            # compared: no root on the common path).
+            if abs(step) > self.jump_c and step2 > _JUMP_SIGMAS2 * self._step_var:
+                jump = self._jump()
                 if self._since is not None or not self._back(raw_c, jump):
                     self._offset -= step
                     if abs(self._offset) < jump:  # the jump was undone: the measurement is back
@@ -106,10 +112,13 @@ class Trend:
                 # else: back at the level from a departure that was under the threshold (a
                 # sensor out of the fusion for one reading, -1.7 °C out, +2.0 °C back):
                 # bridging it would hold a phantom offset for hold_s.
-            elif self._since is not None and self._back(
-                raw_c, max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._var))
-            ):
-                self._end_bridge()
+            else:
+                if step != 0.0:  # a new reading (a repeated value is the last one again)
+                    if self._step_n < 1000:
+                        self._step_n += 1
+                    self._step_var += (step2 - self._step_var) / self._step_n
+                if self._since is not None and self._back(raw_c, self._jump()):
+                    self._end_bridge()
         self._last_raw = raw_c
         value = raw_c + self._offset
         since = self._since
@@ -182,6 +191,10 @@ class Trend:
             return False
         rest = abs(raw_c - level)
         return rest <= RETURN_SIGMAS * math.sqrt(self._var) and rest < 0.5 * jump
+
+    def _jump(self) -> float:
+        """The jump threshold: ``jump_c``, or ``JUMP_SIGMAS`` step sigmas when that is more."""
+        return max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._step_var))
 
     def _end_bridge(self) -> None:
         self._offset = 0.0
