@@ -184,3 +184,12 @@ def test_a_drop_out_during_a_fast_warm_up_is_still_bridged() -> None:
         est = tr.update(i * 0.1, 50.0 + 0.05 * i + rng.gauss(0.0, 0.1))
     assert est.noise_c > 0.5  # the lag, counted by the residual
     assert tr.update(60.0, 50.0 + 0.05 * 600 - 2.2).anomaly
+
+
+def test_a_step_before_the_noise_is_measured_is_temperature() -> None:
+    # rpi5-closed-35 s4: the die warmed 2.2 °C (four 0.55 °C codes) in the run's first 100 ms
+    # and was bridged as a drop-out: with no step noise measured yet, nothing is a jump.
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    tr.update(0.0, 68.75)
+    est = [tr.update(0.1 * (i + 1), v) for i, v in enumerate((70.95, 70.4, 70.4, 70.95, 71.5))]
+    assert not any(e.anomaly for e in est)

@@ -15,7 +15,7 @@ from collections import deque
 
 import pytest
 
-from thermogov.policies.trend import JUMP_SIGMAS, RETURN_SIGMAS, Trend
+from thermogov.policies.trend import JUMP_SIGMAS, MIN_STEPS, RETURN_SIGMAS, Trend
 
 
 class PlainTrend:
@@ -47,7 +47,7 @@ class PlainTrend:
         jump = max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._step_var))
         rest = abs(raw_c - self._level) if self._level is not None else math.inf
         back = rest <= RETURN_SIGMAS * sigma and rest < 0.5 * jump  # back at the level
-        if self._last_raw is not None and abs(raw_c - self._last_raw) > jump:
+        if self._last_raw is not None and abs(raw_c - self._last_raw) > jump and self._step_n >= MIN_STEPS:
             if self._since is not None or not back:  # back with no bridge: a departure under jump ended
                 self._offset += self._last_raw - raw_c
                 if abs(self._offset) < jump:
@@ -55,9 +55,8 @@ class PlainTrend:
                 elif self._since is None:
                     self._since = t_s
         elif self._last_raw is not None:
-            if raw_c != self._last_raw:  # a new reading: its step is noise
-                self._step_n = min(self._step_n + 1, 1000)
-                self._step_var += ((raw_c - self._last_raw) ** 2 - self._step_var) / self._step_n
+            self._step_n = min(self._step_n + 1, 1000)  # a step that is not a jump is noise
+            self._step_var += ((raw_c - self._last_raw) ** 2 - self._step_var) / self._step_n
             if self._since is not None and back:
                 self._end_bridge()
         self._last_raw = raw_c

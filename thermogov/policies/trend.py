@@ -49,8 +49,8 @@ _new_estimate = tuple.__new__
 RETURN_SIGMAS = 3.0 * math.sqrt(2.0)
 
 #: A step is a jump only when over ``JUMP_SIGMAS`` standard deviations of a one-reading step,
-#: measured on this sensor (the RMS of the steps between successive new readings that were
-#: not jumps), and over ``jump_c``.  For Gaussian noise a step passes z of its own sigmas with
+#: measured on this sensor (the RMS of the steps between successive samples that were not
+#: jumps), and over ``jump_c``.  For Gaussian noise a step passes z of its own sigmas with
 #: probability erfc(z / sqrt(2)): 2.0e-7 at 5.2, i.e. under 0.01 false bridges per hour at 10
 #: readings per second (the fastest sensor period in the profiles, 100 ms), one in about 140
 #: hours.  The steps' own spread, not the residual around the level: the level lags a ramp
@@ -60,6 +60,11 @@ RETURN_SIGMAS = 3.0 * math.sqrt(2.0)
 #: change counted as noise (a Pi die answering a clock change) errs towards fewer bridges.
 JUMP_SIGMAS = 5.2
 _JUMP_SIGMAS2 = JUMP_SIGMAS * JUMP_SIGMAS
+
+#: No step is a jump before this many samples have measured the step noise: with none,
+#: a Pi die warming 2.2 °C in one 100 ms reading at start-up (its time constant is 9 ms) was
+#: bridged as a drop-out.  A sensor that fails in its first second is temperature instead.
+MIN_STEPS = 10
 
 
 class Trend:
@@ -79,7 +84,7 @@ class Trend:
         self._since: float | None = None  # when the current offset appeared
         self._var = 0.0  # running mean square of (sample - level)
         self._var_n = 0
-        self._step_var = 0.0  # running mean square of the steps between new readings, jumps aside
+        self._step_var = 0.0  # running mean square of the steps between samples, jumps aside
         self._step_n = 0
         # The level's smoothing factor per interval: a control loop's intervals take a few
         # distinct float values (k/10 - (k-1)/10 rounds a few ways), so each exponential is
@@ -101,7 +106,11 @@ class Trend:
             step2 = step * step
             # The threshold: jump_c, or JUMP_SIGMAS step sigmas when that is more (the squares
             # compared: no root on the common path).
-            if abs(step) > self.jump_c and step2 > _JUMP_SIGMAS2 * self._step_var:
+            if (
+                abs(step) > self.jump_c
+                and step2 > _JUMP_SIGMAS2 * self._step_var
+                and self._step_n >= MIN_STEPS
+            ):
                 jump = self._jump()
                 if self._since is not None or not self._back(raw_c, jump):
                     self._offset -= step
@@ -113,10 +122,9 @@ class Trend:
                 # sensor out of the fusion for one reading, -1.7 °C out, +2.0 °C back):
                 # bridging it would hold a phantom offset for hold_s.
             else:
-                if step != 0.0:  # a new reading (a repeated value is the last one again)
-                    if self._step_n < 1000:
-                        self._step_n += 1
-                    self._step_var += (step2 - self._step_var) / self._step_n
+                if self._step_n < 1000:  # the same slow running mean as the residual's
+                    self._step_n += 1
+                self._step_var += (step2 - self._step_var) / self._step_n
                 if self._since is not None and self._back(raw_c, self._jump()):
                     self._end_bridge()
         self._last_raw = raw_c
