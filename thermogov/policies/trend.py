@@ -189,10 +189,11 @@ class Trend:
         to the rest of the fusion drifts while it is out, so the return can fall just under
         ``jump_c`` (2.20 °C out, 1.96 °C back) and would leave a phantom offset for ``hold_s``;
         and it may come over several readings, each step under the threshold.  Against the
-        level, which a return over 2-3 readings moves by a few per cent (``level_tau_s`` is 20
-        readings), where a real drift back over seconds carries the level with it.  What is
-        left must be read noise (``RETURN_SIGMAS``) and under half a jump (on a coarse, noisy
-        sensor the noise bound alone would let a step of half the offset end a bridge).
+        level, which a return over 2-3 readings moves by a few per cent (the default
+        ``level_tau_s``, 2 s, is 20 readings at 10 Hz), where a real drift back over seconds
+        carries the level with it.  What is left must be read noise (``RETURN_SIGMAS``) and
+        under half a jump (on a coarse, noisy sensor the noise bound alone would let a step of
+        half the offset end a bridge).
         """
         level = self._level
         if level is None:
