@@ -56,6 +56,22 @@ def _noisy(tr: Trend, t0: float, n: int, temp: float, seed: int) -> None:
         tr.update(t0 + i * 0.1, temp + rng.gauss(0.0, 0.1))
 
 
+def _orin_at(seed: int, reading: float) -> Trend:
+    """A default-parameter trend after 100 s of the Orin's fused noise at 84.5 °C, then ``reading``."""
+    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
+    _noisy(tr, 0.0, 1000, 84.5, seed=seed)
+    tr.update(100.0, reading)
+    return tr
+
+
+def _settles_at(tr: Trend, t0: float, temp: float, seed: int) -> None:
+    """Five seconds of the Orin's noise at ``temp`` after a return: no bridge, level at ``temp``."""
+    rng = random.Random(seed)
+    after = [tr.update(t0 + i * 0.1, temp + rng.gauss(0.0, 0.1)) for i in range(50)]
+    assert not any(e.anomaly for e in after)
+    assert after[-1].level_c == pytest.approx(temp, abs=0.2)
+
+
 def test_a_return_just_under_jump_c_ends_the_bridge_it_undoes() -> None:
     # orin-sensor-stuck s1: the GPU's drop-out moved the fused value -2.20 °C (bridged) and its
     # return +1.96 °C (under jump_c); judged against jump_c alone the 2.2 °C offset stayed 60 s.
@@ -66,10 +82,7 @@ def test_a_return_just_under_jump_c_ends_the_bridge_it_undoes() -> None:
     assert tr.update(100.1, 82.30).anomaly  # out: -2.20 °C
     back = tr.update(100.2, 84.26)  # back: +1.96 °C, the held offset undone to 0.24 °C
     assert not back.anomaly
-    rng = random.Random(2)
-    after = [tr.update(100.3 + i * 0.1, 84.26 + rng.gauss(0.0, 0.1)) for i in range(50)]
-    assert not any(e.anomaly for e in after)
-    assert after[-1].level_c == pytest.approx(84.26, abs=0.2)  # not 86.46 (raw + phantom offset)
+    _settles_at(tr, 100.3, 84.26, seed=2)  # not 86.46 (raw + phantom offset)
 
 
 def test_a_small_step_during_a_bridge_that_does_not_undo_it_is_not_a_return() -> None:
@@ -109,27 +122,20 @@ def test_a_rise_just_under_jump_c_without_a_bridge_is_a_rise() -> None:
 def test_a_return_spread_over_three_readings_ends_the_bridge() -> None:
     # A stuck sensor coming back over three readings, each step under jump_c: judged one step
     # at a time, each leaves most of the offset and the phantom stays for hold_s.
-    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
-    _noisy(tr, 0.0, 1000, 84.5, seed=7)
-    tr.update(100.0, 84.50)
+    tr = _orin_at(7, 84.50)
     assert tr.update(100.1, 82.30).anomaly  # out: -2.20 °C
     assert tr.update(100.2, 83.10).anomaly  # +0.8: 1.4 °C of the offset left
     assert tr.update(100.3, 83.80).anomaly  # +0.7: 0.7 °C left, more than 3·sqrt(2)·sigma
     back = tr.update(100.4, 84.45)  # +0.65: back at the value before the jump
     assert not back.anomaly
-    rng = random.Random(8)
-    after = [tr.update(100.5 + i * 0.1, 84.45 + rng.gauss(0.0, 0.1)) for i in range(50)]
-    assert not any(e.anomaly for e in after)
-    assert after[-1].level_c == pytest.approx(84.45, abs=0.2)  # not 86.65 (raw + phantom offset)
+    _settles_at(tr, 100.5, 84.45, seed=8)  # not 86.65 (raw + phantom offset)
 
 
 def test_a_jump_back_to_the_level_after_a_smaller_departure_opens_no_bridge() -> None:
     # orin-sensor-stuck s5: the GPU left the fusion for one reading (-1.69 °C, under jump_c,
     # temperature) and came back (+2.00 °C, over it): bridged, the return held a -2 °C phantom
     # offset for hold_s.  Landing back on the level, it ends the departure instead.
-    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
-    _noisy(tr, 0.0, 1000, 84.5, seed=10)
-    tr.update(100.0, 84.23)
+    tr = _orin_at(10, 84.23)
     assert not tr.update(100.1, 82.54).anomaly  # out: -1.69 °C
     back = tr.update(100.2, 84.545)  # back: +2.005 °C
     assert not back.anomaly
@@ -140,9 +146,7 @@ def test_a_jump_back_to_the_level_after_a_smaller_departure_opens_no_bridge() ->
 
 def test_a_slow_rise_while_the_sensor_is_out_does_not_end_the_bridge() -> None:
     # The same 2.2 °C back, but over 10 s: temperature, not the sensor (RETURN_SPAN_S is 1 s).
-    tr = Trend(window_s=30.0, level_tau_s=2.0, jump_c=2.0, hold_s=60.0)
-    _noisy(tr, 0.0, 1000, 84.5, seed=9)
-    tr.update(100.0, 84.50)
+    tr = _orin_at(9, 84.50)
     tr.update(100.1, 82.30)
     drift = [tr.update(100.2 + i * 0.1, 82.30 + 0.022 * (i + 1)) for i in range(100)]
     assert all(e.anomaly for e in drift)
