@@ -15,7 +15,7 @@ from collections import deque
 
 import pytest
 
-from thermogov.policies.trend import RETURN_SIGMAS, Trend
+from thermogov.policies.trend import JUMP_SIGMAS, MIN_STEPS, RETURN_SIGMAS, Trend
 
 
 class PlainTrend:
@@ -33,6 +33,8 @@ class PlainTrend:
         self._since: float | None = None
         self._var = 0.0
         self._var_n = 0
+        self._step_var = 0.0
+        self._step_n = 0
 
     def _restart(self, t_s: float, value: float) -> None:
         self._pts.clear()
@@ -41,22 +43,27 @@ class PlainTrend:
         self._level = value
 
     def update(self, t_s: float, raw_c: float) -> tuple[float, float, bool, float]:
-        if self._last_raw is not None and abs(raw_c - self._last_raw) > self.jump_c:
-            self._offset += self._last_raw - raw_c
-            if abs(self._offset) < self.jump_c:
-                self._offset = 0.0
-                self._since = None
-            elif self._since is None:
-                self._since = t_s
-        elif self._last_raw is not None and self._since is not None:
-            rest = self._offset - (raw_c - self._last_raw)
-            if abs(rest) <= RETURN_SIGMAS * math.sqrt(self._var) and abs(rest) < 0.5 * self.jump_c:
-                self._offset = 0.0
-                self._since = None
+        sigma = math.sqrt(self._var)
+        jump = max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._step_var))
+        rest = abs(raw_c - self._level) if self._level is not None else math.inf
+        back = rest <= RETURN_SIGMAS * sigma and rest < 0.5 * jump  # back at the level
+        if self._last_raw is not None and abs(raw_c - self._last_raw) > jump and self._step_n >= MIN_STEPS:
+            if self._since is not None or not back:  # back with no bridge: a departure under jump ended
+                self._offset += self._last_raw - raw_c
+                if abs(self._offset) < jump:
+                    self._end_bridge()
+                elif self._since is None:
+                    self._since = t_s
+        elif self._last_raw is not None:
+            self._step_n = min(self._step_n + 1, 1000)  # a step that is not a jump is noise
+            self._step_var += ((raw_c - self._last_raw) ** 2 - self._step_var) / self._step_n
+            if self._since is not None and back:
+                self._end_bridge()
         self._last_raw = raw_c
         value = raw_c + self._offset
         if self._since is not None and t_s - self._since > self.hold_s:
-            self._offset, self._since, value = 0.0, None, raw_c
+            self._end_bridge()
+            value = raw_c
             self._restart(t_s, value)
         if self._t_ref is None or self._level is None:
             self._restart(t_s, value)
@@ -69,6 +76,10 @@ class PlainTrend:
         self._var_n = min(self._var_n + 1, 1000)
         self._var += ((value - level) ** 2 - self._var) / self._var_n
         return (level, self._slope(), self._since is not None, math.sqrt(self._var))
+
+    def _end_bridge(self) -> None:
+        self._offset = 0.0
+        self._since = None
 
     def _add(self, t_s: float, v: float) -> None:
         assert self._t_ref is not None

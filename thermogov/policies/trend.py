@@ -12,11 +12,18 @@ the fused value by a few tenths of a degree).  A change larger than ``jump_c`` i
 therefore a change of *measurement*, not of temperature: it is absorbed into an offset so the
 corrected series stays continuous, and ``anomaly`` is reported until the opposite jump returns
 the offset (the sensor recovered) or ``hold_s`` has passed, when the new level is accepted and
-the history restarts from it.  The return is judged against the offset it undoes, not against
-``jump_c`` alone: a step that cancels the offset to within the read noise (and to under half
-of ``jump_c``) ends the bridge even when it is a little smaller than ``jump_c`` (the gap between
-the returning sensor and the others moved while it was out); with no bridge held, such a step
-is temperature as before.
+the history restarts from it.  The return is judged against the level, not against ``jump_c``
+alone: a step that brings the raw value back to the level within the read noise (and to under
+half a jump) ends the bridge, even when it is a little smaller than ``jump_c`` (the gap between
+the returning sensor and the others moved while it was out) or is the last of 2-3 steps (a
+stuck or spiking sensor coming back over a few readings); with no bridge held, such a step is
+temperature as before, and a jump that lands back on the level ends a departure that was under
+the threshold instead of opening a bridge.
+
+``jump_c`` is a floor, not the threshold: a step is a jump only when it is also over
+``JUMP_SIGMAS`` sigmas of the sensor's own one-reading steps, which this trend measures, so a
+coarse noisy sensor (a Pi: 0.55 °C codes, read noise 0.33-0.8 °C) does not open bridges on
+its own noise, and no per-board constant has to be tuned for it.
 """
 
 from __future__ import annotations
@@ -35,10 +42,29 @@ class TrendEstimate(NamedTuple):
 
 _new_estimate = tuple.__new__
 
-#: A step under ``jump_c`` ends a bridge when what is left of the offset is within this many
-#: read-noise sigmas: the residual is the difference of two readings of the same sensor set
-#: (before the drop-out, after the return), whose noise is sqrt(2)·sigma, taken at 3 sigmas.
+#: A step under the threshold ends a bridge when the raw value is back within this many
+#: read-noise sigmas of the level (the trend's own noise is the RMS of a reading around it).
+#: 3·sqrt(2) (4.2): read noise alone misses a return about once in 40 000, and it leaves room
+#: for the returning sensor's gap to the others, which moved while it was out.
 RETURN_SIGMAS = 3.0 * math.sqrt(2.0)
+
+#: A step is a jump only when over ``JUMP_SIGMAS`` standard deviations of a one-reading step,
+#: measured on this sensor (the RMS of the steps between successive samples that were not
+#: jumps), and over ``jump_c``.  For Gaussian noise a step passes z of its own sigmas with
+#: probability erfc(z / sqrt(2)): 2.0e-7 at 5.2, i.e. under 0.01 false bridges per hour at 10
+#: readings per second (the fastest sensor period in the profiles, 100 ms), one in about 140
+#: hours.  The steps' own spread, not the residual around the level: the level lags a ramp
+#: (0.5 °C/s at start-up lags 1 °C behind, tripling the residual on the Orin Nano, where real
+#: drop-outs are 2.2 °C steps), a step barely sees it.  Quantisation lightens the tail (a step
+#: is a whole number of codes, and the RMS already counts their spread), and a fast real
+#: change counted as noise (a Pi die answering a clock change) errs towards fewer bridges.
+JUMP_SIGMAS = 5.2
+_JUMP_SIGMAS2 = JUMP_SIGMAS * JUMP_SIGMAS
+
+#: No step is a jump before this many samples have measured the step noise: with none,
+#: a Pi die warming 2.2 °C in one 100 ms reading at start-up (its time constant is 9 ms) was
+#: bridged as a drop-out.  A sensor that fails in its first second is temperature instead.
+MIN_STEPS = 10
 
 
 class Trend:
@@ -58,6 +84,8 @@ class Trend:
         self._since: float | None = None  # when the current offset appeared
         self._var = 0.0  # running mean square of (sample - level)
         self._var_n = 0
+        self._step_var = 0.0  # running mean square of the steps between samples, jumps aside
+        self._step_n = 0
         # The level's smoothing factor per interval: a control loop's intervals take a few
         # distinct float values (k/10 - (k-1)/10 rounds a few ways), so each exponential is
         # computed once and looked up after (the same value bit for bit).
@@ -75,23 +103,30 @@ class Trend:
         last_raw = self._last_raw
         if last_raw is not None:
             step = raw_c - last_raw
-            if abs(step) > self.jump_c:
-                self._offset -= step
-                if abs(self._offset) < self.jump_c:  # the jump was undone: the measurement is back
-                    self._offset = 0.0
-                    self._since = None
-                elif self._since is None:
-                    self._since = t_s
-            elif self._since is not None:
-                # A return judged against the offset it undoes: the sensor's gap to the rest of
-                # the fusion drifts while it is out, so the return can fall just under jump_c
-                # (2.20 °C out, 1.96 °C back) and would leave a phantom offset for hold_s.  What
-                # is left must be read noise and under half a jump (on a coarse, noisy sensor
-                # the noise bound alone would let a step of half the offset end the bridge).
-                rest = self._offset - step
-                if abs(rest) <= RETURN_SIGMAS * math.sqrt(self._var) and abs(rest) < 0.5 * self.jump_c:
-                    self._offset = 0.0
-                    self._since = None
+            step2 = step * step
+            # The threshold: jump_c, or JUMP_SIGMAS step sigmas when that is more (the squares
+            # compared: no root on the common path).
+            if (
+                abs(step) > self.jump_c
+                and step2 > _JUMP_SIGMAS2 * self._step_var
+                and self._step_n >= MIN_STEPS
+            ):
+                jump = self._jump()
+                if self._since is not None or not self._back(raw_c, jump):
+                    self._offset -= step
+                    if abs(self._offset) < jump:  # the jump was undone: the measurement is back
+                        self._end_bridge()
+                    elif self._since is None:
+                        self._since = t_s
+                # else: back at the level from a departure that was under the threshold (a
+                # sensor out of the fusion for one reading, -1.7 °C out, +2.0 °C back):
+                # bridging it would hold a phantom offset for hold_s.
+            else:
+                if self._step_n < 1000:  # the same slow running mean as the residual's
+                    self._step_n += 1
+                self._step_var += (step2 - self._step_var) / self._step_n
+                if self._since is not None and self._back(raw_c, self._jump()):
+                    self._end_bridge()
         self._last_raw = raw_c
         value = raw_c + self._offset
         since = self._since
@@ -146,6 +181,33 @@ class Trend:
         var = self._var = self._var + ((value - level) ** 2 - self._var) / self._var_n
         # tuple.__new__ skips the NamedTuple's Python-level constructor (same object).
         return _new_estimate(TrendEstimate, (level, slope, since is not None, math.sqrt(var)))
+
+    def _back(self, raw_c: float, jump: float) -> bool:
+        """Whether ``raw_c`` is back at the level, the smoothed offset-corrected value.
+
+        A return judged against the offset it undoes, not against ``jump_c``: the sensor's gap
+        to the rest of the fusion drifts while it is out, so the return can fall just under
+        ``jump_c`` (2.20 °C out, 1.96 °C back) and would leave a phantom offset for ``hold_s``;
+        and it may come over several readings, each step under the threshold.  Against the
+        level, which a return over 2-3 readings moves by a few per cent (the default
+        ``level_tau_s``, 2 s, is 20 readings at 10 Hz), where a real drift back over seconds
+        carries the level with it.  What is left must be read noise (``RETURN_SIGMAS``) and
+        under half a jump (on a coarse, noisy sensor the noise bound alone would let a step of
+        half the offset end a bridge).
+        """
+        level = self._level
+        if level is None:
+            return False
+        rest = abs(raw_c - level)
+        return rest <= RETURN_SIGMAS * math.sqrt(self._var) and rest < 0.5 * jump
+
+    def _jump(self) -> float:
+        """The jump threshold: ``jump_c``, or ``JUMP_SIGMAS`` step sigmas when that is more."""
+        return max(self.jump_c, JUMP_SIGMAS * math.sqrt(self._step_var))
+
+    def _end_bridge(self) -> None:
+        self._offset = 0.0
+        self._since = None
 
     def _rebase(self, t_s: float) -> None:
         """Restart the running sums with times relative to ``t_s`` (same points kept)."""
