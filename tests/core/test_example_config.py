@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 
 from thermogov.config import parse_config
 from thermogov.tomlcheck import _MISSING, Table
+from thermogov.tomlread import loads
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "thermogov" / "examples" / "thermogov.toml"
 _UNCOMMENT = re.compile(r"^#(?=\[|[a-z_]+ = )")
@@ -37,7 +37,7 @@ def _shown() -> list[tuple[str, str, Any]]:
         if h := _HEADER.match(line):
             table, skip = h.group(2), h.group(1) == "[[" or h.group(2).startswith("policies")
         elif (k := _KEY.match(line)) and not skip:
-            out.append((table, k.group(1), tomllib.loads(f"v = {k.group(2)}")["v"]))
+            out.append((table, k.group(1), loads(f"v = {k.group(2)}")["v"]))
     return out
 
 
@@ -53,7 +53,7 @@ def loaded_defaults(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
     monkeypatch.setattr(Table, "_get", recording)
     text = "\n".join(_UNCOMMENT.sub("", line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines())
-    parse_config(tomllib.loads(text)).load_board()
+    parse_config(loads(text)).load_board()
     return seen
 
 
