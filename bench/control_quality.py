@@ -383,11 +383,9 @@ def open_ended(
                 verdict += f", best probe {k} {best[k]:.2f}, margin {100.0 * (new / best[k] - 1.0):+.1f}%"
             c, h = block[candidate], block.get("hysteresis")
             if h is not None:
-                bad = c.above_trip_s > h.above_trip_s + 1e-9 or c.hard_limit_s > h.hard_limit_s + 1e-9
-                verdict += (
-                    f", above trip {c.above_trip_s:g}s vs {h.above_trip_s:g}s, "
-                    f"limit {c.hard_limit_s:g}s{' MISS' if bad else ''}"
-                )
+                above = " MISS" if c.above_trip_s > h.above_trip_s + 1e-9 else ""
+                limit = " MISS" if c.hard_limit_s > h.hard_limit_s + 1e-9 else ""
+                verdict += f", above trip {c.above_trip_s:g}s vs {h.above_trip_s:g}s{above}, limit {c.hard_limit_s:g}s{limit}"
         out.append(f"  {scen:<24} [{factors[scen]:.2f}] " + "; ".join(parts) + verdict)
     return out
 
