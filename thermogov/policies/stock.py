@@ -3,7 +3,7 @@
 The comparison's floor is not "full clocks" but what the owner already has: the caps in force
 when the governor started (on a Jetson the nvpmodel's, on a Pi the firmware's) and the board's
 own throttling on top, the kernel's passive trips and the firmware ramp that the profile lists
-as protections (``[[protections]]``; simulated in ``sim/domains.py``) with the board's default
+as protections (``[[protections]]``; simulated in ``sim/model/domains.py``) with the board's default
 cooling (the profile's thermal network is the board with its stock fan/heatsink).  The policy
 returns the caps it first saw on every tick, so the governor never writes a cap.
 """
