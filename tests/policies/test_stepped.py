@@ -386,3 +386,41 @@ def test_a_reading_at_the_trip_past_the_ramp_does_not_widen_the_margin() -> None
     readings at the trip are the trip rule's alone and the margin stays."""
     p, _ = _pi_excursion({}, 84.7, 85.25)
     assert p._excursions == 0
+
+
+def test_trip_sigmas_gives_the_stated_readings_at_the_trip_per_hour() -> None:
+    """The Gaussian tail at ``trip_sigmas`` times the readings an hour is the rate asked for, and a
+    100 ms sensor at one an hour needs more than ``noise_k``'s 3.5 sigmas (which allowed ~8)."""
+    from statistics import NormalDist
+
+    from thermogov.policies.stepped import SteppedParams, trip_sigmas
+
+    for period_s in (0.1, 0.25, 1.0):
+        for per_h in (0.5, 1.0, 10.0):
+            z = trip_sigmas(per_h, period_s)
+            assert math.isclose((1.0 - NormalDist().cdf(z)) * 3600.0 / period_s, per_h, rel_tol=1e-6)
+    assert trip_sigmas(1.0, 0.1) > trip_sigmas(1.0, 1.0) > trip_sigmas(10.0, 1.0)
+    assert trip_sigmas(1.0, 0.1) > SteppedParams().noise_k
+
+
+def _pi_held(params: dict[str, object], board: str = "rpi5") -> list[int]:
+    """Rungs over 3 min of a die read at 84.15/83.6 °C (σ ≈ 0.27 °C, level 83.9 °C): on the Pi 5
+    inside the firmware's ramp, between 4.03 and 3.5 sigmas under the trip."""
+    ctx = ctx_for(board)
+    p = _stepped(params, board=board)
+    rungs = []
+    for i in range(1800):
+        v = 83.6 if i % 2 else 84.15
+        d = p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung], readings={"cpu": v}))
+        rungs.append(_rung(p, d.caps_hz))
+    return rungs
+
+
+def test_a_held_ramp_keeps_the_set_point_by_the_trip_rate() -> None:
+    """Held by the ramp 3.5-4.03 sigmas under the trip, the die would read the trip more than once
+    an hour: the set point falls under its level and the controller cuts below the ramp's rung
+    for part of the time; allowing 100 readings an hour (2.77 sigmas, so ``noise_k`` decides)
+    follows the ramp.  A Jetson (its throttle is never held) is unchanged by the rate."""
+    strict, loose = _pi_held({}), _pi_held({"trip_reads_per_h": 100.0})
+    assert sum(strict[-600:]) < sum(loose[-600:])
+    assert _pi_held({}, "jetson-orin-nano") == _pi_held({"trip_reads_per_h": 1000.0}, "jetson-orin-nano")

@@ -51,7 +51,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
-``limit_dwell_s``, ``follow_board`` and ``excursion_k``.
+``limit_dwell_s``, ``follow_board``, ``excursion_k`` and ``trip_reads_per_h``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -66,6 +66,14 @@ rung, with the cap under the firmware's clock.  A reading at the trip reached th
 the ramp's hold point within the read noise of the trip; each widens the set point's margin
 by ``excursion_k`` sigmas, at most ``noise_k`` more (over seeds 1-5 on rpi5-long-1h following
 alone took the firmware's 0.2-0.4 s above the trip against hysteresis's 0.1 s; docs/policies.md).
+While such a ramp holds the node the set point's margin is also at least
+``trip_sigmas(trip_reads_per_h, period)`` sigmas, ``period`` the fused sensors' fastest: the die
+then dwells at the ramp's hold point for as long as the world lasts, so the margin is a
+false-exceedance rate, at most ``trip_reads_per_h`` expected readings at the trip per hour (4.03
+sigmas at one an hour from a 100 ms sensor, where ``noise_k`` 3.5 allowed 8).  The measured sigma is
+of the coded readings, so it carries the codes' spread; the trip code's lower edge is taken at the
+trip (a Pi 5's 85.25 °C code starts 0.025 °C under it).  A Jetson's step throttle is never
+held, so its set point is ``noise_k``'s as before (docs/policies.md "Session 10: near-miss").
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -76,6 +84,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from thermogov.interfaces import ConfigError
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
@@ -109,6 +118,17 @@ class SteppedParams:
     board_throttle: str = "yield"
     follow_board: bool = True
     excursion_k: float = 1.0
+    trip_reads_per_h: float = 1.0
+
+
+def trip_sigmas(reads_per_h: float, period_s: float) -> float:
+    """How many read-noise sigmas under the trip a die may sit and read it ``reads_per_h`` times an hour.
+
+    A sensor read every ``period_s`` gives ``3600 / period_s`` readings an hour; each is over the
+    trip with the Gaussian upper tail at the set point's distance, so that tail may be at most
+    ``reads_per_h * period_s / 3600``: 4.03 sigmas at one an hour from a 100 ms sensor, 3.45 at 1 s.
+    """
+    return NormalDist().inv_cdf(1.0 - min(reads_per_h * period_s / 3600.0, 0.5))
 
 
 class Stepped:
@@ -122,8 +142,10 @@ class Stepped:
         hard_limits_c: dict[str, float],
         board_limits: list[tuple[tuple[str, ...], list[float]]] | None = None,
         board_ramps: list[tuple[tuple[str, ...], list[float]]] | None = None,
+        trip_k: float = 0.0,
     ) -> None:
         self.ladder = ladder
+        self.trip_k = trip_k  # trip_sigmas() of the fused sensors' fastest period
         # Board throttles: (sensors on the protected nodes, allowed temperature per rung); the
         # ones kept under (``board_limits``) and the progressive ones left to act (``board_ramps``).
         self.board_limits = board_limits or []
@@ -264,7 +286,12 @@ class Stepped:
             return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
-        set_c = p.trip_c - max(p.margin_c, p.noise_k * est.noise_c)
+        # While a yielded ramp holds the node the die dwells at the ramp's hold point as long as
+        # the world lasts (an hour and more), and the set point bounds how often a reading
+        # reaches the trip from there: ``trip_reads_per_h`` (see :func:`trip_sigmas`).
+        allowed, holding = self._ramp_state(inp, dt)
+        k = max(p.noise_k, self.trip_k) if holding else p.noise_k
+        set_c = p.trip_c - max(p.margin_c, k * est.noise_c)
         if self._excursions:
             # Each reading at the trip while following a yielded ramp (below) shows its hold
             # point within the read noise of the trip: widen the margin by ``excursion_k`` sigma.
@@ -291,7 +318,6 @@ class Stepped:
         # A progressive board throttle left to act (``board_throttle = "yield"``) runs the
         # clock; the cap stays at most one rung above the rung it lets run at the node's level,
         # so the trip rule's one rung down is a real step and not a cap far above the clock.
-        allowed, holding = self._ramp_state(inp, dt)
         self._holding = holding
         ceiling = float(min(allowed + 1, self.top))
         limit_error, near = self._limit_errors(dt)
@@ -407,6 +433,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         board_throttle=params.choice("board_throttle", ("yield", "avoid"), d.board_throttle),
         follow_board=params.boolean("follow_board", d.follow_board),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
+        trip_reads_per_h=params.number(
+            "trip_reads_per_h", d.trip_reads_per_h, minimum=0.0, exclusive_min=True, maximum=3600.0
+        ),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
@@ -421,7 +450,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     ladder = build_ladder(ctx.board, ctx.tables_hz)
     kept = board_limits(ctx, ladder, progressive=p.board_throttle == "avoid")
     ramps = board_limits(ctx, ladder, progressive=True, step=False) if p.board_throttle == "yield" else []
-    return Stepped(ladder, p, trend, limits, kept, ramps)
+    periods = [s.period_ms for s in ctx.board.sensors if s.name in ctx.sensor_names]
+    trip_k = trip_sigmas(p.trip_reads_per_h, min(periods) / 1000.0) if periods else 0.0
+    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k)
 
 
 def board_limits(
