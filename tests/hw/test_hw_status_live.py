@@ -168,6 +168,16 @@ def test_bad_metrics_options_exit_2_with_nothing_written(tmp_path: Path, hot: fa
     assert not (tmp_path / "state" / "journal.json").exists()
 
 
+def _ctrl_c_delivered() -> None:
+    """Give the viewer SIGINT's default action, as a shell gives its foreground command.
+
+    A test run started in the background by a non-interactive shell inherits SIGINT ignored,
+    and Python then never installs its KeyboardInterrupt handler: the viewer would redraw
+    through the test's Ctrl-C and time out (it did so in such a CI run).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_watch_redraws_until_ctrl_c(tmp_path: Path, hot: fakesys.FakeTree) -> None:
     state = tmp_path / "run" / "state.json"
     proc = start_run(tmp_path, "--state-file", str(state))
@@ -181,6 +191,7 @@ def test_watch_redraws_until_ctrl_c(tmp_path: Path, hot: fakesys.FakeTree) -> No
             stderr=subprocess.PIPE,
             env=env,
             bufsize=0,
+            preexec_fn=_ctrl_c_delivered,
         )
         wait_line(view, "jetson-orin-nano")  # a frame was drawn
         view.send_signal(signal.SIGINT)
