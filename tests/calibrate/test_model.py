@@ -43,7 +43,12 @@ def _step_log(t: np.ndarray, on: int, off: int, temp_c: float = 50.0) -> LogData
 
 def test_response_is_the_mean_over_all_moments_the_load_could_have_changed(board: BoardProfile) -> None:
     """A logged change happened at an unknown moment between two samples; the model must give
-    the expected temperature under a moment uniform in that interval (a stressberry-like 2 s log)."""
+    the expected temperature under a moment uniform in that interval (a stressberry-like 2 s log).
+
+    Eight grid steps per sample, not the fit's four: the rpi4 package mode (1.5 J/K behind
+    1.1 + 0.53 W/K, 0.9 s) is not settled within a 2 s sample, and the grid's first-order
+    resolution error on the edge samples (3.2 % of the jump at four steps, 1.4 % at eight,
+    0.6 % at sixteen; docs/calibration.md, seventh session) is not what this test is about."""
     t = _jittered_times(60, 2.05)
     on, off = 20, 45
     data = _step_log(t, on, off)
@@ -51,7 +56,7 @@ def test_response_is_the_mean_over_all_moments_the_load_could_have_changed(board
     names = board.thermal.node_names()
     cap, g = network(board.thermal)
     leak_at = {n: 50.0 for n in names}  # leakage at a fixed temperature keeps the network linear
-    grid = make_grid(t)
+    grid = make_grid(t, subdivision=8)
     p = grid_power(board, inputs, grid, {n: np.full(len(grid.t), v) for n, v in leak_at.items()})
     x0 = np.linalg.solve(g, p[0])
     model = linear_response(cap, g, p, grid.h, x0)
@@ -96,7 +101,9 @@ def test_fit_evaluates_the_same_model_as_the_open_loop_check(board: BoardProfile
     prob = FitProblem.build(data, board, holdout=0.3, ambient_c=25.0)
     phi = np.zeros(len(prob.specs))
     names = [s.name for s in prob.specs]
-    phi[names.index("G[cpu-package]")] = -2.0  # 3.3 W/K / 9: the die runs ~10 K above the package
+    # a die link of 0.45 W/K whatever the profile's prior: the die runs ~10 K above the package
+    prior = next(k.conductance_w_per_k for k in board.thermal.links if {k.a, k.b} == {"cpu", "package"})
+    phi[names.index("G[cpu-package]")] = math.log(0.45 / prior)
     lin, _p, _b, _a = prob.predict(phi)
     free, _p, _b, _a = prob.predict(phi, free=True)
     assert np.ptp(free[0]) > 10.0
