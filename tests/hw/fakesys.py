@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -36,6 +38,13 @@ def real_file(name: str) -> Path:
 
 def khz_grid(start_khz: int, step_khz: int, stop_khz: int) -> tuple[int, ...]:
     return tuple(range(start_khz, stop_khz + 1, step_khz))
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited: what a crashed daemon's journal or state file names."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
 
 
 # -- board facts --------------------------------------------------------------------------------
