@@ -158,6 +158,12 @@ class FakeTree:
             (self.root / target_rel).mkdir(parents=True)
         p.symlink_to(os.path.relpath(self.root / target_rel, p.parent))
 
+    def in_class(self, class_rel: str, real: str) -> str:
+        """Expose the device folder ``real`` as ``class_rel`` (``sys/class/<class>/<name>``), the
+        link the kernel makes for every registered device; returns the class path code reads."""
+        self.link(class_rel, real)
+        return class_rel
+
     def snapshot(self) -> dict[str, bytes | str]:
         out: dict[str, bytes | str] = {}
         for dirpath, dirnames, filenames in os.walk(self.root):
@@ -196,8 +202,7 @@ class FakeTree:
             self.write(f"{real}/trip_point_{k}_type", ttype + "\n")
             self.write(f"{real}/trip_point_{k}_temp", temp)
             self.write(f"{real}/trip_point_{k}_hyst", hyst)
-        self.link(f"sys/class/thermal/thermal_zone{index}", real)
-        return f"sys/class/thermal/thermal_zone{index}"
+        return self.in_class(f"sys/class/thermal/thermal_zone{index}", real)
 
     def policy(
         self,
@@ -247,8 +252,7 @@ class FakeTree:
         self.write(f"{node}/name", of_node.encode() + b"\x00")
         self.link(f"{device_rel}/of_node", node)
         self.link(f"{real}/device", device_rel)
-        self.link(f"sys/class/devfreq/{name}", real)
-        return f"sys/class/devfreq/{name}"
+        return self.in_class(f"sys/class/devfreq/{name}", real)
 
     def ina3221(self, index: int, device_rel: str, rails: Iterable[tuple[str, int, int]]) -> str:
         real = f"{device_rel}/hwmon/hwmon{index}"
@@ -257,8 +261,7 @@ class FakeTree:
             self.write(f"{real}/in{n}_label", label + "\n")
             self.write(f"{real}/in{n}_input", mv)
             self.write(f"{real}/curr{n}_input", ma)
-        self.link(f"sys/class/hwmon/hwmon{index}", real)
-        return f"sys/class/hwmon/hwmon{index}"
+        return self.in_class(f"sys/class/hwmon/hwmon{index}", real)
 
     def supply(
         self, name: str, uevent: str, *, temp_decic: int | None = None, kind: str | None = None
@@ -278,8 +281,7 @@ class FakeTree:
             keys["temp"] = str(temp_decic)
         for k, v in keys.items():
             self.write(f"{real}/{k}", v + "\n")
-        self.link(f"sys/class/power_supply/{name}", real)
-        return f"sys/class/power_supply/{name}"
+        return self.in_class(f"sys/class/power_supply/{name}", real)
 
 
 # -- board presets ------------------------------------------------------------------------------
