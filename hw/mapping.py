@@ -13,7 +13,6 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TypeVar
 
 from thermogov.board import (
@@ -22,8 +21,8 @@ from thermogov.board import (
     SensorProfile,
     builtin_board_names,
     load_board,
-    load_board_file,
 )
+from thermogov.cliopts import load_board_option
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
 from thermogov.hw.discovery import CpufreqPolicy, DevfreqDevice, Inventory, PowerRail, Supply
@@ -115,10 +114,8 @@ def builtin_profiles() -> list[BoardProfile]:
 
 def choose_board(board_opt: str | None, config: Config, inv: Inventory) -> tuple[BoardProfile, str]:
     """``--board`` > the config's ``board_file`` > device-tree detection > the config's board."""
-    if board_opt:
-        if board_opt.endswith(".toml") or "/" in board_opt:
-            return load_board_file(Path(board_opt)), f"--board {board_opt}"
-        return load_board(board_opt), f"--board {board_opt}"
+    if board_opt:  # what --board accepts is decided in one place for every command
+        return load_board_option(board_opt), f"--board {board_opt}"
     if config.board_file:
         return config.load_board(), f"board_file {config.board_file}"
     found, pat = detect_board(inv.model, inv.compatible, builtin_profiles())

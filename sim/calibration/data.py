@@ -38,6 +38,7 @@ class LogData:
     fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports: a fan housing's evidence
     uptime_s: float | None = None  # seconds since boot at the log's start, when the log says
     load_average: tuple[float, float, float] | None = None  # the kernel's 1/5/15-min load averages then
+    load_starts_at_gaps: bool = False  # a row without a load is where the next row's load began
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -113,7 +114,12 @@ def load_log_data(path: Path | str) -> LogData:
         run = write_run_folder(log, Path(tmp))
         data = log_data_from_columns(read_csv_columns(run.run_dir / TRACE_FILE), str(p))
     return dataclasses.replace(
-        data, model=log.model, fan_rpm=log.fan_rpm, uptime_s=log.uptime_s, load_average=log.load_average
+        data,
+        model=log.model,
+        fan_rpm=log.fan_rpm,
+        uptime_s=log.uptime_s,
+        load_average=log.load_average,
+        load_starts_at_gaps=log.load_starts_at_gaps,
     )
 
 
@@ -124,7 +130,8 @@ def _numbers(v: object) -> tuple[float, ...] | None:
 
 def _run_model(run_dir: Path) -> dict[str, Any]:
     """What an imported run folder's log says of the board beyond its samples (``summary.json``):
-    the product it names, the fan speeds it reports and its uptime and load averages before the run."""
+    the product it names, the fan speeds it reports, its uptime and load averages before the run,
+    and whether a row without a load marks where a new load began."""
     from thermogov.runs import SUMMARY_FILE
 
     try:
@@ -143,6 +150,7 @@ def _run_model(run_dir: Path) -> dict[str, Any]:
         if isinstance(uptime, int | float) and not isinstance(uptime, bool)
         else None,
         "load_average": (avg[0], avg[1], avg[2]) if avg is not None and len(avg) == 3 else None,
+        "load_starts_at_gaps": summary.get("load_starts_at_gaps") is True,
     }
 
 

@@ -13,7 +13,7 @@ power between samples for the same reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,6 +36,9 @@ class Inputs:
     varying: tuple[str, ...]  # domains whose dynamic power changes during the log
     notes: tuple[str, ...]
     clocked: tuple[str, ...] = ()  # domains whose clock the log shows (a board throttle is in it)
+    # Per domain, the rows at which a new load began (the log's gaps, ``LogData.load_starts_at_gaps``):
+    # over the interval after such a row the next row's load holds (model.GridInputs).
+    load_starts: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def infer_step(t: np.ndarray, temp: np.ndarray, window_s: float = 10.0) -> tuple[float, float] | None:
@@ -78,6 +81,7 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
     freqs: dict[str, np.ndarray] = {}
     volts: dict[str, np.ndarray] = {}
     clocked: list[str] = []
+    load_starts: dict[str, np.ndarray] = {}
     any_load = any(np.isfinite(data.load.get(d.name, np.array([np.nan]))).any() for d in board.domains)
     for i, d in enumerate(board.domains):
         f = data.freq_hz.get(d.name)
@@ -89,6 +93,8 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             clocked.append(d.name)
         u = data.load.get(d.name)
         if u is not None and np.isfinite(u).any():
+            if data.load_starts_at_gaps and not np.isfinite(u).all():
+                load_starts[d.name] = ~np.isfinite(u)
             u = np.clip(ffill(u), 0.0, 1.0)
         elif np.nanmax(f) > np.nanmin(f) * 1.05:
             lo, hi = float(np.nanmin(f)), float(np.nanmax(f))
@@ -130,7 +136,13 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             "the board's own throttling (profile [[protections]]) is modelled from the model's temperature "
             "for the domains whose clock the log lacks"
         )
-    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked))
+    if load_starts:
+        n_starts = int(sum(s.sum() for s in load_starts.values()))
+        notes.append(
+            f"{', '.join(load_starts)}: the log marks {n_starts} row(s) where a new load began (sbc-bench: the "
+            "first line of a benchmark section); the next row's load holds from there"
+        )
+    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts)
 
 
 def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:

@@ -19,6 +19,9 @@ expected power is the linear interpolation of the power at the two samples, and 
 is linear the expected temperature is its response to that ramp.  The power (not the clock) is
 interpolated because power is not linear in the clock.  The grid runs at a quarter of the sample
 interval with the input taken at each step's centre, so an edge is placed within 1/8 of a sample.
+Where the log says when a load began (``Inputs.load_starts``: an sbc-bench section's first line,
+printed as its benchmark starts), the moment is not unknown: the next sample's load holds over the
+whole interval after that row.
 """
 
 from __future__ import annotations
@@ -334,6 +337,12 @@ class GridInputs:
             dyn = v * v * (f / 1e6) * 1e-6 * u * d.cores
             volt[d.name] = v[grid.lo] * (1.0 - w) + v[hi] * w
             dyn_unit[d.name] = dyn[grid.lo] * (1.0 - w) + dyn[hi] * w
+            starts = inputs.load_starts.get(d.name)
+            if starts is not None:  # the change's moment is known: the next load from the row on
+                per_load = v * v * (f / 1e6) * 1e-6 * d.cores
+                at = starts[grid.lo]
+                held = (per_load[grid.lo] * (1.0 - w) + per_load[hi] * w) * u[hi]
+                dyn_unit[d.name] = np.where(at, held, dyn_unit[d.name])
         return cls(volt, dyn_unit)
 
     def head(self, n: int) -> GridInputs:

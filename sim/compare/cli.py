@@ -86,7 +86,12 @@ _COMMON = [
         help="Policies to run: repeat or comma-separate. [required]",
     ),
     click.option("--out", type=click.Path(file_okay=False), help="Keep every run folder under this folder."),
-    click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="CSV path (default: OUT or ./)."),
+    click.option(
+        "--csv",
+        "csv_path",
+        type=click.Path(dir_okay=False),
+        help="CSV path (default: OUT/compare.csv, or ./compare.csv without --out).",
+    ),
     list_option(
         "--seed",
         "seeds",

@@ -15,12 +15,14 @@ from thermogov.interfaces import ConfigError, ThermogovError
 from thermogov.sim.emulator.emulate import MAX_SPEED, Emulator, check_speed
 
 
-@click.command(
-    "emulate",
-    epilog="Example: thermogov emulate --sysfs-root /tmp/orin --speed 10 --wall-duration 10m & "
-    "sudo thermogov run --sysfs-root /tmp/orin --board jetson-orin-nano --duration 5m",
+@click.command("emulate")
+@click.option(
+    "--board",
+    default="jetson-orin-nano",
+    show_default=True,
+    help="Board profile to emulate: a built-in name (see `thermogov boards`) or a board TOML file "
+    "(e.g. from calibrate; one whose name has no tree shape gets no trip points and no rails).",
 )
-@click.option("--board", default="jetson-orin-nano", show_default=True, help="Board profile to emulate.")
 @click.option(
     "--sysfs-root", required=True, type=click.Path(file_okay=False), help="Folder to build the tree in."
 )
@@ -47,7 +49,7 @@ from thermogov.sim.emulator.emulate import MAX_SPEED, Emulator, check_speed
     "--warm-up",
     help="Board time to run flat out before the tree goes live (90s, 5m): start hot without waiting.",
 )
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed (sensor noise, load).")
 def emulate_command(
     board: str,
     sysfs_root: str,
@@ -71,8 +73,10 @@ def emulate_command(
     Example:
       thermogov emulate --board rpi5 --sysfs-root /tmp/pi5 &
       thermogov run --sysfs-root /tmp/pi5 --dry-run
+      thermogov emulate --sysfs-root /tmp/orin --speed 10 --wall-duration 10m &
+      sudo thermogov run --sysfs-root /tmp/orin --board jetson-orin-nano --duration 5m
     """
-    from thermogov.board import load_board
+    from thermogov.cliopts import load_board_option
     from thermogov.units import parse_duration_s
 
     check_speed(speed)
@@ -89,8 +93,8 @@ def emulate_command(
     if old_duration:
         click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
     warm = parse_duration_s(warm_up, "--warm-up") if warm_up else 0.0
-    profile = load_board(board)
-    base = Config(board=board, seed=seed)
+    profile = load_board_option(board)
+    base = Config(board=profile.name, seed=seed)
     cfg = dataclasses.replace(
         base, sim=dataclasses.replace(base.sim, ambient_c=ambient, initial_temp_c=initial_temp)
     )

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -36,6 +38,13 @@ def real_file(name: str) -> Path:
 
 def khz_grid(start_khz: int, step_khz: int, stop_khz: int) -> tuple[int, ...]:
     return tuple(range(start_khz, stop_khz + 1, step_khz))
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited: what a crashed daemon's journal or state file names."""
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
 
 
 # -- board facts --------------------------------------------------------------------------------
@@ -149,6 +158,12 @@ class FakeTree:
             (self.root / target_rel).mkdir(parents=True)
         p.symlink_to(os.path.relpath(self.root / target_rel, p.parent))
 
+    def in_class(self, class_rel: str, real: str) -> str:
+        """Expose the device folder ``real`` as ``class_rel`` (``sys/class/<class>/<name>``), the
+        link the kernel makes for every registered device; returns the class path code reads."""
+        self.link(class_rel, real)
+        return class_rel
+
     def snapshot(self) -> dict[str, bytes | str]:
         out: dict[str, bytes | str] = {}
         for dirpath, dirnames, filenames in os.walk(self.root):
@@ -187,8 +202,7 @@ class FakeTree:
             self.write(f"{real}/trip_point_{k}_type", ttype + "\n")
             self.write(f"{real}/trip_point_{k}_temp", temp)
             self.write(f"{real}/trip_point_{k}_hyst", hyst)
-        self.link(f"sys/class/thermal/thermal_zone{index}", real)
-        return f"sys/class/thermal/thermal_zone{index}"
+        return self.in_class(f"sys/class/thermal/thermal_zone{index}", real)
 
     def policy(
         self,
@@ -238,8 +252,7 @@ class FakeTree:
         self.write(f"{node}/name", of_node.encode() + b"\x00")
         self.link(f"{device_rel}/of_node", node)
         self.link(f"{real}/device", device_rel)
-        self.link(f"sys/class/devfreq/{name}", real)
-        return f"sys/class/devfreq/{name}"
+        return self.in_class(f"sys/class/devfreq/{name}", real)
 
     def ina3221(self, index: int, device_rel: str, rails: Iterable[tuple[str, int, int]]) -> str:
         real = f"{device_rel}/hwmon/hwmon{index}"
@@ -248,8 +261,7 @@ class FakeTree:
             self.write(f"{real}/in{n}_label", label + "\n")
             self.write(f"{real}/in{n}_input", mv)
             self.write(f"{real}/curr{n}_input", ma)
-        self.link(f"sys/class/hwmon/hwmon{index}", real)
-        return f"sys/class/hwmon/hwmon{index}"
+        return self.in_class(f"sys/class/hwmon/hwmon{index}", real)
 
     def supply(
         self, name: str, uevent: str, *, temp_decic: int | None = None, kind: str | None = None
@@ -269,8 +281,7 @@ class FakeTree:
             keys["temp"] = str(temp_decic)
         for k, v in keys.items():
             self.write(f"{real}/{k}", v + "\n")
-        self.link(f"sys/class/power_supply/{name}", real)
-        return f"sys/class/power_supply/{name}"
+        return self.in_class(f"sys/class/power_supply/{name}", real)
 
 
 # -- board presets ------------------------------------------------------------------------------

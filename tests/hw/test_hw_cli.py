@@ -113,7 +113,8 @@ def test_non_root_dry_run_is_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyP
         (["--workload", "cmd:/nonexistent/infer"], "cannot start"),
         (["--count-regex", "x"], "--count-regex"),
         (["--workload", "cmd:true", "--count-regex", "("], "--count-regex"),
-        (["--board", "pi9"], "unknown board"),
+        (["--board", "pi9"], "--board: unknown board 'pi9'"),  # named as sim, import, emulate name it
+        (["--board", "nope.toml"], "--board: no such file nope.toml"),
     ],
 )
 def test_bad_cli_values_exit_2_and_write_nothing(tmp_path: Path, extra: list[str], needle: str) -> None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +35,6 @@ def _board(tmp: Path) -> FakeTree:
     t.write(f"{IDLE}/max_state", 100)
     t.write(f"{IDLE}/cur_state", 0)
     return t
-
-
-def _dead_pid() -> int:
-    p = subprocess.Popen([sys.executable, "-c", "pass"])
-    p.wait()
-    return p.pid
 
 
 def test_the_journal_holds_the_fan_and_the_idle_state_and_both_are_restored(tmp_path: Path) -> None:
@@ -91,7 +83,9 @@ def test_a_crash_journal_with_both_restores_both(tmp_path: Path) -> None:
     tree = SysfsTree(t.root)
     j = Journal(tmp_path / "state")
     state = StateEntry("cooling_device2", f"{IDLE}/cur_state", 0)
-    j.write(JournalData(_dead_pid(), "", str(tree.root), 0.0, (), (state,), (AttrEntry(FAN_STATE, 1),)))
+    j.write(
+        JournalData(fakesys.dead_pid(), "", str(tree.root), 0.0, (), (state,), (AttrEntry(FAN_STATE, 1),))
+    )
     t.write(f"{IDLE}/cur_state", 60)  # what the killed daemon left
     t.write(FAN_STATE, 4)
     msg = recover(tree, j) or ""
@@ -107,7 +101,7 @@ def test_a_tampered_idle_entry_refuses_the_fan_restore_too(tmp_path: Path) -> No
     before = t.snapshot()
     j = Journal(tmp_path / "state")
     bad = StateEntry("cooling_device0", FAN_STATE, 0)  # the fan is not an idle-injection device
-    j.write(JournalData(_dead_pid(), "", str(tree.root), 0.0, (), (bad,), (AttrEntry(FAN_STATE, 1),)))
+    j.write(JournalData(fakesys.dead_pid(), "", str(tree.root), 0.0, (), (bad,), (AttrEntry(FAN_STATE, 1),)))
     with pytest.raises(JournalError, match="refused"):
         recover(tree, j)
     assert t.snapshot() == before and j.exists()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +44,6 @@ def with_idle(t: FakeTree, cur: int = 0) -> FakeTree:
     t.write(f"{IDLE}/max_state", 100)
     t.write(f"{IDLE}/cur_state", cur)
     return t
-
-
-def _dead_pid() -> int:
-    p = subprocess.Popen([sys.executable, "-c", "pass"])
-    p.wait()
-    return p.pid
 
 
 def test_only_idle_injection_devices_are_found(tmp_path: Path) -> None:
@@ -123,7 +115,12 @@ def test_a_crashed_run_leaves_a_journal_that_restores_the_idle_state(tmp_path: P
     j = Journal(tmp_path / "state")
     j.write(
         JournalData(
-            _dead_pid(), "", str(tree.root), 0.0, (), (StateEntry("cooling_device2", f"{IDLE}/cur_state", 0),)
+            fakesys.dead_pid(),
+            "",
+            str(tree.root),
+            0.0,
+            (),
+            (StateEntry("cooling_device2", f"{IDLE}/cur_state", 0),),
         )
     )
     t.write(f"{IDLE}/cur_state", 70)  # what the killed daemon left
@@ -146,7 +143,7 @@ def test_a_journal_naming_anything_else_is_refused_before_any_write(
     t = with_idle(fakesys.rpi5(tmp_path / "root"), cur=30)
     tree = SysfsTree(tmp_path / "root")
     j = Journal(tmp_path / "state")
-    j.write(JournalData(_dead_pid(), "", str(tree.root), 0.0, (), (StateEntry("x", rel, value),)))
+    j.write(JournalData(fakesys.dead_pid(), "", str(tree.root), 0.0, (), (StateEntry("x", rel, value),)))
     before = t.snapshot()
     with pytest.raises(JournalError, match=needle.replace("(", r"\(").replace(".", r"\.")):
         recover(tree, j)

@@ -33,12 +33,6 @@ def _entry(lo: int = 1500000, hi: int = 2400000) -> JournalEntry:
     )
 
 
-def _dead_pid() -> int:
-    p = subprocess.Popen([sys.executable, "-c", "pass"])
-    p.wait()
-    return p.pid
-
-
 def test_journal_round_trip_and_delete(tmp_path: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
     tree = SysfsTree(tmp_path / "root")
@@ -55,7 +49,7 @@ def test_recover_restores_a_dead_process_journal(tmp_path: Path) -> None:
     t = fakesys.rpi5(tmp_path / "root")
     tree = SysfsTree(tmp_path / "root")
     j = Journal(tmp_path / "state")
-    j.write(JournalData(_dead_pid(), "", str(tree.root), 0.0, (_entry(),)))
+    j.write(JournalData(fakesys.dead_pid(), "", str(tree.root), 0.0, (_entry(),)))
     t.write(f"{POLICY}/scaling_max_freq", 1500000)  # what the dead daemon left
     msg = recover(tree, j)
     assert msg and "not running" in msg
@@ -68,7 +62,7 @@ def test_a_journal_from_another_boot_is_discarded_without_writing(tmp_path: Path
     t.boot_id("boot-B")
     tree = SysfsTree(tmp_path / "root")
     j = Journal(tmp_path / "state")
-    j.write(JournalData(_dead_pid(), "boot-A", str(tree.root), 0.0, (_entry(600000, 1000000),)))
+    j.write(JournalData(fakesys.dead_pid(), "boot-A", str(tree.root), 0.0, (_entry(600000, 1000000),)))
     before = t.snapshot()
     assert "earlier boot" in (recover(tree, j) or "")
     assert t.snapshot() == before and not j.exists()
@@ -89,7 +83,7 @@ def test_a_failed_restore_keeps_the_journal(tmp_path: Path) -> None:
     kt = fakesys.KernelTree(tmp_path / "root")
     kt.write_faults[f"{POLICY}/scaling_max_freq"] = errno.EIO
     j = Journal(tmp_path / "state")
-    j.write(JournalData(_dead_pid(), "", str(tmp_path / "root"), 0.0, (_entry(),)))
+    j.write(JournalData(fakesys.dead_pid(), "", str(tmp_path / "root"), 0.0, (_entry(),)))
     with pytest.raises(
         RuntimeFailure, match=r"restore incomplete, left changed.*EIO.*journal kept.*thermogov restore"
     ):

@@ -52,6 +52,15 @@ def kept(st: SysfsTree, rel: str) -> tuple[int, ...]:
     return tuple(st._kept[st.resolve(rel)])
 
 
+def read_once_kept(tree: FakeTree) -> SysfsTree:
+    """A tree with the zone's ``temp`` kept open and read once: the descriptor a test then
+    renames, swaps or replaces under is open, and held the value the fixture wrote."""
+    st = SysfsTree(tree.root)
+    st.keep_open(CLASS_TEMP)
+    assert st.read_int(CLASS_TEMP) == 47712
+    return st
+
+
 def test_a_kept_attribute_is_opened_once_and_reads_the_value_now(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -68,9 +77,7 @@ def test_a_kept_attribute_is_opened_once_and_reads_the_value_now(
 def test_a_file_renamed_over_the_kept_one_is_read_at_the_next_read(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     open_fds = len(os.listdir("/proc/self/fd"))
     new = tree.root / (REAL_TEMP + ".new")
     new.write_text("88000\n")
@@ -84,9 +91,7 @@ def test_a_file_renamed_over_the_kept_one_is_read_at_the_next_read(
 def test_a_rename_over_in_the_same_directory_is_not_resolved_again(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     calls: list[str] = []
     real_realpath = os.path.realpath
     monkeypatch.setattr(os.path, "realpath", lambda p, **k: calls.append(p) or real_realpath(p, **k))
@@ -102,9 +107,7 @@ def test_a_rename_over_in_the_same_directory_is_not_resolved_again(
 def test_a_kept_file_replaced_by_a_symlink_is_resolved_again(
     tree: FakeTree, tmp_path: Path, target: str
 ) -> None:
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     dest = (tmp_path if target == "outside" else tree.root) / "hot"
     dest.write_text("99000\n")
     link = tree.root / (REAL_TEMP + ".lnk")
@@ -118,9 +121,7 @@ def test_a_kept_file_replaced_by_a_symlink_is_resolved_again(
 
 
 def test_a_directory_swapped_for_a_link_outside_the_root_is_refused(tree: FakeTree, tmp_path: Path) -> None:
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "temp").write_text("99000\n")
@@ -134,9 +135,7 @@ def test_a_directory_swapped_for_a_link_outside_the_root_is_refused(tree: FakeTr
 
 
 def test_a_directory_swapped_inside_the_root_is_followed_like_a_fresh_open(tree: FakeTree) -> None:
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     zone = tree.root / "sys/devices/virtual/thermal/thermal_zone0"
     other = tree.root / "sys/devices/virtual/thermal/other"
     other.mkdir()
@@ -147,9 +146,7 @@ def test_a_directory_swapped_inside_the_root_is_followed_like_a_fresh_open(tree:
 
 
 def test_a_vanished_kept_file_is_an_enoent_reading_and_comes_back(tree: FakeTree) -> None:
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     (tree.root / REAL_TEMP).unlink()
     with pytest.raises(SensorError, match="ENOENT"):
         st.read_int(CLASS_TEMP)
@@ -212,9 +209,7 @@ def _as_sysfs(monkeypatch: pytest.MonkeyPatch, tree: FakeTree) -> None:
 def _kept_on_sysfs(monkeypatch: pytest.MonkeyPatch, tree: FakeTree) -> SysfsTree:
     """A tree on "sysfs" with the zone's temp kept open and read once."""
     _as_sysfs(monkeypatch, tree)
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     return st
 
 
@@ -284,9 +279,7 @@ def test_a_tree_not_on_sysfs_keeps_its_per_read_check(
     tree: FakeTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(fstype.StableDevices.__init__, "__defaults__", (lambda: {},))
-    st = SysfsTree(tree.root)
-    st.keep_open(CLASS_TEMP)
-    assert st.read_int(CLASS_TEMP) == 47712
+    st = read_once_kept(tree)
     assert not kept(st, CLASS_TEMP)[5]
     stats = CountingStats(monkeypatch)
     assert st.read_int(CLASS_TEMP) == 47712

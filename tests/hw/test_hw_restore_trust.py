@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,6 @@ P0 = f"{CPU}/policy0"
 P4 = f"{CPU}/policy4"
 GPU = "sys/class/devfreq/17000000.ga10b"
 ZONE_TEMP = "sys/class/thermal/thermal_zone0/temp"
-
-
-def _dead_pid() -> int:
-    p = subprocess.Popen([sys.executable, "-c", "pass"])
-    p.wait()
-    return p.pid
 
 
 def _cpu(policy: str, lo: int, hi: int) -> JournalEntry:
@@ -43,7 +36,7 @@ def _cpu(policy: str, lo: int, hi: int) -> JournalEntry:
 
 def _journal(tmp: Path, *entries: JournalEntry, root: str | None = None) -> Journal:
     j = Journal(tmp / "state")
-    j.write(JournalData(_dead_pid(), "", root or str(tmp / "root"), 0.0, entries))
+    j.write(JournalData(fakesys.dead_pid(), "", root or str(tmp / "root"), 0.0, entries))
     return j
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hw.fakesys import dead_pid
 from thermogov import client, counterfile
 from thermogov.governor import TickRecord
 from thermogov.hw import appcounter
@@ -96,11 +97,9 @@ def test_missing_garbage_and_foreign_schema_are_distinct_errors(tmp_path: Path) 
 
 
 def test_stale_when_the_pid_is_gone_or_the_state_is_old(tmp_path: Path) -> None:
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
     path = tmp_path / "state.json"
     d = doc()
-    d["pid"] = dead.pid
+    d["pid"] = dead_pid()
     path.write_text(json.dumps(d))
     assert "not running" in (client.current(path).stale_reason() or "")
     d = doc(time_unix=time.time() - 60.0)

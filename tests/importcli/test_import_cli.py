@@ -124,6 +124,18 @@ def test_explicit_format_and_board(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "rpi4" in run_dir.name
 
 
+def test_the_help_names_every_format_the_parser_accepts(capsys: pytest.CaptureFixture[str]) -> None:
+    """The --format help once listed seven of the nine formats (bcmstat and labelled missing)."""
+    from thermogov.importers import FORMATS
+
+    code, stdout, _ = run_cli(["import", "--help"], capsys)
+    assert code == 0
+    shown = " ".join(stdout.split())
+    missing = [f for f in FORMATS if f not in shown]
+    assert not missing, f"import --help does not name {missing}"
+    assert "bcmstat" in FORMATS and "labelled" in FORMATS
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from thermogov.importers import detect_format, parse_log, sbcbench
@@ -39,6 +40,21 @@ def test_rpi5_excerpt_with_pmic_power() -> None:
     assert "2 monitor sections concatenated: 7-zip multi core benchmark, cpuminer" in log.notes
     assert "column(s) DC(V), VCore not imported (no field for voltages)" in log.notes
     assert "temperature from thermal zone 'cpu-thermal'" in log.notes
+
+
+def test_a_section_start_marks_where_its_benchmark_began(tmp_path: Path) -> None:
+    """sbc-bench starts each section's monitor with its benchmark: the line without a load is
+    where the next line's load began, and the run folder keeps that for the calibration."""
+    from thermogov.importers.runfolder import write_run_folder
+    from thermogov.sim.calibration.data import load_log_data
+
+    log = parse_log(LOGS / "sbcbench_rpi5_8-NK_excerpt.txt")
+    assert log.load_starts_at_gaps
+    assert [i for i, s in enumerate(log.samples) if not s.loads] == [0, 9]  # the two sections' first lines
+    data = load_log_data(write_run_folder(log, tmp_path).run_dir)
+    assert data.load_starts_at_gaps and np.isnan(data.load["cpu"][9])
+    other = next(p for p in sorted(LOGS.iterdir()) if p.name.startswith("tegrastats"))
+    assert not parse_log(other).load_starts_at_gaps  # a tegrastats line's load is its own interval's
 
 
 def test_rock5b_excerpt_big_little_clocks() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,23 @@ def test_the_deprecated_duration_alias_still_works(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "deprecated" in r.stderr and "stopped" in r.stdout
     assert (tmp_path / "b" / "POWERED_OFF").read_text().startswith("emulator stopped")
+
+
+def test_board_takes_a_name_or_a_toml_file_like_every_command(tmp_path: Path) -> None:
+    """``--board`` is a built-in name or a board TOML everywhere (README); emulate took names only."""
+    profile = tmp_path / "my-pi.toml"
+    profile.write_text(resources.files("thermogov").joinpath("boards/rpi5.toml").read_text(encoding="utf-8"))
+    root = str(tmp_path / "b")
+    r = tg(
+        "emulate", "--board", str(profile), "--sysfs-root", root, "--speed", "50", "--wall-duration", "0.2s"
+    )
+    assert r.returncode == 0, r.stderr
+    assert "emulating rpi5" in r.stdout
+    bad = tg("emulate", "--board", "pi9", "--sysfs-root", str(tmp_path / "c"), "--wall-duration", "1s")
+    assert bad.returncode == 2
+    (line,) = bad.stderr.strip().splitlines()
+    assert "--board: unknown board 'pi9'" in line and "board TOML" in line
+    assert not (tmp_path / "c").exists()
 
 
 def test_refuses_to_build_over_a_live_sysfs() -> None:

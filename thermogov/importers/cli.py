@@ -19,6 +19,7 @@ import click
 from thermogov.board import BoardProfile
 from thermogov.cliopts import board_options, check_out_dir, merge_board
 from thermogov.display import figure
+from thermogov.importers import FORMATS
 from thermogov.importers.runfolder import DEFAULT_TRIP_C
 from thermogov.interfaces import ConfigError
 from thermogov.mitigationrows import mitigation_rows
@@ -53,7 +54,8 @@ Example:
     "fmt",
     default="auto",
     show_default=True,
-    help="auto, tegrastats, rpi-csv, stressberry, sbc-bench, jtop, vcgencmd or csv.",
+    # spelled from the parser's own list, so a format added there is named here too
+    help=f"auto (detected from the content) or one of: {', '.join(FORMATS)}.",
 )
 @click.option(
     "--columns",
@@ -94,8 +96,8 @@ def import_command(
     trip_c: float,
     as_json: bool,
 ) -> None:
-    """Import a board log (tegrastats, jtop, Raspberry Pi CSV/vcgencmd, stressberry, sbc-bench, any
-    table with named columns) as a run folder."""
+    """Import a board log (tegrastats, jtop, Raspberry Pi CSV/vcgencmd, bcmstat, stressberry,
+    sbc-bench, `Label: value` loggers, any table with named columns) as a run folder."""
     from thermogov.importers import parse_log
     from thermogov.importers.runfolder import write_run_folder
 

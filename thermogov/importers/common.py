@@ -60,6 +60,10 @@ class ImportedLog:
     # averages at the log's start (sbc-bench's `Uptime:` line), when the log says.
     uptime_s: float | None = None
     load_average: tuple[float, float, float] | None = None
+    # True where a sample without a load marks the moment a new load began, so that the next
+    # sample's load holds from it (sbc-bench: the first monitor line of a benchmark section, printed
+    # as the benchmark starts, whose since-boot utilisation the importer drops).
+    load_starts_at_gaps: bool = False
 
     @property
     def duration_s(self) -> float:

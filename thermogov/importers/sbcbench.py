@@ -11,7 +11,10 @@ The ``%cpu`` of a line is the mean since the line before (``ProcessStats`` in sb
 takes /proc/stat deltas), except on the first line of each section: a fresh monitor starts
 its deltas from zero, so that line holds the average since boot (a 70 % "spike" between two
 25 % lines in a single-threaded benchmark).  It is dropped (the load is held from the line
-before), since a calibration takes it for a load step that never happened.
+before), since a calibration takes it for a load step that never happened.  The line itself still
+says something: sbc-bench starts each section's monitor together with its benchmark, so the new
+load begins at that line (``ImportedLog.load_starts_at_gaps``), not somewhere in the interval
+after it; the calibration then holds the next line's load from there.
 
 The ``PMIC`` column of a Raspberry Pi 5 report is the sum of the PMIC's own metered rails
 (``vcgencmd pmic_read_adc``): not what the board draws, which also feeds the 5 V peripherals
@@ -337,5 +340,15 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             f"before the run: up {uptime_s / 60:.0f} min, load average {', '.join(f'{v:g}' for v in load_average)}"
         )
     return ImportedLog(
-        FMT, source, board, samples, skipped, tuple(notes), model, fan_rpm, uptime_s, load_average
+        FMT,
+        source,
+        board,
+        samples,
+        skipped,
+        tuple(notes),
+        model,
+        fan_rpm,
+        uptime_s,
+        load_average,
+        load_starts_at_gaps=True,  # each section's first line: its benchmark starts there
     )

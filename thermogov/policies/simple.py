@@ -15,26 +15,32 @@ from thermogov.policies.base import Decision, PolicyContext, PolicyInput
 from thermogov.tomlcheck import Table
 
 
-class Performance:
+class ConstantCaps:
+    """One set of caps on every tick, whatever the input: the body both reference points share.
+
+    A subclass names the policy and the state its trace rows show; it holds no logic of its own,
+    so the two can only differ in which caps they are given.
+    """
+
+    name = "constant"
+    STATE = "CONST"
+
+    def __init__(self, caps: dict[str, int]) -> None:
+        self.caps = caps
+        self.state = self.STATE
+
+    def decide(self, inp: PolicyInput) -> Decision:
+        return Decision(self.caps, self.state)
+
+
+class Performance(ConstantCaps):
     name = "performance"
-
-    def __init__(self, caps: dict[str, int]) -> None:
-        self.caps = caps
-        self.state = "MAX"
-
-    def decide(self, inp: PolicyInput) -> Decision:
-        return Decision(self.caps, self.state)
+    STATE = "MAX"
 
 
-class Fixed:
+class Fixed(ConstantCaps):
     name = "fixed"
-
-    def __init__(self, caps: dict[str, int]) -> None:
-        self.caps = caps
-        self.state = "FIXED"
-
-    def decide(self, inp: PolicyInput) -> Decision:
-        return Decision(self.caps, self.state)
+    STATE = "FIXED"
 
 
 def make_performance(params: Table, ctx: PolicyContext, argument: str) -> Performance:

@@ -1,0 +1,102 @@
+"""A log that says when a new load began (sbc-bench: a section's first line) starts it there.
+
+The model otherwise takes a change between two samples as happening at an unknown moment between
+them (the power ramps over the interval, ``model.GridInputs``); an sbc-bench monitor prints a
+section's first line as its benchmark starts, so the next line's load holds from that line on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from thermogov.board import load_board
+from thermogov.importers.common import ImportedLog
+from thermogov.importers.runfolder import write_run_folder
+from thermogov.sim.calibration.calibrate import calibrate
+from thermogov.sim.calibration.data import LogData, load_log_data
+from thermogov.sim.calibration.inputs import derive_inputs
+from thermogov.sim.calibration.model import GridInputs, make_grid
+from thermogov.sim.calibration.steptest import step_log
+
+STEP_S = 600.0  # the benchmark starts with the monitor line at 600 s
+EVERY_S = 20  # one monitor line every 20 s, as sbc-bench's 7-zip section prints them
+
+
+def _sparse(t: np.ndarray, load: np.ndarray, starts: bool) -> LogData:
+    n = len(t)
+    return LogData(
+        t,
+        {"cpu": np.full(n, 50.0)},
+        {"cpu": np.full(n, 1.5e9)},
+        {"cpu": load},
+        None,
+        "synthetic",
+        load_starts_at_gaps=starts,
+    )
+
+
+def test_the_next_load_holds_from_the_row_that_starts_it() -> None:
+    board = load_board("rpi4")
+    t = np.arange(0.0, 100.0, 20.0)
+    load = np.array([0.25, 0.25, np.nan, 1.0, 1.0])  # a new section starts at 40 s
+    grid = make_grid(t)
+    known = GridInputs.of(board, derive_inputs(_sparse(t, load, True), board), grid).dyn_unit["cpu"]
+    ramped = GridInputs.of(board, derive_inputs(_sparse(t, load, False), board), grid).dyn_unit["cpu"]
+    centre = grid.t + 0.5 * grid.h
+    after = (centre > 40.0) & (centre < 60.0)
+    full = known[centre > 60.0].max()
+    assert np.allclose(known[after], full)  # the whole interval after the start row runs the new load
+    assert np.all(np.diff(ramped[after]) > 0) and ramped[after].max() < full  # the default: a ramp
+    assert np.array_equal(known[~after], ramped[~after])  # nothing else moves
+
+
+def test_no_starts_without_the_flag_or_without_a_gap() -> None:
+    board = load_board("rpi4")
+    t = np.arange(0.0, 100.0, 20.0)
+    assert derive_inputs(_sparse(t, np.array([0.25, 0.25, np.nan, 1.0, 1.0]), False), board).load_starts == {}
+    inputs = derive_inputs(_sparse(t, np.array([0.25, 0.25, 0.6, 1.0, 1.0]), True), board)
+    assert inputs.load_starts == {}
+
+
+def _sbcbench_like(log: ImportedLog, starts: bool) -> ImportedLog:
+    """Every 20th reading; a row's load is the mean since the row before; the start row has none."""
+    samples = []
+    for s in log.samples:
+        if s.t_s % EVERY_S:
+            continue
+        loads = {} if s.t_s == STEP_S else dict(s.loads)
+        samples.append(dataclasses.replace(s, loads=loads))
+    return dataclasses.replace(log, fmt="sbc-bench", samples=tuple(samples), load_starts_at_gaps=starts)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+    board = load_board("rpi4")
+    # the load changes exactly at the 600 s sample (edge_lead_s=0), as a benchmark started with its monitor
+    log = step_log(board, idle_s=STEP_S, load_s=600.0, cool_s=0.0, noise_c=0.05, quant_c=0.1, edge_lead_s=0.0)
+    return {
+        starts: write_run_folder(
+            _sbcbench_like(log, starts), tmp_path_factory.mktemp(f"starts{starts}")
+        ).run_dir
+        for starts in (True, False)
+    }
+
+
+def test_the_run_folder_keeps_the_flag(runs: dict[bool, Path]) -> None:
+    assert load_log_data(runs[True]).load_starts_at_gaps
+    assert not load_log_data(runs[False]).load_starts_at_gaps
+
+
+def test_a_step_at_a_known_row_is_forecast_where_it_happened(runs: dict[bool, Path]) -> None:
+    """The profile's own board, the step in the held-out part: the forecast with the step at its
+    row follows the board; spread over the interval after it, the first loaded reading lags."""
+    board = load_board("rpi4")
+    known = calibrate(load_log_data(runs[True]), board, holdout=0.6)
+    ramped = calibrate(load_log_data(runs[False]), board, holdout=0.6)
+    assert known.rmse_holdout_c is not None and ramped.rmse_holdout_c is not None
+    assert known.rmse_holdout_c < 0.5 * ramped.rmse_holdout_c
+    assert any("where a new load began" in n for n in known.notes)
