@@ -43,12 +43,7 @@ def _step_log(t: np.ndarray, on: int, off: int, temp_c: float = 50.0) -> LogData
 
 def test_response_is_the_mean_over_all_moments_the_load_could_have_changed(board: BoardProfile) -> None:
     """A logged change happened at an unknown moment between two samples; the model must give
-    the expected temperature under a moment uniform in that interval (a stressberry-like 2 s log).
-
-    Eight grid steps per sample, not the fit's four: the rpi4 package mode (1.5 J/K behind
-    1.1 + 0.53 W/K, 0.9 s) is not settled within a 2 s sample, and the grid's first-order
-    resolution error on the edge samples (3.2 % of the jump at four steps, 1.4 % at eight,
-    0.6 % at sixteen; docs/calibration.md, seventh session) is not what this test is about."""
+    the expected temperature under a moment uniform in that interval (a stressberry-like 2 s log)."""
     t = _jittered_times(60, 2.05)
     on, off = 20, 45
     data = _step_log(t, on, off)
@@ -56,7 +51,7 @@ def test_response_is_the_mean_over_all_moments_the_load_could_have_changed(board
     names = board.thermal.node_names()
     cap, g = network(board.thermal)
     leak_at = {n: 50.0 for n in names}  # leakage at a fixed temperature keeps the network linear
-    grid = make_grid(t, subdivision=8)
+    grid = make_grid(t)
     p = grid_power(board, inputs, grid, {n: np.full(len(grid.t), v) for n, v in leak_at.items()})
     x0 = np.linalg.solve(g, p[0])
     model = linear_response(cap, g, p, grid.h, x0)
