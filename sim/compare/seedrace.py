@@ -111,10 +111,18 @@ def deploy(
                 base = name.split("@")[0]
                 cfg = isolimit.with_knobs(cfgs[label], base, r.trip_c, r.params)
                 jobs_in.append((cfg, base, list(seeds), out_dir / safe_name(label) / "deployed", label))
+            deployed: dict[str, SeedRows] = {}
             for r in ex.map(_plain_job, jobs_in):
                 src = rows[isolimit.iso_label(r.policy)]
                 r.policy, r.setting, r.trip_c, r.params = src.policy, src.setting, src.trip_c, src.params
-                held[label][0][r.policy] = r
+                deployed[r.policy] = r
+            plain = held[label][0]
+            ordered: dict[str, SeedRows] = {}
+            for p, r in plain.items():  # each deployed setting right after its untuned policy, as in race()
+                ordered[p] = r
+                if isolimit.iso_label(p) in deployed:
+                    ordered[isolimit.iso_label(p)] = deployed[isolimit.iso_label(p)]
+            held[label] = (ordered, held[label][1])
     return held
 
 

@@ -48,7 +48,7 @@ def parse_seeds(text: str) -> list[int]:
     seeds: list[int] = []
     parts = [p.strip() for p in text.split(",")]
     if not text.strip() or not all(parts):
-        raise ValueError(f"--seeds {text!r}: empty; {fix}")
+        raise ValueError(f"--seeds {text!r}: empty, or an empty item between commas; {fix}")
     for part in parts:
         lo_txt, sep, hi_txt = part.partition("-")
         try:
