@@ -161,6 +161,9 @@ def report(blocks: dict[str, Block], candidate: str, title: str) -> list[str]:
                 + (f"  {r.setting}{'' if r.met else ' NONE HELD'}" if r.setting else "")
             )
         lines.extend("    " + v for v in verdict(rows, bound, candidate))
+        for name, r in rows.items():
+            if r.log:
+                lines.append(f"    {name} probes: " + "; ".join(r.log))
     return lines
 
 

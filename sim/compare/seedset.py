@@ -112,6 +112,8 @@ class SeedRows:
     probes: int | None = None
     #: Tuned rows only: False when no setting kept the bound on every seed.
     met: bool = True
+    #: Tuned rows only: every probe simulated, in order, and what became of it.
+    log: list[str] = field(default_factory=list)
 
     def steady(self) -> Spread | None:
         return Spread.of([r.sustained_ips for r in self.rows.values() if r.sustained_ips is not None])
@@ -205,6 +207,7 @@ def tune_over_seeds(
     """
     failures = {s: 0 for s in seeds}
     count = [0]
+    log: list[str] = []
 
     def score(seed: int, row: RunRow) -> float | None:
         return worst_window_ips(with_seed(config, seed), Path(row.run_dir)) if row.run_dir else None
@@ -228,13 +231,27 @@ def tune_over_seeds(
             )
 
         res = run_set(run, order, bounds, score)
+        text = ",".join([f"trip={trip_c:g}", *(f"{k}={v}" for k, v in sorted(knobs.items()))])
         if res.stopped:
-            failures[list(res.runs)[-1]] += 1
+            bad = list(res.runs)[-1]
+            failures[bad] += 1
+            row = res.runs[bad]
+            log.append(
+                f"{text}: broke seed {bad} ({row.above_trip_s:g} s above the trip, {row.hard_limit_s:g} s at a "
+                f"limit; bound {bounds.above_s[bad]:g} / {bounds.limit_s[bad]:g})"
+            )
+        else:
+            log.append(f"{text}: kept every seed, mean worst {res.sustained_ips:.3f}")
         return res
 
     cache: dict[float, Any] = {}
     if plain is not None and isolimit.current_trip(config, policy) == isolimit.HIGH_C:
-        cache[isolimit.HIGH_C] = run_set(lambda s: plain.rows[s], seeds, bounds, score)
+        top = cache[isolimit.HIGH_C] = run_set(lambda s: plain.rows[s], seeds, bounds, score)
+        bad = [s for s, r in top.runs.items() if not isolimit.passes(r, bounds.above_s[s], bounds.limit_s[s])]
+        log.append(
+            f"trip={isolimit.HIGH_C:g} (the plain runs): "
+            + (f"broke seed {bad[0]}" if bad else "kept every seed")
+        )
     res = search(probe, policy, config, config.load_board(), 0.0, 0.0, cache=cache)
     setting = ",".join([f"trip={res.trip_c:g}", *(f"{k}={v}" for k, v in sorted(res.params.items()))])
     out = SeedRows(
@@ -245,6 +262,7 @@ def tune_over_seeds(
         params=dict(res.params),
         probes=len(res.probes),
         met=res.met,
+        log=log,
     )
     chosen: SetProbe = res.row
     if res.met:
