@@ -14,7 +14,7 @@ and targets are taken against those, and the plain rows with their seconds above
 printed next to them so both views are visible.
 
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
-        [--families [--family-scale 0.1] [--no-suite]] [--duration S]
+        [--families [--family-scale 0.1] [--no-suite]] [--duration S] [--seeds 1-5 [--holdout 6-8]]
 
 ``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
 throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
@@ -31,6 +31,15 @@ the same 98 % and its margin over the best ``@iso`` baseline by worst window.  T
 continued past the end at its final conditions, each scored by its worst window up to the new
 end against the any-window bound on that horizon, printed beside the run's-end figures (the
 old yardstick) so neither replaces the other silently.
+
+``--seeds 1-5`` (or ``1,3,7``) races over a seed set instead of one seed
+(:mod:`thermogov.sim.compare.seedrace`): every row on every seed, read by its mean worst window
+with a 95 % t-interval and its extremes, each ``@iso`` baseline tuned ONCE over the whole set
+(a probe keeps the bound only if it keeps it on every seed; best by mean worst window,
+:mod:`thermogov.sim.compare.seedset`), the trip target judged per seed and summed, both
+yardsticks.  ``--holdout 6-8`` then deploys the tuned settings unchanged on seeds they never
+saw.  A user tunes once and cannot know the sensor noise of the run ahead; a setting tuned
+on the seed it is judged on has been shown that noise.
 
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
