@@ -197,7 +197,6 @@ def tune_over_seeds(
     out_dir: Path,
     label: str,
     plain: SeedRows | None = None,
-    search: Callable[..., isolimit.SearchResult] = isolimit.search,
 ) -> SeedRows:
     """``policy`` tuned once over ``seeds`` at the iso limit, as a ``<policy>@iso`` :class:`SeedRows`.
 
@@ -252,7 +251,7 @@ def tune_over_seeds(
             f"trip={isolimit.HIGH_C:g} (the plain runs): "
             + (f"broke seed {bad[0]}" if bad else "kept every seed")
         )
-    res = search(probe, policy, config, config.load_board(), 0.0, 0.0, cache=cache)
+    res = isolimit.search(probe, policy, config, config.load_board(), 0.0, 0.0, cache=cache)
     setting = ",".join([f"trip={res.trip_c:g}", *(f"{k}={v}" for k, v in sorted(res.params.items()))])
     out = SeedRows(
         label,
