@@ -14,7 +14,7 @@ and targets are taken against those, and the plain rows with their seconds above
 printed next to them so both views are visible.
 
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
-        [--families [--family-scale 0.1] [--no-suite]] [--duration S]
+        [--families [--family-scale 0.1] [--no-suite]] [--duration S] [--seeds 1-5 [--holdout 6-8]]
 
 ``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
 throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
@@ -31,6 +31,15 @@ the same 98 % and its margin over the best ``@iso`` baseline by worst window.  T
 continued past the end at its final conditions, each scored by its worst window up to the new
 end against the any-window bound on that horizon, printed beside the run's-end figures (the
 old yardstick) so neither replaces the other silently.
+
+``--seeds 1-5`` (or ``1,3,7``) races over a seed set instead of one seed
+(:mod:`thermogov.sim.compare.seedrace`): every row on every seed, read by its mean worst window
+with a 95 % t-interval and its extremes, each ``@iso`` baseline tuned ONCE over the whole set
+(a probe keeps the bound only if it keeps it on every seed; best by mean worst window,
+:mod:`thermogov.sim.compare.seedset`), the trip target judged per seed and summed, both
+yardsticks.  ``--holdout 6-8`` then deploys the tuned settings unchanged on seeds they never
+saw.  A user tunes once and cannot know the sensor noise of the run ahead; a setting tuned
+on the seed it is judged on has been shown that noise.
 
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
@@ -59,6 +68,9 @@ from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
+from thermogov.sim.compare.seedrace import deploy, race  # noqa: E402
+from thermogov.sim.compare.seedrace import report as seed_report  # noqa: E402
+from thermogov.sim.compare.seedset import parse_seeds  # noqa: E402
 from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 
@@ -412,6 +424,44 @@ def whole_run(rows: list[RunRow]) -> list[str]:
     return out
 
 
+def seed_set(
+    configs: list[tuple[str, Config]],
+    policies: list[str],
+    seeds: list[int],
+    holdout: list[int] | None,
+    args: argparse.Namespace,
+    out_dir: Path,
+) -> None:
+    """The race over ``seeds`` (:mod:`thermogov.sim.compare.seedrace`): run's end, then open-ended.
+
+    Both views score every row by its worst window over the seeds; the open-ended one re-runs
+    and re-tunes on each saturating world continued past its end, as the single-seed view does.
+    """
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr)
+
+    if args.iso_limit is False:
+        say("--no-iso-limit: the seed set runs the baselines untuned")
+    views = [("run's end", configs, out_dir / "seeds")]
+    if args.extend is None or args.extend > 1.0:
+        sat = [(n, c) for n, c in configs if c.sim.workload.kind == "saturating"]
+        views.append(("open-ended", [(n, extended(c, args.extend)) for n, c in sat], out_dir / "seeds-open"))
+    for name, cfgs, where in views:
+        if not cfgs:
+            continue
+        blocks = race(cfgs, policies, seeds, where, jobs=args.jobs, tune=args.iso_limit, progress=say)
+        print("\n".join(seed_report(blocks, args.candidate, f"{name}, seeds {args.seeds}:")))
+        print()
+        if holdout:
+            held = deploy(cfgs, blocks, policies, holdout, where / "holdout", jobs=args.jobs, progress=say)
+            title = (
+                f"{name}, held out: settings tuned on seeds {args.seeds} deployed on seeds {args.holdout}:"
+            )
+            print("\n".join(seed_report(held, args.candidate, title)))
+            print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -448,7 +498,26 @@ def main() -> None:
         help="open-ended view: run every row again this many times as long (default: as long again, "
         "and at least 3 time constants of the slowest thermal mode past the end; 1 skips it)",
     )
+    ap.add_argument(
+        "--seeds",
+        help="race over these seeds (1-5, 1,3,7): each @iso baseline tuned ONCE over the set, every row "
+        "read by its mean and spread (sim/compare/seedset.py); without it, one seed as before",
+    )
+    ap.add_argument(
+        "--holdout",
+        help="with --seeds: deploy the settings tuned there unchanged on these other seeds (out of sample)",
+    )
     args = ap.parse_args()
+    try:
+        seeds = parse_seeds(args.seeds) if args.seeds is not None else None
+        holdout = parse_seeds(args.holdout) if args.holdout is not None else None
+    except ValueError as e:
+        ap.exit(2, f"control_quality.py: {e}\n")
+    if holdout is not None and (seeds is None or set(holdout) & set(seeds)):
+        ap.exit(
+            2,
+            "control_quality.py: --holdout needs --seeds and seeds not in it, e.g. --seeds 1-3 --holdout 4-5\n",
+        )
     if args.extend is not None and not (1.0 <= args.extend < float("inf")):
         ap.exit(2, f"control_quality.py: --extend must be a finite number >= 1, got {args.extend}\n")
     started = time.monotonic()
@@ -464,9 +533,18 @@ def main() -> None:
         configs = [(n, dataclasses.replace(c, sim=_shorter(c.sim, args.duration))) for n, c in configs]
     keep = None if args.out else tempfile.TemporaryDirectory(prefix="control-quality-")
     out_dir = args.out or Path(keep.name)  # type: ignore[union-attr]
+    policies = (
+        [p.strip() for arg in args.policy for p in arg.split(",") if p.strip()] if args.policy else POLICIES
+    )
+    if seeds is not None:
+        seed_set(configs, policies, seeds, holdout, args, out_dir)
+        print(f"\n{time.monotonic() - started:.0f} s with {args.jobs} processes")
+        if keep is not None:
+            keep.cleanup()
+        return
     rows, oracles = run_grid(
         configs,
-        [p.strip() for arg in args.policy for p in arg.split(",") if p.strip()] if args.policy else POLICIES,
+        policies,
         out_dir,
         jobs=args.jobs,
         iso_limit=args.iso_limit,
