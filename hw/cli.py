@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from thermogov.exitstatus import failure_status
-from thermogov.hw import service
+from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 
@@ -197,6 +197,7 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
     help="Write node_exporter's textfile-collector file (*.prom) once a second.",
 )
 @_one_line_errors
+@heldsignals.holding  # a stop before or after the daemon's own handlers is not fatal
 def run_command(
     config_path: str | None,
     policy: str | None,
@@ -334,6 +335,7 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
 @_lockdir_opt
 @click.option("--json", "as_json", is_flag=True, help="Print the blocks and the result as JSON.")
 @_one_line_errors
+@heldsignals.holding  # a stop before or after the daemon's own handlers is not fatal
 def ab_command(
     config_path: str | None,
     policies: tuple[str, ...],
@@ -404,6 +406,7 @@ def ab_command(
 @_lock_opt
 @_lockdir_opt
 @_one_line_errors
+@heldsignals.holding  # a stop before or after the daemon's own handlers is not fatal
 def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir: Path | None) -> None:
     """Write back the limits journaled by a daemon that did not exit cleanly (root).
 
