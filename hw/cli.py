@@ -137,16 +137,16 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
     from thermogov.hw.sysfs import SysfsTree
 
     tree, cfg = SysfsTree(sysfs_root), _config(config_path)
-    no_board, warning = doctor_checks(tree, cfg, board)
+    no_board, warnings = doctor_checks(tree, cfg, board)
     if as_json:
         data = doctor_data(tree, cfg, board)
-        data["warnings"] = [warning] if warning else []
+        data["warnings"] = warnings
         data["no_board"] = no_board
         click.echo(json.dumps(data, indent=2))
     elif no_board is None:
         for line in doctor_report(tree, cfg, board):
             click.echo(line)
-    if warning:
+    for warning in warnings:
         click.echo(warning, err=True)
     if no_board is not None:
         click.echo(f"thermogov: {no_board}", err=True)
@@ -232,6 +232,7 @@ def run_command(
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.publish import PublishOptions
     from thermogov.hw.sysfs import SysfsTree
+    from thermogov.hw.unitcheck import unit_warnings
 
     check_privileges(dry_run)
     if policy is not None:
@@ -245,6 +246,8 @@ def run_command(
         return dataclasses.replace(c, policy=policy) if policy is not None else c
 
     cfg = load()
+    for line in unit_warnings(SysfsTree(sysfs_root), cfg, board):
+        click.echo(line, err=True)
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
         click.echo(warning, err=True)
