@@ -135,3 +135,26 @@ def test_the_console_script_turns_a_start_up_signal_into_interrupted(sig: str) -
         [sys.executable, "-c", CHILD.format(sig=sig)], capture_output=True, text=True, timeout=60
     )
     assert (p.returncode, p.stderr) == (130, "thermogov: interrupted\n")
+
+
+LATE_CHILD = """
+import atexit, os, signal
+import thermogov.cli
+from thermogov import entry
+
+def done_then_stopped(argv=None):
+    atexit.register(os.kill, os.getpid(), signal.{sig})  # during the interpreter's exit
+    print("restored", flush=True)
+    return 0
+
+thermogov.cli.run_main = done_then_stopped
+entry.main()
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGHUP"])
+def test_a_stop_after_the_status_was_decided_keeps_it(sig: str) -> None:
+    p = subprocess.run(
+        [sys.executable, "-c", LATE_CHILD.format(sig=sig)], capture_output=True, text=True, timeout=60
+    )
+    assert (p.returncode, p.stdout, p.stderr) == (0, "restored\n", "")
