@@ -3,9 +3,8 @@
 The kernel ABI fixes the unit: a thermal zone's ``temp`` and an hwmon ``temp*_input`` are in
 millidegrees Celsius (Documentation/ABI/testing/sysfs-class-thermal, "Unit: millidegree
 Celsius"; Documentation/hwmon/sysfs-interface.rst, ``temp[1-*]_input``). So ``45`` is 0.045 °C,
-and thermogov reads it so: a board can run near 0 °C (an outdoor enclosure in winter), and
-multiplying a value the kernel calls millidegrees by 1000 on a guess would put a cold board at
-full failsafe or, worse, a guess that fails the other way would read a hot board as cold.
+and thermogov reads it so: a board can run near 0 °C (an outdoor enclosure in winter), where
+scaling a value the kernel calls millidegrees by 1000 on a guess would read 0.045 °C as 45 °C.
 But a driver that broke the ABI and reported whole degrees would make a 90 °C board read
 0.09 °C and be governed at full clocks, so a governed sensor whose value is a plausible
 temperature *in whole degrees* (a nonzero integer inside the range thermogov accepts,
