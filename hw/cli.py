@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from thermogov.exitstatus import failure_status
-from thermogov.hw import service
+from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 
@@ -137,16 +137,16 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
     from thermogov.hw.sysfs import SysfsTree
 
     tree, cfg = SysfsTree(sysfs_root), _config(config_path)
-    no_board, warning = doctor_checks(tree, cfg, board)
+    no_board, warnings = doctor_checks(tree, cfg, board)
     if as_json:
         data = doctor_data(tree, cfg, board)
-        data["warnings"] = [warning] if warning else []
+        data["warnings"] = warnings
         data["no_board"] = no_board
         click.echo(json.dumps(data, indent=2))
     elif no_board is None:
         for line in doctor_report(tree, cfg, board):
             click.echo(line)
-    if warning:
+    for warning in warnings:
         click.echo(warning, err=True)
     if no_board is not None:
         click.echo(f"thermogov: {no_board}", err=True)
@@ -197,6 +197,7 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
     help="Write node_exporter's textfile-collector file (*.prom) once a second.",
 )
 @_one_line_errors
+@heldsignals.holding  # a stop before or after the daemon's own handlers is not fatal
 def run_command(
     config_path: str | None,
     policy: str | None,
@@ -231,6 +232,7 @@ def run_command(
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.publish import PublishOptions
     from thermogov.hw.sysfs import SysfsTree
+    from thermogov.hw.unitcheck import unit_warnings
 
     check_privileges(dry_run)
     if policy is not None:
@@ -244,6 +246,8 @@ def run_command(
         return dataclasses.replace(c, policy=policy) if policy is not None else c
 
     cfg = load()
+    for line in unit_warnings(SysfsTree(sysfs_root), cfg, board):
+        click.echo(line, err=True)
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
         click.echo(warning, err=True)
@@ -334,6 +338,7 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
 @_lockdir_opt
 @click.option("--json", "as_json", is_flag=True, help="Print the blocks and the result as JSON.")
 @_one_line_errors
+@heldsignals.holding  # a stop before or after the daemon's own handlers is not fatal
 def ab_command(
     config_path: str | None,
     policies: tuple[str, ...],
@@ -404,6 +409,7 @@ def ab_command(
 @_lock_opt
 @_lockdir_opt
 @_one_line_errors
+@heldsignals.holding  # a stop before or after the daemon's own handlers is not fatal
 def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir: Path | None) -> None:
     """Write back the limits journaled by a daemon that did not exit cleanly (root).
 

@@ -49,6 +49,7 @@ from thermogov.config import Config
 from thermogov.fan import FanController
 from thermogov.fusion import SensorSpec
 from thermogov.governor import CapLimiter, Governor, TickRecord
+from thermogov.hw import heldsignals
 from thermogov.hw.appcounter import AppCounter
 from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.devices import CapActuator, open_sensor
@@ -71,7 +72,7 @@ from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
-from thermogov.hw.sysfs import SysfsTree
+from thermogov.hw.sysfs import SysfsTree, errno_name
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
@@ -179,6 +180,7 @@ class StopFlag:
         self.signal_name = ""
         self.reload_requested = False
         self._wake_fd: int | None = None
+        self._wake_w: int | None = None
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
         self.signal_name = self.signal_name or signal.Signals(signum).name
@@ -202,6 +204,19 @@ class StopFlag:
             previous_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
             stack.callback(signal.set_wakeup_fd, previous_fd)  # runs before the closes (LIFO)
             self._wake_fd = r
+            self._wake_w = w
+        self._act_on_held(heldsignals.take())
+
+    def _act_on_held(self, held: frozenset[int]) -> None:
+        """A signal the command held before this flag was installed counts as if it came now."""
+        if RELOAD_SIGNAL in held:
+            self.reload_requested = True
+        for sig in STOP_SIGNALS:
+            if sig in held:
+                self.handler(sig, None)
+                if self._wake_w is not None:  # the byte a signal leaves: the next wait ends at once
+                    with contextlib.suppress(BlockingIOError):
+                        os.write(self._wake_w, bytes((sig,)))
 
     def is_set(self) -> bool:
         return self.event.is_set()
@@ -362,7 +377,15 @@ def _restore_all(
             f"put them back with `{restore_command(root, journal.state_dir)}`"
         )
     if journal is not None:
-        journal.delete()
+        try:
+            journal.delete()
+        except OSError as e:  # the board is restored: say so, and what is left is only the file
+            raise RuntimeFailure(
+                f"limits restored, but the journal {journal.path} could not be deleted "
+                f"({errno_name(e.errno)}: {e.strerror}); it holds the same values, so the next start "
+                f"or `{restore_command(root, journal.state_dir)}` only writes them again; make "
+                f"{journal.state_dir} writable"
+            ) from e
         log("limits restored")
 
 

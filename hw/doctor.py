@@ -293,9 +293,13 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
     }
 
 
-def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tuple[str | None, str | None]:
-    """(why this is no board, or None; the trip-hold warning, or None)."""
+def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tuple[str | None, list[str]]:
+    """(why this is no board, or None; the warnings: sensors reading like whole degrees, the trip hold)."""
     from thermogov.hw.holdcheck import hold_warning
+    from thermogov.hw.unitcheck import unit_warnings
 
     no_board = no_board_reason(tree, discover(tree))
-    return no_board, (hold_warning(tree, config, board_opt) if no_board is None else None)
+    if no_board is not None:
+        return no_board, []
+    hold = hold_warning(tree, config, board_opt)
+    return None, [*unit_warnings(tree, config, board_opt), *([hold] if hold else [])]

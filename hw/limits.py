@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from thermogov.hw.confine import ConfinementError
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError
 
@@ -120,7 +121,10 @@ def restore_window(
     mid-write a limit file may be empty or garbage, and that must not keep the other limit,
     or the file itself, from being written.  The order comes from whatever can be read
     (raising a window writes max first); a write the kernel refused in that order (pre-5.4
-    EINVAL) is retried once after the other one went through.
+    EINVAL) is retried once after the other one went through.  A limit whose write was refused
+    but that reads back its original value is not reported: nothing is left changed there (an
+    attribute the kernel never let the daemon write, e.g. EPERM/EBUSY from the first write on),
+    so such a board neither keeps a journal nor fails every later start on it.
     """
     try:
         cur_max: int | None = io.read_int(files.max_rel)
@@ -131,6 +135,7 @@ def restore_window(
     rel = {"min": files.min_rel, "max": files.max_rel}
     want = {"min": lo, "max": hi}
     errors: dict[str, str] = {}
+    confined: set[str] = set()  # refused because the file is no longer the one owned
     for _attempt in range(2):
         failed = []
         for k in order:
@@ -140,7 +145,20 @@ def restore_window(
             except ActuatorError as e:
                 errors[k] = str(e)
                 failed.append(k)
+                if isinstance(e, ConfinementError):
+                    confined.add(k)
         if not failed or len(failed) == len(order):
             break
         order = failed
+    for k in list(errors):
+        if k not in confined and _reads(io, rel[k]) == want[k]:
+            del errors[k]
     return list(errors.values())
+
+
+def _reads(io: LimitIO, rel: str) -> int | None:
+    """The limit's value now, or None when it cannot be read."""
+    try:
+        return io.read_int(rel)
+    except ActuatorError:
+        return None

@@ -80,6 +80,7 @@ def test_a_journal_for_another_root_is_refused(tmp_path: Path) -> None:
 def test_a_failed_restore_keeps_the_journal(tmp_path: Path) -> None:
     t = fakesys.rpi5(tmp_path / "root")
     t.write(f"{POLICY}/scaling_min_freq", 1600000)  # what the dead daemon left
+    t.write(f"{POLICY}/scaling_max_freq", 1600000)  # lowered: its refused write leaves it changed
     kt = fakesys.KernelTree(tmp_path / "root")
     kt.write_faults[f"{POLICY}/scaling_max_freq"] = errno.EIO
     j = Journal(tmp_path / "state")

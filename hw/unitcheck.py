@@ -1,0 +1,53 @@
+"""A thermal sensor that reads like whole degrees: said at start, never second-guessed.
+
+The kernel ABI fixes the unit: a thermal zone's ``temp`` and an hwmon ``temp*_input`` are in
+millidegrees Celsius (Documentation/ABI/testing/sysfs-class-thermal, "Unit: millidegree
+Celsius"; Documentation/hwmon/sysfs-interface.rst, ``temp[1-*]_input``). So ``45`` is 0.045 °C,
+and thermogov reads it so: a board can run near 0 °C (an outdoor enclosure in winter), where
+scaling a value the kernel calls millidegrees by 1000 on a guess would read 0.045 °C as 45 °C.
+But a driver that broke the ABI and reported whole degrees would make a 90 °C board read
+0.09 °C and be governed at full clocks, so a governed sensor whose value is a plausible
+temperature *in whole degrees* (a nonzero integer inside the range thermogov accepts,
+-40..150) is named by ``doctor`` and at the start of ``run``, with what to check.
+Power-supply temperatures are in tenths of a degree (``POWER_SUPPLY_PROP_TEMP``), where such
+small values are ordinary, so they are not looked at.
+"""
+
+from __future__ import annotations
+
+from thermogov.config import Config
+from thermogov.hw.devices import MAX_VALID_C, MIN_VALID_C
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ConfigError, SensorError
+
+MILLIDEGREES = 1000  # the divisor of thermal-zone and hwmon temperature files
+
+
+def looks_like_whole_degrees(raw: int) -> bool:
+    """A millidegree value that would also be a plausible reading in whole °C."""
+    return raw != 0 and MIN_VALID_C <= raw <= MAX_VALID_C
+
+
+def unit_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> list[str]:
+    """One warning line per governed m°C sensor that reads like whole degrees (advisory)."""
+    from thermogov.hw.daemon import RunOptions, prepare
+
+    try:
+        prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+    except (ConfigError, SensorError):  # the run reports these itself
+        return []
+    out = []
+    for b in prep.bmap.sensors:
+        if b.divisor != MILLIDEGREES:
+            continue
+        try:
+            raw = tree.read_int(b.rel)
+        except SensorError:
+            continue
+        if looks_like_whole_degrees(raw):
+            out.append(
+                f"warning: sensor {b.sensor.name} ({tree.show(b.rel)}) reads {raw}, which the kernel ABI "
+                f"makes {raw / MILLIDEGREES:g} °C (millidegrees); if its driver reports whole degrees "
+                f"({raw} °C) it breaks the ABI and thermogov reads the board as cold: check the driver"
+            )
+    return out
