@@ -8,7 +8,12 @@ consumer ever has to know which tool wrote the file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import errno
+import math
+import os
+import stat
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -71,15 +76,49 @@ class ImportedLog:
         return self.samples[-1].t_s - self.samples[0].t_s if self.samples else 0.0
 
 
+# The largest log read (bytes).  A board log is kilobytes to a few hundred megabytes (a week of
+# 1 s tegrastats lines is ~150 MB); the bound keeps `/dev/zero`, a runaway logger's file or a
+# wrong path to a disk image from filling memory before the parser could refuse it.
+MAX_LOG_BYTES = 1 << 30
+
+
+def _read_bounded(path: str | Path) -> bytes:
+    """The bytes of a regular file or a pipe, at most ``MAX_LOG_BYTES`` of them.
+
+    Opened without blocking, so a named FIFO that no program writes to reads as empty instead of
+    hanging the command; a pipe that has a writer (``thermogov import <(ssh pi cat log)``) is
+    then read to its end as usual.  Devices and sockets are refused: they are no log.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise LogFormatError(f"{path}: not a regular file (a device or socket); pass the log file itself")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_LOG_BYTES:
+                raise LogFormatError(
+                    f"{path}: larger than {MAX_LOG_BYTES >> 20} MiB; split the log (e.g. with split -l) and import the parts"
+                )
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_text(path: str | Path) -> str:
     """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints.
 
     Undecodable bytes are replaced rather than fatal: a log copied off a board with one
     corrupted byte should still import, and the damaged line is then skipped as malformed.
     """
-    p = Path(path)
     try:
-        data = p.read_bytes()
+        data = _read_bounded(path)
     except IsADirectoryError:
         raise LogFormatError(f"{path}: is a directory, not a log file; pass the log file itself") from None
     except OSError as exc:
@@ -182,15 +221,33 @@ def note_timing(
         notes.add(f"{backwards} {skipped_what} skipped")
 
 
+# The longest span a log's rows may have around its median time: a year (366 days).  No logger in
+# docs/importing.md writes longer runs into one file; a stamp further away is damage (1e300, a
+# year's digits lost, 10**400 read as inf).
+MAX_SPAN_S = 366 * 86400.0
+
+
+def plausible_times(times: Sequence[float | None]) -> list[float | None]:
+    """``times`` with every NaN, infinite or garbled time (more than ``MAX_SPAN_S`` from the
+    median of the finite ones) replaced by None; the median is robust to a few garbled rows."""
+    finite_t = [t for t in times if t is not None and math.isfinite(t)]
+    if not finite_t:
+        return [None] * len(times)
+    mid = statistics.median_low(finite_t)
+    return [t if t is not None and math.isfinite(t) and abs(t - mid) <= MAX_SPAN_S else None for t in times]
+
+
 def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:
     """(items, times, dropped): only items whose time exists and does not go back.
 
     A logger's clock stepped back (NTP at boot, a second run appended) or an unplaceable stamp
-    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.
+    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.  A
+    garbled stamp (:func:`plausible_times`) is dropped before it could make every later row look
+    earlier than itself.
     """
     kept: list[T] = []
     axis: list[float] = []
-    for item, t in zip(items, times, strict=True):
+    for item, t in zip(items, plausible_times(times), strict=True):
         if t is None or (axis and t < axis[-1]):
             continue
         kept.append(item)
@@ -219,11 +276,15 @@ def even_axis(
 
 
 def rebase(times: list[float]) -> list[float]:
-    """Shift a time axis so the first sample is at 0.0, as ImportedSample.t_s promises."""
-    if not times:
-        return []
-    t0 = times[0]
-    return [round(t - t0, 6) for t in times]
+    """Shift a time axis so the first sample is at 0.0, as ImportedSample.t_s promises.
+
+    A garbled time (:func:`plausible_times`) becomes NaN rather than the origin, so one
+    ``-1e300`` stamp cannot collapse the whole axis; the shared range check
+    (:mod:`~thermogov.importers.validate`) drops and counts such rows.
+    """
+    axis = plausible_times(times)
+    t0 = next((t for t in axis if t is not None), 0.0)
+    return [round(t - t0, 6) if t is not None else math.nan for t in axis]
 
 
 def fraction(percent: float) -> float:

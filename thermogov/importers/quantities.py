@@ -60,7 +60,14 @@ POWER_UNITS = (
     Unit("µW", 1e-6, 1_000_000.0, 1e9),
 )
 LOAD_UNITS = (Unit("fraction", 1.0, 0.0, 1.0), Unit("%", 0.01, 0.0, 100.0))
-TIME_UNITS = (Unit("s", 1.0, 0.0, 1e11), Unit("ms", 1e-3, 0.0, 1e14))
+# Time: the raw ranges only bound a stated unit; an unstated one is decided from the epoch's
+# magnitude in table.py (seconds ~1.7e9, ms ~1.7e12, µs ~1.7e15, ns ~1.7e18 in 2025).
+TIME_UNITS = (
+    Unit("s", 1.0, 0.0, 1e11),
+    Unit("ms", 1e-3, 0.0, 1e14),
+    Unit("µs", 1e-6, 0.0, 1e17),
+    Unit("ns", 1e-9, 0.0, 1e20),
+)
 
 _RANGES = {"temp": TEMP_RANGE_C, "freq": FREQ_RANGE_HZ, "power": POWER_RANGE_W, "load": LOAD_RANGE}
 _UNITS = {"temp": TEMP_UNITS, "freq": FREQ_UNITS, "power": POWER_UNITS, "load": LOAD_UNITS}
@@ -91,6 +98,9 @@ _UNIT_WORDS: dict[str, tuple[str, str]] = {
     "s": ("time", "s"),
     "sec": ("time", "s"),
     "ms": ("time", "ms"),
+    "us": ("time", "µs"),
+    "µs": ("time", "µs"),
+    "ns": ("time", "ns"),
 }
 _UNIT_IN_NAME = re.compile(r"[\(\[]\s*([^\)\]]+?)\s*[\)\]]|[_ ]([A-Za-z°µ%]+)$")
 
@@ -151,6 +161,8 @@ def describe_range(quantity: str) -> str:
     unit = STORED_UNIT[quantity]
     if quantity == "freq":
         return f"{lo / 1e6:g} MHz..{hi / 1e9:g} GHz"
+    if quantity == "load":
+        return f"{lo:g}..{hi:g}"
     return f"{lo:g}..{hi:g} {unit}"
 
 
