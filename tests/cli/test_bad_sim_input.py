@@ -144,7 +144,9 @@ def test_scenario_with_a_calibrated_profile_of_its_board_runs(tmp_path: Path) ->
     assert '"board": "rpi5-calibrated"' in p.stdout
 
 
-@pytest.mark.parametrize("out", ["", "   ", "runs\nsecond line", "runs\tx"], ids=["empty", "blank", "newline", "tab"])
+@pytest.mark.parametrize(
+    "out", ["", "   ", "runs\nsecond line", "runs\tx"], ids=["empty", "blank", "newline", "tab"]
+)
 def test_out_that_is_empty_or_holds_a_control_character_is_refused(tmp_path: Path, out: str) -> None:
     """An unset ``$OUT`` or a pasted newline must not write into the current folder, or print a
     run folder path that spans lines."""
