@@ -8,9 +8,11 @@ consumer ever has to know which tool wrote the file.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import math
 import os
+import re
 import stat
 import statistics
 from collections.abc import Mapping, Sequence
@@ -126,7 +128,41 @@ def read_text(path: str | Path) -> str:
         raise LogFormatError(f"{path}: cannot read ({reason}); check the path and permissions") from None
     if not data.strip():
         raise LogFormatError(f"{path}: file is empty; check the file or pass another log")
-    return data.decode("utf-8", errors="replace")
+    return data.decode(_encoding(data), errors="replace")
+
+
+def _encoding(data: bytes) -> str:
+    """UTF-16 or Latin-1 when the bytes say so, else UTF-8.
+
+    Windows PowerShell 5.1 writes UTF-16LE with a BOM for ``>`` and ``Out-File`` (Microsoft's
+    "about_Character_Encoding"), so a log saved through it is text, not binary: a BOM decides,
+    and without one a NUL in nearly every second byte of an ASCII-range text does.
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    head = data[:4096]
+    odd, even = head[1::2], head[0::2]
+    if len(head) >= 16:
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+            return "utf-16-le"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+            return "utf-16-be"
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if _LATIN1_TEXT.fullmatch(data) and not _UTF8_MULTIBYTE.search(data):
+        return "latin-1"  # `45°C` from an ISO-8859-1 locale: \xb0 alone is no UTF-8
+    return "utf-8"
+
+
+# Text of an ISO-8859-1/-15 locale (older Raspbian, European logger scripts): printable ASCII,
+# tab/CR/LF/ESC and the Latin-1 letters and signs 0xA0-0xFF, with no UTF-8 multi-byte sequence
+# (a UTF-8 log with one corrupted byte keeps UTF-8; random bytes hold C0/C1 controls and stay
+# binary for textclean to refuse).
+_LATIN1_TEXT = re.compile(rb"[\t\n\r\x1b\x20-\x7e\xa0-\xff]*")
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
 
 
 def no_samples_error(source: str, what: str) -> LogFormatError:
