@@ -96,3 +96,36 @@ def test_sub_millisecond_time_columns_read_as_seconds(
     info = _imported(_table(tmp_path / "log.csv", times, header), tmp_path / "out")
     assert info["summary"]["duration_s"] == ROWS - 1
     assert any(unit in n for n in info["notes"]), info["notes"]
+
+
+LABELLED = "".join(
+    f"Timestamp: 2024-12-04 10:00:{k:02d}\nTemperatura: {44 + 0.5 * k:.1f}°C\nFrequenza CPU: {600 + 100 * k} MHz\n"
+    for k in range(6)
+)
+
+
+@pytest.mark.parametrize(
+    "encoding",
+    ["utf-16", "utf-16-le", "utf-16-be", "latin-1"],
+    ids=["utf-16 BOM", "utf-16le", "utf-16be", "latin-1"],
+)
+def test_a_log_saved_in_another_text_encoding_imports_like_utf8(tmp_path: Path, encoding: str) -> None:
+    """Windows PowerShell's ``>`` writes UTF-16LE; an ISO-8859-1 locale writes ° as one byte."""
+    (tmp_path / "utf8.log").write_text(LABELLED, encoding="utf-8")
+    (tmp_path / "other.log").write_bytes(LABELLED.encode(encoding))
+    want = _imported(tmp_path / "utf8.log", tmp_path / "a")["summary"]
+    got = _imported(tmp_path / "other.log", tmp_path / "b")["summary"]
+    assert (got["samples"], got["max_fused_c"], got["duration_s"]) == (
+        want["samples"],
+        want["max_fused_c"],
+        want["duration_s"],
+    )
+    assert want["samples"] == 6
+
+
+def test_random_bytes_stay_binary_and_are_refused(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.log"
+    junk.write_bytes(bytes(range(256)) * 8)
+    p = thermogov("import", str(junk), "--out", str(tmp_path / "out"))
+    assert "binary" in one_line_error(p, "junk.log")
+    assert not (tmp_path / "out").exists()
