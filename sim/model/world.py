@@ -260,7 +260,7 @@ class SimWorld(Telemetry):
         instead of integrating on to the leakage exponent's cap (10^22 °C).  The runner asks
         after every advance, before any sensor reads the plant, so no such value is recorded.
         """
-        if float(self.plant.x.max()) + self.plant.ambient_c <= RUNAWAY_C:
+        if max(self.plant.x.tolist()) + self.plant.ambient_c <= RUNAWAY_C:  # tolist: cheaper than ndarray.max
             return False
         if self.shutdown_at is None:
             self.shutdown_at = self.t
