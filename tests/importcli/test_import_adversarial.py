@@ -129,3 +129,32 @@ def test_random_bytes_stay_binary_and_are_refused(tmp_path: Path) -> None:
     p = thermogov("import", str(junk), "--out", str(tmp_path / "out"))
     assert "binary" in one_line_error(p, "junk.log")
     assert not (tmp_path / "out").exists()
+
+
+KELVIN_ROWS = "".join(f"{k},{318.15 + 0.5 * k:.2f},{600 + 100 * k}\n" for k in range(8))
+
+
+@pytest.mark.parametrize(
+    ("header", "extra"),
+    [
+        ("time,temp_K,freq", ()),
+        ("time,Temp (K),freq", ()),
+        ("time,temp,freq", ("--columns", "t=time,temp=temp:K,freq=freq")),
+    ],
+    ids=["temp_K", "Temp (K)", "--columns :K"],
+)
+def test_a_stated_kelvin_column_reads_as_celsius(tmp_path: Path, header: str, extra: tuple[str, ...]) -> None:
+    log = tmp_path / "k.csv"
+    log.write_text(header + "\n" + KELVIN_ROWS, encoding="utf-8")
+    p = thermogov("import", str(log), "--out", str(tmp_path / "out"), "--json", *extra)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["summary"]["max_fused_c"] == pytest.approx(318.15 + 3.5 - 273.15)
+
+
+def test_an_unstated_kelvin_column_is_refused_with_the_kelvin_hint(tmp_path: Path) -> None:
+    """Values of 233..423 are also where a clock read as a temperature lands: never guessed."""
+    log = tmp_path / "k.csv"
+    log.write_text("time,temp,freq\n" + KELVIN_ROWS, encoding="utf-8")
+    p = thermogov("import", str(log), "--out", str(tmp_path / "out"))
+    assert "temp=temp:K" in one_line_error(p, "k.csv")
+    assert not (tmp_path / "out").exists()

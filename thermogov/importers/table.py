@@ -668,7 +668,7 @@ def _row(
         if not math.isfinite(v):
             empty["nan"] = empty.get("nan", 0) + 1
             continue
-        v *= c.unit.factor
+        v = c.unit.to_stored(v)
         if role == "temp":
             temps[c.col.name or "cpu"] = round(v, 6)
         elif role == "freq":
