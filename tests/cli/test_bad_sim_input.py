@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.script import one_line_error, thermogov
+from tests.cli.script import one_line_error, sim_refuses_config, thermogov
 from tests.hw import fakesys
 
 BOARDS = Path(__file__).resolve().parents[2] / "thermogov" / "boards"
@@ -170,3 +170,12 @@ def test_a_duration_under_the_schedulers_millisecond_is_refused(tmp_path: Path, 
     p = thermogov("sim", "--duration", duration, "--out", str(tmp_path / "out"))
     assert "shorter than 1 ms" in one_line_error(p, "--duration")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rate", ["1e-320", "1e-7", "0.0"])
+def test_a_trip_rate_too_rare_for_a_quantile_is_refused_by_its_key(tmp_path: Path, rate: str) -> None:
+    """1e-320 readings an hour put the normal quantile's tail under double precision: an
+    internal error before the lower bound of 1e-6."""
+    sim_refuses_config(
+        tmp_path, f"[policies.stepped]\ntrip_reads_per_h = {rate}\n", "policies.stepped.trip_reads_per_h"
+    )
