@@ -179,3 +179,15 @@ def test_a_trip_rate_too_rare_for_a_quantile_is_refused_by_its_key(tmp_path: Pat
     sim_refuses_config(
         tmp_path, f"[policies.stepped]\ntrip_reads_per_h = {rate}\n", "policies.stepped.trip_reads_per_h"
     )
+
+
+def test_a_board_protection_watching_no_node_is_refused(tmp_path: Path) -> None:
+    """``nodes = []`` on a temperature protection was an internal error (max of nothing)."""
+    text = (BOARDS / "rpi5.toml").read_text(encoding="utf-8")
+    head, tail = text.split("[[protections]]", 1)
+    line = next(ln for ln in tail.splitlines() if ln.startswith("nodes = "))
+    board = tmp_path / "b.toml"
+    board.write_text(head + "[[protections]]" + tail.replace(line, "nodes = []", 1), encoding="utf-8")
+    p = thermogov("sim", "--board", str(board), "--duration", "5", "--out", str(tmp_path / "out"))
+    one_line_error(p, "protections[0].nodes: empty")
+    assert not (tmp_path / "out").exists()
