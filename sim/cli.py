@@ -94,11 +94,14 @@ def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
 
 
 def check_before_run(cfg: Config, out_field: str = "--out") -> None:
-    """Everything that would otherwise fail mid-run or after it: the board loads, the policy
-    builds against it (``fixed:`` caps inside the OPP range) and the output folder is writable."""
+    """Everything that would otherwise fail mid-run or after it: the board loads and has a
+    steady state at its lowest clocks, the policy builds against it (``fixed:`` caps inside the
+    OPP range) and the output folder is writable."""
     from thermogov.sim.model.runner import build_policy, validate_events
+    from thermogov.sim.model.world import refuse_runaway
 
     board = cfg.load_board()
+    refuse_runaway(board, cfg.sim.ambient_c)
     validate_events(cfg, board)
     build_policy(cfg, board)
     check_out_dir(cfg.out, out_field)

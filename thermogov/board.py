@@ -379,6 +379,8 @@ def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protecti
     else:
         start = t.number("start_c", minimum=TEMP_MIN_C, maximum=TEMP_MAX_C)
         nodes = tuple(t.strings("nodes"))
+        if not nodes:  # a temperature protection watches at least one node
+            raise ConfigError(f'{t.where}.nodes: empty; name the thermal node(s) it watches, e.g. ["cpu"]')
         limit_w = t.number("limit_w", 0.0, minimum=0.0, maximum=0.0)
     p = Protection(
         kind=kind,

@@ -117,7 +117,19 @@ def finite_float(text: str) -> float:
 
 
 def check_out_dir(path: str | Path, field: str = "--out") -> Path:
-    """Create ``path`` if needed and prove it writable, before any simulation or fit runs."""
+    """Create ``path`` if needed and prove it writable, before any simulation or fit runs.
+
+    An empty path (an unset shell variable: ``--out "$OUT"``) and a control character (a
+    newline pasted into the path) are refused: the first would write into the current folder
+    unasked, the second makes the printed run folder span lines that scripts read one by one.
+    """
+    text = str(path)
+    if not text.strip():
+        raise ConfigError(f"{field}: empty; give a folder path such as traces")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ConfigError(
+            f"{field}: {text!r} holds a control character (newline, tab ...); give a plain folder path"
+        )
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ConfigError(f"{field}: {p} is a file; --out names a folder, give a folder path")

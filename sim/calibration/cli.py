@@ -12,13 +12,17 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from thermogov.cliopts import board_options, check_out_dir, merge_board
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
+from thermogov.steadystate import RUNAWAY_C
+
+if TYPE_CHECKING:
+    from thermogov.sim.calibration.steady import SteadyState
 
 
 def _board(option: str | None, run: Path) -> Any:
@@ -34,7 +38,13 @@ def _board(option: str | None, run: Path) -> Any:
     summary = run / SUMMARY_FILE if run.is_dir() else run.parent / SUMMARY_FILE
     name = None
     if summary.is_file():
-        name = json.loads(summary.read_text(encoding="utf-8")).get("board")
+        try:
+            named = json.loads(summary.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:  # a damaged run folder is bad input, not a crash
+            raise ConfigError(
+                f"{summary}: not readable as JSON ({e}); pass --board NAME|FILE, or import the log again"
+            ) from None
+        name = named.get("board") if isinstance(named, dict) else None
     if name not in names:
         raise ConfigError(
             f"--board: the run does not name a known board; pass one of {', '.join(names)} or a board TOML"
@@ -76,12 +86,20 @@ def result_dict(result: Any) -> dict[str, Any]:
         else {
             "segment_s": list(steady.segment_s),
             "window_s": list(steady.window_s),
-            "predicted_c": round(steady.predicted_c, 2),
+            "predicted_c": None if _runs_away(steady) else round(steady.predicted_c, 2),
+            "runaway": _runs_away(steady),
             "measured_c": None if steady.measured_c is None else round(steady.measured_c, 2),
-            "error_c": None if steady.error_c is None else round(steady.error_c, 2),
+            "error_c": None if steady.error_c is None or _runs_away(steady) else round(steady.error_c, 2),
         },
         "notes": list(result.notes),
     }
+
+
+def _runs_away(steady: SteadyState) -> bool:
+    """Whether the fitted model's steady state is no temperature: past ``RUNAWAY_C`` its leakage
+    outgrows the fitted cooling (a short log leaves the paths to ambient at their floor), and
+    the number the model reaches (10^23 °C) would read as a prediction."""
+    return not (math.isfinite(steady.predicted_c) and steady.predicted_c <= RUNAWAY_C)
 
 
 @click.command(
@@ -214,8 +232,16 @@ def _print(result: Any, target: Path) -> None:
         )
     s = result.steady
     if s is not None:
-        line = f"steady state             predicted {figure(s.predicted_c, ' °C')} under the load of {figure(s.window_s[0])}-{figure(s.window_s[1], ' s')}"
-        if s.measured_c is not None:
+        window = f"under the load of {figure(s.window_s[0])}-{figure(s.window_s[1], ' s')}"
+        if _runs_away(s):
+            line = (
+                f"steady state             thermal runaway predicted {window} (the fitted paths to ambient "
+                f"cannot carry the heat: no steady state under {RUNAWAY_C:g} °C; a longer log with a cool-down "
+                "determines them)"
+            )
+        else:
+            line = f"steady state             predicted {figure(s.predicted_c, ' °C')} {window}"
+        if s.measured_c is not None and not _runs_away(s):
             line += f"; measured {figure(s.measured_c, ' °C')} (error {figure(s.error_c, ' °C')})"
         click.echo(line)
     for n in result.notes:

@@ -153,6 +153,8 @@ class _Run:
             at_ms = t_ms
             now = t_ms / 1000.0
             world.advance(now)
+            if world.ran_away():
+                break
             if world.battery_events:
                 self.pending.extend(world.battery_events)
                 world.battery_events.clear()

@@ -17,7 +17,7 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.governor import Telemetry
-from thermogov.interfaces import PowerStatus
+from thermogov.interfaces import ConfigError, PowerStatus
 from thermogov.modes import ModeCost
 from thermogov.sim.model.battery import SimBattery
 from thermogov.sim.model.domains import SimDomain, ThrottleProtection
@@ -28,13 +28,33 @@ from thermogov.sim.model.plant import ThermalPlant
 from thermogov.sim.model.sensors import SimSensor
 from thermogov.sim.model.throttlecount import ProtectionTags
 from thermogov.sim.model.workload import InferenceServer
+from thermogov.steadystate import RUNAWAY_C, steady_state_c
 from thermogov.throttle import OVER_CURRENT_AVERAGE, count_tag
 
 _new_status = tuple.__new__
 
 
+def refuse_runaway(board: BoardProfile, ambient_c: float) -> None:
+    """Refuse a profile whose leakage outgrows its cooling even idle at the lowest clocks.
+
+    No policy can hold such a board, and its plant has no temperature to simulate: it climbs
+    until the leakage exponent's cap, 10^22 °C (a ``leak_ref_c`` of 0 on a Pi 5 does it).  The
+    check is the steady state the hold check uses (``thermogov/steadystate.py``), well under a
+    millisecond.
+    """
+    lowest = {d.name: d.opp_hz[0] for d in board.domains}
+    node_c = steady_state_c(board, lowest, 0.0, ambient_c)
+    if not all(math.isfinite(v) for v in node_c.values()):
+        raise ConfigError(
+            f"board {board.name}: no steady state below {RUNAWAY_C:g} °C even idle at the lowest clocks at "
+            f"{ambient_c:g} °C ambient (leakage outgrows cooling); check the domains' leak_w_ref, leak_ref_c, "
+            "leak_beta_per_k and the thermal conductances"
+        )
+
+
 class SimWorld(Telemetry):
     def __init__(self, board: BoardProfile, config: Config) -> None:
+        refuse_runaway(board, config.sim.ambient_c)
         self.board = board
         self.config = config
         self.t = 0.0
@@ -229,7 +249,26 @@ class SimWorld(Telemetry):
                     f"board shutdown: {'/'.join(p.nodes)} reached {temp:.1f} °C (trip {p.start_c:g})"
                 )
                 events.append("shutdown")
+        if self.ran_away():
+            events.append("shutdown")
         return events
+
+    def ran_away(self) -> bool:
+        """Whether a node has passed ``RUNAWAY_C``; the first time, the run is ended.
+
+        No silicon survives that: the run ends as a real board's would and the summary says why,
+        instead of integrating on to the leakage exponent's cap (10^22 °C).  The runner asks
+        after every advance, before any sensor reads the plant, so no such value is recorded.
+        """
+        if max(self.plant.x.tolist()) + self.plant.ambient_c <= RUNAWAY_C:  # tolist: cheaper than ndarray.max
+            return False
+        if self.shutdown_at is None:
+            self.shutdown_at = self.t
+            self.shutdown_reason = (
+                f"thermal runaway: a node passed {RUNAWAY_C:g} °C (the profile's leakage outgrows its cooling "
+                "at these clocks)"
+            )
+        return True
 
     def domain_power_w(self) -> dict[str, float]:
         """Each domain's power over the last interval (what a per-rail monitor would show)."""

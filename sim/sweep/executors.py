@@ -25,7 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-from thermogov.interfaces import ConfigError
+from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 
 MAX_ATTEMPTS = 3
 EXECUTORS = ("local", "dask")
@@ -36,6 +36,9 @@ class Outcome:
     ok: bool
     value: Any = None
     error: str = ""
+    # The exception itself, so that ``map`` can hand bad input (a ThermogovError raised in a
+    # worker: ``compare --policy fixed:nan``) to the CLI as bad input, not as an internal error.
+    exc: BaseException | None = None
 
 
 def cpu_count() -> int:
@@ -65,6 +68,10 @@ class _Base:
         out: list[Any] = [None] * len(items)
         for i, o in self.imap_unordered(fn, items):
             if not o.ok:
+                if isinstance(o.exc, ThermogovError | RuntimeFailure):
+                    raise o.exc  # exit 2 (or 1) with its own one line, as if run in-process
+                if isinstance(o.exc, OSError):  # the disk or the environment, not a bug
+                    raise RuntimeFailure(f"run {i + 1} of {len(items)} failed: {o.error}")
                 raise RuntimeError(f"run {i + 1} of {len(items)} failed: {o.error}")
             out[i] = o.value
         return out
@@ -93,7 +100,7 @@ class LocalExecutor(_Base):
                 try:
                     yield i, Outcome(True, fn(item))
                 except Exception as e:
-                    yield i, Outcome(False, error=f"{type(e).__name__}: {e}")
+                    yield i, Outcome(False, error=f"{type(e).__name__}: {e}", exc=e)
             return
         yield from self._pool(fn, items)
 
@@ -124,7 +131,7 @@ class LocalExecutor(_Base):
                             else:
                                 todo.append(i)
                         except Exception as e:
-                            yield i, Outcome(False, error=f"{type(e).__name__}: {e}")
+                            yield i, Outcome(False, error=f"{type(e).__name__}: {e}", exc=e)
                 if broken:
                     todo.sort()
             finally:  # also when the consumer stops early (Ctrl-C): queued items never start
@@ -214,7 +221,7 @@ class DaskExecutor(_Base):
                 try:
                     yield i, Outcome(True, fut.result())
                 except Exception as e:  # KilledWorker, or the function's own exception
-                    yield i, Outcome(False, error=f"{type(e).__name__}: {e}")
+                    yield i, Outcome(False, error=f"{type(e).__name__}: {e}", exc=e)
                 fut.release()
         finally:
             for f in futures:

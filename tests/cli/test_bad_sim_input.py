@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.script import one_line_error, thermogov
+from tests.cli.script import one_line_error, sim_refuses_config, thermogov
 from tests.hw import fakesys
 
 BOARDS = Path(__file__).resolve().parents[2] / "thermogov" / "boards"
@@ -142,3 +142,52 @@ def test_scenario_with_a_calibrated_profile_of_its_board_runs(tmp_path: Path) ->
     )
     assert p.returncode == 0, p.stderr
     assert '"board": "rpi5-calibrated"' in p.stdout
+
+
+@pytest.mark.parametrize(
+    "out", ["", "   ", "runs\nsecond line", "runs\tx"], ids=["empty", "blank", "newline", "tab"]
+)
+def test_out_that_is_empty_or_holds_a_control_character_is_refused(tmp_path: Path, out: str) -> None:
+    """An unset ``$OUT`` or a pasted newline must not write into the current folder, or print a
+    run folder path that spans lines."""
+    p = thermogov("sim", "--duration", "5", "--out", out, cwd=tmp_path)
+    one_line_error(p, "--out")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_config_out_with_a_newline_is_refused_by_its_key(tmp_path: Path) -> None:
+    conf = tmp_path / "c.toml"
+    conf.write_text('[run]\nout = "runs\\nx"\n')
+    p = thermogov("sim", "--duration", "5", "--config", str(conf), cwd=tmp_path)
+    one_line_error(p, "run.out")
+    assert [f.name for f in tmp_path.iterdir()] == ["c.toml"]
+
+
+@pytest.mark.parametrize("duration", ["0.0005", "0.0009s", "0.5ms"])
+def test_a_duration_under_the_schedulers_millisecond_is_refused(tmp_path: Path, duration: str) -> None:
+    """Shorter than one scheduler step the run has no tick and reports 0 s; a sweep's estimate
+    divided by it printed "inf s"."""
+    p = thermogov("sim", "--duration", duration, "--out", str(tmp_path / "out"))
+    assert "shorter than 1 ms" in one_line_error(p, "--duration")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rate", ["1e-320", "1e-7", "0.0"])
+def test_a_trip_rate_too_rare_for_a_quantile_is_refused_by_its_key(tmp_path: Path, rate: str) -> None:
+    """1e-320 readings an hour put the normal quantile's tail under double precision: an
+    internal error before the lower bound of 1e-6."""
+    sim_refuses_config(
+        tmp_path, f"[policies.stepped]\ntrip_reads_per_h = {rate}\n", "policies.stepped.trip_reads_per_h"
+    )
+
+
+def test_a_board_protection_watching_no_node_is_refused(tmp_path: Path) -> None:
+    """``nodes = []`` on a temperature protection was an internal error (max of nothing)."""
+    text = (BOARDS / "rpi5.toml").read_text(encoding="utf-8")
+    head, tail = text.split("[[protections]]", 1)
+    line = next(ln for ln in tail.splitlines() if ln.startswith("nodes = "))
+    board = tmp_path / "b.toml"
+    board.write_text(head + "[[protections]]" + tail.replace(line, "nodes = []", 1), encoding="utf-8")
+    p = thermogov("sim", "--board", str(board), "--duration", "5", "--out", str(tmp_path / "out"))
+    one_line_error(p, "protections[0].nodes: empty")
+    assert not (tmp_path / "out").exists()

@@ -152,12 +152,16 @@ def test_bad_sweep_file_fails_before_any_point_with_one_line(
         ("[grid]\nambient = [20, 30, 120]\n", "point 2 (ambient=120): sim.ambient_c"),
         ("[sweep.x]\n", "sweep.x: unknown key"),
         ("[grid\n", "malformed TOML"),
+        (
+            '[sweep]\nscenario = "orin-steady-25"\nduration = 1e-320\n[grid]\nambient = [25]\n',
+            "shorter than 1 ms",
+        ),
     ],
 )
 def test_bad_file_exit_2_through_the_installed_script_and_nothing_written(
     body: str, fragment: str, tmp_path: Path
 ) -> None:
-    text = body if body.startswith("[sweep.") or body.startswith("[grid\n") else HEAD + body
+    text = body if body.startswith(("[sweep", "[grid\n")) else HEAD + body
     path = write(tmp_path, text)
     out = tmp_path / "out"
     proc = subprocess.run(

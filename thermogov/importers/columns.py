@@ -67,7 +67,7 @@ _DOMAINS = {
     "core": "cpu",
 }
 _FILLER = {"cur", "current", "measured", "now", "value", "avg", "c", "deg", "in", "of", "the", "cpu0"}
-_UNIT_TOKENS = {"c", "mc", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms"}
+_UNIT_TOKENS = {"c", "mc", "k", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms", "us", "ns"}
 _RAIL_RE = re.compile(r"^(vdd|pom|vin|vddq|vdd2)_", re.I)
 BOARD_INPUT = {"vdd_in", "pom_5v_in", "vin"}
 

@@ -8,7 +8,14 @@ consumer ever has to know which tool wrote the file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import codecs
+import errno
+import math
+import os
+import re
+import stat
+import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -71,15 +78,49 @@ class ImportedLog:
         return self.samples[-1].t_s - self.samples[0].t_s if self.samples else 0.0
 
 
+# The largest log read (bytes).  A board log is kilobytes to a few hundred megabytes (a week of
+# 1 s tegrastats lines is ~150 MB); the bound keeps `/dev/zero`, a runaway logger's file or a
+# wrong path to a disk image from filling memory before the parser could refuse it.
+MAX_LOG_BYTES = 1 << 30
+
+
+def _read_bounded(path: str | Path) -> bytes:
+    """The bytes of a regular file or a pipe, at most ``MAX_LOG_BYTES`` of them.
+
+    Opened without blocking, so a named FIFO that no program writes to reads as empty instead of
+    hanging the command; a pipe that has a writer (``thermogov import <(ssh pi cat log)``) is
+    then read to its end as usual.  Devices and sockets are refused: they are no log.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise LogFormatError(f"{path}: not a regular file (a device or socket); pass the log file itself")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_LOG_BYTES:
+                raise LogFormatError(
+                    f"{path}: larger than {MAX_LOG_BYTES >> 20} MiB; split the log (e.g. with split -l) and import the parts"
+                )
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_text(path: str | Path) -> str:
     """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints.
 
     Undecodable bytes are replaced rather than fatal: a log copied off a board with one
     corrupted byte should still import, and the damaged line is then skipped as malformed.
     """
-    p = Path(path)
     try:
-        data = p.read_bytes()
+        data = _read_bounded(path)
     except IsADirectoryError:
         raise LogFormatError(f"{path}: is a directory, not a log file; pass the log file itself") from None
     except OSError as exc:
@@ -87,7 +128,41 @@ def read_text(path: str | Path) -> str:
         raise LogFormatError(f"{path}: cannot read ({reason}); check the path and permissions") from None
     if not data.strip():
         raise LogFormatError(f"{path}: file is empty; check the file or pass another log")
-    return data.decode("utf-8", errors="replace")
+    return data.decode(_encoding(data), errors="replace")
+
+
+def _encoding(data: bytes) -> str:
+    """UTF-16 or Latin-1 when the bytes say so, else UTF-8.
+
+    Windows PowerShell 5.1 writes UTF-16LE with a BOM for ``>`` and ``Out-File`` (Microsoft's
+    "about_Character_Encoding"), so a log saved through it is text, not binary: a BOM decides,
+    and without one a NUL in nearly every second byte of an ASCII-range text does.
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    head = data[:4096]
+    odd, even = head[1::2], head[0::2]
+    if len(head) >= 16:
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+            return "utf-16-le"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+            return "utf-16-be"
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if _LATIN1_TEXT.fullmatch(data) and not _UTF8_MULTIBYTE.search(data):
+        return "latin-1"  # `45°C` from an ISO-8859-1 locale: \xb0 alone is no UTF-8
+    return "utf-8"
+
+
+# Text of an ISO-8859-1/-15 locale (older Raspbian, European logger scripts): printable ASCII,
+# tab/CR/LF/ESC and the Latin-1 letters and signs 0xA0-0xFF, with no UTF-8 multi-byte sequence
+# (a UTF-8 log with one corrupted byte keeps UTF-8; random bytes hold C0/C1 controls and stay
+# binary for textclean to refuse).
+_LATIN1_TEXT = re.compile(rb"[\t\n\r\x1b\x20-\x7e\xa0-\xff]*")
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
 
 
 def no_samples_error(source: str, what: str) -> LogFormatError:
@@ -182,15 +257,33 @@ def note_timing(
         notes.add(f"{backwards} {skipped_what} skipped")
 
 
+# The longest span a log's rows may have around its median time: a year (366 days).  No logger in
+# docs/importing.md writes longer runs into one file; a stamp further away is damage (1e300, a
+# year's digits lost, 10**400 read as inf).
+MAX_SPAN_S = 366 * 86400.0
+
+
+def plausible_times(times: Sequence[float | None]) -> list[float | None]:
+    """``times`` with every NaN, infinite or garbled time (more than ``MAX_SPAN_S`` from the
+    median of the finite ones) replaced by None; the median is robust to a few garbled rows."""
+    finite_t = [t for t in times if t is not None and math.isfinite(t)]
+    if not finite_t:
+        return [None] * len(times)
+    mid = statistics.median_low(finite_t)
+    return [t if t is not None and math.isfinite(t) and abs(t - mid) <= MAX_SPAN_S else None for t in times]
+
+
 def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:
     """(items, times, dropped): only items whose time exists and does not go back.
 
     A logger's clock stepped back (NTP at boot, a second run appended) or an unplaceable stamp
-    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.
+    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.  A
+    garbled stamp (:func:`plausible_times`) is dropped before it could make every later row look
+    earlier than itself.
     """
     kept: list[T] = []
     axis: list[float] = []
-    for item, t in zip(items, times, strict=True):
+    for item, t in zip(items, plausible_times(times), strict=True):
         if t is None or (axis and t < axis[-1]):
             continue
         kept.append(item)
@@ -219,11 +312,15 @@ def even_axis(
 
 
 def rebase(times: list[float]) -> list[float]:
-    """Shift a time axis so the first sample is at 0.0, as ImportedSample.t_s promises."""
-    if not times:
-        return []
-    t0 = times[0]
-    return [round(t - t0, 6) for t in times]
+    """Shift a time axis so the first sample is at 0.0, as ImportedSample.t_s promises.
+
+    A garbled time (:func:`plausible_times`) becomes NaN rather than the origin, so one
+    ``-1e300`` stamp cannot collapse the whole axis; the shared range check
+    (:mod:`~thermogov.importers.validate`) drops and counts such rows.
+    """
+    axis = plausible_times(times)
+    t0 = next((t for t in axis if t is not None), 0.0)
+    return [round(t - t0, 6) if t is not None else math.nan for t in axis]
 
 
 def fraction(percent: float) -> float:

@@ -39,6 +39,10 @@ class Unit:
     factor: float
     lo: float
     hi: float
+    offset: float = 0.0  # added after the factor: kelvin -> °C
+
+    def to_stored(self, value: float) -> float:
+        return value * self.factor + self.offset
 
 
 # Candidate units per quantity, tried in order; the raw-median ranges do not overlap, so a
@@ -46,6 +50,9 @@ class Unit:
 # neither °C nor a plausible m°C (10 °C and up); it is the clock-read-as-temperature mistake
 # (600..2000 "°C"), so it is refused.
 TEMP_UNITS = (Unit("°C", 1.0, -40.0, 150.0), Unit("m°C", 1e-3, 10_000.0, 150_000.0))
+# Kelvin only when stated (`temp_K`, `Temp (K)`, `--columns temp=2:K`): its raw range, 233..423,
+# is where a clock read as a temperature lands too, so values alone never decide it.
+KELVIN = Unit("K", 1.0, 233.15, 423.15, offset=-273.15)
 FREQ_UNITS = (
     Unit("GHz", 1e9, 0.05, 10.0),
     Unit("MHz", 1e6, 10.0, 10_000.0),
@@ -60,7 +67,14 @@ POWER_UNITS = (
     Unit("µW", 1e-6, 1_000_000.0, 1e9),
 )
 LOAD_UNITS = (Unit("fraction", 1.0, 0.0, 1.0), Unit("%", 0.01, 0.0, 100.0))
-TIME_UNITS = (Unit("s", 1.0, 0.0, 1e11), Unit("ms", 1e-3, 0.0, 1e14))
+# Time: the raw ranges only bound a stated unit; an unstated one is decided from the epoch's
+# magnitude in table.py (seconds ~1.7e9, ms ~1.7e12, µs ~1.7e15, ns ~1.7e18 in 2025).
+TIME_UNITS = (
+    Unit("s", 1.0, 0.0, 1e11),
+    Unit("ms", 1e-3, 0.0, 1e14),
+    Unit("µs", 1e-6, 0.0, 1e17),
+    Unit("ns", 1e-9, 0.0, 1e20),
+)
 
 _RANGES = {"temp": TEMP_RANGE_C, "freq": FREQ_RANGE_HZ, "power": POWER_RANGE_W, "load": LOAD_RANGE}
 _UNITS = {"temp": TEMP_UNITS, "freq": FREQ_UNITS, "power": POWER_UNITS, "load": LOAD_UNITS}
@@ -77,6 +91,8 @@ _UNIT_WORDS: dict[str, tuple[str, str]] = {
     "mc": ("temp", "m°C"),
     "m°c": ("temp", "m°C"),
     "millidegc": ("temp", "m°C"),
+    "k": ("temp", "K"),
+    "kelvin": ("temp", "K"),
     "hz": ("freq", "Hz"),
     "khz": ("freq", "kHz"),
     "mhz": ("freq", "MHz"),
@@ -91,6 +107,9 @@ _UNIT_WORDS: dict[str, tuple[str, str]] = {
     "s": ("time", "s"),
     "sec": ("time", "s"),
     "ms": ("time", "ms"),
+    "us": ("time", "µs"),
+    "µs": ("time", "µs"),
+    "ns": ("time", "ns"),
 }
 _UNIT_IN_NAME = re.compile(r"[\(\[]\s*([^\)\]]+?)\s*[\)\]]|[_ ]([A-Za-z°µ%]+)$")
 
@@ -110,7 +129,7 @@ def unit_named(quantity: str, word: str) -> Unit | None:
     hit = _UNIT_WORDS.get(word.strip().lower().replace("º", "°"))
     if hit is None or hit[0] != quantity:
         return None
-    units = TIME_UNITS if quantity == "time" else _UNITS[quantity]
+    units = TIME_UNITS if quantity == "time" else (*_UNITS[quantity], KELVIN)
     return next(u for u in units if u.name == hit[1])
 
 
@@ -151,6 +170,8 @@ def describe_range(quantity: str) -> str:
     unit = STORED_UNIT[quantity]
     if quantity == "freq":
         return f"{lo / 1e6:g} MHz..{hi / 1e9:g} GHz"
+    if quantity == "load":
+        return f"{lo:g}..{hi:g}"
     return f"{lo:g}..{hi:g} {unit}"
 
 
@@ -159,9 +180,11 @@ def unit_error(source: str, column: str, quantity: str, values: Sequence[float |
     vals = finite(values)
     span = f"{min(vals):g}..{max(vals):g}" if vals else "no numbers"
     units = ", ".join(u.name for u in _UNITS[quantity])
+    kelvin = quantity == "temp" and bool(vals) and KELVIN.lo <= statistics.median(vals) <= KELVIN.hi
+    example = f"temp={column}:K if it is in kelvin" if kelvin else "t=...,temp=NAME:mC"
     return LogFormatError(
         f"{source}: column {column!r} read as {quantity} has values {span}, which fit no {quantity} unit "
-        f"({units}); map the columns with --columns (e.g. --columns t=...,temp=NAME:mC)"
+        f"({units}); map the columns with --columns (e.g. --columns {example})"
     )
 
 
@@ -190,6 +213,7 @@ class RangeCheck:
 
 __all__ = [
     "FREQ_RANGE_HZ",
+    "KELVIN",
     "LOAD_RANGE",
     "POWER_RANGE_W",
     "STORED_UNIT",

@@ -25,6 +25,7 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     no_samples_error,
+    plausible_times,
     rail_sample,
     rebase,
 )
@@ -443,6 +444,18 @@ def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list
 # --- time axis --------------------------------------------------------------------------------
 
 
+_TIME_WORDS = {"s": "seconds", "ms": "milliseconds", "µs": "microseconds", "ns": "nanoseconds"}
+
+
+def _epoch_unit(median: float) -> Unit | None:
+    """The unit of an unlabelled epoch column from its magnitude (an epoch in seconds is ~1.7e9
+    today, so 1e11 and up is ms, 1e14 and up µs, 1e17 and up ns); None below 1e11 (seconds)."""
+    for floor, name in ((1e17, "ns"), (1e14, "µs"), (1e11, "ms")):
+        if median >= floor:
+            return unit_named("time", name)
+    return None
+
+
 def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> list[float | None]:
     dc = t.decimal_comma
     tcol = next((c for c in cols if c.col.role == "t"), None)
@@ -459,17 +472,19 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         vals = finite(nums)
         med = statistics.median(vals) if vals else 0.0
         unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
-        if unit is None and med >= 1e11:
-            unit = unit_named("time", "ms")
-            notes.append(f"time column {tcol.label!r}: epoch milliseconds")
-        elif med >= 1e8:
+        if unit is None:
+            unit = _epoch_unit(med)
+        kind = "epoch" if med * (unit.factor if unit else 1.0) >= 1e8 else "elapsed"
+        if unit is not None:
+            notes.append(f"time column {tcol.label!r}: {kind} {_TIME_WORDS[unit.name]}")
+        elif kind == "epoch":
             notes.append(f"time column {tcol.label!r}: epoch seconds")
         else:
             notes.append(
                 f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"
             )
         f = unit.factor if unit else 1.0
-        return [v * f if v is not None and v == v else None for v in nums]
+        return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
     clock = DayClock()
     out: list[float | None] = []
     kinds: set[bool] = set()
@@ -549,7 +564,13 @@ def parse_text(
     stated = [f"{c.label}: {c.unit.name}" for c in cols if c.unit is not None]
     if stated:
         notes.append("units: " + ", ".join(stated))
-    times = _time_axis(t, cols, notes, interval_s)
+    raw_times = _time_axis(t, cols, notes, interval_s)
+    times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
+    garbled = sum(1 for a, b in zip(raw_times, times, strict=True) if a is not None and b is None)
+    if garbled:
+        notes.append(
+            f"{garbled} row(s) with a NaN, infinite or garbled time (over a year from the others) skipped"
+        )
     kept_t: list[float] = []
     rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]] = []
     skipped = t.malformed
@@ -647,7 +668,7 @@ def _row(
         if not math.isfinite(v):
             empty["nan"] = empty.get("nan", 0) + 1
             continue
-        v *= c.unit.factor
+        v = c.unit.to_stored(v)
         if role == "temp":
             temps[c.col.name or "cpu"] = round(v, 6)
         elif role == "freq":

@@ -121,6 +121,13 @@ class SteppedParams:
     trip_reads_per_h: float = 1.0
 
 
+# The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
+# probability (reads_per_h * period / 3600) under the double precision of ``1 - p`` and the
+# normal quantile fails (1e-320 raised "p must be in the range 0.0 < p < 1.0", found by the fuzz
+# campaign in docs/importing.md); 1e-6 from a 1 ms sensor is still 7.2 sigmas.
+MIN_TRIP_READS_PER_H = 1e-6
+
+
 def trip_sigmas(reads_per_h: float, period_s: float) -> float:
     """How many read-noise sigmas under the trip a die may sit and read it ``reads_per_h`` times an hour.
 
@@ -434,7 +441,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         follow_board=params.boolean("follow_board", d.follow_board),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
-            "trip_reads_per_h", d.trip_reads_per_h, minimum=0.0, exclusive_min=True, maximum=3600.0
+            "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
         ),
     )
     if p.trip_c - p.margin_c <= p.release_c:
