@@ -161,6 +161,7 @@ class Config:
                     period_ms=o.period_ms if o.period_ms is not None else s.period_ms,
                     hard_limit_c=o.hard_limit_c if o.hard_limit_c is not None else s.hard_limit_c,
                     stale_periods=self.governor.stale_periods,
+                    kind=s.kind,
                 )
             )
         if not specs:

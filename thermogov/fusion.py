@@ -4,6 +4,11 @@ fused = sum(w_i * T_i) / sum(w_i) over the sensors whose last good reading is fr
 that failed or went stale drops out and the others are renormalised, so losing the battery
 thermistor does not pull the fused value 10 % towards zero.  The hard limit is checked per
 sensor, because a weighted mean hides one hot die: 0.6*95 + 0.3*60 + 0.1*30 = 78 °C.
+
+Renormalisation stops where it would hand the SoC to a sensor that cannot protect it: a battery
+thermistor lags the die by minutes and sits tens of degrees below it, so with every die sensor
+(thermal zone or hwmon) lost, the battery alone does not make a fused value.  The temperature
+is then unknown and the governor's failsafe applies, as it would with no sensor at all.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ class SensorSpec:
     period_ms: int
     hard_limit_c: float
     stale_periods: float = 3.0
+    kind: str = "thermal_zone"  # thermal_zone | hwmon | battery: only a die sensor can govern alone
+
+    @property
+    def on_die(self) -> bool:
+        return self.kind != "battery"
 
     @property
     def stale_after_s(self) -> float:
@@ -56,6 +66,10 @@ class Fusion:
         # small epsilon absorbs float noise in ms->s conversion: a reading exactly
         # `stale_periods` periods old is still fresh.
         self._plan = tuple((s.name, s.weight, s.stale_after_s + 1e-9, s.hard_limit_c) for s in self.specs)
+        # Sensors that may not govern alone, when the board also has die sensors (a board with
+        # only a battery sensor is governed by it: there is nothing better to read).
+        off_die = frozenset(s.name for s in self.specs if not s.on_die)
+        self._off_die = off_die if len(off_die) < len(self.specs) else frozenset()
 
     def update(self, reading: Reading) -> None:
         self._latest[reading.sensor] = reading
@@ -90,5 +104,7 @@ class Fusion:
             if r.value_c >= hard_limit_c:
                 hot.append(name)
         fused = num / den if den > 0.0 else None
+        if self._off_die and fused is not None and self._off_die.issuperset(used):
+            fused = None  # only sensors off the die are fresh: the die's temperature is unknown
         # Positional through tuple.__new__: fuse runs on every control tick.
         return _new_result(FusionResult, (fused, tuple(used), tuple(hot) if hot else ()))

@@ -59,3 +59,41 @@ def test_stale_hot_reading_does_not_count_as_hot() -> None:
     f = fusion_with({"cpu": 99.0, "gpu": 60.0}, t=0.0)
     f.update(Reading("gpu", 60.0, 1.0))
     assert f.fuse(1.0).hot == ()
+
+
+BATTERY_KIND = (
+    SensorSpec("cpu", 0.6, 100, 95.0),
+    SensorSpec("gpu", 0.3, 150, 95.0),
+    SensorSpec("battery", 0.1, 200, 60.0, kind="battery"),
+)
+
+
+def test_the_battery_alone_does_not_make_a_fused_value_when_the_die_sensors_are_lost() -> None:
+    f = Fusion(BATTERY_KIND)
+    f.update(Reading("battery", 35.0, 0.0))
+    r = f.fuse(0.0)
+    assert r.fused_c is None  # unknown: the governor's failsafe, not 35 °C and full clocks
+    f.update(Reading("gpu", 88.0, 0.0))
+    assert f.fuse(0.0).fused_c == pytest.approx((0.3 * 88 + 0.1 * 35) / 0.4)
+
+
+def test_a_hot_battery_is_still_seen_when_it_cannot_govern_alone() -> None:
+    f = Fusion(BATTERY_KIND)
+    f.update(Reading("battery", 61.0, 0.0))
+    r = f.fuse(0.0)
+    assert r.fused_c is None and r.hot == ("battery",)
+
+
+def test_a_board_with_only_a_battery_sensor_is_governed_by_it() -> None:
+    f = Fusion((SensorSpec("battery", 1.0, 200, 60.0, kind="battery"),))
+    f.update(Reading("battery", 35.0, 0.0))
+    assert f.fuse(0.0).fused_c == pytest.approx(35.0)
+
+
+def test_the_profile_kind_reaches_fusion() -> None:
+    from thermogov.config import Config
+
+    cfg = Config()
+    specs = {s.name: s for s in cfg.sensor_specs(cfg.load_board())}
+    assert specs["battery"].kind == "battery" and not specs["battery"].on_die
+    assert specs["cpu"].on_die
