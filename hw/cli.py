@@ -246,11 +246,12 @@ def run_command(
         return dataclasses.replace(c, policy=policy) if policy is not None else c
 
     cfg = load()
-    for line in unit_warnings(SysfsTree(sysfs_root), cfg, board):
-        click.echo(line, err=True)
+    # Said by the daemon once the run's own input (output folders, workload, port) is known to
+    # be good, so that bad input stays the command's only line.
+    notices = [*unit_warnings(SysfsTree(sysfs_root), cfg, board)]
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
-        click.echo(warning, err=True)
+        notices.append(warning)
     opts = dataclasses.replace(
         _run_options(cfg, sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir),
         duration_s=_duration(duration),
@@ -258,6 +259,7 @@ def run_command(
         reload_config=load if config_path else None,
         config_source=config_path or "",
         publish=PublishOptions(state_file, inferences_file, metrics_port, metrics_addr, metrics_textfile),
+        notices=tuple(notices),
     )
     summary = run(opts)
     if as_json:

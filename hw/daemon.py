@@ -120,6 +120,7 @@ class RunOptions:
     reload_config: Callable[[], Config] | None = None  # SIGHUP re-reads with this; None: no file
     config_source: str = ""  # the config file's name, for reload messages
     publish: PublishOptions = dataclasses.field(default_factory=PublishOptions)
+    notices: tuple[str, ...] = ()  # the command's advisory lines, said after the input checks
 
 
 class Log:
@@ -190,11 +191,9 @@ class StopFlag:
         self.reload_requested = True
 
     def install(self, stack: contextlib.ExitStack) -> None:
-        for sig in STOP_SIGNALS:
-            previous = signal.signal(sig, self.handler)
-            stack.callback(signal.signal, sig, previous)
-        previous = signal.signal(RELOAD_SIGNAL, self.hup)
-        stack.callback(signal.signal, RELOAD_SIGNAL, previous)
+        # The wake-up pipe first: a stop that lands between a handler's installation and the
+        # pipe's would set the flag without a byte, and a wait that only wakes on bytes would
+        # then sleep through it (a run with no duration: forever).
         if threading.current_thread() is threading.main_thread():
             r, w = os.pipe()
             os.set_blocking(r, False)
@@ -205,6 +204,11 @@ class StopFlag:
             stack.callback(signal.set_wakeup_fd, previous_fd)  # runs before the closes (LIFO)
             self._wake_fd = r
             self._wake_w = w
+        for sig in STOP_SIGNALS:
+            previous = signal.signal(sig, self.handler)
+            stack.callback(signal.signal, sig, previous)
+        previous = signal.signal(RELOAD_SIGNAL, self.hup)
+        stack.callback(signal.signal, RELOAD_SIGNAL, previous)
         self._act_on_held(heldsignals.take())
 
     def _act_on_held(self, held: frozenset[int]) -> None:
@@ -442,6 +446,8 @@ class Runner:
             if metrics is not None:
                 stack.callback(metrics.close)
             # Said only now: bad input (workload, output folders, a busy port) is then the only line.
+            for notice in opts.notices:
+                self.log(notice.removeprefix("thermogov: "))
             for name, why in prep.bmap.missing_domains.items():
                 self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             journal = None
