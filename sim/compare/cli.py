@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import list_option
+from thermogov.cliopts import check_out_dir, list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
@@ -73,9 +73,16 @@ def _with_duration(cfg: Config, duration: str | None) -> Config:
 
 
 def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
-    if csv_path:
-        return Path(csv_path)
-    return (Path(out) if out else Path.cwd()) / default
+    """Where the CSV goes, its folder proven writable before any run (bad input: exit 2)."""
+    if csv_path is not None:
+        if not csv_path.strip() or any(ord(c) < 32 or ord(c) == 127 for c in csv_path):
+            raise ConfigError(f"--csv: {csv_path!r} is empty or holds a control character; give a file path")
+        path = Path(csv_path)
+        if path.is_dir():
+            raise ConfigError(f"--csv: {path} is a folder; give a file path such as {path / default}")
+        check_out_dir(path.parent, "--csv")
+        return path
+    return (Path(out) if out is not None else Path.cwd()) / default
 
 
 _COMMON = [
@@ -205,17 +212,19 @@ def compare_command(
             label = n if len(seed_list) == 1 else f"{n}-s{s}"
             configs.extend(batching_variants(label, cfg, modes, batch_size, max_wait_ms))
     check_executor(executor, scheduler)
+    if out is not None:
+        check_out_dir(out)
+    path = _csv_path(csv_path, out, "compare.csv")
     with make_executor(executor, workers, scheduler) as ex:
         rows, oracles = run_grid(
             configs,
             pols,
-            Path(out) if out else None,
+            Path(out) if out is not None else None,
             with_oracle=not no_oracle,
             iso_limit=iso_limit,
             progress=lambda msg: click.echo(msg, err=True),
             executor=ex,
         )
-    path = _csv_path(csv_path, out, "compare.csv")
     write_csv(rows, path)
     _report(rows, oracles, path, as_json)
 

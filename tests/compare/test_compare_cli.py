@@ -88,3 +88,35 @@ def test_compare_writes_the_table_the_csv_and_the_run_folders(
         )
         assert (Path(r["run_dir"]) / "summary.json").exists()
         assert Path(r["run_dir"]).parent == out / r["scenario"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "needle"),
+    [
+        ("--out", "", "--out: empty"),
+        ("--out", "/proc/thermogov-compare", "--out: cannot create folder"),
+        ("--csv", "", "--csv: '' is empty"),
+        ("--csv", "/proc/thermogov-compare/c.csv", "--csv: cannot create folder"),
+        ("--csv", "two\nlines.csv", "control character"),
+    ],
+)
+def test_an_unusable_out_or_csv_is_refused_before_any_run(
+    option: str, value: str, needle: str, tmp_path: Path
+) -> None:
+    """Found by the session-11 fuzz: these ran the whole grid, then failed (exit 1) or wrote to ./."""
+    from tests.cli.script import one_line_error, thermogov
+
+    p = thermogov(
+        "compare",
+        "--scenario",
+        "orin-steady-25",
+        "--policy",
+        "hysteresis",
+        "--duration",
+        "5",
+        option,
+        value,
+        cwd=tmp_path,
+    )
+    one_line_error(p, needle)
+    assert p.stdout == "" and list(tmp_path.iterdir()) == []
