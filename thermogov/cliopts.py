@@ -116,20 +116,25 @@ def finite_float(text: str) -> float:
     return v
 
 
+def check_path_text(text: str, field: str, example: str) -> None:
+    """Refuse a path that is empty or holds a control character, before anything is made.
+
+    An empty path is an unset shell variable (``--out "$OUT"``) and would write into the current
+    folder unasked; a control character (a newline pasted into the path) makes the printed path
+    span lines that scripts read one by one.  ``example`` finishes the fix: "give a <example>".
+    """
+    if not text.strip():
+        raise ConfigError(f"{field}: empty; give a {example}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise ConfigError(f"{field}: {text!r} holds a control character (newline, tab ...); give a {example}")
+
+
 def check_out_dir(path: str | Path, field: str = "--out") -> Path:
     """Create ``path`` if needed and prove it writable, before any simulation or fit runs.
 
-    An empty path (an unset shell variable: ``--out "$OUT"``) and a control character (a
-    newline pasted into the path) are refused: the first would write into the current folder
-    unasked, the second makes the printed run folder span lines that scripts read one by one.
+    The path's text is checked first (``check_path_text``); then a real write proves the folder.
     """
-    text = str(path)
-    if not text.strip():
-        raise ConfigError(f"{field}: empty; give a folder path such as traces")
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise ConfigError(
-            f"{field}: {text!r} holds a control character (newline, tab ...); give a plain folder path"
-        )
+    check_path_text(str(path), field, "folder path such as traces")
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ConfigError(f"{field}: {p} is a file; --out names a folder, give a folder path")
@@ -154,6 +159,7 @@ __all__ = [
     "BOARD_HELP",
     "board_options",
     "check_out_dir",
+    "check_path_text",
     "finite_float",
     "is_board_path",
     "list_option",

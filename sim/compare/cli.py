@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import check_out_dir, list_option
+from thermogov.cliopts import check_out_dir, check_path_text, list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import check_policy_name
@@ -75,8 +75,7 @@ def _with_duration(cfg: Config, duration: str | None) -> Config:
 def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
     """Where the CSV goes, its folder proven writable before any run (bad input: exit 2)."""
     if csv_path is not None:
-        if not csv_path.strip() or any(ord(c) < 32 or ord(c) == 127 for c in csv_path):
-            raise ConfigError(f"--csv: {csv_path!r} is empty or holds a control character; give a file path")
+        check_path_text(csv_path, "--csv", f"file path such as {default}")
         path = Path(csv_path)
         if path.is_dir():
             raise ConfigError(f"--csv: {path} is a folder; give a file path such as {path / default}")

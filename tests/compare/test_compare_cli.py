@@ -95,7 +95,7 @@ def test_compare_writes_the_table_the_csv_and_the_run_folders(
     [
         ("--out", "", "--out: empty"),
         ("--out", "/proc/thermogov-compare", "--out: cannot create folder"),
-        ("--csv", "", "--csv: '' is empty"),
+        ("--csv", "", "--csv: empty"),
         ("--csv", "/proc/thermogov-compare/c.csv", "--csv: cannot create folder"),
         ("--csv", "two\nlines.csv", "control character"),
     ],
