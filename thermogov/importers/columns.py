@@ -11,6 +11,7 @@ cpu sensor.  Names that match nothing are reported, never used by position.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from thermogov.importers.quantities import unit_in_name, unit_named
@@ -30,10 +31,66 @@ _TIME_WORDS = {
     "datetime",
     "elapsed",
     "unix",
+    # de, nl, es, pt, fr, it: loggers name columns in the author's language
+    "zeit",
+    "uhrzeit",
+    "zeitstempel",
+    "tijd",
+    "tiempo",
+    "hora",
+    "heure",
+    "horodatage",
+    "tempo",
+    "orario",
 }
-_TEMP_WORDS = {"temp", "tmp", "temperature", "temperatures", "thermal", "celsius", "degc", "therm"}
-_FREQ_WORDS = {"freq", "frequency", "clk", "clock", "mhz", "khz", "ghz", "hz"}
-_LOAD_WORDS = {"usage", "load", "util", "utilization", "utilisation", "busy", "percent", "pct", "use", "used"}
+_DATE_WORDS = {"date", "datum", "fecha"}
+_TEMP_WORDS = {
+    "temp",
+    "tmp",
+    "temperature",
+    "temperatures",
+    "thermal",
+    "celsius",
+    "degc",
+    "therm",
+    "temperatur",  # de, and with accents folded: fr température
+    "temperatura",  # es, it, pt, pl
+    "temperatuur",  # nl
+}
+_FREQ_WORDS = {
+    "freq",
+    "frequency",
+    "clk",
+    "clock",
+    "mhz",
+    "khz",
+    "ghz",
+    "hz",
+    "frequenz",
+    "takt",
+    "taktfrequenz",
+    "frequence",
+    "frecuencia",
+    "frequenza",
+    "frequencia",
+    "frequentie",
+}
+_LOAD_WORDS = {
+    "usage",
+    "load",
+    "util",
+    "utilization",
+    "utilisation",
+    "busy",
+    "percent",
+    "pct",
+    "use",
+    "used",
+    "auslastung",
+    "carga",
+    "carico",
+    "belasting",
+}
 _POWER_WORDS = {"power", "pwr", "watts", "watt", "tot", "total"}
 _THROTTLE_WORDS = {"thr", "throttled", "throttle", "throttling", "get_throttled"}
 _IGNORE_WORDS = {
@@ -82,8 +139,13 @@ class Column:
     how: str = "header"  # header | --columns | values
 
 
+def _fold_accents(text: str) -> str:
+    """``Température`` -> ``Temperature``: a header word is matched without its accents."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _words(name: str) -> list[str]:
-    bare = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", name)
+    bare = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", _fold_accents(name))
     bare = bare.replace("°", " ").replace("%", " percent ")
     out: list[str] = []
     for tok in re.split(r"[^A-Za-z0-9]+", bare):
@@ -148,7 +210,7 @@ def from_header(name: str) -> Column:
         return Column("power", unit=unit)
     if ws & _LOAD_WORDS or (stated and stated[0] == "load"):
         return Column("load", _qualifier(words, _LOAD_WORDS, "cpu"), unit)
-    if ws == {"date"}:
+    if len(ws) == 1 and ws <= _DATE_WORDS:
         return Column("date")
     if ws & _TIME_WORDS:
         return Column("t", unit=unit)

@@ -37,7 +37,7 @@ from thermogov.importers.quantities import (
     unit_error,
     unit_named,
 )
-from thermogov.importers.stamps import parse_stamp
+from thermogov.importers.stamps import parse_stamp, slash_day_first
 from thermogov.interfaces import LogFormatError
 
 FMT = "csv"
@@ -46,6 +46,8 @@ DEFAULT_INTERVAL_S = 1.0
 _NUM_RE = re.compile(
     r"^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)\s*(?:'C|°C|ºC|C|MHz|kHz|GHz|Hz|mW|W|%|V)?$"
 )
+# A vcgencmd reading pasted whole into a cell: "temp=48.3'C", "frequency(48)=1500345728".
+_KEYVAL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\(\d+\))?=(.+)$")
 _AT_RE = re.compile(r"^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)$")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
 _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
@@ -121,6 +123,8 @@ def number(cell: str, decimal_comma: bool) -> float | None:
         return float("nan")
     if (tc := tegra_cell(c)) is not None:
         return tc[0]
+    if kv := _KEYVAL_RE.match(c):
+        c = kv.group(1).strip()
     m = _NUM_RE.match(c)
     if m is None:
         return None
@@ -456,6 +460,31 @@ def _epoch_unit(median: float) -> Unit | None:
     return None
 
 
+_SLASH_DATE_RE = re.compile(r"^\d\d?/\d\d?/\d")
+
+
+def _ambiguous_slash_order(cells: list[str], notes: list[str], label: str) -> bool:
+    """Day- or month-first for slash dates whose days never pass 12: the order under which the
+    stamps run forward in the shorter span (a log rarely runs backwards, nor jumps months
+    where a day passed); month-first when both agree (the log stays within one day)."""
+
+    def span(first: bool) -> tuple[int, float]:
+        stamps = [st[0] for c in cells if (st := parse_stamp(c, first)) is not None]
+        back = sum(1 for a, b in itertools.pairwise(stamps) if b < a)
+        return back, (max(stamps) - min(stamps)) if stamps else 0.0
+
+    day, month = span(True), span(False)
+    if day == month:
+        notes.append(f"time column {label!r}: slash dates within one day (day/month order does not matter)")
+        return False
+    first = day < month
+    notes.append(
+        f"time column {label!r}: slash dates read {'day' if first else 'month'} first (no day past 12; "
+        "the other order runs backwards or spans longer)"
+    )
+    return first
+
+
 def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> list[float | None]:
     dc = t.decimal_comma
     tcol = next((c for c in cols if c.col.role == "t"), None)
@@ -488,8 +517,13 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     clock = DayClock()
     out: list[float | None] = []
     kinds: set[bool] = set()
+    day_first = slash_day_first(cells)
+    if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
+        day_first = _ambiguous_slash_order(cells, notes, tcol.label)
+    elif day_first is not None:
+        notes.append(f"time column {tcol.label!r}: slash dates read {'day' if day_first else 'month'} first")
     for c in cells:
-        st = parse_stamp(c)
+        st = parse_stamp(c, day_first)
         if st is None:
             out.append(None)
             continue
