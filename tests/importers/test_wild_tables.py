@@ -95,3 +95,39 @@ def test_headers_in_the_authors_language(tmp_path: Path, header: str) -> None:
     assert [s.t_s for s in log.samples] == [0.0, 30.0, 60.0]
     assert [s.temps_c["cpu"] for s in log.samples] == [47.5, 55.0, 58.5]
     assert log.samples[-1].freqs_hz == {"cpu": 1_200_000_000} and log.samples[-1].loads == {"cpu": 1.0}
+
+
+def test_tegrastats_to_csv_rails_are_not_the_boards_power(tmp_path: Path) -> None:
+    """`vdd_in_mw,cpu_gpu_mw,soc_mw`: the last power-like column (the SoC rail, 1.5 W) was
+    the board's power; the input rail is, the others are rails."""
+    log = _log(
+        tmp_path,
+        "timestamp_ms,vdd_in_mw,cpu_gpu_mw,soc_mw,gpu_pct,temp_cpu_c\n"
+        "1717000000000,4875,640,1480,0,46.0\n"
+        "1717000000500,9120,3950,1710,93,47.5\n"
+        "1717000001000,9260,4010,1730,95,48.1\n",
+    )
+    assert [(s.t_s, s.power_w, s.rails_w) for s in log.samples] == [
+        (0.0, 4.875, {"cpu_gpu_mw": 0.64, "soc_mw": 1.48}),
+        (0.5, 9.12, {"cpu_gpu_mw": 3.95, "soc_mw": 1.71}),
+        (1.0, 9.26, {"cpu_gpu_mw": 4.01, "soc_mw": 1.73}),
+    ]
+
+
+def test_of_several_unnamed_power_columns_the_largest_is_the_boards(tmp_path: Path) -> None:
+    log = _log(tmp_path, "time,temp,power,pwr\n0,45.0,0.7,5.3\n1,46.0,4.1,9.2\n2,47.0,4.4,9.6\n")
+    assert [(s.power_w, s.rails_w) for s in log.samples] == [
+        (5.3, {"power": 0.7}),
+        (9.2, {"power": 4.1}),
+        (9.6, {"power": 4.4}),
+    ]
+    assert any("'pwr' (the largest) is the board's power" in n for n in log.notes)
+
+
+def test_power_header_with_only_a_unit_is_the_boards_power(tmp_path: Path) -> None:
+    """`Power (mW)` became a rail with an empty name (power_w then the 'sum' of that rail)."""
+    log = _log(tmp_path, "time,temp,Power (mW),Leistung CPU (W)\n0,45.0,5120,0.9\n1,46.0,9430,4.4\n")
+    assert [(s.power_w, s.rails_w) for s in log.samples] == [
+        (5.12, {"Leistung CPU": 0.9}),
+        (9.43, {"Leistung CPU": 4.4}),
+    ]

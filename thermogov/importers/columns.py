@@ -91,7 +91,19 @@ _LOAD_WORDS = {
     "carico",
     "belasting",
 }
-_POWER_WORDS = {"power", "pwr", "watts", "watt", "tot", "total"}
+_POWER_WORDS = {
+    "power",
+    "pwr",
+    "watts",
+    "watt",
+    "tot",
+    "total",
+    "leistung",  # de
+    "potencia",  # es, pt
+    "puissance",  # fr
+    "potenza",  # it
+    "vermogen",  # nl
+}
 _THROTTLE_WORDS = {"thr", "throttled", "throttle", "throttling", "get_throttled"}
 _IGNORE_WORDS = {
     "loadavg",
@@ -173,6 +185,28 @@ def _qualifier(words: list[str], used: set[str], default: str) -> str:
     return "_".join(rest) if rest else default
 
 
+# Words that make a power column the whole board's (`System_Power_Inst`, `total_power_mw`), and
+# words that say nothing about what is measured (`CPU_Power_Inst` is the CPU rail).
+_BOARD_POWER_WORDS = {"total", "tot", "system", "sys", "board", "input", "in", "all", "whole", "wall"}
+_POWER_FILLER = (
+    _FILLER | _POWER_WORDS | _UNIT_TOKENS | {"inst", "instant", "instantaneous", "average", "draw"}
+)
+
+
+def _power_column(name: str, words: list[str], unit: str | None) -> Column:
+    """The board's power, or a rail when the name says what part it measures.
+
+    A home-made tegrastats-to-CSV script logs ``vdd_in_mw,cpu_gpu_mw,soc_mw``: only the input
+    rail is the board's power; ``cpu_gpu_mw`` and ``soc_mw`` are rails (read as the board's
+    power before, the last of them won: 1.4 W of SoC rail for a 5 W board)."""
+    ws = set(words)
+    part = [w for w in words if w not in _POWER_FILLER]
+    if ws & _BOARD_POWER_WORDS or not part:
+        return Column("power", unit=unit)
+    rail = re.sub(r"\s*[\(\[].*$", "", name).strip()
+    return Column("rail", rail, unit=unit)
+
+
 def from_header(name: str) -> Column:
     """The column a header name denotes; role "" when it names nothing we import."""
     stated = unit_in_name(name)
@@ -183,7 +217,7 @@ def from_header(name: str) -> Column:
         rail = re.sub(r"\s*[\(\[].*$", "", rail).strip()
         if m := re.fullmatch(r"(.+?)[_ ](mw|w|uw)", rail, re.I):
             rail, unit = m.group(1), unit or {"mw": "mW", "w": "W", "uw": "µW"}[m.group(2).lower()]
-        if rail.lower() in {"tot", "total", "cur"}:
+        if rail.lower() in {"tot", "total", "cur", ""}:  # "Power (mW)": the unit alone, no rail
             return Column("power", unit=unit or "mW")
         if rail.lower() in BOARD_INPUT:
             return Column("power", rail, unit=unit)
@@ -207,7 +241,7 @@ def from_header(name: str) -> Column:
     if (stated and stated[0] == "freq") or ws & _FREQ_WORDS:
         return Column("freq", _qualifier(words, _FREQ_WORDS, "cpu"), unit)
     if ws & _POWER_WORDS or (stated and stated[0] == "power"):
-        return Column("power", unit=unit)
+        return _power_column(name, words, unit)
     if ws & _LOAD_WORDS or (stated and stated[0] == "load"):
         return Column("load", _qualifier(words, _LOAD_WORDS, "cpu"), unit)
     if len(ws) == 1 and ws <= _DATE_WORDS:

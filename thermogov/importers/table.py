@@ -350,6 +350,34 @@ def _columns_found(t: Table) -> str:
     return ", ".join(f"{i + 1}={c!r}" for i, c in enumerate(first))
 
 
+def _one_board_power(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
+    """Of several columns that each look like the board's power, the largest is the board's and
+    the others are rails (the board's input feeds every rail, so it reads highest); before, the
+    last column won whatever it measured."""
+    powers = [c for c in cols if c.col.role == "power"]
+    if len(powers) < 2:
+        return
+
+    def unit(c: _Col) -> Unit | None:
+        vals = finite(_values(rows, c.index, dc))
+        return unit_named("power", c.col.unit) if c.col.unit else detect_unit("power", vals)
+
+    def watts(c: _Col) -> float:
+        vals, u = finite(_values(rows, c.index, dc)), unit(c)
+        return u.to_stored(statistics.median(vals)) if u is not None and vals else -math.inf
+
+    board = max(powers, key=watts)
+    for c in powers:
+        if c is not board:
+            u = unit(c)  # a rail's unit defaults to mW: keep the one its values gave as power
+            c.col = Column("rail", c.label, c.col.unit or (u.name if u else None), c.col.how)
+    notes.append(
+        f"several power columns: {board.label!r} (the largest) is the board's power; "
+        + ", ".join(repr(c.label) for c in powers if c is not board)
+        + " kept as rail(s)"
+    )
+
+
 def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[_Col]:
     """Every column's role; LogFormatError (columns found + --columns) when nothing is usable."""
     width = len(t.rows[0])
@@ -404,6 +432,7 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         # a temperature is named already: the rule for a lone column does not apply
         _resolve_temp_or_load(undecided, t.rows, t.decimal_comma, said, lone_is_temp=not has_temp)
         notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
+    _one_board_power(cols, t.rows, t.decimal_comma, notes)
     used = {c.col.role for c in cols}
     if not used & {"temp", "freq", "load", "power", "rail"}:
         raise LogFormatError(
