@@ -131,3 +131,75 @@ def test_power_header_with_only_a_unit_is_the_boards_power(tmp_path: Path) -> No
         (5.12, {"Leistung CPU": 0.9}),
         (9.43, {"Leistung CPU": 4.4}),
     ]
+
+
+def test_comma_and_space_separated_headerless_log(tmp_path: Path) -> None:
+    """`echo "$(date -u +%FT%TZ), $(temp), $(scaling_cur_freq)"`: the whitespace split won
+    with "," cells and every row was refused."""
+    log = _log(
+        tmp_path,
+        "".join(f"2021-07-01T08:00:0{i}Z, {41.0 + i}, {1800000 if i < 3 else 1500000}\n" for i in range(5)),
+    )
+    assert [(s.t_s, s.temps_c["cpu"], s.freqs_hz["cpu"]) for s in log.samples] == [
+        (0.0, 41.0, 1_800_000_000),
+        (1.0, 42.0, 1_800_000_000),
+        (2.0, 43.0, 1_800_000_000),
+        (3.0, 44.0, 1_500_000_000),
+        (4.0, 45.0, 1_500_000_000),
+    ]
+
+
+def test_raspberry_pi_blog_logger_with_a_true_false_throttle_flag(tmp_path: Path) -> None:
+    """`Elapsed Time (s),Temperature (°C),Clock Speed (MHz),Throttled` with True/False: every
+    row was refused, and the clock would have gone to a domain named 'speed'."""
+    log = _log(
+        tmp_path,
+        "Elapsed Time (s),Temperature (°C),Clock Speed (MHz),Throttled\n"
+        "0,51,2400,False\n1,63,2400,False\n2,85,1500,True\n",
+    )
+    assert [(s.t_s, s.temps_c, s.freqs_hz) for s in log.samples] == [
+        (0.0, {"cpu": 51.0}, {"cpu": 2_400_000_000}),
+        (1.0, {"cpu": 63.0}, {"cpu": 2_400_000_000}),
+        (2.0, {"cpu": 85.0}, {"cpu": 1_500_000_000}),
+    ]
+    assert any("1 of 3 row(s) capped/throttled now" in n for n in log.notes)
+
+
+def test_headerless_cells_that_carry_their_unit(tmp_path: Path) -> None:
+    """`32'C @ 750MHz - 31'C @ 250MHz - <ISO stamp>`: two °C columns could not be told from a
+    load and were dropped; the second clock (the GPU's) was max()ed into the CPU's."""
+    rows = [("47", "1500", "46", "500"), ("55", "1500", "54", "500"), ("58", "600", "57", "800")]
+    text = "Sat Aug  1 20:20:28 UTC 2020 @ host\n-----\n    CPU    -    GPU    -   TIME\n" + "".join(
+        f"{a}'C @ {b}MHz   -   {c}'C @ {d}MHz   -   2020-08-01T20:20:{10 * i:02d}+0000\n"
+        for i, (a, b, c, d) in enumerate(rows)
+    )
+    log = _log(tmp_path, text)
+    assert [s.t_s for s in log.samples] == [0.0, 10.0, 20.0]
+    assert [s.temps_c["cpu"] for s in log.samples] == [47.0, 55.0, 58.0]
+    assert [s.freqs_hz["cpu"] for s in log.samples] == [1_500_000_000, 1_500_000_000, 600_000_000]
+    assert all(len(s.freqs_hz) == 2 and len(s.temps_c) == 2 for s in log.samples)
+
+
+def test_wall_clock_rows_of_another_width_are_a_table(tmp_path: Path) -> None:
+    """`date,temp,volts,clock x4,°F,...`: taken for the psutil 2/7-field layout and refused."""
+    log = _log(
+        tmp_path,
+        "".join(
+            f"2022-02-02 10:00:{5 * i:02d},{t},1.2000V,{f},{f},{f},{f},{t * 1.8 + 32:.2f},ondemand\n"
+            for i, (t, f) in enumerate([(44.0, 1500000), (49.5, 1500000), (53.0, 1200000)])
+        ),
+    )
+    assert [(s.t_s, s.temps_c["cpu"], s.freqs_hz["cpu"]) for s in log.samples] == [
+        (0.0, 44.0, 1_500_000_000),
+        (5.0, 49.5, 1_500_000_000),
+        (10.0, 53.0, 1_200_000_000),
+    ]
+    assert all(set(s.temps_c) == {"cpu"} for s in log.samples)  # the °F column is no temperature here
+
+
+def test_indonesian_header_and_misspelt_celsius(tmp_path: Path) -> None:
+    log = _log(
+        tmp_path,
+        "Tanggal,Waktu,Suhu_CPU_Celcius\n2024-05-01,12:00:00,45.5\n2024-05-01,12:00:10,47.0\n2024-05-01,12:00:20,49.5\n",
+    )
+    assert [(s.t_s, s.temps_c["cpu"]) for s in log.samples] == [(0.0, 45.5), (10.0, 47.0), (20.0, 49.5)]

@@ -42,8 +42,9 @@ _TIME_WORDS = {
     "horodatage",
     "tempo",
     "orario",
+    "waktu",  # id
 }
-_DATE_WORDS = {"date", "datum", "fecha"}
+_DATE_WORDS = {"date", "datum", "fecha", "tanggal"}
 _TEMP_WORDS = {
     "temp",
     "tmp",
@@ -51,11 +52,13 @@ _TEMP_WORDS = {
     "temperatures",
     "thermal",
     "celsius",
+    "celcius",  # a common misspelling (`Suhu_CPU_Celcius`)
     "degc",
     "therm",
     "temperatur",  # de, and with accents folded: fr température
     "temperatura",  # es, it, pt, pl
     "temperatuur",  # nl
+    "suhu",  # id
 }
 _FREQ_WORDS = {
     "freq",
@@ -135,7 +138,22 @@ _DOMAINS = {
     "emc": "emc",
     "core": "cpu",
 }
-_FILLER = {"cur", "current", "measured", "now", "value", "avg", "c", "deg", "in", "of", "the", "cpu0"}
+_FILLER = {
+    "cur",
+    "current",
+    "measured",
+    "now",
+    "value",
+    "avg",
+    "c",
+    "deg",
+    "in",
+    "of",
+    "the",
+    "cpu0",
+    "speed",
+    "rate",
+}
 _UNIT_TOKENS = {"c", "mc", "k", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms", "us", "ns"}
 _RAIL_RE = re.compile(r"^(vdd|pom|vin|vddq|vdd2)_", re.I)
 BOARD_INPUT = {"vdd_in", "pom_5v_in", "vin"}

@@ -57,6 +57,9 @@ _LEAD_STAMP_RE = re.compile(
     r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?)"
 )
 _DELIMS = (",", ";", "\t", "|", " ")
+# A throttle column written as a yes/no flag: the Raspberry Pi blog's logger for the Pi 5 writes
+# `vcgencmd.get_throttled()['breakdown']['2']` ("currently throttled") as True/False.
+_FLAG_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 _COMMENT = ("#", "//", "%")
 # Raspberry Pi `vcgencmd get_throttled` bits now active: 0x2 arm frequency capped,
 # 0x4 currently throttled, 0x8 soft temperature limit (Raspberry Pi documentation, vcgencmd).
@@ -81,7 +84,9 @@ def _split(line: str, delim: str) -> list[str]:
         m = _LEAD_STAMP_RE.match(line.strip())
         stamp = [m.group(1)] if m else []
         rest = line.strip()[m.end() :] if m else line.strip()
-        return stamp + rest.split()
+        # "stamp, 45.2, 1500000" (a comma and a space): the commas are no part of the cells, so
+        # the whitespace split never beats the comma split with extra "," cells
+        return stamp + [tok for tok in (w.strip(",;") for w in rest.split()) if tok]
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
 
 
@@ -272,6 +277,21 @@ def _freq_like(vals: Sequence[float | None]) -> bool:
     return statistics.median(finite(vals)) * u.factor >= 100e6  # no board here clocks below 100 MHz
 
 
+_TEMP_CELL_RE = re.compile(r"^[-+]?\d+(?:[.,]\d+)?\s*(?:'|°|º)?C$")
+_PCT_CELL_RE = re.compile(r"^\d+(?:[.,]\d+)?\s*%$")
+
+
+def _marked_as(cells: list[str]) -> str | None:
+    """``temp`` when nearly every cell carries a °C mark (``32'C``, ``45.5°C``), ``load`` when a %
+    sign: a headerless column whose cells say their unit needs no guess between the two."""
+    if not cells:
+        return None
+    for kind, pattern in (("temp", _TEMP_CELL_RE), ("load", _PCT_CELL_RE)):
+        if sum(1 for x in cells if pattern.match(x.strip())) * 10 >= len(cells) * 9:
+            return kind
+    return None
+
+
 def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
     """Identify headerless columns from their values; the note lists every decision."""
     said: list[str] = []
@@ -294,8 +314,19 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         vals = _values(rows, c.index, dc)
         temp, freq = _temp_like(vals), _freq_like(vals)
         load = detect_unit("load", vals) is not None
-        if freq and not temp:
-            c.col = Column("freq", "cpu", how="values")
+        marked = _marked_as(cells)
+        if marked == "temp" and temp:  # "32'C": the cell says what it is
+            name = "cpu" if not any(x.col.role == "temp" for x in cols) else f"temp{c.index + 1}"
+            c.col = Column("temp", name, how="values")
+            said.append(f"{c.label}=temp ({name}: cells in °C)")
+            continue
+        if marked == "load" and load:
+            c.col = Column("load", "cpu", how="values")
+            said.append(f"{c.label}=load (cells in %)")
+            continue
+        if freq and not temp:  # a second clock column is some other domain: never max()ed into cpu's
+            name = "cpu" if not any(x.col.role == "freq" for x in cols) else f"freq{c.index + 1}"
+            c.col = Column("freq", name, how="values")
             said.append(f"{c.label}=freq (values {min(finite(vals)):g}..{max(finite(vals)):g})")
         elif temp or load:
             ambiguous.append(c)
@@ -716,6 +747,9 @@ def _row(
             empty[key] = empty.get(key, 0) + 1
             continue
         if role == "throttled":
+            if cell.lower() in _FLAG_WORDS:  # a yes/no "throttled now" flag, not the bit mask
+                thr = PI_THROTTLE_NOW if _FLAG_WORDS[cell.lower()] else 0
+                continue
             try:
                 thr = int(cell, 0)
             except ValueError:
