@@ -101,3 +101,47 @@ def test_two_monitors_in_one_section_never_share_an_instant(tmp_path) -> None:
     assert times == [0.0, 0.5, 40.0, 40.5, 80.0]  # within the stamp's second, not 20 s later
     assert [s.temps_c["cpu"] for s in log.samples] == [50.1, 49.6, 50.6, 51.1, 51.6]
     assert any("shared their second" in n for n in log.notes)
+
+
+def test_bare_sbc_bench_monitor_capture_is_not_a_generic_table(tmp_path) -> None:
+    """`sbc-bench -m > log` has no report around it: read as a generic table, its load was the
+    mean of %cpu %sys %usr %nice %io %irq and its 5 s rows were placed 1 s apart."""
+    path = tmp_path / "m.log"
+    path.write_text(
+        "root@pi:~# sbc-bench -m\n"
+        "Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp    VCore\n"
+        "09:00:00: 1800/1800MHz  0.20   3%   1%   2%   0%   0%   0%  50.1°C  0.9200V\n"
+        "09:00:05: 1800/1800MHz  0.90  96%   2%  94%   0%   0%   0%  55.3°C  0.9200V\n"
+        "09:00:10: 1800/1500MHz  1.60  97%   1%  96%   0%   0%   0%  80.4°C  0.9200V\n",
+        encoding="utf-8",
+    )
+    log = parse_log(path)
+    assert log.fmt == "sbc-bench"
+    assert [(s.t_s, s.temps_c["cpu"], s.freqs_hz["cpu"]) for s in log.samples] == [
+        (0.0, 50.1, 1_800_000_000),
+        (5.0, 55.3, 1_800_000_000),
+        (10.0, 80.4, 1_500_000_000),
+    ]
+    assert [s.loads for s in log.samples] == [{}, {"cpu": 0.96}, {"cpu": 0.97}]
+
+
+def test_armbianmonitor_capture_with_repeated_headers(tmp_path) -> None:
+    """`armbianmonitor -m`: temperature under a second "CPU" label, a C.St. column, the header
+    repeated after a blank line; refused before."""
+    header = "Time        CPU    load %cpu %sys %usr %nice %io %irq   CPU  C.St."
+    path = tmp_path / "armbian.log"
+    path.write_text(
+        "Stop monitoring using [ctrl]-[c]\n"
+        f"{header}\n\n"
+        "11:59:50: 1008MHz  0.30   4%   1%   2%   0%   0%   0%  41.2°C  0/3\n"
+        "11:59:55: 1512MHz  0.80  99%   0%  98%   0%   0%   0%  46.9°C  0/3\n"
+        f"\n{header}\n\n"
+        "12:00:00: 1512MHz  1.20 100%   0%  99%   0%   0%   0%  51.0°C  1/3\n",
+        encoding="utf-8",
+    )
+    log = parse_log(path)
+    assert [(s.t_s, s.temps_c, s.freqs_hz, s.loads) for s in log.samples] == [
+        (0.0, {"cpu": 41.2}, {"cpu": 1_008_000_000}, {}),
+        (5.0, {"cpu": 46.9}, {"cpu": 1_512_000_000}, {"cpu": 0.99}),
+        (10.0, {"cpu": 51.0}, {"cpu": 1_512_000_000}, {"cpu": 1.0}),  # the monitor went on
+    ]

@@ -98,10 +98,20 @@ _DT_BOARDS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The monitor's own header, as `sbc-bench -m` and `armbianmonitor -m` print it on their own
+# (no report around it): "Time        CPU    load %cpu %sys %usr %nice %io %irq   CPU  C.St."
+_MONITOR_HEADER_RE = re.compile(r"^Time\s+\S.*\bload\s+%cpu\s+%sys\b")
+
+
 def looks_like(text: str) -> bool:
-    """The report title line, or at least one monitor section."""
+    """The report title line, a monitor section, or a bare monitor capture (header and rows)."""
     head = text.lstrip()[:200]
-    return head.startswith("sbc-bench v") or bool(re.search(r"^System health while running ", text, re.M))
+    if head.startswith("sbc-bench v") or re.search(r"^System health while running ", text, re.M):
+        return True
+    lines = text.splitlines()[:60]
+    return (
+        any(_MONITOR_HEADER_RE.match(ln) for ln in lines) and sum(1 for ln in lines if _MON_RE.match(ln)) >= 2
+    )
 
 
 def board_from_report(title_model: str, dt_compat: str | None) -> str | None:
@@ -292,7 +302,17 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     seen_rows = False
     now_lines = 0
     extra_cols: set[str] = set()
+    # `sbc-bench -m` / `armbianmonitor -m` captured alone: no report sections, one monitor whose
+    # header may repeat (every 15 lines with SPACING); only its first line is since boot
+    bare = not any(_SECTION_RE.match(ln) for ln in lines)
     for line in lines:
+        if bare and _MONITOR_HEADER_RE.match(line):
+            if not sections:
+                sections.append("monitor (no report around it)")
+            in_section = True
+            seen_rows = seen_rows or bool(rows)
+            columns = _header_columns(line)
+            continue
         if m := _SECTION_RE.match(line):
             in_section, seen_rows, columns = True, False, _DEFAULT_COLUMNS
             sections.append(m.group(1))
@@ -309,7 +329,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
                 extra_cols.update(columns[columns.index("Temp") + 1 :])
             continue
         if not line.strip():
-            if seen_rows:
+            if seen_rows and not bare:
                 in_section = False
             continue
         mm = _MON_RE.match(line)
