@@ -203,3 +203,21 @@ def test_indonesian_header_and_misspelt_celsius(tmp_path: Path) -> None:
         "Tanggal,Waktu,Suhu_CPU_Celcius\n2024-05-01,12:00:00,45.5\n2024-05-01,12:00:10,47.0\n2024-05-01,12:00:20,49.5\n",
     )
     assert [(s.t_s, s.temps_c["cpu"]) for s in log.samples] == [(0.0, 45.5), (10.0, 47.0), (20.0, 49.5)]
+
+
+def test_percent_cells_are_never_a_temperature(tmp_path: Path) -> None:
+    """Headerless `time 45% 3% 48.2'C`: the first % column 'never reached 0 or 100' and was
+    taken as a temperature beside the marked one; one % column is the load, several are not
+    told apart."""
+    one = _log(tmp_path, "10:00:00 45% 48.5'C\n10:00:05 97% 52.0'C\n10:00:10 99% 55.5'C\n")
+    assert [(s.temps_c, s.loads) for s in one.samples] == [
+        ({"cpu": 48.5}, {"cpu": 0.45}),
+        ({"cpu": 52.0}, {"cpu": 0.97}),
+        ({"cpu": 55.5}, {"cpu": 0.99}),
+    ]
+    two = _log(tmp_path, "10:00:00 45% 3% 48.5'C\n10:00:05 97% 2% 52.0'C\n10:00:10 99% 1% 55.5'C\n")
+    assert [(s.temps_c, s.loads) for s in two.samples] == [
+        ({"cpu": 48.5}, {}),
+        ({"cpu": 52.0}, {}),
+        ({"cpu": 55.5}, {}),
+    ]

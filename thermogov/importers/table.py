@@ -303,6 +303,11 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         time_col.col = Column("t", how="values")
         said.append(f"{time_col.label}=t")
     ambiguous: list[_Col] = []
+    pct_columns = sum(
+        1
+        for c in pending
+        if c is not time_col and _marked_as([r[c.index] for r in rows if r[c.index]]) == "load"
+    )
     for c in pending:
         if c is time_col:
             continue
@@ -320,9 +325,13 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
             c.col = Column("temp", name, how="values")
             said.append(f"{c.label}=temp ({name}: cells in °C)")
             continue
-        if marked == "load" and load:
-            c.col = Column("load", "cpu", how="values")
-            said.append(f"{c.label}=load (cells in %)")
+        if marked == "load":  # a % cell is never a temperature
+            if load and pct_columns == 1:
+                c.col = Column("load", "cpu", how="values")
+                said.append(f"{c.label}=load (cells in %)")
+            else:  # several: %cpu %sys %usr ... are no one load
+                c.col = Column("")
+                said.append(f"{c.label}=? (one of {pct_columns} % columns: which is the CPU load?)")
             continue
         if freq and not temp:  # a second clock column is some other domain: never max()ed into cpu's
             name = "cpu" if not any(x.col.role == "freq" for x in cols) else f"freq{c.index + 1}"
@@ -332,7 +341,17 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
             ambiguous.append(c)
         else:
             c.col = Column("")
-    _resolve_temp_or_load(ambiguous, rows, dc, said)
+    if any(c.col.role == "temp" for c in cols):  # a °C-marked column is the temperature
+        for c in ambiguous:
+            vals = _values(rows, c.index, dc)
+            if detect_unit("load", vals) is not None and _touches_bounds(vals):
+                c.col = Column("load", "cpu", how="values")
+                said.append(f"{c.label}=load (reaches 0 or 100 %; the temperature is marked °C)")
+            else:
+                c.col = Column("")
+                said.append(f"{c.label}=? (not marked °C like the temperature column)")
+    else:
+        _resolve_temp_or_load(ambiguous, rows, dc, said)
     if said:
         notes.append(
             "no header: columns identified by their values: " + ", ".join(said) + "; --columns overrides"
