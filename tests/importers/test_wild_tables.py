@@ -221,3 +221,19 @@ def test_percent_cells_are_never_a_temperature(tmp_path: Path) -> None:
         ({"cpu": 52.0}, {}),
         ({"cpu": 55.5}, {}),
     ]
+
+
+def test_s_tui_csv_with_an_underscore_between_date_and_time(tmp_path: Path) -> None:
+    """s-tui's `--csv` log (`Time` = `%Y-%m-%d_%H:%M:%S`, `Source:Sensor` columns): refused."""
+    log = _log(
+        tmp_path,
+        'Time,Frequency:Avg,Frequency:Core 0,Frequency:Core 1,Util:Avg,Util:Core 0,Util:Core 1,"Temp:Cpu_Thermal,0"\n'
+        "2024-05-01_12:00:00,1000.0,1000.0,1000.0,4.0,5.0,3.0,44.3\n"
+        "2024-05-01_12:00:02,1800.0,1800.0,1800.0,100.0,100.0,100.0,51.9\n"
+        "2024-05-01_12:00:04,1800.0,1800.0,1800.0,100.0,100.0,100.0,57.4\n",
+    )
+    assert [(s.t_s, s.temps_c, s.freqs_hz, s.loads) for s in log.samples] == [
+        (0.0, {"cpu": 44.3}, {"cpu": 1_000_000_000}, {"cpu": 0.04}),
+        (2.0, {"cpu": 51.9}, {"cpu": 1_800_000_000}, {"cpu": 1.0}),
+        (4.0, {"cpu": 57.4}, {"cpu": 1_800_000_000}, {"cpu": 1.0}),
+    ]

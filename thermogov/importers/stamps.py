@@ -56,8 +56,9 @@ _MONTHS: tuple[tuple[str, ...], ...] = (
     ("december", "dezember", "decembre", "diciembre", "dicembre", "dezembro", "dec", "dez", "dic", "gru"),
 )
 
+# ISO dates; s-tui's CSV joins date and time with "_" ("2024-05-01_12:00:00").
 _ISO_RE = re.compile(
-    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T ](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
+    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T _](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
 )
 _DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}),?\s+(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
 _MDY_RE = re.compile(r"^(\d\d)-(\d\d)-(\d{4})\s+(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)$")  # tegrastats

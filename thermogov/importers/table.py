@@ -53,7 +53,7 @@ _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
 _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
-    r"^(\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?)"
 )
 _DELIMS = (",", ";", "\t", "|", " ")
