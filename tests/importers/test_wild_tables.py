@@ -237,3 +237,28 @@ def test_s_tui_csv_with_an_underscore_between_date_and_time(tmp_path: Path) -> N
         (2.0, {"cpu": 51.9}, {"cpu": 1_800_000_000}, {"cpu": 1.0}),
         (4.0, {"cpu": 57.4}, {"cpu": 1_800_000_000}, {"cpu": 1.0}),
     ]
+
+
+def test_date_then_sysfs_zone_values_loop(tmp_path: Path) -> None:
+    """`while :; do date; cat /sys/class/thermal/thermal_zone*/temp; sleep 5; done`: refused."""
+    one = _log(
+        tmp_path,
+        "".join(f"Mon Jan  8 10:00:{5 * i:02d} UTC 2024\n{v}\n" for i, v in enumerate([47250, 50875, 53500])),
+    )
+    assert [(s.t_s, s.temps_c) for s in one.samples] == [
+        (0.0, {"cpu": 47.25}),
+        (5.0, {"cpu": 50.875}),
+        (10.0, {"cpu": 53.5}),
+    ]
+    two = _log(
+        tmp_path,
+        "".join(
+            f"Mon Jan  8 10:00:{5 * i:02d} UTC 2024\n{a}\n{b}\n"
+            for i, (a, b) in enumerate([(47250, 45100), (50875, 47000), (53500, 48900)])
+        ),
+    )
+    assert [s.temps_c for s in two.samples] == [
+        {"cpu": 47.25, "temp3": 45.1},  # the first column is taken as cpu, and the note says so
+        {"cpu": 50.875, "temp3": 47.0},
+        {"cpu": 53.5, "temp3": 48.9},
+    ]

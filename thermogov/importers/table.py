@@ -48,6 +48,7 @@ _NUM_RE = re.compile(
 )
 # A vcgencmd reading pasted whole into a cell: "temp=48.3'C", "frequency(48)=1500345728".
 _KEYVAL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\(\d+\))?=(.+)$")
+_NUM_ONLY_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 _AT_RE = re.compile(r"^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)$")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
 _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
@@ -155,6 +156,8 @@ def sniff(text: str) -> Table | None:
     lines = _candidate_lines(text)
     if not lines:
         return None
+    if (series := _stamped_series(lines)) is not None:
+        return series
     probe = lines[:400]
     best: tuple[int, int, int] | None = None
     choice = ""
@@ -195,6 +198,38 @@ def sniff(text: str) -> Table | None:
         rows.append(cells + [""] * (width - len(cells)))
     if not rows:
         return None
+    return table
+
+
+def _stamped_series(lines: list[str]) -> Table | None:
+    """``while :; do date; cat /sys/class/thermal/thermal_zone*/temp; sleep 5; done``: a date
+    line, then one bare number per zone (m°C). Each date and its numbers become one row
+    (``stamp, zone0, zone1, ...``); the columns are then identified by their values like any
+    header-less table.  Only a text made of nothing but such lines qualifies (at most one line
+    in ten of anything else), so no other table is taken for one."""
+    groups: list[tuple[str, list[str]]] = []
+    other = 0
+    for ln in lines:
+        cell = ln.strip()
+        if _NUM_ONLY_RE.match(cell):
+            if groups:
+                groups[-1][1].append(cell)
+            else:
+                other += 1
+        elif (st := parse_stamp(cell)) is not None and (st[1] or ":" in cell):
+            groups.append((cell, []))
+        else:
+            other += 1
+    filled = [g for g in groups if g[1]]
+    if len(filled) < 3 or other * 10 > len(lines):
+        return None
+    width = statistics.mode(len(vals) for _, vals in filled)
+    rows = [[stamp, *vals] for stamp, vals in filled if len(vals) == width]
+    if len(rows) * 10 < len(groups) * 9:
+        return None
+    table = Table(None, rows, "", False)
+    table.malformed = other + len(groups) - len(rows)
+    table.notes.append(f"date lines, each followed by {width} bare value(s): one row per date")
     return table
 
 
@@ -332,6 +367,11 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
             else:  # several: %cpu %sys %usr ... are no one load
                 c.col = Column("")
                 said.append(f"{c.label}=? (one of {pct_columns} % columns: which is the CPU load?)")
+            continue
+        if temp and not load and not freq:  # m°C (48312): beyond any load, so a temperature
+            name = "cpu" if not any(x.col.role == "temp" for x in cols) else f"temp{c.index + 1}"
+            c.col = Column("temp", name, how="values")
+            said.append(f"{c.label}=temp ({name}: values beyond a load)")
             continue
         if freq and not temp:  # a second clock column is some other domain: never max()ed into cpu's
             name = "cpu" if not any(x.col.role == "freq" for x in cols) else f"freq{c.index + 1}"
@@ -664,6 +704,8 @@ def parse_text(
     )
     if delim_name:
         notes.append(f"{delim_name}-separated table" + (", decimal commas" if t.decimal_comma else ""))
+    elif t.notes:
+        notes.extend(t.notes)
     else:
         notes.append("one value per line")
     if t.preamble:
