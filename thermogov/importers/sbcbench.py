@@ -42,6 +42,7 @@ from thermogov.importers.common import (
     sensor_name,
 )
 from thermogov.importers.models import board_from_model
+from thermogov.importers.table import spread_ties
 
 FMT = "sbc-bench"
 
@@ -200,28 +201,6 @@ def _monitor_row(
     return temps, freqs, {"cpu": fraction(cpu_pct)}, power
 
 
-def _split_tied_seconds(times: list[float]) -> tuple[list[float], int]:
-    """Lines stamped with the same second placed evenly inside it; (times, lines moved).
-
-    Old sbc-bench versions (0.7.x) sometimes start two monitors for one section: the header
-    appears twice and the lines come in pairs with one stamp.  The stamps have a resolution of
-    one second, so the later line of a pair is placed within that second, not at the next
-    stamp tens of seconds later, and never at the same instant (a zero time step)."""
-    out = list(times)
-    moved = 0
-    i = 0
-    while i < len(times):
-        j = i
-        while j + 1 < len(times) and times[j + 1] == times[i]:
-            j += 1
-        k = j - i + 1
-        for m in range(1, k):
-            out[i + m] = times[i] + m / k
-        moved += k - 1
-        i = j + 1
-    return out, moved
-
-
 def _header_columns(line: str) -> tuple[str, ...]:
     """Column labels of a monitor header; "CPU n/a" (no cpufreq) is one label, not two."""
     words = line.split()[1:]
@@ -354,7 +333,10 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         rows.append(row)
     if not rows:
         raise no_samples_error(source, "sbc-bench 'System health while running' lines")
-    times, tied = _split_tied_seconds(times)
+    # Old sbc-bench versions (0.7.x) sometimes start two monitors for one section: the header
+    # appears twice and the lines come in pairs with one stamp; the later line of a pair is
+    # placed within that second (the stamps' resolution), not tens of seconds later at the next
+    times, tied = spread_ties(times, within_s=1.0)
     if tied:
         notes.append(
             f"{tied} monitor line(s) shared their second with the line before (two monitors wrote into one "

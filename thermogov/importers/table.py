@@ -656,11 +656,13 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     return out
 
 
-def spread_ties(times: list[float]) -> tuple[list[float], int]:
+def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
     """Rows sharing one stamp spread evenly towards the next stamp; (times, rows moved).
 
     A 1 s-resolution logger writing faster than once a second, or a script stamping a batch of
     readings at once, repeats the stamp; keeping them stacked would give zero time steps.
+    ``within_s`` spreads them over that span instead (the stamp's resolution), for logs whose
+    ties are two writers at one moment rather than a fast logger (sbc-bench's paired monitors).
     """
     out = list(times)
     moved = 0
@@ -673,7 +675,13 @@ def spread_ties(times: list[float]) -> tuple[list[float], int]:
             j += 1
         k = j - i + 1
         if k > 1:
-            span = (times[j + 1] - times[i]) if j + 1 < len(times) else typical * k
+            span = (
+                within_s
+                if within_s is not None
+                else (times[j + 1] - times[i])
+                if j + 1 < len(times)
+                else typical * k
+            )
             if span > 0:
                 for m in range(1, k):
                     out[i + m] = round(times[i] + span * m / k, 6)
