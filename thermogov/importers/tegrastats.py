@@ -41,7 +41,9 @@ _EMC_RE = re.compile(r"(?<!\S)EMC(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\d+))?")
 # GR3D_FREQ, and on DriveOS / IGX with a discrete or second GPU also GR3D2_FREQ (one per GPU)
 _GR3D_RE = re.compile(r"(?<!\S)GR3D\d*(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\[[\d,\s]*\]|\d+))?")
 _NUM = r"-?\d+(?:\.\d+)?"
-_TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
+# Zone names may carry a hyphen: DriveOS names its tmp451 sensors EXT0-local / EXT0-remote
+# (DRIVE OS 6.0 Linux SDK, "Reported Statistics" of tegrastats); they were dropped before.
+_TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_-]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
 _RAIL_RE = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?(?=\s|$)")
 
 # PMIC-Die is a MAX77620-style alarm level, not a thermometer: it reads a constant 50 or 100.
