@@ -75,3 +75,21 @@ def test_each_generation_reads_the_values_on_its_line(
     assert (s.temps_c, s.freqs_hz, s.power_w) == (temps, freqs, power)
     assert s.loads == pytest.approx(loads)
     assert [x.t_s for x in log.samples] == [0.0, 1.0]  # the stamps, or the 1 s default
+
+
+def test_jtop_drops_the_fixed_pmic_level_like_tegrastats() -> None:
+    """jtop 3 copies tegrastats' `PMIC@100C` alarm level into `Temp PMIC`: it was kept as a
+    100 °C sensor reading."""
+    from thermogov.importers import jtop
+
+    header = (
+        "time,uptime,jetson_clocks,nvp model,CPU1,CPU2,GPU,Temp AO,Temp CPU,Temp PMIC,power cur,power avg"
+    )
+    rows = [
+        "2021-03-04 10:00:01.000000,0:55:12,inactive,MAXN,20,30,0,40.5,37.5,100.0,2400,2300",
+        "2021-03-04 10:00:02.000000,0:55:13,inactive,MAXN,90,100,50,40.5,38.0,100.0,5100,2500",
+    ]
+    log = jtop.parse_text("\n".join([header, *rows]) + "\n", "j.csv")
+    assert [s.temps_c for s in log.samples] == [{"ao": 40.5, "cpu": 37.5}, {"ao": 40.5, "cpu": 38.0}]
+    assert [s.power_w for s in log.samples] == [2.4, 5.1]
+    assert any("PMIC@100C" in n for n in log.notes)
