@@ -262,3 +262,10 @@ def test_date_then_sysfs_zone_values_loop(tmp_path: Path) -> None:
         {"cpu": 50.875, "temp3": 47.0},
         {"cpu": 53.5, "temp3": 48.9},
     ]
+
+
+@pytest.mark.parametrize("header", ["USB Power (W)", "meter_w", "Pi power (W)", "Input Power (W)"])
+def test_a_supply_side_meter_column_is_the_boards_power(tmp_path: Path, header: str) -> None:
+    """A column named for the supply or the board is the board's power, not a rail."""
+    log = _log(tmp_path, f"time,temp,{header}\n0,45.0,3.1\n1,46.0,6.4\n2,47.0,6.6\n")
+    assert [(s.power_w, s.rails_w) for s in log.samples] == [(3.1, {}), (6.4, {}), (6.6, {})]

@@ -205,7 +205,29 @@ def _qualifier(words: list[str], used: set[str], default: str) -> str:
 
 # Words that make a power column the whole board's (`System_Power_Inst`, `total_power_mw`), and
 # words that say nothing about what is measured (`CPU_Power_Inst` is the CPU rail).
-_BOARD_POWER_WORDS = {"total", "tot", "system", "sys", "board", "input", "in", "all", "whole", "wall"}
+_BOARD_POWER_WORDS = {
+    "total",
+    "tot",
+    "system",
+    "sys",
+    "board",
+    "input",
+    "in",
+    "all",
+    "whole",
+    # an external meter in the supply measures the whole board: `usb_power`, `meter_w`, `Pi Power`
+    "wall",
+    "usb",
+    "meter",
+    "supply",
+    "psu",
+    "plug",
+    "socket",
+    "pi",
+    "rpi",
+    "jetson",
+    "device",
+}
 _POWER_FILLER = (
     _FILLER | _POWER_WORDS | _UNIT_TOKENS | {"inst", "instant", "instantaneous", "average", "draw"}
 )
