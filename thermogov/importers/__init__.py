@@ -21,6 +21,7 @@ from thermogov.importers import (
     labelled,
     rpi_csv,
     sbcbench,
+    sensorsjson,
     stressberry,
     table,
     tegrastats,
@@ -40,6 +41,7 @@ FORMATS: tuple[str, ...] = (
     "vcgencmd",
     "bcmstat",
     "labelled",
+    "sensors-json",
     "csv",
 )
 
@@ -49,6 +51,7 @@ _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("stressberry", stressberry.looks_like),
     ("tegrastats", tegrastats.looks_like),
     ("jtop", jtop.looks_like),
+    ("sensors-json", sensorsjson.looks_like),
     ("bcmstat", bcmstat.looks_like),
     ("vcgencmd", vcgencmd.looks_like),
     ("labelled", labelled.looks_like),
@@ -134,6 +137,8 @@ def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: 
         return bcmstat.parse_text(text, source)
     if fmt == "labelled":
         return labelled.parse_text(text, source, interval_s=interval_s)
+    if fmt == "sensors-json":
+        return sensorsjson.parse_text(text, source, interval_s=interval_s)
     if fmt == "csv":
         return table.parse_text(text, source, columns=columns, interval_s=interval_s)
     return sbcbench.parse_text(text, source)

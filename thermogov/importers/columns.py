@@ -11,6 +11,7 @@ cpu sensor.  Names that match nothing are reported, never used by position.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from thermogov.importers.quantities import unit_in_name, unit_named
@@ -30,11 +31,82 @@ _TIME_WORDS = {
     "datetime",
     "elapsed",
     "unix",
+    # de, nl, es, pt, fr, it: loggers name columns in the author's language
+    "zeit",
+    "uhrzeit",
+    "zeitstempel",
+    "tijd",
+    "tiempo",
+    "hora",
+    "heure",
+    "horodatage",
+    "tempo",
+    "orario",
+    "waktu",  # id
 }
-_TEMP_WORDS = {"temp", "tmp", "temperature", "temperatures", "thermal", "celsius", "degc", "therm"}
-_FREQ_WORDS = {"freq", "frequency", "clk", "clock", "mhz", "khz", "ghz", "hz"}
-_LOAD_WORDS = {"usage", "load", "util", "utilization", "utilisation", "busy", "percent", "pct", "use", "used"}
-_POWER_WORDS = {"power", "pwr", "watts", "watt", "tot", "total"}
+_DATE_WORDS = {"date", "datum", "fecha", "tanggal"}
+_TEMP_WORDS = {
+    "temp",
+    "tmp",
+    "temperature",
+    "temperatures",
+    "thermal",
+    "celsius",
+    "celcius",  # a common misspelling (`Suhu_CPU_Celcius`)
+    "degc",
+    "therm",
+    "temperatur",  # de, and with accents folded: fr température
+    "temperatura",  # es, it, pt, pl
+    "temperatuur",  # nl
+    "suhu",  # id
+}
+_FREQ_WORDS = {
+    "freq",
+    "frequency",
+    "clk",
+    "clock",
+    "mhz",
+    "khz",
+    "ghz",
+    "hz",
+    "frequenz",
+    "takt",
+    "taktfrequenz",
+    "frequence",
+    "frecuencia",
+    "frequenza",
+    "frequencia",
+    "frequentie",
+}
+_LOAD_WORDS = {
+    "usage",
+    "load",
+    "util",
+    "utilization",
+    "utilisation",
+    "busy",
+    "percent",
+    "pct",
+    "use",
+    "used",
+    "auslastung",
+    "carga",
+    "carico",
+    "belasting",
+}
+_POWER_WORDS = {
+    "power",
+    "pwr",
+    "watts",
+    "watt",
+    "tot",
+    "total",
+    "leistung",  # de
+    "potencia",  # es, pt
+    "puissance",  # fr
+    "potenza",  # it
+    "vermogen",  # nl
+}
 _THROTTLE_WORDS = {"thr", "throttled", "throttle", "throttling", "get_throttled"}
 _IGNORE_WORDS = {
     "loadavg",
@@ -66,7 +138,22 @@ _DOMAINS = {
     "emc": "emc",
     "core": "cpu",
 }
-_FILLER = {"cur", "current", "measured", "now", "value", "avg", "c", "deg", "in", "of", "the", "cpu0"}
+_FILLER = {
+    "cur",
+    "current",
+    "measured",
+    "now",
+    "value",
+    "avg",
+    "c",
+    "deg",
+    "in",
+    "of",
+    "the",
+    "cpu0",
+    "speed",
+    "rate",
+}
 _UNIT_TOKENS = {"c", "mc", "k", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms", "us", "ns"}
 _RAIL_RE = re.compile(r"^(vdd|pom|vin|vddq|vdd2)_", re.I)
 BOARD_INPUT = {"vdd_in", "pom_5v_in", "vin"}
@@ -82,8 +169,13 @@ class Column:
     how: str = "header"  # header | --columns | values
 
 
+def _fold_accents(text: str) -> str:
+    """``Température`` -> ``Temperature``: a header word is matched without its accents."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def _words(name: str) -> list[str]:
-    bare = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", name)
+    bare = re.sub(r"[\(\[][^\)\]]*[\)\]]", " ", _fold_accents(name))
     bare = bare.replace("°", " ").replace("%", " percent ")
     out: list[str] = []
     for tok in re.split(r"[^A-Za-z0-9]+", bare):
@@ -111,6 +203,50 @@ def _qualifier(words: list[str], used: set[str], default: str) -> str:
     return "_".join(rest) if rest else default
 
 
+# Words that make a power column the whole board's (`System_Power_Inst`, `total_power_mw`), and
+# words that say nothing about what is measured (`CPU_Power_Inst` is the CPU rail).
+_BOARD_POWER_WORDS = {
+    "total",
+    "tot",
+    "system",
+    "sys",
+    "board",
+    "input",
+    "in",
+    "all",
+    "whole",
+    # an external meter in the supply measures the whole board: `usb_power`, `meter_w`, `Pi Power`
+    "wall",
+    "usb",
+    "meter",
+    "supply",
+    "psu",
+    "plug",
+    "socket",
+    "pi",
+    "rpi",
+    "jetson",
+    "device",
+}
+_POWER_FILLER = (
+    _FILLER | _POWER_WORDS | _UNIT_TOKENS | {"inst", "instant", "instantaneous", "average", "draw"}
+)
+
+
+def _power_column(name: str, words: list[str], unit: str | None) -> Column:
+    """The board's power, or a rail when the name says what part it measures.
+
+    A home-made tegrastats-to-CSV script logs ``vdd_in_mw,cpu_gpu_mw,soc_mw``: only the input
+    rail is the board's power; ``cpu_gpu_mw`` and ``soc_mw`` are rails (read as the board's
+    power before, the last of them won: 1.4 W of SoC rail for a 5 W board)."""
+    ws = set(words)
+    part = [w for w in words if w not in _POWER_FILLER]
+    if ws & _BOARD_POWER_WORDS or not part:
+        return Column("power", unit=unit)
+    rail = re.sub(r"\s*[\(\[].*$", "", name).strip()
+    return Column("rail", rail, unit=unit)
+
+
 def from_header(name: str) -> Column:
     """The column a header name denotes; role "" when it names nothing we import."""
     stated = unit_in_name(name)
@@ -121,7 +257,7 @@ def from_header(name: str) -> Column:
         rail = re.sub(r"\s*[\(\[].*$", "", rail).strip()
         if m := re.fullmatch(r"(.+?)[_ ](mw|w|uw)", rail, re.I):
             rail, unit = m.group(1), unit or {"mw": "mW", "w": "W", "uw": "µW"}[m.group(2).lower()]
-        if rail.lower() in {"tot", "total", "cur"}:
+        if rail.lower() in {"tot", "total", "cur", ""}:  # "Power (mW)": the unit alone, no rail
             return Column("power", unit=unit or "mW")
         if rail.lower() in BOARD_INPUT:
             return Column("power", rail, unit=unit)
@@ -145,10 +281,10 @@ def from_header(name: str) -> Column:
     if (stated and stated[0] == "freq") or ws & _FREQ_WORDS:
         return Column("freq", _qualifier(words, _FREQ_WORDS, "cpu"), unit)
     if ws & _POWER_WORDS or (stated and stated[0] == "power"):
-        return Column("power", unit=unit)
+        return _power_column(name, words, unit)
     if ws & _LOAD_WORDS or (stated and stated[0] == "load"):
         return Column("load", _qualifier(words, _LOAD_WORDS, "cpu"), unit)
-    if ws == {"date"}:
+    if len(ws) == 1 and ws <= _DATE_WORDS:
         return Column("date")
     if ws & _TIME_WORDS:
         return Column("t", unit=unit)

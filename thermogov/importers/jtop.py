@@ -28,6 +28,7 @@ from thermogov.importers.common import (
     sensor_name,
 )
 from thermogov.importers.stamps import parse_stamp
+from thermogov.importers.tegrastats import keep_temp
 
 FMT = "jtop"
 DEFAULT_INTERVAL_S = 1.0  # jtop(interval=1.0), the jetson-stats default
@@ -112,7 +113,9 @@ def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dic
         if v is None:
             continue
         if key.startswith("Temp "):
-            temps[sensor_name(key[5:])] = v
+            name = sensor_name(key[5:])
+            if keep_temp(name, v, notes):  # jtop 3 prints tegrastats' fixed PMIC@100C level too
+                temps[name] = v
         elif _CPU_RE.match(key):
             cores.append(v)
         elif key == "GPU":

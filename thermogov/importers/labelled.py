@@ -62,6 +62,12 @@ DATE_LABEL = "(date line)"
 _GAP_FACTOR = 10.0  # a step this many median intervals long is a pause between runs
 
 
+def chip_name(raw: str) -> str:
+    """An lm-sensors chip name without its bus and address: ``cpu_thermal-virtual-0`` ->
+    ``cpu_thermal`` (the text and the ``-j`` JSON form name chips alike)."""
+    return _CHIP_BUS_RE.sub("", raw.strip())
+
+
 def _num(text: str) -> float:
     return float(text.replace(",", "."))
 
@@ -112,7 +118,7 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
             continue
         label = " ".join(m.group("label").split())
         if label == "Adapter" and prev:  # lm-sensors: the chip's name is the line before
-            chip = _CHIP_BUS_RE.sub("", prev)
+            chip = chip_name(prev)
             continue
         kind = classify(label, m.group("value"))
         if kind is not None:

@@ -73,7 +73,9 @@ def parse_text(text: str, source: str = "<text>", *, columns: str | None = None)
     header read as time,usage,temperature,frequency put 600-2000 °C into runs).
     """
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln))
+    # the fixed layout has 2 or 7 fields; a wall-clock row of any other width is some other
+    # logger's table (`date,temp,volts,4 clocks,°F,governor,MB`: refused before)
+    wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
     if columns is None and wall * 2 > min(len(lines), 200):
         return _parse_wall(text, source)
     log = table.parse_text(text, source, columns=columns, fmt=FMT)

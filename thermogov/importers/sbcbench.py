@@ -42,6 +42,7 @@ from thermogov.importers.common import (
     sensor_name,
 )
 from thermogov.importers.models import board_from_model
+from thermogov.importers.table import spread_ties
 
 FMT = "sbc-bench"
 
@@ -49,7 +50,16 @@ _TITLE_RE = re.compile(r"^sbc-bench v(\S+)\s+(.*?)\s*(?:\(([^()]*)\))?\s*$")
 _SECTION_RE = re.compile(r"^System health while running (.+?):\s*$")
 _NOW_RE = re.compile(r"System health now:\s*$")
 _MON_RE = re.compile(r"^(\d\d:\d\d:\d\d):\s+(\S.*)$")
-_CLOCK_RE = re.compile(r"^(\d+(?:\.\d+)?)(?:/(\d+(?:\.\d+)?))?MHz$")
+# One clock per cpufreq cluster, slash-separated: "1800MHz", "2400/1800MHz" (big.LITTLE or a
+# Pi's fake/real), "1800/2400/2352MHz" (sbc-bench's "triplecluster" monitor, e.g. RK3588).
+_CLOCK_RE = re.compile(r"^\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)*MHz$")
+# What sbc-bench prints in the clock column where it reads no clock: the bare unit (0.6.x), "---"
+# (0.7.x without cpufreq) and "n/aMHz" (its "CPU n/a" monitor).
+_NO_CLOCK = frozenset({"MHz", "---", "n/aMHz", "n/a"})
+# ... and in the Temp column where it found no thermal source ("--", "n/a°C", "0°C").
+_NO_TEMP = frozenset({"--", "n/a°C", "n/a"})
+# The triple-cluster header names each cluster by its first CPU: "cpu0/cpu4/cpu6".
+_CLUSTER_LABEL_RE = re.compile(r"^cpu\d+(?:/cpu\d+)+$")
 _THERMAL_RE = re.compile(r"^Thermal source:\s+\S+\s+\(([^)]+)\)")
 _DT_RE = re.compile(r"^DT compat:\s+(\S+)")
 _METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
@@ -89,10 +99,20 @@ _DT_BOARDS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The monitor's own header, as `sbc-bench -m` and `armbianmonitor -m` print it on their own
+# (no report around it): "Time        CPU    load %cpu %sys %usr %nice %io %irq   CPU  C.St."
+_MONITOR_HEADER_RE = re.compile(r"^Time\s+\S.*\bload\s+%cpu\s+%sys\b")
+
+
 def looks_like(text: str) -> bool:
-    """The report title line, or at least one monitor section."""
+    """The report title line, a monitor section, or a bare monitor capture (header and rows)."""
     head = text.lstrip()[:200]
-    return head.startswith("sbc-bench v") or bool(re.search(r"^System health while running ", text, re.M))
+    if head.startswith("sbc-bench v") or re.search(r"^System health while running ", text, re.M):
+        return True
+    lines = text.splitlines()[:60]
+    return (
+        any(_MONITOR_HEADER_RE.match(ln) for ln in lines) and sum(1 for ln in lines if _MON_RE.match(ln)) >= 2
+    )
 
 
 def board_from_report(title_model: str, dt_compat: str | None) -> str | None:
@@ -114,22 +134,24 @@ def _value(token: str, unit: str) -> float | None:
 
 
 def _clocks(label: str, token: str) -> dict[str, int] | None:
-    m = _CLOCK_RE.match(token)
-    if m is None:
+    if _CLOCK_RE.match(token) is None:
         return None
-    first = float(m.group(1))
-    second = float(m.group(2)) if m.group(2) else None
-    if second is None:
-        return {"cpu": mhz_to_hz(first)}
-    if label == "fake/real":  # firmware-measured clock is the effective one; cpufreq may lie
-        return {"cpu": mhz_to_hz(second), "cpu_cpufreq": mhz_to_hz(first)}
-    if label == "big.LITTLE":
+    values = [float(v) for v in token[: -len("MHz")].split("/")]
+    if len(values) == 1:
+        return {"cpu": mhz_to_hz(values[0])}
+    if label == "fake/real" and len(values) == 2:  # firmware-measured clock is the effective one
+        return {"cpu": mhz_to_hz(values[1]), "cpu_cpufreq": mhz_to_hz(values[0])}
+    if label == "big.LITTLE" and len(values) == 2:
         return {
-            "cpu": mhz_to_hz(max(first, second)),
-            "cpu_big": mhz_to_hz(first),
-            "cpu_little": mhz_to_hz(second),
+            "cpu": mhz_to_hz(max(values)),
+            "cpu_big": mhz_to_hz(values[0]),
+            "cpu_little": mhz_to_hz(values[1]),
         }
-    return {"cpu": mhz_to_hz(max(first, second))}
+    out = {"cpu": mhz_to_hz(max(values))}
+    names = label.split("/") if _CLUSTER_LABEL_RE.match(label) else []
+    if len(names) == len(values):  # "cpu0/cpu4/cpu6": one clock per cpufreq policy
+        out.update({f"cpu_policy{name[3:]}": mhz_to_hz(v) for name, v in zip(names, values, strict=True)})
+    return out
 
 
 def _monitor_row(
@@ -139,10 +161,11 @@ def _monitor_row(
 
     Old sbc-bench versions leave the clock column empty where cpufreq is missing, so a line
     one token short whose first token is the load average has no clock (not a damaged line);
-    some (v0.6.x on a Jetson Nano) print the unit alone, ``     MHz``: the same empty clock.
+    some (v0.6.x on a Jetson Nano) print the unit alone, ``     MHz``, others ``---`` or ``n/aMHz``
+    (no cpufreq at all): the same empty clock.
     """
     t_idx = columns.index("Temp") if "Temp" in columns else len(_DEFAULT_COLUMNS) - 1
-    if tokens and tokens[0] == "MHz":
+    if tokens and tokens[0] in _NO_CLOCK:
         tokens = ["", *tokens[1:]]
     if tokens and _CLOCK_RE.match(tokens[0]) is None and _is_float(tokens[0]) and len(tokens) < len(columns):
         tokens = ["", *tokens]
@@ -158,7 +181,7 @@ def _monitor_row(
         return None
     temps: dict[str, float] = {}
     temp_tok = tokens[t_idx]
-    if temp_tok != "--":
+    if temp_tok not in _NO_TEMP:
         temp = _value(temp_tok, "°C")
         if temp is None:
             return None
@@ -176,6 +199,14 @@ def _monitor_row(
                 return None
             power = mw / 1000.0
     return temps, freqs, {"cpu": fraction(cpu_pct)}, power
+
+
+def _header_columns(line: str) -> tuple[str, ...]:
+    """Column labels of a monitor header; "CPU n/a" (no cpufreq) is one label, not two."""
+    words = line.split()[1:]
+    if words[:2] == ["CPU", "n/a"]:
+        words = ["CPU n/a", *words[2:]]
+    return tuple(words)
 
 
 def _is_float(token: str) -> bool:
@@ -250,7 +281,17 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     seen_rows = False
     now_lines = 0
     extra_cols: set[str] = set()
+    # `sbc-bench -m` / `armbianmonitor -m` captured alone: no report sections, one monitor whose
+    # header may repeat (every 15 lines with SPACING); only its first line is since boot
+    bare = not any(_SECTION_RE.match(ln) for ln in lines)
     for line in lines:
+        if bare and _MONITOR_HEADER_RE.match(line):
+            if not sections:
+                sections.append("monitor (no report around it)")
+            in_section = True
+            seen_rows = seen_rows or bool(rows)
+            columns = _header_columns(line)
+            continue
         if m := _SECTION_RE.match(line):
             in_section, seen_rows, columns = True, False, _DEFAULT_COLUMNS
             sections.append(m.group(1))
@@ -262,12 +303,12 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         if not in_section:
             continue
         if line.startswith("Time "):
-            columns = tuple(line.split()[1:])
+            columns = _header_columns(line)
             if "Temp" in columns:
                 extra_cols.update(columns[columns.index("Temp") + 1 :])
             continue
         if not line.strip():
-            if seen_rows:
+            if seen_rows and not bare:
                 in_section = False
             continue
         mm = _MON_RE.match(line)
@@ -292,6 +333,15 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         rows.append(row)
     if not rows:
         raise no_samples_error(source, "sbc-bench 'System health while running' lines")
+    # Old sbc-bench versions (0.7.x) sometimes start two monitors for one section: the header
+    # appears twice and the lines come in pairs with one stamp; the later line of a pair is
+    # placed within that second (the stamps' resolution), not tens of seconds later at the next
+    times, tied = spread_ties(times, within_s=1.0)
+    if tied:
+        notes.append(
+            f"{tied} monitor line(s) shared their second with the line before (two monitors wrote into one "
+            "section): placed within that second"
+        )
     notes.append(f"{len(sections)} monitor sections concatenated: " + ", ".join(sections))
     if since_boot:
         notes.append(

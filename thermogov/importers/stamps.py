@@ -56,12 +56,20 @@ _MONTHS: tuple[tuple[str, ...], ...] = (
     ("december", "dezember", "decembre", "diciembre", "dicembre", "dezembro", "dec", "dez", "dic", "gru"),
 )
 
+# ISO dates; s-tui's CSV joins date and time with "_" ("2024-05-01_12:00:00").
 _ISO_RE = re.compile(
-    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T ](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
+    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T _](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
 )
 _DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}),?\s+(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
 _MDY_RE = re.compile(r"^(\d\d)-(\d\d)-(\d{4})\s+(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)$")  # tegrastats
 _TOD_RE = re.compile(r"^(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
+# Slash dates as spreadsheets and US/UK locales write them: "05/01/2020 1:00:10 PM",
+# "01/05/2020,13:00:10" (a Date and a Time column joined), two-digit years, seconds optional.
+# Day-first or month-first cannot be told from one stamp below the 13th: see slash_day_first.
+_SLASH_RE = re.compile(
+    r"^(\d\d?)/(\d\d?)/(\d{4}|\d\d),?\s+(\d\d?):(\d\d)(?::(\d\d(?:[.,]\d+)?))?\s*([AaPp]\.?[Mm]\.?)?$"
+)
+_TOD_AMPM_RE = re.compile(r"^(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)\s*([AaPp]\.?[Mm]\.?)$")
 _CLOCK_IN_RE = re.compile(r"(?<![\d:])(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)(?![\d:])")
 _EPOCH = datetime(1970, 1, 1)
 
@@ -93,14 +101,54 @@ def _sec(text: str) -> float:
     return float(text.replace(",", "."))
 
 
-def parse_stamp(text: str) -> tuple[float, bool] | None:
+def _hour12(hour: int, ampm: str | None) -> int:
+    """24-hour clock hour of a 12-hour ``h AM/PM`` (12 AM is midnight, 12 PM noon)."""
+    if not ampm:
+        return hour
+    if not 1 <= hour <= 12:
+        raise ValueError("hour out of range for a 12-hour clock")
+    return hour % 12 + (12 if ampm[0] in "Pp" else 0)
+
+
+def slash_day_first(cells: list[str]) -> bool | None:
+    """Whether the slash dates of one column are day-first (True), month-first (False) or
+    cannot be told (None: every day and month is 12 or below).
+
+    A column is read in one order for all its rows: deciding per stamp would read 12/05 as
+    5 December and 13/05 as 13 May in the same log."""
+    first_over = second_over = False
+    for c in cells:
+        if m := _SLASH_RE.match(c.strip()):
+            first_over |= int(m.group(1)) > 12
+            second_over |= int(m.group(2)) > 12
+    if first_over != second_over:
+        return first_over
+    return None
+
+
+def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] | None:
     """(seconds, absolute) of one timestamp cell; absolute False means time of day only.
 
     Absolute stamps are seconds since 1970 on the log's own clock (zone offsets applied when
     written, e.g. ISO ``+02:00``).  None when the text is no timestamp (never raises).
+    ``day_first`` orders a slash date (:func:`slash_day_first` decides it for a column); left
+    None, a stamp whose first number exceeds 12 is day-first and any other month-first.
     """
     s = text.strip()
     try:
+        if m := _SLASH_RE.match(s):
+            a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            y += 2000 if y < 100 else 0
+            first = day_first if day_first is not None else a > 12
+            d, mo = (a, b) if first else (b, a)
+            h = _hour12(int(m.group(4)), m.group(7))
+            sec = _sec(m.group(6)) if m.group(6) else 0.0
+            return _seconds(datetime(y, mo, d, h, int(m.group(5))) + timedelta(seconds=sec)), True
+        if m := _TOD_AMPM_RE.match(s):
+            h, mi, sec = _hour12(int(m.group(1)), m.group(4)), int(m.group(2)), _sec(m.group(3))
+            if mi > 59 or sec >= 61:
+                return None
+            return h * 3600 + mi * 60 + sec, False
         if m := _ISO_RE.match(s):
             y, mo, d, h, mi = (int(g) for g in m.groups()[:5])
             dt = datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))

@@ -37,7 +37,7 @@ from thermogov.importers.quantities import (
     unit_error,
     unit_named,
 )
-from thermogov.importers.stamps import parse_stamp
+from thermogov.importers.stamps import parse_stamp, slash_day_first
 from thermogov.interfaces import LogFormatError
 
 FMT = "csv"
@@ -46,15 +46,21 @@ DEFAULT_INTERVAL_S = 1.0
 _NUM_RE = re.compile(
     r"^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)\s*(?:'C|°C|ºC|C|MHz|kHz|GHz|Hz|mW|W|%|V)?$"
 )
+# A vcgencmd reading pasted whole into a cell: "temp=48.3'C", "frequency(48)=1500345728".
+_KEYVAL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\(\d+\))?=(.+)$")
+_NUM_ONLY_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 _AT_RE = re.compile(r"^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)$")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
 _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
-    r"^(\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?)"
 )
 _DELIMS = (",", ";", "\t", "|", " ")
+# A throttle column written as a yes/no flag: the Raspberry Pi blog's logger for the Pi 5 writes
+# `vcgencmd.get_throttled()['breakdown']['2']` ("currently throttled") as True/False.
+_FLAG_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 _COMMENT = ("#", "//", "%")
 # Raspberry Pi `vcgencmd get_throttled` bits now active: 0x2 arm frequency capped,
 # 0x4 currently throttled, 0x8 soft temperature limit (Raspberry Pi documentation, vcgencmd).
@@ -79,7 +85,9 @@ def _split(line: str, delim: str) -> list[str]:
         m = _LEAD_STAMP_RE.match(line.strip())
         stamp = [m.group(1)] if m else []
         rest = line.strip()[m.end() :] if m else line.strip()
-        return stamp + rest.split()
+        # "stamp, 45.2, 1500000" (a comma and a space): the commas are no part of the cells, so
+        # the whitespace split never beats the comma split with extra "," cells
+        return stamp + [tok for tok in (w.strip(",;") for w in rest.split()) if tok]
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
 
 
@@ -121,6 +129,8 @@ def number(cell: str, decimal_comma: bool) -> float | None:
         return float("nan")
     if (tc := tegra_cell(c)) is not None:
         return tc[0]
+    if kv := _KEYVAL_RE.match(c):
+        c = kv.group(1).strip()
     m = _NUM_RE.match(c)
     if m is None:
         return None
@@ -146,6 +156,8 @@ def sniff(text: str) -> Table | None:
     lines = _candidate_lines(text)
     if not lines:
         return None
+    if (series := _stamped_series(lines)) is not None:
+        return series
     probe = lines[:400]
     best: tuple[int, int, int] | None = None
     choice = ""
@@ -186,6 +198,38 @@ def sniff(text: str) -> Table | None:
         rows.append(cells + [""] * (width - len(cells)))
     if not rows:
         return None
+    return table
+
+
+def _stamped_series(lines: list[str]) -> Table | None:
+    """``while :; do date; cat /sys/class/thermal/thermal_zone*/temp; sleep 5; done``: a date
+    line, then one bare number per zone (m°C). Each date and its numbers become one row
+    (``stamp, zone0, zone1, ...``); the columns are then identified by their values like any
+    header-less table.  Only a text made of nothing but such lines qualifies (at most one line
+    in ten of anything else), so no other table is taken for one."""
+    groups: list[tuple[str, list[str]]] = []
+    other = 0
+    for ln in lines:
+        cell = ln.strip()
+        if _NUM_ONLY_RE.match(cell):
+            if groups:
+                groups[-1][1].append(cell)
+            else:
+                other += 1
+        elif (st := parse_stamp(cell)) is not None and (st[1] or ":" in cell):
+            groups.append((cell, []))
+        else:
+            other += 1
+    filled = [g for g in groups if g[1]]
+    if len(filled) < 3 or other * 10 > len(lines):
+        return None
+    width = statistics.mode(len(vals) for _, vals in filled)
+    rows = [[stamp, *vals] for stamp, vals in filled if len(vals) == width]
+    if len(rows) * 10 < len(groups) * 9:
+        return None
+    table = Table(None, rows, "", False)
+    table.malformed = other + len(groups) - len(rows)
+    table.notes.append(f"date lines, each followed by {width} bare value(s): one row per date")
     return table
 
 
@@ -268,6 +312,21 @@ def _freq_like(vals: Sequence[float | None]) -> bool:
     return statistics.median(finite(vals)) * u.factor >= 100e6  # no board here clocks below 100 MHz
 
 
+_TEMP_CELL_RE = re.compile(r"^[-+]?\d+(?:[.,]\d+)?\s*(?:'|°|º)?C$")
+_PCT_CELL_RE = re.compile(r"^\d+(?:[.,]\d+)?\s*%$")
+
+
+def _marked_as(cells: list[str]) -> str | None:
+    """``temp`` when nearly every cell carries a °C mark (``32'C``, ``45.5°C``), ``load`` when a %
+    sign: a headerless column whose cells say their unit needs no guess between the two."""
+    if not cells:
+        return None
+    for kind, pattern in (("temp", _TEMP_CELL_RE), ("load", _PCT_CELL_RE)):
+        if sum(1 for x in cells if pattern.match(x.strip())) * 10 >= len(cells) * 9:
+            return kind
+    return None
+
+
 def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
     """Identify headerless columns from their values; the note lists every decision."""
     said: list[str] = []
@@ -279,6 +338,11 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         time_col.col = Column("t", how="values")
         said.append(f"{time_col.label}=t")
     ambiguous: list[_Col] = []
+    pct_columns = sum(
+        1
+        for c in pending
+        if c is not time_col and _marked_as([r[c.index] for r in rows if r[c.index]]) == "load"
+    )
     for c in pending:
         if c is time_col:
             continue
@@ -290,14 +354,44 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
         vals = _values(rows, c.index, dc)
         temp, freq = _temp_like(vals), _freq_like(vals)
         load = detect_unit("load", vals) is not None
-        if freq and not temp:
-            c.col = Column("freq", "cpu", how="values")
+        marked = _marked_as(cells)
+        if marked == "temp" and temp:  # "32'C": the cell says what it is
+            name = "cpu" if not any(x.col.role == "temp" for x in cols) else f"temp{c.index + 1}"
+            c.col = Column("temp", name, how="values")
+            said.append(f"{c.label}=temp ({name}: cells in °C)")
+            continue
+        if marked == "load":  # a % cell is never a temperature
+            if load and pct_columns == 1:
+                c.col = Column("load", "cpu", how="values")
+                said.append(f"{c.label}=load (cells in %)")
+            else:  # several: %cpu %sys %usr ... are no one load
+                c.col = Column("")
+                said.append(f"{c.label}=? (one of {pct_columns} % columns: which is the CPU load?)")
+            continue
+        if temp and not load and not freq:  # m°C (48312): beyond any load, so a temperature
+            name = "cpu" if not any(x.col.role == "temp" for x in cols) else f"temp{c.index + 1}"
+            c.col = Column("temp", name, how="values")
+            said.append(f"{c.label}=temp ({name}: values beyond a load)")
+            continue
+        if freq and not temp:  # a second clock column is some other domain: never max()ed into cpu's
+            name = "cpu" if not any(x.col.role == "freq" for x in cols) else f"freq{c.index + 1}"
+            c.col = Column("freq", name, how="values")
             said.append(f"{c.label}=freq (values {min(finite(vals)):g}..{max(finite(vals)):g})")
         elif temp or load:
             ambiguous.append(c)
         else:
             c.col = Column("")
-    _resolve_temp_or_load(ambiguous, rows, dc, said)
+    if any(c.col.role == "temp" for c in cols):  # a °C-marked column is the temperature
+        for c in ambiguous:
+            vals = _values(rows, c.index, dc)
+            if detect_unit("load", vals) is not None and _touches_bounds(vals):
+                c.col = Column("load", "cpu", how="values")
+                said.append(f"{c.label}=load (reaches 0 or 100 %; the temperature is marked °C)")
+            else:
+                c.col = Column("")
+                said.append(f"{c.label}=? (not marked °C like the temperature column)")
+    else:
+        _resolve_temp_or_load(ambiguous, rows, dc, said)
     if said:
         notes.append(
             "no header: columns identified by their values: " + ", ".join(said) + "; --columns overrides"
@@ -344,6 +438,34 @@ def _columns_found(t: Table) -> str:
         return ", ".join(repr(h) for h in t.header)
     first = t.rows[0]
     return ", ".join(f"{i + 1}={c!r}" for i, c in enumerate(first))
+
+
+def _one_board_power(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
+    """Of several columns that each look like the board's power, the largest is the board's and
+    the others are rails (the board's input feeds every rail, so it reads highest); before, the
+    last column won whatever it measured."""
+    powers = [c for c in cols if c.col.role == "power"]
+    if len(powers) < 2:
+        return
+
+    def unit(c: _Col) -> Unit | None:
+        vals = finite(_values(rows, c.index, dc))
+        return unit_named("power", c.col.unit) if c.col.unit else detect_unit("power", vals)
+
+    def watts(c: _Col) -> float:
+        vals, u = finite(_values(rows, c.index, dc)), unit(c)
+        return u.to_stored(statistics.median(vals)) if u is not None and vals else -math.inf
+
+    board = max(powers, key=watts)
+    for c in powers:
+        if c is not board:
+            u = unit(c)  # a rail's unit defaults to mW: keep the one its values gave as power
+            c.col = Column("rail", c.label, c.col.unit or (u.name if u else None), c.col.how)
+    notes.append(
+        f"several power columns: {board.label!r} (the largest) is the board's power; "
+        + ", ".join(repr(c.label) for c in powers if c is not board)
+        + " kept as rail(s)"
+    )
 
 
 def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[_Col]:
@@ -400,6 +522,7 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         # a temperature is named already: the rule for a lone column does not apply
         _resolve_temp_or_load(undecided, t.rows, t.decimal_comma, said, lone_is_temp=not has_temp)
         notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
+    _one_board_power(cols, t.rows, t.decimal_comma, notes)
     used = {c.col.role for c in cols}
     if not used & {"temp", "freq", "load", "power", "rail"}:
         raise LogFormatError(
@@ -456,6 +579,31 @@ def _epoch_unit(median: float) -> Unit | None:
     return None
 
 
+_SLASH_DATE_RE = re.compile(r"^\d\d?/\d\d?/\d")
+
+
+def _ambiguous_slash_order(cells: list[str], notes: list[str], label: str) -> bool:
+    """Day- or month-first for slash dates whose days never pass 12: the order under which the
+    stamps run forward in the shorter span (a log rarely runs backwards, nor jumps months
+    where a day passed); month-first when both agree (the log stays within one day)."""
+
+    def span(first: bool) -> tuple[int, float]:
+        stamps = [st[0] for c in cells if (st := parse_stamp(c, first)) is not None]
+        back = sum(1 for a, b in itertools.pairwise(stamps) if b < a)
+        return back, (max(stamps) - min(stamps)) if stamps else 0.0
+
+    day, month = span(True), span(False)
+    if day == month:
+        notes.append(f"time column {label!r}: slash dates within one day (day/month order does not matter)")
+        return False
+    first = day < month
+    notes.append(
+        f"time column {label!r}: slash dates read {'day' if first else 'month'} first (no day past 12; "
+        "the other order runs backwards or spans longer)"
+    )
+    return first
+
+
 def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> list[float | None]:
     dc = t.decimal_comma
     tcol = next((c for c in cols if c.col.role == "t"), None)
@@ -488,8 +636,13 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     clock = DayClock()
     out: list[float | None] = []
     kinds: set[bool] = set()
+    day_first = slash_day_first(cells)
+    if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
+        day_first = _ambiguous_slash_order(cells, notes, tcol.label)
+    elif day_first is not None:
+        notes.append(f"time column {tcol.label!r}: slash dates read {'day' if day_first else 'month'} first")
     for c in cells:
-        st = parse_stamp(c)
+        st = parse_stamp(c, day_first)
         if st is None:
             out.append(None)
             continue
@@ -503,11 +656,13 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     return out
 
 
-def spread_ties(times: list[float]) -> tuple[list[float], int]:
+def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
     """Rows sharing one stamp spread evenly towards the next stamp; (times, rows moved).
 
     A 1 s-resolution logger writing faster than once a second, or a script stamping a batch of
     readings at once, repeats the stamp; keeping them stacked would give zero time steps.
+    ``within_s`` spreads them over that span instead (the stamp's resolution), for logs whose
+    ties are two writers at one moment rather than a fast logger (sbc-bench's paired monitors).
     """
     out = list(times)
     moved = 0
@@ -520,7 +675,13 @@ def spread_ties(times: list[float]) -> tuple[list[float], int]:
             j += 1
         k = j - i + 1
         if k > 1:
-            span = (times[j + 1] - times[i]) if j + 1 < len(times) else typical * k
+            span = (
+                within_s
+                if within_s is not None
+                else (times[j + 1] - times[i])
+                if j + 1 < len(times)
+                else typical * k
+            )
             if span > 0:
                 for m in range(1, k):
                     out[i + m] = round(times[i] + span * m / k, 6)
@@ -551,6 +712,8 @@ def parse_text(
     )
     if delim_name:
         notes.append(f"{delim_name}-separated table" + (", decimal commas" if t.decimal_comma else ""))
+    elif t.notes:
+        notes.extend(t.notes)
     else:
         notes.append("one value per line")
     if t.preamble:
@@ -653,6 +816,9 @@ def _row(
             empty[key] = empty.get(key, 0) + 1
             continue
         if role == "throttled":
+            if cell.lower() in _FLAG_WORDS:  # a yes/no "throttled now" flag, not the bit mask
+                thr = PI_THROTTLE_NOW if _FLAG_WORDS[cell.lower()] else 0
+                continue
             try:
                 thr = int(cell, 0)
             except ValueError:

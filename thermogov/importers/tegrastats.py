@@ -41,7 +41,9 @@ _EMC_RE = re.compile(r"(?<!\S)EMC(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\d+))?")
 # GR3D_FREQ, and on DriveOS / IGX with a discrete or second GPU also GR3D2_FREQ (one per GPU)
 _GR3D_RE = re.compile(r"(?<!\S)GR3D\d*(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\[[\d,\s]*\]|\d+))?")
 _NUM = r"-?\d+(?:\.\d+)?"
-_TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
+# Zone names may carry a hyphen: DriveOS names its tmp451 sensors EXT0-local / EXT0-remote
+# (DRIVE OS 6.0 Linux SDK, "Reported Statistics" of tegrastats); they were dropped before.
+_TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_-]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
 _RAIL_RE = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?(?=\s|$)")
 
 # PMIC-Die is a MAX77620-style alarm level, not a thermometer: it reads a constant 50 or 100.
@@ -64,7 +66,9 @@ def _mean_fraction(percents: list[float]) -> float:
     return fraction(sum(percents) / len(percents))
 
 
-def _keep_temp(name: str, value: float, dropped: set[str]) -> bool:
+def keep_temp(name: str, value: float, dropped: set[str]) -> bool:
+    """False (and a note in ``dropped``) for a zone value that is no measurement: the -256 °C
+    of a power-gated sensor, or the PMIC's fixed 50/100 °C alarm level (tegrastats and jtop)."""
     if value < _OFFLINE_BELOW_C:
         dropped.add(f"{name}: offline marker ({value:g} °C) not imported")
         return False
@@ -121,7 +125,7 @@ def _parse_body(body: str, dropped: set[str]) -> _Row | None:
         row.freqs["gpu"] = mhz_to_hz(max(gpu_clocks))
     for m in _TEMP_RE.finditer(body):
         name, value = sensor_name(m.group(1)), float(m.group(2))
-        if _keep_temp(name, value, dropped):
+        if keep_temp(name, value, dropped):
             row.temps[name] = value
     for m in _RAIL_RE.finditer(body[cpu.end() :]):
         row.rails[m.group(1)] = int(m.group(2)) / 1000.0
@@ -328,7 +332,7 @@ def _parse_gui_csv(text: str, source: str) -> ImportedLog:
             row.loads["emc"] = fraction(v)
         for name, i in temps:
             v = _num_or_none(cells[i])
-            if v is not None and _keep_temp(name, v, dropped):
+            if v is not None and keep_temp(name, v, dropped):
                 row.temps[name] = v
         for name, i in rails:
             v = _num_or_none(cells[i])

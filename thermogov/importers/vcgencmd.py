@@ -32,23 +32,40 @@ _TEMP_RE = re.compile(r"temp=(-?\d+(?:\.\d+)?)\s*['°]?C")
 _FREQ_RE = re.compile(r"frequency\((\d+)\)=(\d+)")
 _THR_RE = re.compile(r"throttled=(0x[0-9a-fA-F]+)")
 _VALUE_RE = re.compile(r"temp=|frequency\(\d+\)=|throttled=|volt=")
+# The title line of a `watch` capture: "Every 2.0s: vcgencmd measure_temp    host: <date>".
+_WATCH_RE = re.compile(r"^Every \d+(?:\.\d+)?s: .*\s\S+: (.+)$")
 
 
 def looks_like(text: str) -> bool:
-    """Most non-date lines of the head carry a ``temp=...'C`` reading."""
+    """Two ``temp=...'C`` readings and at least every second line of the head a reading.
+
+    Counting every vcgencmd reading, not only temperatures: the common loop ``date;
+    vcgencmd measure_temp; vcgencmd measure_clock arm; vcgencmd get_throttled`` has one
+    temperature in four lines, and was taken for a ``Label: value`` log that drops the clock."""
     lines = [ln for ln in text.splitlines()[:60] if ln.strip()]
     temps = sum(1 for ln in lines if _TEMP_RE.search(ln))
-    return temps >= 2 and temps * 3 >= len(lines)
+    readings = sum(1 for ln in lines if _VALUE_RE.search(ln))
+    return temps >= 2 and readings * 2 >= len(lines)
 
 
 def _stamp(text: str) -> tuple[float, bool] | None:
-    t = text.strip().strip(",;:|").strip()
+    t = text.strip().strip(",;:|[]()").strip()
     if not t:
         return None
     if re.fullmatch(r"\d{9,13}(?:\.\d+)?", t):
         v = float(t)
         return (v / 1000.0 if v >= 1e11 else v), True
     return parse_stamp(t)
+
+
+def _stamp_before(prefix: str) -> tuple[float, bool] | None:
+    """The stamp that starts the text before a reading, without the label words after it
+    (``[12:00:01] CPU temp=``, ``2024-01-02 12:00:01 SoC temp=``)."""
+    words = prefix.split()
+    for k in range(len(words), 0, -1):
+        if (st := _stamp(" ".join(words[:k]))) is not None:
+            return st
+    return None
 
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
@@ -77,32 +94,35 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
             continue
         m = _VALUE_RE.search(line)
         if m is None:
-            st = _stamp(line)
+            w = _WATCH_RE.match(line.strip())
+            st = _stamp(w.group(1) if w else line)
             if st is None:
                 skipped += 1
             else:
                 stamp, stamp_new = to_axis(st), True
             continue
-        st = _stamp(line[: m.start()]) if m.start() > 0 else None
+        st = _stamp_before(line[: m.start()]) if m.start() > 0 else None
         if st is not None:
             stamp, stamp_new = to_axis(st), True
+        found = False
         if (tm := _TEMP_RE.search(line)) is not None:
             if cur is None or "temp" in cur or stamp_new:
                 cur = start()
             cur["temp"] = float(tm.group(1))
-        elif (fm := _FREQ_RE.search(line)) is not None:
+            found = True
+        if (fm := _FREQ_RE.search(line)) is not None:  # one line may carry several readings
             arm_id = arm_id or fm.group(1)
-            if fm.group(1) != arm_id:
-                ignored += 1
-                continue
-            if cur is None or "freq" in cur or stamp_new:
-                cur = start()
-            cur["freq"] = int(fm.group(2))
-        elif (hm := _THR_RE.search(line)) is not None:
+            if fm.group(1) == arm_id:
+                if cur is None or "freq" in cur or stamp_new:
+                    cur = start()
+                cur["freq"] = int(fm.group(2))
+                found = True
+        if (hm := _THR_RE.search(line)) is not None:
             if cur is None or "thr" in cur or stamp_new:
                 cur = start()
             cur["thr"] = int(hm.group(1), 16)
-        else:
+            found = True
+        if not found:
             ignored += 1
     usable = [s for s in samples if "temp" in s or "freq" in s]
     if not usable:
