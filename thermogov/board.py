@@ -169,14 +169,31 @@ class ModelProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class AddedNode:
+    """A body a housing brings (a heatsink, a keyboard's plate, a case shell) and what holds it on.
+
+    It is a node of its own, joined to one node of the board's network (``attached_to``)
+    through ``pad_w_per_k``: a heatsink on a SoC's lid sits behind its gap pad, so neither the
+    board node (too far from the die) nor the package node (no pad) stands for it.
+    """
+
+    name: str
+    capacitance_j_per_k: float
+    to_ambient_w_per_k: float
+    attached_to: str
+    pad_w_per_k: float
+
+
+@dataclass(frozen=True, slots=True)
 class Enclosure:
     """An alternative heat path of the same board: a dev kit's fan heatsink, a sealed case.
 
     One SoC ships in very different housings, and a prior for one misses the other by tens of
     kelvin.  An enclosure replaces the named nodes' ambient conductances and capacitances of
-    the profile's network; everything else (sensors, OPPs, power) is the board's.  A housing
-    that brings its own fan (the Raspberry Pi 5 Active Cooler) carries it as a ``[fan]`` table
-    of its own (:mod:`thermogov.fanprofile`), which replaces the board's.
+    the profile's network and may add nodes of its own (:class:`AddedNode`); everything else
+    (sensors, OPPs, power) is the board's.  A housing that brings its own fan (the Raspberry
+    Pi 5 Active Cooler) carries it as a ``[fan]`` table of its own (:mod:`thermogov.fanprofile`),
+    which replaces the board's and may blow over an added node.
     """
 
     name: str
@@ -184,6 +201,7 @@ class Enclosure:
     to_ambient_w_per_k: dict[str, float] = field(default_factory=dict)
     capacitance_j_per_k: dict[str, float] = field(default_factory=dict)
     fan: FanProfile | None = None
+    nodes: tuple[AddedNode, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,8 +335,32 @@ def _thermal(t: Table) -> ThermalProfile:
     return th
 
 
+def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
+    """One ``[enclosures.<housing>.nodes.<name>]`` table: a new node and the pad that joins it."""
+    if name in nodes:
+        raise ConfigError(
+            f"{t.where}: {name!r} is already a node of the board; give the housing's body its own name"
+        )
+    attached_to = t.string("attached_to")
+    if attached_to not in nodes:
+        raise ConfigError(
+            f"{t.where}.attached_to: unknown node {attached_to!r}; known nodes are {sorted(nodes)}"
+        )
+    node = AddedNode(
+        name,
+        t.number("capacitance_j_per_k", minimum=0.0, exclusive_min=True, maximum=1e6),
+        t.number("to_ambient_w_per_k", 0.0, minimum=0.0, maximum=1e4),
+        attached_to,
+        t.number("pad_w_per_k", minimum=0.0, exclusive_min=True, maximum=1e4),
+    )
+    t.done()
+    return node
+
+
 def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
-    nodes = set(thermal.node_names())
+    board_nodes = set(thermal.node_names())
+    added = tuple(_added_node(n, sub, board_nodes) for n, sub in t.tables("nodes"))
+    nodes = board_nodes | {a.name for a in added}
     out: dict[str, dict[str, float]] = {}
     for key, minimum in (("to_ambient_w_per_k", 0.0), ("capacitance_j_per_k", 1e-6)):
         raw = t.mapping(key, {})
@@ -329,7 +371,7 @@ def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
         out[key] = {n: sub.number(n, minimum=minimum, maximum=1e6) for n in raw}
     fan = parse_fan_profile(t.table("fan"), nodes) if t.has("fan") else None
     enc = Enclosure(
-        name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"], fan
+        name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"], fan, added
     )
     t.done()
     return enc
@@ -349,13 +391,18 @@ def with_enclosure(board: BoardProfile, name: str) -> BoardProfile:
             enc.capacitance_j_per_k.get(n.name, n.capacitance_j_per_k),
             enc.to_ambient_w_per_k.get(n.name, n.to_ambient_w_per_k),
         )
-        for n in board.thermal.nodes
+        for n in [
+            *board.thermal.nodes,
+            *(ThermalNode(a.name, a.capacitance_j_per_k, a.to_ambient_w_per_k) for a in enc.nodes),
+        ]
     )
+    links = board.thermal.links + tuple(ThermalLink(a.attached_to, a.name, a.pad_w_per_k) for a in enc.nodes)
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{board.source_file}: enclosures.{name} leaves no node a path to ambient")
     # the result is one housing: alternatives are choices of the original profile, not of this one
     fan = enc.fan if enc.fan is not None else board.fan
-    return replace(board, thermal=replace(board.thermal, nodes=nodes), enclosure=name, enclosures=(), fan=fan)
+    thermal = replace(board.thermal, nodes=nodes, links=links)
+    return replace(board, thermal=thermal, enclosure=name, enclosures=(), fan=fan)
 
 
 def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protection:

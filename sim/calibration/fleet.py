@@ -112,6 +112,15 @@ def with_ratios(board: BoardProfile, ratios: Mapping[str, tuple[float, int]]) ->
             {n: g * factor(f"G[{n}-ambient]", e.name) for n, g in e.to_ambient_w_per_k.items()},
             {n: c * factor(f"C[{n}]") for n, c in e.capacitance_j_per_k.items()},
             e.fan,
+            tuple(
+                dataclasses.replace(
+                    a,
+                    capacitance_j_per_k=a.capacitance_j_per_k * factor(f"C[{a.name}]"),
+                    to_ambient_w_per_k=a.to_ambient_w_per_k * factor(f"G[{a.name}-ambient]", e.name),
+                    pad_w_per_k=a.pad_w_per_k * factor(f"G[{a.attached_to}-{a.name}]"),
+                )
+                for a in e.nodes
+            ),
         )
         for e in board.enclosures
     )

@@ -90,6 +90,21 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                 "to_ambient_w_per_k": dict(e.to_ambient_w_per_k),
                 "capacitance_j_per_k": dict(e.capacitance_j_per_k),
                 **({"fan": fan_profile_to_dict(e.fan)} if e.fan is not None else {}),
+                **(
+                    {
+                        "nodes": {
+                            a.name: {
+                                "capacitance_j_per_k": a.capacitance_j_per_k,
+                                "to_ambient_w_per_k": a.to_ambient_w_per_k,
+                                "attached_to": a.attached_to,
+                                "pad_w_per_k": a.pad_w_per_k,
+                            }
+                            for a in e.nodes
+                        }
+                    }
+                    if e.nodes
+                    else {}
+                ),
             }
             for e in board.enclosures
         }
