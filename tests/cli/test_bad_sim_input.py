@@ -181,6 +181,15 @@ def test_a_trip_rate_too_rare_for_a_quantile_is_refused_by_its_key(tmp_path: Pat
     )
 
 
+@pytest.mark.parametrize("value", ["nan", "-1.0", "inf"])
+def test_the_near_trip_distance_refuses_nan_and_negatives_by_its_key(tmp_path: Path, value: str) -> None:
+    """Session 12's near-trip rule: a NaN would compare false with every reading and silently
+    switch the rule off; a negative distance means nothing."""
+    sim_refuses_config(
+        tmp_path, f"[policies.stepped]\nnear_trip_k = {value}\n", "policies.stepped.near_trip_k"
+    )
+
+
 def test_a_board_protection_watching_no_node_is_refused(tmp_path: Path) -> None:
     """``nodes = []`` on a temperature protection was an internal error (max of nothing)."""
     text = (BOARDS / "rpi5.toml").read_text(encoding="utf-8")

@@ -424,3 +424,66 @@ def test_a_held_ramp_keeps_the_set_point_by_the_trip_rate() -> None:
     strict, loose = _pi_held({}), _pi_held({"trip_reads_per_h": 100.0})
     assert sum(strict[-600:]) < sum(loose[-600:])
     assert _pi_held({}, "jetson-orin-nano") == _pi_held({"trip_reads_per_h": 1000.0}, "jetson-orin-nano")
+
+
+NearState = tuple[float, float, bool, float]  # u, integral, holding, the node's smoothed level
+
+
+def _pi_near(params: dict[str, object], near_c: float) -> tuple[Stepped, list[int], list[NearState]]:
+    """A Pi 5 read at 83.05/83.6 °C for 2 min (the firmware's ramp holds the die), one reading of
+    ``near_c``, then 30 s more: the policy, every tick's rung, and its state after the near tick
+    and the one after."""
+    ctx = ctx_for("rpi5")
+    p = _stepped(params, board="rpi5")
+    values = [83.05 if i % 2 else 83.6 for i in range(1200)] + [near_c]
+    values += [83.05 if i % 2 else 83.6 for i in range(300)]
+    rungs, states = [], []
+    for i, v in enumerate(values):
+        d = p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung], readings={"cpu": v}))
+        rungs.append(_rung(p, d.caps_hz))
+        if i in (1200, 1201):
+            states.append((p.u, p.integral, p._holding, p._node_level["cpu"]))
+    return p, rungs, states
+
+
+def _ramp_rung(p: Stepped, level: float) -> int:
+    """The rung the Pi firmware's ramp lets run at a node ``level`` (as the board profile says)."""
+    ((_, allows),) = p.board_ramps
+    return max(i for i, a in enumerate(allows) if a >= level)
+
+
+def test_a_reading_near_the_trip_cuts_one_rung_under_the_ramp_for_that_tick() -> None:
+    """``near_trip_k``: a reading within that many sigmas of the trip while the ramp holds the die
+    puts the cap one rung under the ramp's rung on that tick only; the controller's ``u`` and
+    integral are those of the run without the rule, and the next tick climbs back a rung."""
+    _, off_rungs, off_states = _pi_near({}, 84.7)
+    on, on_rungs, on_states = _pi_near({"near_trip_k": 2.0}, 84.7)
+    assert on_states[0][2]  # the ramp held the node on the near tick
+    assert on_rungs[:1200] == off_rungs[:1200]
+    ramp = _ramp_rung(on, on_states[0][3])
+    assert on_rungs[1200] == ramp - 1 < off_rungs[1200]
+    assert on_rungs[1201] == on_rungs[1200] + 1
+    assert on_states[0][:2] == off_states[0][:2]  # no lasting margin: u and the integral untouched
+
+
+def test_a_reading_farther_than_the_distance_or_the_rule_off_changes_nothing() -> None:
+    """84.15 °C is ~3 sigmas under 85 here: outside 1 sigma, so the rule does not act; and
+    ``near_trip_k = 0`` (the default) is the policy without the rule."""
+    _, base, _ = _pi_near({}, 84.15)
+    _, far, _ = _pi_near({"near_trip_k": 1.0}, 84.15)
+    _, zero, _ = _pi_near({"near_trip_k": 0.0}, 84.7)
+    _, default, _ = _pi_near({}, 84.7)
+    assert far == base
+    assert zero == default
+
+
+def test_a_jetson_never_follows_a_ramp_so_the_near_rule_never_acts() -> None:
+    """The Jetson's step throttle is kept clear of, never held: bit-identical with the rule on."""
+    ctx = ctx_for("jetson-orin-nano")
+    runs = []
+    for params in ({}, {"near_trip_k": 5.0}):
+        p = _stepped(params)
+        runs.append(
+            [_rung(p, p.decide(inp(i * 0.1, 83.0 + (i % 3) * 0.6, ctx)).caps_hz) for i in range(1200)]
+        )
+    assert runs[0] == runs[1]

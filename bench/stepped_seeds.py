@@ -1,0 +1,165 @@
+"""``stepped`` variants over a seed set, beside the default and ``hysteresis``'s bound per seed.
+
+``bench/control_quality.py --seeds`` races every policy and re-tunes the kernel baselines, which
+takes 12-22 minutes per Pi scenario here; to judge a change of ``stepped``'s parameters only
+``stepped`` needs to run again, and the tuned baselines can be read from docs/policies.md.  This
+runs the default ``stepped``, each ``--candidate`` (``[policies.stepped]`` keys set on top of the
+scenario's) and ``hysteresis`` on every seed with the bench's own runner (``run_policy``, the
+worst window of :mod:`thermogov.sim.compare.anywindow`), at the run's end and on the world
+continued past it (``anywindow.extended``, as the bench's open-ended view; ``--extend 1`` skips
+it), and prints per row the mean worst window with its 95 % t half-width and extremes, the
+seconds above the trip per seed against ``hysteresis``'s (the trip target, judged per seed), and
+each candidate over the default seed by seed (paired: the same noise).  Session 12 judged
+``near_trip_k`` with it (docs/policies.md)::
+
+    python bench/stepped_seeds.py --scenario rpi5-long-1h,rpi5-steady-25 --seeds 1-5 \\
+        --candidate near_trip_k=3.5,excursion_k=0 [--candidate ...] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from thermogov.config import Config  # noqa: E402
+from thermogov.interfaces import ConfigError  # noqa: E402
+from thermogov.policies import make_policy  # noqa: E402
+from thermogov.policies.base import PolicyContext  # noqa: E402
+from thermogov.sim.compare.anywindow import extended  # noqa: E402
+from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows  # noqa: E402
+from thermogov.sim.scenarios import load_scenario  # noqa: E402
+from thermogov.tomlcheck import Table  # noqa: E402
+
+POLICY = "stepped"
+Job = tuple[str, Config, str, list[int], Path]
+
+
+def parse_candidate(text: str) -> dict[str, float | bool | str]:
+    """``"near_trip_k=3.5,excursion_k=0"`` as ``[policies.stepped]`` keys; the policy validates them."""
+    out: dict[str, float | bool | str] = {}
+    for part in (p.strip() for p in text.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(
+                f"--candidate {text!r}: {part!r} is not KEY=VALUE; e.g. --candidate near_trip_k=3.5"
+            )
+        v = value.strip()
+        if v in ("true", "false"):
+            out[key.strip()] = v == "true"
+            continue
+        try:
+            out[key.strip()] = float(v)
+        except ValueError:
+            out[key.strip()] = v
+    return out
+
+
+def with_params(config: Config, knobs: dict[str, float | bool | str]) -> Config:
+    params = {**config.policies.get(POLICY, {}), **knobs}
+    return dataclasses.replace(config, policies={**config.policies, POLICY: params})
+
+
+def check_params(config: Config, knobs: dict[str, float | bool | str]) -> None:
+    """Build the policy once from ``knobs`` so that a bad key or value is one line, before any run."""
+    board = config.load_board()
+    ctx = PolicyContext(
+        board=board,
+        tables_hz={d.name: d.opp_hz for d in board.domains},
+        control_period_s=0.1,
+        sensor_names=tuple(s.name for s in board.sensors),
+    )
+    params = Table(dict(with_params(config, knobs).policies[POLICY]), f"policies.{POLICY}")
+    make_policy(POLICY, params, ctx)
+
+
+def _run(job: Job) -> tuple[str, SeedRows]:
+    label, cfg, policy, seeds, where = job
+    return label, plain_rows(cfg, policy, seeds, where, label)
+
+
+def row_lines(rows: dict[str, SeedRows], seeds: Sequence[int]) -> list[str]:
+    """One line per variant: mean worst window, seconds above the trip per seed, paired change."""
+    hyst, default = rows["hysteresis"], rows["default"]
+    bound = hyst.above_s()
+    out = [f"    hysteresis >trip s per seed: {'/'.join(f'{bound[s]:g}' for s in seeds)}"]
+    for name, r in rows.items():
+        if name == "hysteresis":
+            continue
+        spread = r.worst_spread()
+        above = r.above_s()
+        misses = [s for s in seeds if above[s] > bound[s] + 1e-9]
+        text = f"    {name}: worst {spread.text() if spread else 'n/a'}; >trip {'/'.join(f'{above[s]:g}' for s in seeds)}"
+        text += f" MISS on seed {','.join(map(str, misses))}" if misses else " (kept on every seed)"
+        pairs = [
+            100.0 * (r.worst[s] / default.worst[s] - 1.0)  # type: ignore[operator]
+            for s in seeds
+            if r.worst.get(s) and default.worst.get(s)
+        ]
+        if name != "default" and pairs:
+            p = Spread.of(pairs)
+            assert p is not None
+            text += f"; paired over default {p.mean:+.2f} % [{p.low:+.2f}..{p.high:+.2f}]"
+        out.append(text)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", required=True, help="one or more comma-separated scenarios")
+    ap.add_argument("--seeds", default="1-5", help="seeds as a range or a comma list (default 1-5)")
+    ap.add_argument(
+        "--candidate",
+        action="append",
+        default=[],
+        help="[policies.stepped] keys to set, KEY=VALUE[,KEY=VALUE] (repeatable)",
+    )
+    ap.add_argument(
+        "--extend",
+        type=float,
+        help="open-ended view: the world run this many times as long (default: the bench's; 1 skips it)",
+    )
+    ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 2))
+    args = ap.parse_args()
+    try:
+        seeds = parse_seeds(args.seeds)
+        candidates = [(c, parse_candidate(c)) for c in args.candidate]
+        configs = [(n.strip(), load_scenario(n.strip())) for n in args.scenario.split(",") if n.strip()]
+        for _, base in configs:
+            for _, knobs in candidates:
+                check_params(base, knobs)
+    except (ValueError, ConfigError) as e:
+        ap.exit(2, f"stepped_seeds.py: {e}\n")
+    if args.extend is not None and not (1.0 <= args.extend < float("inf")):
+        ap.exit(2, f"stepped_seeds.py: --extend must be a finite number >= 1, got {args.extend}\n")
+    started = time.monotonic()
+    with (
+        tempfile.TemporaryDirectory(prefix="stepped-seeds-") as tmp,
+        ProcessPoolExecutor(max(args.jobs, 1)) as ex,
+    ):
+        for scen, base in configs:
+            views = [("run's end", base)]
+            if args.extend is None or args.extend > 1.0:
+                views.append(("open-ended", extended(base, args.extend)))
+            for view, cfg in views:
+                jobs: list[Job] = [("hysteresis", cfg, "hysteresis", seeds, Path(tmp) / "h")]
+                jobs.append(("default", cfg, POLICY, seeds, Path(tmp) / "d"))
+                for i, (name, knobs) in enumerate(candidates):
+                    jobs.append((name, with_params(cfg, knobs), POLICY, seeds, Path(tmp) / f"c{i}"))
+                rows = dict(ex.map(_run, jobs))
+                print(f"{scen}, {view}, seeds {args.seeds}:")
+                print("\n".join(row_lines(rows, seeds)))
+    print(f"\n{time.monotonic() - started:.0f} s with {args.jobs} processes")
+
+
+if __name__ == "__main__":
+    main()

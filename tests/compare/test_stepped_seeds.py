@@ -1,0 +1,57 @@
+"""``bench/stepped_seeds.py``: candidates are refused before any run, and a run reads the seeds.
+
+Session 12 judged ``near_trip_k`` with it; a bad ``--candidate`` found only inside a worker would
+have cost a traceback after minutes of runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "bench" / "stepped_seeds.py"
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, check=False)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "says"),
+    [
+        ("near_trip_k=nan", "policies.stepped.near_trip_k"),
+        ("near_trip_k=-1", "policies.stepped.near_trip_k"),
+        ("near_trip=3", "unknown key"),
+        ("near_trip_k", "KEY=VALUE"),
+    ],
+)
+def test_a_bad_candidate_is_one_line_and_exit_2(candidate: str, says: str) -> None:
+    res = _bench("--scenario", "rpi5-steady-25", "--candidate", candidate, "--seeds", "1")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr
+
+
+def test_the_default_and_hysteresis_run_on_every_seed() -> None:
+    """Two seeds, no open-ended view: a line for hysteresis's bound and one per variant."""
+    res = _bench(
+        "--scenario",
+        "rpi5-steady-25",
+        "--seeds",
+        "1-2",
+        "--extend",
+        "1",
+        "--jobs",
+        "1",
+        "--candidate",
+        "near_trip_k=3.5",
+    )
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "rpi5-steady-25, run's end, seeds 1-2:" in out and "open-ended" not in out
+    bound = next(ln for ln in out.splitlines() if "hysteresis >trip s per seed: " in ln)
+    assert len(bound.split(": ")[1].split("/")) == 2  # one figure per seed
+    assert out.count("    default: worst ") == 1 and out.count("    near_trip_k=3.5: worst ") == 1
