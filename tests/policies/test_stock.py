@@ -35,14 +35,9 @@ def test_stock_takes_no_argument() -> None:
 
 
 def test_stock_run_never_writes_and_the_firmware_throttles() -> None:
-    """A Pi 5 in its closed case as shipped: no cap change from thermogov, the firmware ramp acts.
-
-    At the room's 25 °C: the cased board idles ~40 K above the room (rpi5.toml; a Pi 4 in the
-    official fanless case idles 35 K above it), so at 40 °C it would start at the firmware's 80 °C
-    and pass the sensor's 90 °C hard limit within minutes, where the governor's own hard limit
-    writes the lowest caps whatever the policy; at 25 °C the firmware acts within two minutes."""
+    """A hot Pi 5 as shipped: no cap change from thermogov, the firmware ramp acts."""
     cfg = with_sim(
-        dataclasses.replace(Config(), board="rpi5", policy="stock"), ambient_c=25.0, duration_s=400.0
+        dataclasses.replace(Config(), board="rpi5", policy="stock"), ambient_c=40.0, duration_s=400.0
     )
     res = simulate(cfg)
     assert res.governor.cap_changes == 0 and all(d.writes == 0 for d in res.world.domains.values())
