@@ -20,6 +20,10 @@ from thermogov.sim.calibration.model import network, node_power
 
 STEADY_WINDOW_S = 600.0  # the measured steady state: mean of the last 10 min under load ...
 STEADY_MIN_TAUS = 4.0  # ... of a load segment at least this many slow time constants long
+# ... whose readings also settled: their least-squares trend moves them across the window by at most
+# this share of the segment's rise.  A first-order rise has e^-3 = 5 % left three time constants in,
+# more than it moves across any window that ends four time constants in.
+STEADY_MAX_DRIFT_SHARE = 0.05
 SMOOTH_S = 60.0  # the load level is judged over a minute: a spike or dip shorter than this is not a phase
 LEVEL_QUANTILES = (0.1, 0.9)  # low and high load levels: robust to a few extreme samples
 
@@ -137,6 +141,15 @@ def dynamic_power(board: BoardProfile, inputs: Inputs) -> np.ndarray:
     )
 
 
+def drift_over(t: np.ndarray, y: np.ndarray) -> float | None:
+    """How far the readings' least-squares line moves over their span (K); None with < 3 readings."""
+    ok = np.isfinite(y)
+    if ok.sum() < 3 or np.ptp(t[ok]) <= 0:
+        return None
+    slope = float(np.polyfit(t[ok], y[ok], 1)[0])
+    return slope * float(np.ptp(t[ok]))
+
+
 def steady_state(
     board: BoardProfile,
     inputs: Inputs,
@@ -148,8 +161,13 @@ def steady_state(
     """Steady state of the longest high-power segment: predicted always, measured when reached.
 
     "Reached" means the segment lasts at least ``STEADY_MIN_TAUS`` slow time constants (then the
-    slow mode has decayed below 2 %); the measured value is the mean of the sensor over the last
-    ``STEADY_WINDOW_S`` of the segment and the prediction uses the mean input of that window.
+    slow mode has decayed below 2 %) *and* the readings over the window settled (their trend moves
+    them by at most ``STEADY_MAX_DRIFT_SHARE`` of the rise from the segment's first reading to the
+    window's mean): the time constant is the fitted model's, and a model
+    whose slow mode came out too short would otherwise call a board that is still warming settled
+    and compare its own steady state with a temperature on the way there.  The measured value is
+    the mean of the sensor over the last ``STEADY_WINDOW_S`` of the segment and the prediction uses
+    the mean input of that window.
     """
     t = data.t_s
     dyn = dynamic_power(board, inputs)
@@ -164,8 +182,23 @@ def steady_state(
     predicted = float(steady_state_c(board, inputs, rows, ambient)[idx])
     length = seg[1] - seg[0]
     if length >= STEADY_MIN_TAUS * tau_slow and length >= STEADY_WINDOW_S:
-        obs = data.temps_c[next(iter(sensors))][rows]
-        return SteadyState(seg, (w0, seg[1]), predicted, float(np.nanmean(obs)), "")
+        trace = data.temps_c[next(iter(sensors))]
+        obs = trace[rows]
+        drift = drift_over(t[rows], obs)
+        start = trace[a : rows[0] + 1]
+        start = start[np.isfinite(start)]
+        rise = abs(float(np.nanmean(obs)) - float(start[0])) if len(start) else 0.0
+        if drift is not None and abs(drift) <= STEADY_MAX_DRIFT_SHARE * rise:
+            return SteadyState(seg, (w0, seg[1]), predicted, float(np.nanmean(obs)), "")
+        moved = (
+            "too few readings" if drift is None else f"they still move {drift:+.1f} K of a {rise:.1f} K rise"
+        )
+        note = (
+            f"steady state not reached in the log: the readings over the last {t[rows[-1]] - t[rows[0]]:.0f} s of "
+            f"the load segment did not settle ({moved}; at most {STEADY_MAX_DRIFT_SHARE:.0%}), although the fitted "
+            f"slow time constant {tau_slow:.0f} s says it should have; only the prediction is reported"
+        )
+        return SteadyState(seg, (w0, seg[1]), predicted, None, note)
     note = (
         f"steady state not reached in the log: the load segment lasts {length:.0f} s < "
         f"{STEADY_MIN_TAUS:g} x the slow time constant {tau_slow:.0f} s; only the prediction is reported"
