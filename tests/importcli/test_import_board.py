@@ -34,6 +34,9 @@ def _stressberry(name: str) -> str:
         ("Raspberry Pi 5 Model B Rev 1.0", "rpi5"),
         ("Raspberry Pi 400 Rev 1.0", "rpi400"),
         ("Raspberry Pi Compute Module 5 Rev 1.0", "rpi-cm5"),
+        ("RPi 4 Model B Rev 1.4 / BCM2711 rev B0", "rpi4"),  # sbc-bench >= 0.9 title
+        ("RPi 400 Rev 1.0 / BCM2711 rev C0", "rpi400"),
+        ("RPi Compute Module 4 Rev 1.0 / BCM2711 rev C0", "rpi-cm4"),
         ("my test rig", None),
     ],
 )

@@ -22,12 +22,14 @@ MODEL_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"AGX Orin", "jetson-agx-orin"),
     (r"Jetson-AGX|AGX Xavier", "jetson-agx-xavier"),
     (r"TX2", "jetson-tx2"),
-    (r"Raspberry Pi Compute Module 5", "rpi-cm5"),
-    (r"Raspberry Pi Compute Module 4", "rpi-cm4"),
-    (r"Raspberry Pi 5", "rpi5"),
-    (r"Raspberry Pi 400", "rpi400"),
-    (r"Raspberry Pi 4", "rpi4"),
-    (r"Raspberry Pi 3", "rpi3"),
+    # sbc-bench 0.9 and later shorten the DT model to "RPi" and add the SoC ("RPi 4 Model B Rev
+    # 1.4 / BCM2711 rev B0": ThomasKaiser/sbc-bench results/3N94.txt), so both spellings count
+    (r"(?:Raspberry Pi|RPi) Compute Module 5", "rpi-cm5"),
+    (r"(?:Raspberry Pi|RPi) Compute Module 4", "rpi-cm4"),
+    (r"(?:Raspberry Pi|RPi) 5", "rpi5"),
+    (r"(?:Raspberry Pi|RPi) 400", "rpi400"),
+    (r"(?:Raspberry Pi|RPi) 4", "rpi4"),
+    (r"(?:Raspberry Pi|RPi) 3", "rpi3"),
     (r"Orange Pi Zero ?2w", "orangepi-zero2w"),
     (r"ROCK 5 (?:Model )?B", "rock5b"),
 )
