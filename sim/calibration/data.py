@@ -39,6 +39,8 @@ class LogData:
     uptime_s: float | None = None  # seconds since boot at the log's start, when the log says
     load_average: tuple[float, float, float] | None = None  # the kernel's 1/5/15-min load averages then
     load_starts_at_gaps: bool = False  # a row without a load is where the next row's load began
+    # The Pi firmware's clock/voltage settings the log prints (``ImportedLog.firmware``), else empty
+    firmware: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -120,6 +122,7 @@ def load_log_data(path: Path | str) -> LogData:
         uptime_s=log.uptime_s,
         load_average=log.load_average,
         load_starts_at_gaps=log.load_starts_at_gaps,
+        firmware=dict(log.firmware),
     )
 
 
@@ -131,7 +134,7 @@ def _numbers(v: object) -> tuple[float, ...] | None:
 def _run_model(run_dir: Path) -> dict[str, Any]:
     """What an imported run folder's log says of the board beyond its samples (``summary.json``):
     the product it names, the fan speeds it reports, its uptime and load averages before the run,
-    and whether a row without a load marks where a new load began."""
+    whether a row without a load marks where a new load began, and the firmware's clock/voltage settings."""
     from thermogov.runs import SUMMARY_FILE
 
     try:
@@ -151,6 +154,16 @@ def _run_model(run_dir: Path) -> dict[str, Any]:
         else None,
         "load_average": (avg[0], avg[1], avg[2]) if avg is not None and len(avg) == 3 else None,
         "load_starts_at_gaps": summary.get("load_starts_at_gaps") is True,
+        "firmware": _settings(summary.get("firmware")),
+    }
+
+
+def _settings(v: object) -> dict[str, int]:
+    """A summary's ``firmware`` object: name -> integer; anything else is ignored."""
+    if not isinstance(v, dict):
+        return {}
+    return {
+        k: x for k, x in v.items() if isinstance(k, str) and isinstance(x, int) and not isinstance(x, bool)
     }
 
 

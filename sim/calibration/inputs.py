@@ -20,6 +20,7 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.data import LogData, ffill
+from thermogov.sim.calibration.overvolt import firmware_voltage
 
 STEP_MIN_RISE_K = 2.0  # a smaller rise within the window is not called a load step
 STEP_MIN_FALL_K = 1.5
@@ -122,8 +123,10 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             notes.append(f"{d.name}: no load in the log; taken as idle")
         hz = np.asarray(d.opp_hz, dtype=float)
         loads[d.name], freqs[d.name] = u, f
-        volts[d.name] = np.interp(f, hz, np.asarray(d.volt_v))
-        if np.nanmax(f) > hz[-1] * 1.001 or np.nanmin(f) < hz[0] * 0.999:
+        firmware = data.firmware if d.kind == "cpufreq" else {}  # config.txt's settings are the Arm cores'
+        volts[d.name], fw_notes = firmware_voltage(f, hz, np.asarray(d.volt_v), firmware)
+        notes.extend(f"{d.name}: {n}" for n in fw_notes)
+        if not fw_notes and (np.nanmax(f) > hz[-1] * 1.001 or np.nanmin(f) < hz[0] * 0.999):
             notes.append(
                 f"{d.name}: logged clock {np.nanmin(f) / 1e6:.0f}-{np.nanmax(f) / 1e6:.0f} MHz leaves the OPP table; "
                 "voltage held at the table's end"

@@ -16,7 +16,7 @@ import re
 import stat
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -71,6 +71,10 @@ class ImportedLog:
     # sample's load holds from it (sbc-bench: the first monitor line of a benchmark section, printed
     # as the benchmark starts, whose since-boot utilisation the importer drops).
     load_starts_at_gaps: bool = False
+    # The Raspberry Pi firmware's clock and voltage settings in force during the log (config.txt
+    # "Overclocking options": arm_freq, over_voltage, over_voltage_delta ...), as integers, when the
+    # log prints them (sbc-bench's "Actual ThreadX settings"); empty otherwise.
+    firmware: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def duration_s(self) -> float:

@@ -201,6 +201,7 @@ def write_run_folder(
         "uptime_s": log.uptime_s,
         "load_average": None if log.load_average is None else list(log.load_average),
         "load_starts_at_gaps": log.load_starts_at_gaps,
+        "firmware": dict(log.firmware),
         "samples": len(samples),
         "skipped_lines": log.skipped_lines,
         "notes": list(log.notes),

@@ -72,6 +72,22 @@ _UPTIME_RE = re.compile(
     r"^Uptime:.*?\bup\s+(?:(\d+)\s+days?,\s*)?(?:(\d+):(\d\d)|(\d+)\s+min)\b.*?"
     r"load average:\s*(\d+[.,]\d+),\s*(\d+[.,]\d+),\s*(\d+[.,]\d+)"
 )
+# The firmware's settings in force (`vcgencmd get_config int`, which every Raspberry Pi report
+# prints under "Actual ThreadX settings:"), decimal or hex.  Only the clock and voltage options
+# of config.txt's "Overclocking options" are kept: what the power model needs (docs/calibration.md).
+_FIRMWARE_HEADING = "Actual ThreadX settings:"
+_FIRMWARE_RE = re.compile(r"^([a-z_]+)=(-?(?:0x[0-9a-fA-F]+|\d+))\s*$")
+FIRMWARE_KEYS = frozenset(
+    {
+        "arm_freq",
+        "arm_freq_min",
+        "arm_boost",
+        "force_turbo",
+        "over_voltage",
+        "over_voltage_min",
+        "over_voltage_delta",
+    }
+)
 _PADDED_CLOCK_RE = re.compile(r"(\d)/\s+(\d)")  # "1200/ 980MHz": the firmware clock is padded
 _DEFAULT_COLUMNS = ("CPU", "load", "%cpu", "%sys", "%usr", "%nice", "%io", "%irq", "Temp")
 
@@ -248,6 +264,24 @@ def _before_run(lines: list[str]) -> tuple[float | None, tuple[float, float, flo
     return None, None
 
 
+def _firmware_settings(lines: list[str]) -> dict[str, int]:
+    """The clock and voltage settings the firmware applied, from the "Actual ThreadX settings" block.
+
+    That block (not the config.txt listing above it) is what the firmware did with the file: a
+    config.txt may set a key in several ``[pi4]``/``[all]`` sections, and the firmware rounds some
+    (``arm_freq=2400`` in the file, 2350 in force)."""
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == _FIRMWARE_HEADING), None)
+    if start is None:
+        return {}
+    out: dict[str, int] = {}
+    for ln in lines[start + 1 :]:
+        if not ln.strip():
+            break
+        if (m := _FIRMWARE_RE.match(ln.strip())) and m.group(1) in FIRMWARE_KEYS:
+            out[m.group(1)] = int(m.group(2), 0)
+    return out
+
+
 def parse(path: str | Path) -> ImportedLog:
     """Parse an sbc-bench report."""
     return parse_text(read_text(path), str(path))
@@ -389,6 +423,12 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append(
             f"before the run: up {uptime_s / 60:.0f} min, load average {', '.join(f'{v:g}' for v in load_average)}"
         )
+    firmware = _firmware_settings(lines)
+    if firmware:
+        notes.append(
+            "firmware clock/voltage settings in force: "
+            + ", ".join(f"{k}={v}" for k, v in sorted(firmware.items()))
+        )
     return ImportedLog(
         FMT,
         source,
@@ -401,4 +441,5 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         uptime_s,
         load_average,
         load_starts_at_gaps=True,  # each section's first line: its benchmark starts there
+        firmware=firmware,
     )

@@ -1,0 +1,100 @@
+"""An overclocked or overvolted Pi's firmware settings reach the power model (sim/calibration/overvolt.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from thermogov.board import load_board
+from thermogov.sim.calibration.data import load_log_data
+from thermogov.sim.calibration.inputs import derive_inputs
+from thermogov.sim.calibration.overvolt import STEP_V, STEPS_MAX, firmware_voltage
+
+# A Pi 4 report at 1800 MHz: the firmware's settings block, then one monitor section
+REPORT = """sbc-bench v0.9.8 Raspberry Pi 4 Model B Rev 1.4 (Fri, 07 Jan 2022 19:48:26 +1000)
+
+Actual ThreadX settings:
+arm_64bit=1
+{settings}gpu_freq=500
+
+System health while running 7-zip multi core benchmark:
+
+Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp    VCore
+19:48:39: 1800/1800MHz  0.34  77%   9%  28%  39%   0%   0%  50.9°C  0.8938V
+19:49:09: 1800/1800MHz  0.87  27%   0%  26%   0%   0%   0%  52.8°C  0.8938V
+19:49:39: 1800/1800MHz  3.10  98%   0%  97%   0%   0%   0%  58.8°C  0.8938V
+19:50:09: 1800/1800MHz  3.90  99%   0%  98%   0%   0%   0%  61.3°C  0.8938V
+"""
+
+
+def _dynamic(path: Path) -> np.ndarray:
+    """The load proxy's dynamic part, u·V²·f, that the fit scales by C_dyn."""
+    inp = derive_inputs(load_log_data(path), load_board("rpi4"))
+    return inp.load["cpu"] * inp.volt_v["cpu"] ** 2 * inp.freq_hz["cpu"]
+
+
+def _report(tmp_path: Path, name: str, settings: str) -> Path:
+    p = tmp_path / name
+    p.write_text(REPORT.format(settings=settings), encoding="utf-8")
+    return p
+
+
+def test_the_settings_reach_the_summary_and_the_calibration(tmp_path: Path) -> None:
+    from thermogov.importers import parse_log
+    from thermogov.importers.runfolder import write_run_folder
+    from thermogov.runs import SUMMARY_FILE
+
+    log = _report(tmp_path, "oc.txt", "arm_freq=1800\nover_voltage=2\nover_voltage_delta=0x61a8\n")
+    run = write_run_folder(parse_log(log), tmp_path / "runs")
+    summary = json.loads((run.run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    assert summary["firmware"] == {"arm_freq": 1800, "over_voltage": 2, "over_voltage_delta": 25000}
+    assert dict(load_log_data(run.run_dir).firmware) == summary["firmware"]  # the folder and the file agree
+    assert dict(load_log_data(log).firmware) == summary["firmware"]
+
+
+def test_overvolting_raises_the_dynamic_power_at_the_same_clock(tmp_path: Path) -> None:
+    plain = _dynamic(_report(tmp_path, "plain.txt", "arm_freq=1800\n"))
+    over = _dynamic(_report(tmp_path, "over.txt", "arm_freq=1800\nover_voltage=2\n"))
+    volt = load_board("rpi4").domains[0].volt_v
+    # without over_voltage the firmware scales the voltage up itself, which the rule continues
+    # along the table's last slope (estimated); over_voltage=2 fixes it at the table's top + 2 steps
+    v_auto = volt[-1] + (volt[-1] - volt[-2]) * 3  # 1800 MHz: three 100 MHz steps above 1500
+    v_fixed = volt[-1] + 2 * STEP_V
+    busy = plain > 0
+    assert busy.any() and np.all(over[busy] > plain[busy])
+    assert over[busy] / plain[busy] == pytest.approx((v_fixed / v_auto) ** 2)
+
+
+def test_a_report_without_settings_keeps_the_table_voltage(tmp_path: Path) -> None:
+    text = REPORT.format(settings="arm_freq=1800\nover_voltage=2\n")
+    no_block = text.replace("Actual ThreadX settings:\n", "")  # the same lines, not the firmware's block
+    p = tmp_path / "none.txt"
+    p.write_text(no_block, encoding="utf-8")
+    data = load_log_data(p)
+    assert not data.firmware
+    inp = derive_inputs(data, load_board("rpi4"))
+    board = load_board("rpi4")
+    assert np.all(inp.volt_v["cpu"] == board.domains[0].volt_v[-1])  # held at the table's top, as before
+
+
+def test_the_rule_by_the_documentation() -> None:
+    hz = np.array([600e6, 1500e6])
+    volt = np.array([0.80, 0.86])
+    at = np.array([1000e6, 1500e6, 2000e6])
+    same, notes = firmware_voltage(at, hz, volt, {})
+    assert np.allclose(same, np.interp(at, hz, volt)) and notes == ()
+    stock, _ = firmware_voltage(at[:2], hz, volt, {"arm_freq": 1500})
+    assert np.allclose(stock, np.interp(at[:2], hz, volt))  # within the table: nothing to apply
+    fixed, _ = firmware_voltage(at, hz, volt, {"over_voltage": 4})
+    assert np.allclose(fixed, np.interp(at, hz, volt) + 4 * STEP_V)  # no automatic scaling with it set
+    auto, _ = firmware_voltage(at, hz, volt, {"arm_freq": 2000})
+    assert auto[2] == pytest.approx(0.86 + 500e6 * (0.06 / 900e6))
+    delta, _ = firmware_voltage(at, hz, volt, {"over_voltage_delta": 50000})
+    assert delta[0] == pytest.approx(np.interp(1000e6, hz, volt) + 0.05)
+    clamped, notes = firmware_voltage(at, hz, volt, {"over_voltage": 15})
+    assert np.allclose(clamped, np.interp(at, hz, volt) + STEPS_MAX * STEP_V) and "outside" in notes[0]
+    ignored, notes = firmware_voltage(at[:2], hz, volt, {"over_voltage": 70000})
+    assert np.allclose(ignored, np.interp(at[:2], hz, volt)) and "not a step count" in notes[0]
