@@ -15,8 +15,9 @@ raspberrypi/documentation):
   it set, the voltage is the table's voltage at the clock (held at the table's top) plus the
   steps.
 * "The latest firmware automatically scales up the voltage if the system is overclocked":
-  without ``over_voltage``, a clock above the table's top gets a higher voltage.  How much is not
-  documented; the table's last slope continued is the estimate used (E).
+  without ``over_voltage``, a clock above the table's top gets a higher voltage, by an amount the
+  documentation does not give; the table's top voltage is held there, as without settings (the
+  table's last slope continued was measured and dropped, docs/calibration.md).
 * ``over_voltage_delta`` (Pi 4 and Pi 5) "adds the given offset in microvolts" to what the DVFS
   algorithm computes, in either case.
 
@@ -57,22 +58,24 @@ def firmware_voltage(
         )
         steps = clamped
     delta_v = firmware.get("over_voltage_delta", 0) * 1e-6
-    if abs(delta_v) > STEP_V * NOT_STEPS:
+    if abs(delta_v) > (STEPS_MAX - STEPS_MIN) * STEP_V:
         notes.append(
-            f"over_voltage_delta={delta_v * 1e6:.0f} uV is beyond any offset the firmware documents: not applied"
+            f"over_voltage_delta={delta_v * 1e6:.0f} uV exceeds the whole documented over_voltage span "
+            f"({(STEPS_MAX - STEPS_MIN) * STEP_V:g} V): not applied"
         )
         delta_v = 0.0
-    if steps:
-        volts = held + steps * STEP_V  # automatic scaling off: the table's voltage, held, plus the steps
-        how = f"over_voltage={steps} ({steps * STEP_V * 1e3:+.0f} mV on the table's voltage, no automatic scaling)"
-    else:
-        slope = (volt_v[-1] - volt_v[-2]) / (opp_hz[-1] - opp_hz[-2]) if len(opp_hz) > 1 else 0.0
-        volts = held + slope * np.maximum(f_hz - opp_hz[-1], 0.0)
-        how = "automatic scaling above the top OPP (the table's last slope continued, estimated)"
-    volts = volts + delta_v
-    if np.nanmax(f_hz) > opp_hz[-1] * 1.001 or steps or delta_v:
+    # With over_voltage set the table's voltage (held at its top) plus the steps; without it the
+    # firmware's automatic scaling above the top OPP is undocumented in size, so the top is held
+    # (continuing the table's last slope was measured and dropped: docs/calibration.md)
+    volts = held + steps * STEP_V + delta_v
+    if steps or delta_v:
+        parts = (
+            [f"over_voltage={steps} ({steps * STEP_V * 1e3:+.0f} mV, no automatic scaling)"] if steps else []
+        )
+        parts += [f"over_voltage_delta {delta_v * 1e3:+.0f} mV"] if delta_v else []
         notes.append(
-            f"core voltage {np.nanmin(volts):.3f}-{np.nanmax(volts):.3f} V by the firmware's settings: {how}"
-            + (f", over_voltage_delta {delta_v * 1e3:+.0f} mV" if delta_v else "")
+            f"core voltage {np.nanmin(volts):.3f}-{np.nanmax(volts):.3f} V by the firmware's settings: "
+            + ", ".join(parts)
+            + " on the OPP table's voltage at the logged clock (held at its top)"
         )
     return volts, tuple(notes)
