@@ -100,3 +100,19 @@ def test_the_rule_by_the_documentation() -> None:
     assert np.allclose(clamped, np.interp(at, hz, volt) + STEPS_MAX * STEP_V) and "outside" in notes[0]
     ignored, notes = firmware_voltage(at[:2], hz, volt, {"over_voltage": 70000})
     assert np.allclose(ignored, np.interp(at[:2], hz, volt)) and "not a step count" in notes[0]
+
+
+def test_other_formats_state_no_settings(tmp_path: Path) -> None:
+    from thermogov.importers import parse_log
+    from thermogov.importers.runfolder import write_run_folder
+    from thermogov.runs import SUMMARY_FILE
+
+    excerpt = (
+        Path(__file__).resolve().parents[1]
+        / "data"
+        / "logs"
+        / "tegrastats_agxorin_powergui-style_excerpt.csv"
+    )
+    run = write_run_folder(parse_log(excerpt), tmp_path / "runs")
+    assert json.loads((run.run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))["firmware"] == {}
+    assert not load_log_data(run.run_dir).firmware
