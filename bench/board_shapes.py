@@ -533,7 +533,7 @@ class Runner:
             th.start()
         time.sleep(rng.uniform(0.4, 1.2))
         mid = snapshot(root)
-        self._check_owned(where, tr, before, mid, tmp)
+        owned = self._check_owned(where, tr, before, mid, tmp)
         expect_rc = {0}
         failed_cluster = ""
         if path in ("sigterm", "sigint"):
@@ -543,8 +543,8 @@ class Runner:
             time.sleep(0.3)
             proc.send_signal(signal.SIGTERM)
         elif path == "failure":
-            failed_cluster = self._unplug(tmp, t, tr, rng)
-            expect_rc = {1}
+            failed_cluster = self._unplug(tmp, tr, owned)
+            expect_rc = {1} if failed_cluster else {0}
             time.sleep(0.5)
             proc.send_signal(signal.SIGTERM)
         elif path == "kill9":
@@ -570,9 +570,7 @@ class Runner:
             last = err.strip().splitlines()[-1] if err.strip() else ""
             if "thermogov restore" not in last:
                 self.finding("failure-line", where, last[-300:])
-            faultshim.write_rules(tmp / "faults", tr.fault_rules)  # the cluster is back
-            if failed_cluster:
-                self._replug(t, failed_cluster)
+            faultshim.write_rules(tmp / "faults", tr.fault_rules)  # the device is back
             r = self.cli(tmp, root, "restore", *procutil.paths(tmp))
             if r.returncode != 0:
                 self.finding("restore-after-failure", where, f"rc={r.returncode} {r.stderr[-300:]}")
@@ -600,7 +598,8 @@ class Runner:
             self.finding("refusal-wrote", where, ", ".join(changed(before, after)[:5]))
         self.counts["refused"] += 1
 
-    def _check_owned(self, where: str, tr: Trial, before, mid, tmp: Path) -> None:
+    def _check_owned(self, where: str, tr: Trial, before, mid, tmp: Path) -> set[str]:
+        """Checks what changed mid-run against the journal; returns the owned files (real paths)."""
         try:
             body = json.loads((tmp / "state/journal.json").read_text())
         except (OSError, ValueError):
@@ -621,6 +620,7 @@ class Runner:
         lowered = [r for r in maxes if mid.get(r, (b"", 0))[0] != before.get(r, (b"", 0))[0]]
         if maxes and not lowered and not set(maxes) <= faulty:
             self.finding("hot-board-not-capped", where, f"no max lowered of {len(maxes)}")
+        return real_owned
         for r in owned:
             parts = r.split("/")
             if "cpufreq" in parts and not any(p in tr.governed_policies for p in parts):
@@ -628,17 +628,22 @@ class Runner:
             if "devfreq" in parts and "vic" in r:
                 self.finding("owns-ungoverned", where, r)
 
-    def _unplug(self, tmp: Path, t: fakesys.FakeTree, tr: Trial, rng: random.Random) -> str:
-        """A governed cluster goes offline: its attributes answer EBUSY, its cpuN links go."""
-        pols = [p for p in policies(t) if p in tr.governed_policies]
-        p = pols[-1]
-        rules = [*tr.fault_rules, *((f"{CPUFREQ}/{p}/{n}", "rw", 16) for n in LIMITS[:2])]
-        rules.append((f"{CPUFREQ}/{p}/scaling_cur_freq", "r", 16))
+    def _unplug(self, tmp: Path, tr: Trial, owned: set[str]) -> str:
+        """A governed device goes away mid-run: its attributes answer EBUSY (a cpufreq policy
+        whose CPUs all went offline; a devfreq device being unbound).  Returns its folder, ""
+        when the daemon owns nothing (then the stop is an ordinary one)."""
+        folders = sorted({str(Path(r).parent) for r in owned if Path(r).name in LIMITS})
+        if not folders:
+            return ""
+        cpu = [f for f in folders if "/cpufreq/" in f]
+        target = (cpu or folders)[-1]
+        names = (
+            ("scaling_min_freq", "scaling_max_freq") if "/cpufreq/" in target else ("min_freq", "max_freq")
+        )
+        cur = "scaling_cur_freq" if "/cpufreq/" in target else "cur_freq"
+        rules = [*tr.fault_rules, *((f"{target}/{n}", "rw", 16) for n in names), (f"{target}/{cur}", "r", 16)]
         faultshim.write_rules(tmp / "faults", rules)
-        return p
-
-    def _replug(self, t: fakesys.FakeTree, p: str) -> None:
-        pass  # the files stayed; the rules file is back to the tree's own faults
+        return target
 
 
 def main() -> int:
