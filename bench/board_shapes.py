@@ -78,6 +78,7 @@ class Trial:
     agents: list[Callable[[FakeRun], None]] = field(default_factory=list)
     governed_policies: set[str] = field(default_factory=set)  # what the journal may own
     read_only: set[str] = field(default_factory=set)  # limits the journal must never own
+    config: str = ""  # TOML lines added to the run's config (a governed fan, the lever)
 
 
 @dataclass
@@ -442,6 +443,30 @@ def _table_name(limit: str) -> str:
     return "scaling_available_frequencies" if limit.startswith("scaling") else "available_frequencies"
 
 
+def governed_fan_and_idle(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A pwm-fan handed to the governor (``fan = "governor"``) and a ``thermal-idle`` cooling
+    device driven by the lever, either of them refusing every write (EPERM, EBUSY) half the
+    time: an attribute the driver never lets anyone set holds its original all along."""
+    if (t.root / "sys/class/thermal/cooling_device0").exists():
+        return  # a board-owned fan is there already
+    fakesys.pwm_fan(
+        t, board="rpi5" if "Raspberry" in t.read("sys/firmware/devicetree/base/model") else "orin"
+    )
+    idle = "sys/devices/virtual/thermal/cooling_device3"
+    t.write(f"{idle}/type", "thermal-idle\n")
+    t.write(f"{idle}/max_state", 100)
+    t.write(f"{idle}/cur_state", 0)
+    t.link("sys/class/thermal/cooling_device3", idle)
+    tr.config = 'fan = "governor"\n[lever]\nenabled = true\n'
+    tr.shapes.append("governed-fan+idle")
+    if rng.random() < 0.5:
+        tr.fault_rules.append(("sys/devices/virtual/thermal/cooling_device0/cur_state", "w", 1))
+        tr.shapes.append("fan-refuses")
+    if rng.random() < 0.5:
+        tr.fault_rules.append((f"{idle}/cur_state", "w", 16))
+        tr.shapes.append("idle-refuses")
+
+
 SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], float]] = [
     (big_little, 0.35),
     (cpu_offline, 0.3),
@@ -459,6 +484,7 @@ SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], flo
     (refusing_limit, 0.15),
     (rounding_kernel, 0.2),
     (rival_agent, 0.2),
+    (governed_fan_and_idle, 0.25),  # last: the trees before it keep their seeded draws
 ]
 
 
@@ -490,9 +516,9 @@ class Runner:
     def cli(self, tmp: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         return procutil.run_cli(*args, env=self.env(tmp, root))
 
-    def start(self, tmp: Path, root: Path, *extra: str) -> subprocess.Popen[bytes]:
+    def start(self, tmp: Path, root: Path, *extra: str, config: str = "") -> subprocess.Popen[bytes]:
         cfg = tmp / "hysteresis.toml"
-        cfg.write_text('[run]\npolicy = "hysteresis"\n')
+        cfg.write_text('[run]\npolicy = "hysteresis"\n' + config)
         args = [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg), *extra]
         return subprocess.Popen(
             [*procutil.script(), "run", *args],
@@ -521,7 +547,7 @@ class Runner:
                 self.finding("doctor", where, f"rc={doc.returncode} {doc.stderr[-300:]}")
         run = FakeRun(t, threading.Event(), random.Random(rng.random()))
         threads = [threading.Thread(target=a, args=(run,), daemon=True) for a in tr.agents]
-        proc = self.start(tmp, root, "--duration", "2.5s" if path == "normal" else "60s")
+        proc = self.start(tmp, root, "--duration", "2.5s" if path == "normal" else "60s", config=tr.config)
         started = self._wait_started(proc)
         if not started:
             _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
@@ -559,7 +585,7 @@ class Runner:
         if "Traceback" in err:
             self.finding("traceback", where, err[-400:])
         if path == "kill9":
-            nxt = self.start(tmp, root, "--duration", "0.5s")
+            nxt = self.start(tmp, root, "--duration", "0.5s", config=tr.config)
             _o, e2 = nxt.communicate(timeout=procutil.DEADLINE_S)
             err = e2.decode()
             if nxt.returncode != 0 or "restored" not in err:
@@ -606,6 +632,7 @@ class Runner:
             body = {"entries": [], "attrs": [], "states": []}
         owned = {e[k] for e in body.get("entries", []) for k in ("min_rel", "max_rel")}
         owned |= {a["rel"] for a in body.get("attrs", []) or []}
+        owned |= {e["rel"] for e in body.get("states", []) or []}
         root = tmp / "root"
         real_owned = {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in owned}
         outside = [k for k in changed(before, mid) if k not in real_owned]
