@@ -241,7 +241,8 @@ def gpu_renamed(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     governor = (real / "governor").read_text().strip()
     dev_rel, name, node = rng.choice(GPU_NAMES)
     cls.unlink()
-    shutil.rmtree(real)
+    device = real.parent.parent  # <device>/devfreq/<name>: the device folder goes with it
+    shutil.rmtree(device if device.name == g else real)
     t.devfreq(dev_rel, name, node, table, governor=governor)
     tr.shapes.append(f"gpu-{name}")
 
@@ -267,18 +268,9 @@ def zone_twin(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     cpu = next((z for z in zones if z.joinpath("type").read_text().strip().lower().startswith("cpu")), None)
     if cpu is None:
         return
-    for z in reversed(zones):  # renumber every zone up by one, class links too
-        n = int(z.name[12:])
-        z.rename(base / f"thermal_zone{n + 1}")
-        (t.root / f"sys/class/thermal/thermal_zone{n}").unlink()
-    for z in zones:
-        n = int(z.name[12:]) + 1
-        t.link(f"sys/class/thermal/thermal_zone{n}", f"sys/devices/virtual/thermal/thermal_zone{n}")
-    ztype = (base / f"thermal_zone{int(cpu.name[12:]) + 1}" / "type").read_text().strip()
+    ztype = cpu.joinpath("type").read_text().strip()
     how = rng.choice(["-40000", "100000", "-256000", "disabled"])
-    t.zone(0, ztype, 45000 if how == "disabled" else int(how))
-    if how == "disabled":
-        t.write("sys/devices/virtual/thermal/thermal_zone0/mode", "disabled\n")
+    fakesys.zone_ahead(t, ztype, 45000 if how == "disabled" else int(how), disabled=how == "disabled")
     tr.shapes.append(f"zone-twin-{ztype}-{how}")
 
 

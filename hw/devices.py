@@ -74,6 +74,23 @@ class TempFileSensor:
         return _new_reading(Reading, (self._name, c, self._clock()))
 
 
+def hottest(readers: Sequence[Callable[[], float]]) -> float:
+    """The highest of the readings that succeed; when none does, the first one's SensorError."""
+    best: float | None = None
+    first_error: SensorError | None = None
+    for read in readers:
+        try:
+            c = read()
+        except SensorError as e:
+            first_error = first_error or e
+            continue
+        best = c if best is None or c > best else best
+    if best is None:
+        assert first_error is not None
+        raise first_error
+    return best
+
+
 class HottestOfSensor:
     """One profile sensor read from several zones of the same type: the hottest valid reading.
 
@@ -85,6 +102,7 @@ class HottestOfSensor:
 
     def __init__(self, parts: Sequence[TempFileSensor], clock: Callable[[], float]) -> None:
         self._parts = tuple(parts)
+        self._readers = tuple(lambda p=p: p.read().value_c for p in parts)
         self._clock = clock
         self.rel = parts[0].rel
         self.divisor = parts[0].divisor
@@ -95,19 +113,7 @@ class HottestOfSensor:
         return self._parts[0].name
 
     def read(self) -> Reading:
-        best: float | None = None
-        first_error: SensorError | None = None
-        for p in self._parts:
-            try:
-                c = p.read().value_c
-            except SensorError as e:
-                first_error = first_error or e
-                continue
-            best = c if best is None or c > best else best
-        if best is None:
-            assert first_error is not None
-            raise first_error
-        return _new_reading(Reading, (self.name, best, self._clock()))
+        return _new_reading(Reading, (self.name, hottest(self._readers), self._clock()))
 
 
 def open_sensor(
@@ -122,19 +128,12 @@ def open_sensor(
 
 def binding_celsius(tree: SysfsTree, b: SensorBinding) -> float:
     """A binding's temperature now, as the daemon reads it (the hottest of its twins)."""
-    best: float | None = None
-    first_error: SensorError | None = None
-    for rel in (b.rel, *b.twins):
-        try:
-            c = to_celsius(tree.read_int(rel), b.divisor, tree.show(rel))
-        except SensorError as e:
-            first_error = first_error or e
-            continue
-        best = c if best is None or c > best else best
-    if best is None:
-        assert first_error is not None
-        raise first_error
-    return best
+    return hottest(
+        [
+            lambda rel=rel: to_celsius(tree.read_int(rel), b.divisor, tree.show(rel))
+            for rel in (b.rel, *b.twins)
+        ]
+    )
 
 
 def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], int]:

@@ -17,9 +17,14 @@ import pytest
 
 from tests.hw import fakesys, faultshim, procutil
 from tests.hw.fakesys import KernelTree
+from thermogov.board import load_board
+from thermogov.hw.devices import open_sensor
+from thermogov.hw.discovery import discover
 from thermogov.hw.fan import HwFan, require_fan
 from thermogov.hw.idle import IdleInjector
-from thermogov.interfaces import ActuatorError
+from thermogov.hw.mapping import map_board
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, SensorError
 from thermogov.trace import load_trace
 
 FAN_STATE = "sys/devices/virtual/thermal/cooling_device0/cur_state"
@@ -189,18 +194,7 @@ def test_a_dead_twin_zone_ahead_of_the_live_one_does_not_hide_the_heat(
     # Before: the first zone of the name was bound; a twin reading its -40 °C floor (or a
     # disabled zone's 45 °C) stood for the CPU and the 92 °C board ran at full CPU clocks.
     t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=92000, gpu_mc=92000)
-    base = t.root / "sys/devices/virtual/thermal"
-    zones = sorted(base.glob("thermal_zone*"), key=lambda p: int(p.name[12:]))
-    for z in reversed(zones):  # renumber every zone up by one, class links too
-        n = int(z.name[12:])
-        z.rename(base / f"thermal_zone{n + 1}")
-        (t.root / f"sys/class/thermal/thermal_zone{n}").unlink()
-    for z in zones:
-        n = int(z.name[12:]) + 1
-        t.link(f"sys/class/thermal/thermal_zone{n}", f"sys/devices/virtual/thermal/thermal_zone{n}")
-    t.zone(0, "cpu-thermal", twin_mc)
-    if disabled:
-        t.write("sys/devices/virtual/thermal/thermal_zone0/mode", "disabled\n")
+    fakesys.zone_ahead(t, "cpu-thermal", twin_mc, disabled=disabled)
     before = t.snapshot()
     doc = _cli(tmp_path, "doctor", "--sysfs-root", str(tmp_path / "root"))
     assert "thermal_zone0 (cpu-thermal) + thermal_zone1, the hottest" in doc.stdout, doc.stdout
@@ -213,3 +207,16 @@ def test_a_dead_twin_zone_ahead_of_the_live_one_does_not_hide_the_heat(
     assert tr["cpu_cap_hz"][-1] < max(fakesys.ORIN_NANO_CPU_KHZ) * 1000, "the hot CPU must be capped"
     assert min(v for v in tr["cpu_cap_hz"] if v is not None) >= lowest_khz * 1000
     assert t.snapshot() == before
+
+
+def test_twin_zones_read_the_hottest_valid_value_and_fail_only_when_all_fail(tmp_path: Path) -> None:
+    t = fakesys.rpi5(tmp_path / "root", cpu_mc=50000)
+    fakesys.zone_ahead(t, "cpu-thermal", -256000)  # Tegra's offline marker: no reading
+    tree = SysfsTree(t.root)
+    (b,) = [x for x in map_board(discover(tree), load_board("rpi5")).sensors if x.sensor.name == "cpu"]
+    assert b.twins, "both zones named cpu-thermal are read"
+    sensor = open_sensor(tree, b)
+    assert sensor.read().value_c == 50.0
+    t.write("sys/devices/virtual/thermal/thermal_zone1/temp", 200000)  # out of range: no reading
+    with pytest.raises(SensorError, match="offline"):
+        sensor.read()
