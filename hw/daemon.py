@@ -450,6 +450,9 @@ class Runner:
                 self.log(notice.removeprefix("thermogov: "))
             for name, why in prep.bmap.missing_domains.items():
                 self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+            for b in prep.bmap.domains:
+                for why in b.skipped:
+                    self.log(f"warning: {why}; domain {b.domain.name} governs {b.source} without it")
             journal = None
             if opts.dry_run:
                 try:

@@ -102,6 +102,7 @@ class CpufreqPolicy:
     table_hz: tuple[int, ...]  # ascending; empty when the table could not be read
     table_source: str  # scaling_available_frequencies | cpuinfo_min/max
     error: str = ""
+    read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -312,7 +313,7 @@ def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
                     related,
                     table,
                     source,
-                    read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
+                    read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
                 )
             )
         except SensorError as e:

@@ -93,6 +93,8 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
             f"{_hz(tree, p.max_rel, 1000)} MHz  cur {_hz(tree, p.cur_rel, 1000)} MHz"
         )
         out.append(f"    OPPs ({p.table_source}): {_table(p.table_hz)}")
+        if p.read_only:
+            out.append(f"    NOT GOVERNABLE: {p.read_only}")
     if not inv.policies:
         out.append("  (none)")
     out.append("devfreq devices:")
@@ -268,6 +270,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
             {
                 "name": p.name,
                 "error": p.error,
+                "read_only": p.read_only,
                 "cpus": list(p.related_cpus),
                 "opps_mhz": [f / 1e6 for f in p.table_hz],
                 "min_mhz": _mhz_of(tree, p.min_rel, 1000),

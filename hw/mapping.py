@@ -93,6 +93,7 @@ class DomainBinding:
     files: tuple[LimitFiles, ...]
     hw_table_hz: tuple[int, ...]  # OPPs every member offers (intersection)
     source: str
+    skipped: tuple[str, ...] = ()  # why listed members are left alone (a read-only policy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,12 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     broken = [p for p in pols if p.error]
     if broken:
         return broken[0].error
+    # A read-only cluster cannot be capped by anyone: it is left as it is and the others are
+    # governed (leaving them all free would run a hot board's other clusters at full clock).
+    skipped = tuple(p.read_only for p in pols if p.read_only)
+    pols = [p for p in pols if not p.read_only]
+    if not pols:
+        return skipped[0]
     common = set(pols[0].table_hz)
     for p in pols[1:]:
         common &= set(p.table_hz)
@@ -194,7 +201,7 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
             f"{d.name} does not fit this board: pass --board with a profile that lists them apart"
         )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
-    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols))
+    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped)
 
 
 def _mhz_span(table_hz: Sequence[int]) -> str:

@@ -9,6 +9,7 @@ back as it was, the exit status, one line on stderr for a refusal.
 from __future__ import annotations
 
 import errno
+import json
 import signal
 import subprocess
 from pathlib import Path
@@ -220,3 +221,27 @@ def test_twin_zones_read_the_hottest_valid_value_and_fail_only_when_all_fail(tmp
     t.write("sys/devices/virtual/thermal/thermal_zone1/temp", 200000)  # out of range: no reading
     with pytest.raises(SensorError, match="offline"):
         sensor.read()
+
+
+def test_a_read_only_cluster_is_left_alone_and_the_other_clusters_are_governed(
+    tmp_path: Path, shim: Path
+) -> None:
+    # AGX Orin, policy4's max read-only: policy0 and policy8 are still capped (leaving the whole
+    # CPU domain free would run a hot board's other clusters at full clock), policy4 is never
+    # owned, and everything is back after a kill -9 and `thermogov restore`.
+    t = fakesys.agx_orin(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
+    limit = "sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq"
+    (t.root / limit).chmod(0o444)
+    before = t.snapshot()
+    proc = _run(
+        tmp_path, shim, [(limit, "w", errno.EACCES)], '[run]\npolicy = "hysteresis"\n', "--duration", "60s"
+    )
+    procutil.wait_line(proc, "thermogov: started")
+    proc.kill()
+    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    assert "policy4/scaling_max_freq: read-only (mode 444)" in err.decode()
+    body = json.loads((tmp_path / "state" / "journal.json").read_text())
+    assert sorted(e["label"] for e in body["entries"] if "policy" in e["label"]) == ["policy0", "policy8"]
+    r = _cli(tmp_path, "restore", *procutil.paths(tmp_path), shim=shim)
+    assert r.returncode == 0, r.stderr
+    assert t.snapshot() == before
