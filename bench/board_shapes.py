@@ -16,19 +16,23 @@ kernel ships (sources in the shape's docstring):
   100000, -256000) or with ``mode`` disabled; unusual types; trips in descending order or
   without ``hyst``; cooling devices (``cpufreq-cpuN``, ``pwm-fan`` with its hwmon, ``processor``)
   in odd orders;
-* hwmon chips with and without ``temp*_label``; a mains-only ``power_supply``;
+* hwmon chips with and without ``temp*_label``; a mains-only ``power_supply``; a board-owned
+  pwm-fan, or a governed one with a lever-driven ``thermal-idle`` device;
 * attributes: a governed limit read-only (mode 0444, which sysfs refuses to root as well), one
-  whose writes fail (EINVAL, EBUSY, EPERM: ``tests/hw/faultshim.c``), a kernel that rounds a
-  write down to an OPP, another agent (nvpmodel, thermald) rewriting a limit mid-run.
+  whose writes fail (EINVAL, EBUSY, EPERM: ``tests/hw/faultshim.c``; also the fan's and the
+  idle device's), a kernel that rounds a write down to an OPP, another agent (nvpmodel,
+  thermald) rewriting a limit mid-run.
 
 Each tree runs ``doctor`` once and ``run`` once per exit path: the duration ending, SIGTERM,
-SIGINT, SIGHUP (a reload) then SIGTERM, a runtime failure (a governed cluster going offline
-mid-run: every attribute EBUSY, as ``store()``/``show()`` answer for an inactive policy,
-drivers/cpufreq/cpufreq.c since commit 11e584cfb8a9; after the failure the cluster comes back
-and ``thermogov restore`` finishes), and ``kill -9`` then the next start's journal restore.
+SIGINT, SIGHUP (a reload) then SIGTERM, a runtime failure (a device the daemon owns going away
+mid-run, a cluster before a GPU: its limits EBUSY, as ``store()``/``show()`` answer for an
+inactive policy, drivers/cpufreq/cpufreq.c since commit 11e584cfb8a9; after the failure the
+device comes back and ``thermogov restore`` finishes), and ``kill -9`` then the next start's
+journal restore.
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
-changed and the journal owns only limits of governed devices; no traceback; the exit status
+changed, the journal owns only limits of governed devices and no read-only one, and some
+governed max is lower than at start (every die zone reads 92 °C); no traceback; the exit status
 and the one-line error as promised (0 for a stop, 1 naming ``thermogov restore`` for the
 failure, 2 with one line and nothing written for a tree refused up front).
 
