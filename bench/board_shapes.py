@@ -83,6 +83,7 @@ class Trial:
     governed_policies: set[str] = field(default_factory=set)  # what the journal may own
     read_only: set[str] = field(default_factory=set)  # limits the journal must never own
     config: str = ""  # TOML lines added to the run's config (a governed fan, the lever)
+    rival: str = ""  # the limit a rival agent rewrites (its own change where the daemon owns none)
 
 
 @dataclass
@@ -419,6 +420,7 @@ def rival_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     rel = governed_limit(t, rng, tr)
     if rel in faulty:
         return
+    tr.rival = rel
 
     def agent(run: FakeRun) -> None:
         if run.stop.wait(run.rng.uniform(0.3, 1.2)):
@@ -597,7 +599,8 @@ class Runner:
             if r.returncode != 0:
                 self.finding("restore-after-failure", where, f"rc={r.returncode} {r.stderr[-300:]}")
         after = snapshot(root)
-        diff = changed(before, after)
+        # A rival's write to a limit the daemon does not own is the rival's to undo, not ours.
+        diff = [k for k in changed(before, after) if k != tr.rival or k in owned]
         if diff:
             self.finding("not-restored", where, ", ".join(diff[:6]))
         if (tmp / "state/journal.json").exists():
@@ -631,7 +634,7 @@ class Runner:
         owned |= {e["rel"] for e in body.get("states", []) or []}
         root = tmp / "root"
         real_owned = {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in owned}
-        outside = [k for k in changed(before, mid) if k not in real_owned]
+        outside = [k for k in changed(before, mid) if k not in real_owned and k != tr.rival]
         if outside:
             self.finding("wrote-outside-owned", where, ", ".join(outside[:5]))
         if real_owned & tr.read_only:
