@@ -450,6 +450,9 @@ class Runner:
                 self.log(notice.removeprefix("thermogov: "))
             for name, why in prep.bmap.missing_domains.items():
                 self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+            for b in prep.bmap.domains:
+                for why in b.skipped:
+                    self.log(f"warning: {why}; domain {b.domain.name} governs {b.source} without it")
             journal = None
             if opts.dry_run:
                 try:
@@ -515,7 +518,11 @@ class Runner:
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
-            idle = IdleInjector.open(prep.tree, dry_run=opts.dry_run) if prep.config.lever.enabled else None
+            idle = (
+                IdleInjector.open(prep.tree, dry_run=opts.dry_run, on_error=self.log)
+                if prep.config.lever.enabled
+                else None
+            )
             self.throttle = ThrottleMonitor.open(prep.tree, self.log)
             self.publisher = StatePublisher(
                 StateIdentity(
@@ -562,7 +569,13 @@ class Runner:
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             if idle is not None and isinstance(idle.io, DryRunIO):
                 dry_ios.append(idle.io)
-            self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
+            try:
+                self._loop(prep, gov, telemetry, recorder.on_tick, dry_ios, recorder.recorder.run_dir)
+            except ActuatorError as e:
+                # A write failing outside the governor's own accounting is the board failing
+                # mid-run (exit 1), never bad input (exit 2: "nothing was written"); the
+                # stack below restores everything on the way out and says so.
+                raise RuntimeFailure(f"stopped mid-run: {e}") from e
         return self.summary
 
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:

@@ -74,10 +74,66 @@ class TempFileSensor:
         return _new_reading(Reading, (self._name, c, self._clock()))
 
 
+def hottest(readers: Sequence[Callable[[], float]]) -> float:
+    """The highest of the readings that succeed; when none does, the first one's SensorError."""
+    best: float | None = None
+    first_error: SensorError | None = None
+    for read in readers:
+        try:
+            c = read()
+        except SensorError as e:
+            first_error = first_error or e
+            continue
+        best = c if best is None or c > best else best
+    if best is None:
+        assert first_error is not None
+        raise first_error
+    return best
+
+
+class HottestOfSensor:
+    """One profile sensor read from several zones of the same type: the hottest valid reading.
+
+    Zone types are not unique, and a twin whose sensor is off reads a plausible constant (the
+    sensor's -40 °C floor, a disabled zone's last value); binding whichever came first would let
+    it hide the live die.  The hottest errs towards lower clocks, never towards full clocks on
+    a hot board.  A twin that fails to read is skipped; all failing is the first one's error.
+    """
+
+    def __init__(self, parts: Sequence[TempFileSensor], clock: Callable[[], float]) -> None:
+        self._parts = tuple(parts)
+        self._readers = tuple(lambda p=p: p.read().value_c for p in parts)
+        self._clock = clock
+        self.rel = parts[0].rel
+        self.divisor = parts[0].divisor
+        self.source = parts[0].source
+
+    @property
+    def name(self) -> str:
+        return self._parts[0].name
+
+    def read(self) -> Reading:
+        return _new_reading(Reading, (self.name, hottest(self._readers), self._clock()))
+
+
 def open_sensor(
     tree: SysfsTree, b: SensorBinding, clock: Callable[[], float] = time.monotonic
-) -> TempFileSensor:
-    return TempFileSensor(tree, b.sensor.name, b.rel, b.divisor, clock, b.source)
+) -> TempFileSensor | HottestOfSensor:
+    first = TempFileSensor(tree, b.sensor.name, b.rel, b.divisor, clock, b.source)
+    if not b.twins:
+        return first
+    twins = [TempFileSensor(tree, b.sensor.name, rel, b.divisor, clock, b.source) for rel in b.twins]
+    return HottestOfSensor([first, *twins], clock)
+
+
+def binding_celsius(tree: SysfsTree, b: SensorBinding) -> float:
+    """A binding's temperature now, as the daemon reads it (the hottest of its twins)."""
+    return hottest(
+        [
+            lambda rel=rel: to_celsius(tree.read_int(rel), b.divisor, tree.show(rel))
+            for rel in (b.rel, *b.twins)
+        ]
+    )
 
 
 def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], int]:

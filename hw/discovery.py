@@ -102,6 +102,7 @@ class CpufreqPolicy:
     table_hz: tuple[int, ...]  # ascending; empty when the table could not be read
     table_source: str  # scaling_available_frequencies | cpuinfo_min/max
     error: str = ""
+    read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -264,6 +265,27 @@ def _cpus(text: str) -> tuple[int, ...]:
     return tuple(cpus)
 
 
+def read_only_limit(tree: SysfsTree, rels: tuple[str, ...]) -> str:
+    """Why the limit attributes cannot be set ("" when they can): one without a write bit.
+
+    sysfs gives an attribute without a ``store`` method mode 0444, and kernfs refuses to open
+    it for writing (EACCES) even to root (``kernfs_fop_open`` in fs/kernfs/file.c checks
+    ``S_IWUGO``); a driver may also expose its limits read-only.  Found at discovery, the device
+    is reported and left alone instead of failing its first write mid-run and its restore.
+    """
+    for rel in rels:
+        try:
+            mode = tree.path(rel).stat().st_mode
+        except OSError:
+            continue  # a missing limit is reported where it is read
+        if not mode & 0o222:
+            return (
+                f"{tree.show(rel)}: read-only (mode {mode & 0o777:o}): the kernel does not let this "
+                "limit be set, so the device cannot be governed; run `thermogov doctor`"
+            )
+    return ""
+
+
 def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
     out = []
     for name in tree.listdir(CPUFREQ, r"policy\d+"):
@@ -284,7 +306,16 @@ def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
                 raise SensorError(
                     f"{tree.show(rel)}/{source}: no positive frequency in the OPP table; check the driver"
                 )
-            out.append(CpufreqPolicy(name, rel, related, table, source))
+            out.append(
+                CpufreqPolicy(
+                    name,
+                    rel,
+                    related,
+                    table,
+                    source,
+                    read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
+                )
+            )
         except SensorError as e:
             out.append(CpufreqPolicy(name, rel, related, (), "", str(e)))
     return out
@@ -308,7 +339,11 @@ def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:
                 raise SensorError(
                     f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver"
                 )
-            out.append(DevfreqDevice(name, rel, of_node, table))
+            out.append(
+                DevfreqDevice(
+                    name, rel, of_node, table, read_only_limit(tree, (f"{rel}/min_freq", f"{rel}/max_freq"))
+                )
+            )
         except SensorError as e:
             out.append(DevfreqDevice(name, rel, of_node, (), str(e)))
     return out

@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable
 
 from thermogov.config import Config
-from thermogov.hw.devices import to_celsius
+from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
@@ -93,6 +93,8 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
             f"{_hz(tree, p.max_rel, 1000)} MHz  cur {_hz(tree, p.cur_rel, 1000)} MHz"
         )
         out.append(f"    OPPs ({p.table_source}): {_table(p.table_hz)}")
+        if p.read_only:
+            out.append(f"    NOT GOVERNABLE: {p.read_only}")
     if not inv.policies:
         out.append("  (none)")
     out.append("devfreq devices:")
@@ -121,7 +123,8 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
             out.append(f"  sensor {s.name:<8} MISSING: {bmap.missing_sensors[s.name]}")
         else:
             note = "  (found on the board; not in the profile)" if s.name in bmap.found_sensors else ""
-            out.append(f"  sensor {s.name:<8} -> {b.source:<28} {_temp(tree, b.rel, b.divisor)}{note}")
+            now = _live(lambda b=b: f"{binding_celsius(tree, b):.1f} °C")
+            out.append(f"  sensor {s.name:<8} -> {b.source:<28} {now}{note}")
     for d in bmap.board.domains:
         db = next((x for x in bmap.domains if x.domain.name == d.name), None)
         if db is None:
@@ -221,7 +224,11 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
         sensors.append(
             {"name": s.name, "missing": bmap.missing_sensors[s.name]}
             if b is None
-            else {"name": s.name, "source": b.source, "temp_c": temp(b.rel, b.divisor)}
+            else {
+                "name": s.name,
+                "source": b.source,
+                "temp_c": _value(lambda b=b: round(binding_celsius(tree, b), 3)),
+            }
         )
     domains: list[dict[str, object]] = []
     for d in board.domains:
@@ -263,6 +270,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
             {
                 "name": p.name,
                 "error": p.error,
+                "read_only": p.read_only,
                 "cpus": list(p.related_cpus),
                 "opps_mhz": [f / 1e6 for f in p.table_hz],
                 "min_mhz": _mhz_of(tree, p.min_rel, 1000),

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import THERMAL, hwmon_chips
-from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO
+from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError
@@ -242,12 +242,8 @@ class HwFan:
 
     def restore(self) -> None:
         """Put back every captured attribute, the speed before the mode; all are tried."""
-        errors = []
-        for rel, value in sorted(self.originals, key=lambda rv: rv[0].endswith("_enable")):
-            try:
-                self._write(rel, value)
-            except ActuatorError as e:
-                errors.append(str(e))
+        ordered = sorted(self.originals, key=lambda rv: rv[0].endswith("_enable"))
+        errors = [e for e in (write_back(self.io, rel, value) for rel, value in ordered) if e]
         if errors:
             raise ActuatorError("; ".join(errors))
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.fusion import SensorSpec
-from thermogov.hw.devices import to_celsius
+from thermogov.hw.devices import binding_celsius
 from thermogov.hw.mapping import BoardMap, governed_table
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ConfigError, SensorError
@@ -132,7 +132,7 @@ def _live_fused_c(tree: SysfsTree, bmap: BoardMap, specs: Sequence[SensorSpec]) 
         if b.sensor.name not in weight:
             continue
         try:
-            t = to_celsius(tree.read_int(b.rel), b.divisor, tree.show(b.rel))
+            t = binding_celsius(tree, b)
         except SensorError:
             continue
         num += weight[b.sensor.name] * t

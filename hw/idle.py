@@ -20,11 +20,13 @@ business: the daemon publishes it for the application.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from thermogov.hw.confine import ConfinementError
 from thermogov.hw.discovery import THERMAL
-from thermogov.hw.limits import DryRunIO, TreeIO
+from thermogov.hw.limits import DryRunIO, TreeIO, write_back
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, SensorError
 
@@ -112,9 +114,18 @@ def state_for_duty(duty: float, max_state: int) -> int:
 class IdleInjector:
     """Drives every idle-injection device from the lever's duty cycle; restores them at exit."""
 
-    def __init__(self, tree: SysfsTree, devices: list[IdleDevice], *, dry_run: bool = False) -> None:
+    def __init__(
+        self,
+        tree: SysfsTree,
+        devices: list[IdleDevice],
+        *,
+        dry_run: bool = False,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
         self.tree = tree
         self.devices = list(devices)
+        self._on_error = on_error or (lambda _msg: None)
+        self._failing: set[str] = set()  # devices whose last write was refused (said once)
         self.io: TreeIO | DryRunIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         self._original: dict[str, int] = {}
         for d in self.devices:
@@ -124,10 +135,12 @@ class IdleInjector:
         self.duty = 1.0
 
     @classmethod
-    def open(cls, tree: SysfsTree, *, dry_run: bool = False) -> IdleInjector | None:
+    def open(
+        cls, tree: SysfsTree, *, dry_run: bool = False, on_error: Callable[[str], None] | None = None
+    ) -> IdleInjector | None:
         """The injector of this board, or ``None`` when it has no idle-injection device."""
         devices = find_idle_devices(tree)
-        return cls(tree, devices, dry_run=dry_run) if devices else None
+        return cls(tree, devices, dry_run=dry_run, on_error=on_error) if devices else None
 
     def originals(self) -> list[StateEntry]:
         return [StateEntry(d.name, d.state_rel, self._original[d.state_rel]) for d in self.devices]
@@ -136,15 +149,26 @@ class IdleInjector:
         """The lever's duty cycle as forced idle; the mode is the application's (state file)."""
         self.duty = duty
         for d in self.devices:
-            self.io.write_int(d.state_rel, state_for_duty(duty, d.max_state))
+            # A device that refuses the state (EBUSY, EPERM) is said once and retried at the next
+            # change: the lever only engages with every cap at its lowest already, so a refused
+            # duty cycle costs throughput, not safety, and must not stop the governing (it
+            # did: the error left the loop as bad input, exit 2).  A file swapped under us is
+            # tampering and still stops the run (ConfinementError, exit 1, everything restored).
+            try:
+                self.io.write_int(d.state_rel, state_for_duty(duty, d.max_state))
+                self._failing.discard(d.state_rel)
+            except ConfinementError:
+                raise
+            except ActuatorError as e:
+                if d.state_rel not in self._failing:
+                    self._failing.add(d.state_rel)
+                    self._on_error(
+                        f"warning: idle injection on {d.name} not set ({e}); retried at the next change"
+                    )
 
     def restore(self) -> None:
         """Write back every captured ``cur_state``; raises listing those that failed."""
-        errors = []
-        for d in self.devices:
-            try:
-                self.io.write_int(d.state_rel, self._original[d.state_rel])
-            except ActuatorError as e:
-                errors.append(str(e))
+        written = (write_back(self.io, d.state_rel, self._original[d.state_rel]) for d in self.devices)
+        errors = [e for e in written if e]
         if errors:
             raise ActuatorError("; ".join(errors))

@@ -35,6 +35,7 @@ from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
+from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.owned import check_fan_attribute, check_idle_state, check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
@@ -242,12 +243,16 @@ def write_back(tree: SysfsTree, values: Iterable[tuple[str, int]]) -> list[str]:
     """Own and write each (attribute, value) back, already checked by the caller; one that fails
     does not stop the others, so the failures are returned to keep the journal."""
     errors = []
+    io = TreeIO(tree)
     for rel, value in values:
         try:
             tree.own(rel)
-            tree.write_int(rel, value)
         except ActuatorError as err:
             errors.append(str(err))
+            continue
+        why = write_back_one(io, rel, value)  # a refused write to a value already there is done
+        if why:
+            errors.append(why)
     return errors
 
 

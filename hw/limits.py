@@ -156,6 +156,26 @@ def restore_window(
     return list(errors.values())
 
 
+def write_back(io: LimitIO, rel: str, value: int) -> str:
+    """Put one attribute back to ``value``: "" when done, else why not.
+
+    A write the kernel refuses (EPERM, EBUSY, EINVAL) is not a failure when the attribute
+    already holds ``value``: nothing is left changed there (the attribute may never have taken
+    a write of ours, or another agent put the same value back).  A refusal because the file is
+    no longer the one owned (:class:`ConfinementError`) always is: its reading says nothing
+    about the attribute that was owned.  The one rule for every restore of a single attribute
+    (a fan's ``pwm1``/``cur_state``, an idle-injection ``cur_state``); limit windows go through
+    :func:`restore_window`, which applies the same rule per limit.
+    """
+    try:
+        io.write_int(rel, value)
+        return ""
+    except ActuatorError as e:
+        if not isinstance(e, ConfinementError) and _reads(io, rel) == value:
+            return ""
+        return str(e)
+
+
 def _reads(io: LimitIO, rel: str) -> int | None:
     """The limit's value now, or None when it cannot be read."""
     try:

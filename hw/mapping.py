@@ -63,12 +63,28 @@ def best_match(wanted: Sequence[str], candidates: Iterable[tuple[str, T]]) -> T 
     return best
 
 
+def best_matches(wanted: Sequence[str], candidates: Iterable[tuple[str, T]]) -> list[T]:
+    """Every candidate at the best match level, in order: zone types need not be unique (only
+    ``thermal_zoneN`` is), and a twin whose sensor is off (a fixed -40 °C floor, a disabled
+    zone) must not be the one bound while the live one goes unread."""
+    found: list[T] = []
+    level = 0
+    for actual, item in candidates:
+        lv = max((name_match(w, actual) for w in wanted), default=0)
+        if lv > level:
+            found, level = [item], lv
+        elif lv == level and lv > 0:
+            found.append(item)
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class SensorBinding:
     sensor: SensorProfile
     rel: str  # the value file
     divisor: float  # file units per °C: 1000 (m°C) or 10 (power_supply 0.1 °C)
     source: str  # human description, e.g. "thermal_zone0 (CPU-therm)"
+    twins: tuple[str, ...] = ()  # value files of other zones with the same name (read: the hottest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +93,7 @@ class DomainBinding:
     files: tuple[LimitFiles, ...]
     hw_table_hz: tuple[int, ...]  # OPPs every member offers (intersection)
     source: str
+    skipped: tuple[str, ...] = ()  # why listed members are left alone (a read-only policy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +147,15 @@ def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
     if s.kind == "thermal_zone":
         if not s.sysfs_names:
             return "profile lists no sysfs_names for this zone"
-        z = best_match(s.sysfs_names, ((z.type, z) for z in inv.zones))
-        if z is None:
+        zones = best_matches(s.sysfs_names, ((z.type, z) for z in inv.zones))
+        if not zones:
             types = ", ".join(z.type for z in inv.zones) or "none"
             return f"no thermal zone named {'/'.join(s.sysfs_names)} (zones: {types})"
-        return SensorBinding(s, z.temp_rel, 1000.0, f"{z.name} ({z.type})")
+        z, twins = zones[0], zones[1:]
+        source = f"{z.name} ({z.type})"
+        if twins:
+            source += " + " + ", ".join(t.name for t in twins) + ", the hottest"
+        return SensorBinding(s, z.temp_rel, 1000.0, source, tuple(t.temp_rel for t in twins))
     if s.kind == "hwmon":
         h = best_match(s.sysfs_names, ((h.chip, h) for h in inv.hwmons if h.temp_inputs))
         if h is None:
@@ -162,11 +183,31 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     broken = [p for p in pols if p.error]
     if broken:
         return broken[0].error
+    # A read-only cluster cannot be capped by anyone: it is left as it is and the others are
+    # governed (leaving them all free would run a hot board's other clusters at full clock).
+    skipped = tuple(p.read_only for p in pols if p.read_only)
+    pols = [p for p in pols if not p.read_only]
+    if not pols:
+        return skipped[0]
     common = set(pols[0].table_hz)
     for p in pols[1:]:
         common &= set(p.table_hz)
+    if not common:
+        # Clusters with tables of their own (big.LITTLE) that share no OPP: one cap cannot be
+        # an OPP of all of them, so the domain is not governed rather than governed off-table.
+        tables = "; ".join(f"{p.name} {_mhz_span(p.table_hz)}" for p in pols)
+        return (
+            f"{'+'.join(p.name for p in pols)} share no OPP ({tables}); the profile's domain "
+            f"{d.name} does not fit this board: pass --board with a profile that lists them apart"
+        )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
-    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols))
+    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped)
+
+
+def _mhz_span(table_hz: Sequence[int]) -> str:
+    return (
+        f"{table_hz[0] / 1e6:g}..{table_hz[-1] / 1e6:g} MHz, {len(table_hz)} OPPs" if table_hz else "no OPP"
+    )
 
 
 def _devfreq_names(dev: DevfreqDevice) -> list[str]:

@@ -512,6 +512,23 @@ class KernelTree(SysfsTree):
         Path(d, lo_name).write_text(f"{lo}\n")
 
 
+def zone_ahead(t: FakeTree, ztype: str, temp_mc: int, *, disabled: bool = False) -> None:
+    """A zone of type ``ztype`` numbered before every zone already there (each one renumbered
+    up by one, its class link too): zone types need not be unique, only ``thermal_zoneN`` is."""
+    base = t.root / "sys/devices/virtual/thermal"
+    zones = sorted(base.glob("thermal_zone*"), key=lambda p: int(p.name[len("thermal_zone") :]))
+    for z in reversed(zones):
+        n = int(z.name[len("thermal_zone") :])
+        z.rename(base / f"thermal_zone{n + 1}")
+        (t.root / f"sys/class/thermal/thermal_zone{n}").unlink()
+    for z in zones:
+        n = int(z.name[len("thermal_zone") :]) + 1
+        t.link(f"sys/class/thermal/thermal_zone{n}", f"sys/devices/virtual/thermal/thermal_zone{n}")
+    t.zone(0, ztype, temp_mc)
+    if disabled:
+        t.write("sys/devices/virtual/thermal/thermal_zone0/mode", "disabled\n")
+
+
 def pwm_fan(
     t: FakeTree,
     *,

@@ -1,0 +1,717 @@
+"""Generated board trees in the shapes kernels and vendors produce, against the daemon's promises.
+
+``bench/safety_campaign.py`` attacks three known trees; this one asks what an unseen board does
+to ``thermogov run``.  Each trial builds one of the six profile trees (tests/hw/fakesys.py),
+hot, and applies a random set of *shapes*, each a variant the kernel ABI documents or a vendor
+kernel ships (sources in the shape's docstring):
+
+* cpufreq: big.LITTLE clusters with different OPP tables (overlapping or disjoint), a profile
+  policy split in two, a CPU offline (``affected_cpus`` short of ``related_cpus``), no
+  ``scaling_available_frequencies`` (``cpuinfo_min/max`` only), OPP lists unsorted or
+  duplicated;
+* devfreq: the GPU under the names Jetson kernels used (``57000000.gpu``, ``17000000.gv11b``,
+  ``17000000.ga10b``, ``17000000.gpu``, ``gpu.0``, ``13e10000.host1x:gpu``), its governor
+  ``userspace``;
+* thermal: a twin of a governed zone's type ahead of it, reading an "off" value (-40000,
+  100000, -256000) or with ``mode`` disabled; unusual types; trips in descending order or
+  without ``hyst``; cooling devices (``cpufreq-cpuN``, ``pwm-fan`` with its hwmon, ``processor``)
+  in odd orders;
+* hwmon chips with and without ``temp*_label``; a mains-only ``power_supply``; a board-owned
+  pwm-fan, or a governed one with a lever-driven ``thermal-idle`` device;
+* attributes: a governed limit read-only (mode 0444, which sysfs refuses to root as well), one
+  whose writes fail (EINVAL, EBUSY, EPERM: ``tests/hw/faultshim.c``; also the fan's and the
+  idle device's), a kernel that rounds a write down to an OPP, another agent (nvpmodel,
+  thermald) rewriting a limit mid-run.
+
+Each tree runs ``doctor`` once and ``run`` once per exit path: the duration ending, SIGTERM,
+SIGINT, SIGHUP (a reload) then SIGTERM, a runtime failure (a device the daemon owns going away
+mid-run, a cluster before a GPU: its limits EBUSY, as ``store()``/``show()`` answer for an
+inactive policy, drivers/cpufreq/cpufreq.c since commit 11e584cfb8a9; after the failure the
+device comes back and ``thermogov restore`` finishes), and ``kill -9`` then the next start's
+journal restore.
+Every run goes through the installed console script.  Checked after each: the whole tree
+(bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
+changed, the journal owns only limits of governed devices and no read-only one, and some
+governed max is lower than at start (every die zone reads 92 °C); no traceback; the exit status
+and the one-line error as promised (0 for a stop, 1 naming ``thermogov restore`` for the
+failure, 2 with one line and nothing written for a tree refused up front).
+
+    python bench/board_shapes.py [--rounds 1] [--seed 1] [--trees 12] [--paths all]
+
+Seeded: a failing trial names its seed and tree index, and ``--only-tree N`` replays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.hw import fakesys, faultshim, procutil  # noqa: E402
+
+HOT_MC = 92000
+LIMITS = ("scaling_min_freq", "scaling_max_freq", "min_freq", "max_freq")
+CPUFREQ = "sys/devices/system/cpu/cpufreq"
+EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9")
+
+
+@dataclass
+class Trial:
+    """One generated tree: what was done to it and what the daemon must do with it."""
+
+    board: str
+    shapes: list[str] = field(default_factory=list)
+    refuse_reason: str = ""  # set when the tree must be refused up front (exit 2)
+    fault_rules: list[tuple[str, str, int]] = field(default_factory=list)
+    agents: list[Callable[[FakeRun], None]] = field(default_factory=list)
+    governed_policies: set[str] = field(default_factory=set)  # what the journal may own
+    read_only: set[str] = field(default_factory=set)  # limits the journal must never own
+    config: str = ""  # TOML lines added to the run's config (a governed fan, the lever)
+    rival: str = ""  # the limit a rival agent rewrites (its own change where the daemon owns none)
+
+
+@dataclass
+class FakeRun:
+    """The tree and the stop flag a background agent works with."""
+
+    t: fakesys.FakeTree
+    stop: threading.Event
+    rng: random.Random
+
+
+# -- tree helpers ------------------------------------------------------------------------------
+def policies(t: fakesys.FakeTree) -> list[str]:
+    d = t.root / CPUFREQ
+    return sorted((p.name for p in d.iterdir()), key=lambda n: int(n[6:])) if d.exists() else []
+
+
+def table_of(t: fakesys.FakeTree, pol: str) -> list[int]:
+    p = t.root / CPUFREQ / pol / "scaling_available_frequencies"
+    if p.exists():
+        return sorted({int(x) for x in p.read_text().split()})
+    return [t.read_int(f"{CPUFREQ}/{pol}/cpuinfo_min_freq"), t.read_int(f"{CPUFREQ}/{pol}/cpuinfo_max_freq")]
+
+
+def set_table(t: fakesys.FakeTree, pol: str, table: list[int], listed: str | None = None) -> None:
+    rel = f"{CPUFREQ}/{pol}"
+    t.write(f"{rel}/scaling_available_frequencies", (listed or " ".join(map(str, table))) + " \n")
+    t.write(f"{rel}/cpuinfo_min_freq", min(table))
+    t.write(f"{rel}/cpuinfo_max_freq", max(table))
+    t.write(f"{rel}/scaling_min_freq", min(table))
+    t.write(f"{rel}/scaling_max_freq", max(table))
+    t.write(f"{rel}/scaling_cur_freq", max(table))
+
+
+def gpu_entry(t: fakesys.FakeTree) -> str | None:
+    d = t.root / "sys/class/devfreq"
+    if not d.exists():
+        return None
+    for e in sorted(d.iterdir()):
+        node = e / "device/of_node/name"
+        name = node.read_bytes().rstrip(b"\0").decode() if node.exists() else ""
+        if "gpu" in e.name or name in {"ga10b", "gv11b", "gp10b", "gm20b", "gpu"}:
+            return e.name
+    return None
+
+
+def profile_policies(board: str) -> set[str]:
+    from thermogov.board import load_board
+
+    b = load_board(board)
+    return {n for d in b.domains if d.kind == "cpufreq" for n in d.sysfs_names}
+
+
+def snapshot(root: Path) -> dict[str, tuple[object, int]]:
+    """Every entry's content (bytes, link target or "dir") and mode bits."""
+    out: dict[str, tuple[object, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = Path(dirpath) / n
+            st = p.lstat()
+            rel = str(p.relative_to(root))
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("-> " + os.readlink(p), 0)
+            elif stat.S_ISREG(st.st_mode):
+                out[rel] = (p.read_bytes(), stat.S_IMODE(st.st_mode))
+            else:
+                out[rel] = ("dir", stat.S_IMODE(st.st_mode))
+    return out
+
+
+def changed(a: dict[str, tuple[object, int]], b: dict[str, tuple[object, int]]) -> list[str]:
+    return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+
+
+# -- shapes ------------------------------------------------------------------------------------
+def big_little(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Clusters with their own OPP tables (an A55 + A76 SoC; ``policy0`` + ``policy4`` in
+    Documentation/admin-guide/pm/cpufreq.rst's layout).  Overlapping: the profile's domain may
+    use the common OPPs.  Disjoint: no cap is valid on both, the domain cannot be governed."""
+    pols = [p for p in policies(t) if p in tr.governed_policies]
+    if len(pols) < 2:
+        # one listed policy split in two: the second one is not the profile's and is never written
+        p = pols[0] if pols else policies(t)[0]
+        cpus = [int(c) for c in t.read(f"{CPUFREQ}/{p}/related_cpus").split()]
+        half = len(cpus) // 2
+        table = table_of(t, p)
+        t.write(f"{CPUFREQ}/{p}/related_cpus", " ".join(map(str, cpus[:half])) + "\n")
+        t.write(f"{CPUFREQ}/{p}/affected_cpus", " ".join(map(str, cpus[:half])) + "\n")
+        for c in cpus[half:]:
+            (t.root / f"sys/devices/system/cpu/cpu{c}/cpufreq").unlink()
+        t.policy(cpus[half], cpus[half:], [f + 100000 for f in table])
+        tr.shapes.append(f"split-{p}")
+        return
+    last = pols[-1]
+    table = table_of(t, last)
+    if rng.random() < 0.6:
+        new = sorted(set(table[::2]) | {f + 38400 for f in table[1::3]})
+        tr.shapes.append(f"big-little-overlap-{last}")
+    else:
+        new = [f + 9600 for f in table]
+        tr.shapes.append(f"big-little-disjoint-{last}")
+    set_table(t, last, new)
+
+
+def cpu_offline(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """One CPU of a cluster offline: ``affected_cpus`` lists the online CPUs only,
+    ``related_cpus`` all of them (include/linux/cpufreq.h, ``cpus`` vs ``related_cpus``)."""
+    p = rng.choice(policies(t))
+    cpus = t.read(f"{CPUFREQ}/{p}/related_cpus").split()
+    if len(cpus) < 2:
+        return
+    t.write(f"{CPUFREQ}/{p}/affected_cpus", " ".join(cpus[:-1]) + "\n")
+    tr.shapes.append(f"cpu{cpus[-1]}-offline")
+
+
+def no_available_list(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Drivers without a frequency table (intel_pstate, CPPC) have no
+    ``scaling_available_frequencies``; only ``cpuinfo_min_freq``/``cpuinfo_max_freq``."""
+    for p in policies(t):
+        (t.root / CPUFREQ / p / "scaling_available_frequencies").unlink(missing_ok=True)
+    tr.shapes.append("no-available-frequencies")
+
+
+def messy_tables(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """OPP lists in no order and with duplicates (a vendor driver listing per-speedo bins)."""
+    for p in policies(t):
+        table = table_of(t, p)
+        listed = table + rng.sample(table, k=min(3, len(table)))
+        rng.shuffle(listed)
+        set_table(t, p, table, " ".join(map(str, listed)))
+    g = gpu_entry(t)
+    if g:
+        f = t.root / "sys/class/devfreq" / g / "available_frequencies"
+        hz = f.read_text().split()
+        listed_hz = hz + hz[:2]
+        rng.shuffle(listed_hz)
+        f.write_text(" ".join(listed_hz) + "\n")
+    tr.shapes.append("unsorted-duplicate-opps")
+
+
+GPU_NAMES = (
+    ("sys/devices/57000000.gpu", "57000000.gpu", "gpu"),  # L4T 32 (Nano, TX1)
+    ("sys/devices/17000000.gv11b", "17000000.gv11b", "gv11b"),  # L4T 32 Xavier
+    ("sys/devices/17000000.ga10b", "17000000.ga10b", "ga10b"),  # L4T 35 Orin
+    ("sys/devices/platform/bus@0/17000000.gpu", "17000000.gpu", "gpu"),  # L4T 36 Orin
+    ("sys/devices/platform/gpu.0", "gpu.0", "gpu"),  # nvgpu's platform device name
+    ("sys/devices/platform/13e10000.host1x/13e10000.host1x:gpu", "13e10000.host1x:gpu", "gpu"),
+)
+
+
+def gpu_renamed(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """The GPU's devfreq under another kernel's name (see GPU_NAMES), ``available_frequencies``
+    in Hz (Documentation/ABI/testing/sysfs-class-devfreq)."""
+    g = gpu_entry(t)
+    if g is None:
+        return
+    cls = t.root / "sys/class/devfreq" / g
+    real = cls.resolve()
+    table = [int(x) for x in (real / "available_frequencies").read_text().split()]
+    governor = (real / "governor").read_text().strip()
+    dev_rel, name, node = rng.choice(GPU_NAMES)
+    cls.unlink()
+    device = real.parent.parent  # <device>/devfreq/<name>: the device folder goes with it
+    shutil.rmtree(device if device.name == g else real)
+    t.devfreq(dev_rel, name, node, table, governor=governor)
+    tr.shapes.append(f"gpu-{name}")
+
+
+def gpu_userspace(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A devfreq device left on the ``userspace`` governor (its ``userspace/set_freq``)."""
+    g = gpu_entry(t)
+    if g is None:
+        return
+    d = t.root / "sys/class/devfreq" / g
+    (d / "governor").write_text("userspace\n")
+    t.write(f"sys/class/devfreq/{g}/userspace/set_freq", (d / "max_freq").read_text())
+    tr.shapes.append("gpu-userspace")
+
+
+def zone_twin(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A second zone with a governed zone's type, numbered before it, whose sensor is off:
+    it reads a fixed -40000 (the sensor's floor), 100000 (a PMIC die reporting its alarm
+    level, as the Jetson Nano's ``PMIC-Die``), -256000 (Tegra's offline marker), or its zone
+    is ``mode`` disabled.  Duplicate types are legal: only ``thermal_zoneN`` is unique."""
+    base = t.root / "sys/devices/virtual/thermal"
+    zones = sorted((p for p in base.glob("thermal_zone*")), key=lambda p: int(p.name[12:]))
+    cpu = next((z for z in zones if z.joinpath("type").read_text().strip().lower().startswith("cpu")), None)
+    if cpu is None:
+        return
+    ztype = cpu.joinpath("type").read_text().strip()
+    how = rng.choice(["-40000", "100000", "-256000", "disabled"])
+    fakesys.zone_ahead(t, ztype, 45000 if how == "disabled" else int(how), disabled=how == "disabled")
+    tr.shapes.append(f"zone-twin-{ztype}-{how}")
+
+
+def odd_zones(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Zones of unusual types after the known ones (ACPI ``acpitz``, ``x86_pkg_temp``, an
+    ``iwlwifi_1`` that reads -ENODATA while the radio is down, a type with a blank)."""
+    base = t.root / "sys/class/thermal"
+    n = len(list(base.glob("thermal_zone*")))
+    for k, (ztype, temp) in enumerate(
+        rng.sample(
+            [("acpitz", 27800), ("x86_pkg_temp", 51000), ("iwlwifi_1", None), ("soc thermal", 48000)], 2
+        )
+    ):
+        t.zone(n + k, ztype, temp)
+    tr.shapes.append("odd-zone-types")
+
+
+def odd_trips(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Trips listed hottest first and without ``trip_point_N_hyst`` (both legal: the ABI
+    numbers trips in DT order and hyst is optional, Documentation/ABI/testing/sysfs-class-thermal),
+    and cooling devices registered in another order (``cpufreq-cpuN``, ``processor``)."""
+    for z in (t.root / "sys/devices/virtual/thermal").glob("thermal_zone*"):
+        trips = sorted(z.glob("trip_point_*_temp"))
+        if len(trips) >= 2:
+            temps = [p.read_text() for p in trips]
+            types = [(z / p.name.replace("_temp", "_type")).read_text() for p in trips]
+            for i, (tt, ty) in enumerate(zip(reversed(temps), reversed(types), strict=True)):
+                (z / f"trip_point_{i}_temp").write_text(tt)
+                (z / f"trip_point_{i}_type").write_text(ty)
+                (z / f"trip_point_{i}_hyst").unlink(missing_ok=True)
+    kinds = ["cpufreq-cpu4", "processor", "cpufreq-cpu0", "thermal-cpufreq-0"]
+    rng.shuffle(kinds)
+    for i, kind in enumerate(kinds, start=5):
+        real = f"sys/devices/virtual/thermal/cooling_device{i}"
+        t.write(f"{real}/type", kind + "\n")
+        t.write(f"{real}/max_state", 9)
+        t.write(f"{real}/cur_state", 0)
+        t.link(f"sys/class/thermal/cooling_device{i}", real)
+    tr.shapes.append("odd-trips-cdevs")
+
+
+def board_fan(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A pwm-fan (cooling device and hwmon) left to the board (fan = "board"): never written."""
+    fakesys.pwm_fan(
+        t, board="rpi5" if "Raspberry" in t.read("sys/firmware/devicetree/base/model") else "orin"
+    )
+    tr.shapes.append("board-fan")
+
+
+def hwmon_labels(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """hwmon chips with and without ``temp1_label`` (Documentation/hwmon/sysfs-interface.rst:
+    labels are optional) and an INA3221 channel with no ``inN_label``."""
+    t.write("sys/devices/platform/nvme0/hwmon/hwmon7/name", "nvme\n")
+    t.write("sys/devices/platform/nvme0/hwmon/hwmon7/temp1_input", 38850)
+    t.write("sys/devices/platform/nvme0/hwmon/hwmon7/temp1_label", "Composite\n")
+    t.link("sys/class/hwmon/hwmon7", "sys/devices/platform/nvme0/hwmon/hwmon7")
+    t.write("sys/devices/virtual/hwmon/hwmon8/name", "cpu_thermal\n")
+    t.write("sys/devices/virtual/hwmon/hwmon8/temp1_input", 47000)
+    t.link("sys/class/hwmon/hwmon8", "sys/devices/virtual/hwmon/hwmon8")
+    t.write("sys/devices/i2c/9-0040/hwmon/hwmon9/name", "ina3221\n")
+    t.write("sys/devices/i2c/9-0040/hwmon/hwmon9/in1_input", 5000)
+    t.write("sys/devices/i2c/9-0040/hwmon/hwmon9/curr1_input", 100)
+    t.link("sys/class/hwmon/hwmon9", "sys/devices/i2c/9-0040/hwmon/hwmon9")
+    tr.shapes.append("hwmon-labels")
+
+
+def mains_only(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A power_supply class with a mains/USB input and no battery (a devkit's barrel jack)."""
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=1", kind="Mains")
+    t.supply("usb", "POWER_SUPPLY_NAME=usb\nPOWER_SUPPLY_ONLINE=0", kind="USB")
+    tr.shapes.append("mains-only")
+
+
+def governed_limit(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> str:
+    cands = [f"{CPUFREQ}/{p}/scaling_max_freq" for p in policies(t) if p in tr.governed_policies]
+    g = gpu_entry(t)
+    if g:
+        cands.append(str((t.root / "sys/class/devfreq" / g / "max_freq").resolve().relative_to(t.root)))
+    return rng.choice(cands)
+
+
+def read_only_limit(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A limit attribute with mode 0444: sysfs refuses its write with EACCES even to root
+    (kernfs checks the mode bits; a plain file would let root write it)."""
+    rel = governed_limit(t, rng, tr)
+    (t.root / rel).chmod(0o444)
+    tr.fault_rules.append((rel, "w", 13))  # what sysfs answers (the fake file would accept it)
+    tr.read_only.add(rel)
+    tr.shapes.append(f"read-only-{Path(rel).parent.name}/{Path(rel).name}")
+
+
+def refusing_limit(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A limit whose every write fails: EINVAL (a driver that rejects the value), EBUSY, EPERM."""
+    rel = governed_limit(t, rng, tr)
+    code = rng.choice([22, 16, 1])
+    tr.fault_rules.append((rel, "w", code))
+    tr.shapes.append(f"refuses-{code}-{Path(rel).parent.name}/{Path(rel).name}")
+
+
+def rounding_kernel(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A kernel that rounds a written limit down to the nearest OPP (devfreq's
+    ``devfreq_get_freq_range``) and never lets max go under min (5.4+ QoS clamping)."""
+
+    def agent(run: FakeRun) -> None:
+        while not run.stop.wait(0.003):
+            for p in policies(run.t):
+                _round_in_place(
+                    run.t.root / CPUFREQ / p, "scaling_min_freq", "scaling_max_freq", table_of(run.t, p)
+                )
+
+    tr.agents.append(agent)
+    tr.shapes.append("rounding-kernel")
+
+
+def _round_in_place(d: Path, lo_name: str, hi_name: str, table: list[int]) -> None:
+    try:
+        hi = int((d / hi_name).read_text())
+        lo = int((d / lo_name).read_text())
+    except (OSError, ValueError):
+        return
+    hi2 = max([f for f in table if f <= hi] or [table[0]])
+    lo2 = min(max([f for f in table if f <= lo] or [table[0]]), hi2)
+    for name, old, new in ((hi_name, hi, hi2), (lo_name, lo, lo2)):
+        if old != new:
+            _rewrite(d / name, new)
+
+
+def _rewrite(p: Path, value: int) -> None:
+    """In place, one write (a sysfs reader never sees a half-written value)."""
+    data = f"{value}\n".encode().ljust(len(p.read_bytes()))  # same length: no truncation window
+    fd = os.open(p, os.O_WRONLY)
+    try:
+        os.pwrite(fd, data, 0)
+    finally:
+        os.close(fd)
+
+
+def rival_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Another agent (nvpmodel, jetson_clocks, thermald) writing a governed limit mid-run, once
+    (never one the tree refuses to write: that agent is the kernel's user too)."""
+    faulty = {r for r, _ops, _code in tr.fault_rules}
+    rel = governed_limit(t, rng, tr)
+    if rel in faulty:
+        return
+    tr.rival = rel
+
+    def agent(run: FakeRun) -> None:
+        if run.stop.wait(run.rng.uniform(0.3, 1.2)):
+            return
+        p = run.t.root / rel
+        table = (
+            sorted(int(x) for x in (p.parent / _table_name(p.name)).read_text().split())
+            if (p.parent / _table_name(p.name)).exists()
+            else [int(p.read_text())]
+        )
+        _rewrite(p, table[len(table) // 2])
+
+    tr.agents.append(agent)
+    tr.shapes.append(f"rival-{Path(rel).parent.name}")
+
+
+def _table_name(limit: str) -> str:
+    return "scaling_available_frequencies" if limit.startswith("scaling") else "available_frequencies"
+
+
+def governed_fan_and_idle(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A pwm-fan handed to the governor (``fan = "governor"``) and a ``thermal-idle`` cooling
+    device driven by the lever, either of them refusing every write (EPERM, EBUSY) half the
+    time: an attribute the driver never lets anyone set holds its original all along."""
+    if (t.root / "sys/class/thermal/cooling_device0").exists():
+        return  # a board-owned fan is there already
+    fakesys.pwm_fan(
+        t, board="rpi5" if "Raspberry" in t.read("sys/firmware/devicetree/base/model") else "orin"
+    )
+    idle = "sys/devices/virtual/thermal/cooling_device3"
+    t.write(f"{idle}/type", "thermal-idle\n")
+    t.write(f"{idle}/max_state", 100)
+    t.write(f"{idle}/cur_state", 0)
+    t.link("sys/class/thermal/cooling_device3", idle)
+    tr.config = 'fan = "governor"\n[lever]\nenabled = true\n'
+    tr.shapes.append("governed-fan+idle")
+    if rng.random() < 0.5:
+        tr.fault_rules.append(("sys/devices/virtual/thermal/cooling_device0/cur_state", "w", 1))
+        tr.shapes.append("fan-refuses")
+    if rng.random() < 0.5:
+        tr.fault_rules.append((f"{idle}/cur_state", "w", 16))
+        tr.shapes.append("idle-refuses")
+
+
+SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], float]] = [
+    (big_little, 0.35),
+    (cpu_offline, 0.3),
+    (no_available_list, 0.2),
+    (messy_tables, 0.3),
+    (gpu_renamed, 0.5),
+    (gpu_userspace, 0.2),
+    (zone_twin, 0.3),
+    (odd_zones, 0.3),
+    (odd_trips, 0.3),
+    (board_fan, 0.25),
+    (hwmon_labels, 0.3),
+    (mains_only, 0.3),
+    (read_only_limit, 0.12),
+    (refusing_limit, 0.15),
+    (rounding_kernel, 0.2),
+    (rival_agent, 0.2),
+    (governed_fan_and_idle, 0.25),  # last: the trees before it keep their seeded draws
+]
+
+
+def build(root: Path, rng: random.Random) -> tuple[fakesys.FakeTree, Trial]:
+    board = rng.choice(sorted(fakesys.BOARDS))
+    kw = {"cpu_mc": HOT_MC}
+    if board in ("jetson-orin-nano", "jetson-agx-orin"):
+        kw["gpu_mc"] = HOT_MC
+    if board == "jetson-orin-nano":
+        kw["jetpack"] = rng.choice([5, 6])
+    t = fakesys.BOARDS[board](root, **kw)
+    tr = Trial(board, governed_policies=profile_policies(board))
+    for shape, p in SHAPES:
+        if rng.random() < p:
+            shape(t, rng, tr)
+    return t, tr
+
+
+# -- running -----------------------------------------------------------------------------------
+class Runner:
+    def __init__(self, shim: Path | None) -> None:
+        self.shim = shim
+        self.counts: Counter[str] = Counter()
+        self.findings: list[str] = []
+
+    def env(self, tmp: Path, root: Path) -> dict[str, str] | None:
+        return faultshim.env(self.shim, tmp / "faults", root) if self.shim else None
+
+    def cli(self, tmp: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        return procutil.run_cli(*args, env=self.env(tmp, root))
+
+    def start(self, tmp: Path, root: Path, *extra: str, config: str = "") -> subprocess.Popen[bytes]:
+        cfg = tmp / "hysteresis.toml"
+        cfg.write_text('[run]\npolicy = "hysteresis"\n' + config)
+        args = [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg), *extra]
+        return subprocess.Popen(
+            [*procutil.script(), "run", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            env=self.env(tmp, root),
+        )
+
+    def finding(self, kind: str, where: str, detail: str) -> None:
+        self.counts[f"finding:{kind}"] += 1
+        self.findings.append(f"{kind} [{where}]: {detail}")
+
+    def trial(self, tmp: Path, rng: random.Random, path: str, label: str) -> None:
+        root = tmp / "root"
+        t, tr = build(root, rng)
+        where = f"{label} {tr.board} {'+'.join(tr.shapes) or 'plain'} {path}"
+        if self.shim is None and tr.fault_rules:
+            return
+        faultshim.write_rules(tmp / "faults", tr.fault_rules) if self.shim else None
+        self.counts["runs"] += 1
+        before = snapshot(root)
+        if path == "normal":
+            doc = self.cli(tmp, root, "doctor", "--sysfs-root", str(root))
+            if doc.returncode not in (0,) or "Traceback" in doc.stderr:
+                self.finding("doctor", where, f"rc={doc.returncode} {doc.stderr[-300:]}")
+        run = FakeRun(t, threading.Event(), random.Random(rng.random()))
+        threads = [threading.Thread(target=a, args=(run,), daemon=True) for a in tr.agents]
+        proc = self.start(tmp, root, "--duration", "2.5s" if path == "normal" else "60s", config=tr.config)
+        started = self._wait_started(proc)
+        if not started:
+            _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+            self._refused(where, tr, proc.returncode, err.decode(), before, snapshot(root), tmp)
+            return
+        if tr.refuse_reason:
+            self.finding("not-refused", where, f"started although {tr.refuse_reason}")
+        for th in threads:
+            th.start()
+        time.sleep(rng.uniform(0.4, 1.2))
+        mid = snapshot(root)
+        owned = self._check_owned(where, tr, before, mid, tmp)
+        expect_rc = {0}
+        failed_cluster = ""
+        if path in ("sigterm", "sigint"):
+            proc.send_signal(signal.SIGTERM if path == "sigterm" else signal.SIGINT)
+        elif path == "sighup":
+            proc.send_signal(signal.SIGHUP)
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGTERM)
+        elif path == "failure":
+            failed_cluster = self._unplug(tmp, tr, owned)
+            expect_rc = {1} if failed_cluster else {0}
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGTERM)
+        elif path == "kill9":
+            proc.kill()
+        try:
+            _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
+        finally:
+            run.stop.set()
+            for th in threads:
+                th.join()
+        err = errb.decode()
+        if "Traceback" in err:
+            self.finding("traceback", where, err[-400:])
+        if path == "kill9":
+            nxt = self.start(tmp, root, "--duration", "0.5s", config=tr.config)
+            _o, e2 = nxt.communicate(timeout=procutil.DEADLINE_S)
+            err = e2.decode()
+            if nxt.returncode != 0 or "restored" not in err:
+                self.finding("kill9-next-start", where, f"rc={nxt.returncode} {err[-300:]}")
+        elif proc.returncode not in expect_rc:
+            self.finding("exit-status", where, f"rc={proc.returncode} want {expect_rc}: {err[-300:]}")
+        elif proc.returncode == 1:
+            last = err.strip().splitlines()[-1] if err.strip() else ""
+            if "thermogov restore" not in last:
+                self.finding("failure-line", where, last[-300:])
+            faultshim.write_rules(tmp / "faults", tr.fault_rules)  # the device is back
+            r = self.cli(tmp, root, "restore", *procutil.paths(tmp))
+            if r.returncode != 0:
+                self.finding("restore-after-failure", where, f"rc={r.returncode} {r.stderr[-300:]}")
+        after = snapshot(root)
+        # A rival's write to a limit the daemon does not own is the rival's to undo, not ours.
+        diff = [k for k in changed(before, after) if k != tr.rival or k in owned]
+        if diff:
+            self.finding("not-restored", where, ", ".join(diff[:6]))
+        if (tmp / "state/journal.json").exists():
+            self.finding("journal-left", where, err[-200:])
+
+    def _wait_started(self, proc: subprocess.Popen[bytes]) -> bool:
+        try:
+            procutil.wait_line(proc, "thermogov: started")
+            return True
+        except AssertionError:
+            return False
+
+    def _refused(self, where: str, tr: Trial, rc: int | None, err: str, before, after, tmp: Path) -> None:
+        lines = err.strip().splitlines()
+        if rc != 2 or len(lines) != 1 or "Traceback" in err:
+            self.finding("refusal", where, f"rc={rc} lines={len(lines)} {err[-300:]}")
+        elif not tr.refuse_reason and not tr.read_only and not any("disjoint" in s for s in tr.shapes):
+            self.finding("refused-governable", where, lines[0][-300:])
+        if changed(before, after) or (tmp / "state/journal.json").exists():
+            self.finding("refusal-wrote", where, ", ".join(changed(before, after)[:5]))
+        self.counts["refused"] += 1
+
+    def _check_owned(self, where: str, tr: Trial, before, mid, tmp: Path) -> set[str]:
+        """Checks what changed mid-run against the journal; returns the owned files (real paths)."""
+        try:
+            body = json.loads((tmp / "state/journal.json").read_text())
+        except (OSError, ValueError):
+            body = {"entries": [], "attrs": [], "states": []}
+        owned = {e[k] for e in body.get("entries", []) for k in ("min_rel", "max_rel")}
+        owned |= {a["rel"] for a in body.get("attrs", []) or []}
+        owned |= {e["rel"] for e in body.get("states", []) or []}
+        root = tmp / "root"
+        real_owned = {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in owned}
+        outside = [k for k in changed(before, mid) if k not in real_owned and k != tr.rival]
+        if outside:
+            self.finding("wrote-outside-owned", where, ", ".join(outside[:5]))
+        if real_owned & tr.read_only:
+            self.finding("owns-read-only", where, ", ".join(sorted(real_owned & tr.read_only)))
+        # Every die sensor reads 92 °C, over the hysteresis trip: some governed max must be lower
+        # now than at start (unless every one of them refuses its writes).
+        maxes = [r for r in real_owned if r.endswith("max_freq")]
+        faulty = {r for r, _ops, _code in tr.fault_rules}
+        lowered = [r for r in maxes if mid.get(r, (b"", 0))[0] != before.get(r, (b"", 0))[0]]
+        if maxes and not lowered and not set(maxes) <= faulty:
+            self.finding("hot-board-not-capped", where, f"no max lowered of {len(maxes)}")
+        return real_owned
+        for r in owned:
+            parts = r.split("/")
+            if "cpufreq" in parts and not any(p in tr.governed_policies for p in parts):
+                self.finding("owns-ungoverned", where, r)
+            if "devfreq" in parts and "vic" in r:
+                self.finding("owns-ungoverned", where, r)
+
+    def _unplug(self, tmp: Path, tr: Trial, owned: set[str]) -> str:
+        """A governed device goes away mid-run: its attributes answer EBUSY (a cpufreq policy
+        whose CPUs all went offline; a devfreq device being unbound).  Returns its folder, ""
+        when the daemon owns nothing (then the stop is an ordinary one)."""
+        folders = sorted({str(Path(r).parent) for r in owned if Path(r).name in LIMITS})
+        if not folders:
+            return ""
+        cpu = [f for f in folders if "/cpufreq/" in f]
+        target = (cpu or folders)[-1]
+        names = (
+            ("scaling_min_freq", "scaling_max_freq") if "/cpufreq/" in target else ("min_freq", "max_freq")
+        )
+        cur = "scaling_cur_freq" if "/cpufreq/" in target else "cur_freq"
+        rules = [*tr.fault_rules, *((f"{target}/{n}", "rw", 16) for n in names), (f"{target}/{cur}", "r", 16)]
+        faultshim.write_rules(tmp / "faults", rules)
+        return target
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=1, help="Repeat the set of trees this many times.")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--trees", type=int, default=12, help="Generated trees per round.")
+    ap.add_argument("--paths", default="all", help=f"Comma-separated exit paths ({', '.join(EXIT_PATHS)}).")
+    ap.add_argument("--only-tree", type=int, default=None, help="Replay one tree index of the seed.")
+    args = ap.parse_args()
+    paths = EXIT_PATHS if args.paths == "all" else tuple(args.paths.split(","))
+    shim = faultshim.build()
+    if shim is None:
+        print("no C compiler: the trees with failing reads/writes are skipped")
+    os.environ.setdefault("THERMOGOV_LOCK_DIR", tempfile.mkdtemp(prefix="thermogov-locks-"))
+    r = Runner(shim)
+    t0 = time.monotonic()
+    n = 0
+    for rnd in range(args.rounds):
+        for k in range(args.trees):
+            if args.only_tree is not None and k != args.only_tree:
+                continue
+            for path in paths:
+                # the same tree for every exit path: the seed decides the tree, not the path
+                rng = random.Random(f"{args.seed}/{rnd}/{k}")
+                with tempfile.TemporaryDirectory(prefix="tgshape-") as d:
+                    try:
+                        r.trial(Path(d), rng, path, f"seed {args.seed} round {rnd} tree {k}")
+                    except (subprocess.TimeoutExpired, OSError, ValueError, AssertionError) as e:
+                        r.finding("harness", f"round {rnd} tree {k} {path}", f"{type(e).__name__}: {e}")
+                n += 1
+    print(
+        f"{n} tree x exit-path trials, {r.counts['runs']} runs, {r.counts['refused']} refused up front, "
+        f"{time.monotonic() - t0:.0f} s (seed {args.seed})"
+    )
+    kinds = Counter(f.split(" [", 1)[0] for f in r.findings)
+    for kind, c in sorted(kinds.items()):
+        print(f"finding {kind:<24} {c}")
+    for f in r.findings:
+        print("FAIL", f)
+    return 0 if not r.findings else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
