@@ -71,6 +71,10 @@ class ImportedLog:
     # sample's load holds from it (sbc-bench: the first monitor line of a benchmark section, printed
     # as the benchmark starts, whose since-boot utilisation the importer drops).
     load_starts_at_gaps: bool = False
+    # Hardware evidence that the board has a fan ("" when the log shows none), and the switch-on
+    # temperature and hysteresis (°C) of a one-step fan when the log declares them.
+    fan_evidence: str = ""
+    fan_switch_c: tuple[float, float] | None = None
 
     @property
     def duration_s(self) -> float:
