@@ -83,7 +83,9 @@ def test_the_gpio_fan_overlay_switches_the_fan_where_the_config_says(tmp_path: P
     ("line", "switch"),
     [("dtoverlay=gpio-fan", (55.0, 10.0)), ("dtoverlay=gpio-fan,temp=65000,hyst=5000", (65.0, 5.0))],
 )
-def test_the_overlay_defaults_and_parameters_survive_a_run_folder(tmp_path: Path, line: str, switch: tuple) -> None:
+def test_the_overlay_defaults_and_parameters_survive_a_run_folder(
+    tmp_path: Path, line: str, switch: tuple
+) -> None:
     log = parse_log(write(tmp_path, report(PI4_TITLE, "", 1500, line)))
     assert log.fan_switch_c == switch and "gpio-fan" in log.fan_evidence
     run = write_run_folder(log, tmp_path / "runs")
