@@ -104,7 +104,10 @@ def with_declared_switch(board: BoardProfile, switch_c: tuple[float, float] | No
     if switch_c is None or fan is None or fan.default_curve.top != 1:
         return board
     curve = FanCurve((switch_c[0],), switch_c[1])
-    return dataclasses.replace(board, fan=dataclasses.replace(fan, default_curve=curve))
+    source = (
+        f"{fan.source}; switched as the log declares: on at {switch_c[0]:g} °C, off {switch_c[1]:g} °C below"
+    )
+    return dataclasses.replace(board, fan=dataclasses.replace(fan, default_curve=curve, source=source))
 
 
 def housing_named(board: BoardProfile, model: str) -> str | None:
