@@ -99,3 +99,16 @@ def test_the_gpio_fan_housing_is_never_a_pre_fit_candidate(tmp_path: Path) -> No
     data = load_log_data(write(tmp_path, report(PI4_TITLE, "", 1500)))
     assert data.fan_evidence == ""
     assert calibrate(data, board, holdout=0.5).variant != "gpio-fan"
+
+
+def test_a_misspelt_evidence_flag_names_the_field() -> None:
+    from thermogov import tomlread
+    from thermogov.board import parse_board
+    from thermogov.interfaces import ConfigError
+
+    table = tomlread.loads(
+        (Path(__file__).parents[2] / "thermogov/boards/rpi4.toml").read_text(encoding="utf-8")
+    )
+    table["enclosures"]["gpio-fan"]["on_evidence_only"] = "yes"
+    with pytest.raises(ConfigError, match=r"enclosures\.gpio-fan\.on_evidence_only: expected true or false"):
+        parse_board(table, "rpi4.toml")
