@@ -202,6 +202,10 @@ class Enclosure:
     capacitance_j_per_k: dict[str, float] = field(default_factory=dict)
     fan: FanProfile | None = None
     nodes: tuple[AddedNode, ...] = ()
+    # Chosen only on the log's evidence or by name (``--enclosure``), never by the calibration's
+    # pre-fit: a fan that switches on at a temperature fits a training part it is off in exactly as
+    # the housing without it, and one it is on in as a stand-in for any heat the model lacks.
+    on_evidence_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,7 +375,13 @@ def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
         out[key] = {n: sub.number(n, minimum=minimum, maximum=1e6) for n in raw}
     fan = parse_fan_profile(t.table("fan"), nodes) if t.has("fan") else None
     enc = Enclosure(
-        name, t.string("description", ""), out["to_ambient_w_per_k"], out["capacitance_j_per_k"], fan, added
+        name,
+        t.string("description", ""),
+        out["to_ambient_w_per_k"],
+        out["capacitance_j_per_k"],
+        fan,
+        added,
+        t.boolean("on_evidence_only", False),
     )
     t.done()
     return enc

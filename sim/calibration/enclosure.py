@@ -10,12 +10,14 @@ priors, with the same number of parameters) wins, and the full fit starts from i
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
 import numpy as np
 
 from thermogov.board import BoardProfile, with_enclosure
+from thermogov.fan import FanCurve
 from thermogov.interfaces import ThermogovError
 from thermogov.sim.calibration.data import LogData
 
@@ -36,7 +38,8 @@ PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ b
 
 
 def candidates(board: BoardProfile) -> list[str]:
-    return [board.enclosure, *(e.name for e in board.enclosures)]
+    """The housings the pre-fit ranks: all but those only the log's evidence may choose."""
+    return [board.enclosure, *(e.name for e in board.enclosures if not e.on_evidence_only)]
 
 
 def choose_enclosure(
@@ -70,21 +73,41 @@ def choose_enclosure(
     )
 
 
-def housing_with_fan(board: BoardProfile, fan_rpm: tuple[float, ...]) -> str | None:
-    """The profile's one housing with a fan when the log shows a fan turning (a tachometer above 0).
+def housing_with_fan(board: BoardProfile, fan_rpm: tuple[float, ...], fan_evidence: str = "") -> str | None:
+    """The profile's one housing with a fan when the log says the board has one.
 
     A fan's tachometer is direct evidence of the housing (sbc-bench prints the lm-sensors
     ``fanN: ... RPM`` lines before and after its benchmarks), where a pre-fit of a few sparse
     readings is not: a training part whose temperature moves with power the load column does
     not show (a memory-bound benchmark at the same 25 %) fits a fixed case as well as a fan
-    that switched.  Only a turning fan counts: a tachometer at 0 RPM may be a stopped fan
-    below its first step, or a header with nothing plugged in.  None when the profile has no
-    fan housing, or more than one."""
-    if not any(v > 0 for v in fan_rpm):
+    that switched.  A turning fan counts, and so does any hardware evidence of a fan
+    (``fan_evidence``: a tachometer at any speed anywhere in the report, the firmware's fan
+    overlay): a fan that is still below its first step in the training part switches on later,
+    and a pre-fit of a part it never acted in picks a housing without it (the eighth session's
+    external reports ended 3-11 °C too warm that way).  The housing brings its fan's switching
+    law (its ``[fan]`` table), so the fit need not see the fan act.  None when the profile has
+    no fan housing, or more than one."""
+    if not fan_evidence and not any(v > 0 for v in fan_rpm):
         return None
     names = [board.enclosure] if board.fan is not None else []
     names += [e.name for e in board.enclosures if e.fan is not None]
     return names[0] if len(names) == 1 else None
+
+
+def with_declared_switch(board: BoardProfile, switch_c: tuple[float, float] | None) -> BoardProfile:
+    """The board with its one-step fan switched where the log declares (on at ``switch_c[0]``, off
+    ``switch_c[1]`` below it); unchanged when the log declares nothing or the fan has more steps.
+
+    A firmware overlay's own parameters in the log (``dtoverlay=gpio-fan,temp=60000``) are the
+    law that board ran, better than the profile's default curve, which is the overlay's default."""
+    fan = board.fan
+    if switch_c is None or fan is None or fan.default_curve.top != 1:
+        return board
+    curve = FanCurve((switch_c[0],), switch_c[1])
+    source = (
+        f"{fan.source}; switched as the log declares: on at {switch_c[0]:g} °C, off {switch_c[1]:g} °C below"
+    )
+    return dataclasses.replace(board, fan=dataclasses.replace(fan, default_curve=curve, source=source))
 
 
 def housing_named(board: BoardProfile, model: str) -> str | None:

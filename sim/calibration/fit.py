@@ -39,6 +39,7 @@ from thermogov.sim.calibration.enclosure import (
     choose_enclosure,
     housing_named,
     housing_with_fan,
+    with_declared_switch,
 )
 from thermogov.sim.calibration.evidence import PRIOR_SD, trend_evidence
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
@@ -1114,11 +1115,13 @@ def _housing(
         return with_enclosure(board, named), (
             f"enclosure {named}: the log names the product {data.model!r}; declare another with --enclosure"
         )
-    fan_housing = housing_with_fan(board, data.fan_rpm) if enclosure is None else None
+    fan_housing = housing_with_fan(board, data.fan_rpm, data.fan_evidence) if enclosure is None else None
     if fan_housing is not None:
-        return with_enclosure(board, fan_housing), (
-            f"enclosure {fan_housing}: the log shows a fan turning ({max(data.fan_rpm):g} RPM), the one housing "
-            "of the profile with a fan; declare another with --enclosure"
+        evidence = data.fan_evidence or f"a fan turning at {max(data.fan_rpm):g} RPM"
+        housed = with_declared_switch(with_enclosure(board, fan_housing), data.fan_switch_c)
+        return housed, (
+            f"enclosure {fan_housing}: the log shows a fan ({evidence}), the one housing of the profile "
+            "with a fan, switched by its curve; declare another with --enclosure"
         )
     if enclosure is not None or board.enclosures:
         say(

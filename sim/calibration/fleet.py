@@ -121,6 +121,7 @@ def with_ratios(board: BoardProfile, ratios: Mapping[str, tuple[float, int]]) ->
                 )
                 for a in e.nodes
             ),
+            e.on_evidence_only,
         )
         for e in board.enclosures
     )

@@ -90,6 +90,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                 "to_ambient_w_per_k": dict(e.to_ambient_w_per_k),
                 "capacitance_j_per_k": dict(e.capacitance_j_per_k),
                 **({"fan": fan_profile_to_dict(e.fan)} if e.fan is not None else {}),
+                **({"on_evidence_only": True} if e.on_evidence_only else {}),
                 **(
                     {
                         "nodes": {

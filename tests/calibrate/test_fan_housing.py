@@ -70,9 +70,12 @@ def test_only_the_tachometer_before_the_run_is_read(tmp_path: Path) -> None:
 def test_a_turning_fan_names_the_one_fan_housing() -> None:
     rpi5 = load_board("rpi5")
     assert housing_with_fan(rpi5, (2804.0,)) == "active-cooler"
-    assert housing_with_fan(rpi5, (0.0,)) is None  # a stopped fan says nothing
+    assert housing_with_fan(rpi5, (0.0,)) is None  # a speed of 0 alone says nothing ...
+    assert housing_with_fan(rpi5, (0.0,), "a fan tachometer") == "active-cooler"  # ... the fan's line does
     assert housing_with_fan(rpi5, ()) is None
-    assert housing_with_fan(load_board("rpi4"), (2804.0,)) is None  # no housing with a fan
+    assert (
+        housing_with_fan(load_board("jetson-orin-nano"), (2804.0,), "a fan") is None
+    )  # no housing with a fan
 
 
 def test_switched_response_is_the_plant_with_the_fan_switched() -> None:

@@ -75,6 +75,10 @@ class ImportedLog:
     # "Overclocking options": arm_freq, over_voltage, over_voltage_delta ...), as integers, when the
     # log prints them (sbc-bench's "Actual ThreadX settings"); empty otherwise.
     firmware: Mapping[str, int] = field(default_factory=dict)
+    # Hardware evidence that the board has a fan ("" when the log shows none), and the switch-on
+    # temperature and hysteresis (°C) of a one-step fan when the log declares them.
+    fan_evidence: str = ""
+    fan_switch_c: tuple[float, float] | None = None
 
     @property
     def duration_s(self) -> float:

@@ -66,6 +66,12 @@ _METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
 # A fan tachometer in sbc-bench's "Hardware sensors" blocks (lm-sensors output, e.g. the Pi 5's
 # `pwmfan-isa-0000` chip: `fan1:        1518 RPM`), printed before and after the benchmarks.
 _FAN_RPM_RE = re.compile(r"^fan\d+:\s+(\d+(?:\.\d+)?)\s+RPM\b")
+# The firmware's GPIO fan switch in the report's config dump (raspberrypi/linux
+# arch/arm/boot/dts/overlays/README, "gpio-fan": `temp` the switch-on temperature and `hyst` the
+# delta below it where the fan stops, both in m°C, defaults 55000 and 10000).
+_GPIO_FAN_RE = re.compile(r"^\s*dtoverlay=gpio-fan\b(.*)$")
+_OVERLAY_PARAM_RE = re.compile(r"[,:](temp|hyst)=(\d+)")
+GPIO_FAN_DEFAULT_C = (55.0, 10.0)  # the overlay's default switch-on temperature and hysteresis
 # `uptime` as sbc-bench prints it before its benchmarks ("Uptime: 19:48:26 up  1:05,  5 users,
 # load average: 0.30, 1.74, 4.51"); locales may write decimal commas ("0,99, 0,42, 0,16").
 _UPTIME_RE = re.compile(
@@ -251,6 +257,27 @@ def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _fan_evidence(lines: list[str]) -> tuple[str, tuple[float, float] | None]:
+    """Hardware evidence in the report that the board has a fan, and the switch it declares.
+
+    A fan's presence is a fact of the hardware, the same before, during and after the run, so
+    every sensor block counts here (unlike :func:`_fans_before_run`, whose speeds describe a
+    moment): a tachometer line at any speed (a fan below its first step reads 0 RPM, and a Pi 5
+    without a fan prints no ``pwmfan`` chip at all), or the firmware's ``gpio-fan`` overlay in
+    the config dump, whose ``temp``/``hyst`` give the one step of its switch (the overlay's
+    defaults where they are not given).  No temperature is read.  ("", None) when nothing says so.
+    """
+    for ln in lines:
+        if m := _GPIO_FAN_RE.match(ln):
+            params = dict(_OVERLAY_PARAM_RE.findall(m.group(1)))
+            on_c = float(params["temp"]) / 1000 if "temp" in params else GPIO_FAN_DEFAULT_C[0]
+            hyst_c = float(params["hyst"]) / 1000 if "hyst" in params else GPIO_FAN_DEFAULT_C[1]
+            return f"config: {ln.strip()}", (on_c, hyst_c)
+    if any(_FAN_RPM_RE.match(ln) for ln in lines):
+        return "a fan tachometer in the hardware sensors", None
+    return "", None
+
+
 def _before_run(lines: list[str]) -> tuple[float | None, tuple[float, float, float] | None]:
     """Seconds since boot and the 1/5/15-minute load averages of the report's `Uptime:` line."""
     for ln in lines:
@@ -401,6 +428,9 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append(
             f"fan tachometer before the run: {', '.join(f'{v:g}' for v in fan_rpm)} RPM (hardware sensors)"
         )
+    fan_evidence, fan_switch_c = _fan_evidence(lines)
+    if fan_evidence:
+        notes.append(f"the board has a fan ({fan_evidence})")
     rail = "PMIC" if "PMIC" in extra_cols else "meter"
     if rail == "PMIC":
         notes.append(
@@ -442,4 +472,6 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         load_average,
         load_starts_at_gaps=True,  # each section's first line: its benchmark starts there
         firmware=firmware,
+        fan_evidence=fan_evidence,
+        fan_switch_c=fan_switch_c,
     )
