@@ -51,6 +51,7 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
     freq = {k: take(v) for k, v in data.freq_hz.items()}
     load = {k: take(v) for k, v in data.load.items()}
     power = None if data.power_w is None else take(data.power_w)
+    volt = {k: take(v) for k, v in data.volt_v.items()}
     cover = _covered_from(load, freq, power)
     covered = ""
     if cover is not None and cover[1] > MAX_UNCOVERED_SHARE * len(t):
@@ -61,7 +62,7 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
             "input is unknown, and holding its first value back over the rest would be a guess"
         )
         t = t[start:]
-        temps, freq, load = ({k: v[start:] for k, v in d.items()} for d in (temps, freq, load))
+        temps, freq, load, volt = ({k: v[start:] for k, v in d.items()} for d in (temps, freq, load, volt))
         power = None if power is None else power[start:]
     uniq, first, counts = np.unique(t, return_index=True, return_counts=True)
     if len(uniq) < MIN_SAMPLES:
@@ -87,6 +88,7 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
         temps = {k: merge(v) for k, v in temps.items()}
         freq = {k: merge(v) for k, v in freq.items()}
         load = {k: merge(v) for k, v in load.items()}
+        volt = {k: merge(v) for k, v in volt.items()}
         power = None if power is None else merge(power)
         t = uniq
     if not any(np.isfinite(v).any() for v in temps.values()):
@@ -115,7 +117,9 @@ def checked_log(data: LogData) -> tuple[LogData, list[str]]:
         raise LogFormatError(
             f"{data.source}: power ranges {np.nanmin(power):g}..{np.nanmax(power):g} W; check the power column's unit"
         )
-    return dataclasses.replace(data, t_s=t, temps_c=temps, freq_hz=freq, load=load, power_w=power), notes
+    return dataclasses.replace(
+        data, t_s=t, temps_c=temps, freq_hz=freq, load=load, power_w=power, volt_v=volt
+    ), notes
 
 
 def _covered_from(

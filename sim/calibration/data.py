@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from thermogov.importers.runfolder import VOLT_SUFFIX
 from thermogov.interfaces import LogFormatError
 
 MAX_SAMPLES = 4000  # longer logs are block-averaged first: same information, tenfold faster
@@ -43,6 +44,8 @@ class LogData:
     load_starts_at_gaps: bool = False  # a row without a load is where the next row's load began
     # The Pi firmware's clock/voltage settings the log prints (``ImportedLog.firmware``), else empty
     firmware: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    # The core voltage the log records per domain, V (NaN where a row has none); empty without one
+    volt_v: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -50,17 +53,18 @@ def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
 
 
 def log_data_from_columns(cols: Mapping[str, Sequence[Any]], source: str) -> LogData:
-    """From trace columns (``load_trace``): ``<s>_c``, ``<d>_freq_hz``, ``<d>_load``, ``power_w``."""
+    """From trace columns (``load_trace``): ``<s>_c``, ``<d>_freq_hz``, ``<d>_load``, ``<d>_volt_v``, ``power_w``."""
     if "t_s" not in cols:
         raise LogFormatError(f"{source}: not a thermogov trace (no t_s column)")
     t = _column(cols, "t_s")
     temps = {c[:-2]: _column(cols, c) for c in cols if c.endswith("_c") and c != "fused_c"}
     freqs = {c[: -len("_freq_hz")]: _column(cols, c) for c in cols if c.endswith("_freq_hz")}
     loads = {c[: -len("_load")]: _column(cols, c) for c in cols if c.endswith("_load")}
+    volts = {c[: -len(VOLT_SUFFIX)]: _column(cols, c) for c in cols if c.endswith(VOLT_SUFFIX)}
     power = _column(cols, "power_w") if "power_w" in cols else None
     if power is not None and not np.isfinite(power).any():
         power = None
-    return LogData(t, temps, freqs, loads, power, source)
+    return LogData(t, temps, freqs, loads, power, source, volt_v=volts)
 
 
 def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
@@ -91,6 +95,7 @@ def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
         freq_hz={d: blocks(v) for d, v in data.freq_hz.items()},
         load={d: blocks(v) for d, v in data.load.items()},
         power_w=None if data.power_w is None else blocks(data.power_w),
+        volt_v={d: blocks(v) for d, v in data.volt_v.items()},
     )
 
 

@@ -54,6 +54,7 @@ def head(data: LogData, n: int) -> LogData:
         freq_hz={k: v[:n] for k, v in data.freq_hz.items()},
         load={k: v[:n] for k, v in data.load.items()},
         power_w=None if data.power_w is None else data.power_w[:n],
+        volt_v={k: v[:n] for k, v in data.volt_v.items()},
     )
 
 

@@ -49,6 +49,8 @@ class ImportedSample:
     loads: dict[str, float]  # utilisation 0..1; "cpu" = mean over online cores
     power_w: float | None  # whole-board input power, if the log has it
     rails_w: dict[str, float]  # every power rail by its own name, in W
+    # The core voltage the log records per domain, in V ("cpu": sbc-bench's VCore), where it has one
+    volts_v: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,21 @@ class ImportedLog:
     def duration_s(self) -> float:
         """Span of the time axis; handy for sanity checks against the documented run length."""
         return self.samples[-1].t_s - self.samples[0].t_s if self.samples else 0.0
+
+
+# A processor core's supply voltage, V: DVFS tables of the supported boards span ~0.6-1.1 V and an
+# overvolted Pi reaches ~1.1 V (docs/calibration.md, "overclocked boards"); the bounds leave margin
+# (estimated) and keep a board's input rail (5 V, 12 V) or a battery from being read as one.
+CORE_VOLTS_RANGE_V = (0.5, 1.5)
+
+
+def core_volts(value: float) -> float | None:
+    """A logged core voltage in V, its unit told by its value (V or mV); None if neither is plausible."""
+    lo, hi = CORE_VOLTS_RANGE_V
+    for scale in (1.0, 1e-3):
+        if lo <= value * scale <= hi:
+            return value * scale
+    return None
 
 
 # The largest log read (bytes).  A board log is kilobytes to a few hundred megabytes (a week of

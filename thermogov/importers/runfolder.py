@@ -34,6 +34,7 @@ BACKEND = "import"
 DEFAULT_TRIP_C = 85.0
 LOAD_SUFFIX = "_load"
 RAIL_SUFFIX = "_rail_w"
+VOLT_SUFFIX = "_volt_v"  # a domain's logged core voltage (sbc-bench's VCore), V
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,7 @@ def write_run_folder(
     domain_raw = _ordered_keys([s.freqs_hz for s in samples])
     load_raw = _ordered_keys([s.loads for s in samples])
     rail_raw = _ordered_keys([s.rails_w for s in samples])
+    volt_raw = _ordered_keys([s.volts_v for s in samples])
     sensors = [_name(k) for k in sensor_raw]
     weights = _fusion_weights(sensors, board)
 
@@ -119,6 +121,7 @@ def write_run_folder(
     header += ["power_w", "inferences_total", "event"]
     header += [f"{_name(k)}{LOAD_SUFFIX}" for k in load_raw]
     header += [f"{_name(k)}{RAIL_SUFFIX}" for k in rail_raw]
+    header += [f"{_name(k)}{VOLT_SUFFIX}" for k in volt_raw]
 
     max_sensor: dict[str, float | None] = dict.fromkeys(sensors)
     max_fused: float | None = None
@@ -165,6 +168,7 @@ def write_run_folder(
             row += [_fmt(s.power_w, "{:.4f}"), "", ""]
             row += [_fmt(s.loads.get(k), "{:.4f}") for k in load_raw]
             row += [_fmt(s.rails_w.get(k), "{:.4f}") for k in rail_raw]
+            row += [_fmt(s.volts_v.get(k), "{:.4f}") for k in volt_raw]
             tw.writerow(row)
             if i > 0 and samples[i - 1].power_w is not None:
                 energy += samples[i - 1].power_w * (s.t_s - samples[i - 1].t_s)  # type: ignore[operator]

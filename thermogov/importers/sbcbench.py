@@ -33,6 +33,7 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
+    core_volts,
     fraction,
     mhz_to_hz,
     no_samples_error,
@@ -63,6 +64,8 @@ _CLUSTER_LABEL_RE = re.compile(r"^cpu\d+(?:/cpu\d+)+$")
 _THERMAL_RE = re.compile(r"^Thermal source:\s+\S+\s+\(([^)]+)\)")
 _DT_RE = re.compile(r"^DT compat:\s+(\S+)")
 _METER_COLUMNS = {"mw", "power(mw)", "power[mw]"}
+# The core voltage `vcgencmd measure_volts` reports on a Pi (the label's case varies by version)
+_VCORE_COLUMNS = {"vcore"}
 # A fan tachometer in sbc-bench's "Hardware sensors" blocks (lm-sensors output, e.g. the Pi 5's
 # `pwmfan-isa-0000` chip: `fan1:        1518 RPM`), printed before and after the benchmarks.
 _FAN_RPM_RE = re.compile(r"^fan\d+:\s+(\d+(?:\.\d+)?)\s+RPM\b")
@@ -176,9 +179,11 @@ def _clocks(label: str, token: str) -> dict[str, int] | None:
     return out
 
 
-def _monitor_row(
-    columns: tuple[str, ...], tokens: list[str], sensor: str
-) -> tuple[dict[str, float], dict[str, int], dict[str, float], float | None] | None:
+# One decoded monitor line: temperatures, clocks, loads, power (W) and core voltages (V)
+_Row = tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]
+
+
+def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _Row | None:
     """Decode one monitor line; None if any present field is unreadable.
 
     Old sbc-bench versions leave the clock column empty where cpufreq is missing, so a line
@@ -210,8 +215,14 @@ def _monitor_row(
         if temp != 0.0:  # "0°C" is what sbc-bench prints when it found no thermal source
             temps[sensor] = temp
     power: float | None = None
+    volts: dict[str, float] = {}
     for name, tok in zip(columns[t_idx + 1 :], tokens[t_idx + 1 :], strict=False):
-        if name == "PMIC":
+        if name.lower() in _VCORE_COLUMNS:  # "0.8835V"; an implausible reading is left out, the row kept
+            v = _value(tok, "V")
+            core = None if v is None else core_volts(v)
+            if core is not None:
+                volts["cpu"] = core
+        elif name == "PMIC":
             power = _value(tok, "W")
             if power is None:
                 return None
@@ -220,7 +231,7 @@ def _monitor_row(
             if mw is None:
                 return None
             power = mw / 1000.0
-    return temps, freqs, {"cpu": fraction(cpu_pct)}, power
+    return temps, freqs, {"cpu": fraction(cpu_pct)}, power, volts
 
 
 def _header_columns(line: str) -> tuple[str, ...]:
@@ -333,7 +344,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     )
     clock = DayClock()
     times: list[float] = []
-    rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None]] = []
+    rows: list[_Row] = []
     skipped = 0
     since_boot = 0
     sections: list[str] = []
@@ -387,7 +398,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             skipped += 1
             continue
         if not seen_rows:  # the section's first line: utilisation since boot, not since a row
-            row = (row[0], row[1], {}, row[3])
+            row = (row[0], row[1], {}, row[3], row[4])
             since_boot += 1
         seen_rows = True
         times.append(t)
@@ -414,7 +425,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append(f"{now_lines} 'System health now' line(s) not imported (repeat the last monitor line)")
     if not any(r[0] for r in rows):
         notes.append("no temperature in the monitor (sbc-bench found no usable thermal source)")
-    unused = sorted(c for c in extra_cols - {"PMIC"} if c.lower() not in _METER_COLUMNS)
+    unused = sorted(c for c in extra_cols - {"PMIC"} if c.lower() not in _METER_COLUMNS | _VCORE_COLUMNS)
     if any(c.lower() in _METER_COLUMNS for c in extra_cols):
         notes.append("power_w from the external meter column (mW, whole board at the wall side)")
     clockless = sum(1 for r in rows if not r[1])
@@ -422,6 +433,9 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append(f"{clockless} monitor row(s) with an empty clock column (no cpufreq): no clock for them")
     if unused:
         notes.append(f"column(s) {', '.join(unused)} not imported (no field for voltages)")
+    logged_volts = sum(1 for r in rows if r[4])
+    if logged_volts:
+        notes.append(f"core voltage from the VCore column (vcgencmd measure_volts) on {logged_volts} row(s)")
     board = board_from_report(model, dt)
     fan_rpm = _fans_before_run(lines)
     if fan_rpm:
@@ -445,8 +459,9 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             loads=loads,
             power_w=power if rail == "meter" else None,
             rails_w={rail: power} if power is not None else {},
+            volts_v=volts,
         )
-        for t, (temps, freqs, loads, power) in zip(rebase(times), rows, strict=True)
+        for t, (temps, freqs, loads, power, volts) in zip(rebase(times), rows, strict=True)
     )
     uptime_s, load_average = _before_run(lines)
     if uptime_s is not None and load_average is not None:
