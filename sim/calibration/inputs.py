@@ -74,26 +74,19 @@ def infer_step(t: np.ndarray, temp: np.ndarray, window_s: float = 10.0) -> tuple
     return on, off
 
 
-def logged_voltage(logged: np.ndarray, f_hz: np.ndarray, derived: np.ndarray) -> tuple[np.ndarray, str]:
-    """The core voltage the log records, as a function of the clock, and the derived one where it has none.
+def logged_voltage_note(logged: np.ndarray, used: np.ndarray) -> str:
+    """The core voltage the log records beside the one the model uses, for the user to compare.
 
-    A logged voltage is what the regulator delivered: it includes the firmware's overvolting and
-    the silicon's own AVS offset, which neither the settings nor the OPP table know.  At one clock
-    the voltage is one DVFS setting, and readings that scatter around it (a Pi 5's
-    ``measure_volts`` wanders by +-1 mV at a fixed clock) are the meter's noise, not a change of
-    power: each clock gets the median of its readings, so the noise cannot pose as a load change.
-    A row at a clock without a reading holds the last reading before it; rows before the first
-    reading keep the derived voltage.
+    The logged voltage (sbc-bench's VCore) is what the regulator delivered, AVS offset and
+    overvolting included; feeding it into the fit instead of the OPP table / firmware rule made
+    the held-out error worse on as many logs as it helped (docs/calibration.md, "the logged core
+    voltage"), so it is reported, not used.
     """
     ok = np.isfinite(logged)
-    first = int(np.argmax(ok))
-    volts = np.where(np.arange(len(logged)) < first, derived, ffill(logged))
-    clock = np.round(f_hz / 1e6)
-    for mhz in np.unique(clock[ok]):
-        volts[clock == mhz] = float(np.median(logged[ok & (clock == mhz)]))
-    return volts, (
-        f"core voltage {np.nanmin(volts):.3f}-{np.nanmax(volts):.3f} V as the log records it ({int(ok.sum())} "
-        f"of {len(logged)} rows; the median of the readings at each clock), not derived from settings or the OPP table"
+    return (
+        f"the log records a core voltage of {np.nanmin(logged):.3f}-{np.nanmax(logged):.3f} V "
+        f"({int(ok.sum())} of {len(logged)} rows); the model uses {np.nanmin(used):.3f}-{np.nanmax(used):.3f} V "
+        "from the OPP table and the firmware's settings"
     )
 
 
@@ -148,11 +141,10 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
         loads[d.name], freqs[d.name] = u, f
         firmware = data.firmware if d.kind == "cpufreq" else {}  # config.txt's settings are the Arm cores'
         volts[d.name], fw_notes = firmware_voltage(f, hz, np.asarray(d.volt_v), firmware)
+        notes.extend(f"{d.name}: {n}" for n in fw_notes)
         logged = data.volt_v.get(d.name)
         if logged is not None and np.isfinite(logged).any():
-            volts[d.name], note = logged_voltage(logged, f, volts[d.name])
-            fw_notes = (note,)  # the logged voltage supersedes what the settings or the table say
-        notes.extend(f"{d.name}: {n}" for n in fw_notes)
+            notes.append(f"{d.name}: {logged_voltage_note(logged, volts[d.name])}")
         if not fw_notes and (np.nanmax(f) > hz[-1] * 1.001 or np.nanmin(f) < hz[0] * 0.999):
             notes.append(
                 f"{d.name}: logged clock {np.nanmin(f) / 1e6:.0f}-{np.nanmax(f) / 1e6:.0f} MHz leaves the OPP table; "

@@ -38,7 +38,8 @@ def test_rpi5_excerpt_with_pmic_power() -> None:
     )
     assert all(s.power_w is None for s in log.samples)
     assert "2 monitor sections concatenated: 7-zip multi core benchmark, cpuminer" in log.notes
-    assert "column(s) DC(V), VCore not imported (no field for voltages)" in log.notes
+    assert "column(s) DC(V) not imported (no field for voltages)" in log.notes  # the board's input
+    assert first.volts_v == {"cpu": 0.8768} and all(0.87 < s.volts_v["cpu"] < 0.89 for s in log.samples)
     assert "temperature from thermal zone 'cpu-thermal'" in log.notes
 
 
