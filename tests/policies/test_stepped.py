@@ -487,3 +487,57 @@ def test_a_jetson_never_follows_a_ramp_so_the_near_rule_never_acts() -> None:
             [_rung(p, p.decide(inp(i * 0.1, 83.0 + (i % 3) * 0.6, ctx)).caps_hz) for i in range(1200)]
         )
     assert runs[0] == runs[1]
+
+
+def _jetson_excursion(params: dict[str, object]) -> tuple[Stepped, list[int]]:
+    """A Jetson read alternating 84.0/84.5 °C for 2 min (regulating in the band, ~0.25 °C of
+    noise), one reading at the trip, then 3 min more at the same readings."""
+    ctx = ctx_for("jetson-orin-nano")
+    p = _stepped(params)
+    values = [84.0 if i % 2 else 84.5 for i in range(1200)] + [85.0]
+    values += [84.0 if i % 2 else 84.5 for i in range(1800)]
+    rungs = []
+    for i, v in enumerate(values):
+        d = p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung]))
+        rungs.append(_rung(p, d.caps_hz))
+    return p, rungs
+
+
+def test_excursion_any_counts_a_trip_reached_from_the_band_on_a_jetson() -> None:
+    """By default a Jetson's trip reading widens nothing (its throttle is never held); with
+    ``excursion_any`` the same reading, reached while regulating, widens the set point's margin
+    by a sigma, so the controller settles lower afterwards and is unchanged before it."""
+    default, d_rungs = _jetson_excursion({})
+    widened, w_rungs = _jetson_excursion({"excursion_any": True})
+    assert default._excursions == 0
+    assert widened._excursions == 1
+    assert w_rungs[:1200] == d_rungs[:1200]
+    assert sum(w_rungs[-600:]) < sum(d_rungs[-600:])
+
+
+def test_fused_code_edge_is_the_weighted_distance_to_the_trip_codes_lower_edge() -> None:
+    """0.5 °C codes read 85.0 from 84.75 °C on both Xavier NX sensors: 0.25 °C; a sensor without
+    codes adds nothing (AGX Orin); a Pi 5's 0.55 °C codes read 85.25 from 84.975 °C: 0.025 °C."""
+    from thermogov.policies.stepped import fused_code_edge_c
+
+    assert math.isclose(fused_code_edge_c(ctx_for("jetson-xavier-nx"), 85.0), 0.25)
+    assert fused_code_edge_c(ctx_for("jetson-agx-orin"), 85.0) == 0.0
+    assert math.isclose(fused_code_edge_c(ctx_for("rpi5"), 85.0), 0.025, abs_tol=1e-9)
+
+
+def test_code_edge_lowers_the_set_point_by_the_code_edge() -> None:
+    """With ``code_edge`` a Xavier NX read at 84.0/84.5 °C cuts deeper than without (its set point
+    is 0.25 °C lower); a board
+    without codes (AGX Orin) is unchanged."""
+
+    def rungs(board: str, params: dict[str, object]) -> list[int]:
+        ctx = ctx_for(board)
+        p = _stepped(params, board=board)
+        out = []
+        for i in range(1800):
+            v = 84.0 if i % 2 else 84.5
+            out.append(_rung(p, p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung])).caps_hz))
+        return out
+
+    assert sum(rungs("jetson-xavier-nx", {"code_edge": True})) < sum(rungs("jetson-xavier-nx", {}))
+    assert rungs("jetson-agx-orin", {"code_edge": True}) == rungs("jetson-agx-orin", {})
