@@ -9,7 +9,7 @@ import pytest
 
 from thermogov.board import load_board
 from thermogov.importers import parse_log
-from thermogov.importers.common import core_volts
+from thermogov.importers.quantities import core_volts
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibration.data import load_log_data
 from thermogov.sim.calibration.inputs import derive_inputs

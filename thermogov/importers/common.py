@@ -88,21 +88,6 @@ class ImportedLog:
         return self.samples[-1].t_s - self.samples[0].t_s if self.samples else 0.0
 
 
-# A processor core's supply voltage, V: DVFS tables of the supported boards span ~0.6-1.1 V and an
-# overvolted Pi reaches ~1.1 V (docs/calibration.md, "overclocked boards"); the bounds leave margin
-# (estimated) and keep a board's input rail (5 V, 12 V) or a battery from being read as one.
-CORE_VOLTS_RANGE_V = (0.5, 1.5)
-
-
-def core_volts(value: float) -> float | None:
-    """A logged core voltage in V, its unit told by its value (V or mV); None if neither is plausible."""
-    lo, hi = CORE_VOLTS_RANGE_V
-    for scale in (1.0, 1e-3):
-        if lo <= value * scale <= hi:
-            return value * scale
-    return None
-
-
 # The largest log read (bytes).  A board log is kilobytes to a few hundred megabytes (a week of
 # 1 s tegrastats lines is ~150 MB); the bound keeps `/dev/zero`, a runaway logger's file or a
 # wrong path to a disk image from filling memory before the parser could refuse it.

@@ -76,6 +76,21 @@ TIME_UNITS = (
     Unit("ns", 1e-9, 0.0, 1e20),
 )
 
+# A processor core's supply voltage: DVFS tables of the supported boards span ~0.6-1.1 V and an
+# overvolted Pi reaches ~1.1 V (docs/calibration.md, "overclocked boards"); the bounds leave margin
+# (estimated) and keep a board's input rail (5 V, 12 V) or a battery from being read as one.  The
+# raw ranges do not overlap, so one value tells V from mV.
+VOLT_UNITS = (Unit("V", 1.0, 0.5, 1.5), Unit("mV", 1e-3, 500.0, 1500.0))
+
+
+def core_volts(value: float) -> float | None:
+    """A logged core voltage in V, its unit told by this one value (V or mV); None if neither fits."""
+    for u in VOLT_UNITS:
+        if u.lo <= value <= u.hi:
+            return u.to_stored(value)
+    return None
+
+
 _RANGES = {"temp": TEMP_RANGE_C, "freq": FREQ_RANGE_HZ, "power": POWER_RANGE_W, "load": LOAD_RANGE}
 _UNITS = {"temp": TEMP_UNITS, "freq": FREQ_UNITS, "power": POWER_UNITS, "load": LOAD_UNITS}
 STORED_UNIT = {"temp": "°C", "freq": "Hz", "power": "W", "load": "0..1"}

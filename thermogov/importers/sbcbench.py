@@ -33,7 +33,6 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
-    core_volts,
     fraction,
     mhz_to_hz,
     no_samples_error,
@@ -43,6 +42,7 @@ from thermogov.importers.common import (
     sensor_name,
 )
 from thermogov.importers.models import board_from_model
+from thermogov.importers.quantities import core_volts
 from thermogov.importers.table import spread_ties
 
 FMT = "sbc-bench"
