@@ -73,7 +73,9 @@ def test_a_turning_fan_names_the_one_fan_housing() -> None:
     assert housing_with_fan(rpi5, (0.0,)) is None  # a speed of 0 alone says nothing ...
     assert housing_with_fan(rpi5, (0.0,), "a fan tachometer") == "active-cooler"  # ... the fan's line does
     assert housing_with_fan(rpi5, ()) is None
-    assert housing_with_fan(load_board("jetson-xavier-nx"), (2804.0,), "a fan") is None  # no housing with a fan
+    assert (
+        housing_with_fan(load_board("jetson-xavier-nx"), (2804.0,), "a fan") is None
+    )  # no housing with a fan
 
 
 def test_switched_response_is_the_plant_with_the_fan_switched() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -20,7 +21,7 @@ def to_air(board: BoardProfile, node: str) -> float:
 
 
 def rpm_at(duty: float) -> float:
-    for (d0, r0), (d1, r1) in zip(RPM_POINTS, RPM_POINTS[1:], strict=False):
+    for (d0, r0), (d1, r1) in itertools.pairwise(RPM_POINTS):
         if duty <= d1:
             return r0 + (r1 - r0) * (duty - d0) / (d1 - d0)
     raise AssertionError(duty)
@@ -28,7 +29,10 @@ def rpm_at(duty: float) -> float:
 
 def test_the_orin_nano_devkit_housing_is_the_devkit_profile_fan() -> None:
     """One fan table for the kit: the calibration's housing and the simulator's profile must not drift."""
-    housing, kit = with_enclosure(load_board("jetson-orin-nano"), "devkit"), load_board("jetson-orin-nano-devkit")
+    housing, kit = (
+        with_enclosure(load_board("jetson-orin-nano"), "devkit"),
+        load_board("jetson-orin-nano-devkit"),
+    )
     assert housing.fan == kit.fan
     assert to_air(housing, "lid") == to_air(kit, "lid")
     assert load_board("jetson-orin-nano").fan is None  # the sealed default has none
