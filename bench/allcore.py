@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from fidelity import candidate  # noqa: E402  (the same candidates and board choice as the fidelity bench)
+from fidelity import _f, candidate  # noqa: E402  (the same candidates, board choice and number format)
 
 from tests.realdata import REAL_DATA  # noqa: E402
 
@@ -150,8 +150,8 @@ def measure(path: Path, holdout: float) -> list[SectionRow]:
     return out
 
 
-def _f(v: float | None, fmt: str = "{:+.2f}") -> str:
-    return "—" if v is None or not math.isfinite(v) else fmt.format(v)
+def _signed(v: float | None) -> str:
+    return _f(v, "{:+.2f}")
 
 
 def table(rows: list[SectionRow]) -> str:
@@ -163,8 +163,8 @@ def table(rows: list[SectionRow]) -> str:
     for s in rows:
         out.append(
             f"| {s.log} | {s.board} | {s.section} | {'yes' if s.held_out else 'no'} | {s.load:.2f} | "
-            f"{_f(s.measured_rise_k)} | {_f(s.forecast_rise_k)} | {_f(s.step_error_k)} | {_f(s.early_error_k)} | "
-            f"{_f(s.mean_error_k)} | "
+            f"{_signed(s.measured_rise_k)} | {_signed(s.forecast_rise_k)} | {_signed(s.step_error_k)} | "
+            f"{_signed(s.early_error_k)} | {_signed(s.mean_error_k)} | "
             f"{_f(s.proxy, '{:.2f}')} | {_f(s.power_w, '{:.2f}')} | {_f(s.pmic_w, '{:.2f}')} |"
         )
     return "\n".join(out)
@@ -220,7 +220,7 @@ def main() -> int:
     for key, s in summ.items():
         print(
             f"{key}: {s['n']} held-out section(s); medians: step error {s['step_median_k']:+.2f} K, early "
-            f"{_f(s['early_median_k'])} K, mean error {s['mean_error_median_k']:+.2f} K; {s['step_high']} step(s) too high"
+            f"{_signed(s['early_median_k'])} K, mean error {s['mean_error_median_k']:+.2f} K; {s['step_high']} step(s) too high"
         )
     return 0
 

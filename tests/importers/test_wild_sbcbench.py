@@ -176,22 +176,16 @@ def test_section_starts_name_each_benchmark_on_the_imported_time_axis(tmp_path: 
     """Which benchmark ran when: each section's name and the time of its first imported row."""
     row = "10:00:{:02d}: 1800/1800MHz  1.00  {:>3d}%   0%  24%   0%   0%   0%  50.0°C  0.8900V"
     header = "Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp    VCore"
+
+    def section(name: str, *rows: str) -> list[str]:
+        return [f"System health while running {name}:", "", header, *rows, ""]
+
     text = "\n".join(
         [
             "sbc-bench v0.9.9 Raspberry Pi 4 Model B Rev 1.4 (Mon, 01 Jan 2024 10:00:00 +0000)",
             "",
-            "System health while running OpenSSL benchmark:",
-            "",
-            header,
-            row.format(5, 25),
-            row.format(15, 25),
-            "",
-            "System health while running 7-zip multi core benchmark:",
-            "",
-            header,
-            row.format(25, 30),
-            row.format(35, 97),
-            "",
+            *section("OpenSSL benchmark", row.format(5, 25), row.format(15, 25)),
+            *section("7-zip multi core benchmark", row.format(25, 30), row.format(35, 97)),
         ]
     )
     path = tmp_path / "r.txt"
