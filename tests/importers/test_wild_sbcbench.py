@@ -6,6 +6,8 @@ the reports named in docs/importing.md, the numbers are this test's own."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from thermogov.importers import parse_log, sbcbench
 
 
@@ -145,3 +147,48 @@ def test_armbianmonitor_capture_with_repeated_headers(tmp_path) -> None:
         (5.0, {"cpu": 46.9}, {"cpu": 1_512_000_000}, {"cpu": 0.99}),
         (10.0, {"cpu": 51.0}, {"cpu": 1_512_000_000}, {"cpu": 1.0}),  # the monitor went on
     ]
+
+
+PI5_METERED = (
+    "Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp    VCore    PMIC   DC(V)      mW"
+)
+
+
+def test_a_pmic_and_a_meter_column_are_each_kept_under_their_own_name() -> None:
+    """Pi 5 reports with an external meter print both; the meter's value once overwrote the PMIC's."""
+    log = sbcbench.parse_text(
+        report(
+            PI5_METERED,
+            "11:22:38: 2400/2400MHz  0.70  24%   0%  24%   0%   0%   0%  41.4°C  0.8733V   2.6W   5.13V       0",
+            "11:22:48: 2400/2400MHz  0.59   1%   0%   0%   0%   0%   0%  42.5°C  0.8738V   4.3W   5.14V    3790",
+        ),
+        "pi5.txt",
+    )
+    first, second = log.samples
+    assert first.rails_w == {"PMIC": 2.6}  # "0" mW: the meter had no reading yet
+    assert second.rails_w == {"PMIC": 4.3, "meter": 3.79}
+    # the meter lags the PMIC by about a minute where both are printed: not the board's instantaneous power
+    assert first.power_w is None and second.power_w is None
+    assert any("lags the PMIC" in n for n in log.notes)
+
+
+def test_section_starts_name_each_benchmark_on_the_imported_time_axis(tmp_path: Path) -> None:
+    """Which benchmark ran when: each section's name and the time of its first imported row."""
+    row = "10:00:{:02d}: 1800/1800MHz  1.00  {:>3d}%   0%  24%   0%   0%   0%  50.0°C  0.8900V"
+    header = "Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp    VCore"
+
+    def section(name: str, *rows: str) -> list[str]:
+        return [f"System health while running {name}:", "", header, *rows, ""]
+
+    text = "\n".join(
+        [
+            "sbc-bench v0.9.9 Raspberry Pi 4 Model B Rev 1.4 (Mon, 01 Jan 2024 10:00:00 +0000)",
+            "",
+            *section("OpenSSL benchmark", row.format(5, 25), row.format(15, 25)),
+            *section("7-zip multi core benchmark", row.format(25, 30), row.format(35, 97)),
+        ]
+    )
+    path = tmp_path / "r.txt"
+    path.write_text(text, encoding="utf-8")
+    assert sbcbench.section_starts(path) == (("OpenSSL benchmark", 0.0), ("7-zip multi core benchmark", 20.0))
+    assert [s.t_s for s in parse_log(path).samples] == [0.0, 10.0, 20.0, 30.0]

@@ -179,8 +179,9 @@ def _clocks(label: str, token: str) -> dict[str, int] | None:
     return out
 
 
-# One decoded monitor line: temperatures, clocks, loads, power (W) and core voltages (V)
-_Row = tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]
+# One decoded monitor line: temperatures, clocks, loads, power per source (W: "PMIC", "meter") and
+# core voltages (V)
+_Row = tuple[dict[str, float], dict[str, int], dict[str, float], dict[str, float], dict[str, float]]
 
 
 def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _Row | None:
@@ -214,7 +215,7 @@ def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _R
             return None
         if temp != 0.0:  # "0°C" is what sbc-bench prints when it found no thermal source
             temps[sensor] = temp
-    power: float | None = None
+    power: dict[str, float] = {}
     volts: dict[str, float] = {}
     for name, tok in zip(columns[t_idx + 1 :], tokens[t_idx + 1 :], strict=False):
         if name.lower() in _VCORE_COLUMNS:  # "0.8835V"; an implausible reading is left out, the row kept
@@ -223,14 +224,16 @@ def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _R
             if core is not None:
                 volts["cpu"] = core
         elif name == "PMIC":
-            power = _value(tok, "W")
-            if power is None:
+            pmic = _value(tok, "W")
+            if pmic is None:
                 return None
+            power["PMIC"] = pmic
         elif name.lower() in _METER_COLUMNS:  # an external meter (sbc-bench -p / Netio): mW
             mw = _value(tok, "mW") if tok.endswith("mW") else (float(tok) if _is_float(tok) else None)
             if mw is None:
                 return None
-            power = mw / 1000.0
+            if mw > 0.0:  # "0": the meter had no reading yet (a running board draws watts)
+                power["meter"] = mw / 1000.0
     return temps, freqs, {"cpu": fraction(cpu_pct)}, power, volts
 
 
@@ -327,6 +330,25 @@ def parse(path: str | Path) -> ImportedLog:
 
 def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     """Collect every monitor section into one series; header lines give board and sensor."""
+    return _parse_sections(text, source)[0]
+
+
+def section_starts(path: str | Path) -> tuple[tuple[str, float], ...]:
+    """Each monitor section's benchmark name and the time (s, on the imported log's axis) of its first row.
+
+    Which benchmark ran when is what tells a memory-bound phase (7-zip) from a compute-bound one
+    (cpuminer) at the same utilisation; the imported samples keep only the numbers, so a study of
+    the phases (``bench/allcore.py``) reads the names here, on the same time axis."""
+    log, names = _parse_sections(read_text(path), str(path))
+    out: list[tuple[str, float]] = []
+    for sample, name in zip(log.samples, names, strict=True):
+        if not out or out[-1][0] != name:
+            out.append((name, sample.t_s))
+    return tuple(out)
+
+
+def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...]]:
+    """The imported log and, per sample, the name of the monitor section it came from."""
     lines = text.splitlines()
     title = next((ln for ln in lines if ln.strip()), "").strip()
     tm = _TITLE_RE.match(title)
@@ -348,6 +370,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     skipped = 0
     since_boot = 0
     sections: list[str] = []
+    row_sections: list[str] = []
     columns: tuple[str, ...] = _DEFAULT_COLUMNS
     in_section = False
     seen_rows = False
@@ -403,6 +426,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         seen_rows = True
         times.append(t)
         rows.append(row)
+        row_sections.append(sections[-1] if sections else "")
     if not rows:
         raise no_samples_error(source, "sbc-bench 'System health while running' lines")
     # Old sbc-bench versions (0.7.x) sometimes start two monitors for one section: the header
@@ -427,7 +451,14 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         notes.append("no temperature in the monitor (sbc-bench found no usable thermal source)")
     unused = sorted(c for c in extra_cols - {"PMIC"} if c.lower() not in _METER_COLUMNS | _VCORE_COLUMNS)
     if any(c.lower() in _METER_COLUMNS for c in extra_cols):
-        notes.append("power_w from the external meter column (mW, whole board at the wall side)")
+        notes.append(
+            "external meter column (mW, whole board at the wall side) kept as the rail 'meter'"
+            + (
+                "; it lags the PMIC's readings, so it is not the board's power_w"
+                if "PMIC" in extra_cols
+                else " and as power_w"
+            )
+        )
     clockless = sum(1 for r in rows if not r[1])
     if clockless:
         notes.append(f"{clockless} monitor row(s) with an empty clock column (no cpufreq): no clock for them")
@@ -445,8 +476,10 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     fan_evidence, fan_switch_c = _fan_evidence(lines)
     if fan_evidence:
         notes.append(f"the board has a fan ({fan_evidence})")
-    rail = "PMIC" if "PMIC" in extra_cols else "meter"
-    if rail == "PMIC":
+    # Where a report has both, the meter follows the PMIC's rail ~45-60 s late (a first-order lag of
+    # the PMIC fits it best: docs/calibration.md, ninth session), so it is no instantaneous power_w.
+    lagging_meter = "PMIC" in extra_cols
+    if "PMIC" in extra_cols:
         notes.append(
             "PMIC column kept as the rail 'PMIC' (the sum of the PMIC's own rails, not what the board draws): "
             "no board power_w"
@@ -457,8 +490,8 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             temps_c=temps,
             freqs_hz=freqs,
             loads=loads,
-            power_w=power if rail == "meter" else None,
-            rails_w={rail: power} if power is not None else {},
+            power_w=None if lagging_meter else power.get("meter"),
+            rails_w=power,
             volts_v=volts,
         )
         for t, (temps, freqs, loads, power, volts) in zip(rebase(times), rows, strict=True)
@@ -474,7 +507,7 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             "firmware clock/voltage settings in force: "
             + ", ".join(f"{k}={v}" for k, v in sorted(firmware.items()))
         )
-    return ImportedLog(
+    imported = ImportedLog(
         FMT,
         source,
         board,
@@ -490,3 +523,4 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         fan_evidence=fan_evidence,
         fan_switch_c=fan_switch_c,
     )
+    return imported, tuple(row_sections)
