@@ -28,8 +28,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.fidelity import SKIP_PREFIXES, candidate  # noqa: E402  (the same logs and boards)
-from tests.realdata import REAL_DATA  # noqa: E402
+from bench.fidelity import add_log_options, candidate, real_logs, wanted  # noqa: E402  (the same logs)
 
 
 def held_out_rmse(forecast: np.ndarray, obs: np.ndarray, train: np.ndarray) -> float:
@@ -90,11 +89,7 @@ def report(path: Path, holdout: float, param: str | None, factors: list[float]) 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=REAL_DATA, help="folder of real logs")
-    ap.add_argument("--holdout", type=float, default=0.6, help="tail fraction kept out of the fit")
-    ap.add_argument(
-        "--only", default="", help="only logs whose file name contains one of these (comma-separated)"
-    )
+    add_log_options(ap)
     ap.add_argument("--param", default=None, help="the parameter to pin (default: every free path to air)")
     ap.add_argument("--factors", default="0.5,0.7,1.4,2", help="multiples of the optimum to pin it at")
     args = ap.parse_args()
@@ -112,10 +107,8 @@ def main() -> int:
     if not args.data.is_dir():
         print(f"{args.data}: no real logs here (set THERMOGOV_REAL_DATA); nothing to measure")
         return 0
-    for path in sorted(args.data.iterdir()):
-        if not path.is_file() or path.suffix == ".md" or path.name.startswith(SKIP_PREFIXES):
-            continue
-        if args.only and not any(part in path.name for part in args.only.split(",")):
+    for path in real_logs(args.data):
+        if not wanted(path, args.only):
             continue
         for line in report(path, args.holdout, args.param, factors):
             print(line, flush=True)
