@@ -7,6 +7,8 @@ ends 90 s into the rise, the case the ninth session diagnosed.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -79,3 +81,13 @@ def test_refusals_name_the_parameter(mid_rise: tuple[FitProblem, OptimizeResult]
         pinned(prob, res, held, 1.0)
     with pytest.raises(ConfigError, match=r"G\[board-ambient\]: must be a finite number above 0"):
         pinned(prob, res, SLOW_GAIN, -0.1)
+
+
+@pytest.mark.parametrize("factors", ["x", "0.5,-2", ""])
+def test_the_bench_refuses_bad_factors_in_one_line(factors: str) -> None:
+    bench = Path(__file__).resolve().parents[2] / "bench" / "ridge.py"
+    got = subprocess.run(
+        [sys.executable, str(bench), "--factors", factors], capture_output=True, text=True, check=False
+    )
+    assert got.returncode == 2
+    assert got.stderr.startswith("--factors:") and got.stderr.count("\n") == 1
