@@ -213,13 +213,32 @@ def totals(rows: list[Row]) -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_log_options(ap: argparse.ArgumentParser) -> None:
+    """``--data``, ``--holdout`` and ``--only``: which logs and how much of each is held out (also bench/ridge.py)."""
     ap.add_argument("--data", type=Path, default=REAL_DATA, help="folder of real logs")
     ap.add_argument("--holdout", type=float, default=0.6, help="tail fraction kept out of the fit")
     ap.add_argument(
         "--only", default="", help="only logs whose file name contains one of these (comma-separated)"
     )
+
+
+def real_logs(folder: Path) -> list[Path]:
+    """The files of ``folder`` that may be logs: not its notes, not single sysfs snapshots."""
+    return [
+        p
+        for p in sorted(folder.iterdir())
+        if p.is_file() and p.suffix != ".md" and not p.name.startswith(SKIP_PREFIXES)
+    ]
+
+
+def wanted(path: Path, only: str) -> bool:
+    """Whether ``--only`` keeps the log (empty: every log)."""
+    return not only or any(part in path.name for part in only.split(","))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_log_options(ap)
     ap.add_argument("--json", action="store_true", help="rows and totals as JSON")
     ap.add_argument(
         "--fleet",
@@ -231,11 +250,7 @@ def main() -> int:
         print(f"{args.data}: no real logs here (set THERMOGOV_REAL_DATA); nothing to measure")
         return 0
     rows: list[Row] = []
-    paths = [
-        p
-        for p in sorted(args.data.iterdir())
-        if p.is_file() and p.suffix != ".md" and not p.name.startswith(SKIP_PREFIXES)
-    ]
+    paths = real_logs(args.data)
     fleet = None
     if args.fleet:  # every candidate, also those --only leaves out: they are the other logs
         fleet = fleet_fits([(p, *got) for p in paths if (got := candidate(p)) is not None])
@@ -247,7 +262,7 @@ def main() -> int:
                 file=sys.stderr,
             )
     for path in paths:
-        if args.only and not any(part in path.name for part in args.only.split(",")):
+        if not wanted(path, args.only):
             continue
         row = measure(path, args.holdout, fleet)
         if row is not None:
