@@ -4,15 +4,10 @@ down, a bounded step per poll, and conductance and power in between the table's 
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import pytest
 
-from thermogov.board import load_board
-from thermogov.fanprofile import parse_fan_profile
 from thermogov.fanpwm import PwmCurve, interp_in_duty, interp_points
-from thermogov.interfaces import ConfigError
-from thermogov.tomlcheck import Table
 
 DUTY = (0, 64, 128, 255)
 G = (0.0, 0.4, 0.7, 1.0)
@@ -53,48 +48,3 @@ def test_hysteresis_holds_the_duty_until_the_temperature_has_fallen_that_far() -
     assert curve.target(57.0, at_60) == at_60  # 3 K cooler: inside the hysteresis
     assert curve.target(55.0, at_60) == round(interp_points((40.0, 80.0), (0, 255), 59.0))
     assert curve.target(61.0, at_60) > at_60  # up at once
-
-
-def _fan(**over: Any) -> dict[str, Any]:
-    t: dict[str, Any] = {
-        "node": "lid",
-        "duty": list(DUTY),
-        "conductance_w_per_k": list(G),
-        "power_w": [0.0, 0.1, 0.3, 1.0],
-        "default_points_c": [40.0, 80.0],
-        "default_points_pwm": [0, 255],
-    }
-    t.update(over)
-    return {k: v for k, v in t.items() if v is not None}
-
-
-@pytest.mark.parametrize(
-    ("over", "fragment"),
-    [
-        ({"kind": "analog"}, "fan.kind: 'analog' is not a fan kind"),
-        (
-            {
-                "kind": "pwm",
-                "default_points_c": None,
-                "default_points_pwm": None,
-                "default_on_c": [50, 60, 70],
-            },
-            "fan.kind",
-        ),
-        ({"default_step_pwm": 10}, "fan.default_step_pwm"),
-        ({"kind": "pwm", "default_step_pwm": 300}, "fan.default_step_pwm"),
-    ],
-)
-def test_a_bad_fan_kind_or_step_is_refused_naming_the_key(over: dict[str, Any], fragment: str) -> None:
-    with pytest.raises(ConfigError) as e:
-        parse_fan_profile(Table(_fan(**over), "fan"), {"cpu", "lid"})
-    assert fragment in str(e.value) and "\n" not in str(e.value)
-
-
-def test_the_devkit_fan_is_a_pwm_fan_ramped_by_nvfancontrols_step_and_the_pi5s_keeps_its_levels() -> None:
-    devkit = load_board("jetson-orin-nano-devkit").fan
-    assert devkit is not None and devkit.default_pwm is not None
-    assert devkit.default_pwm.step_pwm == 10
-    assert devkit.default_pwm.points_pwm == (0, 187, 187, 255) and devkit.default_pwm.hyst_c == 0.0
-    pi5 = load_board("rpi5-fan").fan
-    assert pi5 is not None and pi5.default_pwm is None
