@@ -310,7 +310,7 @@ def fan_summary(run: _Run) -> dict[str, Any]:
         # a PWM fan its board curve drives (a governed one sits at its levels' duties)
         **(
             pwm_fan_summary(fan, run.env.now / 1000.0)
-            if run.board_fan is not None and fan.profile.default_pwm
+            if run.board_fan is not None and fan.profile.default_pwm is not None
             else {}
         ),
     }

@@ -113,13 +113,13 @@ def test_sim_with_a_governed_fan_on_a_fanless_board_exits_2(tmp_path: Path) -> N
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path) -> None:
-    p = thermogov(
-        "sim", "--board", "rpi5-fan", "--duration", "30s", "--ambient", "45", "--out", str(tmp_path)
-    )
+@pytest.mark.parametrize(("board", "pwm"), [("rpi5-fan", False), (DEVKIT, True)])
+def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path, board: str, pwm: bool) -> None:
+    p = thermogov("sim", "--board", board, "--duration", "30s", "--ambient", "45", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("fan ")]
     assert "board-driven" in line and "switches" in line
+    assert ("duty mean" in line) == pwm  # only a PWM fan its board curve drives has a duty to show
 
 
 def test_the_jetson_devkit_follows_nvfancontrols_quiet_curve_and_counts_its_switches(tmp_path: Path) -> None:
