@@ -10,7 +10,9 @@ before clocks, its own curve below the trip, hysteresis and a minimum dwell), an
 
 * sustained throughput (inferences/s over the second half),
 * inferences per joule over the whole run (= sustained inferences per watt; fan power included),
-* fan switches per hour, mean fan level, fan energy,
+* cap changes, fan switches per hour (level changes; a PWM fan's level is the one nearest its
+  duty), mean fan level, fan energy; for a PWM fan its board curve drives (``kind = "pwm"``, the
+  Jetson), how often it wrote a new duty per hour and its mean duty (0..255),
 * time above the trip and the hottest fused temperature, board throttle events.
 
     python bench/fan.py [--board rpi5-fan] [--policy stepped] [--seed 1] [--duration 1800]
@@ -53,8 +55,11 @@ BOARDS: dict[str, tuple[tuple[str, dict[str, Any] | str], ...]] = {
 COLUMNS = (
     ("sustained ips", "sustained_throughput_ips", "{:.2f}"),
     ("inf/J", "inferences_per_joule", "{:.3f}"),
+    ("cap changes", "cap_changes", "{:d}"),
     ("fan sw/h", "fan_switches_per_hour", "{:.1f}"),
     ("fan lvl", "fan_level_mean", "{:.2f}"),
+    ("duty ch/h", "fan_duty_changes_per_hour", "{:.1f}"),
+    ("duty mean", "fan_duty_mean", "{:.1f}"),
     ("fan J", "fan_energy_j", "{:.0f}"),
     ("s>trip", "time_above_trip_s", "{:.1f}"),
     ("max °C", "max_fused_c", "{:.1f}"),

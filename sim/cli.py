@@ -182,11 +182,16 @@ def fan_rows(s: dict[str, Any]) -> list[tuple[str, str]]:
     if "fan_switches" not in s:
         return []
     stalled = ", stalled" if s.get("fan_stalled") else ""
+    duty = (  # a PWM fan its board curve drives (kind = "pwm")
+        f", duty mean {_fmt(s['fan_duty_mean'])} ({_fmt(s['fan_duty_changes_per_hour'], ' writes/h')})"
+        if "fan_duty_mean" in s
+        else ""
+    )
     return [
         (
             "fan",
             f"{s.get('fan_owner', '?')}-driven, {s['fan_switches']} switches "
-            f"({_fmt(s['fan_switches_per_hour'], '/h')}), mean level {_fmt(s['fan_level_mean'])}, "
+            f"({_fmt(s['fan_switches_per_hour'], '/h')}), mean level {_fmt(s['fan_level_mean'])}{duty}, "
             f"{_fmt(s.get('fan_energy_j'), ' J')}{stalled}",
         )
     ]

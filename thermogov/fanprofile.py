@@ -10,6 +10,13 @@ temperature (``default_points_c`` / ``default_points_pwm``, as ``nvfancontrol`` 
 between the rows of its ``FAN_PROFILE``).  A fan here has discrete levels, so a linear curve
 becomes the step curve of its nearest level: level ``k`` is on from where the interpolated duty
 reaches the midpoint between the duties of levels ``k - 1`` and ``k`` (:func:`curve_from_points`).
+
+What drives the fan is declared, not guessed from the board: ``kind = "levels"`` (the default: a
+fan that can only be at one of its levels, as the Pi 5's ``cooling_fan`` states or a gpio-fan)
+or ``kind = "pwm"`` (a PWM fan a userspace daemon drives at any duty, as ``nvfancontrol`` on a
+Jetson: its board curve is :class:`thermogov.fanpwm.PwmCurve`, the duty continuous and ramped
+by ``default_step_pwm`` per poll).  Either way the level step curve is kept: the governor drives
+any fan at its levels, and the calibration's fan path reads it.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from thermogov.fan import FanCurve
+from thermogov.fanpwm import PwmCurve
 from thermogov.interfaces import ConfigError
 from thermogov.tomlcheck import Table
 
@@ -30,6 +38,7 @@ MAX_FAN_G_W_PER_K = 100.0
 UNREACHED_C = 150.0
 # The step of a level the curve's first duty already asks for: on at any temperature a profile takes.
 ALWAYS_C = -40.0
+FAN_KINDS = ("levels", "pwm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +51,8 @@ class FanProfile:
     default_curve: FanCurve  # the board's own curve (the baseline)
     default_period_ms: int = 1000  # how often the board's own curve is evaluated
     source: str = ""
+    # kind "pwm": the board's own curve as the daemon runs it (any duty, ramped); None: levels
+    default_pwm: PwmCurve | None = None
 
     @property
     def levels(self) -> int:
@@ -133,19 +144,48 @@ def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
     curve = _default_curve(t, duty, hyst)
     period = t.integer("default_period_ms", 1000, minimum=1, maximum=60_000)
     source = t.string("source", "")
+    pwm_curve = _pwm_curve(t, hyst)
     t.done()
-    return FanProfile(node, curve_node, duty, g, p, curve, period, source)
+    return FanProfile(node, curve_node, duty, g, p, curve, period, source, pwm_curve)
+
+
+def _pwm_curve(t: Table, hyst: float) -> PwmCurve | None:
+    """The daemon's curve of a ``kind = "pwm"`` fan (its duty continuous), None for a level fan."""
+    kind = t.string("kind", "levels")
+    if kind not in FAN_KINDS:
+        raise ConfigError(f"{t.where}.kind: {kind!r} is not a fan kind; use one of {', '.join(FAN_KINDS)}")
+    step = t.integer("default_step_pwm", 0, minimum=0, maximum=255)
+    if kind == "levels":
+        if step:
+            raise ConfigError(f'{t.where}.default_step_pwm: only a kind = "pwm" fan ramps its duty; drop it')
+        return None
+    if not t.has("default_points_c"):
+        raise ConfigError(
+            f'{t.where}.kind: a "pwm" fan needs its daemon\'s curve as default_points_c/_pwm, not default_on_c'
+        )
+    pts = tuple(t.numbers("default_points_c"))
+    pwm = tuple(t.numbers("default_points_pwm"))
+    return PwmCurve(pts, pwm, hyst, step)
 
 
 def fan_profile_to_dict(f: FanProfile) -> dict[str, Any]:
     """The ``[fan]`` table of a profile, the inverse of :func:`parse_fan_profile`."""
+    if f.default_pwm is None:
+        curve: dict[str, Any] = {"default_on_c": list(f.default_curve.on_c)}
+    else:
+        curve = {
+            "kind": "pwm",
+            "default_points_c": list(f.default_pwm.points_c),
+            "default_points_pwm": list(f.default_pwm.points_pwm),
+            "default_step_pwm": f.default_pwm.step_pwm,
+        }
     return {
         "node": f.node,
         "curve_node": f.curve_node,
         "duty": list(f.duty),
         "conductance_w_per_k": list(f.conductance_w_per_k),
         "power_w": list(f.power_w),
-        "default_on_c": list(f.default_curve.on_c),
+        **curve,
         "default_hyst_c": f.default_curve.hyst_c,
         "default_period_ms": f.default_period_ms,
         "source": f.source,

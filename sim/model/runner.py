@@ -24,6 +24,7 @@ from thermogov.loadgov import LoadGovernor
 from thermogov.policies import Policy, PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
+from thermogov.sim.model.fan import SimFan
 from thermogov.sim.model.world import SimWorld
 
 # Trace rows (and the samples read meanwhile) handed to the recorder at once: 3.2 simulated
@@ -306,6 +307,21 @@ def fan_summary(run: _Run) -> dict[str, Any]:
         **(run.gov.fan.summary() if run.gov.fan is not None else {}),
         "fan_energy_j": round(run.world.fan_energy_j, 4),
         "fan_stalled": fan.stalled,
+        # a PWM fan its board curve drives (a governed one sits at its levels' duties)
+        **(
+            pwm_fan_summary(fan, run.env.now / 1000.0)
+            if run.board_fan is not None and fan.profile.default_pwm is not None
+            else {}
+        ),
+    }
+
+
+def pwm_fan_summary(fan: SimFan, duration_s: float) -> dict[str, Any]:
+    """A PWM fan's duty: how often its board curve wrote a new one, and its mean (0..255)."""
+    hours = duration_s / 3600.0
+    return {
+        "fan_duty_changes_per_hour": round(fan.duty_changes / hours, 2) if hours > 0 else None,
+        "fan_duty_mean": round(fan.duty_s / duration_s, 2) if duration_s > 0 else None,
     }
 
 

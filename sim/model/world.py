@@ -202,6 +202,7 @@ class SimWorld(Telemetry):
             fan_w = self.fan.power_w  # leaves in the airflow: board power, heats no node
             total += fan_w
             self.fan_energy_j += fan_w * dt
+            self.fan.duty_s += self.fan.duty * dt
         bat = self.battery
         if bat is not None:
             was = bat.state()

@@ -103,3 +103,35 @@ def test_a_board_file_with_a_falling_fan_curve_exits_2(tmp_path: Path) -> None:
     )
     p = thermogov("sim", "--board", str(bad), "--duration", "5s", "--out", str(tmp_path / "out"))
     one_line_error(p, "default_points")
+
+
+@pytest.mark.parametrize(
+    ("over", "fragment"),
+    [
+        ({"kind": "analog"}, "fan.kind: 'analog' is not a fan kind"),
+        (
+            {
+                "kind": "pwm",
+                "default_points_c": None,
+                "default_points_pwm": None,
+                "default_on_c": [50, 60, 70],
+            },
+            "fan.kind",
+        ),
+        ({"default_step_pwm": 10}, "fan.default_step_pwm"),
+        ({"kind": "pwm", "default_step_pwm": 300}, "fan.default_step_pwm"),
+    ],
+)
+def test_a_bad_fan_kind_or_step_is_refused_naming_the_key(over: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_fan_profile(Table(_fan(**over), "fan"), {"cpu", "lid"})
+    assert fragment in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_devkit_fan_is_a_pwm_fan_ramped_by_nvfancontrols_step_and_the_pi5s_keeps_its_levels() -> None:
+    devkit = load_board("jetson-orin-nano-devkit").fan
+    assert devkit is not None and devkit.default_pwm is not None
+    assert devkit.default_pwm.step_pwm == 10
+    assert devkit.default_pwm.points_pwm == (0, 187, 187, 255) and devkit.default_pwm.hyst_c == 0.0
+    pi5 = load_board("rpi5-fan").fan
+    assert pi5 is not None and pi5.default_pwm is None

@@ -113,13 +113,13 @@ def test_sim_with_a_governed_fan_on_a_fanless_board_exits_2(tmp_path: Path) -> N
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path) -> None:
-    p = thermogov(
-        "sim", "--board", "rpi5-fan", "--duration", "30s", "--ambient", "45", "--out", str(tmp_path)
-    )
+@pytest.mark.parametrize(("board", "pwm"), [("rpi5-fan", False), (DEVKIT, True)])
+def test_sim_prints_the_fan_line_for_a_board_with_a_fan(tmp_path: Path, board: str, pwm: bool) -> None:
+    p = thermogov("sim", "--board", board, "--duration", "30s", "--ambient", "45", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr
     (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("fan ")]
     assert "board-driven" in line and "switches" in line
+    assert ("duty mean" in line) == pwm  # only a PWM fan its board curve drives has a duty to show
 
 
 def test_the_jetson_devkit_follows_nvfancontrols_quiet_curve_and_counts_its_switches(tmp_path: Path) -> None:
@@ -148,3 +148,43 @@ def test_a_stalled_jetson_fan_the_governor_owns_is_at_its_top_before_any_clock_i
     assert all(tr["fan_level"][i] == top for i in cut)
     assert r.summary["fan_stalled"] is True
     assert r.summary["max_fused_c"] < min(s.hard_limit_c for s in board.sensors)
+
+
+def test_the_devkits_stock_fan_in_a_room_ramps_its_duty_a_few_times_and_settles(tmp_path: Path) -> None:
+    """nvfancontrol writes any duty, so the quiet curve's first level no longer toggles on and off.
+
+    With the duty a level fan (the nearest of nine) the fan switched between levels 0 and 1 at
+    every other poll in a 25 °C room (382 times an hour).  As a PWM fan it ramps up to a duty
+    in between and stays there: the same run twice as long writes no new duty in its second half.
+    """
+    half = simulate(_config("board", 25.0, 900.0, board=DEVKIT), out_dir=tmp_path / "half").summary
+    full = simulate(_config("board", 25.0, 1800.0, board=DEVKIT), out_dir=tmp_path / "full").summary
+    writes_half = half["fan_duty_changes_per_hour"] * 900.0 / 3600.0
+    writes_full = full["fan_duty_changes_per_hour"] * 1800.0 / 3600.0
+    assert writes_full == pytest.approx(writes_half)  # settled: nothing after the first 15 min
+    fan = load_board(DEVKIT).fan
+    assert fan is not None and fan.default_pwm is not None
+    # In between levels 0 and 1 (a fan the curve keeps running, slower than its first level),
+    # reached by writes of at most a step each: one per pwm at most, and a few more to settle.
+    assert 0.0 < full["fan_duty_mean"] < fan.duty[1]
+    assert 0 < writes_full <= full["fan_duty_mean"] + 10
+    assert full["fan_switches"] <= 2  # the nearest level: off, then on once
+
+
+def test_a_governed_devkit_fan_runs_as_the_same_fan_with_levels_only(tmp_path: Path) -> None:
+    """The governor drives a PWM fan at its levels' own duties: the run is the level fan's, exactly."""
+    board = load_board(DEVKIT)
+    assert board.fan is not None and board.fan.default_pwm is not None
+    levels_only = dataclasses.replace(board, fan=dataclasses.replace(board.fan, default_pwm=None))
+    cfg = _config("governor", 45.0, 300.0, board=DEVKIT)
+    a = simulate(cfg, board=board, out_dir=tmp_path / "pwm")
+    b = simulate(cfg, board=levels_only, out_dir=tmp_path / "levels")
+    assert a.summary["fan_switches"] > 0 and "fan_duty_changes_per_hour" not in a.summary
+    assert (a.run_dir / "trace.csv").read_bytes() == (b.run_dir / "trace.csv").read_bytes()
+
+
+def test_the_pi5s_level_fan_reports_no_duty_and_switches_between_its_levels(tmp_path: Path) -> None:
+    r = simulate(_config("board", 45.0, 300.0), out_dir=tmp_path)
+    assert "fan_duty_changes_per_hour" not in r.summary and "fan_duty_mean" not in r.summary
+    levels = load_trace(r.run_dir)["fan_level"]
+    assert r.summary["fan_switches"] >= 1 and set(levels) <= set(range(load_board("rpi5-fan").fan.levels))  # type: ignore[union-attr]
