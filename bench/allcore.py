@@ -1,7 +1,9 @@
 """The all-core phase of sbc-bench reports: how the held-out forecast errs, per benchmark, and the power each draws.
 
-Run: ``python bench/allcore.py [--data DIR ...] [--holdout 0.6] [--json]`` (default: the team's
-folder, ``$THERMOGOV_REAL_DATA``; pass several ``--data`` to pool folders).
+Run: ``python bench/allcore.py [--data DIR ...] [--holdout 0.6] [--enclosure NAME] [--json]``
+(default: the team's folder, ``$THERMOGOV_REAL_DATA``; pass several ``--data`` to pool folders;
+``--enclosure`` fits every report in that housing instead of the pre-fit's pick, to measure what the
+housing contributes to an error).
 
 Every sbc-bench report with a profile is fitted on its first 40 % exactly as ``bench/fidelity.py``
 does; then, per monitor section (one benchmark), the table gives the measured and forecast change
@@ -12,7 +14,9 @@ board's power; a Pi 5's ``PMIC`` rail) also gets the mean power of each section 
 load proxy ``u * V^2 * f`` (what the power model multiplies by ``C_dyn``), so the power each
 benchmark draws *per unit of proxy* can be compared across benchmarks: if 7-zip and cpuminer drew
 the same per unit, the proxy would be a sufficient load description (docs/calibration.md, *Ninth
-session: the all-core phase*).
+session: the all-core phase*).  The JSON also gives the measured change at the section's second
+reading and the fitted model's dynamic power per section, so the early rise *per watt of the
+model* can be compared with the profile's fast path (*Ninth session: the Pi 4 at 1800 MHz*).
 """
 
 from __future__ import annotations
@@ -63,8 +67,13 @@ class SectionRow:
     forecast_rise_k: float
     step_error_k: float  # forecast minus measured rise
     early_error_k: float | None  # the same at the section's second reading (the fast mode's share)
+    early_measured_k: float | None  # measured change from the reading before the section to its second one
+    early_after_s: float | None  # ... and the time between those two readings
     mean_error_k: float  # mean (forecast - measured) over the section's rows
     proxy: float | None  # mean u * V^2 * f (V^2 GHz, summed over the domains' logged load)
+    dyn_power_w: (
+        float | None
+    )  # mean dynamic power the fitted model puts in the section (C_dyn, its scale, cores)
     power_w: float | None  # mean external meter power over the section, W
     pmic_w: float | None  # mean PMIC rail power over the section, W
 
@@ -86,8 +95,24 @@ def sections_of(path: Path, t: np.ndarray) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def measure(path: Path, holdout: float) -> list[SectionRow]:
-    """One report's sections, or [] when it is no calibration candidate or does not fit."""
+def dyn_power(board: Any, inputs: Any, scales: dict[str, float]) -> np.ndarray:
+    """Dynamic power per row as the power model computes it: ``C_dyn · V² · f · u · cores`` per domain,
+    times the fit's ``dyn_scale`` (leakage and idle power left out: they do not step with the load)."""
+    total = np.zeros_like(next(iter(inputs.load.values())))
+    for d in board.domains:
+        if d.name in inputs.load:
+            v, f, u = inputs.volt_v[d.name], inputs.freq_hz[d.name], inputs.load[d.name]
+            unit = d.c_dyn_uw_per_mhz_v2 * 1e-6 * v * v * (f / 1e6) * u * d.cores
+            total = total + unit * scales.get(d.name, 1.0)
+    return total
+
+
+def measure(path: Path, holdout: float, enclosure: str | None = None) -> list[SectionRow]:
+    """One report's sections, or [] when it is no calibration candidate or does not fit.
+
+    ``enclosure`` fits the report in that housing of its profile instead of the one the pre-fit picks
+    (a report whose profile has no such housing gives []), so the housing's share of an error can be
+    measured by swapping it."""
     from thermogov.importers import parse_log
     from thermogov.interfaces import ThermogovError
     from thermogov.sim.calibration.calibrate import calibrate
@@ -97,13 +122,18 @@ def measure(path: Path, holdout: float) -> list[SectionRow]:
     if got is None:
         return []
     data, board = got
+    if enclosure is not None and enclosure not in {board.enclosure, *(e.name for e in board.enclosures)}:
+        print(f"  {path.name}: profile {board.name} has no housing {enclosure!r}; skipped", file=sys.stderr)
+        return []
     try:
-        r = calibrate(data, board, holdout=holdout)
+        r = calibrate(data, board, holdout=holdout, enclosure=enclosure)
     except ThermogovError as e:
         print(f"  {path.name}: {e}", file=sys.stderr)
         return []
     inputs = derive_inputs(data, board)
     proxy = sum(inputs.load[d] * inputs.volt_v[d] ** 2 * inputs.freq_hz[d] / 1e9 for d in inputs.load)
+    scales = {p.name[len("dyn_scale[") : -1]: p.value for p in r.params if p.name.startswith("dyn_scale[")}
+    dyn_w = dyn_power(board, inputs, scales)
     pmic = np.array([s.rails_w.get("PMIC", np.nan) for s in parse_log(path).samples], dtype=float)
     if len(pmic) != len(data.t_s):
         pmic = np.full(len(data.t_s), np.nan)
@@ -140,8 +170,11 @@ def measure(path: Path, holdout: float) -> list[SectionRow]:
                 float(pred[last] - pred[prev]),
                 float((pred[last] - pred[prev]) - (meas[last] - meas[prev])),
                 None if early is None else float((pred[early] - pred[prev]) - (meas[early] - meas[prev])),
+                None if early is None else float(meas[early] - meas[prev]),
+                None if early is None else float(t[early] - t[prev]),
                 float(np.mean(pred[idx] - meas[idx])),
                 _mean(proxy[body]),
+                _mean(dyn_w[body]),
                 _mean(power[body]),
                 _mean(pmic[body]),
             )
@@ -200,6 +233,9 @@ def main() -> int:
     ap.add_argument("--data", type=Path, action="append", help="folder of real logs (repeatable)")
     ap.add_argument("--holdout", type=float, default=0.6, help="tail fraction kept out of the fit")
     ap.add_argument("--json", action="store_true", help="rows and summary as JSON")
+    ap.add_argument(
+        "--enclosure", help="fit every report in this housing of its profile (reports without it are skipped)"
+    )
     args = ap.parse_args()
     folders = args.data or [REAL_DATA]
     rows: list[SectionRow] = []
@@ -208,7 +244,7 @@ def main() -> int:
             print(f"{folder}: no real logs here; skipped", file=sys.stderr)
             continue
         for path in sorted(folder.glob("sbcbench_*")):
-            got = measure(path, args.holdout)
+            got = measure(path, args.holdout, args.enclosure)
             rows.extend(got)
             print(f"  {path.name}: {len(got)} section(s)", file=sys.stderr)
     summ = summary(rows)

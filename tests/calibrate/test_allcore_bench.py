@@ -55,3 +55,50 @@ def test_a_missing_folder_is_said_and_skipped(tmp_path: Path) -> None:
     )
     assert res.returncode == 0 and json.loads(res.stdout)["rows"] == []
     assert "no real logs here" in res.stderr
+
+
+def _run(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCH), "--data", str(folder), "--json", *extra],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_forced_housing_refits_only_the_forecast(tmp_path: Path) -> None:
+    """``--enclosure`` swaps the housing of the fit: the measured steps stay, the label and forecast follow it."""
+    pi4 = REPO / "tests" / "data" / "logs" / "external" / "sbcbench_rpi4_3EgS.txt"
+    shutil.copy(pi4, tmp_path / pi4.name)
+    shutil.copy(REPORT, tmp_path / REPORT.name)  # a Jetson: its profile has no `bare` housing
+    picked, bare = _run(tmp_path), _run(tmp_path, "--enclosure", "bare")
+    assert picked.returncode == 0 and bare.returncode == 0, picked.stderr + bare.stderr
+    assert "has no housing 'bare'; skipped" in bare.stderr
+    rows_picked = [r for r in json.loads(picked.stdout)["rows"] if r["log"] == pi4.name]
+    rows_bare = json.loads(bare.stdout)["rows"]
+    assert {r["log"] for r in rows_bare} == {pi4.name}
+    assert all(r["board"] == "rpi4 (bare)" for r in rows_bare)
+    assert [r["section"] for r in rows_bare] == [r["section"] for r in rows_picked]
+    for a, b in zip(rows_picked, rows_bare, strict=True):
+        assert a["measured_rise_k"] == b["measured_rise_k"]
+        assert a["early_measured_k"] == b["early_measured_k"]
+        assert a["early_after_s"] is not None and a["early_after_s"] > 0
+    # the pre-fit does not pick `bare` for this report, so some forecast must differ
+    assert rows_picked[0]["board"] != "rpi4 (bare)"
+    assert any(
+        a["forecast_rise_k"] != b["forecast_rise_k"] for a, b in zip(rows_picked, rows_bare, strict=True)
+    )
+
+
+def test_the_model_power_of_a_section_follows_its_busy_cores(tmp_path: Path) -> None:
+    shutil.copy(REPORT, tmp_path / REPORT.name)
+    res = _run(tmp_path)
+    assert res.returncode == 0, res.stderr
+    rows = {r["section"]: r for r in json.loads(res.stdout)["rows"]}
+    single, multi = rows["7-zip single core benchmark"], rows["7-zip multi core benchmark"]
+    assert single["dyn_power_w"] > 0
+    # the same clocks, more busy cores: more dynamic power; only the Arm cores' load is logged, so the
+    # power is the proxy times one constant (C_dyn · cores · the fitted scale) in both sections
+    ratio_w = multi["dyn_power_w"] / single["dyn_power_w"]
+    ratio_proxy = multi["proxy"] / single["proxy"]
+    assert ratio_w > 2 and abs(ratio_w / ratio_proxy - 1) < 0.01
