@@ -27,7 +27,7 @@ from thermogov.importers import (
     tegrastats,
     vcgencmd,
 )
-from thermogov.importers.common import ImportedLog, ImportedSample, read_text
+from thermogov.importers.common import ImportedLog, ImportedSample, read_log
 from thermogov.importers.textclean import clean_text
 from thermogov.importers.validate import checked
 from thermogov.interfaces import LogFormatError
@@ -79,7 +79,7 @@ def detect_text(text: str) -> str | None:
 
 def detect_format(path: str | Path) -> str:
     """Format of the log at ``path``, from its content; LogFormatError if unrecognisable."""
-    text, _ = clean_text(read_text(path), str(path))
+    text, _ = clean_text(read_log(path)[0], str(path))
     fmt = detect_text(text)
     if fmt is None:
         raise _unrecognised(path)
@@ -102,7 +102,9 @@ def parse_log(
     if fmt != "auto" and fmt not in FORMATS:
         raise LogFormatError(f"{path}: unknown format {fmt!r}; use one of auto, {', '.join(FORMATS)}")
     source = str(path)
-    text, clean_notes = clean_text(read_text(path), source)
+    raw, read_notes = read_log(path)
+    text, clean_notes = clean_text(raw, source)
+    clean_notes = [*read_notes, *clean_notes]
     if fmt == "auto":
         detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
         detected = detected or detect_text(text)

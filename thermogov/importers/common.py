@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from thermogov.importers.compressed import decompressed
 from thermogov.interfaces import LogFormatError
 
 # Rails that measure the whole board's input, best first.  AGX Orin/Xavier have none of these
@@ -124,10 +125,16 @@ def _read_bounded(path: str | Path) -> bytes:
 
 
 def read_text(path: str | Path) -> str:
-    """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints.
+    """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints."""
+    return read_log(path)[0]
+
+
+def read_log(path: str | Path) -> tuple[str, list[str]]:
+    """(text, notes) of a log; every failure becomes the one-line LogFormatError the CLI prints.
 
     Undecodable bytes are replaced rather than fatal: a log copied off a board with one
     corrupted byte should still import, and the damaged line is then skipped as malformed.
+    A gzip/bzip2/xz log (logrotate's ``syslog.2.gz``) is decompressed first, and the note says so.
     """
     try:
         data = _read_bounded(path)
@@ -136,9 +143,12 @@ def read_text(path: str | Path) -> str:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise LogFormatError(f"{path}: cannot read ({reason}); check the path and permissions") from None
+    data, compression = decompressed(data, str(path), MAX_LOG_BYTES)
     if not data.strip():
-        raise LogFormatError(f"{path}: file is empty; check the file or pass another log")
-    return data.decode(_encoding(data), errors="replace")
+        what = "file is empty" if compression is None else f"{compression} log is empty once decompressed"
+        raise LogFormatError(f"{path}: {what}; check the file or pass another log")
+    notes = [f"{compression}-compressed: decompressed before reading"] if compression else []
+    return data.decode(_encoding(data), errors="replace"), notes
 
 
 def _encoding(data: bytes) -> str:
