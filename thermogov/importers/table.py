@@ -38,6 +38,7 @@ from thermogov.importers.quantities import (
     unit_named,
 )
 from thermogov.importers.stamps import parse_stamp, slash_day_first
+from thermogov.importers.valuegroups import group_columns
 from thermogov.interfaces import LogFormatError
 
 FMT = "csv"
@@ -496,6 +497,12 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         notes.append("columns mapped by --columns: " + spec)
     elif not t.header:
         _by_values(cols, t.rows, t.decimal_comma, notes)
+    else:
+        grouped, group_notes = group_columns(labels, t.rows)
+        for i, col in grouped.items():
+            cols[i].col = col
+        notes.extend(group_notes)
+        _current_clock_only(cols, notes)
     ambiguous = [c for c in cols if c.col.role == "load?"]
     if ambiguous:
         said: list[str] = []
@@ -535,6 +542,26 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
     elif ignored:
         notes.append("column(s) " + ", ".join(ignored) + " not identified: not imported; --columns maps them")
     return cols
+
+
+def _current_clock_only(cols: list[_Col], notes: list[str]) -> None:
+    """Of several clock columns of one domain, one named as the current reading (``cur``,
+    ``current``, ``now``) is the clock; the others are limits (Glances' ``quicklook_cpu_hz`` is
+    the maximum beside ``quicklook_cpu_hz_current``) and were max()ed into it."""
+    by_domain: dict[str, list[_Col]] = {}
+    for c in cols:
+        if c.col.role == "freq":
+            by_domain.setdefault(c.col.name, []).append(c)
+    for group in by_domain.values():
+        current = [c for c in group if set(re.split(r"[^a-z]+", c.label.lower())) & {"cur", "current", "now"}]
+        if len(group) < 2 or len(current) != 1:
+            continue
+        others = [c for c in group if c is not current[0]]
+        for c in others:
+            c.col = Column("")
+        notes.append(
+            f"clock {current[0].label} is the current reading; {', '.join(c.label for c in others)} not imported (a limit)"
+        )
 
 
 def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list[str]) -> Unit | None:
