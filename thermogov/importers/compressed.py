@@ -4,9 +4,10 @@ Boards rotate their logs with logrotate, which gzips the old ones by default (``
 with ``gzip``; logrotate(8)), and people copy logs off a board as ``log.gz`` / ``.bz2`` /
 ``.xz``.  Those three are single compressed streams that Python's standard library reads, so
 they are decompressed here, before any format looks at the text, never beyond the same size
-bound as a plain log (a 1 KB "zip bomb" must not fill memory).  Archives (zip, tar, 7z) hold
-several files and zstd has no reader in the standard library: they are refused in one line
-naming the command that unpacks them, instead of "looks like a binary file".
+bound as a plain log (a 1 KB "zip bomb" must not fill memory).  A zip archive holding one file
+(a log attached to a forum post or an e-mail) is read the same way; one with several files, a
+tar or 7z archive, and zstd (no reader in the standard library) are refused in one line naming
+the command that unpacks them, instead of "looks like a binary file".
 
 Magic numbers: gzip 1f 8b (RFC 1952), bzip2 ``BZh``, xz fd 37 7a 58 5a 00 (the xz file
 format spec), zstd 28 b5 2f fd (RFC 8878), zip ``PK\\x03\\x04`` (PKWARE APPNOTE), 7z
@@ -19,6 +20,7 @@ import bz2
 import gzip
 import io
 import lzma
+import zipfile
 import zlib
 from collections.abc import Callable
 from typing import BinaryIO
@@ -30,8 +32,8 @@ _STREAMS: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
     (b"BZh", "bzip2", bz2.BZ2File),
     (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile),
 )
+_ZIP_MAGIC = b"PK\x03\x04"
 _ARCHIVES: tuple[tuple[bytes, str, str], ...] = (
-    (b"PK\x03\x04", "a zip archive", "unzip it"),
     (b"7z\xbc\xaf\x27\x1c", "a 7z archive", "extract it with 7z x"),
     (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it with zstd -d"),
 )
@@ -44,6 +46,8 @@ def is_tar(data: bytes) -> bool:
 def decompressed(data: bytes, source: str, limit: int) -> tuple[bytes, str | None]:
     """(bytes of the log, the compression read or None); LogFormatError for an archive or a
     damaged or oversized stream.  ``limit`` bounds the decompressed size."""
+    if data.startswith(_ZIP_MAGIC):
+        return _one_zip_member(data, source, limit), "zip"
     for magic, what, fix in _ARCHIVES:
         if data.startswith(magic):
             raise LogFormatError(f"{source}: {what}, not a log; {fix} and import the log inside")
@@ -74,6 +78,32 @@ def decompressed(data: bytes, source: str, limit: int) -> tuple[bytes, str | Non
             )
         return bytes(out), name
     return data, None
+
+
+def _one_zip_member(data: bytes, source: str, limit: int) -> bytes:
+    """The bytes of the one file in a zip archive, at most ``limit`` of them."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            files = [m for m in archive.infolist() if not m.is_dir()]
+            if len(files) != 1:
+                names = ", ".join(repr(m.filename) for m in files[:5]) + (" ..." if len(files) > 5 else "")
+                raise LogFormatError(
+                    f"{source}: a zip archive of {len(files)} files ({names or 'none'}); unzip it and import one log"
+                )
+            out = bytearray()
+            with archive.open(files[0]) as member:
+                while chunk := member.read(1 << 20):
+                    out += chunk
+                    if len(out) > limit:
+                        raise LogFormatError(
+                            f"{source}: the log in the zip archive is larger than {limit >> 20} MiB; "
+                            "unzip it and split the log (e.g. with split -l)"
+                        )
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, zlib.error) as exc:
+        raise LogFormatError(
+            f"{source}: zip archive is damaged or encrypted ({exc}); unzip it and import the log"
+        ) from None
+    return bytes(out)
 
 
 __all__ = ["decompressed", "is_tar"]
