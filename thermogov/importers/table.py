@@ -858,10 +858,10 @@ def _row(
             return None  # a non-number in a number column: the row is damaged
         if c.unit is None:
             continue
-        if not math.isfinite(v):
+        v = c.unit.to_stored(v)
+        if not math.isfinite(v):  # NaN/inf, or a finite 1e308 MHz that overflows once in Hz
             empty["nan"] = empty.get("nan", 0) + 1
             continue
-        v = c.unit.to_stored(v)
         if role == "temp":
             temps[c.col.name or "cpu"] = round(v, 6)
         elif role == "freq":
