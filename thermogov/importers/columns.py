@@ -108,6 +108,9 @@ _POWER_WORDS = {
 }
 # the kernel's load averages over 1/5/15 minutes (Glances' `load_min1`): runnable tasks, not a utilisation
 _LOADAVG_WORDS = {"min1", "min5", "min15", "1min", "5min", "15min"}
+# lm-sensors' numbered features (`temp1`, `temp2`: sensors(1), hwmon `temp1_input`), which
+# netdata's sensors charts keep as dimension names
+_NUMBERED_TEMP_RE = re.compile(r"temp\d+")
 _THROTTLE_WORDS = {"thr", "throttled", "throttle", "throttling", "get_throttled"}
 _IGNORE_WORDS = {
     "loadavg",
@@ -284,7 +287,11 @@ def from_header(name: str) -> Column:
         return Column("throttled")
     if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws or ws & _LOADAVG_WORDS:
         return Column("")
-    if (stated and stated[0] == "temp") or ws & _TEMP_WORDS:
+    if (
+        (stated and stated[0] == "temp")
+        or ws & _TEMP_WORDS
+        or any(_NUMBERED_TEMP_RE.fullmatch(w) for w in ws)
+    ):
         return Column("temp", _qualifier(words, _TEMP_WORDS, "cpu"), unit)
     if ws & {"gr3d", "emc"} and unit is None:
         # tegrastats' GR3D_FREQ / EMC_FREQ are utilisations in % (the clock follows an @)

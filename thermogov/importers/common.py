@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import math
 import os
 import re
@@ -291,6 +292,23 @@ def plausible_times(times: Sequence[float | None]) -> list[float | None]:
         return [None] * len(times)
     mid = statistics.median_low(finite_t)
     return [t if t is not None and math.isfinite(t) and abs(t - mid) <= MAX_SPAN_S else None for t in times]
+
+
+def newest_first(times: Sequence[float | None]) -> bool:
+    """Whether a log lists its rows newest first: nine in ten of its time steps go back.
+
+    netdata's CSV export does by default (its API returns rows "newer to older" unless
+    ``options=flip``; netdata docs, "CSV formatter"), and a log pasted from a dashboard or sorted
+    by a spreadsheet may too.  Read forward, every row but the first looked like a clock that
+    stepped back and was dropped.  A few steps back in a forward log (NTP at boot) are not this.
+    """
+    finite_t = [t for t in times if t is not None and math.isfinite(t)]
+    steps = [b - a for a, b in itertools.pairwise(finite_t) if b != a]
+    back = sum(1 for d in steps if d < 0)
+    return len(steps) >= 2 and back * 10 >= len(steps) * 9
+
+
+NEWEST_FIRST_NOTE = "rows run newest first (netdata's default export): read in reverse"
 
 
 def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
+    NEWEST_FIRST_NOTE,
     PI_THROTTLE_NOW,
     DayClock,
     ImportedLog,
+    newest_first,
     no_samples_error,
     plausible_times,
     rail_sample,
@@ -53,6 +55,9 @@ _NUM_ONLY_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 _AT_RE = re.compile(r"^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)$")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
 _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
+# A gap in an exporter's series: netdata prints `null` where it has no value (its CSV formatter
+# docs: "the default prints the string null"); an empty cell, not a damaged row.
+_GAP_WORDS = {"null", "none"}
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
     r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
@@ -147,7 +152,12 @@ def _is_data(cells: list[str], decimal_comma: bool) -> bool:
     """Mostly numbers or timestamps: a data row rather than a header or prose."""
     filled = [c for c in cells if c]
     good = sum(
-        1 for c in filled if _is_number(c, decimal_comma) or parse_stamp(c) or c.lower().startswith("0x")
+        1
+        for c in filled
+        if _is_number(c, decimal_comma)
+        or parse_stamp(c)
+        or c.lower().startswith("0x")
+        or c.lower() in _GAP_WORDS
     )
     return bool(filled) and good * 2 > len(filled)
 
@@ -513,7 +523,11 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
             vals = _values(t.rows, c.index, t.decimal_comma)
             clock = detect_unit("freq", vals)
             beyond_load = detect_unit("load", vals) is None and not any("%" in x for x in cells)
-            if c.col.name in has_temp and beyond_load and clock is not None:
+            no_temp = detect_unit("temp", vals) is None
+            if beyond_load and clock is not None and (c.col.name in has_temp or no_temp):
+                # `Temp,CPU` with CPU = `vcgencmd measure_clock arm` (1500345728), or netdata's
+                # cpufreq chart `cpu0..cpu3` in MHz: beyond any load and any temperature, only
+                # a clock fits
                 # `Temp,CPU` with CPU = `vcgencmd measure_clock arm` (1500345728): the domain's
                 # temperature is named, and the values are beyond any load: its clock
                 c.col = Column("freq", c.col.name)
@@ -756,6 +770,11 @@ def parse_text(
         notes.append("units: " + ", ".join(stated))
     raw_times = _time_axis(t, cols, notes, interval_s)
     times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
+    if newest_first(times):
+        t.rows.reverse()
+        times.reverse()
+        raw_times.reverse()
+        notes.append(NEWEST_FIRST_NOTE)
     garbled = sum(1 for a, b in zip(raw_times, times, strict=True) if a is not None and b is None)
     if garbled:
         notes.append(
@@ -838,7 +857,7 @@ def _row(
         if role in ("", "t", "date"):
             continue
         cell = r[c.index]
-        if not cell:
+        if not cell or cell.lower() in _GAP_WORDS:
             key = f"{c.label}\t{_what(c.col)}"
             empty[key] = empty.get(key, 0) + 1
             continue
