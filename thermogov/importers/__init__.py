@@ -19,6 +19,7 @@ from thermogov.importers import (
     bcmstat,
     jtop,
     labelled,
+    psensor,
     rpi_csv,
     sbcbench,
     sensorsjson,
@@ -42,6 +43,7 @@ FORMATS: tuple[str, ...] = (
     "bcmstat",
     "labelled",
     "sensors-json",
+    "psensor",
     "csv",
 )
 
@@ -52,6 +54,7 @@ _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("tegrastats", tegrastats.looks_like),
     ("jtop", jtop.looks_like),
     ("sensors-json", sensorsjson.looks_like),
+    ("psensor", psensor.looks_like),
     ("bcmstat", bcmstat.looks_like),
     ("vcgencmd", vcgencmd.looks_like),
     ("labelled", labelled.looks_like),
@@ -141,6 +144,8 @@ def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: 
         return labelled.parse_text(text, source, interval_s=interval_s)
     if fmt == "sensors-json":
         return sensorsjson.parse_text(text, source, interval_s=interval_s)
+    if fmt == "psensor":
+        return psensor.parse_text(text, source)
     if fmt == "csv":
         return table.parse_text(text, source, columns=columns, interval_s=interval_s)
     return sbcbench.parse_text(text, source)

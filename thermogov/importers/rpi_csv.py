@@ -30,6 +30,7 @@ from thermogov.importers.common import (
     read_text,
     rebase,
 )
+from thermogov.interfaces import LogFormatError
 
 FMT = "rpi-csv"
 
@@ -79,7 +80,10 @@ def parse_text(text: str, source: str = "<text>", *, columns: str | None = None)
     # logger's table (`date,temp,volts,4 clocks,°F,governor,MB`: refused before)
     wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
     if columns is None and wall * 2 > min(len(lines), 200):
-        return _parse_wall(text, source)
+        try:
+            return _parse_wall(text, source)
+        except LogFormatError:
+            pass  # 2 or 7 columns by chance (Glances' records): not the psutil layout, a table
     log = table.parse_text(text, source, columns=columns, fmt=FMT)
     return log
 

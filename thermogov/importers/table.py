@@ -58,6 +58,9 @@ _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
 # A gap in an exporter's series: netdata prints `null` where it has no value (its CSV formatter
 # docs: "the default prints the string null"); an empty cell, not a damaged row.
 _GAP_WORDS = {"null", "none"}
+# A cell that is a bare unit is no prose: Glances writes each sensor's unit beside its value
+# (`C`, `F`, `R` for rpm, `%`), on every row.
+_UNIT_CELLS = {"C", "F", "°C", "°F", "R", "rpm", "RPM", "%", "V", "W", "mW", "Hz", "MHz"}
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
     r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
@@ -158,6 +161,7 @@ def _is_data(cells: list[str], decimal_comma: bool) -> bool:
         or parse_stamp(c)
         or c.lower().startswith("0x")
         or c.lower() in _GAP_WORDS
+        or c in _UNIT_CELLS
     )
     return bool(filled) and good * 2 > len(filled)
 
