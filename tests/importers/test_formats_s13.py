@@ -166,3 +166,19 @@ def test_psensor_sessions_append_on_one_axis(tmp_path: Path) -> None:
     second = "I,1764842500,1.2.1\nS,lmsensor cpu_thermal-virtual-0 temp1,8101\n0,51.0\n2,\n"
     log = _log(tmp_path, _psensor() + second, name="sensors.log")
     assert [(s.t_s, s.temps_c["cpu"]) for s in log.samples[-2:]] == [(100.0, 51.0), (102.0, 51.0)]
+
+
+def test_running_averages_beside_their_readings_are_not_imported(tmp_path: Path) -> None:
+    """A jtop-to-CSV script (`timestamp, RAM%, GPU%, GPU inst power, GPU avg power, ...`): the
+    larger of `tot inst power` and `tot avg power` was the board's power, the averages rails."""
+    header = "timestamp, RAM%, GPU%, GPU inst power, GPU avg power, CPU%, CPU inst power, CPU avg power, tot inst power, tot avg power"
+    inst = [4000 + 300 * k for k in range(8)]
+    rows = "".join(
+        f"2026-12-04 10:00:0{k}.250000, 45.1, {10 * k}, {1000 + 100 * k}, 1500, 30.5, 900, 950, {w}, 9000\n"
+        for k, w in enumerate(inst)
+    )
+    log = _log(tmp_path, header + "\n" + rows)
+    assert [s.power_w for s in log.samples] == [w / 1000 for w in inst]
+    assert [s.rails_w for s in log.samples] == [
+        {"GPU inst power": (1000 + 100 * k) / 1000, "CPU inst power": 0.9} for k in range(8)
+    ]

@@ -547,6 +547,7 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         # a temperature is named already: the rule for a lone column does not apply
         _resolve_temp_or_load(undecided, t.rows, t.decimal_comma, said, lone_is_temp=not has_temp)
         notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
+    _no_running_averages(cols, notes)
     _one_board_power(cols, t.rows, t.decimal_comma, notes)
     used = {c.col.role for c in cols}
     if not used & {"temp", "freq", "load", "power", "rail"}:
@@ -560,6 +561,31 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
     elif ignored:
         notes.append("column(s) " + ", ".join(ignored) + " not identified: not imported; --columns maps them")
     return cols
+
+
+_AVERAGE_WORDS = {"avg", "average", "mean"}
+_INSTANT_WORDS = {"inst", "instant", "instantaneous", "cur", "current", "now"}
+
+
+def _no_running_averages(cols: list[_Col], notes: list[str]) -> None:
+    """A running average beside the reading it averages is not a reading: tegrastats prints
+    ``cur/avg`` and home-made loggers keep both (``GPU inst power, GPU avg power, tot inst power,
+    tot avg power``), and the larger of ``tot inst``/``tot avg`` was taken for the board."""
+
+    def words(label: str) -> frozenset[str]:
+        return frozenset(w for w in re.split(r"[^a-z0-9]+", label.lower()) if w)
+
+    read = [c for c in cols if c.col.role in ("temp", "freq", "load", "power", "rail")]
+    plain = {words(c.label) - _INSTANT_WORDS for c in read if not words(c.label) & _AVERAGE_WORDS}
+    dropped = [
+        c for c in read if words(c.label) & _AVERAGE_WORDS and words(c.label) - _AVERAGE_WORDS in plain
+    ]
+    for c in dropped:
+        c.col = Column("")
+    if dropped:
+        notes.append(
+            "running average(s) beside their reading not imported: " + ", ".join(c.label for c in dropped)
+        )
 
 
 def _current_clock_only(cols: list[_Col], notes: list[str]) -> None:
