@@ -182,3 +182,14 @@ def test_running_averages_beside_their_readings_are_not_imported(tmp_path: Path)
     assert [s.rails_w for s in log.samples] == [
         {"GPU inst power": (1000 + 100 * k) / 1000, "CPU inst power": 0.9} for k in range(8)
     ]
+
+
+def test_single_value_tegrastats_rails_are_read_and_bare_numbers_are_not() -> None:
+    from thermogov.importers import tegrastats
+
+    line = (
+        "RAM 2000/7620MB (lfb 10x4MB) CPU [10%@1510,5%@1510,off,off] EMC_FREQ 3%@2133 GR3D_FREQ 20%@612 "
+        "VIC_FREQ 729 APE 25 cpu@45.5C tj@46.0C VDD_IN 5765mW VDD_CPU_GPU_CV 600mW VDD_SOC 1400mW"
+    )
+    s = tegrastats.parse_text(f"{line}\n{line}\n", "t.log").samples[0]
+    assert (s.power_w, s.rails_w) == (5.765, {"VDD_IN": 5.765, "VDD_CPU_GPU_CV": 0.6, "VDD_SOC": 1.4})
