@@ -23,7 +23,7 @@ import lzma
 import zipfile
 import zlib
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from thermogov.interfaces import LogFormatError
 
@@ -58,16 +58,9 @@ def decompressed(data: bytes, source: str, limit: int) -> tuple[bytes, str | Non
     for magic, name, opener in _STREAMS:
         if not data.startswith(magic):
             continue
-        out = bytearray()
         try:
             with opener(io.BytesIO(data)) as stream:
-                while chunk := stream.read(1 << 20):
-                    out += chunk
-                    if len(out) > limit:
-                        raise LogFormatError(
-                            f"{source}: {name} log larger than {limit >> 20} MiB once decompressed; "
-                            "decompress it and split the log (e.g. with split -l)"
-                        )
+                out = _bounded(stream, f"{source}: {name} log", limit)
         except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
             raise LogFormatError(
                 f"{source}: {name} data is damaged or cut short ({exc}); copy the file again or decompress what is left"
@@ -76,8 +69,21 @@ def decompressed(data: bytes, source: str, limit: int) -> tuple[bytes, str | Non
             raise LogFormatError(
                 f"{source}: a compressed tar archive; extract it (tar -xf) and import the log inside"
             )
-        return bytes(out), name
+        return out, name
     return data, None
+
+
+def _bounded(stream: BinaryIO | IO[bytes], what: str, limit: int) -> bytes:
+    """All bytes of a decompressing stream, refused once they pass ``limit``."""
+    out = bytearray()
+    while chunk := stream.read(1 << 20):
+        out += chunk
+        if len(out) > limit:
+            raise LogFormatError(
+                f"{what} is larger than {limit >> 20} MiB once decompressed; decompress it and split the log "
+                "(e.g. with split -l)"
+            )
+    return bytes(out)
 
 
 def _one_zip_member(data: bytes, source: str, limit: int) -> bytes:
@@ -90,20 +96,13 @@ def _one_zip_member(data: bytes, source: str, limit: int) -> bytes:
                 raise LogFormatError(
                     f"{source}: a zip archive of {len(files)} files ({names or 'none'}); unzip it and import one log"
                 )
-            out = bytearray()
             with archive.open(files[0]) as member:
-                while chunk := member.read(1 << 20):
-                    out += chunk
-                    if len(out) > limit:
-                        raise LogFormatError(
-                            f"{source}: the log in the zip archive is larger than {limit >> 20} MiB; "
-                            "unzip it and split the log (e.g. with split -l)"
-                        )
+                out = _bounded(member, f"{source}: the log in the zip archive", limit)
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, zlib.error) as exc:
         raise LogFormatError(
             f"{source}: zip archive is damaged or encrypted ({exc}); unzip it and import the log"
         ) from None
-    return bytes(out)
+    return out
 
 
 __all__ = ["decompressed", "is_tar"]
