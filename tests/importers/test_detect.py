@@ -92,12 +92,12 @@ def test_errors_are_one_line_and_name_the_file(tmp_path: Path) -> None:
         (
             lambda: parse_log(garbage),
             f"{garbage}: not a recognised log (tegrastats, rpi-csv, stressberry, sbc-bench, jtop, vcgencmd, "
-            "bcmstat, labelled, sensors-json, csv); pass --format explicitly or check the file",
+            "bcmstat, labelled, sensors-json, psensor, csv); pass --format explicitly or check the file",
         ),
         (
             lambda: parse_log(garbage, fmt="xml"),
             f"{garbage}: unknown format 'xml'; use one of auto, tegrastats, rpi-csv, stressberry, sbc-bench, "
-            "jtop, vcgencmd, bcmstat, labelled, sensors-json, csv",
+            "jtop, vcgencmd, bcmstat, labelled, sensors-json, psensor, csv",
         ),
         (
             lambda: parse_log(garbage, fmt="sbc-bench"),

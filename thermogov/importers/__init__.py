@@ -19,6 +19,7 @@ from thermogov.importers import (
     bcmstat,
     jtop,
     labelled,
+    psensor,
     rpi_csv,
     sbcbench,
     sensorsjson,
@@ -27,7 +28,7 @@ from thermogov.importers import (
     tegrastats,
     vcgencmd,
 )
-from thermogov.importers.common import ImportedLog, ImportedSample, read_text
+from thermogov.importers.common import ImportedLog, ImportedSample, read_log
 from thermogov.importers.textclean import clean_text
 from thermogov.importers.validate import checked
 from thermogov.interfaces import LogFormatError
@@ -42,6 +43,7 @@ FORMATS: tuple[str, ...] = (
     "bcmstat",
     "labelled",
     "sensors-json",
+    "psensor",
     "csv",
 )
 
@@ -52,6 +54,7 @@ _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
     ("tegrastats", tegrastats.looks_like),
     ("jtop", jtop.looks_like),
     ("sensors-json", sensorsjson.looks_like),
+    ("psensor", psensor.looks_like),
     ("bcmstat", bcmstat.looks_like),
     ("vcgencmd", vcgencmd.looks_like),
     ("labelled", labelled.looks_like),
@@ -79,7 +82,7 @@ def detect_text(text: str) -> str | None:
 
 def detect_format(path: str | Path) -> str:
     """Format of the log at ``path``, from its content; LogFormatError if unrecognisable."""
-    text, _ = clean_text(read_text(path), str(path))
+    text, _ = clean_text(read_log(path)[0], str(path))
     fmt = detect_text(text)
     if fmt is None:
         raise _unrecognised(path)
@@ -102,7 +105,9 @@ def parse_log(
     if fmt != "auto" and fmt not in FORMATS:
         raise LogFormatError(f"{path}: unknown format {fmt!r}; use one of auto, {', '.join(FORMATS)}")
     source = str(path)
-    text, clean_notes = clean_text(read_text(path), source)
+    raw, read_notes = read_log(path)
+    text, clean_notes = clean_text(raw, source)
+    clean_notes = [*read_notes, *clean_notes]
     if fmt == "auto":
         detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
         detected = detected or detect_text(text)
@@ -139,6 +144,8 @@ def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: 
         return labelled.parse_text(text, source, interval_s=interval_s)
     if fmt == "sensors-json":
         return sensorsjson.parse_text(text, source, interval_s=interval_s)
+    if fmt == "psensor":
+        return psensor.parse_text(text, source)
     if fmt == "csv":
         return table.parse_text(text, source, columns=columns, interval_s=interval_s)
     return sbcbench.parse_text(text, source)

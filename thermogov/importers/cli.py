@@ -97,7 +97,7 @@ def import_command(
     as_json: bool,
 ) -> None:
     """Import a board log (tegrastats, jtop, Raspberry Pi CSV/vcgencmd, bcmstat, stressberry,
-    sbc-bench, `Label: value` loggers and lm-sensors text, `sensors -j` JSON, any table with named
+    sbc-bench, `Label: value` loggers and lm-sensors text, `sensors -j` JSON, psensor logs, any table with named
     columns) as a run folder."""
     from thermogov.importers import parse_log
     from thermogov.importers.runfolder import write_run_folder

@@ -59,6 +59,7 @@ _TEMP_WORDS = {
     "temperatura",  # es, it, pt, pl
     "temperatuur",  # nl
     "suhu",  # id
+    "fahrenheit",
 }
 _FREQ_WORDS = {
     "freq",
@@ -99,14 +100,17 @@ _POWER_WORDS = {
     "pwr",
     "watts",
     "watt",
-    "tot",
-    "total",
     "leistung",  # de
     "potencia",  # es, pt
     "puissance",  # fr
     "potenza",  # it
     "vermogen",  # nl
 }
+# the kernel's load averages over 1/5/15 minutes (Glances' `load_min1`): runnable tasks, not a utilisation
+_LOADAVG_WORDS = {"min1", "min5", "min15", "1min", "5min", "15min"}
+# lm-sensors' numbered features (`temp1`, `temp2`: sensors(1), hwmon `temp1_input`), which
+# netdata's sensors charts keep as dimension names
+_NUMBERED_TEMP_RE = re.compile(r"temp\d+")
 _THROTTLE_WORDS = {"thr", "throttled", "throttle", "throttling", "get_throttled"}
 _IGNORE_WORDS = {
     "loadavg",
@@ -128,6 +132,16 @@ _IGNORE_WORDS = {
     "battery",
     "charge",
     "humidity",
+    # a file system's, disk's or network's use is no processor utilisation (Glances' `fs_/_percent`,
+    # `diskio_*`, `network_*`, `processcount_*` columns)
+    "fs",
+    "filesystem",
+    "diskio",
+    "network",
+    "net",
+    "processcount",
+    "memswap",
+    "cpucore",  # Glances' `load_cpucore`: a count of cores
 }
 _DOMAINS = {
     "cpu": "cpu",
@@ -154,7 +168,7 @@ _FILLER = {
     "speed",
     "rate",
 }
-_UNIT_TOKENS = {"c", "mc", "k", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms", "us", "ns"}
+_UNIT_TOKENS = {"c", "f", "mc", "k", "mhz", "khz", "ghz", "hz", "mw", "w", "uw", "s", "ms", "us", "ns"}
 _RAIL_RE = re.compile(r"^(vdd|pom|vin|vddq|vdd2)_", re.I)
 BOARD_INPUT = {"vdd_in", "pom_5v_in", "vin"}
 
@@ -271,9 +285,13 @@ def from_header(name: str) -> Column:
         return Column("")
     if ws & _THROTTLE_WORDS:
         return Column("throttled")
-    if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws:
+    if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws or ws & _LOADAVG_WORDS:
         return Column("")
-    if (stated and stated[0] == "temp") or ws & _TEMP_WORDS:
+    if (
+        (stated and stated[0] == "temp")
+        or ws & _TEMP_WORDS
+        or any(_NUMBERED_TEMP_RE.fullmatch(w) for w in ws)
+    ):
         return Column("temp", _qualifier(words, _TEMP_WORDS, "cpu"), unit)
     if ws & {"gr3d", "emc"} and unit is None:
         # tegrastats' GR3D_FREQ / EMC_FREQ are utilisations in % (the clock follows an @)
@@ -288,6 +306,9 @@ def from_header(name: str) -> Column:
         return Column("date")
     if ws & _TIME_WORDS:
         return Column("t", unit=unit)
+    if len(ws) == 2 and ws & {"total", "tot"} and (domain := ws & {"cpu", "gpu"}):
+        # `cpu_total` (Glances, psutil): the domain's utilisation summed over its kinds of time
+        return Column("load", domain.pop(), unit)
     if len(words) == 1 and (m := re.fullmatch(r"(cpu|core|gpu)(\d*)", words[0])):
         # a bare domain name: jtop's CPU1..CPUn / GPU are loads in %, a home-made `cpu` may be a
         # temperature: decided from the values (thermogov.importers.table)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import math
 import os
 import re
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from thermogov.importers.compressed import decompressed
 from thermogov.interfaces import LogFormatError
 
 # Rails that measure the whole board's input, best first.  AGX Orin/Xavier have none of these
@@ -124,10 +126,16 @@ def _read_bounded(path: str | Path) -> bytes:
 
 
 def read_text(path: str | Path) -> str:
-    """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints.
+    """Read a log as text; every failure becomes the one-line LogFormatError the CLI prints."""
+    return read_log(path)[0]
+
+
+def read_log(path: str | Path) -> tuple[str, list[str]]:
+    """(text, notes) of a log; every failure becomes the one-line LogFormatError the CLI prints.
 
     Undecodable bytes are replaced rather than fatal: a log copied off a board with one
     corrupted byte should still import, and the damaged line is then skipped as malformed.
+    A gzip/bzip2/xz log (logrotate's ``syslog.2.gz``) is decompressed first, and the note says so.
     """
     try:
         data = _read_bounded(path)
@@ -136,9 +144,12 @@ def read_text(path: str | Path) -> str:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise LogFormatError(f"{path}: cannot read ({reason}); check the path and permissions") from None
+    data, compression = decompressed(data, str(path), MAX_LOG_BYTES)
     if not data.strip():
-        raise LogFormatError(f"{path}: file is empty; check the file or pass another log")
-    return data.decode(_encoding(data), errors="replace")
+        what = "file is empty" if compression is None else f"{compression} log is empty once decompressed"
+        raise LogFormatError(f"{path}: {what}; check the file or pass another log")
+    notes = [f"{compression}-compressed: decompressed before reading"] if compression else []
+    return data.decode(_encoding(data), errors="replace"), notes
 
 
 def _encoding(data: bytes) -> str:
@@ -281,6 +292,23 @@ def plausible_times(times: Sequence[float | None]) -> list[float | None]:
         return [None] * len(times)
     mid = statistics.median_low(finite_t)
     return [t if t is not None and math.isfinite(t) and abs(t - mid) <= MAX_SPAN_S else None for t in times]
+
+
+def newest_first(times: Sequence[float | None]) -> bool:
+    """Whether a log lists its rows newest first: nine in ten of its time steps go back.
+
+    netdata's CSV export does by default (its API returns rows "newer to older" unless
+    ``options=flip``; netdata docs, "CSV formatter"), and a log pasted from a dashboard or sorted
+    by a spreadsheet may too.  Read forward, every row but the first looked like a clock that
+    stepped back and was dropped.  A few steps back in a forward log (NTP at boot) are not this.
+    """
+    finite_t = [t for t in times if t is not None and math.isfinite(t)]
+    steps = [b - a for a, b in itertools.pairwise(finite_t) if b != a]
+    back = sum(1 for d in steps if d < 0)
+    return len(steps) >= 2 and back * 10 >= len(steps) * 9
+
+
+NEWEST_FIRST_NOTE = "rows run newest first (netdata's default export): read in reverse"
 
 
 def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:

@@ -53,6 +53,10 @@ TEMP_UNITS = (Unit("°C", 1.0, -40.0, 150.0), Unit("m°C", 1e-3, 10_000.0, 150_0
 # Kelvin only when stated (`temp_K`, `Temp (K)`, `--columns temp=2:K`): its raw range, 233..423,
 # is where a clock read as a temperature lands too, so values alone never decide it.
 KELVIN = Unit("K", 1.0, 233.15, 423.15, offset=-273.15)
+# Fahrenheit, also only when stated (`Temp (°F)`, `temp_f`, Glances' `--fahrenheit` unit `F`,
+# `--columns temp=2:F`): 100..180 °F is also a plausible °C reading, so values never decide it.
+# °C = (°F - 32) × 5/9 (NIST SP 811, B.9); the raw range is the °C range converted.
+FAHRENHEIT = Unit("°F", 5.0 / 9.0, -40.0, 302.0, offset=-160.0 / 9.0)
 FREQ_UNITS = (
     Unit("GHz", 1e9, 0.05, 10.0),
     Unit("MHz", 1e6, 10.0, 10_000.0),
@@ -108,6 +112,10 @@ _UNIT_WORDS: dict[str, tuple[str, str]] = {
     "millidegc": ("temp", "m°C"),
     "k": ("temp", "K"),
     "kelvin": ("temp", "K"),
+    "f": ("temp", "°F"),
+    "°f": ("temp", "°F"),
+    "degf": ("temp", "°F"),
+    "fahrenheit": ("temp", "°F"),
     "hz": ("freq", "Hz"),
     "khz": ("freq", "kHz"),
     "mhz": ("freq", "MHz"),
@@ -144,7 +152,7 @@ def unit_named(quantity: str, word: str) -> Unit | None:
     hit = _UNIT_WORDS.get(word.strip().lower().replace("º", "°"))
     if hit is None or hit[0] != quantity:
         return None
-    units = TIME_UNITS if quantity == "time" else (*_UNITS[quantity], KELVIN)
+    units = TIME_UNITS if quantity == "time" else (*_UNITS[quantity], KELVIN, FAHRENHEIT)
     return next(u for u in units if u.name == hit[1])
 
 
@@ -195,11 +203,19 @@ def unit_error(source: str, column: str, quantity: str, values: Sequence[float |
     vals = finite(values)
     span = f"{min(vals):g}..{max(vals):g}" if vals else "no numbers"
     units = ", ".join(u.name for u in _UNITS[quantity])
-    kelvin = quantity == "temp" and bool(vals) and KELVIN.lo <= statistics.median(vals) <= KELVIN.hi
-    example = f"temp={column}:K if it is in kelvin" if kelvin else "t=...,temp=NAME:mC"
+    med = statistics.median(vals) if vals else math.nan
+    kelvin = quantity == "temp" and KELVIN.lo <= med <= KELVIN.hi
+    fahrenheit = quantity == "temp" and TEMP_UNITS[0].hi <= med <= FAHRENHEIT.hi
+    example = "t=...,temp=NAME:mC"
+    if kelvin or fahrenheit:
+        units_named = "temp=COL:K if it is in kelvin" if kelvin else ""
+        units_named += (", " if kelvin and fahrenheit else "") + ("temp=COL:F if °F" if fahrenheit else "")
+        example = units_named.replace("COL", column)
     return LogFormatError(
         f"{source}: column {column!r} read as {quantity} has values {span}, which fit no {quantity} unit "
-        f"({units}); map the columns with --columns (e.g. --columns {example})"
+        f"({units}{'; °F and K only when the header or --columns names them' if quantity == 'temp' else ''}); "
+        "map the columns with --columns "
+        f"(e.g. --columns {example})"
     )
 
 
@@ -227,6 +243,7 @@ class RangeCheck:
 
 
 __all__ = [
+    "FAHRENHEIT",
     "FREQ_RANGE_HZ",
     "KELVIN",
     "LOAD_RANGE",

@@ -21,13 +21,16 @@ from pathlib import Path
 
 from thermogov.importers import table
 from thermogov.importers.common import (
+    NEWEST_FIRST_NOTE,
     ImportedLog,
     ImportedSample,
     fraction,
+    newest_first,
     no_samples_error,
     read_text,
     rebase,
 )
+from thermogov.interfaces import LogFormatError
 
 FMT = "rpi-csv"
 
@@ -77,7 +80,10 @@ def parse_text(text: str, source: str = "<text>", *, columns: str | None = None)
     # logger's table (`date,temp,volts,4 clocks,°F,governor,MB`: refused before)
     wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
     if columns is None and wall * 2 > min(len(lines), 200):
-        return _parse_wall(text, source)
+        try:
+            return _parse_wall(text, source)
+        except LogFormatError:
+            pass  # 2 or 7 columns by chance (Glances' records): not the psutil layout, a table
     log = table.parse_text(text, source, columns=columns, fmt=FMT)
     return log
 
@@ -88,11 +94,12 @@ def _parse_wall(text: str, source: str) -> ImportedLog:
     rows: list[tuple[dict[str, float], dict[str, int], dict[str, float]]] = []
     skipped = backwards = same_stamp = 0
     seven = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        parsed = _wall_row(line) if _WALL_RE.match(line) else None
+    lines = [raw.strip() for raw in text.splitlines() if raw.strip()]
+    parsed_rows = [(line, _wall_row(line) if _WALL_RE.match(line) else None) for line in lines]
+    reverse = newest_first([p[0] if p else None for _, p in parsed_rows])
+    if reverse:
+        parsed_rows.reverse()
+    for line, parsed in parsed_rows:
         if parsed is None:
             skipped += 1
             continue
@@ -108,7 +115,7 @@ def _parse_wall(text: str, source: str) -> ImportedLog:
         rows.append((temps, freqs, loads))
     if not rows:
         raise no_samples_error(source, "Raspberry Pi CSV rows (time,temperature)")
-    notes = ["wall-clock timestamps (local time, 1 s resolution)"]
+    notes = ["wall-clock timestamps (local time, 1 s resolution)"] + ([NEWEST_FIRST_NOTE] if reverse else [])
     if seven:
         notes.append("7-field rows: fan on/off column not imported (no field for it)")
     if backwards:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
+    NEWEST_FIRST_NOTE,
     PI_THROTTLE_NOW,
     DayClock,
     ImportedLog,
+    newest_first,
     no_samples_error,
     plausible_times,
     rail_sample,
@@ -38,6 +40,7 @@ from thermogov.importers.quantities import (
     unit_named,
 )
 from thermogov.importers.stamps import parse_stamp, slash_day_first
+from thermogov.importers.valuegroups import group_columns
 from thermogov.interfaces import LogFormatError
 
 FMT = "csv"
@@ -52,6 +55,12 @@ _NUM_ONLY_RE = re.compile(r"^[-+]?\d+(?:\.\d+)?$")
 _AT_RE = re.compile(r"^(\d+(?:\.\d+)?)%@(\d+(?:\.\d+)?)$")
 _PCT_RE = re.compile(r"^(\d+(?:\.\d+)?)%$")
 _CURAVG_RE = re.compile(r"^(-?\d+(?:\.\d+)?)(?:mW)?/-?\d+(?:\.\d+)?(?:mW)?$")
+# A gap in an exporter's series: netdata prints `null` where it has no value (its CSV formatter
+# docs: "the default prints the string null"); an empty cell, not a damaged row.
+_GAP_WORDS = {"null", "none"}
+# A cell that is a bare unit is no prose: Glances writes each sensor's unit beside its value
+# (`C`, `F`, `R` for rpm, `%`), on every row.
+_UNIT_CELLS = {"C", "F", "°C", "°F", "R", "rpm", "RPM", "%", "V", "W", "mW", "Hz", "MHz"}
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
     r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
@@ -146,7 +155,13 @@ def _is_data(cells: list[str], decimal_comma: bool) -> bool:
     """Mostly numbers or timestamps: a data row rather than a header or prose."""
     filled = [c for c in cells if c]
     good = sum(
-        1 for c in filled if _is_number(c, decimal_comma) or parse_stamp(c) or c.lower().startswith("0x")
+        1
+        for c in filled
+        if _is_number(c, decimal_comma)
+        or parse_stamp(c)
+        or c.lower().startswith("0x")
+        or c.lower() in _GAP_WORDS
+        or c in _UNIT_CELLS
     )
     return bool(filled) and good * 2 > len(filled)
 
@@ -496,6 +511,12 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         notes.append("columns mapped by --columns: " + spec)
     elif not t.header:
         _by_values(cols, t.rows, t.decimal_comma, notes)
+    else:
+        grouped, group_notes = group_columns(labels, t.rows)
+        for i, col in grouped.items():
+            cols[i].col = col
+        notes.extend(group_notes)
+        _current_clock_only(cols, notes)
     ambiguous = [c for c in cols if c.col.role == "load?"]
     if ambiguous:
         said: list[str] = []
@@ -506,7 +527,11 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
             vals = _values(t.rows, c.index, t.decimal_comma)
             clock = detect_unit("freq", vals)
             beyond_load = detect_unit("load", vals) is None and not any("%" in x for x in cells)
-            if c.col.name in has_temp and beyond_load and clock is not None:
+            no_temp = detect_unit("temp", vals) is None
+            if beyond_load and clock is not None and (c.col.name in has_temp or no_temp):
+                # `Temp,CPU` with CPU = `vcgencmd measure_clock arm` (1500345728), or netdata's
+                # cpufreq chart `cpu0..cpu3` in MHz: beyond any load and any temperature, only
+                # a clock fits
                 # `Temp,CPU` with CPU = `vcgencmd measure_clock arm` (1500345728): the domain's
                 # temperature is named, and the values are beyond any load: its clock
                 c.col = Column("freq", c.col.name)
@@ -522,6 +547,7 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         # a temperature is named already: the rule for a lone column does not apply
         _resolve_temp_or_load(undecided, t.rows, t.decimal_comma, said, lone_is_temp=not has_temp)
         notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
+    _no_running_averages(cols, notes)
     _one_board_power(cols, t.rows, t.decimal_comma, notes)
     used = {c.col.role for c in cols}
     if not used & {"temp", "freq", "load", "power", "rail"}:
@@ -535,6 +561,51 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
     elif ignored:
         notes.append("column(s) " + ", ".join(ignored) + " not identified: not imported; --columns maps them")
     return cols
+
+
+_AVERAGE_WORDS = {"avg", "average", "mean"}
+_INSTANT_WORDS = {"inst", "instant", "instantaneous", "cur", "current", "now"}
+
+
+def _no_running_averages(cols: list[_Col], notes: list[str]) -> None:
+    """A running average beside the reading it averages is not a reading: tegrastats prints
+    ``cur/avg`` and home-made loggers keep both (``GPU inst power, GPU avg power, tot inst power,
+    tot avg power``), and the larger of ``tot inst``/``tot avg`` was taken for the board."""
+
+    def words(label: str) -> frozenset[str]:
+        return frozenset(w for w in re.split(r"[^a-z0-9]+", label.lower()) if w)
+
+    read = [c for c in cols if c.col.role in ("temp", "freq", "load", "power", "rail")]
+    plain = {words(c.label) - _INSTANT_WORDS for c in read if not words(c.label) & _AVERAGE_WORDS}
+    dropped = [
+        c for c in read if words(c.label) & _AVERAGE_WORDS and words(c.label) - _AVERAGE_WORDS in plain
+    ]
+    for c in dropped:
+        c.col = Column("")
+    if dropped:
+        notes.append(
+            "running average(s) beside their reading not imported: " + ", ".join(c.label for c in dropped)
+        )
+
+
+def _current_clock_only(cols: list[_Col], notes: list[str]) -> None:
+    """Of several clock columns of one domain, one named as the current reading (``cur``,
+    ``current``, ``now``) is the clock; the others are limits (Glances' ``quicklook_cpu_hz`` is
+    the maximum beside ``quicklook_cpu_hz_current``) and were max()ed into it."""
+    by_domain: dict[str, list[_Col]] = {}
+    for c in cols:
+        if c.col.role == "freq":
+            by_domain.setdefault(c.col.name, []).append(c)
+    for group in by_domain.values():
+        current = [c for c in group if set(re.split(r"[^a-z]+", c.label.lower())) & {"cur", "current", "now"}]
+        if len(group) < 2 or len(current) != 1:
+            continue
+        others = [c for c in group if c is not current[0]]
+        for c in others:
+            c.col = Column("")
+        notes.append(
+            f"clock {current[0].label} is the current reading; {', '.join(c.label for c in others)} not imported (a limit)"
+        )
 
 
 def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list[str]) -> Unit | None:
@@ -729,6 +800,11 @@ def parse_text(
         notes.append("units: " + ", ".join(stated))
     raw_times = _time_axis(t, cols, notes, interval_s)
     times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
+    if newest_first(times):
+        t.rows.reverse()
+        times.reverse()
+        raw_times.reverse()
+        notes.append(NEWEST_FIRST_NOTE)
     garbled = sum(1 for a, b in zip(raw_times, times, strict=True) if a is not None and b is None)
     if garbled:
         notes.append(
@@ -811,7 +887,7 @@ def _row(
         if role in ("", "t", "date"):
             continue
         cell = r[c.index]
-        if not cell:
+        if not cell or cell.lower() in _GAP_WORDS:
             key = f"{c.label}\t{_what(c.col)}"
             empty[key] = empty.get(key, 0) + 1
             continue
@@ -831,10 +907,10 @@ def _row(
             return None  # a non-number in a number column: the row is damaged
         if c.unit is None:
             continue
-        if not math.isfinite(v):
+        v = c.unit.to_stored(v)
+        if not math.isfinite(v):  # NaN/inf, or a finite 1e308 MHz that overflows once in Hz
             empty["nan"] = empty.get("nan", 0) + 1
             continue
-        v = c.unit.to_stored(v)
         if role == "temp":
             temps[c.col.name or "cpu"] = round(v, 6)
         elif role == "freq":

@@ -44,7 +44,12 @@ _NUM = r"-?\d+(?:\.\d+)?"
 # Zone names may carry a hyphen: DriveOS names its tmp451 sensors EXT0-local / EXT0-remote
 # (DRIVE OS 6.0 Linux SDK, "Reported Statistics" of tegrastats); they were dropped before.
 _TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_-]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
-_RAIL_RE = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?(?=\s|$)")
+# `NAME cur/avg[/max]` with or without mW, or a lone `NAME 5765mW` (a single-value rail, as one
+# Jetson setup guide prints it: the mW suffix is then required, so `APE 25` or `VIC_FREQ 729`
+# never read as rails)
+_RAIL_RE = re.compile(
+    r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?|mW)(?=\s|$)"
+)
 
 # PMIC-Die is a MAX77620-style alarm level, not a thermometer: it reads a constant 50 or 100.
 _PMIC_FIXED_C = (50.0, 100.0)

@@ -5,6 +5,14 @@ ends with ``Script done on ...`` and carries CR line ends, ANSI colour/cursor se
 progress lines overwritten in place with a bare CR.  Windows editors add a UTF-8 BOM and CRLF.
 All of that is removed here, once, so every importer sees plain lines; what was removed is
 returned as notes.  A file that is mostly binary is refused instead of being mined for digits.
+
+Two kinds of damage are undone too.  A log whose board lost power mid-write often ends in (or,
+after a reboot, continues past) a run of NUL bytes: the file's size was committed before its
+data (ext4 delayed allocation).  A NUL is never a character of a text log, so every NUL is
+removed and counted, and only what is left is judged text or binary.  And a line longer than
+``MAX_LINE_CHARS`` is no log line (a binary blob, a file whose line ends were lost, a runaway
+logger): it is dropped and counted before any reader splits it into fields, so one 50 MB line
+costs one pass over it, not millions of cells.
 """
 
 from __future__ import annotations
@@ -18,6 +26,10 @@ _ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\
 _SCRIPT_START_RE = re.compile(r"^Script started(?: on|,)", re.I)
 _SCRIPT_DONE_RE = re.compile(r"^Script done(?: on|,)", re.I)
 _BINARY_SHARE = 0.05  # more than 5 % NUL/undecodable/control characters: not a text log
+# The longest line a log holds.  The longest seen is a 2.3 kB power-GUI tegrastats CSV row; a
+# jtop stats dict line is ~1-2 kB; 64 KiB leaves a wide margin and stays below the csv module's
+# 128 KiB field limit, which a longer line would hit as an internal error.
+MAX_LINE_CHARS = 64 * 1024
 
 
 def _is_binary(text: str) -> bool:
@@ -44,15 +56,26 @@ def _overwrite(line: str) -> str:
 
 def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     """(plain text, notes) of a decoded log; LogFormatError for a binary file."""
+    notes: list[str] = []
+    nuls = text.count("\x00")
+    if nuls:
+        text = text.replace("\x00", "")
+        if not text.strip():
+            raise LogFormatError(
+                f"{source}: holds only NUL bytes (space allocated but never written, e.g. after a power cut); "
+                "pass another copy of the log"
+            )
     if _is_binary(text):
         raise LogFormatError(f"{source}: looks like a binary file, not a text log; pass the log itself")
-    notes: list[str] = []
+    if nuls:
+        notes.append(f"{nuls} NUL byte(s) removed (a file cut by a power loss keeps them)")
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\ufeff", "")
     if "\r" in text and "\n" not in text:  # classic Mac line ends
         text = text.replace("\r", "\n")
     text = text.replace("\r\n", "\n")
+    text = _drop_long_lines(text, source, notes)
     ansi = len(_ANSI_RE.findall(text))
     if ansi:
         text = _ANSI_RE.sub("", text)
@@ -72,3 +95,21 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     if script:
         notes.append("script(1) capture: its 'Script started/done' lines removed")
     return "\n".join(kept), notes
+
+
+def _drop_long_lines(text: str, source: str, notes: list[str]) -> str:
+    """The text without its lines over ``MAX_LINE_CHARS``; LogFormatError when none is left."""
+    if len(text) <= MAX_LINE_CHARS or not any(len(ln) > MAX_LINE_CHARS for ln in text.split("\n")):
+        return text
+    lines = text.split("\n")
+    kept = [ln for ln in lines if len(ln) <= MAX_LINE_CHARS]
+    dropped = len(lines) - len(kept)
+    if not any(ln.strip() for ln in kept):
+        raise LogFormatError(
+            f"{source}: no line shorter than {MAX_LINE_CHARS // 1024} KiB (a binary or a file without line ends); "
+            "pass the log itself"
+        )
+    notes.append(
+        f"{dropped} line(s) longer than {MAX_LINE_CHARS // 1024} KiB dropped: no log line is that long"
+    )
+    return "\n".join(kept)
