@@ -178,3 +178,18 @@ def test_bare_domain_column_beyond_any_load_beside_a_temperature_is_the_clock() 
     assert not any(s.loads for s in log.samples)
     text = "Temp,CPU\n60.0,97\n55.0,12\n53.0,3\n"  # the same names with a load in %: still a load
     assert [s.loads["cpu"] for s in table.parse_text(text, "load.csv").samples] == [0.97, 0.12, 0.03]
+
+
+@pytest.mark.parametrize(
+    ("name", "role", "unit"),
+    [
+        ("temp_f", "temp", "°F"),  # a word names the quantity: the letter gives its unit
+        ("cpu temp c", "temp", "°C"),
+        ("CPU (F)", "temp", "°F"),  # bracketed: the header states the unit on purpose
+        ("CPU f", "load?", None),  # a bare letter alone: as likely a clock as °F, decided by value
+        ("cpu_f", "load?", None),
+    ],
+)
+def test_a_bare_one_letter_unit_never_names_the_quantity(name: str, role: str, unit: str | None) -> None:
+    col = from_header(name)
+    assert (col.role, col.unit) == (role, unit)

@@ -265,6 +265,13 @@ def from_header(name: str) -> Column:
     """The column a header name denotes; role "" when it names nothing we import."""
     stated = unit_in_name(name)
     unit = stated[1] if stated else None
+    letter_only = (
+        bool(stated) and re.search(r"[_ ][CcFfKk]$", name.strip()) and not re.search(r"[\(\[]", name)
+    )
+    if letter_only:
+        # A bare temperature letter (`temp_c`, `CPU f`) gives the unit once a word names the
+        # quantity, never the quantity itself: `cpu_f` is as likely a clock as °F, `cpu_c` a count.
+        stated = None
     raw = name.strip()
     if _RAIL_RE.match(raw) or raw.lower().startswith("power "):
         rail = raw.split(" ", 1)[1] if raw.lower().startswith("power ") else raw
@@ -312,7 +319,7 @@ def from_header(name: str) -> Column:
     if len(words) == 1 and (m := re.fullmatch(r"(cpu|core|gpu)(\d*)", words[0])):
         # a bare domain name: jtop's CPU1..CPUn / GPU are loads in %, a home-made `cpu` may be a
         # temperature: decided from the values (thermogov.importers.table)
-        return Column("load?", _DOMAINS[m.group(1)], unit)
+        return Column("load?", _DOMAINS[m.group(1)], None if letter_only else unit)
     return Column("")
 
 
