@@ -592,5 +592,5 @@ def test_code_once_moves_a_xavier_nx_and_leaves_boards_whose_spread_covers_the_e
 
 
 def test_code_once_and_code_edge_together_is_one_line_error() -> None:
-    with pytest.raises(ConfigError, match="code_once.*set one of the two"):
+    with pytest.raises(ConfigError, match=r"code_once.*set one of the two"):
         _stepped({"code_once": True, "code_edge": True})
