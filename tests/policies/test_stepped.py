@@ -591,6 +591,9 @@ def test_code_once_moves_a_xavier_nx_and_leaves_boards_whose_spread_covers_the_e
     assert rungs("jetson-orin-nano", once, 84.0, 84.5) == rungs("jetson-orin-nano", {}, 84.0, 84.5)
 
 
-def test_code_once_and_code_edge_together_is_one_line_error() -> None:
-    with pytest.raises(ConfigError, match=r"code_once.*set one of the two"):
-        _stepped({"code_once": True, "code_edge": True})
+def test_code_edge_contains_code_once_and_counts_the_edge_alone() -> None:
+    """code_edge's margin (edge + k coded sigmas) is never under code_once's; with both on the
+    edge is counted by code_edge only, not a second time by code_once."""
+    both = _stepped({"code_once": True, "code_edge": True}, board="jetson-xavier-nx")
+    edge = _stepped({"code_edge": True, "code_once": False}, board="jetson-xavier-nx")
+    assert both.code_once is None and both.code_edge_c == edge.code_edge_c == 0.25

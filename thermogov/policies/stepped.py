@@ -97,7 +97,8 @@ day-night-rpi5's bound (0.2 s above the trip against hysteresis's 0.1 s).
 ``code_once`` (default off) counts the trip code once (:class:`CodeTerms`): the margin is the
 larger of ``k`` sigmas of the coded readings and the code edge plus ``k`` sigmas of the noise
 without the codes' spread (from the declared ``quant_c``), so it changes only boards whose code
-spread does not already cover their edge (a Xavier NX; not a Pi 5 or an Orin).
+spread does not already cover their edge (a Xavier NX; not a Pi 5 or an Orin).  ``code_edge``,
+whose margin is never under it, counts the edge alone when both are on.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -507,10 +508,6 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         code_edge=params.boolean("code_edge", d.code_edge),
         code_once=params.boolean("code_once", d.code_once),
     )
-    if p.code_edge and p.code_once:
-        raise ConfigError(
-            f"{params.where}.code_once: code_edge already counts the trip code's edge; set one of the two"
-        )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
     trend = Trend(
@@ -527,7 +524,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     periods = [s.period_ms for s in ctx.board.sensors if s.name in ctx.sensor_names]
     trip_k = trip_sigmas(p.trip_reads_per_h, min(periods) / 1000.0) if periods else 0.0
     edge = fused_code_edge_c(ctx, p.trip_c) if p.code_edge else 0.0
-    once = fused_code_terms(ctx, p.trip_c) if p.code_once else None
+    # code_edge's margin (the edge on top of k coded sigmas) is never under code_once's, which it
+    # contains: with both, the edge is counted by code_edge alone.
+    once = fused_code_terms(ctx, p.trip_c) if p.code_once and not p.code_edge else None
     return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once)
 
 
