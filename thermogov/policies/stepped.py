@@ -94,11 +94,15 @@ code (:func:`fused_code_edge_c`: 0.25 °C under the trip with the Xavier NX's 0.
 kept that world's bound on seeds 1-8, but moves the Orin Nano's set point by 0.005 °C (its
 battery's 0.1 °C codes), changing the Orin suite by up to 0.08 % either way, and broke
 day-night-rpi5's bound (0.2 s above the trip against hysteresis's 0.1 s).
-``code_once`` (default off) counts the trip code once (:class:`CodeTerms`): the margin is the
-larger of ``k`` sigmas of the coded readings and the code edge plus ``k`` sigmas of the noise
-without the codes' spread (from the declared ``quant_c``), so it changes only boards whose code
-spread does not already cover their edge (a Xavier NX; not a Pi 5 or an Orin).  ``code_edge``,
-whose margin is never under it, counts the edge alone when both are on.
+``code_once`` (default on since session 13) counts the trip code once (:class:`CodeTerms`):
+the margin is the larger of ``k`` sigmas of the coded readings and the code edge plus ``k``
+sigmas of the noise without the codes' spread (Sheppard's ``q**2 / 12``, from each sensor's
+declared ``quant_c``), so it moves only the set point of a board whose code spread does not already
+cover its edge (0.5 °C codes over 0.15 °C of noise: Xavier NX, AGX Xavier, Nano; a Pi 3, whose
+85.004 °C code starts 0.265 °C under the trip) and leaves a Pi 4 or 5 and every Orin
+bit-identical.  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
+(docs/policies.md, session 13).  ``code_edge``, whose margin is never under it, counts the
+edge alone when both are on.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -148,7 +152,7 @@ class SteppedParams:
     near_trip_k: float = 0.0  # off: session 12 judged it over seeds and worlds (docs/policies.md)
     excursion_any: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
     code_edge: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
-    code_once: bool = False  # off: session 13 judged it over seeds and worlds (docs/policies.md)
+    code_once: bool = True  # on since session 13, judged over seeds and worlds (docs/policies.md)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
