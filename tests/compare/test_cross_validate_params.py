@@ -6,11 +6,11 @@ Session 12b could not cross-validate ``code_edge`` because the grid took numbers
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import SimpleNamespace
 
 import pytest
 
@@ -18,12 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "cross_validate.py"
 
 
-def _module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cross_validate_under_test", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _module() -> SimpleNamespace:
+    """The script's functions, without running its ``main``."""
+    return SimpleNamespace(**runpy.run_path(str(BENCH), run_name="cross_validate_under_test"))
 
 
 def test_a_boolean_axis_gives_booleans_and_a_number_axis_numbers() -> None:
