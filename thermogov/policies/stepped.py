@@ -100,7 +100,8 @@ sigmas of the noise without the codes' spread (Sheppard's ``q**2 / 12``, from ea
 declared ``quant_c``), so it moves only the set point of a board whose code spread does not already
 cover its edge (0.5 °C codes over 0.15 °C of noise: Xavier NX, AGX Xavier, Nano; a Pi 3, whose
 85.004 °C code starts 0.265 °C under the trip) and leaves a Pi 4 or 5 and every Orin
-bit-identical.  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
+bit-identical on the suite and the family worlds (a Pi 5's margin moves 0.007-0.025 °C only while
+the measured sigma is over ~1.8 °C, a transient the trend counts as noise).  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
 (docs/policies.md, session 13).  ``code_edge``, whose margin is never under it, counts the
 edge alone when both are on.
 ``"avoid"`` keeps clear of both kinds.  Their
