@@ -10,7 +10,11 @@ left out, and recommends the candidate most folds chose.  Nothing is asserted: i
 folds and the recommendation, which docs/policies.md records with the command that made it.
 
     python bench/cross_validate.py [--param limit_margin_c=0.5,1.0,1.5] [--param margin_c=0.5,1.0]
-        [--family-scale 0.25] [--jobs 2] [--family NAME ...]
+        [--param code_once=false,true] [--family-scale 0.25] [--jobs 2] [--family NAME ...]
+
+A ``--param`` value is of the type of its key's default in :class:`SteppedParams` (numbers,
+``true``/``false``, or the words a choice takes; the trend's keys are numbers), and every
+candidate builds the policy once before any run: a bad key or value is one line and exit 2.
 
 Cost: candidates x worlds runs (13 worlds at the default boards); ``--family-scale`` shortens
 every world (0.25: a 2-hour ramp becomes 30 minutes of board time).
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
+import math
 import os
 import sys
 import time
@@ -30,29 +35,81 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from thermogov.config import Config  # noqa: E402
+from thermogov.interfaces import ConfigError  # noqa: E402
+from thermogov.policies import make_policy  # noqa: E402
+from thermogov.policies.base import PolicyContext  # noqa: E402
 from thermogov.policies.stepped import SteppedParams  # noqa: E402
 from thermogov.sim.compare.compare import run_grid  # noqa: E402
 from thermogov.sim.compare.crossval import Outcome, leave_one_family_out, scores  # noqa: E402
 from thermogov.sim.scenarios.families import FAMILIES, all_family_scenarios  # noqa: E402
+from thermogov.tomlcheck import Table  # noqa: E402
 
 POLICY = "stepped"
-DEFAULT_GRID = {"limit_margin_c": [0.5, 1.0, 1.5], "margin_c": [0.5, 1.0]}
+DEFAULT_GRID: dict[str, list[float | bool | str]] = {
+    "limit_margin_c": [0.5, 1.0, 1.5],
+    "margin_c": [0.5, 1.0],
+}
 
 
-def _grid(specs: list[str] | None) -> dict[str, list[float]]:
+Value = float | bool | str
+
+
+def _value(key: str, text: str, default: Value) -> Value:
+    """``text`` as a value of the type of ``key``'s default; a wrong one raises ValueError naming both."""
+    v = text.strip()
+    if isinstance(default, bool):
+        if v not in ("true", "false"):
+            raise ValueError(f"--param {key}: {v!r} is not true or false; e.g. --param {key}=false,true")
+        return v == "true"
+    if isinstance(default, float):
+        try:
+            number = float(v)
+        except ValueError:
+            raise ValueError(
+                f"--param {key}: {v!r} is not a number; e.g. --param {key}={default:g}"
+            ) from None
+        if not math.isfinite(number):
+            raise ValueError(f"--param {key}: {v!r} is not a finite number; e.g. --param {key}={default:g}")
+        return number
+    if not v:
+        raise ValueError(f"--param {key}: an empty value; e.g. --param {key}={default}")
+    return v
+
+
+def parse_grid(specs: list[str] | None) -> dict[str, list[Value]]:
+    """``--param KEY=V1,V2`` axes, each value of the type of ``KEY``'s default in :class:`SteppedParams`."""
     if not specs:
-        return DEFAULT_GRID
-    grid = {}
+        return dict(DEFAULT_GRID)
+    defaults = dataclasses.asdict(SteppedParams())
+    grid: dict[str, list[Value]] = {}
     for s in specs:
-        key, _, vals = s.partition("=")
+        key, _, vals = (part.strip() for part in s.partition("="))
         if not key or not vals:
-            raise SystemExit(f"--param: {s!r} is not KEY=V1,V2; e.g. --param limit_margin_c=0.5,1.5")
-        grid[key.strip()] = [float(v) for v in vals.split(",")]
+            raise ValueError(f"--param: {s!r} is not KEY=V1,V2; e.g. --param limit_margin_c=0.5,1.5")
+        # A key outside SteppedParams (the trend's window_s, jump_c, ...) is a number;
+        # check_candidate() refuses one the policy does not know.
+        grid[key] = [_value(key, v, defaults.get(key, 1.0)) for v in vals.split(",")]
     return grid
 
 
-def _label(knobs: dict[str, float]) -> str:
-    return ",".join(f"{k}={v:g}" for k, v in knobs.items()) or "defaults"
+def check_candidate(knobs: dict[str, Value]) -> None:
+    """Build the policy once from ``knobs`` (a choice's word, a value's range, two knobs that
+    exclude each other), so a bad candidate is one line before any run, not a worker's traceback."""
+    board = Config().load_board()
+    ctx = PolicyContext(
+        board=board,
+        tables_hz={d.name: d.opp_hz for d in board.domains},
+        control_period_s=0.1,
+        sensor_names=tuple(s.name for s in board.sensors),
+    )
+    make_policy(POLICY, Table(dict(knobs), f"--param policies.{POLICY}"), ctx)
+
+
+def _label(knobs: dict[str, Value]) -> str:
+    def text(v: Value) -> str:
+        return str(v).lower() if isinstance(v, bool) else f"{v:g}" if isinstance(v, float) else v
+
+    return ",".join(f"{k}={text(v)}" for k, v in knobs.items()) or "defaults"
 
 
 def main() -> None:
@@ -62,7 +119,10 @@ def main() -> None:
     ap.add_argument("--family-scale", type=float, default=0.25)
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 2))
     args = ap.parse_args()
-    grid = _grid(args.param)
+    try:
+        grid = parse_grid(args.param)
+    except ValueError as e:
+        ap.exit(2, f"cross_validate.py: {e}\n")
     defaults = dataclasses.asdict(SteppedParams())
     grid_points = [dict(zip(grid, vals, strict=True)) for vals in itertools.product(*grid.values())]
     # Only what differs from the current defaults; the defaults first and then by how many keys
@@ -70,6 +130,11 @@ def main() -> None:
     changed = [{k: v for k, v in c.items() if defaults.get(k) != v} for c in grid_points]
     unique = list({_label(c): c for c in changed if c}.values())
     candidates = [{}, *sorted(unique, key=len)]
+    try:
+        for knobs in candidates:
+            check_candidate(knobs)
+    except ConfigError as e:
+        ap.exit(2, f"cross_validate.py: {e}\n")
     worlds = all_family_scenarios(Config(), time_scale=args.family_scale, families=args.family or FAMILIES)
     started = time.monotonic()
     configs = []

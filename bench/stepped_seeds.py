@@ -14,6 +14,10 @@ each candidate over the default seed by seed (paired: the same noise).  Session 
 
     python bench/stepped_seeds.py --scenario rpi5-long-1h,rpi5-steady-25 --seeds 1-5 \\
         --candidate near_trip_k=3.5,excursion_k=0 [--candidate ...] [--jobs 2]
+
+``--world`` takes the generated worlds of :mod:`thermogov.sim.scenarios.families` by name
+(``fan-failure-jetson-xavier-nx``), at ``--family-scale`` of their length (default 1.0, full),
+beside or instead of ``--scenario``; session 13 judged ``code_once`` with both.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from thermogov.policies.base import PolicyContext  # noqa: E402
 from thermogov.sim.compare.anywindow import extended  # noqa: E402
 from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
+from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 from thermogov.tomlcheck import Table  # noqa: E402
 
 POLICY = "stepped"
@@ -82,6 +87,17 @@ def check_params(config: Config, knobs: dict[str, float | bool | str]) -> None:
     make_policy(POLICY, params, ctx)
 
 
+def family_worlds(names: Sequence[str], scale: float) -> list[tuple[str, Config]]:
+    """The generated family worlds named, at ``scale`` of their length; an unknown name is one line."""
+    worlds = {g.name: g.config for g in all_family_scenarios(time_scale=scale)}
+    out = []
+    for name in names:
+        if name not in worlds:
+            raise ValueError(f"--world {name!r}: not a family world; choose one of {', '.join(worlds)}")
+        out.append((name, worlds[name]))
+    return out
+
+
 def _run(job: Job) -> tuple[str, SeedRows]:
     label, cfg, policy, seeds, where = job
     return label, plain_rows(cfg, policy, seeds, where, label)
@@ -115,7 +131,11 @@ def row_lines(rows: dict[str, SeedRows], seeds: Sequence[int]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenario", required=True, help="one or more comma-separated scenarios")
+    ap.add_argument("--scenario", default="", help="one or more comma-separated suite scenarios")
+    ap.add_argument("--world", default="", help="one or more comma-separated family worlds")
+    ap.add_argument(
+        "--family-scale", type=float, default=1.0, help="length of the family worlds (default 1.0, full)"
+    )
     ap.add_argument("--seeds", default="1-5", help="seeds as a range or a comma list (default 1-5)")
     ap.add_argument(
         "--candidate",
@@ -133,7 +153,13 @@ def main() -> None:
     try:
         seeds = parse_seeds(args.seeds)
         candidates = [(c, parse_candidate(c)) for c in args.candidate]
+        if not (0.0 < args.family_scale < float("inf")):
+            raise ValueError(f"--family-scale must be a positive number, got {args.family_scale}; e.g. 1.0")
         configs = [(n.strip(), load_scenario(n.strip())) for n in args.scenario.split(",") if n.strip()]
+        worlds = [n.strip() for n in args.world.split(",") if n.strip()]
+        configs += family_worlds(worlds, args.family_scale) if worlds else []
+        if not configs:
+            raise ValueError("no world to run; give --scenario NAME[,NAME] and/or --world NAME[,NAME]")
         for _, base in configs:
             for _, knobs in candidates:
                 check_params(base, knobs)

@@ -55,3 +55,28 @@ def test_the_default_and_hysteresis_run_on_every_seed() -> None:
     bound = next(ln for ln in out.splitlines() if "hysteresis >trip s per seed: " in ln)
     assert len(bound.split(": ")[1].split("/")) == 2  # one figure per seed
     assert out.count("    default: worst ") == 1 and out.count("    near_trip_k=3.5: worst ") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--world", "fan-failure-nope"), "not a family world; choose one of"),
+        (("--world", "fan-failure-jetson-xavier-nx", "--family-scale", "0"), "--family-scale"),
+        ((), "no world to run"),
+    ],
+)
+def test_a_bad_world_is_one_line_and_exit_2(args: tuple[str, ...], says: str) -> None:
+    res = _bench(*args, "--seeds", "1")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and says in lines[0] and "Traceback" not in res.stderr
+
+
+def test_a_family_world_runs_by_name() -> None:
+    """A generated world, shortened, one seed: its own header and a line per variant."""
+    res = _bench(
+        "--world", "fan-failure-jetson-xavier-nx", "--family-scale", "0.05", "--seeds", "1",
+        "--extend", "1", "--jobs", "1",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "fan-failure-jetson-xavier-nx, run's end, seeds 1:" in res.stdout
+    assert res.stdout.count("    default: worst ") == 1

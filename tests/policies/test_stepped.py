@@ -539,5 +539,64 @@ def test_code_edge_lowers_the_set_point_by_the_code_edge() -> None:
             out.append(_rung(p, p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung])).caps_hz))
         return out
 
-    assert sum(rungs("jetson-xavier-nx", {"code_edge": True})) < sum(rungs("jetson-xavier-nx", {}))
+    plain = {"code_once": False}
+    assert sum(rungs("jetson-xavier-nx", {"code_edge": True})) < sum(rungs("jetson-xavier-nx", plain))
     assert rungs("jetson-agx-orin", {"code_edge": True}) == rungs("jetson-agx-orin", {})
+
+
+def test_fused_code_terms_count_the_edge_of_sensors_that_can_read_the_trip() -> None:
+    """Xavier NX: both sensors' 0.5 °C codes start 0.25 °C under the trip, and their spread is
+    each weight share squared times q**2/12; an Orin Nano's battery (hard limit 60 °C, under the
+    trip) adds its spread but no edge; an AGX Orin has no codes."""
+    from thermogov.policies.stepped import fused_code_terms
+
+    nx = fused_code_terms(ctx_for("jetson-xavier-nx"), 85.0)
+    assert math.isclose(nx.edge_c, 0.25)
+    assert math.isclose(nx.quant_var, ((0.6 / 0.9) ** 2 + (0.3 / 0.9) ** 2) * 0.25 / 12.0)
+    nano = fused_code_terms(ctx_for("jetson-orin-nano"), 85.0)
+    assert nano.edge_c == 0.0 and nano.quant_var > 0.0
+    assert fused_code_terms(ctx_for("jetson-agx-orin"), 85.0) == (0.0, 0.0)
+
+
+def test_code_once_keeps_the_margin_where_the_code_spread_covers_the_edge() -> None:
+    """The margin is the larger of k coded sigmas and the edge plus k sigmas without the codes'
+    spread: a Pi 5 (0.55 °C codes over 0.3 °C noise, coded sigma 0.34) keeps k coded sigmas to
+    the last bit; a Xavier NX (coded sigma 0.155 °C) gets its 0.25 °C edge plus k bare sigmas,
+    more than k coded sigmas and less than the edge on top of them (``code_edge``)."""
+    from thermogov.policies.stepped import fused_code_terms
+
+    pi = fused_code_terms(ctx_for("rpi5"), 85.0)
+    assert pi.margin_c(3.5, 0.34) == 3.5 * 0.34
+    nx = fused_code_terms(ctx_for("jetson-xavier-nx"), 85.0)
+    bare = math.sqrt(0.155**2 - nx.quant_var)
+    assert math.isclose(nx.margin_c(3.5, 0.155), 0.25 + 3.5 * bare)
+    assert 3.5 * 0.155 < nx.margin_c(3.5, 0.155) < 0.25 + 3.5 * 0.155
+
+
+def test_code_once_moves_a_xavier_nx_and_leaves_boards_whose_spread_covers_the_edge() -> None:
+    """Read at 84.0/84.5 °C, a Xavier NX with ``code_once`` (the default) cuts deeper than without; a Pi 5
+    read near its set point and an Orin Nano are unchanged rung for rung."""
+
+    def rungs(board: str, params: dict[str, object], low: float, high: float) -> list[int]:
+        ctx = ctx_for(board)
+        p = _stepped(params, board=board)
+        out = []
+        for i in range(1800):
+            v = low if i % 2 else high
+            out.append(_rung(p, p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung])).caps_hz))
+        return out
+
+    once, plain = {"code_once": True}, {"code_once": False}
+    assert sum(rungs("jetson-xavier-nx", once, 84.0, 84.5)) < sum(
+        rungs("jetson-xavier-nx", plain, 84.0, 84.5)
+    )
+    assert rungs("rpi5", once, 83.6, 84.15) == rungs("rpi5", plain, 83.6, 84.15)
+    assert rungs("jetson-orin-nano", once, 84.0, 84.5) == rungs("jetson-orin-nano", plain, 84.0, 84.5)
+
+
+def test_code_edge_contains_code_once_and_counts_the_edge_alone() -> None:
+    """code_edge's margin (edge + k coded sigmas) is never under code_once's; with both on the
+    edge is counted by code_edge only, not a second time by code_once."""
+    both = _stepped({"code_once": True, "code_edge": True}, board="jetson-xavier-nx")
+    edge = _stepped({"code_edge": True, "code_once": False}, board="jetson-xavier-nx")
+    assert both.code_once is None and both.code_edge_c == edge.code_edge_c == 0.25

@@ -51,7 +51,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``down_gain`` (the integral falls that much faster than it rises), ``horizon_s``, ``dither_s``,
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
-``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``,
+``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h`` and ``near_trip_k``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
@@ -94,6 +94,16 @@ code (:func:`fused_code_edge_c`: 0.25 °C under the trip with the Xavier NX's 0.
 kept that world's bound on seeds 1-8, but moves the Orin Nano's set point by 0.005 °C (its
 battery's 0.1 °C codes), changing the Orin suite by up to 0.08 % either way, and broke
 day-night-rpi5's bound (0.2 s above the trip against hysteresis's 0.1 s).
+``code_once`` (default on since session 13) counts the trip code once (:class:`CodeTerms`):
+the margin is the larger of ``k`` sigmas of the coded readings and the code edge plus ``k``
+sigmas of the noise without the codes' spread (Sheppard's ``q**2 / 12``, from each sensor's
+declared ``quant_c``), so it moves only the set point of a board whose code spread does not already
+cover its edge (0.5 °C codes over 0.15 °C of noise: Xavier NX, AGX Xavier, Nano; a Pi 3, whose
+85.004 °C code starts 0.265 °C under the trip) and leaves a Pi 4 or 5 and every Orin
+bit-identical on the suite and the family worlds (a Pi 5's margin moves 0.007-0.025 °C only while
+the measured sigma is over ~1.8 °C, a transient the trend counts as noise).  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
+(docs/policies.md, session 13).  ``code_edge``, whose margin is never under it, counts the
+edge alone when both are on.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -105,6 +115,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import NamedTuple
 
 from thermogov.interfaces import ConfigError
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
@@ -142,6 +153,7 @@ class SteppedParams:
     near_trip_k: float = 0.0  # off: session 12 judged it over seeds and worlds (docs/policies.md)
     excursion_any: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
     code_edge: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
+    code_once: bool = True  # on since session 13, judged over seeds and worlds (docs/policies.md)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -174,9 +186,11 @@ class Stepped:
         board_ramps: list[tuple[tuple[str, ...], list[float]]] | None = None,
         trip_k: float = 0.0,
         code_edge_c: float = 0.0,
+        code_once: CodeTerms | None = None,
     ) -> None:
         self.ladder = ladder
         self.code_edge_c = code_edge_c  # fused_code_edge_c() of the fused sensors when ``code_edge``
+        self.code_once = code_once  # fused_code_terms() of the fused sensors when ``code_once``
         self.trip_k = trip_k  # trip_sigmas() of the fused sensors' fastest period
         # Board throttles: (sensors on the protected nodes, allowed temperature per rung); the
         # ones kept under (``board_limits``) and the progressive ones left to act (``board_ramps``).
@@ -323,7 +337,10 @@ class Stepped:
         # reaches the trip from there: ``trip_reads_per_h`` (see :func:`trip_sigmas`).
         allowed, holding = self._ramp_state(inp, dt)
         k = max(p.noise_k, self.trip_k) if holding else p.noise_k
-        set_c = p.trip_c - max(p.margin_c, k * est.noise_c) - self.code_edge_c
+        margin = k * est.noise_c
+        if self.code_once is not None:
+            margin = self.code_once.margin_c(k, est.noise_c)
+        set_c = p.trip_c - max(p.margin_c, margin) - self.code_edge_c
         if self._excursions:
             # Each reading at the trip while following a yielded ramp (below) shows its hold
             # point within the read noise of the trip: widen the margin by ``excursion_k`` sigma.
@@ -494,6 +511,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         near_trip_k=params.number("near_trip_k", d.near_trip_k, minimum=0.0, maximum=20.0),
         excursion_any=params.boolean("excursion_any", d.excursion_any),
         code_edge=params.boolean("code_edge", d.code_edge),
+        code_once=params.boolean("code_once", d.code_once),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
@@ -511,7 +529,10 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     periods = [s.period_ms for s in ctx.board.sensors if s.name in ctx.sensor_names]
     trip_k = trip_sigmas(p.trip_reads_per_h, min(periods) / 1000.0) if periods else 0.0
     edge = fused_code_edge_c(ctx, p.trip_c) if p.code_edge else 0.0
-    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge)
+    # code_edge's margin (the edge on top of k coded sigmas) is never under code_once's, which it
+    # contains: with both, the edge is counted by code_edge alone.
+    once = fused_code_terms(ctx, p.trip_c) if p.code_once and not p.code_edge else None
+    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once)
 
 
 def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
@@ -534,6 +555,59 @@ def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
             code = math.ceil(trip_c / s.quant_c - 1e-9) * s.quant_c
             edge += s.weight * max(trip_c - (code - s.quant_c / 2.0), 0.0)
     return edge / total
+
+
+class CodeTerms(NamedTuple):
+    """What the fused sensors' declared codes do to the set point's margin (``code_once``).
+
+    A code (a sensor rounding to ``quant_c``) acts on the margin in two ways: the trip code starts
+    ``edge_c`` under the trip (a deterministic shift: half a code under the code at or above the
+    trip), and the rounding spreads the readings, which the trend's measured sigma carries
+    (``quant_var``: for a rounding error uniform over a code its variance is ``q**2 / 12``,
+    Sheppard's correction, W. F. Sheppard, Proc. London Math. Soc. 29, 1898; for a weighted
+    fusion each sensor's share squared).  ``noise_k`` sigmas of the *coded* readings count the
+    spread; ``code_edge`` adds the edge on top, counting the code twice where the spread already
+    covers it (a Pi 5: 0.55 °C codes, 0.3 °C noise).  The exact margin for a reading at the trip
+    to stay a ``k``-sigma event is the edge plus ``k`` sigmas of the noise *without* the codes'
+    spread; ``margin_c`` keeps the larger of that and the default's, so a board whose spread
+    already covers its edge keeps its set point to the last bit and one whose coarse codes sit
+    far under the trip (a Xavier NX: 0.5 °C codes over 0.15 °C of noise) gets what its edge
+    needs, once.
+    """
+
+    edge_c: float
+    quant_var: float
+
+    def margin_c(self, k: float, coded_sigma_c: float) -> float:
+        """``max(k * sigma, edge + k * sigma_without_codes)``, sigma the measured sigma of the coded readings."""
+        plain = k * coded_sigma_c
+        bare = coded_sigma_c * coded_sigma_c - self.quant_var
+        exact = self.edge_c + k * math.sqrt(bare if bare > 0.0 else 0.0)
+        return exact if exact > plain else plain
+
+
+def fused_code_terms(ctx: PolicyContext, trip_c: float) -> CodeTerms:
+    """The fused value's trip-code edge and code variance, from each fused sensor's declared ``quant_c``.
+
+    The edge counts only the sensors that can read the trip: one whose hard limit lies at or
+    under the trip (a battery, 60 °C) is held under it by the governor, so its codes sit at no
+    fixed place against the trip, and its rounding is a zero-mean spread (in ``quant_var``), not a
+    shift.  The variance counts every fused sensor, as the measured sigma does.
+    """
+    fused = [s for s in ctx.board.sensors if s.name in ctx.sensor_names]
+    total = sum(s.weight for s in fused)
+    if total <= 0:
+        return CodeTerms(0.0, 0.0)
+    edge = var = 0.0
+    for s in fused:
+        if s.quant_c <= 0:
+            continue
+        share = s.weight / total
+        var += share * share * s.quant_c * s.quant_c / 12.0
+        if s.hard_limit_c > trip_c:
+            code = math.ceil(trip_c / s.quant_c - 1e-9) * s.quant_c
+            edge += share * max(trip_c - (code - s.quant_c / 2.0), 0.0)
+    return CodeTerms(edge, var)
 
 
 def board_limits(
