@@ -44,6 +44,7 @@ Seeded: a failing trial names its seed and tree index, and ``--only-tree N`` rep
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -68,7 +69,9 @@ from tests.hw import fakesys, faultshim, procutil  # noqa: E402
 HOT_MC = 92000
 LIMITS = ("scaling_min_freq", "scaling_max_freq", "min_freq", "max_freq")
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
-EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9")
+EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9", "hotplug", "signals")
+# The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
+SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
 
 
 @dataclass
@@ -546,6 +549,10 @@ class Runner:
         run = FakeRun(t, threading.Event(), random.Random(rng.random()))
         threads = [threading.Thread(target=a, args=(run,), daemon=True) for a in tr.agents]
         proc = self.start(tmp, root, "--duration", "2.5s" if path == "normal" else "60s", config=tr.config)
+        schedule = rng.choice(SIGNAL_SCHEDULES) if path == "signals" else ""
+        if schedule == "term-at-start-up":
+            self._stop_at_start_up(where, tr, tmp, proc, rng, before)
+            return
         started = self._wait_started(proc)
         if not started:
             _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
@@ -573,6 +580,12 @@ class Runner:
             proc.send_signal(signal.SIGTERM)
         elif path == "kill9":
             proc.kill()
+        elif path == "hotplug":
+            self._hotplug(where, tmp, tr, owned, rng)
+            proc.send_signal(signal.SIGTERM)
+        elif path == "signals":
+            self._signals(proc, schedule, rng)
+            where += f" ({schedule})"
         try:
             _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
         finally:
@@ -601,6 +614,71 @@ class Runner:
         after = snapshot(root)
         # A rival's write to a limit the daemon does not own is the rival's to undo, not ours.
         diff = [k for k in changed(before, after) if k != tr.rival or k in owned]
+        if diff:
+            self.finding("not-restored", where, ", ".join(diff[:6]))
+        if (tmp / "state/journal.json").exists():
+            self.finding("journal-left", where, err[-200:])
+
+    def _hotplug(self, where: str, tmp: Path, tr: Trial, owned: set[str], rng: random.Random) -> None:
+        """A governed cluster goes offline (every attribute EBUSY) and comes back with the
+        kernel's fresh limits (``cpuinfo_min_freq``..``cpuinfo_max_freq``, what a re-created
+        policy starts with): within the daemon's next check its cap must be in force again."""
+        folders = sorted({str(Path(r).parent) for r in owned if r.endswith("scaling_max_freq")})
+        if not folders:
+            return
+        target = rng.choice(folders)
+        d = tmp / "root" / target
+        capped = (d / "scaling_max_freq").read_text()
+        names = ("scaling_min_freq", "scaling_max_freq", "scaling_cur_freq")
+        faultshim.write_rules(
+            tmp / "faults", [*tr.fault_rules, *((f"{target}/{n}", "rw", 16) for n in names)]
+        )
+        time.sleep(rng.uniform(0.2, 1.5))
+        for lim, info in (("scaling_min_freq", "cpuinfo_min_freq"), ("scaling_max_freq", "cpuinfo_max_freq")):
+            (d / lim).write_text((d / info).read_text())
+        faultshim.write_rules(tmp / "faults", tr.fault_rules)
+        fresh = (d / "scaling_max_freq").read_text()
+        time.sleep(2.2)  # more than the daemon's once-a-second check, on a loaded machine
+        now = (d / "scaling_max_freq").read_text()
+        if fresh != capped and now == fresh:
+            self.finding(
+                "cap-lost-after-online", where, f"{target}: capped {capped.strip()}, back at {now.strip()}"
+            )
+
+    def _signals(self, proc: subprocess.Popen[bytes], schedule: str, rng: random.Random) -> None:
+        """Signals at random offsets (seeded), not only between ticks."""
+        if schedule == "hup-then-term":  # SIGTERM while the reload is being applied
+            proc.send_signal(signal.SIGHUP)
+            time.sleep(rng.uniform(0.0, 0.15))
+            proc.send_signal(signal.SIGTERM)
+        elif schedule == "second-stop":  # a second stop while the first one restores
+            proc.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT]))
+            time.sleep(rng.uniform(0.0, 0.05))
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT]))
+        elif schedule == "hup-storm":
+            for _ in range(rng.randint(5, 40)):
+                proc.send_signal(signal.SIGHUP)
+                time.sleep(rng.uniform(0.0, 0.01))
+            proc.send_signal(signal.SIGTERM)
+
+    def _stop_at_start_up(
+        self, where: str, tr: Trial, tmp: Path, proc: subprocess.Popen[bytes], rng: random.Random, before
+    ) -> None:
+        """SIGTERM at a random instant of start-up (before or after the journal is written):
+        exit 0 (restored) or 130 (before the daemon took the signal over), tree as before, no
+        journal, at most one line."""
+        time.sleep(rng.uniform(0.0, 1.5))
+        proc.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT]))
+        _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
+        err = errb.decode()
+        where += " (term-at-start-up)"
+        if "Traceback" in err:
+            self.finding("traceback", where, err[-400:])
+        ok_rc = {0, 130} | ({2} if tr.refuse_reason or tr.read_only else set())
+        if proc.returncode not in ok_rc:
+            self.finding("exit-status", where, f"rc={proc.returncode} {err[-300:]}")
+        diff = changed(before, snapshot(tmp / "root"))
         if diff:
             self.finding("not-restored", where, ", ".join(diff[:6]))
         if (tmp / "state/journal.json").exists():

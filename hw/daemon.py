@@ -67,6 +67,7 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.limits import DryRunIO
+from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
@@ -78,7 +79,7 @@ from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
-from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
+from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
@@ -349,6 +350,21 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     ]
 
 
+def _rewrite_journal(
+    journal: Journal | None,
+    tree: SysfsTree,
+    actuators: list[CapActuator],
+    idle: IdleInjector | None,
+    fan: HwFan | None,
+) -> None:
+    """Write (or rewrite, when another writer's later choice replaced an original) the journal."""
+    if journal is None:
+        return
+    states = idle.originals() if idle is not None else None
+    fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
+    journal.write(new_journal_data(tree, _journal_entries(actuators), states=states, attrs=fan_attrs))
+
+
 def _restore_all(
     actuators: list[CapActuator],
     journal: Journal | None,
@@ -420,6 +436,7 @@ class Runner:
         self.publisher: StatePublisher | None = None
         self.started_unix = time.time()
         self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
+        self.limit_watch: LimitWatch | None = None
 
     def throttle_counters(self) -> ThrottleCounters:
         """Throttling that is not ours so far (kind -> count, time, active), for published state."""
@@ -541,13 +558,14 @@ class Runner:
             )
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
-            if journal is not None:
-                states = idle.originals() if idle is not None else None
-                fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
-                journal.write(
-                    new_journal_data(prep.tree, _journal_entries(actuators), states=states, attrs=fan_attrs)
-                )
+            _rewrite_journal(journal, prep.tree, actuators, idle, fan)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle, fan)
+            self.limit_watch = LimitWatch(
+                actuators,
+                self.log,
+                functools.partial(self._journal_again, journal, prep.tree, actuators, idle, fan),
+            )
+            stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
@@ -613,6 +631,8 @@ class Runner:
         end_ms = None if self.opts.duration_s is None else round(self.opts.duration_s * 1000)
         stop = self.stop
         publisher, reloader = self.publisher, self.reloader
+        watch = self.limit_watch
+        assert watch is not None
         assert publisher is not None and reloader is not None  # made in run()
         started = False
         stopped = stop.event.is_set  # looked at when the loop does not wait (see StopFlag.wait)
@@ -641,6 +661,10 @@ class Runner:
                 telemetry.new_tick()
                 reload_event = self._reload(gov) if stop.reload_requested else ""
                 rec = self.throttle.annotate(gov.tick(now))
+                if now >= watch.ready_s:
+                    changed = watch.check(now)
+                    if changed:
+                        rec = with_events(rec, changed)
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 if reload_event:
@@ -670,6 +694,25 @@ class Runner:
                 t_ms, due = next(instants)
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
+
+    def _journal_again(
+        self,
+        journal: Journal | None,
+        tree: SysfsTree,
+        actuators: list[CapActuator],
+        idle: IdleInjector | None,
+        fan: HwFan | None,
+    ) -> None:
+        """Mid-run the journal failing to update is a warning: the run and its restore go on."""
+        try:
+            _rewrite_journal(journal, tree, actuators, idle, fan)
+        except ThermogovError as e:
+            self.log(f"warning: {e}; a restore after a crash would put back the values of before")
+
+    def _exit_notes(self) -> None:
+        if self.limit_watch is not None:
+            for note in self.limit_watch.exit_notes():
+                self.log(note)
 
     def _reload(self, gov: Governor) -> str:
         """Apply a SIGHUP at this tick boundary; the limiters the summary reports follow it."""
