@@ -73,7 +73,7 @@ from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
-from thermogov.hw.sysfs import SysfsTree, errno_name
+from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
@@ -365,6 +365,20 @@ def _rewrite_journal(
     journal.write(new_journal_data(tree, _journal_entries(actuators), states=states, attrs=fan_attrs))
 
 
+def _pending_journal_note(opts: RunOptions) -> str:
+    """A refused start must not hide limits a dead run left changed (a read-only state dir)."""
+    try:
+        pending = not opts.dry_run and Journal(opts.state_dir).exists()
+    except OSError:
+        return ""
+    if not pending:
+        return ""
+    return (
+        f"; a journal of limits left changed is there: "
+        f"`{restore_command(opts.sysfs_root, opts.state_dir)}` puts them back"
+    )
+
+
 def _restore_all(
     actuators: list[CapActuator],
     journal: Journal | None,
@@ -397,15 +411,7 @@ def _restore_all(
             f"put them back with `{restore_command(root, journal.state_dir)}`"
         )
     if journal is not None:
-        try:
-            journal.delete()
-        except OSError as e:  # the board is restored: say so, and what is left is only the file
-            raise RuntimeFailure(
-                f"limits restored, but the journal {journal.path} could not be deleted "
-                f"({errno_name(e.errno)}: {e.strerror}); it holds the same values, so the next start "
-                f"or `{restore_command(root, journal.state_dir)}` only writes them again; make "
-                f"{journal.state_dir} writable"
-            ) from e
+        journal.delete_restored(root)  # the board is restored: a file that stays is said as such
         log("limits restored")
 
 
@@ -457,7 +463,10 @@ class Runner:
             configured_policy(prep.config.policy, prep.config.policies, policy_context(prep))
             workload = parse_workload(opts.workload, opts.count_regex)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
-            preflight(out_dir, None if opts.dry_run else opts.state_dir)
+            try:
+                preflight(out_dir, None if opts.dry_run else opts.state_dir)
+            except ConfigError as e:
+                raise ConfigError(f"{e}{_pending_journal_note(opts)}") from None
             state_file = state_path(opts.publish, self.log)
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
             if metrics is not None:

@@ -62,6 +62,7 @@ class LimitWatch:
         self._offline: set[str] = set()
         self._reapplied: Counter[str] = Counter()
         self.lowered: dict[str, tuple[str, int, int]] = {}  # label -> (file, value, thermogov's)
+        self._exiting = False  # the last look before restore: adopt and note, never write
 
     @property
     def ready_s(self) -> float:
@@ -92,6 +93,8 @@ class LimitWatch:
         self._offline.discard(label)
         if now == a.seen[label]:
             return []
+        if was_offline and self._exiting:
+            return []  # the restore about to run writes the originals anyway
         if was_offline:
             return self._reapply(a, f, f"limits_reset:{label}", f"{label} came back with {_window(now)}")
         w_min, w_max = a.written[label]
@@ -124,7 +127,7 @@ class LimitWatch:
             f"another writer set {f.label} to {_window(now)} {f.unit}; restore now puts back "
             f"{_window(new)} (was {_window((o_min, o_max))})"
         )
-        if n_max <= w_max:  # only the min went up: the cap still holds
+        if n_max <= w_max or self._exiting:  # only the min went up, or restore comes next
             self._log(said)
             return [f"limits_changed:{label}"]
         self._reapplied[label] += 1
@@ -150,7 +153,13 @@ class LimitWatch:
         return [tag]
 
     def exit_notes(self) -> list[str]:
-        """What restore is about to write over: the files found lowered by someone else."""
+        """A last look before restore (a change made since the last check is not missed), then
+        what restore is about to write over: the files found lowered by someone else."""
+        self._exiting = True
+        for a in self._actuators:
+            for f in a.files:
+                if f.label not in a.left_to_others:
+                    self._check_file(a, f)
         return [
             f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "
             "restoring the value of before over it"

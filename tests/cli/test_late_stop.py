@@ -1,0 +1,36 @@
+"""A stop that lands while the console script swaps in its exit handlers (thermogov/entry.py).
+
+bench/board_shapes.py found it: a second SIGINT right after a clean restore killed the process
+by the signal (exit -2) instead of exit 0.  The window is a few bytecodes wide, so the test
+puts the signal exactly there: a subprocess whose ``signal.signal`` sends SIGINT to itself
+as the first exit handler goes in, with the command's status already decided (0).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+PROGRAM = """
+import os, signal
+import thermogov.cli as cli
+import thermogov.entry as entry
+
+cli.run_main = lambda: 0
+real = signal.signal
+
+def swap(sig, handler):
+    previous = real(sig, handler)
+    if sig == signal.SIGTERM and handler is not entry._interrupt:
+        os.kill(os.getpid(), signal.SIGINT)  # the second stop, inside the swap
+    return previous
+
+signal.signal = swap
+entry.main()
+"""
+
+
+def test_a_stop_during_the_exit_handler_swap_keeps_the_decided_status() -> None:
+    r = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
