@@ -28,7 +28,15 @@ SIGINT, SIGHUP (a reload) then SIGTERM, a runtime failure (a device the daemon o
 mid-run, a cluster before a GPU: its limits EBUSY, as ``store()``/``show()`` answer for an
 inactive policy, drivers/cpufreq/cpufreq.c since commit 11e584cfb8a9; after the failure the
 device comes back and ``thermogov restore`` finishes), and ``kill -9`` then the next start's
-journal restore.
+journal restore.  Three more (session 13): ``hotplug``, a governed cluster going offline
+(EBUSY) and coming back with the kernel's fresh limits, whose cap must be in force again
+within the daemon's next check; ``signals``, one seeded schedule of SIGHUP then SIGTERM while
+the reload applies, SIGTERM/SIGINT at a random instant of start-up (before or after the
+journal), a second stop while the first restores, or a SIGHUP storm; ``journal``, ``kill -9``
+then the journal zero-length, truncated, of format 1 or 3, or its folder read-only (a private
+bind mount: root only).  Another shape, ``other_agent``, has an agent raise a governed max
+again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP list, or change
+the governor string, checked against the rule in docs/hardware.md ("Other agents").
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -445,10 +453,14 @@ def rival_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
 
 
 def _agent_writes(run: FakeRun, rel: str, value: int) -> None:
+    """Write as another agent and remember its value and the first value it found there."""
     p = run.t.root / rel
-    found = int(p.read_text())
+    try:
+        found = int(p.read_text())
+    except ValueError:  # caught mid-write by a harness step that rewrites the file: skip once
+        return
     _rewrite(p, value)
-    run.wrote[rel] = (value, run.wrote.get(rel, (0, found))[1] if rel in run.wrote else found)
+    run.wrote[rel] = (value, run.wrote[rel][1] if rel in run.wrote else found)
 
 
 def _agent_file(k: str, tr: Trial) -> bool:

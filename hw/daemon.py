@@ -471,6 +471,10 @@ class Runner:
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
             if metrics is not None:
                 stack.callback(metrics.close)
+            if not opts.dry_run:
+                # A corrupt journal is bad input too: refused here, before any warning, so its
+                # line is the only one (recover, under the lock, reads and checks it again).
+                Journal(opts.state_dir).load()
             # Said only now: bad input (workload, output folders, a busy port) is then the only line.
             for notice in opts.notices:
                 self.log(notice.removeprefix("thermogov: "))
