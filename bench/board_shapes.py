@@ -679,7 +679,9 @@ class Runner:
             self.finding("traceback", where, err[-400:])
         if path == "journal":
             proc.wait()
-            self._damaged_journal(where, tmp, tr, rng, before)
+            self._damaged_journal(
+                where, tmp, tr, rng, before, lambda k, a: self._agents_choice(k, tr, run, owned, before, a)
+            )
             return
         if path == "kill9":
             nxt = self.start(tmp, root, "--duration", "0.5s", config=tr.config)
@@ -730,7 +732,9 @@ class Runner:
             return False
         return now == value and (value > found or k not in owned)
 
-    def _damaged_journal(self, where: str, tmp: Path, tr: Trial, rng: random.Random, before) -> None:
+    def _damaged_journal(
+        self, where: str, tmp: Path, tr: Trial, rng: random.Random, before, agents_choice: Callable
+    ) -> None:
         """After a kill -9 the journal is torn, empty, from another version, or its folder is
         read-only: the next start refuses with one line (exit 2) and writes nothing; on a
         read-only folder the line names the restore, which puts every limit back and exits 1
@@ -781,7 +785,8 @@ class Runner:
         )
         if r.returncode != 1 or "limits restored" not in r.stderr or "Traceback" in r.stderr:
             self.finding("read-only-restore", where, f"rc={r.returncode} {r.stderr[-300:]}")
-        diff = changed(before, snapshot(tmp / "root"))
+        after = snapshot(tmp / "root")
+        diff = [k for k in changed(before, after) if not agents_choice(k, after)]
         if diff:
             self.finding("not-restored", where, ", ".join(diff[:6]))
 
@@ -892,10 +897,11 @@ class Runner:
             self.finding("owns-read-only", where, ", ".join(sorted(real_owned & tr.read_only)))
         # Every die sensor reads 92 °C, over the hysteresis trip: some governed max must be lower
         # now than at start (unless every one of them refuses its writes).
-        maxes = [r for r in real_owned if r.endswith("max_freq") and r != tr.rival]
+        maxes = [r for r in real_owned if r.endswith("max_freq")]
         faulty = {r for r, _ops, _code in tr.fault_rules}
         lowered = [r for r in maxes if mid.get(r, (b"", 0))[0] != before.get(r, (b"", 0))[0]]
-        if maxes and not lowered and not set(maxes) <= faulty:
+        agent_raised = tr.rival in maxes  # another agent may have raised it by now (its choice)
+        if maxes and not lowered and not set(maxes) <= faulty and not agent_raised:
             self.finding("hot-board-not-capped", where, f"no max lowered of {len(maxes)}")
         return real_owned
         for r in owned:

@@ -576,7 +576,10 @@ class Runner:
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
-                functools.partial(self._journal_again, journal, prep.tree, actuators, idle, fan),
+                functools.partial(
+                    self._journal_again,
+                    functools.partial(_rewrite_journal, journal, prep.tree, actuators, idle, fan),
+                ),
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
@@ -708,17 +711,10 @@ class Runner:
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
 
-    def _journal_again(
-        self,
-        journal: Journal | None,
-        tree: SysfsTree,
-        actuators: list[CapActuator],
-        idle: IdleInjector | None,
-        fan: HwFan | None,
-    ) -> None:
+    def _journal_again(self, rewrite: Callable[[], None]) -> None:
         """Mid-run the journal failing to update is a warning: the run and its restore go on."""
         try:
-            _rewrite_journal(journal, tree, actuators, idle, fan)
+            rewrite()
         except ThermogovError as e:
             self.log(f"warning: {e}; a restore after a crash would put back the values of before")
 

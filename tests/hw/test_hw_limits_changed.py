@@ -12,21 +12,11 @@ import signal
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.hw import fakesys, faultshim, procutil
 
 P0 = "sys/devices/system/cpu/cpufreq/policy0"
 START_MAX = 2000000  # a power mode below the top OPP (2.4 GHz): what restore must give back
 HYSTERESIS = '[run]\npolicy = "hysteresis"\n'
-
-
-@pytest.fixture(scope="module")
-def shim() -> Path:
-    built = faultshim.build()
-    if built is None:
-        pytest.skip("no C compiler to build tests/hw/faultshim.c")
-    return built
 
 
 def _pi5(tmp: Path, cpu_mc: int) -> fakesys.FakeTree:
