@@ -28,7 +28,15 @@ SIGINT, SIGHUP (a reload) then SIGTERM, a runtime failure (a device the daemon o
 mid-run, a cluster before a GPU: its limits EBUSY, as ``store()``/``show()`` answer for an
 inactive policy, drivers/cpufreq/cpufreq.c since commit 11e584cfb8a9; after the failure the
 device comes back and ``thermogov restore`` finishes), and ``kill -9`` then the next start's
-journal restore.
+journal restore.  Three more (session 13): ``hotplug``, a governed cluster going offline
+(EBUSY) and coming back with the kernel's fresh limits, whose cap must be in force again
+within the daemon's next check; ``signals``, one seeded schedule of SIGHUP then SIGTERM while
+the reload applies, SIGTERM/SIGINT at a random instant of start-up (before or after the
+journal), a second stop while the first restores, or a SIGHUP storm; ``journal``, ``kill -9``
+then the journal zero-length, truncated, of format 1 or 3, or its folder read-only (a private
+bind mount: root only).  Another shape, ``other_agent``, has an agent raise a governed max
+again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP list, or change
+the governor string, checked against the rule in docs/hardware.md ("Other agents").
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -44,6 +52,7 @@ Seeded: a failing trial names its seed and tree index, and ``--only-tree N`` rep
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -68,7 +77,11 @@ from tests.hw import fakesys, faultshim, procutil  # noqa: E402
 HOT_MC = 92000
 LIMITS = ("scaling_min_freq", "scaling_max_freq", "min_freq", "max_freq")
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
-EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9")
+EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9", "hotplug", "signals", "journal")
+# The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
+SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
+# What the "journal" path does to the journal a kill -9 left (see Runner._damaged_journal).
+JOURNAL_DAMAGE = ("zero-length", "truncated", "format-1", "format-3", "read-only-state-dir")
 
 
 @dataclass
@@ -93,6 +106,8 @@ class FakeRun:
     t: fakesys.FakeTree
     stop: threading.Event
     rng: random.Random
+    # What other agents wrote to limits: rel -> (their last value, the value they found there).
+    wrote: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 # -- tree helpers ------------------------------------------------------------------------------
@@ -431,10 +446,75 @@ def rival_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
             if (p.parent / _table_name(p.name)).exists()
             else [int(p.read_text())]
         )
-        _rewrite(p, table[len(table) // 2])
+        _agent_writes(run, rel, table[len(table) // 2])
 
     tr.agents.append(agent)
     tr.shapes.append(f"rival-{Path(rel).parent.name}")
+
+
+def _agent_writes(run: FakeRun, rel: str, value: int) -> None:
+    """Write as another agent and remember its value and the first value it found there."""
+    p = run.t.root / rel
+    try:
+        found = int(p.read_text())
+    except ValueError:  # caught mid-write by a harness step that rewrites the file: skip once
+        return
+    _rewrite(p, value)
+    run.wrote[rel] = (value, run.wrote[rel][1] if rel in run.wrote else found)
+
+
+def _agent_file(k: str, tr: Trial) -> bool:
+    """A file another agent of the trial writes: its limit, or the OPP list or governor beside it."""
+    if not tr.rival:
+        return False
+    if k == tr.rival:
+        return True
+    same_dir = k.rsplit("/", 1)[0] == tr.rival.rsplit("/", 1)[0]
+    return same_dir and (k.endswith("available_frequencies") or k.endswith("governor"))
+
+
+OTHER_AGENTS = ("jetson-clocks-storm", "nvpmodel-lower", "nvpmodel-table-shrunk", "governor-changed")
+
+
+def other_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Other agents that change the board mid-run: jetson_clocks/thermald raising a governed max
+    to the top again and again, nvpmodel lowering one below the cap or shrinking an OPP table
+    (``available_frequencies`` and the max with it), the governor string changed under us.
+    The rule the daemon follows (docs/hardware.md, "Other agents"): a raise is the agent's
+    later choice, restored at exit; a lowered limit is not fought and restore says it writes
+    over it; files it does not own are the agent's."""
+    faulty = {r for r, _ops, _code in tr.fault_rules}
+    rel = governed_limit(t, rng, tr)
+    if rel in faulty or rel == tr.rival:
+        return
+    kind = rng.choice(OTHER_AGENTS)
+    p = t.root / rel
+    listed = p.parent / _table_name(p.name)
+    table = sorted({int(x) for x in listed.read_text().split()}) if listed.exists() else [int(p.read_text())]
+    gov = p.parent / ("scaling_governor" if p.name.startswith("scaling") else "governor")
+    tr.rival = rel if kind != "governor-changed" else str(gov.relative_to(t.root))
+    if kind == "nvpmodel-table-shrunk" and len(table) < 3:
+        return
+
+    def agent(run: FakeRun) -> None:
+        if run.stop.wait(run.rng.uniform(0.2, 0.8)):
+            return
+        if kind == "jetson-clocks-storm":
+            while True:
+                _agent_writes(run, rel, table[-1])
+                if run.stop.wait(0.25):
+                    return
+        elif kind == "nvpmodel-lower":
+            _agent_writes(run, rel, table[0])
+        elif kind == "nvpmodel-table-shrunk":
+            keep = table[: len(table) // 2 + 1]
+            listed.write_text(" ".join(map(str, keep)) + " \n")
+            _agent_writes(run, rel, min(keep[-1], int(p.read_text())))
+        elif gov.exists():
+            gov.write_text("performance\n")
+
+    tr.agents.append(agent)
+    tr.shapes.append(f"{kind}-{Path(rel).parent.name}")
 
 
 def _table_name(limit: str) -> str:
@@ -482,7 +562,8 @@ SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], flo
     (refusing_limit, 0.15),
     (rounding_kernel, 0.2),
     (rival_agent, 0.2),
-    (governed_fan_and_idle, 0.25),  # last: the trees before it keep their seeded draws
+    (governed_fan_and_idle, 0.25),
+    (other_agent, 0.35),  # last: the trees before it keep their seeded draws
 ]
 
 
@@ -546,6 +627,14 @@ class Runner:
         run = FakeRun(t, threading.Event(), random.Random(rng.random()))
         threads = [threading.Thread(target=a, args=(run,), daemon=True) for a in tr.agents]
         proc = self.start(tmp, root, "--duration", "2.5s" if path == "normal" else "60s", config=tr.config)
+        for shape in tr.shapes:
+            self.counts.update(f"variant:{k}" for k in OTHER_AGENTS if shape.startswith(k))
+        schedule = rng.choice(SIGNAL_SCHEDULES) if path == "signals" else ""
+        if schedule:
+            self.counts[f"variant:{schedule}"] += 1
+        if schedule == "term-at-start-up":
+            self._stop_at_start_up(where, tr, tmp, proc, rng, before)
+            return
         started = self._wait_started(proc)
         if not started:
             _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
@@ -571,8 +660,14 @@ class Runner:
             expect_rc = {1} if failed_cluster else {0}
             time.sleep(0.5)
             proc.send_signal(signal.SIGTERM)
-        elif path == "kill9":
+        elif path in ("kill9", "journal"):
             proc.kill()
+        elif path == "hotplug":
+            self._hotplug(where, tmp, tr, owned, rng)
+            proc.send_signal(signal.SIGTERM)
+        elif path == "signals":
+            self._signals(proc, schedule, rng)
+            where += f" ({schedule})"
         try:
             _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
         finally:
@@ -582,6 +677,12 @@ class Runner:
         err = errb.decode()
         if "Traceback" in err:
             self.finding("traceback", where, err[-400:])
+        if path == "journal":
+            proc.wait()
+            self._damaged_journal(
+                where, tmp, tr, rng, before, lambda k, a: self._agents_choice(k, tr, run, owned, before, a)
+            )
+            return
         if path == "kill9":
             nxt = self.start(tmp, root, "--duration", "0.5s", config=tr.config)
             _o, e2 = nxt.communicate(timeout=procutil.DEADLINE_S)
@@ -600,7 +701,162 @@ class Runner:
                 self.finding("restore-after-failure", where, f"rc={r.returncode} {r.stderr[-300:]}")
         after = snapshot(root)
         # A rival's write to a limit the daemon does not own is the rival's to undo, not ours.
-        diff = [k for k in changed(before, after) if k != tr.rival or k in owned]
+        diff = [
+            k for k in changed(before, after) if not self._agents_choice(k, tr, run, owned, before, after)
+        ]
+        lowered = [r for r, (v, found) in run.wrote.items() if r in owned and v < found]
+        if (
+            lowered
+            and proc.returncode == 0
+            and path != "kill9"
+            and "restoring the value of before" not in err
+        ):
+            self.finding("restored-over-silently", where, ", ".join(lowered))
+        if diff:
+            self.finding("not-restored", where, ", ".join(diff[:6]))
+        if (tmp / "state/journal.json").exists():
+            self.finding("journal-left", where, err[-200:])
+
+    @staticmethod
+    def _agents_choice(k: str, tr: Trial, run: FakeRun, owned: set[str], before, after) -> bool:
+        """A change at exit that is another agent's to keep: a file the daemon does not own, or an
+        owned limit the agent raised (its later choice), holding the agent's value."""
+        if _agent_file(k, tr) and k not in owned:
+            return True
+        if k not in run.wrote:
+            return False
+        value, found = run.wrote[k]
+        try:
+            now = int(after[k][0])
+        except (TypeError, ValueError):
+            return False
+        return now == value and (value > found or k not in owned)
+
+    def _damaged_journal(
+        self, where: str, tmp: Path, tr: Trial, rng: random.Random, before, agents_choice: Callable
+    ) -> None:
+        """After a kill -9 the journal is torn, empty, from another version, or its folder is
+        read-only: the next start refuses with one line (exit 2) and writes nothing; on a
+        read-only folder the line names the restore, which puts every limit back and exits 1
+        saying only the file is left."""
+        damage = rng.choice(JOURNAL_DAMAGE)
+        self.counts[f"variant:{damage}"] += 1
+        where += f" ({damage})"
+        j = tmp / "state/journal.json"
+        if not j.exists():
+            return
+        if damage == "zero-length":
+            j.write_bytes(b"")
+        elif damage == "truncated":
+            j.write_bytes(j.read_bytes()[: rng.randrange(1, len(j.read_bytes()))])
+        elif damage.startswith("format-"):
+            body = json.loads(j.read_text())
+            body["format"] = int(damage[-1])
+            j.write_text(json.dumps(body))
+        killed = snapshot(tmp / "root")
+        ro = damage == "read-only-state-dir"
+        wrap = self._read_only(tmp / "state") if ro else []
+        cfg = tmp / "hysteresis.toml"
+        args = [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg), "--duration", "0.5s"]
+        nxt = subprocess.run(
+            [*wrap, *procutil.script(), "run", *args],
+            capture_output=True,
+            text=True,
+            timeout=procutil.DEADLINE_S,
+            env=self.env(tmp, tmp / "root"),
+        )
+        lines = nxt.stderr.strip().splitlines()
+        if nxt.returncode != 2 or len(lines) != 1 or "Traceback" in nxt.stderr:
+            self.finding("damaged-journal-start", where, f"rc={nxt.returncode} {nxt.stderr[-300:]}")
+        if changed(killed, snapshot(tmp / "root")):
+            self.finding(
+                "damaged-journal-wrote", where, ", ".join(changed(killed, snapshot(tmp / "root"))[:4])
+            )
+        if not ro:
+            return
+        if "thermogov restore" not in nxt.stderr:
+            self.finding("damaged-journal-start", where, f"no restore named: {nxt.stderr[-300:]}")
+        r = subprocess.run(
+            [*wrap, *procutil.script(), "restore", *procutil.paths(tmp)],
+            capture_output=True,
+            text=True,
+            timeout=procutil.DEADLINE_S,
+            env=self.env(tmp, tmp / "root"),
+        )
+        if r.returncode != 1 or "limits restored" not in r.stderr or "Traceback" in r.stderr:
+            self.finding("read-only-restore", where, f"rc={r.returncode} {r.stderr[-300:]}")
+        after = snapshot(tmp / "root")
+        diff = [k for k in changed(before, after) if not agents_choice(k, after)]
+        if diff:
+            self.finding("not-restored", where, ", ".join(diff[:6]))
+
+    @staticmethod
+    def _read_only(folder: Path) -> list[str]:
+        """A command prefix running it with ``folder`` read-only (a private bind mount, root)."""
+        f = str(folder)
+        script = f'mount --bind "{f}" "{f}" && mount -o remount,ro,bind "{f}" "{f}" && exec "$@"'
+        return ["unshare", "-m", "sh", "-c", script, "sh"]
+
+    def _hotplug(self, where: str, tmp: Path, tr: Trial, owned: set[str], rng: random.Random) -> None:
+        """A governed cluster goes offline (every attribute EBUSY) and comes back with the
+        kernel's fresh limits (``cpuinfo_min_freq``..``cpuinfo_max_freq``, what a re-created
+        policy starts with): within the daemon's next check its cap must be in force again."""
+        folders = sorted({str(Path(r).parent) for r in owned if r.endswith("scaling_max_freq")})
+        if not folders:
+            return
+        target = rng.choice(folders)
+        d = tmp / "root" / target
+        capped = (d / "scaling_max_freq").read_text()
+        names = ("scaling_min_freq", "scaling_max_freq", "scaling_cur_freq")
+        faultshim.write_rules(
+            tmp / "faults", [*tr.fault_rules, *((f"{target}/{n}", "rw", 16) for n in names)]
+        )
+        time.sleep(rng.uniform(0.2, 1.5))
+        for lim, info in (("scaling_min_freq", "cpuinfo_min_freq"), ("scaling_max_freq", "cpuinfo_max_freq")):
+            (d / lim).write_text((d / info).read_text())
+        faultshim.write_rules(tmp / "faults", tr.fault_rules)
+        fresh = (d / "scaling_max_freq").read_text()
+        time.sleep(2.2)  # more than the daemon's once-a-second check, on a loaded machine
+        now = (d / "scaling_max_freq").read_text()
+        if fresh != capped and now == fresh:
+            self.finding(
+                "cap-lost-after-online", where, f"{target}: capped {capped.strip()}, back at {now.strip()}"
+            )
+
+    def _signals(self, proc: subprocess.Popen[bytes], schedule: str, rng: random.Random) -> None:
+        """Signals at random offsets (seeded), not only between ticks."""
+        if schedule == "hup-then-term":  # SIGTERM while the reload is being applied
+            proc.send_signal(signal.SIGHUP)
+            time.sleep(rng.uniform(0.0, 0.15))
+            proc.send_signal(signal.SIGTERM)
+        elif schedule == "second-stop":  # a second stop while the first one restores
+            proc.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT]))
+            time.sleep(rng.uniform(0.0, 0.05))
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT]))
+        elif schedule == "hup-storm":
+            for _ in range(rng.randint(5, 40)):
+                proc.send_signal(signal.SIGHUP)
+                time.sleep(rng.uniform(0.0, 0.01))
+            proc.send_signal(signal.SIGTERM)
+
+    def _stop_at_start_up(
+        self, where: str, tr: Trial, tmp: Path, proc: subprocess.Popen[bytes], rng: random.Random, before
+    ) -> None:
+        """SIGTERM at a random instant of start-up (before or after the journal is written):
+        exit 0 (restored) or 130 (before the daemon took the signal over), tree as before, no
+        journal, at most one line."""
+        time.sleep(rng.uniform(0.0, 1.5))
+        proc.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT]))
+        _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
+        err = errb.decode()
+        where += " (term-at-start-up)"
+        if "Traceback" in err:
+            self.finding("traceback", where, err[-400:])
+        ok_rc = {0, 130} | ({2} if tr.refuse_reason or tr.read_only else set())
+        if proc.returncode not in ok_rc:
+            self.finding("exit-status", where, f"rc={proc.returncode} {err[-300:]}")
+        diff = changed(before, snapshot(tmp / "root"))
         if diff:
             self.finding("not-restored", where, ", ".join(diff[:6]))
         if (tmp / "state/journal.json").exists():
@@ -634,7 +890,7 @@ class Runner:
         owned |= {e["rel"] for e in body.get("states", []) or []}
         root = tmp / "root"
         real_owned = {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in owned}
-        outside = [k for k in changed(before, mid) if k not in real_owned and k != tr.rival]
+        outside = [k for k in changed(before, mid) if k not in real_owned and not _agent_file(k, tr)]
         if outside:
             self.finding("wrote-outside-owned", where, ", ".join(outside[:5]))
         if real_owned & tr.read_only:
@@ -644,7 +900,8 @@ class Runner:
         maxes = [r for r in real_owned if r.endswith("max_freq")]
         faulty = {r for r, _ops, _code in tr.fault_rules}
         lowered = [r for r in maxes if mid.get(r, (b"", 0))[0] != before.get(r, (b"", 0))[0]]
-        if maxes and not lowered and not set(maxes) <= faulty:
+        agent_raised = tr.rival in maxes  # another agent may have raised it by now (its choice)
+        if maxes and not lowered and not set(maxes) <= faulty and not agent_raised:
             self.finding("hot-board-not-capped", where, f"no max lowered of {len(maxes)}")
         return real_owned
         for r in owned:
@@ -705,6 +962,11 @@ def main() -> int:
         f"{n} tree x exit-path trials, {r.counts['runs']} runs, {r.counts['refused']} refused up front, "
         f"{time.monotonic() - t0:.0f} s (seed {args.seed})"
     )
+    variants = sorted(
+        (k.removeprefix("variant:"), c) for k, c in r.counts.items() if k.startswith("variant:")
+    )
+    if variants:
+        print("variants: " + ", ".join(f"{k} {c}" for k, c in variants))
     kinds = Counter(f.split(" [", 1)[0] for f in r.findings)
     for kind, c in sorted(kinds.items()):
         print(f"finding {kind:<24} {c}")

@@ -67,18 +67,19 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.limits import DryRunIO
+from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
-from thermogov.hw.sysfs import SysfsTree, errno_name
+from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
-from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure
+from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext, configured_policy
 from thermogov.runs import RunRecorder, trip_of
@@ -349,6 +350,35 @@ def _journal_entries(actuators: list[CapActuator]) -> list[JournalEntry]:
     ]
 
 
+def _rewrite_journal(
+    journal: Journal | None,
+    tree: SysfsTree,
+    actuators: list[CapActuator],
+    idle: IdleInjector | None,
+    fan: HwFan | None,
+) -> None:
+    """Write (or rewrite, when another writer's later choice replaced an original) the journal."""
+    if journal is None:
+        return
+    states = idle.originals() if idle is not None else None
+    fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
+    journal.write(new_journal_data(tree, _journal_entries(actuators), states=states, attrs=fan_attrs))
+
+
+def _pending_journal_note(opts: RunOptions) -> str:
+    """A refused start must not hide limits a dead run left changed (a read-only state dir)."""
+    try:
+        pending = not opts.dry_run and Journal(opts.state_dir).exists()
+    except OSError:
+        return ""
+    if not pending:
+        return ""
+    return (
+        f"; a journal of limits left changed is there: "
+        f"`{restore_command(opts.sysfs_root, opts.state_dir)}` puts them back"
+    )
+
+
 def _restore_all(
     actuators: list[CapActuator],
     journal: Journal | None,
@@ -381,15 +411,7 @@ def _restore_all(
             f"put them back with `{restore_command(root, journal.state_dir)}`"
         )
     if journal is not None:
-        try:
-            journal.delete()
-        except OSError as e:  # the board is restored: say so, and what is left is only the file
-            raise RuntimeFailure(
-                f"limits restored, but the journal {journal.path} could not be deleted "
-                f"({errno_name(e.errno)}: {e.strerror}); it holds the same values, so the next start "
-                f"or `{restore_command(root, journal.state_dir)}` only writes them again; make "
-                f"{journal.state_dir} writable"
-            ) from e
+        journal.delete_restored(root)  # the board is restored: a file that stays is said as such
         log("limits restored")
 
 
@@ -420,6 +442,7 @@ class Runner:
         self.publisher: StatePublisher | None = None
         self.started_unix = time.time()
         self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
+        self.limit_watch: LimitWatch | None = None
 
     def throttle_counters(self) -> ThrottleCounters:
         """Throttling that is not ours so far (kind -> count, time, active), for published state."""
@@ -440,11 +463,18 @@ class Runner:
             configured_policy(prep.config.policy, prep.config.policies, policy_context(prep))
             workload = parse_workload(opts.workload, opts.count_regex)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
-            preflight(out_dir, None if opts.dry_run else opts.state_dir)
+            try:
+                preflight(out_dir, None if opts.dry_run else opts.state_dir)
+            except ConfigError as e:
+                raise ConfigError(f"{e}{_pending_journal_note(opts)}") from None
             state_file = state_path(opts.publish, self.log)
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
             if metrics is not None:
                 stack.callback(metrics.close)
+            if not opts.dry_run:
+                # A corrupt journal is bad input too: refused here, before any warning, so its
+                # line is the only one (recover, under the lock, reads and checks it again).
+                Journal(opts.state_dir).load()
             # Said only now: bad input (workload, output folders, a busy port) is then the only line.
             for notice in opts.notices:
                 self.log(notice.removeprefix("thermogov: "))
@@ -541,13 +571,17 @@ class Runner:
             )
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
-            if journal is not None:
-                states = idle.originals() if idle is not None else None
-                fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
-                journal.write(
-                    new_journal_data(prep.tree, _journal_entries(actuators), states=states, attrs=fan_attrs)
-                )
+            _rewrite_journal(journal, prep.tree, actuators, idle, fan)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle, fan)
+            self.limit_watch = LimitWatch(
+                actuators,
+                self.log,
+                functools.partial(
+                    self._journal_again,
+                    functools.partial(_rewrite_journal, journal, prep.tree, actuators, idle, fan),
+                ),
+            )
+            stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
@@ -613,6 +647,8 @@ class Runner:
         end_ms = None if self.opts.duration_s is None else round(self.opts.duration_s * 1000)
         stop = self.stop
         publisher, reloader = self.publisher, self.reloader
+        watch = self.limit_watch
+        assert watch is not None
         assert publisher is not None and reloader is not None  # made in run()
         started = False
         stopped = stop.event.is_set  # looked at when the loop does not wait (see StopFlag.wait)
@@ -641,6 +677,10 @@ class Runner:
                 telemetry.new_tick()
                 reload_event = self._reload(gov) if stop.reload_requested else ""
                 rec = self.throttle.annotate(gov.tick(now))
+                if now >= watch.ready_s:
+                    changed = watch.check(now)
+                    if changed:
+                        rec = with_events(rec, changed)
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 if reload_event:
@@ -670,6 +710,18 @@ class Runner:
                 t_ms, due = next(instants)
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
+
+    def _journal_again(self, rewrite: Callable[[], None]) -> None:
+        """Mid-run the journal failing to update is a warning: the run and its restore go on."""
+        try:
+            rewrite()
+        except ThermogovError as e:
+            self.log(f"warning: {e}; a restore after a crash would put back the values of before")
+
+    def _exit_notes(self) -> None:
+        if self.limit_watch is not None:
+            for note in self.limit_watch.exit_notes():
+                self.log(note)
 
     def _reload(self, gov: Governor) -> str:
         """Apply a SIGHUP at this tick boundary; the limiters the summary reports follow it."""

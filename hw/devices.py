@@ -189,6 +189,12 @@ class CapActuator:
         self._orig = dict(originals)
         self._read_clock = clock_reader  # the domain's effective clock in Hz (see open)
         self._cap = max(self._orig[f.label][1] * f.scale_hz for f in self.files)
+        self._asked_hz = self._cap  # the cap the governor last asked for
+        # Per file: the window thermogov last wrote, and what it read back then (the kernel may
+        # round or clamp); hw/limitwatch.py compares the files with them once a second.
+        self.written: dict[str, tuple[int, int]] = dict(self._orig)
+        self.seen: dict[str, tuple[int, int]] = dict(self._orig)
+        self.left_to_others: set[str] = set()  # files another writer keeps raising (limitwatch)
 
     @classmethod
     def open(cls, tree: SysfsTree, binding: DomainBinding, *, dry_run: bool = False) -> CapActuator:
@@ -229,14 +235,32 @@ class CapActuator:
             raise ActuatorError(
                 f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}"
             )
+        self._asked_hz = cap_hz
         for f in self.files:
-            orig_min, orig_max = self._orig[f.label]
-            # Each policy's ceiling is its own original limit: a policy that started below the
-            # domain's top (another tool capped it) is never raised above where it was.
-            raw = min(cap_hz // f.scale_hz, orig_max)
-            set_window(self.io, f, min(orig_min, raw), raw)
-        self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
+            if f.label not in self.left_to_others:
+                self.reapply(f)
+        governed = [f for f in self.files if f.label not in self.left_to_others] or self.files
+        self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in governed)
         return self._cap
+
+    def reapply(self, f: LimitFiles) -> None:
+        """Write the cap last asked for to one file's window (also after a reset under us)."""
+        orig_min, orig_max = self._orig[f.label]
+        # Each policy's ceiling is its own original limit: a policy that started below the
+        # domain's top (another tool capped it) is never raised above where it was.
+        raw = min(self._asked_hz // f.scale_hz, orig_max)
+        lo = min(orig_min, raw)
+        set_window(self.io, f, lo, raw)
+        self.written[f.label] = (lo, raw)
+        self.seen[f.label] = (self.io.read_int(f.min_rel), self.io.read_int(f.max_rel))
+
+    def original(self, label: str) -> tuple[int, int]:
+        """The window restore puts back for one file (file units)."""
+        return self._orig[label]
+
+    def adopt(self, label: str, lo: int, hi: int) -> None:
+        """Another writer's window becomes what restore puts back and this file's ceiling."""
+        self._orig[label] = (lo, hi)
 
     def effective_hz(self) -> int | None:
         try:
@@ -248,6 +272,8 @@ class CapActuator:
         """Put back every captured window; try all files before reporting a failure."""
         errors = []
         for f in self.files:
+            if f.label in self.left_to_others:
+                continue  # another writer's now (limitwatch said so when it gave it up)
             lo, hi = self._orig[f.label]
             errors.extend(restore_window(self.io, f, lo, hi))
         try:

@@ -37,7 +37,7 @@ from thermogov.hw.idle import StateEntry
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.owned import check_fan_attribute, check_idle_state, check_window, owned_windows
-from thermogov.hw.sysfs import SysfsTree
+from thermogov.hw.sysfs import SysfsTree, errno_name
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
 DEFAULT_STATE_DIR = Path("/var/lib/thermogov")
@@ -163,7 +163,12 @@ class Journal:
             raw = os.read(fd, MAX_JOURNAL_BYTES + 1)
         finally:
             os.close(fd)
-        fix = "write its values back by hand (see `thermogov doctor`), then delete it"
+        # A torn or foreign file cannot say which boot wrote it, and the file's age is no proof
+        # either (a Pi without a real-time clock boots with a clock that jumps later).
+        fix = (
+            "write its values back by hand (see `thermogov doctor`), then delete it; "
+            "if the board rebooted since it was written, the reboot reset the limits: just delete it"
+        )
         try:
             body = json.loads(raw.decode("utf-8"))
             if not isinstance(body, dict) or len(raw) > MAX_JOURNAL_BYTES:
@@ -192,6 +197,19 @@ class Journal:
             _fsync_dir(self.state_dir)
         except FileNotFoundError:
             pass
+
+    def delete_restored(self, root: Path | str) -> None:
+        """Delete the journal once its values are back; failing that, a runtime failure that
+        says the board is restored and only the file is left (a read-only or full state dir)."""
+        try:
+            self.delete()
+        except OSError as e:
+            raise RuntimeFailure(
+                f"limits restored, but the journal {self.path} could not be deleted "
+                f"({errno_name(e.errno)}: {e.strerror}); it holds the same values, "
+                f"so the next start or `{restore_command(root, self.state_dir)}` only writes them again; "
+                f"make {self.state_dir} writable"
+            ) from e
 
 
 def new_journal_data(
@@ -333,7 +351,13 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
         )
     now_boot = read_boot_id(tree)
     if data.boot_id and now_boot and data.boot_id != now_boot:
-        journal.delete()
+        try:
+            journal.delete()
+        except OSError as e:  # nothing to write back: the file staying is only a note
+            return (
+                f"ignored the journal of pid {data.pid} from an earlier boot (the reboot reset the limits); "
+                f"it could not be deleted ({errno_name(e.errno)}: {e.strerror})"
+            )
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors = validate_entries(tree, data.entries)
     validate_states(tree, data.states)
@@ -347,7 +371,7 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
             f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "
             f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
-    journal.delete()
+    journal.delete_restored(tree.root)
     idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
     fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
     return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running)"

@@ -11,6 +11,7 @@ their first line, ``thermogov.hw.heldsignals``; ``emulate`` stops on them).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
@@ -22,21 +23,35 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+STOPS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
 def main() -> None:
+    # Registered first, so it runs after every other exit handler: from there on the
+    # interpreter finalizes with its signal handlers back at the default action, and a stop
+    # landing then killed a run that had restored cleanly (found by bench/board_shapes.py).
+    # Blocked, it stays pending and dies with the process.
+    atexit.register(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
     try:
         from thermogov.cli import run_main
 
         code = run_main()
+        # Held from here until the handlers below are in place: a stop landing between this
+        # block and them raised KeyboardInterrupt outside any handler, and a run that had
+        # restored cleanly died by SIGINT (found by bench/board_shapes.py, a second stop).
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
     except KeyboardInterrupt:
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
         if os.environ.get("THERMOGOV_DEBUG", "") not in ("", "0"):
             raise
         sys.stderr.write("thermogov: interrupted\n")
         code = 130
     # The status is decided: a late stop must not replace it, but it still ends a slow exit.
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    for sig in STOPS:
         signal.signal(sig, lambda signum, frame: _exit_now(code))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # a stop held meanwhile ends it now
     sys.exit(code)
 
 

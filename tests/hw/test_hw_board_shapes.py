@@ -33,14 +33,6 @@ IDLE = "sys/devices/virtual/thermal/cooling_device2"
 P0 = "sys/devices/system/cpu/cpufreq/policy0"
 
 
-@pytest.fixture(scope="module")
-def shim() -> Path:
-    built = faultshim.build()
-    if built is None:
-        pytest.skip("no C compiler to build tests/hw/faultshim.c")
-    return built
-
-
 def _run(tmp: Path, shim: Path, rules: list[tuple[str, str, int]], config: str, *extra: str):
     faultshim.write_rules(tmp / "faults", rules)
     cfg = tmp / "cfg.toml"

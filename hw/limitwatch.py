@@ -1,0 +1,171 @@
+"""Limits that change under the daemon: a cluster coming back online, another agent's write.
+
+The governor writes a cap only when it decides a new one, so without a look at the files a
+limit that changed under it would stay changed for the rest of the run.  Once a second
+(:class:`~thermogov.hw.polled.Every`) every owned window is read and compared with what the
+daemon last wrote and read back.  Two causes, told apart by what was seen in between:
+
+* **a reset by the kernel**: the window could not be read (a cpufreq policy whose CPUs all went
+  offline answers EBUSY, ``show()`` in drivers/cpufreq/cpufreq.c) and reads differently once
+  it is back.  Mainline keeps the limit requests of a policy that only went inactive
+  (``cpufreq_online`` adds them only for a new policy), but a policy re-created by a driver
+  reload, or a vendor kernel, starts from ``cpuinfo_min_freq``..``cpuinfo_max_freq``.  The cap
+  is re-applied at once; what restore puts back does not change (the kernel chose nothing).
+* **another writer** (nvpmodel, jetson_clocks, thermald, a user), the window read fine and
+  differs.  The rule, the one TLP, thermald and nvpmodel follow towards each other (each writes
+  when *it* decides, none watches the others' files; see docs/hardware.md, "Other agents"):
+  the latest choice of another writer is respected, never fought, and always said.
+
+  - A limit raised above what thermogov wrote can only be another writer (a kernel clamp
+    lifting goes back to thermogov's own request, no higher).  Its value becomes what restore
+    puts back (and the journal says so at once: a ``kill -9`` restore keeps it too), and this
+    file's ceiling.  While the board needs a cap, the cap is written again, at most
+    :data:`MAX_REAPPLY` times per file and run: a writer that keeps raising it is then left the
+    file (not written again, not restored at exit), with one line naming the file.
+  - A limit lowered below what thermogov wrote (a lower power mode, or the kernel's own thermal
+    clamp, which 5.4+ kernels show in the same file) is never written over while it stands:
+    the lower limit is the safer one.  At exit the value of before is written back as for any
+    owned file (over a clamp that is harmless; over a mode change it undoes it), and the line
+    says which file was found lowered, so no other writer's choice is overwritten silently.
+
+Tags in the trace's ``event`` column: ``limits_reset:<file>``, ``limits_changed:<file>``,
+``limits_left:<file>``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from thermogov.hw.devices import CapActuator
+from thermogov.hw.limits import LimitFiles
+from thermogov.hw.polled import Every
+from thermogov.interfaces import ActuatorError
+
+MAX_REAPPLY = 3  # re-writes of one file against another writer before leaving it to that writer
+
+
+class LimitWatch:
+    """Once a second: re-apply caps the kernel reset, apply the other-writer rule (module doc)."""
+
+    def __init__(
+        self,
+        actuators: list[CapActuator],
+        log: Callable[[str], None],
+        on_restore_values: Callable[[], None],
+        period_s: float = 1.0,
+    ) -> None:
+        self._actuators = list(actuators)
+        self._log = log
+        self._on_restore_values = on_restore_values  # rewrite the journal
+        self._gate = Every(period_s)
+        self._offline: set[str] = set()
+        self._reapplied: Counter[str] = Counter()
+        self.lowered: dict[str, tuple[str, int, int]] = {}  # label -> (file, value, thermogov's)
+        self._exiting = False  # the last look before restore: adopt and note, never write
+
+    @property
+    def ready_s(self) -> float:
+        """Before this time a check does nothing (the loop compares instead of calling)."""
+        return self._gate.ready_s
+
+    def check(self, t_s: float) -> list[str]:
+        """The event tags of a check, when one is due at ``t_s`` (else nothing is read)."""
+        if t_s < self._gate.ready_s or not self._gate.due(t_s):
+            return []
+        tags: list[str] = []
+        for a in self._actuators:
+            for f in a.files:
+                if f.label not in a.left_to_others:
+                    tags.extend(self._check_file(a, f))
+        return tags
+
+    def _check_file(self, a: CapActuator, f: LimitFiles) -> list[str]:
+        label = f.label
+        try:
+            now = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
+        except ActuatorError as e:
+            if label not in self._offline:  # an inactive policy, an unbound device
+                self._log(f"{label}: limits unreadable ({e}); its cap is written again when it is back")
+                self._offline.add(label)
+            return []
+        was_offline = label in self._offline
+        self._offline.discard(label)
+        if now == a.seen[label]:
+            return []
+        if was_offline and self._exiting:
+            return []  # the restore about to run writes the originals anyway
+        if was_offline:
+            return self._reapply(a, f, f"limits_reset:{label}", f"{label} came back with {_window(now)}")
+        w_min, w_max = a.written[label]
+        n_min, n_max = now
+        if n_max > w_max or n_min > w_min:
+            return self._raised(a, f, now)
+        a.seen[label] = now
+        if n_max >= w_max:  # back to thermogov's own limit (a clamp lifted)
+            self.lowered.pop(label, None)
+            return []
+        if label not in self.lowered:
+            self._log(
+                f"{f.max_rel} reads {n_max} {f.unit}, below thermogov's {w_max}: another writer "
+                "(nvpmodel?) or a kernel thermal clamp; not written over while it stands"
+            )
+        self.lowered[label] = (f.max_rel, n_max, w_max)
+        return [f"limits_changed:{label}"]
+
+    def _raised(self, a: CapActuator, f: LimitFiles, now: tuple[int, int]) -> list[str]:
+        """Another writer raised a limit: its window is what restore puts back from now on."""
+        label = f.label
+        w_min, w_max = a.written[label]
+        o_min, o_max = a.original(label)
+        n_min, n_max = now
+        new = (n_min if n_min > w_min else o_min, n_max if n_max > w_max else o_max)
+        a.adopt(label, *new)
+        a.seen[label] = now
+        self._on_restore_values()
+        said = (
+            f"another writer set {f.label} to {_window(now)} {f.unit}; restore now puts back "
+            f"{_window(new)} (was {_window((o_min, o_max))})"
+        )
+        if n_max <= w_max or self._exiting:  # only the min went up, or restore comes next
+            self._log(said)
+            return [f"limits_changed:{label}"]
+        self._reapplied[label] += 1
+        if self._reapplied[label] > MAX_REAPPLY:
+            a.left_to_others.add(label)
+            self._log(
+                f"{said}; it raised the cap {self._reapplied[label]} times, so {f.max_rel} is left to it "
+                "(not written again, not restored at exit); stop that agent to let thermogov govern it"
+            )
+            return [f"limits_left:{label}"]
+        n = self._reapplied[label]
+        return self._reapply(
+            a, f, f"limits_changed:{label}", f"{said}; cap written again ({n} of {MAX_REAPPLY})"
+        )
+
+    def _reapply(self, a: CapActuator, f: LimitFiles, tag: str, said: str) -> list[str]:
+        try:
+            a.reapply(f)
+        except ActuatorError as e:
+            self._log(f"{said}; the cap could not be written again: {e}")
+            return [tag, f"write_failed:{a.name}"]
+        self._log(said)
+        return [tag]
+
+    def exit_notes(self) -> list[str]:
+        """A last look before restore (a change made since the last check is not missed), then
+        what restore is about to write over: the files found lowered by someone else."""
+        self._exiting = True
+        for a in self._actuators:
+            for f in a.files:
+                if f.label not in a.left_to_others:
+                    self._check_file(a, f)
+        return [
+            f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "
+            "restoring the value of before over it"
+            for rel, value, _ours in self.lowered.values()
+        ]
+
+
+def _window(w: tuple[int, int]) -> str:
+    return f"{w[0]}..{w[1]}"
