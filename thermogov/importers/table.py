@@ -87,6 +87,7 @@ class Table:
     malformed: int = 0
     repeated_headers: int = 0
     notes: list[str] = field(default_factory=list)
+    grouped: list[int] = field(default_factory=list)  # columns whose thousands separators were removed
 
 
 def _split(line: str, delim: str) -> list[str]:
@@ -213,7 +214,38 @@ def sniff(text: str) -> Table | None:
         rows.append(cells + [""] * (width - len(cells)))
     if not rows:
         return None
+    table.grouped = _drop_digit_grouping(rows, decimal_comma)
     return table
+
+
+_PLAIN_INT_RE = re.compile(r"-?\d+")
+_GROUPED_RE = {",": re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+"), ".": re.compile(r"-?[1-9]\d{0,2}(?:\.\d{3})+")}
+
+
+def _drop_digit_grouping(rows: list[list[str]], decimal_comma: bool) -> list[int]:
+    """Columns whose numbers group thousands (``600`` beside ``1,500`` MHz, or ``1.500`` where the
+    decimal mark is a comma), with the separators removed from their cells in place.
+
+    Read as decimals, ``1,500`` beside ``600`` was 1.5 MHz (or, with more such cells, a GHz
+    column whose ``600`` became 600 GHz).  A column is grouped only when every filled cell is a
+    whole number, some carry the separator in groups of three and some, without it, reach 100:
+    a decimal-comma column of temperatures (``45`` beside ``45,500``) never does.
+    """
+    grouped: list[int] = []
+    seps = [",", "."] if decimal_comma else [","]
+    for i in range(len(rows[0])):
+        cells = [r[i].strip() for r in rows if r[i].strip()]
+        plain = [c for c in cells if _PLAIN_INT_RE.fullmatch(c)]
+        if not plain or max(abs(int(c)) for c in plain) < 100:
+            continue
+        for sep in seps:
+            marked = [c for c in cells if _GROUPED_RE[sep].fullmatch(c)]
+            if marked and len(marked) + len(plain) == len(cells):
+                for r in rows:
+                    r[i] = r[i].replace(sep, "")
+                grouped.append(i)
+                break
+    return grouped
 
 
 def _stamped_series(lines: list[str]) -> Table | None:
@@ -705,26 +737,36 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         f = unit.factor if unit else 1.0
         return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
     clock = DayClock()
-    out: list[float | None] = []
-    kinds: set[bool] = set()
+    out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
         day_first = _ambiguous_slash_order(cells, notes, tcol.label)
     elif day_first is not None:
         notes.append(f"time column {tcol.label!r}: slash dates read {'day' if day_first else 'month'} first")
-    for c in cells:
-        st = parse_stamp(c, day_first)
-        if st is None:
-            out.append(None)
-            continue
-        secs, absolute = st
-        kinds.add(absolute)
-        out.append(secs if absolute else clock.seconds(secs))
+    stamps = [parse_stamp(c, day_first) for c in cells]
+    kinds = {st[1] for st in stamps if st is not None}
+    # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
+    # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
+    # that the caller turns round (newest_first), midnight included.
+    order = range(n - 1, -1, -1) if kinds == {False} and _days_run_backwards(stamps) else range(n)
+    out = [None] * n
+    for i in order:
+        st = stamps[i]
+        if st is not None:
+            out[i] = st[0] if st[1] else clock.seconds(st[0])
     if kinds == {False}:
         notes.append(f"time column {tcol.label!r}: time of day only (midnight wraps counted)")
     elif kinds == {True}:
         notes.append(f"time column {tcol.label!r}: date and time (log's local clock)")
     return out
+
+
+def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
+    """Whether times of day run newest first: each step taken as the shorter way round the
+    clock (23:59:59 -> 00:00:00 is 1 s forward, 00:00:00 -> 23:59:59 is 1 s back)."""
+    secs = [st[0] for st in stamps if st is not None]
+    steps = [(b - a + 43200.0) % 86400.0 - 43200.0 for a, b in itertools.pairwise(secs)]
+    return newest_first(list(itertools.accumulate(steps, initial=0.0)))
 
 
 def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
@@ -787,6 +829,11 @@ def parse_text(
         notes.extend(t.notes)
     else:
         notes.append("one value per line")
+    if t.grouped:
+        names = [t.header[i] if t.header and i < len(t.header) else f"#{i + 1}" for i in t.grouped]
+        notes.append(
+            f"thousands separators in {', '.join(names)} (e.g. 1,500 beside 600): read as whole numbers"
+        )
     if t.preamble:
         notes.append(f"{t.preamble} line(s) before the table skipped (title/prose)")
     if t.repeated_headers:
