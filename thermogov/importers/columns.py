@@ -180,7 +180,7 @@ class Column:
     role: str  # one of ROLES, or "" for not imported
     name: str = ""  # sensor (temp), domain (freq/load), rail name (rail)
     unit: str | None = None  # unit word from the header or --columns, None = decide by value
-    how: str = "header"  # header | --columns | values
+    how: str = "header"  # header | --columns | values | letter (a bare domain with a unit letter: `CPU f`)
 
 
 def _fold_accents(text: str) -> str:
@@ -295,6 +295,15 @@ def from_header(name: str) -> Column:
     if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws or ws & _LOADAVG_WORDS:
         return Column("")
     if (
+        stated
+        and stated[0] == "temp"
+        and not ws & _TEMP_WORDS
+        and ws & (_FREQ_WORDS | _POWER_WORDS | _LOAD_WORDS)
+    ):
+        # `freq (F)`: a word names another quantity, the unit a temperature; which one was
+        # logged cannot be told (read as °F, a 150 MHz clock was a sensor at 66 °C)
+        return Column("")
+    if (
         (stated and stated[0] == "temp")
         or ws & _TEMP_WORDS
         or any(_NUMBERED_TEMP_RE.fullmatch(w) for w in ws)
@@ -319,7 +328,13 @@ def from_header(name: str) -> Column:
     if len(words) == 1 and (m := re.fullmatch(r"(cpu|core|gpu)(\d*)", words[0])):
         # a bare domain name: jtop's CPU1..CPUn / GPU are loads in %, a home-made `cpu` may be a
         # temperature: decided from the values (thermogov.importers.table)
-        return Column("load?", _DOMAINS[m.group(1)], None if letter_only else unit)
+        # (`CPU f`: the letter is no unit of a load; the table never imports it as one)
+        return Column(
+            "load?",
+            _DOMAINS[m.group(1)],
+            None if letter_only else unit,
+            "letter" if letter_only else "header",
+        )
     return Column("")
 
 

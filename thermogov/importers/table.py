@@ -88,6 +88,7 @@ class Table:
     repeated_headers: int = 0
     notes: list[str] = field(default_factory=list)
     grouped: list[int] = field(default_factory=list)  # columns whose thousands separators were removed
+    last_preamble: list[str] = field(default_factory=list)  # the line just before the rows, split
 
 
 def _split(line: str, delim: str) -> list[str]:
@@ -200,6 +201,7 @@ def sniff(text: str) -> Table | None:
         if header is None and not rows:
             if len(cells) != width:
                 table.preamble += 1
+                table.last_preamble = cells
                 continue
             if not _is_data(cells, decimal_comma):
                 header = cells
@@ -246,6 +248,24 @@ def _drop_digit_grouping(rows: list[list[str]], decimal_comma: bool) -> list[int
                 grouped.append(i)
                 break
     return grouped
+
+
+def _refuse_split_decimals(t: Table, source: str) -> None:
+    """LogFormatError when a header narrower than its rows stands just before them in a
+    comma-separated file: decimal commas there (``0,44,5``) split each number in two, and the
+    rows, read without their header by their values, made ``44,5`` a 44 °C temperature beside a
+    5 % load."""
+    head = t.last_preamble
+    if t.header is not None or t.delimiter != "," or len(head) < 2 or not t.rows:
+        return
+    if any(_is_number(c, False) or not c.strip() for c in head) or len(head) >= len(t.rows[0]):
+        return
+    raise LogFormatError(
+        f"{source}: the header {','.join(head)!r} names {len(head)} columns but the rows have "
+        f"{len(t.rows[0])} (decimal commas in a comma-separated file split each number in two); "
+        "export it with ';' between columns or with decimal points, or map the rows' columns by "
+        "position with --columns"
+    )
 
 
 def _stamped_series(lines: list[str]) -> Table | None:
@@ -555,6 +575,12 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         has_temp = {c.col.name for c in cols if c.col.role == "temp"}
         undecided = []
         for c in ambiguous:
+            if c.col.how == "letter":
+                # `CPU f`, `cpu_c`: a letter no load carries; a clock in GHz (1.5) or °F (150)
+                # fits its values as well as a load in %: not imported
+                c.col = Column("")
+                said.append(f"{c.label}=? (clock, °F or count: map it with --columns freq=COL or temp=COL:F)")
+                continue
             cells = [r[c.index] for r in t.rows[:200] if r[c.index]]
             vals = _values(t.rows, c.index, t.decimal_comma)
             clock = detect_unit("freq", vals)
@@ -838,6 +864,8 @@ def parse_text(
         notes.append(f"{t.preamble} line(s) before the table skipped (title/prose)")
     if t.repeated_headers:
         notes.append(f"header repeated {t.repeated_headers} time(s) in the file (logger restarted): ignored")
+    if columns is None:
+        _refuse_split_decimals(t, source)
     cols = identify(t, source, columns, notes)
     dc = t.decimal_comma
     for c in cols:
