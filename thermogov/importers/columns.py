@@ -294,14 +294,10 @@ def from_header(name: str) -> Column:
         return Column("throttled")
     if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws or ws & _LOADAVG_WORDS:
         return Column("")
-    if (
-        stated
-        and stated[0] == "temp"
-        and not ws & _TEMP_WORDS
-        and ws & (_FREQ_WORDS | _POWER_WORDS | _LOAD_WORDS)
-    ):
-        # `freq (F)`: a word names another quantity, the unit a temperature; which one was
-        # logged cannot be told (read as °F, a 150 MHz clock was a sensor at 66 °C)
+    temp_unit = (stated and stated[0] == "temp") or suffix in {"c", "f", "k", "mc"}
+    if temp_unit and not ws & _TEMP_WORDS and ws & (_FREQ_WORDS | _POWER_WORDS | _LOAD_WORDS):
+        # `freq (F)`, `Freq F`: a word names another quantity, the unit a temperature; which one
+        # was logged cannot be told (read as °F, a 150 MHz clock was a sensor at 66 °C)
         return Column("")
     if (
         (stated and stated[0] == "temp")
@@ -323,8 +319,11 @@ def from_header(name: str) -> Column:
     if ws & _TIME_WORDS:
         return Column("t", unit=unit)
     if len(ws) == 2 and ws & {"total", "tot"} and (domain := ws & {"cpu", "gpu"}):
-        # `cpu_total` (Glances, psutil): the domain's utilisation summed over its kinds of time
-        return Column("load", domain.pop(), unit)
+        # `cpu_total` (Glances, psutil): the domain's utilisation summed over its kinds of time,
+        # a percentage in both (psutil docs, `cpu_percent`: "a percentage"; Glances' cpu plugin
+        # `total`).  Stated, not guessed from values: an idle board's 0.3 % read as a fraction
+        # was a 30 % load.
+        return Column("load", domain.pop(), unit or "%")
     if len(words) == 1 and (m := re.fullmatch(r"(cpu|core|gpu)(\d*)", words[0])):
         # a bare domain name: jtop's CPU1..CPUn / GPU are loads in %, a home-made `cpu` may be a
         # temperature: decided from the values (thermogov.importers.table)
