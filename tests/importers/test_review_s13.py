@@ -1,0 +1,154 @@
+"""Misreads found by the session-13 review of the new readers (docs/importing.md, "Reviewed,
+session 13"): each log was imported with exit 0 and wrong values before.  Synthetic rows in each
+shape with this test's own numbers; every expected value is computed from the numbers written."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from thermogov.importers import parse_log
+from thermogov.importers.columns import from_header
+from thermogov.interfaces import LogFormatError
+
+CELSIUS = [44.0 + 0.5 * k for k in range(8)]
+
+
+def _write(tmp_path: Path, data: str | bytes, name: str = "log.csv") -> Path:
+    path = tmp_path / name
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8", newline="")
+    else:
+        path.write_bytes(data)
+    return path
+
+
+def _f(c: float) -> float:
+    return round(c * 9 / 5 + 32, 1)
+
+
+def test_glances_unit_cells_are_read_in_every_row(tmp_path: Path) -> None:
+    """Glances restarted with --fahrenheit appends °F rows: only the first 200 unit cells were
+    read, so the °F rows after them were stored as °C (114 °C).  Mixed units are not imported."""
+    header = "timestamp,cpu_total,sensors_cpu_thermal 1_value,sensors_cpu_thermal 1_unit"
+    units = ["C"] * 210 + ["F"] * 30
+    rows = "".join(
+        f"2026-12-04 10:{k // 60:02d}:{k % 60:02d},30.0,{45.0 if u == 'C' else _f(45.0)},{u}\n"
+        for k, u in enumerate(units)
+    )
+    log = parse_log(_write(tmp_path, header + "\n" + rows))
+    assert not any(s.temps_c for s in log.samples)
+    assert any("not in °C/°F" in n and "c/f" in n for n in log.notes)
+
+
+def test_cpu_total_is_a_percentage_even_when_idle(tmp_path: Path) -> None:
+    """0.2..0.9 % was taken for a fraction: a 20..90 % load."""
+    pct = [0.2 + 0.1 * k for k in range(8)]
+    text = "timestamp,cpu_total,cpu_temp\n" + "".join(
+        f"{1764842400 + k},{p:.1f},{c}\n" for k, (p, c) in enumerate(zip(pct, CELSIUS, strict=True))
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.loads["cpu"] for s in log.samples] == pytest.approx([p / 100 for p in pct])
+
+
+def test_times_of_day_newest_first_across_midnight(tmp_path: Path) -> None:
+    """Newest first, 00:00:03 .. 23:59:56: every step back was unplaceable, 1 row of 8 kept."""
+    stamps = [f"23:59:{56 + k}" for k in range(4)] + [f"00:00:0{k}" for k in range(4)]
+    text = "time,cpu_temp\n" + "".join(
+        f"{t},{c}\n" for t, c in reversed(list(zip(stamps, CELSIUS, strict=True)))
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [(s.t_s, s.temps_c["cpu"]) for s in log.samples] == [(float(k), c) for k, c in enumerate(CELSIUS)]
+
+
+@pytest.mark.parametrize(("sep", "delim"), [(",", ";"), (".", ";"), (",", ",")])
+def test_thousands_separators_beside_plain_numbers(tmp_path: Path, sep: str, delim: str) -> None:
+    """`1,500` beside `600` MHz was 1.5 MHz (or 600 became 600 GHz)."""
+    mhz = [600, 600, 1500, 1800, 600, 1500, 1800, 600]
+
+    def cell(v: int) -> str:
+        text = f"{v // 1000}{sep}{v % 1000:03d}" if v >= 1000 else str(v)
+        return f'"{text}"' if delim == "," else text
+
+    temp = (lambda c: str(c).replace(".", ",")) if delim == ";" else str
+    text = f"time{delim}temp{delim}freq (MHz)\n" + "".join(
+        f"{k}{delim}{temp(c)}{delim}{cell(v)}\n" for k, (c, v) in enumerate(zip(CELSIUS, mhz, strict=True))
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.freqs_hz["cpu"] for s in log.samples] == [v * 1_000_000 for v in mhz]
+    assert [s.temps_c["cpu"] for s in log.samples] == CELSIUS
+
+
+def test_decimal_commas_keep_their_meaning_without_plain_hundreds(tmp_path: Path) -> None:
+    """A decimal-comma column never taken for thousands: `45` beside `45,500` stays 45.5."""
+    vals = ["45", "45,500", "46", "46,250"]
+    text = "Zeit;Temperatur\n" + "".join(f"10:00:0{k};{v}\n" for k, v in enumerate(vals))
+    log = parse_log(_write(tmp_path, text))
+    assert [s.temps_c["cpu"] for s in log.samples] == [45.0, 45.5, 46.0, 46.25]
+
+
+def test_decimal_commas_in_a_comma_separated_file_are_refused(tmp_path: Path) -> None:
+    """`0,44,5,1500` under `time,temp,freq` was read header-less: 44 °C beside a 5 % load."""
+    text = "time,temp,freq\n" + "".join(
+        f"{k},{str(c).replace('.', ',')},1500\n" for k, c in enumerate(CELSIUS)
+    )
+    with pytest.raises(LogFormatError, match=r"names 3 columns but the rows have 4.*';'"):
+        parse_log(_write(tmp_path, text))
+
+
+def test_a_line_cut_by_nuls_is_not_glued_to_the_next(tmp_path: Path) -> None:
+    """`4` + NULs + `300,40.0`: the row t = 4300 s, and every later row dropped as earlier."""
+    after = [(300 + k, 40.0 + k / 10) for k in range(6)]
+    text = (
+        "t,temp\n"
+        + "".join(f"{k},{c}\n" for k, c in enumerate(CELSIUS[:4]))
+        + "4"
+        + "\x00" * 4096
+        + "".join(f"{t},{v}\n" for t, v in after)
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [(s.t_s, s.temps_c["cpu"]) for s in log.samples] == [
+        *((float(k), c) for k, c in enumerate(CELSIUS[:4])),
+        *((float(t), v) for t, v in after),
+    ]
+    assert any("cut off by a run of NULs" in n for n in log.notes)
+
+
+def test_a_few_nuls_inside_a_line_are_only_removed(tmp_path: Path) -> None:
+    text = "t,temp\n" + "".join(f"{k},{c}\n" for k, c in enumerate(CELSIUS))
+    text = text.replace("2,45.0", "2,4\x00\x005.0")
+    log = parse_log(_write(tmp_path, text))
+    assert [s.temps_c["cpu"] for s in log.samples] == CELSIUS
+
+
+def test_a_gzip_inside_a_gzip_is_read(tmp_path: Path) -> None:
+    """It was refused as 'a binary file', a cause that names no fix."""
+    text = "t,temp\n" + "".join(f"{k},{c}\n" for k, c in enumerate(CELSIUS))
+    log = parse_log(_write(tmp_path, gzip.compress(gzip.compress(text.encode())), "log.csv.gz.gz"))
+    assert [s.temps_c["cpu"] for s in log.samples] == CELSIUS
+    assert any("gzip inside gzip" in n for n in log.notes)
+
+
+def test_four_nested_gzips_are_refused(tmp_path: Path) -> None:
+    data = b"t,temp\n0,45.0\n1,45.5\n"
+    for _ in range(4):
+        data = gzip.compress(data)
+    with pytest.raises(LogFormatError, match="inside each other"):
+        parse_log(_write(tmp_path, data, "log.gz"))
+
+
+@pytest.mark.parametrize("name", ["freq (F)", "Freq F", "power_c"])
+def test_a_temperature_unit_on_another_quantity_is_not_imported(name: str) -> None:
+    """`freq (F)` holding 150..157 MHz was a second sensor at 66..69 °C."""
+    assert from_header(name).role == ""
+
+
+def test_a_bare_domain_with_a_unit_letter_is_never_a_load(tmp_path: Path) -> None:
+    """`CPU f` holding 1.5 (GHz) was a 1.5 % load beside the cpu temperature."""
+    text = "time,cpu temp,CPU f\n" + "".join(f"{k},{c},1.5\n" for k, c in enumerate(CELSIUS))
+    log = parse_log(_write(tmp_path, text))
+    assert [s.temps_c for s in log.samples] == [{"cpu": c} for c in CELSIUS]
+    assert not any(s.loads or s.freqs_hz for s in log.samples)
+    assert any("CPU f=?" in n and "--columns" in n for n in log.notes)
