@@ -81,6 +81,31 @@ def test_thousands_separators_beside_plain_numbers(tmp_path: Path, sep: str, del
     assert [s.temps_c["cpu"] for s in log.samples] == CELSIUS
 
 
+@pytest.mark.parametrize("sep", [" ", "\u00a0", "\u202f"])
+def test_space_grouped_thousands_in_a_french_export(tmp_path: Path, sep: str) -> None:
+    """`1 500` made its row no data: 5 rows of 8 silently skipped."""
+    mhz = [600, 1500, 1800, 600, 1500, 1800, 600, 1500]
+    text = "Heure;Température;Fréquence (MHz)\n" + "".join(
+        f"10:00:{k:02d};{str(c).replace('.', ',')};{str(v) if v < 1000 else f'{v // 1000}{sep}{v % 1000:03d}'}\n"
+        for k, (c, v) in enumerate(zip(CELSIUS, mhz, strict=True))
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.freqs_hz["cpu"] for s in log.samples] == [v * 1_000_000 for v in mhz]
+
+
+@pytest.mark.parametrize(
+    ("delim", "cells"), [(";", ["950,5", "1.234,5", "4.100,0"]), (",", ['"950.5"', '"1,234.5"', '"4,100.0"'])]
+)
+def test_grouped_thousands_with_decimals(tmp_path: Path, delim: str, cells: list[str]) -> None:
+    mw = [950.5, 1234.5, 4100.0]
+    temp = (lambda c: str(c).replace(".", ",")) if delim == ";" else str
+    text = f"time{delim}temp{delim}power (mW)\n" + "".join(
+        f"{k}{delim}{temp(CELSIUS[k])}{delim}{cells[k % 3]}\n" for k in range(6)
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.power_w for s in log.samples] == pytest.approx([mw[k % 3] / 1000 for k in range(6)])
+
+
 def test_decimal_commas_keep_their_meaning_without_plain_hundreds(tmp_path: Path) -> None:
     """A decimal-comma column never taken for thousands: `45` beside `45,500` stays 45.5."""
     vals = ["45", "45,500", "46", "46,250"]

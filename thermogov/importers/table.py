@@ -196,8 +196,12 @@ def sniff(text: str) -> Table | None:
     header: list[str] | None = None
     rows: list[list[str]] = []
     table = Table(None, rows, delim, decimal_comma)
-    for ln in lines:
-        cells = _split(ln, delim)
+    split = [_split(ln, delim) for ln in lines]
+    grouping = _digit_grouping([c for c in split if len(c) == width], width, delim, decimal_comma)
+    table.grouped = sorted(grouping)
+    for cells in split:
+        if grouping and len(cells) == width:
+            cells = _ungrouped(cells, grouping)
         if header is None and not rows:
             if len(cells) != width:
                 table.preamble += 1
@@ -216,38 +220,55 @@ def sniff(text: str) -> Table | None:
         rows.append(cells + [""] * (width - len(cells)))
     if not rows:
         return None
-    table.grouped = _drop_digit_grouping(rows, decimal_comma)
     return table
 
 
-_PLAIN_INT_RE = re.compile(r"-?\d+")
-_GROUPED_RE = {",": re.compile(r"-?[1-9]\d{0,2}(?:,\d{3})+"), ".": re.compile(r"-?[1-9]\d{0,2}(?:\.\d{3})+")}
+# Thousands separators: a comma, a dot, or a space of any kind: plain, no-break or narrow no-break
+# (a French export, CLDR's `fr` locale), or an apostrophe (Swiss German).
+_SPACE_SEPS = " \u00a0\u202f'"
 
 
-def _drop_digit_grouping(rows: list[list[str]], decimal_comma: bool) -> list[int]:
-    """Columns whose numbers group thousands (``600`` beside ``1,500`` MHz, or ``1.500`` where the
-    decimal mark is a comma), with the separators removed from their cells in place.
+def _digit_grouping(rows: list[list[str]], width: int, delim: str, decimal_comma: bool) -> dict[int, str]:
+    """{column: pattern of its thousands separator} for the columns whose numbers group their
+    thousands (``600`` beside ``1,500`` MHz, ``1.234,5`` mW, ``1 500`` in a French export).
 
     Read as decimals, ``1,500`` beside ``600`` was 1.5 MHz (or, with more such cells, a GHz
-    column whose ``600`` became 600 GHz).  A column is grouped only when every filled cell is a
-    whole number, some carry the separator in groups of three and some, without it, reach 100:
-    a decimal-comma column of temperatures (``45`` beside ``45,500``) never does.
+    column whose ``600`` became 600 GHz); ``1 500`` made its row no data at all.  A comma or dot
+    is a separator only in a column whose numbers are all grouped in threes or plain, some plain
+    ones reaching 100 (where the mark is also the decimal mark, only whole numbers are plain): a
+    decimal-comma column of temperatures (``45`` beside ``45,500``) never is.  A space cannot be
+    a decimal mark, so grouped cells alone decide it.  Text cells (the header) do not count.
     """
-    grouped: list[int] = []
-    seps = [",", "."] if decimal_comma else [","]
-    for i in range(len(rows[0])):
+    dec = "," if decimal_comma else "."
+    spaces = "[" + re.escape("".join(ch for ch in _SPACE_SEPS if ch != delim)) + "]"
+    out: dict[int, str] = {}
+    for i in range(width):
         cells = [r[i].strip() for r in rows if r[i].strip()]
-        plain = [c for c in cells if _PLAIN_INT_RE.fullmatch(c)]
-        if not plain or max(abs(int(c)) for c in plain) < 100:
-            continue
-        for sep in seps:
-            marked = [c for c in cells if _GROUPED_RE[sep].fullmatch(c)]
-            if marked and len(marked) + len(plain) == len(cells):
-                for r in rows:
-                    r[i] = r[i].replace(sep, "")
-                grouped.append(i)
+        for sep in (re.escape(","), re.escape("."), spaces):
+            same = sep == re.escape(dec)
+            frac = "" if same else rf"(?:{re.escape(dec)}\d+)?"
+            plain_re = re.compile(r"-?\d+" + frac)
+            grouped_re = re.compile(rf"-?[1-9]\d{{0,2}}(?:{sep}\d{{3}})+{frac}")
+            plain = [c for c in cells if plain_re.fullmatch(c)]
+            grouped = [c for c in cells if grouped_re.fullmatch(c)]
+            if not grouped:
+                continue
+            numeric = [c for c in cells if number(c, decimal_comma) is not None or grouped_re.fullmatch(c)]
+            if len(grouped) + len(plain) != len(numeric):
+                continue
+            if sep == spaces or any(abs(float(c.replace(dec, "."))) >= 100 for c in plain):
+                out[i] = sep
                 break
-    return grouped
+    return out
+
+
+def _ungrouped(cells: list[str], grouping: dict[int, str]) -> list[str]:
+    """``cells`` with each grouped column's thousands separators removed from its numbers."""
+    out = list(cells)
+    for i, sep in grouping.items():
+        if any(ch.isdigit() for ch in out[i]) and not any(ch.isalpha() for ch in out[i]):
+            out[i] = re.sub(sep, "", out[i].strip())
+    return out
 
 
 def _refuse_split_decimals(t: Table, source: str) -> None:
@@ -857,9 +878,7 @@ def parse_text(
         notes.append("one value per line")
     if t.grouped:
         names = [t.header[i] if t.header and i < len(t.header) else f"#{i + 1}" for i in t.grouped]
-        notes.append(
-            f"thousands separators in {', '.join(names)} (e.g. 1,500 beside 600): read as whole numbers"
-        )
+        notes.append(f"thousands separators in {', '.join(names)} (1,500 / 1.234,5 / 1 500): removed")
     if t.preamble:
         notes.append(f"{t.preamble} line(s) before the table skipped (title/prose)")
     if t.repeated_headers:
