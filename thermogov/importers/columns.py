@@ -294,10 +294,12 @@ def from_header(name: str) -> Column:
         return Column("throttled")
     if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws or ws & _LOADAVG_WORDS:
         return Column("")
-    temp_unit = (stated and stated[0] == "temp") or suffix in {"c", "f", "k", "mc"}
+    temp_unit = stated and stated[0] == "temp"
     if temp_unit and not ws & _TEMP_WORDS and ws & (_FREQ_WORDS | _POWER_WORDS | _LOAD_WORDS):
-        # `freq (F)`, `Freq F`: a word names another quantity, the unit a temperature; which one
-        # was logged cannot be told (read as °F, a 150 MHz clock was a sensor at 66 °C)
+        # `freq (F)`, `Power (°C)`: a word names another quantity, the stated unit a temperature;
+        # which one was logged cannot be told (read as °F, a 150 MHz clock was a sensor at
+        # 66 °C).  A bare letter (`Freq F`, `power_f`) states nothing: the values decide, as
+        # for `CPU f` (c50b855).
         return Column("")
     if (
         (stated and stated[0] == "temp")
