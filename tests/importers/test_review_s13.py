@@ -123,6 +123,12 @@ def test_decimal_commas_in_a_comma_separated_file_are_refused(tmp_path: Path) ->
         parse_log(_write(tmp_path, text))
 
 
+def test_a_title_line_before_a_headerless_table_is_no_split_header(tmp_path: Path) -> None:
+    text = "Pi monitor, v1.2\n" + "".join(f"{k},{c},1500\n" for k, c in enumerate(CELSIUS))
+    log = parse_log(_write(tmp_path, text))
+    assert [s.temps_c["cpu"] for s in log.samples] == CELSIUS
+
+
 def test_a_line_cut_by_nuls_is_not_glued_to_the_next(tmp_path: Path) -> None:
     """`4` + NULs + `300,40.0`: the row t = 4300 s, and every later row dropped as earlier."""
     after = [(300 + k, 40.0 + k / 10) for k in range(6)]

@@ -281,6 +281,12 @@ def _refuse_split_decimals(t: Table, source: str) -> None:
         return
     if any(_is_number(c, False) or not c.strip() for c in head) or len(head) >= len(t.rows[0]):
         return
+    # each decimal comma splits a number into two digit-only cells: a row with fewer such
+    # pairs than it has extra cells is no split header's row (a title line before a table)
+    row = [c.strip() for c in t.rows[0]]
+    pairs = sum(1 for a, b in itertools.pairwise(row) if re.fullmatch(r"-?\d+", a) and b.isdigit())
+    if pairs < len(row) - len(head):
+        return
     raise LogFormatError(
         f"{source}: the header {','.join(head)!r} names {len(head)} columns but the rows have "
         f"{len(t.rows[0])} (decimal commas in a comma-separated file split each number in two); "
