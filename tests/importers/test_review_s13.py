@@ -183,3 +183,34 @@ def test_a_bare_domain_with_a_unit_letter_is_never_a_load(tmp_path: Path) -> Non
     assert [s.temps_c for s in log.samples] == [{"cpu": c} for c in CELSIUS]
     assert not any(s.loads or s.freqs_hz for s in log.samples)
     assert any("CPU f=?" in n and "--columns" in n for n in log.notes)
+
+
+@pytest.mark.parametrize(
+    ("header", "cells", "expect"),
+    [
+        (
+            "timestamp,cpu_load",
+            [f"{30 + k}.0" for k in range(8)],
+            ("loads", [(30 + k) / 100 for k in range(8)]),
+        ),
+        ("timestamp,temp_f", [str(_f(c)) for c in CELSIUS], ("temps", CELSIUS)),
+        ("time,power_w", [f"{5 + k / 10}" for k in range(8)], ("power", [5 + k / 10 for k in range(8)])),
+    ],
+)
+def test_a_named_two_column_wall_clock_table_is_read_by_name(
+    tmp_path: Path, header: str, cells: list[str], expect: tuple[str, list[float]]
+) -> None:
+    """The psutil layout's header-less `YYYY-MM-DD HH:MM:SS,temp` rows are read by position; a
+    named table of the same shape stored its load, °F or watts as the cpu temperature in °C."""
+    text = header + "\n" + "".join(f"2026-12-04 10:00:{k:02d},{v}\n" for k, v in enumerate(cells))
+    log = parse_log(_write(tmp_path, text))
+    kind, values = expect
+    if kind == "loads":
+        got = [s.loads["cpu"] for s in log.samples]
+    elif kind == "temps":
+        got = [s.temps_c["cpu"] for s in log.samples]
+    else:
+        got = [s.power_w for s in log.samples]
+    assert got == pytest.approx(values)
+    if kind != "temps":
+        assert not any(s.temps_c for s in log.samples)
