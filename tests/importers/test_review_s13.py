@@ -214,3 +214,22 @@ def test_a_named_two_column_wall_clock_table_is_read_by_name(
     assert got == pytest.approx(values)
     if kind != "temps":
         assert not any(s.temps_c for s in log.samples)
+
+
+def test_millions_grouped_twice_need_no_plain_number(tmp_path: Path) -> None:
+    """`"1,500,000"` kHz beside `"600,000"`: two separators are no decimal mark, but with no
+    plain number to compare, 5 rows of 8 were dropped without a note (and 600,000 read as 600.0)."""
+    khz = [600_000, 1_500_000, 1_800_000] * 2
+    text = "epoch,temp,freq_khz\n" + "".join(
+        f'{1764842400 + k},{CELSIUS[k]},"{v:,}"\n' for k, v in enumerate(khz)
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.freqs_hz["cpu"] for s in log.samples] == [v * 1000 for v in khz]
+
+
+def test_rows_whose_time_cannot_be_placed_are_said(tmp_path: Path) -> None:
+    stamps = ["10:00:00", "10:00:01", "23:00:00", "10:00:03"]  # 13 h on: no place on the axis
+    text = "time,cpu_temp\n" + "".join(f"{t},{c}\n" for t, c in zip(stamps, CELSIUS, strict=False))
+    log = parse_log(_write(tmp_path, text))
+    assert [s.t_s for s in log.samples] == [0.0, 1.0, 3.0]
+    assert any(n.startswith("1 row(s) whose time could not be read or placed") for n in log.notes)

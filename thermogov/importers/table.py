@@ -256,7 +256,12 @@ def _digit_grouping(rows: list[list[str]], width: int, delim: str, decimal_comma
             numeric = [c for c in cells if number(c, decimal_comma) is not None or grouped_re.fullmatch(c)]
             if len(grouped) + len(plain) != len(numeric):
                 continue
-            if sep == spaces or any(abs(float(c.replace(dec, "."))) >= 100 for c in plain):
+            # two separators in one number (`1,500,000`) are no decimal mark either
+            if (
+                sep == spaces
+                or any(len(re.findall(sep, c)) > 1 for c in grouped)
+                or any(abs(float(c.replace(dec, "."))) >= 100 for c in plain)
+            ):
                 out[i] = sep
                 break
     return out
@@ -909,6 +914,13 @@ def parse_text(
     if garbled:
         notes.append(
             f"{garbled} row(s) with a NaN, infinite or garbled time (over a year from the others) skipped"
+        )
+    unplaced = sum(1 for a in raw_times if a is None)
+    if unplaced:
+        # counted in skipped_lines only, they were dropped without a word
+        notes.append(
+            f"{unplaced} row(s) whose time could not be read or placed skipped "
+            "(an unreadable stamp, or a time of day more than 12 h back)"
         )
     kept_t: list[float] = []
     rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]] = []
