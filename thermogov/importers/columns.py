@@ -180,7 +180,7 @@ class Column:
     role: str  # one of ROLES, or "" for not imported
     name: str = ""  # sensor (temp), domain (freq/load), rail name (rail)
     unit: str | None = None  # unit word from the header or --columns, None = decide by value
-    how: str = "header"  # header | --columns | values
+    how: str = "header"  # header | --columns | values | letter (a bare domain with a unit letter: `CPU f`)
 
 
 def _fold_accents(text: str) -> str:
@@ -294,6 +294,13 @@ def from_header(name: str) -> Column:
         return Column("throttled")
     if ws & _IGNORE_WORDS or {"load", "avg"} <= ws or {"load", "average"} <= ws or ws & _LOADAVG_WORDS:
         return Column("")
+    temp_unit = stated and stated[0] == "temp"
+    if temp_unit and not ws & _TEMP_WORDS and ws & (_FREQ_WORDS | _POWER_WORDS | _LOAD_WORDS):
+        # `freq (F)`, `Power (°C)`: a word names another quantity, the stated unit a temperature;
+        # which one was logged cannot be told (read as °F, a 150 MHz clock was a sensor at
+        # 66 °C).  A bare letter (`Freq F`, `power_f`) states nothing: the values decide, as
+        # for `CPU f` (c50b855).
+        return Column("")
     if (
         (stated and stated[0] == "temp")
         or ws & _TEMP_WORDS
@@ -314,12 +321,21 @@ def from_header(name: str) -> Column:
     if ws & _TIME_WORDS:
         return Column("t", unit=unit)
     if len(ws) == 2 and ws & {"total", "tot"} and (domain := ws & {"cpu", "gpu"}):
-        # `cpu_total` (Glances, psutil): the domain's utilisation summed over its kinds of time
-        return Column("load", domain.pop(), unit)
+        # `cpu_total` (Glances, psutil): the domain's utilisation summed over its kinds of time,
+        # a percentage in both (psutil docs, `cpu_percent`: "a percentage"; Glances' cpu plugin
+        # `total`).  Stated, not guessed from values: an idle board's 0.3 % read as a fraction
+        # was a 30 % load.
+        return Column("load", domain.pop(), unit or "%")
     if len(words) == 1 and (m := re.fullmatch(r"(cpu|core|gpu)(\d*)", words[0])):
         # a bare domain name: jtop's CPU1..CPUn / GPU are loads in %, a home-made `cpu` may be a
         # temperature: decided from the values (thermogov.importers.table)
-        return Column("load?", _DOMAINS[m.group(1)], None if letter_only else unit)
+        # (`CPU f`: the letter is no unit of a load; the table never imports it as one)
+        return Column(
+            "load?",
+            _DOMAINS[m.group(1)],
+            None if letter_only else unit,
+            "letter" if letter_only else "header",
+        )
     return Column("")
 
 

@@ -43,9 +43,16 @@ def is_tar(data: bytes) -> bool:
     return data[257:262] == b"ustar"
 
 
-def decompressed(data: bytes, source: str, limit: int) -> tuple[bytes, str | None]:
+# Streams inside streams read before refusing: `gzip log.gz` run twice (a rotated log compressed
+# again for mailing) gives a gzip inside a gzip; more layers than this are no log.
+MAX_NESTED_STREAMS = 3
+
+
+def decompressed(data: bytes, source: str, limit: int, depth: int = 1) -> tuple[bytes, str | None]:
     """(bytes of the log, the compression read or None); LogFormatError for an archive or a
-    damaged or oversized stream.  ``limit`` bounds the decompressed size."""
+    damaged or oversized stream.  ``limit`` bounds the decompressed size.  A stream whose
+    content is again a stream (a gzip of a gzip) is opened in turn, up to ``MAX_NESTED_STREAMS``:
+    read once, its content was refused as "a binary file", a cause that names no fix."""
     if data.startswith(_ZIP_MAGIC):
         return _one_zip_member(data, source, limit), "zip"
     for magic, what, fix in _ARCHIVES:
@@ -69,6 +76,14 @@ def decompressed(data: bytes, source: str, limit: int) -> tuple[bytes, str | Non
             raise LogFormatError(
                 f"{source}: a compressed tar archive; extract it (tar -xf) and import the log inside"
             )
+        if any(bytes(out[: len(m)]) == m for m, _, _ in _STREAMS):
+            if depth >= MAX_NESTED_STREAMS:
+                raise LogFormatError(
+                    f"{source}: {depth} compressed streams inside each other and still not a log; "
+                    "decompress it by hand and import the log inside"
+                )
+            inner, inner_name = decompressed(bytes(out), source, limit, depth + 1)
+            return inner, f"{inner_name} inside {name}"
         return out, name
     return data, None
 

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from thermogov.importers import table
+from thermogov.importers.columns import from_header
 from thermogov.importers.common import (
     NEWEST_FIRST_NOTE,
     ImportedLog,
@@ -79,13 +80,38 @@ def parse_text(text: str, source: str = "<text>", *, columns: str | None = None)
     # the fixed layout has 2 or 7 fields; a wall-clock row of any other width is some other
     # logger's table (`date,temp,volts,4 clocks,°F,governor,MB`: refused before)
     wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
-    if columns is None and wall * 2 > min(len(lines), 200):
+    if columns is None and wall * 2 > min(len(lines), 200) and not _named_columns(lines):
         try:
             return _parse_wall(text, source)
         except LogFormatError:
             pass  # 2 or 7 columns by chance (Glances' records): not the psutil layout, a table
     log = table.parse_text(text, source, columns=columns, fmt=FMT)
     return log
+
+
+def _named_columns(lines: list[str]) -> bool:
+    """Whether a header names the wall-clock rows' columns as something the psutil layout's
+    positions do not hold: then they are read by name (rule 1).
+
+    The layout's second field is the cpu temperature in °C and its fourth the cpu load; a
+    `timestamp,cpu_load`, `timestamp,temp_f` or `time,power_w` table has the same shape, and by
+    position its load, °F or watts were stored as the cpu temperature in °C."""
+    first = next((i for i, ln in enumerate(lines) if _WALL_RE.match(ln)), None)
+    if first is None:
+        return False
+    width = lines[first].count(",")
+    for ln in lines[:first]:
+        cells = ln.split(",")
+        if ln.count(",") != width or not all(re.search(r"[A-Za-z]", c) for c in cells):
+            continue
+        temp = from_header(cells[1])
+        load = from_header(cells[3]) if len(cells) == 7 else None
+        return not (
+            temp.role == "temp"
+            and temp.unit in (None, "°C")
+            and (load is None or load.role in ("load", "load?"))
+        )
+    return False
 
 
 def _parse_wall(text: str, source: str) -> ImportedLog:

@@ -87,6 +87,8 @@ class Table:
     malformed: int = 0
     repeated_headers: int = 0
     notes: list[str] = field(default_factory=list)
+    grouped: list[int] = field(default_factory=list)  # columns whose thousands separators were removed
+    last_preamble: list[str] = field(default_factory=list)  # the line just before the rows, split
 
 
 def _split(line: str, delim: str) -> list[str]:
@@ -194,11 +196,16 @@ def sniff(text: str) -> Table | None:
     header: list[str] | None = None
     rows: list[list[str]] = []
     table = Table(None, rows, delim, decimal_comma)
-    for ln in lines:
-        cells = _split(ln, delim)
+    split = [_split(ln, delim) for ln in lines]
+    grouping = _digit_grouping([c for c in split if len(c) == width], width, delim, decimal_comma)
+    table.grouped = sorted(grouping)
+    for cells in split:
+        if grouping and len(cells) == width:
+            cells = _ungrouped(cells, grouping)
         if header is None and not rows:
             if len(cells) != width:
                 table.preamble += 1
+                table.last_preamble = cells
                 continue
             if not _is_data(cells, decimal_comma):
                 header = cells
@@ -214,6 +221,83 @@ def sniff(text: str) -> Table | None:
     if not rows:
         return None
     return table
+
+
+# Thousands separators: a comma, a dot, or a space of any kind: plain, no-break or narrow no-break
+# (a French export, CLDR's `fr` locale), or an apostrophe (Swiss German).
+_SPACE_SEPS = " \u00a0\u202f'"
+
+
+def _digit_grouping(rows: list[list[str]], width: int, delim: str, decimal_comma: bool) -> dict[int, str]:
+    """{column: pattern of its thousands separator} for the columns whose numbers group their
+    thousands (``600`` beside ``1,500`` MHz, ``1.234,5`` mW, ``1 500`` in a French export).
+
+    Read as decimals, ``1,500`` beside ``600`` was 1.5 MHz (or, with more such cells, a GHz
+    column whose ``600`` became 600 GHz); ``1 500`` made its row no data at all.  A comma or dot
+    is a separator only in a column whose numbers are all grouped in threes or plain, some plain
+    ones reaching 100 (where the mark is also the decimal mark, only whole numbers are plain): a
+    decimal-comma column of temperatures (``45`` beside ``45,500``) never is.  A space cannot be
+    a decimal mark, so grouped cells alone decide it.  Text cells (the header) do not count.
+    """
+    dec = "," if decimal_comma else "."
+    spaces = "[" + re.escape("".join(ch for ch in _SPACE_SEPS if ch != delim)) + "]"
+    out: dict[int, str] = {}
+    for i in range(width):
+        cells = [r[i].strip() for r in rows if r[i].strip()]
+        for sep in (re.escape(","), re.escape("."), spaces):
+            same = sep == re.escape(dec)
+            frac = "" if same else rf"(?:{re.escape(dec)}\d+)?"
+            plain_re = re.compile(r"-?\d+" + frac)
+            grouped_re = re.compile(rf"-?[1-9]\d{{0,2}}(?:{sep}\d{{3}})+{frac}")
+            plain = [c for c in cells if plain_re.fullmatch(c)]
+            grouped = [c for c in cells if grouped_re.fullmatch(c)]
+            if not grouped:
+                continue
+            numeric = [c for c in cells if number(c, decimal_comma) is not None or grouped_re.fullmatch(c)]
+            if len(grouped) + len(plain) != len(numeric):
+                continue
+            # two separators in one number (`1,500,000`) are no decimal mark either
+            if (
+                sep == spaces
+                or any(len(re.findall(sep, c)) > 1 for c in grouped)
+                or any(abs(float(c.replace(dec, "."))) >= 100 for c in plain)
+            ):
+                out[i] = sep
+                break
+    return out
+
+
+def _ungrouped(cells: list[str], grouping: dict[int, str]) -> list[str]:
+    """``cells`` with each grouped column's thousands separators removed from its numbers."""
+    out = list(cells)
+    for i, sep in grouping.items():
+        if any(ch.isdigit() for ch in out[i]) and not any(ch.isalpha() for ch in out[i]):
+            out[i] = re.sub(sep, "", out[i].strip())
+    return out
+
+
+def _refuse_split_decimals(t: Table, source: str) -> None:
+    """LogFormatError when a header narrower than its rows stands just before them in a
+    comma-separated file: decimal commas there (``0,44,5``) split each number in two, and the
+    rows, read without their header by their values, made ``44,5`` a 44 °C temperature beside a
+    5 % load."""
+    head = t.last_preamble
+    if t.header is not None or t.delimiter != "," or len(head) < 2 or not t.rows:
+        return
+    if any(_is_number(c, False) or not c.strip() for c in head) or len(head) >= len(t.rows[0]):
+        return
+    # each decimal comma splits a number into two digit-only cells: a row with fewer such
+    # pairs than it has extra cells is no split header's row (a title line before a table)
+    row = [c.strip() for c in t.rows[0]]
+    pairs = sum(1 for a, b in itertools.pairwise(row) if re.fullmatch(r"-?\d+", a) and b.isdigit())
+    if pairs < len(row) - len(head):
+        return
+    raise LogFormatError(
+        f"{source}: the header {','.join(head)!r} names {len(head)} columns but the rows have "
+        f"{len(t.rows[0])} (decimal commas in a comma-separated file split each number in two); "
+        "export it with ';' between columns or with decimal points, or map the rows' columns by "
+        "position with --columns"
+    )
 
 
 def _stamped_series(lines: list[str]) -> Table | None:
@@ -523,6 +607,12 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         has_temp = {c.col.name for c in cols if c.col.role == "temp"}
         undecided = []
         for c in ambiguous:
+            if c.col.how == "letter":
+                # `CPU f`, `cpu_c`: a letter no load carries; a clock in GHz (1.5) or °F (150)
+                # fits its values as well as a load in %: not imported
+                c.col = Column("")
+                said.append(f"{c.label}=? (clock, °F or count: map it with --columns freq=COL or temp=COL:F)")
+                continue
             cells = [r[c.index] for r in t.rows[:200] if r[c.index]]
             vals = _values(t.rows, c.index, t.decimal_comma)
             clock = detect_unit("freq", vals)
@@ -705,26 +795,36 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         f = unit.factor if unit else 1.0
         return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
     clock = DayClock()
-    out: list[float | None] = []
-    kinds: set[bool] = set()
+    out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
         day_first = _ambiguous_slash_order(cells, notes, tcol.label)
     elif day_first is not None:
         notes.append(f"time column {tcol.label!r}: slash dates read {'day' if day_first else 'month'} first")
-    for c in cells:
-        st = parse_stamp(c, day_first)
-        if st is None:
-            out.append(None)
-            continue
-        secs, absolute = st
-        kinds.add(absolute)
-        out.append(secs if absolute else clock.seconds(secs))
+    stamps = [parse_stamp(c, day_first) for c in cells]
+    kinds = {st[1] for st in stamps if st is not None}
+    # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
+    # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
+    # that the caller turns round (newest_first), midnight included.
+    order = range(n - 1, -1, -1) if kinds == {False} and _days_run_backwards(stamps) else range(n)
+    out = [None] * n
+    for i in order:
+        st = stamps[i]
+        if st is not None:
+            out[i] = st[0] if st[1] else clock.seconds(st[0])
     if kinds == {False}:
         notes.append(f"time column {tcol.label!r}: time of day only (midnight wraps counted)")
     elif kinds == {True}:
         notes.append(f"time column {tcol.label!r}: date and time (log's local clock)")
     return out
+
+
+def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
+    """Whether times of day run newest first: each step taken as the shorter way round the
+    clock (23:59:59 -> 00:00:00 is 1 s forward, 00:00:00 -> 23:59:59 is 1 s back)."""
+    secs = [st[0] for st in stamps if st is not None]
+    steps = [(b - a + 43200.0) % 86400.0 - 43200.0 for a, b in itertools.pairwise(secs)]
+    return newest_first(list(itertools.accumulate(steps, initial=0.0)))
 
 
 def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
@@ -787,10 +887,15 @@ def parse_text(
         notes.extend(t.notes)
     else:
         notes.append("one value per line")
+    if t.grouped:
+        names = [t.header[i] if t.header and i < len(t.header) else f"#{i + 1}" for i in t.grouped]
+        notes.append(f"thousands separators in {', '.join(names)} (1,500 / 1.234,5 / 1 500): removed")
     if t.preamble:
         notes.append(f"{t.preamble} line(s) before the table skipped (title/prose)")
     if t.repeated_headers:
         notes.append(f"header repeated {t.repeated_headers} time(s) in the file (logger restarted): ignored")
+    if columns is None:
+        _refuse_split_decimals(t, source)
     cols = identify(t, source, columns, notes)
     dc = t.decimal_comma
     for c in cols:
@@ -809,6 +914,13 @@ def parse_text(
     if garbled:
         notes.append(
             f"{garbled} row(s) with a NaN, infinite or garbled time (over a year from the others) skipped"
+        )
+    unplaced = sum(1 for a in raw_times if a is None)
+    if unplaced:
+        # counted in skipped_lines only, they were dropped without a word
+        notes.append(
+            f"{unplaced} row(s) whose time could not be read or placed skipped "
+            "(an unreadable stamp, or a time of day more than 12 h back)"
         )
     kept_t: list[float] = []
     rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]] = []

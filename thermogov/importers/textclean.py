@@ -30,6 +30,13 @@ _BINARY_SHARE = 0.05  # more than 5 % NUL/undecodable/control characters: not a 
 # jtop stats dict line is ~1-2 kB; 64 KiB leaves a wide margin and stays below the csv module's
 # 128 KiB field limit, which a longer line would hit as an internal error.
 MAX_LINE_CHARS = 64 * 1024
+# A run of NULs with text after it on the same line: the text before the run is a line the power
+# cut off (the lost data blocks read as NULs start at a block boundary, mid-line), and the text
+# after is the next boot's first line.  Removing only the NULs glued the two into one row
+# (``4`` + ``300,40.0`` read as t = 4300 s, and every later row then dropped as earlier).
+# A run shorter than 16 NULs is not a lost block (UTF-32 read as UTF-16 leaves single NULs
+# between characters; a stray NUL inside a line cuts nothing) and is only removed.
+_CUT_LINE_RE = re.compile(r"[^\n\x00]*\x00{16,}(?=[^\x00\r\n])")
 
 
 def _is_binary(text: str) -> bool:
@@ -58,7 +65,9 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     """(plain text, notes) of a decoded log; LogFormatError for a binary file."""
     notes: list[str] = []
     nuls = text.count("\x00")
+    cut = 0
     if nuls:
+        text, cut = _CUT_LINE_RE.subn("\n", text)
         text = text.replace("\x00", "")
         if not text.strip():
             raise LogFormatError(
@@ -69,6 +78,10 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
         raise LogFormatError(f"{source}: looks like a binary file, not a text log; pass the log itself")
     if nuls:
         notes.append(f"{nuls} NUL byte(s) removed (a file cut by a power loss keeps them)")
+    if cut:
+        notes.append(
+            f"{cut} line(s) cut off by a run of NULs and continued by another line: the cut part dropped"
+        )
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\ufeff", "")

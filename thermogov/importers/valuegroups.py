@@ -54,7 +54,8 @@ def group_columns(labels: list[str], rows: list[list[str]]) -> tuple[dict[int, C
     for prefix, fields in records.items():
         for i in fields.values():
             out[i] = Column("")
-        units = {r[fields["unit"]].strip().lower() for r in rows[:200] if r[fields["unit"]].strip()}
+        # every row's unit cell: Glances restarted with --fahrenheit appends °F rows to a °C log
+        units = {r[fields["unit"]].strip().lower() for r in rows if r[fields["unit"]].strip()}
         unit = _TEMP_UNITS.get(next(iter(units))) if len(units) == 1 else None
         if unit is None:
             skipped.append(f"{labels[fields['value']]} ({'/'.join(sorted(units)) or 'no unit'})")
