@@ -330,15 +330,8 @@ class RecordedRanges:
             w = windows.get(key)
             seen = self._seen.get(key)
             if w is not None:
-                seen = (
-                    (w.lo_limit, w.hi_limit)
-                    if seen is None
-                    else (
-                        min(seen[0], w.lo_limit),
-                        max(seen[1], w.hi_limit),
-                    )
-                )
-                self._seen[key] = seen
+                lo, hi = seen or (w.lo_limit, w.hi_limit)
+                seen = self._seen[key] = (min(lo, w.lo_limit), max(hi, w.hi_limit))
             out.append(replace(e, hw_min=seen[0], hw_max=seen[1]) if seen else e)
         return out
 
