@@ -33,8 +33,8 @@ journal restore.  Three more (session 13): ``hotplug``, a governed cluster going
 within the daemon's next check; ``signals``, one seeded schedule of SIGHUP then SIGTERM while
 the reload applies, SIGTERM/SIGINT at a random instant of start-up (before or after the
 journal), a second stop while the first restores, or a SIGHUP storm; ``journal``, ``kill -9``
-then the journal zero-length, truncated, of format 1 or 3, or its folder read-only (a private
-bind mount: root only).  Another shape, ``other_agent``, has an agent raise a governed max
+then the journal zero-length, truncated, of format 1 or 4 (a newer thermogov's), or its folder
+read-only (a private bind mount: root only).  Another shape, ``other_agent``, has an agent raise a governed max
 again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP list, or change
 the governor string, checked against the rule in docs/hardware.md ("Other agents").
 Every run goes through the installed console script.  Checked after each: the whole tree
@@ -81,7 +81,7 @@ EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9", "hotp
 # The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
 SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
 # What the "journal" path does to the journal a kill -9 left (see Runner._damaged_journal).
-JOURNAL_DAMAGE = ("zero-length", "truncated", "format-1", "format-3", "read-only-state-dir")
+JOURNAL_DAMAGE = ("zero-length", "truncated", "format-1", "format-4", "read-only-state-dir")
 
 
 @dataclass
@@ -463,6 +463,22 @@ def _agent_writes(run: FakeRun, rel: str, value: int) -> None:
     run.wrote[rel] = (value, run.wrote[rel][1] if rel in run.wrote else found)
 
 
+def _clamped_into_new_table(k: str, before, after) -> bool:
+    """An owned limit whose OPP list another agent changed, holding its value of before moved
+    into the new list's range: what a journal restore writes (``kill -9`` or a failure, then
+    the next start or ``thermogov restore``; docs/hardware.md, "Restore semantics")."""
+    folder, name = k.rsplit("/", 1)
+    table = f"{folder}/{_table_name(name)}"
+    if table not in before or before.get(table) == after.get(table):
+        return False
+    try:
+        was, now = int(before[k][0]), int(after[k][0])
+        opps = [int(x) for x in after[table][0].split()]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
+    return bool(opps) and now == min(max(was, min(opps)), max(opps))
+
+
 def _agent_file(k: str, tr: Trial) -> bool:
     """A file another agent of the trial writes: its limit, or the OPP list or governor beside it."""
     if not tr.rival:
@@ -722,6 +738,8 @@ class Runner:
         """A change at exit that is another agent's to keep: a file the daemon does not own, or an
         owned limit the agent raised (its later choice), holding the agent's value."""
         if _agent_file(k, tr) and k not in owned:
+            return True
+        if k in owned and _clamped_into_new_table(k, before, after):
             return True
         if k not in run.wrote:
             return False

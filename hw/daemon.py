@@ -63,6 +63,7 @@ from thermogov.hw.journal import (
     AttrEntry,
     Journal,
     JournalEntry,
+    RecordedRanges,
     new_journal_data,
     recover,
 )
@@ -356,13 +357,16 @@ def _rewrite_journal(
     actuators: list[CapActuator],
     idle: IdleInjector | None,
     fan: HwFan | None,
+    ranges: RecordedRanges,
 ) -> None:
-    """Write (or rewrite, when another writer's later choice replaced an original) the journal."""
+    """Write (or rewrite, when another writer's later choice replaced an original) the journal,
+    each window with the hardware ranges it had (a table shrunk later is clamped into at restore)."""
     if journal is None:
         return
     states = idle.originals() if idle is not None else None
     fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
-    journal.write(new_journal_data(tree, _journal_entries(actuators), states=states, attrs=fan_attrs))
+    entries = ranges.stamp(tree, _journal_entries(actuators))
+    journal.write(new_journal_data(tree, entries, states=states, attrs=fan_attrs))
 
 
 def _pending_journal_note(opts: RunOptions) -> str:
@@ -571,14 +575,15 @@ class Runner:
             )
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
-            _rewrite_journal(journal, prep.tree, actuators, idle, fan)
+            ranges = RecordedRanges()
+            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle, fan)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
                 functools.partial(
                     self._journal_again,
-                    functools.partial(_rewrite_journal, journal, prep.tree, actuators, idle, fan),
+                    functools.partial(_rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges),
                 ),
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them

@@ -16,6 +16,13 @@ body, the resolved root it was written for, and every entry checked against the 
 and the hardware ranges of :mod:`thermogov.hw.owned` before a single write.  A journal from an earlier
 boot (``boot_id`` differs) is discarded without writing: the reboot already reset the limits,
 and writing stale values could undo an nvpmodel mode chosen since.
+
+Each window's entry also records the hardware range the window had when the journal was
+written (format 3).  Another agent may shrink a table while thermogov runs (nvpmodel drops a
+devfreq's top OPPs); an original that was in range then is outside today's, and refusing it
+refused the whole journal, leaving every other limit lowered on every later start.  Such a
+value is written clamped into today's range, said in the restore's line; a value outside the
+range its own entry recorded is refused as before.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +43,13 @@ from thermogov.hw.failmsg import restore_command
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
-from thermogov.hw.owned import check_fan_attribute, check_idle_state, check_window, owned_windows
+from thermogov.hw.owned import (
+    check_fan_attribute,
+    check_idle_state,
+    check_window,
+    clamp_to_hardware,
+    owned_windows,
+)
 from thermogov.hw.sysfs import SysfsTree, errno_name
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -44,7 +57,8 @@ DEFAULT_STATE_DIR = Path("/var/lib/thermogov")
 DEFAULT_LOCK_FILE = Path("/run/thermogov.lock")
 JOURNAL_NAME = "journal.json"
 BOOT_ID = "proc/sys/kernel/random/boot_id"
-FORMAT = 2  # 2: sha256 checksum over the canonical body
+FORMAT = 3  # 2: sha256 checksum over the canonical body; 3: each window's recorded hardware range
+READABLE_FORMATS = (2, 3)  # a format-2 journal (no ranges) is judged against today's ranges
 MAX_JOURNAL_BYTES = 1 << 20
 
 
@@ -71,9 +85,18 @@ class JournalEntry:
     scale_hz: int
     min: int
     max: int
+    # The window's hardware range when the journal was written (file units), None where it
+    # could not be read or the journal predates format 3: then today's range judges the values.
+    hw_min: int | None = None
+    hw_max: int | None = None
 
     def files(self) -> LimitFiles:
         return LimitFiles(self.label, self.min_rel, self.max_rel, "", self.scale_hz)
+
+    def recorded_range(self) -> tuple[int, int] | None:
+        if self.hw_min is None and self.hw_max is None:
+            return None
+        return (self.hw_min, self.hw_max)  # type: ignore[return-value]  # checked by check_window
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,11 +196,13 @@ class Journal:
             body = json.loads(raw.decode("utf-8"))
             if not isinstance(body, dict) or len(raw) > MAX_JOURNAL_BYTES:
                 raise ValueError("not a journal object")
-            if body.get("format") != FORMAT:
+            if body.get("format") not in READABLE_FORMATS:
                 raise ValueError(f"format {body.get('format')!r}, this thermogov writes {FORMAT}")
             if body.get("sha256") != checksum(body):
                 raise ValueError("checksum mismatch: the file was edited or torn")
             entries = tuple(JournalEntry(**e) for e in body["entries"])
+            if body["format"] == 2 and any(e.recorded_range() is not None for e in entries):
+                raise ValueError("a format-2 journal with recorded hardware ranges")
             attrs = tuple(AttrEntry(**a) for a in body.get("attrs", []))
             return JournalData(
                 int(body["pid"]),
@@ -281,20 +306,67 @@ def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
     )
 
 
+class RecordedRanges:
+    """The hardware range each journaled window is recorded with, kept across rewrites.
+
+    The journal is rewritten mid-run when another writer's value replaces an original
+    (:mod:`thermogov.hw.limitwatch`); by then an agent may have shrunk a table, so each
+    rewrite records the span of every range seen for the window (the first, when the
+    original was read, and today's, which holds any value adopted since), never a narrower one.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, str], tuple[int, int]] = {}
+
+    def stamp(self, tree: SysfsTree, entries: list[JournalEntry]) -> list[JournalEntry]:
+        """``entries`` with their recorded ranges (None where no range was ever read)."""
+        try:
+            windows = owned_windows(tree, discover(tree))
+        except ThermogovError:
+            windows = {}  # the ranges seen before still stand; a window never seen is judged as today
+        out = []
+        for e in entries:
+            key = (e.min_rel, e.max_rel)
+            w = windows.get(key)
+            seen = self._seen.get(key)
+            if w is not None:
+                lo, hi = seen or (w.lo_limit, w.hi_limit)
+                seen = self._seen[key] = (min(lo, w.lo_limit), max(hi, w.hi_limit))
+            out.append(replace(e, hw_min=seen[0], hw_max=seen[1]) if seen else e)
+        return out
+
+
+def _unit(scale_hz: int) -> str:
+    return "kHz" if scale_hz == 1000 else "Hz"
+
+
 def validate_entries(
     tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]
-) -> tuple[list[JournalEntry], list[str]]:
-    """(entries that may be written, why the others may not), or :class:`JournalError`.
+) -> tuple[list[JournalEntry], list[str], list[str]]:
+    """(entries that may be written, why the others may not, what was clamped), or
+    :class:`JournalError`.
 
-    Anything but an owned window with values in its own hardware range refuses the whole
-    journal before a single write; a window whose device is not on the board now is only
-    skipped (and reported, so the restore ends incomplete).
+    Anything but an owned window with values in its hardware range (the range its entry
+    recorded, else today's) refuses the whole journal before a single write; a window whose
+    device is not on the board now is only skipped (and reported, so the restore ends
+    incomplete).  A value in its recorded range but outside today's (the table changed under
+    the dead daemon) is moved to today's nearest in-range value, and said.
     """
     windows = owned_windows(tree, discover(tree))
-    good, missing = [], []
+    good, missing, clamped = [], [], []
     for e in entries:
-        why, absent = check_window(windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max)
+        recorded = e.recorded_range()
+        why, absent = check_window(windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max, recorded)
         if not why:
+            w = windows[(e.min_rel, e.max_rel)]
+            lo, hi = clamp_to_hardware(w, e.min, e.max)
+            if (lo, hi) != (e.min, e.max) and recorded is not None:
+                clamped.append(
+                    f"{e.label} journaled {e.min}..{e.max} {_unit(e.scale_hz)}, written {lo}..{hi}: "
+                    f"its hardware range is {w.lo_limit}..{w.hi_limit} now, "
+                    f"{recorded[0]}..{recorded[1]} when journaled (another agent changed its table)"
+                )
+                e = replace(e, min=lo, max=hi)
             good.append(e)
         elif absent:
             missing.append(f"{e.label}: {why}")
@@ -303,7 +375,7 @@ def validate_entries(
                 f"journal entry {e.label!r} refused: {why}; nothing was written "
                 "(check the board with `thermogov doctor`, then delete the journal)"
             )
-    return good, missing
+    return good, missing, clamped
 
 
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
@@ -359,22 +431,24 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
                 f"it could not be deleted ({errno_name(e.errno)}: {e.strerror})"
             )
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
-    good, errors = validate_entries(tree, data.entries)
+    good, errors, clamped = validate_entries(tree, data.entries)
     validate_states(tree, data.states)
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
     errors += restore_entries(tree, good)
     errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection
     errors += restore_attrs(tree, good_attrs)
+    moved = "".join(f"; {c}" for c in clamped)
     if errors:
         raise RuntimeFailure(
             f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path} "
-            f"(originals: {_describe(data.entries)}); retry with `{restore_command(tree.root, journal.state_dir)}`"
+            f"(originals: {_describe(data.entries)}){moved}; "
+            f"retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete_restored(tree.root)
     idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
     fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
-    return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running)"
+    return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running){moved}"
 
 
 def live_holder(pid: int) -> bool:

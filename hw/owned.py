@@ -11,7 +11,10 @@ back only if
 * the values lie in that device's own hardware range: ``cpuinfo_min_freq..cpuinfo_max_freq``
   for a policy (the driver's limits, Documentation/admin-guide/pm/cpufreq.rst), the lowest to
   highest of ``available_frequencies`` for a devfreq device (its OPP table,
-  Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``.
+  Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``; or, where the journal
+  recorded the range the window had when it was written, in that recorded range, which must
+  overlap today's (another agent, nvpmodel, may shrink a table while thermogov runs: such a
+  value is written clamped into today's range, :func:`clamp_to_hardware`).
 
 A fan attribute (``cur_state`` of the ``pwm-fan`` cooling device, ``pwm1`` / ``pwm1_enable``
 of the ``pwmfan`` hwmon) is written back only if it belongs to the fan discovery finds now
@@ -89,10 +92,24 @@ def owned_windows(tree: SysfsTree, inv: Inventory) -> dict[tuple[str, str], Owne
 
 
 def check_window(
-    windows: dict[tuple[str, str], OwnedWindow], min_rel: str, max_rel: str, scale_hz: int, lo: int, hi: int
+    windows: dict[tuple[str, str], OwnedWindow],
+    min_rel: str,
+    max_rel: str,
+    scale_hz: int,
+    lo: int,
+    hi: int,
+    recorded: tuple[int, int] | None = None,
 ) -> tuple[str, bool]:
     """Why this journaled window may not be written ("" when it may), and whether the only
-    reason is that its device is not on the board now (a runtime condition, not tampering)."""
+    reason is that its device is not on the board now (a runtime condition, not tampering).
+
+    ``recorded`` is the hardware range the journal says the window had when it was written.
+    Without it the values are judged against today's range.  With it they are judged against
+    the recorded range, which must itself look like this device's: a range (two positive
+    ints, low to high) sharing some frequency with today's.  A value inside it but outside
+    today's range (another agent shrank or moved the table since) is then the caller's to
+    clamp with :func:`clamp_to_hardware`.
+    """
     for rel, end in ((min_rel, "min"), (max_rel, "max")):
         kind = attribute_kind(rel)
         if kind is None:
@@ -104,12 +121,51 @@ def check_window(
     w = windows.get((min_rel, max_rel))
     if w is None:
         return f"{min_rel}, {max_rel}: no such cpufreq policy or devfreq device on this board now", True
+    span, what = (w.lo_limit, w.hi_limit), "its hardware range"
+    if recorded is not None:
+        why = _recorded_range_problem(w, recorded)
+        if why:
+            return why, False
+        span, what = recorded, "the hardware range it recorded"
     for name, v in (("min", lo), ("max", hi)):
-        if isinstance(v, bool) or not isinstance(v, int) or not w.lo_limit <= v <= w.hi_limit:
-            return f"{w.device}: {name} {v!r} is outside its hardware range {w.lo_limit}..{w.hi_limit}", False
+        if not _is_int(v) or not span[0] <= v <= span[1]:
+            return f"{w.device}: {name} {v!r} is outside {what} {span[0]}..{span[1]}", False
     if lo > hi:
         return f"{w.device}: min {lo} is above max {hi}", False
     return "", False
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _recorded_range_problem(w: OwnedWindow, recorded: tuple[int, int]) -> str:
+    """Why a journal's recorded range cannot be this device's ("" when it can).
+
+    A table another agent changed still overlaps the one it replaced (nvpmodel drops the top
+    OPPs of a mode, it does not swap the device); a range that shares no frequency with
+    today's is some other device's or an edit, so its values are not clamped into today's.
+    """
+    r_lo, r_hi = recorded
+    if not (_is_int(r_lo) and _is_int(r_hi)) or not 0 < r_lo <= r_hi:
+        return f"{w.device}: recorded hardware range {r_lo!r}..{r_hi!r} is not a range"
+    if r_hi < w.lo_limit or r_lo > w.hi_limit:
+        return (
+            f"{w.device}: recorded hardware range {r_lo}..{r_hi} shares no frequency with "
+            f"today's {w.lo_limit}..{w.hi_limit}: not this device's"
+        )
+    return ""
+
+
+def clamp_to_hardware(w: OwnedWindow, lo: int, hi: int) -> tuple[int, int]:
+    """The window moved into today's hardware range: each end to the nearest value in it.
+
+    The nearest in-range value of one outside is an end of the range, and for a devfreq
+    device both ends are OPPs of today's table (its lowest and highest), so the written value
+    is one the device lists; for a cpufreq policy they are ``cpuinfo_min_freq`` /
+    ``cpuinfo_max_freq``.  Clamping both ends keeps ``min <= max``.
+    """
+    return min(max(lo, w.lo_limit), w.hi_limit), min(max(hi, w.lo_limit), w.hi_limit)
 
 
 def check_idle_state(tree: SysfsTree, rel: str, value: int) -> str:

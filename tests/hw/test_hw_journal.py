@@ -104,7 +104,7 @@ def test_journal_is_durable_json(tmp_path: Path) -> None:
     j = Journal(tmp_path / "state")
     j.write(JournalData(os.getpid(), "b", "/", 1.0, (_entry(),)))
     body = json.loads(j.path.read_text())
-    assert body["format"] == 2 and body["entries"][0]["max"] == 2400000
+    assert body["format"] == 3 and body["entries"][0]["max"] == 2400000
     assert oct(j.path.stat().st_mode & 0o777) == "0o600"
 
 
