@@ -52,7 +52,8 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
-``trip_reads_per_h`` and ``near_trip_k``.
+``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_wander`` and
+``tail_prior_s``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -104,6 +105,11 @@ bit-identical on the suite and the family worlds (a Pi 5's margin moves 0.007-0.
 the measured sigma is over ~1.8 °C, a transient the trend counts as noise).  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
 (docs/policies.md, session 13).  ``code_edge``, whose margin is never under it, counts the
 edge alone when both are on.
+``tail_rate`` (default off) estimates, while a yielded ramp holds the node, how often the die will
+read the trip from what the held ticks showed (:mod:`.tail`): the noise tail's width from how
+often the codes one and two under the trip's were read, and the level's wander about the set
+point; the margin becomes the trip code's edge plus the sigmas that estimate needs for
+``trip_reads_per_h``, when that is more than the default's (docs/policies.md, session 13b).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -471,9 +477,13 @@ class Stepped:
         sigma = self._observe_tail(fused, est, dt)
         assert self.tail is not None
         tail = self.tail
+        z = k * tail.rho
         if self.p.tail_wander and math.isfinite(tail.margin_z):
-            return self.tail_terms.edge_c + max(tail.margin_z, k * tail.rho) * sigma
-        return self.tail_terms.edge_c + k * tail.rho * sigma
+            # At most ``noise_k`` sigmas more, as the excursions' widening: the wander is measured
+            # about the set point, so a level that cannot follow it down (the lowest rung) would
+            # otherwise read as ever more wander and walk the set point away.
+            z = min(max(tail.margin_z, z), k + self.p.noise_k)
+        return self.tail_terms.edge_c + z * sigma
 
     def _counts_excursion(self, p: SteppedParams) -> bool:
         """Whether a reading at the trip, reached on this tick, widens the set point's margin.
