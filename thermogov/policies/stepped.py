@@ -52,8 +52,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
-``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_wander`` and
-``tail_prior_s``.
+``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n`` and ``tail_prior_s``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -163,7 +162,6 @@ class SteppedParams:
     code_once: bool = True  # on since session 13, judged over seeds and worlds (docs/policies.md)
     tail_rate: bool = False  # off: session 13b judged it over seeds and worlds (docs/policies.md)
     tail_prior_n: float = 20.0  # the tail estimate's prior, in expected readings (policies/tail.py)
-    tail_wander: bool = True  # with tail_rate: the level's wander about the set point counted too
     tail_prior_s: float = 600.0  # held seconds the wander's prior (level at the set point) is worth
 
 
@@ -478,7 +476,7 @@ class Stepped:
         assert self.tail is not None
         tail = self.tail
         z = k * tail.rho
-        if self.p.tail_wander and math.isfinite(tail.margin_z):
+        if math.isfinite(tail.margin_z):
             # At most ``noise_k`` sigmas more, as the excursions' widening: the wander is measured
             # about the set point, so a level that cannot follow it down (the lowest rung) would
             # otherwise read as ever more wander and walk the set point away.
@@ -565,7 +563,6 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         code_once=params.boolean("code_once", d.code_once),
         tail_rate=params.boolean("tail_rate", d.tail_rate),
         tail_prior_n=params.number("tail_prior_n", d.tail_prior_n, minimum=0.0, maximum=1e6),
-        tail_wander=params.boolean("tail_wander", d.tail_wander),
         tail_prior_s=params.number("tail_prior_s", d.tail_prior_s, minimum=0.0, maximum=1e6),
     )
     if p.trip_c - p.margin_c <= p.release_c:
