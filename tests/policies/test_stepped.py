@@ -619,14 +619,14 @@ def _pi_wandering(params: dict[str, object], board: str = "rpi5") -> list[int]:
 def test_tail_rate_lowers_the_set_point_of_a_held_level_that_wanders() -> None:
     """``tail_rate``: a level that spends half its time over the set point reads the trip far more
     often than a level at the set point would, so the set point falls and the controller cuts
-    under the ramp's rung more; off (the default) is the policy without it, and on a Jetson
-    (never a held ramp) it changes nothing."""
+    under the ramp's rung more; it is the default, and on a Jetson (never a held ramp) it changes
+    nothing."""
     knobs = {"tail_rate": True, "tail_prior_s": 60.0}
-    on, off = _pi_wandering(knobs), _pi_wandering({})
+    on, off = _pi_wandering(knobs), _pi_wandering({"tail_rate": False})
     assert on[:100] == off[:100]  # nothing fitted before REFIT_S held seconds
     assert sum(on[-1000:]) < sum(off[-1000:])
-    assert _pi_wandering({"tail_rate": False}) == off
-    assert _pi_wandering(knobs, "jetson-orin-nano") == _pi_wandering({}, "jetson-orin-nano")
+    assert _pi_wandering({"tail_prior_s": 60.0}) == on
+    assert _pi_wandering(knobs, "jetson-orin-nano") == _pi_wandering({"tail_rate": False}, "jetson-orin-nano")
 
 
 def test_tail_rate_bad_values_name_the_key() -> None:
