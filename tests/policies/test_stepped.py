@@ -600,3 +600,37 @@ def test_code_edge_contains_code_once_and_counts_the_edge_alone() -> None:
     both = _stepped({"code_once": True, "code_edge": True}, board="jetson-xavier-nx")
     edge = _stepped({"code_edge": True, "code_once": False}, board="jetson-xavier-nx")
     assert both.code_once is None and both.code_edge_c == edge.code_edge_c == 0.25
+
+
+def _pi_wandering(params: dict[str, object], board: str = "rpi5") -> list[int]:
+    """Rungs over 5 min of a die whose level wanders: 20 s read at 84.70/84.15 °C, 20 s at
+    83.6/83.05 °C, and so on (on the Pi 5 inside the firmware's ramp, so the ramp holds it)."""
+    ctx = ctx_for(board)
+    p = _stepped(params, board=board)
+    rungs = []
+    for i in range(3000):
+        hot = (i // 200) % 2 == 0
+        v = (84.70 if hot else 83.6) if i % 2 else (84.15 if hot else 83.05)
+        d = p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung], readings={"cpu": v}))
+        rungs.append(_rung(p, d.caps_hz))
+    return rungs
+
+
+def test_tail_rate_lowers_the_set_point_of_a_held_level_that_wanders() -> None:
+    """``tail_rate``: a level that spends half its time over the set point reads the trip far more
+    often than a level at the set point would, so the set point falls and the controller cuts
+    under the ramp's rung more; it is the default, and on a Jetson (never a held ramp) it changes
+    nothing."""
+    knobs = {"tail_rate": True, "tail_prior_s": 60.0}
+    on, off = _pi_wandering(knobs), _pi_wandering({"tail_rate": False})
+    assert on[:100] == off[:100]  # nothing fitted before REFIT_S held seconds
+    assert sum(on[-1000:]) < sum(off[-1000:])
+    assert _pi_wandering({"tail_prior_s": 60.0}) == on
+    assert _pi_wandering(knobs, "jetson-orin-nano") == _pi_wandering({"tail_rate": False}, "jetson-orin-nano")
+
+
+def test_tail_rate_bad_values_name_the_key() -> None:
+    with pytest.raises(ConfigError, match="tail_prior_s"):
+        _stepped({"tail_rate": True, "tail_prior_s": -1.0}, board="rpi5")
+    with pytest.raises(ConfigError, match="tail_rate"):
+        _stepped({"tail_rate": 3.0}, board="rpi5")

@@ -52,7 +52,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
-``trip_reads_per_h`` and ``near_trip_k``.
+``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n`` and ``tail_prior_s``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -104,6 +104,13 @@ bit-identical on the suite and the family worlds (a Pi 5's margin moves 0.007-0.
 the measured sigma is over ~1.8 °C, a transient the trend counts as noise).  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
 (docs/policies.md, session 13).  ``code_edge``, whose margin is never under it, counts the
 edge alone when both are on.
+``tail_rate`` (default on since session 13b) estimates, while a yielded ramp holds the node, how often the die will
+read the trip from what the held ticks showed (:mod:`.tail`): the noise tail's width from how
+often the codes one and two under the trip's were read, and the level's wander about the set
+point; the margin becomes the trip code's edge plus the sigmas that estimate needs for
+``trip_reads_per_h``, when that is more than the default's.  It kept rpi5-long-1h open-ended
+seed 1 (two trip readings against ``hysteresis``'s one) and changed rpi5-steady-25 by -0.02 % to
++0.00 % (docs/policies.md, session 13b).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -122,6 +129,7 @@ from thermogov.policies.base import Decision, PolicyContext, PolicyInput
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
+from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
 from thermogov.tomlcheck import Table
 
@@ -154,6 +162,9 @@ class SteppedParams:
     excursion_any: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
     code_edge: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
     code_once: bool = True  # on since session 13, judged over seeds and worlds (docs/policies.md)
+    tail_rate: bool = True  # on since session 13b, judged over seeds and worlds (docs/policies.md)
+    tail_prior_n: float = 20.0  # the tail estimate's prior, in expected readings (policies/tail.py)
+    tail_prior_s: float = 600.0  # held seconds the wander's prior (level at the set point) is worth
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -187,8 +198,11 @@ class Stepped:
         trip_k: float = 0.0,
         code_edge_c: float = 0.0,
         code_once: CodeTerms | None = None,
+        tail: tuple[TailRate, CodeTerms] | None = None,
     ) -> None:
         self.ladder = ladder
+        # ``tail_rate``: the noise tail's estimate and the fused codes it measures against.
+        self.tail, self.tail_terms = tail if tail is not None else (None, CodeTerms(0.0, 0.0))
         self.code_edge_c = code_edge_c  # fused_code_edge_c() of the fused sensors when ``code_edge``
         self.code_once = code_once  # fused_code_terms() of the fused sensors when ``code_once``
         self.trip_k = trip_k  # trip_sigmas() of the fused sensors' fastest period
@@ -225,6 +239,8 @@ class Stepped:
         self._limit_rise: dict[str, float] = {}
         self._excursions = 0  # readings at the trip reached while following a yielded ramp
         self._holding = False  # a yielded ramp acted mid-ramp on the last band tick
+        self._set_c = p.trip_c  # the last band tick's set point, before excursions (``tail_rate``)
+        self._tail_level: float | None = None  # the fused level on the last tick the tail saw
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -314,6 +330,8 @@ class Stepped:
         self._track_limits(inp)
         was = self.state
         if fused >= p.trip_c:
+            if self.tail is not None and self._holding and not est.anomaly:
+                self._observe_tail(fused, est, dt)
             if was != TRIP and not est.anomaly and self._counts_excursion(p):
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
             self.rung = max(self.rung - 1, 0)
@@ -340,7 +358,10 @@ class Stepped:
         margin = k * est.noise_c
         if self.code_once is not None:
             margin = self.code_once.margin_c(k, est.noise_c)
+        if self.tail is not None and holding and not est.anomaly:
+            margin = max(margin, self._tail_margin(fused, est, dt, k))
         set_c = p.trip_c - max(p.margin_c, margin) - self.code_edge_c
+        self._set_c = set_c
         if self._excursions:
             # Each reading at the trip while following a yielded ramp (below) shows its hold
             # point within the read noise of the trip: widen the margin by ``excursion_k`` sigma.
@@ -434,6 +455,36 @@ class Stepped:
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
 
+    def _observe_tail(self, fused: float, est: TrendEstimate, dt: float) -> float:
+        """Feed a held tick to the tail estimate; returns the sigma of the noise without the codes."""
+        bare = est.noise_c * est.noise_c - self.tail_terms.quant_var
+        sigma = math.sqrt(bare) if bare > 0.0 else 0.0
+        assert self.tail is not None
+        # The level before this reading: the 2-s level has already moved ~5 % of the way to it.
+        before = self._tail_level
+        self._tail_level = est.level_c
+        if before is not None:
+            self.tail.observe(fused, before, sigma, dt, self._set_c)
+        return sigma
+
+    def _tail_margin(self, fused: float, est: TrendEstimate, dt: float, k: float) -> float:
+        """``tail_rate``: the margin that keeps ``k`` sigmas of the *tail's* noise under the trip's code.
+
+        The tail estimate (:mod:`.tail`) widens the sigma without the codes by the factor that
+        makes a Gaussian match the readings seen at the codes just under the trip; the margin is
+        the trip code's edge plus ``k`` such sigmas, and only ever lowers the set point (a thinner
+        tail than the sigma's leaves the default's margin)."""
+        sigma = self._observe_tail(fused, est, dt)
+        assert self.tail is not None
+        tail = self.tail
+        z = k * tail.rho
+        if math.isfinite(tail.margin_z):
+            # At most ``noise_k`` sigmas more, as the excursions' widening: the wander is measured
+            # about the set point, so a level that cannot follow it down (the lowest rung) would
+            # otherwise read as ever more wander and walk the set point away.
+            z = min(max(tail.margin_z, z), k + self.p.noise_k)
+        return self.tail_terms.edge_c + z * sigma
+
     def _counts_excursion(self, p: SteppedParams) -> bool:
         """Whether a reading at the trip, reached on this tick, widens the set point's margin.
 
@@ -512,6 +563,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         excursion_any=params.boolean("excursion_any", d.excursion_any),
         code_edge=params.boolean("code_edge", d.code_edge),
         code_once=params.boolean("code_once", d.code_once),
+        tail_rate=params.boolean("tail_rate", d.tail_rate),
+        tail_prior_n=params.number("tail_prior_n", d.tail_prior_n, minimum=0.0, maximum=1e6),
+        tail_prior_s=params.number("tail_prior_s", d.tail_prior_s, minimum=0.0, maximum=1e6),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
@@ -532,7 +586,23 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     # code_edge's margin (the edge on top of k coded sigmas) is never under code_once's, which it
     # contains: with both, the edge is counted by code_edge alone.
     once = fused_code_terms(ctx, p.trip_c) if p.code_once and not p.code_edge else None
-    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once)
+    tail = None
+    if p.tail_rate:
+        terms = fused_code_terms(ctx, p.trip_c)
+        # The fused value's code width (a lone sensor's quant_c; zero with no codes): the
+        # thresholds are the codes one and two under the trip's (policies/tail.py).
+        period = min(periods) / 1000.0 if periods else ctx.control_period_s
+        budget = min(p.trip_reads_per_h * period / 3600.0, 0.5)
+        rate = TailRate(
+            p.trip_c - terms.edge_c,
+            math.sqrt(12.0 * terms.quant_var),
+            2,
+            p.tail_prior_n,
+            budget,
+            p.tail_prior_s / ctx.control_period_s,
+        )
+        tail = (rate, terms)
+    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail)
 
 
 def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
