@@ -622,9 +622,14 @@ def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
     edge = 0.0
     for s in fused:
         if s.quant_c > 0:
-            code = math.ceil(trip_c / s.quant_c - 1e-9) * s.quant_c
-            edge += s.weight * max(trip_c - (code - s.quant_c / 2.0), 0.0)
+            edge += s.weight * sensor_code_edge_c(s.quant_c, trip_c)
     return edge / total
+
+
+def sensor_code_edge_c(quant_c: float, trip_c: float) -> float:
+    """How far under the trip a sensor rounding to ``quant_c`` starts reading its trip code."""
+    code = math.ceil(trip_c / quant_c - 1e-9) * quant_c
+    return max(trip_c - (code - quant_c / 2.0), 0.0)
 
 
 class CodeTerms(NamedTuple):
@@ -675,8 +680,7 @@ def fused_code_terms(ctx: PolicyContext, trip_c: float) -> CodeTerms:
         share = s.weight / total
         var += share * share * s.quant_c * s.quant_c / 12.0
         if s.hard_limit_c > trip_c:
-            code = math.ceil(trip_c / s.quant_c - 1e-9) * s.quant_c
-            edge += share * max(trip_c - (code - s.quant_c / 2.0), 0.0)
+            edge += share * sensor_code_edge_c(s.quant_c, trip_c)
     return CodeTerms(edge, var)
 
 
