@@ -32,6 +32,7 @@ from thermogov.importers.common import (
     rebase,
 )
 from thermogov.importers.quantities import (
+    FAHRENHEIT,
     FREQ_UNITS,
     Unit,
     detect_unit,
@@ -698,6 +699,26 @@ def _current_clock_only(cols: list[_Col], notes: list[str]) -> None:
         )
 
 
+# A header that says °F over values a running board only reads in °C: below 68 °F (20 °C, a
+# room) as a median, a board would sit below room temperature for the whole log, while the same
+# numbers (44..47) are an idle board's °C.  A header word is not a unit a tool wrote (`temp_f`
+# may be a filtered or final temperature), so the header loses to the values here and the user
+# says which: refused, naming both mappings.  Glances' own unit cells and --columns are trusted.
+_COLD_FAHRENHEIT_MEDIAN = 68.0
+
+
+def _refuse_cold_fahrenheit(label: str, vals: list[float | None], source: str) -> None:
+    """LogFormatError when a header-stated °F column's values would put a running board below 20 °C."""
+    med = statistics.median(finite(vals))
+    if med >= _COLD_FAHRENHEIT_MEDIAN:
+        return
+    raise LogFormatError(
+        f"{source}: column {label!r} is named °F but its values (median {med:g}) would put the board below "
+        f"20 °C, and read as °C they are a running board's; say which with --columns temp={label}:C "
+        f"(or temp={label}:F)"
+    )
+
+
 def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list[str]) -> Unit | None:
     role = c.col.role
     if role in ("t", "date", "throttled", ""):
@@ -711,6 +732,8 @@ def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list
         stated = unit_named("power", "mW")  # rails are logged in mW (tegrastats, INA3221 hwmon)
     detected = detect_unit(quantity, vals)
     if stated is not None:
+        if c.col.how == "header" and stated is FAHRENHEIT and detected is not None:
+            _refuse_cold_fahrenheit(c.label, vals, source)
         if detected is None or detected.name == stated.name or c.col.how == "--columns":
             return stated
         med = statistics.median(finite(vals))
@@ -947,7 +970,7 @@ def parse_text(
         kept_t.append(tm)
         rows.append((temps, freqs, loads, power, rails))
     if not rows:
-        raise no_samples_error(source, "usable table rows")
+        raise _no_rows_error(source, cols, t.rows)
     if backwards:
         notes.append(f"{backwards} row(s) earlier than the previous row skipped (clock stepped back)")
     nonfinite = empty.pop("nan", 0)
@@ -972,6 +995,20 @@ def parse_text(
         for tm, (te, fq, ld, pw, rl) in zip(rebase(kept_t), rows, strict=True)
     )
     return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))
+
+
+def _no_rows_error(source: str, cols: list[_Col], rows: list[list[str]]) -> LogFormatError:
+    """Why no row was kept: the value columns that hold nothing (empty or an exporter's `null`)
+    in every row are named, since the generic cause would hide that the log has no readings."""
+    values = [c for c in cols if c.col.role not in ("", "t", "date")]
+    blank = [c for c in values if rows and all(not r[c.index] or r[c.index].lower() in _GAP_WORDS for r in rows)]
+    if not values or len(blank) < len(values):
+        return no_samples_error(source, "usable table rows")
+    named = ", ".join(repr(c.label) for c in blank)
+    return LogFormatError(
+        f"{source}: column(s) {named} empty or null in every row: the log holds no readings; "
+        "export a time range with data, or map another column with --columns"
+    )
 
 
 def _what(col: Column) -> str:

@@ -34,9 +34,13 @@ MAX_LINE_CHARS = 64 * 1024
 # cut off (the lost data blocks read as NULs start at a block boundary, mid-line), and the text
 # after is the next boot's first line.  Removing only the NULs glued the two into one row
 # (``4`` + ``300,40.0`` read as t = 4300 s, and every later row then dropped as earlier).
+# The same holds where the run ends at a line end or at the end of the file: the line the power
+# cut off lost its tail all the same (``46.0,1`` + NULs + newline kept ``1`` as a 1 MHz clock),
+# so the text before any long run is dropped, whatever follows it.
 # A run shorter than 16 NULs is not a lost block (UTF-32 read as UTF-16 leaves single NULs
 # between characters; a stray NUL inside a line cuts nothing) and is only removed.
-_CUT_LINE_RE = re.compile(r"[^\n\x00]*\x00{16,}(?=[^\x00\r\n])")
+_CUT_RUN = 16
+_CUT_LINE_RE = re.compile(r"([^\n\x00]*)\x00{%d,}(?=([^\x00\r\n])?)" % _CUT_RUN)
 
 
 def _is_binary(text: str) -> bool:
@@ -45,6 +49,24 @@ def _is_binary(text: str) -> bool:
         return False
     bad = sum(1 for ch in sample if ch in "\x00\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\x1b\x08\x0c"))
     return bad / len(sample) > _BINARY_SHARE
+
+
+def _cut_lines(text: str) -> tuple[str, int]:
+    """The text with every line a long NUL run cut short dropped, and how many such lines.
+
+    A run followed by text on the same line becomes a line end (the next boot's line starts
+    there); a run at a line end or the file's end just goes.  Only a run with text before it on
+    its line counts as a cut line: NULs after a complete line cut nothing.
+    """
+    cut = 0
+
+    def _drop(m: re.Match[str]) -> str:
+        nonlocal cut
+        if m.group(1).strip():
+            cut += 1
+        return "\n" if m.group(2) else ""
+
+    return _CUT_LINE_RE.sub(_drop, text), cut
 
 
 def _overwrite(line: str) -> str:
@@ -67,7 +89,7 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     nuls = text.count("\x00")
     cut = 0
     if nuls:
-        text, cut = _CUT_LINE_RE.subn("\n", text)
+        text, cut = _cut_lines(text)
         text = text.replace("\x00", "")
         if not text.strip():
             raise LogFormatError(
@@ -80,7 +102,7 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
         notes.append(f"{nuls} NUL byte(s) removed (a file cut by a power loss keeps them)")
     if cut:
         notes.append(
-            f"{cut} line(s) cut off by a run of NULs and continued by another line: the cut part dropped"
+            f"{cut} line(s) cut off by a run of NULs: the cut part dropped"
         )
     if text.startswith("\ufeff"):
         text = text[1:]
