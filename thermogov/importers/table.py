@@ -1001,7 +1001,9 @@ def _no_rows_error(source: str, cols: list[_Col], rows: list[list[str]]) -> LogF
     """Why no row was kept: the value columns that hold nothing (empty or an exporter's `null`)
     in every row are named, since the generic cause would hide that the log has no readings."""
     values = [c for c in cols if c.col.role not in ("", "t", "date")]
-    blank = [c for c in values if rows and all(not r[c.index] or r[c.index].lower() in _GAP_WORDS for r in rows)]
+    blank = [
+        c for c in values if rows and all(not r[c.index] or r[c.index].lower() in _GAP_WORDS for r in rows)
+    ]
     if not values or len(blank) < len(values):
         return no_samples_error(source, "usable table rows")
     named = ", ".join(repr(c.label) for c in blank)

@@ -39,8 +39,7 @@ MAX_LINE_CHARS = 64 * 1024
 # so the text before any long run is dropped, whatever follows it.
 # A run shorter than 16 NULs is not a lost block (UTF-32 read as UTF-16 leaves single NULs
 # between characters; a stray NUL inside a line cuts nothing) and is only removed.
-_CUT_RUN = 16
-_CUT_LINE_RE = re.compile(r"([^\n\x00]*)\x00{%d,}(?=([^\x00\r\n])?)" % _CUT_RUN)
+_CUT_LINE_RE = re.compile(r"([^\n\x00]*)\x00{16,}(?=([^\x00\r\n])?)")
 
 
 def _is_binary(text: str) -> bool:
@@ -101,9 +100,7 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     if nuls:
         notes.append(f"{nuls} NUL byte(s) removed (a file cut by a power loss keeps them)")
     if cut:
-        notes.append(
-            f"{cut} line(s) cut off by a run of NULs: the cut part dropped"
-        )
+        notes.append(f"{cut} line(s) cut off by a run of NULs: the cut part dropped")
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\ufeff", "")
