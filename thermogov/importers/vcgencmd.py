@@ -20,10 +20,12 @@ from thermogov.importers.common import (
     keep_forward,
     no_samples_error,
     rebase,
+    sensor_name,
     throttle_note,
 )
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.table import spread_ties
+from thermogov.interfaces import LogFormatError
 
 FMT = "vcgencmd"
 DEFAULT_INTERVAL_S = 1.0
@@ -31,7 +33,12 @@ DEFAULT_INTERVAL_S = 1.0
 _TEMP_RE = re.compile(r"temp=(-?\d+(?:\.\d+)?)\s*['°]?C")
 _FREQ_RE = re.compile(r"frequency\((\d+)\)=(\d+)")
 _THR_RE = re.compile(r"throttled=(0x[0-9a-fA-F]+)")
-_VALUE_RE = re.compile(r"temp=|frequency\(\d+\)=|throttled=|volt=")
+_VALUE_RE = re.compile(r"temp=|frequency\(\d+\)=|throttled=|volt=|(?:current|volt)\(\d+\)=")
+# A Raspberry Pi 5 ``vcgencmd pmic_read_adc`` dump: one line per metered PMIC rail, its current
+# and its voltage on separate lines paired by name (``VDD_CORE_A current(7)=0.75012000A``,
+# ``VDD_CORE_V volt(15)=0.72000000V``; the index in brackets is the ADC channel, not the rail).
+# ``EXT5V_V`` and ``BATT_V`` have no current: they are no rail's draw.
+_PMIC_RE = re.compile(r"^\s*([A-Za-z0-9_]+)_([AV])\s+(?:current|volt)\(\d+\)=(-?\d+(?:\.\d+)?)[AV]\s*$")
 # The title line of a `watch` capture: "Every 2.0s: vcgencmd measure_temp    host: <date>".
 _WATCH_RE = re.compile(r"^Every \d+(?:\.\d+)?s: .*\s\S+: (.+)$")
 
@@ -78,6 +85,9 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     skipped = 0
     ignored = 0
     arm_id: str | None = None
+    # runs of consecutive temperature-only lines: (the sample each went into, its label word)
+    temp_runs: list[list[tuple[dict[str, object], str]]] = []
+    prev_temp = False
 
     def start() -> dict[str, object]:
         nonlocal stamp_new
@@ -100,6 +110,14 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
                 skipped += 1
             else:
                 stamp, stamp_new = to_axis(st), True
+                prev_temp = False
+            continue
+        if (pm := _PMIC_RE.match(line)) is not None:
+            key = "pmic_" + pm.group(2)
+            if cur is None or stamp_new or pm.group(1) in cur.get(key, {}):  # type: ignore[operator]
+                cur = start()
+            cur.setdefault(key, {})[pm.group(1)] = float(pm.group(3))  # type: ignore[index]
+            prev_temp = False
             continue
         st = _stamp_before(line[: m.start()]) if m.start() > 0 else None
         if st is not None:
@@ -110,6 +128,10 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
                 cur = start()
             cur["temp"] = float(tm.group(1))
             found = True
+            if not (prev_temp and st is None):
+                temp_runs.append([])
+            temp_runs[-1].append((cur, _label_before(line[: tm.start()])))
+        prev_temp = tm is not None and _FREQ_RE.search(line) is None and _THR_RE.search(line) is None
         if (fm := _FREQ_RE.search(line)) is not None:  # one line may carry several readings
             arm_id = arm_id or fm.group(1)
             if fm.group(1) == arm_id:
@@ -124,11 +146,20 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
             found = True
         if not found:
             ignored += 1
+    clocks = sum(1 for s in samples if "freq" in s)
+    if (names := _sensors_per_clock(temp_runs, clocks, source)) is not None:
+        samples = _merge_runs(samples, temp_runs, names)
+        notes_sensors = [
+            f"several temp= readings per clock reading: sensors {', '.join(names)} (by their labels)"
+        ]
+    else:
+        notes_sensors = []
     usable = [s for s in samples if "temp" in s or "freq" in s]
     if not usable:
         raise no_samples_error(source, "vcgencmd readings (temp=..'C)")
     notes: list[str] = [
-        "vcgencmd loop: temp (°C)" + (", arm clock (Hz)" if any("freq" in s for s in usable) else "")
+        "vcgencmd loop: temp (°C)" + (", arm clock (Hz)" if any("freq" in s for s in usable) else ""),
+        *notes_sensors,
     ]
     stamped = [s for s in usable if s["t"] is not None]
     if stamped and len(stamped) < len(usable):
@@ -149,18 +180,99 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append(note)
     if ignored:
         notes.append(f"{ignored} other vcgencmd reading(s) (volt=, other clocks) not imported")
+    pmic = [_pmic_watts(s) for s in usable]
+    if any(w is not None for w in pmic):
+        notes.append(
+            "pmic_read_adc dumps: the sum of the PMIC's metered rails (V x A, paired by name) kept as the rail "
+            "PMIC, not the board's power (the 5 V peripherals are not metered)"
+        )
     thr = [int(s["thr"]) for s in usable if "thr" in s]  # type: ignore[call-overload]
     if thr:
         notes.append(throttle_note(thr, "reading"))
     out = tuple(
         ImportedSample(
             t_s=t,
-            temps_c={"cpu": float(s["temp"])} if "temp" in s else {},  # type: ignore[arg-type]
+            temps_c=_temps(s),
             freqs_hz={"cpu": int(s["freq"])} if "freq" in s else {},  # type: ignore[call-overload]
             loads={},
             power_w=None,
-            rails_w={},
+            rails_w={} if w is None else {"PMIC": w},
         )
-        for t, s in zip(rebase(times), usable, strict=True)
+        for t, s, w in zip(rebase(times), usable, pmic, strict=True)
     )
     return ImportedLog(FMT, source, None, out, skipped, tuple(notes))
+
+
+def _pmic_watts(sample: dict[str, object]) -> float | None:
+    """The sum of V x A over the rails of one ``pmic_read_adc`` dump that carry both, in W.
+
+    The same quantity as sbc-bench's ``PMIC`` column (``sbcbench.py``): the PMIC's own rails.
+    """
+    amps = sample.get("pmic_A") or {}
+    volts = sample.get("pmic_V") or {}
+    paired = [amps[r] * volts[r] for r in amps if r in volts]  # type: ignore[index,operator]
+    return round(sum(paired), 6) if paired else None
+
+
+def _temps(sample: dict[str, object]) -> dict[str, float]:
+    if "temps" in sample:
+        return dict(sample["temps"])  # type: ignore[call-overload]
+    return {"cpu": float(sample["temp"])} if "temp" in sample else {}  # type: ignore[arg-type]
+
+
+def _label_before(prefix: str) -> str:
+    """The word just before ``temp=`` (``cpu temp=``, ``PMIC: temp=``) as a sensor name, or ""
+    when it is part of a stamp or absent."""
+    words = prefix.split()
+    if not words:
+        return ""
+    word = words[-1].strip(":=[]()|,;").lower()
+    return sensor_name(word) if re.fullmatch(r"[a-z][a-z0-9_-]*", word) else ""
+
+
+def _sensors_per_clock(
+    runs: list[list[tuple[dict[str, object], str]]], clocks: int, source: str
+) -> list[str] | None:
+    """Sensor names when every clock reading comes with a run of several temperatures, else None.
+
+    ``vcgencmd measure_temp`` and ``vcgencmd measure_temp pmic`` (Pi 5) print the same
+    ``temp=..'C`` with no sensor name, so a loop running both writes two temperatures per clock
+    reading.  Read as successive samples, the PMIC's reading became every second SoC reading.
+    A loop that reads the clock each time is one sample per clock, so several temperatures beside
+    one clock are several sensors: named by the word the loop printed before each (``cpu
+    temp=``), the same in every run; without such words which is which cannot be told, and the
+    file is refused (LogFormatError) rather than a sensor guessed by position.
+    """
+    if clocks < 2 or len(runs) < 2:
+        return None
+    full = runs[:-1] if len(runs[-1]) < len(runs[0]) else runs  # the last record may be cut
+    sizes = {len(r) for r in full}
+    if min(sizes) < 2 or len(sizes) != 1 or abs(len(runs) - clocks) > 1:
+        return None
+    labels = {tuple(label for _, label in r) for r in full}
+    names = next(iter(labels))
+    if len(labels) == 1 and all(names) and len(set(names)) == len(names):
+        return list(names)
+    raise LogFormatError(
+        f"{source}: every clock reading comes with {len(names)} temp= readings in a row (measure_temp of "
+        "several sensors, e.g. measure_temp pmic), which vcgencmd prints without a name; print a name "
+        'before each in the loop (echo "cpu $(vcgencmd measure_temp)") or log one sensor'
+    )
+
+
+def _merge_runs(
+    samples: list[dict[str, object]], runs: list[list[tuple[dict[str, object], str]]], names: list[str]
+) -> list[dict[str, object]]:
+    """One sample per run of named temperatures: its readings by sensor, with the clock, mask and
+    PMIC readings and the time of the samples the run was split into."""
+    merged: set[int] = set()
+    for run in runs:
+        first = run[0][0]
+        temps = {label: float(part["temp"]) for part, label in run if label in names}  # type: ignore[arg-type]
+        for part, _ in run[1:]:
+            for key, value in part.items():
+                if key not in ("temp", "t") and key not in first:
+                    first[key] = value
+            merged.add(id(part))
+        first["temps"] = temps
+    return [s for s in samples if id(s) not in merged]
