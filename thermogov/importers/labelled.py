@@ -46,6 +46,9 @@ DEFAULT_INTERVAL_S = 1.0
 _LINE_RE = re.compile(r"^\s*(?P<label>[^\W\d_][^:=]{0,40}?)\s*[:=]\s*(?P<value>\S.*?)\s*$")
 _NUM = r"([-+]?\d+(?:[.,]\d+)?)"
 _TEMP_RE = re.compile(rf"^{_NUM}\s*(?:'|°|º)?\s*C(?:elsius)?\b", re.IGNORECASE)
+# `sensors -f` prints every temperature in °F (`+118.9°F`): a stated unit, so converted (°C =
+# (°F - 32) x 5/9, NIST SP 811 B.9); the degree sign is required, a bare `F` states nothing.
+_TEMP_F_RE = re.compile(rf"^{_NUM}\s*[°º]\s*F(?:ahrenheit)?\b", re.IGNORECASE)
 _CLOCK_RE = re.compile(rf"^{_NUM}\s*(GHz|MHz|kHz|Hz)\b", re.IGNORECASE)
 _POWER_RE = re.compile(rf"^{_NUM}\s*(mW|W)\b")
 _PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
@@ -76,6 +79,8 @@ def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] |
     """(kind, value) of one ``Label: value`` line, or None when the value is not a reading."""
     if (m := _TEMP_RE.match(value)) is not None:
         return "temp", _num(m.group(1))
+    if (m := _TEMP_F_RE.match(value)) is not None:
+        return "temp", round((_num(m.group(1)) - 32.0) * 5.0 / 9.0, 6)
     if (m := _CLOCK_RE.match(value)) is not None:
         return "clock", _num(m.group(1)) * _CLOCK_SCALE[m.group(2).lower()]
     if (m := _POWER_RE.match(value)) is not None:
@@ -171,6 +176,8 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append(f"labelled records: temperature {temp_labels[0]!r} taken as the SoC sensor 'cpu'")
     else:
         notes.append("labelled records: temperatures " + ", ".join(f"{k!r} as {v}" for k, v in names.items()))
+    if any(_TEMP_F_RE.match(m.group("value")) for ln in text.splitlines() if (m := _LINE_RE.match(ln))):
+        notes.append("temperatures printed in °F (sensors -f) converted to °C")
     skipped = 0
     times: list[float] | None = None
     if stamp_label is not None:
