@@ -81,11 +81,13 @@ def test_a_loop_of_one_temperature_per_date_is_unchanged(tmp_path: Path) -> None
     assert [s.temps_c for s in log.samples] == [{"cpu": pytest.approx(c)} for c in SOC_C]
 
 
-def test_lm_sensors_fahrenheit_is_converted(tmp_path: Path) -> None:
-    """`sensors -f` prints `+118.9°F`: refused as no recognised log before."""
+@pytest.mark.parametrize("degrees", ["°F", " F"])
+def test_lm_sensors_fahrenheit_is_converted(tmp_path: Path, degrees: str) -> None:
+    """`sensors -f` prints `+118.9°F`, or `+118.9 F` where the locale has no degree sign (a cron
+    job): refused as no recognised log before."""
     text = "".join(
         f"Fri Dec  5 10:00:{k:02d} UTC 2026\ncpu_thermal-virtual-0\nAdapter: Virtual device\n"
-        f"temp1:        +{c * 9 / 5 + 32:.2f}°F  (crit = +230.0°F)\n\n"
+        f"temp1:        +{c * 9 / 5 + 32:.2f}{degrees}  (crit = +230.0{degrees})\n\n"
         for k, c in enumerate(SOC_C)
     )
     log = parse_log(_write(tmp_path, text))

@@ -49,6 +49,9 @@ _TEMP_RE = re.compile(rf"^{_NUM}\s*(?:'|°|º)?\s*C(?:elsius)?\b", re.IGNORECASE
 # `sensors -f` prints every temperature in °F (`+118.9°F`): a stated unit, so converted (°C =
 # (°F - 32) x 5/9, NIST SP 811 B.9); the degree sign is required, a bare `F` states nothing.
 _TEMP_F_RE = re.compile(rf"^{_NUM}\s*[°º]\s*F(?:ahrenheit)?\b", re.IGNORECASE)
+# Where the locale cannot show a degree sign (LANG=C, a cron job), lm-sensors prints " C" and
+# " F" instead (prog/sensors/main.c, set_degstr): read as °F only under an lm-sensors chip.
+_LMSENSORS_F_RE = re.compile(rf"^{_NUM} F\b")
 _CLOCK_RE = re.compile(rf"^{_NUM}\s*(GHz|MHz|kHz|Hz)\b", re.IGNORECASE)
 _POWER_RE = re.compile(rf"^{_NUM}\s*(mW|W)\b")
 _PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
@@ -126,6 +129,8 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
             chip = chip_name(prev)
             continue
         kind = classify(label, m.group("value"))
+        if kind is None and chip and (f := _LMSENSORS_F_RE.match(m.group("value"))) is not None:
+            kind = "temp", round((_num(f.group(1)) - 32.0) * 5.0 / 9.0, 6)
         if kind is not None:
             out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
     return out
@@ -176,7 +181,12 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append(f"labelled records: temperature {temp_labels[0]!r} taken as the SoC sensor 'cpu'")
     else:
         notes.append("labelled records: temperatures " + ", ".join(f"{k!r} as {v}" for k, v in names.items()))
-    if any(_TEMP_F_RE.match(m.group("value")) for ln in text.splitlines() if (m := _LINE_RE.match(ln))):
+    lm_sensors = "\nAdapter:" in text
+    if any(
+        _TEMP_F_RE.match(v) or (lm_sensors and _LMSENSORS_F_RE.match(v))
+        for ln in text.splitlines()
+        if (m := _LINE_RE.match(ln)) and (v := m.group("value"))
+    ):
         notes.append("temperatures printed in °F (sensors -f) converted to °C")
     skipped = 0
     times: list[float] | None = None
