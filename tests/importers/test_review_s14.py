@@ -126,3 +126,25 @@ def test_jtop4_keys_stay_read(tmp_path: Path) -> None:
     assert [s.temps_c for s in log.samples] == [{"cpu": pytest.approx(c)} for c in SOC_C]
     assert [s.power_w for s in log.samples] == [pytest.approx(5.0 + 0.01 * k) for k in range(N)]
     assert json.dumps(list(log.notes))  # notes are plain strings
+
+
+def _sensors_json_350(k: int, nan: bool) -> str:
+    """One `date; sensors -j` record as lm-sensors 3.5.0 printed it (invalid JSON)."""
+    nvme = ',\n   "nvme-pci-0100":{\n      "Adapter": "PCI adapter",\n      "Composite":{\n         "temp1_input": nan\n      }\n   }'
+    return (
+        f"Fri Dec  5 10:00:{k:02d} UTC 2026\n"
+        '{\n   "cpu_thermal-virtual-0":{\n      "Adapter": "Virtual device",\n'
+        f'      "temp1":{{\n         "temp1_input": {SOC_C[k]:.3f}\n      }}\n   }},\n'
+        '   "rpi_volt-isa-0000":{\n      "Adapter": "ISA adapter",\n      "in0":{\n,\n'
+        '         "in0_lcrit_alarm": 0.000\n      }\n   }' + (nvme if nan else "") + "\n}\n"
+    )
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_lm_sensors_350_json_is_repaired(tmp_path: Path, nan: bool) -> None:
+    """A stray comma and a bare `nan` made every document invalid: refused before."""
+    log = parse_log(_write(tmp_path, "".join(_sensors_json_350(k, nan) for k in range(N))))
+    assert log.fmt == "sensors-json"
+    assert [s.temps_c["cpu"] for s in log.samples] == [pytest.approx(c) for c in SOC_C]
+    assert not any("nvme" in s.temps_c for s in log.samples)
+    assert any("lm-sensors 3.5.0" in n for n in log.notes)

@@ -36,6 +36,22 @@ FMT = "sensors-json"
 DEFAULT_INTERVAL_S = 1.0
 _TEMP_INPUT_RE = re.compile(r"^temp\d+_input$")
 _DECODER = json.JSONDecoder()
+# lm-sensors 3.5.0 (Debian and Raspbian buster) wrote invalid JSON in two ways, fixed in 3.6.0
+# ("stray comma bug in the JSON output", lm-sensors CHANGES): a feature whose first subfeature
+# could not be read opens with a lone comma (`"in0":{` newline `,`), and an unreadable value is
+# printf'd as a bare `nan` / `-nan`.  Neither can occur in valid JSON, so they are repaired
+# before decoding: the stray comma removed, the NaN made JSON's `NaN` (bad data, dropped later).
+_STRAY_COMMA_RE = re.compile(r"([{,])(?:\s*\n[ \t]*,)+")
+_TRAILING_COMMA_RE = re.compile(r",(\s*\})")
+_BARE_NAN_RE = re.compile(r"(:\s*)-?nan\b", re.IGNORECASE)
+
+
+def _repair(text: str) -> tuple[str, int]:
+    """The text with lm-sensors 3.5.0's stray commas and bare NaNs repaired, and how many."""
+    text, commas = _STRAY_COMMA_RE.subn(r"\1", text)
+    text, trailing = _TRAILING_COMMA_RE.subn(r"\1", text)
+    text, nans = _BARE_NAN_RE.subn(r"\1NaN", text)
+    return text, commas + trailing + nans
 
 
 def looks_like(text: str) -> bool:
@@ -105,6 +121,7 @@ def _temps(doc: dict[str, object]) -> dict[str, float]:
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Every document with a temperature is one sample (see module doc)."""
+    text, repaired = _repair(text)
     docs, bad = _documents(text)
     rows = [(temps, stamp) for doc, stamp in docs if (temps := _temps(doc))]
     if not rows:
@@ -112,6 +129,10 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     labels = sorted({label for temps, _ in rows for label in temps})
     names = sensor_names(labels)
     notes = ["sensors -j documents: " + ", ".join(f"{k!r} as {v}" for k, v in names.items())]
+    if repaired:
+        notes.append(
+            f"{repaired} stray comma(s) or bare nan value(s) of lm-sensors 3.5.0's JSON repaired (nan: no reading)"
+        )
     skipped = bad + sum(1 for doc, _ in docs if not _temps(doc))
     if all(stamp is not None for _, stamp in rows):
         clock = DayClock()
