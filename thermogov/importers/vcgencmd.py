@@ -6,6 +6,11 @@ documentation, "vcgencmd": ``measure_temp`` prints °C, ``measure_clock arm`` pr
 ``sleep``), on the same line (``12:00:01 temp=48.3'C``, ``1700000000 temp=...``), or from a
 separate ``date`` line in the board's locale.  A sample starts when a quantity it already has
 appears again or a new stamp arrives, so any order of commands in the loop works.
+
+A Pi 5 loop may add ``vcgencmd pmic_read_adc`` (its rails' sum kept as the rail ``PMIC``) and
+``vcgencmd measure_temp pmic``, whose ``temp=`` looks like the SoC's: several temperatures beside
+each clock reading are several sensors, named by the word the loop printed before each, or the
+log is refused (``_sensors_per_clock``).
 """
 
 from __future__ import annotations
