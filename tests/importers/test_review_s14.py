@@ -148,3 +148,18 @@ def test_lm_sensors_350_json_is_repaired(tmp_path: Path, nan: bool) -> None:
     assert [s.temps_c["cpu"] for s in log.samples] == [pytest.approx(c) for c in SOC_C]
     assert not any("nvme" in s.temps_c for s in log.samples)
     assert any("lm-sensors 3.5.0" in n for n in log.notes)
+
+
+def test_lm_sensors_raw_u_output_is_read(tmp_path: Path) -> None:
+    """`sensors -u` prints `temp1_input: 48.300` with no unit: refused as no recognised log before."""
+    text = "".join(
+        f"Fri Dec  5 10:00:{k:02d} UTC 2026\ncpu_thermal-virtual-0\nAdapter: Virtual device\ntemp1:\n"
+        f"  temp1_input: {c:.3f}\n  temp1_crit: 110.000\n\nrp1_adc-isa-0000\nAdapter: ISA adapter\n"
+        f"in1:\n  in1_input: 1.480\ntemp1:\n  temp1_input: {c + 7:.3f}\n\n"
+        for k, c in enumerate(SOC_C)
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.temps_c for s in log.samples] == [
+        {"cpu": pytest.approx(c), "rp1_adc": pytest.approx(c + 7)} for c in SOC_C
+    ]
+    assert [s.t_s for s in log.samples] == [float(k) for k in range(N)]

@@ -52,6 +52,11 @@ _TEMP_F_RE = re.compile(rf"^{_NUM}\s*[°º]\s*F(?:ahrenheit)?\b", re.IGNORECASE)
 # Where the locale cannot show a degree sign (LANG=C, a cron job), lm-sensors prints " C" and
 # " F" instead (prog/sensors/main.c, set_degstr): read as °F only under an lm-sensors chip.
 _LMSENSORS_F_RE = re.compile(rf"^{_NUM} F\b")
+# `sensors -u` prints each subfeature raw under its chip and feature, without a unit:
+# `  temp1_input: 48.300` is the hwmon temperature input, which libsensors gives in °C
+# (Documentation/hwmon/sysfs-interface.rst names it; lm-sensors scales m°C to °C).
+_RAW_TEMP_INPUT_RE = re.compile(r"^temp\d+_input$")
+_BARE_NUM_RE = re.compile(rf"^{_NUM}$")
 _CLOCK_RE = re.compile(rf"^{_NUM}\s*(GHz|MHz|kHz|Hz)\b", re.IGNORECASE)
 _POWER_RE = re.compile(rf"^{_NUM}\s*(mW|W)\b")
 _PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
@@ -131,6 +136,13 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
         kind = classify(label, m.group("value"))
         if kind is None and chip and (f := _LMSENSORS_F_RE.match(m.group("value"))) is not None:
             kind = "temp", round((_num(f.group(1)) - 32.0) * 5.0 / 9.0, 6)
+        if (
+            kind is None
+            and chip
+            and _RAW_TEMP_INPUT_RE.match(label)
+            and (b := _BARE_NUM_RE.match(m.group("value")))
+        ):
+            kind = "temp", _num(b.group(1))
         if kind is not None:
             out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
     return out
