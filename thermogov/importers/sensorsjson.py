@@ -36,8 +36,9 @@ FMT = "sensors-json"
 DEFAULT_INTERVAL_S = 1.0
 _TEMP_INPUT_RE = re.compile(r"^temp\d+_input$")
 _DECODER = json.JSONDecoder()
-# lm-sensors 3.5.0 (Debian and Raspbian buster) wrote invalid JSON in two ways, fixed in 3.6.0
-# ("stray comma bug in the JSON output", lm-sensors CHANGES): a feature whose first subfeature
+# lm-sensors 3.5.0 (Debian and Raspbian buster) wrote invalid JSON in two ways (print_chip_json in
+# prog/sensors/chips.c; a "stray comma bug in the JSON output" reported fixed in 3.6.0, not checked
+# against lm-sensors' own CHANGES here): a feature whose first subfeature
 # could not be read opens with a lone comma (`"in0":{` newline `,`), and an unreadable value is
 # printf'd as a bare `nan` / `-nan`.  Neither can occur in valid JSON, so they are repaired
 # before decoding: the stray comma removed, the NaN made JSON's `NaN` (bad data, dropped later).
