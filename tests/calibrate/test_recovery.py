@@ -31,9 +31,17 @@ TRUE_AMB = {"board": 0.25}
 TRUE_DYN = 0.8
 
 
+# The fit is tested on a fixed board: rpi4's network with the C_dyn (µW/MHz/V²) the recovery
+# tolerances were set for, so a revision of the profile's power figure leaves the generated log's
+# step, and so what the noise lets the fit identify, as it was.
+PRIOR_C_DYN = 780.0
+
+
 @pytest.fixture(scope="module")
 def prior() -> BoardProfile:
-    return load_board("rpi4")
+    board = load_board("rpi4")
+    cpu = dataclasses.replace(board.domain("cpu"), c_dyn_uw_per_mhz_v2=PRIOR_C_DYN)
+    return dataclasses.replace(board, domains=tuple(cpu if d.name == "cpu" else d for d in board.domains))
 
 
 @pytest.fixture(scope="module")
