@@ -322,11 +322,16 @@ def _thermal(t: Table) -> ThermalProfile:
         a, b, g = raw
         if a not in names or b not in names:
             raise ConfigError(f"{where}: unknown node; known nodes are {sorted(names)}")
+        if a == b:
+            raise ConfigError(f"{where}: joins {a!r} to itself; name two different nodes")
+        if any({a, b} == {x.a, x.b} for x in links):
+            raise ConfigError(f"{where}: {a!r} and {b!r} are already linked; give one link per pair")
         if not 0 < g <= 1e4:
             raise ConfigError(f"{where}: conductance must be in (0, 1e4] W/K")
         links.append(ThermalLink(a, b, float(g)))
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{t.where}.nodes: at least one node needs to_ambient_w_per_k > 0")
+    check_paths_to_ambient(nodes, links, t.where)
     th = ThermalProfile(
         nodes=tuple(nodes),
         links=tuple(links),
@@ -337,6 +342,29 @@ def _thermal(t: Table) -> ThermalProfile:
         raise ConfigError(f"{t.where}.rest_of_board_node: unknown node {th.rest_of_board_node!r}")
     t.done()
     return th
+
+
+def check_paths_to_ambient(
+    nodes: list[ThermalNode] | tuple[ThermalNode, ...],
+    links: tuple[ThermalLink, ...] | list[ThermalLink],
+    where: str,
+) -> None:
+    """Every node must reach ambient through links: an island heats without bound (its
+    conductance matrix is singular), which the simulator would only find mid-run."""
+    reached = {n.name for n in nodes if n.to_ambient_w_per_k > 0}
+    grew = True
+    while grew:
+        grew = False
+        for link in links:
+            if (link.a in reached) != (link.b in reached):
+                reached |= {link.a, link.b}
+                grew = True
+    island = [n.name for n in nodes if n.name not in reached]
+    if island:
+        raise ConfigError(
+            f"{where}.links: node {island[0]!r} has no path to ambient; link it to a node with "
+            "to_ambient_w_per_k > 0 or give it to_ambient_w_per_k"
+        )
 
 
 def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
@@ -409,6 +437,7 @@ def with_enclosure(board: BoardProfile, name: str) -> BoardProfile:
     links = board.thermal.links + tuple(ThermalLink(a.attached_to, a.name, a.pad_w_per_k) for a in enc.nodes)
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{board.source_file}: enclosures.{name} leaves no node a path to ambient")
+    check_paths_to_ambient(nodes, links, f"{board.source_file}: enclosures.{name} with thermal")
     # the result is one housing: alternatives are choices of the original profile, not of this one
     fan = enc.fan if enc.fan is not None else board.fan
     thermal = replace(board.thermal, nodes=nodes, links=links)

@@ -46,8 +46,17 @@ class Table:
         if key in self._data:
             return self._data[key]
         if default is _MISSING:
-            raise ConfigError(f"{self.where}.{key}: missing; add it")
+            raise ConfigError(f"{self._path(key)}: missing; {self._missing_fix(key)}")
         return default
+
+    def _path(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def _missing_fix(self, key: str) -> str:
+        """A required key that is absent is most often misspelt: point at the spelling present."""
+        spare = [k for k in self._data if k not in self._used]
+        hint = difflib.get_close_matches(key, spare, n=1)
+        return f"found {hint[0]!r}: a typo? rename it to {key!r}" if hint else "add it"
 
     def raw(self, key: str, default: Any = _MISSING) -> Any:
         return self._get(key, default)
