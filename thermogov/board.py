@@ -21,7 +21,7 @@ from typing import Any
 from thermogov import tomlread
 from thermogov.fanprofile import FanProfile, parse_fan_profile
 from thermogov.interfaces import ConfigError
-from thermogov.tomlcheck import Table
+from thermogov.tomlcheck import Table, check_name
 
 # Physical bounds of profile numbers (silicon is specified for -40..150 °C junction; no DVFS
 # table of an edge board reaches 100 GHz or 5 V).  Values outside are typos, and a non-finite
@@ -238,6 +238,7 @@ class BoardProfile:
 
 
 def _sensor(name: str, t: Table) -> SensorProfile:
+    check_name(name, t.where)
     s = SensorProfile(
         name=name,
         weight=t.number("weight", minimum=0.0, exclusive_min=True, maximum=1000.0),
@@ -256,6 +257,7 @@ def _sensor(name: str, t: Table) -> SensorProfile:
 
 
 def _domain(name: str, t: Table) -> DomainProfile:
+    check_name(name, t.where)
     opp_mhz = t.numbers("opp_mhz")
     volt = t.numbers("volt_v")
     where = t.where
@@ -296,6 +298,7 @@ def _domain(name: str, t: Table) -> DomainProfile:
 def _thermal(t: Table) -> ThermalProfile:
     nodes = []
     for name, sub in t.tables("nodes"):
+        check_name(name, sub.where)
         nodes.append(
             ThermalNode(
                 name=name,
@@ -369,6 +372,7 @@ def check_paths_to_ambient(
 
 def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
     """One ``[enclosures.<housing>.nodes.<name>]`` table: a new node and the pad that joins it."""
+    check_name(name, t.where)
     if name in nodes:
         raise ConfigError(
             f"{t.where}: {name!r} is already a node of the board; give the housing's body its own name"
@@ -390,6 +394,7 @@ def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
 
 
 def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
+    check_name(name, t.where)
     board_nodes = set(thermal.node_names())
     added = tuple(_added_node(n, sub, board_nodes) for n, sub in t.tables("nodes"))
     nodes = board_nodes | {a.name for a in added}
@@ -491,10 +496,10 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     """Validate a board profile table; every problem names its key and file."""
     top = Table(data, where)
     b = top.table("board")
-    name = b.string("name")
+    name = b.name("name")
     description = b.string("description", "")
     dt_models = tuple(b.strings("dt_models", []))
-    enclosure = b.string("enclosure", "default")
+    enclosure = b.name("enclosure", "default")
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
@@ -533,6 +538,12 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         threads=threads,
     )
     m.done()
+    if model.fixed_s == 0.0 and not any(cycles.values()):
+        # an inference that takes no time is an infinite rate: every throughput divides by it
+        raise ConfigError(
+            f"{m.where}: fixed_ms is 0 and every cycles entry is 0, so an inference takes no time;"
+            " give fixed_ms > 0 or a cycle count"
+        )
     battery = None
     if top.has("battery"):
         bt = top.table("battery")

@@ -9,12 +9,28 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from thermogov.interfaces import ConfigError
 
 _MISSING = object()
+
+# What a name in a user's file may be: it becomes part of a run folder's name (the board), of a
+# CSV column (sensors, domains) and of calibrate's output file, so a '/', a '..', a comma or an
+# empty string would escape --out or break the trace.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+
+
+def check_name(value: str, where: str) -> str:
+    """``value`` if it is a usable name; otherwise a one-line ConfigError naming ``where``."""
+    if not _NAME.fullmatch(value):
+        raise ConfigError(
+            f"{where}: {value!r} is not a usable name; use 1-64 letters, digits, '.', '_', '+' or '-',"
+            " starting with a letter or digit"
+        )
+    return value
 
 
 def _range_hint(minimum: float | None, maximum: float | None) -> str:
@@ -104,6 +120,10 @@ class Table:
         if not isinstance(v, str):
             raise ConfigError(f"{self.where}.{key}: expected a string, got {v!r}")
         return v
+
+    def name(self, key: str, default: Any = _MISSING) -> str:
+        """A string that names something (see :func:`check_name`)."""
+        return check_name(self.string(key, default), self._path(key))
 
     def boolean(self, key: str, default: Any = _MISSING) -> bool:
         v = self._get(key, default)

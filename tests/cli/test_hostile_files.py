@@ -103,3 +103,25 @@ def test_a_scenario_files_mistake_names_that_file(tmp_path: Path) -> None:
     args, f = _drive("scenario", tmp_path, SCENARIO.replace("ambient_c = 40.0", "ambient_c = inf").encode())
     line = one_line_error(thermogov(*args), f"{f}: sim.ambient_c")
     assert "scenarios/in.toml" not in line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needle"),
+    [
+        ('name = "rpi5"', 'name = "../../elsewhere"', "board.name: '../../elsewhere' is not a usable name"),
+        ('name = "rpi5"', 'name = ""', "board.name: '' is not a usable name"),
+        ("[sensors.cpu]", '[sensors."cpu,temp"]', "sensors.cpu,temp: 'cpu,temp' is not a usable name"),
+    ],
+)
+def test_names_that_become_paths_or_columns_are_checked(
+    tmp_path: Path, old: str, new: str, needle: str
+) -> None:
+    one_line_error(thermogov(*_board(tmp_path, old, new)), needle)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_inference_that_takes_no_time_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "board.toml"
+    f.write_text(RPI5.replace("fixed_ms = 10.0", "fixed_ms = 0.0").replace("cpu = 1.16e8", "cpu = 0.0"))
+    p = thermogov("sim", "--board", str(f), "--duration", "5", "--out", str(tmp_path / "out"))
+    one_line_error(p, "model: fixed_ms is 0 and every cycles entry is 0")
