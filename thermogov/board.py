@@ -237,6 +237,20 @@ class BoardProfile:
         raise KeyError(name)
 
 
+def _sysfs_names(t: Table) -> tuple[str, ...]:
+    """Kernel names (zone types, hwmon/supply names, cpufreq policies, devfreq of_nodes): each is
+    one path component under /sys, and the emulator builds its fake tree from them, so a '/' or
+    a '..' would read or write outside the tree."""
+    names = tuple(t.strings("sysfs_names", []))
+    for i, n in enumerate(names):
+        if not n.strip() or "/" in n or "\0" in n or n in (".", ".."):
+            raise ConfigError(
+                f"{t.where}.sysfs_names[{i}]: {n!r} is not a sysfs name; give the name the kernel"
+                ' shows (e.g. "cpu-thermal", "policy0"), without \'/\''
+            )
+    return names
+
+
 def _sensor(name: str, t: Table) -> SensorProfile:
     check_name(name, t.where)
     s = SensorProfile(
@@ -249,7 +263,7 @@ def _sensor(name: str, t: Table) -> SensorProfile:
         quant_c=t.number("quant_c", 0.0, minimum=0.0, maximum=50.0),
         lag_s=t.number("lag_s", 0.0, minimum=0.0, maximum=3600.0),
         kind=t.choice("kind", ("thermal_zone", "hwmon", "battery"), "thermal_zone"),
-        sysfs_names=tuple(t.strings("sysfs_names", [])),
+        sysfs_names=_sysfs_names(t),
         aliases=tuple(t.strings("aliases", [])),
     )
     t.done()
@@ -282,7 +296,7 @@ def _domain(name: str, t: Table) -> DomainProfile:
         leak_w_ref=t.number("leak_w_ref", 0.0, minimum=0.0, maximum=1000.0),
         leak_ref_c=t.number("leak_ref_c", 85.0, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         leak_beta_per_k=t.number("leak_beta_per_k", 0.03, minimum=0.0, maximum=0.2),
-        sysfs_names=tuple(t.strings("sysfs_names", [])),
+        sysfs_names=_sysfs_names(t),
         listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
     )
     if d.listed_hz and (

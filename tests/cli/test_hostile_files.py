@@ -125,3 +125,10 @@ def test_an_inference_that_takes_no_time_is_refused(tmp_path: Path) -> None:
     f.write_text(RPI5.replace("fixed_ms = 10.0", "fixed_ms = 0.0").replace("cpu = 1.16e8", "cpu = 0.0"))
     p = thermogov("sim", "--board", str(f), "--duration", "5", "--out", str(tmp_path / "out"))
     one_line_error(p, "model: fixed_ms is 0 and every cycles entry is 0")
+
+
+@pytest.mark.parametrize("bad", ["../../../../tmp/owned", "", ".."])
+def test_a_sysfs_name_is_one_path_component(tmp_path: Path, bad: str) -> None:
+    # the emulator builds its fake tree from these names: a '/' would write outside --sysfs-root
+    args = _board(tmp_path, 'sysfs_names = ["policy0"]', f'sysfs_names = ["{bad}"]')
+    one_line_error(thermogov(*args), f"domains.cpu.sysfs_names[0]: {bad!r} is not a sysfs name")
