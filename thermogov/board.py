@@ -21,7 +21,7 @@ from typing import Any
 from thermogov import tomlread
 from thermogov.fanprofile import FanProfile, parse_fan_profile
 from thermogov.interfaces import ConfigError
-from thermogov.tomlcheck import Table
+from thermogov.tomlcheck import Table, check_name
 
 # Physical bounds of profile numbers (silicon is specified for -40..150 °C junction; no DVFS
 # table of an edge board reaches 100 GHz or 5 V).  Values outside are typos, and a non-finite
@@ -237,7 +237,22 @@ class BoardProfile:
         raise KeyError(name)
 
 
+def _sysfs_names(t: Table) -> tuple[str, ...]:
+    """Kernel names (zone types, hwmon/supply names, cpufreq policies, devfreq of_nodes): each is
+    one path component under /sys, and the emulator builds its fake tree from them, so a '/' or
+    a '..' would read or write outside the tree."""
+    names = tuple(t.strings("sysfs_names", []))
+    for i, n in enumerate(names):
+        if not n.strip() or "/" in n or "\0" in n or n in (".", ".."):
+            raise ConfigError(
+                f"{t.where}.sysfs_names[{i}]: {n!r} is not a sysfs name; give the name the kernel"
+                ' shows (e.g. "cpu-thermal", "policy0"), without \'/\''
+            )
+    return names
+
+
 def _sensor(name: str, t: Table) -> SensorProfile:
+    check_name(name, t.where)
     s = SensorProfile(
         name=name,
         weight=t.number("weight", minimum=0.0, exclusive_min=True, maximum=1000.0),
@@ -248,7 +263,7 @@ def _sensor(name: str, t: Table) -> SensorProfile:
         quant_c=t.number("quant_c", 0.0, minimum=0.0, maximum=50.0),
         lag_s=t.number("lag_s", 0.0, minimum=0.0, maximum=3600.0),
         kind=t.choice("kind", ("thermal_zone", "hwmon", "battery"), "thermal_zone"),
-        sysfs_names=tuple(t.strings("sysfs_names", [])),
+        sysfs_names=_sysfs_names(t),
         aliases=tuple(t.strings("aliases", [])),
     )
     t.done()
@@ -256,6 +271,7 @@ def _sensor(name: str, t: Table) -> SensorProfile:
 
 
 def _domain(name: str, t: Table) -> DomainProfile:
+    check_name(name, t.where)
     opp_mhz = t.numbers("opp_mhz")
     volt = t.numbers("volt_v")
     where = t.where
@@ -280,7 +296,7 @@ def _domain(name: str, t: Table) -> DomainProfile:
         leak_w_ref=t.number("leak_w_ref", 0.0, minimum=0.0, maximum=1000.0),
         leak_ref_c=t.number("leak_ref_c", 85.0, minimum=TEMP_MIN_C, maximum=TEMP_MAX_C),
         leak_beta_per_k=t.number("leak_beta_per_k", 0.03, minimum=0.0, maximum=0.2),
-        sysfs_names=tuple(t.strings("sysfs_names", [])),
+        sysfs_names=_sysfs_names(t),
         listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
     )
     if d.listed_hz and (
@@ -296,6 +312,7 @@ def _domain(name: str, t: Table) -> DomainProfile:
 def _thermal(t: Table) -> ThermalProfile:
     nodes = []
     for name, sub in t.tables("nodes"):
+        check_name(name, sub.where)
         nodes.append(
             ThermalNode(
                 name=name,
@@ -322,11 +339,16 @@ def _thermal(t: Table) -> ThermalProfile:
         a, b, g = raw
         if a not in names or b not in names:
             raise ConfigError(f"{where}: unknown node; known nodes are {sorted(names)}")
+        if a == b:
+            raise ConfigError(f"{where}: joins {a!r} to itself; name two different nodes")
+        if any({a, b} == {x.a, x.b} for x in links):
+            raise ConfigError(f"{where}: {a!r} and {b!r} are already linked; give one link per pair")
         if not 0 < g <= 1e4:
             raise ConfigError(f"{where}: conductance must be in (0, 1e4] W/K")
         links.append(ThermalLink(a, b, float(g)))
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{t.where}.nodes: at least one node needs to_ambient_w_per_k > 0")
+    check_paths_to_ambient(nodes, links, t.where)
     th = ThermalProfile(
         nodes=tuple(nodes),
         links=tuple(links),
@@ -339,8 +361,32 @@ def _thermal(t: Table) -> ThermalProfile:
     return th
 
 
+def check_paths_to_ambient(
+    nodes: list[ThermalNode] | tuple[ThermalNode, ...],
+    links: tuple[ThermalLink, ...] | list[ThermalLink],
+    where: str,
+) -> None:
+    """Every node must reach ambient through links: an island heats without bound (its
+    conductance matrix is singular), which the simulator would only find mid-run."""
+    reached = {n.name for n in nodes if n.to_ambient_w_per_k > 0}
+    grew = True
+    while grew:
+        grew = False
+        for link in links:
+            if (link.a in reached) != (link.b in reached):
+                reached |= {link.a, link.b}
+                grew = True
+    island = [n.name for n in nodes if n.name not in reached]
+    if island:
+        raise ConfigError(
+            f"{where}.links: node {island[0]!r} has no path to ambient; link it to a node with "
+            "to_ambient_w_per_k > 0 or give it to_ambient_w_per_k"
+        )
+
+
 def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
     """One ``[enclosures.<housing>.nodes.<name>]`` table: a new node and the pad that joins it."""
+    check_name(name, t.where)
     if name in nodes:
         raise ConfigError(
             f"{t.where}: {name!r} is already a node of the board; give the housing's body its own name"
@@ -362,6 +408,7 @@ def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
 
 
 def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
+    check_name(name, t.where)
     board_nodes = set(thermal.node_names())
     added = tuple(_added_node(n, sub, board_nodes) for n, sub in t.tables("nodes"))
     nodes = board_nodes | {a.name for a in added}
@@ -409,6 +456,7 @@ def with_enclosure(board: BoardProfile, name: str) -> BoardProfile:
     links = board.thermal.links + tuple(ThermalLink(a.attached_to, a.name, a.pad_w_per_k) for a in enc.nodes)
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{board.source_file}: enclosures.{name} leaves no node a path to ambient")
+    check_paths_to_ambient(nodes, links, f"{board.source_file}: enclosures.{name} with thermal")
     # the result is one housing: alternatives are choices of the original profile, not of this one
     fan = enc.fan if enc.fan is not None else board.fan
     thermal = replace(board.thermal, nodes=nodes, links=links)
@@ -462,10 +510,10 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     """Validate a board profile table; every problem names its key and file."""
     top = Table(data, where)
     b = top.table("board")
-    name = b.string("name")
+    name = b.name("name")
     description = b.string("description", "")
     dt_models = tuple(b.strings("dt_models", []))
-    enclosure = b.string("enclosure", "default")
+    enclosure = b.name("enclosure", "default")
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
@@ -504,6 +552,12 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         threads=threads,
     )
     m.done()
+    if model.fixed_s == 0.0 and not any(cycles.values()):
+        # an inference that takes no time is an infinite rate: every throughput divides by it
+        raise ConfigError(
+            f"{m.where}: fixed_ms is 0 and every cycles entry is 0, so an inference takes no time;"
+            " give fixed_ms > 0 or a cycle count"
+        )
     battery = None
     if top.has("battery"):
         bt = top.table("battery")

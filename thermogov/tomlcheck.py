@@ -9,12 +9,28 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from thermogov.interfaces import ConfigError
 
 _MISSING = object()
+
+# What a name in a user's file may be: it becomes part of a run folder's name (the board), of a
+# CSV column (sensors, domains) and of calibrate's output file, so a '/', a '..', a comma or an
+# empty string would escape --out or break the trace.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+
+
+def check_name(value: str, where: str) -> str:
+    """``value`` if it is a usable name; otherwise a one-line ConfigError naming ``where``."""
+    if not _NAME.fullmatch(value):
+        raise ConfigError(
+            f"{where}: {value!r} is not a usable name; use 1-64 letters, digits, '.', '_', '+' or '-',"
+            " starting with a letter or digit"
+        )
+    return value
 
 
 def _range_hint(minimum: float | None, maximum: float | None) -> str:
@@ -46,8 +62,17 @@ class Table:
         if key in self._data:
             return self._data[key]
         if default is _MISSING:
-            raise ConfigError(f"{self.where}.{key}: missing; add it")
+            raise ConfigError(f"{self._path(key)}: missing; {self._missing_fix(key)}")
         return default
+
+    def _path(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def _missing_fix(self, key: str) -> str:
+        """A required key that is absent is most often misspelt: point at the spelling present."""
+        spare = [k for k in self._data if k not in self._used]
+        hint = difflib.get_close_matches(key, spare, n=1)
+        return f"found {hint[0]!r}: a typo? rename it to {key!r}" if hint else "add it"
 
     def raw(self, key: str, default: Any = _MISSING) -> Any:
         return self._get(key, default)
@@ -95,6 +120,10 @@ class Table:
         if not isinstance(v, str):
             raise ConfigError(f"{self.where}.{key}: expected a string, got {v!r}")
         return v
+
+    def name(self, key: str, default: Any = _MISSING) -> str:
+        """A string that names something (see :func:`check_name`)."""
+        return check_name(self.string(key, default), self._path(key))
 
     def boolean(self, key: str, default: Any = _MISSING) -> bool:
         v = self._get(key, default)

@@ -49,6 +49,8 @@ def load_file(path: Path | str, what: str = "config") -> dict[str, Any]:
         ) from e
     if len(raw) > MAX_TOML_BYTES:
         raise ConfigError(f"{p}: larger than {MAX_TOML_BYTES >> 20} MiB; not a {what} file")
+    if raw.startswith(b"\xef\xbb\xbf"):  # Notepad's "UTF-8 with BOM"; TOML parsers reject it
+        raise ConfigError(f"{p}: starts with a byte-order mark; save it as UTF-8 without BOM")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -50,8 +50,8 @@ def _read(name: str) -> dict[str, Any]:
         raise ConfigError(f"scenarios/{name}.toml: malformed TOML ({e}); fix the syntax") from e
 
 
-def _info(name: str, data: dict[str, Any]) -> ScenarioInfo:
-    t = Table(data.get("scenario", {}), f"scenarios/{name}.toml: scenario")
+def _info(name: str, data: dict[str, Any], where: str = "") -> ScenarioInfo:
+    t = Table(data.get("scenario", {}), f"{where or f'scenarios/{name}.toml'}: scenario")
     info = ScenarioInfo(name, t.string("description", ""), tuple(t.strings("tags", [])))
     t.done()
     return info
@@ -79,10 +79,13 @@ def load_scenario(name: str, base: Config | None = None) -> Config:
     return scenario_from_data(name, _read(name), base)
 
 
-def scenario_from_data(name: str, data: dict[str, Any], base: Config | None = None) -> Config:
-    """:func:`load_scenario` for an already-parsed file (``name`` labels errors and the run)."""
-    _info(name, data)
-    where = f"scenarios/{name}.toml"
+def scenario_from_data(
+    name: str, data: dict[str, Any], base: Config | None = None, *, where: str = ""
+) -> Config:
+    """:func:`load_scenario` for an already-parsed file (``name`` labels the run; ``where``, the
+    user's own file, labels errors: a path under ``scenarios/`` would send them to the suite)."""
+    where = where or f"scenarios/{name}.toml"
+    _info(name, data, where)
     world = {k: v for k, v in data.items() if k != "scenario"}
     try:
         parse_config(world, where)  # reject the file's own mistakes with its own name
