@@ -414,7 +414,10 @@ def _restore_all(
     ]
     for a in restorable:
         try:
-            a.restore(moved) if isinstance(a, CapActuator) else a.restore()
+            if isinstance(a, CapActuator):
+                a.restore(moved)
+            else:
+                a.restore()
         except ActuatorError as e:
             errors.append(str(e))
         if isinstance(a.io, DryRunIO):
