@@ -96,7 +96,9 @@ class Trial:
     governed_policies: set[str] = field(default_factory=set)  # what the journal may own
     read_only: set[str] = field(default_factory=set)  # limits the journal must never own
     config: str = ""  # TOML lines added to the run's config (a governed fan, the lever)
-    rival: str = ""  # the limit a rival agent rewrites (its own change where the daemon owns none)
+    # What each other agent of the trial rewrites (its own change where the daemon owns none):
+    # a set, since one tree may get two agents (a rival and an nvpmodel), each excused its own.
+    rivals: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -435,7 +437,7 @@ def rival_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     rel = governed_limit(t, rng, tr)
     if rel in faulty:
         return
-    tr.rival = rel
+    tr.rivals.add(rel)
 
     def agent(run: FakeRun) -> None:
         if run.stop.wait(run.rng.uniform(0.3, 1.2)):
@@ -481,11 +483,10 @@ def _clamped_into_new_table(k: str, before, after) -> bool:
 
 def _agent_file(k: str, tr: Trial) -> bool:
     """A file another agent of the trial writes: its limit, or the OPP list or governor beside it."""
-    if not tr.rival:
-        return False
-    if k == tr.rival:
+    if k in tr.rivals:
         return True
-    same_dir = k.rsplit("/", 1)[0] == tr.rival.rsplit("/", 1)[0]
+    folder = k.rsplit("/", 1)[0]
+    same_dir = any(folder == r.rsplit("/", 1)[0] for r in tr.rivals)
     return same_dir and (k.endswith("available_frequencies") or k.endswith("governor"))
 
 
@@ -501,14 +502,14 @@ def other_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     over it; files it does not own are the agent's."""
     faulty = {r for r, _ops, _code in tr.fault_rules}
     rel = governed_limit(t, rng, tr)
-    if rel in faulty or rel == tr.rival:
+    if rel in faulty or rel in tr.rivals:
         return
     kind = rng.choice(OTHER_AGENTS)
     p = t.root / rel
     listed = p.parent / _table_name(p.name)
     table = sorted({int(x) for x in listed.read_text().split()}) if listed.exists() else [int(p.read_text())]
     gov = p.parent / ("scaling_governor" if p.name.startswith("scaling") else "governor")
-    tr.rival = rel if kind != "governor-changed" else str(gov.relative_to(t.root))
+    tr.rivals.add(rel if kind != "governor-changed" else str(gov.relative_to(t.root)))
     if kind == "nvpmodel-table-shrunk" and len(table) < 3:
         return
 
@@ -766,7 +767,10 @@ class Runner:
         if damage == "zero-length":
             j.write_bytes(b"")
         elif damage == "truncated":
-            j.write_bytes(j.read_bytes()[: rng.randrange(1, len(j.read_bytes()))])
+            # cut inside the JSON text: a cut of only the trailing newline leaves a whole journal,
+            # which the next start rightly restores (a false finding, seed 1 tree 19)
+            body_text = j.read_bytes().rstrip()
+            j.write_bytes(body_text[: rng.randrange(1, len(body_text))])
         elif damage.startswith("format-"):
             body = json.loads(j.read_text())
             body["format"] = int(damage[-1])
@@ -918,7 +922,7 @@ class Runner:
         maxes = [r for r in real_owned if r.endswith("max_freq")]
         faulty = {r for r, _ops, _code in tr.fault_rules}
         lowered = [r for r in maxes if mid.get(r, (b"", 0))[0] != before.get(r, (b"", 0))[0]]
-        agent_raised = tr.rival in maxes  # another agent may have raised it by now (its choice)
+        agent_raised = bool(tr.rivals & set(maxes))  # an agent may have raised one by now (its choice)
         if maxes and not lowered and not set(maxes) <= faulty and not agent_raised:
             self.finding("hot-board-not-capped", where, f"no max lowered of {len(maxes)}")
         return real_owned

@@ -64,6 +64,7 @@ from thermogov.hw.journal import (
     Journal,
     JournalEntry,
     RecordedRanges,
+    clamp_to_today,
     new_journal_data,
     recover,
 )
@@ -72,6 +73,7 @@ from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.sysfs import SysfsTree
@@ -387,12 +389,23 @@ def _restore_all(
     actuators: list[CapActuator],
     journal: Journal | None,
     log: Log,
-    root: Path,
+    tree: SysfsTree,
     idle: IdleInjector | None = None,
     fan: HwFan | None = None,
+    ranges: RecordedRanges | None = None,
 ) -> None:
     """Put every captured window (and idle-injection state, and the fan) back; the journal goes
-    only once all writes succeeded."""
+    only once all writes succeeded.
+
+    A window whose table another agent shrank during the run is written clamped into today's
+    range, by the journal restore's rule (:func:`clamp_to_today`), and the closing line says so.
+    """
+    root = tree.root
+    moved: dict[tuple[str, str], tuple[int, int]] = {}
+    notes: list[str] = []
+    if ranges is not None:
+        moved, notes = clamp_to_today(tree, ranges.known(_journal_entries(actuators)))
+    said = "".join(f"; {n}" for n in notes)
     errors = []
     restorable: list[CapActuator | IdleInjector | HwFan] = [
         *([idle] if idle is not None else []),
@@ -401,7 +414,10 @@ def _restore_all(
     ]
     for a in restorable:
         try:
-            a.restore()
+            if isinstance(a, CapActuator):
+                a.restore(moved)
+            else:
+                a.restore()
         except ActuatorError as e:
             errors.append(str(e))
         if isinstance(a.io, DryRunIO):
@@ -412,11 +428,11 @@ def _restore_all(
             raise RuntimeFailure(f"restore incomplete, left changed: {'; '.join(errors)}")
         raise RuntimeFailure(
             f"restore incomplete, left changed: {'; '.join(errors)}; journal kept at {journal.path}; "
-            f"put them back with `{restore_command(root, journal.state_dir)}`"
+            f"put them back with `{restore_command(root, journal.state_dir)}`{said}"
         )
     if journal is not None:
         journal.delete_restored(root)  # the board is restored: a file that stays is said as such
-        log("limits restored")
+        log(f"limits restored{said}")
 
 
 class Runner:
@@ -447,6 +463,7 @@ class Runner:
         self.started_unix = time.time()
         self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
         self.limit_watch: LimitWatch | None = None
+        self.power_mode: PowerModeWatch | None = None  # nvpmodel's mode, read at start and exit
 
     def throttle_counters(self) -> ThrottleCounters:
         """Throttling that is not ours so far (kind -> count, time, active), for published state."""
@@ -576,8 +593,9 @@ class Runner:
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
             ranges = RecordedRanges()
+            self.power_mode = PowerModeWatch(prep.tree)  # before the first write: the mode we found
             _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges)
-            stack.callback(_restore_all, actuators, journal, self.log, prep.tree.root, idle, fan)
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
@@ -724,9 +742,17 @@ class Runner:
             self.log(f"warning: {e}; a restore after a crash would put back the values of before")
 
     def _exit_notes(self) -> None:
-        if self.limit_watch is not None:
-            for note in self.limit_watch.exit_notes():
-                self.log(note)
+        if self.limit_watch is None:
+            return
+        mode_change = ""
+        if self.power_mode is not None:
+            changed = self.power_mode.changed()
+            if changed is not None:
+                mode_change = (
+                    f"nvpmodel mode changed from {changed[0]} to {changed[1]} ({self.power_mode.where()})"
+                )
+        for note in self.limit_watch.exit_notes(mode_change):
+            self.log(note)
 
     def _reload(self, gov: Governor) -> str:
         """Apply a SIGHUP at this tick boundary; the limiters the summary reports follow it."""

@@ -16,7 +16,7 @@ a thermal trip may hold the limit lower than asked.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, restore_window, set_window
 from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
@@ -268,13 +268,17 @@ class CapActuator:
         except ActuatorError:
             return None
 
-    def restore(self) -> None:
-        """Put back every captured window; try all files before reporting a failure."""
+    def restore(self, moved: Mapping[tuple[str, str], tuple[int, int]] | None = None) -> None:
+        """Put back every captured window; try all files before reporting a failure.
+
+        ``moved`` holds, by (min_rel, max_rel), windows to write instead of the captured ones:
+        those moved into today's hardware range (:func:`thermogov.hw.journal.clamp_to_today`).
+        """
         errors = []
         for f in self.files:
             if f.label in self.left_to_others:
                 continue  # another writer's now (limitwatch said so when it gave it up)
-            lo, hi = self._orig[f.label]
+            lo, hi = (moved or {}).get((f.min_rel, f.max_rel), self._orig[f.label])
             errors.extend(restore_window(self.io, f, lo, hi))
         try:
             self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)

@@ -44,6 +44,7 @@ from thermogov.hw.idle import StateEntry
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.owned import (
+    OwnedWindow,
     check_fan_attribute,
     check_idle_state,
     check_window,
@@ -318,6 +319,15 @@ class RecordedRanges:
     def __init__(self) -> None:
         self._seen: dict[tuple[str, str], tuple[int, int]] = {}
 
+    def known(self, entries: list[JournalEntry]) -> list[JournalEntry]:
+        """``entries`` with the ranges recorded so far, without reading the tree (the exit
+        restore judges against these, as a journal restore would against the file's)."""
+        out = []
+        for e in entries:
+            seen = self._seen.get((e.min_rel, e.max_rel))
+            out.append(replace(e, hw_min=seen[0], hw_max=seen[1]) if seen else e)
+        return out
+
     def stamp(self, tree: SysfsTree, entries: list[JournalEntry]) -> list[JournalEntry]:
         """``entries`` with their recorded ranges (None where no range was ever read)."""
         try:
@@ -355,18 +365,12 @@ def validate_entries(
     windows = owned_windows(tree, discover(tree))
     good, missing, clamped = [], [], []
     for e in entries:
-        recorded = e.recorded_range()
-        why, absent = check_window(windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max, recorded)
+        why, absent = check_window(
+            windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max, e.recorded_range()
+        )
         if not why:
-            w = windows[(e.min_rel, e.max_rel)]
-            lo, hi = clamp_to_hardware(w, e.min, e.max)
-            if (lo, hi) != (e.min, e.max) and recorded is not None:
-                clamped.append(
-                    f"{e.label} journaled {e.min}..{e.max} {_unit(e.scale_hz)}, written {lo}..{hi}: "
-                    f"its hardware range is {w.lo_limit}..{w.hi_limit} now, "
-                    f"{recorded[0]}..{recorded[1]} when journaled (another agent changed its table)"
-                )
-                e = replace(e, min=lo, max=hi)
+            e, note = _clamped(windows[(e.min_rel, e.max_rel)], e)
+            clamped.extend([note] if note else [])
             good.append(e)
         elif absent:
             missing.append(f"{e.label}: {why}")
@@ -376,6 +380,54 @@ def validate_entries(
                 "(check the board with `thermogov doctor`, then delete the journal)"
             )
     return good, missing, clamped
+
+
+def _clamped(w: OwnedWindow, e: JournalEntry) -> tuple[JournalEntry, str]:
+    """``e`` moved into today's hardware range ``w`` when its recorded range held it (the one
+    rule of every restore, :func:`validate_entries` and :func:`clamp_to_today`), with the note
+    that says so ("" when nothing moved)."""
+    recorded = e.recorded_range()
+    lo, hi = clamp_to_hardware(w, e.min, e.max)
+    if (lo, hi) == (e.min, e.max) or recorded is None:
+        return e, ""
+    note = (
+        f"{e.label} journaled {e.min}..{e.max} {_unit(e.scale_hz)}, written {lo}..{hi}: "
+        f"its hardware range is {w.lo_limit}..{w.hi_limit} now, "
+        f"{recorded[0]}..{recorded[1]} when journaled (another agent changed its table)"
+    )
+    return replace(e, min=lo, max=hi), note
+
+
+def clamp_to_today(
+    tree: SysfsTree, entries: list[JournalEntry]
+) -> tuple[dict[tuple[str, str], tuple[int, int]], list[str]]:
+    """The windows a daemon's own exit restore writes, by (min_rel, max_rel), and the notes.
+
+    The exit restore follows the journal restore's rule (:func:`validate_entries`): a value
+    inside the range its entry recorded but outside today's (another agent shrank the table
+    during the run) is written clamped into today's range.  Writing the original over the
+    shrunk table instead is refused with EINVAL by a kernel that checks devfreq limits against
+    the table, which left a restore error at every clean exit.  Unlike a journal from disk,
+    these values are the daemon's own reads, so nothing here refuses: a window the rule does
+    not cover (no recorded range, a value outside it, a device not found now) is written as
+    captured, as before.
+    """
+    try:
+        windows = owned_windows(tree, discover(tree))
+    except ThermogovError:
+        return {}, []  # nothing known about today's ranges: the values as captured
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    notes: list[str] = []
+    for e in entries:
+        key = (e.min_rel, e.max_rel)
+        why, _absent = check_window(windows, *key, e.scale_hz, e.min, e.max, e.recorded_range())
+        if why or e.recorded_range() is None:
+            continue
+        moved, note = _clamped(windows[key], e)
+        if note:
+            out[key] = (moved.min, moved.max)
+            notes.append(note)
+    return out, notes
 
 
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:

@@ -152,19 +152,48 @@ class LimitWatch:
         self._log(said)
         return [tag]
 
-    def exit_notes(self) -> list[str]:
+    def exit_notes(self, mode_change: str = "") -> list[str]:
         """A last look before restore (a change made since the last check is not missed), then
-        what restore is about to write over: the files found lowered by someone else."""
+        what restore is about to write over: the files found lowered by someone else.
+
+        ``mode_change`` names an operator's power-mode change seen during the run
+        (:mod:`thermogov.hw.powermode`): the lowered windows are then that mode's, so restore
+        leaves them as they are (they become what it puts back) and one line says so."""
         self._exiting = True
         for a in self._actuators:
             for f in a.files:
                 if f.label not in a.left_to_others:
                     self._check_file(a, f)
+        if mode_change:
+            return [self._leave_to_mode(mode_change)]
         return [
             f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "
             "restoring the value of before over it"
             for rel, value, _ours in self.lowered.values()
         ]
+
+    def _leave_to_mode(self, mode_change: str) -> str:
+        """Adopt each lowered window as the new mode set it: its max, and its min where the
+        mode wrote one (a min still at thermogov's own value goes back to the one of before,
+        unless that is above the mode's max: then the min stays as it reads)."""
+        left = []
+        for a in self._actuators:
+            for f in a.files:
+                if f.label not in self.lowered:
+                    continue
+                n_min, n_max = a.seen[f.label]
+                w_min, _w_max = a.written[f.label]
+                o_min, _o_max = a.original(f.label)
+                lo = n_min if n_min != w_min or o_min > n_max else o_min
+                a.adopt(f.label, lo, n_max)
+                left.append(f"{f.label} {_window(a.original(f.label))} {f.unit}")
+        if left:
+            self._on_restore_values()  # a restore that fails leaves a journal of the mode's values
+        kept = ", ".join(left) if left else "no window it lowered"
+        return (
+            f"{mode_change} during the run: restore leaves {kept} as the new mode set "
+            "(the operator's) and puts back the rest"
+        )
 
 
 def _window(w: tuple[int, int]) -> str:

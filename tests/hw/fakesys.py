@@ -466,6 +466,9 @@ class KernelTree(SysfsTree):
         self.thermal_cap: dict[str, int] = {}  # policy/devfreq dir (rel) -> max in file units
         self.before_write: list = []
         self._requests: dict[str, int] = {}
+        # A driver that checks a limit against today's table (EINVAL outside it), as kernels
+        # without QoS limits may: a limit written over a table another agent shrank is refused.
+        self.reject_outside_table = False
 
     def _rel(self, real: str) -> str:
         return self.relative(real)
@@ -490,6 +493,8 @@ class KernelTree(SysfsTree):
         lo_name = name if name in _PAIRS else next(k for k, v in _PAIRS.items() if v == name)
         hi_name = _PAIRS[lo_name]
         table = sorted(int(x) for x in Path(d, _TABLES[name]).read_text().split())
+        if self.reject_outside_table and not table[0] <= value <= table[-1]:
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
         cur_lo = int(Path(d, lo_name).read_text())
         cur_hi = int(Path(d, hi_name).read_text())
         if self.semantics == "old":

@@ -1,0 +1,55 @@
+"""The harness of bench/board_shapes.py: a tree with two other agents excuses each one's files.
+
+Before, the second agent's shape replaced the first one's file, so the first agent's own
+write (a rival's limit) was reported as the daemon's: false ``not-restored`` and
+``wrote-outside-owned`` findings (seed 3).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from tests.hw import fakesys
+
+REPO = Path(__file__).resolve().parents[2]
+P0_MAX = "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"
+P4_MAX = "sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("board_shapes", REPO / "bench" / "board_shapes.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("board_shapes", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Scripted(random.Random):
+    """``choice`` picks the given items in turn (the shapes' draws, made explicit)."""
+
+    def __init__(self, *picks: str) -> None:
+        super().__init__(0)
+        self._picks = list(picks)
+
+    def choice(self, seq):  # type: ignore[override]
+        want = self._picks.pop(0)
+        return next(x for x in seq if x == want or str(x).endswith(want))
+
+
+def test_a_rival_and_an_nvpmodel_agent_on_one_tree_each_have_their_files_excused(tmp_path: Path) -> None:
+    bs = _bench()
+    t = fakesys.orin_nano(tmp_path / "root")
+    tr = bs.Trial("jetson-orin-nano", governed_policies={"policy0", "policy4"})
+    bs.rival_agent(t, Scripted(P0_MAX), tr)
+    bs.other_agent(t, Scripted("17000000.ga10b/max_freq", "nvpmodel-table-shrunk"), tr)
+    gpu = "sys/devices/17000000.ga10b/devfreq/17000000.ga10b"
+    assert len(tr.agents) == 2
+    for own_file in (P0_MAX, f"{gpu}/max_freq", f"{gpu}/available_frequencies"):
+        assert bs._agent_file(own_file, tr), own_file
+    assert not bs._agent_file(P4_MAX, tr)  # nobody's but the daemon's
+    assert not bs._agent_file("sys/devices/system/cpu/cpufreq/policy4/scaling_available_frequencies", tr)
