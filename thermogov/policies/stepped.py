@@ -52,7 +52,8 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
-``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n`` and ``tail_prior_s``.
+``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
+``trip_reads_per_run``, ``run_s`` and ``tail_forget_s``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -111,6 +112,12 @@ point; the margin becomes the trip code's edge plus the sigmas that estimate nee
 ``trip_reads_per_h``, when that is more than the default's.  It kept rpi5-long-1h open-ended
 seed 1 (two trip readings against ``hysteresis``'s one) and changed rpi5-steady-25 by -0.02 % to
 +0.00 % (docs/policies.md, session 13b).
+``trip_reads_per_run`` (default 0, off) states the trip budget per run, as the bench's bound
+(``hysteresis``'s one reading per run) is: with ``run_s`` (the run's planned length) the budget
+is spread over that run, so a 30-min run may read the trip twice an hour and a 2-hour one half as
+often; with the length unknown the hourly budget stays and the tail estimate also caps the rate
+by the run's budget over the held time so far.  ``tail_forget_s`` (default 0, off) lets the tail's
+wander histogram forget with that time constant, its prior kept (docs/policies.md, session 14b).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
