@@ -634,3 +634,25 @@ def test_tail_rate_bad_values_name_the_key() -> None:
         _stepped({"tail_rate": True, "tail_prior_s": -1.0}, board="rpi5")
     with pytest.raises(ConfigError, match="tail_rate"):
         _stepped({"tail_rate": 3.0}, board="rpi5")
+
+
+def test_a_budget_per_run_of_known_length_sets_the_held_margin_for_that_run() -> None:
+    """``trip_reads_per_run`` with ``run_s``: one reading in a 30-min run is two an hour, one in
+    two hours half of one; without ``run_s`` (or with the budget off) the hourly budget stays."""
+    from thermogov.policies.stepped import trip_sigmas
+
+    def trip_k(params: dict[str, object]) -> float:
+        return _stepped(params, board="rpi5").trip_k
+
+    hourly = trip_k({})
+    assert hourly == trip_sigmas(1.0, 0.1)
+    assert trip_k({"trip_reads_per_run": 1.0, "run_s": 1800.0}) == trip_sigmas(2.0, 0.1) < hourly
+    assert trip_k({"trip_reads_per_run": 1.0, "run_s": 7200.0}) == trip_sigmas(0.5, 0.1) > hourly
+    assert trip_k({"trip_reads_per_run": 1.0}) == hourly
+    assert trip_k({"run_s": 1800.0}) == hourly
+
+
+@pytest.mark.parametrize("key", ["trip_reads_per_run", "run_s", "tail_forget_s"])
+def test_a_negative_run_budget_length_or_memory_is_one_line_naming_the_key(key: str) -> None:
+    with pytest.raises(ConfigError, match=key):
+        _stepped({key: -1.0}, board="rpi5")

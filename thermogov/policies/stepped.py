@@ -52,7 +52,8 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 ``slew_rungs_per_s``, ``rise_slew_c_per_s``, ``window_s`` and ``level_tau_s`` (trend), ``jump_c``
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
-``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n`` and ``tail_prior_s``.
+``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
+``trip_reads_per_run``, ``run_s`` and ``tail_forget_s``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -111,6 +112,12 @@ point; the margin becomes the trip code's edge plus the sigmas that estimate nee
 ``trip_reads_per_h``, when that is more than the default's.  It kept rpi5-long-1h open-ended
 seed 1 (two trip readings against ``hysteresis``'s one) and changed rpi5-steady-25 by -0.02 % to
 +0.00 % (docs/policies.md, session 13b).
+``trip_reads_per_run`` (default 0, off) states the trip budget per run, as the bench's bound
+(``hysteresis``'s one reading per run) is: with ``run_s`` (the run's planned length) the budget
+is spread over that run, so a 30-min run may read the trip twice an hour and a 2-hour one half as
+often; with the length unknown the hourly budget stays and the tail estimate also caps the rate
+by the run's budget over the held time so far.  ``tail_forget_s`` (default 0, off) lets the tail's
+wander histogram forget with that time constant, its prior kept (docs/policies.md, session 14b).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -165,6 +172,9 @@ class SteppedParams:
     tail_rate: bool = True  # on since session 13b, judged over seeds and worlds (docs/policies.md)
     tail_prior_n: float = 20.0  # the tail estimate's prior, in expected readings (policies/tail.py)
     tail_prior_s: float = 600.0  # held seconds the wander's prior (level at the set point) is worth
+    trip_reads_per_run: float = 0.0  # off: a trip budget per run as well as per hour (session 14b)
+    run_s: float = 0.0  # the run's planned length, when known (0: unknown); for trip_reads_per_run
+    tail_forget_s: float = 0.0  # off: the wander histogram's memory, 0 never forgets (session 14b)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -172,6 +182,17 @@ class SteppedParams:
 # normal quantile fails (1e-320 raised "p must be in the range 0.0 < p < 1.0", found by the fuzz
 # campaign in docs/importing.md); 1e-6 from a 1 ms sensor is still 7.2 sigmas.
 MIN_TRIP_READS_PER_H = 1e-6
+
+
+def per_hour_budget(p: SteppedParams) -> float:
+    """The trip readings allowed per hour of hold: ``trip_reads_per_h``, or with
+    ``trip_reads_per_run`` and a known run length ``run_s``, that run's budget spread over it (a
+    30-min run with one reading per run may read twice an hour; a 2-hour run half as often).
+    With the length unknown the hourly budget stays, and :mod:`.tail` caps the rate by the run's
+    budget over the held time so far."""
+    if p.trip_reads_per_run > 0.0 and p.run_s > 0.0:
+        return max(p.trip_reads_per_run * 3600.0 / p.run_s, MIN_TRIP_READS_PER_H)
+    return p.trip_reads_per_h
 
 
 def trip_sigmas(reads_per_h: float, period_s: float) -> float:
@@ -566,6 +587,11 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         tail_rate=params.boolean("tail_rate", d.tail_rate),
         tail_prior_n=params.number("tail_prior_n", d.tail_prior_n, minimum=0.0, maximum=1e6),
         tail_prior_s=params.number("tail_prior_s", d.tail_prior_s, minimum=0.0, maximum=1e6),
+        trip_reads_per_run=params.number(
+            "trip_reads_per_run", d.trip_reads_per_run, minimum=0.0, maximum=1e6
+        ),
+        run_s=params.number("run_s", d.run_s, minimum=0.0, maximum=1e8),
+        tail_forget_s=params.number("tail_forget_s", d.tail_forget_s, minimum=0.0, maximum=1e7),
     )
     if p.trip_c - p.margin_c <= p.release_c:
         raise ConfigError(f"{params.where}.margin_c: trip_c - margin_c must stay above release_c")
@@ -581,7 +607,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     kept = board_limits(ctx, ladder, progressive=p.board_throttle == "avoid")
     ramps = board_limits(ctx, ladder, progressive=True, step=False) if p.board_throttle == "yield" else []
     periods = [s.period_ms for s in ctx.board.sensors if s.name in ctx.sensor_names]
-    trip_k = trip_sigmas(p.trip_reads_per_h, min(periods) / 1000.0) if periods else 0.0
+    trip_k = trip_sigmas(per_hour_budget(p), min(periods) / 1000.0) if periods else 0.0
     edge = fused_code_edge_c(ctx, p.trip_c) if p.code_edge else 0.0
     # code_edge's margin (the edge on top of k coded sigmas) is never under code_once's, which it
     # contains: with both, the edge is counted by code_edge alone.
@@ -592,7 +618,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         # The fused value's code width (a lone sensor's quant_c; zero with no codes): the
         # thresholds are the codes one and two under the trip's (policies/tail.py).
         period = min(periods) / 1000.0 if periods else ctx.control_period_s
-        budget = min(p.trip_reads_per_h * period / 3600.0, 0.5)
+        budget = min(per_hour_budget(p) * period / 3600.0, 0.5)
         rate = TailRate(
             p.trip_c - terms.edge_c,
             math.sqrt(12.0 * terms.quant_var),
@@ -600,6 +626,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
             p.tail_prior_n,
             budget,
             p.tail_prior_s / ctx.control_period_s,
+            p.trip_reads_per_run,
+            p.tail_forget_s / ctx.control_period_s,
+            p.run_s / ctx.control_period_s if p.trip_reads_per_run > 0.0 else 0.0,
         )
         tail = (rate, terms)
     return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail)

@@ -24,6 +24,21 @@ budgeted.  This estimates both from counts, on each tick while a ramp holds the 
   the set point keeps a short hold at the plain ``k`` sigmas.
 
 Both are refitted every ``REFIT_S`` held seconds (a bisection over a few hundred bins).
+
+Two options, both off unless given (session 14b, docs/policies.md):
+
+* ``run_reads``: a trip budget per run rather than per hour.  The bench's bound is
+  ``hysteresis``'s count per run (one reading, however long the world lasts); a budget per hour
+  allows two in a 2-hour world.  The allowed rate per reading becomes ``run_reads`` over the
+  run's readings: ``run_ticks`` when the caller knows the run's length (or the readings held so
+  far, once a world outlasts it), else the readings held so far, and then never more than the
+  hourly rate (early in a hold the hourly budget is the stricter, and nothing says the run is
+  short).
+* ``forget_ticks``: the wander histogram forgets exponentially with that time constant (in
+  readings), so a world whose wander shrinks gets its margin back; the prior (``prior_ticks``
+  readings with the level at the set point) does not decay, so a short memory falls back to the
+  plain ``k`` sigmas rather than to nothing.  Folded at each refit (the readings of one refit
+  interval are aged together, ``REFIT_S`` against a window of many minutes).
 """
 
 from __future__ import annotations
@@ -64,6 +79,9 @@ class TailRate:
         prior_n: float,
         budget_p: float,
         prior_ticks: float,
+        run_reads: float = 0.0,
+        forget_ticks: float = 0.0,
+        run_ticks: float = 0.0,
     ) -> None:
         self.trip_edge_c = trip_edge_c  # where readings start to count as the trip's
         self.step_c = step_c
@@ -74,6 +92,12 @@ class TailRate:
         self._bins: dict[int, int] = {}  # threshold distance over the level, in Z_BIN sigmas
         self._over: dict[int, int] = {}  # the level over the set point then in force, in Z_BIN sigmas
         self._ticks = 0
+        self.run_reads = run_reads  # trip readings allowed per run (0: the hourly budget alone)
+        self.run_ticks = run_ticks  # the run's readings, when the caller knows its length (0: unknown)
+        self.forget_ticks = forget_ticks  # the wander's memory, in readings (0: never forgets)
+        self._held_ticks = 0  # every held reading so far, never forgotten (the run's budget)
+        self._aged: dict[int, float] = {}  # the forgotten-into histogram, when ``forget_ticks``
+        self._aged_ticks = 0.0
         self._margin_z = math.inf
         self._seen = 0
         self._rho = 1.0
@@ -103,8 +127,23 @@ class TailRate:
         self._held_s += dt
         if self._held_s - self._fitted_s >= REFIT_S:
             self._fitted_s = self._held_s
+            if self.forget_ticks > 0.0:
+                self._age()
             self._rho = self._fit()
             self._margin_z = self._fit_margin()
+
+    def _age(self) -> None:
+        """Fold the readings since the last refit into the aged histogram, after decaying it by
+        ``exp(-n / forget_ticks)`` for the ``n`` readings that came in between."""
+        n = self._ticks
+        self._held_ticks += n
+        decay = math.exp(-n / self.forget_ticks)
+        aged = {key: w * decay for key, w in self._aged.items()}
+        for key, w in self._over.items():
+            aged[key] = aged.get(key, 0.0) + w
+        self._aged = {key: w for key, w in aged.items() if w > 1e-3}
+        self._aged_ticks = self._aged_ticks * decay + n
+        self._over, self._ticks = {}, 0
 
     def _expected(self, rho: float) -> float:
         erfc = math.erfc
@@ -133,8 +172,17 @@ class TailRate:
         falls as the margin grows).  The prior is ``prior_ticks`` readings with the level at the set
         point, where the margin is the default's ``k`` sigmas."""
         rho, n0, erfc = self._rho, self.prior_ticks, math.erfc
-        over = [(key * Z_BIN, n) for key, n in self._over.items()]
-        allowed = self.budget_p * (self._ticks + n0)
+        if self.forget_ticks > 0.0:
+            over = [(key * Z_BIN, w) for key, w in self._aged.items()]
+            weight, held = self._aged_ticks, self._held_ticks
+        else:
+            over = [(key * Z_BIN, float(n)) for key, n in self._over.items()]
+            weight = held = self._ticks
+        allowed = self.budget_p * (weight + n0)
+        if self.run_reads > 0.0:
+            # The run's budget spread over its readings: the known length's, or those held so far.
+            per_run = self.run_reads * (weight + n0) / max(held, self.run_ticks, 1.0)
+            allowed = per_run if self.run_ticks > 0.0 else min(allowed, per_run)
 
         def rate(m: float) -> float:
             body = sum(n * (0.5 * erfc((m - z) / rho / SQRT2)) for z, n in over)
