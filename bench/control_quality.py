@@ -550,6 +550,10 @@ def main() -> None:
         iso_limit=args.iso_limit,
         progress=lambda msg: print(msg, file=sys.stderr),
     )
+    if args.csv:
+        # Written before the references and the open-ended view, which on the whole suite take as
+        # long again as these rows: a run stopped (or failing) there keeps the finished rows.
+        write_csv(rows, args.csv)
     print("\n".join(report(rows, args.candidate)))
     print()
     tight, anyw = tightness(configs, rows, oracles, args.candidate, args.jobs)
@@ -561,8 +565,6 @@ def main() -> None:
         print("\n".join(open_ended(configs, rows, anyw, args.candidate, args.extend, args.jobs, out_dir)))
         print()
     print("\n".join(whole_run(rows)))
-    if args.csv:
-        write_csv(rows, args.csv)
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
     if keep is not None:
         keep.cleanup()
