@@ -1,4 +1,5 @@
-"""``bench/control_quality.py --csv``: the finished rows are written before the later views.
+"""``bench/control_quality.py``: the finished rows' CSV is written before the later views, and a
+scenario with no whole window says so.
 
 On the whole suite the references and the open-ended view (every row re-run and re-tuned on a
 world 2-3.4 x as long) take as long again as the rows themselves; session 14's race was at risk
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from thermogov.sim.compare.compare import RunRow
+from thermogov.sim.scenarios import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "control_quality.py"
@@ -66,4 +68,28 @@ def test_the_csv_survives_a_failure_after_the_rows(tmp_path: Path, monkeypatch: 
         rows = list(csv.DictReader(fh))
     assert [(r["scenario"], r["policy"], float(r["sustained_ips"])) for r in rows] == [
         ("rpi5-steady-25", "hysteresis", 36.85)
+    ]
+
+
+def test_a_scenario_whose_runs_end_early_says_so_in_the_worst_window_view(tmp_path: Path) -> None:
+    """orin-battery-robot's battery empties at 1806 s of 3600: it printed an empty line."""
+    bench = runpy.run_path(str(BENCH), run_name="control_quality_under_test")
+    row = _row(tmp_path)
+    run = Path(row.run_dir)
+    run.mkdir()
+    (run / "trace.csv").write_text("t_s,inferences_total\n0.0,0\n900.0,33000\n", encoding="utf-8")
+    lines = bench["worst_windows"](
+        [("rpi5-steady-25", load_scenario("rpi5-steady-25"))], [row], {}, "stepped"
+    )
+    assert lines[1].split() == [
+        "rpi5-steady-25",
+        "n/a:",
+        "no",
+        "run",
+        "lasted",
+        "to",
+        "its",
+        "last",
+        "window's",
+        "end",
     ]
