@@ -1,0 +1,95 @@
+"""``bench/control_quality.py``: the finished rows' CSV is written before the later views, and a
+scenario with no whole window says so.
+
+On the whole suite the references and the open-ended view (every row re-run and re-tuned on a
+world 2-3.4 x as long) take as long again as the rows themselves; session 14's race was at risk
+of losing the CSV of 98 finished rows to a deadline because it was written only at the very end.
+"""
+
+from __future__ import annotations
+
+import csv
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+from thermogov.sim.compare.compare import RunRow
+from thermogov.sim.scenarios import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "bench" / "control_quality.py"
+
+
+class LaterViewFailed(Exception):
+    """Stands for anything that stops the bench after the rows are in (a kill, a solver error)."""
+
+
+def _row(tmp_path: Path) -> RunRow:
+    return RunRow(
+        scenario="rpi5-steady-25",
+        board="rpi5",
+        policy="hysteresis",
+        seed=1,
+        ambient_c=25.0,
+        sustained_ips=36.85,
+        oracle_ips=None,
+        max_fused_c=85.25,
+        max_sensor_c={},
+        above_trip_s=0.1,
+        hard_limit_s=0.0,
+        energy_per_inference_j=None,
+        p99_ms=None,
+        cap_changes=0,
+        run_dir=str(tmp_path / "run"),
+    )
+
+
+def test_the_csv_survives_a_failure_after_the_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    main = runpy.run_path(str(BENCH), run_name="control_quality_under_test")["main"]
+    row = _row(tmp_path)
+
+    def fake_grid(*_a: object, **_k: object) -> tuple[list[RunRow], dict[str, object]]:
+        return [row], {}
+
+    def failing_tightness(*_a: object, **_k: object) -> None:
+        raise LaterViewFailed
+
+    # The functions' own globals (runpy hands back a copy of the module's namespace).
+    monkeypatch.setitem(main.__globals__, "run_grid", fake_grid)
+    monkeypatch.setitem(main.__globals__, "tightness", failing_tightness)
+    out_csv = tmp_path / "rows.csv"
+    argv = ["control_quality.py", "--scenario", "rpi5-steady-25", "--policy", "hysteresis"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--out", str(tmp_path / "out"), "--csv", str(out_csv)])
+    with pytest.raises(LaterViewFailed):
+        main()
+    with out_csv.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["scenario"], r["policy"], float(r["sustained_ips"])) for r in rows] == [
+        ("rpi5-steady-25", "hysteresis", 36.85)
+    ]
+
+
+def test_a_scenario_whose_runs_end_early_says_so_in_the_worst_window_view(tmp_path: Path) -> None:
+    """orin-battery-robot's battery empties at 1806 s of 3600: it printed an empty line."""
+    bench = runpy.run_path(str(BENCH), run_name="control_quality_under_test")
+    row = _row(tmp_path)
+    run = Path(row.run_dir)
+    run.mkdir()
+    (run / "trace.csv").write_text("t_s,inferences_total\n0.0,0\n900.0,33000\n", encoding="utf-8")
+    lines = bench["worst_windows"](
+        [("rpi5-steady-25", load_scenario("rpi5-steady-25"))], [row], {}, "stepped"
+    )
+    assert lines[1].split() == [
+        "rpi5-steady-25",
+        "n/a:",
+        "no",
+        "run",
+        "lasted",
+        "to",
+        "its",
+        "last",
+        "window's",
+        "end",
+    ]
