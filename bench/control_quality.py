@@ -175,7 +175,7 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
     no more time above the trip than ``hysteresis``.  A last line tallies the misses.
     """
     out = [f"targets for {candidate} (scenarios that reach 85 °C):"]
-    misses: dict[str, list[str]] = {"oracle": [], "baseline": [], "margin": [], "limit": [], "trip": []}
+    misses: dict[str, list[str]] = {"free bound": [], "baseline": [], "margin": [], "limit": [], "trip": []}
     for scen in dict.fromkeys(r.scenario for r in rows):
         block = {r.policy: r for r in rows if r.scenario == scen}
         c = block.get(candidate)
@@ -185,16 +185,26 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
         pct = c.pct_oracle
         if pct is not None:
             ok = pct >= TARGET_ORACLE_PCT
-            verdicts.append(f"oracle {pct:.1f}%{'' if ok else ' MISS'}")
+            # The free bound (no sustained rule); the any-window view below judges the same 98 %
+            # against the bound that allows what the scored window allows.
+            verdicts.append(f"free bound {pct:.1f}%{'' if ok else ' MISS'}")
             if not ok:
-                misses["oracle"].append(scen)
+                misses["free bound"].append(scen)
+        h = block.get("hysteresis")
         best: RunRow | None = None
         for k in KERNEL:
             other = _kernel(block, k)
             if other is None or other.sustained_ips is None:
                 continue
             ok = c.sustained_ips > other.sustained_ips
-            note = " (it ran above the trip)" if other.above_trip_s > (c.above_trip_s + 1e-9) else ""
+            # Said only where the baseline broke the bound the candidate is held to (hysteresis's
+            # time above the trip): a win within that bound is a win.
+            bound_s = h.above_trip_s if h is not None else c.above_trip_s
+            note = (
+                " (it ran above the trip longer than hysteresis)"
+                if other.above_trip_s > bound_s + 1e-9
+                else ""
+            )
             verdicts.append(f"> {other.policy} {'yes' if ok else 'MISS' + note}")
             if not ok:
                 misses["baseline"].append(f"{scen}:{other.policy}")
@@ -207,7 +217,6 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
             verdicts.append(f"margin {margin:+.1f}% over {best.policy}")
             if margin < AIM_MARGIN_PCT:
                 misses["margin"].append(f"{scen}:{margin:+.1f}%")
-        h = block.get("hysteresis")
         allowed = h.hard_limit_s if h is not None else 0.0
         ok = c.hard_limit_s <= allowed + 1e-9
         verdicts.append(f"limit {c.hard_limit_s:g}s{'' if ok else ' MISS'}")
