@@ -69,9 +69,15 @@ def test_board_at_trip_worlds_reach_the_trip_at_full_clocks() -> None:
     assert len(worlds) >= 3
     for g in worlds:
         board = load_board(g.config.board)
-        assert (
-            fam.full_clocks_fused_c(board, Config(), g.config.sim.ambient_c) >= fam.TRIP_C + fam.OVER_TRIP_C
-        )
+        amb = g.config.sim.ambient_c
+        full = fam.full_clocks_fused_c(board, Config(), amb)
+        # OVER_TRIP_C above the trip, unless that needs an ambient where the lowest caps no longer
+        # hold it (the world is then shifted down to the warmest one they hold, as every family
+        # is): full clocks must still reach the trip there (session 14's rpi4: 89.4 °C at 57 °C).
+        if amb == fam.holdable_ambient_c(board, Config()):
+            assert full >= fam.TRIP_C
+        else:
+            assert full >= fam.TRIP_C + fam.OVER_TRIP_C
     left_out = set(builtin_board_names()) - {g.config.board for g in worlds}
     for name in left_out:  # only boards that cannot reach it at any ambient considered
         assert fam.trip_ambient_c(load_board(name), Config()) is None
