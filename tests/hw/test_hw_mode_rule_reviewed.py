@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys
+from thermogov.hw.daemon import _journal_entries
 from thermogov.hw.devices import CapActuator
+from thermogov.hw.journal import RecordedRanges, validate_entries
 from thermogov.hw.limits import LimitFiles, TreeIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.sysfs import SysfsTree
@@ -25,10 +27,16 @@ MODE_MAX = 2000000  # kHz: what the operator's new mode writes (an OPP of the Pi
 MODE_CHANGE = "nvpmodel mode changed from 0 to 2 (status)"
 
 
-def _rig(tmp: Path) -> tuple[fakesys.FakeTree, CapActuator, LimitWatch, list[str]]:
+def _rig(
+    tmp: Path, start_min_khz: int | None = None
+) -> tuple[fakesys.FakeTree, CapActuator, LimitWatch, list[str]]:
     t = fakesys.rpi5(tmp / "root", cpu_mc=60000)
+    if start_min_khz is not None:
+        t.write(f"{P0}/scaling_min_freq", start_min_khz)
     tree = SysfsTree(t.root)
-    f = LimitFiles("policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", f"{P0}/scaling_cur_freq", 1000)
+    f = LimitFiles(
+        "policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", f"{P0}/scaling_cur_freq", 1000
+    )
     tree.own(f.min_rel)
     tree.own(f.max_rel)
     io = TreeIO(tree)
@@ -49,7 +57,7 @@ def _rig(tmp: Path) -> tuple[fakesys.FakeTree, CapActuator, LimitWatch, list[str
 def test_a_mode_change_leaves_the_modes_value_not_thermogovs_own_cap(
     tmp_path: Path, caps_after_mode_khz: tuple[int, ...]
 ) -> None:
-    t, act, watch, said = _rig(tmp_path)
+    t, act, watch, _said = _rig(tmp_path)
     original_max = t.read_int(f"{P0}/scaling_max_freq")
     assert original_max > MODE_MAX
     t.write(f"{P0}/scaling_max_freq", MODE_MAX)  # nvpmodel -m 2 lowers the max
@@ -72,3 +80,19 @@ def test_without_a_cap_of_thermogovs_own_since_the_mode_is_left_as_before(tmp_pa
     notes = watch.exit_notes(MODE_CHANGE)
     act.restore()
     assert t.read_int(f"{P0}/scaling_max_freq") == MODE_MAX, notes
+
+
+def test_a_mode_max_below_the_min_of_before_is_adopted_as_a_window_a_journal_restore_accepts(
+    tmp_path: Path,
+) -> None:
+    # The journal is rewritten with the adopted windows (a restore that fails keeps it); a
+    # window whose min is above its max is refused by the next journal restore, and with it the
+    # whole journal: every other limit thermogov lowered stays lowered.
+    t, act, watch, _said = _rig(tmp_path, start_min_khz=1800000)
+    t.write(f"{P0}/scaling_max_freq", 1700000)  # the new mode's max, below the min of before
+    watch.check(10.0)
+    watch.exit_notes(MODE_CHANGE)
+    tree = SysfsTree(t.root)
+    entries = RecordedRanges().stamp(tree, _journal_entries([act]))
+    good, missing, _clamped = validate_entries(tree, entries)  # JournalError before
+    assert [(e.min, e.max) for e in good] == [(1700000, 1700000)] and not missing
