@@ -121,6 +121,7 @@ class LimitWatch:
         n_min, n_max = now
         new = (n_min if n_min > w_min else o_min, n_max if n_max > w_max else o_max)
         a.adopt(label, *new)
+        self.lowered.pop(label, None)  # the latest choice: a lower value seen before is not it
         a.seen[label] = now
         self._on_restore_values()
         said = (

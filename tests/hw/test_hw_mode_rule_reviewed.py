@@ -96,3 +96,21 @@ def test_a_mode_max_below_the_min_of_before_is_adopted_as_a_window_a_journal_res
     entries = RecordedRanges().stamp(tree, _journal_entries([act]))
     good, missing, _clamped = validate_entries(tree, entries)  # JournalError before
     assert [(e.min, e.max) for e in good] == [(1700000, 1700000)] and not missing
+
+
+def test_a_raise_by_another_writer_after_the_mode_is_the_latest_choice_and_is_put_back(
+    tmp_path: Path,
+) -> None:
+    # The mode lowers the max, thermogov caps below it, then another writer (jetson_clocks)
+    # raises the max: its value is what restore puts back (the rule: the latest choice of
+    # another writer), not the mode's older one nor thermogov's cap.
+    t, act, watch, _said = _rig(tmp_path)
+    t.write(f"{P0}/scaling_max_freq", MODE_MAX)
+    watch.check(10.0)
+    act.apply(1600000 * 1000)
+    t.write(f"{P0}/scaling_max_freq", 2300000)
+    watch.check(20.0)  # adopted, and the cap written again
+    assert t.read_int(f"{P0}/scaling_max_freq") == 1600000
+    watch.exit_notes(MODE_CHANGE)
+    act.restore()
+    assert t.read_int(f"{P0}/scaling_max_freq") == 2300000
