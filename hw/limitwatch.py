@@ -176,8 +176,7 @@ class LimitWatch:
     def _leave_to_mode(self, mode_change: str) -> str:
         """Adopt each lowered window as the new mode set it: its max, and its min where the
         mode wrote one (a min still at thermogov's own value goes back to the one of before),
-        never a min above that max: the journal is rewritten with these windows, and a journal
-        restore refuses a window whose min is above its max, and with it the whole journal.
+        never a min above that max (:meth:`CapActuator.adopt`).
 
         The max is the value the other writer was seen to set (``lowered``), not the file as
         it reads now: the governor may have written a cap of its own over the mode's since
@@ -194,7 +193,7 @@ class LimitWatch:
                 w_min, _w_max = a.written[f.label]
                 o_min, _o_max = a.original(f.label)
                 lo = n_min if n_min != w_min else o_min
-                a.adopt(f.label, min(lo, mode_max), mode_max)
+                a.adopt(f.label, lo, mode_max)
                 left.append(f"{f.label} {_window(a.original(f.label))} {f.unit}")
         if left:
             self._on_restore_values()  # a restore that fails leaves a journal of the mode's values
