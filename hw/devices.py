@@ -259,8 +259,13 @@ class CapActuator:
         return self._orig[label]
 
     def adopt(self, label: str, lo: int, hi: int) -> None:
-        """Another writer's window becomes what restore puts back and this file's ceiling."""
-        self._orig[label] = (lo, hi)
+        """Another writer's window becomes what restore puts back and this file's ceiling.
+
+        Never with its min above its max (a mode's max below the min of before): the journal
+        is rewritten with the adopted windows, and a journal restore refuses such a window,
+        and with it the whole journal, leaving every other limit as the run left it.
+        """
+        self._orig[label] = (min(lo, hi), hi)
 
     def effective_hz(self) -> int | None:
         try:

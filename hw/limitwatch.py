@@ -121,6 +121,7 @@ class LimitWatch:
         n_min, n_max = now
         new = (n_min if n_min > w_min else o_min, n_max if n_max > w_max else o_max)
         a.adopt(label, *new)
+        self.lowered.pop(label, None)  # the latest choice: a lower value seen before is not it
         a.seen[label] = now
         self._on_restore_values()
         said = (
@@ -174,18 +175,25 @@ class LimitWatch:
 
     def _leave_to_mode(self, mode_change: str) -> str:
         """Adopt each lowered window as the new mode set it: its max, and its min where the
-        mode wrote one (a min still at thermogov's own value goes back to the one of before,
-        unless that is above the mode's max: then the min stays as it reads)."""
+        mode wrote one (a min still at thermogov's own value goes back to the one of before),
+        never a min above that max (:meth:`CapActuator.adopt`).
+
+        The max is the value the other writer was seen to set (``lowered``), not the file as
+        it reads now: the governor may have written a cap of its own over the mode's since
+        (lower on a hot board, higher once it cooled), and adopting that would leave
+        thermogov's own cap in force after it exits, or pass its cap off as the mode's.
+        """
         left = []
         for a in self._actuators:
             for f in a.files:
                 if f.label not in self.lowered:
                     continue
-                n_min, n_max = a.seen[f.label]
+                _rel, mode_max, _ours = self.lowered[f.label]
+                n_min, _n_max = a.seen[f.label]
                 w_min, _w_max = a.written[f.label]
                 o_min, _o_max = a.original(f.label)
-                lo = n_min if n_min != w_min or o_min > n_max else o_min
-                a.adopt(f.label, lo, n_max)
+                lo = n_min if n_min != w_min else o_min
+                a.adopt(f.label, lo, mode_max)
                 left.append(f"{f.label} {_window(a.original(f.label))} {f.unit}")
         if left:
             self._on_restore_values()  # a restore that fails leaves a journal of the mode's values
