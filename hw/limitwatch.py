@@ -23,7 +23,9 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
     :data:`MAX_REAPPLY` times per file and run: a writer that keeps raising it is then left the
     file (not written again, not restored at exit), with one line naming the file.
   - A limit lowered below what thermogov wrote (a lower power mode, or the kernel's own thermal
-    clamp, which 5.4+ kernels show in the same file) is never written over while it stands:
+    clamp, which 5.4+ kernels show in the same file) is not written over by this watch while it
+    stands (a later, higher cap the governor decides is still written: from the file alone a
+    clamp that lifted cannot be told from a mode that stands, docs/hardware.md):
     the lower limit is the safer one.  At exit the value of before is written back as for any
     owned file (over a clamp that is harmless; over a mode change it undoes it), and the line
     says which file was found lowered, so no other writer's choice is overwritten silently.
