@@ -603,6 +603,7 @@ class Runner:
                     self._journal_again,
                     functools.partial(_rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges),
                 ),
+                mode_change=self._mode_change,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
@@ -741,17 +742,19 @@ class Runner:
         except ThermogovError as e:
             self.log(f"warning: {e}; a restore after a crash would put back the values of before")
 
+    def _mode_change(self) -> str:
+        """One line's start naming nvpmodel's recorded mode change since the start, or ""."""
+        if self.power_mode is None:
+            return ""
+        changed = self.power_mode.changed()
+        if changed is None:
+            return ""
+        return f"nvpmodel mode changed from {changed[0]} to {changed[1]} ({self.power_mode.where()})"
+
     def _exit_notes(self) -> None:
         if self.limit_watch is None:
             return
-        mode_change = ""
-        if self.power_mode is not None:
-            changed = self.power_mode.changed()
-            if changed is not None:
-                mode_change = (
-                    f"nvpmodel mode changed from {changed[0]} to {changed[1]} ({self.power_mode.where()})"
-                )
-        for note in self.limit_watch.exit_notes(mode_change):
+        for note in self.limit_watch.exit_notes(self._mode_change()):
             self.log(note)
 
     def _reload(self, gov: Governor) -> str:

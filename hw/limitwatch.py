@@ -24,8 +24,11 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
     file (not written again, not restored at exit), with one line naming the file.
   - A limit lowered below what thermogov wrote (a lower power mode, or the kernel's own thermal
     clamp, which 5.4+ kernels show in the same file) is not written over by this watch while it
-    stands (a later, higher cap the governor decides is still written: from the file alone a
-    clamp that lifted cannot be told from a mode that stands, docs/hardware.md):
+    stands.  Where nvpmodel recorded a new mode since the start (:mod:`thermogov.hw.powermode`)
+    the lowered window is that mode's and is adopted at once: restore puts it back and the
+    governor's later caps stay under it.  Without that record a later, higher cap the governor
+    decides is still written (from the file alone a clamp that lifted cannot be told from a
+    mode that stands, docs/hardware.md):
     the lower limit is the safer one.  At exit the value of before is written back as for any
     owned file (over a clamp that is harmless; over a mode change it undoes it), and the line
     says which file was found lowered, so no other writer's choice is overwritten silently.
@@ -56,10 +59,15 @@ class LimitWatch:
         log: Callable[[str], None],
         on_restore_values: Callable[[], None],
         period_s: float = 1.0,
+        mode_change: Callable[[], str] = lambda: "",
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
         self._on_restore_values = on_restore_values  # rewrite the journal
+        # What an operator's power-mode change looks like when nvpmodel recorded one since the
+        # start ("" when not, or not readable): asked only while a window stands lowered.
+        self._mode_change = mode_change
+        self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
         self._reapplied: Counter[str] = Counter()
@@ -80,6 +88,9 @@ class LimitWatch:
             for f in a.files:
                 if f.label not in a.left_to_others:
                     tags.extend(self._check_file(a, f))
+        if self.lowered:
+            tags.extend(self._ceiling_if_mode_changed())
+        tags = list(dict.fromkeys(tags))  # a file found lowered and adopted in one check: one tag
         return tags
 
     def _check_file(self, a: CapActuator, f: LimitFiles) -> list[str]:
@@ -146,6 +157,23 @@ class LimitWatch:
             a, f, f"limits_changed:{label}", f"{said}; cap written again ({n} of {MAX_REAPPLY})"
         )
 
+    def _ceiling_if_mode_changed(self) -> list[str]:
+        """A window lowered while nvpmodel recorded a new mode is that mode's: adopted at once.
+
+        Adopted, it is what restore puts back and this file's ceiling, so a higher cap the
+        governor decides later (the board cooled) stays under it instead of undoing the
+        operator's mode mid-run.  Without a recorded change a lowered window may be a kernel
+        clamp that lifts again, so it is only noted, as before (module doc).
+        """
+        change = self._mode_change()
+        if not change:
+            return []
+        labels = list(self.lowered)
+        self._log(f"{self._leave_to_mode(change)}; thermogov caps below them from now on")
+        self.lowered.clear()
+        self._left_to_mode = True
+        return [f"limits_changed:{label}" for label in labels]
+
     def _reapply(self, a: CapActuator, f: LimitFiles, tag: str, said: str) -> list[str]:
         try:
             a.reapply(f)
@@ -168,6 +196,8 @@ class LimitWatch:
                 if f.label not in a.left_to_others:
                     self._check_file(a, f)
         if mode_change:
+            if self._left_to_mode and not self.lowered:
+                return []  # said when it was seen, and adopted then
             return [self._leave_to_mode(mode_change)]
         return [
             f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "

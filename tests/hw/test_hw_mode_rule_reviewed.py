@@ -114,3 +114,41 @@ def test_a_raise_by_another_writer_after_the_mode_is_the_latest_choice_and_is_pu
     watch.exit_notes(MODE_CHANGE)
     act.restore()
     assert t.read_int(f"{P0}/scaling_max_freq") == 2300000
+
+
+def test_a_recorded_mode_change_is_a_ceiling_for_the_governors_later_caps(tmp_path: Path) -> None:
+    # Before: the rule acted only at exit, so a higher cap the governor decided once the board
+    # cooled wrote over the operator's new mode for the rest of the run.
+    t, act, _unused, _said = _rig(tmp_path)
+    said: list[str] = []
+    recorded = [""]
+    watch = LimitWatch([act], said.append, lambda: None, mode_change=lambda: recorded[0])
+    original_max = t.read_int(f"{P0}/scaling_max_freq")
+    t.write(f"{P0}/scaling_max_freq", MODE_MAX)  # nvpmodel -m 2 writes its caps ...
+    watch.check(10.0)
+    assert "policy0" in watch.lowered  # a kernel clamp or a mode: not told apart yet
+    recorded[0] = MODE_CHANGE  # ... and records the mode
+    tags = watch.check(20.0)
+    assert tags == ["limits_changed:policy0"]
+    assert not watch.lowered
+    act.apply(2400000 * 1000)  # the board cooled: thermogov's top
+    assert t.read_int(f"{P0}/scaling_max_freq") == MODE_MAX  # the mode's max stands
+    act.apply(1600000 * 1000)  # hot again: a cap below it still goes in
+    assert t.read_int(f"{P0}/scaling_max_freq") == 1600000
+    assert watch.exit_notes(MODE_CHANGE) == []  # said once, when it was seen
+    act.restore()
+    assert t.read_int(f"{P0}/scaling_max_freq") == MODE_MAX < original_max
+    lines = [s for s in said if MODE_CHANGE in s]
+    assert len(lines) == 1 and "thermogov caps below them from now on" in lines[0], said
+
+
+def test_without_a_recorded_mode_a_lowered_window_is_not_a_ceiling(tmp_path: Path) -> None:
+    # A kernel clamp lifts again: the governor's own higher cap must still go in.
+    t, act, _unused, _said = _rig(tmp_path)
+    watch = LimitWatch([act], [].append, lambda: None, mode_change=lambda: "")
+    t.write(f"{P0}/scaling_max_freq", MODE_MAX)
+    watch.check(10.0)
+    watch.check(20.0)
+    assert "policy0" in watch.lowered
+    act.apply(2400000 * 1000)
+    assert t.read_int(f"{P0}/scaling_max_freq") == 2400000
