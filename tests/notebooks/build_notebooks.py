@@ -190,7 +190,7 @@ NB04_TRUTH = {
     "C[package]": 3.0,
     "G[package-board]": 0.6,
     "G[board-ambient]": 0.25,
-    "dyn_scale[cpu]": 0.8,
+    "dyn_scale[cpu]": 1.2,
 }
 NB04_WITHIN_REL = 0.15  # every changed parameter recovered within this fraction of its truth
 NB04_WITHIN_SD = 2.0  # ... and within this many of its own standard deviations
