@@ -162,6 +162,13 @@ def views(rows: list[RunRow], candidate: str) -> list[str]:
     return out
 
 
+def _score(per_charge: bool, r: RunRow) -> float | None:
+    """What a row is raced on: inferences per charge where the pack ends runs, else its window."""
+    if per_charge:
+        return None if r.inferences_total is None else float(r.inferences_total)
+    return r.sustained_ips
+
+
 def reaches_trip(block: dict[str, RunRow]) -> bool:
     """The scenario heats some policy to the trip (the race is about holding it)."""
     return any((r.max_fused_c or 0.0) >= 85.0 for r in block.values())
@@ -209,11 +216,15 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
                 misses["per charge"].append(scen)
         h = block.get("hysteresis")
         best: RunRow | None = None
+        # A world the pack ends early: every row by the inferences its charge bought (the same
+        # quantity whatever its own empty instant), not by the last half of its own run.
+        per_charge_score = bool(bound) and c.inferences_total is not None
+
         for k in KERNEL:
             other = _kernel(block, k)
-            if other is None or other.sustained_ips is None:
+            if other is None or _score(per_charge_score, other) is None:
                 continue
-            ok = c.sustained_ips > other.sustained_ips
+            ok = _score(per_charge_score, c) > _score(per_charge_score, other)  # type: ignore[operator]
             # Said only where the baseline broke the bound the candidate is held to (hysteresis's
             # time above the trip): a win within that bound is a win.
             bound_s = h.above_trip_s if h is not None else c.above_trip_s
@@ -227,11 +238,15 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
                 misses["baseline"].append(f"{scen}:{other.policy}")
             # A baseline no setting could hold to the bound (``trip!``) is not a margin to beat.
             missed = other.iso_bound_s is not None and other.above_trip_s > other.iso_bound_s + 1e-9
-            if not missed and (best is None or other.sustained_ips > (best.sustained_ips or 0.0)):
+            if not missed and (
+                best is None or _score(per_charge_score, other) > (_score(per_charge_score, best) or 0.0)
+            ):  # type: ignore[operator]
                 best = other
-        if best is not None and best.sustained_ips:
-            margin = 100.0 * (c.sustained_ips / best.sustained_ips - 1.0)
-            verdicts.append(f"margin {margin:+.1f}% over {best.policy}")
+        if best is not None and _score(per_charge_score, best):
+            margin = 100.0 * (_score(per_charge_score, c) / _score(per_charge_score, best) - 1.0)  # type: ignore[operator]
+            verdicts.append(
+                f"margin {margin:+.1f}% over {best.policy}{' per charge' if per_charge_score else ''}"
+            )
             if margin < AIM_MARGIN_PCT:
                 misses["margin"].append(f"{scen}:{margin:+.1f}%")
         allowed = h.hard_limit_s if h is not None else 0.0
