@@ -32,6 +32,10 @@ continued past the end at its final conditions, each scored by its worst window 
 end against the any-window bound on that horizon, printed beside the run's-end figures (the
 old yardstick) so neither replaces the other silently.
 
+Where the pack can end a run early (a battery world: :mod:`thermogov.sim.compare.packbound`),
+every row is also printed by the inferences its charge bought beside the pack bound
+(``per charge``), and the targets block judges the candidate's share and margins on that.
+
 ``--seeds 1-5`` (or ``1,3,7``) races over a seed set instead of one seed
 (:mod:`thermogov.sim.compare.seedrace`): every row on every seed, read by its mean worst window
 with a 95 % t-interval and its extremes, each ``@iso`` baseline tuned ONCE over the whole set

@@ -713,17 +713,26 @@ def _best_fixed(
         ok = True
         temps = grid.x0 + grid.ambient[0]
         for i in range(grid.n):
-            pw = pm.powers(temps[None, :])[0, k]
-            x = grid.phi[i] @ (x + grid.shift[i]) + grid.gam[i] @ pw
-            temps = x + grid.ambient[i]
-            if any(float(temps @ vec) >= limit for _, vec, limit in outs.rows) or any(
-                temps[node] > theta[k] for _, node, theta, _ in outs.throttles
-            ):
-                ok = False
+            x, temps, ok = step_holds(grid, outs, x, i, pm.powers(temps[None, :])[0, k], k)
+            if not ok:
                 break
         if ok:
             return dict(points[k].caps_hz), float(rates[k])
     return None, None
+
+
+def step_holds(
+    grid: _Grid, outs: _Outputs, x: np.ndarray, i: int, power: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Interval ``i`` of point ``k``'s exact run at node ``power``: the new state and temperatures,
+    and whether they hold every row and point ``k``'s throttle temperatures."""
+    x = grid.phi[i] @ (x + grid.shift[i]) + grid.gam[i] @ power
+    temps = x + grid.ambient[i]
+    ok = not (
+        any(float(temps @ vec) >= limit for _, vec, limit in outs.rows)
+        or any(temps[node] > theta[k] for _, node, theta, _ in outs.throttles)
+    )
+    return x, temps, ok
 
 
 def _solve(

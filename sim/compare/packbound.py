@@ -62,6 +62,7 @@ from thermogov.sim.compare.oracle import (
     _solve,
     grid_step_s,
     operating_points,
+    step_holds,
 )
 from thermogov.sim.compare.workbound import lucky_ratio
 from thermogov.sim.model.battery import CHARGE_C_RATE
@@ -343,12 +344,8 @@ def _best_fixed_charge(
                 alive = i * grid.step_s + grid.step_s * energy / use
                 break
             energy -= use
-            x = grid.phi[i] @ (x + grid.shift[i]) + grid.gam[i] @ pw
-            temps = x + grid.ambient[i]
-            if any(float(temps @ vec) >= limit for _, vec, limit in outs.rows) or any(
-                temps[node] > theta[k] for _, node, theta, _ in outs.throttles
-            ):
-                ok = False
+            x, temps, ok = step_holds(grid, outs, x, i, pw, k)
+            if not ok:
                 break
         count = float(rates[k]) * alive
         if ok and (best[1] is None or count > best[1]):
