@@ -13,25 +13,31 @@ window (start to the pack's end), and it charges both ways of losing: running sl
 so hot or so hungry that the pack empties sooner.
 
 **The bound** (:func:`pack_bound`): the oracle's programme (:mod:`.oracle`) over the whole
-scenario, objective every interval's completions, with three additions, each met by every real
+scenario, objective every interval's completions, with these additions, each met by every real
 run, so every run is a feasible point and its count is at most the optimum (plus the luck term
 and one batch, as in the oracle, and the work one control period past the empty instant, since
 the simulator stops at the first instant after it):
 
 1. an *off* point (no power, no work); once a run's pack is empty it is off for good, so its
-   share never falls, and it is 0 before the earliest instant any schedule can empty the pack
-   (every interval at the most power any point can draw at the hottest the limits allow);
+   share never falls;
 2. the pack's energy: what every interval on battery draws (the board's power from below, the
    oracle's affine bound, over the converter's efficiency, plus the motors' draw while on) is at
    most the charge at the start plus the most the charger can add while docked
    (``sim/model/battery.py``: 0.5 C, up to full);
-3. after power-off, a temperature row may still rise while heat spreads; each row is loosened
-   by the most it can rise after power-off from any state under the limits (:func:`_after_off_rise`)
-   for the instants the run is already off at, and the battery's I²R heat is charged per phase
-   (docked: 0, the charger may stop; on battery: the board's least current plus the motors').
+3. the pack's I²R per phase: docked 0 (the charger may stop), on battery the board's least
+   current plus the motors';
+4. one programme per *span* of intervals the pack may empty in (:data:`EMPTY_BUCKETS` spans
+   from the earliest instant any schedule can empty it, every interval at the most any point
+   draws when hot, to the latest, every interval at the least any point draws): off share 0
+   before the span and 1 after it, the limits held up to the span's start (a run of that span
+   is on there), none inside or after it.  Every run empties in one span (or lasts the run: the
+   last span), so the largest span optimum bounds it.  A single programme would let the off
+   share stay fractional for the rest of the run, a mixture of runs ending at different
+   instants whose averaged temperatures hold the limits while its "on" part runs the top point
+   a tenth of the time (2 % looser on orin-battery-robot).
 
-Not handled, so refused (one-line error): ambient, link or fan events after the earliest
-instant the pack can empty (the rise bound assumes the plant stays as it is), and open loads.
+Not handled (None): open loads, whose count is their arrivals, boards without a pack, and
+worlds whose pack cannot empty before the scenario ends (the other bounds apply there).
 
 Its tightness is printed beside it: the best single cap, replayed on the exact plant with the
 pack (:func:`_best_fixed_charge`), that holds the trip until its pack empties.
