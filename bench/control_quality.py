@@ -380,6 +380,9 @@ def per_charge(rows: list[RunRow], bounds: dict[str, PackBound], candidate: str)
     """
     out = [f"per charge: inferences until the pack empties, the pack bound, {candidate}'s share and margin"]
     for scen, b in bounds.items():
+        if b.count is None:
+            out.append(f"  {scen}: no schedule holds the limits (no pack bound)")
+            continue
         caps = ",".join(f"{d}={f / 1e6:g}" for d, f in (b.best_fixed_caps or {}).items())
         fixed = "none" if b.best_fixed_count is None else f"{b.best_fixed_count:.0f} ({caps})"
         out.append(
@@ -639,7 +642,7 @@ def main() -> None:
         # long again as these rows: a run stopped (or failing) there keeps the finished rows.
         write_csv(rows, args.csv)
     packs = pack_bounds(configs)
-    print("\n".join(report(rows, args.candidate, {n: b.count for n, b in packs.items()})))
+    print("\n".join(report(rows, args.candidate, {n: b.count for n, b in packs.items() if b.count})))
     print()
     if packs:
         print("\n".join(per_charge(rows, packs, args.candidate)))

@@ -80,7 +80,9 @@ EMPTY_BUCKETS = 32
 
 @dataclass(frozen=True, slots=True)
 class PackBound:
-    count: float  # inferences per charge no schedule that keeps the limits can exceed
+    count: (
+        float | None
+    )  # inferences per charge no schedule that keeps the limits can exceed (None: no schedule keeps them)
     available_j: float  # the most energy the pack can give over the run
     earliest_empty_s: float  # no schedule empties the pack before this
     empty_s: tuple[float, float] | None  # the span the optimum's pack empties in
@@ -191,7 +193,7 @@ def pack_bound(config: Config, board: BoardProfile | None = None) -> PackBound |
     values = solver.bound([(j, min(j + width, grid.n)) for j in range(first_off, last, width)])
     fixed = _best_fixed_charge(grid, pm, outs, points, rates, phases, bat, off)
     if values is None:
-        return PackBound(0.0, phases.available_j, first_off * step, None, *fixed)
+        return PackBound(None, phases.available_j, first_off * step, None, *fixed)
     done, bucket = values
     reach = math.ceil(float(rates.max()) * config.sim.duration_s) + 1
     luck = lucky_ratio(config, board, done, reach)

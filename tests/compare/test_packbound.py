@@ -39,6 +39,7 @@ def _check(cfg: Config, tmp_path: Path) -> list[RunRow]:
     rows, _ = run_grid([(cfg.sim.scenario, _keeping(cfg))], POLICIES, tmp_path, with_oracle=False)
     kept = [r for r in rows if r.above_trip_s == 0 and r.hard_limit_s == 0]
     assert len(kept) >= 2, [(r.policy, r.above_trip_s) for r in rows]  # the bound was judged
+    assert bound.count is not None  # a row kept the limits, so some schedule does
     for r in rows:
         assert r.inferences_total is not None
     for r in kept:
@@ -97,6 +98,13 @@ def test_the_bound_holds_on_random_battery_worlds(seed: int, tmp_path: Path) -> 
     assert emptied  # some run in every world is ended by its pack
 
 
+def test_a_world_no_schedule_can_hold_has_no_count() -> None:
+    # Random world 9 starts the pack at 75 °C, above its hard limit: every row runs the whole
+    # 420 s under the hard-limit override, and the programme has no feasible point.
+    bound = pack_bound(_random_battery_world(9))
+    assert bound is not None and bound.count is None
+
+
 def test_a_pack_that_cannot_empty_gets_no_pack_bound() -> None:
     assert pack_bound(short("orin-steady-25", 300.0)) is None  # a full pack outlasts the run
     assert pack_bound(short("rpi5-steady-25", 300.0)) is None  # no battery at all
@@ -105,6 +113,6 @@ def test_a_pack_that_cannot_empty_gets_no_pack_bound() -> None:
 def test_more_charge_never_lowers_the_bound() -> None:
     small = pack_bound(_robot(480.0, 0.05))
     large = pack_bound(_robot(480.0, 0.07))
-    assert small is not None and large is not None
+    assert small is not None and large is not None and small.count is not None and large.count is not None
     assert large.count >= small.count
     assert large.earliest_empty_s > small.earliest_empty_s
