@@ -32,6 +32,10 @@ continued past the end at its final conditions, each scored by its worst window 
 end against the any-window bound on that horizon, printed beside the run's-end figures (the
 old yardstick) so neither replaces the other silently.
 
+Where the pack can end a run early (a battery world: :mod:`thermogov.sim.compare.packbound`),
+every row is also printed by the inferences its charge bought beside the pack bound
+(``per charge``), and the targets block judges the candidate's share and margins on that.
+
 ``--seeds 1-5`` (or ``1,3,7``) races over a seed set instead of one seed
 (:mod:`thermogov.sim.compare.seedrace`): every row on every seed, read by its mean worst window
 with a 95 % t-interval and its extremes, each ``@iso`` baseline tuned ONCE over the whole set
@@ -67,6 +71,7 @@ from thermogov.sim.compare.bestprobe import best_probe_worst, kept  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
+from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
 from thermogov.sim.compare.seedrace import deploy, race  # noqa: E402
 from thermogov.sim.compare.seedrace import report as seed_report  # noqa: E402
@@ -100,7 +105,7 @@ def _kernel(block: dict[str, RunRow], k: str) -> RunRow | None:
     return block.get(iso_label(k)) or block.get(k)
 
 
-def report(rows: list[RunRow], candidate: str) -> list[str]:
+def report(rows: list[RunRow], candidate: str, charge: dict[str, float] | None = None) -> list[str]:
     lines = []
     head = (
         f"{'scenario':<20} {'policy':<20} {'inf/s':>7} {'oracle':>7} {'/oracle':>7} "
@@ -129,7 +134,7 @@ def report(rows: list[RunRow], candidate: str) -> list[str]:
         lines.append("")
     lines.extend(views(rows, candidate))
     lines.append("")
-    lines.extend(targets(rows, candidate))
+    lines.extend(targets(rows, candidate, charge))
     return lines
 
 
@@ -161,21 +166,37 @@ def views(rows: list[RunRow], candidate: str) -> list[str]:
     return out
 
 
+def _score(per_charge: bool, r: RunRow) -> float | None:
+    """What a row is raced on: inferences per charge where the pack ends runs, else its window."""
+    if per_charge:
+        return None if r.inferences_total is None else float(r.inferences_total)
+    return r.sustained_ips
+
+
 def reaches_trip(block: dict[str, RunRow]) -> bool:
     """The scenario heats some policy to the trip (the race is about holding it)."""
     return any((r.max_fused_c or 0.0) >= 85.0 for r in block.values())
 
 
-def targets(rows: list[RunRow], candidate: str) -> list[str]:
+def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None = None) -> list[str]:
     """The issue's targets for ``candidate`` on every scenario that reaches the trip.
 
     At least :data:`TARGET_ORACLE_PCT` % of the oracle; more than each tuned (``@iso``) kernel
     baseline, with the margin over the best of them beside the :data:`AIM_MARGIN_PCT` aim; 0 s at
     a hard limit beyond what ``hysteresis`` spends (a suite spike costs every policy the same);
-    no more time above the trip than ``hysteresis``.  A last line tallies the misses.
+    no more time above the trip than ``hysteresis``.  A last line tallies the misses.  Where the
+    pack can end a run early (``charge``: the pack bound per scenario, :func:`per_charge`) the
+    share is of that bound, by the inferences the charge bought.
     """
     out = [f"targets for {candidate} (scenarios that reach 85 °C):"]
-    misses: dict[str, list[str]] = {"free bound": [], "baseline": [], "margin": [], "limit": [], "trip": []}
+    misses: dict[str, list[str]] = {
+        "free bound": [],
+        "per charge": [],
+        "baseline": [],
+        "margin": [],
+        "limit": [],
+        "trip": [],
+    }
     for scen in dict.fromkeys(r.scenario for r in rows):
         block = {r.policy: r for r in rows if r.scenario == scen}
         c = block.get(candidate)
@@ -190,13 +211,24 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
             verdicts.append(f"free bound {pct:.1f}%{'' if ok else ' MISS'}")
             if not ok:
                 misses["free bound"].append(scen)
+        bound = (charge or {}).get(scen)
+        if bound and c.inferences_total is not None:
+            pct = 100.0 * c.inferences_total / bound
+            ok = pct >= TARGET_ORACLE_PCT
+            verdicts.append(f"per charge {pct:.1f}% of the pack bound{'' if ok else ' MISS'}")
+            if not ok:
+                misses["per charge"].append(scen)
         h = block.get("hysteresis")
         best: RunRow | None = None
+        # A world the pack ends early: every row by the inferences its charge bought (the same
+        # quantity whatever its own empty instant), not by the last half of its own run.
+        per_charge_score = bool(bound) and c.inferences_total is not None
+
         for k in KERNEL:
             other = _kernel(block, k)
-            if other is None or other.sustained_ips is None:
+            if other is None or _score(per_charge_score, other) is None:
                 continue
-            ok = c.sustained_ips > other.sustained_ips
+            ok = _score(per_charge_score, c) > _score(per_charge_score, other)  # type: ignore[operator]
             # Said only where the baseline broke the bound the candidate is held to (hysteresis's
             # time above the trip): a win within that bound is a win.
             bound_s = h.above_trip_s if h is not None else c.above_trip_s
@@ -210,11 +242,15 @@ def targets(rows: list[RunRow], candidate: str) -> list[str]:
                 misses["baseline"].append(f"{scen}:{other.policy}")
             # A baseline no setting could hold to the bound (``trip!``) is not a margin to beat.
             missed = other.iso_bound_s is not None and other.above_trip_s > other.iso_bound_s + 1e-9
-            if not missed and (best is None or other.sustained_ips > (best.sustained_ips or 0.0)):
+            if not missed and (
+                best is None or _score(per_charge_score, other) > (_score(per_charge_score, best) or 0.0)
+            ):  # type: ignore[operator]
                 best = other
-        if best is not None and best.sustained_ips:
-            margin = 100.0 * (c.sustained_ips / best.sustained_ips - 1.0)
-            verdicts.append(f"margin {margin:+.1f}% over {best.policy}")
+        if best is not None and _score(per_charge_score, best):
+            margin = 100.0 * (_score(per_charge_score, c) / _score(per_charge_score, best) - 1.0)  # type: ignore[operator]
+            verdicts.append(
+                f"margin {margin:+.1f}% over {best.policy}{' per charge' if per_charge_score else ''}"
+            )
             if margin < AIM_MARGIN_PCT:
                 misses["margin"].append(f"{scen}:{margin:+.1f}%")
         allowed = h.hard_limit_s if h is not None else 0.0
@@ -323,6 +359,47 @@ def worst_windows(
                 k = max(best, key=lambda k: best[k])
                 verdict += f", best probe {k} {best[k]:.2f}, margin {100.0 * (c / best[k] - 1.0):+.1f}%"
         out.append(f"  {scen:<24} " + "; ".join(parts) + verdict)
+    return out
+
+
+def pack_bounds(configs: list[tuple[str, Config]]) -> dict[str, PackBound]:
+    """The pack bound of every scenario whose pack can end a run early (:mod:`.packbound`)."""
+    out = {}
+    for name, cfg in configs:
+        res = pack_bound(cfg)
+        if res is not None:
+            out[name] = res
+    return out
+
+
+def per_charge(rows: list[RunRow], bounds: dict[str, PackBound], candidate: str) -> list[str]:
+    """Every row's inferences per charge beside the pack bound and its best fixed cap.
+
+    A run the pack ends early is scored on the whole inferences it completed before the pack
+    emptied: the same quantity for every policy, whatever its own empty instant.
+    """
+    out = [f"per charge: inferences until the pack empties, the pack bound, {candidate}'s share and margin"]
+    for scen, b in bounds.items():
+        if b.count is None:
+            out.append(f"  {scen}: no schedule holds the limits (no pack bound)")
+            continue
+        caps = ",".join(f"{d}={f / 1e6:g}" for d, f in (b.best_fixed_caps or {}).items())
+        fixed = "none" if b.best_fixed_count is None else f"{b.best_fixed_count:.0f} ({caps})"
+        out.append(
+            f"  {scen}: bound {b.count:.0f} (no run empties before {b.earliest_empty_s:g} s); best fixed {fixed}"
+        )
+        block = [r for r in rows if r.scenario == scen and r.inferences_total is not None and not r.stopped]
+        c = next((r for r in block if r.policy == candidate), None)
+        for r in block:
+            ended = "lasted the run" if r.empty_at_s is None else f"empty at {r.empty_at_s:.0f} s"
+            share = 100.0 * r.inferences_total / b.count  # type: ignore[operator]
+            margin = ""
+            if c is not None and r is not c and r.inferences_total:
+                margin = f", {candidate} {100.0 * (c.inferences_total / r.inferences_total - 1.0):+.1f}%"  # type: ignore[operator]
+            out.append(
+                f"    {r.policy:<20} {r.inferences_total:>8} ({share:5.1f}%) [{r.above_trip_s:g} s above the trip, "
+                f"{ended}]{margin}"
+            )
     return out
 
 
@@ -564,8 +641,12 @@ def main() -> None:
         # Written before the references and the open-ended view, which on the whole suite take as
         # long again as these rows: a run stopped (or failing) there keeps the finished rows.
         write_csv(rows, args.csv)
-    print("\n".join(report(rows, args.candidate)))
+    packs = pack_bounds(configs)
+    print("\n".join(report(rows, args.candidate, {n: b.count for n, b in packs.items() if b.count})))
     print()
+    if packs:
+        print("\n".join(per_charge(rows, packs, args.candidate)))
+        print()
     tight, anyw = tightness(configs, rows, oracles, args.candidate, args.jobs)
     print("\n".join(tight))
     print()

@@ -97,6 +97,10 @@ class RunRow:
     #: A probe stopped early because it broke its bound (its throughput is not measured).
     stopped: bool = False
     p50_ms: float | None = None
+    #: Whole inferences the run completed, and when its pack emptied (None: it lasted the run);
+    #: a battery world's runs are scored by the first (:mod:`thermogov.sim.compare.packbound`).
+    inferences_total: int | None = None
+    empty_at_s: float | None = None
 
     @property
     def cap_changes_per_min(self) -> float | None:
@@ -265,6 +269,8 @@ def run_policy(
         run_dir=str(res.run_dir),
         fused_std_c=meter.fused_std_c,
         duration_s=cfg.sim.duration_s,
+        inferences_total=inferences,
+        empty_at_s=s.get("battery_empty_at_s"),
     )
 
 

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,6 +106,28 @@ class OracleResult:
     replay_max_fused_c: float | None = None
     #: Reference, not a bound: the best schedule whose throughput never rises (``sustained=True``).
     sustained_ips: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PackRows:
+    """The pack's terms of the programme (:mod:`.packbound`): a run the battery can end early.
+
+    ``off`` is the column of the *off* point (zero power, no work): a real run is on, then off
+    for good once its pack is empty, so its share never falls (``w_off`` non-decreasing).  The
+    programme covers the runs whose pack empties in intervals ``first_off .. all_off - 1``: the
+    share is 0 before and 1 from ``all_off`` on (``all_off = n``: the run may last).  A run
+    already off holds no limit, so the temperature rows stand only up to instant ``first_off``
+    (the last such a run is on at) and the throttle rows up to that interval.  Energy drawn from the pack,
+    ``sum_i sum_k energy_w[i,k] w_ik + energy_t[i] . (mean node temperatures of interval i)``,
+    is at most ``energy_rhs`` (J).
+    """
+
+    off: int
+    first_off: int
+    all_off: int
+    energy_w: np.ndarray  # (intervals, points) J per unit share
+    energy_t: np.ndarray  # (intervals, nodes) J per K of the interval's mean node temperature
+    energy_rhs: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -691,17 +713,26 @@ def _best_fixed(
         ok = True
         temps = grid.x0 + grid.ambient[0]
         for i in range(grid.n):
-            pw = pm.powers(temps[None, :])[0, k]
-            x = grid.phi[i] @ (x + grid.shift[i]) + grid.gam[i] @ pw
-            temps = x + grid.ambient[i]
-            if any(float(temps @ vec) >= limit for _, vec, limit in outs.rows) or any(
-                temps[node] > theta[k] for _, node, theta, _ in outs.throttles
-            ):
-                ok = False
+            x, temps, ok = step_holds(grid, outs, x, i, pm.powers(temps[None, :])[0, k], k)
+            if not ok:
                 break
         if ok:
             return dict(points[k].caps_hz), float(rates[k])
     return None, None
+
+
+def step_holds(
+    grid: _Grid, outs: _Outputs, x: np.ndarray, i: int, power: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Interval ``i`` of point ``k``'s exact run at node ``power``: the new state and temperatures,
+    and whether they hold every row and point ``k``'s throttle temperatures."""
+    x = grid.phi[i] @ (x + grid.shift[i]) + grid.gam[i] @ power
+    temps = x + grid.ambient[i]
+    ok = not (
+        any(float(temps @ vec) >= limit for _, vec, limit in outs.rows)
+        or any(temps[node] > theta[k] for _, node, theta, _ in outs.throttles)
+    )
+    return x, temps, ok
 
 
 def _solve(
@@ -716,6 +747,7 @@ def _solve(
     monotone: bool,
     history: np.ndarray | None = None,
     any_window: bool = False,
+    pack: PackRows | None = None,
 ) -> _Solution | None:
     """The window-completions programme; returns ``w`` (intervals x points) or None if infeasible.
 
@@ -775,10 +807,15 @@ def _solve(
     ub = _Rows()
     for i in range(1, n + 1):
         amb = grid.ambient[i - 1]
+        if pack is not None and i > pack.first_off:
+            break  # a run may be off by then: it holds no limit
         for _, vec, limit in outs.rows:
             ub.add([(xi(i) + int(a), float(vec[a])) for a in np.nonzero(vec)[0]], limit - amb)
+    if pack is not None:
+        _add_pack_rows(ub, grid, pack, xi, wi)
+    last = n if pack is None else min(pack.first_off, n)
     for (_, node, theta, _), delta in zip(outs.throttles, deltas, strict=True):
-        for i in range(n):
+        for i in range(last):
             # Mean of the interval's end temperatures <= sum_k w_ik theta_k + delta, where the
             # start is x_i after the interval's ambient shift and the end is x_{i+1}.  This is
             # the convex hull of "point k only while T <= theta_k": a mix inside one interval
@@ -795,6 +832,12 @@ def _solve(
                 0.0,
             )
     bounds = [(None, None)] * nx + [(0.0, 1.0)] * nw
+    if pack is not None:  # on before the runs' earliest empty instant, off after their latest
+        for i in range(n):
+            if i < pack.first_off:
+                bounds[wi(i) + pack.off] = (0.0, 0.0)
+            elif i >= pack.all_off:
+                bounds[wi(i) + pack.off] = (1.0, 1.0)
     if cap is not None:
         bounds += [(0.0, float(cap.completed[i + 1])) for i in range(n)]
     if history is not None:
@@ -841,6 +884,28 @@ def _solve(
         x=x[:nx].reshape(n, nn),
         window_done=-float(res.fun),
     )
+
+
+def _add_pack_rows(
+    ub: _Rows, grid: _Grid, pack: PackRows, xi: Callable[[int], int], wi: Callable[[int], int]
+) -> None:
+    """The pack's energy row and the off point's rows (see :class:`PackRows`)."""
+    n, nn, kk = grid.n, len(grid.names), pack.energy_w.shape[1]
+    for i in range(n - 1):  # once off, off for good
+        ub.add([(wi(i) + pack.off, 1.0), (wi(i + 1) + pack.off, -1.0)], 0.0)
+    coefs: dict[int, float] = {}
+    const = 0.0
+    for i in range(n):
+        # mean T of interval i = (x_i + shift_i + x_{i+1}) / 2 + ambient_i (x_0 is the start)
+        et = pack.energy_t[i]
+        const += float(et @ (0.5 * grid.shift[i] + grid.ambient[i] + (0.5 * grid.x0 if i == 0 else 0.0)))
+        for j in (i, i + 1):
+            if j >= 1:
+                for a in range(nn):
+                    coefs[xi(j) + a] = coefs.get(xi(j) + a, 0.0) + 0.5 * float(et[a])
+        for k in range(kk):
+            coefs[wi(i) + k] = coefs.get(wi(i) + k, 0.0) + float(pack.energy_w[i, k])
+    ub.add([(c, v) for c, v in coefs.items() if v != 0.0], pack.energy_rhs - const)
 
 
 class _Rows:

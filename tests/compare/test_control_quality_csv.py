@@ -117,3 +117,28 @@ def test_a_baseline_within_hysteresis_bound_is_not_said_to_have_run_above_it(tmp
     assert "MISS (it ran above the trip longer than hysteresis)" in beyond
     # The 98 % is judged there against the free bound, and says so.
     assert "free bound 92.9% MISS" in within
+
+
+def test_a_world_the_pack_ends_is_raced_per_charge(tmp_path: Path) -> None:
+    # The baseline has the higher last-half rate (it emptied its pack sooner) but bought fewer
+    # inferences with the charge: per charge the candidate wins, and its share is of the pack bound.
+    targets = runpy.run_path(str(BENCH), run_name="control_quality_under_test")["targets"]
+    base = replace(_row(tmp_path), scenario="robot", board="jetson-orin-nano", max_fused_c=85.1)
+    rows = [
+        replace(base, policy="hysteresis", sustained_ips=170.0, inferences_total=350_000, above_trip_s=1.0),
+        replace(
+            base,
+            policy="power_allocator@iso",
+            sustained_ips=220.0,
+            inferences_total=390_000,
+            above_trip_s=0.0,
+        ),
+        replace(base, policy="stepped", sustained_ips=215.0, inferences_total=400_000, above_trip_s=0.0),
+    ]
+    line = next(line for line in targets(rows, "stepped", {"robot": 410_000.0}) if "robot" in line)
+    assert "per charge 97.6% of the pack bound MISS" in line
+    assert "> power_allocator@iso yes" in line
+    assert "margin +2.6% over power_allocator@iso per charge" in line
+    # Without a pack bound the same rows are raced on their windows, where the baseline wins.
+    plain = next(line for line in targets(rows, "stepped") if "robot" in line)
+    assert "> power_allocator@iso MISS" in plain and "per charge" not in plain
