@@ -53,7 +53,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
-``trip_reads_per_run``, ``run_s`` and ``tail_forget_s``.
+``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s`` and ``bank_c``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -118,6 +118,10 @@ is spread over that run, so a 30-min run may read the trip twice an hour and a 2
 often; with the length unknown the hourly budget stays and the tail estimate also caps the rate
 by the run's budget over the held time so far.  ``tail_forget_s`` (default 0, off) lets the tail's
 wander histogram forget with that time constant, its prior kept (docs/policies.md, session 14b).
+``bank_c`` (default 0, off) with ``run_s`` and ``bank_window_s``: a run of known length scored on
+its final ``bank_window_s`` seconds holds the set point ``bank_c`` lower until that stretch, so the
+slow nodes enter it cooler.  It gained 0.7-1.1 % on the three run's-end misses, but cost the
+1-hour runs and the cooling family worlds 0.4-6.6 % (docs/policies.md, session 15).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
