@@ -18,6 +18,15 @@ each candidate over the default seed by seed (paired: the same noise).  Session 
 ``--world`` takes the generated worlds of :mod:`thermogov.sim.scenarios.families` by name
 (``fan-failure-jetson-xavier-nx``), at ``--family-scale`` of their length (default 1.0, full),
 beside or instead of ``--scenario``; session 13 judged ``code_once`` with both.
+
+``--known-length`` gives every candidate the world's length and scored window
+(:func:`thermogov.sim.compare.runlength.run_length_knobs`: ``run_s``, ``bank_window_s``), as a
+user running a job of known length would; those rows are labelled ``[run length known]`` and
+the default row never gets them.  On the open-ended view the stated length stays the original
+world's, so the run goes on past it (session 15 judged ``bank_c`` so)::
+
+    python bench/stepped_seeds.py --scenario rpi5-steady-25 --seeds 1-8 --known-length \\
+        --candidate bank_c=2
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from thermogov.interfaces import ConfigError  # noqa: E402
 from thermogov.policies import make_policy  # noqa: E402
 from thermogov.policies.base import PolicyContext  # noqa: E402
 from thermogov.sim.compare.anywindow import extended  # noqa: E402
+from thermogov.sim.compare.runlength import run_length_knobs  # noqa: E402
 from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
@@ -72,6 +82,11 @@ def parse_candidate(text: str) -> dict[str, float | bool | str]:
 def with_params(config: Config, knobs: dict[str, float | bool | str]) -> Config:
     params = {**config.policies.get(POLICY, {}), **knobs}
     return dataclasses.replace(config, policies={**config.policies, POLICY: params})
+
+
+def stated(base: Config, knobs: dict[str, float | bool | str], known: bool) -> dict[str, float | bool | str]:
+    """``knobs``, with ``base``'s length and scored window first when the length is known."""
+    return {**run_length_knobs(base), **knobs} if known else knobs
 
 
 def check_params(config: Config, knobs: dict[str, float | bool | str]) -> None:
@@ -148,6 +163,11 @@ def main() -> None:
         type=float,
         help="open-ended view: the world run this many times as long (default: the bench's; 1 skips it)",
     )
+    ap.add_argument(
+        "--known-length",
+        action="store_true",
+        help="tell every candidate the world's length and scored window (rows labelled [run length known])",
+    )
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 2))
     args = ap.parse_args()
     try:
@@ -162,7 +182,7 @@ def main() -> None:
             raise ValueError("no world to run; give --scenario NAME[,NAME] and/or --world NAME[,NAME]")
         for _, base in configs:
             for _, knobs in candidates:
-                check_params(base, knobs)
+                check_params(base, stated(base, knobs, args.known_length))
     except (ValueError, ConfigError) as e:
         ap.exit(2, f"stepped_seeds.py: {e}\n")
     if args.extend is not None and not (1.0 <= args.extend < float("inf")):
@@ -180,7 +200,10 @@ def main() -> None:
                 jobs: list[Job] = [("hysteresis", cfg, "hysteresis", seeds, Path(tmp) / "h")]
                 jobs.append(("default", cfg, POLICY, seeds, Path(tmp) / "d"))
                 for i, (name, knobs) in enumerate(candidates):
-                    jobs.append((name, with_params(cfg, knobs), POLICY, seeds, Path(tmp) / f"c{i}"))
+                    # The stated length is the original world's, on the open-ended view too.
+                    given = stated(base, knobs, args.known_length)
+                    label = f"{name} [run length known]" if args.known_length else name
+                    jobs.append((label, with_params(cfg, given), POLICY, seeds, Path(tmp) / f"c{i}"))
                 rows = dict(ex.map(_run, jobs))
                 print(f"{scen}, {view}, seeds {args.seeds}:")
                 print("\n".join(row_lines(rows, seeds)))

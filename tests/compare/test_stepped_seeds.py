@@ -80,3 +80,26 @@ def test_a_family_world_runs_by_name() -> None:
     assert res.returncode == 0, res.stderr
     assert "fan-failure-jetson-xavier-nx, run's end, seeds 1:" in res.stdout
     assert res.stdout.count("    default: worst ") == 1
+
+
+def test_a_bank_without_the_known_length_is_refused_in_one_line() -> None:
+    """``bank_c`` needs the run's length: without ``--known-length`` the bench names the key."""
+    res = _bench("--scenario", "rpi5-steady-25", "--candidate", "bank_c=3", "--seeds", "1")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and "bank_c" in lines[0] and "run_s" in lines[0]
+
+
+def test_the_known_length_is_the_original_worlds_on_the_open_ended_view_too() -> None:
+    """A candidate is told the world's own length and steady window; the longer world of the
+    open-ended view would state another length, so the bench keeps the original's there."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from stepped_seeds import stated
+
+    from thermogov.sim.compare.anywindow import extended
+    from thermogov.sim.scenarios import load_scenario
+
+    base = load_scenario("rpi5-steady-25")
+    told = stated(base, {"bank_c": 3.0}, True)
+    assert told == {"run_s": base.sim.duration_s, "bank_window_s": base.sim.duration_s / 2, "bank_c": 3.0}
+    assert stated(base, {"bank_c": 3.0}, False) == {"bank_c": 3.0}
+    assert stated(extended(base), {}, True)["run_s"] > told["run_s"]  # why the bench passes ``base``

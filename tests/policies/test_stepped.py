@@ -656,3 +656,48 @@ def test_a_budget_per_run_of_known_length_sets_the_held_margin_for_that_run() ->
 def test_a_negative_run_budget_length_or_memory_is_one_line_naming_the_key(key: str) -> None:
     with pytest.raises(ConfigError, match=key):
         _stepped({key: -1.0}, board="rpi5")
+
+
+def test_bank_holds_under_the_set_point_before_the_final_stretch_and_not_in_it() -> None:
+    """``bank_c`` with a known run (600 s, the last 300 s scored): before the stretch the set point
+    is ``bank_c`` lower, so a steady reading between the two set points takes rungs away; in the
+    stretch (and for the same policy without ``bank_c``) the same reading climbs.  The
+    run starts at the first tick's time, not at t = 0 (a daemon's clock)."""
+    ctx = ctx_for()
+    t0 = 5000.0
+    banked = _stepped({"run_s": 600.0, "bank_window_s": 300.0, "bank_c": 3.0})
+    plain = _stepped({"run_s": 600.0, "bank_window_s": 300.0})
+    default = _stepped()
+    set_c = 85.0 - 0.5  # margin_c: a steady reading has no noise
+    reading = set_c - 1.5  # under the set point, over the banked one
+    rungs: dict[str, list[int]] = {"banked": [], "plain": [], "default": []}
+    for i in range(6000):
+        for name, p in (("banked", banked), ("plain", plain), ("default", default)):
+            d = p.decide(inp(t0 + i * 0.1, reading, ctx))
+            rungs[name].append(_rung(p, dict(d.caps_hz)))
+    top = len(banked.ladder) - 1
+    before, stretch = slice(2000, 2990), slice(5000, 6000)
+    assert rungs["plain"] == rungs["default"]  # the length alone changes nothing
+    assert max(rungs["banked"][before]) < top == min(rungs["default"][before])
+    # The stretch: the plain set point again, climbed back at the integral's pace (dithering
+    # between two rungs on the way), above every rung the bank ran.
+    climb = rungs["banked"][stretch]
+    assert min(climb) > max(rungs["banked"][before])
+
+
+@pytest.mark.parametrize(
+    ("params", "key"),
+    [
+        ({"bank_c": 2.0}, "bank_c"),  # no run length
+        ({"bank_c": 2.0, "run_s": 600.0}, "bank_c"),  # no stretch
+        ({"bank_c": 2.0, "run_s": 600.0, "bank_window_s": 600.0}, "bank_c"),  # the whole run
+        ({"bank_c": 14.0, "margin_c": 1.0, "run_s": 600.0, "bank_window_s": 300.0}, "bank_c"),
+        ({"bank_c": -1.0}, "bank_c"),
+        ({"bank_window_s": -1.0}, "bank_window_s"),
+    ],
+)
+def test_a_bank_without_a_run_and_stretch_is_one_line_naming_the_key(
+    params: dict[str, object], key: str
+) -> None:
+    with pytest.raises(ConfigError, match=key):
+        _stepped(params, board="rpi5")
