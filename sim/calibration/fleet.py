@@ -19,14 +19,17 @@ same identity (``FleetFit.log``), and ``bench/fidelity.py --fleet`` judges each 
 Ambient and the initial offset are properties of one run, never pooled.
 
 A profile may serve other products built on the same SoC (``importers.models.SAME_SOC_PROFILE``:
-the Pi 400 and the CM4 on ``rpi4``, "a different board and heat path, but the same OPP table and
-sensors").  The chip's parameters are then shared, the board's are not: a Pi 400 is a keyboard-
-sized board under a large aluminium spreader, and what the Pi 4 B logs say of the Pi 4 B's board
-mass, its links and its other chips' power is no evidence about it.  So each fit carries its
-product (:func:`product_of`), and a parameter of the board side (the profile's rest-of-board
-node, every node a housing adds, and ``static_scale``, the board's own power) is pooled only
-among logs of the same product; the die, the package, the links between them and the dynamic
-power over every log of the profile.
+the Pi 400 and the CM4 on ``rpi4``, the CM5 on ``rpi5``: "a different board and heat path, but
+the same OPP table and sensors").  The chip's thermal parameters are then shared, the board's are
+not: a Pi 400 is a keyboard-sized board under a large aluminium spreader, and what the Pi 4 B
+logs say of the Pi 4 B's board mass, links and other chips' power is no evidence about it.  The
+power scales are the board's too: a profile's dynamic and static power come from wall readings
+of one product, its regulator losses, DRAM and USB included (rpi4.toml's ``c_dyn`` takes 0.8 of
+a Pi 4 B's wall power, ``rest_of_board_w`` its idle), and the error a fit finds in them is that
+product's.  So each fit carries its product (:func:`product_of`), and a board-side parameter
+(:func:`is_board_side`: those of the profile's rest-of-board node and of every node a housing
+adds, ``dyn_scale`` and ``static_scale``) is pooled only among logs of the same product; the die,
+the package and the link between them over every log of the profile.
 """
 
 from __future__ import annotations
@@ -74,8 +77,9 @@ def board_side_nodes(board: BoardProfile) -> frozenset[str]:
 
 
 def is_board_side(name: str, nodes: frozenset[str]) -> bool:
-    """Whether a pooled parameter (``C[board]``, ``G[package-board]``, ...) is the product's."""
-    if name == "static_scale":
+    """Whether a pooled parameter is the product's: the power scales (wall readings of one board)
+    and the capacitances and conductances of ``nodes`` (``C[board]``, ``G[package-board]``)."""
+    if name == "static_scale" or name.startswith("dyn_scale["):
         return True
     inner = name[name.find("[") + 1 : name.rfind("]")] if "[" in name else ""
     return any(part in nodes for part in inner.split("-"))

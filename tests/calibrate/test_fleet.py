@@ -107,12 +107,17 @@ def test_a_fleet_moves_a_wrong_prior_toward_the_truth(tmp_path: Path) -> None:
 
 
 def test_another_product_on_the_same_soc_shares_the_chip_not_the_board() -> None:
-    """A Pi 400 on the rpi4 profile: its die, package and dynamic power pool with the Pi 4 B
-    logs, its board mass, board links, paths to air and board power do not (either way)."""
+    """A Pi 400 on the rpi4 profile: its die and package pool with the Pi 4 B logs; its board
+    mass, board links, paths to air and power scales (wall readings of one board) do not."""
     nodes = board_side_nodes(load_board("rpi4"))
     assert "board" in nodes and "package" not in nodes
-    chip = {"C[package]": math.log(2.0), "G[cpu-package]": math.log(0.5), "dyn_scale[cpu]": math.log(1.2)}
-    board_side = {"C[board]": math.log(0.5), "G[package-board]": math.log(3.0), "static_scale": math.log(1.5)}
+    chip = {"C[package]": math.log(2.0), "G[cpu-package]": math.log(0.5), "C[cpu]": math.log(1.1)}
+    board_side = {
+        "C[board]": math.log(0.5),
+        "G[package-board]": math.log(3.0),
+        "dyn_scale[cpu]": math.log(1.2),
+        "static_scale": math.log(1.5),
+    }
     pi4b = FleetFit("b.log", "rpi4", "metal-case", {**chip, **board_side}, "rpi4")
     pi400 = FleetFit("p.log", "rpi4", "metal-case", {**chip, "G[board-ambient]": math.log(4.0)}, "rpi400")
     for_400 = loo_ratios([pi4b, pi400], "rpi4", leave_out="p.log", product="rpi400", board_nodes=nodes)
