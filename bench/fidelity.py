@@ -129,7 +129,7 @@ def fleet_fits(logs: list[tuple[Path, Any, Any]]) -> list[Any]:
     """Every log fitted on its whole length: the fleet the leave-one-out priors are drawn from."""
     from thermogov.interfaces import ThermogovError
     from thermogov.sim.calibration.calibrate import calibrate
-    from thermogov.sim.calibration.fleet import fleet_fit
+    from thermogov.sim.calibration.fleet import fleet_fit, product_of
 
     fits = []
     for path, data, board in logs:
@@ -137,7 +137,8 @@ def fleet_fits(logs: list[tuple[Path, Any, Any]]) -> list[Any]:
             r = calibrate(data, board, holdout=0.0)
         except ThermogovError:
             continue
-        fits.append(fleet_fit(path.name, board.name, r.variant or board.enclosure, r.params))
+        product = product_of(data.model, board.name)
+        fits.append(fleet_fit(path.name, board.name, r.variant or board.enclosure, r.params, product))
         print(f"  fleet: {path.name} ({len(fits[-1].ratios)} parameters from its data)", file=sys.stderr)
     return fits
 
@@ -156,9 +157,10 @@ def measure(path: Path, holdout: float, fleet: list[Any] | None = None) -> Row |
     data, board = got
     name = board.name
     if fleet is not None:
-        from thermogov.sim.calibration.fleet import loo_ratios, with_ratios
+        from thermogov.sim.calibration.fleet import board_side_nodes, loo_ratios, product_of, with_ratios
 
-        board = with_ratios(board, loo_ratios(fleet, name, leave_out=path.name))
+        product, nodes = product_of(data.model, name), board_side_nodes(board)
+        board = with_ratios(board, loo_ratios(fleet, name, path.name, product, nodes))
     row = Row(path.name, name, len(data.t_s), float(data.t_s[-1] - data.t_s[0]))
     t0 = time.process_time()
     try:

@@ -72,6 +72,16 @@ class DomainProfile:
     # clock really takes: a Pi 5 lists 1.0-2.4 GHz but runs 1.5 GHz for any cap below that.
     # Empty: the kernel lists exactly ``opp_hz``.  The model and the governor use ``opp_hz``.
     listed_hz: tuple[int, ...] = ()
+    # The clock the firmware runs by default (a Raspberry Pi's default ``arm_freq``), when the
+    # table goes on above it with the voltages the firmware raises for an overclock: a set
+    # ``over_voltage`` offsets the voltage of this stock range and holds it above
+    # (thermogov.sim.calibration.overvolt).  0: the table's top is the stock clock.
+    stock_hz: int = 0
+
+    @property
+    def stock_clock_hz(self) -> int:
+        """The stock clock: ``stock_hz`` if the profile gives one, else the table's top."""
+        return self.stock_hz or self.opp_hz[-1]
 
     @property
     def kernel_table_hz(self) -> tuple[int, ...]:
@@ -298,7 +308,13 @@ def _domain(name: str, t: Table) -> DomainProfile:
         leak_beta_per_k=t.number("leak_beta_per_k", 0.03, minimum=0.0, maximum=0.2),
         sysfs_names=_sysfs_names(t),
         listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
+        stock_hz=round(t.number("stock_mhz", 0.0, minimum=0.0, maximum=MAX_OPP_MHZ) * 1e6),
     )
+    if d.stock_hz and d.stock_hz not in opp_hz:
+        raise ConfigError(
+            f"{where}.stock_mhz: {d.stock_hz / 1e6:g} MHz is not in opp_mhz; give one of its entries "
+            "(the board's default clock) or leave it out (the table's top)"
+        )
     if d.listed_hz and (
         any(b <= a for a, b in itertools.pairwise(d.listed_hz)) or not set(opp_hz) <= set(d.listed_hz)
     ):

@@ -17,6 +17,19 @@ JASA 68, 1973, for shrinking a group mean toward a prior guess).
 The log under test is never part of its own prior: :func:`loo_ratios` drops every fit with the
 same identity (``FleetFit.log``), and ``bench/fidelity.py --fleet`` judges each log that way.
 Ambient and the initial offset are properties of one run, never pooled.
+
+A profile may serve other products built on the same SoC (``importers.models.SAME_SOC_PROFILE``:
+the Pi 400 and the CM4 on ``rpi4``, the CM5 on ``rpi5``: "a different board and heat path, but
+the same OPP table and sensors").  The chip's thermal parameters are then shared, the board's are
+not: a Pi 400 is a keyboard-sized board under a large aluminium spreader, and what the Pi 4 B
+logs say of the Pi 4 B's board mass, links and other chips' power is no evidence about it.  The
+power scales are the board's too: a profile's dynamic and static power come from wall readings
+of one product, its regulator losses, DRAM and USB included (rpi4.toml's ``c_dyn`` takes 0.8 of
+a Pi 4 B's wall power, ``rest_of_board_w`` its idle), and the error a fit finds in them is that
+product's.  So each fit carries its product (:func:`product_of`), and a board-side parameter
+(:func:`is_board_side`: those of the profile's rest-of-board node and of every node a housing
+adds, ``dyn_scale`` and ``static_scale``) is pooled only among logs of the same product; the die,
+the package and the link between them over every log of the profile.
 """
 
 from __future__ import annotations
@@ -43,9 +56,38 @@ class FleetFit:
     board: str
     housing: str
     ratios: dict[str, float]
+    product: str = ""  # the product the log names if the profile serves it as another board (product_of)
 
 
-def fleet_fit(log: str, board: str, housing: str, params: Iterable[FittedParam]) -> FleetFit:
+def product_of(model: str, profile: str) -> str:
+    """The product a log's board is, for pooling: the board family its model string names when
+    the profile serves that family as a different board on the same SoC (a Pi 400 on ``rpi4``),
+    else the profile's own name (its own board, or a log that names none)."""
+    from thermogov.importers.models import SAME_SOC_PROFILE, board_from_model
+
+    family = board_from_model(model or "")
+    return family if family is not None and SAME_SOC_PROFILE.get(family) == profile else profile
+
+
+def board_side_nodes(board: BoardProfile) -> frozenset[str]:
+    """The nodes that belong to the product rather than to the chip: the rest-of-board node and
+    every node a housing adds."""
+    added = {a.name for e in board.enclosures for a in e.nodes}
+    return frozenset({board.thermal.rest_of_board_node, *added} - {""})
+
+
+def is_board_side(name: str, nodes: frozenset[str]) -> bool:
+    """Whether a pooled parameter is the product's: the power scales (wall readings of one board)
+    and the capacitances and conductances of ``nodes`` (``C[board]``, ``G[package-board]``)."""
+    if name == "static_scale" or name.startswith("dyn_scale["):
+        return True
+    inner = name[name.find("[") + 1 : name.rfind("]")] if "[" in name else ""
+    return any(part in nodes for part in inner.split("-"))
+
+
+def fleet_fit(
+    log: str, board: str, housing: str, params: Iterable[FittedParam], product: str = ""
+) -> FleetFit:
     """The log-ratios ``log(value / prior)`` of the parameters the log's data determined."""
     ratios: dict[str, float] = {}
     for p in params:
@@ -53,19 +95,30 @@ def fleet_fit(log: str, board: str, housing: str, params: Iterable[FittedParam])
             continue
         if p.prior > 0 and p.value > 0 and math.isfinite(p.value):
             ratios[p.name] = math.log(p.value / p.prior)
-    return FleetFit(log, board, housing, ratios)
+    return FleetFit(log, board, housing, ratios, product or board)
 
 
-def loo_ratios(fits: Iterable[FleetFit], board: str, leave_out: str) -> dict[str, tuple[float, int]]:
+def loo_ratios(
+    fits: Iterable[FleetFit],
+    board: str,
+    leave_out: str,
+    product: str = "",
+    board_nodes: frozenset[str] = frozenset(),
+) -> dict[str, tuple[float, int]]:
     """Per parameter: the shrunken mean log-ratio over the board's other logs, and how many there were.
 
     Every fit whose ``log`` equals ``leave_out`` is skipped, so the log under test never
-    informs its own prior."""
+    informs its own prior.  With ``product`` (:func:`product_of`) the parameters of
+    ``board_nodes`` (:func:`board_side_nodes`) come only from fits of the same product."""
     per: dict[str, list[float]] = {}
+    mine = product or board
     for f in fits:
         if f.board != board or f.log == leave_out:
             continue
+        other = (f.product or f.board) != mine
         for name, r in f.ratios.items():
+            if other and is_board_side(name, board_nodes):
+                continue
             per.setdefault(_pooled_name(name, f.housing), []).append(r)
     return {k: (float(np.sum(v)) / (len(v) + PROFILE_WEIGHT), len(v)) for k, v in per.items()}
 

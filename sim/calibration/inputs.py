@@ -140,7 +140,9 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
         hz = np.asarray(d.opp_hz, dtype=float)
         loads[d.name], freqs[d.name] = u, f
         firmware = data.firmware if d.kind == "cpufreq" else {}  # config.txt's settings are the Arm cores'
-        volts[d.name], fw_notes = firmware_voltage(f, hz, np.asarray(d.volt_v), firmware)
+        volts[d.name], fw_notes = firmware_voltage(
+            f, hz, np.asarray(d.volt_v), firmware, float(d.stock_clock_hz)
+        )
         notes.extend(f"{d.name}: {n}" for n in fw_notes)
         logged = data.volt_v.get(d.name)
         if logged is not None and np.isfinite(logged).any():

@@ -60,6 +60,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                 "leak_beta_per_k": dm.leak_beta_per_k,
                 "sysfs_names": list(dm.sysfs_names),
                 **({"listed_mhz": mhz(dm.listed_hz)} if dm.listed_hz else {}),
+                **({"stock_mhz": dm.stock_hz / 1e6} if dm.stock_hz else {}),
             }
             for dm in board.domains
         },

@@ -11,7 +11,14 @@ from thermogov.board import BoardProfile, ThermalNode, load_board, with_enclosur
 from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibration.calibrate import calibrate, load_log_data
 from thermogov.sim.calibration.fit import FittedParam
-from thermogov.sim.calibration.fleet import FleetFit, fleet_fit, loo_ratios, with_ratios
+from thermogov.sim.calibration.fleet import (
+    FleetFit,
+    board_side_nodes,
+    fleet_fit,
+    loo_ratios,
+    product_of,
+    with_ratios,
+)
 from thermogov.sim.calibration.steptest import step_log, with_thermal
 
 
@@ -97,3 +104,37 @@ def test_a_fleet_moves_a_wrong_prior_toward_the_truth(tmp_path: Path) -> None:
     before = abs(math.log(_node(prior, "board").capacitance_j_per_k / true_cap))
     after = abs(math.log(_node(corrected, "board").capacitance_j_per_k / true_cap))
     assert after < 0.5 * before  # two logs and the profile: two thirds of the way
+
+
+def test_another_product_on_the_same_soc_shares_the_chip_not_the_board() -> None:
+    """A Pi 400 on the rpi4 profile: its die and package pool with the Pi 4 B logs; its board
+    mass, board links, paths to air and power scales (wall readings of one board) do not."""
+    nodes = board_side_nodes(load_board("rpi4"))
+    assert "board" in nodes and "package" not in nodes
+    chip = {"C[package]": math.log(2.0), "G[cpu-package]": math.log(0.5), "C[cpu]": math.log(1.1)}
+    board_side = {
+        "C[board]": math.log(0.5),
+        "G[package-board]": math.log(3.0),
+        "dyn_scale[cpu]": math.log(1.2),
+        "static_scale": math.log(1.5),
+    }
+    pi4b = FleetFit("b.log", "rpi4", "metal-case", {**chip, **board_side}, "rpi4")
+    pi400 = FleetFit("p.log", "rpi4", "metal-case", {**chip, "G[board-ambient]": math.log(4.0)}, "rpi400")
+    for_400 = loo_ratios([pi4b, pi400], "rpi4", leave_out="p.log", product="rpi400", board_nodes=nodes)
+    assert set(for_400) == set(chip)  # the Pi 4 B's board says nothing of the Pi 400's
+    for_4b = loo_ratios([pi4b, pi400], "rpi4", leave_out="b.log", product="rpi4", board_nodes=nodes)
+    assert set(for_4b) == set(chip)  # nor the other way (G[board-ambient]@metal-case included)
+    # two logs of one product pool everything, as before
+    twin = FleetFit("q.log", "rpi4", "metal-case", board_side, "rpi400")
+    assert set(loo_ratios([twin, pi400], "rpi4", "p.log", "rpi400", nodes)) == set(board_side)
+    # without a product (every log the profile's own board) nothing is held apart
+    assert set(loo_ratios([pi4b], "rpi4", leave_out="x.log")) == set(chip) | set(board_side)
+
+
+def test_the_product_a_log_names() -> None:
+    assert product_of("Raspberry Pi 400 Rev 1.0", "rpi4") == "rpi400"
+    assert product_of("RPi 4 Model B Rev 1.4 / BCM2711 rev B0", "rpi4") == "rpi4"
+    assert product_of("", "rpi4") == "rpi4"  # names none: the profile's own board
+    assert product_of("Raspberry Pi Compute Module 5 Rev 1.0", "rpi5") == "rpi-cm5"
+    assert product_of("Raspberry Pi 400 Rev 1.0", "rpi5") == "rpi5"  # not a product that profile serves
+    assert fleet_fit("a.log", "rpi4", "bare", []).product == "rpi4"

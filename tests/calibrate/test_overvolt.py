@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from thermogov.board import load_board
+from thermogov.board import BoardProfile, builtin_board_data, load_board, parse_board
+from thermogov.interfaces import ConfigError
 from thermogov.sim.calibration.data import load_log_data
 from thermogov.sim.calibration.inputs import derive_inputs
 from thermogov.sim.calibration.overvolt import STEP_V, STEPS_MAX, firmware_voltage
@@ -116,3 +118,65 @@ def test_other_formats_state_no_settings(tmp_path: Path) -> None:
     run = write_run_folder(parse_log(excerpt), tmp_path / "runs")
     assert json.loads((run.run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))["firmware"] == {}
     assert not load_log_data(run.run_dir).firmware
+
+
+# A Pi 4 table that goes on above the board's default clock with the firmware's automatic
+# scaling, as sbc-bench measures it (report 3N94: flat to 1500 MHz, then 1600-1800)
+MEASURED_HZ = np.array([600e6, 1500e6, 1600e6, 1700e6, 1800e6])
+MEASURED_V = np.array([0.86, 0.86, 0.882, 0.904, 0.926])
+
+
+def test_over_voltage_offsets_the_stock_range_not_the_overclock() -> None:
+    at = np.array([600e6, 1500e6, 1700e6, 1800e6, 2000e6])
+    stock = 1500e6
+    fixed, notes = firmware_voltage(at, MEASURED_HZ, MEASURED_V, {"over_voltage": 2}, stock)
+    # dvfs=2: the stock range's voltage plus two steps, held at every clock above the stock one
+    # (the over_voltage=2 reports log one voltage from 600 to 1800 MHz)
+    assert np.allclose(fixed, 0.86 + 2 * STEP_V)
+    assert "stock clock" in notes[-1]
+    # without over_voltage the automatic scaling's voltages stand where the table lists them
+    auto, notes = firmware_voltage(at, MEASURED_HZ, MEASURED_V, {"arm_freq": 1800}, stock)
+    assert np.allclose(auto, np.interp(at, MEASURED_HZ, MEASURED_V)) and notes == ()
+    assert auto[3] == pytest.approx(0.926)
+    # over_voltage_delta adds to what the DVFS computes, the automatic scaling included
+    delta, _ = firmware_voltage(at, MEASURED_HZ, MEASURED_V, {"over_voltage_delta": 25000}, stock)
+    assert np.allclose(delta, auto + 0.025)
+    # no stock clock given: the table's top is the stock clock, as for a table that ends there
+    top, _ = firmware_voltage(at, MEASURED_HZ, MEASURED_V, {"over_voltage": 2})
+    assert np.allclose(top, np.interp(at, MEASURED_HZ, MEASURED_V) + 2 * STEP_V)
+
+
+def test_below_the_stock_clock_over_voltage_follows_the_table() -> None:
+    hz = np.array([600e6, 1000e6, 1500e6, 1800e6])
+    volt = np.array([0.80, 0.83, 0.86, 0.93])
+    at = np.array([600e6, 1000e6, 1800e6])
+    fixed, _ = firmware_voltage(at, hz, volt, {"over_voltage": -2}, 1500e6)
+    assert np.allclose(fixed, np.array([0.80, 0.83, 0.86]) - 2 * STEP_V)
+
+
+def _rpi4_with(**domain: object) -> BoardProfile:
+    """The rpi4 profile with the measured table (to 1800 MHz) and the given [domains.cpu] keys."""
+    data = copy.deepcopy(builtin_board_data("rpi4"))
+    cpu = data["domains"]["cpu"]
+    cpu["opp_mhz"], cpu["volt_v"] = [600, 1500, 1600, 1700, 1800], [0.86, 0.86, 0.882, 0.904, 0.926]
+    cpu.update(domain)
+    return parse_board(data, "rpi4-measured.toml")
+
+
+def test_the_profile_names_its_stock_clock_and_the_fit_uses_it(tmp_path: Path) -> None:
+    board = _rpi4_with(stock_mhz=1500)
+    assert board.domains[0].stock_clock_hz == 1500_000_000
+    over = derive_inputs(
+        load_log_data(_report(tmp_path, "over.txt", "arm_freq=1800\nover_voltage=2\n")), board
+    )
+    busy = over.load["cpu"] > 0
+    # 0.91 V as the reports log it (0.894 on their AVS-offset board), not 0.926 + 0.05
+    assert np.allclose(over.volt_v["cpu"][busy], 0.86 + 2 * STEP_V)
+    plain = derive_inputs(load_log_data(_report(tmp_path, "plain.txt", "arm_freq=1800\n")), board)
+    assert np.allclose(plain.volt_v["cpu"][busy], 0.926)
+    assert _rpi4_with().domains[0].stock_clock_hz == 1800_000_000
+
+
+def test_a_stock_clock_off_the_table_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"cpu\.stock_mhz: 1550 MHz is not in opp_mhz"):
+        _rpi4_with(stock_mhz=1550)
