@@ -97,3 +97,59 @@ def test_a_log_that_reads_as_both_units_is_refused(tmp_path: Path) -> None:
         parse_log(_write(tmp_path, _loop(docs)))
     msg = str(e.value)
     assert "\n" not in msg and "°F" in msg and "-f" in msg and "temp1_crit" in msg
+
+
+def _json_350(c: float, bad: str) -> str:
+    """An lm-sensors 3.5.0 document: a stray comma, and an NVMe reading printf'd as ``bad``."""
+    return (
+        '{\n   "cpu_thermal-virtual-0":{\n      "Adapter": "Virtual device",\n'
+        f'      "temp1":{{\n         "temp1_input": {c:.3f}\n      }}\n   }},\n'
+        '   "nvme-pci-0100":{\n      "Adapter": "PCI adapter",\n      "Composite":{\n,\n'
+        f'         "temp1_input": {bad}\n      }}\n   }}\n}}\n'
+    )
+
+
+@pytest.mark.parametrize("bad", ["inf", "-inf"])
+def test_lm_sensors_350_bare_infinities_are_repaired(tmp_path: Path, bad: str) -> None:
+    """printf's `inf` is as invalid in JSON as its `nan`: every document was dropped, then refused."""
+    text = "".join(f"Fri Dec  5 10:00:{k:02d} UTC 2026\n" + _json_350(c, bad) for k, c in enumerate(SOC_C))
+    log = parse_log(_write(tmp_path, text))
+    assert [s.temps_c["cpu"] for s in log.samples] == [pytest.approx(c) for c in SOC_C]
+    assert all(set(s.temps_c) == {"cpu"} for s in log.samples)  # the infinity is no reading
+
+
+PMIC_A = {"3V3_SYS": 0.12, "VDD_CORE": 0.75, "DDR_VDD2": 0.2}
+PMIC_V = {"3V3_SYS": 3.31, "VDD_CORE": 0.72, "DDR_VDD2": 1.1, "EXT5V": 5.09}
+
+
+def _dump(volts: dict[str, str]) -> str:
+    amps = "".join(f"  {r}_A current({i})={a}A\n" for i, (r, a) in enumerate(PMIC_A.items()))
+    return amps + "".join(f"  {r}_V volt({i + 8})={v}V\n" for i, (r, v) in enumerate(volts.items()))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"VDD_CORE": None},  # the line lost (a cut, a garbled line)
+        {"VDD_CORE": "nan"},  # not a number: the line is not a reading
+        {"VDD_CORE": "-0.72"},  # a supply rail below 0 V
+    ],
+)
+def test_a_pmic_dump_missing_a_rail_gives_no_sum_rather_than_a_smaller_one(
+    tmp_path: Path, damage: dict[str, str | None]
+) -> None:
+    """The sum over the other rails read as a fall in power (1.16 -> 0.62 W) with no note."""
+    whole = {r: str(v) for r, v in PMIC_V.items()}
+    hurt = {r: v for r, v in {**whole, **damage}.items() if v is not None}
+    text = "".join(
+        f"Fri Dec  5 10:00:{k:02d} UTC 2026\ntemp={c:.1f}'C\nfrequency(0)=2400023808\nthrottled=0x0\n"
+        + _dump(hurt if k == 3 else whole)
+        for k, c in enumerate(SOC_C)
+    )
+    log = parse_log(_write(tmp_path, text))
+    watts = sum(PMIC_A[r] * PMIC_V[r] for r in PMIC_A)
+    want = [{"PMIC": pytest.approx(watts)}] * N
+    want[3] = {}
+    assert [s.rails_w for s in log.samples] == want
+    assert [s.temps_c["cpu"] for s in log.samples] == [pytest.approx(c) for c in SOC_C]
+    assert any("1 pmic_read_adc dump(s) without" in n for n in log.notes)

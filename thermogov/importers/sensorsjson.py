@@ -56,11 +56,13 @@ _DECODER = json.JSONDecoder()
 # prog/sensors/chips.c; a "stray comma bug in the JSON output" reported fixed in 3.6.0, not checked
 # against lm-sensors' own CHANGES here): a feature whose first subfeature
 # could not be read opens with a lone comma (`"in0":{` newline `,`), and an unreadable value is
-# printf'd as a bare `nan` / `-nan`.  Neither can occur in valid JSON, so they are repaired
-# before decoding: the stray comma removed, the NaN made JSON's `NaN` (bad data, dropped later).
+# printf'd as a bare `nan` / `-nan` (or `inf` / `-inf`: the same printf of a value that
+# overflowed).  Neither can occur in valid JSON, so they are repaired before decoding: the stray
+# comma removed, the NaN made `NaN` and the infinities `Infinity` (bad data, dropped later).
 _STRAY_COMMA_RE = re.compile(r"([{,])(?:\s*\n[ \t]*,)+")
 _TRAILING_COMMA_RE = re.compile(r",(\s*\})")
 _BARE_NAN_RE = re.compile(r"(:\s*)-?nan\b", re.IGNORECASE)
+_BARE_INF_RE = re.compile(r"(:\s*)(-?)inf\b", re.IGNORECASE)
 
 
 def _repair(text: str) -> tuple[str, int]:
@@ -68,7 +70,8 @@ def _repair(text: str) -> tuple[str, int]:
     text, commas = _STRAY_COMMA_RE.subn(r"\1", text)
     text, trailing = _TRAILING_COMMA_RE.subn(r"\1", text)
     text, nans = _BARE_NAN_RE.subn(r"\1NaN", text)
-    return text, commas + trailing + nans
+    text, infs = _BARE_INF_RE.subn(r"\1\2Infinity", text)
+    return text, commas + trailing + nans + infs
 
 
 def looks_like(text: str) -> bool:
@@ -183,7 +186,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append(unit_note)
     if repaired:
         notes.append(
-            f"{repaired} stray comma(s) or bare nan value(s) of lm-sensors 3.5.0's JSON repaired (nan: no reading)"
+            f"{repaired} stray comma(s) or bare nan/inf value(s) of lm-sensors 3.5.0's JSON repaired (nan, inf: no reading)"
         )
     skipped = bad + sum(1 for doc, _ in docs if not _temps(doc))
     if all(stamp is not None for _, stamp in rows):
