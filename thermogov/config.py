@@ -344,6 +344,11 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     run = top.table("run", {})
     board = run.string("board", d.board)
     board_file = run.string("board_file", d.board_file)
+    if any(ord(c) < 32 or ord(c) == 127 for c in board_file):  # a NUL was an internal error at open
+        raise ConfigError(
+            f"run.board_file: {board_file!r} holds a control character (NUL, newline, tab ...); "
+            "give the path of a board TOML file"
+        )
     policy = run.string("policy", d.policy)
     check_policy_name(policy, "run.policy")
     seed = run.integer("seed", d.seed, minimum=0, maximum=MAX_SEED)
@@ -424,7 +429,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
 # file that names it, as git (``include.path``), systemd (``.d/`` drop-ins) and nginx's
 # ``include`` read theirs, so a config works from any working folder (systemd starts the daemon
 # in /var/lib/thermogov; a user runs ``thermogov sim --config ~/exp/a.toml`` from anywhere).
-# An absolute path, or a key the file does not set, is left as it is.
+# An absolute path, or a key the file does not set, is left as it is; ``~`` is the home folder.
 PATH_KEYS = (("run", "board_file"), ("run", "out"))
 
 
@@ -439,8 +444,10 @@ def _paths_from(data: dict[str, Any], folder: Path) -> dict[str, Any]:
         t = out.get(table)
         if not isinstance(t, dict) or not isinstance(t.get(key), str) or not t[key]:
             continue  # absent, or a wrong type parse_config names
-        if not Path(t[key]).is_absolute():
-            out[table] = {**t, key: os.path.abspath(folder / t[key])}
+        path = os.path.expanduser(t[key])  # "~/runs" names a home folder, never a folder "~"
+        if not Path(path).is_absolute():
+            path = os.path.abspath(folder / path)
+        out[table] = {**t, key: path}
     return out
 
 

@@ -14,6 +14,7 @@ import pytest
 from tests.cli.script import one_line_error, thermogov
 from tests.hw import fakesys
 from tests.hw.cliargs import board_paths
+from thermogov.config import load_config
 from thermogov.tomlread import loads
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,3 +83,21 @@ def test_run_names_the_config_file_of_a_bad_policy_parameter(
     line = one_line_error(p, field)
     assert str(conf) in line
     assert t.snapshot() == before and not (tmp_path / "o").exists()
+
+
+def test_a_board_file_with_a_nul_is_bad_input(tmp_path: Path) -> None:
+    """It was an internal error (ValueError: embedded null byte), exit 1."""
+    conf = tmp_path / "c.toml"
+    conf.write_text('[run]\nboard_file = "my\\u0000board.toml"\n')
+    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "o"))
+    line = one_line_error(p, "run.board_file")
+    assert str(conf) in line and "control character" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_tilde_names_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    conf = tmp_path / "c.toml"
+    conf.write_text('[run]\nboard_file = "~/b.toml"\nout = "~/runs"\n')
+    cfg = load_config(conf)
+    assert (cfg.board_file, cfg.out) == (str(tmp_path / "home" / "b.toml"), str(tmp_path / "home" / "runs"))
