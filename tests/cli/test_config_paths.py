@@ -2,7 +2,7 @@
 
 Driven through the installed script from a working folder that is not the config's: the rule is
 the one git, systemd and nginx apply to paths in their files (see ``thermogov.config.PATH_KEYS``).
-Session 15's review (docs/importing.md, "Session 15").
+Session 15's review (docs/sweeps.md, "Session 15").
 """
 
 from __future__ import annotations

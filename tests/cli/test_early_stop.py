@@ -4,7 +4,7 @@ pip's generated ``thermogov`` script imports ``thermogov.entry`` and then runs a
 expression over ``argv[0]`` before it calls ``main()``: a Ctrl-C there raised KeyboardInterrupt
 outside every guard (a traceback, killed by SIGINT), and one inherited ignored was lost (the
 command ran on).  Found by session 15's review driving SIGINT at start-up delays
-(docs/importing.md, "Session 15").  The window is put exactly here: a copy of the generated script
+(docs/sweeps.md, "Session 15").  The window is put exactly here: a copy of the generated script
 (named ``thermogov``, as pip names it) sends the signal itself between the import and the call.
 """
 

@@ -1,4 +1,4 @@
-"""Session 15's review of the importers (docs/importing.md, "Session 15"): each case was a wrong
+"""Session 15's review of the importers (docs/importing.md, "Reviewed, session 15"): each case was a wrong
 value with exit 0 before.  Synthetic logs in each tool's layout with this test's own numbers;
 every expected value is computed from them."""
 
