@@ -1,6 +1,6 @@
-"""Session 15's review of the importers (docs/importing.md, "Reviewed, session 15"): each case was a wrong
-value with exit 0 before.  Synthetic logs in each tool's layout with this test's own numbers;
-every expected value is computed from them."""
+"""Session 15's review of the importers (docs/importing.md, "Reviewed, session 15"): each case
+was a wrong value with exit 0, or a readable log refused, before.  Synthetic logs in each tool's
+layout with this test's own numbers; every expected value is computed from them."""
 
 from __future__ import annotations
 
