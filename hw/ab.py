@@ -30,7 +30,7 @@ from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, 
 from thermogov.hw import daemon
 from thermogov.hw.workload import parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
-from thermogov.policies import check_policy_name, configured_policy
+from thermogov.policies import check_policy_name
 
 COOL_DOWN_POLICY = "fixed:0%"
 MAX_BLOCK_S = 24 * 3600.0
@@ -69,7 +69,7 @@ def validate(opts: AbOptions) -> None:
     try:
         ctx = daemon.policy_context(prep)
         for p in (opts.policy_a, opts.policy_b, COOL_DOWN_POLICY):
-            configured_policy(p, prep.config.policies, ctx)
+            prep.config.make_policy(ctx, p)
     finally:
         prep.tree.close()
 

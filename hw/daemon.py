@@ -84,7 +84,7 @@ from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
 from thermogov.loadgov import LoadGovernor
-from thermogov.policies import PolicyContext, configured_policy
+from thermogov.policies import PolicyContext
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 from thermogov.statedoc import StateIdentity
@@ -481,7 +481,7 @@ class Runner:
             prep = prepare(opts, self.tree)
             stack.callback(prep.tree.close)  # the descriptors kept open for per-period reads
             # A bad [policies.*] table exits 2 here, before anything is said or opened.
-            configured_policy(prep.config.policy, prep.config.policies, policy_context(prep))
+            prep.config.make_policy(policy_context(prep))
             workload = parse_workload(opts.workload, opts.count_regex)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
             try:
@@ -535,7 +535,7 @@ class Runner:
                 sensor_names=tuple(s.name for s in prep.specs),
                 extra={"backend": "hw"},
             )
-            policy = configured_policy(prep.config.policy, prep.config.policies, ctx)
+            policy = prep.config.make_policy(ctx)
             # Power budgets and Li-ion limits (thermogov.budget, thermogov.battery): caps only lowered.
             self.limiters = power_limiters(
                 prep.config.power, prep.board, {a.name: a.table_hz for a in actuators}

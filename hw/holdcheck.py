@@ -41,7 +41,7 @@ def policy_trip_c(config: Config, spec: str) -> float | None:
     from thermogov.policies.kernel import read_trips
 
     name, _ = split_policy_name(spec)
-    params = Table(dict(config.policies.get(name, {})), f"policies.{name}")
+    params = Table(dict(config.policies.get(name, {})), config.policy_where(name))
     if name in ("stepped", "hysteresis"):
         return read_band(params)[0]
     if name in ("step_wise", "bang_bang"):
@@ -177,12 +177,11 @@ def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str 
     """The warning line for ``doctor`` and ``run``, or None (also when the board does not map:
     the caller reports that itself)."""
     from thermogov.hw.daemon import RunOptions, policy_context, prepare
-    from thermogov.policies import configured_policy
 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
         # A config the run will refuse gets its one error line, not this warning before it.
-        configured_policy(prep.config.policy, prep.config.policies, policy_context(prep))
+        prep.config.make_policy(policy_context(prep))
         check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)
     except (ConfigError, SensorError, ArithmeticError):  # advisory: never the reason a run fails
         return None

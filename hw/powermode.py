@@ -16,12 +16,18 @@ on GitHub, so treat them as observed, not specified).
 The file is read, never written, through the sysfs root's :class:`SysfsTree` (so tests use a
 fake tree and a path leading outside the root is refused).  A file that is missing,
 unreadable or not in that form gives no mode, and then nothing changes: restore behaves as
-before.  Only two readable, different modes count as a change.
+before.  Only two readable, different modes count as a change.  Only a regular file is opened:
+nvpmodel writes one, and the daemon runs as root, for which opening a FIFO releases its blocked
+writer and opening a device node can act (a watchdog device starts counting when opened:
+the kernel's Documentation/watchdog/watchdog-api.rst), so a status path that names anything
+else gives no mode without being opened.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
@@ -33,8 +39,10 @@ _PMODE = re.compile(r"pmode:([0-9]{1,6})(?:\s|$)")
 def read_power_mode(tree: SysfsTree) -> int | None:
     """nvpmodel's current mode id, or None when the status file gives none (see module doc)."""
     try:
+        if not stat.S_ISREG(os.stat(tree.resolve(STATUS_REL)).st_mode):
+            return None
         text = tree.read_text(STATUS_REL)
-    except SensorError:
+    except (SensorError, OSError):
         return None
     m = _PMODE.match(text)
     return int(m.group(1)) if m else None

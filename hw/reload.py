@@ -33,7 +33,7 @@ from thermogov.budget import power_limiters
 from thermogov.config import Config
 from thermogov.governor import Governor
 from thermogov.interfaces import ThermogovError
-from thermogov.policies import PolicyContext, configured_policy
+from thermogov.policies import PolicyContext
 
 RELOAD = "reload"
 RELOAD_REJECTED = "reload-rejected"
@@ -110,7 +110,7 @@ class Reloader:
                 )
             t = self._target
             same_policy = new.policy == self.running.policy and new.policies == self.running.policies
-            policy = gov.policy if same_policy else configured_policy(new.policy, new.policies, t.ctx)
+            policy = gov.policy if same_policy else new.make_policy(t.ctx)
             same_power = new.power == self.running.power  # keep the budget's rolling window
             limiters = gov.limiters if same_power else power_limiters(new.power, t.board, t.tables_hz)
         except ThermogovError as e:

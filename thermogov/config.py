@@ -10,6 +10,7 @@ reproduces the run.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from thermogov.fusion import SensorSpec
 from thermogov.interfaces import ConfigError
 from thermogov.lever import LeverConfig, parse_lever
 from thermogov.modes import ModesConfig, default_modes, parse_modes
-from thermogov.policies import DEFAULT_POLICY, check_policy_name
+from thermogov.policies import DEFAULT_POLICY, Policy, PolicyContext, check_policy_name, configured_policy
 from thermogov.powerconfig import PowerConfig, parse_power
 from thermogov.tomlcheck import Table
 from thermogov.units import MAX_DURATION_S, parse_duration_s
@@ -137,6 +138,10 @@ class Config:
     modes: ModesConfig = field(default_factory=default_modes)  # inference modes (thermogov.modes)
     lever: LeverConfig = field(default_factory=LeverConfig)  # load below the lowest clock
     fan: FanConfig = field(default_factory=FanConfig)  # [run] fan + [fan]: who drives the fan
+    # The file this config was read from ("" when built in code): errors found later, when the
+    # policy is built against the board, name it as load-time errors do.  Not part of the
+    # config's value (equality, to_dict): the same settings from another file are the same run.
+    source: str = field(default="", compare=False)
 
     # -- resolution against the board -------------------------------------------------------
     def load_board(self) -> BoardProfile:
@@ -170,7 +175,22 @@ class Config:
 
     def policy_params(self, policy: str | None = None) -> Table:
         name = (policy or self.policy).partition(":")[0]
-        return Table(dict(self.policies.get(name, {})), f"policies.{name}")
+        return Table(dict(self.policies.get(name, {})), self.policy_where(name))
+
+    def make_policy(self, ctx: PolicyContext, spec: str | None = None) -> Policy:
+        """``configured_policy`` of ``spec`` (default: the run's policy) over this config's
+        ``[policies.*]`` sections; a parameter's error names the file they came from."""
+        try:
+            return configured_policy(spec or self.policy, self.policies, ctx)
+        except ConfigError as e:
+            if not self.source or str(e).startswith(f"{self.source}: "):
+                raise
+            raise ConfigError(f"{self.source}: {e}") from e
+
+    def policy_where(self, name: str) -> str:
+        """How a policy's parameter table is named in errors: with the file it came from, so
+        ``thermogov run``'s late check of a parameter says which file to edit."""
+        return f"{self.source}: policies.{name}" if self.source else f"policies.{name}"
 
     def to_dict(self) -> dict[str, Any]:
         w = self.sim.workload
@@ -254,6 +274,16 @@ class Config:
             d["policies"] = {k: dict(v) for k, v in self.policies.items()}
         return d
 
+    def with_absolute_paths(self) -> Config:
+        """The same config with a relative ``board_file`` / ``out`` made absolute from the working
+        folder, where they were used: the run folder's ``config.toml`` is read back relative to
+        that folder (:func:`load_config`), and must name the same files."""
+        return replace(
+            self,
+            board_file=os.path.abspath(self.board_file) if self.board_file else "",
+            out=os.path.abspath(self.out) if self.out else self.out,
+        )
+
     def resolved(self, board: BoardProfile) -> Config:
         """The same config with every sensor's effective values written out explicitly."""
         specs = {s.name: s for s in self.sensor_specs(board)}
@@ -314,6 +344,11 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     run = top.table("run", {})
     board = run.string("board", d.board)
     board_file = run.string("board_file", d.board_file)
+    if any(ord(c) < 32 or ord(c) == 127 for c in board_file):  # a NUL was an internal error at open
+        raise ConfigError(
+            f"run.board_file: {board_file!r} holds a control character (NUL, newline, tab ...); "
+            "give the path of a board TOML file"
+        )
     policy = run.string("policy", d.policy)
     check_policy_name(policy, "run.policy")
     seed = run.integer("seed", d.seed, minimum=0, maximum=MAX_SEED)
@@ -390,10 +425,38 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     )
 
 
+# Keys of a config file that hold a path.  A relative one is read relative to the folder of the
+# file that names it, as git (``include.path``), systemd (``.d/`` drop-ins) and nginx's
+# ``include`` read theirs, so a config works from any working folder (systemd starts the daemon
+# in /var/lib/thermogov; a user runs ``thermogov sim --config ~/exp/a.toml`` from anywhere).
+# An absolute path, or a key the file does not set, is left as it is; ``~`` is the home folder.
+PATH_KEYS = (("run", "board_file"), ("run", "out"))
+
+
+def _paths_from(data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """``data`` with each relative path of :data:`PATH_KEYS` made absolute from ``folder``.
+
+    Absolute, not merely joined: the resolved config is written into each run folder, and
+    ``--config run/config.toml`` must find the same files from wherever it is read.
+    """
+    out = dict(data)
+    for table, key in PATH_KEYS:
+        t = out.get(table)
+        if not isinstance(t, dict) or not isinstance(t.get(key), str) or not t[key]:
+            continue  # absent, or a wrong type parse_config names
+        path = os.path.expanduser(t[key])  # "~/runs" names a home folder, never a folder "~"
+        if not Path(path).is_absolute():
+            path = os.path.abspath(folder / path)
+        out[table] = {**t, key: path}
+    return out
+
+
 def load_config(path: Path | str) -> Config:
+    """The config in ``path``; its relative paths are relative to it (:data:`PATH_KEYS`)."""
     p = Path(path)
     data = tomlread.load_file(p, "config")
     try:
-        return parse_config(data, str(p))
+        cfg = parse_config(_paths_from(data, p.parent), str(p))
     except ConfigError as e:
         raise ConfigError(f"{p}: {e}") from e
+    return replace(cfg, source=str(p))

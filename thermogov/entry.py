@@ -7,23 +7,38 @@ the guard; what is left unguarded is the interpreter's own start-up.  SIGTERM an
 default action kills the process with no exit status of the contract, and SIGINT, which a
 background job inherits ignored, are made to interrupt the same way until a command takes them over (``run``, ``ab`` and ``restore`` hold them from
 their first line, ``thermogov.hw.heldsignals``; ``emulate`` stops on them).
+
+Imported by the console script, this module blocks those signals at once, before it imports
+anything more: the generated script still compiles a regular expression between this import
+and its call of :func:`main`, where a stop raised KeyboardInterrupt outside every guard, and a
+SIGINT inherited ignored was discarded.  Blocked, a stop stays pending (Linux never discards a
+blocked signal, even an ignored one: ``sig_ignored`` in kernel/signal.c) until :func:`main` has
+its handlers in and unblocks it inside its guard.  Only the ``thermogov`` script's process is
+touched: a test or a notebook importing this module keeps its own signal mask.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import os
 import signal
 import sys
-from types import FrameType
+from types import FrameType  # loaded by the interpreter's start-up already: costs nothing here
+
+STOPS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _run_as_the_console_script() -> bool:
+    """True in the process of pip's ``thermogov`` script (``thermogov-script.py`` on Windows)."""
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+    return os.path.splitext(os.path.basename(main_file))[0] in ("thermogov", "thermogov-script")
+
+
+if _run_as_the_console_script():
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
-
-
-STOPS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def main() -> None:
@@ -31,6 +46,8 @@ def main() -> None:
     # interpreter finalizes with its signal handlers back at the default action, and a stop
     # landing then killed a run that had restored cleanly (found by bench/board_shapes.py).
     # Blocked, it stays pending and dies with the process.
+    import atexit
+
     atexit.register(signal.pthread_sigmask, signal.SIG_BLOCK, STOPS)
     # SIGINT too, although Python installs its own: a process started in the background by a
     # non-interactive shell (`cmd &` in a script, a harness) inherits SIGINT ignored, Python then
@@ -40,6 +57,8 @@ def main() -> None:
     for sig in STOPS:
         signal.signal(sig, _interrupt)
     try:
+        # A stop held since the import (see the module doc) is delivered here, inside the guard.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
         from thermogov.cli import run_main
 
         code = run_main()
@@ -51,8 +70,8 @@ def main() -> None:
         signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
         if os.environ.get("THERMOGOV_DEBUG", "") not in ("", "0"):
             raise
-        sys.stderr.write("thermogov: interrupted\n")
         code = 130
+        _say("thermogov: interrupted\n")
     # The status is decided: a late stop must not replace it, but it still ends a slow exit.
     for sig in STOPS:
         signal.signal(sig, lambda signum, frame: _exit_now(code))
@@ -60,8 +79,20 @@ def main() -> None:
     sys.exit(code)
 
 
+def _say(line: str) -> None:
+    """Write ``line`` to stderr if it can be: a Ctrl-C also ends a ``| tee`` reading it (EPIPE),
+    and ``2>&-`` leaves no stderr at all; the exit status says the same either way."""
+    try:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def _exit_now(code: int) -> None:
+    import contextlib
+
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # closed or broken: nothing more to say
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, broken or None
             stream.flush()
     os._exit(code)

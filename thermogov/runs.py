@@ -158,7 +158,9 @@ class RunRecorder:
         rid = run_id or new_run_id(out_dir, backend, board.name, config.policy, config.seed)
         run_dir = out_dir / rid
         run_dir.mkdir(parents=False, exist_ok=run_id is not None)
-        (run_dir / CONFIG_FILE).write_text(dumps(config.resolved(board).to_dict()), encoding="utf-8")
+        (run_dir / CONFIG_FILE).write_text(
+            dumps(config.resolved(board).with_absolute_paths().to_dict()), encoding="utf-8"
+        )
         return cls(run_dir, config, board, backend, rid, fan)
 
     def drop_files(self) -> None:

@@ -162,7 +162,7 @@ def test_a_bad_policy_table_is_the_only_line_even_when_the_trip_cannot_be_held(t
     r = _cli("run", *_dry(tmp_path), "--config", str(tmp_path / "c.toml"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.splitlines() == [
-        "thermogov: error: policies.stepped.switch_on_c: unknown key; remove it (known: "
+        f"thermogov: error: {tmp_path / 'c.toml'}: policies.stepped.switch_on_c: unknown key; remove it (known: "
         + r.stderr.split("(known: ", 1)[1].strip()
     ]
     assert not (tmp_path / "out").exists() and t.snapshot() == before

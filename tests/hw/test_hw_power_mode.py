@@ -59,6 +59,28 @@ def test_a_missing_a_directory_or_an_outside_link_gives_no_mode(tmp_path: Path) 
     assert read_power_mode(SysfsTree(root)) is None
 
 
+@pytest.mark.parametrize("kind", ["fifo", "link to a fifo"])
+def test_a_status_path_that_is_no_regular_file_is_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """The daemon is root: opening a FIFO releases its writer, opening a device node can act."""
+    root = tmp_path / "root"
+    (root / STATUS_REL).parent.mkdir(parents=True)
+    fifo = root / ("fifo" if kind != "fifo" else STATUS_REL)
+    os.mkfifo(fifo)
+    if kind != "fifo":
+        os.symlink(fifo, root / STATUS_REL)
+    tree = SysfsTree(root)
+    opened: list[str] = []
+    monkeypatch.setattr(tree, "_read_bytes", lambda real: opened.append(real) or b"pmode:0002\n")
+    assert read_power_mode(tree) is None and opened == []
+    (root / STATUS_REL).unlink()
+    (root / STATUS_REL).write_text("pmode:0002\n")
+    tree = SysfsTree(root)  # a tree resolves each path once
+    monkeypatch.setattr(tree, "_read_bytes", lambda real: opened.append(real) or b"pmode:0002\n")
+    assert read_power_mode(tree) == 2 and len(opened) == 1  # the hook is what reads
+
+
 def test_a_change_needs_two_readable_different_modes(tmp_path: Path) -> None:
     t = fakesys.FakeTree(tmp_path / "root")
     tree = SysfsTree(t.root)

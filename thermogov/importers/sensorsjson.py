@@ -12,11 +12,15 @@ Only ``temp*_input`` values are readings here: ``_max``, ``_crit`` and ``_alarm`
 voltages, currents and fans are no field of a sample.  Sensors are named as in the text form
 (:func:`thermogov.importers.labelled.sensor_names`): a chip with one temperature by its chip
 (``cpu_thermal`` -> ``cpu``), else by chip and feature.
+
+``sensors -j -f`` writes the same documents in °F, with no unit anywhere: the limits beside the
+readings tell the units apart (:func:`_fahrenheit`), and a log they contradict is refused.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from thermogov.importers.common import (
@@ -31,20 +35,34 @@ from thermogov.importers.common import (
 from thermogov.importers.labelled import chip_name, sensor_names
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.table import spread_ties
+from thermogov.interfaces import LogFormatError
 
 FMT = "sensors-json"
 DEFAULT_INTERVAL_S = 1.0
 _TEMP_INPUT_RE = re.compile(r"^temp\d+_input$")
+_TEMP_LIMIT_RE = re.compile(r"^temp\d+_(?:max|crit|emergency)$")
+# `sensors -j -f` writes every temperature (input and limits) in °F with no unit in the JSON, so
+# the unit is told from the values.  A die's upper limit (max, crit, emergency) is set below
+# 150 °C (302 °F); a limit in 150..302 is therefore °F, and one in 40..104 is °C (40..104 °F
+# would be 4..40 °C, no die's limit).  104..150 (e.g. a Jetson's 104.5 °C crit) and limits
+# outside 40..302 (an NVMe drive's 65261.8 "unset" max) decide nothing.  Read as °F, every
+# reading must still be a running board's, >= 20 °C (68 °F): the cold-°F rule of the tables.
+# Estimated bounds, stated ranges of the quantity, not fitted to any log.
+_C_LIMIT = (40.0, 104.0)
+_F_LIMIT = (150.0, 302.0)
+_F_READING = (68.0, 302.0)
 _DECODER = json.JSONDecoder()
 # lm-sensors 3.5.0 (Debian and Raspbian buster) wrote invalid JSON in two ways (print_chip_json in
 # prog/sensors/chips.c; a "stray comma bug in the JSON output" reported fixed in 3.6.0, not checked
 # against lm-sensors' own CHANGES here): a feature whose first subfeature
 # could not be read opens with a lone comma (`"in0":{` newline `,`), and an unreadable value is
-# printf'd as a bare `nan` / `-nan`.  Neither can occur in valid JSON, so they are repaired
-# before decoding: the stray comma removed, the NaN made JSON's `NaN` (bad data, dropped later).
+# printf'd as a bare `nan` / `-nan` (or `inf` / `-inf`: the same printf of a value that
+# overflowed).  Neither can occur in valid JSON, so they are repaired before decoding: the stray
+# comma removed, the NaN made `NaN` and the infinities `Infinity` (bad data, dropped later).
 _STRAY_COMMA_RE = re.compile(r"([{,])(?:\s*\n[ \t]*,)+")
 _TRAILING_COMMA_RE = re.compile(r",(\s*\})")
 _BARE_NAN_RE = re.compile(r"(:\s*)-?nan\b", re.IGNORECASE)
+_BARE_INF_RE = re.compile(r"(:\s*)(-?)inf\b", re.IGNORECASE)
 
 
 def _repair(text: str) -> tuple[str, int]:
@@ -52,7 +70,8 @@ def _repair(text: str) -> tuple[str, int]:
     text, commas = _STRAY_COMMA_RE.subn(r"\1", text)
     text, trailing = _TRAILING_COMMA_RE.subn(r"\1", text)
     text, nans = _BARE_NAN_RE.subn(r"\1NaN", text)
-    return text, commas + trailing + nans
+    text, infs = _BARE_INF_RE.subn(r"\1\2Infinity", text)
+    return text, commas + trailing + nans + infs
 
 
 def looks_like(text: str) -> bool:
@@ -101,8 +120,9 @@ def _documents(text: str) -> tuple[list[tuple[dict[str, object], tuple[float, bo
     return out, bad
 
 
-def _temps(doc: dict[str, object]) -> dict[str, float]:
-    """``chip/feature`` -> °C for every ``temp*_input`` of the document."""
+def _temps(doc: dict[str, object], pattern: re.Pattern[str] = _TEMP_INPUT_RE) -> dict[str, float]:
+    """``chip/feature`` -> value of every temperature subfeature matching ``pattern`` (the
+    inputs by default; with :data:`_TEMP_LIMIT_RE`, ``chip/feature/sub`` -> the limits)."""
     out: dict[str, float] = {}
     for chip, body in doc.items():
         if not isinstance(body, dict):
@@ -111,13 +131,42 @@ def _temps(doc: dict[str, object]) -> dict[str, float]:
             if not isinstance(subs, dict):
                 continue
             for sub, value in subs.items():
-                if (
-                    _TEMP_INPUT_RE.match(sub)
-                    and isinstance(value, int | float)
-                    and not isinstance(value, bool)
-                ):
-                    out[f"{chip_name(chip)}/{feature}"] = float(value)
+                if pattern.match(sub) and isinstance(value, int | float) and not isinstance(value, bool):
+                    key = f"{chip_name(chip)}/{feature}"
+                    out[key if pattern is _TEMP_INPUT_RE else f"{key}/{sub}"] = float(value)
     return out
+
+
+def _first(values: dict[str, float], low: float, high: float) -> tuple[str, float] | None:
+    return next(((k, v) for k, v in values.items() if low <= v <= high), None)
+
+
+def _fahrenheit(docs: list[dict[str, object]], source: str) -> str | None:
+    """A note when the documents are `sensors -j -f` output (°F), None when °C; a log whose
+    values say both is refused (see :data:`_C_LIMIT`)."""
+    limits: dict[str, float] = {}
+    readings: dict[str, float] = {}
+    for doc in docs:
+        limits.update(_temps(doc, _TEMP_LIMIT_RE))
+        for k, v in _temps(doc).items():  # the lowest reading of each sensor decides
+            if math.isfinite(v) and v < readings.get(k, math.inf):
+                readings[k] = v
+    as_f = _first(limits, _F_LIMIT[0], _F_LIMIT[1])
+    if as_f is None:
+        return None
+    as_c = _first(limits, _C_LIMIT[0], _C_LIMIT[1])
+    cold = next(((k, v) for k, v in readings.items() if not _F_READING[0] <= v <= _F_READING[1]), None)
+    if as_c is None and cold is None:
+        return f"temperatures read as °F (sensors -f: {as_f[0]} is {as_f[1]:g}, a limit only °F allows)"
+    other = (
+        f"{as_c[0]} = {as_c[1]:g} is a limit only in °C"
+        if as_c is not None
+        else f"{cold[0]} = {cold[1]:g} would be a board below 20 °C"
+    )
+    raise LogFormatError(
+        f"{source}: sensors -j values in two units: {as_f[0]} = {as_f[1]:g} is a limit only in °F "
+        f"(sensors -f), {other}; record the log again with `sensors -j` (without -f)"
+    )
 
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
@@ -127,12 +176,17 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     rows = [(temps, stamp) for doc, stamp in docs if (temps := _temps(doc))]
     if not rows:
         raise no_samples_error(source, "sensors -j documents with a temp*_input value")
+    unit_note = _fahrenheit([doc for doc, _ in docs], source)
+    if unit_note is not None:
+        rows = [({k: (v - 32.0) * 5.0 / 9.0 for k, v in temps.items()}, stamp) for temps, stamp in rows]
     labels = sorted({label for temps, _ in rows for label in temps})
     names = sensor_names(labels)
     notes = ["sensors -j documents: " + ", ".join(f"{k!r} as {v}" for k, v in names.items())]
+    if unit_note is not None:
+        notes.append(unit_note)
     if repaired:
         notes.append(
-            f"{repaired} stray comma(s) or bare nan value(s) of lm-sensors 3.5.0's JSON repaired (nan: no reading)"
+            f"{repaired} stray comma(s) or bare nan/inf value(s) of lm-sensors 3.5.0's JSON repaired (nan, inf: no reading)"
         )
     skipped = bad + sum(1 for doc, _ in docs if not _temps(doc))
     if all(stamp is not None for _, stamp in rows):

@@ -185,11 +185,16 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append(note)
     if ignored:
         notes.append(f"{ignored} other vcgencmd reading(s) (volt=, other clocks) not imported")
-    pmic = [_pmic_watts(s) for s in usable]
+    pmic, partial = _pmic_sums(usable)
     if any(w is not None for w in pmic):
         notes.append(
             "pmic_read_adc dumps: the sum of the PMIC's metered rails (V x A, paired by name) kept as the rail "
             "PMIC, not the board's power (the 5 V peripherals are not metered)"
+        )
+    if partial:
+        notes.append(
+            f"{partial} pmic_read_adc dump(s) without a usable current and voltage for every rail the others "
+            "meter (a line cut, garbled or nan, a voltage <= 0): no PMIC value there"
         )
     thr = [int(s["thr"]) for s in usable if "thr" in s]  # type: ignore[call-overload]
     if thr:
@@ -208,15 +213,33 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     return ImportedLog(FMT, source, None, out, skipped, tuple(notes))
 
 
-def _pmic_watts(sample: dict[str, object]) -> float | None:
-    """The sum of V x A over the rails of one ``pmic_read_adc`` dump that carry both, in W.
+def _pmic_rails(sample: dict[str, object]) -> dict[str, float]:
+    """Rail -> V x A (W) for the rails of one ``pmic_read_adc`` dump that carry a current and a
+    positive voltage (a supply rail at <= 0 V is no reading)."""
+    amps: dict[str, float] = sample.get("pmic_A") or {}  # type: ignore[assignment]
+    volts: dict[str, float] = sample.get("pmic_V") or {}  # type: ignore[assignment]
+    return {r: a * volts[r] for r, a in amps.items() if r in volts and volts[r] > 0.0}
+
+
+def _pmic_sums(samples: list[dict[str, object]]) -> tuple[list[float | None], int]:
+    """Per sample the sum of its dump's rails in W (None without a dump), and how many dumps
+    were left without one because they lacked a rail that other dumps of the log meter.
 
     The same quantity as sbc-bench's ``PMIC`` column (``sbcbench.py``): the PMIC's own rails.
+    A sum over fewer rails is another quantity (a dump cut by the loop, one garbled line): it
+    read as a fall in power, so such a dump gives no value rather than a smaller one.
     """
-    amps = sample.get("pmic_A") or {}
-    volts = sample.get("pmic_V") or {}
-    paired = [amps[r] * volts[r] for r in amps if r in volts]  # type: ignore[index,operator]
-    return round(sum(paired), 6) if paired else None
+    per = [_pmic_rails(s) if ("pmic_A" in s or "pmic_V" in s) else None for s in samples]
+    every = set().union(*(r for r in per if r))
+    sums: list[float | None] = []
+    partial = 0
+    for rails in per:
+        if rails is not None and rails and set(rails) == every:
+            sums.append(round(sum(rails.values()), 6))
+        else:
+            partial += rails is not None
+            sums.append(None)
+    return sums, partial
 
 
 def _temps(sample: dict[str, object]) -> dict[str, float]:
