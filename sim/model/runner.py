@@ -21,7 +21,7 @@ from thermogov.config import SUPPLY_EVENTS, Config, SimEvent
 from thermogov.fan import FanController
 from thermogov.governor import Governor, SampleRecord, TickRecord
 from thermogov.loadgov import LoadGovernor
-from thermogov.policies import Policy, PolicyContext, configured_policy
+from thermogov.policies import Policy, PolicyContext
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 from thermogov.sim.model.fan import SimFan
@@ -51,7 +51,7 @@ def build_policy(config: Config, board: BoardProfile) -> Policy:
         sensor_names=tuple(s.name for s in specs),
         extra={"ambient_c": config.sim.ambient_c},
     )
-    return configured_policy(config.policy, config.policies, ctx)
+    return config.make_policy(ctx)
 
 
 def build_governor(

@@ -85,6 +85,17 @@ def test_run_names_the_config_file_of_a_bad_policy_parameter(
     assert t.snapshot() == before and not (tmp_path / "o").exists()
 
 
+def test_sim_names_the_config_file_of_a_bad_policy_parameter(tmp_path: Path) -> None:
+    """``thermogov sim`` checks the policy's parameters when it builds the simulated governor:
+    the error names the file to edit, as ``run``'s does."""
+    conf = tmp_path / "c.toml"
+    conf.write_text('[run]\npolicy = "stepped"\n[policies.stepped]\ntrip_c = nan\n')
+    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "o"))
+    line = one_line_error(p, "policies.stepped.trip_c")
+    assert str(conf) in line
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_board_file_with_a_nul_is_bad_input(tmp_path: Path) -> None:
     """It was an internal error (ValueError: embedded null byte), exit 1."""
     conf = tmp_path / "c.toml"
