@@ -60,6 +60,7 @@ class LimitWatch:
         on_restore_values: Callable[[], None],
         period_s: float = 1.0,
         mode_change: Callable[[], str] = lambda: "",
+        on_mode_adopted: Callable[[], None] = lambda: None,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -67,6 +68,9 @@ class LimitWatch:
         # What an operator's power-mode change looks like when nvpmodel recorded one since the
         # start ("" when not, or not readable): asked only while a window stands lowered.
         self._mode_change = mode_change
+        # Called just before the windows of a mode change are adopted and the journal rewritten:
+        # the journal then records the new mode with them (hw/journal.py, ``power_mode``).
+        self._on_mode_adopted = on_mode_adopted
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
@@ -169,6 +173,7 @@ class LimitWatch:
         if not change:
             return []
         labels = list(self.lowered)
+        self._on_mode_adopted()
         self._log(f"{self._leave_to_mode(change)}; thermogov caps below them from now on")
         self.lowered.clear()
         self._left_to_mode = True
@@ -198,6 +203,8 @@ class LimitWatch:
         if mode_change:
             if self._left_to_mode and not self.lowered:
                 return []  # said when it was seen, and adopted then
+            if self.lowered:
+                self._on_mode_adopted()
             return [self._leave_to_mode(mode_change)]
         return [
             f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "
