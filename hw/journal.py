@@ -465,8 +465,12 @@ def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[Jo
     never above the journaled value (:meth:`CapActuator.reapply` caps at the original, the min
     too), so a limit reading above its journaled value is the mode's own raise.  Neither can
     be told from the other here, and both are at or under what the operator's mode allows, so
-    each window is written as it reads (a min above that max lowered to it, never an inverted
-    window).  A window that cannot be read gets the journaled values, as before.
+    each window's max is written as it reads.  Its min is the journaled one (the floor of
+    before, which thermogov lowers only under a cap below it), or a higher one found (another
+    writer's: thermogov never raises a min), in both cases no higher than that max, the rule
+    of the daemon's own exit after a mode change (:meth:`LimitWatch._leave_to_mode`, and
+    :meth:`CapActuator.adopt`).  A window that cannot be read gets the journaled values, as
+    before.
     """
     io = TreeIO(tree)
     out, moved = [], []
@@ -476,7 +480,8 @@ def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[Jo
         except ActuatorError:
             out.append(e)
             continue
-        lo, hi = min(now_min, now_max), now_max
+        hi = now_max
+        lo = min(max(e.min, now_min), hi)
         if (lo, hi) != (e.min, e.max):
             moved.append(f"{e.label} {lo}..{hi} {_unit(e.scale_hz)} (journaled {e.min}..{e.max})")
         out.append(replace(e, min=lo, max=hi))

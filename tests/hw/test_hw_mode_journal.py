@@ -187,3 +187,26 @@ def test_a_mode_change_adopted_mid_run_is_journaled_with_its_mode(tmp_path: Path
     assert r.returncode == 0 and "nvpmodel mode changed" not in r.stdout + r.stderr, r.stderr
     assert t.read_int(f"{P0}/scaling_max_freq") == MODE_MAX
     assert t.read_int(f"{GPU}/max_freq") == int(before[f"{GPU}/max_freq"])
+
+
+def test_a_mode_above_thermogovs_cap_is_journaled_with_its_mode(tmp_path: Path) -> None:
+    """A lower mode whose max is above the hot board's cap reads as a raise: adopted (restore puts
+    it back) and the cap written again.  The journal must say the mode too, or a restore after
+    ``kill -9`` would take the file (thermogov's cap) for the mode's window and leave it."""
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    t.write(STATUS_REL, "pmode:0000 fmode:quiet\n")
+    proc = procutil.start_run(tmp_path, "--duration", "60s")
+    procutil.wait_line(proc, "thermogov: started")
+    capped = t.read_int(f"{P0}/scaling_max_freq")
+    mode_max = 1113600
+    assert capped < mode_max < CPU_TOP
+    _nvpmodel(t, 2, mode_max)
+    procutil.wait_line(proc, "the limits it raised are what restore puts back", stream="stderr")
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    assert _journal_body(tmp_path)["power_mode"] == 2
+    assert t.read_int(f"{P0}/scaling_max_freq") == capped  # the cap written again over the mode's
+    r = _restore(tmp_path, "restore")
+    assert r.returncode == 0, r.stderr
+    assert t.read_int(f"{P0}/scaling_max_freq") == mode_max
+    assert t.read_int(f"{P4}/scaling_max_freq") == mode_max
