@@ -456,8 +456,9 @@ def mode_changed_since(tree: SysfsTree, data: JournalData) -> tuple[int, int] | 
     return None if now is None or now == data.power_mode else (data.power_mode, now)
 
 
-def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[JournalEntry], list[str]]:
-    """The windows a journal restore writes after an operator's mode change, and which moved.
+def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[JournalEntry], dict[str, str]]:
+    """The windows a journal restore writes after an operator's mode change, and which moved
+    (by label, what is said of each).
 
     The journaled values are the old mode's: written back they would undo the operator's choice
     (a lower mode's caps lifted to the values of before).  What the files hold now is the new
@@ -473,7 +474,8 @@ def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[Jo
     before.
     """
     io = TreeIO(tree)
-    out, moved = [], []
+    out: list[JournalEntry] = []
+    moved: dict[str, str] = {}
     for e in entries:
         try:
             now_min, now_max = io.read_int(e.min_rel), io.read_int(e.max_rel)
@@ -483,7 +485,7 @@ def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[Jo
         hi = now_max
         lo = min(max(e.min, now_min), hi)
         if (lo, hi) != (e.min, e.max):
-            moved.append(f"{e.label} {lo}..{hi} {_unit(e.scale_hz)} (journaled {e.min}..{e.max})")
+            moved[e.label] = f"{e.label} {lo}..{hi} {_unit(e.scale_hz)} (journaled {e.min}..{e.max})"
         out.append(replace(e, min=lo, max=hi))
     return out, moved
 
@@ -545,12 +547,14 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     changed = mode_changed_since(tree, data)
     if changed is not None:
         good, kept = into_new_mode(tree, good)
+        # a window written as it reads was not written clamped: its clamp note would be wrong
+        clamped = [c for c in clamped if c.split(" ", 1)[0] not in kept]
         since = (
             f"nvpmodel mode changed from {changed[0]} to {changed[1]} since the journal was written "
             f"({tree.show(STATUS_REL)})"
         )
         clamped.append(
-            f"{since}: {', '.join(kept)} left as they read, not the values of before (the "
+            f"{since}: {', '.join(kept.values())} left as they read, not the values of before (the "
             f"operator's mode, or thermogov's last cap under it; `nvpmodel -m {changed[1]}` "
             "writes the mode's own limits again)"
             if kept

@@ -210,3 +210,18 @@ def test_a_mode_above_thermogovs_cap_is_journaled_with_its_mode(tmp_path: Path) 
     assert r.returncode == 0, r.stderr
     assert t.read_int(f"{P0}/scaling_max_freq") == mode_max
     assert t.read_int(f"{P4}/scaling_max_freq") == mode_max
+
+
+def test_a_table_shrunk_with_the_mode_is_said_once_as_left_not_as_clamped(tmp_path: Path) -> None:
+    """The new mode shrank the GPU's OPP list and set its max: the window is left as it reads, so
+    the line must not also say it was written clamped into the new table."""
+    t, _before = _killed(tmp_path)
+    shrunk = fakesys.ORIN_NANO_GPU_HZ[:3]
+    t.write(f"{GPU}/available_frequencies", " ".join(map(str, shrunk)) + "\n")
+    _nvpmodel(t, 2, MODE_MAX, shrunk[1])
+    r = _restore(tmp_path, "restore")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "another agent changed its table" not in out
+    assert f"17000000.ga10b {shrunk[0]}..{shrunk[1]} Hz (journaled" in out
+    assert t.read_int(f"{GPU}/max_freq") == shrunk[1]
