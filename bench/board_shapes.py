@@ -34,7 +34,12 @@ within the daemon's next check; ``signals``, one seeded schedule of SIGHUP then 
 the reload applies, SIGTERM/SIGINT at a random instant of start-up (before or after the
 journal), a second stop while the first restores, or a SIGHUP storm; ``journal``, ``kill -9``
 then the journal zero-length, truncated, of format 1 or 4 (a newer thermogov's), or its folder
-read-only (a private bind mount: root only).  Another shape, ``other_agent``, has an agent raise a governed max
+read-only (a private bind mount: root only).  One more (session 15): ``modechange``, on Jetson
+trees only, an operator's ``nvpmodel -m 2`` mid-run (nvpmodel's status file, a lower max in
+every governed window) then SIGTERM, SIGINT, SIGHUP+SIGTERM, a failure, ``kill -9`` (before or
+after the daemon's next check) or ``kill -9`` with the mode set while the daemon is dead: after
+the exit (and the next start's journal restore) each window holds the mode's max, neither
+above it (``mode-undone``) nor below it (``mode-cap-left``: thermogov's cap left in force).  Another shape, ``other_agent``, has an agent raise a governed max
 again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP list, or change
 the governor string, checked against the rule in docs/hardware.md ("Other agents").
 Every run goes through the installed console script.  Checked after each: the whole tree
@@ -77,11 +82,26 @@ from tests.hw import fakesys, faultshim, procutil  # noqa: E402
 HOT_MC = 92000
 LIMITS = ("scaling_min_freq", "scaling_max_freq", "min_freq", "max_freq")
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
-EXIT_PATHS = ("normal", "sigterm", "sigint", "sighup", "failure", "kill9", "hotplug", "signals", "journal")
+EXIT_PATHS = (
+    "normal",
+    "sigterm",
+    "sigint",
+    "sighup",
+    "failure",
+    "kill9",
+    "hotplug",
+    "signals",
+    "journal",
+    "modechange",
+)
 # The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
 SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
 # What the "journal" path does to the journal a kill -9 left (see Runner._damaged_journal).
 JOURNAL_DAMAGE = ("zero-length", "truncated", "format-1", "format-4", "read-only-state-dir")
+# The "modechange" path (Jetson trees): an operator's `nvpmodel -m` mid-run, then one of these
+# exits; "kill9-then-mode" sets the mode while the daemon is dead (see Runner._set_mode).
+MODE_EXITS = ("sigterm", "sigint", "sighup", "failure", "kill9", "kill9-then-mode")
+MODE_STATUS = "var/lib/nvpmodel/status"  # nvpmodel's record (hw/powermode.py)
 
 
 @dataclass
@@ -634,6 +654,14 @@ class Runner:
         where = f"{label} {tr.board} {'+'.join(tr.shapes) or 'plain'} {path}"
         if self.shim is None and tr.fault_rules:
             return
+        then = ""  # the exit after the mode change (the "modechange" path only: other draws unchanged)
+        if path == "modechange":
+            if not tr.board.startswith("jetson"):
+                return  # nvpmodel is Jetson's
+            then = rng.choice(MODE_EXITS)
+            where += f" ({then})"
+            self.counts[f"variant:mode-then-{then}"] += 1
+            t.write(MODE_STATUS, "pmode:0000 fmode:quiet\n")
         faultshim.write_rules(tmp / "faults", tr.fault_rules) if self.shim else None
         self.counts["runs"] += 1
         before = snapshot(root)
@@ -666,18 +694,23 @@ class Runner:
         owned = self._check_owned(where, tr, before, mid, tmp)
         expect_rc = {0}
         failed_cluster = ""
-        if path in ("sigterm", "sigint"):
-            proc.send_signal(signal.SIGTERM if path == "sigterm" else signal.SIGINT)
-        elif path == "sighup":
+        mode_set: dict[str, tuple[int, int]] = {}  # rel -> (nvpmodel's value, the value it found)
+        exit_path = then or path
+        if then and then != "kill9-then-mode":
+            mode_set = self._set_mode(t, tr, owned, rng)
+            time.sleep(rng.uniform(0.0, 1.5))  # a kill -9 before or after the daemon's next check
+        if exit_path in ("sigterm", "sigint"):
+            proc.send_signal(signal.SIGTERM if exit_path == "sigterm" else signal.SIGINT)
+        elif exit_path == "sighup":
             proc.send_signal(signal.SIGHUP)
             time.sleep(0.3)
             proc.send_signal(signal.SIGTERM)
-        elif path == "failure":
+        elif exit_path == "failure":
             failed_cluster = self._unplug(tmp, tr, owned)
             expect_rc = {1} if failed_cluster else {0}
             time.sleep(0.5)
             proc.send_signal(signal.SIGTERM)
-        elif path in ("kill9", "journal"):
+        elif exit_path in ("kill9", "journal", "kill9-then-mode"):
             proc.kill()
         elif path == "hotplug":
             self._hotplug(where, tmp, tr, owned, rng)
@@ -700,7 +733,9 @@ class Runner:
                 where, tmp, tr, rng, before, lambda k, a: self._agents_choice(k, tr, run, owned, before, a)
             )
             return
-        if path == "kill9":
+        if exit_path == "kill9-then-mode":
+            mode_set = self._set_mode(t, tr, owned, rng)
+        if exit_path in ("kill9", "kill9-then-mode"):
             nxt = self.start(tmp, root, "--duration", "0.5s", config=tr.config)
             _o, e2 = nxt.communicate(timeout=procutil.DEADLINE_S)
             err = e2.decode()
@@ -719,13 +754,17 @@ class Runner:
         after = snapshot(root)
         # A rival's write to a limit the daemon does not own is the rival's to undo, not ours.
         diff = [
-            k for k in changed(before, after) if not self._agents_choice(k, tr, run, owned, before, after)
+            k
+            for k in changed(before, after)
+            if not self._agents_choice(k, tr, run, owned, before, after) and k != MODE_STATUS
         ]
+        if mode_set:
+            diff = self._check_mode_kept(where, mode_set, before, after, diff)
         lowered = [r for r, (v, found) in run.wrote.items() if r in owned and v < found]
         if (
             lowered
             and proc.returncode == 0
-            and path != "kill9"
+            and exit_path not in ("kill9", "kill9-then-mode")
             and "restoring the value of before" not in err
         ):
             self.finding("restored-over-silently", where, ", ".join(lowered))
@@ -733,6 +772,63 @@ class Runner:
             self.finding("not-restored", where, ", ".join(diff[:6]))
         if (tmp / "state/journal.json").exists():
             self.finding("journal-left", where, err[-200:])
+
+    @staticmethod
+    def _set_mode(
+        t: fakesys.FakeTree, tr: Trial, owned: set[str], rng: random.Random
+    ) -> dict[str, tuple[int, int]]:
+        """``nvpmodel -m 2``: it records the mode, then writes a lower max into every governed
+        window (a CPU cluster's, the GPU's; each mode of NVIDIA's nvpmodel.conf lists the CPU and
+        GPU MAX_FREQ, as recalled, not re-checked), an OPP drawn from the lower half of its list,
+        sometimes below thermogov's cap on the hot board, sometimes above it."""
+        t.write(MODE_STATUS, "pmode:0002 fmode:quiet\n")
+        faulty = {r for r, _ops, _code in tr.fault_rules}
+        out: dict[str, tuple[int, int]] = {}  # rel -> (the mode's value, the value it found)
+        for rel in sorted(r for r in owned if r.endswith("max_freq")):
+            if rel in faulty or rel in tr.rivals:
+                continue
+            p = t.root / rel
+            listed = p.parent / _table_name(p.name)
+            try:
+                table = sorted({int(x) for x in listed.read_text().split()})
+                found = int(p.read_text())
+            except (OSError, ValueError):
+                continue
+            lower = [f for f in table[: max(1, len(table) // 2)] if f < table[-1]]
+            if not lower:
+                continue
+            value = rng.choice(lower)
+            _rewrite(p, value)
+            out[rel] = (value, found)
+        return out
+
+    def _check_mode_kept(
+        self, where: str, mode_set: dict[str, int], before, after, diff: list[str]
+    ) -> list[str]:
+        """After every exit (and a kill -9's next start) the mode's max must stand: above it, the
+        operator's mode undone; below it, thermogov's own cap left in force.  Each window's min
+        may be moved under that max (never an inverted window); its other changes stay findings.
+        A mode that wrote the very value the file held (thermogov's cap) leaves nothing to see in
+        the file: counted apart (``mode-undone-unseen``)."""
+        for rel, (value, found) in mode_set.items():
+            try:
+                now = int(after[rel][0])
+            except (KeyError, TypeError, ValueError):
+                continue
+            if now > value:
+                kind = "mode-undone-unseen" if found == value else "mode-undone"
+                self.finding(kind, where, f"{rel}: {now}, the mode set {value} over {found}")
+            elif now < value:
+                self.finding("mode-cap-left", where, f"{rel}: {now}, the mode set {value} over {found}")
+            folder = rel.rsplit("/", 1)[0]
+            lo_rel = f"{folder}/{'scaling_min_freq' if 'scaling' in rel else 'min_freq'}"
+            try:
+                was_lo, lo = int(before[lo_rel][0]), int(after[lo_rel][0])
+            except (KeyError, TypeError, ValueError):
+                continue
+            if lo == min(was_lo, now):
+                diff = [k for k in diff if k != lo_rel]
+        return [k for k in diff if k not in mode_set]
 
     @staticmethod
     def _agents_choice(k: str, tr: Trial, run: FakeRun, owned: set[str], before, after) -> bool:

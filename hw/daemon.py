@@ -360,15 +360,19 @@ def _rewrite_journal(
     idle: IdleInjector | None,
     fan: HwFan | None,
     ranges: RecordedRanges,
+    power_mode: PowerModeWatch | None = None,
 ) -> None:
     """Write (or rewrite, when another writer's later choice replaced an original) the journal,
-    each window with the hardware ranges it had (a table shrunk later is clamped into at restore)."""
+    each window with the hardware ranges it had (a table shrunk later is clamped into at restore),
+    and the nvpmodel mode its windows belong to (a restore after a mode change leaves the new
+    mode's windows, :func:`thermogov.hw.journal.into_new_mode`)."""
     if journal is None:
         return
     states = idle.originals() if idle is not None else None
     fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
     entries = ranges.stamp(tree, _journal_entries(actuators))
-    journal.write(new_journal_data(tree, entries, states=states, attrs=fan_attrs))
+    mode = power_mode.journaled if power_mode is not None else None
+    journal.write(new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode))
 
 
 def _pending_journal_note(opts: RunOptions) -> str:
@@ -593,17 +597,22 @@ class Runner:
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
             ranges = RecordedRanges()
-            self.power_mode = PowerModeWatch(prep.tree)  # before the first write: the mode we found
-            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges)
+            power_mode = self.power_mode = PowerModeWatch(
+                prep.tree
+            )  # before the first write: the mode we found
+            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
                 functools.partial(
                     self._journal_again,
-                    functools.partial(_rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges),
+                    functools.partial(
+                        _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode
+                    ),
                 ),
                 mode_change=self._mode_change,
+                on_mode_adopted=power_mode.adopt,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)

@@ -23,6 +23,14 @@ devfreq's top OPPs); an original that was in range then is outside today's, and 
 refused the whole journal, leaving every other limit lowered on every later start.  Such a
 value is written clamped into today's range, said in the restore's line; a value outside the
 range its own entry recorded is refused as before.
+
+The journal also records the operator's nvpmodel power mode its limits belong to
+(``power_mode``, :mod:`thermogov.hw.powermode`; absent or null where nvpmodel recorded none).
+A new top-level field, so the format stays 3: a reader that does not know it ignores it and
+restores as before.  When the mode read at restore is another one (the operator ran
+``nvpmodel -m`` after a ``kill -9``, or just before it, while the daemon had not yet seen the
+change), the journal's windows are the old mode's: each is written as it reads now instead
+(:func:`into_new_mode`), never the values of before over the new mode's.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from thermogov.hw.owned import (
     clamp_to_hardware,
     owned_windows,
 )
+from thermogov.hw.powermode import STATUS_REL, read_power_mode
 from thermogov.hw.sysfs import SysfsTree, errno_name
 from thermogov.interfaces import ActuatorError, RuntimeFailure, SensorError, ThermogovError
 
@@ -117,6 +126,8 @@ class JournalData:
     entries: tuple[JournalEntry, ...]
     states: tuple[StateEntry, ...] = ()  # idle-injection cooling devices (hw/idle.py)
     attrs: tuple[AttrEntry, ...] = ()  # the fan's (hw/fan.py); restored before the journal is deleted
+    # nvpmodel's mode the entries belong to (hw/powermode.py), None where none was recorded.
+    power_mode: int | None = None
 
 
 def pid_alive(pid: int) -> bool:
@@ -205,6 +216,9 @@ class Journal:
             if body["format"] == 2 and any(e.recorded_range() is not None for e in entries):
                 raise ValueError("a format-2 journal with recorded hardware ranges")
             attrs = tuple(AttrEntry(**a) for a in body.get("attrs", []))
+            mode = body.get("power_mode")
+            if mode is not None and (type(mode) is not int or mode < 0):
+                raise ValueError(f"power_mode {mode!r} is not an nvpmodel mode id (an integer >= 0 or null)")
             return JournalData(
                 int(body["pid"]),
                 str(body["boot_id"]),
@@ -213,6 +227,7 @@ class Journal:
                 entries,
                 tuple(StateEntry(**e) for e in body.get("states", [])),
                 attrs,
+                mode,
             )
         except (ValueError, KeyError, TypeError, RecursionError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
@@ -243,6 +258,7 @@ def new_journal_data(
     entries: list[JournalEntry],
     states: list[StateEntry] | None = None,
     attrs: list[AttrEntry] | None = None,
+    power_mode: int | None = None,
 ) -> JournalData:
     return JournalData(
         os.getpid(),
@@ -252,6 +268,7 @@ def new_journal_data(
         tuple(entries),
         tuple(states or ()),
         tuple(attrs or ()),
+        power_mode,
     )
 
 
@@ -430,6 +447,49 @@ def clamp_to_today(
     return out, notes
 
 
+def mode_changed_since(tree: SysfsTree, data: JournalData) -> tuple[int, int] | None:
+    """(the journal's mode, the mode now) when nvpmodel recorded both and they differ, else None
+    (no mode journaled, the status file missing or garbled now, or the same mode)."""
+    if data.power_mode is None:
+        return None
+    now = read_power_mode(tree)
+    return None if now is None or now == data.power_mode else (data.power_mode, now)
+
+
+def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[JournalEntry], dict[str, str]]:
+    """The windows a journal restore writes after an operator's mode change, and which moved
+    (by label, what is said of each).
+
+    The journaled values are the old mode's: written back they would undo the operator's choice
+    (a lower mode's caps lifted to the values of before).  What the files hold now is the new
+    mode's (nvpmodel writes its limits when the mode is set) or thermogov's last cap, which is
+    never above the journaled value (:meth:`CapActuator.reapply` caps at the original, the min
+    too), so a limit reading above its journaled value is the mode's own raise.  Neither can
+    be told from the other here, and both are at or under what the operator's mode allows, so
+    each window's max is written as it reads.  Its min is the journaled one (the floor of
+    before, which thermogov lowers only under a cap below it), or a higher one found (another
+    writer's: thermogov never raises a min), in both cases no higher than that max, the rule
+    of the daemon's own exit after a mode change (:meth:`LimitWatch._leave_to_mode`, and
+    :meth:`CapActuator.adopt`).  A window that cannot be read gets the journaled values, as
+    before.
+    """
+    io = TreeIO(tree)
+    out: list[JournalEntry] = []
+    moved: dict[str, str] = {}
+    for e in entries:
+        try:
+            now_min, now_max = io.read_int(e.min_rel), io.read_int(e.max_rel)
+        except ActuatorError:
+            out.append(e)
+            continue
+        hi = now_max
+        lo = min(max(e.min, now_min), hi)
+        if (lo, hi) != (e.min, e.max):
+            moved[e.label] = f"{e.label} {lo}..{hi} {_unit(e.scale_hz)} (journaled {e.min}..{e.max})"
+        out.append(replace(e, min=lo, max=hi))
+    return out, moved
+
+
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
     """Write every journaled limit back, each attribute on its own; returns the failures."""
     errors = []
@@ -484,6 +544,22 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
             )
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors, clamped = validate_entries(tree, data.entries)
+    changed = mode_changed_since(tree, data)
+    if changed is not None:
+        good, kept = into_new_mode(tree, good)
+        # a window written as it reads was not written clamped: its clamp note would be wrong
+        clamped = [c for c in clamped if c.split(" ", 1)[0] not in kept]
+        since = (
+            f"nvpmodel mode changed from {changed[0]} to {changed[1]} since the journal was written "
+            f"({tree.show(STATUS_REL)})"
+        )
+        clamped.append(
+            f"{since}: {', '.join(kept.values())} left as they read, not the values of before (the "
+            f"operator's mode, or thermogov's last cap under it; `nvpmodel -m {changed[1]}` "
+            "writes the mode's own limits again)"
+            if kept
+            else f"{since}: every window reads as journaled"
+        )
     validate_states(tree, data.states)
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing

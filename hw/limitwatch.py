@@ -60,6 +60,7 @@ class LimitWatch:
         on_restore_values: Callable[[], None],
         period_s: float = 1.0,
         mode_change: Callable[[], str] = lambda: "",
+        on_mode_adopted: Callable[[], None] = lambda: None,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -67,12 +68,17 @@ class LimitWatch:
         # What an operator's power-mode change looks like when nvpmodel recorded one since the
         # start ("" when not, or not readable): asked only while a window stands lowered.
         self._mode_change = mode_change
+        # Called just before the windows of a mode change are adopted and the journal rewritten:
+        # the journal then records the new mode with them (hw/journal.py, ``power_mode``).
+        self._on_mode_adopted = on_mode_adopted
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
         self._reapplied: Counter[str] = Counter()
         self.lowered: dict[str, tuple[str, int, int]] = {}  # label -> (file, value, thermogov's)
         self._exiting = False  # the last look before restore: adopt and note, never write
+        self._raised_now = False  # a window another writer raised was adopted in this check
+        self._raise_said = ""  # the mode change last said by _raises_of_a_mode
 
     @property
     def ready_s(self) -> float:
@@ -84,12 +90,17 @@ class LimitWatch:
         if t_s < self._gate.ready_s or not self._gate.due(t_s):
             return []
         tags: list[str] = []
+        self._raised_now = False
         for a in self._actuators:
             for f in a.files:
                 if f.label not in a.left_to_others:
                     tags.extend(self._check_file(a, f))
         if self.lowered:
             tags.extend(self._ceiling_if_mode_changed())
+        elif self._raised_now:
+            change = self._mode_change()
+            if change:
+                self._raises_of_a_mode(change)
         tags = list(dict.fromkeys(tags))  # a file found lowered and adopted in one check: one tag
         return tags
 
@@ -134,6 +145,7 @@ class LimitWatch:
         n_min, n_max = now
         new = (n_min if n_min > w_min else o_min, n_max if n_max > w_max else o_max)
         a.adopt(label, *new)
+        self._raised_now = True
         self.lowered.pop(label, None)  # the latest choice: a lower value seen before is not it
         a.seen[label] = now
         self._on_restore_values()
@@ -169,10 +181,23 @@ class LimitWatch:
         if not change:
             return []
         labels = list(self.lowered)
+        self._on_mode_adopted()
         self._log(f"{self._leave_to_mode(change)}; thermogov caps below them from now on")
         self.lowered.clear()
         self._left_to_mode = True
         return [f"limits_changed:{label}" for label in labels]
+
+    def _raises_of_a_mode(self, change: str) -> None:
+        """A check that adopted raised windows (each already journaled), none lowered, while
+        nvpmodel records a new mode: a mode above thermogov's cap reads as a raise.  Every window
+        the check found changed is adopted now, so the journal is written once more, saying the
+        windows belong to the new mode; a restore after ``kill -9`` then puts them back instead
+        of leaving thermogov's cap (hw/journal.py, ``into_new_mode``)."""
+        self._on_mode_adopted()
+        self._on_restore_values()
+        if change != self._raise_said:  # once per change: a storm of raises is said by each raise
+            self._raise_said = change
+            self._log(f"{change}: the limits it raised are what restore puts back")
 
     def _reapply(self, a: CapActuator, f: LimitFiles, tag: str, said: str) -> list[str]:
         try:
@@ -198,6 +223,8 @@ class LimitWatch:
         if mode_change:
             if self._left_to_mode and not self.lowered:
                 return []  # said when it was seen, and adopted then
+            if self.lowered:
+                self._on_mode_adopted()
             return [self._leave_to_mode(mode_change)]
         return [
             f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "

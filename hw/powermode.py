@@ -54,6 +54,10 @@ class PowerModeWatch:
     def __init__(self, tree: SysfsTree) -> None:
         self._tree = tree
         self.at_start = read_power_mode(tree)
+        # The mode the journal's limits belong to: the one found at start until the limit watch
+        # adopts a change (hw/limitwatch.py), then that one (hw/journal.py, ``power_mode``).
+        self.journaled = self.at_start
+        self._last_change: int | None = None
 
     def changed(self) -> tuple[int, int] | None:
         """(mode at start, mode now) when both are readable and differ, else None."""
@@ -62,7 +66,15 @@ class PowerModeWatch:
         now = read_power_mode(self._tree)
         if now is None or now == self.at_start:
             return None
+        self._last_change = now
         return self.at_start, now
+
+    def adopt(self) -> None:
+        """The windows the last change seen (:meth:`changed`) set are now what restore puts back:
+        the journal written next says they belong to that mode.  Called before that write, so
+        the windows and the mode go to disk together."""
+        if self._last_change is not None:
+            self.journaled = self._last_change
 
     def where(self) -> str:
         return self._tree.show(STATUS_REL)

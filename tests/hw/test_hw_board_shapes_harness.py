@@ -56,3 +56,31 @@ def test_a_rival_and_an_nvpmodel_agent_on_one_tree_each_have_their_files_excused
         assert bs._agent_file(own_file, tr), own_file
     assert not bs._agent_file(P4_MAX, tr)  # nobody's but the daemon's
     assert not bs._agent_file("sys/devices/system/cpu/cpufreq/policy4/scaling_available_frequencies", tr)
+
+
+def test_the_modechange_check_flags_a_max_above_or_below_the_modes_and_excuses_the_window(
+    tmp_path: Path,
+) -> None:
+    """A window at the mode's max (its min moved under it) is excused; above it the mode was
+    undone (apart when the mode wrote the very value thermogov had: unseen), below it thermogov's
+    cap was left."""
+    bench = _bench()
+    runner = bench.Runner(None)
+    p0_min = P0_MAX.replace("max", "min")
+    p4_min = P4_MAX.replace("max", "min")
+    before = {P0_MAX: (b"1510400\n", 0o644), p0_min: (b"729600\n", 0o644), P4_MAX: (b"1510400\n", 0o644)}
+    before[p4_min] = (b"729600\n", 0o644)
+    after = {P0_MAX: (b"652800\n", 0o644), p0_min: (b"652800\n", 0o644), P4_MAX: (b"1510400\n", 0o644)}
+    after[p4_min] = (b"729600\n", 0o644)
+    mode = {P0_MAX: (652800, 729600), P4_MAX: (1113600, 729600)}
+    diff = runner._check_mode_kept("w", mode, before, after, [P0_MAX, p0_min, P4_MAX])
+    assert diff == []
+    assert [f.split(" [")[0] for f in runner.findings] == ["mode-undone"]
+    runner = bench.Runner(None)
+    after[P4_MAX] = (b"729600\n", 0o644)
+    runner._check_mode_kept("w", {**mode, P0_MAX: (652800, 652800)}, before, after, [P4_MAX])
+    assert [f.split(" [")[0] for f in runner.findings] == ["mode-cap-left"]
+    runner = bench.Runner(None)
+    after[P0_MAX] = (b"1510400\n", 0o644)
+    runner._check_mode_kept("w", {P0_MAX: (652800, 652800)}, before, after, [P0_MAX])
+    assert [f.split(" [")[0] for f in runner.findings] == ["mode-undone-unseen"]
