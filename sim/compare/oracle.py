@@ -74,7 +74,7 @@ from scipy.optimize import linprog
 
 from thermogov import costmodel
 from thermogov.board import BoardProfile
-from thermogov.config import Config
+from thermogov.config import SUPPLY_EVENTS, Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.protections import throttle_allows_c
 from thermogov.sim.compare.workbound import lucky_ratio, work_prefix
@@ -227,6 +227,7 @@ class _PowerModel:
         t_low_c: np.ndarray | None = None,
         t_hi_c: np.ndarray | None = None,
         c_ref: Sequence[np.ndarray] | None = None,
+        docked: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """A lower bound on every point's power, affine in the interval's node temperatures.
 
@@ -243,7 +244,10 @@ class _PowerModel:
           under the constraints, ``t_hi_c``; without it ``c_ref`` is the least ``c_k``);
         * converter loss is linear in the total, so it takes the tangent's slope too;
         * the battery's ``I^2 R`` is charged on the total with leakage at ``t_lo`` (it grows
-          with the total, so a smaller total gives a smaller heat).
+          with the total, so a smaller total gives a smaller heat), except in the intervals
+          ``docked`` marks (steps,): there the charger feeds the board and the pack carries only
+          the charge current, which the charger may stop (pack full, outside its temperature
+          window), so 0 is charged.
 
         Any ``T0`` and any ``c_ref`` (per interval, per leaky domain) give a bound (a tangent of
         a convex function lies below it; ``g`` is increasing); the optimum's own trajectory and
@@ -280,7 +284,10 @@ class _PowerModel:
         if self.bat is not None:
             total = (self.base + floor_leak).sum(axis=1)
             current = total / eff / self.bat.voltage_v
-            b[:, :, self.bat_node] += (current * current * self.bat.r0_ohm)[None, :]
+            heat = np.broadcast_to(current * current * self.bat.r0_ohm, (steps, k))
+            if docked is not None:
+                heat = np.where(docked[:, None], 0.0, heat)
+            b[:, :, self.bat_node] += heat
             b[:, :, self.rest_node] += ((1.0 / eff - 1.0) * self.base.sum(axis=1))[None, :]
         return b, m
 
@@ -361,6 +368,32 @@ def _grid(config: Config, board: BoardProfile, step_s: float) -> _Grid:
         gam.append(cur[1])
         ambient[i] = plant.ambient_c
     return _Grid(step_s, n, phi, gam, ambient, shift, x0, dict(plant.index), plant.names)
+
+
+def docked_intervals(config: Config, grid: _Grid) -> np.ndarray | None:
+    """Per grid interval, whether the board may be docked (on a charger) in any part of it.
+
+    A battery board starts on its pack; ``plugged`` docks it, ``unplugged`` and ``on_the_move``
+    undock it (:func:`thermogov.sim.model.runner.apply_event`).  The runner applies an event at
+    the first tick at or after its time, so a docked stretch is widened by one interval at each
+    end: marking an interval docked only lowers the battery heat charged there, which keeps the
+    bound a bound.  None when no interval is docked (the programme is then unchanged).
+    """
+    supply = sorted((e for e in config.sim.events if e.kind in SUPPLY_EVENTS), key=lambda e: e.at_s)
+    docked = np.zeros(grid.n, dtype=bool)
+    plugged_at: float | None = None
+    for e in [*supply, None]:
+        at = config.sim.duration_s if e is None else e.at_s
+        if e is not None and e.kind == "plugged":
+            if plugged_at is None:
+                plugged_at = at
+            continue
+        if plugged_at is not None:
+            first = max(math.floor(plugged_at / grid.step_s) - 1, 0)
+            last = min(math.ceil(at / grid.step_s) + 1, grid.n)
+            docked[first:last] = True
+            plugged_at = None
+    return docked if docked.any() else None
 
 
 def _matrices(plant: ThermalPlant, h: float) -> tuple[np.ndarray, np.ndarray]:
@@ -614,12 +647,13 @@ def oracle(
     t_low = _coldest(grid, pm.floor(t_lo))
     t_hi = np.array([_node_ceiling(outs.rows, j, t_lo) for j in range(len(grid.names))])
     c_ref = [np.full(grid.n, coef[k_ref]) for _, coef, _, _ in pm.leak]
+    docked = docked_intervals(config, grid) if board.battery is not None else None
 
     def solve(temps: np.ndarray, monotone: bool) -> tuple[_Solution | None, list[float]]:
         power = pm.powers(temps[:-1])
         deltas = [_poll_delta(grid, power, temps, node, per) for _, node, _, per in outs.throttles]
         lower_b, lower_m = pm.lower(
-            0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref
+            0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref, docked=docked
         )
         return _solve(
             grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone, history, any_window
