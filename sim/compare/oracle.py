@@ -27,6 +27,9 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
    real trajectory is feasible.  The linearisation point is the previous round's optimum (three
    rounds; each round is a bound, the least is kept).  Charging the spread at the ambient and
    around the lowest voltage, as before, left ~2 inf/s (0.9 %) of slack on orin-steady-25.
+   The pack's I²R is charged on the board's least current on battery and as 0 while docked
+   (:func:`docked_intervals`): on the charger the pack carries only the charge current, and
+   the charger stops when the pack is full or outside its temperature window.
 4. **Constraints at every grid instant**: true fused temperature (the governor's weights, no
    noise) <= trip; every sensor's node below its hard limit; each board throttle (RPi firmware,
    Jetson sw-throttle) lets point ``k`` run only while the protected node is at or below the
@@ -302,8 +305,11 @@ class _PowerModel:
         """Per leaky domain, the time-share-weighted leakage coefficient of schedule ``w``."""
         return [w @ coef for _, coef, _, _ in self.leak]
 
-    def powers(self, temps_c: np.ndarray) -> np.ndarray:
-        """``temps_c`` (steps, nodes) -> power (steps, points, nodes)."""
+    def powers(self, temps_c: np.ndarray, docked: np.ndarray | None = None) -> np.ndarray:
+        """``temps_c`` (steps, nodes) -> power (steps, points, nodes).
+
+        The pack's I²R is the board's current's, except in the steps ``docked`` marks, where
+        the charger feeds the board and the pack is taken as full (no charge current)."""
         p = np.broadcast_to(self.base, (temps_c.shape[0], *self.base.shape)).copy()
         for node, coef, beta, ref in self.leak:
             x = np.minimum(beta * (temps_c[:, node] - ref), 50.0)
@@ -312,7 +318,10 @@ class _PowerModel:
             total = p.sum(axis=2)
             drawn = total / self.bat.converter_efficiency
             current = drawn / self.bat.voltage_v
-            p[:, :, self.bat_node] += current * current * self.bat.r0_ohm
+            heat = current * current * self.bat.r0_ohm
+            if docked is not None:
+                heat = np.where(docked[:, None], 0.0, heat)
+            p[:, :, self.bat_node] += heat
             p[:, :, self.rest_node] += drawn - total
         return p
 
@@ -638,7 +647,8 @@ def oracle(
 
     # A fixed cap under a Poisson load would also drop frames in bursts, which this check does
     # not model, so the reference point is reported for saturating loads only.
-    best_caps, best_ips = _best_fixed(grid, pm, outs, points, rates) if saturating else (None, None)
+    docked = docked_intervals(config, grid) if board.battery is not None else None
+    best_caps, best_ips = _best_fixed(grid, pm, outs, points, rates, docked) if saturating else (None, None)
     # First linearisation point for leakage: the best fixed point's (or the lowest point's) run.
     k_ref = 0 if best_caps is None else next(k for k, p in enumerate(points) if dict(p.caps_hz) == best_caps)
     temps = _simulate(grid, pm.powers(_flat(grid, 50.0))[:, k_ref])
@@ -647,7 +657,6 @@ def oracle(
     t_low = _coldest(grid, pm.floor(t_lo))
     t_hi = np.array([_node_ceiling(outs.rows, j, t_lo) for j in range(len(grid.names))])
     c_ref = [np.full(grid.n, coef[k_ref]) for _, coef, _, _ in pm.leak]
-    docked = docked_intervals(config, grid) if board.battery is not None else None
 
     def solve(temps: np.ndarray, monotone: bool) -> tuple[_Solution | None, list[float]]:
         power = pm.powers(temps[:-1])
@@ -737,9 +746,17 @@ def _binding(
 
 
 def _best_fixed(
-    grid: _Grid, pm: _PowerModel, outs: _Outputs, points: Sequence[OperatingPoint], rates: np.ndarray
+    grid: _Grid,
+    pm: _PowerModel,
+    outs: _Outputs,
+    points: Sequence[OperatingPoint],
+    rates: np.ndarray,
+    docked: np.ndarray | None = None,
 ) -> tuple[dict[str, int] | None, float | None]:
-    """The fastest single point whose own exact run (leakage at its real temperatures) holds."""
+    """The fastest single point whose own exact run (leakage at its real temperatures) holds.
+
+    While ``docked`` the pack is taken as full (no I²R): an estimate of tightness, not a bound;
+    its run draws at least the programme's power there, so it stays under the bound."""
     for k in np.argsort(-rates):
         if not points[k].busy:
             continue
@@ -747,7 +764,8 @@ def _best_fixed(
         ok = True
         temps = grid.x0 + grid.ambient[0]
         for i in range(grid.n):
-            x, temps, ok = step_holds(grid, outs, x, i, pm.powers(temps[None, :])[0, k], k)
+            dock = None if docked is None else docked[i : i + 1]
+            x, temps, ok = step_holds(grid, outs, x, i, pm.powers(temps[None, :], dock)[0, k], k)
             if not ok:
                 break
         if ok:
