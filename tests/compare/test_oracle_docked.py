@@ -27,16 +27,8 @@ KEEPING = {
 }
 
 #: Every kind of row: policies, the board as shipped, fixed caps.
-ROWS = [
-    "stock",
-    "stepped",
-    "hysteresis",
-    "power_allocator",
-    "step_wise",
-    "fixed:0%",
-    "fixed:50%",
-    "fixed:100%",
-]
+POLICY_ROWS = ["stock", "stepped", "hysteresis", "power_allocator", "step_wise"]
+ROWS = [*POLICY_ROWS, "fixed:0%", "fixed:50%", "fixed:100%"]
 
 
 def _docked_full(ambient_c: float, duration_s: float) -> Config:
