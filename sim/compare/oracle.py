@@ -27,6 +27,9 @@ load path, can beat it while keeping the trip; the tolerances that remain are st
    real trajectory is feasible.  The linearisation point is the previous round's optimum (three
    rounds; each round is a bound, the least is kept).  Charging the spread at the ambient and
    around the lowest voltage, as before, left ~2 inf/s (0.9 %) of slack on orin-steady-25.
+   The pack's I²R is charged on the board's least current on battery and as 0 while docked
+   (:func:`docked_intervals`): on the charger the pack carries only the charge current, and
+   the charger stops when the pack is full or outside its temperature window.
 4. **Constraints at every grid instant**: true fused temperature (the governor's weights, no
    noise) <= trip; every sensor's node below its hard limit; each board throttle (RPi firmware,
    Jetson sw-throttle) lets point ``k`` run only while the protected node is at or below the
@@ -74,7 +77,7 @@ from scipy.optimize import linprog
 
 from thermogov import costmodel
 from thermogov.board import BoardProfile
-from thermogov.config import Config
+from thermogov.config import SUPPLY_EVENTS, Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.protections import throttle_allows_c
 from thermogov.sim.compare.workbound import lucky_ratio, work_prefix
@@ -227,6 +230,7 @@ class _PowerModel:
         t_low_c: np.ndarray | None = None,
         t_hi_c: np.ndarray | None = None,
         c_ref: Sequence[np.ndarray] | None = None,
+        docked: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """A lower bound on every point's power, affine in the interval's node temperatures.
 
@@ -243,7 +247,10 @@ class _PowerModel:
           under the constraints, ``t_hi_c``; without it ``c_ref`` is the least ``c_k``);
         * converter loss is linear in the total, so it takes the tangent's slope too;
         * the battery's ``I^2 R`` is charged on the total with leakage at ``t_lo`` (it grows
-          with the total, so a smaller total gives a smaller heat).
+          with the total, so a smaller total gives a smaller heat), except in the intervals
+          ``docked`` marks (steps,): there the charger feeds the board and the pack carries only
+          the charge current, which the charger may stop (pack full, outside its temperature
+          window), so 0 is charged.
 
         Any ``T0`` and any ``c_ref`` (per interval, per leaky domain) give a bound (a tangent of
         a convex function lies below it; ``g`` is increasing); the optimum's own trajectory and
@@ -280,7 +287,10 @@ class _PowerModel:
         if self.bat is not None:
             total = (self.base + floor_leak).sum(axis=1)
             current = total / eff / self.bat.voltage_v
-            b[:, :, self.bat_node] += (current * current * self.bat.r0_ohm)[None, :]
+            heat = np.broadcast_to(current * current * self.bat.r0_ohm, (steps, k))
+            if docked is not None:
+                heat = np.where(docked[:, None], 0.0, heat)
+            b[:, :, self.bat_node] += heat
             b[:, :, self.rest_node] += ((1.0 / eff - 1.0) * self.base.sum(axis=1))[None, :]
         return b, m
 
@@ -295,8 +305,11 @@ class _PowerModel:
         """Per leaky domain, the time-share-weighted leakage coefficient of schedule ``w``."""
         return [w @ coef for _, coef, _, _ in self.leak]
 
-    def powers(self, temps_c: np.ndarray) -> np.ndarray:
-        """``temps_c`` (steps, nodes) -> power (steps, points, nodes)."""
+    def powers(self, temps_c: np.ndarray, docked: np.ndarray | None = None) -> np.ndarray:
+        """``temps_c`` (steps, nodes) -> power (steps, points, nodes).
+
+        The pack's I²R is the board's current's, except in the steps ``docked`` marks, where
+        the charger feeds the board and the pack is taken as full (no charge current)."""
         p = np.broadcast_to(self.base, (temps_c.shape[0], *self.base.shape)).copy()
         for node, coef, beta, ref in self.leak:
             x = np.minimum(beta * (temps_c[:, node] - ref), 50.0)
@@ -305,7 +318,10 @@ class _PowerModel:
             total = p.sum(axis=2)
             drawn = total / self.bat.converter_efficiency
             current = drawn / self.bat.voltage_v
-            p[:, :, self.bat_node] += current * current * self.bat.r0_ohm
+            heat = current * current * self.bat.r0_ohm
+            if docked is not None:
+                heat = np.where(docked[:, None], 0.0, heat)
+            p[:, :, self.bat_node] += heat
             p[:, :, self.rest_node] += drawn - total
         return p
 
@@ -361,6 +377,32 @@ def _grid(config: Config, board: BoardProfile, step_s: float) -> _Grid:
         gam.append(cur[1])
         ambient[i] = plant.ambient_c
     return _Grid(step_s, n, phi, gam, ambient, shift, x0, dict(plant.index), plant.names)
+
+
+def docked_intervals(config: Config, grid: _Grid) -> np.ndarray | None:
+    """Per grid interval, whether the board may be docked (on a charger) in any part of it.
+
+    A battery board starts on its pack; ``plugged`` docks it, ``unplugged`` and ``on_the_move``
+    undock it (:func:`thermogov.sim.model.runner.apply_event`).  The runner applies an event at
+    the first tick at or after its time, so a docked stretch is widened by one interval at each
+    end: marking an interval docked only lowers the battery heat charged there, which keeps the
+    bound a bound.  None when no interval is docked (the programme is then unchanged).
+    """
+    supply = sorted((e for e in config.sim.events if e.kind in SUPPLY_EVENTS), key=lambda e: e.at_s)
+    docked = np.zeros(grid.n, dtype=bool)
+    plugged_at: float | None = None
+    for e in [*supply, None]:
+        at = config.sim.duration_s if e is None else e.at_s
+        if e is not None and e.kind == "plugged":
+            if plugged_at is None:
+                plugged_at = at
+            continue
+        if plugged_at is not None:
+            first = max(math.floor(plugged_at / grid.step_s) - 1, 0)
+            last = min(math.ceil(at / grid.step_s) + 1, grid.n)
+            docked[first:last] = True
+            plugged_at = None
+    return docked if docked.any() else None
 
 
 def _matrices(plant: ThermalPlant, h: float) -> tuple[np.ndarray, np.ndarray]:
@@ -605,7 +647,8 @@ def oracle(
 
     # A fixed cap under a Poisson load would also drop frames in bursts, which this check does
     # not model, so the reference point is reported for saturating loads only.
-    best_caps, best_ips = _best_fixed(grid, pm, outs, points, rates) if saturating else (None, None)
+    docked = docked_intervals(config, grid) if board.battery is not None else None
+    best_caps, best_ips = _best_fixed(grid, pm, outs, points, rates, docked) if saturating else (None, None)
     # First linearisation point for leakage: the best fixed point's (or the lowest point's) run.
     k_ref = 0 if best_caps is None else next(k for k, p in enumerate(points) if dict(p.caps_hz) == best_caps)
     temps = _simulate(grid, pm.powers(_flat(grid, 50.0))[:, k_ref])
@@ -619,7 +662,7 @@ def oracle(
         power = pm.powers(temps[:-1])
         deltas = [_poll_delta(grid, power, temps, node, per) for _, node, _, per in outs.throttles]
         lower_b, lower_m = pm.lower(
-            0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref
+            0.5 * (temps[:-1] + temps[1:]), t_lo, t_low_c=t_low, t_hi_c=t_hi, c_ref=c_ref, docked=docked
         )
         return _solve(
             grid, lower_b, lower_m, outs, deltas, rates, cap, win, monotone, history, any_window
@@ -703,9 +746,17 @@ def _binding(
 
 
 def _best_fixed(
-    grid: _Grid, pm: _PowerModel, outs: _Outputs, points: Sequence[OperatingPoint], rates: np.ndarray
+    grid: _Grid,
+    pm: _PowerModel,
+    outs: _Outputs,
+    points: Sequence[OperatingPoint],
+    rates: np.ndarray,
+    docked: np.ndarray | None = None,
 ) -> tuple[dict[str, int] | None, float | None]:
-    """The fastest single point whose own exact run (leakage at its real temperatures) holds."""
+    """The fastest single point whose own exact run (leakage at its real temperatures) holds.
+
+    While ``docked`` the pack is taken as full (no I²R): an estimate of tightness, not a bound;
+    its run draws at least the programme's power there, so it stays under the bound."""
     for k in np.argsort(-rates):
         if not points[k].busy:
             continue
@@ -713,7 +764,8 @@ def _best_fixed(
         ok = True
         temps = grid.x0 + grid.ambient[0]
         for i in range(grid.n):
-            x, temps, ok = step_holds(grid, outs, x, i, pm.powers(temps[None, :])[0, k], k)
+            dock = None if docked is None else docked[i : i + 1]
+            x, temps, ok = step_holds(grid, outs, x, i, pm.powers(temps[None, :], dock)[0, k], k)
             if not ok:
                 break
         if ok:
