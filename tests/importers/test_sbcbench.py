@@ -83,18 +83,18 @@ def test_xavier_nx_excerpt_without_temperature() -> None:
 
 # file, board_hint, samples, sensor, min T, max T, last t_s, min/max cpu MHz, PMIC W range
 REPORTS = [
-    ("sbcbench_agx-orin_4ax9.txt", "jetson-agx-orin", 69, "soc2", 71.3, 83.9, 2179.0, 2145, 2345, None),
-    ("sbcbench_agx-xavier_4ebH.txt", "jetson-agx-xavier", 53, "cpu", 34.0, 48.5, 1203.0, 2261, 2263, None),
-    ("sbcbench_jetson-nano_4rLX.txt", "jetson-nano", 54, "cpu", 32.5, 44.5, 595.0, 1479, 1479, None),
-    ("sbcbench_orangepi-zero2w_4MLz.txt", "orangepi-zero2w", 59, "cpu", 61.0, 91.5, 998.0, 1200, 1512, None),
-    ("sbcbench_orin-nano_4vgu.txt", "jetson-orin-nano", 62, "soc2", 46.2, 51.3, 788.0, 1510, 1510, None),
-    ("sbcbench_rock5b_4qJG.txt", "rock5b", 64, "soc", 39.8, 74.8, 1041.0, 1800, 2208, None),
-    ("sbcbench_rpi-cm5_Xh2H.txt", "rpi-cm5", 48, "cpu", 54.5, 66.1, 631.0, 2400, 2400, (2.9, 5.9)),
+    ("sbcbench_agx-orin_4ax9.txt", "jetson-agx-orin", 68, "soc2", 71.3, 83.9, 1877.0, 2145, 2345, None),
+    ("sbcbench_agx-xavier_4ebH.txt", "jetson-agx-xavier", 52, "cpu", 34.0, 43.5, 1100.0, 2261, 2263, None),
+    ("sbcbench_jetson-nano_4rLX.txt", "jetson-nano", 53, "cpu", 33.0, 44.5, 542.0, 1479, 1479, None),
+    ("sbcbench_orangepi-zero2w_4MLz.txt", "orangepi-zero2w", 58, "cpu", 61.0, 91.5, 910.0, 1200, 1512, None),
+    ("sbcbench_orin-nano_4vgu.txt", "jetson-orin-nano", 61, "soc2", 47.2, 51.3, 716.0, 1510, 1510, None),
+    ("sbcbench_rock5b_4qJG.txt", "rock5b", 63, "soc", 41.6, 74.8, 943.0, 1800, 2208, None),
+    ("sbcbench_rpi-cm5_Xh2H.txt", "rpi-cm5", 47, "cpu", 55.1, 66.1, 585.0, 2400, 2400, (2.9, 5.9)),
     ("sbcbench_rpi400_2Cyi.txt", "rpi400", 27, "cpu", 41.4, 51.6, 971.0, 1800, 1800, None),
     ("sbcbench_rpi4b_1MFf.txt", "rpi4", 26, "cpu", 66.7, 81.8, 872.0, 1500, 1500, None),
     ("sbcbench_rpi4b_3Llk.txt", "rpi4", 25, "cpu", 58.9, 72.5, 1002.0, 2148, 2148, None),
-    ("sbcbench_rpi5_4I1w.txt", "rpi5", 44, "cpu", 49.6, 70.0, 448.0, 3000, 3000, None),
-    ("sbcbench_rpi5_8-NK.txt", "rpi5", 48, "cpu", 44.6, 59.5, 624.0, 2400, 2400, (2.7, 6.1)),
+    ("sbcbench_rpi5_4I1w.txt", "rpi5", 43, "cpu", 51.2, 70.0, 347.0, 3000, 3000, None),
+    ("sbcbench_rpi5_8-NK.txt", "rpi5", 47, "cpu", 46.3, 59.5, 577.0, 2400, 2400, (2.7, 6.1)),
     ("sbcbench_xavier-nx_3YWp.txt", "jetson-xavier-nx", 43, None, None, None, 934.0, 1899, 1907, None),
 ]
 
@@ -128,7 +128,7 @@ def test_full_reports(
     else:
         assert {k for s in log.samples for k in s.temps_c} == {sensor}
         assert (min(temps), max(temps)) == (t_min, t_max)
-    clocks = [s.freqs_hz["cpu"] for s in log.samples if s.freqs_hz]  # the Uptime line's row has none
+    clocks = [s.freqs_hz["cpu"] for s in log.samples]
     assert (min(clocks), max(clocks)) == (f_min * 1_000_000, f_max * 1_000_000)
     powers = [s.rails_w["PMIC"] for s in log.samples if "PMIC" in s.rails_w]
     assert ((min(powers), max(powers)) if powers else None) == pmic
@@ -136,7 +136,7 @@ def test_full_reports(
 
 
 def test_rpi5_real_clock_is_the_firmware_one(real: Path) -> None:
-    s = parse_log(real / "sbcbench_rpi5_4I1w.txt").samples[1]  # "3100/3000MHz": cpufreq lies ([0]: Uptime)
+    s = parse_log(real / "sbcbench_rpi5_4I1w.txt").samples[0]  # "3100/3000MHz": cpufreq lies
     assert s.freqs_hz == {"cpu": 3_000_000_000, "cpu_cpufreq": 3_100_000_000}
 
 
@@ -199,49 +199,59 @@ def test_board_from_dt_compat_beats_title() -> None:
 
 UPTIME = "Uptime: 23:49:00 up 10:50,  4 users,  load average: 0.62, 0.18, 0.06,  44.6°C,  55517606"
 IOSTAT = "Linux 6.6.69-v8-16k+ (pi5) \t01/09/25 \t_aarch64_\t(4 CPU)"
+FIRST = "23:50:00: 1200MHz  1.30   5%   0%   5%   0%   0%   0%  46.3°C"
 
 
-def with_preamble(
-    *preamble: str, first: str = "23:50:00: 1200MHz  1.30   5%   0%   5%   0%   0%   0%  46.3°C"
-) -> str:
-    head, *rest = report(first, "23:50:10: 1200MHz  1.30  25%   0%  25%   0%   0%   0%  49.0°C").split("\n")
+def with_preamble(*preamble: str) -> str:
+    head, *rest = report(FIRST, "23:50:10: 1200MHz  1.30  25%   0%  25%   0%   0%   0%  49.0°C").split("\n")
     return "\n".join([head, "", *preamble, "", *rest])
 
 
-def test_uptime_temperature_is_a_reading_before_the_first_line() -> None:
-    """The Uptime line's temperature is a row at its own time; the load up to the first monitor line
+def test_uptime_temperature_is_kept_beside_the_samples() -> None:
+    """The Uptime line's temperature and its lead on the first monitor line; the load up to that line
     is the one the two lines' 1-minute load averages imply (0.62 -> 1.30 over 60 s on 4 CPUs)."""
     log = sbcbench.parse_text(with_preamble(UPTIME, IOSTAT), "up.txt")
-    assert [s.t_s for s in log.samples] == [0.0, 60.0, 70.0]
-    first = log.samples[0]
-    assert first.temps_c == {"cpu": 44.6} and first.freqs_hz == {}
+    assert log.before_run_reading is not None
+    lead_s, temp_c, load = log.before_run_reading
+    assert (lead_s, temp_c) == (60.0, 44.6)
     decay = np.exp(-1.0)
-    assert first.loads["cpu"] == pytest.approx((1.30 - 0.62 * decay) / (1 - decay) / 4)
-    assert log.samples[1].loads == {}  # the first monitor line's since-boot utilisation, still dropped
-    assert any(n.startswith("the Uptime line's 44.6 °C imported as a reading 60 s before") for n in log.notes)
-
-
-def test_uptime_row_is_its_own_section(tmp_path: Path) -> None:
-    path = tmp_path / "up.txt"
-    path.write_text(with_preamble(UPTIME, IOSTAT), encoding="utf-8")
-    assert sbcbench.section_starts(path) == ((sbcbench.UPTIME_SECTION, 0.0), ("tinymembench", 60.0))
+    assert load == pytest.approx((1.30 - 0.62 * decay) / (1 - decay) / 4)
+    assert [s.t_s for s in log.samples] == [0.0, 10.0]  # not a sample: the fit's rows are the monitor's
+    assert any(
+        n.startswith("the Uptime line reads 44.6 °C 60 s before the first monitor line") for n in log.notes
+    )
 
 
 def test_uptime_reading_rules() -> None:
     """No CPU count: the load until the first line is unknown; no temperature on the line, or a line
-    further back than sbc-bench's preparation takes (or after the first line): no row."""
-    no_cpus = sbcbench.parse_text(with_preamble(UPTIME), "x.txt")
-    assert no_cpus.samples[0].temps_c == {"cpu": 44.6} and no_cpus.samples[0].loads == {}
-    assert len(no_cpus.samples) == 3
+    further back than sbc-bench's preparation takes (or after the first line): no reading."""
+    no_cpus = sbcbench.parse_text(with_preamble(UPTIME), "x.txt").before_run_reading
+    assert no_cpus == (60.0, 44.6, None)
     no_temp = UPTIME.replace(",  44.6°C,  55517606", "")
-    assert len(sbcbench.parse_text(with_preamble(no_temp, IOSTAT), "x.txt").samples) == 2
+    assert sbcbench.parse_text(with_preamble(no_temp, IOSTAT), "x.txt").before_run_reading is None
     long_before = UPTIME.replace("23:49:00", "23:30:00")
-    assert len(sbcbench.parse_text(with_preamble(long_before, IOSTAT), "x.txt").samples) == 2
+    assert sbcbench.parse_text(with_preamble(long_before, IOSTAT), "x.txt").before_run_reading is None
     after = UPTIME.replace("23:49:00", "23:51:00")
-    assert len(sbcbench.parse_text(with_preamble(after, IOSTAT), "x.txt").samples) == 2
+    assert sbcbench.parse_text(with_preamble(after, IOSTAT), "x.txt").before_run_reading is None
+
+
+def test_uptime_reading_across_midnight() -> None:
+    text = with_preamble(UPTIME.replace("23:49:00", "23:59:30"), IOSTAT).replace("23:50:00", "00:00:20")
+    reading = sbcbench.parse_text(text.replace("23:50:10", "00:00:30"), "x.txt").before_run_reading
+    assert reading is not None and reading[0] == 50.0
 
 
 def test_load_between_clips_to_the_cpus() -> None:
     assert sbcbench.load_between(0.0, 10.0, 60.0, 4) == 1.0
     assert sbcbench.load_between(2.0, 0.5, 60.0, 4) == 0.0
     assert sbcbench.load_between(1.0, 1.0, 30.0, 4) == pytest.approx(0.25)
+
+
+def test_real_reports_keep_their_uptime_reading(real: Path) -> None:
+    """8-NK's Uptime line: 44.6 °C at 02:06:18, the first monitor line 02:07:05, load average 0.62 -> 1.08."""
+    reading = parse_log(real / "sbcbench_rpi5_8-NK.txt").before_run_reading
+    assert reading is not None and reading[:2] == (47.0, 44.6)
+    assert reading[2] == pytest.approx(sbcbench.load_between(0.62, 1.08, 47.0, 4))
+    assert (
+        parse_log(real / "sbcbench_rpi4b_1MFf.txt").before_run_reading is None
+    )  # no temperature on its line

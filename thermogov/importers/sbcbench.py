@@ -394,21 +394,18 @@ def section_starts(path: str | Path) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
-UPTIME_SECTION = "before the benchmarks (the Uptime line)"
-
-
 def _before_first_reading(
-    lines: list[str], first_row: tuple[float, float] | None, sensor: str
-) -> tuple[float, _Row, str] | None:
-    """The `Uptime:` line's temperature as a row before the first monitor line: (lead s, row, note).
+    lines: list[str], first_row: tuple[float, float] | None
+) -> tuple[tuple[float, float, float | None], str] | None:
+    """The `Uptime:` line's reading before the first monitor line: ((lead s, °C, load or None), note).
 
     The line is printed before sbc-bench's preparation (the cpufreq OPP check runs a single-threaded
     load on each cluster) and its first benchmark, so it is a measured point of the warm-up the monitor
     starts in.  The load over the interval up to the first monitor line is what sbc-bench's own lines
     say: the 1-minute load averages of the Uptime line and of that monitor line (:func:`load_between`);
-    without the report's CPU count it is left unknown (the calibration then holds the first
-    benchmark's load from this row on, as for any section's first line).  No clock: the first
-    monitor line's holds."""
+    without the report's CPU count it is unknown (None).  Kept beside the samples, not as the first
+    of them: as a sample (the fit's start moved to it, the load above until the first monitor line)
+    it cost more held-out counts than it gained (docs/calibration.md, "the Uptime line's reading")."""
     reading = _uptime_reading(lines)
     if reading is None or first_row is None:
         return None
@@ -417,17 +414,18 @@ def _before_first_reading(
     if not 0.0 < lead_s <= MAX_UPTIME_LEAD_S:
         return None
     cpus = _cpus(lines)
-    loads = {} if cpus is None else {"cpu": load_between(load_before, first_row[1], lead_s, cpus)}
+    load = None if cpus is None else load_between(load_before, first_row[1], lead_s, cpus)
     note = (
-        f"the Uptime line's {temp:g} °C imported as a reading {lead_s:.0f} s before the first monitor line; "
+        f"the Uptime line reads {temp:g} °C {lead_s:.0f} s before the first monitor line (kept beside the "
+        "samples, not fitted); "
         + (
-            f"the CPU load until it, {loads['cpu']:.0%}, from the two lines' 1-minute load averages "
+            f"the CPU load until it {load:.0%}, from the two lines' 1-minute load averages "
             f"({load_before:g} -> {first_row[1]:g}, {cpus} CPUs)"
-            if loads
+            if load is not None
             else "the load until it unknown (no CPU count in the report)"
         )
     )
-    return lead_s, ({sensor: temp}, {}, loads, {}, {}), note
+    return (lead_s, temp, load), note
 
 
 def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...]]:
@@ -515,13 +513,9 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         row_sections.append(sections[-1] if sections else "")
     if not rows:
         raise no_samples_error(source, "sbc-bench 'System health while running' lines")
-    before = _before_first_reading(lines, first_row, sensor)
+    before = _before_first_reading(lines, first_row)
     if before is not None:
-        lead_s, row, note = before
-        times.insert(0, times[0] - lead_s)
-        rows.insert(0, row)
-        row_sections.insert(0, UPTIME_SECTION)
-        notes.append(note)
+        notes.append(before[1])
     # Old sbc-bench versions (0.7.x) sometimes start two monitors for one section: the header
     # appears twice and the lines come in pairs with one stamp; the later line of a pair is
     # placed within that second (the stamps' resolution), not tens of seconds later at the next
@@ -615,5 +609,6 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         firmware=firmware,
         fan_evidence=fan_evidence,
         fan_switch_c=fan_switch_c,
+        before_run_reading=None if before is None else before[0],
     )
     return imported, tuple(row_sections)
