@@ -193,3 +193,65 @@ def test_board_from_dt_compat_beats_title() -> None:
     assert sbcbench.board_from_report("jetson-nano", None) == "jetson-nano"  # L4T 32.1 DT model
     assert sbcbench.board_from_report("NVIDIA Orin Nano Developer Kit", None) == "jetson-orin-nano"
     assert sbcbench.board_from_report("Some Unknown Board", "vendor,thing") is None
+
+
+# --- the Uptime line's reading, before the first monitor line -------------------------------
+
+UPTIME = "Uptime: 23:49:00 up 10:50,  4 users,  load average: 0.62, 0.18, 0.06,  44.6°C,  55517606"
+IOSTAT = "Linux 6.6.69-v8-16k+ (pi5) \t01/09/25 \t_aarch64_\t(4 CPU)"
+FIRST = "23:50:00: 1200MHz  1.30   5%   0%   5%   0%   0%   0%  46.3°C"
+
+
+def with_preamble(*preamble: str) -> str:
+    head, *rest = report(FIRST, "23:50:10: 1200MHz  1.30  25%   0%  25%   0%   0%   0%  49.0°C").split("\n")
+    return "\n".join([head, "", *preamble, "", *rest])
+
+
+def test_uptime_temperature_is_kept_beside_the_samples() -> None:
+    """The Uptime line's temperature and its lead on the first monitor line; the load up to that line
+    is the one the two lines' 1-minute load averages imply (0.62 -> 1.30 over 60 s on 4 CPUs)."""
+    log = sbcbench.parse_text(with_preamble(UPTIME, IOSTAT), "up.txt")
+    assert log.before_run_reading is not None
+    lead_s, temp_c, load = log.before_run_reading
+    assert (lead_s, temp_c) == (60.0, 44.6)
+    decay = np.exp(-1.0)
+    assert load == pytest.approx((1.30 - 0.62 * decay) / (1 - decay) / 4)
+    assert [s.t_s for s in log.samples] == [0.0, 10.0]  # not a sample: the fit's rows are the monitor's
+    assert any(
+        n.startswith("the Uptime line reads 44.6 °C 60 s before the first monitor line") for n in log.notes
+    )
+
+
+def test_uptime_reading_rules() -> None:
+    """No CPU count: the load until the first line is unknown; no temperature on the line, or a line
+    further back than sbc-bench's preparation takes (or after the first line): no reading."""
+    no_cpus = sbcbench.parse_text(with_preamble(UPTIME), "x.txt").before_run_reading
+    assert no_cpus == (60.0, 44.6, None)
+    no_temp = UPTIME.replace(",  44.6°C,  55517606", "")
+    assert sbcbench.parse_text(with_preamble(no_temp, IOSTAT), "x.txt").before_run_reading is None
+    long_before = UPTIME.replace("23:49:00", "23:30:00")
+    assert sbcbench.parse_text(with_preamble(long_before, IOSTAT), "x.txt").before_run_reading is None
+    after = UPTIME.replace("23:49:00", "23:51:00")
+    assert sbcbench.parse_text(with_preamble(after, IOSTAT), "x.txt").before_run_reading is None
+
+
+def test_uptime_reading_across_midnight() -> None:
+    text = with_preamble(UPTIME.replace("23:49:00", "23:59:30"), IOSTAT).replace("23:50:00", "00:00:20")
+    reading = sbcbench.parse_text(text.replace("23:50:10", "00:00:30"), "x.txt").before_run_reading
+    assert reading is not None and reading[0] == 50.0
+
+
+def test_load_between_clips_to_the_cpus() -> None:
+    assert sbcbench.load_between(0.0, 10.0, 60.0, 4) == 1.0
+    assert sbcbench.load_between(2.0, 0.5, 60.0, 4) == 0.0
+    assert sbcbench.load_between(1.0, 1.0, 30.0, 4) == pytest.approx(0.25)
+
+
+def test_real_reports_keep_their_uptime_reading(real: Path) -> None:
+    """8-NK's Uptime line: 44.6 °C at 02:06:18, the first monitor line 02:07:05, load average 0.62 -> 1.08."""
+    reading = parse_log(real / "sbcbench_rpi5_8-NK.txt").before_run_reading
+    assert reading is not None and reading[:2] == (47.0, 44.6)
+    assert reading[2] == pytest.approx(sbcbench.load_between(0.62, 1.08, 47.0, 4))
+    assert (
+        parse_log(real / "sbcbench_rpi4b_1MFf.txt").before_run_reading is None
+    )  # no temperature on its line

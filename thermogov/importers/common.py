@@ -83,6 +83,11 @@ class ImportedLog:
     # temperature and hysteresis (°C) of a one-step fan when the log declares them.
     fan_evidence: str = ""
     fan_switch_c: tuple[float, float] | None = None
+    # A temperature the log reports before its first sample, kept beside the samples: (seconds before
+    # the first sample, °C on the samples' sensor, mean CPU load 0..1 until the first sample or None when
+    # unknown).  sbc-bench's `Uptime:` line; not a sample, so the calibration does not fit it
+    # (docs/calibration.md, "the Uptime line's reading").
+    before_run_reading: tuple[float, float, float | None] | None = None
 
     @property
     def duration_s(self) -> float:

@@ -29,6 +29,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
@@ -81,6 +83,19 @@ _UPTIME_RE = re.compile(
     r"^Uptime:.*?\bup\s+(?:(\d+)\s+days?,\s*)?(?:(\d+):(\d\d)|(\d+)\s+min)\b.*?"
     r"load average:\s*(\d+[.,]\d+),\s*(\d+[.,]\d+),\s*(\d+[.,]\d+)"
 )
+# The same line's time of day and, in sbc-bench 0.9.x, the thermal source's temperature after the
+# load averages ("..., load average: 0.62, 0.18, 0.06,  44.6°C,  55517606"): a reading taken before the
+# first benchmark; taken as the monitor's thermal source (*assumed*: it sits beside the monitor's values,
+# 44.6 -> 46.3 °C over 47 s on the Pi 5 8-NK, within a benchmark's rise on every report at hand).
+_UPTIME_READING_RE = re.compile(
+    r"^Uptime:\s+(\d\d:\d\d:\d\d)\s+up\b.*?load average:\s*(\d+[.,]\d+),.*?,\s*(\d+(?:\.\d+)?)°C"
+)
+# iostat's header in the report ("Linux 6.6.69-v8-16k+ (pi5)  01/09/25  _aarch64_  (4 CPU)")
+_CPUS_RE = re.compile(r"\((\d+) CPU\)\s*$")
+# The Uptime line comes minutes at most before the first benchmark (47-101 s in the reports at hand);
+# a line further back (or after it) is not taken for the run's start.
+MAX_UPTIME_LEAD_S = 600.0
+LOAD_AVERAGE_1MIN_TAU_S = 60.0  # kernel/sched/loadavg.c: EXP_1, the 1-minute average's time constant
 # The firmware's settings in force (`vcgencmd get_config int`, which every Raspberry Pi report
 # prints under "Actual ThreadX settings:"), decimal or hex.  Only the clock and voltage options
 # of config.txt's "Overclocking options" are kept: what the power model needs (docs/calibration.md).
@@ -193,10 +208,7 @@ def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _R
     (no cpufreq at all): the same empty clock.
     """
     t_idx = columns.index("Temp") if "Temp" in columns else len(_DEFAULT_COLUMNS) - 1
-    if tokens and tokens[0] in _NO_CLOCK:
-        tokens = ["", *tokens[1:]]
-    if tokens and _CLOCK_RE.match(tokens[0]) is None and _is_float(tokens[0]) and len(tokens) < len(columns):
-        tokens = ["", *tokens]
+    tokens = _aligned(columns, tokens)
     if not t_idx < len(tokens) <= len(columns):
         return None
     freqs = {} if tokens[0] == "" else _clocks(columns[0], tokens[0])
@@ -235,6 +247,15 @@ def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _R
             if mw > 0.0:  # "0": the meter had no reading yet (a running board draws watts)
                 power["meter"] = mw / 1000.0
     return temps, freqs, {"cpu": fraction(cpu_pct)}, power, volts
+
+
+def _aligned(columns: tuple[str, ...], tokens: list[str]) -> list[str]:
+    """A monitor line's tokens with an empty first (clock) token where the line has no clock."""
+    if tokens and tokens[0] in _NO_CLOCK:
+        tokens = ["", *tokens[1:]]
+    if tokens and _CLOCK_RE.match(tokens[0]) is None and _is_float(tokens[0]) and len(tokens) < len(columns):
+        tokens = ["", *tokens]
+    return tokens
 
 
 def _header_columns(line: str) -> tuple[str, ...]:
@@ -305,6 +326,32 @@ def _before_run(lines: list[str]) -> tuple[float | None, tuple[float, float, flo
     return None, None
 
 
+def _uptime_reading(lines: list[str]) -> tuple[float, float, float] | None:
+    """(time of day s, temperature °C, 1-minute load average) of the `Uptime:` line; None without a temperature."""
+    for ln in lines:
+        if m := _UPTIME_READING_RE.match(ln):
+            tod = parse_hms(m.group(1))
+            return None if tod is None else (tod, float(m.group(3)), float(m.group(2).replace(",", ".")))
+    return None
+
+
+def _cpus(lines: list[str]) -> int | None:
+    """The CPU count iostat prints in the report's header, None without it."""
+    return next((int(m.group(1)) for ln in lines if (m := _CPUS_RE.search(ln))), None)
+
+
+def load_between(load_before: float, load_after: float, interval_s: float, cpus: int) -> float:
+    """Mean CPU utilisation (0..1) over an interval from the 1-minute load averages at its two ends.
+
+    The kernel's average follows ``L <- L e + n (1 - e)`` with ``e = exp(-5 s / 60 s)``
+    (``kernel/sched/loadavg.c``), so over ``d`` seconds of a constant ``n`` runnable tasks
+    ``L_after = L_before exp(-d / 60) + n (1 - exp(-d / 60))``: solved for ``n`` and spread over the
+    CPUs.  A load average also counts tasks waiting on disk, so this can overstate the CPU's share."""
+    decay = float(np.exp(-interval_s / LOAD_AVERAGE_1MIN_TAU_S))
+    tasks = (load_after - load_before * decay) / (1.0 - decay)
+    return float(np.clip(tasks / cpus, 0.0, 1.0))
+
+
 def _firmware_settings(lines: list[str]) -> dict[str, int]:
     """The clock and voltage settings the firmware applied, from the "Actual ThreadX settings" block.
 
@@ -347,6 +394,40 @@ def section_starts(path: str | Path) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
+def _before_first_reading(
+    lines: list[str], first_row: tuple[float, float] | None
+) -> tuple[tuple[float, float, float | None], str] | None:
+    """The `Uptime:` line's reading before the first monitor line: ((lead s, °C, load or None), note).
+
+    The line is printed before sbc-bench's preparation (the cpufreq OPP check runs a single-threaded
+    load on each cluster) and its first benchmark, so it is a measured point of the warm-up the monitor
+    starts in.  The load over the interval up to the first monitor line is what sbc-bench's own lines
+    say: the 1-minute load averages of the Uptime line and of that monitor line (:func:`load_between`);
+    without the report's CPU count it is unknown (None).  Kept beside the samples, not as the first
+    of them: as a sample (the fit's start moved to it, the load above until the first monitor line)
+    it cost more held-out counts than it gained (docs/calibration.md, "the Uptime line's reading")."""
+    reading = _uptime_reading(lines)
+    if reading is None or first_row is None:
+        return None
+    tod, temp, load_before = reading
+    lead_s = (first_row[0] - tod) % 86400.0
+    if not 0.0 < lead_s <= MAX_UPTIME_LEAD_S:
+        return None
+    cpus = _cpus(lines)
+    load = None if cpus is None else load_between(load_before, first_row[1], lead_s, cpus)
+    note = (
+        f"the Uptime line reads {temp:g} °C {lead_s:.0f} s before the first monitor line (kept beside the "
+        "samples, not fitted); "
+        + (
+            f"the CPU load until it {load:.0%}, from the two lines' 1-minute load averages "
+            f"({load_before:g} -> {first_row[1]:g}, {cpus} CPUs)"
+            if load is not None
+            else "the load until it unknown (no CPU count in the report)"
+        )
+    )
+    return (lead_s, temp, load), note
+
+
 def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...]]:
     """The imported log and, per sample, the name of the monitor section it came from."""
     lines = text.splitlines()
@@ -374,6 +455,7 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
     columns: tuple[str, ...] = _DEFAULT_COLUMNS
     in_section = False
     seen_rows = False
+    first_row: tuple[float, float] | None = None  # the first imported line's time of day and load average
     now_lines = 0
     extra_cols: set[str] = set()
     # `sbc-bench -m` / `armbianmonitor -m` captured alone: no report sections, one monitor whose
@@ -420,6 +502,8 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         if row is None or t is None:
             skipped += 1
             continue
+        if first_row is None and tod is not None:
+            first_row = (tod, float(_aligned(columns, body.split())[1]))
         if not seen_rows:  # the section's first line: utilisation since boot, not since a row
             row = (row[0], row[1], {}, row[3], row[4])
             since_boot += 1
@@ -429,6 +513,9 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         row_sections.append(sections[-1] if sections else "")
     if not rows:
         raise no_samples_error(source, "sbc-bench 'System health while running' lines")
+    before = _before_first_reading(lines, first_row)
+    if before is not None:
+        notes.append(before[1])
     # Old sbc-bench versions (0.7.x) sometimes start two monitors for one section: the header
     # appears twice and the lines come in pairs with one stamp; the later line of a pair is
     # placed within that second (the stamps' resolution), not tens of seconds later at the next
@@ -522,5 +609,6 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         firmware=firmware,
         fan_evidence=fan_evidence,
         fan_switch_c=fan_switch_c,
+        before_run_reading=None if before is None else before[0],
     )
     return imported, tuple(row_sections)
