@@ -701,3 +701,23 @@ def test_a_bank_without_a_run_and_stretch_is_one_line_naming_the_key(
 ) -> None:
     with pytest.raises(ConfigError, match=key):
         _stepped(params, board="rpi5")
+
+
+def _position_after_a_step(params: dict[str, object]) -> float:
+    """Held under the set point at full clocks for 100 s, then rising 0.1 °C/s (a fan failing):
+    the ladder position ``u`` 5 s into the rise, before the trip is read."""
+    ctx = ctx_for()
+    p = _stepped(params)
+    for i in range(1051):
+        t = i * 0.1
+        d = p.decide(inp(t, 84.3 + max(t - 100.0, 0.0) * 0.1, ctx))
+        assert d.state != TRIP
+    return p.u
+
+
+def test_fast_rise_sees_a_step_in_the_plant_before_the_trend_slope_does() -> None:
+    """``fast_rise``: the level's rise over one horizon floors the predicted rise, so a rise that
+    starts from a flat history is answered before the 30-s slope has caught up with it."""
+    default = _position_after_a_step({})
+    fast = _position_after_a_step({"fast_rise": True})
+    assert fast < default - 0.1

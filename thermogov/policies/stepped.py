@@ -131,6 +131,7 @@ keeps the two equal).
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import NamedTuple
@@ -181,6 +182,9 @@ class SteppedParams:
     tail_forget_s: float = 0.0  # off: the wander histogram's memory, 0 never forgets (session 14b)
     bank_window_s: float = 0.0  # off: the scored stretch at the end of a run of length run_s (session 15)
     bank_c: float = 0.0  # off: how far under the set point to hold before that stretch (session 15)
+    fast_rise: bool = (
+        False  # off: the level's rise over the last horizon_s as a floor of the predicted rise (session 15c)
+    )
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -275,6 +279,8 @@ class Stepped:
             if p.bank_c > 0.0 and p.run_s > 0.0 and 0.0 < p.bank_window_s < p.run_s
             else None
         )
+        # ``fast_rise``: the fused level's recent history, (time, level), over one horizon.
+        self._levels: deque[tuple[float, float]] = deque()
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -411,6 +417,8 @@ class Stepped:
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
+        if p.fast_rise:
+            target = max(target, self._recent_rise(t, est))
         if self._rise is None or self._regime != "band":
             self._rise = min(target, 0.0) if self._regime == "release" else target
         lim = p.rise_slew_c_per_s * dt
@@ -495,6 +503,27 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _recent_rise(self, t: float, est: TrendEstimate) -> float:
+        """``fast_rise``: the level's change over the last ``horizon_s``, carried over the next one.
+
+        The trend's slope is a least-squares line over ``window_s`` (30 s), so after a step in the
+        plant (a fan failing while the die is held at the set point) it shows a third of the new
+        rise 10 s in; the level's own change over one horizon shows all of it.  Minus infinity
+        (no floor) while the history is shorter than half a horizon or the trend bridges an anomaly.
+        """
+        levels, horizon = self._levels, self.p.horizon_s
+        if est.anomaly:
+            levels.clear()
+            return -math.inf
+        levels.append((t, est.level_c))
+        while len(levels) > 1 and levels[1][0] <= t - horizon:
+            levels.popleft()
+        t0, level0 = levels[0]
+        span = t - t0
+        if span < 0.5 * horizon or span <= 0.0:
+            return -math.inf
+        return (est.level_c - level0) * horizon / span
 
     def _observe_tail(self, fused: float, est: TrendEstimate, dt: float) -> float:
         """Feed a held tick to the tail estimate; returns the sigma of the noise without the codes."""
@@ -614,6 +643,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         tail_forget_s=params.number("tail_forget_s", d.tail_forget_s, minimum=0.0, maximum=1e7),
         bank_window_s=params.number("bank_window_s", d.bank_window_s, minimum=0.0, maximum=1e8),
         bank_c=params.number("bank_c", d.bank_c, minimum=0.0, maximum=14.0),
+        fast_rise=params.boolean("fast_rise", d.fast_rise),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
