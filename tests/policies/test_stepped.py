@@ -703,21 +703,27 @@ def test_a_bank_without_a_run_and_stretch_is_one_line_naming_the_key(
         _stepped(params, board="rpi5")
 
 
-def _position_after_a_step(params: dict[str, object]) -> float:
-    """Held under the set point at full clocks for 100 s, then rising 0.1 °C/s (a fan failing):
-    the ladder position ``u`` 5 s into the rise, before the trip is read."""
+def _rungs_after_a_step(params: dict[str, object]) -> list[int]:
+    """Held under the set point at full clocks for 100 s, then rising 0.1 °C/s (a fan failing)
+    until a reading of 84.99 °C: the rung applied on each tick of the rise, none at the trip."""
     ctx = ctx_for()
     p = _stepped(params)
-    for i in range(1051):
+    rungs = []
+    for i in range(1070):
         t = i * 0.1
         d = p.decide(inp(t, 84.3 + max(t - 100.0, 0.0) * 0.1, ctx))
         assert d.state != TRIP
-    return p.u
+        if t >= 100.0:
+            rungs.append(_rung(p, d.caps_hz))
+    return rungs
 
 
-def test_fast_rise_sees_a_step_in_the_plant_before_the_trend_slope_does() -> None:
-    """``fast_rise``: the level's rise over one horizon floors the predicted rise, so a rise that
-    starts from a flat history is answered before the 30-s slope has caught up with it."""
-    default = _position_after_a_step({})
-    fast = _position_after_a_step({"fast_rise": True})
-    assert fast < default - 0.1
+def test_rise_trip_steps_down_on_a_rise_the_trend_slope_has_not_caught() -> None:
+    """``rise_trip``: the level plus its rise over one horizon reaches the trip before any reading
+    does, so the trip rule's rung per tick starts early; without it the PI, whose 30-s slope
+    still shows little of a rise that started from a flat history, is still near the top."""
+    on = _rungs_after_a_step({})
+    off = _rungs_after_a_step({"rise_trip": False})
+    assert on[:40] == off[:40]  # the first 4 s: the predicted level is still under the trip
+    assert on[-1] <= on[0] - 4 and off[-1] >= off[0] - 2
+    assert all(b <= a for a, b in itertools.pairwise(on[40:]))  # never back up meanwhile
