@@ -722,8 +722,8 @@ def test_rise_trip_steps_down_on_a_rise_the_trend_slope_has_not_caught() -> None
     """``rise_trip``: the level plus its rise over one horizon reaches the trip before any reading
     does, so the trip rule's rung per tick starts early; without it the PI, whose 30-s slope
     still shows little of a rise that started from a flat history, is still near the top."""
-    on = _rungs_after_a_step({})
-    off = _rungs_after_a_step({"rise_trip": False})
+    on = _rungs_after_a_step({"rise_trip": True})
+    off = _rungs_after_a_step({})
     assert on[:40] == off[:40]  # the first 4 s: the predicted level is still under the trip
     assert on[-1] <= on[0] - 4 and off[-1] >= off[0] - 2
     assert all(b <= a for a, b in itertools.pairwise(on[40:]))  # never back up meanwhile

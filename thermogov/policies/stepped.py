@@ -122,12 +122,12 @@ wander histogram forget with that time constant, its prior kept (docs/policies.m
 its final ``bank_window_s`` seconds holds the set point ``bank_c`` lower until that stretch, so the
 slow nodes enter it cooler.  It gained 0.7-1.1 % on the three run's-end misses, but cost the
 1-hour runs and the cooling family worlds 0.4-6.6 % (docs/policies.md, session 15).
-``rise_trip`` (default on since session 15c): in the band, when the level plus its own rise over
+``rise_trip`` (default off): in the band, when the level plus its own rise over
 the last ``horizon_s`` (not the trend's 30-s slope, wild on a run's first ticks) reaches the trip, the
 trip rule's step is taken before a reading is (one rung down per tick, the integral clamped to it).
 The 30-s slope lags a step in the plant: orin-fan-failure read the trip 8.7-12.1 s after the failure
-on every seed 1-16 (seed 4 three times, over ``hysteresis``'s 0.2 s); with it none did, and the
-other Orin and Pi 5 scenarios measured kept their worst windows (docs/policies.md, session 15c).
+on every seed 1-16 (seed 4 three times, over ``hysteresis``'s 0.2 s); with it none did, for
++0.01 %, but orin-bursty's load steps fire it and cost 1.4 % (docs/policies.md, session 15c).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -188,7 +188,7 @@ class SteppedParams:
     tail_forget_s: float = 0.0  # off: the wander histogram's memory, 0 never forgets (session 14b)
     bank_window_s: float = 0.0  # off: the scored stretch at the end of a run of length run_s (session 15)
     bank_c: float = 0.0  # off: how far under the set point to hold before that stretch (session 15)
-    rise_trip: bool = True  # on since session 15c: a trip predicted from the level's recent rise
+    rise_trip: bool = False  # off: a trip predicted from the level's recent rise (session 15c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
