@@ -701,3 +701,37 @@ def test_a_bank_without_a_run_and_stretch_is_one_line_naming_the_key(
 ) -> None:
     with pytest.raises(ConfigError, match=key):
         _stepped(params, board="rpi5")
+
+
+def _rungs_after_a_step(params: dict[str, object], start_c: float = 84.5) -> list[int]:
+    """Held at the set point (84.5 °C, no noise) at full clocks for 100 s, then rising 0.1 °C/s
+    (a fan failing) until a reading of 84.99 °C: the rung applied on each tick of the rise, none
+    at the trip.  ``start_c`` under the set point is a burst of load from a cooler level."""
+    ctx = ctx_for()
+    p = _stepped(params)
+    rungs = []
+    for i in range(1050):
+        t = i * 0.1
+        d = p.decide(inp(t, start_c + max(t - 100.0, 0.0) * (84.99 - start_c) / 4.9, ctx))
+        assert d.state != TRIP
+        if t >= 100.0:
+            rungs.append(_rung(p, d.caps_hz))
+    return rungs
+
+
+def test_rise_trip_steps_down_on_a_rise_the_trend_slope_has_not_caught() -> None:
+    """``rise_trip``: the level plus its rise over one horizon reaches the trip before any reading
+    does, so the trip rule's rung per tick starts early; without it the PI, whose 30-s slope
+    still shows little of a rise that started from a flat history, is still near the top."""
+    on = _rungs_after_a_step({"rise_trip": True})
+    off = _rungs_after_a_step({})
+    assert on[:40] == off[:40]  # the first 4 s: the predicted level is still under the trip
+    assert on[-1] <= on[0] - 4 and off[-1] >= off[0] - 2
+    assert all(b <= a for a, b in itertools.pairwise(on[40:]))  # never back up meanwhile
+
+
+def test_rise_trip_leaves_a_rise_from_under_the_set_point_to_the_pi() -> None:
+    """A rise that starts a degree under the set point (a burst of load) is the PI's, as it was:
+    on orin-bursty the rule without this test cost 1.4 % (docs/policies.md, session 15c)."""
+    on = _rungs_after_a_step({"rise_trip": True}, start_c=83.5)
+    assert on == _rungs_after_a_step({}, start_c=83.5)

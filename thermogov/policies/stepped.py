@@ -53,7 +53,7 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
-``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s`` and ``bank_c``.
+``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c`` and ``rise_trip``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -122,6 +122,13 @@ wander histogram forget with that time constant, its prior kept (docs/policies.m
 its final ``bank_window_s`` seconds holds the set point ``bank_c`` lower until that stretch, so the
 slow nodes enter it cooler.  It gained 0.7-1.1 % on the three run's-end misses, but cost the
 1-hour runs and the cooling family worlds 0.4-6.6 % (docs/policies.md, session 15).
+``rise_trip`` (default off): in the band, when the level plus its own rise over
+the last ``horizon_s`` (not the trend's 30-s slope, wild on a run's first ticks) reaches the trip,
+from a level held at the set point (within a sigma) a horizon earlier, the trip rule's step is
+taken before a reading is (one rung down per tick, the integral clamped to it).
+The 30-s slope lags a step in the plant: orin-fan-failure read the trip 8.7-12.1 s after the failure
+on every seed 1-16 (seed 4 three times, over ``hysteresis``'s 0.2 s); with it none did, for
++0.01 %, but costs orin-bursty 0.07 % (docs/policies.md, session 15c).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -131,6 +138,7 @@ keeps the two equal).
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import NamedTuple
@@ -181,6 +189,7 @@ class SteppedParams:
     tail_forget_s: float = 0.0  # off: the wander histogram's memory, 0 never forgets (session 14b)
     bank_window_s: float = 0.0  # off: the scored stretch at the end of a run of length run_s (session 15)
     bank_c: float = 0.0  # off: how far under the set point to hold before that stretch (session 15)
+    rise_trip: bool = False  # off: a trip predicted from the level's recent rise (session 15c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -275,6 +284,8 @@ class Stepped:
             if p.bank_c > 0.0 and p.run_s > 0.0 and 0.0 < p.bank_window_s < p.run_s
             else None
         )
+        # ``rise_trip``: the fused level's recent history, (time, level), over one horizon.
+        self._levels: deque[tuple[float, float]] = deque()
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -411,6 +422,25 @@ class Stepped:
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
+        if (
+            p.rise_trip
+            and est.level_c + self._recent_rise(t, est) >= p.trip_c
+            and self._levels[0][1] >= self._set_c - est.noise_c
+        ):
+            # The level plus its rise over the last horizon, carried over the next one, reaches
+            # the trip: the trip rule's step (one rung down this tick, never up) before a reading
+            # does, if the rise started with the level held at the set point (within one sigma; a
+            # burst of load from a cooler level is the PI's).  After a step in the plant (a fan
+            # failing while the die sits at the set point) the 30-s slope shows a third of the rise
+            # 10 s in and the PI gives back one rung where three were needed; every seed of
+            # orin-fan-failure then read the trip (session 15c).
+            self.rung = max(self.rung - 1, 0)
+            self.u = min(self.u, float(self.rung))
+            self.integral = min(self.integral, float(self.rung))
+            self._target = min(self._target, self.rung)
+            self._regime = "band"
+            self.state = self._states[self.rung]
+            return _new_decision(Decision, (self.ladder[self.rung], self.state, ""))
         if self._rise is None or self._regime != "band":
             self._rise = min(target, 0.0) if self._regime == "release" else target
         lim = p.rise_slew_c_per_s * dt
@@ -495,6 +525,28 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _recent_rise(self, t: float, est: TrendEstimate) -> float:
+        """``rise_trip``: the level's change over the last ``horizon_s``, carried over the next one.
+
+        The trend's slope is a least-squares line over ``window_s`` (30 s), so after a step in the
+        plant (a fan failing while the die is held at the set point) it shows a third of the new
+        rise 10 s in; the level's own change over one horizon shows all of it.  Minus infinity
+        (nothing predicted) while the history is shorter than half a horizon (it is fed on band
+        ticks only) or the trend bridges an anomaly.
+        """
+        levels, horizon = self._levels, self.p.horizon_s
+        if est.anomaly:
+            levels.clear()
+            return -math.inf
+        levels.append((t, est.level_c))
+        while len(levels) > 1 and levels[1][0] <= t - horizon:
+            levels.popleft()
+        t0, level0 = levels[0]
+        span = t - t0
+        if span < 0.5 * horizon or span <= 0.0:
+            return -math.inf
+        return (est.level_c - level0) * horizon / span
 
     def _observe_tail(self, fused: float, est: TrendEstimate, dt: float) -> float:
         """Feed a held tick to the tail estimate; returns the sigma of the noise without the codes."""
@@ -614,6 +666,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         tail_forget_s=params.number("tail_forget_s", d.tail_forget_s, minimum=0.0, maximum=1e7),
         bank_window_s=params.number("bank_window_s", d.bank_window_s, minimum=0.0, maximum=1e8),
         bank_c=params.number("bank_c", d.bank_c, minimum=0.0, maximum=14.0),
+        rise_trip=params.boolean("rise_trip", d.rise_trip),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
