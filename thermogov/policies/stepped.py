@@ -53,7 +53,8 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
-``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s`` and ``bank_c``.
+``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c`` and
+``limit_own_horizon``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -181,6 +182,7 @@ class SteppedParams:
     tail_forget_s: float = 0.0  # off: the wander histogram's memory, 0 never forgets (session 14b)
     bank_window_s: float = 0.0  # off: the scored stretch at the end of a run of length run_s (session 15)
     bank_c: float = 0.0  # off: how far under the set point to hold before that stretch (session 15)
+    limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -264,6 +266,8 @@ class Stepped:
         self._limit_est: dict[str, TrendEstimate] = {}
         self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
+        # ``limit_own_horizon``: when each hard-limited sensor's trend last turned to rising.
+        self._rising_since: dict[str, float] = {}
         self._excursions = 0  # readings at the trip reached while following a yielded ramp
         self._holding = False  # a yielded ramp acted mid-ramp on the last band tick
         self._set_c = p.trip_c  # the last band tick's set point, before excursions (``tail_rate``)
@@ -297,17 +301,29 @@ class Stepped:
             elif at == seen.get(name) and name in est:
                 continue  # the reading the trend already has
             seen[name] = at
-            est[name] = tr.update(at, v)
+            e = est[name] = tr.update(at, v)
+            if e.slope_c_per_s <= 0.0:
+                self._rising_since.pop(name, None)
+            elif name not in self._rising_since:
+                self._rising_since[name] = at
 
-    def _limit_errors(self, dt: float) -> tuple[float, bool]:
+    def _limit_errors(self, t: float, dt: float) -> tuple[float, bool]:
         """The least per-sensor error to its regulated margin, and whether one is about to hit its limit.
 
         A sensor whose trend is bridging an anomaly (a spike, a stuck value) is left out: the
         governor's own hard-limit override still watches its raw readings.
+
+        With ``limit_own_horizon`` each sensor looks ahead over its own time scale: as long as its
+        trend has been rising (at least ``horizon_s``).  A first-order node heated by a step rises
+        at ``s = (A / tau) exp(-t / tau)``; ``s * t`` is then the rise still to come while
+        ``t < tau`` and falls back once ``t > tau`` (never above ``A / e``), so a battery that
+        lags the board by 10³ s is seen 10³ s ahead, and a CPU die at its set point, whose trend
+        changes sign every few seconds, keeps the short horizon (docs/policies.md, session 15e).
         """
         p = self.p
         worst, near = math.inf, False
         horizon_s, noise_k, margin_c = p.horizon_s, p.noise_k, p.limit_margin_c
+        since = self._rising_since if p.limit_own_horizon else None
         lim = p.rise_slew_c_per_s * dt
         entering = self._regime != "band"
         limits, rises = self.hard_limits_c, self._limit_rise
@@ -315,7 +331,10 @@ class Stepped:
             if anomaly:
                 continue
             limit = limits[name]
-            target = slope * horizon_s
+            if since is not None and (start := since.get(name)) is not None and t - start > horizon_s:
+                target = slope * (t - start)
+            else:
+                target = slope * horizon_s
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
             old = min(target, 0.0) if entering else rises.get(name, 0.0)
@@ -431,7 +450,7 @@ class Stepped:
         # so the trip rule's one rung down is a real step and not a cap far above the clock.
         self._holding = holding
         ceiling = float(min(allowed + 1, self.top))
-        limit_error, near = self._limit_errors(dt)
+        limit_error, near = self._limit_errors(t, dt)
         error = min(error, limit_error)
         if not est.anomaly and not near:
             # Give back headroom faster than taking it: the integral falls ``down_gain`` times
@@ -614,6 +633,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         tail_forget_s=params.number("tail_forget_s", d.tail_forget_s, minimum=0.0, maximum=1e7),
         bank_window_s=params.number("bank_window_s", d.bank_window_s, minimum=0.0, maximum=1e8),
         bank_c=params.number("bank_c", d.bank_c, minimum=0.0, maximum=14.0),
+        limit_own_horizon=params.boolean("limit_own_horizon", d.limit_own_horizon),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
