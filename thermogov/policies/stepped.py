@@ -267,7 +267,8 @@ class Stepped:
         self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
         # ``limit_own_horizon``: when each hard-limited sensor's trend last turned to rising.
-        self._rising_since: dict[str, float] = {}
+        self._rising_since: dict[str, tuple[float, float, float]] = {}  # start, peak slope, its time
+        self._limit_horizon: dict[str, float] = {}  # each such sensor's own look-ahead, s
         self._excursions = 0  # readings at the trip reached while following a yielded ramp
         self._holding = False  # a yielded ramp acted mid-ramp on the last band tick
         self._set_c = p.trip_c  # the last band tick's set point, before excursions (``tail_rate``)
@@ -302,28 +303,48 @@ class Stepped:
                 continue  # the reading the trend already has
             seen[name] = at
             e = est[name] = tr.update(at, v)
-            if e.slope_c_per_s <= 0.0:
-                self._rising_since.pop(name, None)
-            elif name not in self._rising_since:
-                self._rising_since[name] = at
+            if self.p.limit_own_horizon:
+                self._own_horizon(name, at, e.slope_c_per_s)
 
-    def _limit_errors(self, t: float, dt: float) -> tuple[float, bool]:
+    def _own_horizon(self, name: str, at: float, slope: float) -> None:
+        """``limit_own_horizon``: how far ahead sensor ``name`` is looked at, from its own rise.
+
+        As long as its trend has been rising, but no longer than the time constant its slope
+        decays with since the rise's steepest point: a first-order node falls off as
+        ``s(t) = s_peak * exp(-(t - t_peak) / tau)``, so ``tau = (t - t_peak) / ln(s_peak / s)``
+        and ``s * tau`` is the rise still to come.  The elapsed rise alone over-predicted a
+        battery that had crept up for 3000 s at a slope that was already dying away
+        (orin-long-1h, docs/policies.md session 15e).
+        """
+        rise = self._rising_since
+        if slope <= 0.0:
+            rise.pop(name, None)
+            self._limit_horizon.pop(name, None)
+            return
+        start, peak, peak_at = rise.get(name, (at, slope, at))
+        if slope >= peak:
+            peak, peak_at = slope, at
+        rise[name] = (start, peak, peak_at)
+        horizon = at - start
+        if slope < peak:
+            horizon = min(horizon, (at - peak_at) / math.log(peak / slope))
+        self._limit_horizon[name] = horizon
+
+    def _limit_errors(self, dt: float) -> tuple[float, bool]:
         """The least per-sensor error to its regulated margin, and whether one is about to hit its limit.
 
         A sensor whose trend is bridging an anomaly (a spike, a stuck value) is left out: the
         governor's own hard-limit override still watches its raw readings.
 
-        With ``limit_own_horizon`` each sensor looks ahead over its own time scale: as long as its
-        trend has been rising (at least ``horizon_s``).  A first-order node heated by a step rises
-        at ``s = (A / tau) exp(-t / tau)``; ``s * t`` is then the rise still to come while
-        ``t < tau`` and falls back once ``t > tau`` (never above ``A / e``), so a battery that
-        lags the board by 10³ s is seen 10³ s ahead, and a CPU die at its set point, whose trend
-        changes sign every few seconds, keeps the short horizon (docs/policies.md, session 15e).
+        With ``limit_own_horizon`` each sensor looks ahead over its own time scale
+        (:meth:`_own_horizon`, at least ``horizon_s``): a battery that lags the board by 10³ s is
+        seen that far ahead, and a CPU die at its set point, whose trend changes sign every few
+        seconds, keeps the short horizon (docs/policies.md, session 15e).
         """
         p = self.p
         worst, near = math.inf, False
         horizon_s, noise_k, margin_c = p.horizon_s, p.noise_k, p.limit_margin_c
-        since = self._rising_since if p.limit_own_horizon else None
+        own = self._limit_horizon if p.limit_own_horizon else None
         lim = p.rise_slew_c_per_s * dt
         entering = self._regime != "band"
         limits, rises = self.hard_limits_c, self._limit_rise
@@ -331,10 +352,10 @@ class Stepped:
             if anomaly:
                 continue
             limit = limits[name]
-            if since is not None and (start := since.get(name)) is not None and t - start > horizon_s:
-                target = slope * (t - start)
-            else:
-                target = slope * horizon_s
+            ahead = horizon_s
+            if own is not None and (h := own.get(name, 0.0)) > horizon_s:
+                ahead = h
+            target = slope * ahead
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
             old = min(target, 0.0) if entering else rises.get(name, 0.0)
@@ -450,7 +471,7 @@ class Stepped:
         # so the trip rule's one rung down is a real step and not a cap far above the clock.
         self._holding = holding
         ceiling = float(min(allowed + 1, self.top))
-        limit_error, near = self._limit_errors(t, dt)
+        limit_error, near = self._limit_errors(dt)
         error = min(error, limit_error)
         if not est.anomaly and not near:
             # Give back headroom faster than taking it: the integral falls ``down_gain`` times
