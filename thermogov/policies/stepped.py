@@ -369,6 +369,9 @@ class Stepped:
             noise = noise_k * noise_c
             err = limit - (noise if noise > margin_c else margin_c) - predicted
             worst = err if err < worst else worst
+            if ahead > horizon_s:
+                # The far look-ahead regulates; the guard stays for a limit reached within horizon_s.
+                predicted = level_c + slope * horizon_s
             near = near or predicted >= limit - noise
         return worst, near
 
