@@ -146,3 +146,23 @@ def test_stepped_spends_early_what_a_fixed_cap_keeps_for_the_scored_half(tmp_pat
     assert done["stepped"]["inferences_total"] > done["fixed"]["inferences_total"]
     pack_limit = next(s.hard_limit_c for s in cfg.load_board().sensors if s.name == "battery")
     assert done["stepped"]["max_sensor_c"]["battery"] < pack_limit - 10.0  # the battery guard is idle
+
+
+def test_own_horizon_shortens_the_battery_override_in_the_hot_docked_world(tmp_path: Path) -> None:
+    """Session 15e: the pack lags the board by ~10³ s; looking ahead as long as it has risen
+    (``limit_own_horizon``) backs off sooner than the 10-s horizon, so less time under the
+    override and no worse than the lowest clocks; not yet 0 s (docs/policies.md)."""
+    cfg = _docked_full(41.5, 1800.0)
+    got = {}
+    for on in (False, True):
+        c = dataclasses.replace(cfg, policies={**cfg.policies, "stepped": {"limit_own_horizon": on}})
+        rows, _ = run_grid(
+            [("docked-full", c)], ["stepped", "fixed:0%"], tmp_path / str(on), with_oracle=False
+        )
+        got[on] = {r.policy: r for r in rows}
+    off, own, lowest = got[False]["stepped"], got[True]["stepped"], got[True]["fixed:0%"]
+    assert off.hard_limit_s > 0 and lowest.hard_limit_s == 0
+    assert own.hard_limit_s < off.hard_limit_s
+    assert own.above_trip_s == 0
+    assert own.sustained_ips is not None and lowest.sustained_ips is not None
+    assert own.sustained_ips >= lowest.sustained_ips * (1 - 1e-9)

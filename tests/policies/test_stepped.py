@@ -138,6 +138,27 @@ def test_a_slow_sensor_near_its_limit_is_regulated_not_walked_down() -> None:
     assert min(late_rungs) > 0 and max(late_rungs) < p.top
 
 
+def test_own_horizon_sees_a_slow_sensor_coming_that_the_short_one_misses() -> None:
+    """``limit_own_horizon``: a battery creeping up 0.005 °C/s for minutes is looked at as far
+    ahead as it has been rising; the fixed short horizon sees 0.05 °C of rise and does nothing.
+    """
+
+    def last_rung(params: dict[str, object]) -> int:
+        ctx = ctx_for()
+        p = _stepped(params)
+        r = p.top
+        for i in range(6000):  # 10 minutes; the battery 55 -> 58 °C, under its 58.5 °C margin
+            t = i * 0.1
+            readings = {"cpu": 78.0, "gpu": 78.0, "battery": 55.0 + 0.005 * t}
+            r = _rung(p, p.decide(inp(t, 78.0, ctx, readings=readings)).caps_hz)
+        return r
+
+    off = last_rung({})
+    on = last_rung({"limit_own_horizon": True})
+    assert off == _stepped().top  # nothing predicted within 10 s: full clocks all along
+    assert on < off - 1  # 3 °C still to come at 600 s of rise: rungs given back before the margin
+
+
 def test_rpi_ladder_is_its_opp_table() -> None:
     ctx = ctx_for("rpi5")
     p = _stepped(board="rpi5")

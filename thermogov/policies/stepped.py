@@ -53,7 +53,8 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
-``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c`` and ``rise_trip``.
+``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip`` and
+``limit_own_horizon``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -190,6 +191,7 @@ class SteppedParams:
     bank_window_s: float = 0.0  # off: the scored stretch at the end of a run of length run_s (session 15)
     bank_c: float = 0.0  # off: how far under the set point to hold before that stretch (session 15)
     rise_trip: bool = False  # off: a trip predicted from the level's recent rise (session 15c)
+    limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -273,6 +275,9 @@ class Stepped:
         self._limit_est: dict[str, TrendEstimate] = {}
         self._limit_seen: dict[str, float] = {}  # time of the reading each trend last took
         self._limit_rise: dict[str, float] = {}
+        # ``limit_own_horizon``: when each hard-limited sensor's trend last turned to rising.
+        self._rising_since: dict[str, tuple[float, float, float]] = {}  # start, peak slope, its time
+        self._limit_horizon: dict[str, float] = {}  # each such sensor's own look-ahead, s
         self._excursions = 0  # readings at the trip reached while following a yielded ramp
         self._holding = False  # a yielded ramp acted mid-ramp on the last band tick
         self._set_c = p.trip_c  # the last band tick's set point, before excursions (``tail_rate``)
@@ -308,17 +313,49 @@ class Stepped:
             elif at == seen.get(name) and name in est:
                 continue  # the reading the trend already has
             seen[name] = at
-            est[name] = tr.update(at, v)
+            e = est[name] = tr.update(at, v)
+            if self.p.limit_own_horizon:
+                self._own_horizon(name, at, e.slope_c_per_s)
+
+    def _own_horizon(self, name: str, at: float, slope: float) -> None:
+        """``limit_own_horizon``: how far ahead sensor ``name`` is looked at, from its own rise.
+
+        As long as its trend has been rising, but no longer than the time constant its slope
+        decays with since the rise's steepest point: a first-order node falls off as
+        ``s(t) = s_peak * exp(-(t - t_peak) / tau)``, so ``tau = (t - t_peak) / ln(s_peak / s)``
+        and ``s * tau`` is the rise still to come.  The elapsed rise alone over-predicted a
+        battery that had crept up for 3000 s at a slope that was already dying away
+        (orin-long-1h, docs/policies.md session 15e).
+        """
+        rise = self._rising_since
+        if slope <= 0.0:
+            rise.pop(name, None)
+            self._limit_horizon.pop(name, None)
+            return
+        start, peak, peak_at = rise.get(name, (at, slope, at))
+        if slope >= peak:
+            peak, peak_at = slope, at
+        rise[name] = (start, peak, peak_at)
+        horizon = at - start
+        if slope < peak:
+            horizon = min(horizon, (at - peak_at) / math.log(peak / slope))
+        self._limit_horizon[name] = horizon
 
     def _limit_errors(self, dt: float) -> tuple[float, bool]:
         """The least per-sensor error to its regulated margin, and whether one is about to hit its limit.
 
         A sensor whose trend is bridging an anomaly (a spike, a stuck value) is left out: the
         governor's own hard-limit override still watches its raw readings.
+
+        With ``limit_own_horizon`` each sensor looks ahead over its own time scale
+        (:meth:`_own_horizon`, at least ``horizon_s``): a battery that lags the board by 10³ s is
+        seen that far ahead, and a CPU die at its set point, whose trend changes sign every few
+        seconds, keeps the short horizon (docs/policies.md, session 15e).
         """
         p = self.p
         worst, near = math.inf, False
         horizon_s, noise_k, margin_c = p.horizon_s, p.noise_k, p.limit_margin_c
+        own = self._limit_horizon if p.limit_own_horizon else None
         lim = p.rise_slew_c_per_s * dt
         entering = self._regime != "band"
         limits, rises = self.hard_limits_c, self._limit_rise
@@ -326,7 +363,10 @@ class Stepped:
             if anomaly:
                 continue
             limit = limits[name]
-            target = slope * horizon_s
+            ahead = horizon_s
+            if own is not None and (h := own.get(name, 0.0)) > horizon_s:
+                ahead = h
+            target = slope * ahead
             # Slew-limited from no rise on entering the band: a few samples after a trip make a
             # wild slope, and this output only matters once it has a history near its limit.
             old = min(target, 0.0) if entering else rises.get(name, 0.0)
@@ -340,6 +380,9 @@ class Stepped:
             noise = noise_k * noise_c
             err = limit - (noise if noise > margin_c else margin_c) - predicted
             worst = err if err < worst else worst
+            if ahead > horizon_s:
+                # The far look-ahead regulates; the guard stays for a limit reached within horizon_s.
+                predicted = level_c + slope * horizon_s
             near = near or predicted >= limit - noise
         return worst, near
 
@@ -667,6 +710,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         bank_window_s=params.number("bank_window_s", d.bank_window_s, minimum=0.0, maximum=1e8),
         bank_c=params.number("bank_c", d.bank_c, minimum=0.0, maximum=14.0),
         rise_trip=params.boolean("rise_trip", d.rise_trip),
+        limit_own_horizon=params.boolean("limit_own_horizon", d.limit_own_horizon),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
