@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 
+import thermogov.config as config_module
 from thermogov.board import load_board
 from thermogov.config import Config
 from thermogov.hw import daemon
-from thermogov.policies import Decision, PolicyInput
+from thermogov.policies import Decision, Policy, PolicyContext, PolicyInput
 from thermogov.sim.emulator.emulate import Emulator
 from thermogov.sim.model.runner import build_policy
 
@@ -73,8 +74,16 @@ def _govern(tmp: Path, board_name: str, policy: str, monkeypatch) -> tuple[list,
     emu = Emulator(board, root, cfg, speed=10.0, warm_up_s=WARM_UP_S[board_name])
     worker = threading.Thread(target=emu.run, args=(None,), daemon=True)
     log: list[tuple[PolicyInput, Decision]] = []
-    real = daemon.configured_policy
-    monkeypatch.setattr(daemon, "configured_policy", lambda *a: _Recording(real(*a), log))
+    # The daemon builds its policy through Config.make_policy, which calls this name; so does the
+    # emulator's simulated side, whose policy is not the one under test (its context has no
+    # "backend": "hw").
+    real = config_module.configured_policy
+
+    def recording(spec: str, tables: dict, ctx: PolicyContext) -> Policy:
+        policy = real(spec, tables, ctx)
+        return _Recording(policy, log) if ctx.extra.get("backend") == "hw" else policy
+
+    monkeypatch.setattr(config_module, "configured_policy", recording)
     worker.start()
     try:
         opts = daemon.RunOptions(
