@@ -83,6 +83,7 @@ def test_a_hot_orin_with_a_cluster_offline_governs_the_online_one_and_restores(
     cfg = tmp_path / "cfg.toml"
     cfg.write_text('[run]\npolicy = "hysteresis"\n')
     args = [*procutil.paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)]
+    args += ["--state-file", str(tmp_path / "state.json")]
     proc = subprocess.Popen(
         [*procutil.script(), "run", *args, "--duration", "60s"],
         stdout=subprocess.PIPE,
@@ -129,6 +130,7 @@ def test_run_on_an_unprofiled_board_exits_2_with_one_line_and_writes_nothing(
     t = _pi3_bplus(tmp_path / "root")
     before = t.snapshot()
     args = [*procutil.paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "1s"]
+    args += ["--state-file", str(tmp_path / "state.json")]
     r = procutil.run_cli("run", *args, *(["--dry-run"] if dry else []))
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
