@@ -156,7 +156,7 @@ def unmatched_model(board_opt: str | None, config: Config, inv: Inventory) -> st
     if detect_board(inv.model, inv.compatible, builtin_profiles())[0] is not None:
         return ""
     return (
-        f"device-tree model {inv.model!r} (proc/device-tree/model) matches no board profile; "
+        f"device-tree model {inv.model!r} (/proc/device-tree/model) matches no board profile; "
         "choose the nearest with --board NAME or [run] board in the config (`thermogov boards` "
         "lists them), or write one (docs/calibration.md)"
     )
