@@ -216,9 +216,9 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     if not pols:
         return read_only[0]
     skipped = inactive + read_only
-    common = set(pols[0].table_hz)
+    common = _offered(pols[0], d)
     for p in pols[1:]:
-        common &= set(p.table_hz)
+        common &= _offered(p, d)
     if not common:
         # Clusters with tables of their own (big.LITTLE) that share no OPP: one cap cannot be
         # an OPP of all of them, so the domain is not governed rather than governed off-table.
@@ -229,6 +229,19 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
         )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
     return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped)
+
+
+def _offered(p: CpufreqPolicy, d: DomainProfile) -> set[int]:
+    """The caps a policy takes: its OPP table, or, for a driver that lists none (only
+    ``cpuinfo_min_freq``/``cpuinfo_max_freq``: intel_pstate, CPPC), the profile's OPPs between
+    the two as well.  Such a policy takes any ``scaling_max_freq`` in that range (the cpufreq
+    core turns it into a frequency QoS request; Documentation/admin-guide/pm/cpufreq.rst), and
+    with its two ends alone a profile floor above ``cpuinfo_min_freq`` left one cap, the top:
+    a hot board could not be capped at all (session 16)."""
+    if p.table_source != "cpuinfo_min/max" or not p.table_hz:
+        return set(p.table_hz)
+    lo, hi = p.table_hz[0], p.table_hz[-1]
+    return {lo, hi} | {f for f in d.opp_hz if lo <= f <= hi}
 
 
 def _mhz_span(table_hz: Sequence[int]) -> str:

@@ -143,3 +143,23 @@ def test_run_on_an_unprofiled_board_exits_2_with_one_line_and_writes_nothing(
     ok = procutil.run_cli("run", *args, "--board", "rpi3", *(["--dry-run"] if dry else []))
     assert ok.returncode == 0, ok.stderr
     assert t.snapshot() == before
+
+
+def test_a_policy_without_an_opp_list_is_offered_the_profiles_opps_inside_its_range(tmp_path: Path) -> None:
+    # Before: only cpuinfo_min/max (115.2 and 2201.6 MHz) were OPPs; the profile's floor
+    # (729.6 MHz) left one cap, the top, and a 92 °C AGX Orin's CPU could not be capped at all.
+    t = fakesys.agx_orin(tmp_path / "root", cpu_mc=HOT_MC, gpu_mc=HOT_MC)
+    for p in ("policy0", "policy4", "policy8"):
+        (t.root / CPUFREQ / p / "scaling_available_frequencies").unlink()
+    board = load_board("jetson-agx-orin")
+    (cpu,) = [d for d in map_board(discover(KernelTree(t.root)), board).domains if d.domain.name == "cpu"]
+    (profile_cpu,) = [d for d in board.domains if d.name == "cpu"]
+    assert set(profile_cpu.opp_hz) <= set(cpu.hw_table_hz)
+    assert cpu.hw_table_hz[0] == min(fakesys.AGX_ORIN_CPU_KHZ) * 1000
+    assert cpu.hw_table_hz[-1] == max(fakesys.AGX_ORIN_CPU_KHZ) * 1000
+    args = [*procutil.paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "0.5s"]
+    args += ["--state-file", str(tmp_path / "state.json"), "--policy", "hysteresis"]
+    r = procutil.run_cli("run", "--dry-run", *args)
+    assert r.returncode == 0, r.stderr
+    lowest_khz = profile_cpu.opp_hz[0] // 1000
+    assert f"policy0/scaling_max_freq={lowest_khz}" in r.stderr, r.stderr
