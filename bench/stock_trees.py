@@ -223,6 +223,14 @@ def no_list(root: Path) -> Rules:
     return []
 
 
+def agx_no_list(root: Path) -> Rules:
+    """Only ``cpuinfo_min_freq``/``cpuinfo_max_freq`` on every cluster, below a profile floor."""
+    agx_orin_jp6(root)
+    for p in ("policy0", "policy4", "policy8"):
+        os.unlink(root / CPUF / p / "scaling_available_frequencies")
+    return []
+
+
 def read_fails(build: Callable[[Path], FakeTree], rel: str, code: int) -> Callable[[Path], Rules]:
     def make(root: Path) -> Rules:
         build(root)
@@ -281,6 +289,7 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "h-pi5-cpus-offline": cpus_offline,
     "h-nx-cluster-offline": cluster_offline,
     "h-pi5-no-list": no_list,
+    "h-agx-no-list": agx_no_list,
     "h-pi5-max-EINVAL": read_fails(pi5, MAX0, errno.EINVAL),
     "h-pi5-max-EBUSY": read_fails(pi5, MAX0, errno.EBUSY),
     "h-pi5-max-empty": content(MAX0, ""),
