@@ -166,3 +166,23 @@ def test_own_horizon_shortens_the_battery_override_in_the_hot_docked_world(tmp_p
     assert own.above_trip_s == 0
     assert own.sustained_ips is not None and lowest.sustained_ips is not None
     assert own.sustained_ips >= lowest.sustained_ips * (1 - 1e-9)
+
+
+def test_settled_observer_keeps_the_pack_out_of_the_override_in_the_hot_docked_world(tmp_path: Path) -> None:
+    """Session 16a: the pack starts flat at 55 °C and its own trend shows nothing for minutes, but
+    the network's observer (``limit_settled``) predicts from the heat stored upstream where it is
+    headed, so ``stepped`` never lets the override act, and does no worse than the lowest clocks;
+    without it the override acts (docs/policies.md)."""
+    cfg = _docked_full(41.5, 1800.0)
+    got = {}
+    for on in (False, True):
+        c = dataclasses.replace(cfg, policies={**cfg.policies, "stepped": {"limit_settled": on}})
+        rows, _ = run_grid(
+            [("docked-full", c)], ["stepped", "fixed:0%"], tmp_path / str(on), with_oracle=False
+        )
+        got[on] = {r.policy: r for r in rows}
+    off, settled, lowest = got[False]["stepped"], got[True]["stepped"], got[True]["fixed:0%"]
+    assert off.hard_limit_s > 0
+    assert settled.hard_limit_s == 0 and settled.above_trip_s == 0
+    assert settled.sustained_ips is not None and lowest.sustained_ips is not None
+    assert settled.sustained_ips >= lowest.sustained_ips * (1 - 1e-9)

@@ -110,7 +110,10 @@ class SettledObserver:
         self.bat_node = idx[bat.node] if bat is not None else -1
         by_name = {s.name: s for s in board.sensors}
         self.read = {
-            s: (idx[by_name[s].node], max(by_name[s].noise_c**2 + by_name[s].quant_c**2 / 12.0, READ_FLOOR_C**2))
+            s: (
+                idx[by_name[s].node],
+                max(by_name[s].noise_c ** 2 + by_name[s].quant_c ** 2 / 12.0, READ_FLOOR_C**2),
+            )
             for s in sensor_names
             if s in by_name and by_name[s].node in idx
         }

@@ -53,8 +53,8 @@ Parameters (``[policies.stepped]``): ``trip_c``, ``release_c``, ``margin_c`` and
 and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_margin_c`` and
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
-``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip`` and
-``limit_own_horizon``.
+``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
+``limit_own_horizon`` and ``limit_settled``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -130,6 +130,12 @@ taken before a reading is (one rung down per tick, the integral clamped to it).
 The 30-s slope lags a step in the plant: orin-fan-failure read the trip 8.7-12.1 s after the failure
 on every seed 1-16 (seed 4 three times, over ``hysteresis``'s 0.2 s); with it none did, for
 +0.01 %, but costs orin-bursty 0.07 % (docs/policies.md, session 15c).
+``limit_settled`` (default off): a sensor whose hard limit lies under the trip (a battery) is
+kept by a ceiling on ``u`` from an observer of the profile's thermal network (:mod:`.settled`):
+the highest rung from which, after ``horizon_s`` there, the lowest rung still holds the sensor
+under ``limit - limit_margin_c``, predicted from the heat already stored upstream, which the
+sensor's own trend does not show for minutes (the 41.5 °C docked world: 458 s under the
+override -> 0 s; docs/policies.md, session 16a).  The ceiling applies at release as well.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
