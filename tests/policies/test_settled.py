@@ -6,6 +6,7 @@ import math
 
 from tests.policies.helpers import ctx_for, inp
 from thermogov.board import load_board
+from thermogov.policies.base import PolicyInput
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.settled import SettledObserver
 from thermogov.policies.stepped import Stepped, make_stepped
@@ -94,3 +95,18 @@ def test_stepped_keeps_under_the_observers_ceiling_in_the_band_and_at_release() 
 def test_off_builds_no_observer() -> None:
     assert _stepped(False).settled is None
     assert _stepped(True).settled is not None
+
+
+def test_the_daemons_inputs_are_enough() -> None:
+    """What a board gives: no clock read back, no power, no reading times, and only a CPU domain
+    (a Jetson whose GPU devfreq is missing): the observer still runs and still caps a hot room."""
+    ctx = ctx_for()
+    ctx = type(ctx)(ctx.board, {"cpu": ctx.tables_hz["cpu"]}, 0.1, ctx.sensor_names, {"backend": "hw"})
+    t = Table({"limit_settled": True}, "policies.stepped")
+    p = make_stepped(t, ctx, "")
+    node = steady_state_c(BOARD, LADDER[1], 1.0, 40.0)
+    readings: dict[str, float | None] = {s.name: node[s.node] for s in BOARD.sensors}
+    for i in range(600):
+        caps = p.ladder[p.rung]
+        p.decide(PolicyInput(i * 0.1, 78.0, readings, caps, dict.fromkeys(caps)))
+    assert p.settled is not None and p.settled.u_max == 0.0 and p.rung == 0

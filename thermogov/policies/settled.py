@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from thermogov import costmodel
@@ -105,6 +106,11 @@ class SettledObserver:
         self.ladder = [dict(r) for r in ladder]
         self.hold_s = hold_s
         self.domains = [d for d in board.domains if d.name in self.ladder[0]]
+        # A domain the board lacks (a Jetson without its GPU devfreq) leaves the pipeline, as in
+        # thermogov.steadystate: the stages that remain set the pace.
+        self.model = replace(
+            board.model, cycles={d: c for d, c in board.model.cycles.items() if d in self.ladder[0]}
+        )
         self.rest_node = idx.get(th.rest_of_board_node, -1)
         bat = board.battery
         self.bat_node = idx[bat.node] if bat is not None else -1
@@ -137,9 +143,8 @@ class SettledObserver:
         total = self.board.thermal.rest_of_board_w
         if self.rest_node >= 0:
             p[self.rest_node] += total
-        model = self.board.model
-        have = {d: clocks[d] for d in model.cycles if d in clocks}
-        cores = costmodel.busy_cores(model, have, 1.0) if len(have) == len(model.cycles) else {}
+        have = {d: clocks[d] for d in self.model.cycles if d in clocks}
+        cores = costmodel.busy_cores(self.model, have, 1.0) if have else {}
         dyn_total = 0.0
         for d in self.domains:
             f = clocks.get(d.name)
