@@ -263,21 +263,35 @@ class CapActuator:
         self._asked_hz = cap_hz
         for f in self.files:
             if f.label not in self.left_to_others:
-                self.reapply(f, flush=False)
+                self.reapply(f, flush=False, over_lowered=False)
         self.record.flush()  # once per change, whatever the number of policies
         governed = [f for f in self.files if f.label not in self.left_to_others] or self.files
         self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in governed)
         return self._cap
 
-    def reapply(self, f: LimitFiles, *, flush: bool = True) -> None:
+    def reapply(self, f: LimitFiles, *, flush: bool = True, over_lowered: bool = True) -> None:
         """Write the cap last asked for to one file's window (also after a reset under us), and
-        record the window it left in force (``flush``: now; else the caller flushes once)."""
+        record the window it left in force (``flush``: now; else the caller flushes once).
+
+        ``over_lowered=False`` (the governor's own cap changes): a window whose max reads below
+        what thermogov last saw there was lowered by someone else since (an operator's
+        ``nvpmodel -m``, a kernel clamp) and is not written this time.  The limit watch looks
+        within its period (hw/limitwatch.py) and decides: a mode's window is adopted, a clamp is
+        noted, and the next cap is written as before.  Writing at once erased the mode's value
+        before anyone had read it, so neither the watch nor a restore after ``kill -9`` could
+        tell it from thermogov's cap (the ``modechange`` failure path of bench/board_shapes.py).
+        The cost: a cap for this file waits up to one watch period, on a window that already
+        reads lower than thermogov's last one.
+        """
         orig_min, orig_max = self._orig[f.label]
+        now = (self.io.read_int(f.min_rel), self.io.read_int(f.max_rel))
+        if not over_lowered and now[1] < self.seen[f.label][1]:
+            return
         # Each policy's ceiling is its own original limit: a policy that started below the
         # domain's top (another tool capped it) is never raised above where it was.
         raw = min(self._asked_hz // f.scale_hz, orig_max)
         lo = min(orig_min, raw)
-        set_window(self.io, f, lo, raw)
+        set_window(self.io, f, lo, raw, current=now)
         self.written[f.label] = (lo, raw)
         self.seen[f.label] = (self.io.read_int(f.min_rel), self.io.read_int(f.max_rel))
         self.record.wrote(f.max_rel, self.seen[f.label])

@@ -19,7 +19,10 @@ cut reboots, which resets the limits and makes the journal one of an earlier boo
 names the boot (``proc/sys/kernel/random/boot_id`` read through the sysfs root, like the
 journal's), the resolved root and the pid of the run that wrote it; a restore uses it only when
 all three match the journal and the board now, so a record left by another boot, another board
-root or another run is ignored (the restore is then session 15's: each window as it reads).
+root or another run is ignored (the restore is then session 15's: each window as it reads).  A
+root without a boot id (a test tree; every Linux since 2.6 has one) records an empty one, which
+matches only an empty one: the pid and root still tie the record to the journal's run, and on a
+board ``/run`` itself is cleared at boot.
 
 Cost: one descriptor kept open, one ``pwrite`` of a few hundred bytes per cap change (plus an
 ``ftruncate`` when the text got shorter), no rename, no fsync.  A reader after a ``kill -9``
@@ -126,7 +129,7 @@ def read_last_caps(path: Path, *, boot_id: str, pid: int, root: Path | str) -> d
         os.close(fd)
     text = raw.decode("utf-8", errors="replace")
     body, sep, rest = text.partition("\nend ")
-    if not sep or not boot_id:
+    if not sep:
         return {}
     body += "\n"
     if rest.split("\n", 1)[0] != f"{zlib.crc32(body.encode()):08x}":
