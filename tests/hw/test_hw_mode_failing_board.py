@@ -32,15 +32,8 @@ MODE_MAX = 652800  # below thermogov's lowest cap on the hot board (729600)
 
 def _start(tmp: Path, shim: Path, rules: list[tuple[str, str, int]]) -> subprocess.Popen[bytes]:
     faultshim.write_rules(tmp / "faults", rules)
-    cfg = tmp / "cfg.toml"
-    cfg.write_text('[run]\npolicy = "hysteresis"\n')
-    args = [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg), "--duration", "60s"]
-    proc = subprocess.Popen(
-        [*procutil.script(), "run", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=faultshim.env(shim, tmp / "faults", tmp / "root"),
-    )
+    env = faultshim.env(shim, tmp / "faults", tmp / "root")
+    proc = procutil.start_run(tmp, "--duration", "60s", env=env)
     procutil.wait_line(proc, "thermogov: started")
     return proc
 
