@@ -29,7 +29,10 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
     governor's later caps stay under it.  Without that record a later, higher cap the governor
     decides is still written (from the file alone a clamp that lifted cannot be told from a
     mode that stands, docs/hardware.md):
-    the lower limit is the safer one.  At exit the value of before is written back as for any
+    the lower limit is the safer one.  Only after this watch has seen it: a cap change that
+    finds a window lowered since thermogov's last look leaves it for this check
+    (:meth:`CapActuator.reapply`), so the lowered value is read here before anything is
+    written over it.  At exit the value of before is written back as for any
     owned file (over a clamp that is harmless; over a mode change it undoes it), and the line
     says which file was found lowered, so no other writer's choice is overwritten silently.
 
