@@ -421,13 +421,14 @@ def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir
     """
     from thermogov.hw.boardlock import BoardLock
     from thermogov.hw.journal import Journal, recover
+    from thermogov.hw.lastcaps import last_caps_path
     from thermogov.hw.sysfs import SysfsTree
 
     if os.geteuid() != 0:
         raise ThermogovError("restore: writing cpufreq/devfreq limits back needs root; use sudo")
 
-    with BoardLock(sysfs_root, lock_dir, lock_file, state_dir):
-        msg = recover(SysfsTree(sysfs_root), Journal(state_dir))
+    with BoardLock(sysfs_root, lock_dir, lock_file, state_dir) as lock:
+        msg = recover(SysfsTree(sysfs_root), Journal(state_dir), last_caps_path(lock.path))
     click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")
 
 

@@ -66,8 +66,10 @@ from thermogov.hw.journal import (
     RecordedRanges,
     clamp_to_today,
     new_journal_data,
+    read_boot_id,
     recover,
 )
+from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, unmatched_model
@@ -400,9 +402,10 @@ def _restore_all(
     idle: IdleInjector | None = None,
     fan: HwFan | None = None,
     ranges: RecordedRanges | None = None,
+    record: LastCaps | None = None,
 ) -> None:
     """Put every captured window (and idle-injection state, and the fan) back; the journal goes
-    only once all writes succeeded.
+    only once all writes succeeded, and with it the record of thermogov's last caps (``record``).
 
     A window whose table another agent shrank during the run is written clamped into today's
     range, by the journal restore's rule (:func:`clamp_to_today`), and the closing line says so.
@@ -439,6 +442,8 @@ def _restore_all(
         )
     if journal is not None:
         journal.delete_restored(root)  # the board is restored: a file that stays is said as such
+        if record is not None:
+            record.discard()
         log(f"limits restored{said}")
 
 
@@ -512,6 +517,7 @@ class Runner:
                 for why in b.skipped:
                     self.log(f"warning: {why}; domain {b.domain.name} governs {b.source} without it")
             journal = None
+            record: LastCaps | None = None
             if opts.dry_run:
                 try:
                     pending = Journal(opts.state_dir).exists()
@@ -529,10 +535,15 @@ class Runner:
                 lock.acquire()
                 stack.callback(lock.release)
                 journal = Journal(opts.state_dir)
-                msg = recover(prep.tree, journal)
+                msg = recover(prep.tree, journal, last_caps_path(lock.path))
                 if msg:
                     self.log(msg)
+                # After the restore read the last run's: this run's caps from now on (hw/lastcaps.py).
+                record = LastCaps.create(prep.tree, read_boot_id(prep.tree), lock.path, self.log)
             actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
+            if record is not None:
+                for a in actuators:
+                    a.record = record
             fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant.reader())
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(
@@ -604,7 +615,7 @@ class Runner:
                 prep.tree
             )  # before the first write: the mode we found
             _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode)
-            stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges)
+            stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges, record)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,

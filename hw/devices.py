@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, restore_window, set_window
 from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
@@ -163,6 +164,27 @@ def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], i
     return highest
 
 
+class CapRecord(Protocol):
+    """Where thermogov's last written windows are kept (:class:`thermogov.hw.lastcaps.LastCaps`)."""
+
+    def wrote(self, max_rel: str, window: tuple[int, int]) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+class _NoRecord:
+    """A dry run, a test's actuator, or a record that could not be created: nothing kept."""
+
+    def wrote(self, max_rel: str, window: tuple[int, int]) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+NO_RECORD: CapRecord = _NoRecord()
+
+
 class CapActuator:
     """One frequency domain: the limit files of one devfreq device or of several cpufreq policies.
 
@@ -195,6 +217,9 @@ class CapActuator:
         self.written: dict[str, tuple[int, int]] = dict(self._orig)
         self.seen: dict[str, tuple[int, int]] = dict(self._orig)
         self.left_to_others: set[str] = set()  # files another writer keeps raising (limitwatch)
+        # thermogov's last written windows, on the runtime tmpfs (hw/lastcaps.py): after a kill -9
+        # and a power-mode change it tells a journal restore which windows hold its cap.
+        self.record: CapRecord = NO_RECORD
 
     @classmethod
     def open(cls, tree: SysfsTree, binding: DomainBinding, *, dry_run: bool = False) -> CapActuator:
@@ -238,21 +263,40 @@ class CapActuator:
         self._asked_hz = cap_hz
         for f in self.files:
             if f.label not in self.left_to_others:
-                self.reapply(f)
+                self.reapply(f, flush=False, over_lowered=False)
+        self.record.flush()  # once per change, whatever the number of policies
         governed = [f for f in self.files if f.label not in self.left_to_others] or self.files
         self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in governed)
         return self._cap
 
-    def reapply(self, f: LimitFiles) -> None:
-        """Write the cap last asked for to one file's window (also after a reset under us)."""
+    def reapply(self, f: LimitFiles, *, flush: bool = True, over_lowered: bool = True) -> None:
+        """Write the cap last asked for to one file's window (also after a reset under us), and
+        record the window it left in force (``flush``: now; else the caller flushes once).
+
+        ``over_lowered=False`` (the governor's own cap changes): a window whose max reads below
+        what thermogov last saw there was lowered by someone else since (an operator's
+        ``nvpmodel -m``, a kernel clamp) and is not written this time.  The limit watch looks
+        within its period (hw/limitwatch.py) and decides: a mode's window is adopted, a clamp is
+        noted, and the next cap is written as before.  Writing at once erased the mode's value
+        before anyone had read it, so neither the watch nor a restore after ``kill -9`` could
+        tell it from thermogov's cap (the ``modechange`` failure path of bench/board_shapes.py).
+        The cost: a cap for this file waits up to one watch period, on a window that already
+        reads lower than thermogov's last one.
+        """
         orig_min, orig_max = self._orig[f.label]
+        now = (self.io.read_int(f.min_rel), self.io.read_int(f.max_rel))
+        if not over_lowered and now[1] < self.seen[f.label][1]:
+            return
         # Each policy's ceiling is its own original limit: a policy that started below the
         # domain's top (another tool capped it) is never raised above where it was.
         raw = min(self._asked_hz // f.scale_hz, orig_max)
         lo = min(orig_min, raw)
-        set_window(self.io, f, lo, raw)
+        set_window(self.io, f, lo, raw, current=now)
         self.written[f.label] = (lo, raw)
         self.seen[f.label] = (self.io.read_int(f.min_rel), self.io.read_int(f.max_rel))
+        self.record.wrote(f.max_rel, self.seen[f.label])
+        if flush:
+            self.record.flush()
 
     def original(self, label: str) -> tuple[int, int]:
         """The window restore puts back for one file (file units)."""

@@ -35,12 +35,13 @@ change), the journal's windows are the old mode's: each is written as it reads n
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,7 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.idle import StateEntry
+from thermogov.hw.lastcaps import read_last_caps
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.owned import (
@@ -456,30 +458,45 @@ def mode_changed_since(tree: SysfsTree, data: JournalData) -> tuple[int, int] | 
     return None if now is None or now == data.power_mode else (data.power_mode, now)
 
 
-def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[JournalEntry], dict[str, str]]:
-    """The windows a journal restore writes after an operator's mode change, and which moved
-    (by label, what is said of each).
+def into_new_mode(
+    tree: SysfsTree, entries: list[JournalEntry], ours: Mapping[str, tuple[int, int]] | None = None
+) -> tuple[list[JournalEntry], dict[str, str], dict[str, str]]:
+    """The windows a journal restore writes after an operator's mode change, which were left as
+    they read and which got their journaled values back as thermogov's own cap (each by label,
+    what is said of it).
 
     The journaled values are the old mode's: written back they would undo the operator's choice
     (a lower mode's caps lifted to the values of before).  What the files hold now is the new
     mode's (nvpmodel writes its limits when the mode is set) or thermogov's last cap, which is
     never above the journaled value (:meth:`CapActuator.reapply` caps at the original, the min
-    too), so a limit reading above its journaled value is the mode's own raise.  Neither can
-    be told from the other here, and both are at or under what the operator's mode allows, so
-    each window's max is written as it reads.  Its min is the journaled one (the floor of
-    before, which thermogov lowers only under a cap below it), or a higher one found (another
-    writer's: thermogov never raises a min), in both cases no higher than that max, the rule
-    of the daemon's own exit after a mode change (:meth:`LimitWatch._leave_to_mode`, and
-    :meth:`CapActuator.adopt`).  A window that cannot be read gets the journaled values, as
-    before.
+    too), so a limit reading above its journaled value is the mode's own raise.
+
+    ``ours`` is thermogov's last written window of each max attribute, from the runtime record
+    of the run that wrote the journal (:mod:`thermogov.hw.lastcaps`).  A window whose max reads
+    exactly that value is thermogov's cap, which the mode did not replace: it gets its
+    journaled values (already moved into today's hardware range, :func:`validate_entries`, the
+    only bound of the new mode a restore can know; never above the journaled max, so never a
+    raise past what the operator last allowed there).  Any other value (or no record) is the
+    mode's, or cannot be told from it, and is left as it reads: the max as it is, the min the
+    journaled one (the floor of before, which thermogov lowers only under a cap below it), or a
+    higher one found (another writer's: thermogov never raises a min), in both cases no higher
+    than that max, the rule of the daemon's own exit after a mode change
+    (:meth:`LimitWatch._leave_to_mode`, and :meth:`CapActuator.adopt`).  A window that cannot be
+    read gets the journaled values, as before.
     """
     io = TreeIO(tree)
     out: list[JournalEntry] = []
     moved: dict[str, str] = {}
+    lifted: dict[str, str] = {}
     for e in entries:
         try:
             now_min, now_max = io.read_int(e.min_rel), io.read_int(e.max_rel)
         except ActuatorError:
+            out.append(e)
+            continue
+        mine = (ours or {}).get(e.max_rel)
+        if mine is not None and mine[1] == now_max and now_max < e.max:
+            lifted[e.label] = f"{e.label} {now_max} {_unit(e.scale_hz)} -> {e.max}"
             out.append(e)
             continue
         hi = now_max
@@ -487,7 +504,7 @@ def into_new_mode(tree: SysfsTree, entries: list[JournalEntry]) -> tuple[list[Jo
         if (lo, hi) != (e.min, e.max):
             moved[e.label] = f"{e.label} {lo}..{hi} {_unit(e.scale_hz)} (journaled {e.min}..{e.max})"
         out.append(replace(e, min=lo, max=hi))
-    return out, moved
+    return out, moved, lifted
 
 
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
@@ -510,7 +527,7 @@ def _describe(entries: tuple[JournalEntry, ...]) -> str:
     return ", ".join(f"{e.label} {e.min}..{e.max}" for e in entries)
 
 
-def recover(tree: SysfsTree, journal: Journal) -> str | None:
+def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) -> str | None:
     """Restore a journal left behind; a message saying what was done, None if there was none.
 
     The caller holds the board lock, so the journal's writer is gone whatever its pid says
@@ -518,6 +535,8 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     A journal that is corrupt, for another root or names anything but an owned window in
     range is refused before any write (:class:`JournalError`, exit 2); a restore that could
     not write everything keeps the journal and raises :class:`RuntimeFailure` (exit 1).
+    ``last_caps``: the runtime record of thermogov's last caps (:mod:`thermogov.hw.lastcaps`),
+    read only when the power mode changed since the journal was written.
     """
     data = journal.load()
     if data is None:
@@ -546,20 +565,31 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
     good, errors, clamped = validate_entries(tree, data.entries)
     changed = mode_changed_since(tree, data)
     if changed is not None:
-        good, kept = into_new_mode(tree, good)
+        ours = (
+            read_last_caps(last_caps, boot_id=now_boot, pid=data.pid, root=tree.root)
+            if last_caps is not None
+            else {}
+        )
+        good, kept, lifted = into_new_mode(tree, good, ours)
         # a window written as it reads was not written clamped: its clamp note would be wrong
         clamped = [c for c in clamped if c.split(" ", 1)[0] not in kept]
         since = (
             f"nvpmodel mode changed from {changed[0]} to {changed[1]} since the journal was written "
             f"({tree.show(STATUS_REL)})"
         )
-        clamped.append(
-            f"{since}: {', '.join(kept.values())} left as they read, not the values of before (the "
-            f"operator's mode, or thermogov's last cap under it; `nvpmodel -m {changed[1]}` "
-            "writes the mode's own limits again)"
-            if kept
-            else f"{since}: every window reads as journaled"
-        )
+        said = []
+        if kept:
+            whose = "" if ours else ", or thermogov's last cap under it: no record of its caps"
+            said.append(
+                f"{', '.join(kept.values())} left as they read, not the values of before (the "
+                f"operator's mode{whose}; `nvpmodel -m {changed[1]}` writes the mode's own limits again)"
+            )
+        if lifted:
+            said.append(
+                f"{', '.join(lifted.values())}: thermogov's last cap, which the mode did not replace, "
+                "lifted to the value of before"
+            )
+        clamped.append(f"{since}: {'; '.join(said)}" if said else f"{since}: every window reads as journaled")
     validate_states(tree, data.states)
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
@@ -574,6 +604,9 @@ def recover(tree: SysfsTree, journal: Journal) -> str | None:
             f"retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete_restored(tree.root)
+    if last_caps is not None:
+        with contextlib.suppress(OSError):  # the record of a run whose journal is gone says nothing
+            last_caps.unlink()
     idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
     fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
     return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running){moved}"

@@ -104,10 +104,18 @@ def window_writes(
     return [(k, want[k]) for k in order if force or want[k] != have[k]]
 
 
-def set_window(io: LimitIO, files: LimitFiles, new_min: int, new_max: int, *, force: bool = False) -> None:
-    """Write a window in file units in the order valid on every kernel (see module doc)."""
-    cur_min = io.read_int(files.min_rel)
-    cur_max = io.read_int(files.max_rel)
+def set_window(
+    io: LimitIO,
+    files: LimitFiles,
+    new_min: int,
+    new_max: int,
+    *,
+    force: bool = False,
+    current: tuple[int, int] | None = None,
+) -> None:
+    """Write a window in file units in the order valid on every kernel (see module doc);
+    ``current``: the (min, max) the caller has just read, not read again."""
+    cur_min, cur_max = current or (io.read_int(files.min_rel), io.read_int(files.max_rel))
     for which, value in window_writes(cur_min, cur_max, new_min, new_max, force):
         io.write_int(files.min_rel if which == "min" else files.max_rel, value)
 

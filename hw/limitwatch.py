@@ -29,7 +29,10 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
     governor's later caps stay under it.  Without that record a later, higher cap the governor
     decides is still written (from the file alone a clamp that lifted cannot be told from a
     mode that stands, docs/hardware.md):
-    the lower limit is the safer one.  At exit the value of before is written back as for any
+    the lower limit is the safer one.  Only after this watch has seen it: a cap change that
+    finds a window lowered since thermogov's last look leaves it for this check
+    (:meth:`CapActuator.reapply`), so the lowered value is read here before anything is
+    written over it.  At exit the value of before is written back as for any
     owned file (over a clamp that is harmless; over a mode change it undoes it), and the line
     says which file was found lowered, so no other writer's choice is overwritten silently.
 
@@ -181,7 +184,7 @@ class LimitWatch:
         if not change:
             return []
         labels = list(self.lowered)
-        self._on_mode_adopted()
+        self._stamp_mode()
         self._log(f"{self._leave_to_mode(change)}; thermogov caps below them from now on")
         self.lowered.clear()
         self._left_to_mode = True
@@ -193,11 +196,21 @@ class LimitWatch:
         the check found changed is adopted now, so the journal is written once more, saying the
         windows belong to the new mode; a restore after ``kill -9`` then puts them back instead
         of leaving thermogov's cap (hw/journal.py, ``into_new_mode``)."""
-        self._on_mode_adopted()
+        self._stamp_mode()
         self._on_restore_values()
         if change != self._raise_said:  # once per change: a storm of raises is said by each raise
             self._raise_said = change
             self._log(f"{change}: the limits it raised are what restore puts back")
+
+    def _stamp_mode(self) -> None:
+        """The journal written next says its windows are the new mode's, unless a governed window
+        cannot be read now (a cluster offline): its journaled value is still the old mode's, and
+        a journal stamped with the new mode would have a restore write it back over the new
+        mode's value once the cluster is back (bench/board_shapes.py, ``modechange``, failure
+        path).  Left with the old mode, a restore sees the change and keeps each window the mode
+        wrote (hw/journal.py, ``into_new_mode``)."""
+        if not self._offline:
+            self._on_mode_adopted()
 
     def _reapply(self, a: CapActuator, f: LimitFiles, tag: str, said: str) -> list[str]:
         try:
@@ -224,7 +237,7 @@ class LimitWatch:
             if self._left_to_mode and not self.lowered:
                 return []  # said when it was seen, and adopted then
             if self.lowered:
-                self._on_mode_adopted()
+                self._stamp_mode()
             return [self._leave_to_mode(mode_change)]
         return [
             f"{rel} was lowered to {value} during the run by another writer or a kernel clamp; "

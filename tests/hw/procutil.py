@@ -36,14 +36,19 @@ def paths(tmp: Path, *, state: str = "state", lock: str = "thermogov.lock") -> l
 
 
 def start_run(
-    tmp: Path, *extra: str, state: str = "state", lock: str = "thermogov.lock"
+    tmp: Path,
+    *extra: str,
+    state: str = "state",
+    lock: str = "thermogov.lock",
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``thermogov run`` with the hysteresis policy (hot board: exactly the lowest caps)."""
+    """``thermogov run`` with the hysteresis policy (hot board: exactly the lowest caps);
+    ``env``: the child's environment (a fault shim's, tests/hw/faultshim.py)."""
     cfg = tmp / "hysteresis.toml"
     cfg.write_text('[run]\npolicy = "hysteresis"\n')
     args = [*paths(tmp, state=state, lock=lock), "--out", str(tmp / "out"), "--config", str(cfg), *extra]
     return subprocess.Popen(
-        [*script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0
+        [*script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, env=env
     )
 
 

@@ -4,8 +4,9 @@ installed script.
 Before, the journal had no mode, so the next start's (or ``thermogov restore``'s) journal
 restore wrote the limits of before over the new mode's lower windows.  Now the journal records
 the mode its windows belong to (``power_mode``); a restore under another mode leaves each window
-as it reads (the mode's, or thermogov's last cap under it), says so, and restores the rest.
-A journal without a mode (older, or no nvpmodel record) restores as before.
+the mode wrote as it reads, says so, and restores the rest (since session 16 also a window still
+at thermogov's last recorded cap, tests/hw/test_hw_last_caps.py).  A journal without a mode
+(older, or no nvpmodel record) restores as before.
 """
 
 from __future__ import annotations
@@ -91,17 +92,20 @@ def test_a_mode_lowered_after_kill_9_keeps_its_windows_and_restores_the_rest(
     assert not Journal(tmp_path / "state").exists()
 
 
-def test_a_window_the_new_mode_did_not_write_keeps_thermogovs_last_cap_and_says_it(tmp_path: Path) -> None:
-    """The cost of the rule: a file cannot say whether the mode or thermogov wrote it last, so a
-    window the mode left keeps thermogov's last cap (never above the journaled value), named."""
+def test_a_window_the_new_mode_did_not_write_gets_its_value_of_before_back(tmp_path: Path) -> None:
+    """Session 16: the GPU still holds thermogov's last cap (its runtime record says so, see
+    tests/hw/test_hw_last_caps.py), so the restore lifts it to the journaled value and says so;
+    the CPU windows the mode wrote stay the mode's."""
     t, before = _killed(tmp_path)
     capped = t.read_int(f"{GPU}/max_freq")
     assert capped < int(before[f"{GPU}/max_freq"])
     _nvpmodel(t, 2, MODE_MAX)  # the CPU only
     r = _restore(tmp_path, "restore")
     assert r.returncode == 0, r.stderr
-    assert f"17000000.ga10b {fakesys.ORIN_NANO_GPU_HZ[0]}..{capped} Hz (journaled" in r.stdout + r.stderr
-    assert t.read_int(f"{GPU}/max_freq") == capped
+    out = r.stdout + r.stderr
+    assert f"17000000.ga10b {capped} Hz -> {int(before[f'{GPU}/max_freq'])}: thermogov's last cap" in out
+    assert t.read_int(f"{GPU}/max_freq") == int(before[f"{GPU}/max_freq"])
+    assert t.read_int(f"{P0}/scaling_max_freq") == MODE_MAX
 
 
 def test_a_mode_raised_after_kill_9_keeps_the_raise(tmp_path: Path) -> None:

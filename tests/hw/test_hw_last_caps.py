@@ -1,0 +1,177 @@
+"""thermogov's last caps on the runtime tmpfs (hw/lastcaps.py), through the installed script.
+
+Session 15's journal restore under a new power mode left every window as it read, because a
+value below the journaled one could be the mode's or thermogov's last cap.  The run now keeps
+its last written window per max attribute in ``<lock-dir>/caps-<hash>``; a window reading exactly
+that value after a ``kill -9`` and ``nvpmodel -m`` is thermogov's and gets its value of before
+back, any other is the mode's and stays.  A record of another boot, run or root, or a torn one,
+is no record: the restore is then session 15's.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.hw import fakesys, procutil
+from thermogov.hw.boardlock import board_lock_path
+from thermogov.hw.journal import Journal
+from thermogov.hw.lastcaps import last_caps_path, read_last_caps
+from thermogov.hw.powermode import STATUS_REL
+
+CPU = "sys/devices/system/cpu/cpufreq"
+P0 = f"{CPU}/policy0"
+P4 = f"{CPU}/policy4"
+GPU = "sys/devices/17000000.ga10b/devfreq/17000000.ga10b"  # the JetPack 5 Orin Nano's
+MODE_MAX = 652800  # the new mode's CPU max: below thermogov's lowest cap on the hot board
+BOOT = "proc/sys/kernel/random/boot_id"
+
+
+def _locks(tmp: Path) -> list[str]:
+    return ["--lock-dir", str(tmp / "locks")]
+
+
+def _record(tmp: Path) -> Path:
+    return last_caps_path(board_lock_path(tmp / "root", tmp / "locks"))
+
+
+def _killed(tmp: Path) -> tuple[fakesys.FakeTree, dict]:
+    """A hot Orin Nano under mode 0, governed to its lowest caps, then ``kill -9``."""
+    t = fakesys.orin_nano(tmp / "root", cpu_mc=90000, gpu_mc=90000)
+    t.write(STATUS_REL, "pmode:0000 fmode:quiet\n")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp, "--duration", "60s", *_locks(tmp))
+    procutil.wait_line(proc, "thermogov: started")
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    assert Journal(tmp / "state").exists()
+    assert t.read_int(f"{GPU}/max_freq") < int(before[f"{GPU}/max_freq"])  # a cap a restore must lift
+    return t, before
+
+
+def _mode_2_on_the_cpu_only(t: fakesys.FakeTree) -> None:
+    """``nvpmodel -m 2`` writing the CPU clusters' max, not the GPU's."""
+    t.write(STATUS_REL, "pmode:0002 fmode:quiet\n")
+    t.write(f"{P0}/scaling_max_freq", MODE_MAX)
+    t.write(f"{P4}/scaling_max_freq", MODE_MAX)
+
+
+def _restore(tmp: Path, command: str) -> subprocess.CompletedProcess[str]:
+    extra = ["--out", str(tmp / "out"), "--duration", "0.3s"] if command == "run" else []
+    return procutil.run_cli(command, *procutil.paths(tmp), *_locks(tmp), *extra)
+
+
+def test_a_kill_9_leaves_the_caps_in_force_recorded_and_a_restore_removes_the_record(tmp_path: Path) -> None:
+    t, _before = _killed(tmp_path)
+    journal = json.loads((tmp_path / "state" / "journal.json").read_text())
+    boot = (t.root / BOOT).read_text().strip()
+    caps = read_last_caps(_record(tmp_path), boot_id=boot, pid=journal["pid"], root=t.root)
+    assert sorted(caps) == sorted(e["max_rel"] for e in journal["entries"])  # every governed window
+    for e in journal["entries"]:  # each as it reads: the cap thermogov left in force
+        assert caps[e["max_rel"]] == (t.read_int(e["min_rel"]), t.read_int(e["max_rel"]))
+        assert caps[e["max_rel"]][1] < e["max"]
+    r = _restore(tmp_path, "restore")
+    assert r.returncode == 0, r.stderr
+    assert not _record(tmp_path).exists()
+
+
+def test_a_clean_exit_leaves_no_record(tmp_path: Path) -> None:
+    fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    proc = procutil.start_run(tmp_path, "--duration", "0.5s", *_locks(tmp_path))
+    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    assert proc.returncode == 0, err
+    assert not _record(tmp_path).exists()
+
+
+@pytest.mark.parametrize("command", ["restore", "run"])
+def test_thermogovs_cap_in_a_window_the_mode_did_not_write_is_lifted_the_modes_stay(
+    tmp_path: Path, command: str
+) -> None:
+    t, before = _killed(tmp_path)
+    capped = t.read_int(f"{GPU}/max_freq")
+    _mode_2_on_the_cpu_only(t)
+    r = _restore(tmp_path, command)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    gpu_before = int(before[f"{GPU}/max_freq"])
+    assert f"17000000.ga10b {capped} Hz -> {gpu_before}: thermogov's last cap" in out
+    assert f"policy0 {MODE_MAX}..{MODE_MAX} kHz (journaled" in out
+    want = dict(before)
+    for p in (P0, P4):  # the mode's max; the min of before (above it) lowered to it
+        want[f"{p}/scaling_max_freq"] = f"{MODE_MAX}\n".encode()
+        want[f"{p}/scaling_min_freq"] = f"{MODE_MAX}\n".encode()
+    want[STATUS_REL] = b"pmode:0002 fmode:quiet\n"
+    assert t.snapshot() == want  # the GPU (and every other limit) as before
+
+
+def test_a_table_the_mode_shrank_bounds_the_value_of_before(tmp_path: Path) -> None:
+    """The mode dropped the GPU's top OPPs without writing its max: the value of before is put
+    back clamped into today's table, never above what the mode's table allows."""
+    t, _before = _killed(tmp_path)
+    shrunk = fakesys.ORIN_NANO_GPU_HZ[:3]
+    assert t.read_int(f"{GPU}/max_freq") < shrunk[-1]  # thermogov's cap, inside the new table
+    t.write(f"{GPU}/available_frequencies", " ".join(map(str, shrunk)) + "\n")
+    _mode_2_on_the_cpu_only(t)
+    r = _restore(tmp_path, "restore")
+    assert r.returncode == 0, r.stderr
+    assert t.read_int(f"{GPU}/max_freq") == shrunk[-1]
+
+
+def _edit_record(field: str) -> Callable[[Path], None]:
+    """Rewrite one header line of the record, its CRC made whole again (another boot, run, root)."""
+
+    def edit(path: Path) -> None:
+        body, _sep, _rest = path.read_text().partition("\nend ")
+        lines = [
+            f"{field} x{ln.split(' ', 1)[1]}" if ln.startswith(f"{field} ") else ln for ln in body.split("\n")
+        ]
+        body = "\n".join(lines) + "\n"
+        path.write_text(f"{body}end {zlib.crc32(body.encode()):08x}\n")
+
+    return edit
+
+
+def _torn(path: Path) -> None:
+    text = path.read_bytes()
+    path.write_bytes(text[: len(text) - 12])  # cut inside the end line, as a write killed midway
+
+
+STALE = {
+    "another-boot": _edit_record("boot"),
+    "another-run": _edit_record("pid"),
+    "another-root": _edit_record("root"),
+    "torn": _torn,
+    "missing": lambda path: path.unlink(),
+}
+
+
+@pytest.mark.parametrize("stale", sorted(STALE))
+def test_without_a_whole_record_of_that_run_each_window_is_left_as_it_reads(
+    tmp_path: Path, stale: str
+) -> None:
+    t, _before = _killed(tmp_path)
+    capped = t.read_int(f"{GPU}/max_freq")
+    STALE[stale](_record(tmp_path))
+    _mode_2_on_the_cpu_only(t)
+    r = _restore(tmp_path, "restore")
+    assert r.returncode == 0, r.stderr
+    assert "no record of its caps" in r.stdout + r.stderr
+    assert t.read_int(f"{GPU}/max_freq") == capped  # session 15's rule: it cannot be told apart
+    assert t.read_int(f"{P0}/scaling_max_freq") == MODE_MAX
+
+
+def test_a_record_with_an_older_tail_after_its_end_line_is_read_whole(tmp_path: Path) -> None:
+    """A shorter record written over a longer one before its ftruncate: the tail is ignored."""
+    t, _before = _killed(tmp_path)
+    path = _record(tmp_path)
+    path.write_bytes(path.read_bytes() + b"w 1 2 sys/old/max_freq\nend 00000000\n")
+    capped = t.read_int(f"{GPU}/max_freq")
+    _mode_2_on_the_cpu_only(t)
+    r = _restore(tmp_path, "restore")
+    assert r.returncode == 0, r.stderr
+    assert t.read_int(f"{GPU}/max_freq") > capped
