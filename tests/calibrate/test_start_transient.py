@@ -1,0 +1,107 @@
+"""A second initial offset, along the second-slowest mode, on logs whose first row starts a section.
+
+sbc-bench's first benchmark heats the board from its first reading, so the start is off
+equilibrium in a faster mode than the slowest one the fit's one offset moves
+(docs/calibration.md, *Twelfth session: F3 and the Uptime prior*).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import thermogov.sim.calibration.fit as fit
+from thermogov.board import load_board
+from thermogov.importers.common import ImportedLog
+from thermogov.importers.runfolder import write_run_folder
+from thermogov.sim.calibration.calibrate import calibrate
+from thermogov.sim.calibration.data import LogData, load_log_data
+from thermogov.sim.calibration.fit import FitProblem, starts_a_section
+from thermogov.sim.calibration.model import fast_offset_spec
+from thermogov.sim.calibration.steptest import step_log
+
+EVERY_S = 20  # one monitor line every 20 s, as sbc-bench's 7-zip section prints them
+STEP_S = 600.0
+
+
+def _log(starts: bool) -> LogData:
+    t = np.arange(0.0, 1200.0, 20.0)
+    load = np.where(t < STEP_S, 0.25, 1.0)
+    return LogData(
+        t,
+        {"cpu": np.where(t < STEP_S, 50.0, 60.0)},
+        {"cpu": np.full(len(t), 1.5e9)},
+        {"cpu": load},
+        None,
+        "synthetic",
+        load_starts_at_gaps=starts,
+    )
+
+
+def _problem(starts: bool, holdout: float) -> FitProblem:
+    return FitProblem.build(_log(starts), load_board("rpi4"), holdout=holdout, ambient_c=25.0)
+
+
+def test_only_a_log_that_starts_a_section_and_has_a_held_out_part_gets_it() -> None:
+    assert starts_a_section(_problem(True, 0.6))
+    assert not starts_a_section(_problem(False, 0.6))  # no section starts: the one offset
+    assert not starts_a_section(_problem(True, 0.0))  # a whole-log fit (the fleet's): the one offset
+
+
+def test_the_second_offset_moves_the_first_reading_by_itself_and_fades_before_the_slow_one() -> None:
+    prob = _problem(True, 0.6)
+    prob.specs = [*prob.specs, fast_offset_spec()]
+    assert not prob.analytic_jacobian  # its derivative is not in the sensitivities
+    spec_of = {s.name: i for i, s in enumerate(prob.specs)}
+    base = prob.predict(np.zeros(len(prob.specs)))[0][0]
+
+    def moved(name: str) -> np.ndarray:
+        phi = np.zeros(len(prob.specs))
+        phi[spec_of[name]] = 3.0 / prob.specs[spec_of[name]].sigma  # +3 K at the sensor
+        return prob.predict(phi)[0][0] - base
+
+    fast, slow = moved("initial_offset_fast"), moved("initial_offset")
+    assert fast[0] == pytest.approx(3.0, abs=0.1) and slow[0] == pytest.approx(3.0, abs=0.1)
+    later = prob.data.t_s >= 200.0
+    assert np.all(np.abs(fast[later]) < np.abs(slow[later]))
+
+
+def _sbcbench_like(log: ImportedLog, starts: bool) -> ImportedLog:
+    """Every 20th reading; a row's load is the mean since the row before; the start row has none."""
+    samples = []
+    for s in log.samples:
+        if s.t_s % EVERY_S:
+            continue
+        loads = {} if s.t_s == STEP_S else dict(s.loads)
+        samples.append(dataclasses.replace(s, loads=loads))
+    return dataclasses.replace(log, fmt="sbc-bench", samples=tuple(samples), load_starts_at_gaps=starts)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+    board = load_board("rpi4")
+    log = step_log(board, idle_s=STEP_S, load_s=900.0, cool_s=0.0, noise_c=0.05, quant_c=0.1, edge_lead_s=0.0)
+    return {
+        starts: write_run_folder(
+            _sbcbench_like(log, starts), tmp_path_factory.mktemp(f"starts{starts}")
+        ).run_dir
+        for starts in (True, False)
+    }
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_fit_frees_it_only_where_a_section_starts(
+    runs: dict[bool, Path], monkeypatch: pytest.MonkeyPatch, on: bool
+) -> None:
+    monkeypatch.setattr(fit, "START_TRANSIENT", on)
+    board = load_board("rpi4")
+
+    def names(starts: bool, holdout: float) -> set[str]:
+        return {p.name for p in calibrate(load_log_data(runs[starts]), board, holdout=holdout).params}
+
+    assert ("initial_offset_fast" in names(True, 0.5)) is on
+    assert "initial_offset_fast" not in names(False, 0.5)
+    assert "initial_offset_fast" not in names(True, 0.0)
