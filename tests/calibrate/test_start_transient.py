@@ -7,21 +7,18 @@ equilibrium in a faster mode than the slowest one the fit's one offset moves
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import thermogov.sim.calibration.fit as fit
+from tests.calibrate.sparse import sbcbench_runs
 from thermogov.board import load_board
-from thermogov.importers.common import ImportedLog
-from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibration.calibrate import calibrate
 from thermogov.sim.calibration.data import LogData, load_log_data
 from thermogov.sim.calibration.fit import FitProblem, starts_a_section
 from thermogov.sim.calibration.model import fast_offset_spec
-from thermogov.sim.calibration.steptest import step_log
 
 EVERY_S = 20  # one monitor line every 20 s, as sbc-bench's 7-zip section prints them
 STEP_S = 600.0
@@ -69,27 +66,9 @@ def test_the_second_offset_moves_the_first_reading_by_itself_and_fades_before_th
     assert np.all(np.abs(fast[later]) < np.abs(slow[later]))
 
 
-def _sbcbench_like(log: ImportedLog, starts: bool) -> ImportedLog:
-    """Every 20th reading; a row's load is the mean since the row before; the start row has none."""
-    samples = []
-    for s in log.samples:
-        if s.t_s % EVERY_S:
-            continue
-        loads = {} if s.t_s == STEP_S else dict(s.loads)
-        samples.append(dataclasses.replace(s, loads=loads))
-    return dataclasses.replace(log, fmt="sbc-bench", samples=tuple(samples), load_starts_at_gaps=starts)
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
-    board = load_board("rpi4")
-    log = step_log(board, idle_s=STEP_S, load_s=900.0, cool_s=0.0, noise_c=0.05, quant_c=0.1, edge_lead_s=0.0)
-    return {
-        starts: write_run_folder(
-            _sbcbench_like(log, starts), tmp_path_factory.mktemp(f"starts{starts}")
-        ).run_dir
-        for starts in (True, False)
-    }
+    return sbcbench_runs(tmp_path_factory, 900.0, EVERY_S, STEP_S)
 
 
 @pytest.mark.parametrize("on", [True, False])
