@@ -627,8 +627,28 @@ def starts_a_section(prob: FitProblem) -> bool:
     board from its first reading) is off equilibrium in a faster mode too.  Only where the fit
     forecasts a held-out part: a whole-log fit (the fleet's, :mod:`fleet`) keeps the one offset,
     since the second one takes from the gains the data determine there and so from the priors
-    the fleet pools (docs/calibration.md, *Twelfth session: F3 and the Uptime prior*)."""
-    return prob.data.load_starts_at_gaps and not prob.train.all()
+    the fleet pools; and only where the log's second reading comes within that mode's time
+    constant (:func:`_second_mode_seen`; docs/calibration.md, *Twelfth session: F3 and the
+    Uptime prior*)."""
+    return prob.data.load_starts_at_gaps and not prob.train.all() and _second_mode_seen(prob)
+
+
+def _second_mode_seen(prob: FitProblem) -> bool:
+    """Whether a reading after the first falls within the second-slowest time constant of the start's
+    network (the profile's, the fan at the log's first level): otherwise an offset along that mode
+    only moves the first reading, and fitting it drops that reading from the fit."""
+    cap, g = network(prob.board.thermal)
+    fan = prob.board.fan
+    if fan is not None and prob.fan_levels is not None:
+        idx = prob.board.thermal.node_names().index(fan.node)
+        g = with_fan(g, idx, float(fan_conductance(prob.board, prob.fan_levels)[0]))
+    lam = np.sort(Modes.of(cap, g).lam)
+    if len(lam) < 2:
+        return False
+    tau2 = -1.0 / float(lam[-2])
+    obs = prob.data.temps_c[next(iter(prob.sensors))]
+    t = prob.data.t_s[prob.train & np.isfinite(obs)]
+    return len(t) > 1 and bool(t[1] - t[0] <= tau2)
 
 
 def _leak_reference(
