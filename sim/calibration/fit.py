@@ -53,6 +53,7 @@ from thermogov.sim.calibration.model import (
     Modes,
     ParamSpec,
     apply_params,
+    fast_offset_spec,
     free_run,
     leakage_grid_power,
     leakage_grid_slope,
@@ -61,6 +62,7 @@ from thermogov.sim.calibration.model import (
     make_grid,
     network,
     param_specs,
+    second_mode,
     slow_mode,
     static_grid_power,
     time_constants,
@@ -97,6 +99,7 @@ FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time 
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
 INNER_FTOL = 1e-4  # the inner fits of the model-size choice only rank the sizes
 START_FTOL = PRE_FIT_FTOL  # each of several starts only has to find its basin; the best is refined
+START_TRANSIENT = True  # a second initial offset on logs that start a section (starts_a_section)
 THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
 
@@ -324,7 +327,13 @@ class FitProblem:
             g_start = with_fan(g_eff, fan_node, float(fan_g[0]))
             modes_start = Modes.of(cap, g_start)
         shape, self.tau_slow_s = slow_mode(cap, g_start, modes_start)
-        along_slow = offset * shape / shape[node_idx[next(iter(self.sensors.values()))]]
+        sensor = node_idx[next(iter(self.sensors.values()))]
+        along_slow = offset * shape / shape[sensor]
+        fast = sum(v for sp, v in zip(self.specs, values, strict=True) if sp.kind == "fast_offset")
+        if fast:  # the second offset (start_transient): the second-slowest mode, 1 K at the sensor
+            shape2 = second_mode(modes_start)
+            if abs(shape2[sensor]) > 1e-12:
+                along_slow = along_slow + fast * shape2 / shape2[sensor]
         x_ref = np.array([self.leak_ref[nm] for nm in names]) - ambient
         x_lin = np.broadcast_to(x_ref, (n, len(names)))
         throttles = unlogged_throttles(board, self.inputs)
@@ -472,6 +481,7 @@ class FitProblem:
             not unlogged_throttles(self.board, self.inputs)
             and self.board.fan is None
             and self.history is None
+            and not any(sp.kind == "fast_offset" for sp in self.specs)
         )
 
     def jacobian(self, phi_free: np.ndarray) -> np.ndarray:
@@ -606,6 +616,39 @@ def reduced_for_sparse_logs(
     if readings_in(data, sensors, train) >= READINGS_PER_PARAM * n_free:
         return specs
     return [dataclasses.replace(s, fixed=True) if s.kind in ("capacitance", "link") else s for s in specs]
+
+
+def starts_a_section(prob: FitProblem) -> bool:
+    """Whether the final fit gets a second initial offset along the second-slowest mode.
+
+    The start is the load history's state plus one offset along the slowest mode: only that mode
+    is still off equilibrium once a log's first readings are taken.  A log whose first row starts
+    a benchmark section (``load_starts_at_gaps``: sbc-bench, whose first benchmark heats the
+    board from its first reading) is off equilibrium in a faster mode too.  Only where the fit
+    forecasts a held-out part: a whole-log fit (the fleet's, :mod:`fleet`) keeps the one offset,
+    since the second one takes from the gains the data determine there and so from the priors
+    the fleet pools; and only where the log's second reading comes within that mode's time
+    constant (:func:`_second_mode_seen`; docs/calibration.md, *Twelfth session: F3 and the
+    Uptime prior*)."""
+    return prob.data.load_starts_at_gaps and not prob.train.all() and _second_mode_seen(prob)
+
+
+def _second_mode_seen(prob: FitProblem) -> bool:
+    """Whether a reading after the first falls within the second-slowest time constant of the start's
+    network (the profile's, the fan at the log's first level): otherwise an offset along that mode
+    only moves the first reading, and fitting it drops that reading from the fit."""
+    cap, g = network(prob.board.thermal)
+    fan = prob.board.fan
+    if fan is not None and prob.fan_levels is not None:
+        idx = prob.board.thermal.node_names().index(fan.node)
+        g = with_fan(g, idx, float(fan_conductance(prob.board, prob.fan_levels)[0]))
+    lam = np.sort(Modes.of(cap, g).lam)
+    if len(lam) < 2:
+        return False
+    tau2 = -1.0 / float(lam[-2])
+    obs = prob.data.temps_c[next(iter(prob.sensors))]
+    t = prob.data.t_s[prob.train & np.isfinite(obs)]
+    return len(t) > 1 and bool(t[1] - t[0] <= tau2)
 
 
 def _leak_reference(
@@ -1025,6 +1068,12 @@ def calibrate(
                 "to validate a smaller model on"
             )
         inner_parts = parts.get(rung)
+        if START_TRANSIENT and rung != "levels" and starts_a_section(prob):  # the final fit only
+            prob.specs = specs = [*specs, fast_offset_spec()]
+            notes.append(
+                "the log's first row starts a benchmark section: a second initial offset along the "
+                "second-slowest mode is fitted (the start's transient; model size and shrinks chosen without it)"
+            )
     res, n_data, n_eff = _fit(prob, say)
     phi = prob.expand(res.x)
     notes.append(f"residuals correlated: {n_data} samples count as {n_eff:.0f} independent ones in the fit")

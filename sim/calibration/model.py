@@ -81,7 +81,7 @@ class ParamSpec:
     """
 
     name: str
-    kind: str  # capacitance | link | ambient_link | dyn_scale | static_scale | ambient | offset
+    kind: str  # capacitance | link | ambient_link | dyn_scale | static_scale | ambient | offset | fast_offset
     key: tuple[str, ...]
     prior: float
     sigma: float  # log-space for positive parameters, °C for ambient/offset
@@ -91,7 +91,7 @@ class ParamSpec:
 
     @property
     def log(self) -> bool:
-        return self.kind not in ("ambient", "offset")
+        return self.kind not in ("ambient", "offset", "fast_offset")
 
     def value(self, phi: float) -> float:
         return self.prior * math.exp(phi * self.sigma) if self.log else self.prior + phi * self.sigma
@@ -199,8 +199,8 @@ def apply_params(
             static = v
         elif s.kind == "ambient":
             ambient = v
-        else:
-            offset = v
+        elif s.kind == "offset":
+            offset = v  # a "fast_offset" is not the profile's: FitProblem._run places it
     th = board.thermal
     thermal = ThermalProfile(
         nodes=tuple(ThermalNode(n.name, caps[n.name], amb_links[n.name]) for n in th.nodes),
@@ -529,6 +529,19 @@ def slow_mode(cap: np.ndarray, g: np.ndarray, modes: Modes | None = None) -> tup
     m = modes or Modes.of(cap, g)
     i = int(np.argmax(m.lam))
     return m.d * m.u[:, i], -1.0 / float(m.lam[i])
+
+
+def second_mode(modes: Modes) -> np.ndarray:
+    """The second-slowest mode's shape (excess temperature per node): the start's faster transient."""
+    i = int(np.argsort(modes.lam)[-2]) if len(modes.lam) > 1 else int(np.argmax(modes.lam))
+    return modes.d * modes.u[:, i]
+
+
+def fast_offset_spec() -> ParamSpec:
+    """A second initial offset, along :func:`second_mode`: the same prior and bound as ``initial_offset``."""
+    return ParamSpec(
+        "initial_offset_fast", "fast_offset", (), 0.0, OFFSET_PRIOR_C, "°C", OFFSET_BOUND_C / OFFSET_PRIOR_C
+    )
 
 
 def free_run(

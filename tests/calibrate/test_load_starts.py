@@ -7,20 +7,17 @@ section's first line as its benchmark starts, so the next line's load holds from
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.calibrate.sparse import sbcbench_runs
 from thermogov.board import load_board
-from thermogov.importers.common import ImportedLog
-from thermogov.importers.runfolder import write_run_folder
 from thermogov.sim.calibration.calibrate import calibrate
 from thermogov.sim.calibration.data import LogData, load_log_data
 from thermogov.sim.calibration.inputs import derive_inputs
 from thermogov.sim.calibration.model import GridInputs, make_grid
-from thermogov.sim.calibration.steptest import step_log
 
 STEP_S = 600.0  # the benchmark starts with the monitor line at 600 s
 EVERY_S = 20  # one monitor line every 20 s, as sbc-bench's 7-zip section prints them
@@ -62,28 +59,9 @@ def test_no_starts_without_the_flag_or_without_a_gap() -> None:
     assert inputs.load_starts == {}
 
 
-def _sbcbench_like(log: ImportedLog, starts: bool) -> ImportedLog:
-    """Every 20th reading; a row's load is the mean since the row before; the start row has none."""
-    samples = []
-    for s in log.samples:
-        if s.t_s % EVERY_S:
-            continue
-        loads = {} if s.t_s == STEP_S else dict(s.loads)
-        samples.append(dataclasses.replace(s, loads=loads))
-    return dataclasses.replace(log, fmt="sbc-bench", samples=tuple(samples), load_starts_at_gaps=starts)
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
-    board = load_board("rpi4")
-    # the load changes exactly at the 600 s sample (edge_lead_s=0), as a benchmark started with its monitor
-    log = step_log(board, idle_s=STEP_S, load_s=600.0, cool_s=0.0, noise_c=0.05, quant_c=0.1, edge_lead_s=0.0)
-    return {
-        starts: write_run_folder(
-            _sbcbench_like(log, starts), tmp_path_factory.mktemp(f"starts{starts}")
-        ).run_dir
-        for starts in (True, False)
-    }
+    return sbcbench_runs(tmp_path_factory, 600.0, EVERY_S, STEP_S)
 
 
 def test_the_run_folder_keeps_the_flag(runs: dict[bool, Path]) -> None:
