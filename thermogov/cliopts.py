@@ -90,6 +90,10 @@ def split_list(values: Sequence[str]) -> list[str]:
 def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., list[Any]]:
     def callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
         field = param.opts[0] if param.opts else str(param.name)
+        if values and not split_list(values):
+            # given, but nothing in it: an unset shell variable (``--seed "$SEEDS"``) would
+            # otherwise run the default silently, as an empty --out would write into the cwd
+            raise ConfigError(f"{field}: empty; write e.g. {example}, or leave the option out")
         out = []
         for item in split_list(values):
             try:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from thermogov.exitstatus import writing
 from thermogov.governor import SampleRecord, TickRecord
 from thermogov.interfaces import LogFormatError
 
@@ -133,8 +134,9 @@ class _CsvAppender:
     ) -> None:
         self.path = path
         self._fh = path.open("w", encoding="utf-8", newline="")
-        self._fh.write(",".join(_text(h) for h in header) + "\n")
-        self._fh.flush()
+        with writing(path):
+            self._fh.write(",".join(_text(h) for h in header) + "\n")
+            self._fh.flush()
         self._every = flush_every_s
         self._span = span_s
         self._share = share
@@ -199,17 +201,19 @@ class _CsvAppender:
     def flush(self) -> None:
         if self._pending:
             self._settle()
-        if self._buf:
-            self._fh.write("".join(self._buf))
-            self._buf.clear()
-        self._buffered = 0
-        self._fh.flush()
+        with writing(self.path):
+            if self._buf:
+                self._fh.write("".join(self._buf))
+                self._buf.clear()
+            self._buffered = 0
+            self._fh.flush()
         self._due = time.monotonic() + self._every
 
     def close(self) -> None:
         if not self._fh.closed:
             self.flush()
-            self._fh.close()
+            with writing(self.path):
+                self._fh.close()
 
     def abandon(self) -> None:
         """Give up on the file (its disk failed): drop what is buffered, close without raising."""
@@ -393,7 +397,10 @@ def read_csv_columns(path: Path) -> dict[str, list[Any]]:
     body = rows[1:]
     if body and len(body[-1]) != len(header) and not text.endswith("\n"):
         body = body[:-1]
-    parsers = [_parse_text_cell if h in TEXT_COLUMNS else _parse_cell for h in header]
+    # Only a thermogov trace or samples file (a t_s column) has its number columns checked; for
+    # any other CSV the caller's "not a thermogov trace" is the line that helps.
+    checked = TIME_COLUMN in header
+    parsers = [_parse_text_cell if h in TEXT_COLUMNS or not checked else _parse_cell for h in header]
     cols: dict[str, list[Any]] = {h: [] for h in header}
     lists = [cols[h] for h in header]
     last_t: float | None = None
@@ -402,8 +409,10 @@ def read_csv_columns(path: Path) -> dict[str, list[Any]]:
             raise LogFormatError(f"{path}:{i}: {len(row)} cells for {len(header)} columns; file is corrupt")
         for h, v, parse, values in zip(header, row, parsers, lists, strict=True):
             x = parse(v)
-            if parse is _parse_cell and (
-                isinstance(x, str) or (isinstance(x, float) and not math.isfinite(x))
+            if (
+                checked
+                and parse is _parse_cell
+                and (isinstance(x, str) or (isinstance(x, float) and not math.isfinite(x)))
             ):
                 raise LogFormatError(
                     f"{path}:{i}: {h} is {v[:40]!r}, not a finite number; the file is corrupt"
