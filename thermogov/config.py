@@ -147,7 +147,12 @@ class Config:
     def load_board(self) -> BoardProfile:
         if self.board_file:
             return load_board_file(Path(self.board_file))
-        return load_board(self.board)
+        try:
+            return load_board(self.board)
+        except ConfigError as e:  # "board: unknown board ...": say which file and key set it
+            if not self.source:
+                raise
+            raise ConfigError(f"{self.source}: run.{e}") from e
 
     def sensor_specs(self, board: BoardProfile) -> tuple[SensorSpec, ...]:
         # Checked only once the board is known (at run time): name the file, as a load-time error does.

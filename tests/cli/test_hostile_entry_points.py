@@ -118,6 +118,7 @@ COMPARE = ["compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--
     [
         (["--seed", ""], "--seed: empty"),  # an unset "$SEEDS": ran seed 1 silently
         (["--seed", " , "], "--seed: empty"),
+        (["--scenario", ""], "--scenario: empty"),  # ran every scenario, then blamed an event
         (["--batch-size", "4"], "--batch-size: applies only with --batching"),  # was ignored
         (["--max-wait-ms", "5"], "--max-wait-ms: applies only with --batching"),
     ],
@@ -125,7 +126,8 @@ COMPARE = ["compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--
 def test_compare_refuses_an_empty_list_and_an_option_that_would_be_ignored(
     tmp_path: Path, extra: list[str], needle: str
 ) -> None:
-    p = thermogov(*COMPARE, "--out", str(tmp_path / "o"), *extra)
+    base = COMPARE[:1] + COMPARE[3:] if extra[0] == "--scenario" else COMPARE
+    p = thermogov(*base, "--out", str(tmp_path / "o"), *extra)
     one_line_error(p, needle)
     assert not (tmp_path / "o").exists()
 
@@ -165,3 +167,20 @@ def test_a_failed_write_names_the_file_that_failed(tmp_path: Path) -> None:
     assert "trace.csv: File too large" in lines[0] or "samples.csv: File too large" in lines[0], lines[0]
     (run,) = [d for d in tmp_path.iterdir() if d.is_dir()]
     assert not (run / "summary.json").exists()  # nothing claims the run completed
+
+
+@pytest.mark.parametrize(
+    ("config", "needle"),
+    [
+        ('[run]\nboard = "nosuch"\n', "run.board: unknown board 'nosuch'"),  # said "board:", no file
+        ('[run]\nboard = "rpi5"\n[sensors.nosuch]\nweight = 1.0\n', "sensors.nosuch"),  # no file
+    ],
+)
+def test_a_config_error_found_against_the_board_names_the_file(
+    tmp_path: Path, config: str, needle: str
+) -> None:
+    conf = tmp_path / "c.toml"
+    conf.write_text(config)
+    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "o"))
+    assert str(conf) in one_line_error(p, needle)
+    assert not (tmp_path / "o").exists()
