@@ -113,8 +113,11 @@ class State:
 
 def parse_state(doc: Any, where: str) -> State:
     """A :class:`State` from a decoded document; :class:`StateFormatError` naming the file."""
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+    if not isinstance(doc, dict) or not isinstance(doc.get("schema"), int):
+        # no schema number at all: some other JSON, not an older or newer daemon's state
+        raise StateFormatError(f"{where}: not a thermogov state (no schema number); is it the daemon's file?")
+    if doc.get("schema") != SCHEMA:
+        got = doc.get("schema")
         raise StateFormatError(
             f"{where}: not a thermogov state of schema {SCHEMA} (got {got!r}); "
             "upgrade thermogov to the daemon's version"
