@@ -141,7 +141,13 @@ def check_out_dir(path: str | Path, field: str = "--out") -> Path:
     check_path_text(str(path), field, "folder path such as traces")
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise ConfigError(f"{field}: {p} is a file; --out names a folder, give a folder path")
+        # --csv checks its file's folder here: "--out names a folder" would send the user elsewhere
+        what = (
+            "--out names a folder, give a folder path"
+            if field == "--out"
+            else f"{field} needs a folder there"
+        )
+        raise ConfigError(f"{field}: {p} is a file; {what}")
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as e:
