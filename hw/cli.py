@@ -127,21 +127,24 @@ _board_opt = click.option(
 def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path, as_json: bool) -> None:
     """Show the board's sensors and frequency domains and what the profile maps them to.
 
-    No root needed; exits 1 when the root holds no board (nothing to read or to govern).
+    No root needed; exits 1 when the root holds no board (nothing to read or to govern), 2
+    after the report when `run` would refuse the config on this board (its one line).
 
     \b
     Example:
       thermogov doctor --config /etc/thermogov/thermogov.toml
     """
-    from thermogov.hw.doctor import doctor_checks, doctor_data, doctor_report
+    from thermogov.hw.doctor import config_refusal, doctor_checks, doctor_data, doctor_report
     from thermogov.hw.sysfs import SysfsTree
 
     tree, cfg = SysfsTree(sysfs_root), _config(config_path)
     no_board, warnings = doctor_checks(tree, cfg, board)
+    refusal = config_refusal(tree, cfg, board) if no_board is None else None
     if as_json:
         data = doctor_data(tree, cfg, board)
         data["warnings"] = warnings
         data["no_board"] = no_board
+        data["config_error"] = None if refusal is None else str(refusal)
         click.echo(json.dumps(data, indent=2))
     elif no_board is None:
         for line in doctor_report(tree, cfg, board):
@@ -151,6 +154,8 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
     if no_board is not None:
         click.echo(f"thermogov: {no_board}", err=True)
         sys.exit(1)
+    if refusal is not None:  # the report is still useful; the status says `run` would refuse
+        raise refusal
 
 
 @click.command("run")

@@ -326,3 +326,21 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         return None, [f"warning: {unmatched}; `thermogov run` refuses to start until then"]
     hold = hold_warning(tree, config, board_opt)
     return None, [*unit_warnings(tree, config, board_opt), *([hold] if hold else [])]
+
+
+def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:
+    """The error ``thermogov run`` would stop at for this config on this board, or None.
+
+    Load-time checks see only the file; a ``[sensors.X]`` the board lacks and a bad
+    ``[policies.*]`` parameter are found against the mapped board.  The example config tells the
+    user to check a change with ``doctor --config``, so doctor runs run's own checks (the same
+    ``prepare`` and policy build) and exits 2 with run's line instead of passing the file.
+    """
+    from thermogov.hw.daemon import RunOptions, policy_context, prepare
+
+    try:
+        prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+        prep.config.make_policy(policy_context(prep))
+    except ConfigError as e:
+        return e
+    return None

@@ -157,7 +157,8 @@ def run_main(argv: list[str] | None = None) -> int:
         return int(e.exit_code or 0)
     except OSError as e:
         # The environment failed under a command (disk full, I/O error): a runtime failure.
-        where = f"{e.filename}: " if e.filename else ""
+        named = _named_cause(e)
+        where = f"{named.filename}: " if named is not None else ""
         return _fail(e, f"error: {where}{e.strerror or e}; check the disk and the path", 1)
     except Exception as e:
         # A bug: still one line and exit 1 (the daemon's ExitStack has restored the board by now).
@@ -166,6 +167,19 @@ def run_main(argv: list[str] | None = None) -> int:
         )
     # click returns Exit codes in non-standalone mode instead of raising them.
     return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+
+
+def _named_cause(e: BaseException) -> OSError | None:
+    """The first OSError naming a file in ``e``'s chain: SimPy re-raises a process's exception
+    as a new one built from its ``args``, which drop the ``filename`` the writer put there."""
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.filename:
+            return cur
+        cur = cur.__cause__ or cur.__context__
+    return None
 
 
 def debug_enabled() -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -112,8 +113,11 @@ class State:
 
 def parse_state(doc: Any, where: str) -> State:
     """A :class:`State` from a decoded document; :class:`StateFormatError` naming the file."""
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+    if not isinstance(doc, dict) or not isinstance(doc.get("schema"), int):
+        # no schema number at all: some other JSON, not an older or newer daemon's state
+        raise StateFormatError(f"{where}: not a thermogov state (no schema number); is it the daemon's file?")
+    if doc.get("schema") != SCHEMA:
+        got = doc.get("schema")
         raise StateFormatError(
             f"{where}: not a thermogov state of schema {SCHEMA} (got {got!r}); "
             "upgrade thermogov to the daemon's version"
@@ -153,13 +157,16 @@ def current(path: Path | str | None = None) -> State:
     """The latest published state (see the module docstring for cost and errors)."""
     p = str(path) if path is not None else str(default_state_path())
     try:
-        fd = os.open(p, os.O_RDONLY | os.O_CLOEXEC)
+        # O_NONBLOCK: a FIFO at this path would otherwise block the open until some writer came
+        fd = os.open(p, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         raise NoState(f"{p}: no thermogov state (is `thermogov run` running?)") from None
     except OSError as e:
         raise NoState(f"{p}: cannot read the thermogov state ({e.strerror})") from None
     try:
         st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # the daemon renames a regular file into place
+            raise StateFormatError(f"{p}: not a regular file; give the daemon's state file (--state)")
         key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
         hit = _cache.get(p)
         if hit is not None and hit[0] == key:
@@ -174,6 +181,8 @@ def current(path: Path | str | None = None) -> State:
         doc = json.loads(data)
     except ValueError as e:
         raise StateFormatError(f"{p}: not JSON ({e}); is it the daemon's file?") from e
+    except RecursionError:  # "[[[[...": the decoder recurses per level; no state nests so deep
+        raise StateFormatError(f"{p}: not JSON (nested too deeply); is it the daemon's file?") from None
     state = parse_state(doc, p)
     _cache[p] = (key, state)
     return state

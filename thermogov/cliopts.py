@@ -90,6 +90,10 @@ def split_list(values: Sequence[str]) -> list[str]:
 def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., list[Any]]:
     def callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
         field = param.opts[0] if param.opts else str(param.name)
+        if values and not split_list(values):
+            # given, but nothing in it: an unset shell variable (``--seed "$SEEDS"``) would
+            # otherwise run the default silently, as an empty --out would write into the cwd
+            raise ConfigError(f"{field}: empty; write e.g. {example}, or leave the option out")
         out = []
         for item in split_list(values):
             try:
@@ -137,7 +141,13 @@ def check_out_dir(path: str | Path, field: str = "--out") -> Path:
     check_path_text(str(path), field, "folder path such as traces")
     p = Path(path)
     if p.exists() and not p.is_dir():
-        raise ConfigError(f"{field}: {p} is a file; --out names a folder, give a folder path")
+        # --csv checks its file's folder here: "--out names a folder" would send the user elsewhere
+        what = (
+            "--out names a folder, give a folder path"
+            if field == "--out"
+            else f"{field} needs a folder there"
+        )
+        raise ConfigError(f"{field}: {p} is a file; {what}")
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as e:

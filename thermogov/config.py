@@ -151,13 +151,23 @@ class Config:
     def load_board(self) -> BoardProfile:
         if self.board_file:
             return load_board_file(Path(self.board_file))
-        return load_board(self.board)
+        try:
+            return load_board(self.board)
+        except ConfigError as e:  # "board: unknown board ...": say which file and key set it
+            if not self.source:
+                raise
+            raise ConfigError(f"{self.source}: run.{e}") from e
 
     def sensor_specs(self, board: BoardProfile) -> tuple[SensorSpec, ...]:
+        # Checked only once the board is known (at run time): name the file, as a load-time error does.
+        where = f"{self.source}: " if self.source else ""
         for name in self.sensors:
             if name not in {s.name for s in board.sensors}:
                 known = ", ".join(s.name for s in board.sensors)
-                raise ConfigError(f"sensors.{name}: board {board.name} has no such sensor; known: {known}")
+                raise ConfigError(
+                    f"{where}sensors.{name}: board {board.name} has no such sensor; known: {known}"
+                    " (rename or remove the table)"
+                )
         specs = []
         for s in board.sensors:
             o = self.sensors.get(s.name, SensorOverride())
@@ -174,7 +184,7 @@ class Config:
                 )
             )
         if not specs:
-            raise ConfigError("sensors: every sensor is disabled; enable at least one")
+            raise ConfigError(f"{where}sensors: every sensor is disabled; enable at least one")
         return tuple(specs)
 
     def policy_params(self, policy: str | None = None) -> Table:

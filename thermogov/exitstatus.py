@@ -8,6 +8,11 @@ so neither spells the mapping out.
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
 BAD_INPUT = 2  # a ThermogovError: the input named in the line is wrong; nothing was written
@@ -24,3 +29,23 @@ def failure_status(e: ThermogovError | RuntimeFailure) -> tuple[int, str]:
     """``(status, line)`` of the two failures any command may raise."""
     status = BAD_INPUT if isinstance(e, ThermogovError) else RUNTIME_FAILURE
     return status, one_line(f"error: {e}")
+
+
+@contextlib.contextmanager
+def writing(path: Path | str, *, partial: Path | str | None = None) -> Iterator[None]:
+    """Name ``path`` in an ``OSError`` raised while writing it, and remove ``partial`` if given.
+
+    ``open`` names its file, but a failed ``write``/``flush``/``close`` (the disk full, an I/O
+    error) raises an ``OSError`` without one, and the command's one line would say "No space
+    left on device" without saying where.  ``partial`` is a temporary file a failed write must
+    not leave behind (an atomic write's ``.tmp``).
+    """
+    try:
+        yield
+    except OSError as e:
+        if partial is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+        if e.filename is None and e.errno is not None:
+            raise OSError(e.errno, e.strerror, str(path)) from e
+        raise

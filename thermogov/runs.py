@@ -25,6 +25,7 @@ from typing import Any
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.episodes import EpisodeTracker
+from thermogov.exitstatus import writing
 from thermogov.governor import SampleRecord, TickRecord
 from thermogov.throttle import ThrottleTally
 from thermogov.tomlwrite import dumps
@@ -158,9 +159,10 @@ class RunRecorder:
         rid = run_id or new_run_id(out_dir, backend, board.name, config.policy, config.seed)
         run_dir = out_dir / rid
         run_dir.mkdir(parents=False, exist_ok=run_id is not None)
-        (run_dir / CONFIG_FILE).write_text(
-            dumps(config.resolved(board).with_absolute_paths().to_dict()), encoding="utf-8"
-        )
+        with writing(run_dir / CONFIG_FILE):
+            (run_dir / CONFIG_FILE).write_text(
+                dumps(config.resolved(board).with_absolute_paths().to_dict()), encoding="utf-8"
+            )
         return cls(run_dir, config, board, backend, rid, fan)
 
     def drop_files(self) -> None:
@@ -335,7 +337,7 @@ def write_atomic(path: Path, text: str) -> None:
     flush it to disk, then ``os.replace`` it in (atomic on POSIX, rename(2)).
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with writing(path, partial=tmp), tmp.open("w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -351,7 +353,7 @@ def append_ledger(out_dir: Path, summary: dict[str, Any], run_dir: Path) -> None
     path = out_dir / LEDGER_FILE
     row = [summary.get(c, "") for c in LEDGER_COLUMNS[:-1]] + [str(run_dir)]
     row = ["" if v is None else v for v in row]
-    with path.open("a", newline="", encoding="utf-8") as fh:
+    with writing(path), path.open("a", newline="", encoding="utf-8") as fh:
         _lock(fh)
         w = csv.writer(fh, lineterminator="\n")
         if fh.seek(0, os.SEEK_END) == 0:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from thermogov.exitstatus import writing
 from thermogov.governor import SampleRecord, TickRecord
 from thermogov.interfaces import LogFormatError
 
@@ -132,8 +134,9 @@ class _CsvAppender:
     ) -> None:
         self.path = path
         self._fh = path.open("w", encoding="utf-8", newline="")
-        self._fh.write(",".join(_text(h) for h in header) + "\n")
-        self._fh.flush()
+        with writing(path):
+            self._fh.write(",".join(_text(h) for h in header) + "\n")
+            self._fh.flush()
         self._every = flush_every_s
         self._span = span_s
         self._share = share
@@ -198,17 +201,19 @@ class _CsvAppender:
     def flush(self) -> None:
         if self._pending:
             self._settle()
-        if self._buf:
-            self._fh.write("".join(self._buf))
-            self._buf.clear()
-        self._buffered = 0
-        self._fh.flush()
+        with writing(self.path):
+            if self._buf:
+                self._fh.write("".join(self._buf))
+                self._buf.clear()
+            self._buffered = 0
+            self._fh.flush()
         self._due = time.monotonic() + self._every
 
     def close(self) -> None:
         if not self._fh.closed:
             self.flush()
-            self._fh.close()
+            with writing(self.path):
+                self._fh.close()
 
     def abandon(self) -> None:
         """Give up on the file (its disk failed): drop what is buffered, close without raising."""
@@ -342,6 +347,14 @@ class SampleWriter(_CsvAppender):
             self._rows_added(len(recs) - start, recs[start][0], recs[-1][0])
 
 
+# Columns that hold words (states, tags, names); every other column of a trace or samples file
+# holds numbers (docs/trace-format.md), so a word there, or one that reads as a float that is not
+# finite ("nan", "inf", "1e309"), is a corrupt cell, while here it stays the word it is (a mode
+# may be called "inf").
+TEXT_COLUMNS = frozenset({"sensors_used", "policy_state", "mode", "event", "sensor"})
+TIME_COLUMN = "t_s"
+
+
 def _parse_cell(v: str) -> Any:
     if v == "":
         return None
@@ -355,14 +368,24 @@ def _parse_cell(v: str) -> Any:
         return v
 
 
+def _parse_text_cell(v: str) -> Any:
+    """A cell of a text column: numbers as numbers (a rung, a count), words kept as written."""
+    x = _parse_cell(v)
+    return v if isinstance(x, float) and not math.isfinite(x) else x
+
+
 def read_csv_columns(path: Path) -> dict[str, list[Any]]:
     """Column -> values, numbers parsed, empty cells as None.
 
     A last line cut short by a crash (fewer cells than the header) is dropped; any other
-    ragged line means the file is not a thermogov CSV and is reported as such.
+    ragged line means the file is not a thermogov CSV and is reported as such.  Our writers
+    (and every importer) never write a non-finite number and write time forwards, so a NaN,
+    an inf or a time that goes back is a corrupt or hand-edited file: refused here, naming the
+    line and column, rather than drawn as a gap, fitted as a temperature or crashing a plot.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a trace saved again by a spreadsheet starts with a byte-order mark
+        text = path.read_text(encoding="utf-8-sig")
     except OSError as e:
         raise LogFormatError(f"{path}: cannot read ({e.strerror}); check the path") from e
     except UnicodeDecodeError:
@@ -374,13 +397,49 @@ def read_csv_columns(path: Path) -> dict[str, list[Any]]:
     body = rows[1:]
     if body and len(body[-1]) != len(header) and not text.endswith("\n"):
         body = body[:-1]
+    # Only a thermogov trace or samples file (a t_s column) has its number columns checked; for
+    # any other CSV the caller's "not a thermogov trace" is the line that helps.
+    checked = TIME_COLUMN in header
+    parsers = [_parse_text_cell if h in TEXT_COLUMNS or not checked else _parse_cell for h in header]
     cols: dict[str, list[Any]] = {h: [] for h in header}
+    lists = [cols[h] for h in header]
+    last_t: float | None = None
     for i, row in enumerate(body, start=2):
         if len(row) != len(header):
             raise LogFormatError(f"{path}:{i}: {len(row)} cells for {len(header)} columns; file is corrupt")
-        for h, v in zip(header, row, strict=True):
-            cols[h].append(_parse_cell(v))
+        for h, v, parse, values in zip(header, row, parsers, lists, strict=True):
+            x = parse(v)
+            if (
+                checked
+                and parse is _parse_cell
+                and (isinstance(x, str) or (isinstance(x, float) and not math.isfinite(x)))
+            ):
+                raise LogFormatError(
+                    f"{path}:{i}: {h} is {v[:40]!r}, not a finite number; the file is corrupt"
+                    " (delete the line or re-record the run)"
+                )
+            values.append(x)
+        last_t = _check_time(cols, path, i, last_t)
     return cols
+
+
+def _check_time(cols: dict[str, list[Any]], path: Path, line: int, last_t: float | None) -> float | None:
+    """The time of the row just read: a number, not before the row above (samples share one t)."""
+    times = cols.get(TIME_COLUMN)
+    if times is None:
+        return None
+    t = times[-1]
+    if t is None:  # a word or a non-finite number was refused with the cell already
+        raise LogFormatError(
+            f"{path}:{line}: {TIME_COLUMN} is empty, not a time in seconds; the file is corrupt"
+            " (delete the line or re-record the run)"
+        )
+    if last_t is not None and t < last_t:
+        raise LogFormatError(
+            f"{path}:{line}: {TIME_COLUMN} {t:g} goes back from {last_t:g}; rows out of order or"
+            " two files joined (keep one run per file, in time order)"
+        )
+    return t
 
 
 def load_trace(path_or_run: Path | str) -> dict[str, list[Any]]:

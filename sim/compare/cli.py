@@ -203,6 +203,8 @@ def compare_command(
     names = _scenarios(tuple(scenarios))
     pols = _policies(tuple(policies))
     modes = check_modes(list(batching))
+    if not modes:
+        _only_with_batching(batch_size=batch_size, max_wait_ms=max_wait_ms)
     configs = []
     for n in names:
         for s in seed_list:
@@ -226,6 +228,17 @@ def compare_command(
         )
     write_csv(rows, path)
     _report(rows, oracles, path, as_json)
+
+
+def _only_with_batching(**given: float | None) -> None:
+    """``--batch-size`` / ``--max-wait-ms`` shape the batchers; without ``--batching`` none runs,
+    so a value given there would be ignored silently: refuse it naming the option."""
+    for name, value in given.items():
+        if value is not None:
+            opt = "--" + name.replace("_", "-")
+            raise ConfigError(
+                f"{opt}: applies only with --batching; add --batching static,dynamic or drop {opt}"
+            )
 
 
 def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_json: bool) -> None:

@@ -32,6 +32,7 @@ from typing import Any
 
 from thermogov.config import Config
 from thermogov.display import figure
+from thermogov.exitstatus import writing
 from thermogov.governor import TickRecord
 from thermogov.policies import check_policy_name
 from thermogov.sim.compare import isolimit
@@ -448,7 +449,7 @@ def compare(
 
 def write_csv(rows: Iterable[RunRow], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with writing(path), path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(CSV_COLUMNS)
         for r in rows:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from thermogov.exitstatus import writing
 from thermogov.sim.sweep.figures import COLUMNS
 from thermogov.sim.sweep.point import PointResult
 from thermogov.sim.sweep.spec import Sweep
@@ -94,14 +95,15 @@ def _write_parquet(cols: list[str], table: Sequence[dict[str, Any]], path: Path)
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed types in one column (a `choice`)
             arrays[c] = pa.array([None if v is None else str(v) for v in vals])
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    pq.write_table(pa.table(arrays), tmp)
+    with writing(path, partial=tmp):
+        pq.write_table(pa.table(arrays), tmp)
     os.replace(tmp, path)
     return path
 
 
 def _replace_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("wb") as fh:
+    with writing(path, partial=tmp), tmp.open("wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())

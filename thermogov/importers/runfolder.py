@@ -24,6 +24,7 @@ from typing import Any
 
 from thermogov.board import BoardProfile
 from thermogov.episodes import EpisodeTracker
+from thermogov.exitstatus import writing
 from thermogov.importers.common import ImportedLog
 from thermogov.runs import SUMMARY_FILE, append_ledger, unique_run_id, write_atomic
 from thermogov.trace import SAMPLE_COLUMNS, SAMPLES_FILE, TRACE_FILE
@@ -131,6 +132,7 @@ def write_run_folder(
     energy = 0.0
     energy_known = False
     with (
+        writing(run_dir),
         (run_dir / TRACE_FILE).open("w", newline="", encoding="utf-8") as tf,
         (run_dir / SAMPLES_FILE).open("w", newline="", encoding="utf-8") as sf,
     ):

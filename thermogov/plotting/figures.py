@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from thermogov.exitstatus import writing
 from thermogov.importers.runfolder import LOAD_SUFFIX, RAIL_SUFFIX
 from thermogov.interfaces import LogFormatError, ThermogovError
 from thermogov.runs import CONFIG_FILE, SUMMARY_FILE
@@ -424,5 +425,6 @@ def save_figure(fig: Any, path: Path | str, dpi: int = 110) -> Path:
     """Write a figure as PNG (or whatever the suffix names); matplotlib picks a file canvas
     (Agg for PNG) by itself, so this never needs a display."""
     out = Path(path)
-    fig.savefig(out, dpi=dpi)
+    with writing(out):
+        fig.savefig(out, dpi=dpi)
     return out
