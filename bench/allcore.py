@@ -183,6 +183,59 @@ def measure(path: Path, holdout: float, enclosure: str | None = None) -> list[Se
     return out
 
 
+@dataclass
+class PhaseResidual:
+    """One benchmark phase's share of a report's held-out error (every held-out reading, the first
+    section's too, which the step table above cannot measure a step for)."""
+
+    log: str
+    board: str
+    section: str
+    rows: int  # held-out readings in the phase
+    mean_error_k: float  # mean (forecast - measured) over them
+    first_error_k: float
+    last_error_k: float
+    sq_share: float  # their share of the report's held-out sum of squared errors
+
+
+def phase_residuals(path: Path, holdout: float) -> list[PhaseResidual]:
+    """Per benchmark phase, the held-out residual of the fit ``bench/fidelity.py`` makes ([] when the
+    report is no candidate or does not fit): where in the report the held-out RMSE comes from."""
+    from thermogov.interfaces import ThermogovError
+    from thermogov.sim.calibration.calibrate import calibrate
+
+    got = candidate(path)
+    if got is None:
+        return []
+    data, board = got
+    try:
+        r = calibrate(data, board, holdout=holdout)
+    except ThermogovError as e:
+        print(f"  {path.name}: {e}", file=sys.stderr)
+        return []
+    err = r.predicted_c - r.measured_c
+    held = (r.t_s >= r.holdout_from_s) & np.isfinite(err)
+    total = float(np.sum(err[held] ** 2)) or 1.0
+    label = board.name + (f" ({r.variant})" if r.variant else "")
+    out = []
+    for name, mask in sections_of(path, r.t_s):
+        e = err[mask & held]
+        if e.size:
+            out.append(
+                PhaseResidual(
+                    path.name,
+                    label,
+                    name,
+                    int(e.size),
+                    float(e.mean()),
+                    float(e[0]),
+                    float(e[-1]),
+                    float(np.sum(e**2)) / total,
+                )
+            )
+    return out
+
+
 def _signed(v: float | None) -> str:
     return _f(v, "{:+.2f}")
 
@@ -236,8 +289,15 @@ def main() -> int:
     ap.add_argument(
         "--enclosure", help="fit every report in this housing of its profile (reports without it are skipped)"
     )
+    ap.add_argument(
+        "--residuals",
+        action="store_true",
+        help="instead: each report's held-out residual per benchmark phase (mean, first, last, share)",
+    )
     args = ap.parse_args()
     folders = args.data or [REAL_DATA]
+    if args.residuals:
+        return residuals_main(folders, args.holdout, args.json)
     rows: list[SectionRow] = []
     for folder in folders:
         if not folder.is_dir():
@@ -257,6 +317,27 @@ def main() -> int:
         print(
             f"{key}: {s['n']} held-out section(s); medians: step error {s['step_median_k']:+.2f} K, early "
             f"{_signed(s['early_median_k'])} K, mean error {s['mean_error_median_k']:+.2f} K; {s['step_high']} step(s) too high"
+        )
+    return 0
+
+
+def residuals_main(folders: list[Path], holdout: float, as_json: bool) -> int:
+    """``--residuals``: the per-phase held-out residual of every sbc-bench report in ``folders``."""
+    rows: list[PhaseResidual] = []
+    for folder in folders:
+        for path in sorted(folder.glob("sbcbench_*")) if folder.is_dir() else []:
+            rows.extend(phase_residuals(path, holdout))
+    if as_json:
+        print(json.dumps({"residuals": [asdict(r) for r in rows]}, indent=2))
+        return 0
+    print(
+        "| log | board | phase | held-out rows | mean error K | first K | last K | share of squared error |"
+    )
+    print("|" + "---|" * 8)
+    for r in rows:
+        print(
+            f"| {r.log} | {r.board} | {r.section} | {r.rows} | {r.mean_error_k:+.2f} | {r.first_error_k:+.2f} | "
+            f"{r.last_error_k:+.2f} | {r.sq_share:.2f} |"
         )
     return 0
 

@@ -41,7 +41,9 @@ after the daemon's next check) or ``kill -9`` with the mode set while the daemon
 the exit (and the next start's journal restore) each window holds the mode's max, neither
 above it (``mode-undone``) nor below it (``mode-cap-left``: thermogov's cap left in force).  Another shape, ``other_agent``, has an agent raise a governed max
 again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP list, or change
-the governor string, checked against the rule in docs/hardware.md ("Other agents").
+the governor string, checked against the rule in docs/hardware.md ("Other agents").  Two more (session 16): ``inactive_cluster``,
+a governed cluster offline at start (every attribute EBUSY: the others must be governed, it
+never owned), and ``unknown_model``, a device-tree model no profile names (must be refused).
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -115,6 +117,7 @@ class Trial:
     agents: list[Callable[[FakeRun], None]] = field(default_factory=list)
     governed_policies: set[str] = field(default_factory=set)  # what the journal may own
     read_only: set[str] = field(default_factory=set)  # limits the journal must never own
+    inactive: set[str] = field(default_factory=set)  # limits of an offline cluster: never owned either
     config: str = ""  # TOML lines added to the run's config (a governed fan, the lever)
     # What each other agent of the trial rewrites (its own change where the daemon owns none):
     # a set, since one tree may get two agents (a rival and an nvpmodel), each excused its own.
@@ -582,6 +585,36 @@ def governed_fan_and_idle(t: fakesys.FakeTree, rng: random.Random, tr: Trial) ->
         tr.shapes.append("idle-refuses")
 
 
+def inactive_cluster(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A governed cluster whose CPUs are all offline at start (an nvpmodel mode with fewer cores):
+    the kernel keeps its policy, and every attribute answers EBUSY (drivers/cpufreq/cpufreq.c,
+    ``show``/``store`` of an inactive policy).  The other clusters must still be governed."""
+    pols = [p for p in policies(t) if p in tr.governed_policies][1:]
+    if not pols:
+        return
+    p = rng.choice(pols)
+    for name in sorted(e.name for e in (t.root / CPUFREQ / p).iterdir()):
+        tr.fault_rules.append((f"{CPUFREQ}/{p}/{name}", "rw", 16))
+    tr.inactive |= {f"{CPUFREQ}/{p}/scaling_min_freq", f"{CPUFREQ}/{p}/scaling_max_freq"}
+    tr.shapes.append(f"inactive-{p}")
+
+
+def unknown_model(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """A board of the same family that no profile names (a Pi 3 B+, an Orin NX): its device-tree
+    model (bcm2710-rpi-3-b-plus.dts; the Orin NX's p3767-0000 module) matches no ``dt_models``,
+    and the run's config names no board, so ``run`` must refuse it up front."""
+    base = "sys/firmware/devicetree/base"
+    if "Raspberry" in t.read(f"{base}/model"):
+        model, compat = "Raspberry Pi 3 Model B Plus Rev 1.3", ("raspberrypi,3-model-b-plus", "brcm,bcm2837")
+    else:
+        model = "NVIDIA Jetson Orin NX Engineering Reference Developer Kit"
+        compat = ("nvidia,p3768-0000+p3767-0000", "nvidia,p3767-0000", "nvidia,tegra234")
+    t.write(f"{base}/model", model.encode() + b"\x00")
+    t.write(f"{base}/compatible", b"".join(c.encode() + b"\x00" for c in compat))
+    tr.refuse_reason = f"device-tree model {model!r} matches no profile"
+    tr.shapes.append("unknown-model")
+
+
 SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], float]] = [
     (big_little, 0.35),
     (cpu_offline, 0.3),
@@ -600,7 +633,9 @@ SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], flo
     (rounding_kernel, 0.2),
     (rival_agent, 0.2),
     (governed_fan_and_idle, 0.25),
-    (other_agent, 0.35),  # last: the trees before it keep their seeded draws
+    (other_agent, 0.35),  # the trees before it keep their seeded draws
+    (inactive_cluster, 0.2),  # session 16, after the others for the same reason
+    (unknown_model, 0.08),
 ]
 
 
@@ -1013,6 +1048,8 @@ class Runner:
             self.finding("wrote-outside-owned", where, ", ".join(outside[:5]))
         if real_owned & tr.read_only:
             self.finding("owns-read-only", where, ", ".join(sorted(real_owned & tr.read_only)))
+        if real_owned & tr.inactive:
+            self.finding("owns-inactive", where, ", ".join(sorted(real_owned & tr.inactive)))
         # Every die sensor reads 92 °C, over the hysteresis trip: some governed max must be lower
         # now than at start (unless every one of them refuses its writes).
         maxes = [r for r in real_owned if r.endswith("max_freq")]

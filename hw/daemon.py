@@ -70,7 +70,7 @@ from thermogov.hw.journal import (
 )
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
-from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board
+from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, unmatched_model
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
@@ -295,6 +295,9 @@ def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
 def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     tree = tree if tree is not None else SysfsTree(opts.sysfs_root)
     inv = discover(tree)
+    unmatched = unmatched_model(opts.board, opts.config, inv)
+    if unmatched:
+        raise ConfigError(unmatched)
     board, reason = choose_board(opts.board, opts.config, inv)
     bmap = map_board(inv, board)  # the profile plus a battery found on the board
     opts.config.sensor_specs(bmap.board)  # validates [sensors] overrides against the full profile

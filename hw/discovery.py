@@ -12,6 +12,7 @@ device it needs with a one-line reason naming the file.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -103,6 +104,7 @@ class CpufreqPolicy:
     table_source: str  # scaling_available_frequencies | cpuinfo_min/max
     error: str = ""
     read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
+    inactive: str = ""  # why it is left alone because all its CPUs are offline (see _policies)
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -317,8 +319,32 @@ def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
                 )
             )
         except SensorError as e:
-            out.append(CpufreqPolicy(name, rel, related, (), "", str(e)))
+            if _busy(e):
+                out.append(CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e)))
+            else:
+                out.append(CpufreqPolicy(name, rel, related, (), "", str(e)))
     return out
+
+
+def _busy(e: SensorError) -> bool:
+    cause = e.__cause__
+    return isinstance(cause, OSError) and cause.errno == errno.EBUSY
+
+
+def _inactive(tree: SysfsTree, rel: str, e: SensorError) -> str:
+    """Why a policy whose attributes answer EBUSY is left alone while the rest are governed.
+
+    The kernel keeps the policy of a cluster whose CPUs all went offline (``cpufreq_offline``
+    marks it inactive) and every attribute's ``show()``/``store()`` answers -EBUSY until a CPU
+    comes back (drivers/cpufreq/cpufreq.c, ``show``/``store``: ``policy_is_inactive``).  A stock
+    Jetson does this: an nvpmodel mode with fewer cores takes a cluster offline.  Its limits
+    can be neither read for the journal nor written, and its CPUs draw no power while offline,
+    so it is reported and skipped instead of costing the whole CPU domain its governing.
+    """
+    return (
+        f"{tree.show(rel)}: inactive, every CPU of this policy is offline ({e}); left alone: "
+        "if its CPUs come back online, restart thermogov to govern them"
+    )
 
 
 def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:

@@ -15,7 +15,14 @@ from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
-from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, renormalised_weights
+from thermogov.hw.mapping import (
+    BoardMap,
+    choose_board,
+    governed_table,
+    map_board,
+    renormalised_weights,
+    unmatched_model,
+)
 from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import read_rail_w
@@ -85,6 +92,9 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
     for p in inv.policies:
         if p.error:
             out.append(f"  {p.name:<15} ERROR {p.error}")
+            continue
+        if p.inactive:
+            out.append(f"  {p.name:<15} INACTIVE {p.inactive}")
             continue
         gov = _live(lambda p=p: _text(tree, f"{p.rel}/scaling_governor"))
         cpus = ",".join(str(c) for c in p.related_cpus) or "?"
@@ -271,6 +281,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
                 "name": p.name,
                 "error": p.error,
                 "read_only": p.read_only,
+                "inactive": p.inactive,
                 "cpus": list(p.related_cpus),
                 "opps_mhz": [f / 1e6 for f in p.table_hz],
                 "min_mhz": _mhz_of(tree, p.min_rel, 1000),
@@ -306,8 +317,12 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.unitcheck import unit_warnings
 
-    no_board = no_board_reason(tree, discover(tree))
+    inv = discover(tree)
+    no_board = no_board_reason(tree, inv)
     if no_board is not None:
         return no_board, []
+    unmatched = unmatched_model(board_opt, config, inv)
+    if unmatched:  # the profile shown is only the config's default: `run` refuses it
+        return None, [f"warning: {unmatched}; `thermogov run` refuses to start until then"]
     hold = hold_warning(tree, config, board_opt)
     return None, [*unit_warnings(tree, config, board_opt), *([hold] if hold else [])]

@@ -142,6 +142,26 @@ def choose_board(board_opt: str | None, config: Config, inv: Inventory) -> tuple
     return config.load_board(), f"{why}; using the config's board (pass --board to choose)"
 
 
+def unmatched_model(board_opt: str | None, config: Config, inv: Inventory) -> str:
+    """Why this board may not be governed with a profile picked for it ("" when it may).
+
+    A device-tree model that matches no profile names a board thermogov has no profile for (a
+    Raspberry Pi 3 B+, an Orin NX): falling back to the config's default board would govern it
+    with another board's OPP floor, sensors and limits, a guess.  Only a profile the user
+    chose (``--board``, ``board_file``, ``[run] board``) stands in for it.  A tree without a
+    model (a listing, a bare fake tree) keeps the config's board: there is nothing to contradict.
+    """
+    if board_opt or config.board_file or config.board_given or not inv.model:
+        return ""
+    if detect_board(inv.model, inv.compatible, builtin_profiles())[0] is not None:
+        return ""
+    return (
+        f"device-tree model {inv.model!r} (/proc/device-tree/model) matches no board profile; "
+        "choose the nearest with --board NAME or [run] board in the config (`thermogov boards` "
+        "lists them), or write one (docs/calibration.md)"
+    )
+
+
 # -- sensors -----------------------------------------------------------------------------------
 def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
     if s.kind == "thermal_zone":
@@ -180,18 +200,25 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     if not pols:
         have = ", ".join(p.name for p in inv.policies) or "none"
         return f"no cpufreq policy {'/'.join(d.sysfs_names) or '*'} (policies: {have})"
+    # A cluster whose CPUs are all offline (inactive) has no limits to read or write: it is
+    # left alone and the others are governed, as a read-only one is below.
+    inactive = tuple(p.inactive for p in pols if p.inactive)
+    pols = [p for p in pols if not p.inactive]
+    if not pols:
+        return inactive[0]
     broken = [p for p in pols if p.error]
     if broken:
         return broken[0].error
     # A read-only cluster cannot be capped by anyone: it is left as it is and the others are
     # governed (leaving them all free would run a hot board's other clusters at full clock).
-    skipped = tuple(p.read_only for p in pols if p.read_only)
+    read_only = tuple(p.read_only for p in pols if p.read_only)
     pols = [p for p in pols if not p.read_only]
     if not pols:
-        return skipped[0]
-    common = set(pols[0].table_hz)
+        return read_only[0]
+    skipped = inactive + read_only
+    common = _offered(pols[0], d)
     for p in pols[1:]:
-        common &= set(p.table_hz)
+        common &= _offered(p, d)
     if not common:
         # Clusters with tables of their own (big.LITTLE) that share no OPP: one cap cannot be
         # an OPP of all of them, so the domain is not governed rather than governed off-table.
@@ -202,6 +229,19 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
         )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
     return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped)
+
+
+def _offered(p: CpufreqPolicy, d: DomainProfile) -> set[int]:
+    """The caps a policy takes: its OPP table, or, for a driver that lists none (only
+    ``cpuinfo_min_freq``/``cpuinfo_max_freq``: intel_pstate, CPPC), the profile's OPPs between
+    the two as well.  Such a policy takes any ``scaling_max_freq`` in that range (the cpufreq
+    core turns it into a frequency QoS request; Documentation/admin-guide/pm/cpufreq.rst), and
+    with its two ends alone a profile floor above ``cpuinfo_min_freq`` left one cap, the top:
+    a hot board could not be capped at all (session 16)."""
+    if p.table_source != "cpuinfo_min/max" or not p.table_hz:
+        return set(p.table_hz)
+    lo, hi = p.table_hz[0], p.table_hz[-1]
+    return {lo, hi} | {f for f in d.opp_hz if lo <= f <= hi}
 
 
 def _mhz_span(table_hz: Sequence[int]) -> str:

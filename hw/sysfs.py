@@ -73,6 +73,12 @@ _HINTS = {
     errno.ENOENT: "the attribute does not exist on this kernel/board; run `thermogov doctor`",
     errno.EAGAIN: "the attribute would block; it is not a plain sysfs file",
 }
+# Where a read means something else than a write: EINVAL from show() is the driver refusing
+# to report the value (it took no value from us), not a rejected write.
+_READ_HINTS = {
+    **_HINTS,
+    errno.EINVAL: "the driver refused to report the value; run `thermogov doctor` and check the driver",
+}
 
 
 def errno_name(code: int | None) -> str:
@@ -276,7 +282,7 @@ class SysfsTree:
     def _read_error(
         self, rel: str, e: OSError, error: type[SensorError] | type[ActuatorError]
     ) -> SensorError | ActuatorError:
-        hint = _HINTS.get(e.errno or 0, "check the file")
+        hint = _READ_HINTS.get(e.errno or 0, "check the file")
         return error(f"{self.path(rel)}: read failed ({errno_name(e.errno)}: {e.strerror}); {hint}")
 
     def read_bytes(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> bytes:

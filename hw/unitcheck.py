@@ -11,6 +11,13 @@ temperature *in whole degrees* (a nonzero integer inside the range thermogov acc
 -40..150) is named by ``doctor`` and at the start of ``run``, with what to check.
 Power-supply temperatures are in tenths of a degree (``POWER_SUPPLY_PROP_TEMP``), where such
 small values are ordinary, so they are not looked at.
+
+Two values inside the accepted range are also what a sensor that gives no measurement
+reports: exactly 0 (a zone whose driver has not read its sensor yet, a stub) and exactly
+-40000 (the floor an absent or clamped sensor sits at; a dead twin zone reads it, see
+:class:`~thermogov.hw.devices.HottestOfSensor`).  A governed sensor whose every zone reads one
+of them at start is named too (session 16): the run believes it, and the board runs at full
+clocks until the governor's stuck-sensor check (``[governor] stuck_after_s``) drops it.
 """
 
 from __future__ import annotations
@@ -28,8 +35,13 @@ def looks_like_whole_degrees(raw: int) -> bool:
     return raw != 0 and MIN_VALID_C <= raw <= MAX_VALID_C
 
 
+# Exact values a sensor without a measurement reports (see the module doc): m°C -> what it is.
+PLACEHOLDER_MC = {0: "0 °C exactly", -40000: "-40 °C exactly, a sensor's floor"}
+
+
 def unit_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> list[str]:
-    """One warning line per governed m°C sensor that reads like whole degrees (advisory)."""
+    """One warning line per governed m°C sensor that reads like whole degrees or like no
+    measurement at all (advisory)."""
     from thermogov.hw.daemon import RunOptions, prepare
 
     try:
@@ -44,6 +56,20 @@ def unit_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> lis
             raw = tree.read_int(b.rel)
         except SensorError:
             continue
+        raws = [raw]
+        for rel in b.twins:  # a twin's value counts: the sensor reads the hottest (HottestOfSensor)
+            try:
+                raws.append(tree.read_int(rel))
+            except SensorError:
+                continue
+        valid = [r for r in raws if MIN_VALID_C * MILLIDEGREES <= r <= MAX_VALID_C * MILLIDEGREES]
+        if valid and max(valid) in PLACEHOLDER_MC:
+            out.append(
+                f"warning: sensor {b.sensor.name} ({tree.show(b.rel)}) reads {max(valid)}, "
+                f"{PLACEHOLDER_MC[max(valid)]}: what an absent or not yet ready sensor reports; if it "
+                "stays there the board is governed as cold until the sensor counts as stuck "
+                "([governor] stuck_after_s): check it with `thermogov doctor`"
+            )
         if looks_like_whole_degrees(raw):
             out.append(
                 f"warning: sensor {b.sensor.name} ({tree.show(b.rel)}) reads {raw}, which the kernel ABI "

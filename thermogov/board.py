@@ -77,6 +77,11 @@ class DomainProfile:
     # ``over_voltage`` offsets the voltage of this stock range and holds it above
     # (thermogov.sim.calibration.overvolt).  0: the table's top is the stock clock.
     stock_hz: int = 0
+    # Dynamic power per busy core of a named workload relative to the load ``c_dyn_uw_per_mhz_v2``
+    # was measured under, as (name, factor) pairs: at the same utilisation a SIMD miner heats more
+    # than 7-zip.  Used where a log names the benchmark that ran (sbc-bench's sections; matched as a
+    # case-insensitive part of the name, sim/calibration/activity.py).  Empty: every load alike.
+    workload_activity: tuple[tuple[str, float], ...] = ()
 
     @property
     def stock_clock_hz(self) -> int:
@@ -309,6 +314,7 @@ def _domain(name: str, t: Table) -> DomainProfile:
         sysfs_names=_sysfs_names(t),
         listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
         stock_hz=round(t.number("stock_mhz", 0.0, minimum=0.0, maximum=MAX_OPP_MHZ) * 1e6),
+        workload_activity=_workload_activity(t),
     )
     if d.stock_hz and d.stock_hz not in opp_hz:
         raise ConfigError(
@@ -323,6 +329,13 @@ def _domain(name: str, t: Table) -> DomainProfile:
         )
     t.done()
     return d
+
+
+def _workload_activity(t: Table) -> tuple[tuple[str, float], ...]:
+    """``workload_activity = { NAME = factor }``: a positive factor up to 4 per named workload."""
+    raw = t.mapping("workload_activity", {})
+    sub = Table(raw, f"{t.where}.workload_activity")
+    return tuple((name.lower(), sub.number(name, minimum=0.01, maximum=4.0)) for name in raw)
 
 
 def _thermal(t: Table) -> ThermalProfile:

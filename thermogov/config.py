@@ -142,6 +142,10 @@ class Config:
     # policy is built against the board, name it as load-time errors do.  Not part of the
     # config's value (equality, to_dict): the same settings from another file are the same run.
     source: str = field(default="", compare=False)
+    # Whether the file named ``[run] board`` itself (not the default): only a board the user
+    # chose stands in for a device-tree model that matches no profile (hw/mapping.py,
+    # ``unmatched_model``).  Not part of the config's value either.
+    board_given: bool = field(default=False, compare=False)
 
     # -- resolution against the board -------------------------------------------------------
     def load_board(self) -> BoardProfile:
@@ -410,6 +414,7 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     top.done()
     return Config(
         board=board,
+        board_given=run.has("board"),
         board_file=board_file,
         policy=policy,
         seed=seed,

@@ -46,6 +46,8 @@ class LogData:
     firmware: Mapping[str, int] = dataclasses.field(default_factory=dict)
     # The core voltage the log records per domain, V (NaN where a row has none); empty without one
     volt_v: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    # The benchmarks the log names, in order: (name, start s on ``t_s``) (``ImportedLog.phases``)
+    phases: tuple[tuple[str, float], ...] = ()
 
 
 def _column(cols: Mapping[str, Sequence[Any]], name: str) -> np.ndarray:
@@ -132,6 +134,7 @@ def load_log_data(path: Path | str) -> LogData:
         load_average=log.load_average,
         load_starts_at_gaps=log.load_starts_at_gaps,
         firmware=dict(log.firmware),
+        phases=log.phases,
     )
 
 
@@ -168,7 +171,21 @@ def _run_model(run_dir: Path) -> dict[str, Any]:
         "load_average": (avg[0], avg[1], avg[2]) if avg is not None and len(avg) == 3 else None,
         "load_starts_at_gaps": summary.get("load_starts_at_gaps") is True,
         "firmware": _settings(summary.get("firmware")),
+        "phases": _phases(summary.get("phases")),
     }
+
+
+def _phases(v: object) -> tuple[tuple[str, float], ...]:
+    """A summary's ``phases`` list of ``[name, start s]``; anything malformed is no phase list."""
+    if not isinstance(v, list):
+        return ()
+    out: list[tuple[str, float]] = []
+    for item in v:
+        ok = isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+        if not ok or not isinstance(item[1], int | float) or isinstance(item[1], bool):
+            return ()
+        out.append((item[0], float(item[1])))
+    return tuple(out)
 
 
 def _settings(v: object) -> dict[str, int]:

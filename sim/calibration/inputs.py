@@ -19,6 +19,7 @@ import numpy as np
 
 from thermogov.board import BoardProfile
 from thermogov.interfaces import ConfigError, LogFormatError
+from thermogov.sim.calibration.activity import factor_per_row
 from thermogov.sim.calibration.data import LogData, ffill
 from thermogov.sim.calibration.overvolt import firmware_voltage
 
@@ -138,6 +139,13 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             u = np.zeros(n)
             notes.append(f"{d.name}: no load in the log; taken as idle")
         hz = np.asarray(d.opp_hz, dtype=float)
+        activity = factor_per_row(data.t_s, data.phases, dict(d.workload_activity))
+        if activity is not None:  # the benchmark the log names heats a busy core more or less
+            u = u * activity
+            named = ", ".join(f"{k} x{v:g}" for k, v in d.workload_activity)
+            notes.append(
+                f"{d.name}: load weighed by the workload's activity in the phases the log names ({named})"
+            )
         loads[d.name], freqs[d.name] = u, f
         firmware = data.firmware if d.kind == "cpufreq" else {}  # config.txt's settings are the Arm cores'
         volts[d.name], fw_notes = firmware_voltage(

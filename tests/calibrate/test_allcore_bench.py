@@ -105,3 +105,21 @@ def test_the_model_power_of_a_section_follows_its_busy_cores(tmp_path: Path) -> 
     ratio_w = multi["dyn_power_w"] / single["dyn_power_w"]
     ratio_proxy = multi["proxy"] / single["proxy"]
     assert ratio_w > 2 and abs(ratio_w / ratio_proxy - 1) < 0.01
+
+
+def test_the_residuals_split_the_held_out_error_over_the_phases(tmp_path: Path) -> None:
+    """``--residuals``: every held-out reading in one phase, so the shares of squared error add to one
+    and the phases run in the report's order, the first one included."""
+    pi4 = REPO / "tests" / "data" / "logs" / "external" / "sbcbench_rpi4_3EgS.txt"
+    shutil.copy(pi4, tmp_path / pi4.name)
+    res = _run(tmp_path, "--residuals")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)["residuals"]
+    assert rows and {r["log"] for r in rows} == {pi4.name}
+    assert abs(sum(r["sq_share"] for r in rows) - 1.0) < 1e-9
+    assert rows[0]["section"] == "tinymembench"  # the first phase has no step, but it has residuals
+    assert rows[-1]["section"] == "7-zip multi core benchmark"
+    for r in rows:
+        assert r["rows"] >= 1 and 0.0 <= r["sq_share"] <= 1.0
+        if r["rows"] == 1:  # one reading: its error is the phase's mean, first and last
+            assert r["first_error_k"] == r["mean_error_k"] == r["last_error_k"]

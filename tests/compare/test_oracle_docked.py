@@ -18,7 +18,7 @@ import pytest
 
 from tests.compare.short import short
 from thermogov.config import Config, SimConfig, SimEvent
-from thermogov.sim.compare.compare import run_grid
+from thermogov.sim.compare.compare import RunRow, run_grid
 from thermogov.sim.compare.oracle import _grid, docked_intervals, oracle
 
 #: Trip-keeping kernel baselines (as tests/compare/test_oracle_bound.py).
@@ -148,21 +148,39 @@ def test_stepped_spends_early_what_a_fixed_cap_keeps_for_the_scored_half(tmp_pat
     assert done["stepped"]["max_sensor_c"]["battery"] < pack_limit - 10.0  # the battery guard is idle
 
 
-def test_own_horizon_shortens_the_battery_override_in_the_hot_docked_world(tmp_path: Path) -> None:
-    """Session 15e: the pack lags the board by ~10³ s; looking ahead as long as it has risen
-    (``limit_own_horizon``) backs off sooner than the 10-s horizon, so less time under the
-    override and no worse than the lowest clocks; not yet 0 s (docs/policies.md)."""
+def _hot_docked_stepped(option: str, tmp_path: Path) -> tuple[RunRow, RunRow, RunRow]:
+    """The 41.5 °C docked world (full pack, 1800 s): ``stepped`` with ``option`` off and on, and
+    ``fixed:0%`` (the lowest clocks), each row as ``run_grid`` reports it."""
     cfg = _docked_full(41.5, 1800.0)
     got = {}
     for on in (False, True):
-        c = dataclasses.replace(cfg, policies={**cfg.policies, "stepped": {"limit_own_horizon": on}})
+        c = dataclasses.replace(cfg, policies={**cfg.policies, "stepped": {option: on}})
         rows, _ = run_grid(
             [("docked-full", c)], ["stepped", "fixed:0%"], tmp_path / str(on), with_oracle=False
         )
         got[on] = {r.policy: r for r in rows}
-    off, own, lowest = got[False]["stepped"], got[True]["stepped"], got[True]["fixed:0%"]
+    return got[False]["stepped"], got[True]["stepped"], got[True]["fixed:0%"]
+
+
+def test_own_horizon_shortens_the_battery_override_in_the_hot_docked_world(tmp_path: Path) -> None:
+    """Session 15e: the pack lags the board by ~10³ s; looking ahead as long as it has risen
+    (``limit_own_horizon``) backs off sooner than the 10-s horizon, so less time under the
+    override and no worse than the lowest clocks; not yet 0 s (docs/policies.md)."""
+    off, own, lowest = _hot_docked_stepped("limit_own_horizon", tmp_path)
     assert off.hard_limit_s > 0 and lowest.hard_limit_s == 0
     assert own.hard_limit_s < off.hard_limit_s
     assert own.above_trip_s == 0
     assert own.sustained_ips is not None and lowest.sustained_ips is not None
     assert own.sustained_ips >= lowest.sustained_ips * (1 - 1e-9)
+
+
+def test_settled_observer_keeps_the_pack_out_of_the_override_in_the_hot_docked_world(tmp_path: Path) -> None:
+    """Session 16a: the pack starts flat at 55 °C and its own trend shows nothing for minutes, but
+    the network's observer (``limit_settled``) predicts from the heat stored upstream where it is
+    headed, so ``stepped`` never lets the override act, and does no worse than the lowest clocks;
+    without it the override acts (docs/policies.md)."""
+    off, settled, lowest = _hot_docked_stepped("limit_settled", tmp_path)
+    assert off.hard_limit_s > 0
+    assert settled.hard_limit_s == 0 and settled.above_trip_s == 0
+    assert settled.sustained_ips is not None and lowest.sustained_ips is not None
+    assert settled.sustained_ips >= lowest.sustained_ips * (1 - 1e-9)

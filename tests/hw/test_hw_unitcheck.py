@@ -41,3 +41,36 @@ def test_a_board_in_millidegrees_and_a_battery_in_tenths_get_no_unit_warning(tmp
     p = run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), "--json")
     assert p.returncode == 0, p.stderr
     assert not [w for w in json.loads(p.stdout)["warnings"] if "whole degrees" in w]
+
+
+@pytest.mark.parametrize("raw", [0, -40000])
+def test_a_sensor_reading_like_no_measurement_is_named_at_doctor_and_run(tmp_path: Path, raw: int) -> None:
+    # Session 16: a Pi 5 whose only zone reads exactly 0 or its -40 °C floor was governed as cold
+    # (full clocks) with nothing said; the value is still believed, but doctor and run name it.
+    t = fakesys.rpi5(tmp_path / "root")
+    t.write(ZONE0, f"{raw}\n")
+    p = run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), "--json")
+    assert p.returncode == 0, p.stderr
+    (warning,) = json.loads(p.stdout)["warnings"]
+    assert f"reads {raw}," in warning and "not yet ready" in warning and "stuck_after_s" in warning
+    r = run_cli(
+        "run",
+        "--dry-run",
+        "--duration",
+        "0.3s",
+        "--sysfs-root",
+        str(t.root),
+        "--out",
+        str(tmp_path / "o"),
+        "--state-file",
+        str(tmp_path / "s.json"),
+    )
+    assert r.returncode == 0 and f"reads {raw}," in r.stderr, r.stderr
+
+
+def test_a_dead_twin_at_its_floor_beside_a_live_zone_is_not_named(tmp_path: Path) -> None:
+    t = fakesys.rpi5(tmp_path / "root", cpu_mc=50000)
+    fakesys.zone_ahead(t, "cpu-thermal", -40000)  # the hottest, 50 °C, is what the sensor reads
+    p = run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["warnings"] == []

@@ -88,6 +88,10 @@ class ImportedLog:
     # unknown).  sbc-bench's `Uptime:` line; not a sample, so the calibration does not fit it
     # (docs/calibration.md, "the Uptime line's reading").
     before_run_reading: tuple[float, float, float | None] | None = None
+    # The benchmarks the log ran, in order: (name, time of its first sample, s on the samples' axis)
+    # (sbc-bench's monitor sections).  What runs matters beside the utilisation: at the same busy
+    # cores a SIMD miner heats more than 7-zip (sim/calibration/activity.py); empty when unnamed.
+    phases: tuple[tuple[str, float], ...] = ()
 
     @property
     def duration_s(self) -> float:

@@ -208,6 +208,7 @@ def write_run_folder(
         "load_average": None if log.load_average is None else list(log.load_average),
         "load_starts_at_gaps": log.load_starts_at_gaps,
         "firmware": dict(log.firmware),
+        "phases": [[name, t] for name, t in log.phases],
         "samples": len(samples),
         "skipped_lines": log.skipped_lines,
         "notes": list(log.notes),

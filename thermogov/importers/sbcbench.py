@@ -386,12 +386,7 @@ def section_starts(path: str | Path) -> tuple[tuple[str, float], ...]:
     Which benchmark ran when is what tells a memory-bound phase (7-zip) from a compute-bound one
     (cpuminer) at the same utilisation; the imported samples keep only the numbers, so a study of
     the phases (``bench/allcore.py``) reads the names here, on the same time axis."""
-    log, names = _parse_sections(read_text(path), str(path))
-    out: list[tuple[str, float]] = []
-    for sample, name in zip(log.samples, names, strict=True):
-        if not out or out[-1][0] != name:
-            out.append((name, sample.t_s))
-    return tuple(out)
+    return parse(path).phases
 
 
 def _before_first_reading(
@@ -610,5 +605,15 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         fan_evidence=fan_evidence,
         fan_switch_c=fan_switch_c,
         before_run_reading=None if before is None else before[0],
+        phases=_phases(samples, row_sections),
     )
     return imported, tuple(row_sections)
+
+
+def _phases(samples: tuple[ImportedSample, ...], names: list[str]) -> tuple[tuple[str, float], ...]:
+    """Each monitor section's name and the time of its first sample, in the order they ran."""
+    out: list[tuple[str, float]] = []
+    for sample, name in zip(samples, names, strict=True):
+        if not out or out[-1][0] != name:
+            out.append((name, sample.t_s))
+    return tuple(out)

@@ -54,7 +54,7 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``, ``code_once``,
 ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
 ``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
-``rise_novel`` and ``limit_own_horizon``.
+``rise_novel``, ``limit_own_horizon`` and ``limit_settled``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -138,6 +138,12 @@ has met none.  On orin-bursty ``rise_trip`` alone walked the ladder down on burs
 half; with both, orin-fan-failure and orin-bursty keep ``hysteresis``'s time above the trip on every
 seed 1-16 (the default missed seeds 4, 5 and 14) and six suite rows move by at most 0.02 %
 (docs/policies.md, session 16b).
+``limit_settled`` (default off): a sensor whose hard limit lies under the trip (a battery) is
+kept by a ceiling on ``u`` from an observer of the profile's thermal network (:mod:`.settled`):
+the highest rung from which, after ``horizon_s`` there, the lowest rung still holds the sensor
+under ``limit - limit_margin_c``, predicted from the heat already stored upstream, which the
+sensor's own trend does not show for minutes (the 41.5 °C docked world: 458 s under the
+override -> 0 s; docs/policies.md, session 16a).  The ceiling applies at release as well.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -157,6 +163,7 @@ from thermogov.policies.base import Decision, PolicyContext, PolicyInput
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
+from thermogov.policies.settled import SettledObserver
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
 from thermogov.tomlcheck import Table
@@ -198,11 +205,10 @@ class SteppedParams:
     tail_forget_s: float = 0.0  # off: the wander histogram's memory, 0 never forgets (session 14b)
     bank_window_s: float = 0.0  # off: the scored stretch at the end of a run of length run_s (session 15)
     bank_c: float = 0.0  # off: how far under the set point to hold before that stretch (session 15)
-    rise_trip: bool = (
-        True  # on since 16b with rise_novel: a trip predicted from the level's recent rise (15c)
-    )
+    rise_trip: bool = True  # on since 16b (with rise_novel): a rise predicting the trip (15c)
     rise_novel: bool = True  # on since 16b: rise_trip only for a rise larger than any the held band met
     limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
+    limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -248,8 +254,11 @@ class Stepped:
         code_edge_c: float = 0.0,
         code_once: CodeTerms | None = None,
         tail: tuple[TailRate, CodeTerms] | None = None,
+        settled: SettledObserver | None = None,
     ) -> None:
         self.ladder = ladder
+        # ``limit_settled``: the network's observer and the rung ceiling it gives.
+        self.settled = settled
         # ``tail_rate``: the noise tail's estimate and the fused codes it measures against.
         self.tail, self.tail_terms = tail if tail is not None else (None, CodeTerms(0.0, 0.0))
         self.code_edge_c = code_edge_c  # fused_code_edge_c() of the fused sensors when ``code_edge``
@@ -432,6 +441,11 @@ class Stepped:
         self._last_t = t
         est = self.trend.update(t, fused)
         self._track_limits(inp)
+        u_max = math.inf
+        if self.settled is not None:
+            clocks = {d: f if f is not None else inp.caps_hz[d] for d, f in inp.freqs_hz.items()}
+            self.settled.update(t, inp.readings_c, inp.readings_t_s, clocks or inp.caps_hz, inp.power_w)
+            u_max = self.settled.u_max
         was = self.state
         if fused >= p.trip_c:
             if self.tail is not None and self._holding and not est.anomaly:
@@ -447,6 +461,10 @@ class Stepped:
         if fused <= p.release_c:
             # Full clocks, one rung per tick: the spec's release without a full-ladder jump.
             self.rung = min(self.rung + 1, self.top)
+            if u_max < self.rung:
+                # ``limit_settled``: not above the rung a slow limited node can afford, which is
+                # approached a rung per tick as well.
+                self.rung = max(math.floor(u_max), self.rung - 2)
             self.u = self.integral = float(self.rung)
             self._acc = 0.0
             self.state = HIGH
@@ -545,6 +563,11 @@ class Stepped:
         if u > ceiling:
             u = ceiling
             self.integral = min(self.integral, ceiling)
+        if u > u_max:
+            # ``limit_settled``: the highest position from which the lowest rung can still keep a
+            # slow limited node (a battery) under its margin, predicted by the network's observer.
+            u = max(u_max, 0.0)
+            self.integral = min(self.integral, u)
         if near and t - self._limit_step_s >= p.limit_dwell_s:
             # A slow sensor (a battery) answers a clock change over minutes: one rung per
             # ``limit_dwell_s`` is enough to turn it, and does not throw the whole ladder away.
@@ -746,6 +769,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         rise_trip=params.boolean("rise_trip", d.rise_trip),
         rise_novel=params.boolean("rise_novel", d.rise_novel),
         limit_own_horizon=params.boolean("limit_own_horizon", d.limit_own_horizon),
+        limit_settled=params.boolean("limit_settled", d.limit_settled),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -796,7 +820,14 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
             p.run_s / ctx.control_period_s if p.trip_reads_per_run > 0.0 else 0.0,
         )
         tail = (rate, terms)
-    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail)
+    settled = None
+    if p.limit_settled:
+        # A sensor whose hard limit lies at or under the trip (a battery) is the one the trip
+        # rule cannot keep; the dies' limits (95 °C over an 85 °C trip) are the trip rule's.
+        slow = {n: lim - p.limit_margin_c for n, lim in limits.items() if lim <= p.trip_c}
+        if slow:
+            settled = SettledObserver(ctx.board, ladder, ctx.sensor_names, slow, p.horizon_s)
+    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail, settled)
 
 
 def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:

@@ -1,0 +1,407 @@
+"""Named stock board trees no earlier bench built, and hostile variants, against the daemon's promises.
+
+``bench/board_shapes.py`` draws random shapes on the six profile trees; this one walks a fixed
+list of trees as boards ship them (session 16): a Raspberry Pi 5 on kernel 6.6 and 6.12
+(cpufreq-dt, one ``policy0`` for four cores, ``rp1_adc`` and ``pwmfan`` hwmon chips, the
+``pwm-fan`` cooling device), a Pi 4 on 32-bit Raspberry Pi OS (1.8 GHz table), a Pi 3 B and
+B+ (no fan), Jetson Orin Nano and Orin NX on JetPack 6 (nvpmodel's status, ``17000000.gpu``, a
+pwm-fan hwmon), a GPU devfreq under the Thor-era names (``gpu-gpc-0``, ``gpu-nvd-0``, ``bwmgr``),
+AGX Orin on JetPack 6, a Nano on JetPack 4 (its ``target_pwm`` fan) and a Xavier NX on
+JetPack 5; then hostile variants: CPUs offline, a whole cluster offline (EBUSY everywhere), no
+``scaling_available_frequencies``, a limit that reads EINVAL/EBUSY/empty/NaN, a zone that reads
+ENODATA, -40000, 0, 255000 or NaN, a read-only limit, attributes linked outside the tree,
+duplicate zone types, huge and negative numbers.  Every die sensor reads 92 °C.
+
+For each tree, through the installed console script: ``doctor``, ``run --dry-run`` (1 s) and a
+real ``run`` (4 s, the hysteresis policy).  Printed per tree: each exit status, whether a
+traceback appeared, the last stderr lines, the attributes the journal owns, what changed
+mid-run (``--mid-s`` after ``started``; the daemon's failsafe acts after 1 s without a
+temperature), what changed outside the owned attributes, what is not back at exit (the whole
+tree compared byte by byte, modes and links included) and whether a journal was left.
+
+    python bench/stock_trees.py [--only NAME ...] [--mid-s 0.8] [--board-unprofiled NAME]
+
+Boards no profile names (Pi 3 B+, Orin NX) are refused since session 16 unless a board is
+chosen; ``--board-unprofiled jetson-orin-nano`` passes one for the Orin NX trees so that their
+hostile variants are judged on what they test.  Run it with another venv's python to measure
+that venv's thermogov (the console script next to the interpreter is the one run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.board_shapes import changed, snapshot  # noqa: E402
+from tests.hw import fakesys, faultshim, procutil  # noqa: E402
+from tests.hw.fakesys import FakeTree, khz_grid  # noqa: E402
+
+HOT = 92000
+CPUF = "sys/devices/system/cpu/cpufreq"
+ZONE0 = "sys/devices/virtual/thermal/thermal_zone0"
+Rules = list[tuple[str, str, int]]
+
+
+# -- stock trees ---------------------------------------------------------------------------------
+def _hwmon(t: FakeTree, idx: int, dev: str, name: str, files: dict[str, int]) -> None:
+    real = f"{dev}/hwmon/hwmon{idx}"
+    t.write(f"{real}/name", name + "\n")
+    for k, v in files.items():
+        t.write(f"{real}/{k}", v)
+    t.link(f"sys/class/hwmon/hwmon{idx}", real)
+
+
+def _cpus(t: FakeTree, online: str, possible: str) -> None:
+    for name, value in (("online", online), ("possible", possible), ("present", possible)):
+        t.write(f"sys/devices/system/cpu/{name}", value + "\n")
+
+
+def _rpi_volt(t: FakeTree, idx: int) -> None:
+    """The firmware's under-voltage hwmon (raspberrypi-hwmon.c, ``in0_lcrit_alarm``)."""
+    _hwmon(
+        t, idx, "sys/devices/platform/soc/soc:firmware/raspberrypi-hwmon", "rpi_volt", {"in0_lcrit_alarm": 0}
+    )
+
+
+def pi5(root: Path, kernel: str = "6.6", fan: bool = True, table: tuple[int, ...] = ()) -> FakeTree:
+    t = FakeTree(root)
+    t.model("Raspberry Pi 5 Model B Rev 1.0", ("raspberrypi,5-model-b", "brcm,bcm2712"))
+    t.zone(0, "cpu-thermal", HOT, fakesys.RPI5_TRIPS)
+    t.policy(0, [0, 1, 2, 3], table or fakesys.RPI5_CPU_KHZ, governor="ondemand")
+    t.write(f"{CPUF}/policy0/scaling_driver", "cpufreq-dt\n")
+    _cpus(t, "0-3", "0-3")
+    _hwmon(t, 0, ZONE0, "cpu_thermal", {"temp1_input": HOT})
+    adc = {"in1_input": 1452, "in2_input": 1412, "in3_input": 1400, "in4_input": 1500, "temp1_input": 51540}
+    _hwmon(t, 1, "sys/devices/platform/axi/1000120000.pcie/1f00114000.adc", "rp1_adc", adc)
+    if fan:
+        fakesys.pwm_fan(t, board="rpi5", hwmon=2, cdev=0)
+        if kernel == "6.12":  # the zone's binding to its fan, as thermal_core lists it
+            t.link(f"{ZONE0}/cdev0", "sys/devices/virtual/thermal/cooling_device0")
+            t.write(f"{ZONE0}/cdev0_trip_point", 0)
+            t.write(f"{ZONE0}/cdev0_weight", 0)
+    _rpi_volt(t, 3)
+    return t
+
+
+def pi4_32bit(root: Path) -> FakeTree:
+    t = FakeTree(root)
+    t.model("Raspberry Pi 4 Model B Rev 1.5", ("raspberrypi,4-model-b", "brcm,bcm2711"))
+    t.zone(0, "cpu-thermal", HOT, fakesys.RPI4_TRIPS)
+    t.policy(0, [0, 1, 2, 3], khz_grid(600000, 100000, 1800000), governor="ondemand")
+    _cpus(t, "0-3", "0-3")
+    _hwmon(t, 0, ZONE0, "cpu_thermal", {"temp1_input": HOT})
+    _rpi_volt(t, 1)
+    return t
+
+
+def pi3(root: Path, plus: bool = False) -> FakeTree:
+    """Pi 3 B / B+: raspberrypi-cpufreq's 100 MHz steps from 600 MHz to 1.2 / 1.4 GHz."""
+    t = FakeTree(root)
+    model = "Raspberry Pi 3 Model B Plus Rev 1.3" if plus else "Raspberry Pi 3 Model B Rev 1.2"
+    t.model(model, ("raspberrypi,3-model-b-plus" if plus else "raspberrypi,3-model-b", "brcm,bcm2837"))
+    t.zone(0, "cpu-thermal", HOT, fakesys.RPI4_TRIPS)
+    t.policy(0, [0, 1, 2, 3], khz_grid(600000, 100000, 1400000 if plus else 1200000), governor="ondemand")
+    _cpus(t, "0-3", "0-3")
+    _hwmon(t, 0, ZONE0, "cpu_thermal", {"temp1_input": HOT})
+    _rpi_volt(t, 1)
+    return t
+
+
+def _nvpmodel(t: FakeTree, status: str) -> None:
+    t.write("var/lib/nvpmodel/status", status + "\n")
+
+
+def orin_nano_jp6(root: Path) -> FakeTree:
+    t = fakesys.orin_nano(root, jetpack=6, cpu_mc=HOT, gpu_mc=HOT)
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    fakesys.pwm_fan(t, board="orin", hwmon=2, cdev=None)
+    _cpus(t, "0-5", "0-5")
+    return t
+
+
+ORIN_NX_CPU_KHZ = (*fakesys.ORIN_NANO_CPU_KHZ, 1651200, 1728000, 1804800, 1881600, 1958400, 1984000)
+ORIN_NX_GPU_HZ = (306000000, 408000000, 510000000, 612000000, 714000000, 816000000, 918000000)
+
+
+def orin_nx_jp6(root: Path) -> FakeTree:
+    """Orin NX 16 GB (p3767-0000) on its reference carrier: 8 cores in two clusters, 918 MHz GPU."""
+    t = FakeTree(root)
+    t.model(
+        "NVIDIA Jetson Orin NX Engineering Reference Developer Kit",
+        ("nvidia,p3768-0000+p3767-0000", "nvidia,p3767-0000", "nvidia,tegra234"),
+    )
+    for i, z in enumerate(fakesys.ORIN_NANO_JP6_ZONES):
+        t.zone(
+            i, z, HOT if z[:3] in ("cpu", "gpu") else 50000, (("passive", 99000, 0), ("critical", 104500, 0))
+        )
+    t.policy(0, [0, 1, 2, 3], ORIN_NX_CPU_KHZ, min_khz=729600)
+    t.policy(4, [4, 5, 6, 7], ORIN_NX_CPU_KHZ, min_khz=729600)
+    t.devfreq("sys/devices/platform/bus@0/17000000.gpu", "17000000.gpu", "gpu", ORIN_NX_GPU_HZ)
+    t.ina3221(1, "sys/devices/platform/c240000.i2c/i2c-1/1-0040", fakesys.ORIN_NANO_RAILS)
+    _nvpmodel(t, "pmode:0003 fmode:quiet")
+    fakesys.pwm_fan(t, board="orin", hwmon=2, cdev=None)
+    _cpus(t, "0-7", "0-7")
+    return t
+
+
+def orin_gpu_gpc(root: Path) -> FakeTree:
+    """The GPU devfreq under Thor-era names (``gpu-gpc-0``, ``gpu-nvd-0``) beside an EMC ``bwmgr``."""
+    t = fakesys.orin_nano(root, jetpack=6, cpu_mc=HOT, gpu_mc=HOT)
+    shutil.rmtree(root / "sys/devices/platform/bus@0/17000000.gpu")
+    os.unlink(root / "sys/class/devfreq/17000000.gpu")
+    gpu = "sys/devices/platform/bus@0/d0b0000000.gpu"
+    t.devfreq(gpu, "gpu-gpc-0", "gpu", fakesys.ORIN_NANO_GPU_HZ)
+    t.devfreq(f"{gpu}/nvd", "gpu-nvd-0", "gpu", fakesys.ORIN_NANO_GPU_HZ)
+    emc = (204000000, 665600000, 2133000000, 3199000000)
+    t.devfreq("sys/devices/platform/bwmgr", "bwmgr", "bwmgr", emc, governor="performance")
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    return t
+
+
+def agx_orin_jp6(root: Path) -> FakeTree:
+    t = fakesys.agx_orin(root, jetpack=6, cpu_mc=HOT, gpu_mc=HOT)
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    fakesys.pwm_fan(t, board="orin", hwmon=2, cdev=None)
+    return t
+
+
+def nano_jp4(root: Path) -> FakeTree:
+    """L4T 32 (kernel 4.9): the fan is ``/sys/devices/pwm-fan/target_pwm``, no hwmon, no cdev."""
+    t = fakesys.jetson_nano(root, cpu_mc=HOT)
+    for name, value in (("target_pwm", 0), ("cur_pwm", 0), ("temp_control", 1)):
+        t.write(f"sys/devices/pwm-fan/{name}", value)
+    _nvpmodel(t, "pmode:0000")
+    return t
+
+
+def xavier_nx_jp5(root: Path) -> FakeTree:
+    t = fakesys.xavier_nx(root, cpu_mc=HOT)
+    _nvpmodel(t, "pmode:0008 fmode:cool")
+    fakesys.pwm_fan(t, board="orin", hwmon=3, cdev=None)
+    return t
+
+
+def stock(build: Callable[[Path], FakeTree]) -> Callable[[Path], Rules]:
+    def make(root: Path) -> Rules:
+        build(root)
+        return []
+
+    return make
+
+
+# -- hostile variants ----------------------------------------------------------------------------
+def cpus_offline(root: Path) -> Rules:
+    t = pi5(root)
+    _cpus(t, "0", "0-3")
+    t.write(f"{CPUF}/policy0/affected_cpus", "0\n")
+    return []
+
+
+def cluster_offline(root: Path) -> Rules:
+    """All of policy4's CPUs offline (an nvpmodel mode with fewer cores): every attribute EBUSY."""
+    t = orin_nx_jp6(root)
+    _cpus(t, "0-3", "0-7")
+    p = f"{CPUF}/policy4"
+    return [(f"{p}/{n}", "r", errno.EBUSY) for n in sorted(os.listdir(root / p))]
+
+
+def no_list(root: Path) -> Rules:
+    pi5(root)
+    os.unlink(root / CPUF / "policy0/scaling_available_frequencies")
+    return []
+
+
+def agx_no_list(root: Path) -> Rules:
+    """Only ``cpuinfo_min_freq``/``cpuinfo_max_freq`` on every cluster, below a profile floor."""
+    agx_orin_jp6(root)
+    for p in ("policy0", "policy4", "policy8"):
+        os.unlink(root / CPUF / p / "scaling_available_frequencies")
+    return []
+
+
+def read_fails(build: Callable[[Path], FakeTree], rel: str, code: int) -> Callable[[Path], Rules]:
+    def make(root: Path) -> Rules:
+        build(root)
+        return [(rel, "r", code)]
+
+    return make
+
+
+def content(rel: str, text: str | int) -> Callable[[Path], Rules]:
+    def make(root: Path) -> Rules:
+        pi5(root).write(rel, text)
+        return []
+
+    return make
+
+
+def read_only_max(root: Path) -> Rules:
+    pi5(root)
+    os.chmod(root / CPUF / "policy0/scaling_max_freq", 0o444)
+    return []
+
+
+def linked_outside(rel: str) -> Callable[[Path], Rules]:
+    def make(root: Path) -> Rules:
+        pi5(root)
+        out = root.parent / "outside"
+        out.mkdir(exist_ok=True)
+        p = root / rel
+        (out / p.name).write_bytes(p.read_bytes())
+        p.unlink()
+        p.symlink_to(out / p.name)
+        return []
+
+    return make
+
+
+def duplicate_zone(root: Path) -> Rules:
+    fakesys.zone_ahead(pi5(root), "cpu-thermal", -40000)
+    return []
+
+
+MAX0 = f"{CPUF}/policy0/scaling_max_freq"
+TREES: dict[str, Callable[[Path], Rules]] = {
+    "pi5-6.6": stock(pi5),
+    "pi5-6.12": stock(lambda r: pi5(r, "6.12")),
+    "pi5-nofan-1000": stock(lambda r: pi5(r, fan=False, table=khz_grid(1000000, 100000, 2400000))),
+    "pi4-32bit": stock(pi4_32bit),
+    "pi3b": stock(pi3),
+    "pi3bplus": stock(lambda r: pi3(r, plus=True)),
+    "orin-nano-jp6": stock(orin_nano_jp6),
+    "orin-nx-jp6": stock(orin_nx_jp6),
+    "orin-gpu-gpc-0": stock(orin_gpu_gpc),
+    "agx-orin-jp6": stock(agx_orin_jp6),
+    "nano-jp4": stock(nano_jp4),
+    "xavier-nx-jp5": stock(xavier_nx_jp5),
+    "h-pi5-cpus-offline": cpus_offline,
+    "h-nx-cluster-offline": cluster_offline,
+    "h-pi5-no-list": no_list,
+    "h-agx-no-list": agx_no_list,
+    "h-pi5-max-EINVAL": read_fails(pi5, MAX0, errno.EINVAL),
+    "h-pi5-max-EBUSY": read_fails(pi5, MAX0, errno.EBUSY),
+    "h-pi5-max-empty": content(MAX0, ""),
+    "h-pi5-max-nan": content(MAX0, "NaN\n"),
+    "h-nx-p4max-EINVAL": read_fails(orin_nx_jp6, f"{CPUF}/policy4/scaling_max_freq", errno.EINVAL),
+    "h-pi5-temp-ENODATA": read_fails(pi5, "thermal_zone0/temp", errno.ENODATA),
+    "h-pi5-temp--40000": content(f"{ZONE0}/temp", -40000),
+    "h-pi5-temp-0": content(f"{ZONE0}/temp", 0),
+    "h-pi5-temp-255000": content(f"{ZONE0}/temp", 255000),
+    "h-pi5-temp-nan": content(f"{ZONE0}/temp", "nan\n"),
+    "h-pi5-max-ro": read_only_max,
+    "h-link-out-max": linked_outside(MAX0),
+    "h-link-out-min": linked_outside(f"{CPUF}/policy0/scaling_min_freq"),
+    "h-link-out-temp": linked_outside(f"{ZONE0}/temp"),
+    "h-link-out-list": linked_outside(f"{CPUF}/policy0/scaling_available_frequencies"),
+    "h-link-out-cur": linked_outside(f"{CPUF}/policy0/scaling_cur_freq"),
+    "h-pi5-dup-zone": duplicate_zone,
+    "h-huge-list": content(
+        f"{CPUF}/policy0/scaling_available_frequencies", "1500000 99999999999999999999 \n"
+    ),
+    "h-huge-max": content(MAX0, "99999999999999999999\n"),
+    "h-huge-cpuinfo-max": content(f"{CPUF}/policy0/cpuinfo_max_freq", "18446744073709551615\n"),
+    "h-huge-temp": content(f"{ZONE0}/temp", "123456789012345678901234567890\n"),
+    "h-neg-list": content(f"{CPUF}/policy0/scaling_available_frequencies", "-1500000 1600000 \n"),
+    "h-max-above-table": content(MAX0, "3000000\n"),
+    "h-min-above-max": content(f"{CPUF}/policy0/scaling_min_freq", "2400000\n"),
+}
+
+
+# -- judging -------------------------------------------------------------------------------------
+def _owned(tmp: Path, root: Path) -> set[str]:
+    try:
+        body = json.loads((tmp / "state/journal.json").read_text())
+    except (OSError, ValueError):
+        return set()
+    rels = {e[k] for e in body.get("entries", []) for k in ("min_rel", "max_rel")}
+    rels |= {a["rel"] for a in body.get("attrs", []) or []} | {e["rel"] for e in body.get("states", []) or []}
+    return {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in rels}
+
+
+def _said(p: subprocess.CompletedProcess[str] | tuple[int | None, str], keep: int) -> tuple[object, ...]:
+    rc, err = (p.returncode, p.stderr) if isinstance(p, subprocess.CompletedProcess) else p
+    lines = [ln for ln in err.strip().splitlines() if "dry-run: at exit" not in ln]
+    return rc, "TRACEBACK" if "Traceback" in err else "", lines[-keep:]
+
+
+def judge(name: str, make: Callable[[Path], Rules], shim: Path, mid_s: float, unprofiled: str) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=f"stocktree-{name}-"))
+    try:
+        root = tmp / "root"
+        faultshim.write_rules(tmp / "faults", make(root))
+        env = faultshim.env(shim, tmp / "faults", root)
+        cfg = tmp / "hysteresis.toml"
+        cfg.write_text('[run]\npolicy = "hysteresis"\n')
+        before = snapshot(root)
+        doc = procutil.run_cli("doctor", "--sysfs-root", str(root), env=env)
+        args = [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg)]
+        args += ["--state-file", str(tmp / "state.json"), "--lock-dir", str(tmp)]
+        if unprofiled and "nx" in name:
+            args += ["--board", unprofiled]
+        dry = procutil.run_cli("run", "--dry-run", "--duration", "1s", *args, env=env)
+        dry_wrote = changed(before, snapshot(root))
+        proc = subprocess.Popen(
+            [*procutil.script(), "run", "--duration", "4s", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        try:
+            procutil.wait_line(proc, "thermogov: started")
+            time.sleep(mid_s)
+        except AssertionError:
+            pass  # refused (or died): judged below by its exit status and stderr
+        mid = snapshot(root)
+        owned = _owned(tmp, root)
+        _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+        mid_changed = changed(before, mid)
+        rows = {
+            "doctor": _said(doc, 1),
+            "dry": _said(dry, 2),
+            "dry-wrote": dry_wrote,
+            "run": _said((proc.returncode, err.decode()), 3),
+            "owned": sorted(owned),
+            "mid-changed": mid_changed,
+            "outside-owned": [k for k in mid_changed if k not in owned],
+            "not-restored": changed(before, snapshot(root)),
+            "journal-left": (tmp / "state/journal.json").exists(),
+            "lowered": [k for k in mid_changed if k.endswith("max_freq")],
+        }
+        print(f"=== {name}")
+        for k, v in rows.items():
+            print(f"  {k}: {v!r}")
+        sys.stdout.flush()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", nargs="*", default=[], help="Trees whose name contains one of these.")
+    ap.add_argument("--mid-s", type=float, default=0.8, help="Seconds after `started` to look mid-run.")
+    ap.add_argument("--board-unprofiled", default="", help="--board for the Orin NX trees (no profile).")
+    args = ap.parse_args()
+    shim = faultshim.build()
+    if shim is None:
+        print("no C compiler: tests/hw/faultshim.c cannot be built", file=sys.stderr)
+        return 2
+    for name, make in TREES.items():
+        if not args.only or any(o in name for o in args.only):
+            judge(name, make, shim, args.mid_s, args.board_unprofiled)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
