@@ -248,6 +248,10 @@ def test_a_late_tick_moves_the_cap_one_rung_and_the_next_ticks_catch_up() -> Non
         ({"gain": 1}, "gain"),
         ({"slew_rungs_per_s": 0}, "slew_rungs_per_s"),
         ({"board_throttle": "ignore"}, "board_throttle"),
+        (
+            {"rise_trip": False, "rise_novel": True},
+            "rise_novel: refines rise_trip",
+        ),  # alone it would do nothing
     ],
 )
 def test_bad_parameters(params: dict[str, object], fragment: str) -> None:
@@ -724,6 +728,9 @@ def test_a_bank_without_a_run_and_stretch_is_one_line_naming_the_key(
         _stepped(params, board="rpi5")
 
 
+OFF = {"rise_trip": False, "rise_novel": False}  # neither rule: the PI and the trip rule alone
+
+
 def _rungs_after_a_step(params: dict[str, object], start_c: float = 84.5) -> list[int]:
     """Held at the set point (84.5 °C, no noise) at full clocks for 100 s, then rising 0.1 °C/s
     (a fan failing) until a reading of 84.99 °C: the rung applied on each tick of the rise, none
@@ -744,8 +751,8 @@ def test_rise_trip_steps_down_on_a_rise_the_trend_slope_has_not_caught() -> None
     """``rise_trip``: the level plus its rise over one horizon reaches the trip before any reading
     does, so the trip rule's rung per tick starts early; without it the PI, whose 30-s slope
     still shows little of a rise that started from a flat history, is still near the top."""
-    on = _rungs_after_a_step({"rise_trip": True})
-    off = _rungs_after_a_step({})
+    on = _rungs_after_a_step({"rise_trip": True, "rise_novel": False})
+    off = _rungs_after_a_step(OFF)
     assert on[:40] == off[:40]  # the first 4 s: the predicted level is still under the trip
     assert on[-1] <= on[0] - 4 and off[-1] >= off[0] - 2
     assert all(b <= a for a, b in itertools.pairwise(on[40:]))  # never back up meanwhile
@@ -754,5 +761,57 @@ def test_rise_trip_steps_down_on_a_rise_the_trend_slope_has_not_caught() -> None
 def test_rise_trip_leaves_a_rise_from_under_the_set_point_to_the_pi() -> None:
     """A rise that starts a degree under the set point (a burst of load) is the PI's, as it was:
     on orin-bursty the rule without this test cost 1.4 % (docs/policies.md, session 15c)."""
-    on = _rungs_after_a_step({"rise_trip": True}, start_c=83.5)
-    assert on == _rungs_after_a_step({}, start_c=83.5)
+    on = _rungs_after_a_step({"rise_trip": True, "rise_novel": False}, start_c=83.5)
+    assert on == _rungs_after_a_step(OFF, start_c=83.5)
+
+
+def test_rise_novel_still_takes_a_rise_larger_than_any_held_one_early() -> None:
+    """``rise_novel``: a fan failing while the level is held flat is a rise larger than any the
+    held band has met (none), so the rule steps down exactly as ``rise_trip`` alone does."""
+    novel = _rungs_after_a_step({"rise_trip": True, "rise_novel": True})
+    assert novel == _rungs_after_a_step({"rise_trip": True, "rise_novel": False})
+    assert novel[-1] <= novel[0] - 4
+
+
+def _held_bursts(t: float) -> float:
+    """Held at the set point (~83.96 °C with the ±0.3 °C read noise below), then two bursts of load:
+    the first rises 0.5 °C from 0.2 °C under it (its level never predicted at the trip), the second
+    0.45 °C from 0.25 °C over it (predicted at the trip 10 s on, read at most 84.95 °C)."""
+    legs = (
+        (40, 84.0, 0.0),
+        (60, 83.75, 0.0),
+        (70, 83.75, 0.05),
+        (80, 84.25, -0.05),
+        (100, 83.75, 0.0),
+        (110, 83.75, 0.045),
+        (130, 84.2, 0.0),
+        (140, 84.2, 0.045),
+    )  # (until, level at the leg's last 10 s start, slope over them)
+    for end, start_c, slope in legs:
+        if t < end:
+            return start_c + slope * (t - (end - 10))
+    return 84.65
+
+
+def _rungs_through_bursts(params: dict[str, object]) -> list[int]:
+    ctx = ctx_for()
+    p = _stepped(params)
+    rungs = []
+    for i in range(1450):
+        t = i * 0.1
+        d = p.decide(inp(t, _held_bursts(t) + (0.3 if i % 2 else -0.3), ctx))
+        assert d.state != TRIP
+        rungs.append(_rung(p, d.caps_hz))
+    return rungs
+
+
+def test_rise_novel_leaves_a_rise_the_held_band_has_ridden_out_to_the_pi() -> None:
+    """A burst no larger than one the controller already rode out at its set point is load it
+    regulates, not a change of plant: ``rise_trip`` walks the ladder down on the second burst
+    (on orin-bursty, 2-5 rungs per burst and 0.07 % of throughput, docs/policies.md session
+    15c), with ``rise_novel`` the rungs are the PI's, tick for tick."""
+    off = _rungs_through_bursts(OFF)
+    trip = _rungs_through_bursts({"rise_trip": True, "rise_novel": False})
+    novel = _rungs_through_bursts({"rise_trip": True, "rise_novel": True})
+    assert trip != off and min(trip[1300:]) <= min(off[1300:]) - 3
+    assert novel == off
