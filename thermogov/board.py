@@ -22,7 +22,7 @@ from typing import Any
 from thermogov import tomlread
 from thermogov.fanprofile import FanProfile, parse_fan_profile
 from thermogov.interfaces import ConfigError
-from thermogov.tomlcheck import Table, check_name
+from thermogov.tomlcheck import Table, check_matches, check_name
 
 # Physical bounds of profile numbers (silicon is specified for -40..150 °C junction; no DVFS
 # table of an edge board reaches 100 GHz or 5 V).  Values outside are typos, and a non-finite
@@ -546,12 +546,13 @@ _COMPATIBLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*,[A-Za-z0-9][A-Za-z0-9_.+-
 
 def _compatible(value: str, where: str) -> str:
     """A ``dt_socs`` entry, checked as a compatible string (a typo would never match, silently)."""
-    if not _COMPATIBLE.fullmatch(value):
-        raise ConfigError(
-            f'{where}: {value!r} is not a device-tree compatible string; write "vendor,family", '
-            'e.g. "brcm,bcm2837" (see /proc/device-tree/compatible)'
-        )
-    return value
+    return check_matches(
+        value,
+        where,
+        _COMPATIBLE,
+        'is not a device-tree compatible string; write "vendor,family", e.g. "brcm,bcm2837" '
+        "(see /proc/device-tree/compatible)",
+    )
 
 
 def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
