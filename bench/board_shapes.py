@@ -43,7 +43,8 @@ above it (``mode-undone``) nor below it (``mode-cap-left``: thermogov's cap left
 again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP list, or change
 the governor string, checked against the rule in docs/hardware.md ("Other agents").  Two more (session 16): ``inactive_cluster``,
 a governed cluster offline at start (every attribute EBUSY: the others must be governed, it
-never owned), and ``unknown_model``, a device-tree model no profile names (must be refused).
+never owned), and ``unknown_model``, a device-tree model no profile names and a SoC family none
+claims (must be refused).
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -600,15 +601,16 @@ def inactive_cluster(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None
 
 
 def unknown_model(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
-    """A board of the same family that no profile names (a Pi 3 B+, an Orin NX): its device-tree
-    model (bcm2710-rpi-3-b-plus.dts; the Orin NX's p3767-0000 module) matches no ``dt_models``,
-    and the run's config names no board, so ``run`` must refuse it up front."""
+    """A board no profile names and whose SoC family no profile claims (a Pi 2 B, BCM2836; a
+    Jetson TX2, T186): its device-tree model matches no ``dt_models`` and its ``compatible`` no
+    ``dt_socs`` (linux bcm2836-rpi-2-b.dts, tegra186-p2771-0000.dts), and the run's config names
+    no board, so ``run`` must refuse it up front.  (Until the SoC family step this shape drew a
+    Pi 3 B+ / Orin NX, now governed by rpi3 / jetson-orin-nano with a warning.)"""
     base = "sys/firmware/devicetree/base"
     if "Raspberry" in t.read(f"{base}/model"):
-        model, compat = "Raspberry Pi 3 Model B Plus Rev 1.3", ("raspberrypi,3-model-b-plus", "brcm,bcm2837")
+        model, compat = "Raspberry Pi 2 Model B Rev 1.1", ("raspberrypi,2-model-b", "brcm,bcm2836")
     else:
-        model = "NVIDIA Jetson Orin NX Engineering Reference Developer Kit"
-        compat = ("nvidia,p3768-0000+p3767-0000", "nvidia,p3767-0000", "nvidia,tegra234")
+        model, compat = "NVIDIA Jetson TX2 Developer Kit", ("nvidia,p2771-0000", "nvidia,tegra186")
     t.write(f"{base}/model", model.encode() + b"\x00")
     t.write(f"{base}/compatible", b"".join(c.encode() + b"\x00" for c in compat))
     tr.refuse_reason = f"device-tree model {model!r} matches no profile"

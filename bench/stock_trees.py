@@ -21,9 +21,11 @@ tree compared byte by byte, modes and links included) and whether a journal was 
 
     python bench/stock_trees.py [--only NAME ...] [--mid-s 0.8] [--board-unprofiled NAME]
 
-Boards no profile names (Pi 3 B+, Orin NX) are refused since session 16 unless a board is
-chosen; ``--board-unprofiled jetson-orin-nano`` passes one for the Orin NX trees so that their
-hostile variants are judged on what they test.  Run it with another venv's python to measure
+Boards no profile names (Pi 3 B+, Orin NX) were refused in session 16 unless a board was
+chosen; since its SoC family step they are governed by the one profile that claims their
+``compatible`` family (``dt_socs``: rpi3, jetson-orin-nano) with one warning, and only a board
+whose family no profile claims (``nofamily-pi2b``) or two do (``ambiguous-tegra234``) is
+refused.  ``--board-unprofiled NAME`` passes ``--board`` for the Orin NX trees.  Run it with another venv's python to measure
 that venv's thermogov (the console script next to the interpreter is the one run).
 """
 
@@ -156,6 +158,23 @@ def orin_nx_jp6(root: Path) -> FakeTree:
     return t
 
 
+def renamed(
+    build: Callable[[Path], FakeTree], model: str, compatible: tuple[str, ...]
+) -> Callable[[Path], FakeTree]:
+    """A stock tree under another device-tree model and ``compatible``: a board whose SoC family
+    no profile claims (a Pi 2 B's BCM2836, linux bcm2836-rpi-2-b.dts) or two profiles claim (a
+    carrier whose tree says only ``nvidia,tegra234``: Orin Nano's and AGX Orin's)."""
+
+    def make(root: Path) -> FakeTree:
+        t = build(root)
+        base = "sys/firmware/devicetree/base"
+        t.write(f"{base}/model", model.encode() + b"\x00")
+        t.write(f"{base}/compatible", b"".join(c.encode() + b"\x00" for c in compatible))
+        return t
+
+    return make
+
+
 def orin_gpu_gpc(root: Path) -> FakeTree:
     """The GPU devfreq under Thor-era names (``gpu-gpc-0``, ``gpu-nvd-0``) beside an EMC ``bwmgr``."""
     t = fakesys.orin_nano(root, jetpack=6, cpu_mc=HOT, gpu_mc=HOT)
@@ -282,6 +301,12 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "pi3bplus": stock(lambda r: pi3(r, plus=True)),
     "orin-nano-jp6": stock(orin_nano_jp6),
     "orin-nx-jp6": stock(orin_nx_jp6),
+    "nofamily-pi2b": stock(
+        renamed(pi3, "Raspberry Pi 2 Model B Rev 1.1", ("raspberrypi,2-model-b", "brcm,bcm2836"))
+    ),
+    "ambiguous-tegra234": stock(
+        renamed(orin_nx_jp6, "Acme Orin carrier", ("acme,orin-box", "nvidia,tegra234"))
+    ),
     "orin-gpu-gpc-0": stock(orin_gpu_gpc),
     "agx-orin-jp6": stock(agx_orin_jp6),
     "nano-jp4": stock(nano_jp4),

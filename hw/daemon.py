@@ -72,7 +72,14 @@ from thermogov.hw.journal import (
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
-from thermogov.hw.mapping import BoardMap, choose_board, governed_table, map_board, unmatched_model
+from thermogov.hw.mapping import (
+    BoardMap,
+    choose_board,
+    family_warning,
+    governed_table,
+    map_board,
+    unmatched_model,
+)
 from thermogov.hw.notify import Notifier
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
@@ -271,6 +278,7 @@ class Prepared:
     bmap: BoardMap
     board_reason: str
     specs: tuple[SensorSpec, ...]
+    board_warning: str = ""  # a board governed by its SoC family's profile (family_warning)
 
 
 def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
@@ -312,7 +320,8 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
         sensors={k: v for k, v in opts.config.sensors.items() if k in names},
     )
     specs = cfg.sensor_specs(eff)
-    return Prepared(tree, eff, cfg, bmap, reason, specs)
+    warning = family_warning(opts.board, opts.config, inv)
+    return Prepared(tree, eff, cfg, bmap, reason, specs, warning)
 
 
 def policy_context(prep: Prepared) -> PolicyContext:
@@ -544,6 +553,8 @@ class Runner:
             if record is not None:
                 for a in actuators:
                     a.record = record
+            if prep.board_warning:  # said once the limits opened: a refusal before stays one line
+                self.log(f"warning: {prep.board_warning}")
             fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant.reader())
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             ctx = PolicyContext(

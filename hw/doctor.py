@@ -18,6 +18,7 @@ from thermogov.hw.idle import idle_data, idle_lines
 from thermogov.hw.mapping import (
     BoardMap,
     choose_board,
+    family_warning,
     governed_table,
     map_board,
     renormalised_weights,
@@ -324,8 +325,13 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
     unmatched = unmatched_model(board_opt, config, inv)
     if unmatched:  # the profile shown is only the config's default: `run` refuses it
         return None, [f"warning: {unmatched}; `thermogov run` refuses to start until then"]
+    family = family_warning(board_opt, config, inv)
     hold = hold_warning(tree, config, board_opt)
-    return None, [*unit_warnings(tree, config, board_opt), *([hold] if hold else [])]
+    return None, [
+        *([f"warning: {family}"] if family else []),
+        *unit_warnings(tree, config, board_opt),
+        *([hold] if hold else []),
+    ]
 
 
 def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:

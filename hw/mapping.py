@@ -129,8 +129,57 @@ def builtin_profiles() -> list[BoardProfile]:
     return [load_board(n) for n in builtin_board_names()]
 
 
+@dataclass(frozen=True, slots=True)
+class FamilyMatch:
+    """The profiles that claim a board's SoC/module family (``dt_socs``), for the weaker step."""
+
+    family: str  # the claimed family as the profile writes it ("" when no profile claims one)
+    compatible: str  # the board's compatible entry that decided ("" when none)
+    candidates: tuple[BoardProfile, ...] = ()
+
+
+def _claims(family: str, compatible: str) -> bool:
+    """``nvidia,p3767`` claims ``nvidia,p3767`` and every module of it (``nvidia,p3767-0000``)."""
+    fam, comp = family.lower(), compatible.lower()
+    return comp == fam or comp.startswith(fam + "-")
+
+
+def family_match(compatible: Sequence[str], profiles: Sequence[BoardProfile]) -> FamilyMatch:
+    """The profiles claiming the most specific family in ``compatible`` that any profile claims.
+
+    A device tree lists ``compatible`` from the most specific entry to the most general (the
+    Devicetree Specification, "compatible"): an Orin NX reads ``nvidia,p3768-0000+p3767-0000``,
+    ``nvidia,p3767-0000``, ``nvidia,tegra234``.  So the module family decides before the SoC,
+    and a SoC two profiles claim (``nvidia,tegra234``: Orin Nano and AGX Orin) decides nothing
+    alone: that is an ambiguity, named, never a pick.
+    """
+    for comp in compatible:
+        claims = [(p, f) for p in profiles for f in p.dt_socs if _claims(f, comp)]
+        if claims:
+            by_name = {p.name: p for p, _ in claims}
+            family = claims[0][1] if len(by_name) == 1 else comp
+            return FamilyMatch(family, comp, tuple(by_name.values()))
+    return FamilyMatch("", "")
+
+
+def _family_step(board_opt: str | None, config: Config, inv: Inventory) -> FamilyMatch | None:
+    """The SoC-family step's result when it is the one that decides, else None.
+
+    It decides only when nothing else does: no board chosen (``--board``, ``board_file``,
+    ``[run] board``), a device-tree model (a tree without one keeps the config's board), and no
+    profile's ``dt_models`` matching it.
+    """
+    if board_opt or config.board_file or config.board_given or not inv.model:
+        return None
+    profiles = builtin_profiles()
+    if detect_board(inv.model, inv.compatible, profiles)[0] is not None:
+        return None
+    return family_match(inv.compatible, profiles)
+
+
 def choose_board(board_opt: str | None, config: Config, inv: Inventory) -> tuple[BoardProfile, str]:
-    """``--board`` > the config's ``board_file`` > device-tree detection > the config's board."""
+    """``--board`` > the config's ``board_file`` > device-tree model > ``[run] board`` > the
+    one profile claiming the board's SoC family > the config's default board."""
     if board_opt:  # what --board accepts is decided in one place for every command
         return load_board_option(board_opt), f"--board {board_opt}"
     if config.board_file:
@@ -138,6 +187,9 @@ def choose_board(board_opt: str | None, config: Config, inv: Inventory) -> tuple
     found, pat = detect_board(inv.model, inv.compatible, builtin_profiles())
     if found is not None:
         return found, f"device-tree model matches {pat!r}"
+    fam = _family_step(board_opt, config, inv)
+    if fam is not None and len(fam.candidates) == 1:
+        return fam.candidates[0], f"no profile for device-tree model {inv.model!r}; SoC family {fam.family!r}"
     why = "no device-tree model" if not inv.model else f"device-tree model {inv.model!r} matches no profile"
     return config.load_board(), f"{why}; using the config's board (pass --board to choose)"
 
@@ -147,18 +199,42 @@ def unmatched_model(board_opt: str | None, config: Config, inv: Inventory) -> st
 
     A device-tree model that matches no profile names a board thermogov has no profile for (a
     Raspberry Pi 3 B+, an Orin NX): falling back to the config's default board would govern it
-    with another board's OPP floor, sensors and limits, a guess.  Only a profile the user
-    chose (``--board``, ``board_file``, ``[run] board``) stands in for it.  A tree without a
-    model (a listing, a bare fake tree) keeps the config's board: there is nothing to contradict.
+    with another board's OPP floor, sensors and limits, a guess.  A profile the user chose
+    (``--board``, ``board_file``, ``[run] board``) stands in for it, and so does the one
+    profile that claims the board's SoC/module family (``dt_socs``; :func:`family_warning`
+    says so).  A family two profiles claim is refused, naming them.  A tree without a model
+    (a listing, a bare fake tree) keeps the config's board: there is nothing to contradict.
     """
-    if board_opt or config.board_file or config.board_given or not inv.model:
+    fam = _family_step(board_opt, config, inv)
+    if fam is None or len(fam.candidates) == 1:
         return ""
-    if detect_board(inv.model, inv.compatible, builtin_profiles())[0] is not None:
-        return ""
-    return (
-        f"device-tree model {inv.model!r} (/proc/device-tree/model) matches no board profile; "
+    choose = (
         "choose the nearest with --board NAME or [run] board in the config (`thermogov boards` "
         "lists them), or write one (docs/calibration.md)"
+    )
+    if fam.candidates:
+        names = " and ".join(p.name for p in fam.candidates)
+        return (
+            f"device-tree model {inv.model!r} (/proc/device-tree/model) matches no board profile and "
+            f"its SoC family {fam.family!r} is claimed by {names}; choose one with --board NAME or "
+            "[run] board in the config"
+        )
+    return f"device-tree model {inv.model!r} (/proc/device-tree/model) matches no board profile; {choose}"
+
+
+def family_warning(board_opt: str | None, config: Config, inv: Inventory) -> str:
+    """The one line a board governed by its SoC family's profile gets ("" for any other board).
+
+    The profile's OPPs, sensors and limits are another board's of the same SoC or module
+    family; the daemon binds what this board's tree lists, but the limits and the model are a
+    stand-in, so the user is told once, at ``doctor`` and at ``run`` start.
+    """
+    fam = _family_step(board_opt, config, inv)
+    if fam is None or len(fam.candidates) != 1:
+        return ""
+    return (
+        f"device-tree model {inv.model!r} has no profile; governing with {fam.candidates[0].name}, "
+        f"the profile of its SoC family {fam.family!r}; choose with --board NAME or [run] board"
     )
 
 

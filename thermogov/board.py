@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 from thermogov import tomlread
 from thermogov.fanprofile import FanProfile, parse_fan_profile
 from thermogov.interfaces import ConfigError
-from thermogov.tomlcheck import Table, check_name
+from thermogov.tomlcheck import Table, check_matches, check_name
 
 # Physical bounds of profile numbers (silicon is specified for -40..150 °C junction; no DVFS
 # table of an edge board reaches 100 GHz or 5 V).  Values outside are typos, and a non-finite
@@ -234,6 +235,9 @@ class BoardProfile:
     battery: BatteryProfile | None = None
     protections: tuple[Protection, ...] = ()
     dt_models: tuple[str, ...] = ()  # device-tree model substrings that identify the board
+    # device-tree ``compatible`` SoC/module families this profile stands in for when no
+    # ``dt_models`` entry matches (hw/mapping.py ``family_match``): a weaker, warned detection
+    dt_socs: tuple[str, ...] = ()
     source_file: str = ""
     enclosure: str = "default"  # the name of the housing the network above describes
     enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
@@ -535,6 +539,22 @@ def _protection(i: int, t: Table, domains: dict[str, DomainProfile]) -> Protecti
     return p
 
 
+# A device-tree compatible string is "manufacturer,model" (Devicetree Specification v0.4,
+# section 2.3.1, "compatible"): one comma, no blanks.
+_COMPATIBLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*,[A-Za-z0-9][A-Za-z0-9_.+-]*")
+
+
+def _compatible(value: str, where: str) -> str:
+    """A ``dt_socs`` entry, checked as a compatible string (a typo would never match, silently)."""
+    return check_matches(
+        value,
+        where,
+        _COMPATIBLE,
+        'is not a device-tree compatible string; write "vendor,family", e.g. "brcm,bcm2837" '
+        "(see /proc/device-tree/compatible)",
+    )
+
+
 def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     """Validate a board profile table; every problem names its key and file."""
     top = Table(data, where)
@@ -542,6 +562,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     name = b.name("name")
     description = b.string("description", "")
     dt_models = tuple(b.strings("dt_models", []))
+    dt_socs = tuple(_compatible(v, f"{b.where}.dt_socs") for v in b.strings("dt_socs", []))
     enclosure = b.name("enclosure", "default")
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
@@ -623,6 +644,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         battery=battery,
         protections=protections,
         dt_models=dt_models,
+        dt_socs=dt_socs,
         source_file=where,
         enclosure=enclosure,
         enclosures=enclosures,

@@ -23,14 +23,21 @@ _MISSING = object()
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 
 
+def check_matches(value: str, where: str, pattern: re.Pattern[str], why: str) -> str:
+    """``value`` if ``pattern`` matches all of it; otherwise one line: ``where``, the value, ``why``."""
+    if not pattern.fullmatch(value):
+        raise ConfigError(f"{where}: {value!r} {why}")
+    return value
+
+
 def check_name(value: str, where: str) -> str:
     """``value`` if it is a usable name; otherwise a one-line ConfigError naming ``where``."""
-    if not _NAME.fullmatch(value):
-        raise ConfigError(
-            f"{where}: {value!r} is not a usable name; use 1-64 letters, digits, '.', '_', '+' or '-',"
-            " starting with a letter or digit"
-        )
-    return value
+    return check_matches(
+        value,
+        where,
+        _NAME,
+        "is not a usable name; use 1-64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit",
+    )
 
 
 def _range_hint(minimum: float | None, maximum: float | None) -> str:
