@@ -54,7 +54,8 @@ CROSSVAL_BOARDS = ("jetson-orin-nano", "rpi5")
 #: How far above the trip full clocks (at the world's load) settle at the warmest ambient (°C).
 OVER_RANGE_C = (1.0, 8.0)
 #: A board enters the families other than fan failure only if full clocks can settle this far
-#: above the trip at some ambient up to the families' maximum (else every policy runs flat out).
+#: above the trip at an ambient where its lowest caps still hold it (else every policy runs flat
+#: out, or every one sits at the floor).
 ELIGIBLE_OVER_C = 3.0
 #: The room a world starts from before the board's needs move it (°C): the families' 25 °C,
 #: drawn; the warm end of a ramp or a cycle is drawn from TOP_RANGE_C the same way.
@@ -114,7 +115,8 @@ def _eligible(family: str) -> list[str]:
             if has_fan(board) and _reach_c(mild, Config(), 1.0, 0.0) is not None:
                 out.append(name)
             continue
-        if board.fan is not None or _reach_c(board, Config(), 1.0, ELIGIBLE_OVER_C) is None:
+        reach, hold = _reach_c(board, Config(), 1.0, ELIGIBLE_OVER_C), holdable_ambient_c(board, Config())
+        if board.fan is not None or reach is None or (hold is not None and reach > hold):
             continue
         if family == "board-at-trip" or name not in CROSSVAL_BOARDS:
             out.append(name)
