@@ -126,7 +126,7 @@ def _eligible(family: str) -> list[str]:
 def _world(base: Config, board: str, duration_s: float, ambient_c: float, **sim: object) -> Config:
     cfg = dataclasses.replace(base, board=board, board_file="")
     return dataclasses.replace(
-        cfg, sim=dataclasses.replace(cfg.sim, duration_s=round(duration_s), ambient_c=ambient_c, **sim)
+        cfg, sim=dataclasses.replace(cfg.sim, duration_s=duration_s, ambient_c=ambient_c, **sim)
     )
 
 
@@ -153,7 +153,7 @@ def _draw(
 ) -> tuple[Config, str]:
     """One world of ``family`` on ``board`` with its free parameters drawn from ``rng``."""
     over = rng.uniform(*OVER_RANGE_C)
-    dur = rng.uniform(*LENGTH_S) * scale
+    dur = float(round(rng.uniform(*LENGTH_S) * scale))  # whole seconds: the last event stays in the run
     if family in ("ambient-ramp-up", "ambient-ramp-down", "day-night"):
         top = _ambient_at(board, base, 1.0, over, rng.uniform(*TOP_RANGE_C))
         span = rng.uniform(*RAMP_SPAN_C)

@@ -91,3 +91,11 @@ def test_a_bad_world_list_is_one_line_and_exit_2() -> None:
     )
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 2 and len(lines) == 1 and "--drawn" in lines[0] and "Traceback" not in res.stderr
+
+
+def test_every_world_passes_the_simulators_own_event_check(worlds: list[dw.Drawn]) -> None:
+    """A ramp's last step at a fractional second past a rounded end was refused mid-race once."""
+    from thermogov.sim.model.runner import validate_events
+
+    for w in worlds:
+        validate_events(w.config, w.config.load_board())
