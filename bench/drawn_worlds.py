@@ -35,7 +35,16 @@ from dataclasses import dataclass
 from thermogov import costmodel
 from thermogov.board import BoardProfile, builtin_board_names, load_board
 from thermogov.config import Config, SimEvent, WorkloadConfig
-from thermogov.sim.scenarios.families import MAX_AMBIENT_C, TRIP_C, fan_node, has_fan, holdable_ambient_c
+from thermogov.sim.scenarios.families import (  # the families' own placement and event helpers
+    AMBIENT_STEP_C,
+    MAX_AMBIENT_C,
+    TRIP_C,
+    _ambient_path,
+    _world,
+    fan_node,
+    has_fan,
+    holdable_ambient_c,
+)
 from thermogov.steadystate import fused_c, steady_state_c
 
 #: Families in one cycle of draws: fan failure and board-at-trip have the most boards, so twice.
@@ -66,7 +75,6 @@ RAMP_SPAN_C = (8.0, 16.0)
 #: Still air keeps this share of a fan-blown heatsink's conductance (E: the families' 0.35 is
 #: the middle; Incropera & DeWitt table 1.1 gives 2-25 W/m²K free against 25-250 forced).
 STILL_AIR_SHARE = (0.25, 0.5)
-AMBIENT_STEP_C = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,22 +131,6 @@ def _eligible(family: str) -> list[str]:
     return out
 
 
-def _world(base: Config, board: str, duration_s: float, ambient_c: float, **sim: object) -> Config:
-    cfg = dataclasses.replace(base, board=board, board_file="")
-    return dataclasses.replace(
-        cfg, sim=dataclasses.replace(cfg.sim, duration_s=duration_s, ambient_c=ambient_c, **sim)
-    )
-
-
-def _path(start_c: float, samples: list[tuple[float, float]]) -> tuple[SimEvent, ...]:
-    events, last = [], start_c
-    for t, v in samples:
-        if abs(v - last) >= AMBIENT_STEP_C - 1e-9:
-            events.append(SimEvent(at_s=round(t, 3), kind="ambient", value=round(v, 3)))
-            last = v
-    return tuple(events)
-
-
 def _still_air(board: BoardProfile, share: float) -> BoardProfile:
     node = fan_node(board)
     nodes = tuple(
@@ -175,7 +167,7 @@ def _draw(
             start = a
             samples = [(dur * k / n, a + (b - a) * k / n) for k in range(1, n + 1)]
             what = f"{a:.1f} -> {b:.1f} °C"
-        return _world(base, board.name, dur, round(start, 3), events=_path(start, samples)), what
+        return _world(base, board.name, dur, round(start, 3), events=_ambient_path(start, samples)), what
     if family == "load-switch":
         capacity = 1.0 / costmodel.inference_time_s(board.model, _top(board))
         kind = rng.choice(("switch", "bursty", "poisson"))
