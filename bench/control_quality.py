@@ -15,13 +15,16 @@ printed next to them so both views are visible.
 
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
         [--families [--family-scale 0.1] [--no-suite]] [--duration S] [--seeds 1-5 [--holdout 6-8]]
+        [--drawn 1-12 [--draw-seed 16]]
 
 ``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
 throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
 standard deviation over the steady window (stability), energy per inference and cap changes per
 minute.  ``--families`` adds the generated worlds of :mod:`thermogov.sim.scenarios.families`
 (ambient ramps, day/night, load switching, fan failure, every board at its trip ambient), the
-ones nobody tuned on; ``--duration`` cuts every run for a quick look.
+ones nobody tuned on; ``--drawn 1-12`` adds worlds drawn fresh from those families (other
+boards, ambients, lengths, load mixes and failure instants, ``bench/drawn_worlds.py``), each
+printed with its drawn parameters; ``--duration`` cuts every run for a quick look.
 
 Beside the bound: the sustained reference and the candidate's same-history bound, and the
 anticipation-free (any-window) bound with every row's *worst* window of the steady window's
@@ -63,6 +66,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from drawn_worlds import drawn_worlds  # noqa: E402  (bench/, beside this script)
 
 from thermogov.config import Config, SimConfig  # noqa: E402
 from thermogov.interfaces import ConfigError  # noqa: E402
@@ -568,7 +574,14 @@ def main() -> None:
         action="store_true",
         help="also run the generated scenario families (thermogov.sim.scenarios.families)",
     )
-    ap.add_argument("--no-suite", action="store_true", help="with --families: only the generated worlds")
+    ap.add_argument(
+        "--no-suite", action="store_true", help="with --families or --drawn: only the generated worlds"
+    )
+    ap.add_argument(
+        "--drawn",
+        help="also run these worlds (1-12, 3,7) drawn fresh from the families (bench/drawn_worlds.py)",
+    )
+    ap.add_argument("--draw-seed", type=int, default=16, help="with --drawn: which draw (default 16)")
     ap.add_argument("--family-scale", type=float, default=1.0, help="time scale of the families (0.1: quick)")
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 4))
     ap.add_argument("--out", type=Path, help="keep the run folders here")
@@ -600,6 +613,10 @@ def main() -> None:
         holdout = parse_seeds(args.holdout) if args.holdout is not None else None
     except ValueError as e:
         ap.exit(2, f"control_quality.py: {e}\n")
+    try:
+        drawn = parse_seeds(args.drawn) if args.drawn is not None else None
+    except ValueError as e:  # the same list syntax: world numbers count from 1 like seeds
+        ap.exit(2, f"control_quality.py: {str(e).replace('--seeds', '--drawn')}\n")
     if holdout is not None and (seeds is None or set(holdout) & set(seeds)):
         ap.exit(
             2,
@@ -616,6 +633,10 @@ def main() -> None:
     if args.families:
         scale = args.family_scale
         configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
+    if drawn:
+        for w in drawn_worlds(args.draw_seed, drawn, time_scale=args.family_scale):
+            print(f"drawn {w.name}: {w.what}")
+            configs.append((w.name, w.config))
     if args.duration:
         configs = [(n, dataclasses.replace(c, sim=_shorter(c.sim, args.duration))) for n, c in configs]
     keep = None if args.out else tempfile.TemporaryDirectory(prefix="control-quality-")
