@@ -209,6 +209,11 @@ def test_run_on_an_unprofiled_board_exits_2_with_one_line_and_writes_nothing(
     assert not (tmp_path / "state" / "journal.json").exists()
     doc = procutil.run_cli("doctor", "--sysfs-root", str(t.root))
     assert doc.returncode == 0 and "matches no board profile" in doc.stderr, doc.stderr
+    # With a config named, doctor checks it as `run` would: exit 2, the cause said once.
+    conf = tmp_path / "empty.toml"
+    conf.write_text("", encoding="utf-8")
+    doc = procutil.run_cli("doctor", "--config", str(conf), "--sysfs-root", str(t.root))
+    assert doc.returncode == 2 and doc.stderr.count("matches no board profile") == 1, doc.stderr
     ok = procutil.run_cli("run", *args, "--board", "rpi3", *(["--dry-run"] if dry else []))
     assert ok.returncode == 0, ok.stderr
     assert t.snapshot() == before
