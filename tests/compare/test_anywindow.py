@@ -129,6 +129,20 @@ def test_the_worst_window_is_the_least_of_every_window(tmp_path: Path) -> None:
     assert worst_window_ips(cfg, tmp_path / "c") is None
 
 
+def test_a_run_whose_length_is_not_a_whole_number_of_grid_steps_has_a_worst_window(tmp_path: Path) -> None:
+    # 603 s on the 2-s grid: 301.5 steps round to 302, so the last window ends at 604 s, past the
+    # run's end; the run is whole, so its worst window exists (it was n/a, and the tuned-baseline
+    # search read every probe as breaking the bound).
+    cfg = short("orin-steady-25", 603.0)
+    starts, length = window_starts(cfg)
+    assert starts[-1] + length > 603.0
+    _trace(tmp_path / "a", [(603.0, 100.0)])
+    worst = worst_window_ips(cfg, tmp_path / "a")
+    assert worst is not None and 100.0 * (length - 1.0) / length <= worst <= 100.0
+    _trace(tmp_path / "b", [(500.0, 100.0)])
+    assert worst_window_ips(cfg, tmp_path / "b") is None
+
+
 def test_any_window_takes_no_history_or_sustained_rule() -> None:
     cfg = short("orin-steady-25", 600.0)
     with pytest.raises(ConfigError, match="any_window"):
