@@ -747,6 +747,13 @@ def _rungs_after_a_step(params: dict[str, object], start_c: float = 84.5) -> lis
     return rungs
 
 
+def test_rise_trip_false_alone_turns_the_rule_off() -> None:
+    """Both rules are on by default: ``rise_trip = false`` alone is how a user turns them off, and
+    must not be refused for the default ``rise_novel`` it leaves behind (it was, at the merge)."""
+    assert _rungs_after_a_step({"rise_trip": False}) == _rungs_after_a_step(OFF)
+    assert _rungs_after_a_step({}) != _rungs_after_a_step(OFF)  # the default takes the rise
+
+
 def test_rise_trip_steps_down_on_a_rise_the_trend_slope_has_not_caught() -> None:
     """``rise_trip``: the level plus its rise over one horizon reaches the trip before any reading
     does, so the trip rule's rung per tick starts early; without it the PI, whose 30-s slope

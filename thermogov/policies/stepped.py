@@ -776,7 +776,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
             f"{params.where}.bank_c: needs run_s (the run's length) and 0 < bank_window_s < run_s;"
             " set both or bank_c = 0"
         )
-    if p.rise_novel and not p.rise_trip:
+    # Only a rise_novel the user set is refused without rise_trip: both are on by default, and
+    # `rise_trip = false` alone must turn the rule off, not fail on the default it refines.
+    if p.rise_novel and not p.rise_trip and params.has("rise_novel"):
         raise ConfigError(
             f"{params.where}.rise_novel: refines rise_trip; set rise_trip = true too, or rise_novel = false"
         )
