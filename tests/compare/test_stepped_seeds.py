@@ -103,3 +103,40 @@ def test_the_known_length_is_the_original_worlds_on_the_open_ended_view_too() ->
     assert told == {"run_s": base.sim.duration_s, "bank_window_s": base.sim.duration_s / 2, "bank_c": 3.0}
     assert stated(base, {"bank_c": 3.0}, False) == {"bank_c": 3.0}
     assert stated(extended(base), {}, True)["run_s"] > told["run_s"]  # why the bench passes ``base``
+
+
+@pytest.mark.parametrize("drawn", ["x", "0", "2-1"])
+def test_a_bad_drawn_list_is_one_line_and_exit_2(drawn: str) -> None:
+    res = _bench("--drawn", drawn, "--seeds", "1")
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1 and "--drawn" in lines[0] and "Traceback" not in res.stderr
+
+
+def test_a_world_without_a_worst_window_is_judged_on_its_sustained_rate() -> None:
+    """A drawn length off the any-window grid leaves no worst window (session 16c): the row says
+    n/a, shows the sustained rate, and pairs the candidate on it, labelled so."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from stepped_seeds import row_lines
+
+    from thermogov.sim.compare.compare import RunRow
+    from thermogov.sim.compare.seedset import SeedRows
+
+    def rows(label: str, ips: list[float], above: list[float]) -> SeedRows:
+        out = SeedRows("w", label)
+        for s, (v, a) in enumerate(zip(ips, above, strict=True), start=1):
+            out.rows[s] = RunRow("w", "b", label, s, 25.0, v, None, None, {}, a, 0.0, None, None, 0, "")
+            out.worst[s] = None
+        return out
+
+    lines = row_lines(
+        {
+            "hysteresis": rows("h", [3.0, 3.0], [0.1, 0.1]),
+            "default": rows("d", [30.0, 40.0], [0.3, 0.1]),
+            "k=v": rows("c", [27.0, 40.0], [0.0, 0.1]),
+        },
+        [1, 2],
+    )
+    default = next(ln for ln in lines if ln.startswith("    default:"))
+    cand = next(ln for ln in lines if ln.startswith("    k=v:"))
+    assert "worst n/a (sustained " in default and "MISS on seed 1" in default
+    assert "(kept on every seed)" in cand and "paired sustained over default -5.00 % [-10.00..+0.00]" in cand

@@ -627,6 +627,31 @@ def test_code_edge_contains_code_once_and_counts_the_edge_alone() -> None:
     assert both.code_once is None and both.code_edge_c == edge.code_edge_c == 0.25
 
 
+def test_coarse_code_edge_counts_only_codes_wider_than_twice_their_noise() -> None:
+    """0.5 °C codes over 0.15 °C noise (Xavier NX, Nano) are coarse and give code_edge's edge; a
+    Pi 3/4/5 (0.49-0.55 °C codes over 0.3 °C) and an Orin Nano (battery 0.1 over 0.05, limit under
+    the trip) are not, and a board without codes has none."""
+    from thermogov.policies.stepped import coarse_code_edge_c, fused_code_edge_c
+
+    for board in ("jetson-xavier-nx", "jetson-nano"):
+        ctx = ctx_for(board)
+        assert coarse_code_edge_c(ctx, 85.0) == fused_code_edge_c(ctx, 85.0) > 0.0
+    for board in ("rpi3", "rpi4", "rpi5", "jetson-orin-nano", "jetson-agx-orin"):
+        assert coarse_code_edge_c(ctx_for(board), 85.0) == 0.0
+    assert fused_code_edge_c(ctx_for("rpi3"), 85.0) > 0.0  # an edge, but one the spread covers
+
+
+def test_code_edge_coarse_is_code_edge_on_coarse_codes_and_code_once_elsewhere() -> None:
+    """On a Xavier NX the option builds code_edge's set point (its edge, no code_once); on a Pi 5
+    it leaves code_once's margin in place and no edge, so the policy runs rung for rung as the default."""
+    coarse = _stepped({"code_edge_coarse": True}, board="jetson-xavier-nx")
+    edge = _stepped({"code_edge": True}, board="jetson-xavier-nx")
+    assert coarse.code_once is None and coarse.code_edge_c == edge.code_edge_c == 0.25
+    pi = _stepped({"code_edge_coarse": True}, board="rpi5")
+    assert pi.code_edge_c == 0.0 and pi.code_once == _stepped({}, board="rpi5").code_once
+    assert _pi_wandering({"code_edge_coarse": True}) == _pi_wandering({})
+
+
 def _pi_wandering(params: dict[str, object], board: str = "rpi5") -> list[int]:
     """Rungs over 5 min of a die whose level wanders: 20 s read at 84.70/84.15 °C, 20 s at
     83.6/83.05 °C, and so on (on the Pi 5 inside the firmware's ramp, so the ramp holds it)."""
