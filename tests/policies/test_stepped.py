@@ -564,7 +564,7 @@ def test_code_edge_lowers_the_set_point_by_the_code_edge() -> None:
             out.append(_rung(p, p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung])).caps_hz))
         return out
 
-    plain = {"code_once": False}
+    plain = {"code_once": False, "code_edge_coarse": False}  # neither edge rule (16d's is the default)
     assert sum(rungs("jetson-xavier-nx", {"code_edge": True})) < sum(rungs("jetson-xavier-nx", plain))
     assert rungs("jetson-agx-orin", {"code_edge": True}) == rungs("jetson-agx-orin", {})
 
@@ -611,7 +611,9 @@ def test_code_once_moves_a_xavier_nx_and_leaves_boards_whose_spread_covers_the_e
             out.append(_rung(p, p.decide(inp(i * 0.1, v, ctx, caps=p.ladder[p.rung])).caps_hz))
         return out
 
-    once, plain = {"code_once": True}, {"code_once": False}
+    # code_edge_coarse (the default since 16d) off in both: it replaces code_once on a Xavier NX
+    once = {"code_once": True, "code_edge_coarse": False}
+    plain = {"code_once": False, "code_edge_coarse": False}
     assert sum(rungs("jetson-xavier-nx", once, 84.0, 84.5)) < sum(
         rungs("jetson-xavier-nx", plain, 84.0, 84.5)
     )
@@ -650,6 +652,9 @@ def test_code_edge_coarse_is_code_edge_on_coarse_codes_and_code_once_elsewhere()
     pi = _stepped({"code_edge_coarse": True}, board="rpi5")
     assert pi.code_edge_c == 0.0 and pi.code_once == _stepped({}, board="rpi5").code_once
     assert _pi_wandering({"code_edge_coarse": True}) == _pi_wandering({})
+    # the default since session 16d: a Xavier NX's set point is measured from its code's edge
+    assert _stepped({}, board="jetson-xavier-nx").code_edge_c == 0.25
+    assert _stepped({"code_edge_coarse": False}, board="jetson-xavier-nx").code_edge_c == 0.0
 
 
 def _pi_wandering(params: dict[str, object], board: str = "rpi5") -> list[int]:

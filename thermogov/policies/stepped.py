@@ -106,10 +106,11 @@ bit-identical on the suite and the family worlds (a Pi 5's margin moves 0.007-0.
 the measured sigma is over ~1.8 °C, a transient the trend counts as noise).  It kept the Xavier NX fan failure on seeds 1-8 where the default missed 3
 (docs/policies.md, session 13).  ``code_edge``, whose margin is never under it, counts the
 edge alone when both are on.
-``code_edge_coarse`` (default off) is ``code_edge`` for the sensors whose code step is over twice
+``code_edge_coarse`` (default on since session 16d) is ``code_edge`` for the sensors whose code step is over twice
 their declared read noise only (:func:`coarse_code_edge_c`: the Xavier NX, AGX Xavier and Nano),
 and ``code_once`` elsewhere, so the suite stays bit-identical; on those boards it kept the trip on
-33 of 34 world-seeds where the default missed 18 (docs/policies.md, session 16d).
+33 of 34 world-seeds where the default missed 18, for 0.07-0.9 % of throughput on those boards
+(docs/policies.md, session 16d).
 ``tail_rate`` (default on since session 13b) estimates, while a yielded ramp holds the node, how often the die will
 read the trip from what the held ticks showed (:mod:`.tail`): the noise tail's width from how
 often the codes one and two under the trip's were read, and the level's wander about the set
@@ -202,7 +203,7 @@ class SteppedParams:
     near_trip_k: float = 0.0  # off: session 12 judged it over seeds and worlds (docs/policies.md)
     excursion_any: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
     code_edge: bool = False  # off: session 12b judged it on the fan-failure worlds (docs/policies.md)
-    code_edge_coarse: bool = False  # off: code_edge for coarse codes only (session 16d, docs/policies.md)
+    code_edge_coarse: bool = True  # on since 16d: code_edge for coarse codes only (docs/policies.md)
     code_once: bool = True  # on since session 13, judged over seeds and worlds (docs/policies.md)
     tail_rate: bool = True  # on since session 13b, judged over seeds and worlds (docs/policies.md)
     tail_prior_n: float = 20.0  # the tail estimate's prior, in expected readings (policies/tail.py)
