@@ -10,6 +10,7 @@ does not match is reported as missing with the reason, never guessed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -125,8 +126,12 @@ def detect_board(
     return best
 
 
-def builtin_profiles() -> list[BoardProfile]:
-    return [load_board(n) for n in builtin_board_names()]
+@functools.cache
+def builtin_profiles() -> tuple[BoardProfile, ...]:
+    """The packaged profiles, parsed once per process: board choice asks for them up to four
+    times at start (model, family step, its refusal and its warning), and they cannot change
+    under a running process (frozen dataclasses from the installed package's files)."""
+    return tuple(load_board(n) for n in builtin_board_names())
 
 
 @dataclass(frozen=True, slots=True)
