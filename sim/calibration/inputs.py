@@ -26,6 +26,14 @@ from thermogov.sim.calibration.overvolt import firmware_voltage
 STEP_MIN_RISE_K = 2.0  # a smaller rise within the window is not called a load step
 STEP_MIN_FALL_K = 1.5
 BUSY_FRACTION = 0.25  # busy while the clock is above its minimum + this fraction of its range
+# sbc-bench starts each section's monitor in the background and its benchmark at once in the same
+# shell, without waiting (sbc-bench.sh, ``Run7ZipBenchmark``: ``/bin/bash "${PathToMe}" -m N
+# >>${MonitorLog} &`` and then ``"${SevenZip}" b ...``; ThomasKaiser/sbc-bench).  The monitor is a
+# fresh bash running the whole script (~80 kB) again, which prints its first line only after its
+# own start-up, so the benchmark's load begins that start-up before the line.  1 s is an estimate,
+# not a measured figure; docs/calibration.md, *Thirteenth session: the sbc-bench misses*, measured
+# 0.5, 1 and 1.5 s alike and 2 s worse.
+MONITOR_START_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,9 @@ class Inputs:
     # Per domain, the rows at which a new load began (the log's gaps, ``LogData.load_starts_at_gaps``):
     # over the interval after such a row the next row's load holds (model.GridInputs).
     load_starts: dict[str, np.ndarray] = field(default_factory=dict)
+    # The rows' times, kept where ``load_starts`` is: a start row's load began up to the monitor's
+    # start-up before it (:data:`MONITOR_START_S`), which the grid places in seconds, not rows.
+    row_t_s: np.ndarray | None = None
 
 
 def infer_step(t: np.ndarray, temp: np.ndarray, window_s: float = 10.0) -> tuple[float, float] | None:
@@ -172,9 +183,11 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
         n_starts = int(sum(s.sum() for s in load_starts.values()))
         notes.append(
             f"{', '.join(load_starts)}: the log marks {n_starts} row(s) where a new load began (sbc-bench: the "
-            "first line of a benchmark section); the next row's load holds from there"
+            f"first line of a benchmark section); the next row's load holds from there, and from "
+            f"{MONITOR_START_S:g} s before it (the monitor's start-up, MONITOR_START_S)"
         )
-    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts)
+    row_t = np.asarray(data.t_s, dtype=float) if load_starts else None
+    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts, row_t)
 
 
 def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:

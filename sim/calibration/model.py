@@ -21,7 +21,8 @@ interpolated because power is not linear in the clock.  The grid runs at a quart
 interval with the input taken at each step's centre, so an edge is placed within 1/8 of a sample.
 Where the log says when a load began (``Inputs.load_starts``: an sbc-bench section's first line,
 printed as its benchmark starts), the moment is not unknown: the next sample's load holds over the
-whole interval after that row.
+whole interval after that row, and over the last :data:`MONITOR_START_S` before it (the monitor's
+first line comes after its own start-up, the benchmark's load does not wait for it).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy as np
 from scipy.signal import lfilter
 
 from thermogov.board import BoardProfile, DomainProfile, Protection, ThermalLink, ThermalNode, ThermalProfile
-from thermogov.sim.calibration.inputs import Inputs
+from thermogov.sim.calibration.inputs import MONITOR_START_S, Inputs
 from thermogov.sim.model.plant import ThermalPlant
 
 THERMAL_PRIOR = math.log(3.0)
@@ -343,6 +344,10 @@ class GridInputs:
                 at = starts[grid.lo]
                 held = (per_load[grid.lo] * (1.0 - w) + per_load[hi] * w) * u[hi]
                 dyn_unit[d.name] = np.where(at, held, dyn_unit[d.name])
+                if inputs.row_t_s is not None:
+                    dyn_unit[d.name] = _monitor_lead(
+                        dyn_unit[d.name], starts, per_load, u, inputs.row_t_s, grid
+                    )
         return cls(volt, dyn_unit)
 
     def head(self, n: int) -> GridInputs:
@@ -350,6 +355,24 @@ class GridInputs:
         return GridInputs(
             {k: v[:n] for k, v in self.volt.items()}, {k: v[:n] for k, v in self.dyn_unit.items()}
         )
+
+
+def _monitor_lead(
+    dyn: np.ndarray, starts: np.ndarray, per_load: np.ndarray, u: np.ndarray, row_t: np.ndarray, grid: Grid
+) -> np.ndarray:
+    """``dyn`` with each start row's new load moved :data:`MONITOR_START_S` earlier.
+
+    The grid steps whose centre falls within that time before a start row ``s`` run the load of
+    row ``s + 1`` (what holds after the row) at row ``s``'s clock and voltage (``per_load``: dynamic
+    power per unit of load), instead of the previous section's load."""
+    out = dyn.copy()
+    centre = grid.t + 0.5 * grid.h
+    for s in np.flatnonzero(starts):
+        if s == 0 or s + 1 >= min(len(row_t), len(u)):
+            continue
+        lead = (grid.lo == s - 1) & (centre >= row_t[s] - MONITOR_START_S)
+        out[lead] = per_load[s] * u[s + 1]
+    return out
 
 
 def static_grid_power(

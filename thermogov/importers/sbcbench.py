@@ -14,7 +14,8 @@ its deltas from zero, so that line holds the average since boot (a 70 % "spike" 
 before), since a calibration takes it for a load step that never happened.  The line itself still
 says something: sbc-bench starts each section's monitor together with its benchmark, so the new
 load begins at that line (``ImportedLog.load_starts_at_gaps``), not somewhere in the interval
-after it; the calibration then holds the next line's load from there.
+after it; the calibration then holds the next line's load from there, and from the monitor's
+start-up before it (``MONITOR_START_S`` in sim/calibration/inputs.py).
 
 The ``PMIC`` column of a Raspberry Pi 5 report is the sum of the PMIC's own metered rails
 (``vcgencmd pmic_read_adc``): not what the board draws, which also feeds the 5 V peripherals
