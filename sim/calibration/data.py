@@ -36,6 +36,7 @@ class LogData:
     power_w: np.ndarray | None
     source: str
     model: str = ""  # the product the log names (sbc-bench title), for a housing it implies
+    setup: str = ""  # the user's name for the run's setup (stressberry's ``name``), for a housing it says
     fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports: a fan housing's evidence
     fan_evidence: str = ""  # hardware evidence that the board has a fan, "" when the log shows none
     fan_switch_c: tuple[float, float] | None = None  # a one-step fan's declared switch-on °C and hysteresis
@@ -127,6 +128,7 @@ def load_log_data(path: Path | str) -> LogData:
     return dataclasses.replace(
         data,
         model=log.model,
+        setup=log.setup,
         fan_rpm=log.fan_rpm,
         fan_evidence=log.fan_evidence,
         fan_switch_c=log.fan_switch_c,
@@ -160,6 +162,7 @@ def _run_model(run_dir: Path) -> dict[str, Any]:
     avg = _numbers(summary.get("load_average"))
     return {
         "model": model if isinstance(model, str) else "",
+        "setup": setup if isinstance(setup := summary.get("setup"), str) else "",
         "fan_rpm": _numbers(summary.get("fan_rpm")) or (),
         "fan_evidence": evidence if isinstance(evidence := summary.get("fan_evidence"), str) else "",
         "fan_switch_c": (switch[0], switch[1])

@@ -34,6 +34,52 @@ HOUSING_NAMES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("devkit", re.compile(r"developer\s+kit|\bdev\s*kit\b", re.IGNORECASE)),
     ("metal-case", re.compile(r"raspberry\s+pi\s+400\b", re.IGNORECASE)),
 )
+# The user's own name for a run's setup (stressberry's ``name``) often says what cools the board.
+# Where it says the cooler is a passive body on the SoC, the profile's ``passive-heatsink``
+# housing is meant: a heavy body whose slow mode a short training part cannot show, so no pre-fit
+# picks it (docs/calibration.md, eleventh and thirteenth sessions).  Three kinds of words say so:
+# * a fan said to be stopped ("fan off", "fans switched off", "fan unplugged", "fan 0%"): a cooler
+#   built around a fan (a tower cooler, a fan case) running without it is a passive heatsink;
+# * "fanless", "passive(ly cooled)";
+# * a heatsink case by kind or name: "heatsink case"; an "armour"/"armor" case, an aluminium case
+#   whose inner posts press on the chips through pads, sold with fans or without (stressberry issue
+#   #79, "Black Armour" heatsink case with fans, PbTech's "Raspberry Pi 4 Model B Black Armour
+#   Aluminium Case", github.com/nschloe/stressberry/issues/79); a Flirc case, an aluminium case whose
+#   integrated heatsink block sits on the CPU through an adhesive pad (djstein.com, "Raspberry Pi 4B
+#   Case Test - Cases": "The Flirc Raspberry Pi 4B heatsink case ..."; stressberry issue #123: "Flirc
+#   is a metallic passive heatsink case").
+# An aluminium case by itself is not one (a Joy-It "alu case" leaves the SoC in the case's air:
+# stressberry issue #57, over 80 °C without its fan), nor is a stick-on "heatsink".  A fan named
+# and not said to be stopped ("fan on", "fan 100%", "with dual fan") vetoes every pattern: a running
+# fan is the fan evidence's or the pre-fit's to judge.  "no fan"/"without fan" only lift that veto;
+# alone they say nothing of a cooler ("no case, no fan" is a bare board).
+_FAN_STOPPED = re.compile(
+    r"\bfans?\b[\s:=(),-]*(?:(?:is|are|was|were|switched|turned|set|left|at)\s+)?"
+    r"(?:off|stopped|disabled|unplugged|disconnected|removed|not\s+(?:running|connected|spinning)|0\s*%)"
+    r"(?![\w%])",
+    re.IGNORECASE,
+)
+_FAN_ABSENT = re.compile(r"\b(?:no|without(?:\s+a)?|w/o)\s+fans?\b|\bfanless\b", re.IGNORECASE)
+_FAN_NAMED = re.compile(r"fan", re.IGNORECASE)  # "fan", "fans", "PiFan", "dual-fan": any fan word
+_PASSIVE_COOLER = re.compile(
+    r"\bfanless\b|\bpassive(?:ly)?\b|\bheat\s*-?\s*sink\s+case\b|\barmou?r\b|\bflirc\b",
+    re.IGNORECASE,
+)
+
+
+def says_passive_cooler(setup: str) -> bool:
+    """Whether a setup's name says the board wears a passive cooler on its SoC (the patterns above):
+    a fan said to be stopped, "fanless"/"passive", or a heatsink case, and no fan word left that is
+    not said to be stopped or absent."""
+    stopped = bool(_FAN_STOPPED.search(setup))
+    rest = _FAN_ABSENT.sub(" ", _FAN_STOPPED.sub(" ", setup))
+    if _FAN_NAMED.search(rest):
+        return False
+    return stopped or bool(_PASSIVE_COOLER.search(setup))
+
+
+# setup-name rule -> the housing it means, where a profile has that housing
+SETUP_HOUSINGS: tuple[tuple[str, Callable[[str], bool]], ...] = (("passive-heatsink", says_passive_cooler),)
 PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ by far more than this
 
 
@@ -115,5 +161,17 @@ def housing_named(board: BoardProfile, model: str) -> str | None:
     names = candidates(board)
     for housing, pattern in HOUSING_NAMES:
         if housing in names and pattern.search(model or ""):
+            return housing
+    return None
+
+
+def housing_of_setup(board: BoardProfile, setup: str) -> str | None:
+    """The profile housing the log's setup name says (:data:`SETUP_HOUSINGS`), if the profile has it.
+
+    Unlike :func:`housing_named` this reaches the housings only evidence may choose
+    (``on_evidence_only``): the name is that evidence."""
+    names = {board.enclosure, *(e.name for e in board.enclosures)}
+    for housing, says in SETUP_HOUSINGS:
+        if housing in names and says(setup or ""):
             return housing
     return None

@@ -38,6 +38,7 @@ from thermogov.sim.calibration.enclosure import (
     candidates,
     choose_enclosure,
     housing_named,
+    housing_of_setup,
     housing_with_fan,
     with_declared_switch,
 )
@@ -1153,7 +1154,9 @@ def _housing(
 
     Declared (``--enclosure``) first; then what the log says of itself: a product name that
     implies a housing (:data:`~thermogov.sim.calibration.enclosure.HOUSING_NAMES`), a fan's
-    tachometer turning; else the cheapest pre-fit of each housing on the training part.  The
+    tachometer turning, a setup name that says a passive cooler sits on the SoC
+    (:func:`~thermogov.sim.calibration.enclosure.housing_of_setup`, which may reach a housing the
+    pre-fit never ranks); else the cheapest pre-fit of each housing on the training part.  The
     same order holds whether the training part holds a load change or only an idle level
     (then ``build`` frees only the idle level, and the pre-fit ranks the housings by how well
     each explains that level with the profile's idle power and the assumed ambient: weak
@@ -1171,6 +1174,12 @@ def _housing(
         return housed, (
             f"enclosure {fan_housing}: the log shows a fan ({evidence}), the one housing of the profile "
             "with a fan, switched by its curve; declare another with --enclosure"
+        )
+    setup_housing = housing_of_setup(board, data.setup) if enclosure is None else None
+    if setup_housing is not None:
+        return with_enclosure(board, setup_housing), (
+            f"enclosure {setup_housing}: the log's setup {data.setup!r} says a passive cooler sits on the SoC; "
+            "declare another with --enclosure"
         )
     if enclosure is not None or board.enclosures:
         say(

@@ -92,6 +92,10 @@ class ImportedLog:
     # (sbc-bench's monitor sections).  What runs matters beside the utilisation: at the same busy
     # cores a SIMD miner heats more than 7-zip (sim/calibration/activity.py); empty when unnamed.
     phases: tuple[tuple[str, float], ...] = ()
+    # The user's own free-text name for the run's setup (stressberry's ``name``: "Ice Tower (fan off)",
+    # "Armor Case"), "" when the format has none.  Not a product name: it often says the housing
+    # (sim/calibration/enclosure.py, ``housing_of_setup``).
+    setup: str = ""
 
     @property
     def duration_s(self) -> float:

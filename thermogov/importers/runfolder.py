@@ -203,6 +203,7 @@ def write_run_folder(
         "format": log.fmt,
         "board_hint": log.board_hint,
         "model": log.model,
+        "setup": log.setup,
         "fan_rpm": list(log.fan_rpm),
         "fan_evidence": log.fan_evidence,
         "fan_switch_c": None if log.fan_switch_c is None else list(log.fan_switch_c),

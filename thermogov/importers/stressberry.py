@@ -155,4 +155,5 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     board = board_from_model(said)
     if board is not None:
         notes.append(f"board {board} from the run name/comments")
-    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes))
+    setup = name.strip() if isinstance(name, str) else ""
+    return ImportedLog(FMT, source, board, samples, skipped, tuple(notes), setup=setup)
