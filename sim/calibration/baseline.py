@@ -9,6 +9,8 @@ as much as the model does.  Two figures say how much, without redefining anythin
 * :func:`recent_persistence` holds each of the last ``n`` training readings over the same tail.
   Where the last one scores far better than their median, the baseline was lucky (it happened
   to sit where the tail settles), and a skill <= 0 against it says little about the model.
+  It means that only where those readings share one load (a near-flat log); where they span a
+  load change (a sparse sbc-bench report) their median mixes loads and says nothing.
 * :func:`hindsight_flat_rmse` is the RMSE of the best constant forecast, the tail's own mean,
   known only in hindsight: no forecast that holds a level can score below it.  Where
   persistence is already within a few per cent of it, only a forecast that tracks the tail's
