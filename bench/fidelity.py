@@ -18,6 +18,11 @@ and counts as a miss.
 profile's priors corrected by the same board's *other* logs only (leave-one-out,
 :mod:`thermogov.sim.calibration.fleet`); the corrections the whole fleet implies for each
 profile are printed to stderr.
+
+Beside each skill, two diagnostics of the baseline's luck (:mod:`thermogov.sim.calibration.baseline`,
+read from the held-out tail, never counted): the median RMSE of holding each of the last 10
+training readings instead of the last, and the best constant forecast in hindsight (the tail's
+own spread).  The text names them for every log without skill.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ class Row:
     steady_err_c: float | None = None
     fit_s: float = 0.0
     variant: str | None = None
+    persistence_recent_median_c: float | None = None  # holding one of the last 10 training readings, median
+    flat_floor_c: float | None = None  # the tail's own mean held: no constant forecast scores below it
     cause: str = ""
 
     @property
@@ -172,9 +179,34 @@ def measure(path: Path, holdout: float, fleet: list[Any] | None = None) -> Row |
     row.fit_s = time.process_time() - t0
     row.rmse_c, row.persistence_c, row.skill = r.rmse_holdout_c, r.rmse_persistence_c, r.skill
     row.variant = r.variant
+    baseline_luck(row, r)
     if r.steady is not None and r.steady.error_c is not None:
         row.steady_err_c = r.steady.error_c
     return row
+
+
+def baseline_luck(row: Row, result: Any) -> None:
+    """The row's two diagnostics of how lucky its persistence baseline was (module docstring)."""
+    import numpy as np
+
+    from thermogov.sim.calibration.baseline import hindsight_flat_rmse, recent_persistence
+
+    t = result.t_s
+    train = t <= t[0] + result.holdout_from_s  # the fit's own training mask (FitProblem.build)
+    recent = recent_persistence(result.measured_c, train)
+    row.persistence_recent_median_c = float(np.median(recent)) if len(recent) else None
+    row.flat_floor_c = hindsight_flat_rmse(result.measured_c, train)
+
+
+def luck_lines(rows: list[Row]) -> list[str]:
+    """One line per log without skill: its baseline against the two diagnostics."""
+    return [
+        f"  {r.log}: model {_f(r.rmse_c)} °C, persistence {_f(r.persistence_c)}, holding one of the last 10 "
+        f"training readings (median) {_f(r.persistence_recent_median_c)}, best constant in hindsight "
+        f"{_f(r.flat_floor_c)}"
+        for r in rows
+        if r.rmse_c is not None and not r.ok_skill
+    ]
 
 
 def _f(v: float | None, fmt: str = "{:.2f}") -> str:
@@ -286,6 +318,9 @@ def main() -> int:
     )
     slow = ", ".join(f"{name} {sec:.1f} s" for name, sec in tot["slowest_fits"])
     print(f"slowest fits (CPU, target <= {TARGET_FIT_S:g} s for a log up to an hour): {slow}")
+    if lucky := luck_lines(rows):
+        print("the baseline's luck where skill <= 0 (diagnostics; skill stays 1 - RMSE/persistence):")
+        print("\n".join(lucky))
     return 0
 
 

@@ -31,6 +31,7 @@ from scipy.optimize import OptimizeResult, least_squares
 
 from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
+from thermogov.sim.calibration.atbound import bound_share, pinned
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.enclosure import (
@@ -1090,6 +1091,7 @@ def calibrate(
         drift_weight, weight_note = _drift_weight(inner, inner_parts, prob, outer, gate)
         level_share, share_note = _level_share(inner, inner_parts, drift_weight, outer, gate)
         level_share, share_note = _trend_share(prob, outer, level_share, share_note)
+        level_share, share_note = bound_share(pinned(specs, prob.free, res.x), level_share, share_note)
         notes.extend(n for n in (weight_note, share_note) if n)
     pred, fitted, ambient, state = (
         outer.blend(drift_weight, level_share),
