@@ -184,3 +184,17 @@ def test_a_config_error_found_against_the_board_names_the_file(
     p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "o"))
     assert str(conf) in one_line_error(p, needle)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("kind", ["loop", "through-a-file"])
+def test_status_refuses_a_state_path_that_cannot_name_a_file(tmp_path: Path, kind: str) -> None:
+    """A symlink loop exited 1 ("cannot read the thermogov state"), as if the daemon were down;
+    the path given is wrong whatever the daemon does (session 17)."""
+    if kind == "loop":
+        (tmp_path / "state.json").symlink_to("state.json")
+        path = tmp_path / "state.json"
+    else:
+        (tmp_path / "file").write_text("{}")
+        path = tmp_path / "file" / "state.json"
+    line = one_line_error(thermogov("status", "--state", str(path)), str(path))
+    assert "--state" in line
