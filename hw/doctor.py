@@ -15,6 +15,7 @@ from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
+from thermogov.hw.limits import check_limits_in_force
 from thermogov.hw.mapping import (
     BoardMap,
     choose_board,
@@ -28,7 +29,7 @@ from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
-from thermogov.interfaces import ConfigError, SensorError
+from thermogov.interfaces import ActuatorError, ConfigError, SensorError, ThermogovError
 
 
 def _mhz(hz: float) -> str:
@@ -327,11 +328,31 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         return None, [f"warning: {unmatched}; `thermogov run` refuses to start until then"]
     family = family_warning(board_opt, config, inv)
     hold = hold_warning(tree, config, board_opt)
+    limits = limits_refusal(tree, map_board(inv, choose_board(board_opt, config, inv)[0]))
     return None, [
         *([f"warning: {family}"] if family else []),
+        *([f"warning: `thermogov run` refuses this board: {limits}"] if limits else []),
         *unit_warnings(tree, config, board_opt),
         *([hold] if hold else []),
     ]
+
+
+def limits_refusal(tree: SysfsTree, bmap: BoardMap) -> str:
+    """Why ``run`` would refuse the limits in force of a mapped domain, else "".
+
+    The report shows an unreadable limit as "?" or not at all (a devfreq ``max_freq``), so a
+    tree whose limit reads ``nan`` or is linked outside the root passed ``doctor`` with
+    nothing said while ``run`` refused it: the same reads and check as the run's start.
+    """
+    for db in bmap.domains:
+        for f in db.files:
+            try:
+                lo = tree.read_int(f.min_rel, ActuatorError)
+                hi = tree.read_int(f.max_rel, ActuatorError)
+                check_limits_in_force(tree, f, lo, hi)
+            except ThermogovError as e:
+                return str(e)
+    return ""
 
 
 def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:

@@ -101,3 +101,23 @@ def test_a_fifo_for_a_zone_says_it_is_a_fifo(tmp_path: Path) -> None:
     p = thermogov("doctor", "--sysfs-root", str(tree.root), timeout=60)
     assert p.returncode == 0, p.stderr
     assert "temp: empty (a FIFO, not a sysfs attribute)" in p.stdout
+
+
+@pytest.mark.parametrize("kind", ["outside-link", "negative"])
+def test_doctor_warns_with_runs_line_when_run_would_refuse_the_limits(tmp_path: Path, kind: str) -> None:
+    """A max linked outside the root showed as "limits 1500..? MHz" and nothing else."""
+    tree = fakesys.rpi5(tmp_path / "root")
+    rel = f"{POLICY0}/scaling_max_freq"
+    if kind == "outside-link":
+        outside = tmp_path / "outside"
+        outside.write_text("2400000\n")
+        (tree.root / rel).unlink()
+        (tree.root / rel).symlink_to(outside)
+    else:
+        tree.write(rel, "-2400000\n")
+    p = thermogov("doctor", "--sysfs-root", str(tree.root))
+    assert p.returncode == 0, p.stderr
+    (warning,) = [ln for ln in p.stderr.splitlines() if "refuses this board" in ln]
+    assert "scaling_max_freq" in warning
+    run = thermogov(*_run(tmp_path, "--dry-run"))
+    assert one_line_error(run, "scaling_max_freq").split("error: ", 1)[1] in warning
