@@ -328,10 +328,12 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         return None, [f"warning: {unmatched}; `thermogov run` refuses to start until then"]
     family = family_warning(board_opt, config, inv)
     hold = hold_warning(tree, config, board_opt)
-    limits = limits_refusal(tree, map_board(inv, choose_board(board_opt, config, inv)[0]))
+    bmap = map_board(inv, choose_board(board_opt, config, inv)[0])
+    limits = limits_refusal(tree, bmap)
     return None, [
         *([f"warning: {family}"] if family else []),
         *([f"warning: `thermogov run` refuses this board: {limits}"] if limits else []),
+        *clock_warnings(tree, bmap),
         *unit_warnings(tree, config, board_opt),
         *([hold] if hold else []),
     ]
@@ -353,6 +355,37 @@ def limits_refusal(tree: SysfsTree, bmap: BoardMap) -> str:
             except ThermogovError as e:
                 return str(e)
     return ""
+
+
+def clock_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:
+    """One warning per mapped domain whose effective clock (``scaling_cur_freq``/``cur_freq``)
+    cannot be read: the governor reads it every tick and records nothing when it fails, so a
+    clock file reading ``nan`` or linked outside the root left the trace's clock column empty
+    with nothing said.  Advisory: the caps are written and read back through the limit files."""
+    out = []
+    for db in bmap.domains:
+        for f in db.files:
+            try:
+                tree.read_int(f.cur_rel, ActuatorError)
+            except ThermogovError as e:
+                out.append(
+                    f"warning: domain {db.domain.name}: its clock is unreadable ({e}); the trace's "
+                    f"{db.domain.name}_freq_hz stays empty, the caps still apply"
+                )
+                break
+    return out
+
+
+def start_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> list[str]:
+    """:func:`clock_warnings` for ``run``'s start, on the board ``run`` maps (nothing if it
+    cannot map one: the run reports that itself)."""
+    from thermogov.hw.daemon import RunOptions, prepare
+
+    try:
+        prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+    except ThermogovError:
+        return []
+    return clock_warnings(tree, prep.bmap)
 
 
 def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:

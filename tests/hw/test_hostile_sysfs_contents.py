@@ -121,3 +121,16 @@ def test_doctor_warns_with_runs_line_when_run_would_refuse_the_limits(tmp_path: 
     assert "scaling_max_freq" in warning
     run = thermogov(*_run(tmp_path, "--dry-run"))
     assert one_line_error(run, "scaling_max_freq").split("error: ", 1)[1] in warning
+
+
+def test_an_unreadable_clock_is_said_at_doctor_and_at_run_start(tmp_path: Path) -> None:
+    """A ``scaling_cur_freq`` reading ``nan`` left the trace's clock column empty, unsaid."""
+    tree = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
+    tree.write(f"{POLICY0}/scaling_cur_freq", "nan\n")
+    doctor = thermogov("doctor", "--sysfs-root", str(tree.root))
+    assert doctor.returncode == 0, doctor.stderr
+    run = thermogov(*_run(tmp_path))
+    assert run.returncode == 0, run.stderr
+    for p in (doctor, run):
+        (line,) = [ln for ln in p.stderr.splitlines() if "clock is unreadable" in ln]
+        assert "scaling_cur_freq: 'nan'" in line and "cpu_freq_hz stays empty" in line
