@@ -47,35 +47,3 @@ def test_a_steady_state_past_runaway_is_reported_as_runaway_not_as_a_number(
     """A 2-minute log fitted the paths to ambient at their floor and printed 1.03e23 °C."""
     steady = SteadyState((0.0, 60.0), (30.0, 60.0), predicted, None, "")
     assert _runs_away(steady) is runs_away
-
-
-@pytest.fixture(scope="module")
-def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("sims")
-    p = thermogov("sim", "--board", "rpi5", "--duration", "20", "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    (run,) = [d for d in out.iterdir() if d.is_dir()]
-    return run
-
-
-@pytest.mark.parametrize(
-    ("edit", "needle"),
-    [
-        (("seed = 1", "seed = nan"), "run.seed"),
-        (("control_period_ms = 100", 'control_period_ms = "fast"'), "governor.control_period_ms"),
-        (("ambient_c = 25.0", "ambient_c = inf"), "sim.ambient_c"),
-        (("[run]", "[run"), "config.toml"),
-    ],
-    ids=["nan-seed", "string-period", "inf-ambient", "not-toml"],
-)
-def test_a_run_folder_config_run_would_refuse_is_refused_before_the_fit(
-    simulated: Path, tmp_path: Path, edit: tuple[str, str], needle: str
-) -> None:
-    """Session 16 left it: the folder's config.toml was never read, so a NaN seed was fitted."""
-    run = tmp_path / "run"
-    shutil.copytree(simulated, run)
-    conf = run / "config.toml"
-    conf.write_text(conf.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
-    line = one_line_error(thermogov("calibrate", str(run), "--out", str(tmp_path / "out")), needle)
-    assert str(conf) in line
-    assert not (tmp_path / "out").exists()

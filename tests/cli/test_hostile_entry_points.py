@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -198,3 +199,26 @@ def test_status_refuses_a_state_path_that_cannot_name_a_file(tmp_path: Path, kin
         path = tmp_path / "file" / "state.json"
     line = one_line_error(thermogov("status", "--state", str(path)), str(path))
     assert "--state" in line
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (("seed = 1", "seed = nan"), "run.seed"),
+        (("control_period_ms = 100", 'control_period_ms = "fast"'), "governor.control_period_ms"),
+        (("ambient_c = 25.0", "ambient_c = inf"), "sim.ambient_c"),
+        (("[run]", "[run"), "config.toml"),
+    ],
+    ids=["nan-seed", "string-period", "inf-ambient", "not-toml"],
+)
+def test_a_run_folder_config_run_would_refuse_is_refused_before_the_fit(
+    run_dir: Path, tmp_path: Path, edit: tuple[str, str], needle: str
+) -> None:
+    """Session 16 left it: the folder's config.toml was never read, so a NaN seed was fitted."""
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    conf = run / "config.toml"
+    conf.write_text(conf.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+    line = one_line_error(thermogov("calibrate", str(run), "--out", str(tmp_path / "out")), needle)
+    assert str(conf) in line
+    assert not (tmp_path / "out").exists()
