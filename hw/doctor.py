@@ -366,11 +366,14 @@ def clock_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:
     for db in bmap.domains:
         for f in db.files:
             try:
-                tree.read_int(f.cur_rel, ActuatorError)
+                value = tree.read_int(f.cur_rel, ActuatorError)
+                why = "" if value > 0 else f"{tree.show(f.cur_rel)}: {value} {f.unit} is no clock"
             except ThermogovError as e:
+                why = str(e)
+            if why:
                 out.append(
-                    f"warning: domain {db.domain.name}: its clock is unreadable ({e}); the trace's "
-                    f"{db.domain.name}_freq_hz stays empty, the caps still apply"
+                    f"warning: domain {db.domain.name}: its clock is unreadable ({why}); the trace's "
+                    f"{db.domain.name}_freq_hz is not the clock, the caps still apply"
                 )
                 break
     return out

@@ -123,14 +123,17 @@ def test_doctor_warns_with_runs_line_when_run_would_refuse_the_limits(tmp_path: 
     assert one_line_error(run, "scaling_max_freq").split("error: ", 1)[1] in warning
 
 
-def test_an_unreadable_clock_is_said_at_doctor_and_at_run_start(tmp_path: Path) -> None:
-    """A ``scaling_cur_freq`` reading ``nan`` left the trace's clock column empty, unsaid."""
+@pytest.mark.parametrize(("value", "shown"), [("nan", "'nan'"), ("0", "0 kHz is no clock")])
+def test_an_unreadable_clock_is_said_at_doctor_and_at_run_start(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    """A ``scaling_cur_freq`` reading ``nan`` or 0 left the trace's clock column empty or 0, unsaid."""
     tree = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
-    tree.write(f"{POLICY0}/scaling_cur_freq", "nan\n")
+    tree.write(f"{POLICY0}/scaling_cur_freq", f"{value}\n")
     doctor = thermogov("doctor", "--sysfs-root", str(tree.root))
     assert doctor.returncode == 0, doctor.stderr
     run = thermogov(*_run(tmp_path))
     assert run.returncode == 0, run.stderr
     for p in (doctor, run):
         (line,) = [ln for ln in p.stderr.splitlines() if "clock is unreadable" in ln]
-        assert "scaling_cur_freq: 'nan'" in line and "cpu_freq_hz stays empty" in line
+        assert f"scaling_cur_freq: {shown}" in line and "cpu_freq_hz is not the clock" in line
