@@ -238,6 +238,7 @@ def run_command(
       sudo thermogov run --config /etc/thermogov/thermogov.toml --metrics-port 9101
     """
     from thermogov.hw.daemon import check_privileges, run
+    from thermogov.hw.doctor import start_warnings
     from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.publish import PublishOptions
     from thermogov.hw.sysfs import SysfsTree
@@ -257,7 +258,10 @@ def run_command(
     cfg = load()
     # Said by the daemon once the run's own input (output folders, workload, port) is known to
     # be good, so that bad input stays the command's only line.
-    notices = [*unit_warnings(SysfsTree(sysfs_root), cfg, board)]
+    notices = [
+        *unit_warnings(SysfsTree(sysfs_root), cfg, board),
+        *start_warnings(SysfsTree(sysfs_root), cfg, board),
+    ]
     warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
     if warning:
         notices.append(warning)

@@ -19,7 +19,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from thermogov.hw.limits import DryRunIO, LimitFiles, LimitIO, TreeIO, restore_window, set_window
+from thermogov.hw.limits import (
+    DryRunIO,
+    LimitFiles,
+    LimitIO,
+    TreeIO,
+    check_limits_in_force,
+    restore_window,
+    set_window,
+)
 from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, Reading, SensorError
@@ -228,6 +236,7 @@ class CapActuator:
         originals: dict[str, tuple[int, int]] = {}
         for f in binding.files:
             originals[f.label] = (io.read_int(f.min_rel), io.read_int(f.max_rel))
+            check_limits_in_force(tree, f, *originals[f.label])
         ceiling = max(originals[f.label][1] * f.scale_hz for f in binding.files)
         table = governed_table(binding.hw_table_hz, binding.domain.opp_hz[0], ceiling)
         if not dry_run:

@@ -15,6 +15,7 @@ from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
+from thermogov.hw.limits import check_limits_in_force
 from thermogov.hw.mapping import (
     BoardMap,
     choose_board,
@@ -28,7 +29,7 @@ from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
-from thermogov.interfaces import ConfigError, SensorError
+from thermogov.interfaces import ActuatorError, ConfigError, SensorError, ThermogovError
 
 
 def _mhz(hz: float) -> str:
@@ -327,11 +328,67 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         return None, [f"warning: {unmatched}; `thermogov run` refuses to start until then"]
     family = family_warning(board_opt, config, inv)
     hold = hold_warning(tree, config, board_opt)
+    bmap = map_board(inv, choose_board(board_opt, config, inv)[0])
+    limits = limits_refusal(tree, bmap)
     return None, [
         *([f"warning: {family}"] if family else []),
+        *([f"warning: `thermogov run` refuses this board: {limits}"] if limits else []),
+        *clock_warnings(tree, bmap),
         *unit_warnings(tree, config, board_opt),
         *([hold] if hold else []),
     ]
+
+
+def limits_refusal(tree: SysfsTree, bmap: BoardMap) -> str:
+    """Why ``run`` would refuse the limits in force of a mapped domain, else "".
+
+    The report shows an unreadable limit as "?" or not at all (a devfreq ``max_freq``), so a
+    tree whose limit reads ``nan`` or is linked outside the root passed ``doctor`` with
+    nothing said while ``run`` refused it: the same reads and check as the run's start.
+    """
+    for db in bmap.domains:
+        for f in db.files:
+            try:
+                lo = tree.read_int(f.min_rel, ActuatorError)
+                hi = tree.read_int(f.max_rel, ActuatorError)
+                check_limits_in_force(tree, f, lo, hi)
+            except ThermogovError as e:
+                return str(e)
+    return ""
+
+
+def clock_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:
+    """One warning per mapped domain whose effective clock (``scaling_cur_freq``/``cur_freq``)
+    cannot be read: the governor reads it every tick and records nothing when it fails, so a
+    clock file reading ``nan`` or linked outside the root left the trace's clock column empty
+    with nothing said.  Advisory: the caps are written and read back through the limit files."""
+    out = []
+    for db in bmap.domains:
+        for f in db.files:
+            try:
+                value = tree.read_int(f.cur_rel, ActuatorError)
+                why = "" if value > 0 else f"{tree.show(f.cur_rel)}: {value} {f.unit} is no clock"
+            except ThermogovError as e:
+                why = str(e)
+            if why:
+                out.append(
+                    f"warning: domain {db.domain.name}: its clock is unreadable ({why}); the trace's "
+                    f"{db.domain.name}_freq_hz is not the clock, the caps still apply"
+                )
+                break
+    return out
+
+
+def start_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> list[str]:
+    """:func:`clock_warnings` for ``run``'s start, on the board ``run`` maps (nothing if it
+    cannot map one: the run reports that itself)."""
+    from thermogov.hw.daemon import RunOptions, prepare
+
+    try:
+        prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+    except ThermogovError:
+        return []
+    return clock_warnings(tree, prep.bmap)
 
 
 def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:

@@ -45,6 +45,30 @@ class LimitFiles:
         return "kHz" if self.scale_hz == 1000 else "Hz"
 
 
+# The largest limit each kind of file can show.  cpufreq keeps a policy's limits as ``unsigned int``
+# kHz and prints them with "%u" (``show_one(scaling_max_freq, max)``, drivers/cpufreq/cpufreq.c);
+# devfreq keeps ``unsigned long`` Hz printed with "%lu" (``max_freq_show``,
+# drivers/devfreq/devfreq.c; 64-bit on every board thermogov supports).
+LARGEST_LIMIT = {1000: 2**32 - 1, 1: 2**64 - 1}
+
+
+def check_limits_in_force(tree: SysfsTree, f: LimitFiles, lo: int, hi: int) -> None:
+    """Refuse a window no kernel shows: a limit of zero or below, or past its kind's type.
+
+    These values are what a restore writes back at exit, so a tree reading ``-1500000`` or
+    ``0`` (a corrupt fake tree, a wrong root, a driver bug) was governed and then "restored"
+    to a value the kernel would refuse or, worse for a 0 max, take.  Read at start, before any
+    file is owned: bad input, nothing written.
+    """
+    top = LARGEST_LIMIT.get(f.scale_hz, 2**64 - 1)
+    for rel, value in ((f.min_rel, lo), (f.max_rel, hi)):
+        if not 0 < value <= top:
+            raise ActuatorError(
+                f"{tree.show(rel)}: {value} {f.unit} is not a frequency limit the kernel shows "
+                f"(1..{top}); the driver or the --sysfs-root is wrong, run `thermogov doctor`"
+            )
+
+
 class LimitIO(Protocol):
     """Read and write whole-number limit attributes (file units, not Hz)."""
 

@@ -97,6 +97,20 @@ def _close_kept(kept: dict[str, list[int]]) -> None:
             os.close(fd)
 
 
+def _special_kind(path: Path) -> str:
+    """ "a FIFO", "a socket" or "a device node" when ``path`` names one, else "" (only on an
+    error path: a read that came back empty)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device node" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else ""
+
+
 def natural_key(name: str) -> tuple[object, ...]:
     """Sort ``thermal_zone2`` before ``thermal_zone10`` (the kernel's numbering order)."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
@@ -362,9 +376,17 @@ class SysfsTree:
         return "_read_bytes" not in vars(self) and type(self)._read_bytes is _PLAIN_READ_BYTES
 
     def _not_int(self, rel: str, raw: bytes, error: type[SensorError] | type[ActuatorError]) -> NoReturn:
-        text = raw.decode("utf-8", errors="replace").replace("\x00", " ").strip()
-        if not text:
+        text = raw.decode("utf-8", errors="replace").replace("\x00", " ")
+        if not text.strip():
+            kind = _special_kind(self.path(rel))
+            if kind:  # a FIFO reads empty without blocking (O_NONBLOCK): say what it is instead
+                raise error(
+                    f"{self.path(rel)}: empty ({kind}, not a sysfs attribute); check the --sysfs-root"
+                )
             raise error(f"{self.path(rel)}: empty, expected a whole number; the driver gave no value")
+        # Shown as read, less the tails a number may carry: stripping every blank showed
+        # "'2400000' is not a whole number" for "2400000\r\n" or " 2400000", hiding the cause.
+        text = text.rstrip(_SYSFS_INT_TAIL.decode())
         shown = text if len(text) <= 40 else text[:40] + "..."
         raise error(
             f"{self.path(rel)}: {shown!r} is not a whole number in sysfs format (ASCII digits); "
@@ -379,6 +401,11 @@ class SysfsTree:
             raise error(f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}")
         values = [int(t) for t in tokens if t]
         if not values:
+            kind = _special_kind(self.path(rel))
+            if kind:
+                raise error(
+                    f"{self.path(rel)}: empty list ({kind}, not a sysfs attribute); check the --sysfs-root"
+                )
             raise error(f"{self.path(rel)}: empty list; expected space-separated whole numbers")
         return values
 

@@ -19,6 +19,7 @@ pays nothing for it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -152,6 +153,11 @@ def parse_state(doc: Any, where: str) -> State:
 
 _cache: dict[str, tuple[tuple[int, int, int, int], State]] = {}
 
+# Errors of opening the state that the path given explains whatever the daemon does: a symbolic
+# link loop, a component that is a file, a name too long.  Bad input (exit 2), unlike a missing
+# file or a denied read, which a running daemon or another user would change.
+PATH_MISTAKES = frozenset({errno.ELOOP, errno.ENOTDIR, errno.ENAMETOOLONG})
+
 
 def current(path: Path | str | None = None) -> State:
     """The latest published state (see the module docstring for cost and errors)."""
@@ -162,6 +168,10 @@ def current(path: Path | str | None = None) -> State:
     except FileNotFoundError:
         raise NoState(f"{p}: no thermogov state (is `thermogov run` running?)") from None
     except OSError as e:
+        if e.errno in PATH_MISTAKES:  # the path itself is wrong, not the daemon or the board
+            raise StateFormatError(
+                f"{p}: {e.strerror}; give the daemon's state file (--state), not a link loop or a path through a file"
+            ) from None
         raise NoState(f"{p}: cannot read the thermogov state ({e.strerror})") from None
     try:
         st = os.fstat(fd)

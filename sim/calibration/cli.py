@@ -52,6 +52,21 @@ def _board(option: str | None, run: Path) -> Any:
     return load_board(name)
 
 
+def _check_run_config(run: Path) -> None:
+    """A run folder's ``config.toml`` is input too: refuse it with ``run --config``'s checks.
+
+    The fit does not read it, but the folder is the evidence the profile is written from, and a
+    hand-edited or damaged config (a NaN seed, a string for a period) says the folder is not the
+    run it claims to be; fitting it anyway wrote a profile from a folder ``sim --config`` refuses.
+    """
+    from thermogov.config import load_config
+    from thermogov.runs import CONFIG_FILE
+
+    config = run / CONFIG_FILE
+    if run.is_dir() and (config.exists() or config.is_symlink()):
+        load_config(config)  # a ConfigError naming the file and the field
+
+
 def result_dict(result: Any) -> dict[str, Any]:
     steady = result.steady
     return {
@@ -168,6 +183,7 @@ def calibrate_command(
         )
     run_path = Path(run)
     data = load_log_data(run_path)
+    _check_run_config(run_path)
     profile = _board(merge_board(board, board_file), run_path)
     if enclosure is not None:
         from thermogov.board import with_enclosure

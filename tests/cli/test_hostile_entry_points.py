@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -184,3 +185,40 @@ def test_a_config_error_found_against_the_board_names_the_file(
     p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "o"))
     assert str(conf) in one_line_error(p, needle)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("kind", ["loop", "through-a-file"])
+def test_status_refuses_a_state_path_that_cannot_name_a_file(tmp_path: Path, kind: str) -> None:
+    """A symlink loop exited 1 ("cannot read the thermogov state"), as if the daemon were down;
+    the path given is wrong whatever the daemon does (session 17)."""
+    if kind == "loop":
+        (tmp_path / "state.json").symlink_to("state.json")
+        path = tmp_path / "state.json"
+    else:
+        (tmp_path / "file").write_text("{}")
+        path = tmp_path / "file" / "state.json"
+    line = one_line_error(thermogov("status", "--state", str(path)), str(path))
+    assert "--state" in line
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        (("seed = 1", "seed = nan"), "run.seed"),
+        (("control_period_ms = 100", 'control_period_ms = "fast"'), "governor.control_period_ms"),
+        (("ambient_c = 25.0", "ambient_c = inf"), "sim.ambient_c"),
+        (("[run]", "[run"), "config.toml"),
+    ],
+    ids=["nan-seed", "string-period", "inf-ambient", "not-toml"],
+)
+def test_a_run_folder_config_run_would_refuse_is_refused_before_the_fit(
+    run_dir: Path, tmp_path: Path, edit: tuple[str, str], needle: str
+) -> None:
+    """Session 16 left it: the folder's config.toml was never read, so a NaN seed was fitted."""
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    conf = run / "config.toml"
+    conf.write_text(conf.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+    line = one_line_error(thermogov("calibrate", str(run), "--out", str(tmp_path / "out")), needle)
+    assert str(conf) in line
+    assert not (tmp_path / "out").exists()

@@ -122,6 +122,12 @@ def parse_log(
         raise LogFormatError(
             f"{path}: no value in a plausible range; check the units or map columns with --columns"
         )
+    stamps = {s.t_s for s in log.samples}
+    if len(log.samples) > 1 and len(stamps) == 1:  # a time column that never advances
+        raise LogFormatError(
+            f"{path}: all {len(log.samples)} rows share one time, so the log has no time axis; give "
+            "each row its own time (a table log: map its time column with --columns t=NAME)"
+        )
     if clean_notes:
         log = replace(log, notes=(*clean_notes, *log.notes))
     return log
