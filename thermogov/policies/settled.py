@@ -26,11 +26,12 @@ its limit less the margin, and the lowest rung where none can (it delays the lim
 Where even the lowest rung cannot hold the pack for good the guard then still earns until the
 limit comes within the horizon, rather than giving up every rung from the first second; and it
 earns at an even rate rather than at full clocks and then the lowest: a rung's throughput grows
-slower than its power, so for the same heat into the pack an even rung completes more.  *The supply's state*: on external power
-(``charging``, ``full``, ``mains``: the charger feeds the board, as the simulator's battery model
-and a power-path charger do) the board's draw does not pass through the pack, so its I²R is not
-charged at any rung and the charge current's heat is left to the learnt extra heat, which a change
-of state resets.
+slower than its power, so for the same heat into the pack an even rung completes more.
+
+*The supply's state*: on external power (``charging``, ``full``, ``mains``: the charger feeds
+the board, as the simulator's battery model does) the board's draw does not pass through the
+pack, so its I²R is not charged at any rung and the charge current's heat is left to the learnt
+extra heat, which a change of state restarts.
 
 numpy is imported only when the option is on: the daemon's default start-up stays lean.
 """
@@ -144,7 +145,7 @@ class SettledObserver:
         self.peak_t = np.concatenate(([0.0], np.geomspace(1.0, PEAK_SPAN_TAUS * slowest, PEAK_POINTS)))
         self.peak_exp = np.exp(np.outer(self.lam, self.peak_t))  # modes x instants
         self.hold_exp = np.exp(self.lam * hold_s)
-        self.bound_s = math.inf  # how far ahead the fall-back must keep the limits (session 17b)
+        self.bound_s = math.inf  # how long a rung must be holdable (inf: 16a's back-up for good)
         self.bounded: tuple[float, np.ndarray] | None = None  # (bound_s, its peak_exp), cached
         self.on_pack = True  # the board's draw passes through the pack (unknown supply: as 16a)
         self.supply: str | None = None
@@ -236,8 +237,8 @@ class SettledObserver:
     ) -> None:
         """Integrate and correct once per :data:`UPDATE_S`, then recompute the ceiling.
 
-        ``bound_s``: how far ahead the lowest rung must keep the limits (``inf``: for good, the
-        settled peak).  ``supply``: the :class:`~thermogov.interfaces.PowerStatus` state, when the
+        ``bound_s``: how long a rung must be holdable under the limits (``inf``: 16a's rule, the
+        rung for ``hold_s`` then the lowest for good).  ``supply``: the :class:`~thermogov.interfaces.PowerStatus` state, when the
         world reports one (``None``: the board's draw is taken to pass through the pack).
         """
         np = self.np

@@ -149,10 +149,11 @@ the highest rung from which, after ``horizon_s`` there, the lowest rung still ho
 under ``limit - limit_margin_c``, predicted from the heat already stored upstream, which the
 sensor's own trend does not show for minutes (the 41.5 °C docked world: 458 s under the
 override -> 0 s; docs/policies.md, session 16a).  The ceiling applies at release as well.
-``limit_settled_horizon_s`` (default 0: for good) bounds how far ahead that fall-back must hold
-the limit, and a stated ``run_s`` bounds it by the rest of the run: where even the lowest rung
-cannot hold the pack for good, the guard earns until the limit comes within that horizon instead
-of giving up every rung from the first second (docs/policies.md, session 17b).  With
+``limit_settled_horizon_s`` (default 0: for good) and a stated ``run_s`` (the rest of the run)
+bound the look-ahead: the ceiling is then the highest rung that could be held that long under
+the limit, so where even the lowest rung cannot hold the pack for good the guard earns at an even
+rung until the limit comes within the bound instead of giving up every rung from the first second
+(docs/policies.md, session 17b).  With
 ``limit_settled`` the supply's state (``PolicyInput.power_state``) tells the observer whether the
 board's draw heats the pack.
 ``"avoid"`` keeps clear of both kinds.  Their
@@ -223,7 +224,7 @@ class SteppedParams:
     rise_novel: bool = True  # on since 16b: rise_trip only for a rise larger than any the held band met
     limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
-    limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how far ahead the back-up must hold (17b)
+    limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -627,7 +628,7 @@ class Stepped:
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
 
     def _settled_bound_s(self, t: float) -> float:
-        """``limit_settled``: how far ahead the lowest rung must keep the slow limits (session 17b).
+        """``limit_settled``: how long a rung must be holdable under the slow limits (session 17b).
 
         The stated ``limit_settled_horizon_s``, and the rest of a run whose length ``run_s`` the
         user states: past the run's end a limit the pack would reach costs this run nothing.
