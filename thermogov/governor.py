@@ -251,6 +251,7 @@ class Governor:
                     self._freqs_view,
                     power,
                     dict(self._times),
+                    None if self.power_status is None else self.power_status.state,
                 ),
             )
             decision = self.policy.decide(inp)

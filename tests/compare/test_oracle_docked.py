@@ -184,3 +184,43 @@ def test_settled_observer_keeps_the_pack_out_of_the_override_in_the_hot_docked_w
     assert settled.hard_limit_s == 0 and settled.above_trip_s == 0
     assert settled.sustained_ips is not None and lowest.sustained_ips is not None
     assert settled.sustained_ips >= lowest.sustained_ips * (1 - 1e-9)
+
+
+def _stepped_rows(cfg: Config, variants: dict[str, dict[str, object]], tmp_path: Path) -> dict[str, RunRow]:
+    """``stepped`` with each variant's ``[policies.stepped]`` keys on ``cfg``, by variant name."""
+    got = {}
+    for name, knobs in variants.items():
+        c = dataclasses.replace(cfg, policies={**cfg.policies, "stepped": knobs})
+        rows, _ = run_grid([(cfg.sim.scenario, c)], ["stepped"], tmp_path / name, with_oracle=False)
+        got[name] = rows[0]
+    return got
+
+
+def test_told_the_runs_length_the_settled_guard_earns_where_the_lowest_rung_cannot_hold_for_good(
+    tmp_path: Path,
+) -> None:
+    """Session 17b: in docked world 5 (38.7 °C, full pack) the lowest rung cannot hold the pack
+    under its margin for good, so ``limit_settled`` alone sits at it from the first second; told
+    the run's length (``run_s``) it holds the highest rung the pack affords to the run's end,
+    earning what the default does in a 300-s run; neither reaches the override, and in the 41.5 °C
+    world the stated length still keeps the override out (docs/policies.md)."""
+    cfg = _random_docked_world(5, 300.0)
+    rows = _stepped_rows(
+        cfg,
+        {
+            "default": {},
+            "alone": {"limit_settled": True},
+            "told": {"limit_settled": True, "run_s": 300.0},
+        },
+        tmp_path,
+    )
+    alone, told, default = rows["alone"], rows["told"], rows["default"]
+    assert alone.sustained_ips is not None and told.sustained_ips is not None
+    assert default.sustained_ips is not None
+    assert told.sustained_ips > alone.sustained_ips * 1.2
+    assert told.sustained_ips >= default.sustained_ips * 0.99
+    assert told.hard_limit_s == alone.hard_limit_s == 0 and told.above_trip_s == 0
+    hot = _stepped_rows(
+        _docked_full(41.5, 1800.0), {"told": {"limit_settled": True, "run_s": 1800.0}}, tmp_path
+    )
+    assert hot["told"].hard_limit_s == 0 and hot["told"].above_trip_s == 0

@@ -94,3 +94,19 @@ def test_sim_world_reports_its_supply() -> None:
     assert w.power_status().state == "charging"
     mains = SimWorld(load_board("rpi5"), Config(board="rpi5"))
     assert mains.power_status().state == "mains"
+
+
+def test_the_policy_is_told_the_supplys_state() -> None:
+    """A battery guard needs to know whether the board's current passes through the pack: the
+    telemetry's state reaches the policy (None until the world reports one)."""
+    sup = Supply()
+    gov, _ = make(50.0, telemetry=sup)
+    seen: list[str | None] = []
+    decide = gov.policy.decide
+    gov.policy.decide = lambda inp: (seen.append(inp.power_state), decide(inp))[1]  # type: ignore[method-assign]
+    tick(gov, 0.0)
+    sup.status = PowerStatus("full", 100.0, 5.0, 30.0, 0.1)
+    tick(gov, 0.1)
+    sup.status = PowerStatus("discharging", 99.9, 5.0, 30.0, 0.2)
+    tick(gov, 0.2)
+    assert seen == [None, "full", "discharging"]

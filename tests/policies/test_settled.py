@@ -24,13 +24,15 @@ def _observer() -> SettledObserver:
     return SettledObserver(BOARD, LADDER, names, {"battery": PACK_LIMIT - MARGIN}, 10.0)
 
 
-def _settle(obs: SettledObserver, ambient_c: float, rung: int, seconds: float) -> dict[str, float]:
+def _settle(
+    obs: SettledObserver, ambient_c: float, rung: int, seconds: float, supply: str | None = None
+) -> dict[str, float]:
     """Feed the readings of the board settled at ``rung`` (saturating load, on its pack) at ``ambient_c``."""
     node = steady_state_c(BOARD, LADDER[rung], 1.0, ambient_c)
     readings = {s.name: node[s.node] for s in BOARD.sensors}
     for i in range(int(seconds * 10)):
         t = i * 0.1
-        obs.update(t, readings, {s: t for s in readings}, LADDER[rung], None)
+        obs.update(t, readings, {s: t for s in readings}, LADDER[rung], None, supply=supply)
     return node
 
 
@@ -110,3 +112,57 @@ def test_the_daemons_inputs_are_enough() -> None:
         caps = p.ladder[p.rung]
         p.decide(PolicyInput(i * 0.1, 78.0, readings, caps, dict.fromkeys(caps)))
     assert p.settled is not None and p.settled.u_max == 0.0 and p.rung == 0
+
+
+def test_a_bounded_horizon_admits_what_the_pack_cannot_reach_within_it() -> None:
+    """The board settled at the lowest rung at 36 °C, then the room taken 4 °C hotter (the
+    estimate's ambient raised, the nodes as they are): the lowest rung's settled pack is now over
+    the margin, so the settled peak admits no rung over the lowest; the pack (10³ s) cannot get
+    there within a minute, so a 60-s bound admits every rung, and a bound of hours none again."""
+    obs = _observer()
+    _settle(obs, 36.0, 0, 1200.0)
+    assert obs.u_max == math.inf
+    assert obs.z is not None
+    obs.z[obs.n] += 4.0
+    lim = PACK_LIMIT - MARGIN
+    assert obs.peaks()[0]["battery"] > lim  # bound_s is inf: the settled peak
+    obs.bound_s = 60.0
+    assert all(pk["battery"] < lim for pk in obs.peaks())
+    obs.bound_s = 4 * 3600.0
+    assert obs.peaks()[0]["battery"] > lim
+
+
+def test_on_the_charger_the_boards_draw_does_not_heat_the_pack() -> None:
+    """The same readings, on the pack and on a charger that stopped (``full``): on the charger the
+    top rung's extra current is not charged to the pack, so the pack settles lower there (the
+    profile's I²R at full clocks is worth ~2 °C); at the rung read both agree."""
+    on_pack, docked = _observer(), _observer()
+    _settle(on_pack, 30.0, 0, 600.0, "discharging")
+    _settle(docked, 30.0, 0, 600.0, "full")
+    top = len(LADDER) - 1
+    pack = {o: o._settled(top, o.z[: o.n])[o.bat_node] for o in (on_pack, docked) if o.z is not None}
+    low = {o: o._settled(0, o.z[: o.n])[o.bat_node] for o in (on_pack, docked) if o.z is not None}
+    assert pack[docked] < pack[on_pack] - 1.0
+    assert abs(low[docked] - low[on_pack]) < 0.1
+
+
+def test_a_change_of_supply_restarts_the_learnt_pack_heat() -> None:
+    obs = _observer()
+    _settle(obs, 30.0, 0, 600.0, "full")
+    assert obs.z is not None and obs.z[-1] != 0.0  # the pack's reading explained without the board's I²R
+    node = steady_state_c(BOARD, LADDER[0], 1.0, 30.0)
+    readings = {s.name: node[s.node] for s in BOARD.sensors}
+    obs.update(600.0, readings, None, LADDER[0], None, supply="discharging")
+    assert obs.on_pack
+    assert abs(obs.z[-1]) < 0.05  # restarted at zero, then one correction
+
+
+def test_the_bound_is_the_stated_horizon_and_the_rest_of_a_stated_run() -> None:
+    ctx = ctx_for()
+    cases = [({}, math.inf), ({"limit_settled_horizon_s": 600.0}, 600.0), ({"run_s": 300.0}, 200.0)]
+    cases.append(({"run_s": 300.0, "limit_settled_horizon_s": 150.0}, 150.0))
+    for extra, want in cases:
+        t = Table({"limit_settled": True, **extra}, "policies.stepped")
+        p = make_stepped(t, ctx, "")
+        p.decide(inp(0.0, 60.0, ctx))
+        assert p._settled_bound_s(100.0) == want, extra

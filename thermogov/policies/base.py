@@ -27,6 +27,9 @@ class PolicyInput(NamedTuple):
     # When each sensor's latest good reading was taken (runner clock, s); None when not given.
     # A reading with the same time as on the last tick is the same reading, not a new one.
     readings_t_s: Mapping[str, float | None] | None = None
+    # The supply's PowerStatus state ("mains", "charging", "discharging", "full"); None when the
+    # world reports none.  Tells a battery guard whether the board's current passes the pack.
+    power_state: str | None = None
 
 
 class Decision(NamedTuple):

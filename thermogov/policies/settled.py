@@ -19,6 +19,20 @@ policy cannot see are estimated as states: the ambient (a slow random walk; no b
 and a heat at the battery node on top of the modelled I²R of the board's draw through the pack
 (a charger that stops once the pack is full leaves the pack no current; motors draw more).
 
+Two refinements (session 17b, docs/policies.md).  *A bounded horizon*: with a stated time ahead
+(``limit_settled_horizon_s``, or the rest of a run whose length the user states, ``run_s``) the
+ceiling is the highest rung that could be held for that whole time without the sensor reaching
+its limit less the margin, and the lowest rung where none can (it delays the limit longest).
+Where even the lowest rung cannot hold the pack for good the guard then still earns until the
+limit comes within the horizon, rather than giving up every rung from the first second; and it
+earns at an even rate rather than at full clocks and then the lowest: a rung's throughput grows
+slower than its power, so for the same heat into the pack an even rung completes more.
+
+*The supply's state*: on external power (``charging``, ``full``, ``mains``: the charger feeds
+the board, as the simulator's battery model does) the board's draw does not pass through the
+pack, so its I²R is not charged at any rung and the charge current's heat is left to the learnt
+extra heat, which a change of state restarts.
+
 numpy is imported only when the option is on: the daemon's default start-up stays lean.
 """
 
@@ -55,6 +69,9 @@ READ_FLOOR_C = 0.1
 #: log-spaced instants (the peak of a sum of decaying exponentials is smooth in log time).
 PEAK_SPAN_TAUS = 6.0
 PEAK_POINTS = 48
+#: Supply states in which the charger feeds the board (interfaces.POWER_STATES): no board current
+#: through the pack.
+EXTERNAL_POWER = frozenset({"charging", "full", "mains"})
 
 
 class SettledObserver:
@@ -128,6 +145,10 @@ class SettledObserver:
         self.peak_t = np.concatenate(([0.0], np.geomspace(1.0, PEAK_SPAN_TAUS * slowest, PEAK_POINTS)))
         self.peak_exp = np.exp(np.outer(self.lam, self.peak_t))  # modes x instants
         self.hold_exp = np.exp(self.lam * hold_s)
+        self.bound_s = math.inf  # how long a rung must be holdable (inf: 16a's back-up for good)
+        self.bounded: tuple[float, np.ndarray] | None = None  # (bound_s, its peak_exp), cached
+        self.on_pack = True  # the board's draw passes through the pack (unknown supply: as 16a)
+        self.supply: str | None = None
         self.z: np.ndarray | None = None
         self.cov: np.ndarray | None = None
         self.last_t: float | None = None
@@ -166,6 +187,8 @@ class SettledObserver:
         drawn = total / bat.converter_efficiency
         if self.rest_node >= 0:
             p[self.rest_node] += drawn - total
+        if not self.on_pack:
+            return p, 0.0  # on the charger: the pack carries the charge current only (learnt)
         i2r = (drawn / bat.voltage_v) ** 2 * bat.r0_ohm
         return p, i2r
 
@@ -209,8 +232,19 @@ class SettledObserver:
         readings_t: Mapping[str, float | None] | None,
         clocks: Mapping[str, int],
         power_w: float | None,
+        bound_s: float = math.inf,
+        supply: str | None = None,
     ) -> None:
+        """Integrate and correct once per :data:`UPDATE_S`, then recompute the ceiling.
+
+        ``bound_s``: how long a rung must be holdable under the limits (``inf``: 16a's rule, the
+        rung for ``hold_s`` then the lowest for good).  ``supply``: the :class:`~thermogov.interfaces.PowerStatus` state, when the
+        world reports one (``None``: the board's draw is taken to pass through the pack).
+        """
         np = self.np
+        self.bound_s = bound_s
+        if supply is not None and supply != self.supply:
+            self._new_supply(supply)
         if self.z is None or self.cov is None or self.last_t is None:
             self._start(readings, clocks)
             self.last_t = t
@@ -261,6 +295,26 @@ class SettledObserver:
         self.z, self.cov = z, 0.5 * (cov + cov.T)
         self._ceiling()
 
+    def _new_supply(self, supply: str) -> None:
+        """A change of supply: whose current heats the pack changes, so the learnt extra heat restarts."""
+        known = self.supply is not None
+        self.supply = supply
+        self.on_pack = supply not in EXTERNAL_POWER
+        if known and self.z is not None and self.cov is not None:
+            self.z[-1] = 0.0
+            self.cov[-1, :] = 0.0
+            self.cov[:, -1] = 0.0
+            self.cov[-1, -1] = PRIOR_PACK_W**2
+
+    def _bounded_exp(self) -> np.ndarray:
+        """The modes at the instants a peak within ``bound_s`` is searched at (cached per bound)."""
+        if self.bounded is None or self.bounded[0] != self.bound_s:
+            np = self.np
+            reach = max(self.bound_s, 0.0)
+            t = np.concatenate(([0.0], np.geomspace(1.0, max(reach, 1.0), PEAK_POINTS)))
+            self.bounded = (self.bound_s, np.exp(np.outer(self.lam, np.minimum(t, reach))))
+        return self.bounded[1]
+
     # -- the prediction ----------------------------------------------------------------------
     def _settled(self, rung: int, x: np.ndarray) -> np.ndarray:
         """Where the network settles at ``rung`` from the estimated ambient and extra pack heat."""
@@ -275,10 +329,18 @@ class SettledObserver:
         return float(self.z[n]) + self.g_inv @ p
 
     def peaks(self) -> list[dict[str, float]]:
-        """Per rung, each watched sensor's highest predicted value: the rung held ``hold_s``, then the lowest rung."""
+        """Per rung, each watched sensor's highest predicted value.
+
+        Unbounded (``bound_s`` infinite, session 16a): the rung held ``hold_s``, then the lowest
+        rung for good.  Bounded (session 17b): the rung held for the whole bound, so the ceiling
+        is the highest rung the board could keep to the run's end (or over the stated horizon)
+        without the sensor reaching its limit; it rises as the bound shrinks.
+        """
         np = self.np
         assert self.z is not None
         x0 = self.z[: self.n]
+        if self.bound_s < math.inf:
+            return self._bounded_peaks(x0)
         low = self._settled(0, x0)
         out = []
         for rung in range(len(self.ladder)):
@@ -292,6 +354,22 @@ class SettledObserver:
                         float(x1[i]),
                         float(low[i] + np.max(self.vec[i] @ (modes[:, None] * self.peak_exp))),
                     )
+                    for s, (i, _) in self.watched.items()
+                }
+            )
+        return out
+
+    def _bounded_peaks(self, x0: np.ndarray) -> list[dict[str, float]]:
+        """Per rung, each watched sensor's highest value with that rung held for ``bound_s``."""
+        np = self.np
+        exp = self._bounded_exp()
+        out = []
+        for rung in range(len(self.ladder)):
+            far = self._settled(rung, x0)
+            modes = self.vec_inv @ (x0 - far)
+            out.append(
+                {
+                    s: float(far[i] + np.max(self.vec[i] @ (modes[:, None] * exp)))
                     for s, (i, _) in self.watched.items()
                 }
             )

@@ -54,7 +54,7 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``,
 ``code_edge_coarse``, ``code_once``, ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
 ``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
-``rise_novel``, ``limit_own_horizon`` and ``limit_settled``.
+``rise_novel``, ``limit_own_horizon``, ``limit_settled`` and ``limit_settled_horizon_s``.
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -149,6 +149,13 @@ the highest rung from which, after ``horizon_s`` there, the lowest rung still ho
 under ``limit - limit_margin_c``, predicted from the heat already stored upstream, which the
 sensor's own trend does not show for minutes (the 41.5 °C docked world: 458 s under the
 override -> 0 s; docs/policies.md, session 16a).  The ceiling applies at release as well.
+``limit_settled_horizon_s`` (default 0: for good) and a stated ``run_s`` (the rest of the run)
+bound the look-ahead: the ceiling is then the highest rung that could be held that long under
+the limit, so where even the lowest rung cannot hold the pack for good the guard earns at an even
+rung until the limit comes within the bound instead of giving up every rung from the first second
+(docs/policies.md, session 17b).  With
+``limit_settled`` the supply's state (``PolicyInput.power_state``) tells the observer whether the
+board's draw heats the pack.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -217,6 +224,7 @@ class SteppedParams:
     rise_novel: bool = True  # on since 16b: rise_trip only for a rise larger than any the held band met
     limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
+    limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -452,7 +460,15 @@ class Stepped:
         u_max = math.inf
         if self.settled is not None:
             clocks = {d: f if f is not None else inp.caps_hz[d] for d, f in inp.freqs_hz.items()}
-            self.settled.update(t, inp.readings_c, inp.readings_t_s, clocks or inp.caps_hz, inp.power_w)
+            self.settled.update(
+                t,
+                inp.readings_c,
+                inp.readings_t_s,
+                clocks or inp.caps_hz,
+                inp.power_w,
+                self._settled_bound_s(t),
+                inp.power_state,
+            )
             u_max = self.settled.u_max
         was = self.state
         if fused >= p.trip_c:
@@ -610,6 +626,19 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _settled_bound_s(self, t: float) -> float:
+        """``limit_settled``: how long a rung must be holdable under the slow limits (session 17b).
+
+        The stated ``limit_settled_horizon_s``, and the rest of a run whose length ``run_s`` the
+        user states: past the run's end a limit the pack would reach costs this run nothing.
+        ``inf`` (the settled peak, session 16a) when neither is given.
+        """
+        p = self.p
+        bound = p.limit_settled_horizon_s if p.limit_settled_horizon_s > 0.0 else math.inf
+        if p.run_s > 0.0 and self._start_s is not None:
+            bound = min(bound, max(p.run_s - (t - self._start_s), 0.0))
+        return bound
 
     def _rise_trips(self, t: float, est: TrendEstimate) -> bool:
         """``rise_trip``: whether the level's recent rise, from a held level, carries it to the trip.
@@ -779,6 +808,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         rise_novel=params.boolean("rise_novel", d.rise_novel),
         limit_own_horizon=params.boolean("limit_own_horizon", d.limit_own_horizon),
         limit_settled=params.boolean("limit_settled", d.limit_settled),
+        limit_settled_horizon_s=params.number(
+            "limit_settled_horizon_s", d.limit_settled_horizon_s, minimum=0.0, maximum=1e8
+        ),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
