@@ -70,6 +70,7 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
+from thermogov.hw.lateclusters import LateClusters
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import (
@@ -627,17 +628,23 @@ class Runner:
             )  # before the first write: the mode we found
             _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges, record)
+            rewrite = functools.partial(
+                _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode
+            )
+            late = LateClusters(
+                prep.tree,
+                list(zip(actuators, prep.bmap.domains, strict=True)),
+                rewrite,
+                self.log,
+                dry_run=opts.dry_run,
+            )
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
-                functools.partial(
-                    self._journal_again,
-                    functools.partial(
-                        _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode
-                    ),
-                ),
+                functools.partial(self._journal_again, rewrite),
                 mode_change=self._mode_change,
                 on_mode_adopted=power_mode.adopt,
+                late_clusters=late.check,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
