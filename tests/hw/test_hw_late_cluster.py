@@ -83,7 +83,9 @@ def test_a_cluster_coming_online_is_journaled_capped_like_the_others_and_restore
     assert t.snapshot() == before
 
 
-def test_after_kill_9_the_next_start_restores_the_cluster_that_came_online(tmp_path: Path, shim: Path) -> None:
+def test_after_kill_9_the_next_start_restores_the_cluster_that_came_online(
+    tmp_path: Path, shim: Path
+) -> None:
     t, env = _hot_orin_policy4_offline(tmp_path, shim)
     before = t.snapshot()
     proc = _started_then_online(tmp_path, t, env)
