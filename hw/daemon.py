@@ -376,6 +376,7 @@ def _rewrite_journal(
     fan: HwFan | None,
     ranges: RecordedRanges,
     power_mode: PowerModeWatch | None = None,
+    record: LastCaps | None = None,
 ) -> None:
     """Write (or rewrite, when another writer's later choice replaced an original) the journal,
     each window with the hardware ranges it had (a table shrunk later is clamped into at restore),
@@ -387,7 +388,10 @@ def _rewrite_journal(
     fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
     entries = ranges.stamp(tree, _journal_entries(actuators))
     mode = power_mode.journaled if power_mode is not None else None
-    journal.write(new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode))
+    caps = str(record.path.absolute()) if record is not None else ""  # found by a restore with another --lock-dir
+    journal.write(
+        new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode, caps_record=caps)
+    )
 
 
 def _pending_journal_note(opts: RunOptions) -> str:
@@ -626,10 +630,10 @@ class Runner:
             power_mode = self.power_mode = PowerModeWatch(
                 prep.tree
             )  # before the first write: the mode we found
-            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode)
+            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode, record)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges, record)
             rewrite = functools.partial(
-                _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode
+                _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode, record
             )
             late = LateClusters(
                 prep.tree,
