@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import json
-import signal
 import subprocess
 from pathlib import Path
 
@@ -53,15 +52,6 @@ def _started_then_online(tmp: Path, t: fakesys.FakeTree, env: dict[str, str]) ->
     return proc
 
 
-def _stopped(proc: subprocess.Popen[bytes]) -> str:
-    proc.send_signal(signal.SIGTERM)
-    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
-    text = err.decode()
-    assert proc.returncode == 0, text
-    assert "Traceback" not in text
-    return text
-
-
 def test_a_cluster_coming_online_is_journaled_capped_like_the_others_and_restored(
     tmp_path: Path, shim: Path
 ) -> None:
@@ -78,7 +68,7 @@ def test_a_cluster_coming_online_is_journaled_capped_like_the_others_and_restore
     )
     assert entry["max"] == found, "the window of before is what the journal keeps, not the cap"
     assert _max(t, P4) == _max(t, P0) < found, "capped with its domain"
-    err = _stopped(proc)
+    err = procutil.stopped(proc)
     assert "limits restored" in err
     assert t.snapshot() == before
 
@@ -111,7 +101,7 @@ def test_the_cluster_going_offline_again_is_no_failure_and_is_capped_again_when_
     faultshim.write_rules(tmp_path / "faults", [])
     procutil.wait_line(proc, "policy4 came back", stream="stderr")
     assert _max(t, P4) == capped
-    _stopped(proc)
+    procutil.stopped(proc)
     assert t.snapshot() == before
 
 
@@ -124,6 +114,6 @@ def test_a_dry_run_says_what_it_would_write_to_a_cluster_coming_online_and_write
     procutil.wait_line(proc, "thermogov: started")
     faultshim.write_rules(tmp_path / "faults", [])
     procutil.wait_line(proc, "policy4 came online", stream="stderr")
-    _stopped(proc)
+    procutil.stopped(proc)
     assert t.snapshot() == before
     assert not (tmp_path / "state" / "journal.json").exists()
