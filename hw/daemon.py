@@ -388,9 +388,8 @@ def _rewrite_journal(
     fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
     entries = ranges.stamp(tree, _journal_entries(actuators))
     mode = power_mode.journaled if power_mode is not None else None
-    caps = (
-        str(record.path.absolute()) if record is not None else ""
-    )  # found by a restore with another --lock-dir
+    # The record's path, so a restore given another --lock-dir finds this run's caps.
+    caps = str(record.path.absolute()) if record is not None else ""
     journal.write(
         new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode, caps_record=caps)
     )
