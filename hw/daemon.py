@@ -70,6 +70,7 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
+from thermogov.hw.lateclusters import LateClusters
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import (
@@ -375,6 +376,7 @@ def _rewrite_journal(
     fan: HwFan | None,
     ranges: RecordedRanges,
     power_mode: PowerModeWatch | None = None,
+    record: LastCaps | None = None,
 ) -> None:
     """Write (or rewrite, when another writer's later choice replaced an original) the journal,
     each window with the hardware ranges it had (a table shrunk later is clamped into at restore),
@@ -386,7 +388,11 @@ def _rewrite_journal(
     fan_attrs = [AttrEntry(rel, v) for rel, v in fan.originals] if fan is not None else []
     entries = ranges.stamp(tree, _journal_entries(actuators))
     mode = power_mode.journaled if power_mode is not None else None
-    journal.write(new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode))
+    # The record's path, so a restore given another --lock-dir finds this run's caps.
+    caps = str(record.path.absolute()) if record is not None else ""
+    journal.write(
+        new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode, caps_record=caps)
+    )
 
 
 def _pending_journal_note(opts: RunOptions) -> str:
@@ -625,19 +631,25 @@ class Runner:
             power_mode = self.power_mode = PowerModeWatch(
                 prep.tree
             )  # before the first write: the mode we found
-            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode)
+            _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode, record)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges, record)
+            rewrite = functools.partial(
+                _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode, record
+            )
+            late = LateClusters(
+                prep.tree,
+                list(zip(actuators, prep.bmap.domains, strict=True)),
+                rewrite,
+                self.log,
+                dry_run=opts.dry_run,
+            )
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
-                functools.partial(
-                    self._journal_again,
-                    functools.partial(
-                        _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode
-                    ),
-                ),
+                functools.partial(self._journal_again, rewrite),
                 mode_change=self._mode_change,
                 on_mode_adopted=power_mode.adopt,
+                late_clusters=late.check,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)

@@ -307,6 +307,23 @@ class CapActuator:
         if flush:
             self.record.flush()
 
+    def join(self, f: LimitFiles, original: tuple[int, int], clock: Callable[[], int]) -> None:
+        """A member that could not be opened at start (a cluster offline then) joins the domain:
+        ``original`` is what restore puts back, ``clock`` the domain's clock reader with it.
+        Nothing is written here; :mod:`thermogov.hw.lateclusters` journals first, then writes."""
+        self.files = (*self.files, f)
+        self._orig[f.label] = original
+        self.written[f.label] = original
+        self.seen[f.label] = original
+        self._read_clock = clock
+
+    def leave(self, label: str, clock: Callable[[], int]) -> None:
+        """Undo :meth:`join` before anything was written (its journal could not be written)."""
+        self.files = tuple(f for f in self.files if f.label != label)
+        for d in (self._orig, self.written, self.seen):
+            d.pop(label, None)
+        self._read_clock = clock
+
     def original(self, label: str) -> tuple[int, int]:
         """The window restore puts back for one file (file units)."""
         return self._orig[label]

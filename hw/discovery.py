@@ -289,41 +289,45 @@ def read_only_limit(tree: SysfsTree, rels: tuple[str, ...]) -> str:
 
 
 def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:
-    out = []
-    for name in tree.listdir(CPUFREQ, r"policy\d+"):
-        rel = f"{CPUFREQ}/{name}"
-        try:
-            related = _cpus(tree.read_text(f"{rel}/related_cpus"))
-        except SensorError:
-            related = ()
-        try:
-            if tree.exists(f"{rel}/scaling_available_frequencies"):
-                khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
-                source = "scaling_available_frequencies"
-            else:
-                khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
-                source = "cpuinfo_min/max"
-            table = tuple(sorted({k * 1000 for k in khz if k > 0}))
-            if not table:
-                raise SensorError(
-                    f"{tree.show(rel)}/{source}: no positive frequency in the OPP table; check the driver"
-                )
-            out.append(
-                CpufreqPolicy(
-                    name,
-                    rel,
-                    related,
-                    table,
-                    source,
-                    read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
-                )
+    return [read_policy(tree, name) for name in tree.listdir(CPUFREQ, r"policy\d+")]
+
+
+def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
+    """One cpufreq policy as discovery sees it now: its table, or why it cannot be governed.
+
+    Also read again mid-run for a policy that was inactive at start, once a second until it
+    answers (:mod:`thermogov.hw.lateclusters`), so a cluster coming online is judged by the
+    same rules as one found at start.
+    """
+    rel = f"{CPUFREQ}/{name}"
+    try:
+        related = _cpus(tree.read_text(f"{rel}/related_cpus"))
+    except SensorError:
+        related = ()
+    try:
+        if tree.exists(f"{rel}/scaling_available_frequencies"):
+            khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
+            source = "scaling_available_frequencies"
+        else:
+            khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
+            source = "cpuinfo_min/max"
+        table = tuple(sorted({k * 1000 for k in khz if k > 0}))
+        if not table:
+            raise SensorError(
+                f"{tree.show(rel)}/{source}: no positive frequency in the OPP table; check the driver"
             )
-        except SensorError as e:
-            if _busy(e):
-                out.append(CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e)))
-            else:
-                out.append(CpufreqPolicy(name, rel, related, (), "", str(e)))
-    return out
+        return CpufreqPolicy(
+            name,
+            rel,
+            related,
+            table,
+            source,
+            read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
+        )
+    except SensorError as e:
+        if _busy(e):
+            return CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e))
+        return CpufreqPolicy(name, rel, related, (), "", str(e))
 
 
 def _busy(e: SensorError) -> bool:
@@ -343,7 +347,8 @@ def _inactive(tree: SysfsTree, rel: str, e: SensorError) -> str:
     """
     return (
         f"{tree.show(rel)}: inactive, every CPU of this policy is offline ({e}); left alone: "
-        "if its CPUs come back online, restart thermogov to govern them"
+        "thermogov governs it once a CPU of it is back online (looked at once a second; a domain "
+        "with no other cluster online needs a restart)"
     )
 
 

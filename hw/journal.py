@@ -50,7 +50,7 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.idle import StateEntry
-from thermogov.hw.lastcaps import read_last_caps
+from thermogov.hw.lastcaps import first_record, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.owned import (
@@ -130,6 +130,9 @@ class JournalData:
     attrs: tuple[AttrEntry, ...] = ()  # the fan's (hw/fan.py); restored before the journal is deleted
     # nvpmodel's mode the entries belong to (hw/powermode.py), None where none was recorded.
     power_mode: int | None = None
+    # Where the run kept its last caps (hw/lastcaps.py), so a restore given another --lock-dir
+    # finds them; "" in a journal written before session 17 or without a record.
+    caps_record: str = ""
 
 
 def pid_alive(pid: int) -> bool:
@@ -221,6 +224,9 @@ class Journal:
             mode = body.get("power_mode")
             if mode is not None and (type(mode) is not int or mode < 0):
                 raise ValueError(f"power_mode {mode!r} is not an nvpmodel mode id (an integer >= 0 or null)")
+            record = body.get("caps_record", "")
+            if type(record) is not str:
+                raise ValueError(f"caps_record {record!r} is not a path")
             return JournalData(
                 int(body["pid"]),
                 str(body["boot_id"]),
@@ -230,6 +236,7 @@ class Journal:
                 tuple(StateEntry(**e) for e in body.get("states", [])),
                 attrs,
                 mode,
+                record,
             )
         except (ValueError, KeyError, TypeError, RecursionError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
@@ -261,6 +268,7 @@ def new_journal_data(
     states: list[StateEntry] | None = None,
     attrs: list[AttrEntry] | None = None,
     power_mode: int | None = None,
+    caps_record: str = "",
 ) -> JournalData:
     return JournalData(
         os.getpid(),
@@ -271,6 +279,7 @@ def new_journal_data(
         tuple(states or ()),
         tuple(attrs or ()),
         power_mode,
+        caps_record,
     )
 
 
@@ -535,8 +544,9 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     A journal that is corrupt, for another root or names anything but an owned window in
     range is refused before any write (:class:`JournalError`, exit 2); a restore that could
     not write everything keeps the journal and raises :class:`RuntimeFailure` (exit 1).
-    ``last_caps``: the runtime record of thermogov's last caps (:mod:`thermogov.hw.lastcaps`),
-    read only when the power mode changed since the journal was written.
+    ``last_caps``: the runtime record of thermogov's last caps (:mod:`thermogov.hw.lastcaps`)
+    under this command's lock dir, read only when the power mode changed since the journal was
+    written; the record the journal names (its run's ``--lock-dir``) is looked at first.
     """
     data = journal.load()
     if data is None:
@@ -564,12 +574,9 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
     good, errors, clamped = validate_entries(tree, data.entries)
     changed = mode_changed_since(tree, data)
+    records = record_paths(data.caps_record, last_caps)
     if changed is not None:
-        ours = (
-            read_last_caps(last_caps, boot_id=now_boot, pid=data.pid, root=tree.root)
-            if last_caps is not None
-            else {}
-        )
+        ours = first_record(records, boot_id=now_boot, pid=data.pid, root=tree.root)
         good, kept, lifted = into_new_mode(tree, good, ours)
         # a window written as it reads was not written clamped: its clamp note would be wrong
         clamped = [c for c in clamped if c.split(" ", 1)[0] not in kept]
@@ -604,9 +611,9 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
             f"retry with `{restore_command(tree.root, journal.state_dir)}`"
         )
     journal.delete_restored(tree.root)
-    if last_caps is not None:
+    for record in records:
         with contextlib.suppress(OSError):  # the record of a run whose journal is gone says nothing
-            last_caps.unlink()
+            record.unlink()
     idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
     fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
     return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running){moved}"

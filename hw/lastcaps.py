@@ -114,6 +114,36 @@ class LastCaps:
             os.unlink(self.path)
 
 
+def record_paths(journaled: str, own: Path | None) -> list[Path]:
+    """Where a journal's run may have kept its record: the path its journal names, then the
+    record under this command's own lock dir (``own``, :func:`last_caps_path`).
+
+    ``run --lock-dir A`` then ``restore`` with another lock dir (or the default) found no record
+    under its own and fell back to leaving every window as it reads; the journal now names the
+    record, so the restore reads the run's own.  A named path is taken only when it is absolute
+    and has this board's record name (the same hash of the resolved root), so a journal cannot
+    point a restore at any other file, and what is read there is still checked (boot id, pid,
+    root, CRC).  Without ``own`` (a caller that keeps no record) there is none to look at.
+    """
+    if own is None:
+        return []
+    named = Path(journaled) if journaled else None
+    if named is not None and named.is_absolute() and named.name == own.name and named != own:
+        return [named, own]
+    return [own]
+
+
+def first_record(
+    paths: list[Path], *, boot_id: str, pid: int, root: Path | str
+) -> dict[str, tuple[int, int]]:
+    """The first whole record of the run ``pid`` among ``paths`` (empty when none is)."""
+    for path in paths:
+        caps = read_last_caps(path, boot_id=boot_id, pid=pid, root=root)
+        if caps:
+            return caps
+    return {}
+
+
 def read_last_caps(path: Path, *, boot_id: str, pid: int, root: Path | str) -> dict[str, tuple[int, int]]:
     """The caps the run ``pid`` of this boot last wrote on ``root``, by max attribute; empty when
     there is no whole record of that run (missing, torn, another boot, root or run)."""

@@ -64,6 +64,7 @@ class LimitWatch:
         period_s: float = 1.0,
         mode_change: Callable[[], str] = lambda: "",
         on_mode_adopted: Callable[[], None] = lambda: None,
+        late_clusters: Callable[[], list[str]] = list,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -74,6 +75,9 @@ class LimitWatch:
         # Called just before the windows of a mode change are adopted and the journal rewritten:
         # the journal then records the new mode with them (hw/journal.py, ``power_mode``).
         self._on_mode_adopted = on_mode_adopted
+        # Clusters offline at start that may come online (hw/lateclusters.py): looked at on this
+        # cadence, after the owned files, so one that joins is first checked a period later.
+        self._late_clusters = late_clusters
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
@@ -98,6 +102,7 @@ class LimitWatch:
             for f in a.files:
                 if f.label not in a.left_to_others:
                     tags.extend(self._check_file(a, f))
+        tags.extend(self._late_clusters())
         if self.lowered:
             tags.extend(self._ceiling_if_mode_changed())
         elif self._raised_now:

@@ -95,6 +95,9 @@ class DomainBinding:
     hw_table_hz: tuple[int, ...]  # OPPs every member offers (intersection)
     source: str
     skipped: tuple[str, ...] = ()  # why listed members are left alone (a read-only policy)
+    # Listed policies inactive at start (every CPU offline): governed once they come back online
+    # (hw/lateclusters.py).
+    inactive: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +287,7 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     # A cluster whose CPUs are all offline (inactive) has no limits to read or write: it is
     # left alone and the others are governed, as a read-only one is below.
     inactive = tuple(p.inactive for p in pols if p.inactive)
+    later = tuple(p.name for p in pols if p.inactive)
     pols = [p for p in pols if not p.inactive]
     if not pols:
         return inactive[0]
@@ -297,9 +301,9 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     if not pols:
         return read_only[0]
     skipped = inactive + read_only
-    common = _offered(pols[0], d)
+    common = offered_caps(pols[0], d)
     for p in pols[1:]:
-        common &= _offered(p, d)
+        common &= offered_caps(p, d)
     if not common:
         # Clusters with tables of their own (big.LITTLE) that share no OPP: one cap cannot be
         # an OPP of all of them, so the domain is not governed rather than governed off-table.
@@ -309,10 +313,10 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
             f"{d.name} does not fit this board: pass --board with a profile that lists them apart"
         )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
-    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped)
+    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped, later)
 
 
-def _offered(p: CpufreqPolicy, d: DomainProfile) -> set[int]:
+def offered_caps(p: CpufreqPolicy, d: DomainProfile) -> set[int]:
     """The caps a policy takes: its OPP table, or, for a driver that lists none (only
     ``cpuinfo_min_freq``/``cpuinfo_max_freq``: intel_pstate, CPPC), the profile's OPPs between
     the two as well.  Such a policy takes any ``scaling_max_freq`` in that range (the cpufreq

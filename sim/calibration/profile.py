@@ -29,6 +29,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
             "name": board.name,
             "description": board.description,
             "dt_models": list(board.dt_models),
+            **({"dt_socs": list(board.dt_socs)} if board.dt_socs else {}),
             **({"enclosure": board.enclosure} if board.enclosure != "default" else {}),
         },
         "sensors": {

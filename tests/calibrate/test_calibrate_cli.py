@@ -31,7 +31,10 @@ def test_calibrate_writes_a_profile_that_sim_accepts(
     assert code == 0
     assert "RMSE held-out tail" in stdout and "G[board-ambient]" in stdout
     out = folder / "rpi4-calibrated.toml"  # --out is a folder, as in every command
-    assert load_board_file(out).name == "rpi4-calibrated"
+    written = load_board_file(out)
+    assert written.name == "rpi4-calibrated"
+    # the board's identity is the base profile's: its device-tree models and SoC family
+    assert (written.dt_models, written.dt_socs) == (load_board("rpi4").dt_models, load_board("rpi4").dt_socs)
     # progress on stderr, one line per stage, the fit's starts among them
     stages = [ln for ln in err.splitlines() if ln.startswith("calibrate [")]
     assert any("fit pass 1/2: start 1/3" in ln for ln in stages)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -81,3 +82,13 @@ def wait_line(proc: subprocess.Popen[bytes], needle: str, stream: str = "stdout"
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*script(), *args], capture_output=True, text=True, timeout=DEADLINE_S, env=env)
+
+
+def stopped(proc: subprocess.Popen[bytes]) -> str:
+    """SIGTERM a running daemon; its stderr, once it exited 0 without a traceback."""
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=DEADLINE_S)
+    text = err.decode()
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text
+    return text

@@ -20,7 +20,7 @@ import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.boardlock import board_lock_path
-from thermogov.hw.journal import Journal
+from thermogov.hw.journal import Journal, checksum
 from thermogov.hw.lastcaps import last_caps_path, read_last_caps
 from thermogov.hw.powermode import STATUS_REL
 
@@ -175,3 +175,42 @@ def test_a_record_with_an_older_tail_after_its_end_line_is_read_whole(tmp_path: 
     r = _restore(tmp_path, "restore")
     assert r.returncode == 0, r.stderr
     assert t.read_int(f"{GPU}/max_freq") > capped
+
+
+@pytest.mark.parametrize("command", ["restore", "run"])
+def test_a_restore_given_another_lock_dir_reads_the_record_the_journal_names(
+    tmp_path: Path, command: str
+) -> None:
+    # Before: ``run --lock-dir A`` then ``restore --lock-dir B`` found no record under B and
+    # left the GPU at thermogov's cap ("no record of its caps").
+    t, before = _killed(tmp_path)
+    named = json.loads((tmp_path / "state" / "journal.json").read_text()).get("caps_record")
+    capped = t.read_int(f"{GPU}/max_freq")
+    _mode_2_on_the_cpu_only(t)
+    extra = ["--out", str(tmp_path / "out"), "--duration", "0.3s"] if command == "run" else []
+    other = ["--lock-dir", str(tmp_path / "other-locks")]
+    r = procutil.run_cli(command, *procutil.paths(tmp_path), *other, *extra)
+    assert r.returncode == 0, r.stderr
+    assert (
+        f"17000000.ga10b {capped} Hz -> {before[f'{GPU}/max_freq'].decode().strip()}" in r.stdout + r.stderr
+    )
+    assert t.read_int(f"{GPU}/max_freq") == int(before[f"{GPU}/max_freq"])
+    assert not _record(tmp_path).exists(), "the run's record goes with its journal"
+    assert named == str(_record(tmp_path))
+
+
+def test_a_journal_naming_a_record_that_is_not_this_boards_is_not_read(tmp_path: Path) -> None:
+    """Only a file with this board's record name is read: a journal cannot point a restore at
+    another file (here the record moved to another name, as another board's would be)."""
+    t, _before = _killed(tmp_path)
+    moved = _record(tmp_path).with_name("caps-0000000000000000")
+    _record(tmp_path).rename(moved)
+    body = json.loads((tmp_path / "state" / "journal.json").read_text())
+    body["caps_record"] = str(moved)
+    body["sha256"] = checksum(body)
+    (tmp_path / "state" / "journal.json").write_text(json.dumps(body))
+    _mode_2_on_the_cpu_only(t)
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path), "--lock-dir", str(tmp_path / "other-locks"))
+    assert r.returncode == 0, r.stderr
+    assert "no record of its caps" in r.stdout + r.stderr
+    assert moved.exists()

@@ -8,7 +8,6 @@ waits on the daemon's own stderr line, never on a sleep.
 from __future__ import annotations
 
 import errno
-import signal
 import subprocess
 from pathlib import Path
 
@@ -40,15 +39,6 @@ def _start(tmp: Path, shim: Path) -> subprocess.Popen[bytes]:
     return proc
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> str:
-    proc.send_signal(signal.SIGTERM)
-    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
-    text = err.decode()
-    assert proc.returncode == 0, text
-    assert "Traceback" not in text
-    return text
-
-
 def _max(t: fakesys.FakeTree) -> int:
     return int((t.root / P0 / "scaling_max_freq").read_text())
 
@@ -71,7 +61,7 @@ def test_a_cluster_back_online_with_fresh_limits_gets_its_cap_again_and_restore_
     faultshim.write_rules(tmp_path / "faults", [])
     procutil.wait_line(proc, "policy0 came back", stream="stderr")
     assert _max(t) == capped
-    _stop(proc)
+    procutil.stopped(proc)
     assert t.snapshot() == before
 
 
@@ -87,7 +77,7 @@ def test_another_writer_raising_the_max_is_capped_again_and_its_value_is_what_re
     t.write(f"{P0}/scaling_max_freq", top)
     procutil.wait_line(proc, "cap written again", stream="stderr")
     assert _max(t) == capped
-    err = _stop(proc)
+    err = procutil.stopped(proc)
     assert _max(t) == top, err
     assert not (tmp_path / "state" / "journal.json").exists()
 
@@ -103,7 +93,7 @@ def test_a_writer_that_keeps_raising_the_max_is_left_the_file_and_not_fought_for
         procutil.wait_line(proc, "cap written again", stream="stderr")
     t.write(f"{P0}/scaling_max_freq", top)
     procutil.wait_line(proc, "is left to it", stream="stderr")
-    err = _stop(proc)
+    err = procutil.stopped(proc)
     assert _max(t) == top, err
 
 
@@ -119,6 +109,6 @@ def test_a_max_lowered_by_another_writer_is_not_written_over_while_running_and_r
     t.write(f"{P0}/scaling_max_freq", lower)
     procutil.wait_line(proc, "not written over while it stands", stream="stderr")
     assert _max(t) == lower
-    err = _stop(proc)
+    err = procutil.stopped(proc)
     assert "restoring the value of before over it" in err
     assert t.snapshot() == before

@@ -1,0 +1,135 @@
+"""Clusters that come online after the daemon started: journaled, capped, restored like the rest.
+
+A cpufreq policy whose CPUs are all offline at start answers EBUSY from every attribute
+(``show()``/``store()`` in drivers/cpufreq/cpufreq.c while ``policy_is_inactive``), so it is
+skipped (session 16, :func:`thermogov.hw.discovery.read_policy`).  Its CPUs can come back at
+any time: an nvpmodel mode with more cores (``CPU_ONLINE``), an operator's
+``echo 1 > /sys/devices/system/cpu/cpu4/online``.  Left alone, that cluster ran at the
+kernel's limits, full clock on a board at its trip, until thermogov restarted.
+
+Looked at on the limit watch's cadence (once a second, :class:`~thermogov.hw.limitwatch.
+LimitWatch`), not every tick: one read of ``scaling_max_freq`` per waiting policy, which
+answers EBUSY while the cluster is offline.  A second is what a governed cluster back from
+offline already waits for its cap (``limits_reset``), and a cluster that just came online
+starts from cold cores: the die it heats is the one the governed clusters share, whose
+temperature moves over seconds (the thermal time constants of the board profiles), so a
+faster look buys nothing a trip would notice and costs a syscall per tick.
+
+Once ``scaling_max_freq`` reads, the policy is read again as discovery reads it at start and
+judged by the same rules: read-only, broken, or sharing no OPP with its domain's caps is said
+once and left alone.  Otherwise, in this order: its window as found is put in the domain's
+:class:`~thermogov.hw.devices.CapActuator` as the value restore puts back, the journal is
+rewritten with it (fsynced; when that fails the cluster is left alone, nothing written, one
+line), its files are owned, and the domain's cap last asked for is written to it.  From then
+on it is one of the domain's files: the limit watch checks it, restore puts it back at exit,
+a ``kill -9`` leaves it in the journal.  Going offline again is what it is for any governed
+cluster (the watch notes it, the cap is written again when it is back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from thermogov.hw.devices import CapActuator, clock_reader
+from thermogov.hw.discovery import CPUFREQ, read_policy
+from thermogov.hw.limits import LimitFiles
+from thermogov.hw.mapping import DomainBinding, offered_caps
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, ThermogovError
+
+
+class LateClusters:
+    """The policies of governed domains that were inactive at start, until each joins or is left."""
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        domains: Sequence[tuple[CapActuator, DomainBinding]],
+        journal: Callable[[], None],
+        log: Callable[[str], None],
+        *,
+        dry_run: bool = False,
+    ) -> None:
+        self._tree = tree
+        self._journal = journal  # rewrites the journal from the actuators; raises when it cannot
+        self._log = log
+        self._dry_run = dry_run
+        self._waiting: list[tuple[CapActuator, DomainBinding, str]] = [
+            (a, b, name) for a, b in domains for name in b.inactive
+        ]
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """The names of the policies still offline (or not yet looked at)."""
+        return tuple(name for _a, _b, name in self._waiting)
+
+    def check(self) -> list[str]:
+        """Trace tags of the policies that joined in this look (``cluster_online:<policy>``)."""
+        if not self._waiting:
+            return []
+        tags: list[str] = []
+        still: list[tuple[CapActuator, DomainBinding, str]] = []
+        for a, b, name in self._waiting:
+            try:
+                self._tree.read_int(f"{CPUFREQ}/{name}/scaling_max_freq", ActuatorError)
+            except ActuatorError:
+                still.append((a, b, name))  # still offline (EBUSY), or not readable yet
+                continue
+            verdict = self._join(a, b, name)
+            if verdict == "wait":
+                still.append((a, b, name))
+            elif verdict:
+                tags.append(verdict)
+        self._waiting = still
+        return tags
+
+    def _join(self, a: CapActuator, b: DomainBinding, name: str) -> str:
+        """The trace tag when the policy joined, "wait" to look again, "" when it is left alone."""
+        p = read_policy(self._tree, name)
+        if p.inactive:
+            return "wait"  # went offline again between the two reads
+        why = p.error or p.read_only
+        if not why and not offered_caps(p, b.domain) & set(a.table_hz):
+            table = f"{p.table_hz[0] / 1e6:g}..{p.table_hz[-1] / 1e6:g} MHz"
+            why = f"{name} ({table}) shares no OPP with domain {a.name}'s caps"
+        if why:
+            self._log(f"warning: {name} came online but is left alone: {why}")
+            return ""
+        f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
+        try:
+            original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
+        except ActuatorError:
+            return "wait"
+        before = clock_reader(self._tree, a.files)
+        self._tree.keep_open(f.cur_rel, ActuatorError)
+        a.join(f, original, clock_reader(self._tree, (*a.files, f)))
+        try:
+            self._journal()  # before the first write: a kill -9 from here on restores it
+        except ThermogovError as e:
+            a.leave(f.label, before)
+            self._log(
+                f"warning: {name} came online but is left alone: its limits could not be journaled ({e})"
+            )
+            return ""
+        if not self._dry_run:
+            self._tree.own(f.min_rel)
+            self._tree.own(f.max_rel)
+        try:
+            a.reapply(f)
+        except ActuatorError as e:
+            # Offline again already: nothing of thermogov's is in force there, so the window
+            # the limit watch reads once it is back differs from this "seen" one and the cap is
+            # written then (``limits_reset``), as for any governed cluster back from offline.
+            a.seen[f.label] = (0, 0)
+            self._log(f"{name} came online with {_window(original)} kHz (journaled); its cap not yet: {e}")
+            return f"cluster_online:{name}"
+        cap = a.seen[f.label][1]
+        self._log(
+            f"{name} came online with {_window(original)} kHz: journaled, capped with domain "
+            f"{a.name} at {cap} kHz, restored at exit"
+        )
+        return f"cluster_online:{name}"
+
+
+def _window(w: tuple[int, int]) -> str:
+    return f"{w[0]}..{w[1]}"

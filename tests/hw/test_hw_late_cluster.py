@@ -1,0 +1,119 @@
+"""A cluster offline at start that comes online mid-run (hw/lateclusters.py), through the installed script.
+
+Session 16 skipped a policy whose CPUs were all offline at start (every attribute EBUSY); when
+its CPUs came back (an nvpmodel mode with more cores) it ran at the kernel's limits, full clock
+on a hot board, until thermogov restarted.  Each case starts a hot Orin Nano with ``policy4``
+inactive (the fault shim answers EBUSY from all its attributes), takes the faults away (its
+CPUs back online) and waits on the daemon's own stderr line, never on a sleep.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import subprocess
+from pathlib import Path
+
+from tests.hw import fakesys, faultshim, procutil
+
+CPUFREQ = "sys/devices/system/cpu/cpufreq"
+P0 = f"{CPUFREQ}/policy0"
+P4 = f"{CPUFREQ}/policy4"
+HOT_MC = 92000
+LIMITS = ("scaling_min_freq", "scaling_max_freq", "scaling_cur_freq")
+
+
+def _inactive(root: Path) -> list[tuple[str, str, int]]:
+    """What an inactive policy answers: EBUSY from every attribute's show() and store()."""
+    return [(f"{P4}/{name}", "rw", errno.EBUSY) for name in sorted(p.name for p in (root / P4).iterdir())]
+
+
+def _hot_orin_policy4_offline(tmp: Path, shim: Path) -> tuple[fakesys.FakeTree, dict[str, str]]:
+    t = fakesys.orin_nano(tmp / "root", jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC)
+    faultshim.write_rules(tmp / "faults", _inactive(t.root))
+    return t, faultshim.env(shim, tmp / "faults", t.root)
+
+
+def _max(t: fakesys.FakeTree, policy: str) -> int:
+    return int((t.root / policy / "scaling_max_freq").read_text())
+
+
+def _journaled(tmp: Path) -> list[str]:
+    return sorted(e["label"] for e in json.loads((tmp / "state" / "journal.json").read_text())["entries"])
+
+
+def _started_then_online(tmp: Path, t: fakesys.FakeTree, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = procutil.start_run(tmp, "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    assert _max(t, P0) < max(fakesys.ORIN_NANO_CPU_KHZ), "policy0 is capped on the hot board"
+    assert "policy4" not in _journaled(tmp)
+    faultshim.write_rules(tmp / "faults", [])  # a CPU of policy4 back online
+    procutil.wait_line(proc, "policy4 came online", stream="stderr")
+    return proc
+
+
+def test_a_cluster_coming_online_is_journaled_capped_like_the_others_and_restored(
+    tmp_path: Path, shim: Path
+) -> None:
+    # Before: policy4 kept its 1510.4 MHz (the kernel's) for the rest of the run at 92 °C.
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    before = t.snapshot()
+    found = _max(t, P4)
+    proc = _started_then_online(tmp_path, t, env)
+    assert "policy4" in _journaled(tmp_path)
+    entry = next(
+        e
+        for e in json.loads((tmp_path / "state" / "journal.json").read_text())["entries"]
+        if e["label"] == "policy4"
+    )
+    assert entry["max"] == found, "the window of before is what the journal keeps, not the cap"
+    assert _max(t, P4) == _max(t, P0) < found, "capped with its domain"
+    err = procutil.stopped(proc)
+    assert "limits restored" in err
+    assert t.snapshot() == before
+
+
+def test_after_kill_9_the_next_start_restores_the_cluster_that_came_online(
+    tmp_path: Path, shim: Path
+) -> None:
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    before = t.snapshot()
+    proc = _started_then_online(tmp_path, t, env)
+    assert _max(t, P4) < int((t.root / P4 / "cpuinfo_max_freq").read_text())
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path), env=env)
+    assert r.returncode == 0, r.stderr
+    assert t.snapshot() == before
+
+
+def test_the_cluster_going_offline_again_is_no_failure_and_is_capped_again_when_back(
+    tmp_path: Path, shim: Path
+) -> None:
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    before = t.snapshot()
+    proc = _started_then_online(tmp_path, t, env)
+    capped = _max(t, P4)
+    faultshim.write_rules(tmp_path / "faults", [(f"{P4}/{n}", "rw", errno.EBUSY) for n in LIMITS])
+    procutil.wait_line(proc, "policy4: limits unreadable", stream="stderr")
+    for limit, info in (("scaling_min_freq", "cpuinfo_min_freq"), ("scaling_max_freq", "cpuinfo_max_freq")):
+        t.write(f"{P4}/{limit}", int((t.root / P4 / info).read_text()))  # a re-created policy's limits
+    faultshim.write_rules(tmp_path / "faults", [])
+    procutil.wait_line(proc, "policy4 came back", stream="stderr")
+    assert _max(t, P4) == capped
+    procutil.stopped(proc)
+    assert t.snapshot() == before
+
+
+def test_a_dry_run_says_what_it_would_write_to_a_cluster_coming_online_and_writes_nothing(
+    tmp_path: Path, shim: Path
+) -> None:
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--dry-run", "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    faultshim.write_rules(tmp_path / "faults", [])
+    procutil.wait_line(proc, "policy4 came online", stream="stderr")
+    procutil.stopped(proc)
+    assert t.snapshot() == before
+    assert not (tmp_path / "state" / "journal.json").exists()
