@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.discovery import CPUFREQ, read_policy
-from thermogov.hw.limits import LimitFiles
+from thermogov.hw.limits import LimitFiles, check_limits_in_force
 from thermogov.hw.mapping import DomainBinding, offered_caps
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ThermogovError
@@ -100,6 +100,11 @@ class LateClusters:
             original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
         except ActuatorError:
             return "wait"
+        try:
+            check_limits_in_force(self._tree, f, *original)  # the start's rule: a restore writes it
+        except ActuatorError as e:
+            self._log(f"warning: {name} came online but is left alone: {e}")
+            return ""
         before = clock_reader(self._tree, a.files)
         self._tree.keep_open(f.cur_rel, ActuatorError)
         a.join(f, original, clock_reader(self._tree, (*a.files, f)))

@@ -117,3 +117,24 @@ def test_a_dry_run_says_what_it_would_write_to_a_cluster_coming_online_and_write
     procutil.stopped(proc)
     assert t.snapshot() == before
     assert not (tmp_path / "state" / "journal.json").exists()
+
+
+def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone(
+    tmp_path: Path, shim: Path
+) -> None:
+    # The start's rule (hw/limits.py check_limits_in_force) holds for a late cluster too: its
+    # window is what a restore would write back, so a 0 kHz min is neither journaled nor owned.
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    proc = procutil.start_run(tmp_path, "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    t.write(f"{P4}/scaling_min_freq", 0)
+    before = t.snapshot()
+    faultshim.write_rules(tmp_path / "faults", [])
+    line = procutil.wait_line(proc, "policy4 came online but is left alone", stream="stderr")
+    assert "not a frequency limit the kernel shows" in line
+    assert "policy4" not in _journaled(tmp_path)
+    procutil.stopped(proc)
+    after = t.snapshot()
+    assert {k: v for k, v in after.items() if k.startswith(P4)} == {
+        k: v for k, v in before.items() if k.startswith(P4)
+    }, "nothing written to the cluster left alone"
