@@ -139,6 +139,8 @@ def read_conf_text(tree: SysfsTree) -> str:
             os.close(fd)
     except SensorError as e:
         raise ConfError("its link leads outside the root") from e
+    except FileNotFoundError as e:
+        raise ConfError("missing") from e
     except OSError as e:
         raise ConfError(f"unreadable ({errno_name(e.errno)})") from e
     if len(raw) > MAX_CONF_BYTES:

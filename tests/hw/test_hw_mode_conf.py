@@ -225,3 +225,40 @@ def test_a_missing_or_malformed_file_falls_back_to_the_record_with_one_warning(
     assert out.count(f"warning: {t.root / CONF_REL}") == 1, out
     assert t.read_int(f"{GPU}/max_freq") == int(before[f"{GPU}/max_freq"])  # session 16's rule
     assert t.read_int(f"{P0}/scaling_max_freq") == MODE_CPU_MAX
+
+
+# -- the daemon alive: the limit watch sees the mode change --------------------------------------
+
+
+def _running_then_mode(tmp: Path) -> tuple[fakesys.FakeTree, subprocess.Popen[bytes], int]:
+    """A hot Orin Nano governed under mode 0; ``nvpmodel -m 2`` lowers the CPU clusters and
+    writes the GPU max thermogov's cap already holds (nothing to see in that file); the daemon
+    has said the change."""
+    t = fakesys.orin_nano(tmp / "root", cpu_mc=90000, gpu_mc=90000)
+    t.write(STATUS_REL, "pmode:0000 fmode:quiet\n")
+    proc = procutil.start_run(tmp, "--duration", "60s", *_locks(tmp))
+    procutil.wait_line(proc, "thermogov: started")
+    capped = t.read_int(f"{GPU}/max_freq")
+    assert capped < fakesys.ORIN_NANO_GPU_HZ[-1]
+    assert t.read_int(f"{P0}/scaling_max_freq") > MODE_CPU_MAX  # the mode lowers the CPU
+    _mode_2(t, _conf(f"GPU MAX_FREQ {capped}"), capped)
+    procutil.wait_line(proc, "nvpmodel mode changed", stream="stderr")
+    return t, proc, capped
+
+
+def test_a_clean_exit_keeps_a_window_the_mode_set_to_thermogovs_very_cap(tmp_path: Path) -> None:
+    t, proc, capped = _running_then_mode(tmp_path)
+    proc.terminate()
+    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    assert proc.returncode == 0, err
+    assert t.read_int(f"{GPU}/max_freq") == capped, err.decode()
+    assert t.read_int(f"{P0}/scaling_max_freq") == MODE_CPU_MAX
+
+
+def test_a_window_the_mode_set_to_thermogovs_cap_is_journaled_as_the_modes(tmp_path: Path) -> None:
+    t, proc, capped = _running_then_mode(tmp_path)
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    _restore(tmp_path)
+    assert t.read_int(f"{GPU}/max_freq") == capped
+    assert t.read_int(f"{P0}/scaling_max_freq") == MODE_CPU_MAX
