@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys, procutil
+from tests.hw.test_hw_last_caps import _killed, _locks  # the same hot Orin Nano, killed under mode 0
 from thermogov.hw.boardlock import board_lock_path
-from thermogov.hw.journal import Journal
 from thermogov.hw.lastcaps import last_caps_path
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes, parse_modes
 from thermogov.hw.powermode import STATUS_REL
@@ -130,24 +130,6 @@ def test_a_conf_link_leading_out_of_the_root_is_not_followed(tmp_path: Path) -> 
 
 
 # -- the restore, through the installed script ---------------------------------------------------
-
-
-def _locks(tmp: Path) -> list[str]:
-    return ["--lock-dir", str(tmp / "locks")]
-
-
-def _killed(tmp: Path) -> tuple[fakesys.FakeTree, dict]:
-    """A hot Orin Nano under mode 0, governed to its lowest caps, then ``kill -9``."""
-    t = fakesys.orin_nano(tmp / "root", cpu_mc=90000, gpu_mc=90000)
-    t.write(STATUS_REL, "pmode:0000 fmode:quiet\n")
-    before = t.snapshot()
-    proc = procutil.start_run(tmp, "--duration", "60s", *_locks(tmp))
-    procutil.wait_line(proc, "thermogov: started")
-    proc.kill()
-    proc.communicate(timeout=procutil.DEADLINE_S)
-    assert Journal(tmp / "state").exists()
-    assert t.read_int(f"{GPU}/max_freq") < int(before[f"{GPU}/max_freq"])  # thermogov's cap
-    return t, before
 
 
 def _mode_2(t: fakesys.FakeTree, conf: str, gpu_max: int | None) -> None:
