@@ -648,7 +648,7 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
                 else ", or thermogov's last cap under it: no record of its caps"
             )
             if mode_sets is not None:
-                whose = f": the mode sets them ({tree.show(CONF_REL)})"
+                whose = f", which sets them by its own definition, {tree.show(CONF_REL)}"
             said.append(
                 f"{', '.join(kept.values())} left as they read, not the values of before (the "
                 f"operator's mode{whose}; `nvpmodel -m {changed[1]}` writes the mode's own limits again)"

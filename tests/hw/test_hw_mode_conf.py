@@ -158,7 +158,7 @@ def test_a_mode_that_wrote_thermogovs_very_cap_keeps_it(tmp_path: Path) -> None:
     r = _restore(tmp_path)
     assert t.read_int(f"{GPU}/max_freq") == capped, r.stderr
     assert t.read_int(f"{P0}/scaling_max_freq") == MODE_CPU_MAX
-    assert "the mode sets them" in r.stdout + r.stderr
+    assert "which sets them by its own definition" in r.stdout + r.stderr
 
 
 def test_thermogovs_cap_over_the_modes_value_gives_the_modes_value(tmp_path: Path) -> None:
