@@ -36,7 +36,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -82,6 +82,7 @@ from thermogov.hw.mapping import (
     unmatched_model,
 )
 from thermogov.hw.notify import Notifier
+from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
@@ -491,6 +492,7 @@ class Runner:
         self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
         self.limit_watch: LimitWatch | None = None
         self.power_mode: PowerModeWatch | None = None  # nvpmodel's mode, read at start and exit
+        self._conf_warned: set[int] = set()  # modes whose nvpmodel.conf could not say, said once
 
     def throttle_counters(self) -> ThrottleCounters:
         """Throttling that is not ours so far (kind -> count, time, active), for published state."""
@@ -650,6 +652,7 @@ class Runner:
                 mode_change=self._mode_change,
                 on_mode_adopted=power_mode.adopt,
                 late_clusters=late.check,
+                mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
@@ -796,6 +799,22 @@ class Runner:
         if changed is None:
             return ""
         return f"nvpmodel mode changed from {changed[0]} to {changed[1]} ({self.power_mode.where()})"
+
+    def _mode_sets(self, tree: SysfsTree, actuators: list[CapActuator]) -> Mapping[str, int | str]:
+        """The owned max attributes the mode of the last change seen sets, by nvpmodel's own
+        configuration (hw/nvpmodelconf.py); empty, with one warning per mode, when it cannot say."""
+        mode = self.power_mode.last_change if self.power_mode is not None else None
+        if mode is None:
+            return {}
+        try:
+            return mode_writes(tree, mode, [f.max_rel for a in actuators for f in a.files])
+        except ConfError as e:
+            if mode not in self._conf_warned:
+                self._conf_warned.add(mode)
+                self.log(
+                    f"warning: {tree.show(CONF_REL)}: {e}; the windows mode {mode} sets are judged by the files alone"
+                )
+            return {}
 
     def _exit_notes(self) -> None:
         if self.limit_watch is None:

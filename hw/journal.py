@@ -53,6 +53,7 @@ from thermogov.hw.idle import StateEntry
 from thermogov.hw.lastcaps import first_record, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
+from thermogov.hw.nvpmodelconf import CONF_REL, NO_CAP, ConfError, mode_writes
 from thermogov.hw.owned import (
     OwnedWindow,
     check_fan_attribute,
@@ -468,7 +469,10 @@ def mode_changed_since(tree: SysfsTree, data: JournalData) -> tuple[int, int] | 
 
 
 def into_new_mode(
-    tree: SysfsTree, entries: list[JournalEntry], ours: Mapping[str, tuple[int, int]] | None = None
+    tree: SysfsTree,
+    entries: list[JournalEntry],
+    ours: Mapping[str, tuple[int, int]] | None = None,
+    mode_sets: Mapping[str, int | str] | None = None,
 ) -> tuple[list[JournalEntry], dict[str, str], dict[str, str]]:
     """The windows a journal restore writes after an operator's mode change, which were left as
     they read and which got their journaled values back as thermogov's own cap (each by label,
@@ -492,8 +496,18 @@ def into_new_mode(
     than that max, the rule of the daemon's own exit after a mode change
     (:meth:`LimitWatch._leave_to_mode`, and :meth:`CapActuator.adopt`).  A window that cannot be
     read gets the journaled values, as before.
+
+    ``mode_sets``: the max attributes the new mode's own definition writes, and their values
+    (:func:`thermogov.hw.nvpmodelconf.mode_writes`), None when it could not be read.  With it
+    the record's blind spot closes: a window the mode sets is the mode's, never lifted even
+    when it reads exactly thermogov's cap (the mode wrote that very value); where it reads
+    thermogov's recorded cap but not the mode's value (thermogov's cap went in over the mode's
+    before the daemon died) the mode's value is written, moved into today's hardware range
+    (``-1``, nvpmodel's no-cap, is the range's top).  A window the mode does not set was not
+    the mode's to change: it gets its journaled values, as on a restore without a mode change.
     """
     io = TreeIO(tree)
+    windows = _today_windows(tree) if mode_sets is not None else {}
     out: list[JournalEntry] = []
     moved: dict[str, str] = {}
     lifted: dict[str, str] = {}
@@ -504,7 +518,24 @@ def into_new_mode(
             out.append(e)
             continue
         mine = (ours or {}).get(e.max_rel)
-        if mine is not None and mine[1] == now_max and now_max < e.max:
+        if mode_sets is not None:
+            if e.max_rel not in mode_sets:
+                if (now_min, now_max) != (e.min, e.max):
+                    lifted[e.label] = (
+                        f"{e.label} {now_max} {_unit(e.scale_hz)} -> {e.max} (a window the mode does not set)"
+                    )
+                out.append(e)
+                continue
+            target = _mode_value(mode_sets[e.max_rel], windows.get((e.min_rel, e.max_rel)))
+            if mine is not None and mine[1] == now_max and target is not None and target != now_max:
+                hi = target
+                lo = min(max(e.min, now_min), hi)
+                lifted[e.label] = (
+                    f"{e.label} {now_max} {_unit(e.scale_hz)} -> {hi} (thermogov's cap over the mode's value)"
+                )
+                out.append(replace(e, min=lo, max=hi))
+                continue
+        elif mine is not None and mine[1] == now_max and now_max < e.max:
             lifted[e.label] = f"{e.label} {now_max} {_unit(e.scale_hz)} -> {e.max}"
             out.append(e)
             continue
@@ -514,6 +545,22 @@ def into_new_mode(
             moved[e.label] = f"{e.label} {lo}..{hi} {_unit(e.scale_hz)} (journaled {e.min}..{e.max})"
         out.append(replace(e, min=lo, max=hi))
     return out, moved, lifted
+
+
+def _today_windows(tree: SysfsTree) -> Mapping[tuple[str, str], OwnedWindow]:
+    try:
+        return owned_windows(tree, discover(tree))
+    except ThermogovError:
+        return {}
+
+
+def _mode_value(value: int | str, w: OwnedWindow | None) -> int | None:
+    """The max the mode's setting leaves in force (file units), moved into today's hardware
+    range ``w``; None where it cannot be said (a string value, no range read)."""
+    if type(value) is not int or w is None:
+        return None
+    top = w.hi_limit if value == NO_CAP else value
+    return clamp_to_hardware(w, w.lo_limit, top)[1]
 
 
 def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
@@ -534,6 +581,21 @@ def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[Jo
 
 def _describe(entries: tuple[JournalEntry, ...]) -> str:
     return ", ".join(f"{e.label} {e.min}..{e.max}" for e in entries)
+
+
+def _mode_definition(
+    tree: SysfsTree, mode: int, entries: list[JournalEntry]
+) -> tuple[Mapping[str, int | str] | None, str]:
+    """(the windows the new mode's own definition sets, "") or, when nvpmodel's configuration
+    cannot say (:mod:`thermogov.hw.nvpmodelconf`), (None, the one warning naming the file): the
+    restore then follows the record's rule alone, never refuses because of the file."""
+    try:
+        return mode_writes(tree, mode, [e.max_rel for e in entries]), ""
+    except ConfError as e:
+        return None, (
+            f"warning: {tree.show(CONF_REL)}: {e}; which windows mode {mode} writes is unknown, "
+            "judged by thermogov's record of its caps alone"
+        )
 
 
 def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) -> str | None:
@@ -577,21 +639,30 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     records = record_paths(data.caps_record, last_caps)
     if changed is not None:
         ours = first_record(records, boot_id=now_boot, pid=data.pid, root=tree.root)
-        good, kept, lifted = into_new_mode(tree, good, ours)
+        mode_sets, conf_warning = _mode_definition(tree, changed[1], good)
+        good, kept, lifted = into_new_mode(tree, good, ours, mode_sets)
         # a window written as it reads was not written clamped: its clamp note would be wrong
         clamped = [c for c in clamped if c.split(" ", 1)[0] not in kept]
         since = (
             f"nvpmodel mode changed from {changed[0]} to {changed[1]} since the journal was written "
             f"({tree.show(STATUS_REL)})"
         )
-        said = []
+        said = [conf_warning] if conf_warning else []
         if kept:
-            whose = "" if ours else ", or thermogov's last cap under it: no record of its caps"
+            whose = (
+                ""
+                if ours or mode_sets is not None
+                else ", or thermogov's last cap under it: no record of its caps"
+            )
+            if mode_sets is not None:
+                whose = f", which sets them by its own definition, {tree.show(CONF_REL)}"
             said.append(
                 f"{', '.join(kept.values())} left as they read, not the values of before (the "
                 f"operator's mode{whose}; `nvpmodel -m {changed[1]}` writes the mode's own limits again)"
             )
-        if lifted:
+        if lifted and mode_sets is not None:
+            said.append(f"{', '.join(lifted.values())}, by the mode's own definition ({tree.show(CONF_REL)})")
+        elif lifted:
             said.append(
                 f"{', '.join(lifted.values())}: thermogov's last cap, which the mode did not replace, "
                 "lifted to the value of before"

@@ -10,7 +10,8 @@ value thermogov last wrote there is taken as thermogov's and gets its journaled 
 (already clamped into today's hardware range, the only limit of the new mode a restore can
 know); any other value is the mode's and stays.  The one case the record cannot see: a mode
 that wrote the very value thermogov's cap had (then the mode's value is lifted, said in the
-restore's line).
+restore's line), unless nvpmodel's own configuration says the mode sets that window
+(:mod:`thermogov.hw.nvpmodelconf`, consulted first).
 
 Where and how long: ``<lock-dir>/caps-<hash>`` (``/run/thermogov`` by default, the hash of the
 resolved sysfs root as in :mod:`thermogov.hw.boardlock`), root's, written after each cap change

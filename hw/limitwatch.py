@@ -43,7 +43,7 @@ Tags in the trace's ``event`` column: ``limits_reset:<file>``, ``limits_changed:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from thermogov.hw.devices import CapActuator
 from thermogov.hw.limits import LimitFiles
@@ -65,6 +65,7 @@ class LimitWatch:
         mode_change: Callable[[], str] = lambda: "",
         on_mode_adopted: Callable[[], None] = lambda: None,
         late_clusters: Callable[[], list[str]] = list,
+        mode_sets: Callable[[], Mapping[str, int | str]] = dict,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -78,6 +79,9 @@ class LimitWatch:
         # Clusters offline at start that may come online (hw/lateclusters.py): looked at on this
         # cadence, after the owned files, so one that joins is first checked a period later.
         self._late_clusters = late_clusters
+        # The max attributes the mode of the change last seen sets, by its own definition
+        # (hw/nvpmodelconf.py), and to what; empty when the definition cannot say.
+        self._mode_sets = mode_sets
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
@@ -202,6 +206,7 @@ class LimitWatch:
         windows belong to the new mode; a restore after ``kill -9`` then puts them back instead
         of leaving thermogov's cap (hw/journal.py, ``into_new_mode``)."""
         self._stamp_mode()
+        self._adopt_unseen()
         self._on_restore_values()
         if change != self._raise_said:  # once per change: a storm of raises is said by each raise
             self._raise_said = change
@@ -240,6 +245,8 @@ class LimitWatch:
                     self._check_file(a, f)
         if mode_change:
             if self._left_to_mode and not self.lowered:
+                if self._adopt_unseen():  # a window the mode set since it was seen: nothing to say
+                    self._on_restore_values()
                 return []  # said when it was seen, and adopted then
             if self.lowered:
                 self._stamp_mode()
@@ -260,7 +267,10 @@ class LimitWatch:
         (lower on a hot board, higher once it cooled), and adopting that would leave
         thermogov's own cap in force after it exits, or pass its cap off as the mode's.
         """
-        left = []
+        unseen = self._adopt_unseen()
+        if unseen:
+            self._stamp_mode()  # the journal written below says these are the new mode's
+        left = [f"{label} {_window(window)} {unit}" for label, window, unit in unseen]
         for a in self._actuators:
             for f in a.files:
                 if f.label not in self.lowered:
@@ -279,6 +289,30 @@ class LimitWatch:
             f"{mode_change} during the run: restore leaves {kept} as the new mode set "
             "(the operator's) and puts back the rest"
         )
+
+    def _adopt_unseen(self) -> list[tuple[str, tuple[int, int], str]]:
+        """Adopt each window the new mode's own definition sets to the very value it reads:
+        a mode that wrote thermogov's cap leaves the file unchanged, so the check never sees it
+        lowered, and restore would lift it to the value of before (``mode-undone-unseen`` in
+        bench/board_shapes.py).  A window found lowered is :meth:`_leave_to_mode`'s; one that
+        reads another value than the mode's is left to the rules above.  Returns (label, the
+        window restore now puts back, unit) of each adopted."""
+        sets = self._mode_sets()
+        out = []
+        for a in self._actuators:
+            for f in a.files:
+                label = f.label
+                value = sets.get(f.max_rel)
+                if label in self.lowered or label in self._offline or label in a.left_to_others:
+                    continue
+                n_min, n_max = a.seen[label]
+                if type(value) is not int or value != n_max or a.original(label)[1] == n_max:
+                    continue
+                w_min, _w_max = a.written[label]
+                o_min, _o_max = a.original(label)
+                a.adopt(label, n_min if n_min != w_min else o_min, n_max)
+                out.append((label, a.original(label), f.unit))
+        return out
 
 
 def _window(w: tuple[int, int]) -> str:

@@ -76,5 +76,10 @@ class PowerModeWatch:
         if self._last_change is not None:
             self.journaled = self._last_change
 
+    @property
+    def last_change(self) -> int | None:
+        """The mode of the last change :meth:`changed` saw (None before one)."""
+        return self._last_change
+
     def where(self) -> str:
         return self._tree.show(STATUS_REL)
