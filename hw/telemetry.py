@@ -63,7 +63,7 @@ def rail_problem(tree: SysfsTree, rail: PowerRail) -> str:
         return str(e)
     if plausible_w(rail, watts) is None:
         return (
-            f"{rail_files(tree, rail)}: {watts:g} W is no power for {rail.label} "
+            f"{rail_files(tree, rail)}: {watts:.2f} W is no power for {rail.label} "
             f"(expected above 0 and at most {rail_max_w(rail):g} W)"
         )
     return ""

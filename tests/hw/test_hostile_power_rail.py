@@ -23,7 +23,7 @@ RAIL = "sys/devices/platform/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1"
     ("rel", "value", "shown"),
     [
         ("in1_input", "junk", "'junk'"),
-        ("in1_input", "0", "0 W is no power for VDD_IN"),
+        ("in1_input", "0", "0.00 W is no power for VDD_IN"),
         ("curr1_input", "-968", "W is no power for VDD_IN"),
         ("curr1_input", "968000", "W is no power for VDD_IN"),  # 4.8 kW on a module's input
     ],
