@@ -15,19 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.calibrate.test_damaged_run_folder import imported  # noqa: F401  (the fixture)
 from tests.cli.script import one_line_error, thermogov
 
-LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 
-
-@pytest.fixture(scope="module")
-def trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def trace(imported: Path) -> Path:  # noqa: F811  (the imported fixture)
     """A thermogov trace (an imported run's), plain."""
-    out = tmp_path_factory.mktemp("runs")
-    p = thermogov("import", str(LOGS / "sbcbench_rpi5_8-NK_excerpt.txt"), "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    (run,) = [d for d in out.iterdir() if d.is_dir()]
-    return run / "trace.csv"
+    return imported / "trace.csv"
 
 
 def _fit(log: Path, out: Path) -> dict[str, object]:
