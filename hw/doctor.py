@@ -27,7 +27,7 @@ from thermogov.hw.mapping import (
 )
 from thermogov.hw.power import PowerSupplyReader, status_line
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.hw.telemetry import read_rail_w
+from thermogov.hw.telemetry import rail_problem, read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError, ThermogovError
 
@@ -334,6 +334,7 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         *([f"warning: {family}"] if family else []),
         *([f"warning: `thermogov run` refuses this board: {limits}"] if limits else []),
         *clock_warnings(tree, bmap),
+        *power_warnings(tree, bmap),
         *unit_warnings(tree, config, board_opt),
         *([hold] if hold else []),
     ]
@@ -379,8 +380,20 @@ def clock_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:
     return out
 
 
+def power_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:
+    """One warning when the board's input rail (the trace's ``power_w``, a power-aware policy's
+    input) gives no usable power: garbage, 0, a negative or more than the board class can draw
+    read as unknown every tick (``hw/telemetry.py``), which left ``power_w`` empty unsaid."""
+    if bmap.power is None:
+        return []
+    why = rail_problem(tree, bmap.power)
+    if not why:
+        return []
+    return [f"warning: board power is unreadable ({why}); the trace's power_w is empty while it reads so"]
+
+
 def start_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> list[str]:
-    """:func:`clock_warnings` for ``run``'s start, on the board ``run`` maps (nothing if it
+    """:func:`clock_warnings` and :func:`power_warnings` for ``run``'s start, on the board ``run`` maps (nothing if it
     cannot map one: the run reports that itself)."""
     from thermogov.hw.daemon import RunOptions, prepare
 
@@ -388,7 +401,7 @@ def start_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> li
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
     except ThermogovError:
         return []
-    return clock_warnings(tree, prep.bmap)
+    return [*clock_warnings(tree, prep.bmap), *power_warnings(tree, prep.bmap)]
 
 
 def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:

@@ -9,7 +9,9 @@ back only if
 * they belong to a cpufreq policy or devfreq device that discovery finds on the board now,
   with the file unit that kind has (kHz for cpufreq, Hz for devfreq);
 * the values lie in that device's own hardware range: ``cpuinfo_min_freq..cpuinfo_max_freq``
-  for a policy (the driver's limits, Documentation/admin-guide/pm/cpufreq.rst), the lowest to
+  for a policy (the driver's limits, Documentation/admin-guide/pm/cpufreq.rst; when those
+  files do not read as a range, its OPP list, and with no list the window is not written, the
+  bad file named: :func:`_policy_range`), the lowest to
   highest of ``available_frequencies`` for a devfreq device (its OPP table,
   Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``; or, where the journal
   recorded the range the window had when it was written, in that recorded range, which must
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from thermogov.hw.discovery import CpufreqPolicy, Inventory
 from thermogov.hw.fan import discover_fan, fan_attribute_range
 from thermogov.hw.idle import is_idle_type
+from thermogov.hw.limits import LARGEST_LIMIT
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -65,22 +68,55 @@ def attribute_kind(rel: str) -> tuple[str, str, int] | None:
     return OWNED_KINDS.get(rel.rstrip("/").rsplit("/", 1)[-1])
 
 
+class OwnedWindows(dict[tuple[str, str], OwnedWindow]):
+    """Every writable window found now, keyed by (min_rel, max_rel); and, apart, the windows on
+    the board whose hardware range cannot be known, with why (``unknown_range``): a restore
+    says that reason for them rather than judging their values against a range that is a bad
+    file's, or calling the device absent."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unknown_range: dict[tuple[str, str], str] = {}
+
+
 def _policy_range(tree: SysfsTree, p: CpufreqPolicy) -> tuple[int, int]:
+    """``cpuinfo_min_freq..cpuinfo_max_freq`` (kHz), else the OPP list's ends; SensorError naming
+    the file when neither gives a range.
+
+    The driver's limits are ``unsigned int`` kHz (``struct cpufreq_cpuinfo``, printed with
+    ``%u``), above 0 and in order: a file reading 0, a negative or a max below its min is not
+    a range (the file is broken or not the kernel's) and is treated as one that cannot be
+    read.  An OPP list made from those same two files (no ``scaling_available_frequencies``)
+    is no fallback then.
+    """
+    lo_rel, hi_rel = f"{p.rel}/cpuinfo_min_freq", f"{p.rel}/cpuinfo_max_freq"
     try:
-        return tree.read_int(f"{p.rel}/cpuinfo_min_freq"), tree.read_int(f"{p.rel}/cpuinfo_max_freq")
-    except SensorError:
-        if not p.table_hz:
-            raise
+        lo, hi = tree.read_int(lo_rel), tree.read_int(hi_rel)
+        if not 0 < lo <= hi <= LARGEST_LIMIT[1000]:
+            bad = lo_rel if not 0 < lo <= LARGEST_LIMIT[1000] else hi_rel
+            raise SensorError(
+                f"{tree.show(bad)}: {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq) is not "
+                "a hardware range"
+            )
+    except SensorError as e:
+        if not p.table_hz or p.table_source != "scaling_available_frequencies":
+            raise SensorError(
+                f"{e}; with no OPP list to judge by, its limits are not written back until it "
+                "reads one (check the board with `thermogov doctor`)"
+            ) from e
         return p.table_hz[0] // 1000, p.table_hz[-1] // 1000
+    return lo, hi
 
 
-def owned_windows(tree: SysfsTree, inv: Inventory) -> dict[tuple[str, str], OwnedWindow]:
+def owned_windows(tree: SysfsTree, inv: Inventory) -> OwnedWindows:
     """Every writable window discovery finds now, keyed by its (min_rel, max_rel)."""
-    out: dict[tuple[str, str], OwnedWindow] = {}
+    out = OwnedWindows()
     for p in inv.policies:
         try:
             lo, hi = _policy_range(tree, p)
-        except SensorError:
+        except SensorError as e:
+            if p.table_hz:  # a policy discovery governs: its range is the file's fault
+                out.unknown_range[(p.min_rel, p.max_rel)] = str(e)
             continue  # no known hardware range: nothing may be written there
         out[(p.min_rel, p.max_rel)] = OwnedWindow(p.name, p.min_rel, p.max_rel, 1000, lo, hi)
     for d in inv.devfreqs:
@@ -119,6 +155,9 @@ def check_window(
         if kind[2] != scale_hz:
             return f"{rel}: unit {scale_hz} Hz does not match the attribute's {kind[2]} Hz", False
     w = windows.get((min_rel, max_rel))
+    unknown = windows.unknown_range if isinstance(windows, OwnedWindows) else {}
+    if w is None and (min_rel, max_rel) in unknown:
+        return unknown[(min_rel, max_rel)], True  # the board's file, not the journal: skipped, said
     if w is None:
         return f"{min_rel}, {max_rel}: no such cpufreq policy or devfreq device on this board now", True
     span, what = (w.lo_limit, w.hi_limit), "its hardware range"

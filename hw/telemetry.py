@@ -5,6 +5,11 @@ Power comes from the board's INA3221 input rail (``VDD_IN`` on Orin Nano/NX and 
 ``inN_input`` mV × ``currN_input`` mA.  Boards without such a rail report ``None`` (unknown),
 never 0 W.  The governor asks for power twice per tick (policy input and trace row), so the
 value is read once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.
+
+A rail reading 0, a negative or more than its board class can draw is a broken chip or a
+wrong file, not the board's power: it reads as ``None`` (unknown), never as a number fed to a
+power-aware policy (:func:`plausible_w`), and ``doctor`` and ``run`` say so once at start
+(:func:`rail_problem`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,53 @@ from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import PowerStatus, SensorError
+from thermogov.interfaces import PowerStatus, SensorError, ThermogovError
+
+# The most an input rail can plausibly draw, per board class (the rail's name), in W: twice the
+# highest nvpmodel power budget of the modules that name the rail (the factor is estimated
+# headroom: a budget is an average the module is held to, a reading is an instant).
+#   VDD_IN (Orin NX/Nano, Xavier NX modules): 40 W, Orin NX 16 GB in MAXN SUPER (NVIDIA's
+#   JetPack 6.2 "Super Mode" release, Jan 2025; the Orin NX datasheet gave 10-25 W before it);
+#   Orin Nano's 25 W (Orin Nano Super developer kit datasheet) and Xavier NX's 20 W are below it.
+#   POM_5V_IN (Jetson Nano): 10 W, its MAXN budget (L4T 32 "Supported Modes and Power
+#   Efficiency", Jetson Nano); the developer kit's 5 V 4 A barrel input (its user guide) is 20 W too.
+RAIL_MAX_W = {"VDD_IN": 80.0, "POM_5V_IN": 20.0}
+# A rail of a name not listed: the INA3221's own full scale, 26 V bus and 163.84 mV shunt (TI
+# INA3221 datasheet), over the smallest shunt Linux's Jetson device trees give one, 5 mOhm
+# (tegra186-p2771-0000.dts): ~850 W.
+ANY_RAIL_MAX_W = 26.0 * 0.16384 / 0.005
+
+
+def rail_max_w(rail: PowerRail) -> float:
+    """The most ``rail`` can plausibly read, in W (see :data:`RAIL_MAX_W`)."""
+    return RAIL_MAX_W.get(rail.label.upper(), ANY_RAIL_MAX_W)
+
+
+def plausible_w(rail: PowerRail, watts: float) -> float | None:
+    """``watts`` if a running board can draw it on ``rail``, else ``None`` (unknown).
+
+    0 W is no reading either: the board reading it is running."""
+    return watts if 0.0 < watts <= rail_max_w(rail) else None
+
+
+def rail_files(tree: SysfsTree, rail: PowerRail) -> str:
+    """The rail's file(s) as the board shows them, for messages."""
+    rels = [rail.power_rel] if rail.power_rel else [r for r in (rail.volt_rel, rail.curr_rel) if r]
+    return " x ".join(tree.show(r) for r in rels)
+
+
+def rail_problem(tree: SysfsTree, rail: PowerRail) -> str:
+    """Why the rail gives no usable power now (one phrase naming its file(s)), else ""."""
+    try:
+        watts = read_rail_w(tree, rail)
+    except ThermogovError as e:
+        return str(e)
+    if plausible_w(rail, watts) is None:
+        return (
+            f"{rail_files(tree, rail)}: {watts:.2f} W is no power for {rail.label} "
+            f"(expected above 0 and at most {rail_max_w(rail):g} W)"
+        )
+    return ""
 
 
 def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
@@ -52,12 +103,13 @@ class HwTelemetry(Telemetry):
         self._power: float | None = None
         self._power_read = False
         self._supplies = supplies
-        self._read_w: Callable[[], float] | None = None
+        self._read_w: Callable[[], float | None] | None = None
         if rail is not None:
             for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
                 if rel:
                     tree.keep_open(rel)  # read every tick: pread on a kept descriptor
-            self._read_w = rail_reader(tree, rail)
+            read = rail_reader(tree, rail)
+            self._read_w = lambda: plausible_w(rail, read())
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:

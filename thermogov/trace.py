@@ -390,6 +390,21 @@ def read_csv_columns(path: Path) -> dict[str, list[Any]]:
         raise LogFormatError(f"{path}: cannot read ({e.strerror}); check the path") from e
     except UnicodeDecodeError:
         raise LogFormatError(f"{path}: not UTF-8 text; not a thermogov trace") from None
+    return csv_columns(text, path)
+
+
+def is_thermogov_csv(text: str) -> bool:
+    """Whether ``text`` is a thermogov trace (header ``t_s,fused_c,...``, the schema's first two
+    columns) or samples file (:data:`SAMPLE_COLUMNS`); someone's own table with a ``t_s`` time
+    column is neither."""
+    first = text.removeprefix("\ufeff").split("\n", 1)[0].rstrip("\r")
+    header = tuple(c.strip() for c in first.split(","))
+    return header[:2] == (TIME_COLUMN, "fused_c") or header == SAMPLE_COLUMNS
+
+
+def csv_columns(text: str, path: Path | str) -> dict[str, list[Any]]:
+    """:func:`read_csv_columns` of text already read (a decompressed trace); ``path`` names it."""
+    text = text.removeprefix("\ufeff")
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise LogFormatError(f"{path}: empty file; expected a header line")
@@ -423,7 +438,9 @@ def read_csv_columns(path: Path) -> dict[str, list[Any]]:
     return cols
 
 
-def _check_time(cols: dict[str, list[Any]], path: Path, line: int, last_t: float | None) -> float | None:
+def _check_time(
+    cols: dict[str, list[Any]], path: Path | str, line: int, last_t: float | None
+) -> float | None:
     """The time of the row just read: a number, not before the row above (samples share one t)."""
     times = cols.get(TIME_COLUMN)
     if times is None:

@@ -104,7 +104,7 @@ def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
 
 def load_log_data(path: Path | str) -> LogData:
     """A run folder or trace CSV; any other file is parsed as a raw board log (auto-detected)."""
-    from thermogov.trace import TRACE_FILE, read_csv_columns
+    from thermogov.trace import TRACE_FILE, csv_columns, is_thermogov_csv, read_csv_columns
 
     p = Path(path)
     if p.is_dir():
@@ -119,6 +119,14 @@ def load_log_data(path: Path | str) -> LogData:
     if first.split(",")[0].strip() == "t_s":
         return log_data_from_columns(read_csv_columns(p), str(p))
     from thermogov.importers import parse_log
+    from thermogov.importers.common import read_log
+
+    # A trace copied off a board gzip'd (or bzip2/xz, or a zip of one file) is still ours: read
+    # its columns as they are.  The log importers do not map them (``<name>_c``, ``t_s``), and
+    # the run it records needs no import.
+    text, _notes = read_log(p)
+    if is_thermogov_csv(text):
+        return log_data_from_columns(csv_columns(text, p), str(p))
     from thermogov.importers.runfolder import write_run_folder
 
     log = parse_log(p)

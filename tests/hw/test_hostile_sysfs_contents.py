@@ -130,10 +130,16 @@ def test_an_unreadable_clock_is_said_at_doctor_and_at_run_start(
     """A ``scaling_cur_freq`` reading ``nan`` or 0 left the trace's clock column empty or 0, unsaid."""
     tree = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
     tree.write(f"{POLICY0}/scaling_cur_freq", f"{value}\n")
-    doctor = thermogov("doctor", "--sysfs-root", str(tree.root))
-    assert doctor.returncode == 0, doctor.stderr
-    run = thermogov(*_run(tmp_path))
-    assert run.returncode == 0, run.stderr
-    for p in (doctor, run):
-        (line,) = [ln for ln in p.stderr.splitlines() if "clock is unreadable" in ln]
+    for line in warned_at_doctor_and_run(tmp_path, tree, "clock is unreadable"):
         assert f"scaling_cur_freq: {shown}" in line and "cpu_freq_hz is not the clock" in line
+
+
+def warned_at_doctor_and_run(tmp: Path, tree: fakesys.FakeTree, needle: str) -> list[str]:
+    """The one line with ``needle`` that ``doctor`` and then a short ``run`` (both exit 0) print."""
+    lines = []
+    for args in (("doctor", "--sysfs-root", str(tree.root)), _run(tmp)):
+        p = thermogov(*args)
+        assert p.returncode == 0, p.stderr
+        (line,) = [ln for ln in p.stderr.splitlines() if needle in ln]
+        lines.append(line)
+    return lines

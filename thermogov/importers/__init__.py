@@ -32,6 +32,7 @@ from thermogov.importers.common import ImportedLog, ImportedSample, read_log
 from thermogov.importers.textclean import clean_text
 from thermogov.importers.validate import checked
 from thermogov.interfaces import LogFormatError
+from thermogov.trace import is_thermogov_csv
 
 FORMATS: tuple[str, ...] = (
     "tegrastats",
@@ -106,6 +107,11 @@ def parse_log(
         raise LogFormatError(f"{path}: unknown format {fmt!r}; use one of auto, {', '.join(FORMATS)}")
     source = str(path)
     raw, read_notes = read_log(path)
+    if is_thermogov_csv(raw):
+        raise LogFormatError(
+            f"{path}: a thermogov trace or samples file (its header starts with t_s), not a board "
+            "log: it needs no import; give it, or its run folder, to `thermogov calibrate` as it is"
+        )
     text, clean_notes = clean_text(raw, source)
     clean_notes = [*read_notes, *clean_notes]
     if fmt == "auto":
