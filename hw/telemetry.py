@@ -108,8 +108,8 @@ class HwTelemetry(Telemetry):
             for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
                 if rel:
                     tree.keep_open(rel)  # read every tick: pread on a kept descriptor
-            read = rail_reader(tree, rail)
-            self._read_w = lambda: plausible_w(rail, read())
+            read, top = rail_reader(tree, rail), rail_max_w(rail)  # the bound looked up once, not per tick
+            self._read_w = lambda: w if 0.0 < (w := read()) <= top else None  # plausible_w's rule
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:
