@@ -54,7 +54,9 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``,
 ``code_edge_coarse``, ``code_once``, ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
 ``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
-``rise_novel``, ``limit_own_horizon``, ``limit_settled`` and ``limit_settled_horizon_s``.
+``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s`` and
+``gain_ladder`` (:mod:`.gain`: ``k_p`` as a share of the ladder per °C on a ladder finer than the
+cross-validated boards', off by default).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -167,13 +169,14 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import NamedTuple
 
 from thermogov.board import SensorProfile
 from thermogov.interfaces import ConfigError
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
+from thermogov.policies.gain import ladder_gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
@@ -225,6 +228,7 @@ class SteppedParams:
     limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
     limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
+    gain_ladder: bool = False  # off: k_p as a share of the ladder per °C on a finer ladder (18a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -811,6 +815,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         limit_settled_horizon_s=params.number(
             "limit_settled_horizon_s", d.limit_settled_horizon_s, minimum=0.0, maximum=1e8
         ),
+        gain_ladder=params.boolean("gain_ladder", d.gain_ladder),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -836,6 +841,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     params.done()
     limits = {s.name: s.hard_limit_c for s in ctx.board.sensors if s.name in ctx.sensor_names}
     ladder = build_ladder(ctx.board, ctx.tables_hz)
+    if p.gain_ladder and (scale := ladder_gain_scale(len(ladder))) != 1.0:
+        p = replace(p, k_p=p.k_p * scale)  # policies/gain.py: the same share of the ladder per °C
     kept = board_limits(ctx, ladder, progressive=p.board_throttle == "avoid")
     ramps = board_limits(ctx, ladder, progressive=True, step=False) if p.board_throttle == "yield" else []
     periods = [s.period_ms for s in ctx.board.sensors if s.name in ctx.sensor_names]
