@@ -42,14 +42,11 @@ def _solve(g: list[list[float]], p: list[float]) -> list[float]:
     return x
 
 
-def steady_state_c(
-    board: BoardProfile, clocks_hz: Mapping[str, int], utilisation: float, ambient_c: float
-) -> dict[str, float]:
-    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``."""
+def _conductance(board: BoardProfile) -> list[list[float]]:
+    """The network's conductance matrix (W/K), nodes in ``thermal.node_names()`` order."""
     th = board.thermal
-    names = th.node_names()
-    idx = {n: i for i, n in enumerate(names)}
-    g = [[0.0] * len(names) for _ in names]
+    idx = {n: i for i, n in enumerate(th.node_names())}
+    g = [[0.0] * len(idx) for _ in idx]
     for node in th.nodes:
         g[idx[node.name]][idx[node.name]] += node.to_ambient_w_per_k
     for link in th.links:
@@ -58,6 +55,24 @@ def steady_state_c(
         g[j][j] += link.conductance_w_per_k
         g[i][j] -= link.conductance_w_per_k
         g[j][i] -= link.conductance_w_per_k
+    return g
+
+
+def node_rise_c(board: BoardProfile, power_w: Mapping[str, float]) -> dict[str, float]:
+    """Each node's settled rise over ambient for ``power_w`` (node -> W) alone: the network is linear."""
+    names = board.thermal.node_names()
+    rise = _solve(_conductance(board), [power_w.get(n, 0.0) for n in names])
+    return dict(zip(names, rise, strict=True))
+
+
+def steady_state_c(
+    board: BoardProfile, clocks_hz: Mapping[str, int], utilisation: float, ambient_c: float
+) -> dict[str, float]:
+    """Node temperatures where the board settles at ``clocks_hz`` with the pipeline busy ``utilisation``."""
+    th = board.thermal
+    names = th.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    g = _conductance(board)
     # A domain this board lacks (a Jetson without its GPU devfreq) leaves the pipeline: the
     # stages that remain set the pace, and the missing one heats nothing thermogov can see.
     model = replace(board.model, cycles={d: c for d, c in board.model.cycles.items() if d in clocks_hz})
@@ -96,4 +111,4 @@ def fused_c(board: BoardProfile, specs: Sequence[SensorSpec], node_c: Mapping[st
     return sum(s.weight * node_c[board.sensor(s.name).node] for s in specs) / total
 
 
-__all__ = ["RUNAWAY_C", "fused_c", "steady_state_c"]
+__all__ = ["RUNAWAY_C", "fused_c", "node_rise_c", "steady_state_c"]

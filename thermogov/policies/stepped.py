@@ -55,8 +55,8 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``code_edge_coarse``, ``code_once``, ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
 ``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
 ``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s`` and
-``gain_ladder`` (:mod:`.gain`: ``k_p`` as a share of the ladder per °C on a ladder finer than the
-cross-validated boards', off by default).
+``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's step, scaled on a
+ladder finer than the suite boards'; off by default).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -176,7 +176,7 @@ from typing import NamedTuple
 from thermogov.board import SensorProfile
 from thermogov.interfaces import ConfigError
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
-from thermogov.policies.gain import ladder_gain_scale
+from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
@@ -228,7 +228,8 @@ class SteppedParams:
     limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
     limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
-    gain_ladder: bool = False  # off: k_p as a share of the ladder per °C on a finer ladder (18a)
+    gain_ladder: str = "off"  # off: k_p scaled on a ladder finer than the suite's, "steps" or "plant" (18a)
+    gain_ladder_trip: bool = False  # off: the trip's step down scaled as k_p is, rounded (18a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -261,6 +262,7 @@ def trip_sigmas(reads_per_h: float, period_s: float) -> float:
 
 class Stepped:
     name = "stepped"
+    trip_step = 1  # rungs the trip and rise_trip rules step down a tick (``gain_ladder_trip``)
 
     def __init__(
         self,
@@ -480,7 +482,7 @@ class Stepped:
                 self._observe_tail(fused, est, dt)
             if was != TRIP and not est.anomaly and self._counts_excursion(p):
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
-            self.rung = max(self.rung - 1, 0)
+            self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
             self.state = TRIP
@@ -534,7 +536,7 @@ class Stepped:
             # failing while the die sits at the set point) the 30-s slope shows a third of the rise
             # 10 s in and the PI gives back one rung where three were needed; every seed of
             # orin-fan-failure then read the trip (session 15c).
-            self.rung = max(self.rung - 1, 0)
+            self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
             self._target = min(self._target, self.rung)
@@ -815,7 +817,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         limit_settled_horizon_s=params.number(
             "limit_settled_horizon_s", d.limit_settled_horizon_s, minimum=0.0, maximum=1e8
         ),
-        gain_ladder=params.boolean("gain_ladder", d.gain_ladder),
+        gain_ladder=params.choice("gain_ladder", GAIN_RULES, d.gain_ladder),
+        gain_ladder_trip=params.boolean("gain_ladder_trip", d.gain_ladder_trip),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -841,8 +844,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     params.done()
     limits = {s.name: s.hard_limit_c for s in ctx.board.sensors if s.name in ctx.sensor_names}
     ladder = build_ladder(ctx.board, ctx.tables_hz)
-    if p.gain_ladder and (scale := ladder_gain_scale(len(ladder))) != 1.0:
-        p = replace(p, k_p=p.k_p * scale)  # policies/gain.py: the same share of the ladder per °C
+    scale = gain_scale(p.gain_ladder, ctx.board, ladder, ctx.sensor_names)  # policies/gain.py
+    if scale != 1.0:
+        p = replace(p, k_p=p.k_p * scale)
     kept = board_limits(ctx, ladder, progressive=p.board_throttle == "avoid")
     ramps = board_limits(ctx, ladder, progressive=True, step=False) if p.board_throttle == "yield" else []
     periods = [s.period_ms for s in ctx.board.sensors if s.name in ctx.sensor_names]
@@ -883,7 +887,10 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         slow = {n: lim - p.limit_margin_c for n, lim in limits.items() if lim <= p.trip_c}
         if slow:
             settled = SettledObserver(ctx.board, ladder, ctx.sensor_names, slow, p.horizon_s)
-    return Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail, settled)
+    stepped = Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail, settled)
+    if p.gain_ladder_trip:
+        stepped.trip_step = max(round(scale), 1)
+    return stepped
 
 
 def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
