@@ -53,7 +53,7 @@ def test_the_references_are_the_suite_boards_finest() -> None:
 def test_every_suite_board_keeps_its_gain_and_trip_step_exactly(board: str, rule: str) -> None:
     ctx = ctx_for(board)
     assert gain_scale(rule, ctx.board, _ladder(board), ctx.sensor_names) == 1.0
-    on = _stepped(board, {"gain_ladder": rule, "gain_ladder_trip": True})
+    on = _stepped(board, {"gain_ladder": rule, "gain_ladder_trip": rule})
     assert on.p.k_p == _stepped(board, {}).p.k_p and on.trip_step == 1
 
 
@@ -68,7 +68,7 @@ def test_steps_gives_a_finer_ladder_the_reference_share_per_degree() -> None:
 def test_plant_gives_a_weaker_plant_the_reference_loop_gain() -> None:
     c = _c_per_step(FINE)
     assert 0.0 < c < REFERENCE_C_PER_STEP
-    on = _stepped(FINE, {"gain_ladder": "plant", "gain_ladder_trip": True})
+    on = _stepped(FINE, {"gain_ladder": "plant", "gain_ladder_trip": "plant"})
     assert on.p.k_p * c == pytest.approx(1.0 * REFERENCE_C_PER_STEP)  # °C per °C, the default k_p 1
     assert on.trip_step == round(REFERENCE_C_PER_STEP / c) > 1
 
@@ -112,6 +112,6 @@ def test_the_scaled_controller_moves_the_ladder_that_many_times_further(rule: st
 
 def test_the_trip_step_walks_a_finer_ladder_that_many_rungs_a_tick() -> None:
     ctx = ctx_for(FINE)
-    p = _stepped(FINE, {"gain_ladder": "plant", "gain_ladder_trip": True})
+    p = _stepped(FINE, {"gain_ladder": "plant", "gain_ladder_trip": "plant"})
     p.decide(inp(0.0, 85.0, ctx))
     assert p.rung == p.top - p.trip_step

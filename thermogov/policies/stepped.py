@@ -229,7 +229,7 @@ class SteppedParams:
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
     limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
     gain_ladder: str = "off"  # off: k_p scaled on a ladder finer than the suite's, "steps" or "plant" (18a)
-    gain_ladder_trip: bool = False  # off: the trip's step down scaled as k_p is, rounded (18a)
+    gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -818,7 +818,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
             "limit_settled_horizon_s", d.limit_settled_horizon_s, minimum=0.0, maximum=1e8
         ),
         gain_ladder=params.choice("gain_ladder", GAIN_RULES, d.gain_ladder),
-        gain_ladder_trip=params.boolean("gain_ladder_trip", d.gain_ladder_trip),
+        gain_ladder_trip=params.choice("gain_ladder_trip", GAIN_RULES, d.gain_ladder_trip),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -888,8 +888,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         if slow:
             settled = SettledObserver(ctx.board, ladder, ctx.sensor_names, slow, p.horizon_s)
     stepped = Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail, settled)
-    if p.gain_ladder_trip:
-        stepped.trip_step = max(round(scale), 1)
+    if p.gain_ladder_trip != "off":
+        trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
+        stepped.trip_step = max(round(trip_scale), 1)
     return stepped
 
 
