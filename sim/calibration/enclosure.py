@@ -105,6 +105,10 @@ def choose_enclosure(
     if declared is not None:
         return with_enclosure(board, declared), f"enclosure {declared} (declared)"
     names = ranked or candidates(board)
+    if ranked is not None and len(ranked) == 1:
+        return with_enclosure(
+            board, ranked[0]
+        ), f"enclosure {ranked[0]}: the only housing the log's evidence leaves"
     if len(names) == 1:
         return board, None
     costs: dict[str, float] = {}

@@ -1192,7 +1192,7 @@ def _housing(
         )
         ranked, rise_note = _housings_by_rise(data, board, build) if enclosure is None else (None, None)
         chosen, note = choose_enclosure(data, board, build, _pre_fit, enclosure, ranked)
-        return chosen, "; ".join(n for n in (rise_note, note) if n) or None
+        return chosen, "; ".join(n for n in (note, rise_note) if n) or None
     return board, None
 
 
