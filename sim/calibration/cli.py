@@ -107,6 +107,26 @@ def result_dict(result: Any) -> dict[str, Any]:
             "error_c": None if steady.error_c is None or _runs_away(steady) else round(steady.error_c, 2),
         },
         "notes": list(result.notes),
+        "held_out": held_out_series(result),
+    }
+
+
+def held_out_series(result: Any) -> dict[str, list[float]]:
+    """The held-out readings and the forecast at each, seconds from the log's first reading.
+
+    The RMSE is one number; where a forecast misses (a fan that never switches, a step that falls
+    short, a drift the board does not show) is in the series, which a user plots or prints beside
+    the log without refitting (docs/calibration.md, *Fourteenth session: the external misses*).
+    Readings the sensor did not give (NaN) are left out, as they are from the RMSE."""
+    import numpy as np
+
+    t = np.asarray(result.t_s, dtype=float)
+    since = t - t[0] if len(t) else t
+    keep = (since > result.holdout_from_s) & np.isfinite(result.measured_c) & np.isfinite(result.predicted_c)
+    return {
+        "t_s": [round(float(v), 3) for v in since[keep]],
+        "measured_c": [round(float(v), 3) for v in result.measured_c[keep]],
+        "predicted_c": [round(float(v), 3) for v in result.predicted_c[keep]],
     }
 
 

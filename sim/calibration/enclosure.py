@@ -94,15 +94,21 @@ def choose_enclosure(
     build: Callable[[BoardProfile], object],
     solve: Callable[[object], float],
     declared: str | None = None,
+    ranked: list[str] | None = None,
 ) -> tuple[BoardProfile, str | None]:
     """(the profile in the chosen housing, a note for the user or None).
 
     ``build`` makes a fit problem for a profile and ``solve`` returns its pre-fit cost; they are
-    passed in so that this module does not depend on the fit (which imports it).
+    passed in so that this module does not depend on the fit (which imports it).  ``ranked``: the
+    housings the log's evidence leaves for the pre-fit (default: every :func:`candidates`).
     """
     if declared is not None:
         return with_enclosure(board, declared), f"enclosure {declared} (declared)"
-    names = candidates(board)
+    names = ranked or candidates(board)
+    if ranked is not None and len(ranked) == 1:
+        return with_enclosure(
+            board, ranked[0]
+        ), f"enclosure {ranked[0]}: the only housing the log's evidence leaves"
     if len(names) == 1:
         return board, None
     costs: dict[str, float] = {}

@@ -46,6 +46,7 @@ from thermogov.sim.calibration.enclosure import (
 from thermogov.sim.calibration.evidence import PRIOR_SD, trend_evidence
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
 from thermogov.sim.calibration.history import History, history_power, load_history, state_after
+from thermogov.sim.calibration.housingrise import consistent, housing_rises, rise_note
 from thermogov.sim.calibration.inputs import Inputs, derive_inputs, sensor_nodes
 from thermogov.sim.calibration.model import (
     TAU_SLOW_RANGE_S,
@@ -1189,8 +1190,25 @@ def _housing(
             if enclosure is None
             else "housing: declared"
         )
-        return choose_enclosure(data, board, build, _pre_fit, enclosure)
+        ranked, rise_note = _housings_by_rise(data, board, build) if enclosure is None else (None, None)
+        chosen, note = choose_enclosure(data, board, build, _pre_fit, enclosure, ranked)
+        return chosen, "; ".join(n for n in (note, rise_note) if n) or None
     return board, None
+
+
+def _housings_by_rise(
+    data: LogData, board: BoardProfile, build: Callable[[BoardProfile], FitProblem]
+) -> tuple[list[str] | None, str | None]:
+    """The candidates a falling training part leaves for the pre-fit (:mod:`housingrise`), and its note;
+    (None, None) when the log has no such evidence or it leaves every candidate or none."""
+    names = candidates(board)
+    prob = build(board)
+    ambient = next(s.prior for s in prob.specs if s.kind == "ambient")
+    rises = housing_rises(data, board, names, prob.train, ambient)
+    kept = consistent(rises)
+    if not kept or len(kept) == len(names):
+        return None, None
+    return kept, rise_note(rises, kept)
 
 
 def persistence_rmse(obs: np.ndarray, train: np.ndarray) -> float | None:

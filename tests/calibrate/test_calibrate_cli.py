@@ -59,6 +59,27 @@ def test_json_output_and_default_location(run_dir: Path, capsys: pytest.CaptureF
     assert doc["rmse_holdout_c"] < 0.6
 
 
+def test_json_carries_the_held_out_forecast_beside_the_readings(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The series is what the RMSE was computed from: every held-out reading once, none before the split."""
+    code, stdout, _ = run_cli(
+        ["calibrate", str(run_dir), "--board", "rpi4", "--json", "--holdout", "0.25"], capsys
+    )
+    assert code == 0
+    doc = json.loads(stdout)
+    held = doc["held_out"]
+    t, measured, predicted = (np.array(held[k]) for k in ("t_s", "measured_c", "predicted_c"))
+    assert len(t) == len(measured) == len(predicted) > 10
+    assert t.min() > doc["holdout_from_s"] and np.all(np.diff(t) > 0)
+    trace = np.genfromtxt(run_dir / "trace.csv", delimiter=",", names=True)
+    since = trace["t_s"] - trace["t_s"][0]
+    assert len(t) == int(np.sum(since > doc["holdout_from_s"]))  # the log's held-out rows, all of them
+    rmse = float(np.sqrt(np.mean((predicted - measured) ** 2)))
+    assert rmse == pytest.approx(doc["rmse_holdout_c"], abs=2e-3)
+    assert not np.allclose(predicted, measured)  # a forecast, not the readings echoed
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

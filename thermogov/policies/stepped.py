@@ -54,9 +54,9 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``limit_dwell_s``, ``follow_board``, ``excursion_k``, ``excursion_any``, ``code_edge``,
 ``code_edge_coarse``, ``code_once``, ``trip_reads_per_h``, ``near_trip_k``, ``tail_rate``, ``tail_prior_n``, ``tail_prior_s``,
 ``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
-``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s`` and
-``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's step, scaled on a
-ladder finer than the suite boards'; off by default).
+``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s``,
+``first_arrival``, ``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's
+step, scaled on a ladder finer than the suite boards'; off by default).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -145,6 +145,10 @@ has met none.  On orin-bursty ``rise_trip`` alone walked the ladder down on burs
 half; with both, orin-fan-failure and orin-bursty keep ``hysteresis``'s time above the trip on every
 seed 1-16 (the default missed seeds 4, 5 and 14) and six suite rows move by at most 0.02 %
 (docs/policies.md, session 16b).
+``first_arrival`` (default off; :mod:`.arrival`): on the first approach to the set point from full
+clocks the integral winds down over ``horizon_s`` instead of ``t_i_s`` until the level turns, so it
+does not arrive wound at the top (board-at-trip-jetson-nano read the trip there on seeds 1, 3, 4
+and 5; docs/policies.md, session 18b).
 ``limit_settled`` (default off): a sensor whose hard limit lies under the trip (a battery) is
 kept by a ceiling on ``u`` from an observer of the profile's thermal network (:mod:`.settled`):
 the highest rung from which, after ``horizon_s`` there, the lowest rung still holds the sensor
@@ -175,6 +179,7 @@ from typing import NamedTuple
 
 from thermogov.board import SensorProfile
 from thermogov.interfaces import ConfigError
+from thermogov.policies.arrival import FirstArrival
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
 from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
@@ -228,6 +233,7 @@ class SteppedParams:
     limit_own_horizon: bool = False  # off: each hard-limited sensor looks ahead as long as it has risen (15e)
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
     limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
+    first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "off"  # off: k_p scaled on a ladder finer than the suite's, "steps" or "plant" (18a)
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
 
@@ -336,6 +342,8 @@ class Stepped:
         # ``rise_novel``: the largest such rise from a held level since the level reached the set point.
         self._rise_seen = -math.inf
         self._arrived_s: float | None = None  # when the level first reached the set point (``rise_novel``)
+        # ``first_arrival``: the integral's first approach from full clocks (:mod:`.arrival`).
+        self.arrival = FirstArrival(p.horizon_s, p.t_i_s) if p.first_arrival else None
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -485,6 +493,8 @@ class Stepped:
             self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
+            if self.arrival is not None:
+                self.arrival.end()
             self.state = TRIP
             self._regime = "trip"
             return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
@@ -500,6 +510,8 @@ class Stepped:
             self.state = HIGH
             self._regime = "release"
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
+            if self.arrival is not None:
+                self.arrival.restart()
             return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
@@ -540,6 +552,8 @@ class Stepped:
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
             self._target = min(self._target, self.rung)
+            if self.arrival is not None:
+                self.arrival.end()
             self._regime = "band"
             self.state = self._states[self.rung]
             return _new_decision(Decision, (self.ladder[self.rung], self.state, ""))
@@ -568,7 +582,10 @@ class Stepped:
         if not est.anomaly and not near:
             # Give back headroom faster than taking it: the integral falls ``down_gain`` times
             # quicker than it rises, so arriving at the trip from full speed does not overshoot.
-            rate = p.k_p * error / p.t_i_s * (p.down_gain if error < 0 else 1.0)
+            t_i_s = (
+                p.t_i_s if self.arrival is None else self.arrival.integral_time_s(error, est.slope_c_per_s)
+            )
+            rate = p.k_p * error / t_i_s * (p.down_gain if error < 0 else 1.0)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
         if self._regime != "band":
             # Bumpless entry into the band: start from the rung in force, not from I + k_p*e.
@@ -817,6 +834,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         limit_settled_horizon_s=params.number(
             "limit_settled_horizon_s", d.limit_settled_horizon_s, minimum=0.0, maximum=1e8
         ),
+        first_arrival=params.boolean("first_arrival", d.first_arrival),
         gain_ladder=params.choice("gain_ladder", GAIN_RULES, d.gain_ladder),
         gain_ladder_trip=params.choice("gain_ladder_trip", GAIN_RULES, d.gain_ladder_trip),
     )
