@@ -62,7 +62,7 @@ def test_steps_gives_a_finer_ladder_the_reference_share_per_degree() -> None:
     assert steps > REFERENCE_LADDER_STEPS
     on = _stepped(FINE, {"gain_ladder": "steps", "k_p": 0.5})
     assert on.p.k_p / steps == pytest.approx(0.5 / REFERENCE_LADDER_STEPS)
-    assert _stepped(FINE, {"k_p": 0.5}).p.k_p == 0.5  # off by default
+    assert _stepped(FINE, {"k_p": 0.5, "gain_ladder": "off"}).p.k_p == 0.5  # "off" leaves k_p alone
 
 
 def test_plant_gives_a_weaker_plant_the_reference_loop_gain() -> None:
@@ -71,6 +71,13 @@ def test_plant_gives_a_weaker_plant_the_reference_loop_gain() -> None:
     on = _stepped(FINE, {"gain_ladder": "plant", "gain_ladder_trip": "plant"})
     assert on.p.k_p * c == pytest.approx(1.0 * REFERENCE_C_PER_STEP)  # °C per °C, the default k_p 1
     assert on.trip_step == round(REFERENCE_C_PER_STEP / c) > 1
+
+
+def test_the_default_scales_the_gain_by_the_plant_and_leaves_the_trip_step_at_one() -> None:
+    c = _c_per_step(FINE)
+    default = _stepped(FINE, {})
+    assert default.p.k_p * c == pytest.approx(1.0 * REFERENCE_C_PER_STEP)
+    assert default.trip_step == 1
 
 
 def test_the_step_rise_is_the_networks_settled_rise_per_step() -> None:
@@ -99,7 +106,7 @@ def test_the_scaled_controller_moves_the_ladder_that_many_times_further(rule: st
     """Same readings over the set point: u falls scale times as many rungs (P and I both scale)."""
     ctx = ctx_for(FINE)
     falls = []
-    for params in ({}, {"gain_ladder": rule}):
+    for params in ({"gain_ladder": "off"}, {"gain_ladder": rule}):
         p = _stepped(FINE, params)
         for k in range(6):  # 0.2 °C over the set point (84.5), flat: no slew limit binds
             p.decide(inp(k * 0.1, 84.7, ctx))

@@ -56,7 +56,8 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``trip_reads_per_run``, ``run_s``, ``tail_forget_s``, ``bank_window_s``, ``bank_c``, ``rise_trip``,
 ``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s``,
 ``first_arrival``, ``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's
-step, scaled on a ladder finer than the suite boards'; off by default).
+step, scaled on a ladder finer than the suite boards'; the gain's ``"plant"`` rule on by default
+since session 18, the trip's step off).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -234,7 +235,7 @@ class SteppedParams:
     limit_settled: bool = False  # off: a slow limited node's peak predicted from the RC network (16a)
     limit_settled_horizon_s: float = 0.0  # 0: for good (16a); else how long a rung must be holdable (17b)
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
-    gain_ladder: str = "off"  # off: k_p scaled on a ladder finer than the suite's, "steps" or "plant" (18a)
+    gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
 
 
