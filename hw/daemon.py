@@ -87,9 +87,10 @@ from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
+from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.hw.telemetry import HwTelemetry
+from thermogov.hw.telemetry import HwTelemetry, rail_files
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
@@ -619,11 +620,15 @@ class Runner:
                 if state_file is not None or opts.publish.inferences_file is not None:
                     app.create()
                 counted, source = app, f"file:{app.path}"
+            rail = prep.bmap.power
             telemetry = HwTelemetry(
                 prep.tree,
-                prep.bmap.power,
+                rail,
                 counted,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
+                watch=None
+                if rail is None
+                else RailWatch(rail.label, rail_files(prep.tree, rail), self.log, self.instant.reader()),
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = (

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
 from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import PowerStatus, SensorError, ThermogovError
 
@@ -96,20 +97,27 @@ class HwTelemetry(Telemetry):
         rail: PowerRail | None = None,
         inferences: Callable[[], int | None] | None = None,
         supplies: PowerSupplyReader | None = None,
+        watch: RailWatch | None = None,
     ) -> None:
         self._tree = tree
+        # Told of each change between a usable and an unusable reading (hw/railwatch.py); the
+        # first read's state is the one ``run``'s start already said (hw/doctor.py power_warnings).
+        self._watch = watch
+        self._bad: bool | None = None
         self._rail = rail
         self._inferences = inferences
         self._power: float | None = None
         self._power_read = False
         self._supplies = supplies
         self._read_w: Callable[[], float | None] | None = None
+        self._raw_w: Callable[[], float] = lambda: 0.0
         if rail is not None:
             for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
                 if rel:
                     tree.keep_open(rel)  # read every tick: pread on a kept descriptor
             read, top = rail_reader(tree, rail), rail_max_w(rail)  # the bound looked up once, not per tick
             self._read_w = lambda: w if 0.0 < (w := read()) <= top else None  # plausible_w's rule
+            self._raw_w = read
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:
@@ -129,7 +137,31 @@ class HwTelemetry(Telemetry):
                 self._power = self._read_w()
             except SensorError:
                 self._power = None
+            if self._watch is not None and (self._power is None) is not self._bad:
+                self._changed()
         return self._power
+
+    def _changed(self) -> None:
+        """The rail's state changed (or this is the first read): said, with why, by the watch."""
+        assert self._watch is not None and self._rail is not None
+        first, self._bad = self._bad is None, self._power is None
+        if first:
+            return
+        if self._power is not None:
+            self._watch.came_back(self._power)
+            return
+        try:
+            watts = self._raw_w()
+        except ThermogovError as e:
+            self._watch.went_bad(str(e))
+            return
+        top = rail_max_w(self._rail)
+        if 0.0 < watts <= top:  # read again to say why: a flapping rail may read well by then
+            self._watch.went_bad(f"a read gave no usable power ({watts:.2f} W on reading it again)")
+            return
+        self._watch.went_bad(
+            f"{watts:.2f} W is no power for {self._rail.label} (expected above 0 and at most {top:g} W)"
+        )
 
     def inferences_total(self) -> int | None:
         return None if self._inferences is None else self._inferences()
