@@ -25,12 +25,16 @@ from thermogov.interfaces import PowerStatus, SensorError, ThermogovError
 
 # The most an input rail can plausibly draw, per board class (the rail's name), in W: twice the
 # highest nvpmodel power budget of the modules that name the rail (the factor is estimated
-# headroom: a budget is an average the module is held to, a reading is an instant).
-#   VDD_IN (Orin NX/Nano, Xavier NX modules): 40 W, Orin NX 16 GB in MAXN SUPER (NVIDIA's
-#   JetPack 6.2 "Super Mode" release, Jan 2025; the Orin NX datasheet gave 10-25 W before it);
-#   Orin Nano's 25 W (Orin Nano Super developer kit datasheet) and Xavier NX's 20 W are below it.
-#   POM_5V_IN (Jetson Nano): 10 W, its MAXN budget (L4T 32 "Supported Modes and Power
-#   Efficiency", Jetson Nano); the developer kit's 5 V 4 A barrel input (its user guide) is 20 W too.
+# headroom: a budget caps clocks for an average the module is held to, a reading is an instant;
+# a MAXN mode has no budget at all).  Checked in session 18 (docs/hardware.md, "Session 18"):
+#   VDD_IN (Orin NX/Nano, Xavier NX modules): 40 W, the Orin NX 16 GB's "40W" nvpmodel mode of
+#   JetPack 6.2 (L4T 36.4.3; ARK-Electronics/ark_jetson_kernel pull requests #116 and #136: the
+#   module boots in it, and 40 W / 8 V is its datasheet's 5 A VDD_IN maximum).  MAXN SUPER, above
+#   it, is uncapped, not 40 W.  Orin Nano's highest budget is 25 W (7W/15W/25W/MAXN_SUPER) and
+#   Xavier NX's 20 W (MODE_20W_6CORE, mode 8), both below it.
+#   POM_5V_IN (Jetson Nano): 10 W, its MaxN budget ("Power Management for Jetson Nano and Jetson
+#   TX1 Devices", L4T 32 Development Guide, "Supported Modes and Power Efficiency": MaxN 10W,
+#   5W).
 RAIL_MAX_W = {"VDD_IN": 80.0, "POM_5V_IN": 20.0}
 # A rail of a name not listed: the INA3221's own full scale, 26 V bus and 163.84 mV shunt (TI
 # INA3221 datasheet), over the smallest shunt Linux's Jetson device trees give one, 5 mOhm
