@@ -21,15 +21,16 @@ from tests.hw.test_hw_status_live import poll
 RAIL = "sys/devices/platform/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1"
 
 
-@pytest.mark.parametrize(
-    ("rel", "value", "shown"),
-    [
-        ("in1_input", "junk", "'junk'"),
-        ("in1_input", "0", "0.00 W is no power for VDD_IN"),
-        ("curr1_input", "-968", "W is no power for VDD_IN"),
-        ("curr1_input", "968000", "W is no power for VDD_IN"),  # 4.8 kW on a module's input
-    ],
-)
+# (file, what it reads, what the line shows): garbage, 0, a negative, 4.8 kW on a module's input.
+BAD_READS = [
+    ("in1_input", "junk", "'junk'"),
+    ("in1_input", "0", "0.00 W is no power for VDD_IN"),
+    ("curr1_input", "-968", "W is no power for VDD_IN"),
+    ("curr1_input", "968000", "W is no power for VDD_IN"),
+]
+
+
+@pytest.mark.parametrize(("rel", "value", "shown"), BAD_READS)
 def test_a_rail_reading_no_power_is_said_at_doctor_and_run_and_never_recorded(
     tmp_path: Path, rel: str, value: str, shown: str
 ) -> None:
@@ -62,15 +63,7 @@ def _powers(tmp: Path) -> list[str]:
         return [row["power_w"] for row in csv.DictReader(f)]
 
 
-@pytest.mark.parametrize(
-    ("rel", "value", "shown"),
-    [
-        ("in1_input", "junk", "'junk'"),
-        ("in1_input", "0", "0.00 W is no power for VDD_IN"),
-        ("curr1_input", "-968", "W is no power for VDD_IN"),
-        ("curr1_input", "968000", "W is no power for VDD_IN"),
-    ],
-)
+@pytest.mark.parametrize(("rel", "value", "shown"), BAD_READS)
 def test_a_rail_going_bad_mid_run_is_said_once_recorded_empty_and_said_back(
     tmp_path: Path, rel: str, value: str, shown: str
 ) -> None:

@@ -9,34 +9,20 @@ the daemon's own stderr line, never on a sleep.
 
 from __future__ import annotations
 
-import errno
 import json
 import subprocess
 from pathlib import Path
 
-from tests.hw import fakesys, faultshim, procutil
+from tests.hw import fakesys, procutil
+from tests.hw.test_hw_late_cluster import _max, back_online, hot_orin_offline, killed_then_restored
 
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
 POLICIES = (f"{CPUFREQ}/policy0", f"{CPUFREQ}/policy4")
 HOT_MC = 92000
 
 
-def _every_policy_inactive(root: Path) -> list[tuple[str, str, int]]:
-    return [
-        (f"{p}/{name}", "rw", errno.EBUSY)
-        for p in POLICIES
-        for name in sorted(x.name for x in (root / p).iterdir())
-    ]
-
-
 def _hot_orin_cpu_offline(tmp: Path, shim: Path) -> tuple[fakesys.FakeTree, dict[str, str]]:
-    t = fakesys.orin_nano(tmp / "root", jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC)
-    faultshim.write_rules(tmp / "faults", _every_policy_inactive(t.root))
-    return t, faultshim.env(shim, tmp / "faults", t.root)
-
-
-def _max(t: fakesys.FakeTree, policy: str) -> int:
-    return int((t.root / policy / "scaling_max_freq").read_text())
+    return hot_orin_offline(tmp, shim, *POLICIES)
 
 
 def _journal(tmp: Path) -> dict[str, int]:
@@ -48,9 +34,7 @@ def _started_then_online(tmp: Path, t: fakesys.FakeTree, env: dict[str, str]) ->
     proc = procutil.start_run(tmp, "--duration", "120s", env=env)
     procutil.wait_line(proc, "thermogov: started")
     assert not {"policy0", "policy4"} & set(_journal(tmp))
-    faultshim.write_rules(tmp / "faults", [])  # its CPUs back online
-    for name in ("policy0", "policy4"):
-        procutil.wait_line(proc, f"{name} came online", stream="stderr")
+    back_online(tmp, proc, "policy0", "policy4")
     return proc
 
 
@@ -77,10 +61,7 @@ def test_after_kill_9_a_restore_puts_back_the_domain_that_came_online(tmp_path: 
     before = t.snapshot()
     proc = _started_then_online(tmp_path, t, env)
     assert _max(t, POLICIES[1]) < int((t.root / POLICIES[1] / "cpuinfo_max_freq").read_text())
-    proc.kill()
-    proc.communicate(timeout=procutil.DEADLINE_S)
-    r = procutil.run_cli("restore", *procutil.paths(tmp_path), env=env)
-    assert r.returncode == 0, r.stderr
+    killed_then_restored(tmp_path, proc, env)
     assert t.snapshot() == before
 
 
