@@ -70,11 +70,12 @@ from thermogov.hw.journal import (
     recover,
 )
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
-from thermogov.hw.lateclusters import LateClusters
+from thermogov.hw.lateclusters import LateClusters, offline_note
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import (
     BoardMap,
+    DomainBinding,
     choose_board,
     family_warning,
     governed_table,
@@ -86,9 +87,10 @@ from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
+from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.hw.telemetry import HwTelemetry
+from thermogov.hw.telemetry import HwTelemetry, rail_files
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
@@ -283,10 +285,23 @@ class Prepared:
     board_warning: str = ""  # a board governed by its SoC family's profile (family_warning)
 
 
+def governed_bindings(bmap: BoardMap) -> tuple[DomainBinding, ...]:
+    """The domains the daemon governs, in the profile's order (the trace's columns): the bound
+    ones and those whose every policy is offline now (``bmap.offline``, hw/lateclusters.py)."""
+    by_name = {b.domain.name: b for b in (*bmap.domains, *bmap.offline)}
+    return tuple(by_name[d.name] for d in bmap.board.domains if d.name in by_name)
+
+
+def governed_names(bmap: BoardMap) -> set[str]:
+    return {b.domain.name for b in governed_bindings(bmap)}
+
+
 def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
-    """The profile minus missing sensors/domains, so trace columns match what is measured."""
+    """The profile minus missing sensors/domains, so trace columns match what is measured.
+
+    A domain whose every policy is offline at start stays: it is governed once one comes online."""
     have_s = {b.sensor.name for b in bmap.sensors}
-    have_d = {b.domain.name for b in bmap.domains}
+    have_d = {b.domain.name for b in governed_bindings(bmap)}
     if not have_s:
         why = "; ".join(f"{k}: {v}" for k, v in bmap.missing_sensors.items())
         raise ConfigError(
@@ -336,7 +351,8 @@ def policy_context(prep: Prepared) -> PolicyContext:
     return PolicyContext(
         board=prep.board,
         tables_hz={
-            b.domain.name: governed_table(b.hw_table_hz, b.domain.opp_hz[0], None) for b in prep.bmap.domains
+            b.domain.name: governed_table(b.hw_table_hz, b.domain.opp_hz[0], None)
+            for b in governed_bindings(prep.bmap)
         },
         control_period_s=prep.config.governor.control_period_ms / 1000.0,
         sensor_names=tuple(s.name for s in prep.specs),
@@ -528,8 +544,12 @@ class Runner:
             # Said only now: bad input (workload, output folders, a busy port) is then the only line.
             for notice in opts.notices:
                 self.log(notice.removeprefix("thermogov: "))
+            later = {b.domain.name: b for b in prep.bmap.offline}
             for name, why in prep.bmap.missing_domains.items():
-                self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+                if name in later:
+                    self.log(f"warning: {offline_note(later[name])}")
+                else:
+                    self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             for b in prep.bmap.domains:
                 for why in b.skipped:
                     self.log(f"warning: {why}; domain {b.domain.name} governs {b.source} without it")
@@ -557,7 +577,8 @@ class Runner:
                     self.log(msg)
                 # After the restore read the last run's: this run's caps from now on (hw/lastcaps.py).
                 record = LastCaps.create(prep.tree, read_boot_id(prep.tree), lock.path, self.log)
-            actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in prep.bmap.domains]
+            bindings = governed_bindings(prep.bmap)
+            actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in bindings]
             if record is not None:
                 for a in actuators:
                     a.record = record
@@ -599,11 +620,15 @@ class Runner:
                 if state_file is not None or opts.publish.inferences_file is not None:
                     app.create()
                 counted, source = app, f"file:{app.path}"
+            rail = prep.bmap.power
             telemetry = HwTelemetry(
                 prep.tree,
-                prep.bmap.power,
+                rail,
                 counted,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
+                watch=None
+                if rail is None
+                else RailWatch(rail.label, rail_files(prep.tree, rail), self.log, self.instant.reader()),
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = (
@@ -640,7 +665,7 @@ class Runner:
             )
             late = LateClusters(
                 prep.tree,
-                list(zip(actuators, prep.bmap.domains, strict=True)),
+                list(zip(actuators, bindings, strict=True)),
                 rewrite,
                 self.log,
                 dry_run=opts.dry_run,
@@ -694,7 +719,9 @@ class Runner:
             "workload": workload.label if workload is not None else None,
             "power_rail": prep.bmap.power.label if prep.bmap.power else None,
             "missing_sensors": dict(prep.bmap.missing_sensors),
-            "missing_domains": dict(prep.bmap.missing_domains),
+            "missing_domains": {
+                k: v for k, v in prep.bmap.missing_domains.items() if k not in governed_names(prep.bmap)
+            },
             "stopped_by": self.stop.signal_name or "duration",
             "reloads": self.reloader.count if self.reloader else 0,
             "reloads_rejected": self.reloader.rejected if self.reloader else 0,

@@ -153,6 +153,8 @@ def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], i
     domain allows: a devfreq device (Hz) is its reader itself; on a daemon that wakes with
     cold caches each frame costs microseconds.
     """
+    if not files:
+        return _no_clock  # a domain whose every policy is offline (hw/lateclusters.py)
     pairs = [(tree.int_reader(f.cur_rel, ActuatorError), f.scale_hz) for f in files]
     first, first_scale = pairs[0]
     rest = pairs[1:]
@@ -170,6 +172,10 @@ def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], i
         return best
 
     return highest
+
+
+def _no_clock() -> int:
+    raise ActuatorError("no policy of this domain is online")
 
 
 class CapRecord(Protocol):
@@ -218,7 +224,8 @@ class CapActuator:
         self.io = io
         self._orig = dict(originals)
         self._read_clock = clock_reader  # the domain's effective clock in Hz (see open)
-        self._cap = max(self._orig[f.label][1] * f.scale_hz for f in self.files)
+        # No file (every policy offline at start, hw/lateclusters.py): the top until a cap is asked.
+        self._cap = max((self._orig[f.label][1] * f.scale_hz for f in self.files), default=self._table[-1])
         self._asked_hz = self._cap  # the cap the governor last asked for
         # Per file: the window thermogov last wrote, and what it read back then (the kernel may
         # round or clamp); hw/limitwatch.py compares the files with them once a second.
@@ -237,7 +244,8 @@ class CapActuator:
         for f in binding.files:
             originals[f.label] = (io.read_int(f.min_rel), io.read_int(f.max_rel))
             check_limits_in_force(tree, f, *originals[f.label])
-        ceiling = max(originals[f.label][1] * f.scale_hz for f in binding.files)
+        # None: no file (every policy offline at start), the table's top until a policy joins.
+        ceiling = max((originals[f.label][1] * f.scale_hz for f in binding.files), default=None)
         table = governed_table(binding.hw_table_hz, binding.domain.opp_hz[0], ceiling)
         if not dry_run:
             for f in binding.files:
@@ -274,6 +282,9 @@ class CapActuator:
             if f.label not in self.left_to_others:
                 self.reapply(f, flush=False, over_lowered=False)
         self.record.flush()  # once per change, whatever the number of policies
+        if not self.files:  # nothing online to write: the cap is held and written when one joins
+            self._cap = cap_hz
+            return cap_hz
         governed = [f for f in self.files if f.label not in self.left_to_others] or self.files
         self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in governed)
         return self._cap
@@ -356,7 +367,7 @@ class CapActuator:
             lo, hi = (moved or {}).get((f.min_rel, f.max_rel), self._orig[f.label])
             errors.extend(restore_window(self.io, f, lo, hi))
         try:
-            self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in self.files)
+            self._cap = max((self.io.read_int(f.max_rel) * f.scale_hz for f in self.files), default=self._cap)
         except ActuatorError as e:
             errors.append(str(e))
         if errors:

@@ -347,8 +347,7 @@ def _inactive(tree: SysfsTree, rel: str, e: SensorError) -> str:
     """
     return (
         f"{tree.show(rel)}: inactive, every CPU of this policy is offline ({e}); left alone: "
-        "thermogov governs it once a CPU of it is back online (looked at once a second; a domain "
-        "with no other cluster online needs a restart)"
+        "thermogov governs it once a CPU of it is back online (looked at once a second)"
     )
 
 

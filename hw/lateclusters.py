@@ -24,6 +24,18 @@ line), its files are owned, and the domain's cap last asked for is written to it
 on it is one of the domain's files: the limit watch checks it, restore puts it back at exit,
 a ``kill -9`` leaves it in the journal.  Going offline again is what it is for any governed
 cluster (the watch notes it, the cap is written again when it is back).
+
+A domain whose *every* policy is offline at start (``BoardMap.offline``) is governed the same
+way: its actuator is opened with no file and the profile's OPPs as its table (nothing of an
+inactive policy reads, not even its OPP list), and its first policy to come online joins it by
+the rules above.  Meanwhile the policy sees the domain in its ladder like any other and its
+rung is held: the cap it decides is kept, not written (there is nothing online to write), and
+is the one written when a policy joins.  Leaving the domain out until then was the other
+choice, and the worse one: the policies take their domains and tables once, at start (adding
+one mid-run would mean a new policy, losing its state, as a reload does), and the first cap a
+cluster gets on joining would then be no decision at all, the top, on a board that may be at
+its trip.  The cost: a model-based policy or a power budget counts a domain that draws nothing
+while offline, so it may cap the others a little earlier than needed (the safe side).
 """
 
 from __future__ import annotations
@@ -134,6 +146,14 @@ class LateClusters:
             f"{a.name} at {cap} kHz, restored at exit"
         )
         return f"cluster_online:{name}"
+
+
+def offline_note(b: DomainBinding) -> str:
+    """What ``run`` says at start of a domain whose every policy is offline (``BoardMap.offline``)."""
+    return (
+        f"domain {b.domain.name}: every policy of it ({', '.join(b.inactive)}) is offline; governed "
+        "once a CPU of it comes online (its cap decided meanwhile, written then)"
+    )
 
 
 def _window(w: tuple[int, int]) -> str:

@@ -110,6 +110,10 @@ class BoardMap:
     power: PowerRail | None = None
     found_sensors: tuple[str, ...] = ()  # sensors the board has that the profile does not list
     supplies: tuple[Supply, ...] = ()  # power_supply devices (the power state is read from them)
+    # cpufreq domains every listed policy of which is inactive (all CPUs offline) at start: also
+    # in ``missing_domains`` (nothing of them can be read now); the daemon governs them once a
+    # policy comes online (hw/lateclusters.py).  No files; the profile's OPPs as the table.
+    offline: tuple[DomainBinding, ...] = ()
 
 
 # -- board -------------------------------------------------------------------------------------
@@ -316,6 +320,22 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped, later)
 
 
+def offline_binding(d: DomainProfile, inv: Inventory) -> DomainBinding | None:
+    """The binding of a cpufreq domain whose every listed policy is inactive, else None.
+
+    Nothing of such a policy reads (EBUSY), not even its OPP table, so the domain's table is
+    the profile's OPPs until a policy joins; a policy joins only if it shares one of them
+    (:func:`offered_caps`, the rule for any late cluster)."""
+    if d.kind != "cpufreq":
+        return None
+    wanted = {n.lower() for n in d.sysfs_names}
+    pols = [p for p in inv.policies if not wanted or p.name.lower() in wanted]
+    if not pols or not all(p.inactive for p in pols):
+        return None
+    names = tuple(p.name for p in pols)
+    return DomainBinding(d, (), tuple(sorted(d.opp_hz)), f"{'+'.join(names)} (offline)", (), names)
+
+
 def offered_caps(p: CpufreqPolicy, d: DomainProfile) -> set[int]:
     """The caps a policy takes: its OPP table, or, for a driver that lists none (only
     ``cpuinfo_min_freq``/``cpuinfo_max_freq``: intel_pstate, CPPC), the profile's OPPs between
@@ -394,11 +414,14 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
             missing_s[s.name] = b
         else:
             sensors.append(b)
-    domains, missing_d = [], {}
+    domains, missing_d, offline = [], {}, []
     for d in board.domains:
         db = _bind_cpufreq(d, inv) if d.kind == "cpufreq" else _bind_devfreq(d, inv)
         if isinstance(db, str):
             missing_d[d.name] = db
+            later = offline_binding(d, inv)
+            if later is not None:
+                offline.append(later)
         else:
             domains.append(db)
     power = None
@@ -407,7 +430,15 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
             if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
                 power = power or r
     return BoardMap(
-        board, tuple(sensors), tuple(domains), missing_s, missing_d, power, found, tuple(inv.supplies)
+        board,
+        tuple(sensors),
+        tuple(domains),
+        missing_s,
+        missing_d,
+        power,
+        found,
+        tuple(inv.supplies),
+        tuple(offline),
     )
 
 

@@ -19,17 +19,22 @@ from collections.abc import Callable
 from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
 from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import PowerStatus, SensorError, ThermogovError
 
 # The most an input rail can plausibly draw, per board class (the rail's name), in W: twice the
 # highest nvpmodel power budget of the modules that name the rail (the factor is estimated
-# headroom: a budget is an average the module is held to, a reading is an instant).
-#   VDD_IN (Orin NX/Nano, Xavier NX modules): 40 W, Orin NX 16 GB in MAXN SUPER (NVIDIA's
-#   JetPack 6.2 "Super Mode" release, Jan 2025; the Orin NX datasheet gave 10-25 W before it);
-#   Orin Nano's 25 W (Orin Nano Super developer kit datasheet) and Xavier NX's 20 W are below it.
-#   POM_5V_IN (Jetson Nano): 10 W, its MAXN budget (L4T 32 "Supported Modes and Power
-#   Efficiency", Jetson Nano); the developer kit's 5 V 4 A barrel input (its user guide) is 20 W too.
+# headroom: a budget caps clocks for an average the module is held to, a reading is an instant;
+# a MAXN mode has no budget at all).  Checked in session 18 (docs/hardware.md, "Session 18"):
+#   VDD_IN (Orin NX/Nano, Xavier NX modules): 40 W, the Orin NX 16 GB's "40W" nvpmodel mode of
+#   JetPack 6.2 (L4T 36.4.3; ARK-Electronics/ark_jetson_kernel pull requests #116 and #136: the
+#   module boots in it, and 40 W / 8 V is its datasheet's 5 A VDD_IN maximum).  MAXN SUPER, above
+#   it, is uncapped, not 40 W.  Orin Nano's highest budget is 25 W (7W/15W/25W/MAXN_SUPER) and
+#   Xavier NX's 20 W (MODE_20W_6CORE, mode 8), both below it.
+#   POM_5V_IN (Jetson Nano): 10 W, its MaxN budget ("Power Management for Jetson Nano and Jetson
+#   TX1 Devices", L4T 32 Development Guide, "Supported Modes and Power Efficiency": MaxN 10W,
+#   5W).
 RAIL_MAX_W = {"VDD_IN": 80.0, "POM_5V_IN": 20.0}
 # A rail of a name not listed: the INA3221's own full scale, 26 V bus and 163.84 mV shunt (TI
 # INA3221 datasheet), over the smallest shunt Linux's Jetson device trees give one, 5 mOhm
@@ -96,20 +101,27 @@ class HwTelemetry(Telemetry):
         rail: PowerRail | None = None,
         inferences: Callable[[], int | None] | None = None,
         supplies: PowerSupplyReader | None = None,
+        watch: RailWatch | None = None,
     ) -> None:
         self._tree = tree
+        # Told of each change between a usable and an unusable reading (hw/railwatch.py); the
+        # first read's state is the one ``run``'s start already said (hw/doctor.py power_warnings).
+        self._watch = watch
+        self._bad: bool | None = None
         self._rail = rail
         self._inferences = inferences
         self._power: float | None = None
         self._power_read = False
         self._supplies = supplies
         self._read_w: Callable[[], float | None] | None = None
+        self._raw_w: Callable[[], float] = lambda: 0.0
         if rail is not None:
             for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
                 if rel:
                     tree.keep_open(rel)  # read every tick: pread on a kept descriptor
             read, top = rail_reader(tree, rail), rail_max_w(rail)  # the bound looked up once, not per tick
             self._read_w = lambda: w if 0.0 < (w := read()) <= top else None  # plausible_w's rule
+            self._raw_w = read
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:
@@ -129,7 +141,31 @@ class HwTelemetry(Telemetry):
                 self._power = self._read_w()
             except SensorError:
                 self._power = None
+            if self._watch is not None and (self._power is None) is not self._bad:
+                self._changed()
         return self._power
+
+    def _changed(self) -> None:
+        """The rail's state changed (or this is the first read): said, with why, by the watch."""
+        assert self._watch is not None and self._rail is not None
+        first, self._bad = self._bad is None, self._power is None
+        if first:
+            return
+        if self._power is not None:
+            self._watch.came_back(self._power)
+            return
+        try:
+            watts = self._raw_w()
+        except ThermogovError as e:
+            self._watch.went_bad(str(e))
+            return
+        top = rail_max_w(self._rail)
+        if 0.0 < watts <= top:  # read again to say why: a flapping rail may read well by then
+            self._watch.went_bad(f"a read gave no usable power ({watts:.2f} W on reading it again)")
+            return
+        self._watch.went_bad(
+            f"{watts:.2f} W is no power for {self._rail.label} (expected above 0 and at most {top:g} W)"
+        )
 
     def inferences_total(self) -> int | None:
         return None if self._inferences is None else self._inferences()

@@ -23,15 +23,24 @@ HOT_MC = 92000
 LIMITS = ("scaling_min_freq", "scaling_max_freq", "scaling_cur_freq")
 
 
-def _inactive(root: Path) -> list[tuple[str, str, int]]:
+def _inactive(root: Path, policies: tuple[str, ...]) -> list[tuple[str, str, int]]:
     """What an inactive policy answers: EBUSY from every attribute's show() and store()."""
-    return [(f"{P4}/{name}", "rw", errno.EBUSY) for name in sorted(p.name for p in (root / P4).iterdir())]
+    return [
+        (f"{p}/{name}", "rw", errno.EBUSY)
+        for p in policies
+        for name in sorted(x.name for x in (root / p).iterdir())
+    ]
+
+
+def hot_orin_offline(tmp: Path, shim: Path, *policies: str) -> tuple[fakesys.FakeTree, dict[str, str]]:
+    """A hot Orin Nano whose ``policies`` (cpufreq folders) are inactive through the fault shim."""
+    t = fakesys.orin_nano(tmp / "root", jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC)
+    faultshim.write_rules(tmp / "faults", _inactive(t.root, policies))
+    return t, faultshim.env(shim, tmp / "faults", t.root)
 
 
 def _hot_orin_policy4_offline(tmp: Path, shim: Path) -> tuple[fakesys.FakeTree, dict[str, str]]:
-    t = fakesys.orin_nano(tmp / "root", jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC)
-    faultshim.write_rules(tmp / "faults", _inactive(t.root))
-    return t, faultshim.env(shim, tmp / "faults", t.root)
+    return hot_orin_offline(tmp, shim, P4)
 
 
 def _max(t: fakesys.FakeTree, policy: str) -> int:
@@ -47,9 +56,24 @@ def _started_then_online(tmp: Path, t: fakesys.FakeTree, env: dict[str, str]) ->
     procutil.wait_line(proc, "thermogov: started")
     assert _max(t, P0) < max(fakesys.ORIN_NANO_CPU_KHZ), "policy0 is capped on the hot board"
     assert "policy4" not in _journaled(tmp)
-    faultshim.write_rules(tmp / "faults", [])  # a CPU of policy4 back online
-    procutil.wait_line(proc, "policy4 came online", stream="stderr")
+    back_online(tmp, proc, "policy4")
     return proc
+
+
+def back_online(tmp: Path, proc: subprocess.Popen[bytes], *policies: str) -> None:
+    """The fault shim's EBUSY taken away (a CPU of each policy back online), then each policy's
+    ``came online`` line waited for."""
+    faultshim.write_rules(tmp / "faults", [])
+    for name in policies:
+        procutil.wait_line(proc, f"{name} came online", stream="stderr")
+
+
+def killed_then_restored(tmp: Path, proc: subprocess.Popen[bytes], env: dict[str, str]) -> None:
+    """``kill -9`` the daemon, then ``thermogov restore`` from its journal (exit 0)."""
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    r = procutil.run_cli("restore", *procutil.paths(tmp), env=env)
+    assert r.returncode == 0, r.stderr
 
 
 def test_a_cluster_coming_online_is_journaled_capped_like_the_others_and_restored(
@@ -80,10 +104,7 @@ def test_after_kill_9_the_next_start_restores_the_cluster_that_came_online(
     before = t.snapshot()
     proc = _started_then_online(tmp_path, t, env)
     assert _max(t, P4) < int((t.root / P4 / "cpuinfo_max_freq").read_text())
-    proc.kill()
-    proc.communicate(timeout=procutil.DEADLINE_S)
-    r = procutil.run_cli("restore", *procutil.paths(tmp_path), env=env)
-    assert r.returncode == 0, r.stderr
+    killed_then_restored(tmp_path, proc, env)
     assert t.snapshot() == before
 
 
