@@ -146,6 +146,9 @@ def check_window(
     today's range (another agent shrank or moved the table since) is then the caller's to
     clamp with :func:`clamp_to_hardware`.
     """
+    why = _shape_problem(min_rel, max_rel)
+    if why:
+        return why, False
     for rel, end in ((min_rel, "min"), (max_rel, "max")):
         kind = attribute_kind(rel)
         if kind is None:
@@ -172,6 +175,26 @@ def check_window(
     if lo > hi:
         return f"{w.device}: min {lo} is above max {hi}", False
     return "", False
+
+
+def _shape_problem(min_rel: str, max_rel: str) -> str:
+    """Why two paths cannot be a window thermogov journaled ("" when they can be one).
+
+    A journal's paths are the root-relative real paths of one device's two limit files
+    (``SysfsTree.relative``): never absolute, never through ``..``, both in one folder.  A pair
+    of any other shape names no device of any board, so it is tampering or another program's
+    file, not a device gone since (which only skips the window): the whole journal is refused
+    before a write.  Before, such a pair was taken for a device missing now, the other windows
+    were written and the restore ended "incomplete" (exit 1), keeping the journal forever.
+    """
+    for rel in (min_rel, max_rel):
+        if rel.startswith("/") or any(part in ("", ".", "..") for part in rel.split("/")):
+            return (
+                f"{rel!r} is not a path inside the sysfs root as thermogov journals one (relative, no '..')"
+            )
+    if min_rel.rsplit("/", 1)[0] != max_rel.rsplit("/", 1)[0]:
+        return f"{min_rel} and {max_rel} are not one device's two limits"
+    return ""
 
 
 def _is_int(v: object) -> bool:

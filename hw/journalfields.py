@@ -1,0 +1,71 @@
+"""The journal's JSON values checked for type before any of them is used.
+
+Why: the journal is data on disk, and its sha256 says only that the body is whole, not that a
+writer put the right kinds of value in it (an older or newer thermogov's bug, a hand edit that
+recomputed the checksum).  ``JournalEntry(**e)`` took whatever JSON held: a ``pid`` of ``2**70``
+or ``Infinity`` made ``int()`` or ``os.kill`` raise OverflowError (an internal error, not the
+one line of a corrupt journal), a ``pid`` of ``4190001.5`` was truncated and the journal restored,
+and a path given as a number reached the allow-list's string code.  Each field is checked here
+against its dataclass's declared type, so a restore either gets the kinds it was written with
+or refuses the whole journal (``ValueError``, which :meth:`~thermogov.hw.journal.Journal.load`
+turns into the corrupt-journal line, exit 2) before a single write.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# Linux's PID_MAX_LIMIT on 64-bit (4 * 1024 * 1024, include/linux/threads.h): no pid is larger.
+PID_MAX_LIMIT = 1 << 22
+
+# The declared types the journal's dataclasses use (annotations are strings here), and the JSON
+# values each admits.  A bool is a JSON literal of its own, never an int.
+_ADMITS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "int | None": (int, type(None)),
+}
+
+
+def _admits(declared: str, value: object) -> bool:
+    kinds = _ADMITS[declared]
+    return isinstance(value, kinds) and not isinstance(value, bool)
+
+
+def typed(kind: type[T], obj: Any, where: str) -> T:
+    """``kind(**obj)`` when ``obj`` is an object holding exactly ``kind``'s fields (those with a
+    default may be absent), each of its declared type; ``ValueError`` naming the field if not."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where} is not an object")
+    fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
+    extra = sorted(set(obj) - set(fields))
+    if extra:
+        raise ValueError(f"{where} has unknown field {extra[0]!r}")
+    for name, f in fields.items():
+        if name not in obj:
+            if f.default is dataclasses.MISSING:
+                raise ValueError(f"{where} has no {name!r}")
+            continue
+        declared = f.type if isinstance(f.type, str) else f.type.__name__
+        if not _admits(declared, obj[name]):
+            raise ValueError(f"{where} field {name!r} is {obj[name]!r}, not {f.type}")
+    return kind(**obj)
+
+
+def listed(value: Any, name: str) -> list[Any]:
+    """A top-level list field (absent: empty)."""
+    if value is None and name != "entries":
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{name} is not a list")
+    return value
+
+
+def pid_of(value: Any) -> int:
+    """The writer's pid: an integer a Linux pid can be (1..PID_MAX_LIMIT)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= PID_MAX_LIMIT:
+        raise ValueError(f"pid {value!r} is no process id (an integer 1..{PID_MAX_LIMIT})")
+    return value
