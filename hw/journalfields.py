@@ -51,8 +51,23 @@ def typed(kind: type[T], obj: Any, where: str) -> T:
             continue
         declared = f.type if isinstance(f.type, str) else f.type.__name__
         if not _admits(declared, obj[name]):
-            raise ValueError(f"{where} field {name!r} is {obj[name]!r}, not {f.type}")
+            raise ValueError(f"{where} field {name!r} is {obj[name]!r}, not {declared}")
+        if name.endswith("rel") and not _root_relative(obj[name]):
+            raise ValueError(
+                f"{where} field {name!r} is {obj[name]!r}, not a path inside the sysfs root as "
+                "thermogov journals one (relative, no '..')"
+            )
     return kind(**obj)
+
+
+def _root_relative(rel: str) -> bool:
+    """A path as ``SysfsTree.relative`` makes one (a real path inside the root): never absolute,
+    no empty, ``.`` or ``..`` part, no NUL.  Any other names no attribute thermogov journaled; before,
+    one through ``..`` was taken for a device gone since, the other windows were written and the
+    restore ended incomplete (exit 1), keeping the journal for good."""
+    return (
+        not rel.startswith("/") and "\0" not in rel and all(p not in ("", ".", "..") for p in rel.split("/"))
+    )
 
 
 def listed(value: Any, name: str) -> list[Any]:

@@ -59,6 +59,10 @@ CORRUPT = {
     "min-rel-a-number": (_entry(0, min_rel=5), "min_rel"),
     "min-a-string": (_entry(0, min="729600"), "'729600'"),  # refused at main too: a guard
     "state-rel-a-number": (lambda b: b.update(states=[{"device": "x", "rel": 5, "value": 0}]), "rel"),
+    "fan-attr-outside-the-root": (
+        lambda b: b.update(attrs=[{"rel": "../../etc/pwm1", "value": 0}]),
+        "../../etc/pwm1",
+    ),
     "max-rel-outside-the-root": (_entry(0, max_rel="../outside/scaling_max_freq"), "../outside"),
     "max-rel-absolute": (_entry(0, max_rel=f"/{P0}/scaling_max_freq"), f"/{P0}"),
     "two-devices-as-one-window": (_entry(0, max_rel=f"{P4}/scaling_max_freq"), "not one device's"),
