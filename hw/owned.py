@@ -146,9 +146,6 @@ def check_window(
     today's range (another agent shrank or moved the table since) is then the caller's to
     clamp with :func:`clamp_to_hardware`.
     """
-    why = _shape_problem(min_rel, max_rel)
-    if why:
-        return why, False
     for rel, end in ((min_rel, "min"), (max_rel, "max")):
         kind = attribute_kind(rel)
         if kind is None:
@@ -157,6 +154,9 @@ def check_window(
             return f"{rel} is not a {end} limit", False
         if kind[2] != scale_hz:
             return f"{rel}: unit {scale_hz} Hz does not match the attribute's {kind[2]} Hz", False
+    why = _shape_problem(min_rel, max_rel)
+    if why:
+        return why, False
     w = windows.get((min_rel, max_rel))
     unknown = windows.unknown_range if isinstance(windows, OwnedWindows) else {}
     if w is None and (min_rel, max_rel) in unknown:
