@@ -1110,8 +1110,9 @@ class Runner:
         where += f" ({exit_path})"
         root = tmp / "root"
         cpu_owned = any("/cpufreq/" in r for r in owned)
-        if self._online_variant == "cluster" and not cpu_owned:
-            self.counts["variant:online-domain-ungoverned"] += 1  # disjoint tables: left alone is right
+        if (self._online_variant == "cluster" and not cpu_owned) or any("disjoint" in s for s in tr.shapes):
+            # a cluster sharing no OPP with its domain's caps is left alone, said: right (seed 1 tree 8)
+            self.counts["variant:online-domain-ungoverned"] += 1
             return exit_path
         found = {f: int((root / f / "scaling_max_freq").read_text()) for f in offline}
         faultshim.write_rules(tmp / "faults", tr.fault_rules)  # its CPUs back online
