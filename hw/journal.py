@@ -223,8 +223,10 @@ class Journal:
             "if the board rebooted since it was written, the reboot reset the limits: just delete it"
         )
         try:
+            if len(raw) > MAX_JOURNAL_BYTES:  # said before parsing: its cut text would say "unterminated"
+                raise ValueError(f"larger than {MAX_JOURNAL_BYTES} bytes, which no journal of thermogov's is")
             body = json.loads(raw.decode("utf-8"))
-            if not isinstance(body, dict) or len(raw) > MAX_JOURNAL_BYTES:
+            if not isinstance(body, dict):
                 raise ValueError("not a journal object")
             if body.get("format") not in READABLE_FORMATS:
                 raise ValueError(f"format {body.get('format')!r}, this thermogov writes {FORMAT}")
