@@ -1044,7 +1044,10 @@ class Runner:
         policy starts with): within the daemon's next check its cap must be in force again."""
         folders = hotplug_targets(owned, tr)
         if not folders:
+            # a stop at the instant a hotplug trial's would come: the agents' writes are seen by
+            # the daemon's checks as in any other trial, not cut short by an early stop
             self.counts["variant:hotplug-no-cluster-of-its-own"] += 1
+            time.sleep(rng.uniform(0.2, 1.5) + 2.2)
             return
         target = rng.choice(folders)
         d = tmp / "root" / target
