@@ -44,7 +44,11 @@ again and again (jetson_clocks, thermald), lower it (nvpmodel), shrink its OPP l
 the governor string, checked against the rule in docs/hardware.md ("Other agents").  Two more (session 16): ``inactive_cluster``,
 a governed cluster offline at start (every attribute EBUSY: the others must be governed, it
 never owned), and ``unknown_model``, a device-tree model no profile names and a SoC family none
-claims (must be refused).
+claims (must be refused).  One more (session 18): ``online``, a governed cluster that is not
+cpu0's (or, on a Jetson tree, every cluster of the cpu domain) offline at start comes online
+mid-run, goes offline again and comes back with the kernel's fresh limits: journaled before its
+first write, capped within the daemon's next looks, then SIGTERM or ``kill -9`` and the next
+start, the tree back byte for byte (``hw/lateclusters.py``).
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -96,6 +100,7 @@ EXIT_PATHS = (
     "signals",
     "journal",
     "modechange",
+    "online",
 )
 # The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
 SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
@@ -106,6 +111,12 @@ JOURNAL_DAMAGE = ("zero-length", "truncated", "format-1", "format-4", "read-only
 MODE_EXITS = ("sigterm", "sigint", "sighup", "failure", "kill9", "kill9-then-mode")
 MODE_STATUS = "var/lib/nvpmodel/status"  # nvpmodel's record (hw/powermode.py)
 MODE_CONF = "etc/nvpmodel.conf"  # the modes' own definition (hw/nvpmodelconf.py)
+# The "online" path (session 18): what is offline at start and comes online mid-run, and the exit.
+ONLINE_VARIANTS = ("cluster", "domain")
+ONLINE_EXITS = ("sigterm", "kill9")
+# How long a cluster back online may run uncapped: the daemon looks once a second (hw/lateclusters.py);
+# the rest is room for a loaded machine.
+ONLINE_WAIT_S = 5.0
 
 
 @dataclass
@@ -533,6 +544,49 @@ def _agent_file(k: str, tr: Trial) -> bool:
     return same_dir and (k.endswith("available_frequencies") or k.endswith("governor"))
 
 
+def _offline_rules(root: Path, folders: list[str]) -> list[tuple[str, str, int]]:
+    """What an inactive policy answers: EBUSY from every attribute (drivers/cpufreq/cpufreq.c)."""
+    return [(f"{f}/{e.name}", "rw", 16) for f in folders for e in sorted((root / f).iterdir())]
+
+
+def journal_problem(journal: Path, max_rel: str, found: int) -> str:
+    """Why the journal does not (yet) make a write to ``max_rel`` safe: "" when an entry names
+    it with the window found as the value restore puts back."""
+    try:
+        body = json.loads(journal.read_text())
+    except (OSError, ValueError) as e:
+        return f"journal unreadable ({type(e).__name__})"
+    entry = next((e for e in body.get("entries", []) if e.get("max_rel") == max_rel), None)
+    if entry is None:
+        return "written while the journal does not name it"
+    if entry.get("max") != found:
+        return f"journaled max {entry.get('max')}, found {found}"
+    return ""
+
+
+def hotplug_targets(owned: set[str], tr: Trial) -> list[str]:
+    """The governed clusters the ``hotplug`` path may take offline: those whose limits are the
+    daemon's alone.  A folder where another agent of the trial writes (a jetson_clocks storm
+    raising the max every 0.25 s, a rival, a changed governor) is left out: there the rule of
+    *Other agents* lets the agent's raise stand after three re-caps (``limits_left``), so a look
+    at the max reads the agent's value, not a cap lost by a cluster that came back (sessions
+    15-17's false ``cap-lost-after-online`` on Pi trees, traced in session 17b)."""
+    folders = sorted({str(Path(r).parent) for r in owned if r.endswith("scaling_max_freq")})
+    return [f for f in folders if not _agent_folder(f, tr)]
+
+
+def _agent_folder(folder: str, tr: Trial) -> bool:
+    """Another agent of the trial writes a limit in ``folder`` (a changed governor string moves
+    no limit: that folder stays the daemon's)."""
+    return any(r.rsplit("/", 1)[0] == folder and Path(r).name in LIMITS for r in tr.rivals)
+
+
+def cap_lost(capped: str, fresh: str, now: str) -> bool:
+    """A cluster back online whose max still reads the kernel's fresh value after the daemon's
+    next check, where that value differs from the cap it held before going offline."""
+    return fresh.strip() != capped.strip() and now.strip() == fresh.strip()
+
+
 OTHER_AGENTS = ("jetson-clocks-storm", "nvpmodel-lower", "nvpmodel-table-shrunk", "governor-changed")
 
 
@@ -718,7 +772,16 @@ class Runner:
             where += f" ({then})"
             self.counts[f"variant:mode-then-{then}"] += 1
             t.write(MODE_STATUS, "pmode:0000 fmode:quiet\n")
-        faultshim.write_rules(tmp / "faults", tr.fault_rules) if self.shim else None
+        offline: list[str] = []  # the "online" path: policy folders offline at start
+        if path == "online":
+            offline = self._plan_online(t, tr, rng)
+            if not offline:
+                self.counts["variant:online-nothing-to-take-offline"] += 1
+                return
+            where += f" ({self._online_variant} {'+'.join(Path(f).name for f in offline)})"
+        faultshim.write_rules(
+            tmp / "faults", [*tr.fault_rules, *_offline_rules(root, offline)]
+        ) if self.shim else None
         self.counts["runs"] += 1
         before = snapshot(root)
         if path == "normal":
@@ -752,6 +815,8 @@ class Runner:
         failed_cluster = ""
         mode_set: dict[str, tuple[int, int]] = {}  # rel -> (nvpmodel's value, the value it found)
         exit_path = then or path
+        if path == "online":
+            exit_path = self._online(where, tmp, tr, owned, rng, offline)
         if then and then != "kill9-then-mode":
             mode_set = self._set_mode(t, tr, owned, rng)
             time.sleep(rng.uniform(0.0, 1.5))  # a kill -9 before or after the daemon's next check
@@ -977,8 +1042,12 @@ class Runner:
         """A governed cluster goes offline (every attribute EBUSY) and comes back with the
         kernel's fresh limits (``cpuinfo_min_freq``..``cpuinfo_max_freq``, what a re-created
         policy starts with): within the daemon's next check its cap must be in force again."""
-        folders = sorted({str(Path(r).parent) for r in owned if r.endswith("scaling_max_freq")})
+        folders = hotplug_targets(owned, tr)
         if not folders:
+            # a stop at the instant a hotplug trial's would come: the agents' writes are seen by
+            # the daemon's checks as in any other trial, not cut short by an early stop
+            self.counts["variant:hotplug-no-cluster-of-its-own"] += 1
+            time.sleep(rng.uniform(0.2, 1.5) + 2.2)
             return
         target = rng.choice(folders)
         d = tmp / "root" / target
@@ -994,10 +1063,104 @@ class Runner:
         fresh = (d / "scaling_max_freq").read_text()
         time.sleep(2.2)  # more than the daemon's once-a-second check, on a loaded machine
         now = (d / "scaling_max_freq").read_text()
-        if fresh != capped and now == fresh:
+        if cap_lost(capped, fresh, now):
             self.finding(
                 "cap-lost-after-online", where, f"{target}: capped {capped.strip()}, back at {now.strip()}"
             )
+
+    def _plan_online(self, t: fakesys.FakeTree, tr: Trial, rng: random.Random) -> list[str]:
+        """What the ``online`` path takes offline at start: one governed cluster that is not the
+        first (``cluster``; cpu0's cluster stays, as on the boards, where nvpmodel modes switch
+        off the later clusters), or every cluster of the profile's cpu domain (``domain``; Jetson
+        trees only, whose GPU leaves the run something to govern at start); the other variant
+        where the drawn one has nothing to take.  Only clusters whose files are the daemon's
+        alone (none another agent writes, refuses, or makes read-only), on no tree that must be
+        refused.  Draws after the tree is built: other paths are unchanged."""
+        self._online_variant = rng.choice(ONLINE_VARIANTS)
+        if self.shim is None or tr.refuse_reason or tr.read_only:
+            return []
+        faulty = {r.rsplit("/", 1)[0] for r, _ops, _code in tr.fault_rules}
+        mine = [
+            f"{CPUFREQ}/{p}"
+            for p in policies(t)
+            if p in tr.governed_policies
+            and f"{CPUFREQ}/{p}" not in faulty
+            and not _agent_folder(f"{CPUFREQ}/{p}", tr)
+        ]
+        later = [f for f in mine if not f.endswith("/policy0")]
+        governed = [f"{CPUFREQ}/{p}" for p in policies(t) if p in tr.governed_policies]
+        whole = mine if tr.board.startswith("jetson") and mine == governed else []
+        if (self._online_variant == "cluster" and not later) or (
+            self._online_variant == "domain" and not whole
+        ):
+            # the other variant where the drawn one has nothing to take (one cluster; a Pi)
+            self._online_variant = "domain" if self._online_variant == "cluster" else "cluster"
+        if self._online_variant == "cluster":
+            return [rng.choice(later)] if later else []
+        return whole
+
+    def _online(
+        self, where: str, tmp: Path, tr: Trial, owned: set[str], rng: random.Random, offline: list[str]
+    ) -> str:
+        """Clusters offline at start come online mid-run, go offline again and come back with the
+        kernel's fresh limits.  Judged: each is journaled before its first write (the journal
+        names it whenever its max reads lower than found), capped within the daemon's next look
+        (``hw/lateclusters.py``), capped again after the second coming; the exit (drawn: SIGTERM,
+        or ``kill -9`` then the next start's journal restore) is judged by ``trial`` as for every
+        path: the tree back byte for byte.  Returns that exit."""
+        self.counts[f"variant:online-{self._online_variant}"] += 1
+        exit_path = rng.choice(ONLINE_EXITS)
+        where += f" ({exit_path})"
+        root = tmp / "root"
+        cpu_owned = any("/cpufreq/" in r for r in owned)
+        if (self._online_variant == "cluster" and not cpu_owned) or any("disjoint" in s for s in tr.shapes):
+            # a cluster sharing no OPP with its domain's caps is left alone, said: right (seed 1 tree 8)
+            self.counts["variant:online-domain-ungoverned"] += 1
+            return exit_path
+        found = {f: int((root / f / "scaling_max_freq").read_text()) for f in offline}
+        faultshim.write_rules(tmp / "faults", tr.fault_rules)  # its CPUs back online
+        late = self._wait_capped(tmp, found)
+        for f in offline:
+            if f not in late:
+                self.finding("online-not-capped", where, f"{f}: still {found[f]} after {ONLINE_WAIT_S:g} s")
+            elif late[f]:
+                self.finding("online-written-before-journaled", where, f"{f}: {late[f]}")
+        if len(late) < len(offline):
+            return exit_path
+        capped = {f: (root / f / "scaling_max_freq").read_text() for f in offline}
+        faultshim.write_rules(tmp / "faults", [*tr.fault_rules, *_offline_rules(root, offline)])
+        time.sleep(rng.uniform(0.2, 1.5))
+        for f in offline:  # a policy re-created with the kernel's fresh limits
+            for lim, info in (
+                ("scaling_min_freq", "cpuinfo_min_freq"),
+                ("scaling_max_freq", "cpuinfo_max_freq"),
+            ):
+                (root / f / lim).write_text((root / f / info).read_text())
+        faultshim.write_rules(tmp / "faults", tr.fault_rules)
+        fresh = {f: (root / f / "scaling_max_freq").read_text() for f in offline}
+        time.sleep(2.2)  # more than the daemon's once-a-second check, on a loaded machine
+        for f in offline:
+            now = (root / f / "scaling_max_freq").read_text()
+            if cap_lost(capped[f], fresh[f], now):
+                self.finding(
+                    "cap-lost-after-online", where, f"{f}: capped {capped[f].strip()}, back at {now.strip()}"
+                )
+        return exit_path
+
+    @staticmethod
+    def _wait_capped(tmp: Path, found: dict[str, int]) -> dict[str, str]:
+        """Polls each folder's max until it reads lower than ``found``; for each one capped, what
+        was wrong with the journal at that moment ("" when it named the folder's max with the
+        window found).  A folder missing from the result was never capped."""
+        out: dict[str, str] = {}
+        deadline = time.monotonic() + ONLINE_WAIT_S
+        while len(out) < len(found) and time.monotonic() < deadline:
+            for f, was in found.items():
+                if f in out or int((tmp / "root" / f / "scaling_max_freq").read_text() or was) >= was:
+                    continue
+                out[f] = journal_problem(tmp / "state/journal.json", f"{f}/scaling_max_freq", was)
+            time.sleep(0.05)
+        return out
 
     def _signals(self, proc: subprocess.Popen[bytes], schedule: str, rng: random.Random) -> None:
         """Signals at random offsets (seeded), not only between ticks."""

@@ -40,6 +40,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
@@ -50,6 +51,7 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.idle import StateEntry
+from thermogov.hw.journalfields import listed, pid_of, typed
 from thermogov.hw.lastcaps import first_record, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
@@ -193,7 +195,8 @@ class Journal:
     def load(self) -> JournalData | None:
         """The journal, or None; a torn, edited or foreign file is a :class:`JournalError`."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            # O_NONBLOCK: a FIFO planted at the name would block the open (and every start) forever
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
         except OSError as e:
@@ -201,7 +204,16 @@ class Journal:
                 f"{self.path}: cannot read the journal ({e.strerror}; a symlink is refused); check --state-dir"
             ) from e
         try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise JournalError(
+                    f"{self.path}: the journal is not a regular file (a directory, FIFO or device "
+                    "thermogov never writes); check --state-dir and remove it"
+                )
             raw = os.read(fd, MAX_JOURNAL_BYTES + 1)
+        except OSError as e:
+            raise JournalError(
+                f"{self.path}: cannot read the journal ({e.strerror}); check --state-dir"
+            ) from e
         finally:
             os.close(fd)
         # A torn or foreign file cannot say which boot wrote it, and the file's age is no proof
@@ -211,35 +223,49 @@ class Journal:
             "if the board rebooted since it was written, the reboot reset the limits: just delete it"
         )
         try:
+            if len(raw) > MAX_JOURNAL_BYTES:  # said before parsing: its cut text would say "unterminated"
+                raise ValueError(f"larger than {MAX_JOURNAL_BYTES} bytes, which no journal of thermogov's is")
             body = json.loads(raw.decode("utf-8"))
-            if not isinstance(body, dict) or len(raw) > MAX_JOURNAL_BYTES:
+            if not isinstance(body, dict):
                 raise ValueError("not a journal object")
             if body.get("format") not in READABLE_FORMATS:
                 raise ValueError(f"format {body.get('format')!r}, this thermogov writes {FORMAT}")
             if body.get("sha256") != checksum(body):
                 raise ValueError("checksum mismatch: the file was edited or torn")
-            entries = tuple(JournalEntry(**e) for e in body["entries"])
+            entries = tuple(
+                typed(JournalEntry, e, f"entries[{i}]")
+                for i, e in enumerate(listed(body["entries"], "entries"))
+            )
             if body["format"] == 2 and any(e.recorded_range() is not None for e in entries):
                 raise ValueError("a format-2 journal with recorded hardware ranges")
-            attrs = tuple(AttrEntry(**a) for a in body.get("attrs", []))
+            attrs = tuple(
+                typed(AttrEntry, a, f"attrs[{i}]") for i, a in enumerate(listed(body.get("attrs"), "attrs"))
+            )
+            states = tuple(
+                typed(StateEntry, e, f"states[{i}]")
+                for i, e in enumerate(listed(body.get("states"), "states"))
+            )
             mode = body.get("power_mode")
             if mode is not None and (type(mode) is not int or mode < 0):
                 raise ValueError(f"power_mode {mode!r} is not an nvpmodel mode id (an integer >= 0 or null)")
             record = body.get("caps_record", "")
-            if type(record) is not str:
+            if type(record) is not str or "\0" in record:
                 raise ValueError(f"caps_record {record!r} is not a path")
+            for name in ("boot_id", "sysfs_root"):
+                if type(body[name]) is not str or "\0" in body[name]:
+                    raise ValueError(f"{name} {body[name]!r} is not a string without NUL bytes")
             return JournalData(
-                int(body["pid"]),
-                str(body["boot_id"]),
-                str(body["sysfs_root"]),
+                pid_of(body["pid"]),
+                body["boot_id"],
+                body["sysfs_root"],
                 float(body["created"]),
                 entries,
-                tuple(StateEntry(**e) for e in body.get("states", [])),
+                states,
                 attrs,
                 mode,
                 record,
             )
-        except (ValueError, KeyError, TypeError, RecursionError) as e:
+        except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
 
     def delete(self) -> None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -149,10 +150,14 @@ def read_last_caps(path: Path, *, boot_id: str, pid: int, root: Path | str) -> d
     """The caps the run ``pid`` of this boot last wrote on ``root``, by max attribute; empty when
     there is no whole record of that run (missing, torn, another boot, root or run)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+        # O_NONBLOCK: a FIFO at the name (the journal may name any path of the record's name)
+        # would block the restore forever; only a regular file is a record
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
         return {}
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {}
         raw = os.read(fd, MAX_BYTES)
     except OSError:
         return {}

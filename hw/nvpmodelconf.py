@@ -145,6 +145,8 @@ def read_conf_text(tree: SysfsTree) -> str:
         raise ConfError(f"unreadable ({errno_name(e.errno)})") from e
     if len(raw) > MAX_CONF_BYTES:
         raise ConfError(f"larger than {MAX_CONF_BYTES} bytes")
+    if b"\0" in raw:  # text has none; a block of NULs is what a torn write leaves after a crash
+        raise ConfError("holds NUL bytes, not text (a torn or damaged file?)")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -154,6 +154,9 @@ def check_window(
             return f"{rel} is not a {end} limit", False
         if kind[2] != scale_hz:
             return f"{rel}: unit {scale_hz} Hz does not match the attribute's {kind[2]} Hz", False
+    why = _shape_problem(min_rel, max_rel)
+    if why:
+        return why, False
     w = windows.get((min_rel, max_rel))
     unknown = windows.unknown_range if isinstance(windows, OwnedWindows) else {}
     if w is None and (min_rel, max_rel) in unknown:
@@ -172,6 +175,19 @@ def check_window(
     if lo > hi:
         return f"{w.device}: min {lo} is above max {hi}", False
     return "", False
+
+
+def _shape_problem(min_rel: str, max_rel: str) -> str:
+    """Why two paths cannot be a window thermogov journaled ("" when they can be one): a
+    journal's two limits of a window are one device's files, in one folder.  Two devices' limits
+    as one window name no device of any board, so it is tampering or another program's journal,
+    not a device gone since (which only skips the window): the whole journal is refused before a
+    write, where before the other windows were written and the restore ended "incomplete".
+    (The paths' own shape is checked when the journal is read, :mod:`thermogov.hw.journalfields`.)
+    """
+    if min_rel.rsplit("/", 1)[0] != max_rel.rsplit("/", 1)[0]:
+        return f"{min_rel} and {max_rel} are not one device's two limits"
+    return ""
 
 
 def _is_int(v: object) -> bool:

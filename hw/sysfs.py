@@ -166,6 +166,8 @@ class SysfsTree:
         real = self._resolved.get(rel)
         if real is not None:
             return real
+        if "\0" in rel:  # names no file (realpath raises ValueError); from a journal or nvpmodel.conf
+            raise error(f"{rel!r}: a path with a NUL byte names no file")
         p = self.path(rel)
         real = os.path.realpath(p)
         if not self._inside(real):

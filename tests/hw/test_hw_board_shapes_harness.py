@@ -8,6 +8,7 @@ write (a rival's limit) was reported as the daemon's: false ``not-restored`` and
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import sys
 from pathlib import Path
@@ -84,3 +85,60 @@ def test_the_modechange_check_flags_a_max_above_or_below_the_modes_and_excuses_t
     after[P0_MAX] = (b"1510400\n", 0o644)
     runner._check_mode_kept("w", {P0_MAX: (652800, 652800)}, before, after, [P0_MAX])
     assert [f.split(" [")[0] for f in runner.findings] == ["mode-undone-unseen"]
+
+
+def test_hotplug_never_takes_a_cluster_whose_max_another_agent_raises_and_still_flags_a_lost_cap(
+    tmp_path: Path,
+) -> None:
+    """Sessions 15-17's ``cap-lost-after-online`` on Pi trees was a jetson_clocks storm's own value
+    on the very file the hotplug path took offline (the rule lets that agent win after three
+    re-caps).  Such a folder is no hotplug target now; a cap really lost is still a finding."""
+    bs = _bench()
+    pi = fakesys.rpi5(tmp_path / "pi")
+    tr = bs.Trial("rpi5", governed_policies={"policy0"})
+    bs.other_agent(pi, Scripted(P0_MAX, "jetson-clocks-storm"), tr)
+    assert bs.hotplug_targets({P0_MAX, P0_MAX.replace("max", "min")}, tr) == []
+    orin = fakesys.orin_nano(tmp_path / "orin")
+    tr = bs.Trial("jetson-orin-nano", governed_policies={"policy0", "policy4"})
+    bs.other_agent(orin, Scripted(P0_MAX, "jetson-clocks-storm"), tr)
+    assert bs.hotplug_targets({P0_MAX, P4_MAX}, tr) == ["sys/devices/system/cpu/cpufreq/policy4"]
+    tr = bs.Trial("jetson-orin-nano", governed_policies={"policy0", "policy4"})
+    bs.other_agent(orin, Scripted(P0_MAX, "governor-changed"), tr)
+    assert len(bs.hotplug_targets({P0_MAX, P4_MAX}, tr)) == 2, "a governor string moves no limit"
+    assert bs.cap_lost("1500000\n", "2400000\n", "2400000\n")
+    assert not bs.cap_lost("1500000\n", "2400000\n", "1500000\n")  # capped again
+    assert not bs.cap_lost("2400000\n", "2400000\n", "2400000\n")  # the cap was the top: nothing lost
+
+
+def test_the_online_path_takes_a_later_cluster_or_a_jetsons_whole_cpu_domain_and_judges_the_journal(
+    tmp_path: Path,
+) -> None:
+    bs = _bench()
+    runner = bs.Runner(tmp_path / "shim")  # only its presence matters to the plan
+    orin = fakesys.orin_nano(tmp_path / "orin")
+    tr = bs.Trial("jetson-orin-nano", governed_policies={"policy0", "policy4"})
+    assert runner._plan_online(orin, tr, Scripted("cluster", "policy4")) == [
+        "sys/devices/system/cpu/cpufreq/policy4"
+    ]
+    both = ["sys/devices/system/cpu/cpufreq/policy0", "sys/devices/system/cpu/cpufreq/policy4"]
+    assert runner._plan_online(orin, tr, Scripted("domain")) == both
+    bs.rival_agent(orin, Scripted(P4_MAX), tr)
+    assert runner._plan_online(orin, tr, Scripted("cluster")) == [], (
+        "policy4 is the rival's; policy0 stays up"
+    )
+    pi = fakesys.rpi5(tmp_path / "pi")
+    assert runner._plan_online(pi, bs.Trial("rpi5", governed_policies={"policy0"}), Scripted("domain")) == []
+    journal = tmp_path / "journal.json"
+    entry = {
+        "label": "policy4",
+        "min_rel": P4_MAX.replace("max", "min"),
+        "max_rel": P4_MAX,
+        "min": 115200,
+        "max": 1510400,
+    }
+    journal.write_text(json.dumps({"entries": [entry]}))
+    assert bs.journal_problem(journal, P4_MAX, 1510400) == ""
+    assert "journaled max 1510400" in bs.journal_problem(journal, P4_MAX, 1728000)
+    assert "does not name it" in bs.journal_problem(journal, P0_MAX, 1510400)
+    journal.write_text('{"entries": [')
+    assert "unreadable" in bs.journal_problem(journal, P4_MAX, 1510400)
