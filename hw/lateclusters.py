@@ -40,6 +40,7 @@ while offline, so it may cap the others a little earlier than needed (the safe s
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable, Sequence
 
 from thermogov.hw.devices import CapActuator, clock_reader
@@ -69,6 +70,7 @@ class LateClusters:
         self._waiting: list[tuple[CapActuator, DomainBinding, str]] = [
             (a, b, name) for a, b in domains for name in b.inactive
         ]
+        self._said: set[str] = set()  # policies whose unreadable limit has been named once
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -84,8 +86,13 @@ class LateClusters:
         for a, b, name in self._waiting:
             try:
                 self._tree.read_int(f"{CPUFREQ}/{name}/scaling_max_freq", ActuatorError)
-            except ActuatorError:
+            except ActuatorError as e:
                 still.append((a, b, name))  # still offline (EBUSY), or not readable yet
+                if not _offline(e) and name not in self._said:
+                    # Not the kernel's answer for an offline policy: garbage, a directory, a
+                    # link out of the root.  Said once, so it is not silently ungoverned.
+                    self._said.add(name)
+                    self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
                 continue
             verdict = self._join(a, b, name)
             if verdict == "wait":
@@ -146,6 +153,13 @@ class LateClusters:
             f"{a.name} at {cap} kHz, restored at exit"
         )
         return f"cluster_online:{name}"
+
+
+def _offline(e: ActuatorError) -> bool:
+    """The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone
+    (its folder removed with its last CPU), as opposed to a limit that reads wrong."""
+    cause = e.__cause__
+    return isinstance(cause, OSError) and cause.errno in (errno.EBUSY, errno.ENOENT, errno.ENODEV)
 
 
 def offline_note(b: DomainBinding) -> str:

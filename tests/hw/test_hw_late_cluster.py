@@ -159,3 +159,23 @@ def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone(
     assert {k: v for k, v in after.items() if k.startswith(P4)} == {
         k: v for k, v in before.items() if k.startswith(P4)
     }, "nothing written to the cluster left alone"
+
+
+def test_a_cluster_whose_limit_reads_garbage_instead_of_ebusy_is_named_not_left_silently(
+    tmp_path: Path, shim: Path
+) -> None:
+    # EBUSY is the kernel's answer for an offline policy; a word where a frequency should be is
+    # not, so the cluster's staying ungoverned is said (once), and nothing of it is written.
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    proc = procutil.start_run(tmp_path, "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    (t.root / P4 / "scaling_max_freq").write_text("performance\n")
+    before = t.snapshot()
+    faultshim.write_rules(tmp_path / "faults", [])
+    line = procutil.wait_line(proc, "policy4 is left ungoverned", stream="stderr")
+    assert "scaling_max_freq" in line
+    assert "policy4" not in _journaled(tmp_path)
+    procutil.stopped(proc)
+    assert {k: v for k, v in t.snapshot().items() if k.startswith(P4)} == {
+        k: v for k, v in before.items() if k.startswith(P4)
+    }
