@@ -14,6 +14,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.hw import fakesys, faultshim, procutil
 
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
@@ -140,42 +142,36 @@ def test_a_dry_run_says_what_it_would_write_to_a_cluster_coming_online_and_write
     assert not (tmp_path / "state" / "journal.json").exists()
 
 
-def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone(
-    tmp_path: Path, shim: Path
+@pytest.mark.parametrize(
+    ("limit", "content", "said", "why"),
+    [
+        # The start's rule (hw/limits.py check_limits_in_force) holds for a late cluster too: its
+        # window is what a restore would write back, so a 0 kHz min is neither journaled nor owned.
+        (
+            "scaling_min_freq",
+            "0\n",
+            "policy4 came online but is left alone",
+            "not a frequency limit the kernel shows",
+        ),
+        # EBUSY is the kernel's answer for an offline policy; a word where a frequency should be
+        # is not, so the cluster's staying ungoverned is said instead of left silent.
+        ("scaling_max_freq", "performance\n", "policy4 is left ungoverned", "scaling_max_freq"),
+    ],
+)
+def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone_and_named(
+    tmp_path: Path, shim: Path, limit: str, content: str, said: str, why: str
 ) -> None:
-    # The start's rule (hw/limits.py check_limits_in_force) holds for a late cluster too: its
-    # window is what a restore would write back, so a 0 kHz min is neither journaled nor owned.
     t, env = _hot_orin_policy4_offline(tmp_path, shim)
     proc = procutil.start_run(tmp_path, "--duration", "120s", env=env)
     procutil.wait_line(proc, "thermogov: started")
-    t.write(f"{P4}/scaling_min_freq", 0)
+    (t.root / P4 / limit).write_text(content)
     before = t.snapshot()
     faultshim.write_rules(tmp_path / "faults", [])
-    line = procutil.wait_line(proc, "policy4 came online but is left alone", stream="stderr")
-    assert "not a frequency limit the kernel shows" in line
+    line = procutil.wait_line(proc, said, stream="stderr")
+    assert why in line
     assert "policy4" not in _journaled(tmp_path)
     procutil.stopped(proc)
     after = t.snapshot()
     assert {k: v for k, v in after.items() if k.startswith(P4)} == {
         k: v for k, v in before.items() if k.startswith(P4)
     }, "nothing written to the cluster left alone"
-
-
-def test_a_cluster_whose_limit_reads_garbage_instead_of_ebusy_is_named_not_left_silently(
-    tmp_path: Path, shim: Path
-) -> None:
-    # EBUSY is the kernel's answer for an offline policy; a word where a frequency should be is
-    # not, so the cluster's staying ungoverned is said (once), and nothing of it is written.
-    t, env = _hot_orin_policy4_offline(tmp_path, shim)
-    proc = procutil.start_run(tmp_path, "--duration", "120s", env=env)
-    procutil.wait_line(proc, "thermogov: started")
-    (t.root / P4 / "scaling_max_freq").write_text("performance\n")
-    before = t.snapshot()
-    faultshim.write_rules(tmp_path / "faults", [])
-    line = procutil.wait_line(proc, "policy4 is left ungoverned", stream="stderr")
-    assert "scaling_max_freq" in line
-    assert "policy4" not in _journaled(tmp_path)
-    procutil.stopped(proc)
-    assert {k: v for k, v in t.snapshot().items() if k.startswith(P4)} == {
-        k: v for k, v in before.items() if k.startswith(P4)
-    }
