@@ -60,18 +60,21 @@ def rail_files(tree: SysfsTree, rail: PowerRail) -> str:
     return " x ".join(tree.show(r) for r in rels)
 
 
+def implausible_why(rail: PowerRail, watts: float) -> str:
+    """Why ``watts`` is no power a running board draws on ``rail`` (:func:`plausible_w`), else ""."""
+    if plausible_w(rail, watts) is not None:
+        return ""
+    return f"{watts:.2f} W is no power for {rail.label} (expected above 0 and at most {rail_max_w(rail):g} W)"
+
+
 def rail_problem(tree: SysfsTree, rail: PowerRail) -> str:
     """Why the rail gives no usable power now (one phrase naming its file(s)), else ""."""
     try:
         watts = read_rail_w(tree, rail)
     except ThermogovError as e:
         return str(e)
-    if plausible_w(rail, watts) is None:
-        return (
-            f"{rail_files(tree, rail)}: {watts:.2f} W is no power for {rail.label} "
-            f"(expected above 0 and at most {rail_max_w(rail):g} W)"
-        )
-    return ""
+    why = implausible_why(rail, watts)
+    return f"{rail_files(tree, rail)}: {why}" if why else ""
 
 
 def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
@@ -159,13 +162,9 @@ class HwTelemetry(Telemetry):
         except ThermogovError as e:
             self._watch.went_bad(str(e))
             return
-        top = rail_max_w(self._rail)
-        if 0.0 < watts <= top:  # read again to say why: a flapping rail may read well by then
-            self._watch.went_bad(f"a read gave no usable power ({watts:.2f} W on reading it again)")
-            return
-        self._watch.went_bad(
-            f"{watts:.2f} W is no power for {self._rail.label} (expected above 0 and at most {top:g} W)"
-        )
+        # Read again to say why: a flapping rail may read well by then.
+        why = implausible_why(self._rail, watts)
+        self._watch.went_bad(why or f"a read gave no usable power ({watts:.2f} W on reading it again)")
 
     def inferences_total(self) -> int | None:
         return None if self._inferences is None else self._inferences()

@@ -26,9 +26,8 @@ slowed: nothing validated a lower gain there.
 
 from __future__ import annotations
 
-from thermogov import costmodel
 from thermogov.board import BoardProfile
-from thermogov.policies.ladder import governed_model
+from thermogov.policies.ladder import domain_powers_w, governed_model
 from thermogov.steadystate import node_rise_c
 
 GAIN_RULES = ("off", "steps", "plant")
@@ -69,12 +68,9 @@ def ladder_c_per_step(board: BoardProfile, ladder: list[dict[str, int]], fused: 
     model = governed_model(board.model, set(ladder[0]))
     power: dict[str, float] = {}
     for sign, caps in ((-1.0, ladder[0]), (1.0, ladder[-1])):
-        clocks = {d: caps[d] for d in model.cycles}
-        cores = costmodel.busy_cores(model, clocks, 1.0) if clocks else {}
-        for d in board.domains:
-            if d.name in caps:
-                w = costmodel.domain_power_w(d, caps[d.name], cores.get(d.name, 0.0), d.leak_ref_c)
-                power[d.node] = power.get(d.node, 0.0) + sign * w
+        for name, w in domain_powers_w(board, model, caps).items():
+            node = board.domain(name).node
+            power[node] = power.get(node, 0.0) + sign * w
     rise = node_rise_c(board, power)
     return sum(s.weight * rise[s.node] for s in sensors) / total / steps
 

@@ -33,16 +33,22 @@ def governed_model(model: ModelProfile, governed: set[str]) -> ModelProfile:
     )
 
 
+def domain_powers_w(board: BoardProfile, model: ModelProfile, caps: dict[str, int]) -> dict[str, float]:
+    """Each capped domain's power at ``caps`` with the pipeline saturated, leakage at its
+    reference temperature: the ladder's own power model (also :mod:`.gain`'s step size)."""
+    clocks = {d: caps[d] for d in model.cycles}
+    cores = costmodel.busy_cores(model, clocks, 1.0) if clocks else {}
+    return {
+        d.name: costmodel.domain_power_w(d, caps[d.name], cores.get(d.name, 0.0), d.leak_ref_c)
+        for d in board.domains
+        if d.name in caps
+    }
+
+
 def _rate_and_power(board: BoardProfile, model: ModelProfile, caps: dict[str, int]) -> tuple[float, float]:
     clocks = {d: caps[d] for d in model.cycles}
     rate = 1.0 / costmodel.inference_time_s(model, clocks) if clocks else 1.0
-    cores = costmodel.busy_cores(model, clocks, 1.0) if clocks else {}
-    power = sum(
-        costmodel.domain_power_w(d, caps[d.name], cores.get(d.name, 0.0), d.leak_ref_c)
-        for d in board.domains
-        if d.name in caps
-    )
-    return rate, power
+    return rate, sum(domain_powers_w(board, model, caps).values())
 
 
 def build_ladder(board: BoardProfile, tables_hz: dict[str, tuple[int, ...]]) -> list[dict[str, int]]:
