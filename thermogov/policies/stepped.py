@@ -57,7 +57,9 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s``,
 ``first_arrival``, ``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's
 step, scaled on a ladder finer than the suite boards'; the gain's ``"plant"`` rule on by default
-since session 18, the trip's step off).
+since session 18, the trip's step off), ``ripple_margin`` (:mod:`.ripple`: the set point's sigma
+is at least the fused reading's spread measured while held, which counts the dither a raised gain
+passes through; off).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -186,6 +188,7 @@ from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
+from thermogov.policies.ripple import RIPPLE_RULES, HeldSpread
 from thermogov.policies.settled import SettledObserver
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
@@ -237,6 +240,7 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
+    ripple_margin: str = "off"  # off: the set point's sigma counts the held spread ("gained", "all"; 19a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -345,6 +349,8 @@ class Stepped:
         self._arrived_s: float | None = None  # when the level first reached the set point (``rise_novel``)
         # ``first_arrival``: the integral's first approach from full clocks (:mod:`.arrival`).
         self.arrival = FirstArrival(p.horizon_s, p.t_i_s) if p.first_arrival else None
+        # ``ripple_margin``: the fused reading's spread while held (:mod:`.ripple`); set by make_stepped.
+        self.ripple: HeldSpread | None = None
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -496,6 +502,8 @@ class Stepped:
             self.integral = min(self.integral, float(self.rung))
             if self.arrival is not None:
                 self.arrival.end()
+            if self.ripple is not None:
+                self.ripple.leave()
             self.state = TRIP
             self._regime = "trip"
             return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
@@ -513,6 +521,8 @@ class Stepped:
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
             if self.arrival is not None:
                 self.arrival.restart()
+            if self.ripple is not None:
+                self.ripple.leave()
             return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
@@ -521,9 +531,14 @@ class Stepped:
         # reaches the trip from there: ``trip_reads_per_h`` (see :func:`trip_sigmas`).
         allowed, holding = self._ramp_state(inp, dt)
         k = max(p.noise_k, self.trip_k) if holding else p.noise_k
-        margin = k * est.noise_c
+        sigma = est.noise_c
+        if self.ripple is not None:
+            # ``ripple_margin``: the loop's own ripple counted, as measured while held (.ripple).
+            self.ripple.observe(t, dt, fused, est.level_c, est.slope_c_per_s, self._set_c, est.anomaly)
+            sigma = self.ripple.sigma_c(sigma)
+        margin = k * sigma
         if self.code_once is not None:
-            margin = self.code_once.margin_c(k, est.noise_c)
+            margin = self.code_once.margin_c(k, sigma)
         if self.tail is not None and holding and not est.anomaly:
             margin = max(margin, self._tail_margin(fused, est, dt, k))
         set_c = p.trip_c - max(p.margin_c, margin) - self.code_edge_c
@@ -838,6 +853,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         first_arrival=params.boolean("first_arrival", d.first_arrival),
         gain_ladder=params.choice("gain_ladder", GAIN_RULES, d.gain_ladder),
         gain_ladder_trip=params.choice("gain_ladder_trip", GAIN_RULES, d.gain_ladder_trip),
+        ripple_margin=params.choice("ripple_margin", RIPPLE_RULES, d.ripple_margin),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -910,6 +926,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
+    if p.ripple_margin == "all" or (p.ripple_margin == "gained" and scale > 1.0):
+        stepped.ripple = HeldSpread(trend.window_s)
     return stepped
 
 
