@@ -11,15 +11,18 @@ held at full clocks, and the trip was read from that dither, not from an arrival
 (docs/policies.md, session 18a, "Why the new misses").
 
 The rule measures the spread that matters, online: while the loop *holds* (in the band, no
-anomaly, at least ``window_s`` after the level first reached the set point, so an arrival's
-overshoot is not counted) the mean square of the fused reading around a slow reference, the
-fused value's exponential mean over ``window_s`` plus the trend's slope times ``window_s`` (the
-lag such a mean has on a ramp, so a slow drift such as a fan failing is not counted as ripple:
-only what moves faster than the trend's window, which is the loop's own dither and the read
-noise).  The mean square is a running mean over the held time, then an exponential one over
-``RIPPLE_MEMORY_WINDOWS`` trend windows.  The set point's sigma is the larger of ``noise_c`` and
-that spread's root once ``window_s`` of holding has been measured, so the rule only ever lowers
-the set point, and only by what the loop was measured to add.
+anomaly, from ``window_s`` after the level first reached the set point, so an arrival's overshoot
+is not counted) the mean square of each fused reading around the mean of the ``window_s`` of
+readings centred on it (a centred moving average, so the reading is judged half a window late).
+A straight drift (a fan failing while held) is its own centred mean and is not counted; what
+moves faster than the trend's window, the read noise and the loop's own dither, is; what moves
+slower is the integral's to follow.  (A trailing mean with the trend's slope times its lag added
+back, tried first, counts a ripple near the window's period twice over: the slope of a sine
+fitted over one period is 1.9 amplitudes per window.)  The mean square is a running mean over the
+held time, then an exponential one over ``RIPPLE_MEMORY_WINDOWS`` trend windows.  The set point's
+sigma is the larger of ``noise_c`` and that spread's root once ``window_s`` of holding has been
+measured, so the rule only ever lowers the set point, and only by what the loop was measured to
+add.
 
 ``"gained"`` (the rule on a board whose ``gain_ladder`` factor is over 1 only) leaves every board
 whose gain nothing raised exactly as it was: its ``noise_k`` was judged over seeds with its own
@@ -30,6 +33,7 @@ by construction.  ``"all"`` measures on every board.
 from __future__ import annotations
 
 import math
+from collections import deque
 
 RIPPLE_RULES = ("off", "gained", "all")
 
@@ -40,41 +44,42 @@ RIPPLE_MEMORY_WINDOWS = 10.0
 
 
 class HeldSpread:
-    """The fused reading's spread around its slow trend while the loop holds (``ripple_margin``)."""
+    """The fused reading's spread around its centred mean while the loop holds (``ripple_margin``)."""
 
     def __init__(self, window_s: float) -> None:
         self.window_s = window_s
         self.memory_s = RIPPLE_MEMORY_WINDOWS * window_s
-        self._mean: float | None = None  # the fused value's exponential mean over window_s
+        self._pts: deque[tuple[float, float]] = deque()  # the held readings of the last window_s
+        self._sum = 0.0
         self._reached_s: float | None = None  # when the level reached the set point in this stay
         self._var = 0.0
         self._held_s = 0.0  # held time measured so far (all stays)
 
     def leave(self) -> None:
-        """The band was left (a trip or a release): the next stay is an arrival again."""
-        self._mean = None
+        """The band was left (a trip or a release), or a glitch bridged: the next stay starts afresh."""
+        self._pts.clear()
+        self._sum = 0.0
         self._reached_s = None
 
-    def observe(
-        self, t: float, dt: float, fused: float, level: float, slope: float, set_c: float, anomaly: bool
-    ) -> None:
-        """Feed one band tick: measured only once the level has held ``window_s`` past the set point."""
+    def observe(self, t: float, dt: float, fused: float, level: float, set_c: float, anomaly: bool) -> None:
+        """Feed one band tick: measured only from ``window_s`` after the level reached the set point."""
         if anomaly:
-            self._mean = None  # a bridged glitch: the slow mean restarts after it
+            self.leave()
             return
         if self._reached_s is None:
             if level < set_c:
                 return  # still arriving
             self._reached_s = t
-        mean = self._mean
-        if mean is None or dt <= 0.0:
-            self._mean = fused if mean is None else mean
-            return
-        a = 1.0 - math.exp(-dt / self.window_s)
-        mean = self._mean = mean + a * (fused - mean)
         if t - self._reached_s < self.window_s:
-            return  # the slow mean settles, and the arrival's overshoot passes
-        dev = fused - (mean + slope * self.window_s)
+            return  # the arrival's overshoot passes
+        pts = self._pts
+        pts.append((t, fused))
+        self._sum += fused
+        while t - pts[0][0] > self.window_s:
+            self._sum -= pts.popleft()[1]
+        if t - pts[0][0] < 0.99 * self.window_s or dt <= 0.0:
+            return  # not a whole window yet
+        dev = pts[len(pts) // 2][1] - self._sum / len(pts)
         self._held_s += dt
         w = dt / min(self._held_s, self.memory_s)
         self._var += w * (dev * dev - self._var)

@@ -534,7 +534,7 @@ class Stepped:
         sigma = est.noise_c
         if self.ripple is not None:
             # ``ripple_margin``: the loop's own ripple counted, as measured while held (.ripple).
-            self.ripple.observe(t, dt, fused, est.level_c, est.slope_c_per_s, self._set_c, est.anomaly)
+            self.ripple.observe(t, dt, fused, est.level_c, self._set_c, est.anomaly)
             sigma = self.ripple.sigma_c(sigma)
         margin = k * sigma
         if self.code_once is not None:

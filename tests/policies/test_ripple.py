@@ -1,0 +1,96 @@
+"""``ripple_margin``: the set point's sigma counts the spread the loop adds while it holds."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from tests.policies.helpers import ctx_for, inp, policy
+from thermogov.interfaces import ConfigError
+from thermogov.policies.ripple import HeldSpread
+from thermogov.policies.stepped import Stepped
+from thermogov.sim.scenarios import load_scenario, scenario_names
+
+SUITE_BOARDS = sorted({load_scenario(n).board for n in scenario_names()})
+FINE = "jetson-agx-orin"  # gain_ladder "plant" factor 3.96
+WINDOW = 30.0
+SET = 84.0
+
+
+def _stepped(board: str, params: dict[str, object]) -> Stepped:
+    p = policy("stepped", params, board=board)
+    assert isinstance(p, Stepped)
+    return p
+
+
+def _feed(spread: HeldSpread, values: list[float], set_c: float = SET) -> None:
+    for i, v in enumerate(values):
+        spread.observe(i * 0.1, 0.1 if i else 0.0, v, v, set_c, False)
+
+
+def _rippling(n: int, amp: float, noise: float, mean: float = SET, period_s: float = 8.0) -> list[float]:
+    rng = random.Random(1)
+    return [mean + amp * math.sin(2 * math.pi * i * 0.1 / period_s) + rng.gauss(0, noise) for i in range(n)]
+
+
+def test_the_held_spread_is_the_ripple_and_the_noise_in_quadrature() -> None:
+    s = HeldSpread(WINDOW)
+    _feed(s, _rippling(6000, 0.2, 0.1))
+    # a sine of amplitude A has RMS A / sqrt(2); the noise adds in quadrature
+    assert s.sigma_c(0.1) == pytest.approx(math.hypot(0.2 / math.sqrt(2), 0.1), rel=0.08)
+
+
+def test_nothing_is_counted_while_arriving_or_before_a_window_has_held() -> None:
+    s = HeldSpread(WINDOW)
+    _feed(s, _rippling(6000, 0.5, 0.1), set_c=SET + 5.0)  # the level never reaches the set point
+    assert s.sigma_c(0.1) == 0.1
+    s = HeldSpread(WINDOW)
+    _feed(s, _rippling(500, 0.5, 0.1))  # 50 s: the mean's settling window, then 20 s measured
+    assert s.sigma_c(0.1) == 0.1
+
+
+def test_a_slow_drift_is_not_ripple() -> None:
+    """A fan failing while held: the level drifts 0.01 °C/s, which is its own centred mean."""
+    s = HeldSpread(WINDOW)
+    rng = random.Random(2)
+    _feed(s, [SET + 0.01 * i * 0.1 + rng.gauss(0, 0.1) for i in range(6000)])
+    assert s.sigma_c(0.1) == pytest.approx(0.1, rel=0.05)
+
+
+def test_the_sigma_is_never_under_the_read_noise() -> None:
+    s = HeldSpread(WINDOW)
+    _feed(s, [SET] * 6000)
+    assert s.sigma_c(0.15) == 0.15
+
+
+@pytest.mark.parametrize("board", SUITE_BOARDS)
+def test_gained_leaves_every_suite_board_without_the_estimator(board: str) -> None:
+    assert _stepped(board, {"ripple_margin": "gained"}).ripple is None
+    assert _stepped(board, {"ripple_margin": "all"}).ripple is not None
+
+
+def test_gained_measures_on_a_board_whose_gain_was_raised() -> None:
+    assert _stepped(FINE, {"ripple_margin": "gained"}).ripple is not None
+    assert _stepped(FINE, {"ripple_margin": "gained", "gain_ladder": "off"}).ripple is None
+    assert _stepped(FINE, {}).ripple is None  # off by default
+
+
+def test_an_unknown_rule_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError, match="ripple_margin"):
+        _stepped(FINE, {"ripple_margin": "always"})
+
+
+def test_a_rippling_hold_lowers_the_set_point_by_the_measured_spread() -> None:
+    """Same readings to both: with the rule the set point sits k sigmas of the held spread under the trip."""
+    ctx = ctx_for(FINE)
+    off, on = _stepped(FINE, {}), _stepped(FINE, {"ripple_margin": "gained"})
+    # At the default's set point, never at the trip; a 30-s ripple moves the 2-s level with it, so
+    # the trend's read noise (the RMS around that level) counts little of it.
+    readings = _rippling(6000, 0.3, 0.03, mean=84.5, period_s=30.0)
+    for p in (off, on):
+        for i, v in enumerate(readings):
+            p.decide(inp(i * 0.1, v, ctx))
+    assert on._set_c < off._set_c - 0.2
+    assert 85.0 - on._set_c == pytest.approx(on.p.noise_k * math.hypot(0.3 / math.sqrt(2), 0.03), rel=0.1)
