@@ -19,23 +19,27 @@ moves faster than the trend's window, the read noise and the loop's own dither, 
 slower is the integral's to follow.  (A trailing mean with the trend's slope times its lag added
 back, tried first, counts a ripple near the window's period twice over: the slope of a sine
 fitted over one period is 1.9 amplitudes per window.)  The mean square is a running mean over the
-held time, then an exponential one over ``RIPPLE_MEMORY_WINDOWS`` trend windows.  The set point's
-sigma is the larger of ``noise_c`` and that spread's root once ``window_s`` of holding has been
-measured, so the rule only ever lowers the set point, and only by what the loop was measured to
-add.
+held time, then an exponential one over ``RIPPLE_MEMORY_WINDOWS`` trend windows, and counts
+once ``window_s`` of holding has been measured.  Its excess over ``noise_c`` squared (clipped at
+0, so the rule only ever lowers the set point) is the ripple the loop adds.
 
-``"gained"`` (the rule on a board whose ``gain_ladder`` factor is over 1 only) leaves every board
-whose gain nothing raised exactly as it was: its ``noise_k`` was judged over seeds with its own
-ripple in the outcome, and the estimator is not even built there, so the suite is bit-identical
-by construction.  ``"all"`` measures on every board.
+Only the ripple the *raised* gain adds is counted.  ``noise_k`` was judged over seeds on the
+suite's boards with the ripple their own gain passes through already in the outcome; the read
+noise that moves ``u`` moves it ``factor`` times as far under a ``gain_ladder`` factor, so the
+ripple it passes through scales with the gain, and its variance with the factor squared: of the
+measured excess ``held**2 - noise_c**2`` the share ``1 - 1 / factor**2`` is the raise's (0.94 on
+the AGX Orin, x3.96; 0.29 on the AGX Xavier, x1.19), and the set point's sigma is
+``sqrt(noise_c**2 + share * excess)``.  A board whose gain nothing raised has a share of exactly
+0: the estimator is not even built there, so the suite is bit-identical by construction.  On the
+AGX Xavier the whole excess, counted in a first version, cost 0.44 % on d11-5 for no trip reading
+kept: its 0.5 °C codes make the coded spread depend on where the level sits against the code
+edges, so a lower set point can read as more spread (docs/policies.md, session 19a).
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-
-RIPPLE_RULES = ("off", "gained", "all")
 
 #: How many trend windows the held spread remembers (its exponential mean's time constant): ten
 #: windows (300 s at the default 30-s window) hold about a hundred periods of a 2-s dither, so the
@@ -46,8 +50,9 @@ RIPPLE_MEMORY_WINDOWS = 10.0
 class HeldSpread:
     """The fused reading's spread around its centred mean while the loop holds (``ripple_margin``)."""
 
-    def __init__(self, window_s: float) -> None:
+    def __init__(self, window_s: float, share: float) -> None:
         self.window_s = window_s
+        self.share = share  # of the measured excess variance, the raised gain's: 1 - 1 / factor**2
         self.memory_s = RIPPLE_MEMORY_WINDOWS * window_s
         self._pts: deque[tuple[float, float]] = deque()  # the held readings of the last window_s
         self._sum = 0.0
@@ -85,8 +90,15 @@ class HeldSpread:
         self._var += w * (dev * dev - self._var)
 
     def sigma_c(self, noise_c: float) -> float:
-        """The set point's sigma: the larger of the read noise and the held spread, once measured."""
+        """The set point's sigma: the read noise and the raised gain's share of the held excess, in quadrature."""
         if self._held_s < self.window_s:
             return noise_c
-        spread = math.sqrt(self._var)
-        return spread if spread > noise_c else noise_c
+        excess = self._var - noise_c * noise_c
+        if excess <= 0.0:
+            return noise_c
+        return math.sqrt(noise_c * noise_c + self.share * excess)
+
+
+def raised_share(factor: float) -> float:
+    """The share of the loop's ripple variance a gain ``factor`` times the judged one adds: ``1 - 1 / factor**2``."""
+    return 1.0 - 1.0 / (factor * factor) if factor > 1.0 else 0.0

@@ -58,8 +58,8 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``first_arrival``, ``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's
 step, scaled on a ladder finer than the suite boards'; the gain's ``"plant"`` rule on by default
 since session 18, the trip's step off), ``ripple_margin`` (:mod:`.ripple`: the set point's sigma
-is at least the fused reading's spread measured while held, which counts the dither a raised gain
-passes through; off).
+counts the raised gain's share of the fused reading's spread measured while held, the dither a
+raised gain passes through; off).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -188,7 +188,7 @@ from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
-from thermogov.policies.ripple import RIPPLE_RULES, HeldSpread
+from thermogov.policies.ripple import HeldSpread, raised_share
 from thermogov.policies.settled import SettledObserver
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
@@ -240,7 +240,7 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
-    ripple_margin: str = "off"  # off: the set point's sigma counts the held spread ("gained", "all"; 19a)
+    ripple_margin: bool = False  # off: the set point's sigma counts the raised gain's held ripple (19a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -853,7 +853,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         first_arrival=params.boolean("first_arrival", d.first_arrival),
         gain_ladder=params.choice("gain_ladder", GAIN_RULES, d.gain_ladder),
         gain_ladder_trip=params.choice("gain_ladder_trip", GAIN_RULES, d.gain_ladder_trip),
-        ripple_margin=params.choice("ripple_margin", RIPPLE_RULES, d.ripple_margin),
+        ripple_margin=params.boolean("ripple_margin", d.ripple_margin),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -926,8 +926,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
-    if p.ripple_margin == "all" or (p.ripple_margin == "gained" and scale > 1.0):
-        stepped.ripple = HeldSpread(trend.window_s)
+    if p.ripple_margin and raised_share(scale) > 0.0:
+        stepped.ripple = HeldSpread(trend.window_s, raised_share(scale))
     return stepped
 
 
