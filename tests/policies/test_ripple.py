@@ -91,6 +91,12 @@ def test_it_measures_on_a_board_whose_gain_was_raised() -> None:
     assert _stepped(FINE, {}).ripple is None  # off by default
 
 
+def test_no_estimator_reads_through_coarse_codes() -> None:
+    """The AGX Xavier's gain is raised (x1.19), but its 0.5 °C codes are over twice its read noise."""
+    assert raised_share(_stepped("jetson-agx-xavier", {}).p.k_p) > 0.0
+    assert _stepped("jetson-agx-xavier", {"ripple_margin": True}).ripple is None
+
+
 def test_a_bad_value_is_a_one_line_error() -> None:
     with pytest.raises(ConfigError, match="ripple_margin"):
         _stepped(FINE, {"ripple_margin": "always"})

@@ -30,10 +30,15 @@ ripple it passes through scales with the gain, and its variance with the factor 
 measured excess ``held**2 - noise_c**2`` the share ``1 - 1 / factor**2`` is the raise's (0.94 on
 the AGX Orin, x3.96; 0.29 on the AGX Xavier, x1.19), and the set point's sigma is
 ``sqrt(noise_c**2 + share * excess)``.  A board whose gain nothing raised has a share of exactly
-0: the estimator is not even built there, so the suite is bit-identical by construction.  On the
-AGX Xavier the whole excess, counted in a first version, cost 0.44 % on d11-5 for no trip reading
-kept: its 0.5 °C codes make the coded spread depend on where the level sits against the code
-edges, so a lower set point can read as more spread (docs/policies.md, session 19a).
+0: the estimator is not even built there, so the suite is bit-identical by construction.
+
+Nor is it built where a fused sensor's code is coarse (over twice its read noise, the line of
+``code_edge_coarse``: the Xavier NX, AGX Xavier, Nano).  There the coded readings' spread moves
+with the level's place against the code edges (the quantizing theorem: 17 % at 0.5 °C codes over
+0.15 °C of noise), so its excess is not the die's ripple: on the AGX Xavier (x1.19) the whole
+excess cost 0.44 % on d11-5 for no trip reading kept, and the share alone 0.21 %; the trend's
+``noise_c`` itself rose 0.144 -> 0.169 °C as the lower set point moved the level against the
+codes (docs/policies.md, session 19a).
 """
 
 from __future__ import annotations

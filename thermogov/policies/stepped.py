@@ -926,7 +926,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
-    if p.ripple_margin and raised_share(scale) > 0.0:
+    if p.ripple_margin and raised_share(scale) > 0.0 and not has_coarse_code(ctx, p.trip_c):
+        # The raised gain's share of the held spread (.ripple); not read through coarse codes.
         stepped.ripple = HeldSpread(trend.window_s, raised_share(scale))
     return stepped
 
@@ -961,9 +962,22 @@ def coarse_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
     counts it.  Only sensors that can read the trip count (hard limit above it), as in
     :func:`fused_code_terms`.
     """
-    return _weighted_code_edge_c(
-        ctx, trip_c, lambda s: s.quant_c > 2.0 * s.noise_c and s.hard_limit_c > trip_c
-    )
+    return _weighted_code_edge_c(ctx, trip_c, lambda s: _coarse(s, trip_c))
+
+
+def has_coarse_code(ctx: PolicyContext, trip_c: float) -> bool:
+    """Whether a fused sensor that can read the trip has a coarse code (:func:`coarse_code_edge_c`'s line).
+
+    ``ripple_margin`` is not read through such codes: the coded readings' spread moves with the
+    level's place against the code edges (the quantizing theorem's 17 % at 0.5 °C over 0.15 °C),
+    so an excess of it is not the die's ripple (docs/policies.md, session 19a).
+    """
+    return any(_coarse(s, trip_c) for s in ctx.board.sensors if s.name in ctx.sensor_names)
+
+
+def _coarse(s: SensorProfile, trip_c: float) -> bool:
+    """A code over twice its sensor's read noise, on a sensor that can read the trip."""
+    return s.quant_c > 2.0 * s.noise_c and s.hard_limit_c > trip_c
 
 
 def _weighted_code_edge_c(
