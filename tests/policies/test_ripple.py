@@ -88,7 +88,8 @@ def test_it_measures_on_a_board_whose_gain_was_raised() -> None:
     on = _stepped(FINE, {"ripple_margin": True})
     assert on.ripple is not None and on.ripple.share == pytest.approx(raised_share(on.p.k_p))
     assert _stepped(FINE, {"ripple_margin": True, "gain_ladder": "off"}).ripple is None
-    assert _stepped(FINE, {}).ripple is None  # off by default
+    assert _stepped(FINE, {}).ripple is not None  # on by default since session 19a
+    assert _stepped(FINE, {"ripple_margin": False}).ripple is None
 
 
 def test_no_estimator_reads_through_coarse_codes() -> None:
@@ -105,7 +106,7 @@ def test_a_bad_value_is_a_one_line_error() -> None:
 def test_a_rippling_hold_lowers_the_set_point_by_the_measured_spread() -> None:
     """Same readings to both: with the rule the set point sits k sigmas of the held spread under the trip."""
     ctx = ctx_for(FINE)
-    off, on = _stepped(FINE, {}), _stepped(FINE, {"ripple_margin": True})
+    off, on = _stepped(FINE, {"ripple_margin": False}), _stepped(FINE, {"ripple_margin": True})
     # At the default's set point, never at the trip; a 30-s ripple moves the 2-s level with it, so
     # the trend's read noise (the RMS around that level) counts little of it.
     readings = _rippling(6000, 0.3, 0.03, mean=84.5, period_s=30.0)

@@ -59,7 +59,7 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 step, scaled on a ladder finer than the suite boards'; the gain's ``"plant"`` rule on by default
 since session 18, the trip's step off), ``ripple_margin`` (:mod:`.ripple`: the set point's sigma
 counts the raised gain's share of the fused reading's spread measured while held, the dither a
-raised gain passes through; off).
+raised gain passes through; on by default since session 19a, bit-identical on every suite board).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -240,7 +240,7 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
-    ripple_margin: bool = False  # off: the set point's sigma counts the raised gain's held ripple (19a)
+    ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
