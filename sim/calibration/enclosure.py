@@ -167,8 +167,9 @@ def with_declared_switch(board: BoardProfile, switch_c: tuple[float, float] | No
 # the ``pwm-fan`` driver's ``pwmfan`` chip, listed even at 0 RPM (importers/sbcbench.py,
 # ``_fan_evidence``).  Where the pre-fit still prefers a housing with a fan, the readings need a
 # cooler on the SoC that no fanless housing of the profile but a heavy passive body gives (a bare or
-# cased board heats 7-12 K too fast under load: docs/calibration.md, fifteenth session), so that
-# housing is taken instead.
+# cased board heats 7-12 K too fast under load: docs/calibration.md, fifteenth session; a stock Pi 5
+# without a heatsink averaged 81 °C, peak 89 °C, through Phoronix's benchmarks, 56 / 72 °C with the
+# Active Cooler: phoronix.com/review/raspberry-pi-5-benchmarks/2), so that housing is taken instead.
 FANLESS_COOLER = "passive-heatsink"
 
 
