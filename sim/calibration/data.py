@@ -40,9 +40,8 @@ class LogData:
     fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports: a fan housing's evidence
     fan_evidence: str = ""  # hardware evidence that the board has a fan, "" when the log shows none
     fan_switch_c: tuple[float, float] | None = None  # a one-step fan's declared switch-on °C and hysteresis
-    sensor_chips: tuple[
-        str, ...
-    ] = ()  # hardware-monitor chips the log lists before its run (no fan chip: no fan)
+    # The hardware-monitor chips the log lists before its run (``ImportedLog.sensor_chips``; no fan chip: no fan)
+    sensor_chips: tuple[str, ...] = ()
     uptime_s: float | None = None  # seconds since boot at the log's start, when the log says
     load_average: tuple[float, float, float] | None = None  # the kernel's 1/5/15-min load averages then
     load_starts_at_gaps: bool = False  # a row without a load is where the next row's load began

@@ -27,6 +27,7 @@ at idle in geerlingguy/sbc-reviews#21).  It is kept as the rail ``PMIC``, not as
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -278,40 +279,35 @@ def _is_float(token: str) -> bool:
     return True
 
 
-def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
-    """Fan tachometer readings of the report's first "Hardware sensors" block only.
+def _first_sensor_block(lines: list[str]) -> list[str]:
+    """The lines of the report's first "Hardware sensors" block (lm-sensors output), [] without one.
 
     sbc-bench prints that block before its benchmarks and again after them, and the monitor
     tables last; only the first block describes the board before the logged run (the second
-    is a moment after every reading), so only it is kept."""
+    is a moment after every reading)."""
     start = next((i for i, ln in enumerate(lines) if ln.strip() == "Hardware sensors:"), None)
     if start is None:
-        return ()
-    out = []
-    for ln in lines[start + 1 :]:
-        if ln.startswith("#####"):
-            break
-        if m := _FAN_RPM_RE.match(ln):
-            out.append(float(m.group(1)))
-    return tuple(out)
+        return []
+    block = lines[start + 1 :]
+    end = next((i for i, ln in enumerate(block) if ln.startswith("#####")), len(block))
+    return block[:end]
+
+
+def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
+    """Fan tachometer readings of the report's first "Hardware sensors" block only."""
+    return tuple(float(m.group(1)) for ln in _first_sensor_block(lines) if (m := _FAN_RPM_RE.match(ln)))
 
 
 def _sensor_chips(lines: list[str]) -> tuple[str, ...]:
     """The lm-sensors chip names of the report's first "Hardware sensors" block (``pwmfan-isa-0000``,
     ``cpu_thermal-virtual-0``): each chip's block starts with its name alone on a line after a blank
-    one.  Empty when the report prints no such block (sbc-bench before 0.8.x, or no lm-sensors)."""
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == "Hardware sensors:"), None)
-    if start is None:
-        return ()
-    chips: list[str] = []
-    prev = ""
-    for ln in lines[start + 1 :]:
-        if ln.startswith("#####"):
-            break
-        if not prev.strip() and _CHIP_RE.match(ln.strip()):
-            chips.append(ln.strip())
-        prev = ln
-    return tuple(chips)
+    one.  Empty when the report prints no such block."""
+    block = ["", *_first_sensor_block(lines)]
+    return tuple(
+        ln.strip()
+        for prev, ln in itertools.pairwise(block)
+        if not prev.strip() and _CHIP_RE.match(ln.strip())
+    )
 
 
 def _fan_evidence(lines: list[str]) -> tuple[str, tuple[float, float] | None]:
