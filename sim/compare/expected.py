@@ -19,6 +19,7 @@ is untouched, so its results stay bit-identical, and the wrapper costs the bench
 from __future__ import annotations
 
 import contextlib
+import csv
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -167,15 +168,9 @@ def expected_above_s(
 
 def trace_ticks(run_dir: Path) -> tuple[list[float], list[str]]:
     """The control ticks' instants and fused sensors from a run folder's ``trace.csv``."""
-    import csv
-
-    times: list[float] = []
-    used: list[str] = []
     with (Path(run_dir) / "trace.csv").open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            times.append(float(row["t_s"]))
-            used.append(row["sensors_used"])
-    return times, used
+        rows = [(float(r["t_s"]), r["sensors_used"]) for r in csv.DictReader(fh)]
+    return [t for t, _ in rows], [u for _, u in rows]
 
 
 __all__ = ["ReadLog", "expected_above_s", "prob_at_or_above", "recording_reads", "trace_ticks"]
