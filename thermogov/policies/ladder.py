@@ -51,6 +51,11 @@ def _rate_and_power(board: BoardProfile, model: ModelProfile, caps: dict[str, in
     return rate, sum(domain_powers_w(board, model, caps).values())
 
 
+def rung_rate(board: BoardProfile, governed: set[str], caps: dict[str, int]) -> float:
+    """The inference rate the board's model gives ``caps`` with the ``governed`` domains capped."""
+    return _rate_and_power(board, governed_model(board.model, governed), caps)[0]
+
+
 def build_ladder(board: BoardProfile, tables_hz: dict[str, tuple[int, ...]]) -> list[dict[str, int]]:
     """Rungs from slowest (index 0, every domain at its lowest OPP) to all-maximum (last)."""
     names = list(tables_hz)
