@@ -40,6 +40,7 @@ while offline, so it may cap the others a little earlier than needed (the safe s
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from collections.abc import Callable, Sequence
 
@@ -124,6 +125,12 @@ class LateClusters:
         except ActuatorError as e:
             self._log(f"warning: {name} came online but is left alone: {e}")
             return ""
+        # A file that cannot be owned (a link planted while it was offline) is this cluster's
+        # fault alone: judged before the journal names it, so the rest go on being governed.
+        why = self._tree.unownable(f.min_rel) or self._tree.unownable(f.max_rel)
+        if why:
+            self._log(f"warning: {name} came online but is left alone: {why}")
+            return ""
         before = clock_reader(self._tree, a.files)
         self._tree.keep_open(f.cur_rel, ActuatorError)
         a.join(f, original, clock_reader(self._tree, (*a.files, f)))
@@ -136,8 +143,11 @@ class LateClusters:
             )
             return ""
         if not self._dry_run:
-            self._tree.own(f.min_rel)
-            self._tree.own(f.max_rel)
+            try:
+                self._tree.own(f.min_rel)
+                self._tree.own(f.max_rel)
+            except ActuatorError as e:  # swapped between the look above and now: still its own fault
+                return self._left_after_journal(a, f, before, f"{e}")
         try:
             a.reapply(f)
         except ActuatorError as e:
@@ -153,6 +163,16 @@ class LateClusters:
             f"{a.name} at {cap} kHz, restored at exit"
         )
         return f"cluster_online:{name}"
+
+    def _left_after_journal(self, a: CapActuator, f: LimitFiles, before: Callable[[], int], why: str) -> str:
+        """Undo a join whose files could not be owned after the journal named them: nothing was
+        written there, so the journal is rewritten without it (a failure to do so keeps the
+        entry, whose values are the ones found: a restore writes back what is already there)."""
+        a.leave(f.label, before)
+        with contextlib.suppress(ThermogovError):
+            self._journal()
+        self._log(f"warning: {f.label} came online but is left alone: {why}")
+        return ""
 
 
 def _offline(e: ActuatorError) -> bool:

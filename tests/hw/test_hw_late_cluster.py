@@ -175,3 +175,57 @@ def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone_and_
     assert {k: v for k, v in after.items() if k.startswith(P4)} == {
         k: v for k, v in before.items() if k.startswith(P4)
     }, "nothing written to the cluster left alone"
+
+
+def _max_linked_in_the_root(t: fakesys.FakeTree, tmp: Path) -> None:
+    """``scaling_max_freq`` swapped for a link to another file under the root (resolved inside)."""
+    t.write("sys/kernel/planted_max", "1510400\n")
+    (t.root / P4 / "scaling_max_freq").unlink()
+    (t.root / P4 / "scaling_max_freq").symlink_to("../../../../../kernel/planted_max")
+
+
+def _max_linked_out_of_the_root(t: fakesys.FakeTree, tmp: Path) -> None:
+    (tmp / "outside_max").write_text("1510400\n")
+    (t.root / P4 / "scaling_max_freq").unlink()
+    (t.root / P4 / "scaling_max_freq").symlink_to(tmp / "outside_max")
+
+
+def _min_above_max(t: fakesys.FakeTree, tmp: Path) -> None:
+    t.write(f"{P4}/scaling_max_freq", 729600)
+    t.write(f"{P4}/scaling_min_freq", 1510400)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        # Before (session 19): the run stopped mid-run, exit 1 ("refusing to own it"), every
+        # other cluster's governing ended with it.
+        (_max_linked_in_the_root, "is a symlink"),
+        (_max_linked_out_of_the_root, "is a symlink"),
+        # Before: journaled and capped, a window no kernel shows "restored" at exit; refused at
+        # start by the same rule now (tests/hw/test_hostile_sysfs_contents.py).
+        (_min_above_max, "is above the max"),
+    ],
+    ids=["max-linked-in-the-root", "max-linked-out-of-the-root", "min-above-max"],
+)
+def test_a_cluster_coming_online_with_a_bad_attribute_is_left_alone_and_the_rest_governed_on(
+    tmp_path: Path, shim: Path, change, why: str
+) -> None:
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    proc = procutil.start_run(tmp_path, "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    change(t, tmp_path)
+    before = t.snapshot()
+    faultshim.write_rules(tmp_path / "faults", [])
+    line = procutil.wait_line(proc, "policy4 came online but is left alone", stream="stderr")
+    assert why in line
+    assert "policy4" not in _journaled(tmp_path)
+    assert _max(t, P0) < max(fakesys.ORIN_NANO_CPU_KHZ), "policy0 still governed"
+    err = procutil.stopped(proc)  # exit 0, no traceback
+    assert "limits restored" in err and "policy4 came online" not in err, "said once"
+    after = t.snapshot()
+    assert {k: v for k, v in after.items() if k.startswith(P4)} == {
+        k: v for k, v in before.items() if k.startswith(P4)
+    }, "nothing written to the cluster left alone"
+    outside = tmp_path / "outside_max"
+    assert not outside.exists() or outside.read_text() == "1510400\n"
