@@ -47,7 +47,7 @@ def typed(kind: type[T], obj: Any, where: str) -> T:
             if not (value is None and "None" in str(f.type)) and not _whole(value):
                 raise ValueError(
                     f"{where} field {name!r} is {value!r}, not a whole number 0..{LARGEST_VALUE} "
-                    "(what every attribute thermogov owns holds)"
+                    "(what every attribute thermogov owns holds): refused whatever the board holds"
                 )
             continue
         if f.type not in ("str", str):
