@@ -89,11 +89,7 @@ class LateClusters:
                 self._tree.read_int(f"{CPUFREQ}/{name}/scaling_max_freq", ActuatorError)
             except ActuatorError as e:
                 still.append((a, b, name))  # still offline (EBUSY), or not readable yet
-                if not _offline(e) and name not in self._said:
-                    # Not the kernel's answer for an offline policy: garbage, a directory, a
-                    # link out of the root.  Said once, so it is not silently ungoverned.
-                    self._said.add(name)
-                    self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
+                self._unreadable(name, e)
                 continue
             verdict = self._join(a, b, name)
             if verdict == "wait":
@@ -118,7 +114,10 @@ class LateClusters:
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
         try:
             original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
-        except ActuatorError:
+        except ActuatorError as e:
+            # Its max read just now, so only EBUSY (offline again) is the kernel's answer here:
+            # a min missing or garbage is said as a max would be (session 19).
+            self._unreadable(name, e, busy_only=True)
             return "wait"
         try:
             check_limits_in_force(self._tree, f, *original)  # the start's rule: a restore writes it
@@ -164,6 +163,13 @@ class LateClusters:
         )
         return f"cluster_online:{name}"
 
+    def _unreadable(self, name: str, e: ActuatorError, *, busy_only: bool = False) -> None:
+        """Say once that a limit of ``name`` reads wrong, unless it is the kernel's answer for
+        an offline policy (garbage, a directory, a file gone: not silently ungoverned)."""
+        if not _offline(e, (errno.EBUSY,) if busy_only else OFFLINE_ERRNOS) and name not in self._said:
+            self._said.add(name)
+            self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
+
     def _left_after_journal(self, a: CapActuator, f: LimitFiles, before: Callable[[], int], why: str) -> str:
         """Undo a join whose files could not be owned after the journal named them: nothing was
         written there, so the journal is rewritten without it (a failure to do so keeps the
@@ -175,11 +181,14 @@ class LateClusters:
         return ""
 
 
-def _offline(e: ActuatorError) -> bool:
-    """The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone
-    (its folder removed with its last CPU), as opposed to a limit that reads wrong."""
+# The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone (its
+# folder removed with its last CPU), as opposed to a limit that reads wrong.
+OFFLINE_ERRNOS = (errno.EBUSY, errno.ENOENT, errno.ENODEV)
+
+
+def _offline(e: ActuatorError, errnos: tuple[int, ...] = OFFLINE_ERRNOS) -> bool:
     cause = e.__cause__
-    return isinstance(cause, OSError) and cause.errno in (errno.EBUSY, errno.ENOENT, errno.ENODEV)
+    return isinstance(cause, OSError) and cause.errno in errnos
 
 
 def offline_note(b: DomainBinding) -> str:

@@ -156,6 +156,8 @@ def test_a_dry_run_says_what_it_would_write_to_a_cluster_coming_online_and_write
         # EBUSY is the kernel's answer for an offline policy; a word where a frequency should be
         # is not, so the cluster's staying ungoverned is said instead of left silent.
         ("scaling_max_freq", "performance\n", "policy4 is left ungoverned", "scaling_max_freq"),
+        # The same of its min, read once the max reads (session 19: silent before).
+        ("scaling_min_freq", "powersave\n", "policy4 is left ungoverned", "scaling_min_freq"),
     ],
 )
 def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone_and_named(
