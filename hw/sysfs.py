@@ -443,6 +443,9 @@ class SysfsTree:
         real = os.path.realpath(p)
         if not self._inside(real):
             return f"{p}: resolves to {real}, outside the sysfs root {self.root}; refusing to own it"
+        memo = self._resolved.get(rel)
+        if memo is not None and memo != real:  # a folder on the way swapped for a link since
+            return f"{p}: now resolves to {real}, not to {memo} as when first read; refusing to own it"
         if not os.path.isfile(real):
             return f"{p}: not a regular file; refusing to own it (fix the tree)"
         return ""

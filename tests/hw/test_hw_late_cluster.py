@@ -192,6 +192,14 @@ def _max_linked_out_of_the_root(t: fakesys.FakeTree, tmp: Path) -> None:
     (t.root / P4 / "scaling_max_freq").symlink_to(tmp / "outside_max")
 
 
+def _folder_swapped_for_a_link(t: fakesys.FakeTree, tmp: Path) -> None:
+    """The policy's folder moved elsewhere under the root and linked back: each attribute is a
+    file, but not the one its path named when first read."""
+    (t.root / "sys/kernel").mkdir(parents=True, exist_ok=True)
+    (t.root / P4).rename(t.root / "sys/kernel/policy4")
+    (t.root / P4).symlink_to("../../../../kernel/policy4")
+
+
 def _min_above_max(t: fakesys.FakeTree, tmp: Path) -> None:
     t.write(f"{P4}/scaling_max_freq", 729600)
     t.write(f"{P4}/scaling_min_freq", 1510400)
@@ -204,11 +212,13 @@ def _min_above_max(t: fakesys.FakeTree, tmp: Path) -> None:
         # other cluster's governing ended with it.
         (_max_linked_in_the_root, "is a symlink"),
         (_max_linked_out_of_the_root, "is a symlink"),
+        # Before: joined, and its cap written through the link to the moved files.
+        (_folder_swapped_for_a_link, "now resolves to"),
         # Before: journaled and capped, a window no kernel shows "restored" at exit; refused at
         # start by the same rule now (tests/hw/test_hostile_sysfs_contents.py).
         (_min_above_max, "is above the max"),
     ],
-    ids=["max-linked-in-the-root", "max-linked-out-of-the-root", "min-above-max"],
+    ids=["max-linked-in-the-root", "max-linked-out-of-the-root", "folder-swapped", "min-above-max"],
 )
 def test_a_cluster_coming_online_with_a_bad_attribute_is_left_alone_and_the_rest_governed_on(
     tmp_path: Path, shim: Path, change, why: str
@@ -226,8 +236,9 @@ def test_a_cluster_coming_online_with_a_bad_attribute_is_left_alone_and_the_rest
     err = procutil.stopped(proc)  # exit 0, no traceback
     assert "limits restored" in err and "policy4 came online" not in err, "said once"
     after = t.snapshot()
-    assert {k: v for k, v in after.items() if k.startswith(P4)} == {
-        k: v for k, v in before.items() if k.startswith(P4)
+    mine = (P4, "sys/kernel")
+    assert {k: v for k, v in after.items() if k.startswith(mine)} == {
+        k: v for k, v in before.items() if k.startswith(mine)
     }, "nothing written to the cluster left alone"
     outside = tmp_path / "outside_max"
     assert not outside.exists() or outside.read_text() == "1510400\n"
