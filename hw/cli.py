@@ -318,7 +318,12 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
         raise ThermogovError("--watch and --json: choose one (--json prints the state once)")
     if watch:
         statusview.watch(state_path)
-    sys.exit(statusview.show_once(state_path, as_json, lambda line: click.echo(printable(line))))
+    # JSON escapes control characters itself (and is many lines); the summary lines are escaped.
+    sys.exit(
+        statusview.show_once(
+            state_path, as_json, lambda line: click.echo(line if as_json else printable(line))
+        )
+    )
 
 
 @click.command("ab")
