@@ -222,21 +222,18 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
         if c is None or c.sustained_ips is None or not reaches_trip(block):
             continue
         verdicts = []
-        pct = c.pct_oracle
-        if pct is not None:
-            ok = pct >= TARGET_ORACLE_PCT
-            # The free bound (no sustained rule); the any-window view below judges the same 98 %
-            # against the bound that allows what the scored window allows.
-            verdicts.append(f"free bound {pct:.1f}%{'' if ok else ' MISS'}")
-            if not ok:
-                misses["free bound"].append(scen)
-        pct = c.pct_readable
-        if pct is not None:
-            # Not a bound: the counterpart of the 98 % for a policy that must not read the trip.
-            ok = pct >= TARGET_ORACLE_PCT
-            verdicts.append(f"readable {pct:.1f}%{'' if ok else ' MISS'}")
-            if not ok:
-                misses["readable (reference)"].append(scen)
+        # The free bound (no sustained rule; the any-window view below judges the same 98 % against
+        # the bound that allows what the scored window allows), then the readable reference: not a
+        # bound, the 98 %'s counterpart for a policy that must not read the trip code.
+        for key, label, pct in (
+            ("free bound", "free bound", c.pct_oracle),
+            ("readable (reference)", "readable", c.pct_readable),
+        ):
+            if pct is not None:
+                ok = pct >= TARGET_ORACLE_PCT
+                verdicts.append(f"{label} {pct:.1f}%{'' if ok else ' MISS'}")
+                if not ok:
+                    misses[key].append(scen)
         bound = (charge or {}).get(scen)
         if bound and c.inferences_total is not None:
             pct = 100.0 * c.inferences_total / bound
