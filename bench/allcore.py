@@ -1,7 +1,7 @@
 """The all-core phase of sbc-bench reports: how the held-out forecast errs, per benchmark, and the power each draws.
 
 Run: ``python bench/allcore.py [--data DIR ...] [--holdout 0.6] [--enclosure NAME] [--json]``
-(default: the team's folder, ``$THERMOGOV_REAL_DATA``; pass several ``--data`` to pool folders;
+(default: ``$THERMOGOV_REAL_DATA``; pass several ``--data`` to pool folders;
 ``--enclosure`` fits every report in that housing instead of the pre-fit's pick, to measure what the
 housing contributes to an error).
 

@@ -1,7 +1,7 @@
 """What a logged CPU power rail says about a profile's ``C_dyn``.
 
-Run: ``python bench/cpurail.py [--data DIR ...] [--block 10] [--json]`` (default: the team's
-folder, ``$THERMOGOV_REAL_DATA``).
+Run: ``python bench/cpurail.py [--data DIR ...] [--block 10] [--json]`` (default:
+``$THERMOGOV_REAL_DATA``).
 
 The fit takes a busy core's power as ``C_dyn * V^2 * f`` (the profile's voltage table), and on
 reports whose training part holds no all-core load it keeps the profile's ``C_dyn`` (the fitted

@@ -1,8 +1,8 @@
 """How well the calibration generalises: every real log with a load change, fitted on its first 40 %.
 
 Run: ``python bench/fidelity.py [--data DIR] [--holdout 0.6] [--only SUBSTRING] [--json] [--fleet]``.
-The logs are read from ``$THERMOGOV_REAL_DATA`` or the team's data folder beside the clone
-(``tests/realdata.py``); the bench says so and exits 0 when neither exists.
+The logs are read from ``$THERMOGOV_REAL_DATA`` (``tests/realdata.py``) or ``--data``; the bench
+says so and exits 0 when the folder does not exist.
 
 Per log: the board (named by the log, else by the board the log's source says it was recorded
 on, see :data:`RECORDED_ON`), held-out RMSE of the open-loop prediction over the last 60 %,

@@ -29,6 +29,11 @@ world's, so the run goes on past it (session 15 judged ``bank_c`` so)::
 
     python bench/stepped_seeds.py --scenario rpi5-steady-25 --seeds 1-8 --known-length \\
         --candidate bank_c=2
+
+``--expected`` adds, per seed, the *expected* seconds above the trip given the run's true fused
+trajectory and the sensors' noise and codes (:mod:`thermogov.sim.compare.expected`), and judges
+the trip target on its sum over the seeds against ``hysteresis``'s: one seed's count of trip
+readings is a lottery on a 0.5-degree board (session 19c judged ``first_arrival`` so).
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ from thermogov.interfaces import ConfigError  # noqa: E402
 from thermogov.policies import make_policy  # noqa: E402
 from thermogov.policies.base import PolicyContext  # noqa: E402
 from thermogov.sim.compare.anywindow import extended  # noqa: E402
+from thermogov.sim.compare.compare import TRIP_C  # noqa: E402
+from thermogov.sim.compare.expected import expected_above_s, recording_reads, trace_ticks  # noqa: E402
 from thermogov.sim.compare.runlength import run_length_knobs  # noqa: E402
 from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
@@ -60,7 +67,7 @@ from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 from thermogov.tomlcheck import Table  # noqa: E402
 
 POLICY = "stepped"
-Job = tuple[str, Config, str, list[int], Path]
+Job = tuple[str, Config, str, list[int], Path, bool]
 
 
 def parse_candidate(text: str) -> dict[str, float | bool | str]:
@@ -117,9 +124,33 @@ def family_worlds(names: Sequence[str], scale: float) -> list[tuple[str, Config]
     return out
 
 
-def _run(job: Job) -> tuple[str, SeedRows]:
-    label, cfg, policy, seeds, where = job
-    return label, plain_rows(cfg, policy, seeds, where, label)
+def _run(job: Job) -> tuple[str, SeedRows, dict[int, float]]:
+    """One variant on every seed; with ``expected``, each seed's expected seconds above the trip."""
+    label, cfg, policy, seeds, where, expected = job
+    if not expected:
+        return label, plain_rows(cfg, policy, seeds, where, label), {}
+    out, exp = SeedRows(label, policy), {}
+    board = cfg.load_board()
+    for s in seeds:
+        with recording_reads() as log:  # one seed's reads per log: the expectation is per run
+            one = plain_rows(cfg, policy, [s], where, label)
+        out.rows.update(one.rows)
+        out.worst.update(one.worst)
+        if run_dir := one.rows[s].run_dir:
+            exp[s] = expected_above_s(log, *trace_ticks(Path(run_dir)), board, TRIP_C)
+    return label, out, exp
+
+
+def expected_lines(expected: dict[str, dict[int, float]], seeds: Sequence[int]) -> list[str]:
+    """Per variant, the expected seconds above the trip per seed and their sum against ``hysteresis``'s."""
+    bound = sum(expected["hysteresis"].get(s, 0.0) for s in seeds)
+    out = []
+    for name, per_seed in expected.items():
+        total = sum(per_seed.get(s, 0.0) for s in seeds)
+        verdict = "" if name == "hysteresis" else (" (kept)" if total <= bound + 1e-9 else " MISS")
+        shown = "/".join(f"{per_seed[s]:.3f}" if s in per_seed else "n/a" for s in seeds)
+        out.append(f"    {name}: expected >trip s {shown}; sum {total:.3f}{verdict}")
+    return out
 
 
 def row_lines(rows: dict[str, SeedRows], seeds: Sequence[int]) -> list[str]:
@@ -186,6 +217,11 @@ def main() -> None:
         action="store_true",
         help="tell every candidate the world's length and scored window (rows labelled [run length known])",
     )
+    ap.add_argument(
+        "--expected",
+        action="store_true",
+        help="also the expected seconds above the trip per seed, from the true trajectory and the read noise",
+    )
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 2))
     args = ap.parse_args()
     try:
@@ -225,16 +261,20 @@ def main() -> None:
             if args.extend is None or args.extend > 1.0:
                 views.append(("open-ended", extended(base, args.extend)))
             for view, cfg in views:
-                jobs: list[Job] = [("hysteresis", cfg, "hysteresis", seeds, Path(tmp) / "h")]
-                jobs.append(("default", cfg, POLICY, seeds, Path(tmp) / "d"))
+                exp = args.expected
+                jobs: list[Job] = [("hysteresis", cfg, "hysteresis", seeds, Path(tmp) / "h", exp)]
+                jobs.append(("default", cfg, POLICY, seeds, Path(tmp) / "d", exp))
                 for i, (name, knobs) in enumerate(candidates):
                     # The stated length is the original world's, on the open-ended view too.
                     given = stated(base, knobs, args.known_length)
                     label = f"{name} [run length known]" if args.known_length else name
-                    jobs.append((label, with_params(cfg, given), POLICY, seeds, Path(tmp) / f"c{i}"))
-                rows = dict(ex.map(_run, jobs))
+                    jobs.append((label, with_params(cfg, given), POLICY, seeds, Path(tmp) / f"c{i}", exp))
+                done = list(ex.map(_run, jobs))
+                rows = {label: r for label, r, _ in done}
                 print(f"{scen}, {view}, seeds {args.seeds}:")
                 print("\n".join(row_lines(rows, seeds)))
+                if exp:
+                    print("\n".join(expected_lines({label: e for label, _, e in done}, seeds)))
     print(f"\n{time.monotonic() - started:.0f} s with {args.jobs} processes")
 
 

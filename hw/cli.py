@@ -22,6 +22,7 @@ from thermogov.exitstatus import failure_status
 from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
+from thermogov.printable import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -152,11 +153,11 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
         click.echo(json.dumps(data, indent=2))
     elif no_board is None:
         for line in doctor_report(tree, cfg, board):
-            click.echo(line)
+            click.echo(printable(line))  # a zone's type, a model string: the board's files
     for warning in warnings:
-        click.echo(warning, err=True)
+        click.echo(printable(warning), err=True)
     if no_board is not None:
-        click.echo(f"thermogov: {no_board}", err=True)
+        click.echo(f"thermogov: {printable(no_board)}", err=True)
         sys.exit(1)
     if refusal is not None:  # the report is still useful; the status says `run` would refuse
         raise refusal
@@ -317,7 +318,12 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
         raise ThermogovError("--watch and --json: choose one (--json prints the state once)")
     if watch:
         statusview.watch(state_path)
-    sys.exit(statusview.show_once(state_path, as_json, click.echo))
+    # JSON escapes control characters itself (and is many lines); the summary lines are escaped.
+    sys.exit(
+        statusview.show_once(
+            state_path, as_json, lambda line: click.echo(line if as_json else printable(line))
+        )
+    )
 
 
 @click.command("ab")
@@ -442,7 +448,8 @@ def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir
 
     with BoardLock(sysfs_root, lock_dir, lock_file, state_dir) as lock:
         msg = recover(SysfsTree(sysfs_root), Journal(state_dir), last_caps_path(lock.path))
-    click.echo(f"thermogov: {msg}" if msg else "thermogov: nothing to restore (no journal)")
+    # The journal's labels and paths are in the line: one line, whatever they hold.
+    click.echo(f"thermogov: {printable(msg)}" if msg else "thermogov: nothing to restore (no journal)")
 
 
 def _run_steps(plan: Callable[[], list[service.Step]]) -> None:

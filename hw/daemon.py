@@ -98,6 +98,7 @@ from thermogov.hw.workload import ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext
+from thermogov.printable import printable
 from thermogov.runs import RunRecorder, trip_of
 from thermogov.scheduler import CONTROL, MultiRatePlan
 from thermogov.statedoc import StateIdentity
@@ -157,7 +158,8 @@ class Log:
         n = self._muted.pop(msg, 0)
         self._last[msg] = now
         suffix = f" (repeated {n} more times)" if n else ""
-        print(f"thermogov: {msg}{suffix}", file=self._stream, flush=True)
+        # What files hold (a journal's label, a sysfs string) is in many lines: one line each.
+        print(f"thermogov: {printable(msg)}{suffix}", file=self._stream, flush=True)
 
 
 class InstantClock:

@@ -6,8 +6,9 @@ recomputed the checksum).  ``JournalEntry(**e)`` took whatever JSON held: a ``pi
 or ``Infinity`` made ``int()`` or ``os.kill`` raise OverflowError (an internal error, not the
 one line of a corrupt journal), a ``pid`` of ``4190001.5`` was truncated and the journal restored,
 and a path given as a number reached the allow-list's string code.  The pid and every string
-field (paths, names) are checked here, the paths for their shape too; the numbers of a window
-were already judged, each named, by the allow-list.  A restore either gets what it was written
+field (paths, names) are checked here, the paths for their shape too, and every number field
+for its kind (a whole number, whatever the board: session 19); the numbers' ranges are judged,
+each named, by the allow-list.  A restore either gets what it was written
 with or refuses the whole journal (``ValueError``, which :meth:`~thermogov.hw.journal.Journal.load`
 turns into the corrupt-journal line, exit 2) before a single write.
 """
@@ -25,9 +26,11 @@ PID_MAX_LIMIT = (1 << 31) - 1
 
 def typed(kind: type[T], obj: Any, where: str) -> T:
     """``kind(**obj)`` when ``obj`` is an object holding exactly ``kind``'s fields (those with a
-    default may be absent) and each of its string fields (paths, names) is a string; else
-    ``ValueError`` naming the field.  Numbers are left to the allow-list, which judges each value
-    against the hardware and names it (:func:`thermogov.hw.owned.check_window`)."""
+    default may be absent), each of its string fields (paths, names) is a string and each of its
+    number fields a whole number no owned attribute is too small or too large for; else
+    ``ValueError`` naming the field.  The numbers' ranges on this board are left to the
+    allow-list, which judges each value against the hardware and names it
+    (:func:`thermogov.hw.owned.check_window`)."""
     if not isinstance(obj, dict):
         raise ValueError(f"{where} is not an object")
     fields = {f.name: f for f in dataclasses.fields(kind)}  # type: ignore[arg-type]
@@ -39,6 +42,14 @@ def typed(kind: type[T], obj: Any, where: str) -> T:
             if f.default is dataclasses.MISSING:
                 raise ValueError(f"{where} has no {name!r}")
             continue
+        if f.type in _WHOLE_TYPES:
+            value = obj[name]
+            if not (value is None and "None" in str(f.type)) and not _whole(value):
+                raise ValueError(
+                    f"{where} field {name!r} is {value!r}, not a whole number 0..{LARGEST_VALUE} "
+                    "(what every attribute thermogov owns holds): refused whatever the board holds"
+                )
+            continue
         if f.type not in ("str", str):
             continue
         if not isinstance(obj[name], str):
@@ -49,6 +60,21 @@ def typed(kind: type[T], obj: Any, where: str) -> T:
                 "thermogov journals one (relative, no '..')"
             )
     return kind(**obj)
+
+
+# The number fields of the journal's entries (limits, recorded ranges, a fan's or cooling
+# device's value, the unit): each a whole number whatever the board, so judged here, before any
+# device is looked for.  Left to the allow-list, a string or NaN for a device (or fan) not on
+# the board now was skipped as "absent" (exit 1, the journal kept for good) before its value
+# was judged, where the same value for a device found was refused (exit 2).
+_WHOLE_TYPES = ("int", int, "int | None")
+# No attribute thermogov owns holds more: devfreq's limits are ``unsigned long`` Hz (hw/limits.py
+# LARGEST_LIMIT), and none holds a negative value (limits, pwm, states, the unit).
+LARGEST_VALUE = 2**64 - 1
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int and 0 <= value <= LARGEST_VALUE
 
 
 def _root_relative(rel: str) -> bool:

@@ -40,6 +40,7 @@ while offline, so it may cap the others a little earlier than needed (the safe s
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from collections.abc import Callable, Sequence
 
@@ -88,11 +89,7 @@ class LateClusters:
                 self._tree.read_int(f"{CPUFREQ}/{name}/scaling_max_freq", ActuatorError)
             except ActuatorError as e:
                 still.append((a, b, name))  # still offline (EBUSY), or not readable yet
-                if not _offline(e) and name not in self._said:
-                    # Not the kernel's answer for an offline policy: garbage, a directory, a
-                    # link out of the root.  Said once, so it is not silently ungoverned.
-                    self._said.add(name)
-                    self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
+                self._unreadable(name, e)
                 continue
             verdict = self._join(a, b, name)
             if verdict == "wait":
@@ -117,12 +114,21 @@ class LateClusters:
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
         try:
             original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
-        except ActuatorError:
+        except ActuatorError as e:
+            # Its max read just now, so only EBUSY (offline again) is the kernel's answer here:
+            # a min missing or garbage is said as a max would be (session 19).
+            self._unreadable(name, e, busy_only=True)
             return "wait"
         try:
             check_limits_in_force(self._tree, f, *original)  # the start's rule: a restore writes it
         except ActuatorError as e:
             self._log(f"warning: {name} came online but is left alone: {e}")
+            return ""
+        # A file that cannot be owned (a link planted while it was offline) is this cluster's
+        # fault alone: judged before the journal names it, so the rest go on being governed.
+        why = self._tree.unownable(f.min_rel) or self._tree.unownable(f.max_rel)
+        if why:
+            self._log(f"warning: {name} came online but is left alone: {why}")
             return ""
         before = clock_reader(self._tree, a.files)
         self._tree.keep_open(f.cur_rel, ActuatorError)
@@ -136,8 +142,11 @@ class LateClusters:
             )
             return ""
         if not self._dry_run:
-            self._tree.own(f.min_rel)
-            self._tree.own(f.max_rel)
+            try:
+                self._tree.own(f.min_rel)
+                self._tree.own(f.max_rel)
+            except ActuatorError as e:  # swapped between the look above and now: still its own fault
+                return self._left_after_journal(a, f, before, f"{e}")
         try:
             a.reapply(f)
         except ActuatorError as e:
@@ -154,12 +163,32 @@ class LateClusters:
         )
         return f"cluster_online:{name}"
 
+    def _unreadable(self, name: str, e: ActuatorError, *, busy_only: bool = False) -> None:
+        """Say once that a limit of ``name`` reads wrong, unless it is the kernel's answer for
+        an offline policy (garbage, a directory, a file gone: not silently ungoverned)."""
+        if not _offline(e, (errno.EBUSY,) if busy_only else OFFLINE_ERRNOS) and name not in self._said:
+            self._said.add(name)
+            self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
 
-def _offline(e: ActuatorError) -> bool:
-    """The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone
-    (its folder removed with its last CPU), as opposed to a limit that reads wrong."""
+    def _left_after_journal(self, a: CapActuator, f: LimitFiles, before: Callable[[], int], why: str) -> str:
+        """Undo a join whose files could not be owned after the journal named them: nothing was
+        written there, so the journal is rewritten without it (a failure to do so keeps the
+        entry, whose values are the ones found: a restore writes back what is already there)."""
+        a.leave(f.label, before)
+        with contextlib.suppress(ThermogovError):
+            self._journal()
+        self._log(f"warning: {f.label} came online but is left alone: {why}")
+        return ""
+
+
+# The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone (its
+# folder removed with its last CPU), as opposed to a limit that reads wrong.
+OFFLINE_ERRNOS = (errno.EBUSY, errno.ENOENT, errno.ENODEV)
+
+
+def _offline(e: ActuatorError, errnos: tuple[int, ...] = OFFLINE_ERRNOS) -> bool:
     cause = e.__cause__
-    return isinstance(cause, OSError) and cause.errno in (errno.EBUSY, errno.ENOENT, errno.ENODEV)
+    return isinstance(cause, OSError) and cause.errno in errnos
 
 
 def offline_note(b: DomainBinding) -> str:

@@ -53,7 +53,8 @@ LARGEST_LIMIT = {1000: 2**32 - 1, 1: 2**64 - 1}
 
 
 def check_limits_in_force(tree: SysfsTree, f: LimitFiles, lo: int, hi: int) -> None:
-    """Refuse a window no kernel shows: a limit of zero or below, or past its kind's type.
+    """Refuse a window no kernel shows: a limit of zero or below, past its kind's type, or a min
+    above the max.
 
     These values are what a restore writes back at exit, so a tree reading ``-1500000`` or
     ``0`` (a corrupt fake tree, a wrong root, a driver bug) was governed and then "restored"
@@ -67,6 +68,19 @@ def check_limits_in_force(tree: SysfsTree, f: LimitFiles, lo: int, hi: int) -> N
                 f"{tree.show(rel)}: {value} {f.unit} is not a frequency limit the kernel shows "
                 f"(1..{top}); the driver or the --sysfs-root is wrong, run `thermogov doctor`"
             )
+    if lo > hi:
+        # Both kinds show the effective limits, the min clamped to the max: cpufreq's
+        # ``cpufreq_verify_within_limits`` (include/linux/cpufreq.h: max clamped to the
+        # hardware range, then min to [cpuinfo_min, max]; before 5.4's freq QoS a min above the
+        # max was refused with EINVAL), devfreq's ``get_freq_range``, which ``min_freq_show`` and
+        # ``max_freq_show`` call since 5.8 (drivers/devfreq/devfreq.c; DepSurf's function index),
+        # older devfreq refusing such a write with EINVAL.  A window no kernel shows, which a
+        # restore would write back at exit: the tree is not a kernel's.
+        raise ActuatorError(
+            f"{tree.show(f.min_rel)}: min {lo} {f.unit} is above the max {hi} {f.unit} of "
+            f"{tree.show(f.max_rel)}, a window no kernel shows (it clamps the min to the max); "
+            "the driver or the --sysfs-root is wrong, run `thermogov doctor`"
+        )
 
 
 class LimitIO(Protocol):

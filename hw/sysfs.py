@@ -81,6 +81,9 @@ _READ_HINTS = {
 }
 
 
+_LINK_REFUSED = "{}: is a symlink; a sysfs attribute never is, refusing to own it (fix the tree)"
+
+
 def errno_name(code: int | None) -> str:
     """``EIO`` for 5: messages name the errno the way kernel docs and strace do."""
     if code is None:
@@ -420,15 +423,37 @@ class SysfsTree:
         was swapped since start-up must not bless the swap.
         """
         real = self.resolve(rel, ActuatorError)
-        if os.path.islink(os.path.join(os.path.realpath(self.path(rel).parent), self.path(rel).name)):
-            # Directories in sysfs are links (class/devfreq/X), attributes never are.
-            raise confine.ConfinementError(
-                f"{self.path(rel)}: is a symlink; a sysfs attribute never is, refusing to own it (fix the tree)"
-            )
+        if self._attribute_is_link(rel):
+            raise confine.ConfinementError(_LINK_REFUSED.format(self.path(rel)))
         if not os.path.isfile(real):
             raise ActuatorError(f"{self.path(rel)}: no such attribute to own; run `thermogov doctor`")
         if real not in self._owned:
             self._owned[real] = confine.identify(real, self.show(rel))
+
+    def unownable(self, rel: str) -> str:
+        """Why :meth:`own` would refuse ``rel`` as the file it names now ("" when it would not).
+
+        Asked before anything is journaled for an attribute found after start (a cluster that
+        came online, :mod:`thermogov.hw.lateclusters`): the path's resolution memoised at start
+        says nothing of a link planted since, so the path is resolved afresh here.
+        """
+        p = self.path(rel)
+        if self._attribute_is_link(rel):
+            return _LINK_REFUSED.format(p)
+        real = os.path.realpath(p)
+        if not self._inside(real):
+            return f"{p}: resolves to {real}, outside the sysfs root {self.root}; refusing to own it"
+        memo = self._resolved.get(rel)
+        if memo is not None and memo != real:  # a folder on the way swapped for a link since
+            return f"{p}: now resolves to {real}, not to {memo} as when first read; refusing to own it"
+        if not os.path.isfile(real):
+            return f"{p}: not a regular file; refusing to own it (fix the tree)"
+        return ""
+
+    def _attribute_is_link(self, rel: str) -> bool:
+        """Directories in sysfs are links (class/devfreq/X), attributes never are."""
+        p = self.path(rel)
+        return os.path.islink(os.path.join(os.path.realpath(p.parent), p.name))
 
     def owned(self) -> frozenset[str]:
         """Root-relative paths of the owned attributes (what a journal must cover)."""

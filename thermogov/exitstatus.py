@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from thermogov.interfaces import RuntimeFailure, ThermogovError
+from thermogov.printable import printable
 
 BAD_INPUT = 2  # a ThermogovError: the input named in the line is wrong; nothing was written
 RUNTIME_FAILURE = 1  # a RuntimeFailure: the input was fine, the board or the environment failed
@@ -21,8 +22,9 @@ INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 
 
 def one_line(text: str) -> str:
-    """Whatever a message holds (a path with a newline, a wrapped hint), one line of it."""
-    return " ".join(text.split())
+    """Whatever a message holds (a path with a newline, a label with an escape sequence), one
+    line of it: control characters escaped (:mod:`thermogov.printable`), runs of blanks one."""
+    return " ".join(printable(text).split())
 
 
 def failure_status(e: ThermogovError | RuntimeFailure) -> tuple[int, str]:

@@ -40,6 +40,8 @@ class LogData:
     fan_rpm: tuple[float, ...] = ()  # fan tachometer readings the log reports: a fan housing's evidence
     fan_evidence: str = ""  # hardware evidence that the board has a fan, "" when the log shows none
     fan_switch_c: tuple[float, float] | None = None  # a one-step fan's declared switch-on °C and hysteresis
+    # The hardware-monitor chips the log lists before its run (``ImportedLog.sensor_chips``; no fan chip: no fan)
+    sensor_chips: tuple[str, ...] = ()
     uptime_s: float | None = None  # seconds since boot at the log's start, when the log says
     load_average: tuple[float, float, float] | None = None  # the kernel's 1/5/15-min load averages then
     load_starts_at_gaps: bool = False  # a row without a load is where the next row's load began
@@ -140,6 +142,7 @@ def load_log_data(path: Path | str) -> LogData:
         fan_rpm=log.fan_rpm,
         fan_evidence=log.fan_evidence,
         fan_switch_c=log.fan_switch_c,
+        sensor_chips=log.sensor_chips,
         uptime_s=log.uptime_s,
         load_average=log.load_average,
         load_starts_at_gaps=log.load_starts_at_gaps,
@@ -176,6 +179,9 @@ def _run_model(run_dir: Path) -> dict[str, Any]:
         "fan_switch_c": (switch[0], switch[1])
         if (switch := _numbers(summary.get("fan_switch_c"))) is not None and len(switch) == 2
         else None,
+        "sensor_chips": tuple(c for c in chips if isinstance(c, str))
+        if isinstance(chips := summary.get("sensor_chips"), list)
+        else (),
         "uptime_s": float(uptime)
         if isinstance(uptime, int | float) and not isinstance(uptime, bool)
         else None,

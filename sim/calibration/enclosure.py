@@ -162,6 +162,31 @@ def with_declared_switch(board: BoardProfile, switch_c: tuple[float, float] | No
     return dataclasses.replace(board, fan=dataclasses.replace(fan, default_curve=curve, source=source))
 
 
+# A log that lists the board's hardware-monitor chips and no fan among them (no tachometer, no fan
+# overlay) shows a board with nothing on its fan header: on a Raspberry Pi 5 a fan on the header is
+# the ``pwm-fan`` driver's ``pwmfan`` chip, listed even at 0 RPM (importers/sbcbench.py,
+# ``_fan_evidence``).  Where the pre-fit still prefers a housing with a fan, the readings need a
+# cooler on the SoC that no fanless housing of the profile but a heavy passive body gives (a bare or
+# cased board heats 7-12 K too fast under load: docs/calibration.md, fifteenth session; a stock Pi 5
+# without a heatsink averaged 81 °C, peak 89 °C, through Phoronix's benchmarks, 56 / 72 °C with the
+# Active Cooler: phoronix.com/review/raspberry-pi-5-benchmarks/2), so that housing is taken instead.
+FANLESS_COOLER = "passive-heatsink"
+
+
+def shows_no_fan(data: LogData) -> bool:
+    """Whether the log lists the board's hardware-monitor chips without any fan evidence among them."""
+    return bool(data.sensor_chips) and not data.fan_evidence and not data.fan_rpm
+
+
+def fanless_for(board: BoardProfile, picked: BoardProfile, data: LogData) -> str | None:
+    """The housing of ``board`` to take instead of ``picked`` (a pre-fit's pick) when that one has a fan
+    the log shows the board lacks (:func:`shows_no_fan`): :data:`FANLESS_COOLER` where the profile has
+    it, else None."""
+    if picked.fan is None or not shows_no_fan(data):
+        return None
+    return FANLESS_COOLER if any(e.name == FANLESS_COOLER for e in board.enclosures) else None
+
+
 def housing_named(board: BoardProfile, model: str) -> str | None:
     """The profile housing the log's product name implies (:data:`HOUSING_NAMES`), if the profile has it."""
     names = candidates(board)

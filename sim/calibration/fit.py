@@ -38,6 +38,7 @@ from thermogov.sim.calibration.enclosure import (
     PRE_FIT_FTOL,
     candidates,
     choose_enclosure,
+    fanless_for,
     housing_named,
     housing_of_setup,
     housing_with_fan,
@@ -1192,6 +1193,13 @@ def _housing(
         )
         ranked, rise_note = _housings_by_rise(data, board, build) if enclosure is None else (None, None)
         chosen, note = choose_enclosure(data, board, build, _pre_fit, enclosure, ranked)
+        if enclosure is None and (fanless := fanless_for(board, chosen, data)) is not None:
+            note = (
+                f"enclosure {fanless}: the pre-fit prefers {chosen.enclosure}, a housing with a fan, but the log "
+                f"lists the board's hardware sensors ({', '.join(data.sensor_chips)}) without one: a passive "
+                f"cooler on the SoC; declare another with --enclosure ({note})"
+            )
+            chosen = with_enclosure(board, fanless)
         return chosen, "; ".join(n for n in (note, rise_note) if n) or None
     return board, None
 

@@ -140,3 +140,16 @@ def test_a_world_without_a_worst_window_is_judged_on_its_sustained_rate() -> Non
     cand = next(ln for ln in lines if ln.startswith("    k=v:"))
     assert "worst n/a (sustained " in default and "MISS on seed 1" in default
     assert "(kept on every seed)" in cand and "paired sustained over default -5.00 % [-10.00..+0.00]" in cand
+
+
+def test_expected_prints_each_variants_expected_seconds_above_the_trip_per_seed() -> None:
+    """``--expected``: one line per variant with a figure per seed and the sum's verdict."""
+    res = _bench(
+        "--world", "board-at-trip-jetson-nano", "--family-scale", "0.05", "--seeds", "1-2",
+        "--extend", "1", "--jobs", "1", "--expected",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    lines = [ln for ln in res.stdout.splitlines() if ": expected >trip s " in ln]
+    assert [ln.split(":")[0].strip() for ln in lines] == ["hysteresis", "default"]
+    assert all(len(ln.split("expected >trip s ")[1].split(";")[0].split("/")) == 2 for ln in lines)
+    assert lines[1].endswith(("(kept)", "MISS"))

@@ -49,6 +49,13 @@ def _entry(i: int, **fields):
     return lambda body: body["entries"][i].update(fields)
 
 
+P9 = "sys/devices/system/cpu/cpufreq/policy9"  # no such policy on the board
+
+
+def _fan_value(value: object):
+    return lambda body: body.update(attrs=[{"rel": "sys/class/hwmon/hwmon3/pwm1", "value": value}])
+
+
 CORRUPT = {
     "pid-2**70": (lambda b: b.update(pid=2**70), "pid"),
     "pid-infinity": (lambda b: b.update(pid=float("inf")), "pid"),
@@ -66,6 +73,16 @@ CORRUPT = {
     "max-rel-outside-the-root": (_entry(0, max_rel="../outside/scaling_max_freq"), "../outside"),
     "max-rel-absolute": (_entry(0, max_rel=f"/{P0}/scaling_max_freq"), f"/{P0}"),
     "two-devices-as-one-window": (_entry(0, max_rel=f"{P4}/scaling_max_freq"), "not one device's"),
+    # Session 19: a value that is no whole number is refused whatever the board holds.  Before, a
+    # fan attribute (this board has none) or a window of a device gone since was skipped as
+    # absent before its value was judged: the rest written, exit 1, the journal kept for good.
+    "fan-value-a-string-no-fan": (_fan_value("abc"), "'abc'"),
+    "fan-value-nan-no-fan": (_fan_value(float("nan")), "is nan"),
+    "fan-value-negative-no-fan": (_fan_value(-5), "is -5"),
+    "min-a-string-device-gone": (
+        _entry(0, min="abc", min_rel=f"{P9}/scaling_min_freq", max_rel=f"{P9}/scaling_max_freq"),
+        "'abc'",
+    ),
 }
 
 
@@ -144,3 +161,45 @@ def test_an_nvpmodel_conf_holding_nul_bytes_is_one_warning_and_the_records_rule(
     assert out.count(f"warning: {t.root / CONF_REL}: holds NUL bytes") == 1, out
     assert t.read_int(f"{P0}/scaling_max_freq") == 960000  # the mode's, left as it reads
     assert t.read_int(f"{P4}/scaling_max_freq") == int(before[f"{P4}/scaling_max_freq"])  # the record: lifted
+
+
+FORGED = "\nthermogov: forged line\x1b[2J\x9b\x00"
+
+
+def _labels_forged(body: dict) -> None:
+    for e in body["entries"]:
+        e["label"] += FORGED
+
+
+@pytest.mark.parametrize("command", ["restore", "run"])
+def test_a_label_holding_control_characters_is_printed_escaped_on_one_line(
+    tmp_path: Path, command: str
+) -> None:
+    """Session 19: the labels the restore names (here in what an operator's mode change left)
+    were printed as the journal held them, so a newline made a second line that reads as
+    thermogov's own and an escape sequence reached the terminal.  Shown escaped now, in the
+    restore's line and in the daemon's log (``run`` restores a journal it finds first)."""
+    t, _before = _killed(tmp_path)
+    _edit(tmp_path, _labels_forged)
+    _mode_2_cpu(t)
+    if command == "restore":
+        r = _restore(tmp_path)
+    else:
+        cfg = tmp_path / "c.toml"
+        cfg.write_text('[run]\npolicy = "hysteresis"\n')
+        r = procutil.run_cli(
+            "run",
+            *procutil.paths(tmp_path),
+            *_locks(tmp_path),
+            "--config",
+            str(cfg),
+            "--out",
+            str(tmp_path / "out"),
+            "--duration",
+            "0.3s",
+        )
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "policy4\\nthermogov: forged line\\x1b[2J\\x9b\\x00" in out, out
+    assert not any(line.startswith("thermogov: forged") for line in out.splitlines())
+    assert not any(c in out for c in "\x1b\x9b\x00\r")

@@ -143,3 +143,38 @@ def warned_at_doctor_and_run(tmp: Path, tree: fakesys.FakeTree, needle: str) -> 
         (line,) = [ln for ln in p.stderr.splitlines() if needle in ln]
         lines.append(line)
     return lines
+
+
+@pytest.mark.parametrize(
+    ("board", "min_rel", "max_rel", "lo", "hi"),
+    [
+        ("rpi5", f"{POLICY0}/scaling_min_freq", f"{POLICY0}/scaling_max_freq", 2400000, 1500000),
+        ("orin", f"{GPU}/min_freq", f"{GPU}/max_freq", 625000000, 306000000),
+    ],
+)
+def test_a_min_above_its_max_is_refused_at_start_naming_both_files(
+    tmp_path: Path, board: str, min_rel: str, max_rel: str, lo: int, hi: int
+) -> None:
+    """Session 19: governed before, and the window "restored" at exit.  Every kernel shows the
+    min clamped to the max (or refused the write), so such a tree is not a kernel's."""
+    if board == "rpi5":
+        tree = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
+    else:
+        tree = fakesys.orin_nano(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
+    tree.write(max_rel, hi)
+    tree.write(min_rel, lo)
+    before = tree.snapshot()
+    line = one_line_error(thermogov(*_run(tmp_path)), "is above the max")
+    leaf = min_rel.rsplit("/", 1)[1]
+    assert f"/{leaf}: min {lo}" in line and f"/{max_rel.rsplit('/', 1)[1]}, a window" in line
+    assert tree.snapshot() == before
+
+
+def test_a_min_equal_to_its_max_is_governed(tmp_path: Path) -> None:
+    """What jetson_clocks leaves (min = max): a window a kernel shows, governed as before."""
+    tree = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
+    tree.write(f"{POLICY0}/scaling_min_freq", 2400000)
+    before = tree.snapshot()
+    p = thermogov(*_run(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert tree.snapshot() == before

@@ -156,6 +156,8 @@ def test_a_dry_run_says_what_it_would_write_to_a_cluster_coming_online_and_write
         # EBUSY is the kernel's answer for an offline policy; a word where a frequency should be
         # is not, so the cluster's staying ungoverned is said instead of left silent.
         ("scaling_max_freq", "performance\n", "policy4 is left ungoverned", "scaling_max_freq"),
+        # The same of its min, read once the max reads (session 19: silent before).
+        ("scaling_min_freq", "powersave\n", "policy4 is left ungoverned", "scaling_min_freq"),
     ],
 )
 def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone_and_named(
@@ -175,3 +177,68 @@ def test_a_cluster_coming_online_with_a_limit_no_kernel_shows_is_left_alone_and_
     assert {k: v for k, v in after.items() if k.startswith(P4)} == {
         k: v for k, v in before.items() if k.startswith(P4)
     }, "nothing written to the cluster left alone"
+
+
+def _max_linked_in_the_root(t: fakesys.FakeTree, tmp: Path) -> None:
+    """``scaling_max_freq`` swapped for a link to another file under the root (resolved inside)."""
+    t.write("sys/kernel/planted_max", "1510400\n")
+    (t.root / P4 / "scaling_max_freq").unlink()
+    (t.root / P4 / "scaling_max_freq").symlink_to("../../../../../kernel/planted_max")
+
+
+def _max_linked_out_of_the_root(t: fakesys.FakeTree, tmp: Path) -> None:
+    (tmp / "outside_max").write_text("1510400\n")
+    (t.root / P4 / "scaling_max_freq").unlink()
+    (t.root / P4 / "scaling_max_freq").symlink_to(tmp / "outside_max")
+
+
+def _folder_swapped_for_a_link(t: fakesys.FakeTree, tmp: Path) -> None:
+    """The policy's folder moved elsewhere under the root and linked back: each attribute is a
+    file, but not the one its path named when first read."""
+    (t.root / "sys/kernel").mkdir(parents=True, exist_ok=True)
+    (t.root / P4).rename(t.root / "sys/kernel/policy4")
+    (t.root / P4).symlink_to("../../../../kernel/policy4")
+
+
+def _min_above_max(t: fakesys.FakeTree, tmp: Path) -> None:
+    t.write(f"{P4}/scaling_max_freq", 729600)
+    t.write(f"{P4}/scaling_min_freq", 1510400)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        # Before (session 19): the run stopped mid-run, exit 1 ("refusing to own it"), every
+        # other cluster's governing ended with it.
+        (_max_linked_in_the_root, "is a symlink"),
+        (_max_linked_out_of_the_root, "is a symlink"),
+        # Before: joined, and its cap written through the link to the moved files.
+        (_folder_swapped_for_a_link, "now resolves to"),
+        # Before: journaled and capped, a window no kernel shows "restored" at exit; refused at
+        # start by the same rule now (tests/hw/test_hostile_sysfs_contents.py).
+        (_min_above_max, "is above the max"),
+    ],
+    ids=["max-linked-in-the-root", "max-linked-out-of-the-root", "folder-swapped", "min-above-max"],
+)
+def test_a_cluster_coming_online_with_a_bad_attribute_is_left_alone_and_the_rest_governed_on(
+    tmp_path: Path, shim: Path, change, why: str
+) -> None:
+    t, env = _hot_orin_policy4_offline(tmp_path, shim)
+    proc = procutil.start_run(tmp_path, "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    change(t, tmp_path)
+    before = t.snapshot()
+    faultshim.write_rules(tmp_path / "faults", [])
+    line = procutil.wait_line(proc, "policy4 came online but is left alone", stream="stderr")
+    assert why in line
+    assert "policy4" not in _journaled(tmp_path)
+    assert _max(t, P0) < max(fakesys.ORIN_NANO_CPU_KHZ), "policy0 still governed"
+    err = procutil.stopped(proc)  # exit 0, no traceback
+    assert "limits restored" in err and "policy4 came online" not in err, "said once"
+    after = t.snapshot()
+    mine = (P4, "sys/kernel")
+    assert {k: v for k, v in after.items() if k.startswith(mine)} == {
+        k: v for k, v in before.items() if k.startswith(mine)
+    }, "nothing written to the cluster left alone"
+    outside = tmp_path / "outside_max"
+    assert not outside.exists() or outside.read_text() == "1510400\n"

@@ -45,3 +45,36 @@ def test_orin_ladder_keeps_the_cpu_low_until_the_top() -> None:
     cpu_min = b.domain("cpu").opp_hz[0]
     assert all(r["cpu"] == cpu_min for r in ladder[:-1])
     assert [r["gpu"] for r in ladder[:-1]] == list(b.domain("gpu").opp_hz)
+
+
+def test_a_table_of_a_thousand_opps_a_domain_is_weighed_in_bounded_work(monkeypatch) -> None:
+    """Session 19: a tree listing 1000 OPPs for the CPU and the GPU made 10^6 combinations and
+    the daemon's start (the stepped policy's ladder) took minutes.  Now at most
+    MAX_LADDER_COMBINATIONS are weighed, the rungs are the hardware's OPPs, ends kept."""
+    from thermogov.policies import ladder as ladder_mod
+
+    b = load_board("jetson-orin-nano")
+    cpu = tuple(115_200_000 + 1_000_000 * i for i in range(1000))
+    gpu = tuple(306_000_000 + 100_000 * i for i in range(1000))
+    weighed = 0
+    real = ladder_mod._rate_and_power
+    bound = getattr(ladder_mod, "MAX_LADDER_COMBINATIONS", 10_000)
+
+    def counted(*args):
+        nonlocal weighed
+        weighed += 1
+        assert weighed <= bound, "more combinations weighed than the bound"  # fails fast on main
+        return real(*args)
+
+    monkeypatch.setattr(ladder_mod, "_rate_and_power", counted)
+    rungs = build_ladder(b, {"cpu": cpu, "gpu": gpu})
+    assert rungs[0] == {"cpu": cpu[0], "gpu": gpu[0]} and rungs[-1] == {"cpu": cpu[-1], "gpu": gpu[-1]}
+    assert all(r["cpu"] in cpu and r["gpu"] in gpu for r in rungs)
+
+
+@pytest.mark.parametrize("name", builtin_board_names())
+def test_no_profiles_table_is_thinned(name: str) -> None:
+    from thermogov.policies.ladder import bounded_tables
+
+    tables = {d.name: d.opp_hz for d in load_board(name).domains}
+    assert bounded_tables(tables) == tables

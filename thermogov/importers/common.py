@@ -83,6 +83,10 @@ class ImportedLog:
     # temperature and hysteresis (°C) of a one-step fan when the log declares them.
     fan_evidence: str = ""
     fan_switch_c: tuple[float, float] | None = None
+    # The hardware-monitor chips the log lists before its run (sbc-bench's first "Hardware sensors"
+    # block, lm-sensors chip names such as ``pwmfan-isa-0000``); empty when it lists none.  A list
+    # without a fan chip is evidence of *no* fan on a header whose fan shows as one (the Pi 5's).
+    sensor_chips: tuple[str, ...] = ()
     # A temperature the log reports before its first sample, kept beside the samples: (seconds before
     # the first sample, °C on the samples' sensor, mean CPU load 0..1 until the first sample or None when
     # unknown).  sbc-bench's `Uptime:` line; not a sample, so the calibration does not fit it

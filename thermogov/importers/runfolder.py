@@ -207,6 +207,7 @@ def write_run_folder(
         "fan_rpm": list(log.fan_rpm),
         "fan_evidence": log.fan_evidence,
         "fan_switch_c": None if log.fan_switch_c is None else list(log.fan_switch_c),
+        "sensor_chips": list(log.sensor_chips),
         "uptime_s": log.uptime_s,
         "load_average": None if log.load_average is None else list(log.load_average),
         "load_starts_at_gaps": log.load_starts_at_gaps,

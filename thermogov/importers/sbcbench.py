@@ -27,6 +27,7 @@ at idle in geerlingguy/sbc-reviews#21).  It is kept as the rail ``PMIC``, not as
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -72,6 +73,9 @@ _VCORE_COLUMNS = {"vcore"}
 # A fan tachometer in sbc-bench's "Hardware sensors" blocks (lm-sensors output, e.g. the Pi 5's
 # `pwmfan-isa-0000` chip: `fan1:        1518 RPM`), printed before and after the benchmarks.
 _FAN_RPM_RE = re.compile(r"^fan\d+:\s+(\d+(?:\.\d+)?)\s+RPM\b")
+# An lm-sensors chip name: driver, bus and address joined by dashes (``rp1_adc-isa-0000``,
+# ``ina3221-i2c-1-40``), no colon (the readings under it have one).
+_CHIP_RE = re.compile(r"^[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)+$")
 # The firmware's GPIO fan switch in the report's config dump (raspberrypi/linux
 # arch/arm/boot/dts/overlays/README, "gpio-fan": `temp` the switch-on temperature and `hyst` the
 # delta below it where the fan stops, both in m°C, defaults 55000 and 10000).
@@ -275,22 +279,35 @@ def _is_float(token: str) -> bool:
     return True
 
 
-def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
-    """Fan tachometer readings of the report's first "Hardware sensors" block only.
+def _first_sensor_block(lines: list[str]) -> list[str]:
+    """The lines of the report's first "Hardware sensors" block (lm-sensors output), [] without one.
 
     sbc-bench prints that block before its benchmarks and again after them, and the monitor
     tables last; only the first block describes the board before the logged run (the second
-    is a moment after every reading), so only it is kept."""
+    is a moment after every reading)."""
     start = next((i for i, ln in enumerate(lines) if ln.strip() == "Hardware sensors:"), None)
     if start is None:
-        return ()
-    out = []
-    for ln in lines[start + 1 :]:
-        if ln.startswith("#####"):
-            break
-        if m := _FAN_RPM_RE.match(ln):
-            out.append(float(m.group(1)))
-    return tuple(out)
+        return []
+    block = lines[start + 1 :]
+    end = next((i for i, ln in enumerate(block) if ln.startswith("#####")), len(block))
+    return block[:end]
+
+
+def _fans_before_run(lines: list[str]) -> tuple[float, ...]:
+    """Fan tachometer readings of the report's first "Hardware sensors" block only."""
+    return tuple(float(m.group(1)) for ln in _first_sensor_block(lines) if (m := _FAN_RPM_RE.match(ln)))
+
+
+def _sensor_chips(lines: list[str]) -> tuple[str, ...]:
+    """The lm-sensors chip names of the report's first "Hardware sensors" block (``pwmfan-isa-0000``,
+    ``cpu_thermal-virtual-0``): each chip's block starts with its name alone on a line after a blank
+    one.  Empty when the report prints no such block."""
+    block = ["", *_first_sensor_block(lines)]
+    return tuple(
+        ln.strip()
+        for prev, ln in itertools.pairwise(block)
+        if not prev.strip() and _CHIP_RE.match(ln.strip())
+    )
 
 
 def _fan_evidence(lines: list[str]) -> tuple[str, tuple[float, float] | None]:
@@ -605,6 +622,7 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         firmware=firmware,
         fan_evidence=fan_evidence,
         fan_switch_c=fan_switch_c,
+        sensor_chips=_sensor_chips(lines),
         before_run_reading=None if before is None else before[0],
         phases=_phases(samples, row_sections),
     )

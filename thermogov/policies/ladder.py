@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 
 from thermogov import costmodel
 from thermogov.board import BoardProfile, ModelProfile
@@ -51,8 +52,40 @@ def _rate_and_power(board: BoardProfile, model: ModelProfile, caps: dict[str, in
     return rate, sum(domain_powers_w(board, model, caps).values())
 
 
+def rung_rate(board: BoardProfile, governed: set[str], caps: dict[str, int]) -> float:
+    """The inference rate the board's model gives ``caps`` with the ``governed`` domains capped."""
+    return _rate_and_power(board, governed_model(board.model, governed), caps)[0]
+
+
+# The most cap combinations a ladder weighs.  The profiles' boards have at most 294 (the AGX
+# Xavier's 21 CPU x 14 GPU OPPs), so none of them is thinned and the suite is unchanged; a tree
+# listing 1000 OPPs per domain (a hostile or broken driver, session 19) made 10^6 combinations
+# and the daemon's start took minutes, longer than systemd waits for it.
+MAX_LADDER_COMBINATIONS = 10_000
+
+
+def bounded_tables(
+    tables_hz: dict[str, tuple[int, ...]], limit: int = MAX_LADDER_COMBINATIONS
+) -> dict[str, tuple[int, ...]]:
+    """``tables_hz`` unchanged when their combinations are at most ``limit``; else each table
+    longer than the ``len(tables)``-th root of ``limit`` thinned to that many OPPs, evenly by
+    index with both ends kept: every rung is still the hardware's OPPs, its lowest and its top."""
+    if math.prod(len(t) for t in tables_hz.values()) <= limit:
+        return tables_hz
+    keep = max(2, int(limit ** (1.0 / len(tables_hz))))
+    return {name: _thinned(t, keep) for name, t in tables_hz.items()}
+
+
+def _thinned(table: tuple[int, ...], keep: int) -> tuple[int, ...]:
+    if len(table) <= keep:
+        return table
+    step = (len(table) - 1) / (keep - 1)
+    return tuple(sorted({table[round(i * step)] for i in range(keep)}))
+
+
 def build_ladder(board: BoardProfile, tables_hz: dict[str, tuple[int, ...]]) -> list[dict[str, int]]:
     """Rungs from slowest (index 0, every domain at its lowest OPP) to all-maximum (last)."""
+    tables_hz = bounded_tables(tables_hz)
     names = list(tables_hz)
     model = governed_model(board.model, set(names))
     scored = []

@@ -57,7 +57,8 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s``,
 ``first_arrival``, ``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's
 step, scaled on a ladder finer than the suite boards'; the gain's ``"plant"`` rule on by default
-since session 18, the trip's step off).
+since session 18, the trip's step off), ``release_frontier`` (:mod:`.release`, off: the release
+goes to the frontier's fastest point when the all-maximum rung is no faster by the model).
 
 Board throttles: a step throttle (Jetson sw-throttle: every domain to its floor at once) is
 kept clear of, the protected node held ``board_margin_c`` under the temperature it acts at.  A
@@ -186,6 +187,7 @@ from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
 from thermogov.policies.protections import throttle_allows_c
+from thermogov.policies.release import frontier_release
 from thermogov.policies.settled import SettledObserver
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
@@ -237,6 +239,7 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
+    release_frontier: bool = False  # off: release to the frontier's fastest point, not all-maximum (19c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -838,6 +841,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         first_arrival=params.boolean("first_arrival", d.first_arrival),
         gain_ladder=params.choice("gain_ladder", GAIN_RULES, d.gain_ladder),
         gain_ladder_trip=params.choice("gain_ladder_trip", GAIN_RULES, d.gain_ladder_trip),
+        release_frontier=params.boolean("release_frontier", d.release_frontier),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
@@ -863,6 +867,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     params.done()
     limits = {s.name: s.hard_limit_c for s in ctx.board.sensors if s.name in ctx.sensor_names}
     ladder = build_ladder(ctx.board, ctx.tables_hz)
+    if p.release_frontier:
+        ladder = frontier_release(ctx.board, ladder)  # policies/release.py
     scale = gain_scale(p.gain_ladder, ctx.board, ladder, ctx.sensor_names)  # policies/gain.py
     if scale != 1.0:
         p = replace(p, k_p=p.k_p * scale)
