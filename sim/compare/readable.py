@@ -28,7 +28,8 @@ The formula is exact for one coded sensor (the Pi: reading the trip code means t
 plus noise reaches the edge) and for uncoded sensors (the Orins: the weighted sum of Gaussians
 is Gaussian).  For several *coded* sensors it treats the fused rounding as one weighted edge,
 which it is not: the fused reading reaches the trip only on combinations of codes
-(:func:`read_chance` counts them exactly; docs/policies.md, session 19b, gives the figures).
+(:func:`read_chance` counts them exactly with :func:`.expected.prob_at_or_above`;
+docs/policies.md, session 19b, gives the figures).
 
 This level gives a *reference*, not a bound: a policy may read the trip (``hysteresis`` does,
 once; ``stock`` at will) and beat the oracle at the readable trip.  The bound stays the oracle
@@ -37,30 +38,22 @@ at 85.0 (free and any-window); :mod:`tests.compare.test_oracle_bound` tests that
 
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from thermogov.board import BoardProfile
+import numpy as np
+
+from thermogov.board import BoardProfile, SensorProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.stepped import sensor_code_edge_c
+from thermogov.sim.compare.expected import prob_at_or_above
 from thermogov.sim.compare.oracle import TRIP_C
 
 _NORMAL = NormalDist()
-
-
-@dataclass(frozen=True, slots=True)
-class FusedSensor:
-    """One fused sensor as the readings see it: its fusion weight, noise and code."""
-
-    name: str
-    weight: float
-    noise_c: float
-    quant_c: float
-    hard_limit_c: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +87,15 @@ def trip_quantile_z(period_s: float, run_s: float) -> float:
     return -_NORMAL.inv_cdf(p)
 
 
-def fused_sensors(config: Config, board: BoardProfile) -> tuple[FusedSensor, ...]:
-    """The fused sensors with the weights the run uses (config overrides) and the profile's noise."""
-    out = []
-    for spec in config.sensor_specs(board):
-        prof = board.sensor(spec.name)
-        out.append(FusedSensor(spec.name, spec.weight, prof.noise_c, prof.quant_c, spec.hard_limit_c))
-    return tuple(out)
+def fused_sensors(config: Config, board: BoardProfile) -> tuple[SensorProfile, ...]:
+    """The fused sensors' profiles with the weights and hard limits the run uses (config overrides)."""
+    return tuple(
+        dataclasses.replace(board.sensor(spec.name), weight=spec.weight, hard_limit_c=spec.hard_limit_c)
+        for spec in config.sensor_specs(board)
+    )
 
 
-def fused_edge_c(sensors: Sequence[FusedSensor], trip_c: float = TRIP_C) -> float:
+def fused_edge_c(sensors: Sequence[SensorProfile], trip_c: float = TRIP_C) -> float:
     """How far under the trip the fused trip code starts: each sensor's code edge by weight share.
 
     Only sensors that can read the trip count (hard limit above it): a battery thermistor at
@@ -122,7 +114,7 @@ def fused_edge_c(sensors: Sequence[FusedSensor], trip_c: float = TRIP_C) -> floa
     )
 
 
-def fused_sigma_c(sensors: Sequence[FusedSensor]) -> float:
+def fused_sigma_c(sensors: Sequence[SensorProfile]) -> float:
     """The fused read noise: independent sensors' sigmas by their weight shares, in quadrature."""
     total = sum(s.weight for s in sensors)
     if total <= 0.0:
@@ -146,39 +138,11 @@ def readable_trip(config: Config, board: BoardProfile | None = None, trip_c: flo
     )
 
 
-def read_chance(sensors: Sequence[FusedSensor], levels_c: Sequence[float], trip_c: float = TRIP_C) -> float:
-    """Exact chance that one fused reading is at or above the trip, each sensor at its level.
+def read_chance(sensors: Sequence[SensorProfile], levels_c: Sequence[float], trip_c: float = TRIP_C) -> float:
+    """Exact chance that one fused reading is at or above the trip, each sensor read at its level.
 
-    Each sensor reads ``round((level + noise) / q) * q``; the fused reading is their weighted
-    mean.  The codes within 8 sigmas of each level are enumerated (the rest weigh < 1e-15), so
-    this is the simulator's model without the formula's one-edge approximation.
+    The simulator's sensor model without the formula's one-edge approximation: codes enumerated
+    (:func:`.expected.prob_at_or_above`, one tick).
     """
-    total = sum(s.weight for s in sensors)
-    per_sensor: list[list[tuple[float, float]]] = []  # (weighted value, chance) per outcome
-    for s, level in zip(sensors, levels_c, strict=True):
-        share = s.weight / total
-        if s.noise_c <= 0.0 or s.quant_c <= 0.0:
-            # Uncoded (or noiseless) sensors: folded into one Gaussian term below.
-            per_sensor.append([])
-            continue
-        q, sd = s.quant_c, s.noise_c
-        lo, hi = math.floor((level - 8 * sd) / q), math.ceil((level + 8 * sd) / q)
-        outs = []
-        for k in range(lo, hi + 1):
-            c = _NORMAL.cdf(((k + 0.5) * q - level) / sd) - _NORMAL.cdf(((k - 0.5) * q - level) / sd)
-            if c > 0.0:
-                outs.append((share * k * q, c))
-        per_sensor.append(outs)
-    plain = [(s, lv) for s, lv, o in zip(sensors, levels_c, per_sensor, strict=True) if not o]
-    mean = sum(s.weight / total * lv for s, lv in plain)
-    sd = math.sqrt(sum((s.weight / total * s.noise_c) ** 2 for s, _ in plain))
-    coded = [o for o in per_sensor if o]
-    chance = 0.0
-    for combo in itertools.product(*coded):
-        value = mean + sum(v for v, _ in combo)
-        weight = math.prod(c for _, c in combo)
-        if sd > 0.0:
-            chance += weight * (1.0 - _NORMAL.cdf((trip_c - value) / sd))
-        elif value >= trip_c - 1e-9:
-            chance += weight
-    return chance
+    true_c = {s.name: np.array([lv]) for s, lv in zip(sensors, levels_c, strict=True)}
+    return float(prob_at_or_above(true_c, {s.name: s for s in sensors}, trip_c)[0])

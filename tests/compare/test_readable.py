@@ -14,12 +14,11 @@ from statistics import NormalDist
 import pytest
 
 from tests.compare.short import short
-from thermogov.board import load_board
+from thermogov.board import SensorProfile, load_board
 from thermogov.config import Config, SensorOverride, SimConfig
 from thermogov.interfaces import ConfigError
 from thermogov.sim.compare.oracle import oracle
 from thermogov.sim.compare.readable import (
-    FusedSensor,
     fused_edge_c,
     fused_sensors,
     fused_sigma_c,
@@ -68,8 +67,8 @@ def test_code_edge_per_board(board: str, edge_c: float) -> None:
 
 
 def test_sigma_from_weights() -> None:
-    cpu = FusedSensor("cpu", 0.6, 0.15, 0.5, 95.0)
-    gpu = FusedSensor("gpu", 0.3, 0.15, 0.5, 95.0)
+    cpu = SensorProfile("cpu", 0.6, 100, 95.0, "cpu", noise_c=0.15, quant_c=0.5)
+    gpu = SensorProfile("gpu", 0.3, 150, 95.0, "gpu", noise_c=0.15, quant_c=0.5)
     # Shares 2/3 and 1/3 of independent 0.15-°C noise: 0.15 * sqrt(5) / 3.
     assert fused_sigma_c([cpu, gpu]) == pytest.approx(0.15 * math.sqrt(5.0) / 3.0)
     assert fused_sigma_c([cpu]) == pytest.approx(0.15)
