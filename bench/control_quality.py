@@ -35,6 +35,13 @@ continued past the end at its final conditions, each scored by its worst window 
 end against the any-window bound on that horizon, printed beside the run's-end figures (the
 old yardstick) so neither replaces the other silently.
 
+Beside each bound, the same oracle at the *readable trip* (:mod:`thermogov.sim.compare.readable`:
+the fused code's lower edge less the read-noise quantile the trip target allows, from the
+profile's codes, noise and fusion weights): ``readable`` / ``/readbl`` in the table, the
+``readable_ips`` / ``pct_readable`` CSV columns, the readable any-window bound in the worst-window
+view.  What a policy that must not read the trip code can reach; a reference, NOT a bound (a
+policy that reads the trip may pass it): the bounds stay the free and any-window ones at 85 °C.
+
 Where the pack can end a run early (a battery world: :mod:`thermogov.sim.compare.packbound`),
 every row is also printed by the inferences its charge bought beside the pack bound
 (``per charge``), and the targets block judges the candidate's share and margins on that.
@@ -78,6 +85,7 @@ from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
+from thermogov.sim.compare.readable import ReadableTrip, readable_trip  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
 from thermogov.sim.compare.seedrace import deploy, race  # noqa: E402
 from thermogov.sim.compare.seedrace import report as seed_report  # noqa: E402
@@ -114,11 +122,14 @@ def _kernel(block: dict[str, RunRow], k: str) -> RunRow | None:
 def report(rows: list[RunRow], candidate: str, charge: dict[str, float] | None = None) -> list[str]:
     lines = []
     head = (
-        f"{'scenario':<20} {'policy':<20} {'inf/s':>7} {'oracle':>7} {'/oracle':>7} "
+        f"{'scenario':<20} {'policy':<20} {'inf/s':>7} {'oracle':>7} {'/oracle':>7} {'readable':>8} {'/readbl':>7} "
         f"{'/step_wise':>10} {'/pow_alloc':>10} {'>trip s':>7} {'limit s':>7} {'std °C':>6} "
         f"{'mJ/inf':>7} {'chg/min':>7} {'trip':>5}"
     )
     lines.append("ratios to step_wise / power_allocator are to their @iso rows when present")
+    lines.append(
+        "readable: the oracle at the readable trip (a reference for a policy that must not read the trip, not a bound)"
+    )
     lines.append(head)
     for scen in dict.fromkeys(r.scenario for r in rows):
         block = {r.policy: r for r in rows if r.scenario == scen}
@@ -129,7 +140,8 @@ def report(rows: list[RunRow], candidate: str, charge: dict[str, float] | None =
                 trip += "!"  # even the lowest trip of the grid missed the bound
             lines.append(
                 f"{scen:<20} {r.policy:<20} {r.sustained_ips or 0:7.2f} {r.oracle_ips or 0:7.2f} "
-                f"{_ratio(r.sustained_ips, r.oracle_ips):>7} "
+                f"{_ratio(r.sustained_ips, r.oracle_ips):>7} {_num(r.readable_ips, 8, 2)} "
+                f"{_ratio(r.sustained_ips, r.readable_ips):>7} "
                 f"{_ratio(r.sustained_ips, sw.sustained_ips if sw else None):>10} "
                 f"{_ratio(r.sustained_ips, pa.sustained_ips if pa else None):>10} "
                 f"{r.above_trip_s:7.1f} {r.hard_limit_s:7.1f} {_num(r.fused_std_c, 6, 2)} "
@@ -197,6 +209,7 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
     out = [f"targets for {candidate} (scenarios that reach 85 °C):"]
     misses: dict[str, list[str]] = {
         "free bound": [],
+        "readable (reference)": [],
         "per charge": [],
         "baseline": [],
         "margin": [],
@@ -209,14 +222,18 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
         if c is None or c.sustained_ips is None or not reaches_trip(block):
             continue
         verdicts = []
-        pct = c.pct_oracle
-        if pct is not None:
-            ok = pct >= TARGET_ORACLE_PCT
-            # The free bound (no sustained rule); the any-window view below judges the same 98 %
-            # against the bound that allows what the scored window allows.
-            verdicts.append(f"free bound {pct:.1f}%{'' if ok else ' MISS'}")
-            if not ok:
-                misses["free bound"].append(scen)
+        # The free bound (no sustained rule; the any-window view below judges the same 98 % against
+        # the bound that allows what the scored window allows), then the readable reference: not a
+        # bound, the 98 %'s counterpart for a policy that must not read the trip code.
+        for key, label, pct in (
+            ("free bound", "free bound", c.pct_oracle),
+            ("readable (reference)", "readable", c.pct_readable),
+        ):
+            if pct is not None:
+                ok = pct >= TARGET_ORACLE_PCT
+                verdicts.append(f"{label} {pct:.1f}%{'' if ok else ' MISS'}")
+                if not ok:
+                    misses[key].append(scen)
         bound = (charge or {}).get(scen)
         if bound and c.inferences_total is not None:
             pct = 100.0 * c.inferences_total / bound
@@ -277,18 +294,103 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
     return out
 
 
-def _references(job: tuple[Config, Path | None]) -> tuple[float | None, float | None, float | None]:
-    """(sustained reference, same-history bound of the candidate's run, any-window bound)."""
-    cfg, run_dir = job
+def _references(
+    job: tuple[Config, Path | None, float | None],
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """(sustained reference, same-history bound of the candidate's run, any-window bound, and the
+    any-window oracle at the readable trip ``job[2]`` where one is given)."""
+    cfg, run_dir, level_c = job
     sustained = oracle(cfg, sustained=True).sustained_ips
     same = same_history_ips(cfg, run_dir) if run_dir is not None else None
     anyw = anywindow_bound(cfg)
-    return sustained, same, anyw.throughput_ips if anyw is not None else None
+    readable = None
+    if anyw is not None and level_c is not None:
+        readable = oracle(cfg, trip_c=level_c, any_window=True).throughput_ips
+    return sustained, same, anyw.throughput_ips if anyw is not None else None, readable
+
+
+def _readable_job(cfg: Config) -> tuple[ReadableTrip, float | None]:
+    """The readable trip of ``cfg``'s world and the free oracle held under it."""
+    level = readable_trip(cfg)
+    return level, oracle(cfg, trip_c=level.level_c).throughput_ips
+
+
+def readable_bounds(
+    configs: list[tuple[str, Config]], rows: list[RunRow], jobs: int
+) -> dict[str, tuple[ReadableTrip, float | None]]:
+    """Per scenario with a bound on some row: its readable trip and the free oracle at it."""
+    bounded = {r.scenario for r in rows if r.oracle_ips is not None}
+    todo = [(n, c) for n, c in configs if n in bounded]
+    if not todo:
+        return {}
+    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+        res = list(ex.map(_readable_job, [c for _, c in todo]))
+    return {n: r for (n, _), r in zip(todo, res, strict=True)}
+
+
+def with_readable(rows: list[RunRow], readable: dict[str, tuple[ReadableTrip, float | None]]) -> list[RunRow]:
+    """``rows`` with the readable reference beside the bound (rows with no bound get none)."""
+    return [
+        dataclasses.replace(r, readable_ips=readable[r.scenario][1])
+        if r.oracle_ips is not None and r.scenario in readable
+        else r
+        for r in rows
+    ]
+
+
+def readable_view(
+    rows: list[RunRow],
+    readable: dict[str, tuple[ReadableTrip, float | None]],
+    anyw: dict[str, float | None],
+    readable_anyw: dict[str, float | None],
+    configs: list[tuple[str, Config]],
+    candidate: str,
+) -> list[str]:
+    """The readable trip's terms per scenario and the candidate's share of each bound and reference.
+
+    ``% a/b``: the candidate's run's-end figure as % of the free bound / of the free oracle at the
+    readable trip; ``worst %`` its worst window as % of the any-window bound / of the any-window
+    oracle at the readable trip.
+    """
+    cfgs = dict(configs)
+    out = [
+        "readable trip = 85 - code edge - z * sigma (fused codes, noise and weights of the profile; z: one "
+        "reading per run at the control period); a reference, NOT a bound",
+        f"  {'scenario':<36} {'edge':>5} {'sigma':>5} {'z':>5} {'level':>6} {'free':>8} {'readable':>8} "
+        f"{candidate + ' %':>13} {'any-window':>10} {'readable':>8} {'worst %':>13}",
+    ]
+    cand = {r.scenario: r for r in rows if r.policy == candidate}
+    for scen, (lv, free_r) in readable.items():
+        c = cand.get(scen)
+        free = c.oracle_ips if c is not None else None
+        ips = c.sustained_ips if c is not None else None
+        w = None
+        if c is not None and c.run_dir and scen in cfgs and (Path(c.run_dir) / "trace.csv").is_file():
+            w = worst_window_ips(cfgs[scen], Path(c.run_dir))
+        aw, awr = anyw.get(scen), readable_anyw.get(scen)
+        out.append(
+            f"  {scen:<36} {lv.edge_c:5.3f} {lv.sigma_c:5.3f} {lv.z:5.2f} {lv.level_c:6.2f} "
+            f"{_num(free, 8, 2)} {_num(free_r, 8, 2)} {_pcts(ips, free, free_r):>13} "
+            f"{_num(aw, 10, 2)} {_num(awr, 8, 2)} {_pcts(w, aw, awr):>13}"
+        )
+    return out
+
+
+def _pcts(v: float | None, bound: float | None, ref: float | None) -> str:
+    """``a/b``: ``v`` as % of the bound and of the readable reference."""
+    a = "n/a" if v is None or not bound else f"{100.0 * v / bound:.1f}"
+    b = "n/a" if v is None or not ref else f"{100.0 * v / ref:.1f}"
+    return f"{a}/{b}"
 
 
 def tightness(
-    configs: list[tuple[str, Config]], rows: list[RunRow], oracles: dict, candidate: str, jobs: int
-) -> tuple[list[str], dict[str, float | None]]:
+    configs: list[tuple[str, Config]],
+    rows: list[RunRow],
+    oracles: dict,
+    candidate: str,
+    jobs: int,
+    levels: dict[str, float] | None = None,
+) -> tuple[list[str], dict[str, float | None], dict[str, float | None]]:
     """The bound beside its references, and the candidate's share of each.
 
     ``sustained ref``: the best schedule whose throughput never rises (a reference, not a
@@ -296,11 +398,16 @@ def tightness(
     window (:mod:`thermogov.sim.compare.samehistory`), so ``/same`` is its control with its
     history held equal and ``/bound`` also charges it the heat it did not bank.  Also returns
     each scenario's any-window bound (:mod:`thermogov.sim.compare.anywindow`) for
-    :func:`worst_windows`.
+    :func:`worst_windows`, and the any-window oracle at each readable trip of ``levels``.
     """
     cand = {r.scenario: r for r in rows if r.policy == candidate}
     jobs_in = [
-        (cfg, Path(cand[n].run_dir) if n in cand and cand[n].sustained_ips else None) for n, cfg in configs
+        (
+            cfg,
+            Path(cand[n].run_dir) if n in cand and cand[n].sustained_ips else None,
+            (levels or {}).get(n),
+        )
+        for n, cfg in configs
     ]
     with ProcessPoolExecutor(max(jobs, 1)) as ex:
         refs = list(ex.map(_references, jobs_in))
@@ -309,7 +416,7 @@ def tightness(
         f"  {'scenario':<36} {'bound':>7} {'sust ref':>8} {'same hist':>9} {'best fixed':>10} "
         f"{candidate:>8} {'/bound':>6} {'/sust':>6} {'/same':>6}",
     ]
-    for (name, _), (sus, same, _any) in zip(configs, refs, strict=True):
+    for (name, _), (sus, same, _any, _readable) in zip(configs, refs, strict=True):
         o = oracles.get(name)
         c = cand.get(name)
         ips = c.sustained_ips if c is not None else None
@@ -318,11 +425,20 @@ def tightness(
             f"{_num(o.best_fixed_ips if o else None, 10, 2)} {_num(ips, 8, 2)} "
             f"{_ratio(ips, o.throughput_ips if o else None):>6} {_ratio(ips, sus):>6} {_ratio(ips, same):>6}"
         )
-    return out, {name: ref[2] for (name, _), ref in zip(configs, refs, strict=True)}
+    names = [name for name, _ in configs]
+    return (
+        out,
+        {n: ref[2] for n, ref in zip(names, refs, strict=True)},
+        {n: ref[3] for n, ref in zip(names, refs, strict=True)},
+    )
 
 
 def worst_windows(
-    configs: list[tuple[str, Config]], rows: list[RunRow], anyw: dict[str, float | None], candidate: str
+    configs: list[tuple[str, Config]],
+    rows: list[RunRow],
+    anyw: dict[str, float | None],
+    candidate: str,
+    readable_anyw: dict[str, float | None] | None = None,
 ) -> list[str]:
     """Every finished row's worst window beside the any-window bound, and the candidate's targets.
 
@@ -331,7 +447,8 @@ def worst_windows(
     for a window it does not know, and the bound beside it cannot either.  The candidate's share
     of that bound is checked against :data:`TARGET_ORACLE_PCT`, and its margin over the best
     tuned baseline by worst window (each ``@iso`` baseline at its best probe on that score,
-    :mod:`thermogov.sim.compare.bestprobe`).
+    :mod:`thermogov.sim.compare.bestprobe`).  With ``readable_anyw`` the candidate's share of the
+    any-window oracle at the readable trip follows (a reference, not a bound: no MISS is judged).
     """
     cfgs = dict(configs)
     out = [
@@ -364,6 +481,9 @@ def worst_windows(
             if best:
                 k = max(best, key=lambda k: best[k])
                 verdict += f", best probe {k} {best[k]:.2f}, margin {100.0 * (c / best[k] - 1.0):+.1f}%"
+            ref = (readable_anyw or {}).get(scen)
+            if ref:
+                verdict += f", readable {ref:.2f} ({100.0 * c / ref:.1f}%)"
         out.append(f"  {scen:<24} " + "; ".join(parts) + verdict)
     return out
 
@@ -658,6 +778,9 @@ def main() -> None:
         iso_limit=args.iso_limit,
         progress=lambda msg: print(msg, file=sys.stderr),
     )
+    # The readable reference (one oracle solve per world) goes in the rows before the CSV.
+    readable = readable_bounds(configs, rows, args.jobs)
+    rows = with_readable(rows, readable)
     if args.csv:
         # Written before the references and the open-ended view, which on the whole suite take as
         # long again as these rows: a run stopped (or failing) there keeps the finished rows.
@@ -668,11 +791,15 @@ def main() -> None:
     if packs:
         print("\n".join(per_charge(rows, packs, args.candidate)))
         print()
-    tight, anyw = tightness(configs, rows, oracles, args.candidate, args.jobs)
+    levels = {n: lv.level_c for n, (lv, _) in readable.items()}
+    tight, anyw, readable_anyw = tightness(configs, rows, oracles, args.candidate, args.jobs, levels)
     print("\n".join(tight))
     print()
-    print("\n".join(worst_windows(configs, rows, anyw, args.candidate)))
+    print("\n".join(worst_windows(configs, rows, anyw, args.candidate, readable_anyw)))
     print()
+    if readable:
+        print("\n".join(readable_view(rows, readable, anyw, readable_anyw, configs, args.candidate)))
+        print()
     if args.extend is None or args.extend > 1.0:
         print("\n".join(open_ended(configs, rows, anyw, args.candidate, args.extend, args.jobs, out_dir)))
         print()

@@ -50,6 +50,8 @@ CSV_COLUMNS = (
     "sustained_ips",
     "oracle_ips",
     "pct_oracle",
+    "readable_ips",
+    "pct_readable",
     "max_fused_c",
     "hottest_sensor_c",
     "max_sensor_c",
@@ -102,6 +104,9 @@ class RunRow:
     #: a battery world's runs are scored by the first (:mod:`thermogov.sim.compare.packbound`).
     inferences_total: int | None = None
     empty_at_s: float | None = None
+    #: The oracle at the readable trip (:mod:`thermogov.sim.compare.readable`): a reference for a
+    #: policy that must not read the trip code, NOT a bound (a policy reading the trip may pass it).
+    readable_ips: float | None = None
 
     @property
     def cap_changes_per_min(self) -> float | None:
@@ -116,6 +121,12 @@ class RunRow:
         return 100.0 * self.sustained_ips / self.oracle_ips
 
     @property
+    def pct_readable(self) -> float | None:
+        if self.sustained_ips is None or not self.readable_ips:
+            return None
+        return 100.0 * self.sustained_ips / self.readable_ips
+
+    @property
     def hottest_sensor_c(self) -> float | None:
         vals = [v for v in self.max_sensor_c.values() if v is not None]
         return max(vals) if vals else None
@@ -125,6 +136,7 @@ class RunRow:
         values = {
             **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
             "pct_oracle": self.pct_oracle,
+            "pct_readable": self.pct_readable,
             "cap_changes_per_min": self.cap_changes_per_min,
             "hottest_sensor_c": self.hottest_sensor_c,
             "max_sensor_c": sensors,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from thermogov.sim.compare.compare import RunRow
+from thermogov.sim.compare.compare import RunRow, write_csv
 from thermogov.sim.scenarios import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -142,3 +142,30 @@ def test_a_world_the_pack_ends_is_raced_per_charge(tmp_path: Path) -> None:
     # Without a pack bound the same rows are raced on their windows, where the baseline wins.
     plain = next(line for line in targets(rows, "stepped") if "robot" in line)
     assert "> power_allocator@iso MISS" in plain and "per charge" not in plain
+
+
+def test_the_bench_prints_the_share_of_the_readable_reference_beside_the_bound(tmp_path: Path) -> None:
+    """Session 19b: the oracle at the readable trip, judged beside the bound, never instead of it."""
+    targets = runpy.run_path(str(BENCH), run_name="control_quality_under_test")["targets"]
+    base = replace(
+        _row(tmp_path),
+        scenario="w",
+        board="jetson-xavier-nx",
+        sustained_ips=90.0,
+        oracle_ips=100.0,
+        max_fused_c=85.0,
+        readable_ips=95.0,
+    )
+    cand = replace(base, policy="stepped", sustained_ips=94.0, above_trip_s=0.0)
+    lines = targets([base, cand], "stepped")
+    line = next(x for x in lines if x.strip().startswith("w "))
+    # The bound's verdict is unchanged; the readable reference is judged beside it, by name.
+    assert "free bound 94.0% MISS" in line and "readable 98.9%" in line and "readable 98.9% MISS" not in line
+    assert "readable (reference) 0" in lines[-1]
+    low = replace(cand, sustained_ips=90.0)
+    assert "readable (reference) 1 (w)" in targets([base, low], "stepped")[-1]
+    out = tmp_path / "rows.csv"
+    write_csv([cand], out)
+    with out.open(encoding="utf-8") as fh:
+        row = next(csv.DictReader(fh))
+    assert (float(row["readable_ips"]), float(row["pct_readable"])) == (95.0, pytest.approx(98.9474))
