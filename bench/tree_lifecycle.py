@@ -8,7 +8,8 @@ console script:
 
 * ``normal``: ``run --duration 3s`` ends by itself;
 * ``sigterm``: SIGTERM once capped (the service's stop);
-* ``sighup``: SIGHUP once capped, the ``reloaded`` line awaited, then SIGTERM;
+* ``sighup``: the config switched to the unit's default policy (``stepped``), SIGHUP once
+  capped, the ``reloaded`` line awaited, then SIGTERM;
 * ``kill9``: SIGKILL once capped, then ``thermogov restore`` (what the unit's ExecStopPost runs).
 
 Judged on each: exit status 0 (2 with one line and nothing written for a refused tree), no
@@ -109,7 +110,8 @@ def one_path(
         err_head = ""
         if path == "sigterm":
             proc.send_signal(signal.SIGTERM)
-        elif path == "sighup":
+        elif path == "sighup":  # a real reload: the unit's default policy, built for this board
+            cfg.write_text('[run]\npolicy = "stepped"\n')
             proc.send_signal(signal.SIGHUP)
             ok, err_head = _read_until(proc, "reloaded", "stderr")
             if not ok:
