@@ -319,7 +319,10 @@ def nano_jp46(root: Path) -> FakeTree:
         t.zone(i, z, 100000 if z.startswith("PMIC") else HOT)
     t.policy(0, [0, 1, 2, 3], fakesys.NANO_CPU_KHZ, governor="schedutil")
     t.devfreq("sys/devices/gpu.0", "57000000.gpu", "gpu", fakesys.NANO_GPU_HZ, governor="nvhost_podgov")
-    iio = "sys/devices/7000c400.i2c/i2c-6/6-0040/iio:device0"
+    dev = "sys/devices/7000c400.i2c/i2c-6/6-0040"
+    t.write(f"{dev}/name", "ina3221x\n")
+    t.link("sys/bus/i2c/devices/6-0040", dev)
+    iio = f"{dev}/iio:device0"
     for n, (label, mw) in enumerate((("POM_5V_IN", 2100), ("POM_5V_GPU", 0), ("POM_5V_CPU", 400))):
         t.write(f"{iio}/rail_name_{n}", label + "\n")
         t.write(f"{iio}/in_power{n}_input", mw)
