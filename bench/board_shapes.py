@@ -211,6 +211,16 @@ def changed(a: dict[str, tuple[object, int]], b: dict[str, tuple[object, int]]) 
     return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 
 
+def shown(keys: list[str], a: dict[str, tuple[object, int]], b: dict[str, tuple[object, int]]) -> str:
+    """``keys`` with their contents before and after (``rel: was -> now``), for a finding."""
+
+    def text(e: tuple[object, int] | None) -> str:
+        v = e[0] if e else "absent"
+        return v.decode(errors="replace").strip() if isinstance(v, bytes) else str(v)
+
+    return ", ".join(f"{k}: {text(a.get(k))} -> {text(b.get(k))}" for k in keys)
+
+
 # -- shapes ------------------------------------------------------------------------------------
 def big_little(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     """Clusters with their own OPP tables (an A55 + A76 SoC; ``policy0`` + ``policy4`` in
@@ -430,30 +440,49 @@ def refusing_limit(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
 
 def rounding_kernel(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     """A kernel that rounds a written limit down to the nearest OPP (devfreq's
-    ``devfreq_get_freq_range``) and never lets max go under min (5.4+ QoS clamping)."""
+    ``devfreq_get_freq_range``) and never lets max go under min (5.4+ QoS clamping).  A policy
+    without ``scaling_available_frequencies`` has no table to round to: its limits are QoS
+    requests kept as written inside ``cpuinfo_min/max`` (drivers/cpufreq/cpufreq.c); rounding
+    them to those two ends made a cap read as a lower limit, which a power-mode change then
+    made the mode's (seed 4 tree 12, session 19: a harness finding, not the daemon's)."""
 
     def agent(run: FakeRun) -> None:
         while not run.stop.wait(0.003):
             for p in policies(run.t):
+                listed = (run.t.root / CPUFREQ / p / "scaling_available_frequencies").exists()
                 _round_in_place(
-                    run.t.root / CPUFREQ / p, "scaling_min_freq", "scaling_max_freq", table_of(run.t, p)
+                    run.t.root / CPUFREQ / p,
+                    "scaling_min_freq",
+                    "scaling_max_freq",
+                    table_of(run.t, p),
+                    clamp_only=not listed,
                 )
 
     tr.agents.append(agent)
     tr.shapes.append("rounding-kernel")
 
 
-def _round_in_place(d: Path, lo_name: str, hi_name: str, table: list[int]) -> None:
+def _round_in_place(d: Path, lo_name: str, hi_name: str, table: list[int], clamp_only: bool = False) -> None:
+    """What the kernel makes of a written window: ``table`` its OPPs (or, ``clamp_only``, its
+    two ends).  A kernel applies this within the write; here it comes a moment later, so a value
+    is rewritten only while the file still holds what was read (else a restore written in
+    between would be overwritten with a rounding of the value before it)."""
     try:
         hi = int((d / hi_name).read_text())
         lo = int((d / lo_name).read_text())
     except (OSError, ValueError):
         return
-    hi2 = max([f for f in table if f <= hi] or [table[0]])
-    lo2 = min(max([f for f in table if f <= lo] or [table[0]]), hi2)
+    if clamp_only:
+        hi2 = min(max(hi, table[0]), table[-1])
+        lo2 = min(max(lo, table[0]), hi2)
+    else:
+        hi2 = max([f for f in table if f <= hi] or [table[0]])
+        lo2 = min(max([f for f in table if f <= lo] or [table[0]]), hi2)
     for name, old, new in ((hi_name, hi, hi2), (lo_name, lo, lo2)):
         if old != new:
-            _rewrite(d / name, new)
+            with contextlib.suppress(OSError, ValueError):
+                if int((d / name).read_text()) == old:
+                    _rewrite(d / name, new)
 
 
 def nvpmodel_conf(mode2: dict[str, int]) -> str:
@@ -730,6 +759,29 @@ def build(root: Path, rng: random.Random) -> tuple[fakesys.FakeTree, Trial]:
 
 
 # -- running -----------------------------------------------------------------------------------
+def _package_dirs() -> tuple[str, ...]:
+    import thermogov
+    import thermogov.hw
+
+    return tuple(str(Path(m.__file__).parent) + os.sep for m in (thermogov, thermogov.hw))
+
+
+def before_thermogov(rc: int | None, err: str) -> bool:
+    """A stop that landed while the interpreter itself started, before the console script ran a
+    line of thermogov: SIGTERM's or SIGHUP's default action (exit -15, -1), or SIGINT's
+    ``KeyboardInterrupt`` raised in ``site`` or the import machinery (exit 1, its traceback naming
+    no file of thermogov's packages; an editable install's ``__editable__`` finder is the
+    interpreter's ``site`` step too).  No program can answer these (``thermogov.entry`` blocks
+    the signals from its first line on); nothing was written, which the caller still checks.
+    systemd counts a death by SIGTERM as a clean stop (``SuccessExitStatus=``, systemd.service(5))."""
+    if rc in (-signal.SIGTERM, -signal.SIGHUP) and not err.strip():
+        return True
+    if rc != 1 or not err.rstrip().endswith("KeyboardInterrupt"):
+        return False
+    files = [ln.split('"')[1] for ln in err.splitlines() if ln.lstrip().startswith('File "')]
+    return not any(f.startswith(_package_dirs()) for f in files)
+
+
 class Runner:
     def __init__(self, shim: Path | None) -> None:
         self.shim = shim
@@ -891,7 +943,7 @@ class Runner:
         ):
             self.finding("restored-over-silently", where, ", ".join(lowered))
         if diff:
-            self.finding("not-restored", where, ", ".join(diff[:6]))
+            self.finding("not-restored", where, shown(diff[:6], before, after))
         if (tmp / "state/journal.json").exists():
             self.finding("journal-left", where, err[-200:])
 
@@ -1190,10 +1242,12 @@ class Runner:
         _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
         err = errb.decode()
         where += " (term-at-start-up)"
-        if "Traceback" in err:
-            self.finding("traceback", where, err[-400:])
         ok_rc = {0, 130} | ({2} if tr.refuse_reason or tr.read_only else set())
-        if proc.returncode not in ok_rc:
+        if before_thermogov(proc.returncode, err):
+            self.counts["variant:stopped-before-thermogov-ran"] += 1
+        elif "Traceback" in err:
+            self.finding("traceback", where, err[-400:])
+        if proc.returncode not in ok_rc and not before_thermogov(proc.returncode, err):
             self.finding("exit-status", where, f"rc={proc.returncode} {err[-300:]}")
         diff = changed(before, snapshot(tmp / "root"))
         if diff:
@@ -1283,6 +1337,13 @@ def main() -> int:
     if shim is None:
         print("no C compiler: the trees with failing reads/writes are skipped")
     os.environ.setdefault("THERMOGOV_LOCK_DIR", tempfile.mkdtemp(prefix="thermogov-locks-"))
+    # Started in the background by a script (`bench ... &`), this process inherits SIGINT
+    # ignored and so would every run it starts: a SIGINT landing before a run's first line is
+    # then discarded by the kernel and the run governs for its whole duration (seed 5 tree 18,
+    # session 19: a 60 s timeout, the harness's launch, not the daemon).  The runs get SIGINT
+    # as a terminal gives it, at its default action.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     r = Runner(shim)
     t0 = time.monotonic()
     n = 0
