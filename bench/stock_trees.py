@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
 import shutil
 import subprocess
@@ -48,6 +47,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.board_shapes import changed, snapshot  # noqa: E402
 from bench.tree_lifecycle import lifecycle  # noqa: E402
+from bench.tree_lifecycle import owned as journal_owned  # noqa: E402
 from tests.hw import fakesys, faultshim, procutil  # noqa: E402
 from tests.hw.fakesys import FakeTree, khz_grid  # noqa: E402
 
@@ -562,16 +562,6 @@ TREES: dict[str, Callable[[Path], Rules]] = {
 
 
 # -- judging -------------------------------------------------------------------------------------
-def _owned(tmp: Path, root: Path) -> set[str]:
-    try:
-        body = json.loads((tmp / "state/journal.json").read_text())
-    except (OSError, ValueError):
-        return set()
-    rels = {e[k] for e in body.get("entries", []) for k in ("min_rel", "max_rel")}
-    rels |= {a["rel"] for a in body.get("attrs", []) or []} | {e["rel"] for e in body.get("states", []) or []}
-    return {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in rels}
-
-
 def _said(p: subprocess.CompletedProcess[str] | tuple[int | None, str], keep: int) -> tuple[object, ...]:
     rc, err = (p.returncode, p.stderr) if isinstance(p, subprocess.CompletedProcess) else p
     lines = [ln for ln in err.strip().splitlines() if "dry-run: at exit" not in ln]
@@ -606,7 +596,7 @@ def judge(name: str, make: Callable[[Path], Rules], shim: Path, mid_s: float, un
         except AssertionError:
             pass  # refused (or died): judged below by its exit status and stderr
         mid = snapshot(root)
-        owned = _owned(tmp, root)
+        owned = journal_owned(tmp, root)
         _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
         mid_changed = changed(before, mid)
         rows = {

@@ -215,19 +215,18 @@ def _rails(tree: SysfsTree, name: str, rel: str) -> list[PowerRail]:
             continue
         if not label or label in {"NC", "sum of shunt voltages"}:
             continue
-        volt = f"{rel}/in{n}_input"
-        curr = f"{rel}/curr{n}_input"
-        power = f"{rel}/power{n}_input"
         rails.append(
-            PowerRail(
-                label,
-                name,
-                volt if tree.exists(volt) else None,
-                curr if tree.exists(curr) else None,
-                power if tree.exists(power) else None,
-            )
+            _rail(tree, label, name, f"{rel}/in{n}_input", f"{rel}/curr{n}_input", f"{rel}/power{n}_input")
         )
     return rails
+
+
+def _rail(
+    tree: SysfsTree, label: str, where: str, volt: str, curr: str, power: str, per_w: float = 1e6
+) -> PowerRail:
+    """One channel with the inputs its driver offers (each None where the file is absent)."""
+    present = [r if tree.exists(r) else None for r in (volt, curr, power)]
+    return PowerRail(label, where, present[0], present[1], present[2], power_per_w=per_w)
 
 
 I2C_DEVICES = "sys/bus/i2c/devices"
@@ -256,17 +255,7 @@ def _iio_rails(tree: SysfsTree) -> list[PowerRail]:
                 except SensorError:
                     continue
                 volt, curr = f"{base}/in_voltage{n}_input", f"{base}/in_current{n}_input"
-                power = f"{base}/in_power{n}_input"
-                rails.append(
-                    PowerRail(
-                        label,
-                        iio,
-                        volt if tree.exists(volt) else None,
-                        curr if tree.exists(curr) else None,
-                        power if tree.exists(power) else None,
-                        power_per_w=1e3,
-                    )
-                )
+                rails.append(_rail(tree, label, iio, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
     return rails
 
 
