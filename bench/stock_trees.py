@@ -646,7 +646,7 @@ def main() -> int:
             for g in got:
                 print(f"  {g}")
             sys.stdout.flush()
-            findings += [g for g in got if " refused: " not in g]
+            findings += [g for g in got if " refused-up-front: " not in g]
     if args.lifecycle:
         print(f"findings: {len(findings)}")
     return 1 if findings else 0

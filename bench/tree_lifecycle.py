@@ -103,7 +103,7 @@ def one_path(
                 finding("refusal", f"rc={rc} {said[-300:]}")
             if changed(before, after) or (tmp / "state/journal.json").exists():
                 finding("refusal-wrote", ", ".join(changed(before, after)[:5]))
-            found.append(f"{name} {path} refused: {lines[-1][-200:] if lines else ''}")
+            found.append(f"{name} {path} refused-up-front: {lines[-1][-200:] if lines else ''}")
             return found
         time.sleep(mid_s)
         # A sensor that reads no temperature puts the board at its lowest caps once its 1 s grace
@@ -172,6 +172,6 @@ def lifecycle(
     for path in PATHS:
         got = one_path(name, make, shim, path, mid_s, extra, expect_capped)
         out += got
-        if any(" refused: " in g for g in got):
+        if any(" refused-up-front: " in g for g in got):
             break
     return out
