@@ -11,26 +11,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 import threading
 from pathlib import Path
-from types import ModuleType
 
 from tests.hw import fakesys
+from tests.hw.test_hw_board_shapes_harness import _bench
 
-REPO = Path(__file__).resolve().parents[2]
 P0 = "sys/devices/system/cpu/cpufreq/policy0"
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("board_shapes", REPO / "bench" / "board_shapes.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("board_shapes", mod)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_the_rounding_kernel_keeps_a_table_less_cap_inside_the_cpuinfo_range(tmp_path: Path) -> None:
