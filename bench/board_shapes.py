@@ -146,6 +146,23 @@ class FakeRun:
     rng: random.Random
     # What other agents wrote to limits: rel -> (their last value, the value they found there).
     wrote: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # Set (under ``lock``) just before the trial sends the daemon its exit signal or kill.  An
+    # agent's one action drawn for a random instant is skipped once it is set: landing after the
+    # daemon restored (or died), it tested nothing of the daemon's and read as a limit the daemon
+    # left changed (seed 7 trees 2 and 14, session 19).  Agents that act again and again (a
+    # jetson_clocks storm, the rounding kernel) keep acting through the stop, as before.
+    stopping: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def once(self, action: Callable[[], None]) -> None:
+        """An agent's one action, unless the trial already began to stop the daemon."""
+        with self.lock:
+            if not self.stopping.is_set():
+                action()
+
+    def begin_stop(self) -> None:
+        with self.lock:
+            self.stopping.set()
 
 
 # -- tree helpers ------------------------------------------------------------------------------
@@ -211,6 +228,16 @@ def changed(a: dict[str, tuple[object, int]], b: dict[str, tuple[object, int]]) 
     return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 
 
+def shown(keys: list[str], a: dict[str, tuple[object, int]], b: dict[str, tuple[object, int]]) -> str:
+    """``keys`` with their contents before and after (``rel: was -> now``), for a finding."""
+
+    def text(e: tuple[object, int] | None) -> str:
+        v = e[0] if e else "absent"
+        return v.decode(errors="replace").strip() if isinstance(v, bytes) else str(v)
+
+    return ", ".join(f"{k}: {text(a.get(k))} -> {text(b.get(k))}" for k in keys)
+
+
 # -- shapes ------------------------------------------------------------------------------------
 def big_little(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     """Clusters with their own OPP tables (an A55 + A76 SoC; ``policy0`` + ``policy4`` in
@@ -261,12 +288,16 @@ def no_available_list(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> Non
 
 
 def messy_tables(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
-    """OPP lists in no order and with duplicates (a vendor driver listing per-speedo bins)."""
+    """OPP lists in no order and with duplicates (a vendor driver listing per-speedo bins).  A
+    policy without a list keeps none: writing one from its two ``cpuinfo`` ends made a two-OPP
+    table no profile cap falls in (seed 8 tree 12, session 19: a harness finding).  The draws
+    are made all the same, so every other shape of a seed stays as it was."""
     for p in policies(t):
         table = table_of(t, p)
         listed = table + rng.sample(table, k=min(3, len(table)))
         rng.shuffle(listed)
-        set_table(t, p, table, " ".join(map(str, listed)))
+        if (t.root / CPUFREQ / p / "scaling_available_frequencies").exists():
+            set_table(t, p, table, " ".join(map(str, listed)))
     g = gpu_entry(t)
     if g:
         f = t.root / "sys/class/devfreq" / g / "available_frequencies"
@@ -430,30 +461,49 @@ def refusing_limit(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
 
 def rounding_kernel(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     """A kernel that rounds a written limit down to the nearest OPP (devfreq's
-    ``devfreq_get_freq_range``) and never lets max go under min (5.4+ QoS clamping)."""
+    ``devfreq_get_freq_range``) and never lets max go under min (5.4+ QoS clamping).  A policy
+    without ``scaling_available_frequencies`` has no table to round to: its limits are QoS
+    requests kept as written inside ``cpuinfo_min/max`` (drivers/cpufreq/cpufreq.c); rounding
+    them to those two ends made a cap read as a lower limit, which a power-mode change then
+    made the mode's (seed 4 tree 12, session 19: a harness finding, not the daemon's)."""
 
     def agent(run: FakeRun) -> None:
         while not run.stop.wait(0.003):
             for p in policies(run.t):
+                listed = (run.t.root / CPUFREQ / p / "scaling_available_frequencies").exists()
                 _round_in_place(
-                    run.t.root / CPUFREQ / p, "scaling_min_freq", "scaling_max_freq", table_of(run.t, p)
+                    run.t.root / CPUFREQ / p,
+                    "scaling_min_freq",
+                    "scaling_max_freq",
+                    table_of(run.t, p),
+                    clamp_only=not listed,
                 )
 
     tr.agents.append(agent)
     tr.shapes.append("rounding-kernel")
 
 
-def _round_in_place(d: Path, lo_name: str, hi_name: str, table: list[int]) -> None:
+def _round_in_place(d: Path, lo_name: str, hi_name: str, table: list[int], clamp_only: bool = False) -> None:
+    """What the kernel makes of a written window: ``table`` its OPPs (or, ``clamp_only``, its
+    two ends).  A kernel applies this within the write; here it comes a moment later, so a value
+    is rewritten only while the file still holds what was read (else a restore written in
+    between would be overwritten with a rounding of the value before it)."""
     try:
         hi = int((d / hi_name).read_text())
         lo = int((d / lo_name).read_text())
     except (OSError, ValueError):
         return
-    hi2 = max([f for f in table if f <= hi] or [table[0]])
-    lo2 = min(max([f for f in table if f <= lo] or [table[0]]), hi2)
+    if clamp_only:
+        hi2 = min(max(hi, table[0]), table[-1])
+        lo2 = min(max(lo, table[0]), hi2)
+    else:
+        hi2 = max([f for f in table if f <= hi] or [table[0]])
+        lo2 = min(max([f for f in table if f <= lo] or [table[0]]), hi2)
     for name, old, new in ((hi_name, hi, hi2), (lo_name, lo, lo2)):
         if old != new:
-            _rewrite(d / name, new)
+            with contextlib.suppress(OSError, ValueError):
+                if int((d / name).read_text()) == old:
+                    _rewrite(d / name, new)
 
 
 def nvpmodel_conf(mode2: dict[str, int]) -> str:
@@ -502,7 +552,7 @@ def rival_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
             if (p.parent / _table_name(p.name)).exists()
             else [int(p.read_text())]
         )
-        _agent_writes(run, rel, table[len(table) // 2])
+        run.once(lambda: _agent_writes(run, rel, table[len(table) // 2]))
 
     tr.agents.append(agent)
     tr.shapes.append(f"rival-{Path(rel).parent.name}")
@@ -619,13 +669,17 @@ def other_agent(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
                 if run.stop.wait(0.25):
                     return
         elif kind == "nvpmodel-lower":
-            _agent_writes(run, rel, table[0])
+            run.once(lambda: _agent_writes(run, rel, table[0]))
         elif kind == "nvpmodel-table-shrunk":
             keep = table[: len(table) // 2 + 1]
-            listed.write_text(" ".join(map(str, keep)) + " \n")
-            _agent_writes(run, rel, min(keep[-1], int(p.read_text())))
+
+            def shrink() -> None:
+                listed.write_text(" ".join(map(str, keep)) + " \n")
+                _agent_writes(run, rel, min(keep[-1], int(p.read_text())))
+
+            run.once(shrink)
         elif gov.exists():
-            gov.write_text("performance\n")
+            run.once(lambda: gov.write_text("performance\n") and None)
 
     tr.agents.append(agent)
     tr.shapes.append(f"{kind}-{Path(rel).parent.name}")
@@ -730,6 +784,29 @@ def build(root: Path, rng: random.Random) -> tuple[fakesys.FakeTree, Trial]:
 
 
 # -- running -----------------------------------------------------------------------------------
+def _package_dirs() -> tuple[str, ...]:
+    import thermogov
+    import thermogov.hw
+
+    return tuple(str(Path(m.__file__).parent) + os.sep for m in (thermogov, thermogov.hw))
+
+
+def before_thermogov(rc: int | None, err: str) -> bool:
+    """A stop that landed while the interpreter itself started, before the console script ran a
+    line of thermogov: SIGTERM's or SIGHUP's default action (exit -15, -1), or SIGINT's
+    ``KeyboardInterrupt`` raised in ``site`` or the import machinery (exit 1, its traceback naming
+    no file of thermogov's packages; an editable install's ``__editable__`` finder is the
+    interpreter's ``site`` step too).  No program can answer these (``thermogov.entry`` blocks
+    the signals from its first line on); nothing was written, which the caller still checks.
+    systemd counts a death by SIGTERM as a clean stop (``SuccessExitStatus=``, systemd.service(5))."""
+    if rc in (-signal.SIGTERM, -signal.SIGHUP) and not err.strip():
+        return True
+    if rc != 1 or not err.rstrip().endswith("KeyboardInterrupt"):
+        return False
+    files = [ln.split('"')[1] for ln in err.splitlines() if ln.lstrip().startswith('File "')]
+    return not any(f.startswith(_package_dirs()) for f in files)
+
+
 class Runner:
     def __init__(self, shim: Path | None) -> None:
         self.shim = shim
@@ -820,6 +897,7 @@ class Runner:
         if then and then != "kill9-then-mode":
             mode_set = self._set_mode(t, tr, owned, rng)
             time.sleep(rng.uniform(0.0, 1.5))  # a kill -9 before or after the daemon's next check
+        run.begin_stop()
         if exit_path in ("sigterm", "sigint"):
             proc.send_signal(signal.SIGTERM if exit_path == "sigterm" else signal.SIGINT)
         elif exit_path == "sighup":
@@ -891,7 +969,7 @@ class Runner:
         ):
             self.finding("restored-over-silently", where, ", ".join(lowered))
         if diff:
-            self.finding("not-restored", where, ", ".join(diff[:6]))
+            self.finding("not-restored", where, shown(diff[:6], before, after))
         if (tmp / "state/journal.json").exists():
             self.finding("journal-left", where, err[-200:])
 
@@ -1190,10 +1268,12 @@ class Runner:
         _out, errb = proc.communicate(timeout=procutil.DEADLINE_S)
         err = errb.decode()
         where += " (term-at-start-up)"
-        if "Traceback" in err:
-            self.finding("traceback", where, err[-400:])
         ok_rc = {0, 130} | ({2} if tr.refuse_reason or tr.read_only else set())
-        if proc.returncode not in ok_rc:
+        if before_thermogov(proc.returncode, err):
+            self.counts["variant:stopped-before-thermogov-ran"] += 1
+        elif "Traceback" in err:
+            self.finding("traceback", where, err[-400:])
+        if proc.returncode not in ok_rc and not before_thermogov(proc.returncode, err):
             self.finding("exit-status", where, f"rc={proc.returncode} {err[-300:]}")
         diff = changed(before, snapshot(tmp / "root"))
         if diff:
@@ -1283,6 +1363,13 @@ def main() -> int:
     if shim is None:
         print("no C compiler: the trees with failing reads/writes are skipped")
     os.environ.setdefault("THERMOGOV_LOCK_DIR", tempfile.mkdtemp(prefix="thermogov-locks-"))
+    # Started in the background by a script (`bench ... &`), this process inherits SIGINT
+    # ignored and so would every run it starts: a SIGINT landing before a run's first line is
+    # then discarded by the kernel and the run governs for its whole duration (seed 5 tree 18,
+    # session 19: a 60 s timeout, the harness's launch, not the daemon).  The runs get SIGINT
+    # as a terminal gives it, at its default action.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     r = Runner(shim)
     t0 = time.monotonic()
     n = 0

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
 import shutil
 import subprocess
@@ -47,6 +46,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.board_shapes import changed, snapshot  # noqa: E402
+from bench.tree_lifecycle import lifecycle  # noqa: E402
+from bench.tree_lifecycle import owned as journal_owned  # noqa: E402
 from tests.hw import fakesys, faultshim, procutil  # noqa: E402
 from tests.hw.fakesys import FakeTree, khz_grid  # noqa: E402
 
@@ -212,6 +213,208 @@ def xavier_nx_jp5(root: Path) -> FakeTree:
     return t
 
 
+# -- session 19: boards as they ship that no bench built yet -------------------------------------
+# Each shape names where it comes from: a real listing's file name (THERMOGOV_REAL_DATA), a
+# kernel source, or "ref N.N", a section of the kernel/board reference notes (linux-thermal.md)
+# the project's facts are taken from (docs/hardware.md, "Session 19: trees nobody built, the
+# whole lifecycle").
+TEGRA_I2C = "sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040"
+
+
+def _jp6_fan_cdev(t: FakeTree, tj_zone: int) -> None:
+    """JetPack 6's kernel-driven fan: pwm-fan with cooling-levels <0 187 255> (max_state 2),
+    bound to tj-thermal's active trips 74/95 °C, hyst 4 °C (tegra234-p3767.dtsi, p3768 carrier)."""
+    cdev = "sys/devices/virtual/thermal/cooling_device0"
+    t.write(f"{cdev}/type", "pwm-fan\n")
+    t.write(f"{cdev}/max_state", 2)
+    t.write(f"{cdev}/cur_state", 0)
+    t.link("sys/class/thermal/cooling_device0", cdev)
+    zone = f"sys/devices/virtual/thermal/thermal_zone{tj_zone}"
+    for k, (temp, trip) in enumerate(((74000, 2), (95000, 3))):
+        t.write(f"{zone}/trip_point_{trip}_type", "active\n")
+        t.write(f"{zone}/trip_point_{trip}_temp", temp)
+        t.write(f"{zone}/trip_point_{trip}_hyst", 4000)
+        t.link(f"{zone}/cdev{k}", cdev)
+        t.write(f"{zone}/cdev{k}_trip_point", trip)
+        t.write(f"{zone}/cdev{k}_weight", 0)
+
+
+def orin_nx_jp6_stock(root: Path, *, gb: int = 16) -> FakeTree:
+    """Orin NX on JetPack 6 (L4T r36, kernel 5.15) on the p3768 carrier.  16 GB (p3767-0000):
+    8 cores in policy0/policy4, GPU to 918 MHz; 8 GB (p3767-0001): 6 cores (policy4 = cpu4-5),
+    GPU to 765 MHz (NVIDIA Orin NX datasheet figures).  ``17000000.gpu`` devfreq, the INA3221
+    with ``in1_label`` VDD_IN (ref 4.1, power sensors; Orin Nano/NX rails), tj-thermal's fan."""
+    t = FakeTree(root)
+    module = "p3767-0000" if gb == 16 else "p3767-0001"
+    t.model(
+        "NVIDIA Jetson Orin NX Engineering Reference Developer Kit",
+        (f"nvidia,p3768-0000+{module}", f"nvidia,{module}", "nvidia,tegra234"),
+    )
+    t.boot_id("8d1f0c1e-0000-4000-8000-0000000000a1")
+    for i, z in enumerate(fakesys.ORIN_NANO_JP6_ZONES):
+        t.zone(
+            i, z, HOT if z[:3] in ("cpu", "gpu") else 50000, (("passive", 99000, 0), ("critical", 104500, 0))
+        )
+    _jp6_fan_cdev(t, fakesys.ORIN_NANO_JP6_ZONES.index("tj-thermal"))
+    t.policy(0, [0, 1, 2, 3], ORIN_NX_CPU_KHZ, min_khz=729600)
+    t.policy(4, [4, 5, 6, 7] if gb == 16 else [4, 5], ORIN_NX_CPU_KHZ, min_khz=729600)
+    for p in (0, 4):
+        t.write(f"{CPUF}/policy{p}/scaling_driver", "tegra194\n")
+    gpu = ORIN_NX_GPU_HZ if gb == 16 else (*ORIN_NX_GPU_HZ[:5], 765000000)
+    t.devfreq("sys/devices/platform/bus@0/17000000.gpu", "17000000.gpu", "gpu", gpu)
+    t.ina3221(1, TEGRA_I2C, fakesys.ORIN_NANO_RAILS)
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    fakesys.pwm_fan(t, board="orin", hwmon=2, cdev=None)
+    _cpus(t, "0-7" if gb == 16 else "0-5", "0-7" if gb == 16 else "0-5")
+    return t
+
+
+def orin_nano_jp5(root: Path) -> FakeTree:
+    """Orin Nano on JetPack 5.1 (L4T r35, kernel 5.10): JP5 zone names (``CPU-therm``,
+    ``Tboard_tegra`` without trips), the GPU as ``17000000.ga10b`` (ref 4.1), nvfancontrol's
+    pwm-fan hwmon without a cooling device."""
+    t = fakesys.orin_nano(root, jetpack=5, cpu_mc=HOT, gpu_mc=HOT)
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    fakesys.pwm_fan(t, board="orin", hwmon=2, cdev=None)
+    _cpus(t, "0-5", "0-5")
+    return t
+
+
+def xavier_nx_jp51(root: Path) -> FakeTree:
+    """Xavier NX on JetPack 5.1 (kernel 5.10): tegra194-cpufreq gives one policy per two-core
+    Carmel cluster (policy0/2/4; ref 4.1 "Xavier 8 Carmel in 4 pairs"), gv11b devfreq, the
+    INA3221 with VDD_IN, VDD_CPU_GPU_CV, VDD_SOC (tegrastats_xaviernx_gpuburn_stressng.log)."""
+    t = FakeTree(root)
+    t.model("NVIDIA Jetson Xavier NX Developer Kit", ("nvidia,p3509-0000+p3668-0001", "nvidia,tegra194"))
+    zones = ("AUX-therm", "CPU-therm", "thermal-fan-est", "AO-therm", "GPU-therm", "PMIC-Die", "Tboard_tegra")
+    for i, z in enumerate(zones):
+        t.zone(i, z, 100000 if z.startswith("PMIC") else HOT if z[:3] in ("CPU", "GPU") else 50000)
+    for p in (0, 2, 4):
+        t.policy(p, [p, p + 1], fakesys.XAVIER_NX_CPU_KHZ, min_khz=1190400, max_khz=1907200)
+    t.devfreq(
+        "sys/devices/17000000.gv11b",
+        "17000000.gv11b",
+        "gv11b",
+        (114750000, 318750000, 522750000, 726750000, 930750000, 1100250000),
+    )
+    rails = (("VDD_IN", 5000, 1400), ("VDD_CPU_GPU_CV", 5000, 400), ("VDD_SOC", 5000, 500))
+    t.ina3221(1, "sys/devices/c250000.i2c/i2c-7/7-0040", rails)
+    _nvpmodel(t, "pmode:0008 fmode:cool")
+    fakesys.pwm_fan(t, board="orin", hwmon=2, cdev=None)
+    _cpus(t, "0-5", "0-5")
+    return t
+
+
+def nano_jp46(root: Path) -> FakeTree:
+    """Nano on JetPack 4.6 (L4T r32.7, kernel 4.9): zone types as the Nano 2GB lists them
+    (sysfs_jetson-nano2gb_thermal_zone_types.txt), the GPU at ``gpu.0/devfreq/57000000.gpu``
+    (ref 4.1), the INA3221 as the iio ``ina3221x`` device (``rail_name_N``, ``in_power N_input``;
+    ref 4.1, JP4 iio), not hwmon, and the ``target_pwm`` fan."""
+    t = FakeTree(root)
+    t.model(
+        "NVIDIA Jetson Nano Developer Kit",
+        ("nvidia,p3449-0000-b00+p3448-0000-b00", "nvidia,jetson-nano", "nvidia,tegra210"),
+    )
+    for i, z in enumerate(fakesys.NANO_ZONE_TYPES):
+        t.zone(i, z, 100000 if z.startswith("PMIC") else HOT)
+    t.policy(0, [0, 1, 2, 3], fakesys.NANO_CPU_KHZ, governor="schedutil")
+    t.devfreq("sys/devices/gpu.0", "57000000.gpu", "gpu", fakesys.NANO_GPU_HZ, governor="nvhost_podgov")
+    dev = "sys/devices/7000c400.i2c/i2c-6/6-0040"
+    t.write(f"{dev}/name", "ina3221x\n")
+    t.link("sys/bus/i2c/devices/6-0040", dev)
+    iio = f"{dev}/iio:device0"
+    for n, (label, mw) in enumerate((("POM_5V_IN", 2100), ("POM_5V_GPU", 0), ("POM_5V_CPU", 400))):
+        t.write(f"{iio}/rail_name_{n}", label + "\n")
+        t.write(f"{iio}/in_power{n}_input", mw)
+        t.write(f"{iio}/in_current{n}_input", mw // 5)
+        t.write(f"{iio}/in_voltage{n}_input", 5000)
+    t.link("sys/bus/iio/devices/iio:device0", iio)
+    for name, value in (("target_pwm", 0), ("cur_pwm", 0), ("temp_control", 1)):
+        t.write(f"sys/devices/pwm-fan/{name}", value)
+    _nvpmodel(t, "pmode:0000")
+    _cpus(t, "0-3", "0-3")
+    return t
+
+
+def pi4_66(root: Path, *, gpio_fan: bool) -> FakeTree:
+    """Pi 4 B Rev 1.4 on Raspberry Pi OS (kernel 6.1/6.6, 64-bit, 600-1500 MHz in 100 MHz steps
+    through cpufreq-dt).  ``gpio_fan``: the gpio-fan overlay's active trip 70 °C hyst 10 °C and
+    its one-state cooling device bound to cpu-thermal (sysfs_rpi4_thermal_gpiofan_throttle_issue135);
+    without it the zone has only its critical trip and no binding (bcm283x.dtsi cpu-crit)."""
+    t = FakeTree(root)
+    t.model("Raspberry Pi 4 Model B Rev 1.4", ("raspberrypi,4-model-b", "brcm,bcm2711"))
+    trips = (("active", 70000, 10000),) if gpio_fan else fakesys.RPI4_TRIPS
+    t.zone(0, "cpu-thermal", HOT, trips)
+    t.policy(0, [0, 1, 2, 3], fakesys.RPI4_CPU_KHZ, governor="ondemand")
+    t.write(f"{CPUF}/policy0/scaling_driver", "cpufreq-dt\n")
+    _cpus(t, "0-3", "0-3")
+    _hwmon(t, 0, ZONE0, "cpu_thermal", {"temp1_input": HOT})
+    if gpio_fan:
+        cdev = "sys/devices/virtual/thermal/cooling_device0"
+        t.write(f"{cdev}/type", "gpio-fan\n")
+        t.write(f"{cdev}/max_state", 1)
+        t.write(f"{cdev}/cur_state", 1)
+        t.link("sys/class/thermal/cooling_device0", cdev)
+        t.link(f"{ZONE0}/cdev0", cdev)
+        t.write(f"{ZONE0}/cdev0_trip_point", 0)
+        t.write(f"{ZONE0}/cdev0_weight", 0)
+    _rpi_volt(t, 1)
+    return t
+
+
+def pi5_active_cooler(root: Path) -> FakeTree:
+    """Pi 5 with the Active Cooler on 6.6: the critical trip first, then four active trips, each
+    bound to the pwm-fan cooling device (max_state 4) as cdev0..cdev4 -> trips 1,2,3,4,0
+    (sysfs_rpi5_thermal_zone_cdev_map_issue5921.txt; temperatures ref 4.2)."""
+    t = pi5(root, fan=False)
+    zone = t.root / ZONE0
+    for f in zone.glob("trip_point_*"):
+        f.unlink()
+    trips = (("critical", 110000, 0), *fakesys.RPI5_TRIPS[:4])
+    for k, (ttype, temp, hyst) in enumerate(trips):
+        t.write(f"{ZONE0}/trip_point_{k}_type", ttype + "\n")
+        t.write(f"{ZONE0}/trip_point_{k}_temp", temp)
+        t.write(f"{ZONE0}/trip_point_{k}_hyst", hyst)
+    fakesys.pwm_fan(t, board="rpi5", hwmon=2, cdev=0)
+    for k, trip in enumerate((1, 2, 3, 4, 0)):
+        t.link(f"{ZONE0}/cdev{k}", "sys/devices/virtual/thermal/cooling_device0")
+        t.write(f"{ZONE0}/cdev{k}_trip_point", trip)
+        t.write(f"{ZONE0}/cdev{k}_weight", 0)
+    return t
+
+
+def pi3bplus_32(root: Path) -> FakeTree:
+    """Pi 3 B+ on 32-bit Raspberry Pi OS (armv7 kernel): cpufreq-dt over raspberrypi-cpufreq's
+    600-1400 MHz, no fan (ref 4.2; linux raspberrypi-cpufreq.c)."""
+    t = pi3(root, plus=True)
+    t.write(f"{CPUF}/policy0/scaling_driver", "cpufreq-dt\n")
+    return t
+
+
+def cm4_nofan(root: Path) -> FakeTree:
+    """CM4 on a carrier without fan: cpu-thermal keeps the active trips 75/50 °C hyst 2 °C
+    (sysfs_rpi-cm4_thermal_zone_trips_issue19.txt) with nothing bound to them."""
+    t = FakeTree(root)
+    t.model("Raspberry Pi Compute Module 4 Rev 1.0", ("raspberrypi,4-compute-module", "brcm,bcm2711"))
+    t.zone(0, "cpu-thermal", HOT, (("active", 75000, 2000), ("active", 50000, 2000)))
+    t.policy(0, [0, 1, 2, 3], fakesys.RPI4_CPU_KHZ, governor="ondemand")
+    t.write(f"{CPUF}/policy0/scaling_driver", "cpufreq-dt\n")
+    _cpus(t, "0-3", "0-3")
+    _hwmon(t, 0, ZONE0, "cpu_thermal", {"temp1_input": HOT})
+    _rpi_volt(t, 1)
+    return t
+
+
+def cm5_nofan(root: Path) -> FakeTree:
+    """CM5 (``Raspberry Pi Compute Module 5 Rev 1.0``, kernel 6.6.63-v8-16k, 1500-2400 MHz:
+    sbcbench_rpi-cm5_Xh2H.txt) on a carrier without fan: no pwm-fan hwmon, no cooling device."""
+    t = pi5(root, fan=False)
+    base = "sys/firmware/devicetree/base"
+    t.write(f"{base}/model", b"Raspberry Pi Compute Module 5 Rev 1.0\x00")
+    t.write(f"{base}/compatible", b"raspberrypi,5-compute-module\x00brcm,bcm2712\x00")
+    return t
+
+
 def stock(build: Callable[[Path], FakeTree]) -> Callable[[Path], Rules]:
     def make(root: Path) -> Rules:
         build(root)
@@ -292,6 +495,9 @@ def duplicate_zone(root: Path) -> Rules:
 
 
 MAX0 = f"{CPUF}/policy0/scaling_max_freq"
+# A governed zone reading exactly 0 or -40000 is in range: governed as cold (full clocks), said
+# at start, dropped by the stuck-sensor check after `stuck_after_s` (docs/hardware.md, session 16).
+COLD_BY_DESIGN = frozenset({"h-pi5-temp--40000", "h-pi5-temp-0"})
 TREES: dict[str, Callable[[Path], Rules]] = {
     "pi5-6.6": stock(pi5),
     "pi5-6.12": stock(lambda r: pi5(r, "6.12")),
@@ -311,6 +517,17 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "agx-orin-jp6": stock(agx_orin_jp6),
     "nano-jp4": stock(nano_jp4),
     "xavier-nx-jp5": stock(xavier_nx_jp5),
+    "orin-nx16-jp6-stock": stock(orin_nx_jp6_stock),
+    "orin-nx8-jp6-stock": stock(lambda r: orin_nx_jp6_stock(r, gb=8)),
+    "orin-nano-jp5": stock(orin_nano_jp5),
+    "xavier-nx-jp51": stock(xavier_nx_jp51),
+    "nano-jp46": stock(nano_jp46),
+    "pi4-6.6-gpiofan": stock(lambda r: pi4_66(r, gpio_fan=True)),
+    "pi4-6.6-nocdev": stock(lambda r: pi4_66(r, gpio_fan=False)),
+    "pi5-active-cooler": stock(pi5_active_cooler),
+    "pi3bplus-32bit": stock(pi3bplus_32),
+    "cm4-nofan": stock(cm4_nofan),
+    "cm5-nofan": stock(cm5_nofan),
     "h-pi5-cpus-offline": cpus_offline,
     "h-nx-cluster-offline": cluster_offline,
     "h-pi5-no-list": no_list,
@@ -345,16 +562,6 @@ TREES: dict[str, Callable[[Path], Rules]] = {
 
 
 # -- judging -------------------------------------------------------------------------------------
-def _owned(tmp: Path, root: Path) -> set[str]:
-    try:
-        body = json.loads((tmp / "state/journal.json").read_text())
-    except (OSError, ValueError):
-        return set()
-    rels = {e[k] for e in body.get("entries", []) for k in ("min_rel", "max_rel")}
-    rels |= {a["rel"] for a in body.get("attrs", []) or []} | {e["rel"] for e in body.get("states", []) or []}
-    return {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in rels}
-
-
 def _said(p: subprocess.CompletedProcess[str] | tuple[int | None, str], keep: int) -> tuple[object, ...]:
     rc, err = (p.returncode, p.stderr) if isinstance(p, subprocess.CompletedProcess) else p
     lines = [ln for ln in err.strip().splitlines() if "dry-run: at exit" not in ln]
@@ -389,7 +596,7 @@ def judge(name: str, make: Callable[[Path], Rules], shim: Path, mid_s: float, un
         except AssertionError:
             pass  # refused (or died): judged below by its exit status and stderr
         mid = snapshot(root)
-        owned = _owned(tmp, root)
+        owned = journal_owned(tmp, root)
         _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
         mid_changed = changed(before, mid)
         rows = {
@@ -417,15 +624,32 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=[], help="Trees whose name contains one of these.")
     ap.add_argument("--mid-s", type=float, default=0.8, help="Seconds after `started` to look mid-run.")
     ap.add_argument("--board-unprofiled", default="", help="--board for the Orin NX trees (no profile).")
+    ap.add_argument(
+        "--lifecycle",
+        action="store_true",
+        help="Run the whole lifecycle (normal, SIGTERM, SIGHUP, kill -9 + restore) on each tree instead.",
+    )
     args = ap.parse_args()
     shim = faultshim.build()
     if shim is None:
         print("no C compiler: tests/hw/faultshim.c cannot be built", file=sys.stderr)
         return 2
+    findings: list[str] = []
     for name, make in TREES.items():
         if not args.only or any(o in name for o in args.only):
-            judge(name, make, shim, args.mid_s, args.board_unprofiled)
-    return 0
+            if not args.lifecycle:
+                judge(name, make, shim, args.mid_s, args.board_unprofiled)
+                continue
+            extra = ["--board", args.board_unprofiled] if args.board_unprofiled and "nx" in name else []
+            got = lifecycle(name, make, shim, args.mid_s, extra, expect_capped=name not in COLD_BY_DESIGN)
+            print(f"=== {name}: {len(got)} line(s)")
+            for g in got:
+                print(f"  {g}")
+            sys.stdout.flush()
+            findings += [g for g in got if " refused-up-front: " not in g]
+    if args.lifecycle:
+        print(f"findings: {len(findings)}")
+    return 1 if findings else 0
 
 
 if __name__ == "__main__":

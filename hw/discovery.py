@@ -67,6 +67,7 @@ class PowerRail:
     volt_rel: str | None  # inN_input, mV
     curr_rel: str | None  # currN_input, mA
     power_rel: str | None = None  # powerN_input, µW (preferred when present)
+    power_per_w: float = 1e6  # units of power_rel per watt: µW on hwmon, mW on JetPack 4's iio
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,7 @@ class Inventory:
     policies: tuple[CpufreqPolicy, ...]
     devfreqs: tuple[DevfreqDevice, ...]
     problems: tuple[str, ...] = field(default=())
+    iio_rails: tuple[PowerRail, ...] = field(default=())  # JetPack 4's INA3221 (see _iio_rails)
 
 
 def _mc(tree: SysfsTree, rel: str) -> float | None:
@@ -213,18 +215,47 @@ def _rails(tree: SysfsTree, name: str, rel: str) -> list[PowerRail]:
             continue
         if not label or label in {"NC", "sum of shunt voltages"}:
             continue
-        volt = f"{rel}/in{n}_input"
-        curr = f"{rel}/curr{n}_input"
-        power = f"{rel}/power{n}_input"
         rails.append(
-            PowerRail(
-                label,
-                name,
-                volt if tree.exists(volt) else None,
-                curr if tree.exists(curr) else None,
-                power if tree.exists(power) else None,
-            )
+            _rail(tree, label, name, f"{rel}/in{n}_input", f"{rel}/curr{n}_input", f"{rel}/power{n}_input")
         )
+    return rails
+
+
+def _rail(
+    tree: SysfsTree, label: str, where: str, volt: str, curr: str, power: str, per_w: float = 1e6
+) -> PowerRail:
+    """One channel with the inputs its driver offers (each None where the file is absent)."""
+    present = [r if tree.exists(r) else None for r in (volt, curr, power)]
+    return PowerRail(label, where, present[0], present[1], present[2], power_per_w=per_w)
+
+
+I2C_DEVICES = "sys/bus/i2c/devices"
+
+
+def _iio_rails(tree: SysfsTree) -> list[PowerRail]:
+    """JetPack 4 (L4T 32, kernel 4.9) drives the INA3221 with NVIDIA's iio driver ``ina3221x``,
+    not hwmon: under ``/sys/bus/i2c/devices/<bus-addr>/iio:deviceK`` each channel N is named by
+    ``rail_name_N``, with ``in_powerN_input`` in mW, ``in_voltageN_input`` mV and
+    ``in_currentN_input`` mA (jetson_stats jtop/core/power.py reads the same files; a Jetson
+    Nano's input rail is ``POM_5V_IN``).  Later JetPacks use the hwmon driver (:func:`_rails`)."""
+    rails = []
+    for dev in tree.listdir(I2C_DEVICES, r"\d+-[0-9a-f]{4}"):
+        rel = f"{I2C_DEVICES}/{dev}"
+        try:
+            if "ina3221" not in tree.read_text(f"{rel}/name"):
+                continue
+        except SensorError:
+            continue
+        for iio in tree.listdir(rel, r"iio:device\d+"):
+            base = f"{rel}/{iio}"
+            for lab in tree.listdir(base, r"rail_name_\d+"):
+                n = lab[len("rail_name_") :]
+                try:
+                    label = tree.read_text(f"{base}/{lab}")
+                except SensorError:
+                    continue
+                volt, curr = f"{base}/in_voltage{n}_input", f"{base}/in_current{n}_input"
+                rails.append(_rail(tree, label, iio, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
     return rails
 
 
@@ -401,4 +432,5 @@ def discover(tree: SysfsTree) -> Inventory:
         policies=tuple(_policies(tree)),
         devfreqs=tuple(_devfreqs(tree)),
         problems=tuple(problems),
+        iio_rails=tuple(_iio_rails(tree)),
     )

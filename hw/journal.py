@@ -437,6 +437,30 @@ def validate_entries(
     return good, missing, clamped
 
 
+def refuse_unrestorable(tree: SysfsTree, entries: list[JournalEntry]) -> None:
+    """At start, before the journal's first write: a window whose captured values its own
+    journal restore would refuse (:func:`validate_entries`) is bad sysfs contents, exit 2.
+
+    The exit restore writes back whatever it captured (:func:`clamp_to_today`), but after a
+    ``kill -9`` the journal restore (``thermogov restore``, the unit's ``ExecStopPost``, the
+    next start) judges the same values against the hardware range and refused the whole
+    journal: a ``scaling_max_freq`` above ``cpuinfo_max_freq`` (no kernel shows one: the
+    policy's max is clamped into the cpuinfo range) was governed, and a crash then left the
+    board at its lowest caps until reboot (``bench/stock_trees.py --lifecycle``, session 19).
+    A window whose device or range cannot be read now is left to the checks that name it."""
+    windows = owned_windows(tree, discover(tree))
+    for e in entries:
+        why, absent = check_window(
+            windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max, e.recorded_range()
+        )
+        if why and not absent:
+            raise SensorError(
+                f"{tree.show(e.max_rel.rsplit('/', 1)[0])}: {why}, a value the kernel does not show "
+                "there; thermogov could not put it back after a crash, so it does not start "
+                "(check the driver with `thermogov doctor`)"
+            )
+
+
 def _clamped(w: OwnedWindow, e: JournalEntry) -> tuple[JournalEntry, str]:
     """``e`` moved into today's hardware range ``w`` when its recorded range held it (the one
     rule of every restore, :func:`validate_entries` and :func:`clamp_to_today`), with the note

@@ -45,9 +45,10 @@ import errno
 from collections.abc import Callable, Sequence
 
 from thermogov.hw.devices import CapActuator, clock_reader
-from thermogov.hw.discovery import CPUFREQ, read_policy
+from thermogov.hw.discovery import CPUFREQ, discover, read_policy
 from thermogov.hw.limits import LimitFiles, check_limits_in_force
 from thermogov.hw.mapping import DomainBinding, offered_caps
+from thermogov.hw.owned import check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ThermogovError
 
@@ -130,6 +131,10 @@ class LateClusters:
         if why:
             self._log(f"warning: {name} came online but is left alone: {why}")
             return ""
+        unrestorable = _unrestorable(self._tree, f, original)
+        if unrestorable:
+            self._log(f"warning: {name} came online but is left alone: {unrestorable}")
+            return ""
         before = clock_reader(self._tree, a.files)
         self._tree.keep_open(f.cur_rel, ActuatorError)
         a.join(f, original, clock_reader(self._tree, (*a.files, f)))
@@ -186,7 +191,17 @@ class LateClusters:
 OFFLINE_ERRNOS = (errno.EBUSY, errno.ENOENT, errno.ENODEV)
 
 
+def _unrestorable(tree: SysfsTree, f: LimitFiles, window: tuple[int, int]) -> str:
+    """Why a journal restore would refuse the window found (the start's rule,
+    :func:`thermogov.hw.journal.refuse_unrestorable`): a max above ``cpuinfo_max_freq``, a min
+    above the max.  Journaled, it made the whole journal unrestorable after a ``kill -9``."""
+    why, absent = check_window(owned_windows(tree, discover(tree)), f.min_rel, f.max_rel, 1000, *window)
+    return "" if absent or not why else f"{why}, a window thermogov could not put back after a crash"
+
+
 def _offline(e: ActuatorError, errnos: tuple[int, ...] = OFFLINE_ERRNOS) -> bool:
+    """The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone
+    (its folder removed with its last CPU), as opposed to a limit that reads wrong."""
     cause = e.__cause__
     return isinstance(cause, OSError) and cause.errno in errnos
 

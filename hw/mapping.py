@@ -425,10 +425,9 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
         else:
             domains.append(db)
     power = None
-    for h in inv.hwmons:
-        for r in h.rails:
-            if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
-                power = power or r
+    for r in (*(r for h in inv.hwmons for r in h.rails), *inv.iio_rails):
+        if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
+            power = power or r
     return BoardMap(
         board,
         tuple(sensors),

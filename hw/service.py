@@ -133,6 +133,34 @@ def under(root: Path, path: Path) -> Path:
     return root / path.relative_to(path.anchor)
 
 
+# What the unit's ``ProtectHome=yes`` makes empty for the service (systemd.exec(5)): a script or
+# an interpreter there cannot be executed by it, and the unit fails with status=203/EXEC.
+HIDDEN_BY_PROTECT_HOME = (Path("/home"), Path("/root"), Path("/run/user"))
+
+
+def _on_target(root: Path, path: Path) -> Path:
+    """``path`` (as seen on the target) with its links resolved, as seen on the target again."""
+    real = Path(os.path.realpath(under(root, path)))
+    top = root.resolve()
+    return Path("/") / real.relative_to(top) if top != Path("/") and real.is_relative_to(top) else real
+
+
+def hidden_from_unit(root: Path, exe: Path) -> str:
+    """Why the unit could not execute ``exe``: it, its venv's ``python`` or the interpreter that
+    links to lies under a folder ``ProtectHome=yes`` hides (a venv in a home folder, or one made
+    from an interpreter uv installed under ``~/.local/share/uv``); "" when none does."""
+    for path in (exe, _on_target(root, exe), _on_target(root, exe.parent / "python")):
+        for top in HIDDEN_BY_PROTECT_HOME:
+            if path.is_relative_to(top):
+                return (
+                    f"{path} is under {top}, which the unit's ProtectHome=yes hides from the service: it would "
+                    "fail to start (status=203/EXEC); install into a venv under /opt (docs/hardware.md): "
+                    "sudo python3 -m venv /opt/thermogov && sudo /opt/thermogov/bin/pip install . "
+                    "&& sudo /opt/thermogov/bin/thermogov service install"
+                )
+    return ""
+
+
 def _check(root: Path, config: Path, live_needs_root: bool = True) -> None:
     if not root.is_dir():
         raise ConfigError(f"--root {root}: no such directory; pass / (this machine) or an existing folder")
@@ -165,6 +193,11 @@ def plan_install(root: Path, exe: Path, config: Path, enable: bool) -> list[Step
             f"--enable runs systemctl on this machine, so it needs --root / (not {root}); enable a staged unit on the board"
         )
     steps: list[Step] = []
+    hidden = hidden_from_unit(root, exe)
+    if hidden and is_live(root):
+        raise ConfigError(hidden)
+    if hidden:  # staged: the image may differ, but as staged it will not start
+        steps.append(Step("note", f"warning: {hidden}"))
     unit_path = under(root, UNIT_DIR / UNIT_NAME)
     unit = render_unit(template_text(), exe, config)
     if unit_path.exists():

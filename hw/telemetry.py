@@ -1,8 +1,9 @@
 """Board power and inference count for the trace: the hardware side of ``Telemetry``.
 
 Power comes from the board's INA3221 input rail (``VDD_IN`` on Orin Nano/NX and Xavier NX,
-``POM_5V_IN`` on Nano): ``powerN_input`` in µW when the driver offers it, else
-``inN_input`` mV × ``currN_input`` mA.  Boards without such a rail report ``None`` (unknown),
+``POM_5V_IN`` on Nano): ``powerN_input`` in µW when the driver offers it (JetPack 4's iio
+driver: ``in_powerN_input`` in mW, :attr:`PowerRail.power_per_w`), else ``inN_input`` mV ×
+``currN_input`` mA.  Boards without such a rail report ``None`` (unknown),
 never 0 W.  The governor asks for power twice per tick (policy input and trace row), so the
 value is read once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.
 
@@ -80,7 +81,7 @@ def rail_problem(tree: SysfsTree, rail: PowerRail) -> str:
 def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
     """Watts on one rail; raises SensorError when the chip gives no usable value."""
     if rail.power_rel:
-        return tree.read_int(rail.power_rel) / 1e6
+        return tree.read_int(rail.power_rel) / rail.power_per_w
     if rail.volt_rel and rail.curr_rel:
         return tree.read_int(rail.volt_rel) * tree.read_int(rail.curr_rel) / 1e6
     raise SensorError(f"rail {rail.label} on {rail.hwmon}: no power or voltage/current input")
@@ -89,8 +90,8 @@ def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
 def rail_reader(tree: SysfsTree, rail: PowerRail) -> Callable[[], float]:
     """:func:`read_rail_w` for one rail as a function, its files' readers made once."""
     if rail.power_rel:
-        power = tree.int_reader(rail.power_rel)
-        return lambda: power() / 1e6
+        power, per_w = tree.int_reader(rail.power_rel), rail.power_per_w
+        return lambda: power() / per_w
     if rail.volt_rel and rail.curr_rel:
         volt, curr = tree.int_reader(rail.volt_rel), tree.int_reader(rail.curr_rel)
         return lambda: volt() * curr() / 1e6
