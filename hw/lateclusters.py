@@ -40,6 +40,7 @@ while offline, so it may cap the others a little earlier than needed (the safe s
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from collections.abc import Callable, Sequence
 
@@ -68,9 +69,17 @@ class LateClusters:
         self._log = log
         self._dry_run = dry_run
         self._waiting: list[tuple[CapActuator, DomainBinding, str]] = [
-            (a, b, name) for a, b in domains for name in b.inactive
+            (a, b, name)
+            for a, b in domains
+            if b.domain.kind == "cpufreq"
+            for name in (*b.inactive, *b.absent)
         ]
         self._said: set[str] = set()  # policies whose unreadable limit has been named once
+        # Policies without a folder at start: one that appears is judged a look after its limit
+        # first reads, when the kernel has made the rest of its files (the folder and the core
+        # attributes come first, a driver's own such as scaling_available_frequencies after).
+        self._absent = {name for _a, b in domains if b.domain.kind == "cpufreq" for name in b.absent}
+        self._appeared: set[str] = set()
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -88,11 +97,16 @@ class LateClusters:
                 self._tree.read_int(f"{CPUFREQ}/{name}/scaling_max_freq", ActuatorError)
             except ActuatorError as e:
                 still.append((a, b, name))  # still offline (EBUSY), or not readable yet
+                self._appeared.discard(name)
                 if not _offline(e) and name not in self._said:
                     # Not the kernel's answer for an offline policy: garbage, a directory, a
                     # link out of the root.  Said once, so it is not silently ungoverned.
                     self._said.add(name)
                     self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
+                continue
+            if name in self._absent and name not in self._appeared:
+                self._appeared.add(name)  # appeared since the last look: judged at the next
+                still.append((a, b, name))
                 continue
             verdict = self._join(a, b, name)
             if verdict == "wait":
@@ -115,44 +129,84 @@ class LateClusters:
             self._log(f"warning: {name} came online but is left alone: {why}")
             return ""
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
-        try:
-            original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
-        except ActuatorError:
-            return "wait"
-        try:
-            check_limits_in_force(self._tree, f, *original)  # the start's rule: a restore writes it
-        except ActuatorError as e:
-            self._log(f"warning: {name} came online but is left alone: {e}")
-            return ""
-        before = clock_reader(self._tree, a.files)
-        self._tree.keep_open(f.cur_rel, ActuatorError)
-        a.join(f, original, clock_reader(self._tree, (*a.files, f)))
-        try:
-            self._journal()  # before the first write: a kill -9 from here on restores it
-        except ThermogovError as e:
-            a.leave(f.label, before)
-            self._log(
-                f"warning: {name} came online but is left alone: its limits could not be journaled ({e})"
+        event = "appeared" if name in self._absent else "came online"
+        return adopt(self._tree, a, f, self._journal, self._log, dry_run=self._dry_run, event=event)
+
+
+def adopt(
+    tree: SysfsTree,
+    a: CapActuator,
+    f: LimitFiles,
+    journal: Callable[[], None],
+    log: Callable[[str], None],
+    *,
+    dry_run: bool,
+    event: str = "came online",
+    tag: str = "cluster_online",
+) -> str:
+    """Join one limit pair that appeared mid-run to its domain's actuator, in the one safe order.
+
+    Its window as found is read and checked (the start's rule, and min at most max: no kernel
+    shows min above max, and a restore would write it back), put in the actuator as what
+    restore puts back, journaled (fsynced) before the first write, owned, then capped.  The
+    trace tag when it joined, "wait" to look again (it went away between two reads), "" when it
+    is left alone (said once).  Shared by late clusters and late devfreq devices."""
+    name = f.label
+    try:
+        original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
+    except ActuatorError:
+        return "wait"
+    try:
+        check_limits_in_force(tree, f, *original)  # the start's rule: a restore writes it
+        if original[0] > original[1]:
+            raise ActuatorError(
+                f"{tree.show(f.min_rel)}: {original[0]} {f.unit} is above its max {original[1]}, a "
+                "window no kernel shows; the driver or the --sysfs-root is wrong, run `thermogov doctor`"
             )
-            return ""
-        if not self._dry_run:
-            self._tree.own(f.min_rel)
-            self._tree.own(f.max_rel)
+    except ActuatorError as e:
+        log(f"warning: {name} {event} but is left alone: {e}")
+        return ""
+    before = clock_reader(tree, a.files)
+    tree.keep_open(f.cur_rel, ActuatorError)
+    a.join(f, original, clock_reader(tree, (*a.files, f)))
+    try:
+        journal()  # before the first write: a kill -9 from here on restores it
+    except ThermogovError as e:
+        a.leave(f.label, before)
+        log(f"warning: {name} {event} but is left alone: its limits could not be journaled ({e})")
+        return ""
+    if not dry_run:
         try:
-            a.reapply(f)
-        except ActuatorError as e:
-            # Offline again already: nothing of thermogov's is in force there, so the window
-            # the limit watch reads once it is back differs from this "seen" one and the cap is
-            # written then (``limits_reset``), as for any governed cluster back from offline.
-            a.seen[f.label] = (0, 0)
-            self._log(f"{name} came online with {_window(original)} kHz (journaled); its cap not yet: {e}")
-            return f"cluster_online:{name}"
-        cap = a.seen[f.label][1]
-        self._log(
-            f"{name} came online with {_window(original)} kHz: journaled, capped with domain "
-            f"{a.name} at {cap} kHz, restored at exit"
-        )
-        return f"cluster_online:{name}"
+            tree.own(f.min_rel)
+            tree.own(f.max_rel)
+        except ActuatorError as e:  # gone, or a link, between the read and now: nothing written
+            a.leave(f.label, before)
+            journal_quietly(journal)
+            log(f"warning: {name} {event} but is left alone: {e}")
+            return ""
+    unit = f.unit
+    try:
+        a.reapply(f)
+    except ActuatorError as e:
+        # Offline again already: nothing of thermogov's is in force there, so the window
+        # the limit watch reads once it is back differs from this "seen" one and the cap is
+        # written then (``limits_reset``), as for any governed cluster back from offline.
+        a.seen[f.label] = (0, 0)
+        log(f"{name} {event} with {_window(original)} {unit} (journaled); its cap not yet: {e}")
+        return f"{tag}:{name}"
+    cap = a.seen[f.label][1]
+    log(
+        f"{name} {event} with {_window(original)} {unit}: journaled, capped with domain "
+        f"{a.name} at {cap} {unit}, restored at exit"
+    )
+    return f"{tag}:{name}"
+
+
+def journal_quietly(journal: Callable[[], None]) -> None:
+    """Rewrite the journal after a member left again; a failure leaves an entry a restore
+    writes back to the window it read (the same values), so it is not worth a line."""
+    with contextlib.suppress(ThermogovError):
+        journal()
 
 
 def _offline(e: ActuatorError) -> bool:

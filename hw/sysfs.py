@@ -162,6 +162,10 @@ class SysfsTree:
         The resolution is memoised per path: ``realpath`` costs ~60 µs on a deep tree (an
         ``lstat`` per component), six times the read itself, and the link layout of ``/sys`` is
         fixed by the kernel.  Values are never memoised: every read opens the file again.
+        Only a path that exists is memoised: one resolved while absent (a devfreq device or a
+        cpufreq policy the daemon waits for, hw/lateclusters.py) resolves lexically, and if it
+        were kept, the class link that appears later would be followed unchecked, out of the
+        root if it points there.
         """
         real = self._resolved.get(rel)
         if real is not None:
@@ -175,7 +179,8 @@ class SysfsTree:
                 f"{p}: resolves to {real}, outside the sysfs root {self.root}; "
                 "refusing to follow the symlink (fix the tree or --sysfs-root)"
             )
-        self._resolved[rel] = real
+        if os.path.exists(real):
+            self._resolved[rel] = real
         return real
 
     def relative(self, real: str) -> str:

@@ -1,0 +1,164 @@
+"""A devfreq device the profile names that was not there at start, adopted when it appears.
+
+On a Jetson the GPU's ``/sys/class/devfreq/<gpu>`` entry exists only once the GPU driver
+(nvgpu, or the mainline ``gpu`` driver) has probed, which can be after the unit started at boot
+(Orin's ``17000000.gpu``, Nano's ``57000000.gpu``).  Before this module such a GPU was named
+missing and ran at the kernel's limits until thermogov restarted.  Now its domain is opened
+with no file and the profile's OPPs (:func:`thermogov.hw.mapping.offline_binding`), its cap
+decided and held as for a cpufreq domain whose every policy is offline, and the class folder
+is listed on the limit watch's cadence, once a second, only while such a domain waits: one
+``getdents`` a second, no read (an entry's device-tree node is read once, the first time the
+entry is seen, and only when its name does not already say whether the profile names it).
+
+Only a device the profile's domain names (``sysfs_names``: the device's name, the part after
+its unit address, or its device-tree node; :func:`thermogov.hw.mapping.devfreq_named`) is ever
+adopted: another devfreq device that appears (a video engine, an external accelerator) is
+remembered and never read again while it stays.  A named one is judged a look after it first
+appears, when the kernel has made its attributes (the class link and folder come before the
+files), and by the start's rules (:func:`thermogov.hw.discovery.read_devfreq`): a link out of
+the root, a table that does not read, read-only limits, no OPP shared with the domain's caps,
+a window no kernel shows (zero, past its type, min above max) is said once and left alone
+until the entry goes away; one whose attributes are not all there yet is looked at again.
+Then it joins its domain in the one safe order (:func:`thermogov.hw.lateclusters.adopt`):
+journaled and fsynced before the first write, owned, capped, restored at exit and after
+``kill -9``.  Vanishing again is what an unbound governed device is for the limit watch (said
+once, no failure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from thermogov.hw.devices import CapActuator
+from thermogov.hw.discovery import DEVFREQ, DevfreqDevice, read_devfreq
+from thermogov.hw.lateclusters import adopt
+from thermogov.hw.limits import LimitFiles
+from thermogov.hw.mapping import DomainBinding, devfreq_named
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError, SensorError
+
+# The attributes a devfreq device must have before it is judged (drivers/devfreq/devfreq.c).
+ATTRIBUTES = ("available_frequencies", "min_freq", "max_freq", "cur_freq")
+
+_OTHER = "other"  # not a device the profile names
+_LEFT = "left"  # named, said and left alone until it goes away
+_SEEN = "seen"  # named, appeared at the last look: judged at this one
+_TAKEN = "taken"  # adopted by a domain
+
+
+class LateDevfreq:
+    """The devfreq domains bound to nothing at start, until each adopts the device it names."""
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        domains: Sequence[tuple[CapActuator, DomainBinding]],
+        journal: Callable[[], None],
+        log: Callable[[str], None],
+        *,
+        dry_run: bool = False,
+    ) -> None:
+        self._tree = tree
+        self._journal = journal
+        self._log = log
+        self._dry_run = dry_run
+        self._waiting = [
+            (a, b) for a, b in domains if b.domain.kind != "cpufreq" and b.absent and not a.files
+        ]
+        self._entries: dict[str, str] = {}  # class entry -> its state (above)
+        self._said: set[str] = set()  # entries whose missing attributes were said
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        """The domains still waiting for their device."""
+        return tuple(a.name for a, _b in self._waiting)
+
+    def check(self) -> list[str]:
+        """Trace tags of the devices adopted in this look (``device_online:<name>``)."""
+        if not self._waiting:
+            return []
+        names = self._tree.listdir(DEVFREQ)
+        self._entries = {n: v for n, v in self._entries.items() if n in names}  # gone: forgotten
+        self._said &= set(names)
+        tags: list[str] = []
+        still = []
+        for a, b in self._waiting:
+            tag = next((t for n in names if (t := self._look(a, b, n))), "")
+            if tag:
+                tags.append(tag)
+            else:
+                still.append((a, b))
+        self._waiting = still
+        return tags
+
+    def _look(self, a: CapActuator, b: DomainBinding, name: str) -> str:
+        """The trace tag when ``name`` was adopted by this domain now, else ""."""
+        state = self._entries.get(name)
+        if state in (_OTHER, _LEFT, _TAKEN):
+            return ""
+        if state is None:
+            self._entries[name] = _SEEN if self._named(b, name) else _OTHER
+            return ""  # a named one is judged at the next look, its attributes made by then
+        rel = f"{DEVFREQ}/{name}"
+        try:
+            self._tree.resolve(rel, ActuatorError)  # a link out of the root is refused here
+        except ActuatorError as e:
+            return self._leave(name, str(e))
+        lacking = [x for x in ATTRIBUTES if not self._tree.exists(f"{rel}/{x}")]
+        if lacking:
+            if name not in self._said:
+                self._said.add(name)
+                self._log(f"{name} appeared without {', '.join(lacking)} yet; adopted once they are there")
+            return ""
+        dev = read_devfreq(self._tree, name)
+        why = dev.error
+        if not why and not set(dev.table_hz) & set(a.table_hz):
+            table = f"{dev.table_hz[0] / 1e6:g}..{dev.table_hz[-1] / 1e6:g} MHz"
+            why = f"{name} ({table}) shares no OPP with domain {a.name}'s caps"
+        if why:
+            return self._leave(name, why)
+        f = LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1)
+        verdict = adopt(
+            self._tree,
+            a,
+            f,
+            self._journal,
+            self._log,
+            dry_run=self._dry_run,
+            event="appeared",
+            tag="device_online",
+        )
+        if verdict == "wait":
+            return ""
+        self._entries[name] = _TAKEN if verdict else _LEFT
+        return verdict
+
+    def _named(self, b: DomainBinding, name: str) -> bool:
+        """Whether the entry is a device the domain names: by its name, else by its node."""
+        if devfreq_named(b.domain, _named_only(name)):
+            return True
+        node = f"{DEVFREQ}/{name}/device/of_node/name"
+        try:
+            of_node = self._tree.read_text(node) if self._tree.exists(node) else ""
+        except SensorError:
+            of_node = ""
+        return bool(of_node) and devfreq_named(b.domain, _named_only(name, of_node))
+
+    def _leave(self, name: str, why: str) -> str:
+        self._entries[name] = _LEFT
+        self._log(f"warning: {name} appeared but is left alone: {why}")
+        return ""
+
+
+def _named_only(name: str, of_node: str = "") -> DevfreqDevice:
+    """An entry as far as its names go (nothing else of it read yet)."""
+    return DevfreqDevice(name, f"{DEVFREQ}/{name}", of_node, ())
+
+
+def absent_note(b: DomainBinding) -> str:
+    """What ``run`` says at start of a domain whose device or policies are not in the tree."""
+    what = "no device named" if b.domain.kind != "cpufreq" else "no policy folder of"
+    return (
+        f"domain {b.domain.name}: {what} {'/'.join(b.absent)} is here yet; governed once it "
+        "appears (looked at once a second; its cap decided meanwhile, written then)"
+    )
