@@ -154,8 +154,11 @@ def adopt(
     name = f.label
     try:
         original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
-    except ActuatorError:
-        return "wait"
+    except ActuatorError as e:
+        if _offline(e):
+            return "wait"  # gone or offline again between two reads
+        log(f"warning: {name} {event} but is left alone: {e}")
+        return ""
     try:
         check_limits_in_force(tree, f, *original)  # the start's rule: a restore writes it
         if original[0] > original[1]:
