@@ -21,17 +21,22 @@ a window no kernel shows (zero, past its type, min above max) is said once and l
 until the entry goes away; one whose attributes are not all there yet is looked at again.
 Then it joins its domain in the one safe order (:func:`thermogov.hw.lateclusters.adopt`):
 journaled and fsynced before the first write, owned, capped, restored at exit and after
-``kill -9``.  Vanishing again is what an unbound governed device is for the limit watch (said
-once, no failure).
+``kill -9``.  Vanishing again is no failure: its entry gone from the class folder, it leaves its
+domain (out of the journal, no longer owned, nothing of it restored: an unbound device's limits
+go with it, and the driver's next probe starts from its own), its domain's cap is held again,
+and a device that comes back (a driver reloaded: new files) is judged afresh and adopted again.
+Writing the old files' identity to new ones would be refused (hw/confine.py): the cap would be
+lost and the exit fail.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 
-from thermogov.hw.devices import CapActuator
+from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.discovery import DEVFREQ, DevfreqDevice, read_devfreq
-from thermogov.hw.lateclusters import adopt
+from thermogov.hw.lateclusters import adopt, journal_quietly
 from thermogov.hw.limits import LimitFiles
 from thermogov.hw.mapping import DomainBinding, devfreq_named
 from thermogov.hw.sysfs import SysfsTree
@@ -66,6 +71,8 @@ class LateDevfreq:
             (a, b) for a, b in domains if b.domain.kind != "cpufreq" and b.absent and not a.files
         ]
         self._entries: dict[str, str] = {}  # class entry -> its state (above)
+        self._adopted: list[tuple[CapActuator, DomainBinding, LimitFiles]] = []
+        self._went: set[str] = set()  # adopted devices that went away since
         self._said: set[str] = set()  # entries whose missing attributes were said
 
     @property
@@ -75,21 +82,46 @@ class LateDevfreq:
 
     def check(self) -> list[str]:
         """Trace tags of the devices adopted in this look (``device_online:<name>``)."""
-        if not self._waiting:
+        if not self._waiting and not self._adopted:
             return []
         names = self._tree.listdir(DEVFREQ)
         self._entries = {n: v for n, v in self._entries.items() if n in names}  # gone: forgotten
         self._said &= set(names)
         tags: list[str] = []
+        for a, b, f in [x for x in self._adopted if self._gone_now(x[2], names)]:
+            self._gone(a, b, f)
         still = []
         for a, b in self._waiting:
             tag = next((t for n in names if (t := self._look(a, b, n))), "")
             if tag:
                 tags.append(tag)
+                self._adopted.append((a, b, a.files[-1]))
             else:
                 still.append((a, b))
         self._waiting = still
         return tags
+
+    def _gone_now(self, f: LimitFiles, names: list[str]) -> bool:
+        """Its class entry gone, or its limit no longer the file owned (unbound and probed again
+        between two looks: new files under the same name)."""
+        return f.label not in names or not (self._dry_run or self._tree.still_owned(f.max_rel))
+
+    def _gone(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
+        """An adopted device whose class entry went away (unbound) leaves its domain."""
+        self._adopted.remove((a, b, f))
+        self._went.add(f.label)
+        self._entries.pop(f.label, None)  # judged afresh if it is (or is already) back
+        a.leave(f.label, clock_reader(self._tree, tuple(x for x in a.files if x.label != f.label)))
+        if not self._dry_run:
+            for rel in (f.min_rel, f.max_rel):
+                with contextlib.suppress(ActuatorError):  # refused now: never owned under it
+                    self._tree.disown(rel)
+        journal_quietly(self._journal)
+        self._waiting.append((a, b))
+        self._log(
+            f"{f.label} went away (unbound): left out of the journal and of the restore; "
+            f"domain {a.name}'s cap held, adopted again if it comes back"
+        )
 
     def _look(self, a: CapActuator, b: DomainBinding, name: str) -> str:
         """The trace tag when ``name`` was adopted by this domain now, else ""."""
@@ -118,6 +150,8 @@ class LateDevfreq:
         if why:
             return self._leave(name, why)
         f = LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1)
+        # "again" after it went away: the daemon says a line identical to one of the last 30 s once
+        event = "appeared again" if name in self._went else "appeared"
         verdict = adopt(
             self._tree,
             a,
@@ -125,7 +159,7 @@ class LateDevfreq:
             self._journal,
             self._log,
             dry_run=self._dry_run,
-            event="appeared",
+            event=event,
             tag="device_online",
         )
         if verdict == "wait":

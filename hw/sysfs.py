@@ -435,6 +435,25 @@ class SysfsTree:
         if real not in self._owned:
             self._owned[real] = confine.identify(real, self.show(rel))
 
+    def disown(self, rel: str) -> None:
+        """Forget an owned attribute whose device went away (hw/latedevfreq.py): a device probed
+        again has new files, owned afresh once it is judged again; its path is resolved again
+        too, under :meth:`resolve`'s rule."""
+        real = self._resolved.pop(rel, None) or self.resolve(rel, ActuatorError)
+        self._owned.pop(real, None)
+
+    def still_owned(self, rel: str) -> bool:
+        """Whether ``rel`` is still the very file owned (not gone, not replaced by a new one)."""
+        real = self._resolved.get(rel)
+        ident = self._owned.get(real) if real is not None else None
+        if ident is None:
+            return False
+        try:
+            confine.check(real, ident, self.show(rel))
+        except confine.ConfinementError:
+            return False
+        return True
+
     def owned(self) -> frozenset[str]:
         """Root-relative paths of the owned attributes (what a journal must cover)."""
         return frozenset(self.relative(r) for r in self._owned)

@@ -224,3 +224,22 @@ def test_a_path_read_while_absent_is_checked_again_when_a_link_out_of_the_root_a
     _outside(t, tmp_path)
     with pytest.raises(SensorError, match="outside the sysfs root"):
         tree.read_int(f"{GPU}/max_freq")
+
+
+def test_a_gpu_unbound_and_probed_again_is_no_failure_and_is_capped_again(tmp_path: Path) -> None:
+    # The driver reloaded: the device's files are new ones under the same names.  Before, the
+    # new files were refused as "replaced since start-up": the GPU ran uncapped, the exit failed.
+    t = _hot_orin(tmp_path)
+    before = t.snapshot()
+    files = {p.name: p.read_bytes() for p in (t.root / GPU_DEV).iterdir() if p.is_file()}
+    proc = _gpu_appears(tmp_path, t, _unbound(t))
+    for name in files:
+        (t.root / GPU_DEV / name).unlink()
+    for name, data in files.items():
+        (t.root / GPU_DEV / name).write_bytes(data)
+    procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
+    procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
+    assert _gpu_max(t) < max(fakesys.ORIN_NANO_GPU_HZ)
+    assert _journaled(tmp_path)["17000000.gpu"] == max(fakesys.ORIN_NANO_GPU_HZ)
+    procutil.stopped(proc)
+    assert t.snapshot() == before
