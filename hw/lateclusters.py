@@ -52,8 +52,9 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ThermogovError
 
 
-class LateClusters:
-    """The policies of governed domains that were inactive at start, until each joins or is left."""
+class LateMembers:
+    """What a look for members that join mid-run works with (late clusters, late devfreq
+    devices): the tree, the journal's rewrite, the daemon's log, and whether the run is dry."""
 
     def __init__(
         self,
@@ -68,6 +69,16 @@ class LateClusters:
         self._journal = journal  # rewrites the journal from the actuators; raises when it cannot
         self._log = log
         self._dry_run = dry_run
+        self._setup(domains)
+
+    def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
+        raise NotImplementedError
+
+
+class LateClusters(LateMembers):
+    """The policies of governed domains that were inactive at start, until each joins or is left."""
+
+    def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
         self._waiting: list[tuple[CapActuator, DomainBinding, str]] = [
             (a, b, name)
             for a, b in domains

@@ -32,14 +32,13 @@ lost and the exit fail.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.discovery import DEVFREQ, DevfreqDevice, read_devfreq
-from thermogov.hw.lateclusters import adopt, journal_quietly
+from thermogov.hw.lateclusters import LateMembers, adopt, journal_quietly
 from thermogov.hw.limits import LimitFiles
 from thermogov.hw.mapping import DomainBinding, devfreq_named
-from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, SensorError
 
 # The attributes a devfreq device must have before it is judged (drivers/devfreq/devfreq.c).
@@ -51,22 +50,10 @@ _SEEN = "seen"  # named, appeared at the last look: judged at this one
 _TAKEN = "taken"  # adopted by a domain
 
 
-class LateDevfreq:
+class LateDevfreq(LateMembers):
     """The devfreq domains bound to nothing at start, until each adopts the device it names."""
 
-    def __init__(
-        self,
-        tree: SysfsTree,
-        domains: Sequence[tuple[CapActuator, DomainBinding]],
-        journal: Callable[[], None],
-        log: Callable[[str], None],
-        *,
-        dry_run: bool = False,
-    ) -> None:
-        self._tree = tree
-        self._journal = journal
-        self._log = log
-        self._dry_run = dry_run
+    def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
         self._waiting = [
             (a, b) for a, b in domains if b.domain.kind != "cpufreq" and b.absent and not a.files
         ]
