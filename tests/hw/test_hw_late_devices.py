@@ -243,3 +243,16 @@ def test_a_gpu_unbound_and_probed_again_is_no_failure_and_is_capped_again(tmp_pa
     assert _journaled(tmp_path)["17000000.gpu"] == max(fakesys.ORIN_NANO_GPU_HZ)
     procutil.stopped(proc)
     assert t.snapshot() == before
+
+
+def test_a_dry_run_says_what_it_would_write_to_a_gpu_that_appears_and_writes_nothing(tmp_path: Path) -> None:
+    t = _hot_orin(tmp_path)
+    target = _unbound(t)
+    proc = procutil.start_run(tmp_path, "--duration", "120s", "--dry-run")
+    procutil.wait_line(proc, "thermogov: started")
+    (t.root / GPU).symlink_to(target)
+    before = t.snapshot()
+    procutil.wait_line(proc, "17000000.gpu appeared with", stream="stderr")
+    procutil.stopped(proc)
+    assert t.snapshot() == before
+    assert not (tmp_path / "state" / "journal.json").exists()
