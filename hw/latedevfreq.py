@@ -57,7 +57,7 @@ class LateDevfreq(LateMembers):
         self._waiting = [
             (a, b) for a, b in domains if b.domain.kind != "cpufreq" and b.absent and not a.files
         ]
-        self._entries: dict[str, str] = {}  # class entry -> its state (above)
+        self._entries: dict[tuple[str, str], str] = {}  # (domain, class entry) -> its state (above)
         self._adopted: list[tuple[CapActuator, DomainBinding, LimitFiles]] = []
         self._went: set[str] = set()  # adopted devices that went away since
         self._said: set[str] = set()  # entries whose missing attributes were said
@@ -72,7 +72,7 @@ class LateDevfreq(LateMembers):
         if not self._waiting and not self._adopted:
             return []
         names = self._tree.listdir(DEVFREQ)
-        self._entries = {n: v for n, v in self._entries.items() if n in names}  # gone: forgotten
+        self._entries = {k: v for k, v in self._entries.items() if k[1] in names}  # gone: forgotten
         self._said &= set(names)
         tags: list[str] = []
         for a, b, f in [x for x in self._adopted if self._gone_now(x[2], names)]:
@@ -97,7 +97,7 @@ class LateDevfreq(LateMembers):
         """An adopted device whose class entry went away (unbound) leaves its domain."""
         self._adopted.remove((a, b, f))
         self._went.add(f.label)
-        self._entries.pop(f.label, None)  # judged afresh if it is (or is already) back
+        self._entries.pop((a.name, f.label), None)  # judged afresh if it is (or is already) back
         a.leave(f.label, clock_reader(self._tree, tuple(x for x in a.files if x.label != f.label)))
         if not self._dry_run:
             for rel in (f.min_rel, f.max_rel):
@@ -112,17 +112,18 @@ class LateDevfreq(LateMembers):
 
     def _look(self, a: CapActuator, b: DomainBinding, name: str) -> str:
         """The trace tag when ``name`` was adopted by this domain now, else ""."""
-        state = self._entries.get(name)
-        if state in (_OTHER, _LEFT, _TAKEN):
+        key = (a.name, name)
+        state = self._entries.get(key)
+        if state in (_OTHER, _LEFT, _TAKEN) or any(f.label == name for _a, _b, f in self._adopted):
             return ""
         if state is None:
-            self._entries[name] = _SEEN if self._named(b, name) else _OTHER
+            self._entries[key] = _SEEN if self._named(b, name) else _OTHER
             return ""  # a named one is judged at the next look, its attributes made by then
         rel = f"{DEVFREQ}/{name}"
         try:
             self._tree.resolve(rel, ActuatorError)  # a link out of the root is refused here
         except ActuatorError as e:
-            return self._leave(name, str(e))
+            return self._leave(key, str(e))
         lacking = [x for x in ATTRIBUTES if not self._tree.exists(f"{rel}/{x}")]
         if lacking:
             if name not in self._said:
@@ -135,7 +136,7 @@ class LateDevfreq(LateMembers):
             table = f"{dev.table_hz[0] / 1e6:g}..{dev.table_hz[-1] / 1e6:g} MHz"
             why = f"{name} ({table}) shares no OPP with domain {a.name}'s caps"
         if why:
-            return self._leave(name, why)
+            return self._leave(key, why)
         f = LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1)
         # "again" after it went away: the daemon says a line identical to one of the last 30 s once
         event = "appeared again" if name in self._went else "appeared"
@@ -151,7 +152,7 @@ class LateDevfreq(LateMembers):
         )
         if verdict == "wait":
             return ""
-        self._entries[name] = _TAKEN if verdict else _LEFT
+        self._entries[key] = _TAKEN if verdict else _LEFT
         return verdict
 
     def _named(self, b: DomainBinding, name: str) -> bool:
@@ -165,9 +166,9 @@ class LateDevfreq(LateMembers):
             of_node = ""
         return bool(of_node) and devfreq_named(b.domain, _named_only(name, of_node))
 
-    def _leave(self, name: str, why: str) -> str:
-        self._entries[name] = _LEFT
-        self._log(f"warning: {name} appeared but is left alone: {why}")
+    def _leave(self, key: tuple[str, str], why: str) -> str:
+        self._entries[key] = _LEFT
+        self._log(f"warning: {key[1]} appeared but is left alone: {why}")
         return ""
 
 
