@@ -842,6 +842,9 @@ class Runner:
         started = self._wait_started(proc)
         if not started:
             _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+            if put_back is not None:  # refused without it (its other domains cannot be governed)
+                put_back()
+                self.counts["variant:appear-refused-without-it"] += 1
             self._refused(where, tr, proc.returncode, err.decode(), before, snapshot(root), tmp)
             return
         if tr.refuse_reason:
