@@ -48,7 +48,12 @@ claims (must be refused).  One more (session 18): ``online``, a governed cluster
 cpu0's (or, on a Jetson tree, every cluster of the cpu domain) offline at start comes online
 mid-run, goes offline again and comes back with the kernel's fresh limits: journaled before its
 first write, capped within the daemon's next looks, then SIGTERM or ``kill -9`` and the next
-start, the tree back byte for byte (``hw/lateclusters.py``).
+start, the tree back byte for byte (``hw/lateclusters.py``).  One more (session 19): ``appear``,
+the GPU's ``/sys/class/devfreq`` link or a governed policy folder that is not cpu0's absent at
+start (its driver not probed or loaded yet) appears mid-run, at once or after flickering in and
+out within a second: journaled before its first write, capped within the daemon's next looks,
+then SIGTERM or ``kill -9`` and the next start, the tree back byte for byte
+(``hw/latedevfreq.py``, ``hw/lateclusters.py``).
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -101,6 +106,7 @@ EXIT_PATHS = (
     "journal",
     "modechange",
     "online",
+    "appear",
 )
 # The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
 SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
@@ -114,6 +120,15 @@ MODE_CONF = "etc/nvpmodel.conf"  # the modes' own definition (hw/nvpmodelconf.py
 # The "online" path (session 18): what is offline at start and comes online mid-run, and the exit.
 ONLINE_VARIANTS = ("cluster", "domain")
 ONLINE_EXITS = ("sigterm", "kill9")
+# The "appear" path (session 19): what the tree lacks at start and gets mid-run (a GPU whose driver
+# probes late; a policy folder a late cpufreq driver makes; either flickering in and out first).
+APPEAR_VARIANTS = ("gpu", "policy", "gpu-flicker", "policy-flicker")
+APPEAR_OTHER = {
+    "gpu": "policy",
+    "policy": "gpu",
+    "gpu-flicker": "policy-flicker",
+    "policy-flicker": "gpu-flicker",
+}
 # How long a cluster back online may run uncapped: the daemon looks once a second (hw/lateclusters.py);
 # the rest is room for a loaded machine.
 ONLINE_WAIT_S = 5.0
@@ -594,6 +609,23 @@ def _agent_file(k: str, tr: Trial) -> bool:
     return same_dir and (k.endswith("available_frequencies") or k.endswith("governor"))
 
 
+def _take_away(root: Path, entry: str, tmp: Path) -> Callable[[], None]:
+    """``entry`` out of the tree (a class link unlinked, a policy folder moved aside); returns
+    the function that puts it back."""
+    p = root / entry
+    limit = "max_freq" if "/devfreq/" in entry else "scaling_max_freq"
+    (tmp / "stash-max").write_text((p / limit).read_text())
+    if p.is_symlink():
+        target = os.readlink(p)
+        p.unlink()
+
+        return lambda: p.symlink_to(target)
+    stash = tmp / "stash-folder"
+    shutil.move(p, stash)
+
+    return lambda: shutil.move(stash, p) and None
+
+
 def _offline_rules(root: Path, folders: list[str]) -> list[tuple[str, str, int]]:
     """What an inactive policy answers: EBUSY from every attribute (drivers/cpufreq/cpufreq.c)."""
     return [(f"{f}/{e.name}", "rw", 16) for f in folders for e in sorted((root / f).iterdir())]
@@ -856,11 +888,19 @@ class Runner:
                 self.counts["variant:online-nothing-to-take-offline"] += 1
                 return
             where += f" ({self._online_variant} {'+'.join(Path(f).name for f in offline)})"
+        appear: tuple[str, str] | None = None  # the "appear" path: (entry, its limit file)
+        if path == "appear":
+            appear = self._plan_appear(t, tr, rng)
+            if appear is None:
+                self.counts["variant:appear-nothing-to-take-away"] += 1
+                return
+            where += f" ({self._appear_variant} {Path(appear[0]).name})"
         faultshim.write_rules(
             tmp / "faults", [*tr.fault_rules, *_offline_rules(root, offline)]
         ) if self.shim else None
         self.counts["runs"] += 1
         before = snapshot(root)
+        put_back = _take_away(root, appear[0], tmp) if appear else None
         if path == "normal":
             doc = self.cli(tmp, root, "doctor", "--sysfs-root", str(root))
             if doc.returncode not in (0,) or "Traceback" in doc.stderr:
@@ -879,10 +919,15 @@ class Runner:
         started = self._wait_started(proc)
         if not started:
             _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+            if put_back is not None:  # refused without it (its other domains cannot be governed)
+                put_back()
+                self.counts["variant:appear-refused-without-it"] += 1
             self._refused(where, tr, proc.returncode, err.decode(), before, snapshot(root), tmp)
             return
         if tr.refuse_reason:
             self.finding("not-refused", where, f"started although {tr.refuse_reason}")
+        if appear is not None and put_back is not None:
+            self._appear(where, tmp, appear, put_back, rng)
         for th in threads:
             th.start()
         time.sleep(rng.uniform(0.4, 1.2))
@@ -892,6 +937,9 @@ class Runner:
         failed_cluster = ""
         mode_set: dict[str, tuple[int, int]] = {}  # rel -> (nvpmodel's value, the value it found)
         exit_path = then or path
+        if path == "appear":
+            exit_path = rng.choice(ONLINE_EXITS)
+            where += f" ({exit_path})"
         if path == "online":
             exit_path = self._online(where, tmp, tr, owned, rng, offline)
         if then and then != "kill9-then-mode":
@@ -1226,7 +1274,7 @@ class Runner:
         return exit_path
 
     @staticmethod
-    def _wait_capped(tmp: Path, found: dict[str, int]) -> dict[str, str]:
+    def _wait_capped(tmp: Path, found: dict[str, int], limit: str = "scaling_max_freq") -> dict[str, str]:
         """Polls each folder's max until it reads lower than ``found``; for each one capped, what
         was wrong with the journal at that moment ("" when it named the folder's max with the
         window found).  A folder missing from the result was never capped."""
@@ -1234,11 +1282,68 @@ class Runner:
         deadline = time.monotonic() + ONLINE_WAIT_S
         while len(out) < len(found) and time.monotonic() < deadline:
             for f, was in found.items():
-                if f in out or int((tmp / "root" / f / "scaling_max_freq").read_text() or was) >= was:
+                if f in out or int((tmp / "root" / f / limit).read_text() or was) >= was:
                     continue
-                out[f] = journal_problem(tmp / "state/journal.json", f"{f}/scaling_max_freq", was)
+                out[f] = journal_problem(tmp / "state/journal.json", f"{f}/{limit}", was)
             time.sleep(0.05)
         return out
+
+    def _plan_appear(self, t: fakesys.FakeTree, tr: Trial, rng: random.Random) -> tuple[str, str] | None:
+        """What the ``appear`` path takes out of the tree at start: the GPU's class link, or a
+        governed policy folder that is not cpu0's; the other kind where the drawn one has none.
+        Only an entry whose files are the daemon's alone (none another agent writes, refuses, or
+        makes read-only), on no tree that must be refused.  Draws after the tree is built."""
+        self._appear_variant = rng.choice(APPEAR_VARIANTS)
+        if tr.refuse_reason:
+            return None
+        # Fault rules, read-only limits and agents name real folders; the class link is a name.
+        faulty = {r.rsplit("/", 1)[0] for r, _ops, _code in tr.fault_rules}
+        faulty |= {r.rsplit("/", 1)[0] for r in tr.read_only}
+        g = gpu_entry(t)
+        gpu = f"sys/class/devfreq/{g}" if g else ""
+        gpu_ok = (
+            bool(g)
+            and not any(r.endswith(f"/{g}") for r in faulty)
+            and not any(f"/{g}/" in r for r in tr.rivals)
+        )
+        pols = [
+            f"{CPUFREQ}/{p}"
+            for p in policies(t)[1:]
+            if p in tr.governed_policies
+            and f"{CPUFREQ}/{p}" not in faulty
+            and not _agent_folder(f"{CPUFREQ}/{p}", tr)
+            and not any("disjoint" in s for s in tr.shapes)
+        ]
+        wants_gpu = self._appear_variant.startswith("gpu")
+        if (wants_gpu and not gpu_ok) or (not wants_gpu and not pols):
+            self._appear_variant = APPEAR_OTHER[self._appear_variant]
+            wants_gpu = not wants_gpu
+        if wants_gpu:
+            return (gpu, "max_freq") if gpu_ok else None
+        return (rng.choice(pols), "scaling_max_freq") if pols else None
+
+    def _appear(
+        self, where: str, tmp: Path, appear: tuple[str, str], put_back: Callable[[], None], rng: random.Random
+    ) -> None:
+        """The entry taken away at start appears (after flickering in and out within a second, in
+        the ``-flicker`` variants): judged, it is journaled before its first write and capped
+        within the daemon's next looks (``hw/latedevfreq.py``, ``hw/lateclusters.py``)."""
+        self.counts[f"variant:appear-{self._appear_variant}"] += 1
+        entry, limit = appear
+        root = tmp / "root"
+        if self._appear_variant.endswith("flicker"):  # in and out within a second, then for good
+            put_back()
+            time.sleep(rng.uniform(0.05, 0.6))
+            put_back = _take_away(root, entry, tmp)
+            time.sleep(rng.uniform(0.0, 0.6))
+        found = int((tmp / "stash-max").read_text())
+        put_back()
+        late = self._wait_capped(tmp, {entry: found}, limit)
+        if entry not in late:
+            now = (root / entry / limit).read_text().strip()
+            self.finding("appear-not-capped", where, f"{entry}: still {now} after {ONLINE_WAIT_S:g} s")
+        elif late[entry]:
+            self.finding("appear-written-before-journaled", where, f"{entry}: {late[entry]}")
 
     def _signals(self, proc: subprocess.Popen[bytes], schedule: str, rng: random.Random) -> None:
         """Signals at random offsets (seeded), not only between ticks."""

@@ -9,7 +9,11 @@ wait replaced by a virtual clock, so 120 governed seconds take a second or two. 
 fake Orin Nano with what a robot has on top: a battery, a charger, and a governed fan.  Start-up
 is taken out by running twice (``--seconds`` and three times it) and differencing.
 
-    python bench/daemon_reads.py [--seconds 40]
+    python bench/daemon_reads.py [--seconds 40] [--awaiting]
+
+``--awaiting``: the GPU's devfreq link and ``policy4``'s folder absent for the whole run (a GPU
+driver not probed, a cpufreq driver not loaded yet): what the once-a-second looks for them cost
+(hw/latedevfreq.py, hw/lateclusters.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -38,10 +43,13 @@ BAT = (
 )
 
 
-def counted_run(seconds: float) -> tuple[Counter[str], int]:
+def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], int]:
     """Counts of reads, opens and stats over one run of ``seconds`` governed seconds."""
     work = Path(tempfile.mkdtemp(prefix="thermogov-reads-"))
     t = fakesys.orin_nano(work / "root", cpu_mc=60000, gpu_mc=60000)
+    if awaiting:
+        (t.root / "sys/class/devfreq/17000000.ga10b").unlink()
+        shutil.rmtree(t.root / "sys/devices/system/cpu/cpufreq/policy4")
     t.supply("BAT0", BAT, temp_decic=300)
     t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
     fakesys.pwm_fan(t, board="jetson", cdev=None, pwm=0, enable=2)
@@ -95,9 +103,10 @@ def counted_run(seconds: float) -> tuple[Counter[str], int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=40.0, help="governed seconds of the short run")
+    ap.add_argument("--awaiting", action="store_true", help="the GPU and policy4 absent for the whole run")
     args = ap.parse_args()
-    short, _ = counted_run(args.seconds)
-    long, ticks = counted_run(3 * args.seconds)
+    short, _ = counted_run(args.seconds, args.awaiting)
+    long, ticks = counted_run(3 * args.seconds, args.awaiting)
     span = 2 * args.seconds
     print(
         f"daemon file work per governed second (fake Orin Nano + battery + charger + governed fan, {ticks} ticks)"

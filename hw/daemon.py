@@ -72,6 +72,7 @@ from thermogov.hw.journal import (
 )
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.lateclusters import LateClusters, offline_note
+from thermogov.hw.latedevfreq import LateDevfreq, absent_note
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import (
@@ -302,9 +303,12 @@ def governed_names(bmap: BoardMap) -> set[str]:
 def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
     """The profile minus missing sensors/domains, so trace columns match what is measured.
 
-    A domain whose every policy is offline at start stays: it is governed once one comes online."""
+    A domain whose every policy is offline at start stays: it is governed once one comes online,
+    and so does one whose device is not there yet (hw/latedevfreq.py), but only beside a domain
+    that is: a tree with none of the profile's domains is a wrong root or profile, refused."""
     have_s = {b.sensor.name for b in bmap.sensors}
-    have_d = {b.domain.name for b in governed_bindings(bmap)}
+    present = bmap.domains or any(b.inactive for b in bmap.offline)
+    have_d = {b.domain.name for b in governed_bindings(bmap)} if present else set()
     if not have_s:
         why = "; ".join(f"{k}: {v}" for k, v in bmap.missing_sensors.items())
         raise ConfigError(
@@ -550,7 +554,8 @@ class Runner:
             later = {b.domain.name: b for b in prep.bmap.offline}
             for name, why in prep.bmap.missing_domains.items():
                 if name in later:
-                    self.log(f"warning: {offline_note(later[name])}")
+                    b = later[name]
+                    self.log(f"warning: {offline_note(b) if b.inactive else absent_note(b)}")
                 else:
                     self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             for b in prep.bmap.domains:
@@ -668,20 +673,16 @@ class Runner:
             rewrite = functools.partial(
                 _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode, record
             )
-            late = LateClusters(
-                prep.tree,
-                list(zip(actuators, bindings, strict=True)),
-                rewrite,
-                self.log,
-                dry_run=opts.dry_run,
-            )
+            pairs = list(zip(actuators, bindings, strict=True))
+            late = LateClusters(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
+            late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
                 functools.partial(self._journal_again, rewrite),
                 mode_change=self._mode_change,
                 on_mode_adopted=power_mode.adopt,
-                late_clusters=late.check,
+                late_clusters=lambda: [*late.check(), *late_devices.check()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them

@@ -383,31 +383,36 @@ def _inactive(tree: SysfsTree, rel: str, e: SensorError) -> str:
 
 
 def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:
-    out = []
-    for name in tree.listdir(DEVFREQ):
-        rel = f"{DEVFREQ}/{name}"
-        of_node = ""
-        node_rel = f"{rel}/device/of_node/name"
-        if tree.exists(node_rel):
-            try:
-                of_node = tree.read_text(node_rel)
-            except SensorError:
-                of_node = ""
+    return [read_devfreq(tree, name) for name in tree.listdir(DEVFREQ)]
+
+
+def read_devfreq(tree: SysfsTree, name: str) -> DevfreqDevice:
+    """One devfreq device as discovery sees it now: its table, or why it cannot be governed.
+
+    Also read mid-run for a device the profile names that was not there at start, once it
+    appears in ``/sys/class/devfreq`` (:mod:`thermogov.hw.latedevfreq`), so it is judged by
+    the same rules as one found at start.
+    """
+    rel = f"{DEVFREQ}/{name}"
+    of_node = ""
+    node_rel = f"{rel}/device/of_node/name"
+    if tree.exists(node_rel):
         try:
-            hz = tree.read_ints(f"{rel}/available_frequencies")
-            table = tuple(sorted({h for h in hz if h > 0}))
-            if not table:
-                raise SensorError(
-                    f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver"
-                )
-            out.append(
-                DevfreqDevice(
-                    name, rel, of_node, table, read_only_limit(tree, (f"{rel}/min_freq", f"{rel}/max_freq"))
-                )
+            of_node = tree.read_text(node_rel)
+        except SensorError:
+            of_node = ""
+    try:
+        hz = tree.read_ints(f"{rel}/available_frequencies")
+        table = tuple(sorted({h for h in hz if h > 0}))
+        if not table:
+            raise SensorError(
+                f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver"
             )
-        except SensorError as e:
-            out.append(DevfreqDevice(name, rel, of_node, (), str(e)))
-    return out
+        return DevfreqDevice(
+            name, rel, of_node, table, read_only_limit(tree, (f"{rel}/min_freq", f"{rel}/max_freq"))
+        )
+    except SensorError as e:
+        return DevfreqDevice(name, rel, of_node, (), str(e))
 
 
 def discover(tree: SysfsTree) -> Inventory:

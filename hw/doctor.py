@@ -140,7 +140,9 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
     for d in bmap.board.domains:
         db = next((x for x in bmap.domains if x.domain.name == d.name), None)
         if db is None:
-            out.append(f"  domain {d.name:<8} MISSING: {bmap.missing_domains[d.name]}")
+            out.append(
+                f"  domain {d.name:<8} MISSING: {bmap.missing_domains[d.name]}{later_note(bmap, d.name)}"
+            )
             continue
         ceilings = []
         for f in db.files:
@@ -148,6 +150,8 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
                 ceilings.append(tree.read_int(f.max_rel) * f.scale_hz)
         caps = governed_table(db.hw_table_hz, d.opp_hz[0], max(ceilings) if ceilings else None)
         out.append(f"  domain {d.name:<8} -> {db.source}; caps thermogov may set: {_table(caps)}")
+        if db.absent:
+            out.append(f"    {', '.join(db.absent)}: not here; `thermogov run` governs it if it appears")
     try:
         specs = config.sensor_specs(bmap.board)
     except ConfigError as e:  # a bad [sensors] override: show it, the rest is still useful
@@ -167,6 +171,15 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
     else:
         out.append("board power: no VDD_IN/POM_5V_IN rail found; power_w will be empty")
     return out
+
+
+def later_note(bmap: BoardMap, name: str) -> str:
+    """What `run` does with a missing domain it governs later ("" for one it does not govern):
+    the doctor describes the tree as it is, and says so beside it."""
+    b = next((x for x in bmap.offline if x.domain.name == name), None)
+    if b is None or b.inactive:  # an inactive policy's own reason says it already
+        return ""
+    return f"; `thermogov run` governs it once a device named {'/'.join(b.absent)} appears"
 
 
 def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None) -> list[str]:
@@ -246,9 +259,14 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
     for d in board.domains:
         db = next((x for x in bmap.domains if x.domain.name == d.name), None)
         domains.append(
-            {"name": d.name, "missing": bmap.missing_domains[d.name]}
+            {"name": d.name, "missing": bmap.missing_domains[d.name], "later": bool(later_note(bmap, d.name))}
             if db is None
-            else {"name": d.name, "source": db.source, "hw_opps_mhz": [f / 1e6 for f in db.hw_table_hz]}
+            else {
+                "name": d.name,
+                "source": db.source,
+                "hw_opps_mhz": [f / 1e6 for f in db.hw_table_hz],
+                "absent": list(db.absent),
+            }
         )
     return {
         "sysfs_root": str(tree.root),

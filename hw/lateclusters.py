@@ -53,8 +53,9 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ThermogovError
 
 
-class LateClusters:
-    """The policies of governed domains that were inactive at start, until each joins or is left."""
+class LateMembers:
+    """What a look for members that join mid-run works with (late clusters, late devfreq
+    devices): the tree, the journal's rewrite, the daemon's log, and whether the run is dry."""
 
     def __init__(
         self,
@@ -69,10 +70,28 @@ class LateClusters:
         self._journal = journal  # rewrites the journal from the actuators; raises when it cannot
         self._log = log
         self._dry_run = dry_run
+        self._setup(domains)
+
+    def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
+        raise NotImplementedError
+
+
+class LateClusters(LateMembers):
+    """The policies of governed domains that were inactive at start, until each joins or is left."""
+
+    def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
         self._waiting: list[tuple[CapActuator, DomainBinding, str]] = [
-            (a, b, name) for a, b in domains for name in b.inactive
+            (a, b, name)
+            for a, b in domains
+            if b.domain.kind == "cpufreq"
+            for name in (*b.inactive, *b.absent)
         ]
         self._said: set[str] = set()  # policies whose unreadable limit has been named once
+        # Policies without a folder at start: one that appears is judged a look after its limit
+        # first reads, when the kernel has made the rest of its files (the folder and the core
+        # attributes come first, a driver's own such as scaling_available_frequencies after).
+        self._absent = {name for _a, b in domains if b.domain.kind == "cpufreq" for name in b.absent}
+        self._appeared: set[str] = set()
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -90,7 +109,12 @@ class LateClusters:
                 self._tree.read_int(f"{CPUFREQ}/{name}/scaling_max_freq", ActuatorError)
             except ActuatorError as e:
                 still.append((a, b, name))  # still offline (EBUSY), or not readable yet
-                self._unreadable(name, e)
+                self._appeared.discard(name)
+                _say_unreadable(self._said, self._log, name, e)
+                continue
+            if name in self._absent and name not in self._appeared:
+                self._appeared.add(name)  # appeared since the last look: judged at the next
+                still.append((a, b, name))
                 continue
             verdict = self._join(a, b, name)
             if verdict == "wait":
@@ -113,77 +137,108 @@ class LateClusters:
             self._log(f"warning: {name} came online but is left alone: {why}")
             return ""
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
-        try:
-            original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
-        except ActuatorError as e:
-            # Its max read just now, so only EBUSY (offline again) is the kernel's answer here:
-            # a min missing or garbage is said as a max would be (session 19).
-            self._unreadable(name, e, busy_only=True)
-            return "wait"
-        try:
-            check_limits_in_force(self._tree, f, *original)  # the start's rule: a restore writes it
-        except ActuatorError as e:
-            self._log(f"warning: {name} came online but is left alone: {e}")
-            return ""
-        # A file that cannot be owned (a link planted while it was offline) is this cluster's
-        # fault alone: judged before the journal names it, so the rest go on being governed.
-        why = self._tree.unownable(f.min_rel) or self._tree.unownable(f.max_rel)
-        if why:
-            self._log(f"warning: {name} came online but is left alone: {why}")
-            return ""
-        unrestorable = _unrestorable(self._tree, f, original)
-        if unrestorable:
-            self._log(f"warning: {name} came online but is left alone: {unrestorable}")
-            return ""
-        before = clock_reader(self._tree, a.files)
-        self._tree.keep_open(f.cur_rel, ActuatorError)
-        a.join(f, original, clock_reader(self._tree, (*a.files, f)))
-        try:
-            self._journal()  # before the first write: a kill -9 from here on restores it
-        except ThermogovError as e:
-            a.leave(f.label, before)
-            self._log(
-                f"warning: {name} came online but is left alone: its limits could not be journaled ({e})"
-            )
-            return ""
-        if not self._dry_run:
-            try:
-                self._tree.own(f.min_rel)
-                self._tree.own(f.max_rel)
-            except ActuatorError as e:  # swapped between the look above and now: still its own fault
-                return self._left_after_journal(a, f, before, f"{e}")
-        try:
-            a.reapply(f)
-        except ActuatorError as e:
-            # Offline again already: nothing of thermogov's is in force there, so the window
-            # the limit watch reads once it is back differs from this "seen" one and the cap is
-            # written then (``limits_reset``), as for any governed cluster back from offline.
-            a.seen[f.label] = (0, 0)
-            self._log(f"{name} came online with {_window(original)} kHz (journaled); its cap not yet: {e}")
-            return f"cluster_online:{name}"
-        cap = a.seen[f.label][1]
-        self._log(
-            f"{name} came online with {_window(original)} kHz: journaled, capped with domain "
-            f"{a.name} at {cap} kHz, restored at exit"
+        event = "appeared" if name in self._absent else "came online"
+        return adopt(
+            self._tree, a, f, self._journal, self._log, dry_run=self._dry_run, event=event, said=self._said
         )
-        return f"cluster_online:{name}"
 
-    def _unreadable(self, name: str, e: ActuatorError, *, busy_only: bool = False) -> None:
-        """Say once that a limit of ``name`` reads wrong, unless it is the kernel's answer for
-        an offline policy (garbage, a directory, a file gone: not silently ungoverned)."""
-        if not _offline(e, (errno.EBUSY,) if busy_only else OFFLINE_ERRNOS) and name not in self._said:
-            self._said.add(name)
-            self._log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
 
-    def _left_after_journal(self, a: CapActuator, f: LimitFiles, before: Callable[[], int], why: str) -> str:
-        """Undo a join whose files could not be owned after the journal named them: nothing was
-        written there, so the journal is rewritten without it (a failure to do so keeps the
-        entry, whose values are the ones found: a restore writes back what is already there)."""
-        a.leave(f.label, before)
-        with contextlib.suppress(ThermogovError):
-            self._journal()
-        self._log(f"warning: {f.label} came online but is left alone: {why}")
+def adopt(
+    tree: SysfsTree,
+    a: CapActuator,
+    f: LimitFiles,
+    journal: Callable[[], None],
+    log: Callable[[str], None],
+    *,
+    dry_run: bool,
+    event: str = "came online",
+    tag: str = "cluster_online",
+    said: set[str] | None = None,
+) -> str:
+    """Join one limit pair that appeared mid-run to its domain's actuator, in the one safe order.
+
+    Its window as found is read and checked (the start's rule, and min at most max: no kernel
+    shows min above max, and a restore would write it back), put in the actuator as what
+    restore puts back, journaled (fsynced) before the first write, owned, then capped.  The
+    trace tag when it joined, "wait" to look again (it went away between two reads), "" when it
+    is left alone (said once).  Shared by late clusters and late devfreq devices.
+
+    ``said`` (late clusters): the names whose unreadable limit was already said.  A cluster's max
+    has just read, so only EBUSY (offline again) is the kernel's answer for its min; a min
+    missing or garbage is said once there, as a max would be, and looked at again (session 19).
+    Without it (a device's files, which may be gone between two reads) such a read waits or is
+    left alone, said."""
+    name = f.label
+    try:
+        original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
+    except ActuatorError as e:
+        if said is not None:
+            _say_unreadable(said, log, name, e, (errno.EBUSY,))
+            return "wait"
+        if _offline(e):
+            return "wait"  # gone or offline again between two reads
+        log(f"warning: {name} {event} but is left alone: {e}")
         return ""
+    try:
+        check_limits_in_force(tree, f, *original)  # the start's rule (min above max included)
+    except ActuatorError as e:
+        log(f"warning: {name} {event} but is left alone: {e}")
+        return ""
+    # A file that cannot be owned (a link planted while it was absent or offline) is this
+    # member's fault alone: judged before the journal names it, so the rest go on being governed.
+    why = tree.unownable(f.min_rel) or tree.unownable(f.max_rel) or _unrestorable(tree, f, original)
+    if why:
+        log(f"warning: {name} {event} but is left alone: {why}")
+        return ""
+    before = clock_reader(tree, a.files)
+    tree.keep_open(f.cur_rel, ActuatorError)
+    a.join(f, original, clock_reader(tree, (*a.files, f)))
+    try:
+        journal()  # before the first write: a kill -9 from here on restores it
+    except ThermogovError as e:
+        a.leave(f.label, before)
+        log(f"warning: {name} {event} but is left alone: its limits could not be journaled ({e})")
+        return ""
+    if not dry_run:
+        try:
+            tree.own(f.min_rel)
+            tree.own(f.max_rel)
+        except ActuatorError as e:  # gone, or a link, between the read and now: nothing written
+            a.leave(f.label, before)
+            journal_quietly(journal)
+            log(f"warning: {name} {event} but is left alone: {e}")
+            return ""
+    unit = f.unit
+    try:
+        a.reapply(f)
+    except ActuatorError as e:
+        # Offline again already: nothing of thermogov's is in force there, so the window
+        # the limit watch reads once it is back differs from this "seen" one and the cap is
+        # written then (``limits_reset``), as for any governed cluster back from offline.
+        a.seen[f.label] = (0, 0)
+        log(f"{name} {event} with {_window(original)} {unit} (journaled); its cap not yet: {e}")
+        return f"{tag}:{name}"
+    cap = a.seen[f.label][1]
+    log(
+        f"{name} {event} with {_window(original)} {unit}: journaled, capped with domain "
+        f"{a.name} at {cap} {unit}, restored at exit"
+    )
+    return f"{tag}:{name}"
+
+
+def journal_quietly(journal: Callable[[], None]) -> None:
+    """Rewrite the journal after a member left again; a failure leaves an entry a restore
+    writes back to the window it read (the same values), so it is not worth a line."""
+    with contextlib.suppress(ThermogovError):
+        journal()
+
+
+def _unrestorable(tree: SysfsTree, f: LimitFiles, window: tuple[int, int]) -> str:
+    """Why a journal restore would refuse the window found (the start's rule,
+    :func:`thermogov.hw.journal.refuse_unrestorable`): a max above ``cpuinfo_max_freq``, a min
+    above the max.  Journaled, it made the whole journal unrestorable after a ``kill -9``."""
+    why, absent = check_window(owned_windows(tree, discover(tree)), f.min_rel, f.max_rel, f.scale_hz, *window)
+    return "" if absent or not why else f"{why}, a window thermogov could not put back after a crash"
 
 
 # The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone (its
@@ -191,12 +246,19 @@ class LateClusters:
 OFFLINE_ERRNOS = (errno.EBUSY, errno.ENOENT, errno.ENODEV)
 
 
-def _unrestorable(tree: SysfsTree, f: LimitFiles, window: tuple[int, int]) -> str:
-    """Why a journal restore would refuse the window found (the start's rule,
-    :func:`thermogov.hw.journal.refuse_unrestorable`): a max above ``cpuinfo_max_freq``, a min
-    above the max.  Journaled, it made the whole journal unrestorable after a ``kill -9``."""
-    why, absent = check_window(owned_windows(tree, discover(tree)), f.min_rel, f.max_rel, 1000, *window)
-    return "" if absent or not why else f"{why}, a window thermogov could not put back after a crash"
+def _say_unreadable(
+    said: set[str],
+    log: Callable[[str], None],
+    name: str,
+    e: ActuatorError,
+    errnos: tuple[int, ...] = OFFLINE_ERRNOS,
+) -> None:
+    """Say once that a limit of ``name`` reads wrong, unless it is the kernel's answer for an
+    offline or absent policy (garbage, a directory, a link out of the root: not silently
+    ungoverned)."""
+    if not _offline(e, errnos) and name not in said:
+        said.add(name)
+        log(f"warning: {name} is left ungoverned while its limit cannot be read: {e}")
 
 
 def _offline(e: ActuatorError, errnos: tuple[int, ...] = OFFLINE_ERRNOS) -> bool:

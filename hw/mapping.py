@@ -98,6 +98,10 @@ class DomainBinding:
     # Listed policies inactive at start (every CPU offline): governed once they come back online
     # (hw/lateclusters.py).
     inactive: tuple[str, ...] = ()
+    # What the profile names that the tree lacks at start, governed once it appears
+    # (hw/lateclusters.py, hw/latedevfreq.py): listed cpufreq policies without a folder, or, for a
+    # devfreq domain bound to nothing, the names a device must have to be adopted.
+    absent: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +114,11 @@ class BoardMap:
     power: PowerRail | None = None
     found_sensors: tuple[str, ...] = ()  # sensors the board has that the profile does not list
     supplies: tuple[Supply, ...] = ()  # power_supply devices (the power state is read from them)
-    # cpufreq domains every listed policy of which is inactive (all CPUs offline) at start: also
-    # in ``missing_domains`` (nothing of them can be read now); the daemon governs them once a
-    # policy comes online (hw/lateclusters.py).  No files; the profile's OPPs as the table.
+    # Domains with nothing to write at start that the daemon governs once something appears: a
+    # cpufreq domain every listed policy of which is inactive (all CPUs offline) or absent, with
+    # at least one inactive (hw/lateclusters.py); a devfreq domain whose device is not there
+    # (its driver not probed yet, hw/latedevfreq.py).  Also in ``missing_domains`` (nothing of
+    # them can be read now).  No files; the profile's OPPs as the table.
     offline: tuple[DomainBinding, ...] = ()
 
 
@@ -317,23 +323,48 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
             f"{d.name} does not fit this board: pass --board with a profile that lists them apart"
         )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
-    return DomainBinding(d, files, tuple(sorted(common)), "+".join(p.name for p in pols), skipped, later)
+    source = "+".join(p.name for p in pols)
+    return DomainBinding(d, files, tuple(sorted(common)), source, skipped, later, absent_policies(d, inv))
+
+
+def absent_policies(d: DomainProfile, inv: Inventory) -> tuple[str, ...]:
+    """The policies a cpufreq domain lists by name (``policyN``) that have no folder at start.
+
+    A cpufreq driver loaded as a module after the unit started, or a kernel that removes a
+    policy's folder with its last CPU, leaves them out of the tree: they are looked at once a
+    second and governed when they appear (hw/lateclusters.py).  Only ``policyN`` names: they are
+    path components."""
+    have = {p.name.lower() for p in inv.policies}
+    return tuple(n for n in d.sysfs_names if _POLICY.fullmatch(n) and n.lower() not in have)
+
+
+_POLICY = re.compile(r"policy\d+")
 
 
 def offline_binding(d: DomainProfile, inv: Inventory) -> DomainBinding | None:
-    """The binding of a cpufreq domain whose every listed policy is inactive, else None.
+    """The binding of a domain with nothing to write at start that is governed later, else None.
 
-    Nothing of such a policy reads (EBUSY), not even its OPP table, so the domain's table is
+    A cpufreq domain whose every listed policy is inactive or absent, at least one inactive:
+    nothing of such a policy reads (EBUSY), not even its OPP table, so the domain's table is
     the profile's OPPs until a policy joins; a policy joins only if it shares one of them
-    (:func:`offered_caps`, the rule for any late cluster)."""
+    (:func:`offered_caps`, the rule for any late cluster).  A domain whose every policy is
+    absent is not one: no cpufreq folder the profile names is a wrong profile or root more often
+    than a driver still loading, and a board none of whose domains exists stays refused.
+    A devfreq domain the profile names (``sysfs_names``) whose device is not in the tree: its
+    driver may probe after the unit started (a Jetson GPU), and it is adopted then by those
+    names only (hw/latedevfreq.py); one with a device present but broken stays missing."""
     if d.kind != "cpufreq":
-        return None
+        if not d.sysfs_names or _devfreq_matches(d, inv):
+            return None
+        names = tuple(d.sysfs_names)
+        return DomainBinding(d, (), tuple(sorted(d.opp_hz)), f"{'/'.join(names)} (absent)", absent=names)
     wanted = {n.lower() for n in d.sysfs_names}
     pols = [p for p in inv.policies if not wanted or p.name.lower() in wanted]
     if not pols or not all(p.inactive for p in pols):
         return None
     names = tuple(p.name for p in pols)
-    return DomainBinding(d, (), tuple(sorted(d.opp_hz)), f"{'+'.join(names)} (offline)", (), names)
+    gone = absent_policies(d, inv)
+    return DomainBinding(d, (), tuple(sorted(d.opp_hz)), f"{'+'.join(names)} (offline)", (), names, gone)
 
 
 def offered_caps(p: CpufreqPolicy, d: DomainProfile) -> set[int]:
@@ -362,12 +393,21 @@ def _devfreq_names(dev: DevfreqDevice) -> list[str]:
     return names
 
 
-def _bind_devfreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
+def devfreq_named(d: DomainProfile, dev: DevfreqDevice) -> bool:
+    """Whether a devfreq device is one the profile's domain names (its name, the part after the
+    unit address, or its device-tree node); a device of another name is never bound."""
+    wanted = {n.lower() for n in d.sysfs_names}
+    return any(n.lower() in wanted for n in _devfreq_names(dev))
+
+
+def _devfreq_matches(d: DomainProfile, inv: Inventory) -> list[DevfreqDevice]:
     if d.sysfs_names:
-        wanted = {n.lower() for n in d.sysfs_names}
-        devs = [x for x in inv.devfreqs if any(n.lower() in wanted for n in _devfreq_names(x))]
-    else:
-        devs = [x for x in inv.devfreqs if x.is_gpu]
+        return [x for x in inv.devfreqs if devfreq_named(d, x)]
+    return [x for x in inv.devfreqs if x.is_gpu]
+
+
+def _bind_devfreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
+    devs = _devfreq_matches(d, inv)
     if not devs:
         have = ", ".join(f"{x.name} (of_node {x.of_node or '?'})" for x in inv.devfreqs) or "none"
         return f"no devfreq device {'/'.join(d.sysfs_names) or 'GPU'} (devfreq: {have})"

@@ -165,6 +165,10 @@ class SysfsTree:
         The resolution is memoised per path: ``realpath`` costs ~60 µs on a deep tree (an
         ``lstat`` per component), six times the read itself, and the link layout of ``/sys`` is
         fixed by the kernel.  Values are never memoised: every read opens the file again.
+        Only a path that exists is memoised: one resolved while absent (a devfreq device or a
+        cpufreq policy the daemon waits for, hw/lateclusters.py) resolves lexically, and if it
+        were kept, the class link that appears later would be followed unchecked, out of the
+        root if it points there.
         """
         real = self._resolved.get(rel)
         if real is not None:
@@ -178,7 +182,8 @@ class SysfsTree:
                 f"{p}: resolves to {real}, outside the sysfs root {self.root}; "
                 "refusing to follow the symlink (fix the tree or --sysfs-root)"
             )
-        self._resolved[rel] = real
+        if os.path.exists(real):
+            self._resolved[rel] = real
         return real
 
     def relative(self, real: str) -> str:
@@ -454,6 +459,25 @@ class SysfsTree:
         """Directories in sysfs are links (class/devfreq/X), attributes never are."""
         p = self.path(rel)
         return os.path.islink(os.path.join(os.path.realpath(p.parent), p.name))
+
+    def disown(self, rel: str) -> None:
+        """Forget an owned attribute whose device went away (hw/latedevfreq.py): a device probed
+        again has new files, owned afresh once it is judged again; its path is resolved again
+        too, under :meth:`resolve`'s rule."""
+        real = self._resolved.pop(rel, None) or self.resolve(rel, ActuatorError)
+        self._owned.pop(real, None)
+
+    def still_owned(self, rel: str) -> bool:
+        """Whether ``rel`` is still the very file owned (not gone, not replaced by a new one)."""
+        real = self._resolved.get(rel)
+        ident = self._owned.get(real) if real is not None else None
+        if ident is None:
+            return False
+        try:
+            confine.check(real, ident, self.show(rel))
+        except confine.ConfinementError:
+            return False
+        return True
 
     def owned(self) -> frozenset[str]:
         """Root-relative paths of the owned attributes (what a journal must cover)."""

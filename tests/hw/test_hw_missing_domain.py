@@ -44,12 +44,11 @@ def _cli_run(tmp: Path, root: Path, *extra: str) -> subprocess.CompletedProcess[
     return subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize(
-    "build", [_orin_without_gpu, _orin_with_empty_gpu_table], ids=["no-devfreq", "empty-opps"]
-)
-def test_default_policy_governs_without_a_missing_gpu_and_says_so(tmp_path: Path, build) -> None:
+def test_default_policy_governs_without_a_missing_gpu_and_says_so(tmp_path: Path) -> None:
+    # A GPU whose table is unusable stays missing.  One with no devfreq entry at all is awaited
+    # since session 19 (its driver may probe after the unit started; hw/latedevfreq.py): below.
     root = tmp_path / "root"
-    build(root)
+    _orin_with_empty_gpu_table(root)
     r = _cli_run(tmp_path, root, "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and "KeyError" not in r.stderr
@@ -58,6 +57,19 @@ def test_default_policy_governs_without_a_missing_gpu_and_says_so(tmp_path: Path
     (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
     trace = load_trace(run_dir / "trace.csv")
     assert "cpu_cap_hz" in trace and "gpu_cap_hz" not in trace
+
+
+def test_a_gpu_without_a_devfreq_entry_is_awaited_with_its_cap_held(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    _orin_without_gpu(root)
+    r = _cli_run(tmp_path, root, "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    warn = [ln for ln in r.stderr.splitlines() if "domain gpu" in ln]
+    assert len(warn) == 1 and "governed once it appears" in warn[0]
+    (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    trace = load_trace(run_dir / "trace.csv")
+    assert "gpu_cap_hz" in trace, "the policy decides the GPU's cap meanwhile"
     # 80 °C is in the band: the ladder over the CPU alone may already step the CPU down.
     assert set(trace["cpu_cap_hz"]) <= {k * 1000 for k in fakesys.ORIN_NANO_CPU_KHZ}
 
@@ -66,7 +78,7 @@ def test_default_policy_governs_without_a_missing_gpu_and_says_so(tmp_path: Path
 def test_every_policy_starts_on_a_board_without_its_gpu(tmp_path: Path, policy: str) -> None:
     if policy == "fixed":
         policy = "fixed:1000"
-    _orin_without_gpu(tmp_path / "root")
+    _orin_with_empty_gpu_table(tmp_path / "root")
     opts = RunOptions(
         config=Config(policy=policy),
         sysfs_root=tmp_path / "root",
