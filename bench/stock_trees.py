@@ -215,9 +215,11 @@ def xavier_nx_jp5(root: Path) -> FakeTree:
 
 # -- session 19: boards as they ship that no bench built yet -------------------------------------
 # Each shape names where it comes from: a real listing's file name (THERMOGOV_REAL_DATA), a
-# kernel source, or "ref N.N", a section of the kernel/board reference notes (linux-thermal.md)
-# the project's facts are taken from (docs/hardware.md, "Session 19: trees nobody built, the
-# whole lifecycle").
+# kernel source, or a public source named by a short key: "jtop" = rbonghi/jetson_stats
+# (jtop/core/power.py for the INA3221 hwmon and JP4 iio rails, jtop/core/gpu.py for the GPU
+# devfreq names, tests/nvpmodel for the CPU clusters); "RPD" = raspberrypi/documentation
+# (computers/raspberry-pi/frequency-management.adoc, config_txt/overclocking.adoc).
+# docs/hardware.md, "Session 19: trees nobody built, the whole lifecycle".
 TEGRA_I2C = "sys/devices/platform/bus@0/c240000.i2c/i2c-1/1-0040"
 
 
@@ -243,7 +245,7 @@ def orin_nx_jp6_stock(root: Path, *, gb: int = 16) -> FakeTree:
     """Orin NX on JetPack 6 (L4T r36, kernel 5.15) on the p3768 carrier.  16 GB (p3767-0000):
     8 cores in policy0/policy4, GPU to 918 MHz; 8 GB (p3767-0001): 6 cores (policy4 = cpu4-5),
     GPU to 765 MHz (NVIDIA Orin NX datasheet figures).  ``17000000.gpu`` devfreq, the INA3221
-    with ``in1_label`` VDD_IN (ref 4.1, power sensors; Orin Nano/NX rails), tj-thermal's fan."""
+    with ``in1_label`` VDD_IN (jtop, power sensors; Orin Nano/NX rails), tj-thermal's fan."""
     t = FakeTree(root)
     module = "p3767-0000" if gb == 16 else "p3767-0001"
     t.model(
@@ -271,7 +273,7 @@ def orin_nx_jp6_stock(root: Path, *, gb: int = 16) -> FakeTree:
 
 def orin_nano_jp5(root: Path) -> FakeTree:
     """Orin Nano on JetPack 5.1 (L4T r35, kernel 5.10): JP5 zone names (``CPU-therm``,
-    ``Tboard_tegra`` without trips), the GPU as ``17000000.ga10b`` (ref 4.1), nvfancontrol's
+    ``Tboard_tegra`` without trips), the GPU as ``17000000.ga10b`` (jtop), nvfancontrol's
     pwm-fan hwmon without a cooling device."""
     t = fakesys.orin_nano(root, jetpack=5, cpu_mc=HOT, gpu_mc=HOT)
     _nvpmodel(t, "pmode:0000 fmode:quiet")
@@ -282,7 +284,7 @@ def orin_nano_jp5(root: Path) -> FakeTree:
 
 def xavier_nx_jp51(root: Path) -> FakeTree:
     """Xavier NX on JetPack 5.1 (kernel 5.10): tegra194-cpufreq gives one policy per two-core
-    Carmel cluster (policy0/2/4; ref 4.1 "Xavier 8 Carmel in 4 pairs"), gv11b devfreq, the
+    Carmel cluster (policy0/2/4; jtop tests/nvpmodel: 8 Carmel cores in 4 pairs), gv11b devfreq, the
     INA3221 with VDD_IN, VDD_CPU_GPU_CV, VDD_SOC (tegrastats_xaviernx_gpuburn_stressng.log)."""
     t = FakeTree(root)
     t.model("NVIDIA Jetson Xavier NX Developer Kit", ("nvidia,p3509-0000+p3668-0001", "nvidia,tegra194"))
@@ -308,8 +310,8 @@ def xavier_nx_jp51(root: Path) -> FakeTree:
 def nano_jp46(root: Path) -> FakeTree:
     """Nano on JetPack 4.6 (L4T r32.7, kernel 4.9): zone types as the Nano 2GB lists them
     (sysfs_jetson-nano2gb_thermal_zone_types.txt), the GPU at ``gpu.0/devfreq/57000000.gpu``
-    (ref 4.1), the INA3221 as the iio ``ina3221x`` device (``rail_name_N``, ``in_power N_input``;
-    ref 4.1, JP4 iio), not hwmon, and the ``target_pwm`` fan."""
+    (jtop), the INA3221 as the iio ``ina3221x`` device (``rail_name_N``, ``in_power N_input``;
+    jtop, JP4 iio), not hwmon, and the ``target_pwm`` fan."""
     t = FakeTree(root)
     t.model(
         "NVIDIA Jetson Nano Developer Kit",
@@ -365,7 +367,7 @@ def pi4_66(root: Path, *, gpio_fan: bool) -> FakeTree:
 def pi5_active_cooler(root: Path) -> FakeTree:
     """Pi 5 with the Active Cooler on 6.6: the critical trip first, then four active trips, each
     bound to the pwm-fan cooling device (max_state 4) as cdev0..cdev4 -> trips 1,2,3,4,0
-    (sysfs_rpi5_thermal_zone_cdev_map_issue5921.txt; temperatures ref 4.2)."""
+    (sysfs_rpi5_thermal_zone_cdev_map_issue5921.txt; temperatures RPD)."""
     t = pi5(root, fan=False)
     zone = t.root / ZONE0
     for f in zone.glob("trip_point_*"):
@@ -385,7 +387,7 @@ def pi5_active_cooler(root: Path) -> FakeTree:
 
 def pi3bplus_32(root: Path) -> FakeTree:
     """Pi 3 B+ on 32-bit Raspberry Pi OS (armv7 kernel): cpufreq-dt over raspberrypi-cpufreq's
-    600-1400 MHz, no fan (ref 4.2; linux raspberrypi-cpufreq.c)."""
+    600-1400 MHz, no fan (RPD; linux raspberrypi-cpufreq.c)."""
     t = pi3(root, plus=True)
     t.write(f"{CPUF}/policy0/scaling_driver", "cpufreq-dt\n")
     return t
