@@ -1,4 +1,4 @@
-"""Click commands of the real-board backend: ``doctor``, ``run``, ``status``, ``restore``, ``service``.
+"""Click commands of the real-board backend: ``doctor``, ``run``, ``ab``, ``status``, ``restore``, ``service``.
 
 ``thermogov/cli.py`` registers these lazily, so a board only imports this world when one of
 them runs.  Every user-actionable problem (config, CLI values, sysfs contents, privileges)

@@ -1,7 +1,8 @@
-"""The three contracts every world implements, their value types and the error hierarchy.
+"""The contracts every world implements, their value types and the error hierarchy.
 
 The governor core is written only against these: a simulated board and a real sysfs tree are
-interchangeable because both provide sensor sources, frequency actuators and a clock.  Keeping
+interchangeable because both provide sensor sources, frequency actuators and a clock (and, where
+the board has them, a fan actuator and load control).  Keeping
 the contracts tiny (one call for a sensor, like the kernel's ``get_temp``) keeps fakes honest.
 """
 
