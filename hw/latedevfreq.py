@@ -6,8 +6,8 @@ On a Jetson the GPU's ``/sys/class/devfreq/<gpu>`` entry exists only once the GP
 missing and ran at the kernel's limits until thermogov restarted.  Now its domain is opened
 with no file and the profile's OPPs (:func:`thermogov.hw.mapping.offline_binding`), its cap
 decided and held as for a cpufreq domain whose every policy is offline, and the class folder
-is listed on the limit watch's cadence, once a second, only while such a domain waits: one
-``getdents`` a second, no read (an entry's device-tree node is read once, the first time the
+is listed on the limit watch's cadence, once a second, only while such a domain waits or holds
+a device it adopted mid-run (to see it go away): one ``getdents`` a second, no read (an entry's device-tree node is read once, the first time the
 entry is seen, and only when its name does not already say whether the profile names it).
 
 Only a device the profile's domain names (``sysfs_names``: the device's name, the part after
