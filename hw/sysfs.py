@@ -467,6 +467,15 @@ class SysfsTree:
         real = self._resolved.pop(rel, None) or self.resolve(rel, ActuatorError)
         self._owned.pop(real, None)
 
+    def forget(self, rel: str) -> None:
+        """Stop keeping ``rel`` open and forget its resolution (a member that went away,
+        hw/departures.py): the descriptor of a removed attribute is closed, not kept on a dead
+        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule."""
+        real = self._resolved.pop(rel, None)
+        entry = self._kept.pop(real, None) if real is not None else None
+        if entry:
+            os.close(entry[0])
+
     def still_owned(self, rel: str) -> bool:
         """Whether ``rel`` is still the very file owned (not gone, not replaced by a new one)."""
         real = self._resolved.get(rel)

@@ -1,0 +1,272 @@
+"""A member present at start whose files the kernel removes and re-creates mid-run (session 20).
+
+An nvgpu unbind/bind (``echo 17000000.gpu > /sys/bus/platform/drivers/gpu/unbind``, then
+``bind``) or a cpufreq driver reload (``rmmod``/``modprobe``) removes the device's or policy's
+folder and later makes a new one, with new files and the kernel's default limits.  Before,
+the new files were refused as "replaced since start-up": the member ran at the kernel's limits,
+the other domains went to failsafe and the run ended with exit 1.  Each case drives the
+installed script on a hot fake board and waits on the daemon's own stderr line, never a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.hw import fakesys, procutil
+
+HOT_MC = 92000
+CPUFREQ = "sys/devices/system/cpu/cpufreq"
+
+
+def _journaled(tmp: Path) -> dict[str, tuple[int, int]]:
+    entries = json.loads((tmp / "state" / "journal.json").read_text())["entries"]
+    return {e["label"]: (e["min"], e["max"]) for e in entries}
+
+
+class Member:
+    """One governed member of a fake board: its folder (and class link) as the kernel makes them."""
+
+    def __init__(self, t: fakesys.FakeTree, folder: str, link: str = "") -> None:
+        self.t = t
+        self.folder = t.root / folder
+        self.link = t.root / link if link else None
+        self.target = os.readlink(self.link) if self.link else ""
+        self.files = {p.name: p.read_bytes() for p in self.folder.iterdir() if p.is_file()}
+        self.links = {p.name: os.readlink(p) for p in self.folder.iterdir() if p.is_symlink()}
+
+    def unbind(self) -> None:
+        if self.link is not None:
+            self.link.unlink()
+        shutil.rmtree(self.folder)
+
+    def probe(self, **values: bytes) -> None:
+        """The folder made again, files fresh (new inodes) with the kernel's defaults."""
+        self.folder.mkdir()
+        for name, target in self.links.items():
+            (self.folder / name).symlink_to(target)
+        for name, data in self.files.items():
+            (self.folder / name).write_bytes(values.get(name, data))
+        if self.link is not None:
+            self.link.symlink_to(self.target)
+
+    def max(self, name: str) -> int:
+        return int((self.folder / name).read_text())
+
+
+BOARDS = {
+    "orin-nano-jp6": (
+        lambda r: fakesys.orin_nano(r, jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC),
+        "sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu",
+        "sys/class/devfreq/17000000.gpu",
+    ),
+    "orin-nano-jp5": (
+        lambda r: fakesys.orin_nano(r, jetpack=5, cpu_mc=HOT_MC, gpu_mc=HOT_MC),
+        "sys/devices/17000000.ga10b/devfreq/17000000.ga10b",
+        "sys/class/devfreq/17000000.ga10b",
+    ),
+}
+
+
+def _gpu(tmp: Path, board: str) -> tuple[fakesys.FakeTree, Member]:
+    make, folder, link = BOARDS[board]
+    t = make(tmp / "root")
+    return t, Member(t, folder, link)
+
+
+def _started(tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
+    proc = procutil.start_run(tmp, "--duration", "120s", *extra)
+    procutil.wait_line(proc, "thermogov: started")
+    return proc
+
+
+@pytest.mark.parametrize("board", sorted(BOARDS))
+def test_a_gpu_present_at_start_unbound_and_probed_again_is_held_then_capped_again(
+    tmp_path: Path, board: str
+) -> None:
+    t, gpu = _gpu(tmp_path, board)
+    name = gpu.folder.name
+    before = t.snapshot()
+    top = gpu.max("max_freq")
+    proc = _started(tmp_path)
+    assert _journaled(tmp_path)[name][1] == top
+    assert gpu.max("max_freq") < top, "capped at start (hot board)"
+    gpu.unbind()
+    procutil.wait_line(proc, f"{name} went away", stream="stderr")
+    assert name not in _journaled(tmp_path), "nothing of a gone device to restore"
+    gpu.probe()
+    line = procutil.wait_line(proc, f"{name} appeared again with", stream="stderr")
+    assert "journaled, capped" in line
+    assert gpu.max("max_freq") < top
+    assert _journaled(tmp_path)[name][1] == top, "the new device's own defaults"
+    err = procutil.stopped(proc)
+    assert "limits restored" in err
+    assert t.snapshot() == before
+
+
+def test_kill_9_after_a_reprobe_and_restore_leave_the_new_gpu_at_its_defaults(tmp_path: Path) -> None:
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    gpu.unbind()
+    procutil.wait_line(proc, "went away", stream="stderr")
+    gpu.probe()
+    procutil.wait_line(proc, "appeared again with", stream="stderr")
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert t.snapshot() == before
+
+
+def test_kill_9_while_the_gpu_is_gone_restores_the_rest_and_no_gpu_file(tmp_path: Path) -> None:
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    gpu.unbind()
+    procutil.wait_line(proc, "went away", stream="stderr")
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    gpu.probe()  # the driver's next probe, after the crash: its own defaults
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert t.snapshot() == before
+
+
+def test_a_gpu_probed_again_within_one_look_is_not_written_through_the_old_files(tmp_path: Path) -> None:
+    # A flicker: gone and back between two looks, no look sees it missing.  The owned files are
+    # other inodes now; the new ones are judged and adopted afresh, never written as the old.
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    proc.send_signal(signal.SIGSTOP)  # no look can run in between
+    gpu.unbind()
+    gpu.probe()
+    proc.send_signal(signal.SIGCONT)
+    procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
+    procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
+    assert gpu.max("max_freq") < max(fakesys.ORIN_NANO_GPU_HZ)
+    err = procutil.stopped(proc)
+    assert "failsafe" not in err
+    assert t.snapshot() == before
+
+
+def test_a_reprobed_file_that_reads_thermogovs_own_cap_keeps_the_start_window(tmp_path: Path) -> None:
+    # Not a kernel default: the old value carried over (a vendor driver, a file copied back).
+    # Journaled as found, a restore would leave the GPU capped; the window of before is kept.
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    before = t.snapshot()
+    top = gpu.max("max_freq")
+    proc = _started(tmp_path)
+    capped = gpu.max("max_freq")
+    assert capped < top
+    gpu.unbind()
+    procutil.wait_line(proc, "went away", stream="stderr")
+    gpu.probe(max_freq=f"{capped}\n".encode())
+    line = procutil.wait_line(proc, "the window of before", stream="stderr")
+    assert "reads thermogov's own cap" in line
+    procutil.wait_line(proc, "appeared again with", stream="stderr")
+    assert _journaled(tmp_path)["17000000.gpu"][1] == top
+    procutil.stopped(proc)
+    assert t.snapshot() == before
+
+
+@pytest.mark.parametrize("hostile", ["outside", "other-name"])
+def test_something_else_at_the_gpus_place_is_never_adopted(tmp_path: Path, hostile: str) -> None:
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    proc = _started(tmp_path)
+    gpu.unbind()
+    procutil.wait_line(proc, "went away", stream="stderr")
+    if hostile == "outside":
+        out = tmp_path / "outside" / "17000000.gpu"
+        out.mkdir(parents=True)
+        for name, data in gpu.files.items():
+            (out / name).write_bytes(data)
+        assert gpu.link is not None
+        gpu.link.symlink_to(out)
+        procutil.wait_line(proc, "17000000.gpu appeared but is left alone", stream="stderr")
+        outside = {p.name: p.read_bytes() for p in out.iterdir()}
+    else:
+        t.devfreq("sys/devices/15480000.nvdec", "15480000.nvdec", "nvdec", (115200000, 716800000))
+        gpu.probe()  # the GPU after the other engine: only the GPU is adopted
+        procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
+        outside = {}
+    assert "15480000.nvdec" not in _journaled(tmp_path)
+    procutil.stopped(proc)
+    if hostile == "outside":
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == outside, "nothing written out of the root"
+    else:
+        assert t.read("sys/devices/15480000.nvdec/devfreq/15480000.nvdec/max_freq") == "716800000"
+
+
+@pytest.mark.parametrize(
+    ("board", "policy"),
+    [("orin-nano", "policy4"), ("xavier-nx", "policy0"), ("jetson-nano", "policy0")],
+)
+def test_a_policy_present_at_start_whose_driver_reloads_is_held_then_capped_again(
+    tmp_path: Path, board: str, policy: str
+) -> None:
+    make = {
+        "orin-nano": lambda r: fakesys.orin_nano(r, jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC),
+        "xavier-nx": lambda r: fakesys.xavier_nx(r, cpu_mc=HOT_MC),
+        "jetson-nano": lambda r: fakesys.jetson_nano(r, cpu_mc=HOT_MC),
+    }[board]
+    t = make(tmp_path / "root")
+    p = Member(t, f"{CPUFREQ}/{policy}")
+    before = t.snapshot()
+    top = p.max("scaling_max_freq")
+    proc = _started(tmp_path)
+    assert p.max("scaling_max_freq") < top
+    p.unbind()  # rmmod tegra194_cpufreq / cpufreq-dt
+    procutil.wait_line(proc, f"{policy} went away", stream="stderr")
+    assert policy not in _journaled(tmp_path)
+    p.probe()  # modprobe: a new policy at cpuinfo_min..cpuinfo_max
+    procutil.wait_line(proc, f"{policy} appeared again with", stream="stderr")
+    assert p.max("scaling_max_freq") < top
+    assert _journaled(tmp_path)[policy][1] == top
+    err = procutil.stopped(proc)
+    assert "limits restored" in err
+    assert t.snapshot() == before
+
+
+def test_a_policy_absent_at_start_adopted_then_recreated_is_adopted_again(tmp_path: Path) -> None:
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=HOT_MC, gpu_mc=HOT_MC)
+    before = t.snapshot()
+    stash = tmp_path / "policy4"
+    shutil.move(t.root / CPUFREQ / "policy4", stash)
+    proc = _started(tmp_path)
+    shutil.move(stash, t.root / CPUFREQ / "policy4")
+    procutil.wait_line(proc, "policy4 appeared with", stream="stderr")
+    p = Member(t, f"{CPUFREQ}/policy4")
+    p.unbind()
+    p.probe()
+    procutil.wait_line(proc, "policy4 appeared again with", stream="stderr")
+    procutil.stopped(proc)
+    assert t.snapshot() == before
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGHUP-then-SIGTERM"])
+def test_every_exit_after_a_reprobe_restores(tmp_path: Path, how: str) -> None:
+    t, gpu = _gpu(tmp_path, "orin-nano-jp5")
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    gpu.unbind()
+    procutil.wait_line(proc, "went away", stream="stderr")
+    gpu.probe()
+    procutil.wait_line(proc, "appeared again with", stream="stderr")
+    if how == "SIGINT":
+        proc.send_signal(signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGHUP)
+        procutil.wait_line(proc, "reloaded", stream="stderr")
+        proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    assert proc.returncode == 0, err.decode()
+    assert "Traceback" not in err.decode()
+    assert t.snapshot() == before
