@@ -1387,6 +1387,15 @@ class Runner:
         links = {p.name: os.readlink(p) for p in folder.iterdir() if p.is_symlink()}
         flicker = self._appear_variant.endswith("flicker")
         pid = self._proc.pid
+        # Made beside the old folder, while its files exist: new inodes for sure (tmpfs reuses a
+        # freed inode number, and a file made again under the old number is the same file to
+        # anyone, the daemon included).
+        new = folder.with_name(folder.name + ".probed")
+        new.mkdir()
+        for name, t in links.items():
+            (new / name).symlink_to(t)
+        for name, data in files.items():
+            (new / name).write_bytes(data)
         if flicker:
             os.kill(pid, signal.SIGSTOP)  # no look in between: gone and back within one
         if link is not None:
@@ -1394,11 +1403,7 @@ class Runner:
         shutil.rmtree(folder)
         if not flicker:
             time.sleep(rng.uniform(1.1, 2.0))  # at least one look sees it gone
-        folder.mkdir()
-        for name, t in links.items():
-            (folder / name).symlink_to(t)
-        for name, data in files.items():
-            (folder / name).write_bytes(data)
+        new.rename(folder)
         if link is not None:
             link.symlink_to(target)
         if flicker:

@@ -14,7 +14,9 @@ ran at the kernel's limits, a cap change sent the others to failsafe, and the ex
 Now, on the limit watch's cadence (once a second) and once more just before the exit restore,
 every owned limit pair is checked to still be the very file owned (one ``lstat`` each,
 :meth:`~thermogov.hw.sysfs.SysfsTree.still_owned`, before the watch reads the files).  A member
-that is not leaves its domain (:func:`release`): out of the journal (rewritten, fsynced), no
+that is not, in the kernel's way (:meth:`~thermogov.hw.sysfs.SysfsTree.remade`: nothing at its
+path, or a new regular file reached as the old one was; a link planted at it or on the way is a
+tampered tree, refused and failsafe as before, hw/confine.py), leaves its domain (:func:`release`): out of the journal (rewritten, fsynced), no
 longer owned, its kept clock descriptor closed (a dead inode is never read or written), not
 restored at exit.  Its domain's cap is held, as for a member absent at start, and the member is
 handed back to the watcher of its kind (hw/lateclusters.py, hw/latedevfreq.py), which adopts
@@ -80,11 +82,12 @@ class Departures:
         if self._dry_run:
             return []
         tags: list[str] = []
-        still = self._tree.still_owned
+        still, remade = self._tree.still_owned, self._tree.remade
         for a, b in self._domains:
             for f in a.files:
-                if still(f.max_rel) and still(f.min_rel):
-                    continue
+                changed = [rel for rel in (f.min_rel, f.max_rel) if not still(rel)]
+                if not changed or not all(remade(rel) for rel in changed):
+                    continue  # still owned, or a link planted: the confinement refusal stands
                 self._hold[b.domain.kind == "cpufreq"](a, b, f)
                 tags.append(f"{TAG}:{f.label}")
         return tags

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys, procutil
+from thermogov.hw.sysfs import SysfsTree
 
 HOT_MC = 92000
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
@@ -47,14 +48,27 @@ class Member:
         shutil.rmtree(self.folder)
 
     def probe(self, **values: bytes) -> None:
-        """The folder made again, files fresh (new inodes) with the kernel's defaults."""
-        self.folder.mkdir()
-        for name, target in self.links.items():
-            (self.folder / name).symlink_to(target)
-        for name, data in self.files.items():
-            (self.folder / name).write_bytes(values.get(name, data))
+        """The folder made again, files fresh with the kernel's defaults."""
+        self._make(self.folder, values)
         if self.link is not None:
             self.link.symlink_to(self.target)
+
+    def reprobe(self) -> None:
+        """Unbound and probed again at once: the new files are made while the old ones exist,
+        so they are other inodes for sure (a file system may reuse a freed inode number)."""
+        new = self.folder.with_name(self.folder.name + ".new")
+        self._make(new, {})
+        self.unbind()
+        new.rename(self.folder)
+        if self.link is not None:
+            self.link.symlink_to(self.target)
+
+    def _make(self, folder: Path, values: dict[str, bytes]) -> None:
+        folder.mkdir()
+        for name, target in self.links.items():
+            (folder / name).symlink_to(target)
+        for name, data in self.files.items():
+            (folder / name).write_bytes(values.get(name, data))
 
     def max(self, name: str) -> int:
         return int((self.folder / name).read_text())
@@ -146,8 +160,7 @@ def test_a_gpu_probed_again_within_one_look_is_not_written_through_the_old_files
     before = t.snapshot()
     proc = _started(tmp_path)
     proc.send_signal(signal.SIGSTOP)  # no look can run in between
-    gpu.unbind()
-    gpu.probe()
+    gpu.reprobe()
     proc.send_signal(signal.SIGCONT)
     procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
     procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
@@ -270,3 +283,46 @@ def test_every_exit_after_a_reprobe_restores(tmp_path: Path, how: str) -> None:
     assert proc.returncode == 0, err.decode()
     assert "Traceback" not in err.decode()
     assert t.snapshot() == before
+
+
+RPI5_MAX = f"{CPUFREQ}/policy0/scaling_max_freq"
+
+
+def test_only_a_file_gone_or_made_again_in_place_counts_as_remade(tmp_path: Path) -> None:
+    # The kernel's way (a held member, re-adopted) against a tampered tree (refused, failsafe).
+    t = fakesys.rpi5(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    tree.own(RPI5_MAX)
+    p = t.root / RPI5_MAX
+    assert not tree.remade(RPI5_MAX), "still the file owned"
+    new = p.with_name("new")
+    new.write_bytes(p.read_bytes())  # made while the old one exists: another inode for sure
+    p.unlink()
+    assert tree.remade(RPI5_MAX), "gone with its folder"
+    new.rename(p)
+    assert tree.remade(RPI5_MAX), "a new file at the very path"
+    p.unlink()
+    p.symlink_to(tmp_path / "outside")
+    assert not tree.remade(RPI5_MAX), "a link planted at it"
+    p.unlink()
+    folder = p.parent
+    folder.rename(tmp_path / "old")
+    shutil.copytree(tmp_path / "old", tmp_path / "elsewhere")
+    (tmp_path / "elsewhere" / p.name).write_text("precious\n")
+    folder.symlink_to(tmp_path / "elsewhere")
+    assert not tree.remade(RPI5_MAX), "a link planted on the way"
+
+
+def test_a_member_forgotten_has_no_descriptor_kept_on_its_dead_file(tmp_path: Path) -> None:
+    t = fakesys.rpi5(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    cur = f"{CPUFREQ}/policy0/scaling_cur_freq"
+    tree.keep_open(cur)
+    tree.read_int(cur)
+    (fd,) = [e[0] for e in tree._kept.values() if e]
+    tree.forget(cur)
+    with pytest.raises(OSError):
+        os.fstat(fd)
+    (t.root / cur).unlink()
+    (t.root / cur).write_text("1000000\n")
+    assert tree.read_int(cur) == 1000000
