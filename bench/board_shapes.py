@@ -1384,17 +1384,17 @@ class Runner:
         folder = Path(os.path.realpath(root / entry))
         link = root / entry if (root / entry).is_symlink() else None
         target = os.readlink(link) if link is not None else ""
-        links = {p.name: os.readlink(p) for p in folder.iterdir() if p.is_symlink()}
         flicker = self._appear_variant.endswith("flicker")
         pid = self._proc.pid
         # Made beside the old folder, while its files exist: new inodes for sure (tmpfs reuses a
         # freed inode number, and a file made again under the old number is the same file to
         # anyone, the daemon included).
+        # Its subfolders too (a devfreq ``userspace/``), copied as they are; its attributes hold
+        # the start's contents.
         new = folder.with_name(folder.name + ".probed")
-        new.mkdir()
-        for name, t in links.items():
-            (new / name).symlink_to(t)
+        shutil.copytree(folder, new, symlinks=True)
         for name, data in files.items():
+            (new / name).unlink()
             (new / name).write_bytes(data)
         if flicker:
             os.kill(pid, signal.SIGSTOP)  # no look in between: gone and back within one
