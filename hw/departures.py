@@ -32,6 +32,10 @@ exactly thermogov's own last cap, below the start's window, is no kernel default
 driver carrying the old request over, a file copied back) and would leave the board capped
 after restore; the start's window is then kept, if the new member's table still holds it.
 
+A cap the governor writes before that look (:meth:`CapActuator.apply`) holds such a member too
+(:func:`thermogov.hw.limits.kernel_removed`) instead of raising the confinement refusal, which
+would send the other domains to failsafe for up to a second.
+
 Not in a dry run: nothing is owned there, and nothing is written to a member that changed.
 """
 
@@ -42,7 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from thermogov.hw.devices import CapActuator, clock_reader
-from thermogov.hw.limits import LimitFiles
+from thermogov.hw.limits import LimitFiles, kernel_removed
 from thermogov.hw.mapping import DomainBinding
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError
@@ -82,11 +86,9 @@ class Departures:
         if self._dry_run:
             return []
         tags: list[str] = []
-        still, remade = self._tree.still_owned, self._tree.remade
         for a, b in self._domains:
             for f in a.files:
-                changed = [rel for rel in (f.min_rel, f.max_rel) if not still(rel)]
-                if not changed or not all(remade(rel) for rel in changed):
+                if not kernel_removed(self._tree, f):
                     continue  # still owned, or a link planted: the confinement refusal stands
                 self._hold[b.domain.kind == "cpufreq"](a, b, f)
                 tags.append(f"{TAG}:{f.label}")

@@ -26,7 +26,9 @@ domain (out of the journal, no longer owned, nothing of it restored: an unbound 
 go with it, and the driver's next probe starts from its own), its domain's cap is held again,
 and a device that comes back (a driver reloaded: new files) is judged afresh and adopted again.
 Writing the old files' identity to new ones would be refused (hw/confine.py): the cap would be
-lost and the exit fail.
+lost and the exit fail.  A device present at start that goes away, or whose files are made
+again, is handed here the same way (:meth:`LateDevfreq.hold`, from hw/departures.py) and waited
+for as one absent at start.
 """
 
 from __future__ import annotations

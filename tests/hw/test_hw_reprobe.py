@@ -21,6 +21,7 @@ import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.sysfs import SysfsTree
+from thermogov.trace import load_trace
 
 HOT_MC = 92000
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
@@ -326,3 +327,30 @@ def test_a_member_forgotten_has_no_descriptor_kept_on_its_dead_file(tmp_path: Pa
     (t.root / cur).unlink()
     (t.root / cur).write_text("1000000\n")
     assert tree.read_int(cur) == 1000000
+
+
+def test_a_cap_change_before_the_next_look_holds_the_gone_gpu_without_failsafe(tmp_path: Path) -> None:
+    # The daemon stopped across the unbind and a cool-down: its first tick after resuming
+    # releases the caps before the watch's look sees the GPU gone.  Before, that write met the
+    # confinement refusal ("vanished") and sent the CPU to failsafe, its lowest cap.
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    proc.send_signal(signal.SIGSTOP)
+    gpu.unbind()
+    for zone in range(len(list((t.root / "sys/class/thermal").glob("thermal_zone*")))):
+        t.write(f"sys/devices/virtual/thermal/thermal_zone{zone}/temp", 40000)
+    proc.send_signal(signal.SIGCONT)
+    procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
+    gpu.probe()
+    procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
+    err = procutil.stopped(proc)
+    assert "failsafe" not in err
+    (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
+    trace = load_trace(run_dir)
+    assert not any(e and "failsafe" in str(e) for e in trace["event"])
+    assert _limits(t.snapshot()) == _limits(before), "every limit back (the zones were cooled)"
+
+
+def _limits(snap: dict[str, bytes | str]) -> dict[str, bytes | str]:
+    return {k: v for k, v in snap.items() if not k.endswith("/temp")}
