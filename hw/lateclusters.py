@@ -77,6 +77,35 @@ class LateMembers:
     def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
         raise NotImplementedError
 
+    def _adopt(
+        self,
+        a: CapActuator,
+        f: LimitFiles,
+        table_hz: Sequence[int],
+        event: str,
+        *,
+        said: set[str] | None = None,
+        tag: str = "cluster_online",
+    ) -> str:
+        """:func:`adopt`, the window of a member that went away and came back recalled
+        (:func:`thermogov.hw.departures.recalled`); forgotten once it joined."""
+        gone = self._departed.get(f.label)
+        verdict = adopt(
+            self._tree,
+            a,
+            f,
+            self._journal,
+            self._log,
+            dry_run=self._dry_run,
+            event=f"{event} again" if gone and not event.endswith("again") else event,
+            recall=None if gone is None else lambda w: recalled(gone, w, table_hz, f, self._log),
+            tag=tag,
+            said=said,
+        )
+        if verdict not in ("", "wait"):
+            self._departed.pop(f.label, None)
+        return verdict
+
 
 class LateClusters(LateMembers):
     """The policies of governed domains that were inactive at start, until each joins or is left."""
@@ -153,21 +182,7 @@ class LateClusters(LateMembers):
             return ""
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
         event = "appeared" if name in self._absent else "came online"
-        gone = self._departed.get(name)
-        verdict = adopt(
-            self._tree,
-            a,
-            f,
-            self._journal,
-            self._log,
-            dry_run=self._dry_run,
-            event=f"{event} again" if gone else event,
-            said=self._said,
-            recall=None if gone is None else lambda w: recalled(gone, w, p.table_hz, f, self._log),
-        )
-        if verdict not in ("", "wait"):
-            self._departed.pop(name, None)
-        return verdict
+        return self._adopt(a, f, p.table_hz, event, said=self._said)
 
 
 def adopt(

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from thermogov.hw.departures import recalled, release
+from thermogov.hw.departures import release
 from thermogov.hw.devices import CapActuator
 from thermogov.hw.discovery import DEVFREQ, DevfreqDevice, read_devfreq
-from thermogov.hw.lateclusters import LateMembers, adopt, journal_quietly
+from thermogov.hw.lateclusters import LateMembers, journal_quietly
 from thermogov.hw.limits import LimitFiles
 from thermogov.hw.mapping import DomainBinding, devfreq_named
 from thermogov.interfaces import ActuatorError, SensorError
@@ -140,22 +140,9 @@ class LateDevfreq(LateMembers):
         f = LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1)
         # "again" after it went away: the daemon says a line identical to one of the last 30 s once
         event = "appeared again" if name in self._went else "appeared"
-        gone = self._departed.get(name)
-        verdict = adopt(
-            self._tree,
-            a,
-            f,
-            self._journal,
-            self._log,
-            dry_run=self._dry_run,
-            event=event,
-            tag="device_online",
-            recall=None if gone is None else lambda w: recalled(gone, w, dev.table_hz, f, self._log),
-        )
+        verdict = self._adopt(a, f, dev.table_hz, event, tag="device_online")
         if verdict == "wait":
             return ""
-        if verdict:
-            self._departed.pop(name, None)
         self._entries[key] = _TAKEN if verdict else _LEFT
         return verdict
 
