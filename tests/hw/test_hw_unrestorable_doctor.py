@@ -19,7 +19,7 @@ import pytest
 
 from tests.cli.script import one_line_error, thermogov
 from tests.hw import fakesys
-from tests.hw.cliargs import board_paths
+from tests.hw.test_hostile_sysfs_contents import _run  # the same short run
 from thermogov.board import load_board
 from thermogov.hw import discovery
 from thermogov.hw.daemon import _rewrite_journal, governed_bindings
@@ -33,23 +33,6 @@ P0 = "sys/devices/system/cpu/cpufreq/policy0"
 P4 = "sys/devices/system/cpu/cpufreq/policy4"
 GPU = "sys/devices/17000000.ga10b/devfreq/17000000.ga10b"
 REFUSES = "refuses this board"
-
-
-def _run(tmp: Path) -> list[str]:
-    return [
-        "run",
-        "--policy",
-        "hysteresis",
-        "--duration",
-        "0.5s",
-        *board_paths(tmp),
-        "--out",
-        str(tmp / "out"),
-        "--state-file",
-        str(tmp / "state.json"),
-        "--inferences-file",
-        str(tmp / "inferences"),
-    ]
 
 
 def _max_above_cpuinfo(t: fakesys.FakeTree, tmp: Path) -> str:
