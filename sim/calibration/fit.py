@@ -45,6 +45,7 @@ from thermogov.sim.calibration.enclosure import (
     with_declared_switch,
 )
 from thermogov.sim.calibration.evidence import PRIOR_SD, trend_evidence
+from thermogov.sim.calibration.fanoff import as_in_final_fit, fan_never_on, held_while_fan_off
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
 from thermogov.sim.calibration.history import History, history_power, load_history, state_after
 from thermogov.sim.calibration.housingrise import consistent, housing_rises, rise_note
@@ -271,6 +272,8 @@ class FitProblem:
         specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
         grid = make_grid(t)
+        fan_levels, n_fit = levels_from_log(board, data, sensors, grid, train), fit_steps(grid, t, train)
+        specs = held_while_fan_off(specs, board, fan_never_on(board, fan_levels, n_fit))  # fanoff.py
         return cls(
             board,
             data,
@@ -282,8 +285,8 @@ class FitProblem:
             _leak_reference(data, board, sensors, train),
             power_sigma,
             GridInputs.of(board, inputs, grid),
-            fit_steps(grid, t, train),
-            fan_levels=levels_from_log(board, data, sensors, grid, train),
+            n_fit,
+            fan_levels=fan_levels,
             history=load_history(
                 data.uptime_s, data.load_average, sum(d.cores for d in board.domains if d.kind == "cpufreq")
             ),
@@ -1057,6 +1060,10 @@ def calibrate(
     inner, inner_parts = None, None
     if select:
         inner = _inner(data, board, holdout, ambient_c, free_ambient)
+        if inner is not None:  # the paths to ambient held or free as in the final fit (fanoff.py)
+            inner = dataclasses.replace(
+                inner, base=dataclasses.replace(inner.base, specs=as_in_final_fit(inner.base.specs, specs))
+            )
         rung, scores, parts = _select_model(inner, board, say)
         if rung != LADDER[0][0]:
             prob.specs = specs = reduced(specs, rung)
