@@ -33,6 +33,7 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.atbound import bound_share, pinned
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
+from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_reaches_room
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.enclosure import (
     PRE_FIT_FTOL,
@@ -1029,6 +1030,7 @@ def calibrate(
 
     board, housing_note = _housing(data, board, enclosure, build_for_housing, say)
     prob = build_for_housing(board)
+    prob.specs = start_reaches_room(prob)  # the start may be a board at room temperature (coldstart.py)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
     if levels_only:
@@ -1062,7 +1064,10 @@ def calibrate(
         inner = _inner(data, board, holdout, ambient_c, free_ambient)
         if inner is not None:  # the paths to ambient held or free as in the final fit (fanoff.py)
             inner = dataclasses.replace(
-                inner, base=dataclasses.replace(inner.base, specs=as_in_final_fit(inner.base.specs, specs))
+                inner,
+                base=dataclasses.replace(
+                    inner.base, specs=offset_as_in_final_fit(as_in_final_fit(inner.base.specs, specs), specs)
+                ),
             )
         rung, scores, parts = _select_model(inner, board, say)
         if rung != LADDER[0][0]:
