@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from thermogov.sim.calibration.model import ParamSpec
+from thermogov.sim.calibration.model import OFFSET_BOUND_C, ParamSpec
 
 if TYPE_CHECKING:
     from thermogov.sim.calibration.fit import FitProblem
@@ -62,3 +62,15 @@ def offset_as_in_final_fit(inner: list[ParamSpec], final: list[ParamSpec]) -> li
     """The inner validation's ``initial_offset`` with the final fit's guard (it validates that fit)."""
     bound = {s.name: s.bound for s in final if s.kind == "offset"}
     return [dataclasses.replace(s, bound=bound[s.name]) if s.name in bound else s for s in inner]
+
+
+def widened_note(specs: list[ParamSpec]) -> str | None:
+    """The note a fit with a widened guard carries (None when the guard is the default)."""
+    wide = [s for s in specs if s.kind == "offset" and s.bound * s.sigma > OFFSET_BOUND_C + 1e-9]
+    if not wide:
+        return None
+    return (
+        f"initial_offset bounded at ±{wide[0].bound * wide[0].sigma:.1f} °C instead of ±{OFFSET_BOUND_C:g}: "
+        "the idle rise the fit admits, so the start may be a board at room temperature "
+        "(sim/calibration/coldstart.py)"
+    )

@@ -56,3 +56,14 @@ def as_in_final_fit(inner: list[ParamSpec], final: list[ParamSpec]) -> list[Para
     report whose fan comes on late): the final fit's decision holds there too."""
     held = {s.name for s in final if s.kind == "ambient_link" and s.fixed}
     return [dataclasses.replace(s, fixed=s.name in held) if s.kind == "ambient_link" else s for s in inner]
+
+
+def held_note(specs: list[ParamSpec], board: BoardProfile) -> str | None:
+    """The note a fit with a held path carries (None when nothing was held)."""
+    held = [s.name for s in specs if s.kind == "ambient_link" and s.fixed]
+    if not held or board.fan is None:
+        return None
+    return (
+        f"{', '.join(held)} held at the housing's {board.enclosure} figure: the fan never switched on in the "
+        "training part, so it shows the board with the fan stopped only (sim/calibration/fanoff.py)"
+    )

@@ -33,7 +33,7 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.atbound import bound_share, pinned
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
-from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_reaches_room
+from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_reaches_room, widened_note
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.enclosure import (
     PRE_FIT_FTOL,
@@ -46,7 +46,7 @@ from thermogov.sim.calibration.enclosure import (
     with_declared_switch,
 )
 from thermogov.sim.calibration.evidence import PRIOR_SD, trend_evidence
-from thermogov.sim.calibration.fanoff import as_in_final_fit, fan_never_on, held_while_fan_off
+from thermogov.sim.calibration.fanoff import as_in_final_fit, fan_never_on, held_note, held_while_fan_off
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
 from thermogov.sim.calibration.history import History, history_power, load_history, state_after
 from thermogov.sim.calibration.housingrise import consistent, housing_rises, rise_note
@@ -1033,6 +1033,7 @@ def calibrate(
     prob.specs = start_reaches_room(prob)  # the start may be a board at room temperature (coldstart.py)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
+    notes.extend(n for n in (held_note(specs, board), widened_note(specs)) if n)
     if levels_only:
         notes.append(
             "no load change in the training part: only the idle level (static_scale, ambient, offset) is "
