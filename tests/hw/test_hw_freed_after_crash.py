@@ -63,3 +63,28 @@ def test_a_missing_subsystem_folder_is_no_device_freed(tmp_path: Path) -> None:
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert "policy0" in r.stderr and (tmp_path / "state" / "journal.json").exists()
+
+
+def test_one_limit_file_planted_alone_is_refused_not_taken_for_a_reprobe(tmp_path: Path) -> None:
+    # The kernel removes and makes a member's folder whole.  A regular file planted at the
+    # GPU's max alone, holding an OPP below the start's max, was taken for a reprobe on main:
+    # the member was released and adopted again with the planted value as the one restore puts
+    # back, and the GPU ended capped at 510 MHz after the exit.  It is a tampered tree: refused
+    # at the next write, and the journal restore puts the start's window back.
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    top = gpu.max("max_freq")
+    proc = _started(tmp_path)
+    planted = gpu.folder / "max_freq.new"
+    planted.write_text("510000000\n")  # neither the start's max nor thermogov's cap
+    planted.rename(gpu.folder / "max_freq")
+    for zone in range(len(list((t.root / "sys/class/thermal").glob("thermal_zone*")))):
+        t.write(f"sys/devices/virtual/thermal/thermal_zone{zone}/temp", 40000)  # a cap write due
+    procutil.wait_line(proc, "17000000.gpu", stream="stderr")  # refused (fixed) or "went away" (main)
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    assert "Traceback" not in err.decode()
+    assert "went away" not in err.decode()
+    if (tmp_path / "state" / "journal.json").exists():
+        r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+        assert "Traceback" not in r.stderr
+    assert gpu.max("max_freq") == top
