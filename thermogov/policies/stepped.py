@@ -243,7 +243,9 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
-    release_frontier: bool = True  # release to the frontier's fastest point, not all-maximum (19c; on since 20a)
+    release_frontier: bool = (
+        True  # release to the frontier's fastest point, not all-maximum (19c; on since 20a)
+    )
     ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
 
 
