@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from tests.compare.short import short
+from tests.compare.test_seedset import _row, _rows  # the seed race's fake rows
 from thermogov.config import Config, SimConfig
 from thermogov.sim.compare.anywindow import anywindow_bound, extended
-from thermogov.sim.compare.compare import RunRow
 from thermogov.sim.compare.readable import readable_anywindow_ips
 from thermogov.sim.compare.seedcsv import COLUMNS, seed_csv_rows, write_seed_csv
 from thermogov.sim.compare.seedrace import _bound_job, report, verdict
-from thermogov.sim.compare.seedset import SeedRows, Spread
+from thermogov.sim.compare.seedset import Spread
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "control_quality.py"
@@ -34,34 +34,6 @@ def _xavier_world() -> Config:
     """A Xavier NX at 70 °C: coarse codes, the trip binds (test_readable.py's world)."""
     sim = SimConfig(duration_s=600.0, ambient_c=70.0, scenario="xavier-hot")
     return dataclasses.replace(Config(), board="jetson-xavier-nx", sim=sim)
-
-
-def _row(policy: str, seed: int, ips: float, above_s: float = 0.0, run_dir: str = "") -> RunRow:
-    return RunRow(
-        scenario="w",
-        board="jetson-xavier-nx",
-        policy=policy,
-        seed=seed,
-        ambient_c=70.0,
-        sustained_ips=ips,
-        oracle_ips=None,
-        max_fused_c=None,
-        max_sensor_c={},
-        above_trip_s=above_s,
-        hard_limit_s=0.0,
-        energy_per_inference_j=None,
-        p99_ms=None,
-        cap_changes=0,
-        run_dir=run_dir,
-    )
-
-
-def _rows(policy: str, worst: list[float], above: list[float]) -> SeedRows:
-    out = SeedRows("w", policy)
-    for i, (w, a) in enumerate(zip(worst, above, strict=True), start=1):
-        out.rows[i] = _row(policy, i, w + 0.5, a)
-        out.worst[i] = w
-    return out
 
 
 @pytest.mark.parametrize("world", ["orin-steady-25", "xavier"])
@@ -153,7 +125,7 @@ def test_the_open_ended_view_prints_the_reference_beside_the_bound(
     open_ended = bench["open_ended"]
     cfg = short("orin-steady-25", 600.0)
     old = [
-        dataclasses.replace(_row(p, 1, 200.0, run_dir=str(tmp_path / p)), scenario="w")
+        dataclasses.replace(_row(p, 1, ips=200.0), scenario="w", run_dir=str(tmp_path / p))
         for p in ("hysteresis", "stepped")
     ]
     long_rows = [dataclasses.replace(r, run_dir=str(tmp_path / "long" / r.policy)) for r in old]
