@@ -1,5 +1,5 @@
-"""``dither_hold`` (:mod:`thermogov.policies.dither`): the dither's base rung held while ``u``
-stays within a rung of it, so a ``u`` hovering at a whole rung does not spread over three rungs."""
+"""``dither_hold`` (:mod:`thermogov.policies.dither`): the dither's mid-tread form (its base the
+rung nearest ``u``), so a ``u`` hovering at a whole rung does not spread over three rungs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from tests.policies.helpers import policy
 from thermogov.interfaces import ConfigError
-from thermogov.policies.dither import HeldBase
+from thermogov.policies.dither import MidTread
 from thermogov.policies.stepped import Stepped, SteppedParams
 
 TOP = 8
@@ -39,7 +39,7 @@ def _floor_dither(us: list[float]) -> list[int]:
 
 
 def _held(us: list[float]) -> list[int]:
-    h = HeldBase()
+    h = MidTread()
     return [h.step(u, TOP) for u in us]
 
 
@@ -61,11 +61,19 @@ def test_the_mean_is_kept_within_one_rung_period_on_any_path() -> None:
     us = [4.0 + 1.7 * math.sin(k / 23.0) + 0.3 * math.sin(k * 1.7) for k in range(3000)]
     out = _held(us)
     assert abs(sum(us) - sum(out)) <= 1.0 + 1e-9
-    assert all(abs(y - u) < 2.0 for y, u in zip(out, us, strict=True))  # never two rungs off u
+    # At most the neighbours of the rung nearest u.
+    assert all(abs(y - u) <= 1.5 for y, u in zip(out, us, strict=True))
+
+
+def test_a_fall_of_most_of_a_rung_is_followed_at_the_next_instant() -> None:
+    """A burst's onset: ``u`` falls from 4 to 3.2; the rung follows at once, as the floor form's."""
+    h = MidTread()
+    assert [h.step(4.0, TOP) for _ in range(3)] == [4, 4, 4]
+    assert h.step(3.2, TOP) == 3
 
 
 def test_the_ends_of_the_ladder_owe_nothing() -> None:
-    h = HeldBase()
+    h = MidTread()
     assert [h.step(TOP, TOP) for _ in range(5)] == [TOP] * 5
     assert h.step(TOP - 0.2, TOP) == TOP  # 0.2 under the top: not a rung down at once
     h.reset()
@@ -77,7 +85,7 @@ def test_off_by_default_and_on_when_asked() -> None:
     off = policy("stepped", {}, board="jetson-orin-nano")
     on = policy("stepped", {"dither_hold": True}, board="jetson-orin-nano")
     assert isinstance(off, Stepped) and isinstance(on, Stepped)
-    assert off.held is None and isinstance(on.held, HeldBase)
+    assert off.held is None and isinstance(on.held, MidTread)
 
 
 @pytest.mark.parametrize("value", ["yes", 1])

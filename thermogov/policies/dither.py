@@ -1,4 +1,4 @@
-"""``dither_hold``: the sigma-delta dither keeps its base rung while ``u`` stays within a rung of it.
+"""``dither_hold``: the sigma-delta dither's base is the rung nearest ``u``, its error carried a whole rung.
 
 ``stepped`` applies ``floor(u)`` or the rung above, chosen every ``dither_s`` by a first-order
 sigma-delta (error feedback): ``y = floor(u + e)``, ``e = u + e - y``, the carried error ``e`` in
@@ -12,22 +12,26 @@ every 306 MHz episode exactly one dither period long, against the oracle's two a
 curve pays the spread (Jensen), and the die's ripple enters the measured read noise the set
 point's margin is counted on.
 
-The rule is the mid-tread form of the same modulator, with hysteresis on its base: the base ``b``
-is ``round(u)`` when ``u`` first leaves ``(b - 1, b + 1)`` and is kept otherwise, the carried error
-``e = sum(u - y)`` is that of the rungs applied (independent of the base), and the output is
+The rule is the mid-tread form of the same modulator: the base ``b`` is ``round(u)``, the carried
+error ``e = sum(u - y)`` is that of the rungs applied (independent of the base), and the output is
 ``b + 1`` when ``e`` reaches a whole rung, ``b - 1`` when it reaches minus one, ``b`` otherwise.  So
 for a steady ``u`` between two rungs it is the same two-rung pattern as before (``u = b + 0.3``:
 ``b + 1`` every 3.3 periods), and for ``u`` wandering around ``b`` by ``d`` rungs the neighbours are
 used only when the wander's running sum reaches a whole rung, ``1 / d**2`` periods apart for a
-random wander, not once per wrap.  The mean is kept exactly as before (the error is bounded by a
+random wander, not once per wrap.  The mean is kept as before (the carried error is bounded by a
 rung-period either way).  No constant: the thresholds are the ladder's own unit (one rung).
+
+A first version also held the base while ``u`` stayed within a rung of it (hysteresis): on an open
+load (orin-bursty) a ``u`` falling most of a rung at a burst's onset then kept the old rung up to
+a ``dither_s`` longer, -0.20 % and more time above the trip (docs/policies.md, session 20b);
+``round(u)`` follows such a fall at the next dither instant, as the floor form does.
 """
 
 from __future__ import annotations
 
 
-class HeldBase:
-    """Mid-tread sigma-delta over the ladder's rungs with the base held while ``u`` is within a rung."""
+class MidTread:
+    """Mid-tread sigma-delta over the ladder's rungs: the base is the nearest rung to ``u``."""
 
     __slots__ = ("base", "error")
 
@@ -42,7 +46,7 @@ class HeldBase:
     def step(self, u: float, top: int) -> int:
         """The rung for the next dither period, given the position ``u`` on a ladder of ``top + 1`` rungs."""
         base = self.base
-        if base is None or not base - 1.0 < u < base + 1.0:
+        if base is None or round(u) != base:
             base = self.base = min(max(round(u), 0), top)
         e = self.error + u - base
         rung = base
@@ -56,4 +60,4 @@ class HeldBase:
         return rung
 
 
-__all__ = ["HeldBase"]
+__all__ = ["MidTread"]

@@ -186,7 +186,7 @@ from thermogov.board import SensorProfile
 from thermogov.interfaces import ConfigError
 from thermogov.policies.arrival import FirstArrival
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
-from thermogov.policies.dither import HeldBase
+from thermogov.policies.dither import MidTread
 from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
@@ -246,7 +246,7 @@ class SteppedParams:
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
     release_frontier: bool = False  # off: release to the frontier's fastest point, not all-maximum (19c)
     ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
-    dither_hold: bool = False  # off: the dither's base held while u is within a rung of it (20b)
+    dither_hold: bool = False  # off: the dither mid-tread, a neighbour only when a whole rung is owed (20b)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -357,8 +357,8 @@ class Stepped:
         self.arrival = FirstArrival(p.horizon_s, p.t_i_s) if p.first_arrival else None
         # ``ripple_margin``: the fused reading's spread while held (:mod:`.ripple`); set by make_stepped.
         self.ripple: HeldSpread | None = None
-        # ``dither_hold``: the mid-tread dither with a held base (:mod:`.dither`).
-        self.held = HeldBase() if p.dither_hold else None
+        # ``dither_hold``: the mid-tread dither, its base the rung nearest u (:mod:`.dither`).
+        self.held = MidTread() if p.dither_hold else None
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
