@@ -92,3 +92,15 @@ def test_off_by_default_and_on_when_asked() -> None:
 def test_a_dither_hold_that_is_not_a_boolean_is_one_line_naming_the_key(value: object) -> None:
     with pytest.raises(ConfigError, match="dither_hold"):
         policy("stepped", {"dither_hold": value}, board="jetson-orin-nano")
+
+
+def test_while_a_yielded_ramp_holds_the_node_the_floor_dither_is_kept() -> None:
+    """On a Pi the firmware's ramp is the clock's modulator; the mid-tread form is not used there."""
+    p = policy("stepped", {"dither_hold": True}, board="rpi5")
+    assert isinstance(p, Stepped) and p.held is not None
+    p.u, p._holding = 3.95, True
+    p._dither(0.0)
+    assert p._target == 3 and p.held.base is None  # floor(3.95): the default's rule
+    p._holding, p._next_dither_s = False, None
+    p._dither(10.0)
+    assert p._target == 4 and p.held.base == 4  # the rung nearest u

@@ -24,7 +24,10 @@ rung-period either way).  No constant: the thresholds are the ladder's own unit 
 A first version also held the base while ``u`` stayed within a rung of it (hysteresis): on an open
 load (orin-bursty) a ``u`` falling most of a rung at a burst's onset then kept the old rung up to
 a ``dither_s`` longer, -0.20 % and more time above the trip (docs/policies.md, session 20b);
-``round(u)`` follows such a fall at the next dither instant, as the floor form does.
+``round(u)`` follows such a fall at the next dither instant, as the floor form does.  While a
+yielded firmware ramp holds the node (a Pi) ``stepped`` keeps the floor form: the clock is then
+the ramp's own modulation and the cap bounds it a rung above; on rpi5-long-1h the mid-tread form
+there took the expected time above the trip over ``hysteresis``'s (session 20b).
 """
 
 from __future__ import annotations

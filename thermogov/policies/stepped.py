@@ -794,8 +794,14 @@ class Stepped:
 
         Sets the target rung; :meth:`decide` moves the applied one towards it a rung per tick.
         """
-        if self.held is not None and (self._next_dither_s is None or t >= self._next_dither_s - 1e-9):
-            self._target = self.held.step(self.u, self.top)  # ``dither_hold`` (policies/dither.py)
+        # ``dither_hold`` (policies/dither.py), except while a yielded ramp holds the node: there
+        # the firmware's ramp modulates the clock and the cap only bounds it a rung above.
+        if (
+            self.held is not None
+            and not self._holding
+            and (self._next_dither_s is None or t >= self._next_dither_s - 1e-9)
+        ):
+            self._target = self.held.step(self.u, self.top)
             self._next_dither_s = t + self.p.dither_s
         elif self._next_dither_s is None or t >= self._next_dither_s - 1e-9:
             base = math.floor(self.u)
