@@ -16,6 +16,7 @@ printed next to them so both views are visible.
     python bench/control_quality.py [--jobs 2] [--scenario NAME ...] [--out DIR] [--csv PATH]
         [--families [--family-scale 0.1] [--no-suite]] [--duration S] [--seeds 1-5 [--holdout 6-8]]
         [--drawn 1-12 [--draw-seed 16]]
+    python bench/control_quality.py --lead-from PATH.csv   # the lead table again, no simulation
 
 ``stock`` (the board as shipped: the caps it boots with, only the kernel's and firmware's own
 throttling) is the first row of every block.  Columns beside throughput: the fused temperature's
@@ -58,6 +59,11 @@ on the seed it is judged on has been shown that noise.
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
 ``--csv`` writes the rows (``tuned_trip_c`` on the iso rows).
+
+After the targets, the lead table (:mod:`thermogov.sim.compare.lead`): per scenario the
+candidate's lead over the best tuned baseline (``step_wise``, ``bang_bang`` and
+``power_allocator`` at their searched ``@iso`` rows) beside the *room*, the bound's lead over
+the same baseline: where the room is under the 5 % aim no policy can lead by 5 %.
 """
 
 from __future__ import annotations
@@ -83,6 +89,7 @@ from thermogov.sim.compare.anywindow import anywindow_bound, extended, open_fact
 from thermogov.sim.compare.bestprobe import best_probe_worst, kept  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
+from thermogov.sim.compare.lead import lead_lines, rows_from_csv  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
 from thermogov.sim.compare.readable import ReadableTrip, readable_trip  # noqa: E402
@@ -153,6 +160,8 @@ def report(rows: list[RunRow], candidate: str, charge: dict[str, float] | None =
     lines.extend(views(rows, candidate))
     lines.append("")
     lines.extend(targets(rows, candidate, charge))
+    lines.append("")
+    lines.extend(lead_lines(rows, candidate))
     return lines
 
 
@@ -727,7 +736,21 @@ def main() -> None:
         "--holdout",
         help="with --seeds: deploy the settings tuned there unchanged on these other seeds (out of sample)",
     )
+    ap.add_argument(
+        "--lead-from",
+        type=Path,
+        help="print only the lead table from a CSV an earlier --csv wrote (no simulation)",
+    )
     args = ap.parse_args()
+    if args.lead_from is not None:
+        try:
+            lead_rows = rows_from_csv(args.lead_from)
+        except (OSError, KeyError, ValueError) as e:
+            ap.exit(
+                2, f"control_quality.py: --lead-from {args.lead_from}: not a --csv this bench wrote ({e})\n"
+            )
+        print("\n".join(lead_lines(lead_rows, args.candidate)))
+        return
     try:
         seeds = parse_seeds(args.seeds) if args.seeds is not None else None
         holdout = parse_seeds(args.holdout) if args.holdout is not None else None

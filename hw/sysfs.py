@@ -467,6 +467,36 @@ class SysfsTree:
         real = self._resolved.pop(rel, None) or self.resolve(rel, ActuatorError)
         self._owned.pop(real, None)
 
+    def forget(self, rel: str) -> None:
+        """Stop keeping ``rel`` open and forget its resolution (a member that went away,
+        hw/departures.py): the descriptor of a removed attribute is closed, not kept on a dead
+        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule."""
+        real = self._resolved.pop(rel, None)
+        entry = self._kept.pop(real, None) if real is not None else None
+        if entry:
+            os.close(entry[0])
+
+    def remade(self, rel: str) -> bool:
+        """Whether an owned attribute that is no longer the file owned went the kernel's way:
+        nothing at its recorded path now (its folder removed with the device or policy), or a
+        new regular file reached exactly as the owned one was (the folder made again).  A link
+        planted at it or on the way is not (False): that is a tampered tree, whose refusal
+        (:mod:`~thermogov.hw.confine`, failsafe) stands.  Only asked once :meth:`still_owned`
+        said no (hw/departures.py), so the ``realpath`` it costs is paid then only."""
+        real = self._resolved.get(rel)
+        ident = self._owned.get(real) if real is not None else None
+        if ident is None:
+            return False
+        try:
+            st = os.lstat(real)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        if confine.FileId.of(st) == ident or not stat.S_ISREG(st.st_mode):
+            return False  # the very file (no change), or a link planted at it
+        return os.path.realpath(self.path(rel)) == real
+
     def still_owned(self, rel: str) -> bool:
         """Whether ``rel`` is still the very file owned (not gone, not replaced by a new one)."""
         real = self._resolved.get(rel)

@@ -33,6 +33,7 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.atbound import bound_share, pinned
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
+from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_reaches_room, widened_note
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.enclosure import (
     PRE_FIT_FTOL,
@@ -45,6 +46,7 @@ from thermogov.sim.calibration.enclosure import (
     with_declared_switch,
 )
 from thermogov.sim.calibration.evidence import PRIOR_SD, trend_evidence
+from thermogov.sim.calibration.fanoff import as_in_final_fit, fan_never_on, held_note, held_while_fan_off
 from thermogov.sim.calibration.fanpath import fan_conductance, levels_from_log, switched_response, with_fan
 from thermogov.sim.calibration.history import History, history_power, load_history, state_after
 from thermogov.sim.calibration.housingrise import consistent, housing_rises, rise_note
@@ -271,6 +273,8 @@ class FitProblem:
         specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
         grid = make_grid(t)
+        fan_levels, n_fit = levels_from_log(board, data, sensors, grid, train), fit_steps(grid, t, train)
+        specs = held_while_fan_off(specs, board, fan_never_on(board, fan_levels, n_fit))  # fanoff.py
         return cls(
             board,
             data,
@@ -282,8 +286,8 @@ class FitProblem:
             _leak_reference(data, board, sensors, train),
             power_sigma,
             GridInputs.of(board, inputs, grid),
-            fit_steps(grid, t, train),
-            fan_levels=levels_from_log(board, data, sensors, grid, train),
+            n_fit,
+            fan_levels=fan_levels,
             history=load_history(
                 data.uptime_s, data.load_average, sum(d.cores for d in board.domains if d.kind == "cpufreq")
             ),
@@ -1026,8 +1030,10 @@ def calibrate(
 
     board, housing_note = _housing(data, board, enclosure, build_for_housing, say)
     prob = build_for_housing(board)
+    prob.specs = start_reaches_room(prob)  # the start may be a board at room temperature (coldstart.py)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
+    notes.extend(n for n in (held_note(specs, board), widened_note(specs)) if n)
     if levels_only:
         notes.append(
             "no load change in the training part: only the idle level (static_scale, ambient, offset) is "
@@ -1057,6 +1063,13 @@ def calibrate(
     inner, inner_parts = None, None
     if select:
         inner = _inner(data, board, holdout, ambient_c, free_ambient)
+        if inner is not None:  # the paths to ambient held or free as in the final fit (fanoff.py)
+            inner = dataclasses.replace(
+                inner,
+                base=dataclasses.replace(
+                    inner.base, specs=offset_as_in_final_fit(as_in_final_fit(inner.base.specs, specs), specs)
+                ),
+            )
         rung, scores, parts = _select_model(inner, board, say)
         if rung != LADDER[0][0]:
             prob.specs = specs = reduced(specs, rung)
