@@ -46,7 +46,9 @@ def _args(tmp: Path, config: str = GOVERNED) -> list[str]:
 
 def _start(args: list[str]) -> subprocess.Popen[bytes]:
     """``thermogov run`` through the installed script, once it said it started."""
-    proc = subprocess.Popen([*procutil.script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*procutil.script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     procutil.wait_line(proc, "thermogov: started")
     return proc
 
