@@ -53,6 +53,10 @@ RIVALS = ("nvfancontrol",)
 PROC = "proc"
 
 
+def _attribute(folder: str | None, name: str) -> str | None:
+    return None if folder is None else f"{folder}/{name}"
+
+
 @dataclass(frozen=True, slots=True)
 class FanDevice:
     """What discovery found; ``l4t_rel``, or ``cdev_rel`` or ``pwm_rel`` (or both), is set."""
@@ -65,11 +69,11 @@ class FanDevice:
 
     @property
     def target_rel(self) -> str | None:
-        return None if self.l4t_rel is None else f"{self.l4t_rel}/{TARGET}"
+        return _attribute(self.l4t_rel, TARGET)
 
     @property
     def control_rel(self) -> str | None:
-        return None if self.l4t_rel is None else f"{self.l4t_rel}/{CONTROL}"
+        return _attribute(self.l4t_rel, CONTROL)
 
     @property
     def pwm_rel(self) -> str | None:
@@ -345,7 +349,7 @@ def fan_data(tree: SysfsTree) -> dict[str, object] | None:
         "pwm1_enable": read(dev.enable_rel),
         "rpm": read(dev.rpm_rel),
         "target_pwm": read(dev.target_rel),
-        "cur_pwm": read(None if dev.l4t_rel is None else f"{dev.l4t_rel}/{CUR}"),
+        "cur_pwm": read(_attribute(dev.l4t_rel, CUR)),
         "temp_control": read(dev.control_rel),
         "rivals": running_rivals(tree),
         "problem": fan_problem(tree, dev) or None,

@@ -122,14 +122,18 @@ def _unit(tmp: Path) -> Path:
     return tmp / "etc/systemd/system/thermogov.service"
 
 
-def test_a_unit_path_with_a_newline_is_refused_and_nothing_written(tmp_path: Path) -> None:
-    evil = "/etc/thermogov/a\nExecStartPre=/bin/touch /tmp/pwn\n#.toml"
-    done = subprocess.run(
-        [str(SCRIPT), "service", "install", "--root", str(tmp_path), "--config", evil],
+def _install(tmp: Path, config: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(SCRIPT), "service", "install", "--root", str(tmp), "--config", config],
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_a_unit_path_with_a_newline_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    evil = "/etc/thermogov/a\nExecStartPre=/bin/touch /tmp/pwn\n#.toml"
+    done = _install(tmp_path, evil)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.count("\n") == 1 and "control character" in done.stderr
     assert not _unit(tmp_path).exists() and not list(tmp_path.rglob("*"))
@@ -137,12 +141,7 @@ def test_a_unit_path_with_a_newline_is_refused_and_nothing_written(tmp_path: Pat
 
 def test_a_unit_path_with_spaces_percent_and_dollar_is_escaped(tmp_path: Path) -> None:
     config = '/etc/thermo gov/100% $HOME "q".toml'
-    done = subprocess.run(
-        [str(SCRIPT), "service", "install", "--root", str(tmp_path), "--config", config],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = _install(tmp_path, config)
     assert done.returncode == 0, done.stderr
     start = next(ln for ln in _unit(tmp_path).read_text().splitlines() if ln.startswith("ExecStart="))
     assert start.endswith(' --config "/etc/thermo gov/100%% $$HOME \\"q\\".toml"')
