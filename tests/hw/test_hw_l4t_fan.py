@@ -159,3 +159,19 @@ def test_without_the_opt_in_the_l4t_fan_is_left_alone(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=procutil.DEADLINE_S)
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize(("pwm", "enable"), [(300, 1), (0, 7), ("x\n", 1)])
+def test_a_hwmon_fan_reading_outside_its_range_is_refused_at_start(
+    tmp_path: Path, pwm: object, enable: int
+) -> None:
+    """The same rule for the hwmon fan: on main such a pwm1 was journaled, and after kill -9
+    the journal restore refused it (outside 0..255), leaving the fan where thermogov put it."""
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    fakesys.pwm_fan(t, board="jetson", cdev=None, pwm=0, enable=enable)
+    t.write("sys/devices/platform/pwm-fan/hwmon/hwmon2/pwm1", pwm)  # type: ignore[arg-type]
+    before = t.snapshot()
+    done = procutil.run_cli("run", *_args(tmp_path), "--duration", "1s")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "hwmon2/pwm1" in done.stderr
+    assert t.snapshot() == before
