@@ -140,7 +140,7 @@ def test_a_linked_target_pwm_is_refused_at_start(tmp_path: Path) -> None:
     before = t.snapshot()
     done = procutil.run_cli("run", *_args(tmp_path), "--duration", "1s")
     assert done.returncode == 2, done.stderr
-    assert done.stderr.count("\n") == 1 and "target_pwm" in done.stderr
+    assert done.stderr.count("\n") == 1 and "pwm-fan/target_pwm: is a symlink" in done.stderr
     assert t.snapshot() == before
 
 
