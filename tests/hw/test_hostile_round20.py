@@ -40,6 +40,12 @@ def _doctor(tmp: Path) -> str:
     return done.stdout
 
 
+def _args(tmp: Path) -> list[str]:
+    cfg = tmp / "c.toml"
+    cfg.write_text('[run]\npolicy = "hysteresis"\n')
+    return [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg)]
+
+
 def _gpu_domain_line(out: str) -> str:
     return next(ln for ln in out.splitlines() if ln.strip().startswith("domain gpu"))
 
@@ -145,3 +151,25 @@ def test_a_unit_path_with_spaces_percent_and_dollar_is_escaped(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     start = next(ln for ln in _unit(tmp_path).read_text().splitlines() if ln.startswith("ExecStart="))
     assert start.endswith(' --config "/etc/thermo gov/100%% $$HOME \\"q\\".toml"')
+
+
+def test_a_late_gpu_entry_on_another_devices_folder_is_left_alone(tmp_path: Path) -> None:
+    """The same rule for a GPU that appears after start (hw/latedevfreq.py): its class entry
+    linked to the EMC's folder was adopted on main, the GPU's caps written to the memory clock."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=92000, gpu_mc=92000)
+    os.unlink(t.root / "sys/class/devfreq/17000000.gpu")  # the GPU driver not probed yet
+    emc = t.devfreq(
+        "sys/devices/platform/bus@0/2c60000.emc", "2c60000.emc", "emc", EMC_HZ, governor="userspace"
+    )
+    before = t.snapshot()
+    proc = subprocess.Popen(
+        [*procutil.script(), "run", *_args(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    procutil.wait_line(proc, "thermogov: started")
+    real = os.path.realpath(t.root / emc)
+    (t.root / "sys/class/devfreq/17000000.gpu").symlink_to(real)
+    line = procutil.wait_line(proc, "17000000.gpu appeared but is left alone", stream="stderr")
+    assert "another device's folder" in line
+    procutil.stopped(proc)
+    (t.root / "sys/class/devfreq/17000000.gpu").unlink()
+    assert t.snapshot() == before  # the memory clock untouched
