@@ -68,7 +68,6 @@ from thermogov.hw.journal import (
     new_journal_data,
     read_boot_id,
     recover,
-    refuse_unrestorable,
 )
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.lateclusters import LateClusters, offline_note
@@ -666,8 +665,6 @@ class Runner:
             power_mode = self.power_mode = PowerModeWatch(
                 prep.tree
             )  # before the first write: the mode we found
-            if journal is not None:  # nothing written yet: a window its journal could not restore is refused
-                refuse_unrestorable(prep.tree, ranges.stamp(prep.tree, _journal_entries(actuators)))
             _rewrite_journal(journal, prep.tree, actuators, idle, fan, ranges, power_mode, record)
             stack.callback(_restore_all, actuators, journal, self.log, prep.tree, idle, fan, ranges, record)
             rewrite = functools.partial(

@@ -347,10 +347,9 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
     family = family_warning(board_opt, config, inv)
     hold = hold_warning(tree, config, board_opt)
     bmap = map_board(inv, choose_board(board_opt, config, inv)[0])
-    limits = limits_refusal(tree, bmap)
     return None, [
         *([f"warning: {family}"] if family else []),
-        *([f"warning: `thermogov run` refuses this board: {limits}"] if limits else []),
+        *(f"warning: `thermogov run` refuses this board: {why}" for why in limits_refusals(tree, bmap)),
         *clock_warnings(tree, bmap),
         *power_warnings(tree, bmap),
         *unit_warnings(tree, config, board_opt),
@@ -358,13 +357,20 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
     ]
 
 
-def limits_refusal(tree: SysfsTree, bmap: BoardMap) -> str:
-    """Why ``run`` would refuse the limits in force of a mapped domain, else "".
+def limits_refusals(tree: SysfsTree, bmap: BoardMap) -> list[str]:
+    """Why ``run`` would refuse the limits in force, one line per limit pair of every mapped
+    domain it would refuse (none when it would start).
 
     The report shows an unreadable limit as "?" or not at all (a devfreq ``max_freq``), so a
     tree whose limit reads ``nan`` or is linked outside the root passed ``doctor`` with
-    nothing said while ``run`` refused it: the same reads and check as the run's start.
+    nothing said while ``run`` refused it: the same reads and check as the run's start
+    (:func:`~thermogov.hw.limits.check_limits_in_force`: no min above the max, nothing outside
+    the device's hardware range) and the same test of a file it could not own (a link, a path
+    out of the root: :meth:`~thermogov.hw.sysfs.SysfsTree.unownable`, the words ``own`` refuses
+    with), so each line is the one ``run`` stops at.  Every pair is named, not only the first:
+    ``run`` stops at one, and a board with two bad policies took two rounds of fixing.
     """
+    out = []
     for db in bmap.domains:
         for f in db.files:
             try:
@@ -372,8 +378,12 @@ def limits_refusal(tree: SysfsTree, bmap: BoardMap) -> str:
                 hi = tree.read_int(f.max_rel, ActuatorError)
                 check_limits_in_force(tree, f, lo, hi)
             except ThermogovError as e:
-                return str(e)
-    return ""
+                out.append(str(e))
+                continue
+            why = tree.unownable(f.min_rel) or tree.unownable(f.max_rel)
+            if why:
+                out.append(why)
+    return out
 
 
 def clock_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:

@@ -51,6 +51,7 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import is_mode_attribute
+from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.journalfields import listed, pid_of, typed
 from thermogov.hw.lastcaps import first_record, record_paths
@@ -383,19 +384,21 @@ class RecordedRanges:
         return out
 
     def stamp(self, tree: SysfsTree, entries: list[JournalEntry]) -> list[JournalEntry]:
-        """``entries`` with their recorded ranges (None where no range was ever read)."""
-        try:
-            windows = owned_windows(tree, discover(tree))
-        except ThermogovError:
-            windows = {}  # the ranges seen before still stand; a window never seen is judged as today
+        """``entries`` with their recorded ranges (None where no range was ever read).
+
+        Each window's range is read from its own device's files
+        (:func:`thermogov.hw.hwrange.limits_range`, the allow-list's range), not from a walk of
+        the whole tree: the journal is rewritten whenever a member joins mid-run or another
+        writer's value is adopted, and what the rest of the board holds is not the journal's.
+        """
         out = []
         for e in entries:
             key = (e.min_rel, e.max_rel)
-            w = windows.get(key)
+            span = limits_range(tree, e.min_rel, e.scale_hz)
             seen = self._seen.get(key)
-            if w is not None:
-                lo, hi = seen or (w.lo_limit, w.hi_limit)
-                seen = self._seen[key] = (min(lo, w.lo_limit), max(hi, w.hi_limit))
+            if span is not None:
+                lo, hi = seen or span[:2]
+                seen = self._seen[key] = (min(lo, span[0]), max(hi, span[1]))
             out.append(replace(e, hw_min=seen[0], hw_max=seen[1]) if seen else e)
         return out
 
@@ -434,30 +437,6 @@ def validate_entries(
                 "(check the board with `thermogov doctor`, then delete the journal)"
             )
     return good, missing, clamped
-
-
-def refuse_unrestorable(tree: SysfsTree, entries: list[JournalEntry]) -> None:
-    """At start, before the journal's first write: a window whose captured values its own
-    journal restore would refuse (:func:`validate_entries`) is bad sysfs contents, exit 2.
-
-    The exit restore writes back whatever it captured (:func:`clamp_to_today`), but after a
-    ``kill -9`` the journal restore (``thermogov restore``, the unit's ``ExecStopPost``, the
-    next start) judges the same values against the hardware range and refused the whole
-    journal: a ``scaling_max_freq`` above ``cpuinfo_max_freq`` (no kernel shows one: the
-    policy's max is clamped into the cpuinfo range) was governed, and a crash then left the
-    board at its lowest caps until reboot (``bench/stock_trees.py --lifecycle``, session 19).
-    A window whose device or range cannot be read now is left to the checks that name it."""
-    windows = owned_windows(tree, discover(tree))
-    for e in entries:
-        why, absent = check_window(
-            windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max, e.recorded_range()
-        )
-        if why and not absent:
-            raise SensorError(
-                f"{tree.show(e.max_rel.rsplit('/', 1)[0])}: {why}, a value the kernel does not show "
-                "there; thermogov could not put it back after a crash, so it does not start "
-                "(check the driver with `thermogov doctor`)"
-            )
 
 
 def _clamped(w: OwnedWindow, e: JournalEntry) -> tuple[JournalEntry, str]:

@@ -45,10 +45,9 @@ import errno
 from collections.abc import Callable, Sequence
 
 from thermogov.hw.devices import CapActuator, clock_reader
-from thermogov.hw.discovery import CPUFREQ, discover, read_policy
+from thermogov.hw.discovery import CPUFREQ, read_policy
 from thermogov.hw.limits import LimitFiles, check_limits_in_force
 from thermogov.hw.mapping import DomainBinding, offered_caps
-from thermogov.hw.owned import check_window, owned_windows
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ThermogovError
 
@@ -157,8 +156,10 @@ def adopt(
 ) -> str:
     """Join one limit pair that appeared mid-run to its domain's actuator, in the one safe order.
 
-    Its window as found is read and checked (the start's rule, and min at most max: no kernel
-    shows min above max, and a restore would write it back), put in the actuator as what
+    Its window as found is read and checked by the start's one rule
+    (:func:`~thermogov.hw.limits.check_limits_in_force`: no min above the max, nothing outside
+    the device's own hardware range, which a journal restore would refuse after a ``kill -9``;
+    read from this device's files, not a walk of the tree), put in the actuator as what
     restore puts back, journaled (fsynced) before the first write, owned, then capped.  The
     trace tag when it joined, "wait" to look again (it went away between two reads), "" when it
     is left alone (said once).  Shared by late clusters and late devfreq devices.
@@ -180,13 +181,13 @@ def adopt(
         log(f"warning: {name} {event} but is left alone: {e}")
         return ""
     try:
-        check_limits_in_force(tree, f, *original)  # the start's rule (min above max included)
+        check_limits_in_force(tree, f, *original)  # the start's rule: min above max, outside its range
     except ActuatorError as e:
         log(f"warning: {name} {event} but is left alone: {e}")
         return ""
     # A file that cannot be owned (a link planted while it was absent or offline) is this
     # member's fault alone: judged before the journal names it, so the rest go on being governed.
-    why = tree.unownable(f.min_rel) or tree.unownable(f.max_rel) or _unrestorable(tree, f, original)
+    why = tree.unownable(f.min_rel) or tree.unownable(f.max_rel)
     if why:
         log(f"warning: {name} {event} but is left alone: {why}")
         return ""
@@ -231,14 +232,6 @@ def journal_quietly(journal: Callable[[], None]) -> None:
     writes back to the window it read (the same values), so it is not worth a line."""
     with contextlib.suppress(ThermogovError):
         journal()
-
-
-def _unrestorable(tree: SysfsTree, f: LimitFiles, window: tuple[int, int]) -> str:
-    """Why a journal restore would refuse the window found (the start's rule,
-    :func:`thermogov.hw.journal.refuse_unrestorable`): a max above ``cpuinfo_max_freq``, a min
-    above the max.  Journaled, it made the whole journal unrestorable after a ``kill -9``."""
-    why, absent = check_window(owned_windows(tree, discover(tree)), f.min_rel, f.max_rel, f.scale_hz, *window)
-    return "" if absent or not why else f"{why}, a window thermogov could not put back after a crash"
 
 
 # The kernel's answers for a policy whose CPUs are all offline (EBUSY from show()) or gone (its

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from thermogov.hw.confine import ConfinementError
+from thermogov.hw.hwrange import LARGEST_LIMIT, limits_range
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError
 
@@ -45,21 +46,24 @@ class LimitFiles:
         return "kHz" if self.scale_hz == 1000 else "Hz"
 
 
-# The largest limit each kind of file can show.  cpufreq keeps a policy's limits as ``unsigned int``
-# kHz and prints them with "%u" (``show_one(scaling_max_freq, max)``, drivers/cpufreq/cpufreq.c);
-# devfreq keeps ``unsigned long`` Hz printed with "%lu" (``max_freq_show``,
-# drivers/devfreq/devfreq.c; 64-bit on every board thermogov supports).
-LARGEST_LIMIT = {1000: 2**32 - 1, 1: 2**64 - 1}
-
-
 def check_limits_in_force(tree: SysfsTree, f: LimitFiles, lo: int, hi: int) -> None:
-    """Refuse a window no kernel shows: a limit of zero or below, past its kind's type, or a min
-    above the max.
+    """Refuse a window no kernel shows: a limit of zero or below, past its kind's type, a min
+    above the max, or a limit outside the device's own hardware range.
 
     These values are what a restore writes back at exit, so a tree reading ``-1500000`` or
     ``0`` (a corrupt fake tree, a wrong root, a driver bug) was governed and then "restored"
     to a value the kernel would refuse or, worse for a 0 max, take.  Read at start, before any
     file is owned: bad input, nothing written.
+
+    The one rule for a window found in force: at start (:meth:`thermogov.hw.devices.CapActuator.
+    open`), for a member that joins mid-run (:func:`thermogov.hw.lateclusters.adopt`, which
+    leaves that member alone) and in ``doctor`` (:func:`thermogov.hw.doctor.limits_refusals`,
+    which names every such file).  The range is the journal restore's
+    (:mod:`thermogov.hw.hwrange`, read from this device's files alone): a ``scaling_max_freq``
+    above ``cpuinfo_max_freq`` (no kernel shows one, the policy's max is clamped into the
+    cpuinfo range) was governed, and after a ``kill -9`` the journal restore refused the whole
+    journal and left the board at its lowest caps until reboot (session 19).  A device whose
+    range cannot be read now is left to the checks that name it (as a restore does).
     """
     top = LARGEST_LIMIT.get(f.scale_hz, 2**64 - 1)
     for rel, value in ((f.min_rel, lo), (f.max_rel, hi)):
@@ -81,6 +85,16 @@ def check_limits_in_force(tree: SysfsTree, f: LimitFiles, lo: int, hi: int) -> N
             f"{tree.show(f.max_rel)}, a window no kernel shows (it clamps the min to the max); "
             "the driver or the --sysfs-root is wrong, run `thermogov doctor`"
         )
+    span = limits_range(tree, f.min_rel, f.scale_hz)
+    if span is None:
+        return
+    for rel, end, value in ((f.min_rel, "min", lo), (f.max_rel, "max", hi)):
+        if not span[0] <= value <= span[1]:
+            raise ActuatorError(
+                f"{tree.show(rel)}: {end} {value} is outside its hardware range {span[0]}..{span[1]} "
+                f"{f.unit} ({span[2]}), a limit no kernel shows there and one thermogov could not put "
+                "back after a crash; the driver or the --sysfs-root is wrong, run `thermogov doctor`"
+            )
 
 
 class LimitIO(Protocol):

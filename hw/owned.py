@@ -11,7 +11,7 @@ back only if
 * the values lie in that device's own hardware range: ``cpuinfo_min_freq..cpuinfo_max_freq``
   for a policy (the driver's limits, Documentation/admin-guide/pm/cpufreq.rst; when those
   files do not read as a range, its OPP list, and with no list the window is not written, the
-  bad file named: :func:`_policy_range`), the lowest to
+  bad file named: :func:`thermogov.hw.hwrange.policy_range`), the lowest to
   highest of ``available_frequencies`` for a devfreq device (its OPP table,
   Documentation/ABI/testing/sysfs-class-devfreq), with ``min <= max``; or, where the journal
   recorded the range the window had when it was written, in that recorded range, which must
@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from thermogov.hw.discovery import CpufreqPolicy, Inventory
+from thermogov.hw.discovery import Inventory
 from thermogov.hw.fan import discover_fan, fan_attribute_range
+from thermogov.hw.hwrange import policy_range
 from thermogov.hw.idle import is_idle_type
-from thermogov.hw.limits import LARGEST_LIMIT
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -80,41 +80,12 @@ class OwnedWindows(dict[tuple[str, str], OwnedWindow]):
         self.unknown_range: dict[tuple[str, str], str] = {}
 
 
-def _policy_range(tree: SysfsTree, p: CpufreqPolicy) -> tuple[int, int]:
-    """``cpuinfo_min_freq..cpuinfo_max_freq`` (kHz), else the OPP list's ends; SensorError naming
-    the file when neither gives a range.
-
-    The driver's limits are ``unsigned int`` kHz (``struct cpufreq_cpuinfo``, printed with
-    ``%u``), above 0 and in order: a file reading 0, a negative or a max below its min is not
-    a range (the file is broken or not the kernel's) and is treated as one that cannot be
-    read.  An OPP list made from those same two files (no ``scaling_available_frequencies``)
-    is no fallback then.
-    """
-    lo_rel, hi_rel = f"{p.rel}/cpuinfo_min_freq", f"{p.rel}/cpuinfo_max_freq"
-    try:
-        lo, hi = tree.read_int(lo_rel), tree.read_int(hi_rel)
-        if not 0 < lo <= hi <= LARGEST_LIMIT[1000]:
-            bad = lo_rel if not 0 < lo <= LARGEST_LIMIT[1000] else hi_rel
-            raise SensorError(
-                f"{tree.show(bad)}: {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq) is not "
-                "a hardware range"
-            )
-    except SensorError as e:
-        if not p.table_hz or p.table_source != "scaling_available_frequencies":
-            raise SensorError(
-                f"{e}; with no OPP list to judge by, its limits are not written back until it "
-                "reads one (check the board with `thermogov doctor`)"
-            ) from e
-        return p.table_hz[0] // 1000, p.table_hz[-1] // 1000
-    return lo, hi
-
-
 def owned_windows(tree: SysfsTree, inv: Inventory) -> OwnedWindows:
     """Every writable window discovery finds now, keyed by its (min_rel, max_rel)."""
     out = OwnedWindows()
     for p in inv.policies:
         try:
-            lo, hi = _policy_range(tree, p)
+            lo, hi, _source = policy_range(tree, p.rel, p.table_hz, p.table_source)
         except SensorError as e:
             if p.table_hz:  # a policy discovery governs: its range is the file's fault
                 out.unknown_range[(p.min_rel, p.max_rel)] = str(e)

@@ -43,6 +43,7 @@ import numpy as np
 
 from thermogov.board import BoardProfile, Enclosure, ThermalLink, ThermalNode
 from thermogov.sim.calibration.fit import FittedParam
+from thermogov.sim.calibration.fleetbound import on_network_bound
 
 POOLED_KINDS = ("C[", "G[", "dyn_scale[", "static_scale")  # parameter names the fleet corrects
 PROFILE_WEIGHT = 1.0  # the profile counts as this many observations of ratio 0
@@ -88,11 +89,12 @@ def is_board_side(name: str, nodes: frozenset[str]) -> bool:
 def fleet_fit(
     log: str, board: str, housing: str, params: Iterable[FittedParam], product: str = ""
 ) -> FleetFit:
-    """The log-ratios ``log(value / prior)`` of the parameters the log's data determined."""
+    """The log-ratios ``log(value / prior)`` of the parameters the log's data determined (a
+    capacitance or conductance left on its hard bound was set by the bound: :mod:`fleetbound`)."""
     ratios: dict[str, float] = {}
     for p in params:
-        if p.determined_by != "data" or not p.name.startswith(POOLED_KINDS):
-            continue
+        if p.determined_by != "data" or not p.name.startswith(POOLED_KINDS) or on_network_bound(p):
+            continue  # a bound, not the data, set a network parameter left on it (fleetbound.py)
         if p.prior > 0 and p.value > 0 and math.isfinite(p.value):
             ratios[p.name] = math.log(p.value / p.prior)
     return FleetFit(log, board, housing, ratios, product or board)

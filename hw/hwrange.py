@@ -1,0 +1,77 @@
+"""The hardware range of one cpufreq policy or devfreq device, read from its own folder.
+
+The range a limit may hold: ``cpuinfo_min_freq..cpuinfo_max_freq`` for a policy (the driver's
+limits, Documentation/admin-guide/pm/cpufreq.rst; its OPP list's ends when those files do not
+read as a range), the lowest to highest of ``available_frequencies`` for a devfreq device (its
+OPP table, Documentation/ABI/testing/sysfs-class-devfreq).  One source for every reader: the
+journal restore's allow-list (:func:`thermogov.hw.owned.owned_windows`, every device found) and
+the rule for a window found in force (:func:`thermogov.hw.limits.check_limits_in_force`: at
+start, for a member that joins mid-run, in ``doctor``), which reads only the one device's
+files, so a cluster coming online no longer costs a walk of the whole tree.
+"""
+
+from __future__ import annotations
+
+from thermogov.hw.discovery import CPUFREQ, DEVFREQ, read_devfreq, read_policy
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError, ThermogovError
+
+# The largest limit each kind of file can show.  cpufreq keeps a policy's limits as ``unsigned int``
+# kHz and prints them with "%u" (``show_one(scaling_max_freq, max)``, drivers/cpufreq/cpufreq.c);
+# devfreq keeps ``unsigned long`` Hz printed with "%lu" (``max_freq_show``,
+# drivers/devfreq/devfreq.c; 64-bit on every board thermogov supports).
+LARGEST_LIMIT = {1000: 2**32 - 1, 1: 2**64 - 1}
+
+
+def policy_range(
+    tree: SysfsTree, rel: str, table_hz: tuple[int, ...], table_source: str
+) -> tuple[int, int, str]:
+    """``cpuinfo_min_freq..cpuinfo_max_freq`` (kHz) of the policy at ``rel``, else its OPP list's
+    ends, with which of the two; SensorError naming the file when neither gives a range.
+
+    The driver's limits are ``unsigned int`` kHz (``struct cpufreq_cpuinfo``, printed with
+    ``%u``), above 0 and in order: a file reading 0, a negative or a max below its min is not
+    a range (the file is broken or not the kernel's) and is treated as one that cannot be
+    read.  An OPP list made from those same two files (no ``scaling_available_frequencies``)
+    is no fallback then.
+    """
+    lo_rel, hi_rel = f"{rel}/cpuinfo_min_freq", f"{rel}/cpuinfo_max_freq"
+    try:
+        lo, hi = tree.read_int(lo_rel), tree.read_int(hi_rel)
+        if not 0 < lo <= hi <= LARGEST_LIMIT[1000]:
+            bad = lo_rel if not 0 < lo <= LARGEST_LIMIT[1000] else hi_rel
+            raise SensorError(
+                f"{tree.show(bad)}: {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq) is not "
+                "a hardware range"
+            )
+    except SensorError as e:
+        if not table_hz or table_source != "scaling_available_frequencies":
+            raise SensorError(
+                f"{e}; with no OPP list to judge by, its limits are not written back until it "
+                "reads one (check the board with `thermogov doctor`)"
+            ) from e
+        return table_hz[0] // 1000, table_hz[-1] // 1000, "scaling_available_frequencies"
+    return lo, hi, "cpuinfo_min_freq..cpuinfo_max_freq"
+
+
+def limits_range(tree: SysfsTree, min_rel: str, scale_hz: int) -> tuple[int, int, str] | None:
+    """(lowest, highest, where they come from) in file units for the device whose min limit is
+    ``min_rel``, None when its range cannot be known now (a restore skips such a window and says
+    why, :class:`thermogov.hw.owned.OwnedWindows`; here it is left to the checks that name it).
+
+    Reads that one policy or device only (:func:`read_policy` / :func:`read_devfreq`, the reads
+    discovery makes of it), never the rest of the tree.  A read refused on the way (a range
+    file linked out of the root) is a range not known either.
+    """
+    folder, _sep, _attr = min_rel.rpartition("/")
+    parent, _sep, name = folder.rpartition("/")
+    try:
+        if scale_hz == 1000 and parent == CPUFREQ:
+            p = read_policy(tree, name)
+            return policy_range(tree, p.rel, p.table_hz, p.table_source)
+        if scale_hz == 1 and parent == DEVFREQ:
+            d = read_devfreq(tree, name)
+            return (d.table_hz[0], d.table_hz[-1], "available_frequencies") if d.table_hz else None
+    except ThermogovError:
+        return None
+    return None
