@@ -487,11 +487,19 @@ class SysfsTree:
     def forget(self, rel: str) -> None:
         """Stop keeping ``rel`` open and forget its resolution (a member that went away,
         hw/departures.py): the descriptor of a removed attribute is closed, not kept on a dead
-        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule."""
+        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule.
+
+        Every resolution kept for the member's folder and what lies under it goes too: the
+        class entry itself (``class/devfreq/<name>``, resolved by discovery's own-folder check)
+        is a link the kernel makes again with the device, and one planted out of the root in
+        its place must meet the root check, not the memo of the link that went away."""
         real = self._resolved.pop(rel, None)
         entry = self._kept.pop(real, None) if real is not None else None
         if entry:
             os.close(entry[0])
+        folder = rel.rpartition("/")[0]
+        for key in [k for k in self._resolved if k == folder or k.startswith(folder + "/")]:
+            del self._resolved[key]
 
     def remade(self, rel: str) -> bool:
         """Whether an owned attribute that is no longer the file owned went the kernel's way:
