@@ -53,7 +53,12 @@ the GPU's ``/sys/class/devfreq`` link or a governed policy folder that is not cp
 start (its driver not probed or loaded yet) appears mid-run, at once or after flickering in and
 out within a second: journaled before its first write, capped within the daemon's next looks,
 then SIGTERM or ``kill -9`` and the next start, the tree back byte for byte
-(``hw/latedevfreq.py``, ``hw/lateclusters.py``).
+(``hw/latedevfreq.py``, ``hw/lateclusters.py``).  One more (session 20): ``reprobe``, the same
+kind of entry present at start, removed mid-run once capped and made again with new files (new
+inodes) holding the start's contents (the driver's defaults: an nvgpu unbind/bind, a cpufreq
+driver reload), after a look saw it gone or within one look (``-flicker``): held, then journaled
+before its first write and capped again within the daemon's next looks, then SIGTERM or
+``kill -9`` and the next start, the tree back byte for byte (``hw/departures.py``).
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
@@ -107,6 +112,7 @@ EXIT_PATHS = (
     "modechange",
     "online",
     "appear",
+    "reprobe",
 )
 # The signal schedules of the "signals" path, one drawn per tree from the seed (see Runner._signals).
 SIGNAL_SCHEDULES = ("hup-then-term", "term-at-start-up", "second-stop", "hup-storm")
@@ -129,6 +135,8 @@ APPEAR_OTHER = {
     "gpu-flicker": "policy-flicker",
     "policy-flicker": "gpu-flicker",
 }
+# The "reprobe" path (session 20): the entry present at start that the kernel removes and makes again.
+REPROBE_VARIANTS = ("gpu", "policy", "gpu-flicker", "policy-flicker")
 # How long a cluster back online may run uncapped: the daemon looks once a second (hw/lateclusters.py);
 # the rest is room for a loaded machine.
 ONLINE_WAIT_S = 5.0
@@ -889,6 +897,16 @@ class Runner:
                 return
             where += f" ({self._online_variant} {'+'.join(Path(f).name for f in offline)})"
         appear: tuple[str, str] | None = None  # the "appear" path: (entry, its limit file)
+        if path == "reprobe":
+            appear = self._plan_appear(t, tr, rng, REPROBE_VARIANTS)
+            if appear is None:
+                self.counts["variant:reprobe-nothing-to-take-away"] += 1
+                return
+            where += f" ({self._appear_variant} {Path(appear[0]).name})"
+            folder = Path(os.path.realpath(root / appear[0]))
+            self._start_files = {  # the driver's defaults: what its next probe writes again
+                p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and not p.is_symlink()
+            }
         if path == "appear":
             appear = self._plan_appear(t, tr, rng)
             if appear is None:
@@ -900,7 +918,7 @@ class Runner:
         ) if self.shim else None
         self.counts["runs"] += 1
         before = snapshot(root)
-        put_back = _take_away(root, appear[0], tmp) if appear else None
+        put_back = _take_away(root, appear[0], tmp) if appear and path == "appear" else None
         if path == "normal":
             doc = self.cli(tmp, root, "doctor", "--sysfs-root", str(root))
             if doc.returncode not in (0,) or "Traceback" in doc.stderr:
@@ -908,6 +926,7 @@ class Runner:
         run = FakeRun(t, threading.Event(), random.Random(rng.random()))
         threads = [threading.Thread(target=a, args=(run,), daemon=True) for a in tr.agents]
         proc = self.start(tmp, root, "--duration", "2.5s" if path == "normal" else "60s", config=tr.config)
+        self._proc = proc
         for shape in tr.shapes:
             self.counts.update(f"variant:{k}" for k in OTHER_AGENTS if shape.startswith(k))
         schedule = rng.choice(SIGNAL_SCHEDULES) if path == "signals" else ""
@@ -928,6 +947,8 @@ class Runner:
             self.finding("not-refused", where, f"started although {tr.refuse_reason}")
         if appear is not None and put_back is not None:
             self._appear(where, tmp, appear, put_back, rng)
+        if path == "reprobe" and appear is not None:
+            self._reprobe(where, tmp, appear, rng)
         for th in threads:
             th.start()
         time.sleep(rng.uniform(0.4, 1.2))
@@ -937,7 +958,7 @@ class Runner:
         failed_cluster = ""
         mode_set: dict[str, tuple[int, int]] = {}  # rel -> (nvpmodel's value, the value it found)
         exit_path = then or path
-        if path == "appear":
+        if path in ("appear", "reprobe"):
             exit_path = rng.choice(ONLINE_EXITS)
             where += f" ({exit_path})"
         if path == "online":
@@ -1288,12 +1309,14 @@ class Runner:
             time.sleep(0.05)
         return out
 
-    def _plan_appear(self, t: fakesys.FakeTree, tr: Trial, rng: random.Random) -> tuple[str, str] | None:
+    def _plan_appear(
+        self, t: fakesys.FakeTree, tr: Trial, rng: random.Random, variants: tuple[str, ...] = APPEAR_VARIANTS
+    ) -> tuple[str, str] | None:
         """What the ``appear`` path takes out of the tree at start: the GPU's class link, or a
         governed policy folder that is not cpu0's; the other kind where the drawn one has none.
         Only an entry whose files are the daemon's alone (none another agent writes, refuses, or
         makes read-only), on no tree that must be refused.  Draws after the tree is built."""
-        self._appear_variant = rng.choice(APPEAR_VARIANTS)
+        self._appear_variant = rng.choice(variants)
         if tr.refuse_reason:
             return None
         # Fault rules, read-only limits and agents name real folders; the class link is a name.
@@ -1344,6 +1367,53 @@ class Runner:
             self.finding("appear-not-capped", where, f"{entry}: still {now} after {ONLINE_WAIT_S:g} s")
         elif late[entry]:
             self.finding("appear-written-before-journaled", where, f"{entry}: {late[entry]}")
+
+    def _reprobe(self, where: str, tmp: Path, appear: tuple[str, str], rng: random.Random) -> None:
+        """The entry, present and capped since start, removed and made again with new files
+        holding the start's contents: after the daemon's next look saw it gone (the line it says),
+        or within one look (``-flicker``, the daemon stopped meanwhile).  It must be capped again
+        within the daemon's next looks, journaled first with the window found (hw/departures.py)."""
+        self.counts[f"variant:reprobe-{self._appear_variant}"] += 1
+        entry, limit = appear
+        root = tmp / "root"
+        files = self._start_files
+        found = int(files[limit])
+        if self._wait_capped(tmp, {entry: found}, limit).get(entry) is None:
+            self.finding("reprobe-not-capped-at-start", where, entry)
+            return
+        folder = Path(os.path.realpath(root / entry))
+        link = root / entry if (root / entry).is_symlink() else None
+        target = os.readlink(link) if link is not None else ""
+        flicker = self._appear_variant.endswith("flicker")
+        pid = self._proc.pid
+        # Made beside the old folder, while its files exist: new inodes for sure (tmpfs reuses a
+        # freed inode number, and a file made again under the old number is the same file to
+        # anyone, the daemon included).
+        # Its subfolders too (a devfreq ``userspace/``), copied as they are; its attributes hold
+        # the start's contents.
+        new = folder.with_name(folder.name + ".probed")
+        shutil.copytree(folder, new, symlinks=True)
+        for name, data in files.items():
+            (new / name).unlink()
+            (new / name).write_bytes(data)
+        if flicker:
+            os.kill(pid, signal.SIGSTOP)  # no look in between: gone and back within one
+        if link is not None:
+            link.unlink()
+        shutil.rmtree(folder)
+        if not flicker:
+            time.sleep(rng.uniform(1.1, 2.0))  # at least one look sees it gone
+        new.rename(folder)
+        if link is not None:
+            link.symlink_to(target)
+        if flicker:
+            os.kill(pid, signal.SIGCONT)
+        late = self._wait_capped(tmp, {entry: found}, limit)
+        if entry not in late:
+            now = (root / entry / limit).read_text().strip()
+            self.finding("reprobe-not-capped", where, f"{entry}: still {now} after {ONLINE_WAIT_S:g} s")
+        elif late[entry]:
+            self.finding("reprobe-written-before-journaled", where, f"{entry}: {late[entry]}")
 
     def _signals(self, proc: subprocess.Popen[bytes], schedule: str, rng: random.Random) -> None:
         """Signals at random offsets (seeded), not only between ticks."""

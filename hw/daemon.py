@@ -52,6 +52,7 @@ from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw import heldsignals
 from thermogov.hw.appcounter import AppCounter
 from thermogov.hw.boardlock import BoardLock
+from thermogov.hw.departures import Departures
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
@@ -673,6 +674,7 @@ class Runner:
             pairs = list(zip(actuators, bindings, strict=True))
             late = LateClusters(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
+            gone = Departures(prep.tree, pairs, late.hold, late_devices.hold, dry_run=opts.dry_run)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
@@ -680,6 +682,7 @@ class Runner:
                 mode_change=self._mode_change,
                 on_mode_adopted=power_mode.adopt,
                 late_clusters=lambda: [*late.check(), *late_devices.check()],
+                departures=gone.check,
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them

@@ -19,12 +19,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from thermogov.hw.confine import ConfinementError
 from thermogov.hw.limits import (
     DryRunIO,
     LimitFiles,
     LimitIO,
     TreeIO,
     check_limits_in_force,
+    kernel_removed,
     restore_window,
     set_window,
 )
@@ -278,16 +280,29 @@ class CapActuator:
                 f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}"
             )
         self._asked_hz = cap_hz
+        gone: list[str] = []
         for f in self.files:
             if f.label not in self.left_to_others:
-                self.reapply(f, flush=False, over_lowered=False)
+                try:
+                    self.reapply(f, flush=False, over_lowered=False)
+                except ConfinementError:
+                    if not self._removed(f):
+                        raise
+                    gone.append(f.label)  # held: taken out at the watch's next look (hw/departures.py)
         self.record.flush()  # once per change, whatever the number of policies
-        if not self.files:  # nothing online to write: the cap is held and written when one joins
+        live = [f for f in self.files if f.label not in gone] if gone else self.files
+        if not live:  # nothing online to write: the cap is held and written when one joins
             self._cap = cap_hz
             return cap_hz
-        governed = [f for f in self.files if f.label not in self.left_to_others] or self.files
+        governed = [f for f in live if f.label not in self.left_to_others] or live
         self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in governed)
         return self._cap
+
+    def _removed(self, f: LimitFiles) -> bool:
+        """A member the kernel removed or made again since the watch's last look (a driver
+        unbound or reloaded): no failure, unlike a link planted in the tree."""
+        tree = getattr(self.io, "tree", None)
+        return isinstance(tree, SysfsTree) and kernel_removed(tree, f)
 
     def reapply(self, f: LimitFiles, *, flush: bool = True, over_lowered: bool = True) -> None:
         """Write the cap last asked for to one file's window (also after a reset under us), and

@@ -44,6 +44,7 @@ import contextlib
 import errno
 from collections.abc import Callable, Sequence
 
+from thermogov.hw.departures import Departed, recalled, release
 from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.discovery import CPUFREQ, read_policy
 from thermogov.hw.limits import LimitFiles, check_limits_in_force
@@ -69,10 +70,40 @@ class LateMembers:
         self._journal = journal  # rewrites the journal from the actuators; raises when it cannot
         self._log = log
         self._dry_run = dry_run
+        self._departed: dict[str, Departed] = {}  # members that went away mid-run (hw/departures.py)
         self._setup(domains)
 
     def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
         raise NotImplementedError
+
+    def _adopt(
+        self,
+        a: CapActuator,
+        f: LimitFiles,
+        table_hz: Sequence[int],
+        event: str,
+        *,
+        said: set[str] | None = None,
+        tag: str = "cluster_online",
+    ) -> str:
+        """:func:`adopt`, the window of a member that went away and came back recalled
+        (:func:`thermogov.hw.departures.recalled`); forgotten once it joined."""
+        gone = self._departed.get(f.label)
+        verdict = adopt(
+            self._tree,
+            a,
+            f,
+            self._journal,
+            self._log,
+            dry_run=self._dry_run,
+            event=f"{event} again" if gone and not event.endswith("again") else event,
+            recall=None if gone is None else lambda w: recalled(gone, w, table_hz, f, self._log),
+            tag=tag,
+            said=said,
+        )
+        if verdict not in ("", "wait"):
+            self._departed.pop(f.label, None)
+        return verdict
 
 
 class LateClusters(LateMembers):
@@ -123,6 +154,19 @@ class LateClusters(LateMembers):
         self._waiting = still
         return tags
 
+    def hold(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
+        """A governed policy whose files went away (a cpufreq driver unloaded, hw/departures.py):
+        out of its domain and the journal, waited for again as a policy absent at start."""
+        self._departed[f.label] = release(self._tree, a, f, dry_run=self._dry_run)
+        journal_quietly(self._journal)
+        self._waiting.append((a, b, f.label))
+        self._absent.add(f.label)
+        self._appeared.discard(f.label)
+        self._log(
+            f"{f.label} went away (its cpufreq driver unloaded?): left out of the journal and of the "
+            f"restore; domain {a.name}'s cap held, adopted again if it comes back"
+        )
+
     def _join(self, a: CapActuator, b: DomainBinding, name: str) -> str:
         """The trace tag when the policy joined, "wait" to look again, "" when it is left alone."""
         p = read_policy(self._tree, name)
@@ -137,9 +181,7 @@ class LateClusters(LateMembers):
             return ""
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
         event = "appeared" if name in self._absent else "came online"
-        return adopt(
-            self._tree, a, f, self._journal, self._log, dry_run=self._dry_run, event=event, said=self._said
-        )
+        return self._adopt(a, f, p.table_hz, event, said=self._said)
 
 
 def adopt(
@@ -153,6 +195,7 @@ def adopt(
     event: str = "came online",
     tag: str = "cluster_online",
     said: set[str] | None = None,
+    recall: Callable[[tuple[int, int]], tuple[int, int]] | None = None,
 ) -> str:
     """Join one limit pair that appeared mid-run to its domain's actuator, in the one safe order.
 
@@ -168,7 +211,8 @@ def adopt(
     has just read, so only EBUSY (offline again) is the kernel's answer for its min; a min
     missing or garbage is said once there, as a max would be, and looked at again (session 19).
     Without it (a device's files, which may be gone between two reads) such a read waits or is
-    left alone, said."""
+    left alone, said.  ``recall``: the window restore puts back for a member that went away and
+    came back, from the one read (:func:`thermogov.hw.departures.recalled`)."""
     name = f.label
     try:
         original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
@@ -180,6 +224,8 @@ def adopt(
             return "wait"  # gone or offline again between two reads
         log(f"warning: {name} {event} but is left alone: {e}")
         return ""
+    if recall is not None:
+        original = recall(original)
     try:
         check_limits_in_force(tree, f, *original)  # the start's rule: min above max, outside its range
     except ActuatorError as e:

@@ -26,17 +26,19 @@ domain (out of the journal, no longer owned, nothing of it restored: an unbound 
 go with it, and the driver's next probe starts from its own), its domain's cap is held again,
 and a device that comes back (a driver reloaded: new files) is judged afresh and adopted again.
 Writing the old files' identity to new ones would be refused (hw/confine.py): the cap would be
-lost and the exit fail.
+lost and the exit fail.  A device present at start that goes away, or whose files are made
+again, is handed here the same way (:meth:`LateDevfreq.hold`, from hw/departures.py) and waited
+for as one absent at start.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 
-from thermogov.hw.devices import CapActuator, clock_reader
+from thermogov.hw.departures import release
+from thermogov.hw.devices import CapActuator
 from thermogov.hw.discovery import DEVFREQ, DevfreqDevice, read_devfreq
-from thermogov.hw.lateclusters import LateMembers, adopt, journal_quietly
+from thermogov.hw.lateclusters import LateMembers, journal_quietly
 from thermogov.hw.limits import LimitFiles
 from thermogov.hw.mapping import DomainBinding, devfreq_named
 from thermogov.interfaces import ActuatorError, SensorError
@@ -76,7 +78,7 @@ class LateDevfreq(LateMembers):
         self._said &= set(names)
         tags: list[str] = []
         for a, b, f in [x for x in self._adopted if self._gone_now(x[2], names)]:
-            self._gone(a, b, f)
+            self.hold(a, b, f)
         still = []
         for a, b in self._waiting:
             tag = next((t for n in names if (t := self._look(a, b, n))), "")
@@ -93,16 +95,14 @@ class LateDevfreq(LateMembers):
         between two looks: new files under the same name)."""
         return f.label not in names or not (self._dry_run or self._tree.still_owned(f.max_rel))
 
-    def _gone(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
-        """An adopted device whose class entry went away (unbound) leaves its domain."""
-        self._adopted.remove((a, b, f))
+    def hold(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
+        """A device whose class entry went away (unbound), or whose files are new ones, leaves
+        its domain: adopted mid-run here, or present at start (hw/departures.py)."""
+        if (a, b, f) in self._adopted:
+            self._adopted.remove((a, b, f))
         self._went.add(f.label)
         self._entries.pop((a.name, f.label), None)  # judged afresh if it is (or is already) back
-        a.leave(f.label, clock_reader(self._tree, tuple(x for x in a.files if x.label != f.label)))
-        if not self._dry_run:
-            for rel in (f.min_rel, f.max_rel):
-                with contextlib.suppress(ActuatorError):  # refused now: never owned under it
-                    self._tree.disown(rel)
+        self._departed[f.label] = release(self._tree, a, f, dry_run=self._dry_run)
         journal_quietly(self._journal)
         self._waiting.append((a, b))
         self._log(
@@ -140,16 +140,7 @@ class LateDevfreq(LateMembers):
         f = LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1)
         # "again" after it went away: the daemon says a line identical to one of the last 30 s once
         event = "appeared again" if name in self._went else "appeared"
-        verdict = adopt(
-            self._tree,
-            a,
-            f,
-            self._journal,
-            self._log,
-            dry_run=self._dry_run,
-            event=event,
-            tag="device_online",
-        )
+        verdict = self._adopt(a, f, dev.table_hz, event, tag="device_online")
         if verdict == "wait":
             return ""
         self._entries[key] = _TAKEN if verdict else _LEFT

@@ -105,6 +105,15 @@ class LimitIO(Protocol):
     def write_int(self, rel: str, value: int) -> None: ...
 
 
+def kernel_removed(tree: SysfsTree, f: LimitFiles) -> bool:
+    """Whether a member's owned limits are no longer the files owned *in the kernel's way*
+    (gone with their folder, or made again in place: :meth:`SysfsTree.remade`), as opposed to
+    still owned, or a link planted (a tampered tree, refused: hw/confine.py).  Such a member is
+    held until the limit watch's next look takes it out of its domain (hw/departures.py)."""
+    changed = [rel for rel in (f.min_rel, f.max_rel) if not tree.still_owned(rel)]
+    return bool(changed) and all(tree.remade(rel) for rel in changed)
+
+
 class TreeIO:
     """Real writes through the tree (only owned attributes); read errors become ActuatorError."""
 

@@ -66,6 +66,7 @@ class LimitWatch:
         on_mode_adopted: Callable[[], None] = lambda: None,
         late_clusters: Callable[[], list[str]] = list,
         mode_sets: Callable[[], Mapping[str, int | str]] = dict,
+        departures: Callable[[], list[str]] = list,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -79,6 +80,9 @@ class LimitWatch:
         # Clusters offline at start that may come online (hw/lateclusters.py): looked at on this
         # cadence, after the owned files, so one that joins is first checked a period later.
         self._late_clusters = late_clusters
+        # Members whose files the kernel removed or made again (hw/departures.py): looked at
+        # first, so the files read below are only those still owned.
+        self._departures = departures
         # The max attributes the mode of the change last seen sets, by its own definition
         # (hw/nvpmodelconf.py), and to what; empty when the definition cannot say.
         self._mode_sets = mode_sets
@@ -100,7 +104,7 @@ class LimitWatch:
         """The event tags of a check, when one is due at ``t_s`` (else nothing is read)."""
         if t_s < self._gate.ready_s or not self._gate.due(t_s):
             return []
-        tags: list[str] = []
+        tags: list[str] = self._gone()
         self._raised_now = False
         for a in self._actuators:
             for f in a.files:
@@ -114,6 +118,17 @@ class LimitWatch:
             if change:
                 self._raises_of_a_mode(change)
         tags = list(dict.fromkeys(tags))  # a file found lowered and adopted in one check: one tag
+        return tags
+
+    def _gone(self) -> list[str]:
+        """The departures' tags; what this watch knew of each member gone is forgotten (a new
+        one at its place has no history: not offline, lowered or raised by anyone yet)."""
+        tags = self._departures()
+        for tag in tags:
+            label = tag.partition(":")[2]
+            self._offline.discard(label)
+            self.lowered.pop(label, None)
+            self._reapplied.pop(label, None)
         return tags
 
     def _check_file(self, a: CapActuator, f: LimitFiles) -> list[str]:
@@ -239,6 +254,7 @@ class LimitWatch:
         (:mod:`thermogov.hw.powermode`): the lowered windows are then that mode's, so restore
         leaves them as they are (they become what it puts back) and one line says so."""
         self._exiting = True
+        self._gone()  # gone since the last check: the restore must not write to its place
         for a in self._actuators:
             for f in a.files:
                 if f.label not in a.left_to_others:

@@ -1,0 +1,133 @@
+"""Governed members whose files the kernel removed (and may make again): held, then re-adopted.
+
+A device or policy the daemon governs can lose its folder mid-run without anything being
+wrong with the board: an nvgpu unbind/bind (``echo 17000000.gpu > .../drivers/gpu/unbind``, a
+railgate driver reload) removes ``/sys/class/devfreq/17000000.gpu`` and the device's folder,
+a cpufreq driver reload (``rmmod tegra194_cpufreq``/``cpufreq-dt``, then ``modprobe``) removes
+every ``policyN``.  The probe that follows makes a new folder with new files (new inodes) and
+the kernel's default limits: devfreq's user min/max requests are freed with the device
+(``devfreq_remove_device``, drivers/devfreq/devfreq.c) and a new cpufreq policy starts from
+``cpuinfo_min_freq``..``cpuinfo_max_freq`` (``cpufreq_online``).  Before this module the owned
+files, gone or replaced, were refused as "replaced since start-up" (hw/confine.py): the member
+ran at the kernel's limits, a cap change sent the others to failsafe, and the exit failed.
+
+Now, on the limit watch's cadence (once a second) and once more just before the exit restore,
+every owned limit pair is checked to still be the very file owned (one ``lstat`` each,
+:meth:`~thermogov.hw.sysfs.SysfsTree.still_owned`, before the watch reads the files).  A member
+that is not, in the kernel's way (:meth:`~thermogov.hw.sysfs.SysfsTree.remade`: nothing at its
+path, or a new regular file reached as the old one was; a link planted at it or on the way is a
+tampered tree, refused and failsafe as before, hw/confine.py), leaves its domain (:func:`release`): out of the journal (rewritten, fsynced), no
+longer owned, its kept clock descriptor closed (a dead inode is never read or written), not
+restored at exit.  Its domain's cap is held, as for a member absent at start, and the member is
+handed back to the watcher of its kind (hw/lateclusters.py, hw/latedevfreq.py), which adopts
+what appears at its place by the start's rules (profile-named only; a link out of the root,
+garbage or min above max said once and left alone; journaled before the first write).
+
+The journal's choice: the window *re-captured* from the new files, not the start's.  The value
+found at start no longer exists anywhere (the kernel freed it with the device), and the board
+"as before thermogov" after a reload is the board at the driver's defaults: writing the start's
+window to the new device could be refused by it (another OPP table after a reload) or undo the
+reset the operator's reload meant.  One exception (:func:`recalled`): a new file that reads
+exactly thermogov's own last cap, below the start's window, is no kernel default (a vendor
+driver carrying the old request over, a file copied back) and would leave the board capped
+after restore; the start's window is then kept, if the new member's table still holds it.
+
+A cap the governor writes before that look (:meth:`CapActuator.apply`) holds such a member too
+(:func:`thermogov.hw.limits.kernel_removed`) instead of raising the confinement refusal, which
+would send the other domains to failsafe for up to a second.
+
+Not in a dry run: nothing is owned there, and nothing is written to a member that changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from thermogov.hw.devices import CapActuator, clock_reader
+from thermogov.hw.limits import LimitFiles, kernel_removed
+from thermogov.hw.mapping import DomainBinding
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError
+
+Hold = Callable[[CapActuator, DomainBinding, LimitFiles], None]
+TAG = "member_gone"  # the trace's event tag: member_gone:<label>
+
+
+@dataclass(frozen=True, slots=True)
+class Departed:
+    """What a member that went away had: the window restore would have put back, and the
+    window thermogov's cap left in force (both in file units)."""
+
+    original: tuple[int, int]
+    capped: tuple[int, int]
+
+
+class Departures:
+    """Once a look: the governed members no longer the files owned, handed to their watcher."""
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        domains: Sequence[tuple[CapActuator, DomainBinding]],
+        hold_cluster: Hold,
+        hold_device: Hold,
+        *,
+        dry_run: bool = False,
+    ) -> None:
+        self._tree = tree
+        self._domains = list(domains)
+        self._hold = {True: hold_cluster, False: hold_device}
+        self._dry_run = dry_run
+
+    def check(self) -> list[str]:
+        """``member_gone:<label>`` for each member that left its domain in this look."""
+        if self._dry_run:
+            return []
+        tags: list[str] = []
+        for a, b in self._domains:
+            for f in a.files:
+                if not kernel_removed(self._tree, f):
+                    continue  # still owned, or a link planted: the confinement refusal stands
+                self._hold[b.domain.kind == "cpufreq"](a, b, f)
+                tags.append(f"{TAG}:{f.label}")
+        return tags
+
+
+def release(tree: SysfsTree, a: CapActuator, f: LimitFiles, *, dry_run: bool) -> Departed:
+    """Take a member that went away out of its domain: nothing of it owned, kept or restored.
+
+    Its files are disowned (a new file at the path is owned afresh when it is judged, never
+    under the old identity) and its clock's kept descriptor closed.  The caller rewrites the
+    journal and says it."""
+    gone = Departed(a.original(f.label), a.seen[f.label])
+    a.leave(f.label, clock_reader(tree, tuple(x for x in a.files if x.label != f.label)))
+    a.left_to_others.discard(f.label)  # a new device starts with no other writer's history
+    if not dry_run:
+        for rel in (f.min_rel, f.max_rel):
+            with contextlib.suppress(ActuatorError):  # refused now: never owned under it
+                tree.disown(rel)
+    tree.forget(f.cur_rel)
+    return gone
+
+
+def recalled(
+    gone: Departed | None,
+    found: tuple[int, int],
+    table_hz: Sequence[int],
+    f: LimitFiles,
+    log: Callable[[str], None],
+) -> tuple[int, int]:
+    """The window restore puts back for a member adopted again: the one ``found`` in its new
+    files, unless that is thermogov's own last cap below the window of before (module doc)."""
+    if gone is None or found != gone.capped or found == gone.original or not table_hz:
+        return found
+    lo, hi = gone.original
+    if lo * f.scale_hz < table_hz[0] or hi * f.scale_hz > table_hz[-1]:
+        return found  # the new member's table no longer holds it: its own window, as found
+    log(
+        f"{f.label} reads thermogov's own cap {found[0]}..{found[1]} {f.unit} after it came back, "
+        f"not a kernel default: the window of before, {lo}..{hi} {f.unit}, is what restore puts back"
+    )
+    return gone.original
