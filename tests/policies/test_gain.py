@@ -15,16 +15,18 @@ from thermogov.policies.gain import (
     ladder_c_per_step,
 )
 from thermogov.policies.ladder import build_ladder
+from thermogov.policies.release import frontier_release
 from thermogov.policies.stepped import Stepped
 from thermogov.sim.scenarios import load_scenario, scenario_names
 
 SUITE_BOARDS = sorted({load_scenario(n).board for n in scenario_names()})
-FINE = "jetson-agx-orin"  # 26 rungs
+FINE = "jetson-agx-orin"  # 25 rungs (26 with the all-maximum one)
 
 
 def _ladder(board: str) -> list[dict[str, int]]:
+    """The ladder ``stepped`` builds by default: ``release_frontier`` on since session 20a."""
     ctx = ctx_for(board)
-    return build_ladder(ctx.board, ctx.tables_hz)
+    return frontier_release(ctx.board, build_ladder(ctx.board, ctx.tables_hz))
 
 
 def _c_per_step(board: str) -> float:
@@ -106,13 +108,15 @@ def test_the_scaled_controller_moves_the_ladder_that_many_times_further(rule: st
     """Same readings over the set point: u falls scale times as many rungs (P and I both scale)."""
     ctx = ctx_for(FINE)
     falls = []
+    # The all-maximum ladder (release_frontier off), whose step the scale below is computed on:
+    # the mechanics of the scaling, not the release, are under test.
     for params in ({"gain_ladder": "off"}, {"gain_ladder": rule}):
-        p = _stepped(FINE, params)
+        p = _stepped(FINE, {**params, "release_frontier": False})
         for k in range(6):  # 0.2 °C over the set point (84.5), flat: no slew limit binds
             p.decide(inp(k * 0.1, 84.7, ctx))
         falls.append(p.top - p.u)
     assert falls[0] > 0.1
-    scale = gain_scale(rule, ctx.board, _ladder(FINE), ctx.sensor_names)
+    scale = gain_scale(rule, ctx.board, build_ladder(ctx.board, ctx.tables_hz), ctx.sensor_names)
     assert scale > 2.0
     assert falls[1] == pytest.approx(scale * falls[0])
 

@@ -14,7 +14,10 @@ bound, with the same past forced, does not (docs/policies.md).
 The rule: drop the top rung when the frontier's last point is at least as fast by the ladder's
 own model.  No constant: "at least as fast" is the comparison the frontier is built with.  The
 price is trust in the model's rates at the top: on a real board whose pipeline needs the CPU
-more than its profile says, the release would cap it (hence off by default).
+more than its profile says, the release would cap it.  Off by default in session 19c; on since
+session 20a, judged on the whole suite, seeds 1-8, the scenario families and two fresh draws of
+worlds on held-out seeds (docs/policies.md, "Session 20a"): a real-board check of the Nano's
+and Xavier's pipelines at their top CPU clocks is still left.
 """
 
 from __future__ import annotations
