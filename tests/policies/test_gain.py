@@ -15,18 +15,17 @@ from thermogov.policies.gain import (
     ladder_c_per_step,
 )
 from thermogov.policies.ladder import build_ladder
-from thermogov.policies.release import frontier_release
 from thermogov.policies.stepped import Stepped
 from thermogov.sim.scenarios import load_scenario, scenario_names
 
 SUITE_BOARDS = sorted({load_scenario(n).board for n in scenario_names()})
-FINE = "jetson-agx-orin"  # 25 rungs (26 with the all-maximum one)
+FINE = "jetson-agx-orin"  # 26 rungs (25 without the all-maximum one, release_frontier)
 
 
 def _ladder(board: str) -> list[dict[str, int]]:
-    """The ladder ``stepped`` builds by default: ``release_frontier`` on since session 20a."""
+    """The ladder ``stepped`` builds by default (``release_frontier`` off)."""
     ctx = ctx_for(board)
-    return frontier_release(ctx.board, build_ladder(ctx.board, ctx.tables_hz))
+    return build_ladder(ctx.board, ctx.tables_hz)
 
 
 def _c_per_step(board: str) -> float:

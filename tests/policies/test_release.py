@@ -42,10 +42,11 @@ def _released(params: dict[str, object]) -> dict[str, int]:
     return d.caps_hz
 
 
-def test_stepped_releases_to_the_frontiers_top_unless_told_not_to() -> None:
-    # On by default since session 20a (docs/policies.md): the Nano's CPU top buys no throughput.
-    assert _released({}) == {"cpu": 204000000, "gpu": 921600000}
-    assert _released({"release_frontier": False}) == {"cpu": 1479000000, "gpu": 921600000}  # as shipped
+def test_stepped_releases_to_the_frontiers_top_only_when_asked() -> None:
+    # Off by default (session 20a's note): a release at the profile's estimate of the pipeline
+    # would cap a real CPU-bound pipeline whenever the board is cool.
+    assert _released({}) == {"cpu": 1479000000, "gpu": 921600000}  # as shipped
+    assert _released({"release_frontier": True}) == {"cpu": 204000000, "gpu": 921600000}
 
 
 @pytest.mark.parametrize("value", ["yes", 1])

@@ -53,8 +53,8 @@ def test_steps_down_while_rising_toward_the_trip_before_reaching_it() -> None:
 
 @pytest.mark.parametrize("frontier", [False, True])
 def test_returns_to_full_clocks_at_the_release(frontier: bool) -> None:
-    """Full clocks: every domain's maximum, or with ``release_frontier`` (the default since
-    session 20a) the frontier's fastest point, as fast by the model (the Orin Nano's CPU lower)."""
+    """Full clocks: every domain's maximum (the default), or with ``release_frontier`` the
+    frontier's fastest point, as fast by the model (the Orin Nano's CPU lower)."""
     ctx = ctx_for()
     p = _stepped({"release_frontier": frontier})
     for i in range(20):

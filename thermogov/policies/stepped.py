@@ -57,7 +57,7 @@ and ``hold_s`` (anomalies), ``board_margin_c`` and ``board_throttle``, ``limit_m
 ``rise_novel``, ``limit_own_horizon``, ``limit_settled``, ``limit_settled_horizon_s``,
 ``first_arrival``, ``gain_ladder`` and ``gain_ladder_trip`` (:mod:`.gain`: ``k_p``, and the trip's
 step, scaled on a ladder finer than the suite boards'; the gain's ``"plant"`` rule on by default
-since session 18, the trip's step off), ``release_frontier`` (:mod:`.release`, on since session 20a: the release
+since session 18, the trip's step off), ``release_frontier`` (:mod:`.release`, off: the release
 goes to the frontier's fastest point when the all-maximum rung is no faster by the model),
 ``ripple_margin`` (:mod:`.ripple`: the set point's sigma counts the raised gain's share of the
 fused reading's spread measured while held, the dither a raised gain passes through; on by
@@ -244,9 +244,7 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
-    release_frontier: bool = (
-        True  # release to the frontier's fastest point, not all-maximum (19c; on since 20a)
-    )
+    release_frontier: bool = False  # off: release to the frontier's top, not all-maximum (19c, 20a)
     ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
     dither_hold: bool = False  # off: the dither mid-tread, a neighbour only when a whole rung is owed (20b)
 
