@@ -40,7 +40,8 @@ Beside each bound, the same oracle at the *readable trip* (:mod:`thermogov.sim.c
 the fused code's lower edge less the read-noise quantile the trip target allows, from the
 profile's codes, noise and fusion weights): ``readable`` / ``/readbl`` in the table, the
 ``readable_ips`` / ``pct_readable`` CSV columns, the readable any-window bound in the worst-window
-view.  What a policy that must not read the trip code can reach; a reference, NOT a bound (a
+view, the open-ended view (the level by the longer horizon) and the seed-set race (mean and spread
+over the seeds beside the bound's).  What a policy that must not read the trip code can reach; a reference, NOT a bound (a
 policy that reads the trip may pass it): the bounds stay the free and any-window ones at 85 °C.
 
 Where the pack can end a run early (a battery world: :mod:`thermogov.sim.compare.packbound`),
@@ -58,7 +59,8 @@ on the seed it is judged on has been shown that noise.
 
 The full suite simulates ~10 hours of board time per policy, plus ~7 bisection runs per kernel
 baseline; with two processes it takes several minutes.  ``--out`` keeps every run folder;
-``--csv`` writes the rows (``tuned_trip_c`` on the iso rows).
+``--csv`` writes the rows (``tuned_trip_c`` on the iso rows); with ``--seeds``, every row of every
+view on every seed with its any-window bound and readable reference (:mod:`thermogov.sim.compare.seedcsv`).
 
 After the targets, the lead table (:mod:`thermogov.sim.compare.lead`): per scenario the
 candidate's lead over the best tuned baseline (``step_wise``, ``bang_bang`` and
@@ -92,8 +94,9 @@ from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.lead import lead_lines, rows_from_csv  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
-from thermogov.sim.compare.readable import ReadableTrip, readable_trip  # noqa: E402
+from thermogov.sim.compare.readable import ReadableTrip, readable_anywindow_ips, readable_trip  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
+from thermogov.sim.compare.seedcsv import seed_csv_rows, write_seed_csv  # noqa: E402
 from thermogov.sim.compare.seedrace import deploy, race  # noqa: E402
 from thermogov.sim.compare.seedrace import report as seed_report  # noqa: E402
 from thermogov.sim.compare.seedset import parse_seeds  # noqa: E402
@@ -538,9 +541,21 @@ def per_charge(rows: list[RunRow], bounds: dict[str, PackBound], candidate: str)
     return out
 
 
-def _open_bound(cfg: Config) -> float | None:
+def _open_bound(cfg: Config) -> tuple[float | None, float | None]:
+    """The any-window bound on the longer horizon and its readable reference (the level by that horizon)."""
     res = anywindow_bound(cfg)
-    return res.throughput_ips if res is not None else None
+    if res is None:
+        return None, None
+    return res.throughput_ips, readable_anywindow_ips(cfg)
+
+
+def open_references(
+    ext: dict[str, Config], jobs: int
+) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """Per longer world: the any-window bound on its horizon, and the readable reference."""
+    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+        refs = dict(zip(ext, ex.map(_open_bound, ext.values()), strict=True))
+    return {n: b for n, (b, _) in refs.items()}, {n: r for n, (_, r) in refs.items()}
 
 
 def open_ended(
@@ -563,6 +578,8 @@ def open_ended(
     the 85 °C trip spends 0.3 s above it at 2 x against ``hysteresis``'s 0.1 s), and a margin
     over a baseline that breaks the limit it is judged at is not one.  ``old`` is the run's-end
     figure of :func:`worst_windows`; ``[N s]`` the seconds above the trip on the longer world.
+    ``readable`` is the any-window oracle at the longer world's readable trip (its ``z`` grows
+    with the length) and the candidate's share of it: a reference, no MISS judged.
     """
     cfgs = {n: c for n, c in configs if c.sim.workload.kind == "saturating"}
     factors = {n: factor or open_factor(c) for n, c in cfgs.items()}
@@ -571,8 +588,7 @@ def open_ended(
         return ["open-ended: no saturating world to continue"]
     policies = list(dict.fromkeys(r.policy.split("@")[0] for r in rows if r.scenario in ext))
     iso = any(r.tuned_trip_c is not None for r in rows)
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
-        bounds = dict(zip(ext, ex.map(_open_bound, ext.values()), strict=True))
+    bounds, readable = open_references(ext, jobs)
     long_rows, _ = run_grid(
         list(ext.items()),
         policies,
@@ -610,6 +626,8 @@ def open_ended(
             old_pct = f"{100.0 * old / old_b:.1f}%" if old is not None and old_b else "n/a"
             pct = 100.0 * new / new_b
             verdict += f", {candidate} {old_pct} -> {pct:.1f}%{'' if pct >= TARGET_ORACLE_PCT else ' MISS'}"
+            if ref := readable.get(scen):
+                verdict += f", readable {ref:.2f} ({100.0 * new / ref:.1f}%)"
             tuned = {iso_label(k): best_probe_worst(ext[scen], block, k) for k in KERNEL}
             best = {k: w for k, w in tuned.items() if w is not None}
             if best:
@@ -666,6 +684,7 @@ def seed_set(
     if args.iso_limit is False:
         say("--no-iso-limit: the seed set runs the baselines untuned")
     views = [("run's end", configs, out_dir / "seeds")]
+    table: list[dict[str, object]] = []
     if args.extend is None or args.extend > 1.0:
         sat = [(n, c) for n, c in configs if c.sim.workload.kind == "saturating"]
         views.append(("open-ended", [(n, extended(c, args.extend)) for n, c in sat], out_dir / "seeds-open"))
@@ -675,6 +694,7 @@ def seed_set(
         blocks = race(cfgs, policies, seeds, where, jobs=args.jobs, tune=args.iso_limit, progress=say)
         print("\n".join(seed_report(blocks, args.candidate, f"{name}, seeds {args.seeds}:")))
         print()
+        table += seed_csv_rows(blocks, name)
         if holdout:
             held = deploy(cfgs, blocks, policies, holdout, where / "holdout", jobs=args.jobs, progress=say)
             title = (
@@ -682,6 +702,9 @@ def seed_set(
             )
             print("\n".join(seed_report(held, args.candidate, title)))
             print()
+            table += seed_csv_rows(held, f"{name}, held out")
+        if args.csv:  # after each view, so that a run stopped in the next keeps this one's rows
+            write_seed_csv(table, args.csv)
 
 
 def main() -> None:

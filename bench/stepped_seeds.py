@@ -187,6 +187,8 @@ def row_lines(rows: dict[str, SeedRows], seeds: Sequence[int]) -> list[str]:
             p = Spread.of(pairs)
             assert p is not None
             text += f"; {what} {p.mean:+.2f} % [{p.low:+.2f}..{p.high:+.2f}]"
+            # Seed by seed, so that a decision can be taken on seeds held out from an earlier one.
+            text += f" (per seed {'/'.join(f'{v:+.2f}' for v in pairs)})"
         out.append(text)
     return out
 

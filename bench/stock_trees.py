@@ -631,7 +631,13 @@ def main() -> int:
         action="store_true",
         help="Run the whole lifecycle (normal, SIGTERM, SIGHUP, kill -9 + restore) on each tree instead.",
     )
+    ap.add_argument(
+        "--fan-governor",
+        action="store_true",
+        help='With --lifecycle: fan = "governor" in [run] (a tree without a governable fan is refused up front).',
+    )
     args = ap.parse_args()
+    run_lines = 'fan = "governor"\n' if args.fan_governor else ""
     shim = faultshim.build()
     if shim is None:
         print("no C compiler: tests/hw/faultshim.c cannot be built", file=sys.stderr)
@@ -643,7 +649,15 @@ def main() -> int:
                 judge(name, make, shim, args.mid_s, args.board_unprofiled)
                 continue
             extra = ["--board", args.board_unprofiled] if args.board_unprofiled and "nx" in name else []
-            got = lifecycle(name, make, shim, args.mid_s, extra, expect_capped=name not in COLD_BY_DESIGN)
+            got = lifecycle(
+                name,
+                make,
+                shim,
+                args.mid_s,
+                extra,
+                expect_capped=name not in COLD_BY_DESIGN,
+                run_lines=run_lines,
+            )
             print(f"=== {name}: {len(got)} line(s)")
             for g in got:
                 print(f"  {g}")

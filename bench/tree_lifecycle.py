@@ -64,9 +64,11 @@ def one_path(
     mid_s: float,
     extra: list[str],
     expect_capped: bool = True,
+    run_lines: str = "",
 ) -> list[str]:
     """Runs ``path`` on a fresh build of tree ``name``; returns its findings.  ``expect_capped``
-    False: a tree governed as cold by design (a zone reading exactly 0 or -40000, session 16)."""
+    False: a tree governed as cold by design (a zone reading exactly 0 or -40000, session 16).
+    ``run_lines``: more keys of the config's ``[run]`` table (``fan = "governor"``, session 20)."""
     tmp = Path(tempfile.mkdtemp(prefix=f"lifecycle-{name}-{path}-"))
     found: list[str] = []
 
@@ -79,7 +81,7 @@ def one_path(
         faultshim.write_rules(tmp / "faults", rules)
         env = faultshim.env(shim, tmp / "faults", root)
         cfg = tmp / "hysteresis.toml"
-        cfg.write_text('[run]\npolicy = "hysteresis"\n')
+        cfg.write_text(f'[run]\npolicy = "hysteresis"\n{run_lines}')
         base = [*procutil.paths(tmp), "--lock-dir", str(tmp)]
         args = [*base, "--out", str(tmp / "out"), "--config", str(cfg), *extra]
         before = snapshot(root)
@@ -128,7 +130,7 @@ def one_path(
         if path == "sigterm":
             proc.send_signal(signal.SIGTERM)
         elif path == "sighup":  # a real reload: the unit's default policy, built for this board
-            cfg.write_text('[run]\npolicy = "stepped"\n')
+            cfg.write_text(f'[run]\npolicy = "stepped"\n{run_lines}')
             proc.send_signal(signal.SIGHUP)
             ok, err_head = _read_until(proc, "reloaded", "stderr")
             if not ok:
@@ -166,11 +168,12 @@ def lifecycle(
     mid_s: float,
     extra: list[str],
     expect_capped: bool = True,
+    run_lines: str = "",
 ) -> list[str]:
     """Every path on tree ``name``; a tree refused up front is judged once (its refusal)."""
     out: list[str] = []
     for path in PATHS:
-        got = one_path(name, make, shim, path, mid_s, extra, expect_capped)
+        got = one_path(name, make, shim, path, mid_s, extra, expect_capped, run_lines)
         out += got
         if any(" refused-up-front: " in g for g in got):
             break

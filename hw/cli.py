@@ -22,7 +22,7 @@ from thermogov.exitstatus import failure_status
 from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
-from thermogov.printable import printable
+from thermogov.printable import plain_strings, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -150,7 +150,7 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
         data["warnings"] = warnings
         data["no_board"] = no_board
         data["config_error"] = None if refusal is None else str(refusal)
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(plain_strings(data), indent=2))  # a folder name that is not UTF-8
     elif no_board is None:
         for line in doctor_report(tree, cfg, board):
             click.echo(printable(line))  # a zone's type, a model string: the board's files

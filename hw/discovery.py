@@ -13,6 +13,7 @@ device it needs with a one-line reason naming the file.
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -386,6 +387,22 @@ def _devfreqs(tree: SysfsTree) -> list[DevfreqDevice]:
     return [read_devfreq(tree, name) for name in tree.listdir(DEVFREQ)]
 
 
+def _other_device(tree: SysfsTree, rel: str, name: str) -> str:
+    """Why the class entry ``name`` is another device's folder ("" when it is its own).
+
+    The kernel names a devfreq device's folder and its class link alike (``dev_name``), so an
+    entry that resolves to a folder of another name (the GPU's name linked to the EMC's folder,
+    or the device's own folder replaced by such a link) would have the GPU domain's caps
+    written to the memory clock.  Left alone, named, like a link out of the root."""
+    real = tree.resolve(rel)
+    if os.path.basename(real) == name:
+        return ""
+    return (
+        f"{tree.show(rel)}: resolves to {real}, another device's folder, not {name}'s; "
+        "left alone (fix the tree: a devfreq folder is named as its class entry)"
+    )
+
+
 def read_devfreq(tree: SysfsTree, name: str) -> DevfreqDevice:
     """One devfreq device as discovery sees it now: its table, or why it cannot be governed.
 
@@ -402,6 +419,9 @@ def read_devfreq(tree: SysfsTree, name: str) -> DevfreqDevice:
         except SensorError:
             of_node = ""
     try:
+        other = _other_device(tree, rel, name)
+        if other:
+            raise SensorError(other)
         hz = tree.read_ints(f"{rel}/available_frequencies")
         table = tuple(sorted({h for h in hz if h > 0}))
         if not table:

@@ -17,6 +17,12 @@ Otherwise ``pwm1`` is written with evenly spaced duties, after ``pwm1_enable`` i
 (manual in the hwmon sysfs-interface; "PWM enabled" for pwm-fan).  Every attribute written is
 journaled first and restored on exit (:mod:`thermogov.hw.journal`).
 
+On L4T 32 (JetPack 4: Nano, TX1, TX2, Xavier) NVIDIA's own driver has neither: its fan is
+``/sys/devices/pwm-fan/target_pwm`` (0-255), with ``temp_control`` set to 0 before the first
+write so the kernel's curve stops driving it (:mod:`thermogov.hw.l4tfan` says why and in which
+order they are restored).  It is preferred when present: that driver's cooling device only
+moves the fan while ``temp_control`` is 1, i.e. while the kernel's curve fights us.
+
 Rivals: on a Jetson, ``nvfancontrol`` writes the same ``pwm1`` every polling interval, so a
 governed fan is refused while it runs (stop it first); on a Pi 5 the kernel's ``step_wise``
 governor moves ``cur_state`` when a fan trip is crossed, so the actuator reads the state back
@@ -31,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import THERMAL, hwmon_chips
+from thermogov.hw.l4tfan import CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
@@ -41,17 +48,32 @@ FAN_CDEV_TYPE = "pwm-fan"
 PWM_MAX = 255
 PWM_ENABLE_MAX = 3  # pwm-fan.rst: modes 0..3
 HWMON_LEVELS = 5  # duties 0, 64, 128, 191, 255 when only pwm1 exists
+MODE_ATTRIBUTES = ("pwm1_enable", CONTROL)  # restored after the speed (hw/l4tfan.py says why)
 RIVALS = ("nvfancontrol",)
 PROC = "proc"
 
 
+def _attribute(folder: str | None, name: str) -> str | None:
+    return None if folder is None else f"{folder}/{name}"
+
+
 @dataclass(frozen=True, slots=True)
 class FanDevice:
-    """What discovery found; ``cdev_rel`` or ``pwm_rel`` (or both) is set."""
+    """What discovery found; ``l4t_rel``, or ``cdev_rel`` or ``pwm_rel`` (or both), is set."""
 
     hwmon_rel: str | None = None  # sys/class/hwmon/hwmonN
     cdev_rel: str | None = None  # sys/class/thermal/cooling_deviceN
     max_state: int | None = None
+    l4t_rel: str | None = None  # sys/devices/pwm-fan (L4T 32's driver)
+    pwm_top: int = PWM_MAX  # the L4T driver's pwm_cap
+
+    @property
+    def target_rel(self) -> str | None:
+        return _attribute(self.l4t_rel, TARGET)
+
+    @property
+    def control_rel(self) -> str | None:
+        return _attribute(self.l4t_rel, CONTROL)
 
     @property
     def pwm_rel(self) -> str | None:
@@ -70,6 +92,8 @@ class FanDevice:
         return None if self.cdev_rel is None else f"{self.cdev_rel}/cur_state"
 
     def describe(self, tree: SysfsTree) -> str:
+        if self.l4t_rel is not None:
+            return f"{tree.show(self.l4t_rel)} (L4T pwm-fan target_pwm 0..{self.pwm_top})"
         if self.cdev_rel is not None:
             return f"{tree.show(self.cdev_rel)} (pwm-fan, states 0..{self.max_state})"
         return f"{tree.show(self.hwmon_rel or '')} (pwmfan pwm1)"
@@ -77,6 +101,9 @@ class FanDevice:
 
 def discover_fan(tree: SysfsTree) -> FanDevice | None:
     """The board's pwm-fan, or None.  Structure only: nothing is written."""
+    l4t = find_l4t_fan(tree)
+    if l4t is not None:
+        return FanDevice(l4t_rel=l4t, pwm_top=l4t_pwm_top(tree, l4t))
     hwmon = None
     for _, rel, chip in hwmon_chips(tree):
         if chip.lower() in FAN_HWMON_NAMES and tree.exists(f"{rel}/pwm1"):
@@ -126,7 +153,48 @@ def require_fan(tree: SysfsTree) -> FanDevice:
             f'run.fan: "governor" but {", ".join(rivals)} is running and drives the same fan; '
             f'stop it first (sudo systemctl stop {rivals[0]}) or use fan = "board" (nothing was changed)'
         )
+    problem = fan_problem(tree, dev)
+    if problem:
+        raise ConfigError(f'run.fan: "governor" but {problem} (nothing was changed)')
     return dev
+
+
+def owned_attributes(tree: SysfsTree, dev: FanDevice) -> list[str]:
+    """The attributes :class:`HwFan` owns on ``dev``, the mode before the speed."""
+    if dev.state_rel is not None and dev.max_state is not None:
+        return [dev.state_rel]
+    if dev.target_rel is not None:
+        return [
+            a
+            for a in (dev.control_rel, dev.target_rel)
+            if a is not None and (a == dev.target_rel or tree.exists(a))
+        ]
+    return [a for a in (dev.enable_rel, dev.pwm_rel) if a is not None and tree.exists(a)]
+
+
+def fan_problem(tree: SysfsTree, dev: FanDevice) -> str:
+    """Why the fan's owned attributes cannot be journaled and restored as found ("" when they can).
+
+    Asked before anything is written: a link, a non-file, garbage or a value outside the
+    attribute's range would be journaled as an original no restore may write back (the journal's
+    allow-list refuses it), so the fan would be left where thermogov put it."""
+    for rel in owned_attributes(tree, dev):
+        why = tree.unownable(rel)
+        if why:
+            return f'{why.split("; ")[0]}; fix the tree or use fan = "board"'
+        try:
+            value = tree.read_int(rel)
+        except SensorError as e:
+            return f'{e}; use fan = "board" until it reads as a number'
+        span = fan_attribute_range(tree, dev, rel)
+        if span is not None and not span[0] <= value <= span[1]:
+            return f'{tree.show(rel)} reads {value}, outside {span[0]}..{span[1]}; use fan = "board"'
+    return ""
+
+
+def is_mode_attribute(rel: str) -> bool:
+    """A fan attribute that says who drives the speed: restored after the speed."""
+    return rel.rstrip("/").rsplit("/", 1)[-1] in MODE_ATTRIBUTES
 
 
 def fan_attribute_range(tree: SysfsTree, dev: FanDevice, rel: str) -> tuple[int, int] | None:
@@ -137,6 +205,10 @@ def fan_attribute_range(tree: SysfsTree, dev: FanDevice, rel: str) -> tuple[int,
         return 0, PWM_MAX
     if rel == dev.enable_rel:
         return 0, PWM_ENABLE_MAX
+    if rel == dev.target_rel:
+        return 0, PWM_MAX
+    if rel == dev.control_rel:
+        return 0, CONTROL_MAX
     return None
 
 
@@ -167,22 +239,29 @@ class HwFan:
         self._level_t: float | None = None  # the instant the level was last read back
         # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
         self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
+        attrs = owned_attributes(tree, dev)
+        self._mode: tuple[str, int] | None = None  # (attribute, value) written before the first speed
         if dev.state_rel is not None and dev.max_state is not None:
             self._rel = dev.state_rel
             self._values = tuple(range(dev.max_state + 1))
-            attrs = [dev.state_rel]
+        elif dev.target_rel is not None:
+            self._rel = dev.target_rel
+            self._values = tuple(round(dev.pwm_top * k / (HWMON_LEVELS - 1)) for k in range(HWMON_LEVELS))
+            if dev.control_rel is not None and dev.control_rel in attrs:
+                self._mode = (dev.control_rel, CONTROL_OFF)
         else:
             assert dev.pwm_rel is not None
             self._rel = dev.pwm_rel
             self._values = tuple(round(PWM_MAX * k / (HWMON_LEVELS - 1)) for k in range(HWMON_LEVELS))
-            attrs = [a for a in (dev.enable_rel, dev.pwm_rel) if a is not None and tree.exists(a)]
+            if dev.enable_rel is not None and dev.enable_rel in attrs:
+                self._mode = (dev.enable_rel, 1)
         # Originals first (what the journal and restore put back), then ownership.
         self.originals = [(rel, tree.read_int(rel, ActuatorError)) for rel in attrs]
         if not dry_run:
             for rel in attrs:
                 tree.own(rel)
         self._level = self._nearest(dict(self.originals)[self._rel])
-        self._enabled = dev.state_rel is not None
+        self._enabled = self._mode is None
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
@@ -229,10 +308,10 @@ class HwFan:
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:
             raise ActuatorError(f"fan: level {level} is outside 0..{self.levels - 1}")
-        if not self._enabled:
-            enable = self.dev.enable_rel
-            if enable is not None and enable in dict(self.originals) and dict(self.originals)[enable] != 1:
-                self._write(enable, 1)
+        if not self._enabled and self._mode is not None:
+            rel, wanted = self._mode
+            if dict(self.originals)[rel] != wanted:
+                self._write(rel, wanted)
             self._enabled = True
         self._write(self._rel, self._values[level])
         self._level = level
@@ -242,7 +321,7 @@ class HwFan:
 
     def restore(self) -> None:
         """Put back every captured attribute, the speed before the mode; all are tried."""
-        ordered = sorted(self.originals, key=lambda rv: rv[0].endswith("_enable"))
+        ordered = sorted(self.originals, key=lambda rv: is_mode_attribute(rv[0]))
         errors = [e for e in (write_back(self.io, rel, value) for rel, value in ordered) if e]
         if errors:
             raise ActuatorError("; ".join(errors))
@@ -269,7 +348,11 @@ def fan_data(tree: SysfsTree) -> dict[str, object] | None:
         "pwm1": read(dev.pwm_rel),
         "pwm1_enable": read(dev.enable_rel),
         "rpm": read(dev.rpm_rel),
+        "target_pwm": read(dev.target_rel),
+        "cur_pwm": read(_attribute(dev.l4t_rel, CUR)),
+        "temp_control": read(dev.control_rel),
         "rivals": running_rivals(tree),
+        "problem": fan_problem(tree, dev) or None,
     }
 
 
@@ -277,8 +360,24 @@ def fan_lines(tree: SysfsTree) -> list[str]:
     d = fan_data(tree)
     if d is None:
         return ['fan: no controllable fan (fan = "governor" needs a pwm-fan hwmon or cooling device)']
-    state = f"state {d['cur_state']}/{d['max_state']}" if d["max_state"] is not None else f"pwm1 {d['pwm1']}"
-    lines = [f"fan: {d['device']}: {state}, {d['rpm'] if d['rpm'] is not None else '?'} RPM"]
+    if d["target_pwm"] is not None:
+        tc = d["temp_control"]
+        who = (
+            " (the kernel's curve drives it)"
+            if tc == 1
+            else " (the kernel's curve is off)"
+            if tc == 0
+            else ""
+        )
+        state = f"target_pwm {d['target_pwm']}, cur_pwm {d['cur_pwm']}, temp_control {tc}"
+        lines = [f"fan: {d['device']}: {state}{who}"]
+    else:
+        state = (
+            f"state {d['cur_state']}/{d['max_state']}" if d["max_state"] is not None else f"pwm1 {d['pwm1']}"
+        )
+        lines = [f"fan: {d['device']}: {state}, {d['rpm'] if d['rpm'] is not None else '?'} RPM"]
+    if d["problem"]:
+        lines.append(f"  not governable as found: {d['problem']}")
     rivals = d["rivals"]
     if rivals:
         lines.append(f'  {", ".join(rivals)} drives it (stop it before fan = "governor")')  # type: ignore[arg-type]

@@ -50,6 +50,7 @@ from typing import Any
 from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
+from thermogov.hw.fan import is_mode_attribute
 from thermogov.hw.freed import freed
 from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
@@ -359,9 +360,7 @@ def write_back(tree: SysfsTree, values: Iterable[tuple[str, int]]) -> list[str]:
 
 def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
     """Write each journaled fan attribute back (speeds before modes); returns the failures."""
-    return write_back(
-        tree, ((a.rel, a.value) for a in sorted(attrs, key=lambda a: a.rel.endswith("_enable")))
-    )
+    return write_back(tree, ((a.rel, a.value) for a in sorted(attrs, key=lambda a: is_mode_attribute(a.rel))))
 
 
 class RecordedRanges:

@@ -19,9 +19,10 @@ back only if
   value is written clamped into today's range, :func:`clamp_to_hardware`).
 
 A fan attribute (``cur_state`` of the ``pwm-fan`` cooling device, ``pwm1`` / ``pwm1_enable``
-of the ``pwmfan`` hwmon) is written back only if it belongs to the fan discovery finds now
+of the ``pwmfan`` hwmon, ``target_pwm`` / ``temp_control`` of L4T 32's ``/sys/devices/pwm-fan``)
+is written back only if it belongs to the fan discovery finds now
 (:func:`thermogov.hw.fan.discover_fan`) and the value lies in its range (0..``max_state``,
-0..255, 0..3).
+0..255, 0..3, 0..255, 0..1).
 
 Anything else is refused with the reason, before a single write.  A window whose device is not
 on the board now is not written either, but that is reported as a restore left incomplete
@@ -218,7 +219,7 @@ def check_idle_state(tree: SysfsTree, rel: str, value: int) -> str:
     return ""
 
 
-FAN_ATTRIBUTES = ("cur_state", "pwm1", "pwm1_enable")
+FAN_ATTRIBUTES = ("cur_state", "pwm1", "pwm1_enable", "target_pwm", "temp_control")
 
 
 def check_fan_attribute(tree: SysfsTree, rel: str, value: object) -> tuple[str, bool]:

@@ -74,6 +74,24 @@ def _quote(word: str) -> str:
     return f'"{word}"' if any(c.isspace() for c in word) else word
 
 
+def _path_word(word: str) -> str:
+    """A path thermogov puts in an ``Exec*=`` line, as one word systemd reads back as that path (systemd.service(5), "Command
+    lines"; systemd.unit(5), "Specifiers"): split on whitespace unless double-quoted, ``\\`` and
+    ``\"`` escapes inside quotes, ``%`` a specifier (``%%`` is one ``%``), ``$`` a variable
+    (``$$`` is one ``$``).  A control character cannot be written at all: a newline in a
+    path ended the line and began a directive of the path's choosing (``ExecStartPre=`` as root)."""
+    bad = next((c for c in word if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
+        raise ConfigError(
+            f"{word!r}: a control character ({bad!r}) cannot be written in a systemd unit; "
+            "choose a path without one (nothing was written)"
+        )
+    escaped = word.replace("%", "%%").replace("$", "$$")
+    if any(c.isspace() or c in "\"'\\" for c in word):
+        return '"' + escaped.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return escaped
+
+
 def render_unit(template: str, exe: Path, config: Path) -> str:
     """The template with every ``Exec*=`` running thermogov pointed at ``exe`` and ``config``."""
     lines = template.splitlines()
@@ -87,15 +105,16 @@ def render_unit(template: str, exe: Path, config: Path) -> str:
             prefix = value[: len(value) - len(value.lstrip("-@+!:"))]
             words = shlex.split(value[len(prefix) :])
             if words and Path(words[0]).name == "thermogov":
-                words[0] = str(exe)
+                tokens = [_quote(w) for w in words]
+                tokens[0] = _path_word(str(exe))
                 if "--config" in words:
                     i = words.index("--config")
                     if i + 1 < len(words):
-                        words[i + 1] = str(config)
+                        tokens[i + 1] = _path_word(str(config))
                 elif key.strip() == "ExecStart":
-                    words += ["--config", str(config)]
+                    tokens += ["--config", _path_word(str(config))]
                 found = found or key.strip() == "ExecStart"
-                line = f"{key}={prefix}{' '.join(_quote(w) for w in words)}"
+                line = f"{key}={prefix}{' '.join(tokens)}"
         out.append(line)
     if not found:
         raise ConfigError(

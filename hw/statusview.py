@@ -19,6 +19,7 @@ from typing import Any
 
 from thermogov.client import NoState, State, current
 from thermogov.interfaces import ConfigError
+from thermogov.printable import plain_strings
 
 WATCH_HINT = "pip install 'thermogov[watch]'"
 REFRESH_S = 1.0
@@ -60,7 +61,7 @@ def show_once(path: Path | None, as_json: bool, echo: Any) -> int:
     s = current(path)
     stale = s.stale_reason()
     if as_json:
-        echo(json.dumps({**s.raw, "stale": stale}, indent=2))
+        echo(json.dumps(plain_strings({**s.raw, "stale": stale}), indent=2))
     else:
         for line in summary_lines(s, stale):
             echo(line)

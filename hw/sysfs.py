@@ -316,9 +316,18 @@ class SysfsTree:
             if ident is not None:  # a limit we write: read what we would write, nothing else
                 confine.check(real, ident, self.show(rel))
         try:
-            return self._read_bytes(real)
+            raw = self._read_bytes(real)
         except OSError as e:
             raise self._read_error(rel, e, error) from e
+        if len(raw) >= _MAX_ATTR_BYTES:
+            # Cut at the buffer's end, a list's last number would be a piece of one (an OPP
+            # table of 10^5 entries read as its first 6000 and a bogus 7.69 MHz); no sysfs
+            # attribute is longer than a page, so the file is refused, not read in part.
+            raise error(
+                f"{self.path(rel)}: {_MAX_ATTR_BYTES} bytes or more, longer than any sysfs attribute "
+                "(one page); not read: check the --sysfs-root and the driver"
+            )
+        return raw
 
     def read_text(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> str:
         """The attribute as text, without trailing newline/NUL (device-tree strings end in NUL)."""
@@ -404,8 +413,16 @@ class SysfsTree:
         )
 
     def read_ints(self, rel: str, error: type[SensorError] | type[ActuatorError] = SensorError) -> list[int]:
-        """A space-separated list (``scaling_available_frequencies`` has a trailing space)."""
-        text = self.read_text(rel, error)
+        """A space-separated list (``scaling_available_frequencies`` has a trailing space).
+
+        A NUL byte is refused: :meth:`read_text` shows it as a space (device-tree strings end in
+        one), which read ``76800000 \\x00153600000`` as two OPPs; the kernel prints none in a list."""
+        raw = self.read_bytes(rel, error)
+        if b"\x00" in raw:
+            raise error(
+                f"{self.path(rel)}: holds a NUL byte; expected space-separated whole numbers (fix the tree)"
+            )
+        text = raw.decode("utf-8", errors="replace").strip()
         tokens = text.split(" ")  # the kernel separates with single spaces (trailing one stripped)
         if not all(_SYSFS_INT.fullmatch(t.encode("utf-8", errors="replace")) for t in tokens if t):
             raise error(f"{self.path(rel)}: expected space-separated whole numbers, got {text[:60]!r}")
@@ -470,11 +487,19 @@ class SysfsTree:
     def forget(self, rel: str) -> None:
         """Stop keeping ``rel`` open and forget its resolution (a member that went away,
         hw/departures.py): the descriptor of a removed attribute is closed, not kept on a dead
-        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule."""
+        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule.
+
+        Every resolution kept for the member's folder and what lies under it goes too: the
+        class entry itself (``class/devfreq/<name>``, resolved by discovery's own-folder check)
+        is a link the kernel makes again with the device, and one planted out of the root in
+        its place must meet the root check, not the memo of the link that went away."""
         real = self._resolved.pop(rel, None)
         entry = self._kept.pop(real, None) if real is not None else None
         if entry:
             os.close(entry[0])
+        folder = rel.rpartition("/")[0]
+        for key in [k for k in self._resolved if k == folder or k.startswith(folder + "/")]:
+            del self._resolved[key]
 
     def remade(self, rel: str) -> bool:
         """Whether an owned attribute that is no longer the file owned went the kernel's way:

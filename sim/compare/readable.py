@@ -51,7 +51,7 @@ from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.policies.stepped import sensor_code_edge_c
 from thermogov.sim.compare.expected import prob_at_or_above
-from thermogov.sim.compare.oracle import TRIP_C
+from thermogov.sim.compare.oracle import TRIP_C, oracle
 
 _NORMAL = NormalDist()
 
@@ -136,6 +136,21 @@ def readable_trip(config: Config, board: BoardProfile | None = None, trip_c: flo
         period_s,
         run_s,
     )
+
+
+def readable_anywindow_ips(config: Config, board: BoardProfile | None = None) -> float | None:
+    """The any-window oracle held under ``config``'s readable trip: the worst-window reference.
+
+    The yardstick of the views that score a run by its worst window (the open-ended view, the
+    seed-set race), as :func:`thermogov.sim.compare.anywindow.anywindow_bound` is their bound; None
+    where that bound is (an open load).  The level follows the world's own length, so a world
+    continued past its end (``anywindow.extended``) gets its larger ``z``.
+    """
+    if config.sim.workload.kind != "saturating":
+        return None
+    board = board or config.load_board()
+    level = readable_trip(config, board)
+    return oracle(config, board, trip_c=level.level_c, any_window=True).throughput_ips
 
 
 def read_chance(sensors: Sequence[SensorProfile], levels_c: Sequence[float], trip_c: float = TRIP_C) -> float:

@@ -4,7 +4,9 @@
 scenario every policy runs on every seed, ``hysteresis``'s seconds above the trip and at a hard
 limit on each seed set that seed's bound, each tunable kernel baseline is tuned once over the
 whole set (``<policy>@iso``), and the any-window bound is solved per seed (the world's random
-draws differ by seed).  Rows are read by their mean over the seeds and its spread, the
+draws differ by seed), with the any-window oracle at the world's *readable trip* beside it
+(:func:`thermogov.sim.compare.readable.readable_anywindow_ips`: a reference for a policy that
+must not read the trip, never a bound, so no MISS is judged on it).  Rows are read by their mean over the seeds and its spread, the
 candidate's targets are judged per seed (time above the trip against ``hysteresis`` on the
 same seed) and summed, and its margin over the best tuned baseline is given both on the means
 and seed by seed (paired: both saw the same noise).
@@ -23,6 +25,7 @@ from thermogov.config import Config
 from thermogov.sim.compare import isolimit
 from thermogov.sim.compare.anywindow import anywindow_bound
 from thermogov.sim.compare.compare import safe_name
+from thermogov.sim.compare.readable import readable_anywindow_ips
 from thermogov.sim.compare.seedset import (
     Bounds,
     SeedRows,
@@ -35,8 +38,9 @@ from thermogov.sim.compare.seedset import (
 KERNEL = ("step_wise", "power_allocator")
 TARGET_PCT = 98.0
 
-#: One scenario's result: policy label -> rows, and the any-window bound per seed.
-Block = tuple[dict[str, SeedRows], dict[int, float | None]]
+#: One scenario's result: policy label -> rows, the any-window bound per seed, and the readable
+#: reference per seed (the any-window oracle at the readable trip).
+Block = tuple[dict[str, SeedRows], dict[int, float | None], dict[int, float | None]]
 
 
 def _plain_job(args: tuple[Config, str, list[int], Path, str]) -> SeedRows:
@@ -47,9 +51,13 @@ def _tune_job(args: tuple[Config, str, list[int], Bounds, Path, str, SeedRows | 
     return tune_over_seeds(*args)
 
 
-def _bound_job(args: tuple[Config, int]) -> float | None:
-    res = anywindow_bound(with_seed(args[0], args[1]))
-    return res.throughput_ips if res is not None else None
+def _bound_job(args: tuple[Config, int]) -> tuple[float | None, float | None]:
+    """One seed's any-window bound and its readable reference (none where there is no bound)."""
+    cfg = with_seed(args[0], args[1])
+    res = anywindow_bound(cfg)
+    if res is None:
+        return None, None
+    return res.throughput_ips, readable_anywindow_ips(cfg)
 
 
 def race(
@@ -84,8 +92,10 @@ def race(
                 ordered[p] = rows[p]
                 if isolimit.iso_label(p) in rows:
                     ordered[isolimit.iso_label(p)] = rows[isolimit.iso_label(p)]
-            bound = dict(zip(seeds, ex.map(_bound_job, [(cfg, s) for s in seeds]), strict=True))
-            out[label] = (ordered, bound)
+            refs = list(ex.map(_bound_job, [(cfg, s) for s in seeds]))
+            bound = {s: b for s, (b, _) in zip(seeds, refs, strict=True)}
+            readable = {s: r for s, (_, r) in zip(seeds, refs, strict=True)}
+            out[label] = (ordered, bound, readable)
     return out
 
 
@@ -103,7 +113,7 @@ def deploy(
     cfgs = dict(configs)
     held = race(configs, policies, seeds, out_dir, jobs=jobs, tune=False, progress=progress)
     with ProcessPoolExecutor(max(jobs, 1)) as ex:
-        for label, (rows, _) in tuned.items():
+        for label, (rows, *_) in tuned.items():
             jobs_in = []
             for name, r in rows.items():
                 if r.trip_c is None:
@@ -122,7 +132,7 @@ def deploy(
                 ordered[p] = r
                 if isolimit.iso_label(p) in deployed:
                     ordered[isolimit.iso_label(p)] = deployed[isolimit.iso_label(p)]
-            held[label] = (ordered, held[label][1])
+            held[label] = (ordered, held[label][1], held[label][2])
     return held
 
 
@@ -147,10 +157,14 @@ def report(blocks: dict[str, Block], candidate: str, title: str) -> list[str]:
         "  worst / steady: mean ±95% t half-width [min..max] over the seeds (inf/s); "
         ">trip / limit: seconds per seed (sum); tuned rows: the one setting chosen over the set",
     ]
-    for label, (rows, bound) in blocks.items():
+    for label, (rows, bound, readable) in blocks.items():
         seeds = sorted(bound)
         b = Spread.of([v for v in bound.values() if v is not None])
-        lines.append(f"  {label}  seeds {','.join(map(str, seeds))}  any-window bound {_spread(b)}")
+        ref = Spread.of([v for v in readable.values() if v is not None])
+        lines.append(
+            f"  {label}  seeds {','.join(map(str, seeds))}  any-window bound {_spread(b)}"
+            f"  readable {_spread(ref)} (reference, not a bound)"
+        )
         for name, r in rows.items():
             above, limit = r.above_s(), r.limit_s()
             per_seed = " ".join(_num(r.worst.get(s)) for s in seeds)
@@ -160,7 +174,7 @@ def report(blocks: dict[str, Block], candidate: str, title: str) -> list[str]:
                 f"limit {sum(limit.values()):g}  per seed: {per_seed}"
                 + (f"  {r.setting}{'' if r.met else ' NONE HELD'}" if r.setting else "")
             )
-        lines.extend("    " + v for v in verdict(rows, bound, candidate))
+        lines.extend("    " + v for v in verdict(rows, bound, candidate, readable))
         for name, r in rows.items():
             if r.log:
                 lines.append(f"    {name} probes: " + "; ".join(r.log))
@@ -171,8 +185,16 @@ def _num(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.2f}"
 
 
-def verdict(rows: dict[str, SeedRows], bound: dict[int, float | None], candidate: str) -> list[str]:
-    """The candidate's targets over the seeds: share of the bound, margin, trip and limit per seed."""
+def verdict(
+    rows: dict[str, SeedRows],
+    bound: dict[int, float | None],
+    candidate: str,
+    readable: dict[int, float | None] | None = None,
+) -> list[str]:
+    """The candidate's targets over the seeds: share of the bound, margin, trip and limit per seed.
+
+    With ``readable`` its share of the readable reference per seed follows the bound's, unjudged.
+    """
     c, h = rows.get(candidate), rows.get("hysteresis")
     if c is None:
         return []
@@ -185,6 +207,10 @@ def verdict(rows: dict[str, SeedRows], bound: dict[int, float | None], candidate
         share = Spread.of(pct)
         miss = "" if share is not None and share.low >= TARGET_PCT else " MISS"
         out.append(f"{candidate} % of the any-window bound per seed: {_spread(share, 1)}{miss}")
+    refs = [s for s in seeds if (readable or {}).get(s)]
+    if cw is not None and refs and len(refs) == len(seeds):
+        ref_pct = Spread.of([100.0 * (c.worst[s] or 0.0) / (readable or {})[s] for s in seeds])  # type: ignore[operator]
+        out.append(f"{candidate} % of the readable reference per seed: {_spread(ref_pct, 1)} (not a bound)")
     tuned = {
         isolimit.iso_label(k): rows[isolimit.iso_label(k)]
         for k in KERNEL

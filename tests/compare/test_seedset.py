@@ -200,7 +200,7 @@ def test_the_report_says_the_mean_spread_and_per_seed_trip_verdict() -> None:
         "stepped": _rows("stepped", worst_c, [0.1, 0.2, 0.2]),
     }
     bound = {1: 37.0, 2: 37.0, 3: 37.0}
-    lines = report({"s": (rows, bound)}, "stepped", "title")
+    lines = report({"s": (rows, bound, {})}, "stepped", "title")
     line = next(ln for ln in lines if ln.strip().startswith("stepped "))
     assert Spread.of(worst_c).text() in line  # type: ignore[union-attr]
     assert ">trip 0.1/0.2/0.2 (0.5)" in line and "per seed: 36.50 36.70 36.60" in line

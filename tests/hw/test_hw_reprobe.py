@@ -21,6 +21,7 @@ import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError
 from thermogov.trace import load_trace
 
 HOT_MC = 92000
@@ -319,6 +320,25 @@ def test_a_member_forgotten_has_no_descriptor_kept_on_its_dead_file(tmp_path: Pa
     (t.root / cur).unlink()
     (t.root / cur).write_text("1000000\n")
     assert tree.read_int(cur) == 1000000
+
+
+def test_a_member_forgotten_has_its_folders_link_checked_afresh(tmp_path: Path) -> None:
+    # Discovery resolves the class entry itself (the own-folder check): kept after the member
+    # went away, a link planted out of the root in its place was followed unchecked.
+    t = fakesys.rpi5(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    policy = f"{CPUFREQ}/policy0"
+    tree.resolve(policy)
+    tree.resolve(f"{policy}/scaling_max_freq")
+    tree.forget(f"{policy}/scaling_cur_freq")
+    folder = t.root / policy
+    shutil.copytree(folder, tmp_path / "outside")
+    shutil.rmtree(folder)
+    folder.symlink_to(tmp_path / "outside")
+    with pytest.raises(SensorError, match="outside the sysfs root"):
+        tree.resolve(policy)
+    with pytest.raises(SensorError, match="outside the sysfs root"):
+        tree.resolve(f"{policy}/scaling_max_freq")
 
 
 def test_a_cap_change_before_the_next_look_holds_the_gone_gpu_without_failsafe(tmp_path: Path) -> None:

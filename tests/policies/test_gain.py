@@ -19,10 +19,11 @@ from thermogov.policies.stepped import Stepped
 from thermogov.sim.scenarios import load_scenario, scenario_names
 
 SUITE_BOARDS = sorted({load_scenario(n).board for n in scenario_names()})
-FINE = "jetson-agx-orin"  # 26 rungs
+FINE = "jetson-agx-orin"  # 26 rungs (25 without the all-maximum one, release_frontier)
 
 
 def _ladder(board: str) -> list[dict[str, int]]:
+    """The ladder ``stepped`` builds by default (``release_frontier`` off)."""
     ctx = ctx_for(board)
     return build_ladder(ctx.board, ctx.tables_hz)
 
@@ -106,13 +107,15 @@ def test_the_scaled_controller_moves_the_ladder_that_many_times_further(rule: st
     """Same readings over the set point: u falls scale times as many rungs (P and I both scale)."""
     ctx = ctx_for(FINE)
     falls = []
+    # The all-maximum ladder (release_frontier off), whose step the scale below is computed on:
+    # the mechanics of the scaling, not the release, are under test.
     for params in ({"gain_ladder": "off"}, {"gain_ladder": rule}):
-        p = _stepped(FINE, params)
+        p = _stepped(FINE, {**params, "release_frontier": False})
         for k in range(6):  # 0.2 °C over the set point (84.5), flat: no slew limit binds
             p.decide(inp(k * 0.1, 84.7, ctx))
         falls.append(p.top - p.u)
     assert falls[0] > 0.1
-    scale = gain_scale(rule, ctx.board, _ladder(FINE), ctx.sensor_names)
+    scale = gain_scale(rule, ctx.board, build_ladder(ctx.board, ctx.tables_hz), ctx.sensor_names)
     assert scale > 2.0
     assert falls[1] == pytest.approx(scale * falls[0])
 

@@ -51,9 +51,12 @@ def test_steps_down_while_rising_toward_the_trip_before_reaching_it() -> None:
     assert all(b <= a for a, b in itertools.pairwise(rungs))  # and never back up
 
 
-def test_returns_to_full_clocks_at_the_release() -> None:
+@pytest.mark.parametrize("frontier", [False, True])
+def test_returns_to_full_clocks_at_the_release(frontier: bool) -> None:
+    """Full clocks: every domain's maximum (the default), or with ``release_frontier`` the
+    frontier's fastest point, as fast by the model (the Orin Nano's CPU lower)."""
     ctx = ctx_for()
-    p = _stepped()
+    p = _stepped({"release_frontier": frontier})
     for i in range(20):
         p.decide(inp(i * 0.1, 86.0, ctx))
     assert _rung(p, p.decide(inp(2.0, 75.0, ctx)).caps_hz) < p.top  # in between: no jump
@@ -63,12 +66,19 @@ def test_returns_to_full_clocks_at_the_release() -> None:
     rungs = [_rung(p, p.decide(inp(2.2 + 0.1 * k, 69.0, ctx)).caps_hz) for k in range(p.top)]
     # back to full clocks one rung per tick: no full-ladder jump even at the release
     assert rungs[-1] == p.top and all(b - a <= 1 for a, b in itertools.pairwise([before + 1, *rungs]))
-    assert p.decide(inp(9.0, 69.0, ctx)).caps_hz == ctx.highest_caps()
+    top = p.decide(inp(9.0, 69.0, ctx)).caps_hz
+    assert top == p.ladder[-1]
+    assert (top == ctx.highest_caps()) is not frontier
 
 
 def test_holds_the_set_point_by_time_sharing_two_adjacent_rungs() -> None:
     ctx = ctx_for()
-    p = _stepped({"margin_c": 1.0})
+    # The stand-in plant's 0.4 °C per rung is fixed, while the "plant" gain rule scales k_p on the
+    # ladder the board gives: the all-maximum ladder's here (release_frontier off).  With the
+    # frontier's (one rung fewer on the Orin Nano) the scale differs and this fixed stand-in
+    # dithers over three rungs; the frontier's loop is judged on the simulator's plant
+    # (docs/policies.md, session 20a: held levels and time above the trip on the suite).
+    p = _stepped({"margin_c": 1.0, "release_frontier": False})
     rungs = []
     reading = 84.0
     for i in range(3000):

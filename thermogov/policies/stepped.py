@@ -186,6 +186,7 @@ from thermogov.board import SensorProfile
 from thermogov.interfaces import ConfigError
 from thermogov.policies.arrival import FirstArrival
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
+from thermogov.policies.dither import MidTread
 from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
@@ -243,8 +244,9 @@ class SteppedParams:
     first_arrival: bool = False  # off: the first approach's integral winds down over horizon_s (18b)
     gain_ladder: str = "plant"  # k_p scaled on a finer ladder ("off", "steps"); 18a, default since 18
     gain_ladder_trip: str = "off"  # off: the trip's step down scaled by a gain_ladder rule, rounded (18a)
-    release_frontier: bool = False  # off: release to the frontier's fastest point, not all-maximum (19c)
+    release_frontier: bool = False  # off: release to the frontier's top, not all-maximum (19c, 20a)
     ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
+    dither_hold: bool = False  # off: the dither mid-tread, a neighbour only when a whole rung is owed (20b)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -355,6 +357,8 @@ class Stepped:
         self.arrival = FirstArrival(p.horizon_s, p.t_i_s) if p.first_arrival else None
         # ``ripple_margin``: the fused reading's spread while held (:mod:`.ripple`); set by make_stepped.
         self.ripple: HeldSpread | None = None
+        # ``dither_hold``: the mid-tread dither, its base the rung nearest u (:mod:`.dither`).
+        self.held = MidTread() if p.dither_hold else None
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -520,6 +524,8 @@ class Stepped:
                 self.rung = max(math.floor(u_max), self.rung - 2)
             self.u = self.integral = float(self.rung)
             self._acc = 0.0
+            if self.held is not None:
+                self.held.reset()
             self.state = HIGH
             self._regime = "release"
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
@@ -788,7 +794,16 @@ class Stepped:
 
         Sets the target rung; :meth:`decide` moves the applied one towards it a rung per tick.
         """
-        if self._next_dither_s is None or t >= self._next_dither_s - 1e-9:
+        # ``dither_hold`` (policies/dither.py), except while a yielded ramp holds the node: there
+        # the firmware's ramp modulates the clock and the cap only bounds it a rung above.
+        if (
+            self.held is not None
+            and not self._holding
+            and (self._next_dither_s is None or t >= self._next_dither_s - 1e-9)
+        ):
+            self._target = self.held.step(self.u, self.top)
+            self._next_dither_s = t + self.p.dither_s
+        elif self._next_dither_s is None or t >= self._next_dither_s - 1e-9:
             base = math.floor(self.u)
             self._acc += self.u - base
             if self._acc >= 1.0 and base < self.top:
@@ -859,6 +874,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         gain_ladder_trip=params.choice("gain_ladder_trip", GAIN_RULES, d.gain_ladder_trip),
         release_frontier=params.boolean("release_frontier", d.release_frontier),
         ripple_margin=params.boolean("ripple_margin", d.ripple_margin),
+        dither_hold=params.boolean("dither_hold", d.dither_hold),
     )
     if p.bank_c > 0.0 and not 0.0 < p.bank_window_s < p.run_s:
         raise ConfigError(
