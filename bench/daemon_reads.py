@@ -3,7 +3,9 @@
 CPU shares on a shared machine move with its load by more than a change to the daemon moves
 them (``bench/daemon_footprint.py`` reads 0.5-0.7 % of a core for the same code at load 6-9), so
 this bench counts what the daemon asks of the kernel instead: attribute reads that reach a file
-(``SysfsTree._read_bytes``), ``open`` and ``stat`` calls, per second of governing.  The real loop
+(``SysfsTree._read_bytes``), ``open``, ``stat`` and ``lstat`` calls, per second of governing
+(``lstat``: the confinement checks, :func:`thermogov.hw.confine.check`, one per owned file a
+look asks about, hw/departures.py; uncounted before session 20's review).  The real loop
 runs (real reads of a fake tree, real trace, real state file) with ``time.monotonic`` and the
 wait replaced by a virtual clock, so 120 governed seconds take a second or two.  The board is a
 fake Orin Nano with what a robot has on top: a battery, a charger, and a governed fan.  Start-up
@@ -60,7 +62,7 @@ def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], i
         now[0] += timeout_s
         return flag.event.is_set()
 
-    real_read, real_open, real_stat = sysfs.SysfsTree._read_bytes, os.open, os.stat
+    real_read, real_open, real_stat, real_lstat = sysfs.SysfsTree._read_bytes, os.open, os.stat, os.lstat
 
     def read(tree: sysfs.SysfsTree, real: str) -> bytes:
         counts["reads"] += 1
@@ -74,13 +76,17 @@ def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], i
         counts["stats"] += 1
         return real_stat(path, *a, **k)
 
+    def lstat(path, *a, **k):  # type: ignore[no-untyped-def]
+        counts["lstats"] += 1
+        return real_lstat(path, *a, **k)
+
     saved = (daemon.time, daemon.StopFlag.wait)
     daemon.time = types.SimpleNamespace(
         monotonic=lambda: now[0], perf_counter=time.perf_counter, time=time.time
     )  # type: ignore[assignment]
     daemon.StopFlag.wait = wait  # type: ignore[method-assign]
     sysfs.SysfsTree._read_bytes = read  # type: ignore[method-assign]
-    os.open, os.stat = opened, stat
+    os.open, os.stat, os.lstat = opened, stat, lstat
     try:
         opts = daemon.RunOptions(
             config=parse_config({"run": {"fan": "governor"}}),
@@ -96,7 +102,7 @@ def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], i
     finally:
         daemon.time, daemon.StopFlag.wait = saved  # type: ignore[method-assign]
         sysfs.SysfsTree._read_bytes = real_read  # type: ignore[method-assign]
-        os.open, os.stat = real_open, real_stat
+        os.open, os.stat, os.lstat = real_open, real_stat, real_lstat
     return counts, summary["ticks"]
 
 
@@ -111,7 +117,7 @@ def main() -> None:
     print(
         f"daemon file work per governed second (fake Orin Nano + battery + charger + governed fan, {ticks} ticks)"
     )
-    for key in ("reads", "opens", "stats"):
+    for key in ("reads", "opens", "stats", "lstats"):
         print(f"  {key:<6} {(long[key] - short[key]) / span:7.1f} /s")
 
 

@@ -12,7 +12,7 @@ files, gone or replaced, were refused as "replaced since start-up" (hw/confine.p
 ran at the kernel's limits, a cap change sent the others to failsafe, and the exit failed.
 
 Now, on the limit watch's cadence (once a second) and once more just before the exit restore,
-every owned limit pair is checked to still be the very file owned (one ``lstat`` each,
+every owned limit pair is checked to still be the very file owned (one ``lstat`` of its max,
 :meth:`~thermogov.hw.sysfs.SysfsTree.still_owned`, before the watch reads the files).  A member
 that is not, in the kernel's way (:meth:`~thermogov.hw.sysfs.SysfsTree.remade`: nothing at its
 path, or a new regular file reached as the old one was; a link planted at it or on the way is a

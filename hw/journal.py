@@ -51,6 +51,7 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import is_mode_attribute
+from thermogov.hw.freed import freed
 from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.journalfields import listed, pid_of, typed
@@ -408,7 +409,7 @@ def _unit(scale_hz: int) -> str:
 
 
 def validate_entries(
-    tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]
+    tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry], *, same_boot: bool = False
 ) -> tuple[list[JournalEntry], list[str], list[str]]:
     """(entries that may be written, why the others may not, what was clamped), or
     :class:`JournalError`.
@@ -416,7 +417,10 @@ def validate_entries(
     Anything but an owned window with values in its hardware range (the range its entry
     recorded, else today's) refuses the whole journal before a single write; a window whose
     device is not on the board now is only skipped (and reported, so the restore ends
-    incomplete).  A value in its recorded range but outside today's (the table changed under
+    incomplete), unless it was there when journaled (``same_boot``: the journal is of this
+    boot, and the entry recorded the range read from the live device) and its folder was
+    removed since, its limits freed with it (:func:`thermogov.hw.freed.freed`: said, not an
+    error).  A value in its recorded range but outside today's (the table changed under
     the dead daemon) is moved to today's nearest in-range value, and said.
     """
     windows = owned_windows(tree, discover(tree))
@@ -430,7 +434,9 @@ def validate_entries(
             clamped.extend([note] if note else [])
             good.append(e)
         elif absent:
-            missing.append(f"{e.label}: {why}")
+            # removed since it was journaled in this boot: nothing left to restore
+            gone = freed(tree, e.label, e.min_rel) if same_boot and e.recorded_range() else ""
+            (clamped if gone else missing).append(gone or f"{e.label}: {why}")
         else:
             raise JournalError(
                 f"journal entry {e.label!r} refused: {why}; nothing was written "
@@ -662,7 +668,8 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
                 f"it could not be deleted ({errno_name(e.errno)}: {e.strerror})"
             )
         return f"discarded the journal of pid {data.pid} from an earlier boot (the reboot reset the limits)"
-    good, errors, clamped = validate_entries(tree, data.entries)
+    same_boot = bool(data.boot_id) and data.boot_id == now_boot
+    good, errors, clamped = validate_entries(tree, data.entries, same_boot=same_boot)
     changed = mode_changed_since(tree, data)
     records = record_paths(data.caps_record, last_caps)
     if changed is not None:

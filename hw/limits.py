@@ -109,9 +109,16 @@ def kernel_removed(tree: SysfsTree, f: LimitFiles) -> bool:
     """Whether a member's owned limits are no longer the files owned *in the kernel's way*
     (gone with their folder, or made again in place: :meth:`SysfsTree.remade`), as opposed to
     still owned, or a link planted (a tampered tree, refused: hw/confine.py).  Such a member is
-    held until the limit watch's next look takes it out of its domain (hw/departures.py)."""
-    changed = [rel for rel in (f.min_rel, f.max_rel) if not tree.still_owned(rel)]
-    return bool(changed) and all(tree.remade(rel) for rel in changed)
+    held until the limit watch's next look takes it out of its domain (hw/departures.py).
+
+    The max is looked at first, alone while it is still owned (one ``lstat`` a member a look):
+    the kernel removes and makes a member's folder whole, so a max still the file owned is a
+    member still there; and one file of the pair changed while the other is still owned is no
+    removal of the kernel's either (a file planted in a tree: the confinement refusal at its
+    next write, as for a link, never its planted value adopted as the one restore puts back)."""
+    if tree.still_owned(f.max_rel):
+        return False
+    return not tree.still_owned(f.min_rel) and tree.remade(f.max_rel) and tree.remade(f.min_rel)
 
 
 class TreeIO:

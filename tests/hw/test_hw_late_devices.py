@@ -233,10 +233,10 @@ def test_a_gpu_unbound_and_probed_again_is_no_failure_and_is_capped_again(tmp_pa
     before = t.snapshot()
     files = {p.name: p.read_bytes() for p in (t.root / GPU_DEV).iterdir() if p.is_file()}
     proc = _gpu_appears(tmp_path, t, _unbound(t))
+    for name, data in files.items():  # made while the old ones exist: other inodes for sure
+        (t.root / GPU_DEV / f"{name}.new").write_bytes(data)  # (tmpfs reuses a freed number)
     for name in files:
-        (t.root / GPU_DEV / name).unlink()
-    for name, data in files.items():
-        (t.root / GPU_DEV / name).write_bytes(data)
+        (t.root / GPU_DEV / f"{name}.new").rename(t.root / GPU_DEV / name)
     procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
     procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
     assert _gpu_max(t) < max(fakesys.ORIN_NANO_GPU_HZ)
