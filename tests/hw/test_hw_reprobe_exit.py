@@ -65,3 +65,24 @@ def test_a_failed_journal_rewrite_after_a_member_left_is_said_and_retried(tmp_pa
     err = procutil.stopped(proc)
     assert "could not be rewritten" not in err
     assert t.snapshot() == before
+
+
+def test_kill_9_while_the_rewrite_is_owed_then_restore_leaves_the_board_as_before(tmp_path: Path) -> None:
+    # The old entry a failed rewrite leaves: the device back at its driver's defaults gets the
+    # window of before (the same values here), never thermogov's cap; nothing refused, exit 0.
+    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    blocker = tmp_path / "state" / "journal.json.tmp"
+    blocker.mkdir()
+    gpu.unbind()
+    procutil.wait_line(proc, "could not be rewritten without the member that left", stream="stderr")
+    gpu.probe()
+    procutil.wait_line(proc, "could not be journaled", stream="stderr")  # left alone: never written
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    assert gpu.folder.name in _journaled(tmp_path)
+    blocker.rmdir()
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert t.snapshot() == before
