@@ -683,6 +683,7 @@ class Runner:
                 on_mode_adopted=power_mode.adopt,
                 late_clusters=lambda: [*late.check(), *late_devices.check()],
                 departures=gone.check,
+                recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them

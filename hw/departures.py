@@ -31,6 +31,10 @@ reset the operator's reload meant.  One exception (:func:`recalled`): a new file
 exactly thermogov's own last cap, below the start's window, is no kernel default (a vendor
 driver carrying the old request over, a file copied back) and would leave the board capped
 after restore; the start's window is then kept, if the new member's table still holds it.
+The exit applies the same rule (session 20d): a member the exit's own last look sees go, or one
+that left and came back before the next look re-adopted it, whose new files read that cap, joins
+its domain uncapped just before the restore (:meth:`~thermogov.hw.lateclusters.LateMembers.
+recall_at_exit`: journaled, owned), so the restore puts the window of before back.
 
 A cap the governor writes before that look (:meth:`CapActuator.apply`) holds such a member too
 (:func:`thermogov.hw.limits.kernel_removed`) instead of raising the confinement refusal, which

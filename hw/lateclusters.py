@@ -67,11 +67,85 @@ class LateMembers:
         dry_run: bool = False,
     ) -> None:
         self._tree = tree
-        self._journal = journal  # rewrites the journal from the actuators; raises when it cannot
+        self._write = journal  # rewrites the journal from the actuators; raises when it cannot
         self._log = log
         self._dry_run = dry_run
         self._departed: dict[str, Departed] = {}  # members that went away mid-run (hw/departures.py)
+        self._held: dict[str, CapActuator] = {}  # their domain's actuator, by label
+        self._owed = False  # the last rewrite failed: the journal may name a member that left
+        self._owed_said = False  # ... and that was said (once, until it is written)
         self._setup(domains)
+
+    def _journal(self) -> None:
+        """Rewrite the journal; whether one is still owed is known from its outcome."""
+        try:
+            self._write()
+        except ThermogovError:
+            self._owed = True
+            raise
+        self._owed = False
+
+    def _rewrite_after_leave(self) -> None:
+        """The rewrite after a member left its domain, and its retry at each look until written.
+
+        A failure is said once (a ``kill -9`` before the rewrite leaves the old entry, which a
+        journal restore skips when nothing is at its place, hw/freed.py, and otherwise writes the
+        window of before to whatever the driver made there), then tried again at every look."""
+        try:
+            self._journal()
+        except ThermogovError as e:
+            if not self._owed_said:
+                self._owed_said = True
+                self._log(
+                    f"warning: the journal could not be rewritten without the member that left ({e}); "
+                    "tried again at each look"
+                )
+            return
+        if self._owed_said:
+            self._owed_said = False
+            self._log("the journal is rewritten: the member that left is out of it")
+
+    def _retry_journal(self) -> None:
+        if self._owed:
+            self._rewrite_after_leave()
+
+    def _leave_domain(self, a: CapActuator, f: LimitFiles) -> None:
+        """:func:`~thermogov.hw.departures.release` (nothing written to the board), then the
+        journal rewritten without it (:meth:`_rewrite_after_leave`)."""
+        self._departed[f.label] = release(self._tree, a, f, dry_run=self._dry_run)
+        self._held[f.label] = a
+        self._rewrite_after_leave()
+
+    def _back(self, label: str) -> tuple[LimitFiles, Sequence[int]] | None:
+        """The files and table of what is at a departed member's place now, if it reads."""
+        raise NotImplementedError
+
+    def recall_at_exit(self) -> list[str]:
+        """The exit's share of :func:`~thermogov.hw.departures.recalled`: a member that left and
+        is back (the last look before restore saw it go, or the exit came before its re-adoption)
+        whose new files read thermogov's own last cap joins its domain without a cap, so the
+        restore puts back the window of before, as the running daemon's re-adoption would."""
+        tags = []
+        for label, gone in list(self._departed.items()):
+            now = self._back(label)
+            if now is None:
+                continue
+            f, table = now
+            verdict = adopt(
+                self._tree,
+                self._held[label],
+                f,
+                self._journal,
+                self._log,
+                dry_run=self._dry_run,
+                event="came back",
+                recall=lambda w, g=gone, t=table, f=f: recalled(g, w, t, f, self._log),
+                only_recalled=True,
+            )
+            if verdict:
+                self._departed.pop(label)
+                tags.append(verdict)
+        return tags
 
     def _setup(self, domains: Sequence[tuple[CapActuator, DomainBinding]]) -> None:
         raise NotImplementedError
@@ -130,6 +204,7 @@ class LateClusters(LateMembers):
 
     def check(self) -> list[str]:
         """Trace tags of the policies that joined in this look (``cluster_online:<policy>``)."""
+        self._retry_journal()
         if not self._waiting:
             return []
         tags: list[str] = []
@@ -157,8 +232,7 @@ class LateClusters(LateMembers):
     def hold(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
         """A governed policy whose files went away (a cpufreq driver unloaded, hw/departures.py):
         out of its domain and the journal, waited for again as a policy absent at start."""
-        self._departed[f.label] = release(self._tree, a, f, dry_run=self._dry_run)
-        journal_quietly(self._journal)
+        self._leave_domain(a, f)
         self._waiting.append((a, b, f.label))
         self._absent.add(f.label)
         self._appeared.discard(f.label)
@@ -166,6 +240,12 @@ class LateClusters(LateMembers):
             f"{f.label} went away (its cpufreq driver unloaded?): left out of the journal and of the "
             f"restore; domain {a.name}'s cap held, adopted again if it comes back"
         )
+
+    def _back(self, label: str) -> tuple[LimitFiles, Sequence[int]] | None:
+        p = read_policy(self._tree, label)
+        if p.inactive or p.error or p.read_only:
+            return None
+        return LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000), p.table_hz
 
     def _join(self, a: CapActuator, b: DomainBinding, name: str) -> str:
         """The trace tag when the policy joined, "wait" to look again, "" when it is left alone."""
@@ -196,6 +276,7 @@ def adopt(
     tag: str = "cluster_online",
     said: set[str] | None = None,
     recall: Callable[[tuple[int, int]], tuple[int, int]] | None = None,
+    only_recalled: bool = False,
 ) -> str:
     """Join one limit pair that appeared mid-run to its domain's actuator, in the one safe order.
 
@@ -212,7 +293,9 @@ def adopt(
     missing or garbage is said once there, as a max would be, and looked at again (session 19).
     Without it (a device's files, which may be gone between two reads) such a read waits or is
     left alone, said.  ``recall``: the window restore puts back for a member that went away and
-    came back, from the one read (:func:`thermogov.hw.departures.recalled`)."""
+    came back, from the one read (:func:`thermogov.hw.departures.recalled`).  ``only_recalled``
+    (the exit): joined only when that recall changed the window, and not capped (the restore
+    comes next and writes the window of before)."""
     name = f.label
     try:
         original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
@@ -224,8 +307,11 @@ def adopt(
             return "wait"  # gone or offline again between two reads
         log(f"warning: {name} {event} but is left alone: {e}")
         return ""
+    found = original
     if recall is not None:
         original = recall(original)
+    if only_recalled and original == found:
+        return ""  # its own window as found: the restore leaves it as it is
     try:
         check_limits_in_force(tree, f, *original)  # the start's rule: min above max, outside its range
     except ActuatorError as e:
@@ -256,6 +342,12 @@ def adopt(
             log(f"warning: {name} {event} but is left alone: {e}")
             return ""
     unit = f.unit
+    if only_recalled:
+        a.seen[f.label] = a.written[f.label] = found  # thermogov's cap, carried over: restored next
+        log(
+            f"{name} {event} with {_window(found)} {unit}: journaled, {_window(original)} put back by the restore"
+        )
+        return f"{tag}:{name}"
     try:
         a.reapply(f)
     except ActuatorError as e:
@@ -274,8 +366,9 @@ def adopt(
 
 
 def journal_quietly(journal: Callable[[], None]) -> None:
-    """Rewrite the journal after a member left again; a failure leaves an entry a restore
-    writes back to the window it read (the same values), so it is not worth a line."""
+    """Rewrite the journal after a member that joined left again at once (nothing written to it);
+    a failure leaves an entry a restore writes back to the window it read (the same values), and
+    :class:`LateMembers`' own rewrite marks the journal owed, so its next look writes it again."""
     with contextlib.suppress(ThermogovError):
         journal()
 

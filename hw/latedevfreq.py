@@ -35,10 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from thermogov.hw.departures import release
 from thermogov.hw.devices import CapActuator
 from thermogov.hw.discovery import DEVFREQ, DevfreqDevice, read_devfreq
-from thermogov.hw.lateclusters import LateMembers, journal_quietly
+from thermogov.hw.lateclusters import LateMembers
 from thermogov.hw.limits import LimitFiles
 from thermogov.hw.mapping import DomainBinding, devfreq_named
 from thermogov.interfaces import ActuatorError, SensorError
@@ -71,6 +70,7 @@ class LateDevfreq(LateMembers):
 
     def check(self) -> list[str]:
         """Trace tags of the devices adopted in this look (``device_online:<name>``)."""
+        self._retry_journal()
         if not self._waiting and not self._adopted:
             return []
         names = self._tree.listdir(DEVFREQ)
@@ -102,13 +102,25 @@ class LateDevfreq(LateMembers):
             self._adopted.remove((a, b, f))
         self._went.add(f.label)
         self._entries.pop((a.name, f.label), None)  # judged afresh if it is (or is already) back
-        self._departed[f.label] = release(self._tree, a, f, dry_run=self._dry_run)
-        journal_quietly(self._journal)
+        self._leave_domain(a, f)
         self._waiting.append((a, b))
         self._log(
             f"{f.label} went away (unbound): left out of the journal and of the restore; "
             f"domain {a.name}'s cap held, adopted again if it comes back"
         )
+
+    def _back(self, label: str) -> tuple[LimitFiles, Sequence[int]] | None:
+        rel = f"{DEVFREQ}/{label}"
+        try:
+            self._tree.resolve(rel, ActuatorError)  # a link out of the root is never read
+        except ActuatorError:
+            return None
+        if not all(self._tree.exists(f"{rel}/{x}") for x in ATTRIBUTES):
+            return None
+        dev = read_devfreq(self._tree, label)
+        if dev.error:
+            return None
+        return LimitFiles(dev.name, dev.min_rel, dev.max_rel, dev.cur_rel, 1), dev.table_hz
 
     def _look(self, a: CapActuator, b: DomainBinding, name: str) -> str:
         """The trace tag when ``name`` was adopted by this domain now, else ""."""

@@ -67,6 +67,7 @@ class LimitWatch:
         late_clusters: Callable[[], list[str]] = list,
         mode_sets: Callable[[], Mapping[str, int | str]] = dict,
         departures: Callable[[], list[str]] = list,
+        recall_at_exit: Callable[[], list[str]] = list,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -83,6 +84,9 @@ class LimitWatch:
         # Members whose files the kernel removed or made again (hw/departures.py): looked at
         # first, so the files read below are only those still owned.
         self._departures = departures
+        # At exit, members that left and are back reading thermogov's own cap join without one,
+        # so the restore puts back the window of before (hw/lateclusters.py, recall_at_exit).
+        self._recall_at_exit = recall_at_exit
         # The max attributes the mode of the change last seen sets, by its own definition
         # (hw/nvpmodelconf.py), and to what; empty when the definition cannot say.
         self._mode_sets = mode_sets
@@ -255,6 +259,7 @@ class LimitWatch:
         leaves them as they are (they become what it puts back) and one line says so."""
         self._exiting = True
         self._gone()  # gone since the last check: the restore must not write to its place
+        self._recall_at_exit()  # ... unless it is back with thermogov's own cap (departures.recalled)
         for a in self._actuators:
             for f in a.files:
                 if f.label not in a.left_to_others:

@@ -55,11 +55,11 @@ class Member:
         if self.link is not None:
             self.link.symlink_to(self.target)
 
-    def reprobe(self) -> None:
+    def reprobe(self, **values: bytes) -> None:
         """Unbound and probed again at once: the new files are made while the old ones exist,
         so they are other inodes for sure (a file system may reuse a freed inode number)."""
         new = self.folder.with_name(self.folder.name + ".new")
-        self._make(new, {})
+        self._make(new, values)
         self.unbind()
         new.rename(self.folder)
         if self.link is not None:
