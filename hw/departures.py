@@ -119,11 +119,8 @@ def release(tree: SysfsTree, a: CapActuator, f: LimitFiles, *, dry_run: bool) ->
 
 
 def _folder(tree: SysfsTree, f: LimitFiles) -> str:
-    """The real folder of an owned member's limits (its resolution memoised when it was owned)."""
-    try:
-        return os.path.dirname(tree.resolve(f.max_rel, ActuatorError))
-    except ActuatorError:
-        return ""
+    """The real folder an owned member's max was owned in ("" when it was not owned: a dry run)."""
+    return os.path.dirname(tree.owned_real(f.max_rel))
 
 
 def elsewhere(tree: SysfsTree, gone: Departed | None, f: LimitFiles) -> str:

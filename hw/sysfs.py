@@ -472,6 +472,12 @@ class SysfsTree:
             return f"{p}: not a regular file; refusing to own it (fix the tree)"
         return ""
 
+    def owned_real(self, rel: str) -> str:
+        """The real path of the file owned at ``rel`` ("" when none is): where it was owned,
+        whatever lies at the path now (hw/departures.py keeps it for a member that went away)."""
+        real = self._resolved.get(rel, "")
+        return real if real in self._owned else ""
+
     def taken(self, rel: str) -> str:
         """Why ``rel`` names a file already owned, another member's ("" when it does not).
 
