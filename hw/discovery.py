@@ -107,6 +107,7 @@ class CpufreqPolicy:
     error: str = ""
     read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
     inactive: str = ""  # why it is left alone because all its CPUs are offline (see _policies)
+    not_own: str = ""  # why its folder is not its own (a link: _other_policy_folder); left alone
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -338,8 +339,8 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         related = ()
     try:
         other = _other_policy_folder(tree, rel, name)
-        if other:
-            raise SensorError(other)
+        if other:  # nothing read through it: left alone, the domain's other policies governed
+            return CpufreqPolicy(name, rel, related, (), "", not_own=other)
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
@@ -414,7 +415,8 @@ def _other_policy_folder(tree: SysfsTree, rel: str, name: str) -> str:
     drivers/cpufreq/cpufreq.c; the links are the other way, ``cpuN/cpufreq`` -> ``../cpufreq/policyN``),
     never a link.  One that resolves elsewhere (another policy's folder, a copy of one) would have
     that folder's limits journaled and capped as this policy's too: left alone, named, as a devfreq
-    entry resolving to another device's folder is (:func:`_other_device`)."""
+    entry resolving to another device's folder is (:func:`_other_device`), and like a read-only
+    one: its domain's other policies are governed (hw/mapping.py)."""
     real = tree.resolve(rel)
     if real == os.path.join(tree.resolve(CPUFREQ), name):
         return ""

@@ -252,7 +252,7 @@ class LateClusters(LateMembers):
 
     def _back(self, label: str) -> tuple[LimitFiles, Sequence[int]] | None:
         p = read_policy(self._tree, label)
-        if p.inactive or p.error or p.read_only:
+        if p.inactive or p.error or p.read_only or p.not_own:
             return None
         return LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000), p.table_hz
 
@@ -261,7 +261,7 @@ class LateClusters(LateMembers):
         p = read_policy(self._tree, name)
         if p.inactive:
             return "wait"  # went offline again between the two reads
-        why = p.error or p.read_only
+        why = p.error or p.read_only or p.not_own
         if not why and not offered_caps(p, b.domain) & set(a.table_hz):
             table = f"{p.table_hz[0] / 1e6:g}..{p.table_hz[-1] / 1e6:g} MHz"
             why = f"{name} ({table}) shares no OPP with domain {a.name}'s caps"

@@ -107,14 +107,21 @@ def test_a_gpu_made_again_as_a_link_to_a_copy_elsewhere_in_the_root_is_left_alon
 def test_a_policy_folder_that_is_a_link_is_not_its_own_at_start(tmp_path: Path) -> None:
     # The start's rule (discovery, as for a devfreq entry since session 20c): the kernel makes a
     # policy as the directory cpufreq/policyN, never a link.  Before, policy4 linked to policy0
-    # was governed as a second member writing and journaling policy0's files.
+    # was governed as a second member journaling policy0's files (and said "lowered by another
+    # writer" of its own cap); now it is left alone, named, like a read-only policy.
     t = _hot(tmp_path)
     shutil.rmtree(t.root / P4)
     (t.root / P4).symlink_to("policy0")
     tree = SysfsTree(t.root)
-    p = read_policy(tree, "policy4")
-    assert "its own folder" in p.error
-    assert not read_policy(tree, "policy0").error
+    assert "its own folder" in read_policy(tree, "policy4").not_own
+    assert not read_policy(tree, "policy0").not_own
+    before = t.snapshot()
+    proc = _started(tmp_path)
+    assert set(_journaled(tmp_path)) == {"policy0", "17000000.gpu"}
+    assert int((t.root / P0 / "scaling_max_freq").read_text()) < max(fakesys.ORIN_NANO_CPU_KHZ)
+    err = procutil.stopped(proc)
+    assert "its own folder" in err and "another writer" not in err
+    assert t.snapshot() == before
 
 
 def test_a_file_owned_for_one_member_is_not_ownable_for_another(tmp_path: Path) -> None:
