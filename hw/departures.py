@@ -21,7 +21,10 @@ longer owned, its kept clock descriptor closed (a dead inode is never read or wr
 restored at exit.  Its domain's cap is held, as for a member absent at start, and the member is
 handed back to the watcher of its kind (hw/lateclusters.py, hw/latedevfreq.py), which adopts
 what appears at its place by the start's rules (profile-named only; a link out of the root,
-garbage or min above max said once and left alone; journaled before the first write).
+garbage or min above max said once and left alone; journaled before the first write), only in
+the folder it was owned in (:func:`elsewhere`) and never a file another member owns.  This is
+the one way every member leaves, whenever it joined: a device adopted mid-run is no longer
+released by its watcher on any change of its files (session 21).
 
 The journal's choice: the window *re-captured* from the new files, not the start's.  The value
 found at start no longer exists anywhere (the kernel freed it with the device), and the board
