@@ -3,16 +3,13 @@
 The steps are the ones seen in the real logs (docs/calibration.md, seventeenth session): 0.5 °C
 tegrastats codes, whole degrees from stressberry, and the Pi 4 sensor's ~0.487 °C step printed
 rounded to 0.1 °C by sbc-bench or to m°C by sysfs.  The fidelity bench carries both figures in
-every row of ``--json`` (run on one shipped report in a subprocess, as the bench is run).
+every row of ``--json`` (its ``measure`` run on one shipped report).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import subprocess
-import sys
+import runpy
 from pathlib import Path
 
 import numpy as np
@@ -87,15 +84,10 @@ def test_the_floor_is_what_a_perfect_continuous_forecast_scores_against_the_read
     assert quantisation_floor(None) is None
 
 
-def test_the_bench_reports_the_step_of_every_row(tmp_path: Path) -> None:
-    shutil.copy(REPORT, tmp_path / REPORT.name)
-    res = subprocess.run(
-        [sys.executable, str(BENCH), "--data", str(tmp_path), "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    (row,) = json.loads(res.stdout)["rows"]
-    assert row["sensor_step_c"] == pytest.approx(PI4_STEP, abs=0.003)
-    assert row["quantisation_floor_c"] == pytest.approx(row["sensor_step_c"] / math.sqrt(12.0))
+def test_the_bench_reports_the_step_of_every_row() -> None:
+    measure = runpy.run_path(str(BENCH), run_name="fidelity_under_test")["measure"]
+    row = measure(REPORT, 0.6)
+    assert row is not None and row.rmse_c is not None
+    assert row.sensor_step_c == pytest.approx(PI4_STEP, abs=0.003)
+    assert row.quantisation_floor_c == pytest.approx(row.sensor_step_c / math.sqrt(12.0))
+    assert "sensor_step_c" in row.__dict__  # what --json writes for every row
