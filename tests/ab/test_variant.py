@@ -45,7 +45,7 @@ def test_a_variant_is_the_policy_with_its_table_merged_and_a_plain_name_is_uncha
     ],
 )
 def test_bad_text_is_one_config_error_naming_the_arm(text: str, needle: str) -> None:
-    with pytest.raises(ConfigError, match="^--policy") as e:
+    with pytest.raises(ConfigError, match=r"^--policy") as e:
         parse_variant(text)
     assert needle in str(e.value) and "\n" not in str(e.value)
 
