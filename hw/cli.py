@@ -418,7 +418,7 @@ def ab_command(
         }
         click.echo(json.dumps(doc, indent=2))
         return
-    width = max(24, *(len(b.policy) for b in blocks))  # a variant's label is longer than a name
+    width = max([24, *(len(b.policy) for b in blocks)])  # a variant's label is longer than a name
     for b in blocks:
         click.echo(
             f"block {b.index + 1:>3} {b.policy:<{width}} {b.throughput_ips:9.3f} inf/s  max {b.max_fused_c} °C"
