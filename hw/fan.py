@@ -306,7 +306,7 @@ class HwFan:
                 raw = self.io.read_int(self._rel)
                 self._level = self._nearest(raw)
                 self._judge(self._rel, raw)
-            if self._mode is not None and now >= self._mode_look.ready_s and self._mode_look.due(now):
+            if self._watched and self._mode is not None and self._mode_look.due(now):
                 self._look(self._mode[0])
         return self._level
 
@@ -355,8 +355,9 @@ class HwFan:
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:
             raise ActuatorError(f"fan: level {level} is outside 0..{self.levels - 1}")
-        for rel in [self._rel, *([self._mode[0]] if self._mode is not None else [])]:
-            self._look(rel)  # a rival's write since the last look is seen before ours lands
+        if self._watched:  # a rival's write since the last look is seen before ours lands
+            for rel, _ in list(self.originals):
+                self._look(rel)
         if self.left:
             self._level_t = None
             return self.level
@@ -375,7 +376,7 @@ class HwFan:
         """Put back every captured attribute, the speed before the mode; all are tried.
 
         A last look first: a rival's write since the last tick leaves the fan to it (module doc)."""
-        for rel, _ in list(self.originals):
+        for rel, _ in list(self.originals) if self._watched else []:
             self._look(rel)
         ordered = sorted(self.originals, key=lambda rv: is_mode_attribute(rv[0]))
         errors = [e for e in (write_back(self.io, rel, value) for rel, value in ordered) if e]
