@@ -726,6 +726,11 @@ class Runner:
         extra: dict[str, Any] = {
             **self.stats.summary(),
             **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
+            **(
+                {"fan_owner": "another writer"}
+                if self.fan_ctl is not None and getattr(self.fan_ctl.fan, "left", "")
+                else {}
+            ),
             "dry_run": self.opts.dry_run,
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,

@@ -101,6 +101,8 @@ def test_a_speed_set_through_the_twin_leaves_the_fan_to_that_writer(tmp_path: Pa
     assert LEFT not in err.decode()  # said once (the line above was read already)
     assert (t.read_int(TARGET), t.read_int(CONTROL)) == (127, 0)
     assert not (tmp_path / "state/journal.json").exists()
+    summaries = list((tmp_path / "out").rglob("summary.json"))
+    assert [json.loads(p.read_text())["fan_owner"] for p in summaries] == ["another writer"]
 
 
 def test_a_profile_set_through_the_twin_leaves_the_fan(tmp_path: Path) -> None:
