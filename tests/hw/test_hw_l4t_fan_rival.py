@@ -26,7 +26,7 @@ FAN = fakesys.L4T_FAN
 TARGET = f"{FAN}/target_pwm"
 CONTROL = f"{FAN}/temp_control"
 TWIN = f"{FAN}/hwmon/hwmon9"
-GOVERNED = '[run]\npolicy = "hysteresis"\nfan = "governor"\n'
+GOVERNED = 'fan = "governor"\n'
 LEFT = "another writer drives the fan"
 
 
@@ -39,17 +39,11 @@ def _nano_jp46(root: Path, *, target: int = 37, pwm1: int | None = None) -> Fake
     return t
 
 
-def _args(tmp: Path) -> list[str]:
-    cfg = tmp / "fan.toml"
-    cfg.write_text(GOVERNED)
-    return [*procutil.paths(tmp), "--out", str(tmp / "out"), "--config", str(cfg)]
-
-
-def _start(args: list[str]) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [*procutil.script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    procutil.wait_line(proc, "thermogov: started")
+def _start(tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
+    """``thermogov run`` with the fan given to the governor, through the installed script."""
+    proc = procutil.start_run(tmp, *extra, run_lines=GOVERNED)
+    if not extra:
+        procutil.wait_line(proc, "thermogov: started")
     return proc
 
 
@@ -63,7 +57,7 @@ def test_the_twin_is_never_journaled_written_or_restored(tmp_path: Path, pwm1: i
     """One interface of one fan: the platform device's, journaled once, restored once."""
     t = _nano_jp46(tmp_path / "root", pwm1=pwm1)
     before = t.snapshot()
-    proc = _start(_args(tmp_path))
+    proc = _start(tmp_path)
     assert _journal_fan(tmp_path) == {CONTROL: 1, TARGET: 37}
     assert t.read_int(TARGET) == 255 and t.read_int(f"{TWIN}/target_pwm") == 255  # one variable
     if pwm1 is not None:
@@ -90,7 +84,7 @@ def test_a_speed_set_through_the_twin_leaves_the_fan_to_that_writer(tmp_path: Pa
     """jtop's "manual" speed (50 %: 127) written to the twin mid-run: said once, never written
     over, and at exit left as jtop set it (its speed holds only with temp_control 0)."""
     t = _nano_jp46(tmp_path / "root")
-    proc = _start(_args(tmp_path))
+    proc = _start(tmp_path)
     assert t.read_int(TARGET) == 255
     t.write(f"{TWIN}/target_pwm", 127)
     procutil.wait_line(proc, LEFT, "stderr")
@@ -108,7 +102,7 @@ def test_a_speed_set_through_the_twin_leaves_the_fan_to_that_writer(tmp_path: Pa
 def test_a_profile_set_through_the_twin_leaves_the_fan(tmp_path: Path) -> None:
     """jtop's "temp_control" profile hands the fan back to the kernel's curve (1)."""
     t = _nano_jp46(tmp_path / "root")
-    proc = _start(_args(tmp_path))
+    proc = _start(tmp_path)
     assert t.read_int(CONTROL) == 0
     t.write(f"{TWIN}/temp_control", 1)
     line = procutil.wait_line(proc, LEFT, "stderr")
@@ -121,7 +115,7 @@ def test_a_profile_set_through_the_twin_leaves_the_fan(tmp_path: Path) -> None:
 
 def test_kill_9_after_the_fan_was_left_then_restore_does_not_write_it(tmp_path: Path) -> None:
     t = _nano_jp46(tmp_path / "root")
-    proc = _start(_args(tmp_path))
+    proc = _start(tmp_path)
     t.write(f"{TWIN}/target_pwm", 127)
     procutil.wait_line(proc, LEFT, "stderr")
     proc.kill()
@@ -173,7 +167,9 @@ def test_a_family_governed_board_without_a_fan_is_refused_with_one_line(tmp_path
     t.zone(0, "cpu-thermal", 90000, fakesys.RPI4_TRIPS)
     t.policy(0, [0, 1, 2, 3], fakesys.khz_grid(600000, 100000, 1400000), governor="ondemand")
     before = t.snapshot()
-    done = procutil.run_cli("run", *_args(tmp_path), "--duration", "1s")
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.count("\n") == 1 and "no controllable fan" in done.stderr, done.stderr
+    proc = _start(tmp_path, "--duration", "1s")
+    _, raw = proc.communicate(timeout=procutil.DEADLINE_S)
+    err = raw.decode()
+    assert proc.returncode == 2, err
+    assert err.count("\n") == 1 and "no controllable fan" in err, err
     assert t.snapshot() == before
