@@ -274,7 +274,8 @@ class HwFan:
         self._enabled = self._mode is None
         # What each owned attribute must read while the fan is ours: as found, then as last written.
         self._expected = dict(self.originals)
-        self._watched = dev.target_rel is not None  # the L4T fan: no kernel writer once ours
+        # The L4T fan with its temp_control: no kernel writer of target_pwm while that reads 0.
+        self._watched = dev.target_rel is not None and self._mode is not None
         self._mode_look = Every(tach_period_s)
         self.left = ""  # why the fan was left to another writer ("" while governed)
         self._written: set[str] = set()
@@ -318,7 +319,7 @@ class HwFan:
     def _judge(self, rel: str, raw: int) -> None:
         """The rival rule (module doc): ``rel`` reading other than expected leaves the fan."""
         want = self._expected.get(rel)
-        if not self._watched or self.left or want is None or raw == want:
+        if not self._watched or self.left or want is None or raw == want or self._kernels(rel):
             return
         was = ", ".join(f"{r.rsplit('/', 1)[-1]} {v}" for r, v in self.originals)
         self.left = (
@@ -330,6 +331,11 @@ class HwFan:
         self.originals = []  # nothing of the fan is ours to put back any more
         if self.on_left is not None:
             self.on_left(self.left)
+
+    def _kernels(self, rel: str) -> bool:
+        """The speed while the kernel's curve is on (temp_control 1 as found, before thermogov's
+        first write): the driver's cooling device moves it, no other writer can be told apart."""
+        return self._mode is not None and rel == self._rel and self._expected[self._mode[0]] != self._mode[1]
 
     def rpm(self) -> int | None:
         """The tachometer (``fan1_input``) as of its last poll; None without one or on a read error."""
@@ -411,7 +417,7 @@ def fan_data(tree: SysfsTree) -> dict[str, object] | None:
         "rivals": running_rivals(tree),
         "problem": fan_problem(tree, dev) or None,
         "twins": [f"{tree.show(rel)} ({chip})" for rel, chip in dev.twins],
-        "agents": jtop_fan_notes(tree),
+        "agents": jtop_fan_notes(tree) if dev.l4t_rel is not None else [],
     }
 
 

@@ -145,6 +145,28 @@ def test_the_drivers_own_clamp_of_our_write_is_not_a_rival(tmp_path: Path) -> No
     assert (t.read_int(TARGET), t.read_int(CONTROL)) == (37, 1)
 
 
+def test_the_kernels_curve_before_the_first_write_is_not_a_rival(tmp_path: Path) -> None:
+    """temp_control 1 as found: the driver's cooling device moves target_pwm until thermogov
+    first writes; once temp_control is 0 (ours), a move of it is another writer."""
+    t = _nano_jp46(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    dev = discover_fan(tree)
+    assert dev is not None
+    now = [0.0]
+    fan = HwFan(tree, dev, clock=lambda: now[0])
+    t.write(TARGET, 128)  # the kernel's step_wise, between two ticks
+    now[0] = 0.1
+    assert fan.level == 2 and not fan.left
+    fan.apply(fan.levels - 1)
+    assert (t.read_int(TARGET), t.read_int(CONTROL)) == (255, 0)
+    t.write(f"{TWIN}/target_pwm", 64)
+    now[0] = 0.2
+    assert fan.level == 1 and "reads 64, not 255 as thermogov last wrote" in fan.left
+    assert fan.apply(fan.levels - 1) == 1 and t.read_int(TARGET) == 64  # never written over
+    fan.restore()
+    assert (t.read_int(TARGET), t.read_int(CONTROL)) == (64, 0)
+
+
 def test_doctor_warns_when_jtop_may_drive_the_fan(tmp_path: Path) -> None:
     t = _nano_jp46(tmp_path / "root")
     t.link("etc/systemd/system/multi-user.target.wants/jtop.service", "etc/systemd/system/jtop.service")
