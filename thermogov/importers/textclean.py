@@ -141,6 +141,10 @@ def _fields(line: str) -> list[str]:
     return [f for f in _FIELD_SPLIT_RE.split(line.strip()) if f]
 
 
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
 def _drop_cut_tail(text: str, notes: list[str]) -> str:
     """The text without its last line where the log was cut while that line was being written.
 
@@ -148,8 +152,8 @@ def _drop_cut_tail(text: str, notes: list[str]) -> str:
     or the board stopped, mid-write (``tegrastats`` killed, power lost, ``tail -c`` of a growing
     file).  What is left of the line reads as a line: ``20,46.1,15`` stored a 15 MHz clock,
     ``10:00:20,4`` a 4 °C board, ``EMC_FREQ 0%@21`` a 21 MHz memory clock.  The last line is
-    dropped, and said, only where it has fewer fields, or a shorter last field, than the nearest
-    line of the same kind before it (the same text before its first digit: ``temp=`` beside
+    dropped, and said, only where it holds a number and has fewer fields, or a shorter last number,
+    than the nearest line of the same kind before it (the same text before its first digit: ``temp=`` beside
     ``temp=``, a row beside a row); a complete last line without a line end (sbc-bench reports,
     an editor that strips it) reads as long as its neighbour and is kept.
     """
@@ -165,7 +169,10 @@ def _drop_cut_tail(text: str, notes: list[str]) -> str:
     if ref is None:
         return text
     got, want = _fields(last), _fields(ref)
-    if len(got) > len(want) or (len(got) == len(want) and len(got[-1]) >= len(want[-1])):
+    shorter = len(got) < len(want) or (
+        len(got) == len(want) and len(got[-1]) < len(want[-1]) and _has_digit(got[-1]) and _has_digit(want[-1])
+    )
+    if not shorter or not _has_digit(last):  # a shorter word (`Unified` after `Instruction`) is no cut value
         return text
     notes.append(
         "the last line has no line end and is shorter than the line before it (the log was cut while "
