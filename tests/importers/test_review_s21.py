@@ -215,3 +215,32 @@ def test_trailing_delimiters_are_named_as_unnamed_columns(tmp_path: Path) -> Non
     text = "time,temp,freq,,\n" + "".join(_rows(k) + ",,\n" for k in range(N))
     log = parse_log(_write(tmp_path, text, "log.csv"))
     assert "column(s) not imported (no field for them): 2 unnamed" in log.notes
+
+
+# --- stamps at the start of a line -----------------------------------------------------------------
+
+
+def test_a_date_prefix_is_a_stamp_not_a_year_column(tmp_path: Path) -> None:
+    """``echo $(date) - $(cat scaling_cur_freq) Hz - ${t:0:2}.${t:2} °C``: split on spaces, the
+    year (2026) was a 2026 MHz cpu clock and the kHz clock a second domain."""
+    khz = [1_500_000 if k % 2 else 600_000 for k in range(N)]
+    text = "".join(
+        f"Sat Dec  6 10:00:{5 * k:02d} UTC 2026 - {khz[k]} Hz - {CPU_C[k]:.3f} °C\n" for k in range(N)
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.t_s for s in log.samples] == [5.0 * k for k in range(N)]
+    assert [s.freqs_hz for s in log.samples] == [{"cpu": f * 1000} for f in khz]
+    assert [s.temps_c["cpu"] for s in log.samples] == pytest.approx(CPU_C)
+
+
+def test_lines_led_by_an_iso_stamp_are_labelled_readings(tmp_path: Path) -> None:
+    """``echo "$NOW: CPU temperature 45.00°C"``: refused as "not a recognised log" before."""
+    text = "".join(
+        f"2026-12-05 10:00:{5 * k:02d}: CPU temperature {CPU_C[k]:.2f}°C\n"
+        f"2026-12-05 10:00:{5 * k:02d}: CPU clock {600 + 100 * k} MHz\n"
+        for k in range(N)
+    )
+    log = parse_log(_write(tmp_path, text))
+    assert [s.t_s for s in log.samples] == [5.0 * k for k in range(N)]
+    assert [s.temps_c["cpu"] for s in log.samples] == pytest.approx(CPU_C)
+    assert [s.freqs_hz["cpu"] for s in log.samples] == [(600 + 100 * k) * 1_000_000 for k in range(N)]

@@ -65,7 +65,10 @@ _UNIT_CELLS = {"C", "F", "°C", "°F", "R", "rpm", "RPM", "%", "V", "W", "mW", "
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
     r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?)"
+    r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?"
+    # `$(date)` in the C/English locale: `Sat Dec  6 10:00:01 UTC 2026`; split on spaces, its year
+    # was a column of 2026 read as a 2026 MHz clock
+    r"|[A-Z][a-z]{2} +[A-Z][a-z]{2} +\d\d? \d\d:\d\d:\d\d(?: [A-Z][A-Za-z0-9+-]{1,5})? \d{4}(?!\d))"
 )
 _DELIMS = (",", ";", "\t", "|", " ")
 # A throttle column written as a yes/no flag: the Raspberry Pi blog's logger for the Pi 5 writes

@@ -170,7 +170,10 @@ def _drop_cut_tail(text: str, notes: list[str]) -> str:
         return text
     got, want = _fields(last), _fields(ref)
     shorter = len(got) < len(want) or (
-        len(got) == len(want) and len(got[-1]) < len(want[-1]) and _has_digit(got[-1]) and _has_digit(want[-1])
+        len(got) == len(want)
+        and len(got[-1]) < len(want[-1])
+        and _has_digit(got[-1])
+        and _has_digit(want[-1])
     )
     if not shorter or not _has_digit(last):  # a shorter word (`Unified` after `Instruction`) is no cut value
         return text
