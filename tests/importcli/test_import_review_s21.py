@@ -73,3 +73,35 @@ def test_a_jtop_csv_with_percent_cells_calibrates(tmp_path: Path) -> None:
     p = thermogov("calibrate", info["run_dir"], "--board", "jetson-orin-nano", "--out", str(tmp_path / "cal"))
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "cal" / "jetson-orin-nano-calibrated.toml").is_file()
+
+
+def _vcgencmd_loop(tmp_path: Path, mhz: int) -> Path:
+    path = tmp_path / "vc.log"
+    path.write_text(
+        "".join(f"temp={50 + k / 10:.1f}'C\nfrequency(0)={mhz * 1_000_000 + 345_728}\n" for k in range(N)),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_clock_above_the_boards_table_is_said(tmp_path: Path) -> None:
+    """A Pi 5 loop (2400 MHz) imported with `--board rpi4` (top 1500 MHz): taken without a word."""
+    info = _import(_vcgencmd_loop(tmp_path, 2400), tmp_path / "out", "--board", "rpi4")
+    said = [n for n in info["notes"] if n.startswith("cpu clock reaches 2400 MHz")]
+    assert said and "above rpi4's highest (1500 MHz)" in said[0] and "--board" in said[0]
+    assert {float(r["cpu_freq_hz"]) for r in _trace(info)} == {2_400_345_728.0}  # kept as logged
+
+
+def test_a_clock_within_the_boards_table_says_nothing(tmp_path: Path) -> None:
+    info = _import(_vcgencmd_loop(tmp_path, 1500), tmp_path / "out", "--board", "rpi4")
+    assert not [n for n in info["notes"] if "clock reaches" in n]
+
+
+def test_temperatures_no_board_runs_at_are_said(tmp_path: Path) -> None:
+    """A bare `temp` column of 131..139 (°F of a warm board, no unit stated) passed the -40..150 °C
+    range check and was stored as °C without a word."""
+    path = tmp_path / "log.csv"
+    path.write_text("time,temp\n" + "".join(f"{k},{131 + k / 5:.1f}\n" for k in range(N)), encoding="utf-8")
+    info = _import(path, tmp_path / "out")
+    said = [n for n in info["notes"] if n.startswith("cpu: ")]
+    assert said and "above 125 °C" in said[0] and "temp=COL:F" in said[0]
