@@ -221,7 +221,7 @@ def sniff(text: str) -> Table | None:
         if len(cells) > width or len(cells) < 2 or not _is_data(cells, decimal_comma):
             table.malformed += 1
             continue
-        rows.append(cells + [""] * (width - len(cells)))
+        rows.append(cells if len(cells) == width else cells + [""] * (width - len(cells)))
     if not rows:
         return None
     return table
