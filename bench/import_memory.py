@@ -92,7 +92,9 @@ def main() -> None:
                 rss, wall, code = measure(log, root / "out")
                 rss_mb = rss / 1024
                 ratio = rss_mb / real_mb
-                print(f"{kind:<11}{real_mb:>9.1f}{lines:>10}{rss_mb:>13.0f}{ratio:>10.1f}{wall:>9.1f}  {code}")
+                print(
+                    f"{kind:<11}{real_mb:>9.1f}{lines:>10}{rss_mb:>13.0f}{ratio:>10.1f}{wall:>9.1f}  {code}"
+                )
                 if not args.keep:
                     log.unlink()
     finally:
