@@ -290,12 +290,25 @@ def _supplies(tree: SysfsTree, problems: list[str]) -> list[Supply]:
     ]
 
 
+# No kernel numbers a CPU at or above its NR_CPUS, at most 8192 (x86's MAXSMP; arm64's Kconfig
+# allows 2..4096): ``related_cpus`` is printed by ``cpumap_print_to_pagebuf`` from a cpumask of
+# that size.
+MAX_CPUS = 8192
+
+
 def _cpus(text: str) -> tuple[int, ...]:
+    """The CPUs of a list such as ``0-3`` or ``0 1 2 3``; ``()`` for one no kernel prints.
+
+    A range is expanded only within :data:`MAX_CPUS`: ``0-99999999`` (a broken or hostile
+    file) expanded in full took minutes and gigabytes at every start (session 21c)."""
     cpus: list[int] = []
     for tok in text.replace(",", " ").split():
         a, _, b = tok.partition("-")
         if a.isdigit() and (not b or b.isdigit()):
-            cpus.extend(range(int(a), int(b or a) + 1))
+            lo, hi = int(a), int(b or a)
+            if hi >= MAX_CPUS or lo >= MAX_CPUS or len(cpus) + (hi - lo + 1) > MAX_CPUS:
+                return ()
+            cpus.extend(range(lo, hi + 1))
     return tuple(cpus)
 
 
@@ -340,6 +353,7 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
+            _check_within_cpuinfo(tree, rel, khz)
         else:
             khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
             source = "cpuinfo_min/max"
@@ -360,6 +374,40 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if _busy(e):
             return CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e))
         return CpufreqPolicy(name, rel, related, (), "", str(e))
+
+
+def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
+    """Raise SensorError when the OPP list leaves the driver's own range.
+
+    The kernel derives ``cpuinfo_min_freq``/``cpuinfo_max_freq`` from the same frequency table
+    it lists in ``scaling_available_frequencies`` (``cpufreq_frequency_table_cpuinfo`` takes the
+    lowest and highest valid entry, boost ones included, and ``show_available_freqs`` lists the
+    non-boost ones: drivers/cpufreq/freq_table.c), so every listed OPP lies in that range.  A
+    list outside it is in another unit (Hz, 1000 times too large: a Pi 5's read as
+    1.5e12..2.4e12 Hz) or not this policy's; governed, its lowest cap lay above every limit,
+    so a hot board was never capped while the trace showed it at its "lowest" cap.  Judged
+    only when the two files read as a range (else :mod:`thermogov.hw.hwrange` names them).
+    """
+    positive = [k for k in khz if k > 0]
+    if not positive:
+        return  # refused below: no positive frequency
+    try:
+        lo, hi = tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")
+    except SensorError:
+        return
+    if not 0 < lo <= hi <= _LARGEST_KHZ:
+        return
+    if lo <= min(positive) and max(positive) <= hi:
+        return
+    raise SensorError(
+        f"{tree.show(rel)}/scaling_available_frequencies: {min(positive)}..{max(positive)} kHz lies "
+        f"outside the driver's range {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq), which "
+        "every OPP of the policy lies in: the list is in another unit or not this policy's; "
+        "check the driver and the --sysfs-root"
+    )
+
+
+_LARGEST_KHZ = 2**32 - 1  # cpufreq's limits are ``unsigned int`` kHz (hw/hwrange.py LARGEST_LIMIT)
 
 
 def _busy(e: SensorError) -> bool:
