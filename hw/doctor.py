@@ -216,6 +216,13 @@ def no_board_reason(tree: SysfsTree, inv: Inventory) -> str | None:
         looked.append(
             f"no cpufreq policy ({tree.root / CPUFREQ}/policy*) nor devfreq device ({tree.root / DEVFREQ})"
         )
+    if inv.problems:
+        # Entries there whose ``type``/``name`` failed to read (a zone answering EIO): "no board"
+        # alone hid the file that is the cause (session 21c).
+        return (
+            f"no board here: found {' and '.join(looked)} that could be read; {len(inv.problems)} "
+            f"entr{'y' if len(inv.problems) == 1 else 'ies'} could not, the first: {inv.problems[0]}"
+        )
     return (
         f"no board here: found {' and '.join(looked)}; run it on the Jetson or Pi itself, or try it without "
         "a board: `thermogov emulate --sysfs-root DIR`, then `thermogov doctor --sysfs-root DIR`"
