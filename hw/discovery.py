@@ -377,16 +377,19 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
 
 
 def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
-    """Raise SensorError when the OPP list leaves the driver's own range.
+    """Raise SensorError when no OPP of the list lies in the driver's own range.
 
     The kernel derives ``cpuinfo_min_freq``/``cpuinfo_max_freq`` from the same frequency table
     it lists in ``scaling_available_frequencies`` (``cpufreq_frequency_table_cpuinfo`` takes the
     lowest and highest valid entry, boost ones included, and ``show_available_freqs`` lists the
     non-boost ones: drivers/cpufreq/freq_table.c), so every listed OPP lies in that range.  A
-    list outside it is in another unit (Hz, 1000 times too large: a Pi 5's read as
+    list wholly outside it is in another unit (Hz, 1000 times too large: a Pi 5's read as
     1.5e12..2.4e12 Hz) or not this policy's; governed, its lowest cap lay above every limit,
-    so a hot board was never capped while the trace showed it at its "lowest" cap.  Judged
-    only when the two files read as a range (else :mod:`thermogov.hw.hwrange` names them).
+    so a hot board was never capped while the trace showed it at its "lowest" cap (session
+    21c).  A list only partly outside (a vendor driver listing one OPP past a binned
+    ``cpuinfo_max_freq``) is governed as before: the caps above the limit in force are never
+    offered (:func:`thermogov.hw.mapping.governed_table`).  Judged only when the two files read
+    as a range (else :mod:`thermogov.hw.hwrange` names them).
     """
     positive = [k for k in khz if k > 0]
     if not positive:
@@ -395,15 +398,13 @@ def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
         lo, hi = tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")
     except SensorError:
         return
-    if not 0 < lo <= hi <= _LARGEST_KHZ:
-        return
-    if lo <= min(positive) and max(positive) <= hi:
+    if not 0 < lo <= hi <= _LARGEST_KHZ or any(lo <= k <= hi for k in positive):
         return
     raise SensorError(
-        f"{tree.show(rel)}/scaling_available_frequencies: {min(positive)}..{max(positive)} kHz lies "
-        f"outside the driver's range {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq), which "
-        "every OPP of the policy lies in: the list is in another unit or not this policy's; "
-        "check the driver and the --sysfs-root"
+        f"{tree.show(rel)}/scaling_available_frequencies: {min(positive)}..{max(positive)} kHz, no OPP "
+        f"in the driver's range {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq), where every OPP "
+        "of the policy lies: the list is in another unit or not this policy's; check the driver "
+        "and the --sysfs-root"
     )
 
 

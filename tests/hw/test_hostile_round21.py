@@ -77,10 +77,11 @@ def test_an_opp_list_in_hz_is_refused_not_governed_uncapped(tmp_path: Path) -> N
     assert t.snapshot() == before
 
 
-def test_an_opp_list_inside_the_cpuinfo_range_is_governed(tmp_path: Path) -> None:
-    """A guard: a list that is a part of the driver's range (a Pi 5 from 1.5 GHz) is governed."""
+def test_an_opp_list_partly_inside_the_cpuinfo_range_is_governed(tmp_path: Path) -> None:
+    """A guard: a list with one OPP past ``cpuinfo_max_freq`` (a vendor driver's binning) is
+    governed on its OPPs within the limits, as before."""
     t = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
-    t.write(f"{POLICY0}/scaling_available_frequencies", "1500000 1800000 2400000 \n")
+    t.write(f"{POLICY0}/scaling_available_frequencies", "1500000 1800000 2400000 2600000 \n")
     done = _run(tmp_path, "--duration", "1")
     assert done.returncode == 0, done.stderr
     assert {r["cpu_cap_hz"] for r in _trace(tmp_path)[1:]} == {"1500000000"}
