@@ -205,14 +205,18 @@ def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
     return out
 
 
-def _rails(tree: SysfsTree, name: str, rel: str) -> list[PowerRail]:
-    """INA3221 channels: ``inN_label`` names a rail, ``inN_input`` mV, ``currN_input`` mA."""
+def _rails(tree: SysfsTree, name: str, rel: str, problems: list[str]) -> list[PowerRail]:
+    """INA3221 channels: ``inN_label`` names a rail, ``inN_input`` mV, ``currN_input`` mA.
+
+    A label that fails to read is kept in ``problems``: that channel may be the input rail,
+    and "no VDD_IN rail found" alone hid the file (session 21c)."""
     rails = []
     for lab in tree.listdir(rel, r"in\d+_label"):
         n = lab[2:-6]
         try:
             label = tree.read_text(f"{rel}/{lab}")
-        except SensorError:
+        except SensorError as e:
+            problems.append(str(e))
             continue
         if not label or label in {"NC", "sum of shunt voltages"}:
             continue
@@ -233,7 +237,7 @@ def _rail(
 I2C_DEVICES = "sys/bus/i2c/devices"
 
 
-def _iio_rails(tree: SysfsTree) -> list[PowerRail]:
+def _iio_rails(tree: SysfsTree, problems: list[str]) -> list[PowerRail]:
     """JetPack 4 (L4T 32, kernel 4.9) drives the INA3221 with NVIDIA's iio driver ``ina3221x``,
     not hwmon: under ``/sys/bus/i2c/devices/<bus-addr>/iio:deviceK`` each channel N is named by
     ``rail_name_N``, with ``in_powerN_input`` in mW, ``in_voltageN_input`` mV and
@@ -253,7 +257,8 @@ def _iio_rails(tree: SysfsTree) -> list[PowerRail]:
                 n = lab[len("rail_name_") :]
                 try:
                     label = tree.read_text(f"{base}/{lab}")
-                except SensorError:
+                except SensorError as e:
+                    problems.append(str(e))  # as for an hwmon rail's label (_rails)
                     continue
                 volt, curr = f"{base}/in_voltage{n}_input", f"{base}/in_current{n}_input"
                 rails.append(_rail(tree, label, iio, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
@@ -279,7 +284,7 @@ def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
     out = []
     for name, rel, chip in hwmon_chips(tree, problems):
         temps = tuple(f"{rel}/{t}" for t in tree.listdir(rel, r"temp\d+_input"))
-        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel))))
+        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel, problems))))
     return out
 
 
@@ -497,14 +502,16 @@ def discover(tree: SysfsTree) -> Inventory:
         )
     problems: list[str] = []
     model, compat = read_model(tree)
+    zones, hwmons, supplies = _zones(tree, problems), _hwmons(tree, problems), _supplies(tree, problems)
+    iio_rails = _iio_rails(tree, problems)
     return Inventory(
         model=model,
         compatible=compat,
-        zones=tuple(_zones(tree, problems)),
-        hwmons=tuple(_hwmons(tree, problems)),
-        supplies=tuple(_supplies(tree, problems)),
+        zones=tuple(zones),
+        hwmons=tuple(hwmons),
+        supplies=tuple(supplies),
         policies=tuple(_policies(tree)),
         devfreqs=tuple(_devfreqs(tree)),
         problems=tuple(problems),
-        iio_rails=tuple(_iio_rails(tree)),
+        iio_rails=tuple(iio_rails),
     )

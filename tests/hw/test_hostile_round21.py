@@ -11,7 +11,9 @@ Each case failed on main (docs/hardware.md, "Session 21c"), driven through the i
 * a zone whose ``type`` failed to read (EIO) made ``doctor`` say "no board here" and ``run``
   "zones: none", naming no file;
 * a pwm-fan cooling device with ``max_state`` 10^11 ended ``run`` with ``fan = "governor"`` in an
-  internal error (MemoryError, exit 1) instead of a refusal naming the file.
+  internal error (MemoryError, exit 1) instead of a refusal naming the file;
+* the input rail's ``in1_label`` failing to read (EIO) left "no VDD_IN rail found", the file
+  named nowhere.
 """
 
 from __future__ import annotations
@@ -116,3 +118,14 @@ def test_a_fan_of_more_states_than_duties_is_refused(tmp_path: Path) -> None:
     done = _run(tmp_path, "--duration", "1", fan=True)
     _one_line_refusal(done, "cooling_device0/max_state reads 99999999999", 'fan = "board"')
     assert t.snapshot() == before
+
+
+def test_a_rail_label_that_fails_to_read_is_named(tmp_path: Path, shim: Path) -> None:
+    fakesys.orin_nano(tmp_path / "root")
+    rules = tmp_path / "faults"
+    faultshim.write_rules(rules, [("hwmon1/in1_label", "r", errno.EIO)])
+    env = faultshim.env(shim, rules, tmp_path / "root")
+    doctor = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), env=env)
+    assert doctor.returncode == 0, doctor.stderr
+    problems = doctor.stdout.split("problems:")[-1]  # main: no problems section at all
+    assert "hwmon1/in1_label: read failed (EIO" in problems
