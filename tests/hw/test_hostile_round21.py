@@ -100,12 +100,18 @@ def test_a_rail_of_negative_volts_and_amps_is_no_power(tmp_path: Path) -> None:
     assert {r["power_w"] for r in _trace(tmp_path)} == {""}  # main: 4.8303 W every tick
 
 
+def _doctor_with_eio(tmp: Path, shim: Path, suffix: str):  # type: ignore[no-untyped-def]
+    """``doctor`` on the tree under ``tmp/root`` with ``suffix`` answering EIO to reads; (its
+    result, the fault shim's environment for further commands)."""
+    rules = tmp / "faults"
+    faultshim.write_rules(rules, [(suffix, "r", errno.EIO)])
+    env = faultshim.env(shim, rules, tmp / "root")
+    return procutil.run_cli("doctor", "--sysfs-root", str(tmp / "root"), env=env), env
+
+
 def test_a_zone_whose_type_fails_to_read_is_named(tmp_path: Path, shim: Path) -> None:
     fakesys.rpi5(tmp_path / "root")
-    rules = tmp_path / "faults"
-    faultshim.write_rules(rules, [("thermal_zone0/type", "r", errno.EIO)])
-    env = faultshim.env(shim, rules, tmp_path / "root")
-    doctor = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), env=env)
+    doctor, env = _doctor_with_eio(tmp_path, shim, "thermal_zone0/type")
     assert doctor.returncode == 1 and "thermal_zone0/type: read failed (EIO" in doctor.stderr
     done = _run(tmp_path, "--duration", "1", env=env)
     _one_line_refusal(done, "thermal_zone0/type: read failed (EIO")
@@ -122,10 +128,7 @@ def test_a_fan_of_more_states_than_duties_is_refused(tmp_path: Path) -> None:
 
 def test_a_rail_label_that_fails_to_read_is_named(tmp_path: Path, shim: Path) -> None:
     fakesys.orin_nano(tmp_path / "root")
-    rules = tmp_path / "faults"
-    faultshim.write_rules(rules, [("hwmon1/in1_label", "r", errno.EIO)])
-    env = faultshim.env(shim, rules, tmp_path / "root")
-    doctor = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), env=env)
+    doctor, _env = _doctor_with_eio(tmp_path, shim, "hwmon1/in1_label")
     assert doctor.returncode == 0, doctor.stderr
     problems = doctor.stdout.split("problems:")[-1]  # main: no problems section at all
     assert "hwmon1/in1_label: read failed (EIO" in problems
