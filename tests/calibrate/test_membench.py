@@ -24,7 +24,7 @@ MBS = 32 * 1024 * 1024 / 0.1 / 1e6
 
 NUUMIO = f"""tinymembench v0.4.9-nuumio (simple benchmark for memory throughput and latency)
 
-CFLAGS: 
+CFLAGS:
 bandwidth test min repeats (-b): 2
 bandwidth test max repeats (-B): 3
 bandwidth test mem realloc (-M): no      (-m for realloc)
@@ -45,8 +45,8 @@ bandwidth test mem realloc (-M): no      (-m for realloc)
 ==========================================================================
 
 block size : single random read / dual random read
-      1024 :    0.0 ns          /     0.0 ns 
-  67108864 :  100.0 ns          /   130.0 ns 
+      1024 :    0.0 ns          /     0.0 ns
+  67108864 :  100.0 ns          /   130.0 ns
 """
 
 MONITOR = """
@@ -158,3 +158,14 @@ def test_no_split_where_the_report_does_not_show_one_run_with_both_parts(tmp_pat
 def test_a_phase_list_without_a_next_section_is_left_alone() -> None:
     phases = (("tinymembench", 0.0),)
     assert split_phases(phases, NUUMIO.splitlines(), CLOCK) == phases
+
+
+def test_the_latency_part_takes_its_own_factor_whichever_order_a_profile_names_them() -> None:
+    from thermogov.sim.calibration.activity import factor_per_row
+
+    t = np.arange(6.0) * 10.0
+    phases = (("tinymembench", 0.0), (LATENCY_PHASE, 20.0), ("ramlat", 40.0))
+    for activity in ({"tinymembench": 1.5, LATENCY_PHASE: 0.5}, {LATENCY_PHASE: 0.5, "tinymembench": 1.5}):
+        out = factor_per_row(t, phases, activity)
+        assert out is not None
+        assert list(out) == [1.0, 1.5, 1.5, 0.5, 0.5, 1.0]
