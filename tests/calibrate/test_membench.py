@@ -49,25 +49,27 @@ block size : single random read / dual random read
   67108864 :  100.0 ns          /   130.0 ns
 """
 
-MONITOR = """
-##########################################################################
+COLUMNS = "Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp"
 
-System health while running tinymembench:
 
-Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp
-19:48:00: 1500/1500MHz  0.34   5%   0%   5%   0%   0%   0%  50.0°C
-19:48:10: 1500/1500MHz  1.00  25%   0%  25%   0%   0%   0%  52.0°C
-19:48:20: 1500/1500MHz  1.00  25%   0%  25%   0%   0%   0%  53.0°C
-19:48:30: 1500/1500MHz  1.00  25%   0%  25%   0%   0%   0%  53.5°C
-19:48:40: 1500/1500MHz  1.00  25%   0%  25%   0%   0%   0%  52.5°C
+def _section(name: str, first_s: int, temps: list[float]) -> str:
+    """An sbc-bench monitor section, a row every 10 s from 19:48:00 + ``first_s``: the first row is
+    printed as the benchmark starts (since-boot utilisation), the rest at one busy core of four."""
+    rows = []
+    for k, temp in enumerate(temps):
+        s = first_s + 10 * k
+        cpu = 5 if k == 0 else 25
+        rows.append(
+            f"19:{48 + s // 60:02d}:{s % 60:02d}: 1500/1500MHz  1.00 {cpu:3d}%   0% {cpu:3d}%   0%   0%   0%  {temp:.1f}°C"
+        )
+    return f"\nSystem health while running {name}:\n\n{COLUMNS}\n" + "\n".join(rows) + "\n"
 
-System health while running ramlat:
 
-Time        fake/real   load %cpu %sys %usr %nice %io %irq   Temp
-19:48:50: 1500/1500MHz  1.00   5%   0%   5%   0%   0%   0%  52.0°C
-19:49:00: 1500/1500MHz  1.00  25%   0%  25%   0%   0%   0%  51.5°C
-19:49:10: 1500/1500MHz  1.00  25%   0%  25%   0%   0%   0%  51.0°C
-"""
+MONITOR = (
+    "\n##########################################################################\n"
+    + _section("tinymembench", 0, [50.0, 52.0, 53.0, 53.5, 52.5])
+    + _section("ramlat", 50, [52.0, 51.5, 51.0])
+)
 
 HEADER = "sbc-bench v0.9.8 Raspberry Pi 4 Model B Rev 1.4 (Fri, 07 Jan 2022 19:47:26 +1000)\n\n"
 EXEC = "##########################################################################\n\nExecuting benchmark on cpu0 (Cortex-A72):\n\n"
