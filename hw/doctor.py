@@ -95,6 +95,9 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         if p.error:
             out.append(f"  {p.name:<15} ERROR {p.error}")
             continue
+        if p.not_own:  # nothing read through the link
+            out.append(f"  {p.name:<15} NOT GOVERNABLE {p.not_own}")
+            continue
         if p.inactive:
             out.append(f"  {p.name:<15} INACTIVE {p.inactive}")
             continue
@@ -216,6 +219,14 @@ def no_board_reason(tree: SysfsTree, inv: Inventory) -> str | None:
         looked.append(
             f"no cpufreq policy ({tree.root / CPUFREQ}/policy*) nor devfreq device ({tree.root / DEVFREQ})"
         )
+    # Zones and hwmon chips whose ``type``/``name`` failed to read (a zone answering EIO): "no
+    # board" alone hid the file that is the cause (session 21c).
+    unread = [p for p in inv.problems if "/thermal_zone" in p or ("/hwmon" in p and "/name:" in p)]
+    if unread and not temps:
+        return (
+            f"no board here: found {' and '.join(looked)} that could be read; {len(unread)} "
+            f"entr{'y' if len(unread) == 1 else 'ies'} could not, the first: {unread[0]}"
+        )
     return (
         f"no board here: found {' and '.join(looked)}; run it on the Jetson or Pi itself, or try it without "
         "a board: `thermogov emulate --sysfs-root DIR`, then `thermogov doctor --sysfs-root DIR`"
@@ -301,6 +312,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
                 "name": p.name,
                 "error": p.error,
                 "read_only": p.read_only,
+                "not_own": p.not_own,
                 "inactive": p.inactive,
                 "cpus": list(p.related_cpus),
                 "opps_mhz": [f / 1e6 for f in p.table_hz],

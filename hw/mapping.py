@@ -264,7 +264,10 @@ def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
         zones = best_matches(s.sysfs_names, ((z.type, z) for z in inv.zones))
         if not zones:
             types = ", ".join(z.type for z in inv.zones) or "none"
-            return f"no thermal zone named {'/'.join(s.sysfs_names)} (zones: {types})"
+            unread = [p for p in inv.problems if "/thermal_zone" in p]
+            # A zone whose ``type`` failed to read (EIO) may be the one wanted: name it (session 21c).
+            also = f"; {len(unread)} unreadable, the first: {unread[0]}" if unread else ""
+            return f"no thermal zone named {'/'.join(s.sysfs_names)} (zones: {types}{also})"
         z, twins = zones[0], zones[1:]
         source = f"{z.name} ({z.type})"
         if twins:
@@ -306,8 +309,9 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
         return broken[0].error
     # A read-only cluster cannot be capped by anyone: it is left as it is and the others are
     # governed (leaving them all free would run a hot board's other clusters at full clock).
-    read_only = tuple(p.read_only for p in pols if p.read_only)
-    pols = [p for p in pols if not p.read_only]
+    # So is one whose folder is not its own (a link no kernel makes: discovery's _other_policy_folder).
+    read_only = tuple(p.read_only or p.not_own for p in pols if p.read_only or p.not_own)
+    pols = [p for p in pols if not (p.read_only or p.not_own)]
     if not pols:
         return read_only[0]
     skipped = inactive + read_only
