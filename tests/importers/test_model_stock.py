@@ -23,7 +23,7 @@ from thermogov.sim.calibration.profile import board_toml
 
 EXTERNAL = Path(__file__).resolve().parents[1] / "data" / "logs" / "external"
 STOCK_C0 = EXTERNAL / "sbcbench_rpi4_3N94.txt"  # "RPi 4 Model B Rev 1.4", arm_freq 1800, no over_voltage
-OVERCLOCKED_B0 = EXTERNAL / "sbcbench_rpi4_3F9C.txt"  # "Raspberry Pi 4 Model B Rev 1.1", 1800 + over_voltage=2
+OVERCLOCKED_B0 = EXTERNAL / "sbcbench_rpi4_3F9C.txt"  # Rev 1.1, 1800 MHz + over_voltage=2
 
 
 @pytest.mark.parametrize(
