@@ -149,6 +149,20 @@ def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores
             ["--policy", "stepped+release_frontier=true", "--policy", "stepped + release_frontier = true"],
             "run the same policy with the same parameters",
         ),
+        # a key at its default is the plain arm (session 21c): refused, not run as an A/B
+        (
+            [
+                "--policy",
+                "stepped",
+                "--policy",
+                "stepped+release_frontier=false",
+                "--pairs",
+                "2",
+                "--block",
+                "1s",
+            ],
+            "'stepped' and 'stepped+release_frontier=false' run the same policy",
+        ),
         (
             ["--policy", "hysteresis", "--policy", "fixed:50%+trip_c=80"],
             "'fixed:50%+trip_c=80': trip_c: unknown key",
