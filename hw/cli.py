@@ -263,11 +263,11 @@ def run_command(
     from thermogov.hw.unitcheck import unit_warnings
 
     check_privileges(dry_run)
-    from thermogov.variant import parse_variant
+    from thermogov.variant import policy_or_variant
 
     # A variant (stepped+release_frontier=true, e.g. the arm an A/B picked) merges its keys into
     # [policies.NAME] as `ab` does, again on every reload; a plain name is replace(c, policy=name).
-    variant = None if policy is None else parse_variant(policy, "--policy")
+    variant = None if policy is None else policy_or_variant(policy, "--policy")
 
     def load() -> Any:
         """The config as given (re-read on SIGHUP), with the command line's --policy on top."""

@@ -20,7 +20,7 @@ from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.mitigationrows import mitigation_rows
 from thermogov.units import parse_duration_s
-from thermogov.variant import check_variant, parse_variant
+from thermogov.variant import check_variant, policy_or_variant
 
 
 def apply_overrides(
@@ -51,7 +51,7 @@ def apply_overrides(
         changes.update(_board_changes(board, scenario))
     # A variant (stepped+release_frontier=true) merges its keys into [policies.NAME], as `ab` does;
     # a plain name is exactly replace(cfg, policy=name).
-    variant = None if policy is None else parse_variant(policy, "--policy")
+    variant = None if policy is None else policy_or_variant(policy, "--policy")
     if seed is not None:
         if not 0 <= seed <= 2**32 - 1:
             raise ConfigError("--seed: must be in 0..4294967295")

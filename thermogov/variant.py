@@ -133,8 +133,9 @@ def parse_variant(text: str, field: str = "--policy") -> Variant:
 
 
 def is_variant(text: str) -> bool:
-    """Whether ``text`` sets keys (``NAME+key=value``) rather than naming a policy."""
-    return _SPLIT.search(text) is not None
+    """Whether ``text`` is meant as a variant (a ``+key=`` anywhere, or a ``+`` in the name part)
+    rather than a plain name; ``fixed:1e+3`` stays a plain name with its argument."""
+    return _SPLIT.search(text) is not None or SEPARATOR in split_policy_name(text)[0]
 
 
 def policy_or_variant(text: str, field: str = "--policy") -> Variant:
@@ -256,6 +257,8 @@ __all__ = [
     "check_same_policy",
     "check_variant",
     "effective_params",
+    "is_variant",
     "parse_variant",
+    "policy_or_variant",
     "show_value",
 ]

@@ -15,6 +15,7 @@ from thermogov.variant import (
     check_variant,
     effective_params,
     parse_variant,
+    policy_or_variant,
 )
 
 
@@ -141,3 +142,13 @@ def test_the_configs_table_is_part_of_what_an_arm_reads() -> None:
     base = Config(policies={"stepped": {"release_frontier": True}})
     assert _same("stepped", "stepped+release_frontier=true", base)
     assert not _same("stepped", "stepped+release_frontier=false", base)
+
+
+def test_sim_and_run_read_a_plain_name_exactly_as_before() -> None:
+    assert policy_or_variant("fixed:1e+3") == Variant("fixed:1e+3")  # an argument's '+' is no variant
+    assert policy_or_variant(" stepped") == Variant(" stepped")  # the text as given, as before
+    assert policy_or_variant("stepped+release_frontier=true").overrides == (("release_frontier", True),)
+    with pytest.raises(ConfigError, match=r"cannot read '\+release_frontier'"):
+        policy_or_variant("stepped+release_frontier")
+    with pytest.raises(ConfigError, match=r"^--policy: unknown policy 'turbo'"):
+        policy_or_variant("turbo")
