@@ -39,8 +39,13 @@ def _emulate(root: Path, speed: float, wall_s: float) -> subprocess.Popen[str]:
 
 
 def _ab_args(tmp: Path, root: Path, *extra: str) -> list[str]:
+    return daemon_args("ab", tmp, root, *extra)
+
+
+def daemon_args(command: str, tmp: Path, root: Path, *extra: str) -> list[str]:
+    """``command`` (ab, run) on the Orin Nano tree ``root`` with its folders under ``tmp``."""
     return [
-        "ab",
+        command,
         "--sysfs-root",
         str(root),
         "--board",

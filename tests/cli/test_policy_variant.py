@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ab.test_ab_cli import _caps, tree
+from tests.ab.test_ab_cli import _caps, daemon_args, tree
 from tests.cli.script import one_line_error, thermogov
 from thermogov.config import load_config
 
@@ -70,26 +70,8 @@ root_only = pytest.mark.skipif(os.geteuid() != 0, reason="run writes caps only a
 
 
 def _run_args(tmp: Path, root: Path, *extra: str) -> list[str]:
-    return [
-        "run",
-        "--sysfs-root",
-        str(root),
-        "--board",
-        "jetson-orin-nano",
-        "--out",
-        str(tmp / "out"),
-        "--state-dir",
-        str(tmp / "state"),
-        "--lock-file",
-        str(tmp / "lock"),
-        "--state-file",
-        str(tmp / "state.json"),
-        "--inferences-file",
-        str(tmp / "inferences"),
-        "--workload",
-        "none",
-        *extra,
-    ]
+    state = ["--state-file", str(tmp / "state.json"), "--inferences-file", str(tmp / "inferences")]
+    return daemon_args("run", tmp, root, *state, "--workload", "none", *extra)
 
 
 @pytest.mark.parametrize(("policy", "needle"), BAD)
