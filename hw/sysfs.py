@@ -135,6 +135,8 @@ class SysfsTree:
         # real path -> [fd, dev, ino, dir_dev, dir_ino, on_sysfs] of its kept descriptor ([] until read)
         self._kept: dict[str, list[int]] = {}
         self._stable = StableDevices()
+        # A device folder's hardware range, read once a run (hw/hwrange.py); dropped by forget.
+        self.ranges: dict[str, tuple[int, int, str]] = {}
         self._finalizer = weakref.finalize(self, _close_kept, self._kept)
 
     # -- paths ------------------------------------------------------------------------------
@@ -492,7 +494,8 @@ class SysfsTree:
         Every resolution kept for the member's folder and what lies under it goes too: the
         class entry itself (``class/devfreq/<name>``, resolved by discovery's own-folder check)
         is a link the kernel makes again with the device, and one planted out of the root in
-        its place must meet the root check, not the memo of the link that went away."""
+        its place must meet the root check, not the memo of the link that went away.  So does
+        the folder's hardware range (a device probed again may have another table)."""
         real = self._resolved.pop(rel, None)
         entry = self._kept.pop(real, None) if real is not None else None
         if entry:
@@ -500,6 +503,7 @@ class SysfsTree:
         folder = rel.rpartition("/")[0]
         for key in [k for k in self._resolved if k == folder or k.startswith(folder + "/")]:
             del self._resolved[key]
+        self.ranges.pop(folder, None)
 
     def remade(self, rel: str) -> bool:
         """Whether an owned attribute that is no longer the file owned went the kernel's way:
