@@ -45,7 +45,6 @@ Not in a dry run: nothing is owned there, and nothing is written to a member tha
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -53,7 +52,6 @@ from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.limits import LimitFiles, kernel_removed
 from thermogov.hw.mapping import DomainBinding
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import ActuatorError
 
 Hold = Callable[[CapActuator, DomainBinding, LimitFiles], None]
 TAG = "member_gone"  # the trace's event tag: member_gone:<label>
@@ -108,11 +106,7 @@ def release(tree: SysfsTree, a: CapActuator, f: LimitFiles, *, dry_run: bool) ->
     gone = Departed(a.original(f.label), a.seen[f.label])
     a.leave(f.label, clock_reader(tree, tuple(x for x in a.files if x.label != f.label)))
     a.left_to_others.discard(f.label)  # a new device starts with no other writer's history
-    if not dry_run:
-        for rel in (f.min_rel, f.max_rel):
-            with contextlib.suppress(ActuatorError):  # refused now: never owned under it
-                tree.disown(rel)
-    tree.forget(f.cur_rel)
+    tree.release_member(f.cur_rel, () if dry_run else (f.min_rel, f.max_rel))
     return gone
 
 

@@ -12,7 +12,7 @@ files, so a cluster coming online no longer costs a walk of the whole tree.
 A device's range is read once a run (:func:`limits_range` keeps it in the tree's
 ``ranges``, by the device's folder): the start's check reads it, the journal's first write
 and every rewrite of a window left as it was take it from there.  It is read again for a
-member whose folder the kernel made again (:meth:`~thermogov.hw.sysfs.SysfsTree.forget` drops
+member whose folder the kernel made again (:meth:`~thermogov.hw.sysfs.SysfsTree.release_member` drops
 it with the folder's resolutions) and for a window whose values changed (``fresh``: another
 writer's value adopted, which today's range holds, :class:`thermogov.hw.journal.RecordedRanges`).
 """

@@ -3,7 +3,7 @@
 The start's check (``check_limits_in_force``) reads it; the journal's first write and every
 rewrite of a window left as it was take it from there instead of reading the device's files
 again.  It is read afresh for a window whose values changed (another writer's value adopted:
-today's range holds it) and for a member whose folder the kernel made again (``forget``).
+today's range holds it) and for a member whose folder the kernel made again (``release_member``).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def test_the_range_is_read_once_and_again_for_a_folder_forgotten_or_when_asked_f
     assert sum(tree.reads.values()) == first
     assert limits_range(tree, MIN, 1000, fresh=True)[:2] == (lo, hi + 100000)
     t.write(f"{P0}/cpuinfo_max_freq", hi)
-    tree.forget(f"{P0}/scaling_cur_freq")  # the member departed: its folder's memos go
+    tree.release_member(f"{P0}/scaling_cur_freq")  # the member departed: its folder's memos go
     assert limits_range(tree, MIN, 1000)[:2] == (lo, hi)
 
 

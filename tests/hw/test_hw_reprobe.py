@@ -21,7 +21,7 @@ import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import SensorError
+from thermogov.interfaces import ActuatorError, SensorError
 from thermogov.trace import load_trace
 
 HOT_MC = 92000
@@ -314,7 +314,7 @@ def test_a_member_forgotten_has_no_descriptor_kept_on_its_dead_file(tmp_path: Pa
     tree.keep_open(cur)
     tree.read_int(cur)
     (fd,) = [e[0] for e in tree._kept.values() if e]
-    tree.forget(cur)
+    tree.release_member(cur)
     with pytest.raises(OSError):
         os.fstat(fd)
     (t.root / cur).unlink()
@@ -330,7 +330,7 @@ def test_a_member_forgotten_has_its_folders_link_checked_afresh(tmp_path: Path) 
     policy = f"{CPUFREQ}/policy0"
     tree.resolve(policy)
     tree.resolve(f"{policy}/scaling_max_freq")
-    tree.forget(f"{policy}/scaling_cur_freq")
+    tree.release_member(f"{policy}/scaling_cur_freq")
     folder = t.root / policy
     shutil.copytree(folder, tmp_path / "outside")
     shutil.rmtree(folder)
@@ -339,6 +339,22 @@ def test_a_member_forgotten_has_its_folders_link_checked_afresh(tmp_path: Path) 
         tree.resolve(policy)
     with pytest.raises(SensorError, match="outside the sysfs root"):
         tree.resolve(f"{policy}/scaling_max_freq")
+
+
+def test_a_member_released_is_no_longer_owned_kept_or_ranged(tmp_path: Path) -> None:
+    # One call lets go of all of it (session 21's review finding 4): before, its limits were
+    # disowned and its clock forgotten in two calls in a fixed order.
+    t = fakesys.rpi5(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    policy = f"{CPUFREQ}/policy0"
+    limits = (f"{policy}/scaling_min_freq", f"{policy}/scaling_max_freq")
+    for rel in limits:
+        tree.own(rel)
+    tree.ranges[policy] = (1, 2, "cpuinfo_min_freq..cpuinfo_max_freq")
+    tree.release_member(f"{policy}/scaling_cur_freq", limits)
+    assert not tree.owned() and policy not in tree.ranges
+    with pytest.raises(ActuatorError, match="not an attribute thermogov owns"):
+        tree.write_int(limits[1], 1000000)
 
 
 def test_a_cap_change_before_the_next_look_holds_the_gone_gpu_without_failsafe(tmp_path: Path) -> None:
