@@ -22,7 +22,8 @@ profile are printed to stderr.
 Beside each skill, two diagnostics of the baseline's luck (:mod:`thermogov.sim.calibration.baseline`,
 read from the held-out tail, never counted): the median RMSE of holding each of the last 10
 training readings instead of the last, and the best constant forecast in hindsight (the tail's
-own spread).  The text names them for every log without skill.
+own spread); and the grid the sensor's readings lie on with what it costs a continuous forecast
+(:mod:`thermogov.sim.calibration.resolution`).  The text names them for every log without skill.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Row:
     variant: str | None = None
     persistence_recent_median_c: float | None = None  # holding one of the last 10 training readings, median
     flat_floor_c: float | None = None  # the tail's own mean held: no constant forecast scores below it
+    sensor_step_c: float | None = None  # the grid the readings lie on (resolution.reading_step), if any
+    quantisation_floor_c: float | None = None  # what that grid costs a continuous forecast (step / sqrt 12)
     cause: str = ""
 
     @property
@@ -190,12 +193,15 @@ def baseline_luck(row: Row, result: Any) -> None:
     import numpy as np
 
     from thermogov.sim.calibration.baseline import hindsight_flat_rmse, recent_persistence
+    from thermogov.sim.calibration.resolution import quantisation_floor, reading_step
 
     t = result.t_s
     train = t <= t[0] + result.holdout_from_s  # the fit's own training mask (FitProblem.build)
     recent = recent_persistence(result.measured_c, train)
     row.persistence_recent_median_c = float(np.median(recent)) if len(recent) else None
     row.flat_floor_c = hindsight_flat_rmse(result.measured_c, train)
+    row.sensor_step_c = reading_step(result.measured_c)
+    row.quantisation_floor_c = quantisation_floor(row.sensor_step_c)
 
 
 def luck_lines(rows: list[Row]) -> list[str]:
@@ -203,7 +209,8 @@ def luck_lines(rows: list[Row]) -> list[str]:
     return [
         f"  {r.log}: model {_f(r.rmse_c)} °C, persistence {_f(r.persistence_c)}, holding one of the last 10 "
         f"training readings (median) {_f(r.persistence_recent_median_c)}, best constant in hindsight "
-        f"{_f(r.flat_floor_c)}"
+        f"{_f(r.flat_floor_c)}, sensor step {_f(r.sensor_step_c, '{:.3f}')} (quantisation "
+        f"{_f(r.quantisation_floor_c, '{:.3f}')})"
         for r in rows
         if r.rmse_c is not None and not r.ok_skill
     ]
