@@ -259,14 +259,9 @@ class LateClusters(LateMembers):
             self._log(f"warning: {name} came online but is left alone: {why}")
             return ""
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
-        # A policy that went away is absent since (hold): it "appeared again".
-        event = (
-            "appeared again"
-            if name in self._departed
-            else "appeared"
-            if name in self._absent
-            else "came online"
-        )
+        event = "appeared" if name in self._absent else "came online"
+        if name in self._departed:  # went away, absent since (hold)
+            event = "appeared again"
         return self._adopt(a, f, p.table_hz, event, said=self._said)
 
 
