@@ -799,9 +799,11 @@ class Runner:
                     started = True
                     notifier.ready(f"governing {prep.board.name}")
                     mode = "dry-run" if self.opts.dry_run else "governing"
-                    print(
-                        f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
-                        f"run_dir={run_dir}{self._published_at()}",
+                    print(  # printable: a --out folder's name that is not UTF-8, as every line
+                        printable(
+                            f"thermogov: started pid={os.getpid()} board={prep.board.name} mode={mode} "
+                            f"run_dir={run_dir}{self._published_at()}"
+                        ),
                         file=self.out,
                         flush=True,
                     )

@@ -21,7 +21,10 @@ longer owned, its kept clock descriptor closed (a dead inode is never read or wr
 restored at exit.  Its domain's cap is held, as for a member absent at start, and the member is
 handed back to the watcher of its kind (hw/lateclusters.py, hw/latedevfreq.py), which adopts
 what appears at its place by the start's rules (profile-named only; a link out of the root,
-garbage or min above max said once and left alone; journaled before the first write).
+garbage or min above max said once and left alone; journaled before the first write), only in
+the folder it was owned in (:func:`elsewhere`) and never a file another member owns.  This is
+the one way every member leaves, whenever it joined: a device adopted mid-run is no longer
+released by its watcher on any change of its files (session 21).
 
 The journal's choice: the window *re-captured* from the new files, not the start's.  The value
 found at start no longer exists anywhere (the kernel freed it with the device), and the board
@@ -45,6 +48,7 @@ Not in a dry run: nothing is owned there, and nothing is written to a member tha
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -52,6 +56,7 @@ from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.limits import LimitFiles, kernel_removed
 from thermogov.hw.mapping import DomainBinding
 from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError
 
 Hold = Callable[[CapActuator, DomainBinding, LimitFiles], None]
 TAG = "member_gone"  # the trace's event tag: member_gone:<label>
@@ -64,6 +69,7 @@ class Departed:
 
     original: tuple[int, int]
     capped: tuple[int, int]
+    folder: str = ""  # the real folder its limits were in: the kernel makes it again there
 
 
 class Departures:
@@ -103,11 +109,39 @@ def release(tree: SysfsTree, a: CapActuator, f: LimitFiles, *, dry_run: bool) ->
     Its files are disowned (a new file at the path is owned afresh when it is judged, never
     under the old identity) and its clock's kept descriptor closed.  The caller rewrites the
     journal and says it."""
-    gone = Departed(a.original(f.label), a.seen[f.label])
+    gone = Departed(a.original(f.label), a.seen[f.label], _folder(tree, f))
     a.leave(f.label, clock_reader(tree, tuple(x for x in a.files if x.label != f.label)))
     a.left_to_others.discard(f.label)  # a new device starts with no other writer's history
     tree.release_member(f.cur_rel, () if dry_run else (f.min_rel, f.max_rel))
     return gone
+
+
+def _folder(tree: SysfsTree, f: LimitFiles) -> str:
+    """The real folder an owned member's max was owned in ("" when it was not owned: a dry run)."""
+    return os.path.dirname(tree.owned_real(f.max_rel))
+
+
+def elsewhere(tree: SysfsTree, gone: Departed | None, f: LimitFiles) -> str:
+    """Why a member that went away is not back at its own place ("" when it is, or was never
+    placed): what :func:`release` forgot was the memo that refused a link on the way.
+
+    The kernel makes a member again where it was: a devfreq device's folder under its parent
+    device, which an unbind keeps (``devfreq_add_device`` registers it with the device as parent,
+    named alike), a policy as ``cpufreq/policyN``.  An entry made again as a link inside the root to
+    another folder (another member's, a copy of its own) is a tree no kernel makes: adopted, the
+    domain's caps would be written there and that folder's window journaled (review 20r (d))."""
+    if gone is None or not gone.folder:
+        return ""
+    try:
+        real = tree.resolve(f.max_rel, ActuatorError)
+    except ActuatorError as e:
+        return str(e)
+    if os.path.dirname(real) == gone.folder:
+        return ""
+    return (
+        f"{tree.show(f.max_rel)}: resolves to {real}, not where it was before it went away "
+        f"({gone.folder}); the kernel makes a member again at its own place (fix the tree)"
+    )
 
 
 def recalled(

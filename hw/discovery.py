@@ -107,6 +107,7 @@ class CpufreqPolicy:
     error: str = ""
     read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
     inactive: str = ""  # why it is left alone because all its CPUs are offline (see _policies)
+    not_own: str = ""  # why its folder is not its own (a link: _other_policy_folder); left alone
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -337,6 +338,9 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
     except SensorError:
         related = ()
     try:
+        other = _other_policy_folder(tree, rel, name)
+        if other:  # nothing read through it: left alone, the domain's other policies governed
+            return CpufreqPolicy(name, rel, related, (), "", not_own=other)
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
@@ -400,6 +404,25 @@ def _other_device(tree: SysfsTree, rel: str, name: str) -> str:
     return (
         f"{tree.show(rel)}: resolves to {real}, another device's folder, not {name}'s; "
         "left alone (fix the tree: a devfreq folder is named as its class entry)"
+    )
+
+
+def _other_policy_folder(tree: SysfsTree, rel: str, name: str) -> str:
+    """Why the policy folder ``name`` is not its own ("" when it is).
+
+    The kernel makes a policy as the directory ``cpufreq/policyN`` itself
+    (``kobject_init_and_add(&policy->kobj, ..., cpufreq_global_kobject, "policy%u", cpu)`` in
+    drivers/cpufreq/cpufreq.c; the links are the other way, ``cpuN/cpufreq`` -> ``../cpufreq/policyN``),
+    never a link.  One that resolves elsewhere (another policy's folder, a copy of one) would have
+    that folder's limits journaled and capped as this policy's too: left alone, named, as a devfreq
+    entry resolving to another device's folder is (:func:`_other_device`), and like a read-only
+    one: its domain's other policies are governed (hw/mapping.py)."""
+    real = tree.resolve(rel)
+    if real == os.path.join(tree.resolve(CPUFREQ), name):
+        return ""
+    return (
+        f"{tree.show(rel)}: resolves to {real}, not its own folder (the kernel makes a policy as "
+        "the directory cpufreq/policyN, never a link); left alone (fix the tree)"
     )
 
 

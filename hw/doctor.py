@@ -95,6 +95,9 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         if p.error:
             out.append(f"  {p.name:<15} ERROR {p.error}")
             continue
+        if p.not_own:  # nothing read through the link
+            out.append(f"  {p.name:<15} NOT GOVERNABLE {p.not_own}")
+            continue
         if p.inactive:
             out.append(f"  {p.name:<15} INACTIVE {p.inactive}")
             continue
@@ -301,6 +304,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
                 "name": p.name,
                 "error": p.error,
                 "read_only": p.read_only,
+                "not_own": p.not_own,
                 "inactive": p.inactive,
                 "cpus": list(p.related_cpus),
                 "opps_mhz": [f / 1e6 for f in p.table_hz],

@@ -44,7 +44,7 @@ import contextlib
 import errno
 from collections.abc import Callable, Sequence
 
-from thermogov.hw.departures import Departed, recalled, release
+from thermogov.hw.departures import Departed, elsewhere, recalled, release
 from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.discovery import CPUFREQ, read_policy
 from thermogov.hw.limits import LimitFiles, check_limits_in_force
@@ -131,6 +131,10 @@ class LateMembers:
             if now is None:
                 continue
             f, table = now
+            why = elsewhere(self._tree, gone, f)
+            if why:
+                self._log(f"warning: {label} came back but is left alone: {why}")
+                continue
             verdict = rejoin_at_exit(
                 self._tree,
                 self._held[label],
@@ -162,6 +166,10 @@ class LateMembers:
         (:func:`thermogov.hw.departures.recalled`); forgotten once it joined.  The caller says
         such a member "appeared again" in ``event``."""
         gone = self._departed.get(f.label)
+        why = elsewhere(self._tree, gone, f)
+        if why:
+            self._log(f"warning: {f.label} {event} but is left alone: {why}")
+            return ""
         verdict = adopt(
             self._tree,
             a,
@@ -242,7 +250,7 @@ class LateClusters(LateMembers):
 
     def _back(self, label: str) -> tuple[LimitFiles, Sequence[int]] | None:
         p = read_policy(self._tree, label)
-        if p.inactive or p.error or p.read_only:
+        if p.inactive or p.error or p.read_only or p.not_own:
             return None
         return LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000), p.table_hz
 
@@ -251,7 +259,7 @@ class LateClusters(LateMembers):
         p = read_policy(self._tree, name)
         if p.inactive:
             return "wait"  # went offline again between the two reads
-        why = p.error or p.read_only
+        why = p.error or p.read_only or p.not_own
         if not why and not offered_caps(p, b.domain) & set(a.table_hz):
             table = f"{p.table_hz[0] / 1e6:g}..{p.table_hz[-1] / 1e6:g} MHz"
             why = f"{name} ({table}) shares no OPP with domain {a.name}'s caps"
@@ -392,7 +400,13 @@ def _joined(
         return False
     # A file that cannot be owned (a link planted while it was absent or offline) is this
     # member's fault alone: judged before the journal names it, so the rest go on being governed.
-    why = tree.unownable(f.min_rel) or tree.unownable(f.max_rel)
+    # A file another member owns (a folder linked to a governed member's): never a second window.
+    why = (
+        tree.unownable(f.min_rel)
+        or tree.unownable(f.max_rel)
+        or tree.taken(f.min_rel)
+        or tree.taken(f.max_rel)
+    )
     if why:
         log(f"warning: {name} {event} but is left alone: {why}")
         return False

@@ -6,8 +6,8 @@ On a Jetson the GPU's ``/sys/class/devfreq/<gpu>`` entry exists only once the GP
 missing and ran at the kernel's limits until thermogov restarted.  Now its domain is opened
 with no file and the profile's OPPs (:func:`thermogov.hw.mapping.offline_binding`), its cap
 decided and held as for a cpufreq domain whose every policy is offline, and the class folder
-is listed on the limit watch's cadence, once a second, only while such a domain waits or holds
-a device it adopted mid-run (to see it go away): one ``getdents`` a second, no read (an entry's device-tree node is read once, the first time the
+is listed on the limit watch's cadence, once a second, only while such a domain waits (and in a
+dry run while it holds a device adopted mid-run, to see it go away): one ``getdents`` a second, no read (an entry's device-tree node is read once, the first time the
 entry is seen, and only when its name does not already say whether the profile names it).
 
 Only a device the profile's domain names (``sysfs_names``: the device's name, the part after
@@ -21,7 +21,9 @@ a window no kernel shows (zero, past its type, min above max) is said once and l
 until the entry goes away; one whose attributes are not all there yet is looked at again.
 Then it joins its domain in the one safe order (:func:`thermogov.hw.lateclusters.adopt`):
 journaled and fsynced before the first write, owned, capped, restored at exit and after
-``kill -9``.  Vanishing again is no failure: its entry gone from the class folder, it leaves its
+``kill -9``.  Vanishing again is no failure: its files gone or made again in the kernel's way
+(the one rule for every governed member, hw/departures.py; a link or any other file planted at
+a limit is a tampered tree, refused as for a member present at start), it leaves its
 domain (out of the journal, no longer owned, nothing of it restored: an unbound device's limits
 go with it, and the driver's next probe starts from its own), its domain's cap is held again,
 and a device that comes back (a driver reloaded: new files) is judged afresh and adopted again.
@@ -71,8 +73,8 @@ class LateDevfreq(LateMembers):
     def check(self) -> list[str]:
         """Trace tags of the devices adopted in this look (``device_online:<name>``)."""
         self._retry_journal()
-        if not self._waiting and not self._adopted:
-            return []
+        if not self._waiting and not (self._dry_run and self._adopted):
+            return []  # an adopted device's departure is hw/departures.py's, outside a dry run
         names = self._tree.listdir(DEVFREQ)
         self._entries = {k: v for k, v in self._entries.items() if k[1] in names}  # gone: forgotten
         self._said &= set(names)
@@ -91,9 +93,15 @@ class LateDevfreq(LateMembers):
         return tags
 
     def _gone_now(self, f: LimitFiles, names: list[str]) -> bool:
-        """Its class entry gone, or its limit no longer the file owned (unbound and probed again
-        between two looks: new files under the same name)."""
-        return f.label not in names or not (self._dry_run or self._tree.still_owned(f.max_rel))
+        """In a dry run (nothing owned, so hw/departures.py does not look): its class entry gone.
+
+        Otherwise never: a device adopted here leaves by the one rule every governed member
+        leaves by (hw/departures.py, which looks first in each look and hands it back through
+        :meth:`hold`): files gone or made again in the kernel's way.  Before (review 20r (c)) any
+        change of its max released it here, a link or a FIFO planted included, where a member
+        present at start meets the confinement refusal (failsafe, exit 1, said): a tampered
+        tree read as an unbind, the device out of the journal and of the restore, exit 0."""
+        return self._dry_run and f.label not in names
 
     def hold(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
         """A device whose class entry went away (unbound), or whose files are new ones, leaves

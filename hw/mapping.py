@@ -306,8 +306,9 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
         return broken[0].error
     # A read-only cluster cannot be capped by anyone: it is left as it is and the others are
     # governed (leaving them all free would run a hot board's other clusters at full clock).
-    read_only = tuple(p.read_only for p in pols if p.read_only)
-    pols = [p for p in pols if not p.read_only]
+    # So is one whose folder is not its own (a link no kernel makes: discovery's _other_policy_folder).
+    read_only = tuple(p.read_only or p.not_own for p in pols if p.read_only or p.not_own)
+    pols = [p for p in pols if not (p.read_only or p.not_own)]
     if not pols:
         return read_only[0]
     skipped = inactive + read_only

@@ -9,6 +9,15 @@ matter more than their display.
 
 The inference rate is taken over the last :data:`RATE_WINDOW_S` seconds of publications, from
 the same cumulative count the trace records.
+
+A name that is not UTF-8 (a ``--out`` folder ``b"runs\\xff"``: Python holds the byte as the lone
+surrogate U+DCFF) was written as ``"\\udcff"``: ASCII, but a lone surrogate that strict JSON
+readers refuse (RFC 8259 section 8.2 leaves it unpredictable, RFC 7493 forbids it; serde_json
+and pydantic 2's jiter refuse the document, serde-rs/json#495, pydantic/jiter#120; Go's
+encoding/json puts U+FFFD in its place), and which
+``thermogov status`` printed as ``\\xff`` while the file held another thing.  Such a document
+is written with each such byte as the text ``\\xff`` (:func:`thermogov.printable.plain_strings`),
+as every printed line and ``--json`` show it; the metrics get the same document.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from thermogov.hw.metrics import Metrics
 from thermogov.hw.polled import Every
 from thermogov.hw.runtimefiles import check_dir, replace_atomic
 from thermogov.interfaces import ConfigError
+from thermogov.printable import plain_strings
 from thermogov.statedoc import StateIdentity, build_state
 
 PUBLISH_EVERY_S = 1.0
@@ -35,6 +45,12 @@ RATE_WINDOW_S = 10.0
 # json.dumps with any option builds a new JSONEncoder per call; one kept encoder writes the
 # same text (the same options) without that, once a second for the daemon's whole life.
 _encode = json.JSONEncoder(separators=(",", ":")).encode
+# How that encoder (ensure_ascii) writes a lone surrogate: a byte of a name that was not UTF-8
+# (a --out or --inferences-file path, read by Python as U+DC80..U+DCFF).  A valid character
+# beyond the BMP is written as a pair starting \ud8..\udb and also matches: then plain_strings
+# changes nothing, one needless pass.  A literal backslash is written "\\": it matches only
+# before "ud", the same harmless pass.
+_LONE_SURROGATE = "\\ud"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +138,13 @@ class StatePublisher:
             load_level=gov.load.level_label if gov.load is not None else None,
             throttle=self.throttle_counts() if self.throttle_counts is not None else None,
         )
+        text = _encode(doc)
+        if _LONE_SURROGATE in text:  # a name that was not UTF-8 (module doc): escaped as printed
+            doc = plain_strings(doc)
+            text = _encode(doc)
         if self.path is not None:
             try:
-                replace_atomic(self.path, _encode(doc).encode())
+                replace_atomic(self.path, text.encode())
             except OSError as e:
                 self._log(
                     f"state file {self.path}: cannot write ({e.strerror or e}); status is not published"

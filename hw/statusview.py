@@ -19,7 +19,7 @@ from typing import Any
 
 from thermogov.client import NoState, State, current
 from thermogov.interfaces import ConfigError
-from thermogov.printable import plain_strings
+from thermogov.printable import plain_strings, printable
 
 WATCH_HINT = "pip install 'thermogov[watch]'"
 REFRESH_S = 1.0
@@ -88,7 +88,8 @@ def watch(path: Path | None) -> int:
         except NoState as e:
             return rich.text.Text(f"no daemon state: {e}", style="bold red")
         stale = s.stale_reason()
-        text = rich.text.Text("\n".join(summary_lines(s, stale)))
+        # Each line as the plain view prints it: a name's escape sequence drawn as text, not run.
+        text = rich.text.Text("\n".join(printable(line) for line in summary_lines(s, stale)))
         text.stylize("bold red" if stale else "bold green", 0, len(text.plain.split("\n", 1)[0]))
         return text
 

@@ -474,6 +474,26 @@ class SysfsTree:
             return f"{p}: not a regular file; refusing to own it (fix the tree)"
         return ""
 
+    def owned_real(self, rel: str) -> str:
+        """The real path of the file owned at ``rel`` ("" when none is): where it was owned,
+        whatever lies at the path now (hw/departures.py keeps it for a member that went away)."""
+        real = self._resolved.get(rel, "")
+        return real if real in self._owned else ""
+
+    def taken(self, rel: str) -> str:
+        """Why ``rel`` names a file already owned, another member's ("" when it does not).
+
+        Asked with :meth:`unownable` for a member that joins mid-run (hw/lateclusters.py
+        ``adopt``): :meth:`own` keeps the first identity of a file owned twice, so a member
+        whose folder is another governed member's would be journaled, capped and restored as a
+        second window of the same file (review 20r (d))."""
+        real = os.path.realpath(self.path(rel))
+        if real in self._owned:
+            return (
+                f"{self.path(rel)}: resolves to {real}, a file thermogov already governs for another member"
+            )
+        return ""
+
     def _attribute_is_link(self, rel: str) -> bool:
         """Directories in sysfs are links (class/devfreq/X), attributes never are."""
         p = self.path(rel)

@@ -13,6 +13,10 @@ only when the file changed (another inode or mtime), so polling it every frame c
 here, or it stopped cleanly and removed it); :attr:`State.stale` says when the daemon that wrote
 it is gone or has not written for :data:`STALE_AFTER_S`.
 
+A state written before session 21 holds a name that was not UTF-8 as a lone surrogate
+(``"\\udcff"``, hw/publish.py); it is read as the daemon writes it now, the byte as the text
+``\\xff``, so :class:`State` never carries a string that cannot be encoded or printed.
+
 This module imports only the standard library and the core's small modules: an application
 pays nothing for it.
 """
@@ -31,6 +35,7 @@ from typing import Any
 
 from thermogov import counterfile
 from thermogov.interfaces import RuntimeFailure, ThermogovError
+from thermogov.printable import plain_strings
 from thermogov.statedoc import INFERENCES_FILE_NAME, SCHEMA, STATE_FILE_NAME
 
 DEFAULT_RUNTIME_DIR = Path("/run/thermogov")
@@ -189,6 +194,8 @@ def current(path: Path | str | None = None) -> State:
         raise StateFormatError(f"{p}: larger than {MAX_STATE_BYTES} bytes; not a thermogov state")
     try:
         doc = json.loads(data)
+        if b"\\u" in data:  # an older daemon's lone surrogates (hw/publish.py): as it writes them now
+            doc = plain_strings(doc)
     except ValueError as e:
         raise StateFormatError(f"{p}: not JSON ({e}); is it the daemon's file?") from e
     except RecursionError:  # "[[[[...": the decoder recurses per level; no state nests so deep

@@ -27,6 +27,7 @@ from thermogov.config import Config
 from thermogov.episodes import EpisodeTracker
 from thermogov.exitstatus import writing
 from thermogov.governor import SampleRecord, TickRecord
+from thermogov.printable import printable
 from thermogov.throttle import ThrottleTally
 from thermogov.tomlwrite import dumps
 from thermogov.trace import SAMPLES_FILE, TRACE_FILE, SampleWriter, TraceSchema, TraceWriter
@@ -351,7 +352,9 @@ def append_ledger(out_dir: Path, summary: dict[str, Any], run_dir: Path) -> None
     row" keeps the header single and rows whole (O_APPEND alone does not cover the header test).
     """
     path = out_dir / LEDGER_FILE
-    row = [summary.get(c, "") for c in LEDGER_COLUMNS[:-1]] + [str(run_dir)]
+    # The folder as every line prints it: a name that is not UTF-8 (a --out path's byte, held by
+    # Python as a lone surrogate) as the text \xff, not an encode error after the run's end.
+    row = [summary.get(c, "") for c in LEDGER_COLUMNS[:-1]] + [printable(str(run_dir))]
     row = ["" if v is None else v for v in row]
     with writing(path), path.open("a", newline="", encoding="utf-8") as fh:
         _lock(fh)
