@@ -338,6 +338,21 @@ def nano_jp46(root: Path) -> FakeTree:
     return t
 
 
+def nano_jp46_twin(root: Path, *, jtop: bool = False) -> FakeTree:
+    """The Nano on JetPack 4.6 with its fan's hwmon twin ``tegra_pwmfan`` (L4T 32.4+'s
+    ``pwm_fan.c`` registers the platform device's attribute group again as a hwmon child; one
+    ``fan_data``, hard links here).  ``jtop``: jetson_stats' ``jtop.service`` enabled and
+    running, its config keeping a manual fan speed (``jtop/core/fan.py``, ``services/jtop.service``)."""
+    t = nano_jp46(root)
+    t.write("sys/devices/pwm-fan/pwm_cap", 255)
+    fakesys.l4t_fan_twin(t)
+    if jtop:
+        t.link("etc/systemd/system/multi-user.target.wants/jtop.service", "etc/systemd/system/jtop.service")
+        t.write("proc/931/comm", "jtop\n")
+        t.write("usr/local/jetson_stats/config.json", '{"fan": {"tegra_pwmfan": {"profile": "manual"}}}\n')
+    return t
+
+
 def pi4_66(root: Path, *, gpio_fan: bool) -> FakeTree:
     """Pi 4 B Rev 1.4 on Raspberry Pi OS (kernel 6.1/6.6, 64-bit, 600-1500 MHz in 100 MHz steps
     through cpufreq-dt).  ``gpio_fan``: the gpio-fan overlay's active trip 70 °C hyst 10 °C and
@@ -524,6 +539,8 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "orin-nano-jp5": stock(orin_nano_jp5),
     "xavier-nx-jp51": stock(xavier_nx_jp51),
     "nano-jp46": stock(nano_jp46),
+    "nano-jp46-twin": stock(nano_jp46_twin),
+    "nano-jp46-twin-jtop": stock(lambda r: nano_jp46_twin(r, jtop=True)),
     "pi4-6.6-gpiofan": stock(lambda r: pi4_66(r, gpio_fan=True)),
     "pi4-6.6-nocdev": stock(lambda r: pi4_66(r, gpio_fan=False)),
     "pi5-active-cooler": stock(pi5_active_cooler),

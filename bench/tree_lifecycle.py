@@ -20,6 +20,7 @@ one line ``<tree> <path> <kind>: <detail>``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -45,7 +46,30 @@ def owned(tmp: Path, root: Path) -> set[str]:
         return set()
     rels = {e[k] for e in body.get("entries", []) for k in ("min_rel", "max_rel")}
     rels |= {a["rel"] for a in body.get("attrs", []) or []} | {e["rel"] for e in body.get("states", []) or []}
-    return {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in rels}
+    real = {str(Path(os.path.realpath(root / r)).relative_to(root.resolve())) for r in rels}
+    return real | _aliases(root, real)
+
+
+def _aliases(root: Path, rels: set[str]) -> set[str]:
+    """Other names of the same files: a hard link in a built tree stands for one kernel
+    attribute shown in two folders (L4T 32.4+'s fan and its hwmon twin, tests/hw/fakesys.py)."""
+    inodes = set()
+    for r in rels:
+        with contextlib.suppress(OSError):
+            st = (root / r).stat()
+            if st.st_nlink > 1:
+                inodes.add((st.st_dev, st.st_ino))
+    if not inodes:
+        return set()
+    out = set()
+    for dirpath, _dirs, files in os.walk(root):
+        for n in files:
+            p = Path(dirpath) / n
+            with contextlib.suppress(OSError):
+                st = p.lstat()
+                if (st.st_dev, st.st_ino) in inodes:
+                    out.add(str(p.relative_to(root)))
+    return out
 
 
 def _read_until(proc: subprocess.Popen[bytes], needle: str, stream: str) -> tuple[bool, str]:

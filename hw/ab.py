@@ -10,9 +10,12 @@ steady window, by default the block's second half, so the hand-over from the pre
 not counted); its temperature is the run's maximum fused value.
 
 Everything a user can get wrong is checked before the first block: the policies (both must
-build on this board's tables), the workload (a comparison of throughput needs one), the
+build on this board's tables; an arm may be a variant, ``stepped+release_frontier=true``, whose
+overrides meet the config file's checks: :mod:`thermogov.variant`), two arms that run the same
+parameters (nothing to compare), the workload (a comparison of throughput needs one), the
 numbers.  A block that ends early (a signal) ends the whole comparison: a partial A/B is not
-reported as a result.
+reported as a result.  Each block's run folder records its arm's merged ``[policies.*]`` table in
+``config.toml``, so ``thermogov run --config block-NN/<run>/config.toml`` reproduces the arm.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, 
 from thermogov.hw import daemon
 from thermogov.hw.workload import parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
-from thermogov.policies import check_policy_name
+from thermogov.variant import Variant, check_distinct, check_variant, parse_variant
 
 COOL_DOWN_POLICY = "fixed:0%"
 MAX_BLOCK_S = 24 * 3600.0
@@ -39,7 +42,7 @@ MAX_BLOCK_S = 24 * 3600.0
 @dataclass(frozen=True, slots=True)
 class AbOptions:
     base: daemon.RunOptions  # board, root, workload, folders; policy and duration are set per block
-    policy_a: str
+    policy_a: str  # a policy or a variant (thermogov.variant): stepped+release_frontier=true
     policy_b: str
     pairs: int = 5
     block_s: float = 600.0
@@ -48,12 +51,15 @@ class AbOptions:
     confidence: float = 0.95
 
 
+def arms(opts: AbOptions) -> tuple[Variant, Variant]:
+    """The two arms as parsed (one ConfigError naming the bad one)."""
+    return parse_variant(opts.policy_a), parse_variant(opts.policy_b)
+
+
 def validate(opts: AbOptions) -> None:
     """Every mistake as one ConfigError before the board is touched (see the module docstring)."""
-    for field, p in (("--policy", opts.policy_a), ("--policy", opts.policy_b)):
-        check_policy_name(p, field)
-    if opts.policy_a == opts.policy_b:
-        raise ConfigError(f"--policy: both blocks run {opts.policy_a!r}; give two different policies")
+    a, b = arms(opts)
+    check_distinct([a, b], opts.base.config)
     check_pairs(opts.pairs)
     check_confidence(opts.confidence)
     for field, value, low in (("--block", opts.block_s, 0.0), ("--cool-down", opts.cool_down_s, -1e-9)):
@@ -68,15 +74,14 @@ def validate(opts: AbOptions) -> None:
     prep = daemon.prepare(opts.base)  # side-effect free: discover, choose and map the board
     try:
         ctx = daemon.policy_context(prep)
-        for p in (opts.policy_a, opts.policy_b, COOL_DOWN_POLICY):
-            prep.config.make_policy(ctx, p)
+        for arm in (a, b, Variant(COOL_DOWN_POLICY)):
+            check_variant(arm, prep.config, lambda c: c.make_policy(ctx))
     finally:
         prep.tree.close()
 
 
-def _block_opts(opts: AbOptions, policy: str, seconds: float, out: Path) -> daemon.RunOptions:
-    cfg = dataclasses.replace(opts.base.config, policy=policy)
-    return dataclasses.replace(opts.base, config=cfg, duration_s=seconds, out=out)
+def _block_opts(opts: AbOptions, arm: Variant, seconds: float, out: Path) -> daemon.RunOptions:
+    return dataclasses.replace(opts.base, config=arm.apply(opts.base.config), duration_s=seconds, out=out)
 
 
 def run_ab(
@@ -87,15 +92,18 @@ def run_ab(
 ) -> tuple[AbResult, list[Block]]:
     """Validate, then run the schedule; returns the comparison and every block."""
     validate(opts)
+    a, b = arms(opts)
+    by_label = {a.label: a, b.label: b}
     out = opts.base.out if opts.base.out is not None else Path(opts.base.config.out)
-    schedule = block_schedule(opts.policy_a, opts.policy_b, opts.pairs, opts.seed)
+    schedule = block_schedule(a.label, b.label, opts.pairs, opts.seed)
+    cool = Variant(COOL_DOWN_POLICY)
     blocks: list[Block] = []
     for i, policy in enumerate(schedule):
         if opts.cool_down_s > 0:
             log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
-            _run(run_block, _block_opts(opts, COOL_DOWN_POLICY, opts.cool_down_s, out / "cool-down"), i)
+            _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i)
         log(f"block {i + 1}/{len(schedule)}: {policy} for {opts.block_s:g} s")
-        s = _run(run_block, _block_opts(opts, policy, opts.block_s, out / f"block-{i + 1:02d}"), i)
+        s = _run(run_block, _block_opts(opts, by_label[policy], opts.block_s, out / f"block-{i + 1:02d}"), i)
         thr = s.get("sustained_throughput_ips")
         if thr is None:
             raise RuntimeFailure(
@@ -103,7 +111,7 @@ def run_ab(
             )
         blocks.append(Block(i, policy, float(thr), s.get("max_fused_c"), str(s.get("run_id", ""))))
         log(f"block {i + 1}: {policy} {thr:g} inf/s, max fused {s.get('max_fused_c')} °C")
-    return summarise(blocks, opts.policy_a, opts.policy_b, opts.confidence, opts.seed), blocks
+    return summarise(blocks, a.label, b.label, opts.confidence, opts.seed), blocks
 
 
 def _run(run_block: Callable[..., dict[str, Any]], ropts: daemon.RunOptions, i: int) -> dict[str, Any]:
@@ -115,4 +123,4 @@ def _run(run_block: Callable[..., dict[str, Any]], ropts: daemon.RunOptions, i: 
     return summary
 
 
-__all__ = ["COOL_DOWN_POLICY", "AbOptions", "run_ab", "validate"]
+__all__ = ["COOL_DOWN_POLICY", "AbOptions", "arms", "run_ab", "validate"]

@@ -332,7 +332,8 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
     "--policy",
     "policies",
     multiple=True,
-    help="A policy to compare: give exactly two (--policy stepped --policy power_allocator).",
+    help="An arm to compare: give exactly two (--policy stepped --policy power_allocator). An arm may "
+    "set the policy's [policies.NAME] keys: NAME+key=value[+key=value], e.g. stepped+release_frontier=true.",
 )
 @click.option(
     "--pairs", type=int, default=5, show_default=True, help="Pairs of blocks (each AB or BA at random)."
@@ -382,18 +383,23 @@ def ab_command(
 
     Reports the difference in sustained throughput (A - B) with a bootstrap interval over the
     pairs, and the temperatures each reached.  Every block is a daemon run: limits restored
-    after each, and on any stop.
+    after each, and on any stop.  An arm may be the same policy with some parameters set
+    (NAME+key=value, checked as the config file's [policies.NAME] table); each block's
+    config.toml records the parameters it ran.
 
     \b
-    Example:
+    Examples:
       sudo thermogov ab --policy stepped --policy power_allocator --workload builtin --pairs 5 --block 10m
+      sudo thermogov ab --policy stepped --policy stepped+release_frontier=true --workload builtin
     """
-    from thermogov.hw.ab import AbOptions, run_ab
+    from thermogov.hw.ab import AbOptions, arms, run_ab
     from thermogov.hw.daemon import check_privileges
     from thermogov.units import parse_duration_s
 
     if len(policies) != 2:
-        raise ConfigError("--policy: give exactly two policies, e.g. --policy stepped --policy step_wise")
+        raise ConfigError(
+            "--policy: give exactly two arms, e.g. --policy stepped --policy stepped+release_frontier=true"
+        )
     check_privileges(False)
     cool_s = 0.0 if cool_down.strip() in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
     base = _run_options(
@@ -405,14 +411,17 @@ def ab_command(
     result, blocks = run_ab(opts, log=lambda msg: click.echo(msg, err=True))
     if as_json:
         doc = {
+            # each arm by its label, with the policy and the keys it set over the config's table
+            "arms": {v.label: {"policy": v.spec, "overrides": dict(v.overrides)} for v in arms(opts)},
             "blocks": [dataclasses.asdict(b) for b in blocks],
             "result": {**dataclasses.asdict(result), "diff_pct": result.diff_pct, "verdict": result.verdict},
         }
         click.echo(json.dumps(doc, indent=2))
         return
+    width = max([24, *(len(b.policy) for b in blocks)])  # a variant's label is longer than a name
     for b in blocks:
         click.echo(
-            f"block {b.index + 1:>3} {b.policy:<24} {b.throughput_ips:9.3f} inf/s  max {b.max_fused_c} °C"
+            f"block {b.index + 1:>3} {b.policy:<{width}} {b.throughput_ips:9.3f} inf/s  max {b.max_fused_c} °C"
         )
     pct = result.ci_pct
     click.echo(

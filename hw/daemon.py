@@ -70,6 +70,7 @@ from thermogov.hw.journal import (
     read_boot_id,
     recover,
 )
+from thermogov.hw.jtopfan import jtop_fan_notes
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.lateclusters import LateClusters, offline_note
 from thermogov.hw.latedevfreq import LateDevfreq, absent_note
@@ -375,6 +376,8 @@ def open_governed_fan(
         return None
     dev = require_fan(prep.tree)
     log(f"governing the fan {dev.describe(prep.tree)}")
+    for note in jtop_fan_notes(prep.tree) if dev.l4t_rel is not None else []:
+        log(f"note: {note}")
     return HwFan(prep.tree, dev, dry_run=dry_run, clock=clock)
 
 
@@ -590,10 +593,10 @@ class Runner:
             if record is not None:
                 for a in actuators:
                     a.record = record
-            if prep.board_warning:  # said once the limits opened: a refusal before stays one line
-                self.log(f"warning: {prep.board_warning}")
             fan = open_governed_fan(prep, opts.dry_run, self.log, self.instant.reader())
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
+            if prep.board_warning:  # said once the limits and the fan opened: a refusal stays one line
+                self.log(f"warning: {prep.board_warning}")
             ctx = PolicyContext(
                 board=prep.board,
                 tables_hz={a.name: a.table_hz for a in actuators},
@@ -671,6 +674,8 @@ class Runner:
             rewrite = functools.partial(
                 _rewrite_journal, journal, prep.tree, actuators, idle, fan, ranges, power_mode, record
             )
+            if fan is not None:  # another writer took the fan: said once, the journal drops it
+                fan.on_left = functools.partial(self._fan_left, rewrite)
             pairs = list(zip(actuators, bindings, strict=True))
             late = LateClusters(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
@@ -721,6 +726,11 @@ class Runner:
         extra: dict[str, Any] = {
             **self.stats.summary(),
             **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
+            **(
+                {"fan_owner": "another writer"}
+                if self.fan_ctl is not None and getattr(self.fan_ctl.fan, "left", "")
+                else {}
+            ),
             "dry_run": self.opts.dry_run,
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,
@@ -819,6 +829,12 @@ class Runner:
                 t_ms, due = next(instants)
                 self.stats.overruns += 1
                 self.log(f"control loop fell {lag_ms:.0f} ms behind; skipped to t={now_ms} ms")
+
+    def _fan_left(self, rewrite: Callable[[], None], why: str) -> None:
+        """The fan left to another writer (hw/fan.py, the rival rule): said, and the journal
+        written without it, so a restore after a crash does not write over that writer either."""
+        self._journal_again(rewrite)
+        self.log(why)
 
     def _journal_again(self, rewrite: Callable[[], None]) -> None:
         """Mid-run the journal failing to update is a warning: the run and its restore go on."""

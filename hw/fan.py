@@ -27,6 +27,13 @@ Rivals: on a Jetson, ``nvfancontrol`` writes the same ``pwm1`` every polling int
 governed fan is refused while it runs (stop it first); on a Pi 5 the kernel's ``step_wise``
 governor moves ``cur_state`` when a fan trip is crossed, so the actuator reads the state back
 every time the governor looks and the controller re-asserts its own level after its dwell.
+On the L4T fan nothing of the kernel writes ``target_pwm`` once ``temp_control`` is 0, so an
+owned attribute reading other than what thermogov last wrote (or found, before its first
+write) is another writer: jtop's service (:mod:`thermogov.hw.jtopfan`), a user's ``echo``.
+The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
+once, restore only what is still ours; the speed and the mode are one choice there (a speed
+holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
+to that writer: not written again, dropped from the journal, not restored at exit.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import THERMAL, hwmon_chips
+from thermogov.hw.fantwin import hwmon_twins
+from thermogov.hw.jtopfan import jtop_fan_notes
 from thermogov.hw.l4tfan import CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
@@ -66,6 +75,7 @@ class FanDevice:
     max_state: int | None = None
     l4t_rel: str | None = None  # sys/devices/pwm-fan (L4T 32's driver)
     pwm_top: int = PWM_MAX  # the L4T driver's pwm_cap
+    twins: tuple[tuple[str, str], ...] = ()  # the L4T fan's hwmon twins (hw/fantwin.py): left alone
 
     @property
     def target_rel(self) -> str | None:
@@ -103,7 +113,7 @@ def discover_fan(tree: SysfsTree) -> FanDevice | None:
     """The board's pwm-fan, or None.  Structure only: nothing is written."""
     l4t = find_l4t_fan(tree)
     if l4t is not None:
-        return FanDevice(l4t_rel=l4t, pwm_top=l4t_pwm_top(tree, l4t))
+        return FanDevice(l4t_rel=l4t, pwm_top=l4t_pwm_top(tree, l4t), twins=hwmon_twins(tree, l4t))
     hwmon = None
     for _, rel, chip in hwmon_chips(tree):
         if chip.lower() in FAN_HWMON_NAMES and tree.exists(f"{rel}/pwm1"):
@@ -177,7 +187,17 @@ def fan_problem(tree: SysfsTree, dev: FanDevice) -> str:
 
     Asked before anything is written: a link, a non-file, garbage or a value outside the
     attribute's range would be journaled as an original no restore may write back (the journal's
-    allow-list refuses it), so the fan would be left where thermogov put it."""
+    allow-list refuses it), so the fan would be left where thermogov put it.
+
+    A cooling device of more states than duties (``max_state`` above 255) is no pwm-fan: the
+    driver's states are its device tree's ``cooling-levels``, one duty 0..255 each
+    (drivers/hwmon/pwm-fan.c refuses a level above ``MAX_PWM``).  Taken as read, 10^11 states
+    were one level each and the start died of a MemoryError (session 21c)."""
+    if dev.state_rel is not None and dev.max_state is not None and dev.max_state > PWM_MAX:
+        return (
+            f"{tree.show(f'{dev.cdev_rel}/max_state')} reads {dev.max_state}, more states than a "
+            f'pwm-fan has (one per duty 0..{PWM_MAX}); use fan = "board"'
+        )
     for rel in owned_attributes(tree, dev):
         why = tree.unownable(rel)
         if why:
@@ -262,6 +282,14 @@ class HwFan:
                 tree.own(rel)
         self._level = self._nearest(dict(self.originals)[self._rel])
         self._enabled = self._mode is None
+        # What each owned attribute must read while the fan is ours: as found, then as last written.
+        self._expected = dict(self.originals)
+        # The L4T fan with its temp_control: no kernel writer of target_pwm while that reads 0.
+        self._watched = dev.target_rel is not None and self._mode is not None
+        self._mode_look = Every(tach_period_s)
+        self.left = ""  # why the fan was left to another writer ("" while governed)
+        self._written: set[str] = set()
+        self.on_left: Callable[[str], None] | None = None  # the daemon: say it, rewrite the journal
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
@@ -286,8 +314,38 @@ class HwFan:
         if now != self._level_t:
             self._level_t = now
             with contextlib.suppress(ActuatorError):
-                self._level = self._nearest(self.io.read_int(self._rel))
+                raw = self.io.read_int(self._rel)
+                self._level = self._nearest(raw)
+                self._judge(self._rel, raw)
+            if self._watched and self._mode is not None and self._mode_look.due(now):
+                self._look(self._mode[0])
         return self._level
+
+    def _look(self, rel: str) -> None:
+        """Read ``rel`` and judge it (a failed read says nothing about another writer)."""
+        with contextlib.suppress(ActuatorError):
+            self._judge(rel, self.io.read_int(rel))
+
+    def _judge(self, rel: str, raw: int) -> None:
+        """The rival rule (module doc): ``rel`` reading other than expected leaves the fan."""
+        want = self._expected.get(rel)
+        if not self._watched or self.left or want is None or raw == want or self._kernels(rel):
+            return
+        was = ", ".join(f"{r.rsplit('/', 1)[-1]} {v}" for r, v in self.originals)
+        self.left = (
+            f"fan: {self.tree.show(rel)} reads {raw}, not {want} as thermogov "
+            f"{'last wrote' if rel in self._written else 'found it'}: another writer drives the fan "
+            "(jtop, a user); thermogov stops governing it and leaves it as that writer set it "
+            f"(before thermogov: {was})"
+        )
+        self.originals = []  # nothing of the fan is ours to put back any more
+        if self.on_left is not None:
+            self.on_left(self.left)
+
+    def _kernels(self, rel: str) -> bool:
+        """The speed while the kernel's curve is on (temp_control 1 as found, before thermogov's
+        first write): the driver's cooling device moves it, no other writer can be told apart."""
+        return self._mode is not None and rel == self._rel and self._expected[self._mode[0]] != self._mode[1]
 
     def rpm(self) -> int | None:
         """The tachometer (``fan1_input``) as of its last poll; None without one or on a read error."""
@@ -304,10 +362,21 @@ class HwFan:
 
     def _write(self, rel: str, value: int) -> None:
         self.io.write_int(rel, value)
+        self._written.add(rel)
+        self._expected[rel] = value
+        if self._watched:  # what the driver kept (a duty above pwm_cap reads back as the cap)
+            with contextlib.suppress(ActuatorError):
+                self._expected[rel] = self.io.read_int(rel)
 
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:
             raise ActuatorError(f"fan: level {level} is outside 0..{self.levels - 1}")
+        if self._watched:  # a rival's write since the last look is seen before ours lands
+            for rel, _ in list(self.originals):
+                self._look(rel)
+        if self.left:
+            self._level_t = None
+            return self.level
         if not self._enabled and self._mode is not None:
             rel, wanted = self._mode
             if dict(self.originals)[rel] != wanted:
@@ -320,7 +389,11 @@ class HwFan:
         return self.level
 
     def restore(self) -> None:
-        """Put back every captured attribute, the speed before the mode; all are tried."""
+        """Put back every captured attribute, the speed before the mode; all are tried.
+
+        A last look first: a rival's write since the last tick leaves the fan to it (module doc)."""
+        for rel, _ in list(self.originals) if self._watched else []:
+            self._look(rel)
         ordered = sorted(self.originals, key=lambda rv: is_mode_attribute(rv[0]))
         errors = [e for e in (write_back(self.io, rel, value) for rel, value in ordered) if e]
         if errors:
@@ -353,6 +426,8 @@ def fan_data(tree: SysfsTree) -> dict[str, object] | None:
         "temp_control": read(dev.control_rel),
         "rivals": running_rivals(tree),
         "problem": fan_problem(tree, dev) or None,
+        "twins": [f"{tree.show(rel)} ({chip})" for rel, chip in dev.twins],
+        "agents": jtop_fan_notes(tree) if dev.l4t_rel is not None else [],
     }
 
 
@@ -376,8 +451,14 @@ def fan_lines(tree: SysfsTree) -> list[str]:
             f"state {d['cur_state']}/{d['max_state']}" if d["max_state"] is not None else f"pwm1 {d['pwm1']}"
         )
         lines = [f"fan: {d['device']}: {state}, {d['rpm'] if d['rpm'] is not None else '?'} RPM"]
+    for twin in d["twins"]:  # type: ignore[attr-defined]
+        lines.append(
+            f"  also {twin}: the same fan registered again as hwmon (L4T 32.4+); left alone, "
+            "thermogov governs the platform device's files only"
+        )
     if d["problem"]:
         lines.append(f"  not governable as found: {d['problem']}")
+    lines.extend(f"  {note}" for note in d["agents"])  # type: ignore[attr-defined]
     rivals = d["rivals"]
     if rivals:
         lines.append(f'  {", ".join(rivals)} drives it (stop it before fan = "governor")')  # type: ignore[arg-type]

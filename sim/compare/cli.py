@@ -25,14 +25,14 @@ import click
 from thermogov.cliopts import check_out_dir, check_path_text, list_option
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
-from thermogov.policies import check_policy_name
 from thermogov.sim.compare.batching import batching_variants, check_modes
 from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
 from thermogov.sim.compare.oracle import OracleResult
-from thermogov.sim.model.runner import validate_events
+from thermogov.sim.model.runner import build_policy, validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
 from thermogov.sim.sweep.executors import EXECUTORS, check_executor, make_executor
 from thermogov.units import parse_duration_s
+from thermogov.variant import EXAMPLE, Variant, check_variant, parse_variant
 
 
 def _base(config_path: str | None) -> Config:
@@ -56,12 +56,21 @@ def _scenarios(names: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _policies(policies: tuple[str, ...]) -> list[str]:
+def _policies(policies: tuple[str, ...]) -> list[Variant]:
+    """The arms, each a policy or a variant (``stepped+release_frontier=true``), once each."""
     if not policies:
         raise ConfigError("--policy: give at least one policy, e.g. --policy hysteresis --policy stepped")
-    for p in policies:
-        check_policy_name(p, "--policy")
-    return list(dict.fromkeys(policies))
+    arms = {v.label: v for v in (parse_variant(p) for p in policies)}
+    return list(arms.values())
+
+
+def _check_arms(arms: list[Variant], configs: list[tuple[str, Config]]) -> None:
+    """Build every arm on every world before simulating: a bad override is exit 2, not a
+    failed worker half-way through the grid (the same checks as the config's policy table)."""
+    for _, cfg in configs:
+        board = cfg.load_board()
+        for arm in arms:
+            check_variant(arm, cfg, lambda c, b=board: build_policy(c, b))
 
 
 def _with_duration(cfg: Config, duration: str | None) -> Config:
@@ -89,7 +98,8 @@ _COMMON = [
         "--policy",
         "policies",
         example="--policy hysteresis,stepped",
-        help="Policies to run: repeat or comma-separate. [required]",
+        help="Policies to run: repeat or comma-separate. A variant sets the policy's [policies.NAME] "
+        f"keys: NAME+key=value[+key=value], e.g. {EXAMPLE}. [required]",
     ),
     click.option("--out", type=click.Path(file_okay=False), help="Keep every run folder under this folder."),
     click.option(
@@ -150,7 +160,8 @@ def _common(fn: Callable[..., None]) -> Callable[..., None]:
     "compare",
     epilog="""\b
 Example:
-  thermogov compare --scenario orin-steady-25,rpi5-steady-25 --policy hysteresis,stepped --out cmp""",
+  thermogov compare --scenario orin-steady-25,rpi5-steady-25 --policy hysteresis,stepped --out cmp
+  thermogov compare --scenario orin-steady-25 --policy stepped,stepped+release_frontier=true""",
 )
 @list_option(
     "--scenario",
@@ -212,6 +223,7 @@ def compare_command(
             validate_events(cfg, cfg.load_board())
             label = n if len(seed_list) == 1 else f"{n}-s{s}"
             configs.extend(batching_variants(label, cfg, modes, batch_size, max_wait_ms))
+    _check_arms(pols, configs)
     check_executor(executor, scheduler)
     if out is not None:
         check_out_dir(out)
@@ -219,7 +231,7 @@ def compare_command(
     with make_executor(executor, workers, scheduler) as ex:
         rows, oracles = run_grid(
             configs,
-            pols,
+            [v.label for v in pols],
             Path(out) if out is not None else None,
             with_oracle=not no_oracle,
             iso_limit=iso_limit,

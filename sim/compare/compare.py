@@ -34,12 +34,12 @@ from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.exitstatus import writing
 from thermogov.governor import TickRecord
-from thermogov.policies import check_policy_name
 from thermogov.sim.compare import isolimit
 from thermogov.sim.compare.oracle import TRIP_C, OracleResult, oracle, steady_window
 from thermogov.sim.model.runner import simulate
 from thermogov.sim.scenarios import load_scenario
 from thermogov.sim.sweep.executors import Executor, LocalExecutor
+from thermogov.variant import parse_variant
 
 CSV_COLUMNS = (
     "scenario",
@@ -228,7 +228,7 @@ def run_policy(
     more than that above the trip / at a hard limit; the row then has ``stopped`` set, no
     throughput, and its half-written folder is removed.
     """
-    cfg = dataclasses.replace(config, policy=policy)
+    cfg = parse_variant(policy).apply(config)  # a plain name: replace(config, policy=policy)
     board = cfg.load_board()
     meter = _TickMeter(TRIP_C, steady_window(cfg)[0], stop_above_s, stop_limit_s)
     rid = run_id or safe_name(policy)
@@ -365,7 +365,7 @@ def run_grid(
     ``jobs`` local processes; the caller closes an executor it passes.
     """
     for p in policies:
-        check_policy_name(p, "--policy")
+        parse_variant(p, "--policy")
     tmp = None
     if out_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="thermogov-compare-")

@@ -55,6 +55,17 @@ def _ab_args(tmp: Path, root: Path, *extra: str) -> list[str]:
     ]
 
 
+def tree(tmp: Path) -> Path:
+    """An Orin Nano's sysfs tree under ``tmp/board``: bad input needs no live emulator."""
+    from thermogov.board import load_board
+    from thermogov.config import Config
+    from thermogov.sim.emulator.emulate import Emulator
+
+    root = tmp / "board"
+    Emulator(load_board("jetson-orin-nano"), root, Config())
+    return root
+
+
 def _caps(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): p.read_text()
@@ -63,36 +74,38 @@ def _caps(root: Path) -> dict[str, str]:
     }
 
 
-@root_only
-def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores(tmp_path: Path) -> None:
-    root = tmp_path / "board"
+def ab_on_emulator(
+    tmp: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str], dict[str, str]]:
+    """``thermogov ab ARGS --json`` on a live emulated Orin Nano fed by its own inferences:
+    the process and the caps before and after it."""
+    root = tmp / "board"
     emu = _emulate(root, speed=10.0, wall_s=120.0)
     try:
         before = _caps(root)
-        p = thermogov(
-            *_ab_args(
-                tmp_path,
-                root,
-                "--policy",
-                "performance",
-                "--policy",
-                "fixed:0%",
-                "--pairs",
-                "2",
-                "--block",
-                "3s",
-                "--cool-down",
-                "1s",
-                "--workload",
-                _feed(root),
-                "--json",
-            ),
-            timeout=120,
-        )
+        p = thermogov(*_ab_args(tmp, root, *args, "--workload", _feed(root), "--json"), timeout=120)
         after = _caps(root)
     finally:
         emu.terminate()
         emu.wait(timeout=30)
+    return p, before, after
+
+
+@root_only
+def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores(tmp_path: Path) -> None:
+    p, before, after = ab_on_emulator(
+        tmp_path,
+        "--policy",
+        "performance",
+        "--policy",
+        "fixed:0%",
+        "--pairs",
+        "2",
+        "--block",
+        "3s",
+        "--cool-down",
+        "1s",
+    )
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     blocks, res = doc["blocks"], doc["result"]
@@ -118,18 +131,35 @@ def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores
         (["--policy", "stepped", "--policy", "hysteresis", "--cool-down", "-3s"], "--cool-down"),
         (["--policy", "stepped", "--policy", "hysteresis", "--confidence", "inf"], "--confidence"),
         (["--policy", "stepped", "--policy", "fixed:99999"], "fixed"),
+        # variant arms (thermogov/variant.py): the config table's checks, naming arm and key
+        (
+            ["--policy", "stepped", "--policy", "stepped+release_frontier=maybe"],
+            "'stepped+release_frontier=maybe': release_frontier: expected",
+        ),
+        (["--policy", "stepped", "--policy", "stepped+relase_frontier=true"], "relase_frontier: unknown key"),
+        (
+            ["--policy", "stepped", "--policy", "stepped+limit_margin_c=nan"],
+            "limit_margin_c=nan is not a finite",
+        ),
+        (
+            ["--policy", "stepped", "--policy", "stepped+limit_margin_c=inf"],
+            "limit_margin_c=inf is not a finite",
+        ),
+        (
+            ["--policy", "stepped+release_frontier=true", "--policy", "stepped + release_frontier = true"],
+            "run the same policy with the same parameters",
+        ),
+        (
+            ["--policy", "hysteresis", "--policy", "fixed:50%+trip_c=80"],
+            "'fixed:50%+trip_c=80': trip_c: unknown key",
+        ),
     ],
 )
 @root_only
 def test_bad_ab_input_exits_2_in_one_line_and_touches_nothing(
     tmp_path: Path, extra: list[str], needle: str
 ) -> None:
-    from thermogov.board import load_board
-    from thermogov.config import Config
-    from thermogov.sim.emulator.emulate import Emulator
-
-    root = tmp_path / "board"
-    Emulator(load_board("jetson-orin-nano"), root, Config())  # a tree, no live emulator needed
+    root = tree(tmp_path)
     before = _caps(root)
     p = thermogov(*_ab_args(tmp_path, root, "--workload", _feed(root), *extra), timeout=60)
     one_line_error(p, needle)
@@ -139,11 +169,6 @@ def test_bad_ab_input_exits_2_in_one_line_and_touches_nothing(
 
 @root_only
 def test_ab_without_a_workload_exits_2(tmp_path: Path) -> None:
-    from thermogov.board import load_board
-    from thermogov.config import Config
-    from thermogov.sim.emulator.emulate import Emulator
-
-    root = tmp_path / "board"
-    Emulator(load_board("jetson-orin-nano"), root, Config())
+    root = tree(tmp_path)
     p = thermogov(*_ab_args(tmp_path, root, "--policy", "stepped", "--policy", "hysteresis"), timeout=60)
     one_line_error(p, "--workload")

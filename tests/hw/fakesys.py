@@ -569,6 +569,35 @@ def pwm_fan(
     return t
 
 
+L4T_FAN = "sys/devices/pwm-fan"
+L4T_FAN_GROUP = ("target_pwm", "cur_pwm", "temp_control", "pwm_cap", "step_time", "pwm_rpm_table")
+
+
+def l4t_fan_twin(
+    t: FakeTree, *, hwmon: int | None = None, name: str = "tegra_pwmfan", pwm1: int | None = None
+) -> str:
+    """L4T 32.4+'s hwmon twin of ``/sys/devices/pwm-fan``; returns its class entry.
+
+    NVIDIA's ``pwm_fan.c`` registers the platform device's own attribute group again as a hwmon
+    child (``devm_hwmon_device_register_with_groups(&pdev->dev, "tegra_pwmfan", fan_data,
+    pwm_fan_groups)``), so both folders show one ``fan_data``: each of the platform folder's
+    group files is hard-linked here (one inode, two folders, as the kernel's one variable).
+    ``pwm1``: a build whose twin also shows a hwmon ``pwm1`` (without ``pwm1_enable``); a file
+    of its own.  ``hwmon``: its index, else the first free one.  Call after the platform files
+    are written.
+    """
+    if hwmon is None:
+        hwmon = next(i for i in range(64) if not os.path.lexists(t.root / f"sys/class/hwmon/hwmon{i}"))
+    real = f"{L4T_FAN}/hwmon/hwmon{hwmon}"
+    t.write(f"{real}/name", name + "\n")
+    for attr in L4T_FAN_GROUP:
+        if (t.root / L4T_FAN / attr).is_file():
+            os.link(t.root / L4T_FAN / attr, t.root / real / attr)
+    if pwm1 is not None:
+        t.write(f"{real}/pwm1", pwm1)
+    return t.in_class(f"sys/class/hwmon/hwmon{hwmon}", real)
+
+
 def fan_daemon(t: FakeTree, name: str = "nvfancontrol", pid: int = 812) -> None:
     """A running fan daemon as ``/proc/<pid>/comm`` shows it."""
     t.write(f"proc/{pid}/comm", name + "\n")

@@ -42,11 +42,13 @@ def start_run(
     state: str = "state",
     lock: str = "thermogov.lock",
     env: dict[str, str] | None = None,
+    run_lines: str = "",
 ) -> subprocess.Popen[bytes]:
     """``thermogov run`` with the hysteresis policy (hot board: exactly the lowest caps);
-    ``env``: the child's environment (a fault shim's, tests/hw/faultshim.py)."""
+    ``env``: the child's environment (a fault shim's, tests/hw/faultshim.py); ``run_lines``:
+    more keys of the config's ``[run]`` table (``fan = "governor"``)."""
     cfg = tmp / "hysteresis.toml"
-    cfg.write_text('[run]\npolicy = "hysteresis"\n')
+    cfg.write_text(f'[run]\npolicy = "hysteresis"\n{run_lines}')
     args = [*paths(tmp, state=state, lock=lock), "--out", str(tmp / "out"), "--config", str(cfg), *extra]
     return subprocess.Popen(
         [*script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, env=env
