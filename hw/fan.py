@@ -293,6 +293,8 @@ class HwFan:
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
+        if self._watched and self._mode is not None:  # the rival look's, at the tach's cadence
+            tree.keep_open(self._mode[0], ActuatorError)
 
     def _nearest(self, raw: int) -> int:
         return min(range(len(self._values)), key=lambda k: abs(self._values[k] - raw))
