@@ -30,6 +30,16 @@ every time the governor looks and the controller re-asserts its own level after 
 On the L4T fan nothing of the kernel writes ``target_pwm`` once ``temp_control`` is 0, so an
 owned attribute reading other than what thermogov last wrote (or found, before its first
 write) is another writer: jtop's service (:mod:`thermogov.hw.jtopfan`), a user's ``echo``.
+The same holds for a fan governed through the hwmon's ``pwm1`` (no cooling device: Orin's
+``pwm-fan`` on JetPack 5/6): the kernel's only writer of ``pwm1`` is that driver's cooling device
+(``pwm_fan_set_cur_state``), so once thermogov wrote, ``pwm1`` or ``pwm1_enable`` reading other
+than the driver kept of that write is jtop, fancontrol, nvfancontrol started late or an ``echo``;
+before the first write (``pwm1_enable`` as found, 2: automatic in the hwmon ABI) a move is not
+judged.  The driver's read-back is learnt from every write (mainline ``pwm-fan`` returns the
+duty as written, ``ctx->pwm_value``; a driver keeping its own steps would read back otherwise).
+A fan governed through its cooling device's ``cur_state`` (Pi 5, JetPack 6's kernel-driven fan)
+is not judged: step_wise writes that state too, and a ``pwm1`` write moves it as well
+(``pwm_fan_update_state``), so the two cannot be told apart there.
 The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
 once, restore only what is still ours; the speed and the mode are one choice there (a speed
 holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
@@ -274,8 +284,9 @@ class HwFan:
         self._enabled = self._mode is None
         # What each owned attribute must read while the fan is ours: as found, then as last written.
         self._expected = dict(self.originals)
-        # The L4T fan with its temp_control: no kernel writer of target_pwm while that reads 0.
-        self._watched = dev.target_rel is not None and self._mode is not None
+        # The L4T fan with its temp_control (no kernel writer of target_pwm while that reads 0),
+        # or a hwmon pwm1 without a cooling device (the driver's only kernel writer of it).
+        self._watched = self._rel == dev.pwm_rel or (dev.target_rel is not None and self._mode is not None)
         self._mode_look = Every(tach_period_s)
         self.left = ""  # why the fan was left to another writer ("" while governed)
         self._written: set[str] = set()
@@ -325,7 +336,7 @@ class HwFan:
         self.left = (
             f"fan: {self.tree.show(rel)} reads {raw}, not {want} as thermogov "
             f"{'last wrote' if rel in self._written else 'found it'}: another writer drives the fan "
-            "(jtop, a user); thermogov stops governing it and leaves it as that writer set it "
+            "(jtop, fancontrol, a user); thermogov stops governing it and leaves it as that writer set it "
             f"(before thermogov: {was})"
         )
         self.originals = []  # nothing of the fan is ours to put back any more
@@ -333,9 +344,14 @@ class HwFan:
             self.on_left(self.left)
 
     def _kernels(self, rel: str) -> bool:
-        """The speed while the kernel's curve is on (temp_control 1 as found, before thermogov's
-        first write): the driver's cooling device moves it, no other writer can be told apart."""
-        return self._mode is not None and rel == self._rel and self._expected[self._mode[0]] != self._mode[1]
+        """The speed while the kernel's control is on (temp_control 1, pwm1_enable 2 as found,
+        before thermogov's first write; or, without a mode attribute, before its first speed):
+        the kernel may move it then, no other writer can be told apart."""
+        if rel != self._rel:
+            return False
+        if self._mode is None:
+            return rel not in self._written
+        return self._expected[self._mode[0]] != self._mode[1]
 
     def rpm(self) -> int | None:
         """The tachometer (``fan1_input``) as of its last poll; None without one or on a read error."""
@@ -354,7 +370,7 @@ class HwFan:
         self.io.write_int(rel, value)
         self._written.add(rel)
         self._expected[rel] = value
-        if self._watched:  # what the driver kept (a duty above pwm_cap reads back as the cap)
+        if self._watched:  # what the driver kept (a duty above pwm_cap reads back as the cap; steps)
             with contextlib.suppress(ActuatorError):
                 self._expected[rel] = self.io.read_int(rel)
 
