@@ -145,17 +145,77 @@ def test_the_kernels_automatic_control_before_the_first_write_is_not_a_rival(tmp
     assert (t.read_int(PWM), t.read_int(ENABLE)) == (64, 1)
 
 
-def test_a_pi5_fan_governed_by_its_cooling_device_is_not_watched(tmp_path: Path) -> None:
-    """The cooling device's ``cur_state`` is also the kernel's step_wise's: a move there is
-    the kernel's, re-asserted after the dwell, never a rival (no extra reads either)."""
-    t = fakesys.rpi5(tmp_path / "root")
-    fakesys.pwm_fan(t, board="rpi5", hwmon=2, cdev=0)
+PI5_LEVELS = (0, 75, 125, 175, 250)  # bcm2712-rpi-5-b.dts cooling-levels
+PI5_STATE = "sys/devices/virtual/thermal/cooling_device0/cur_state"
+PI5_PWM = "sys/devices/platform/cooling_fan/hwmon/hwmon2/pwm1"
+
+
+def _pi5(root: Path) -> FakeTree:
+    t = fakesys.rpi5(root, cpu_mc=88000)
+    fakesys.pwm_fan(t, board="rpi5", hwmon=2, cdev=0, pwm=75, state=1)
+    return t
+
+
+class _PwmFanDriver:
+    """mainline pwm-fan's two writers of one fan (drivers/hwmon/pwm-fan.c): a cur_state change
+    writes that state's cooling level to pwm1 (``pwm_fan_set_cur_state``, a no-op for the state
+    it is in); a pwm1 write keeps the duty and moves the state (``pwm_fan_update_state``)."""
+
+    def __init__(self, t: FakeTree) -> None:
+        self.t = t
+
+    def set_state(self, state: int) -> None:
+        if state != self.t.read_int(PI5_STATE):
+            self.t.write(PI5_PWM, PI5_LEVELS[state])
+        self.t.write(PI5_STATE, state)
+
+    def set_pwm(self, pwm: int) -> None:
+        self.t.write(PI5_PWM, pwm)
+        self.t.write(PI5_STATE, max(i for i, level in enumerate(PI5_LEVELS) if pwm >= level))
+
+
+def test_on_a_cooling_device_fan_step_wise_is_not_a_rival_a_pwm1_write_is(tmp_path: Path) -> None:
+    """Pi 5: step_wise moving cur_state is the kernel's (re-asserted after the dwell); a user's
+    ``echo 255 > pwm1`` (state 4 kept, duty not its level 250) is another writer.  At probe the
+    driver reads 255 at state 4: thermogov writing 4 there moves nothing and learns nothing."""
+    t = _pi5(tmp_path / "root")
+    drv = _PwmFanDriver(t)
     tree = SysfsTree(t.root)
     dev = discover_fan(tree)
     assert dev is not None and dev.state_rel is not None
     now = [0.0]
     fan = HwFan(tree, dev, clock=lambda: now[0])
+    fan.io.write_int = lambda rel, value: drv.set_state(value)  # type: ignore[method-assign]
+    t.write(PI5_PWM, 255)
+    t.write(PI5_STATE, 4)  # as probed
     fan.apply(4)
-    t.write("sys/devices/virtual/thermal/cooling_device0/cur_state", 2)
+    drv.set_pwm(255)  # a no-op write would read back 255 at state 4: never a rival
     now[0] = 0.1
+    assert fan.level == 4 and not fan.left
+    fan.apply(2)
+    fan.apply(4)  # moved: the driver wrote 250, learnt
+    drv.set_state(2)  # step_wise
+    now[0] = 0.2
     assert fan.level == 2 and not fan.left
+    fan.apply(4)
+    drv.set_pwm(255)
+    now[0] = 0.3
+    assert fan.level == 4 and "pwm1 reads 255, not 250, the duty the driver keeps for cur_state 4" in fan.left
+    assert fan.apply(1) == 4 and t.read_int(PI5_PWM) == 255  # never written over
+    fan.restore()
+    assert (t.read_int(PI5_STATE), t.read_int(PI5_PWM)) == (4, 255)
+
+
+def test_a_pi5_pwm1_written_by_another_leaves_the_fan(tmp_path: Path) -> None:
+    """Through the installed script: a hot Pi 5, thermogov moves the fan off its state 1, then a
+    user writes pwm1 at that state (the fake tree has no driver: the duty thermogov learnt is the
+    75 it keeps reading).  On main thermogov went on writing cur_state over it."""
+    t = _pi5(tmp_path / "root")
+    proc = _start(tmp_path)
+    state = t.read_int(PI5_STATE)
+    assert state != 1
+    t.write(PI5_PWM, 200)
+    line = procutil.wait_line(proc, LEFT, "stderr")
+    assert f"pwm1 reads 200, not 75, the duty the driver keeps for cur_state {state}" in line
+    _stop(proc)
+    assert (t.read_int(PI5_STATE), t.read_int(PI5_PWM)) == (state, 200)  # not restored to 1
