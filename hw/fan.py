@@ -290,6 +290,7 @@ class HwFan:
         self._tach = Every(tach_period_s)
         self._rpm: int | None = None
         self._level_t: float | None = None  # the instant the level was last read back
+        self._raw: int | None = None  # what it read then
         # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
         self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         attrs = owned_attributes(tree, dev)
@@ -348,9 +349,9 @@ class HwFan:
         one tick), the value read then is the answer; a write reads it back anew."""
         now = self._clock()
         if now != self._level_t:
-            self._level_t = now
+            self._level_t, self._raw = now, None
             with contextlib.suppress(ActuatorError):
-                raw = self.io.read_int(self._rel)
+                raw = self._raw = self.io.read_int(self._rel)
                 self._level = self._nearest(raw)
                 self._judge(self._rel, raw)
                 self._judge_duty(raw)
@@ -397,6 +398,8 @@ class HwFan:
                 self._look(rel)
         if self._duties is None or self.left:
             return None
+        if self._level_t == self._clock():  # read and judged at this instant (the controller's tick)
+            return self._raw
         try:
             state = self.io.read_int(self._rel)
         except ActuatorError:
