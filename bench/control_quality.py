@@ -89,6 +89,8 @@ from thermogov.config import Config, SimConfig  # noqa: E402
 from thermogov.interfaces import ConfigError  # noqa: E402
 from thermogov.sim.compare.anywindow import anywindow_bound, extended, open_factor, worst_window_ips  # noqa: E402
 from thermogov.sim.compare.bestprobe import best_probe_worst, kept  # noqa: E402
+from thermogov.sim.compare.causal import Yardsticks, causal_bound, event_instant_s  # noqa: E402
+from thermogov.sim.compare.causalview import causal_csv_path, causal_lines, write_causal_csv  # noqa: E402
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.lead import lead_lines, rows_from_csv  # noqa: E402
@@ -308,9 +310,10 @@ def targets(rows: list[RunRow], candidate: str, charge: dict[str, float] | None 
 
 def _references(
     job: tuple[Config, Path | None, float | None],
-) -> tuple[float | None, float | None, float | None, float | None]:
-    """(sustained reference, same-history bound of the candidate's run, any-window bound, and the
-    any-window oracle at the readable trip ``job[2]`` where one is given)."""
+) -> tuple[float | None, float | None, float | None, float | None, float | None]:
+    """(sustained reference, same-history bound of the candidate's run, any-window bound, the
+    any-window oracle at the readable trip ``job[2]`` where one is given, and the causal-history
+    bound of the candidate's run, :mod:`thermogov.sim.compare.causal`)."""
     cfg, run_dir, level_c = job
     sustained = oracle(cfg, sustained=True).sustained_ips
     same = same_history_ips(cfg, run_dir) if run_dir is not None else None
@@ -318,7 +321,12 @@ def _references(
     readable = None
     if anyw is not None and level_c is not None:
         readable = oracle(cfg, trip_c=level_c, any_window=True).throughput_ips
-    return sustained, same, anyw.throughput_ips if anyw is not None else None, readable
+    any_ips = anyw.throughput_ips if anyw is not None else None
+    causal = None
+    if run_dir is not None and any_ips is not None and event_instant_s(cfg) is not None:
+        # No event: none (it would be the any-window bound itself).
+        causal = causal_bound(cfg, run_dir)
+    return sustained, same, any_ips, readable, causal
 
 
 def _readable_job(cfg: Config) -> tuple[ReadableTrip, float | None]:
@@ -402,7 +410,7 @@ def tightness(
     candidate: str,
     jobs: int,
     levels: dict[str, float] | None = None,
-) -> tuple[list[str], dict[str, float | None], dict[str, float | None]]:
+) -> tuple[list[str], dict[str, float | None], dict[str, float | None], dict[str, float | None]]:
     """The bound beside its references, and the candidate's share of each.
 
     ``sustained ref``: the best schedule whose throughput never rises (a reference, not a
@@ -410,7 +418,8 @@ def tightness(
     window (:mod:`thermogov.sim.compare.samehistory`), so ``/same`` is its control with its
     history held equal and ``/bound`` also charges it the heat it did not bank.  Also returns
     each scenario's any-window bound (:mod:`thermogov.sim.compare.anywindow`) for
-    :func:`worst_windows`, and the any-window oracle at each readable trip of ``levels``.
+    :func:`worst_windows`, the any-window oracle at each readable trip of ``levels``, and the
+    causal-history bound of the candidate's run (:mod:`thermogov.sim.compare.causal`).
     """
     cand = {r.scenario: r for r in rows if r.policy == candidate}
     jobs_in = [
@@ -428,7 +437,7 @@ def tightness(
         f"  {'scenario':<36} {'bound':>7} {'sust ref':>8} {'same hist':>9} {'best fixed':>10} "
         f"{candidate:>8} {'/bound':>6} {'/sust':>6} {'/same':>6}",
     ]
-    for (name, _), (sus, same, _any, _readable) in zip(configs, refs, strict=True):
+    for (name, _), (sus, same, _any, _readable, _causal) in zip(configs, refs, strict=True):
         o = oracles.get(name)
         c = cand.get(name)
         ips = c.sustained_ips if c is not None else None
@@ -442,6 +451,7 @@ def tightness(
         out,
         {n: ref[2] for n, ref in zip(names, refs, strict=True)},
         {n: ref[3] for n, ref in zip(names, refs, strict=True)},
+        {n: ref[4] for n, ref in zip(names, refs, strict=True)},
     )
 
 
@@ -451,6 +461,8 @@ def worst_windows(
     anyw: dict[str, float | None],
     candidate: str,
     readable_anyw: dict[str, float | None] | None = None,
+    causal: dict[str, float | None] | None = None,
+    yards: dict[str, Yardsticks] | None = None,
 ) -> list[str]:
     """Every finished row's worst window beside the any-window bound, and the candidate's targets.
 
@@ -461,6 +473,9 @@ def worst_windows(
     tuned baseline by worst window (each ``@iso`` baseline at its best probe on that score,
     :mod:`thermogov.sim.compare.bestprobe`).  With ``readable_anyw`` the candidate's share of the
     any-window oracle at the readable trip follows (a reference, not a bound: no MISS is judged).
+    With ``causal`` its share of the causal-history bound follows (its past forced up to the
+    first event, :mod:`thermogov.sim.compare.causal`), and ``yards`` collects both for the causal
+    targets block.
     """
     cfgs = dict(configs)
     out = [
@@ -493,9 +508,17 @@ def worst_windows(
             if best:
                 k = max(best, key=lambda k: best[k])
                 verdict += f", best probe {k} {best[k]:.2f}, margin {100.0 * (c / best[k] - 1.0):+.1f}%"
+            if cb := (causal or {}).get(scen):
+                verdict += (
+                    f", causal {cb:.2f} (past to {event_instant_s(cfgs[scen]):g} s: {100.0 * c / cb:.1f}%)"
+                )
             ref = (readable_anyw or {}).get(scen)
             if ref:
                 verdict += f", readable {ref:.2f} ({100.0 * c / ref:.1f}%)"
+        if yards is not None and scen in cfgs and cfgs[scen].sim.workload.kind == "saturating":
+            yards[scen] = Yardsticks(
+                event_instant_s(cfgs[scen]), c, bound, (causal or {}).get(scen), None, None, None
+            )
         out.append(f"  {scen:<24} " + "; ".join(parts) + verdict)
     return out
 
@@ -566,6 +589,7 @@ def open_ended(
     factor: float | None,
     jobs: int,
     out_dir: Path,
+    yards: dict[str, Yardsticks] | None = None,
 ) -> list[str]:
     """The any-window race on each world continued past its end; the run's-end figures beside.
 
@@ -580,6 +604,9 @@ def open_ended(
     figure of :func:`worst_windows`; ``[N s]`` the seconds above the trip on the longer world.
     ``readable`` is the any-window oracle at the longer world's readable trip (its ``z`` grows
     with the length) and the candidate's share of it: a reference, no MISS judged.
+    ``causal-open`` is the causal-history bound on the longer world (the candidate's past there
+    forced up to the first event, :mod:`thermogov.sim.compare.causal`); ``yards`` gets the
+    open-ended figures for the causal targets block.
     """
     cfgs = {n: c for n, c in configs if c.sim.workload.kind == "saturating"}
     factors = {n: factor or open_factor(c) for n, c in cfgs.items()}
@@ -598,6 +625,7 @@ def open_ended(
         iso_limit=iso,
         progress=lambda msg: print(f"open-ended {msg}", file=sys.stderr),
     )
+    causal_open = _causal_open(ext, long_rows, candidate, bounds, jobs)
     out = [
         "open-ended: worst window (inf/s) [s above the trip] with the world run [x] times as long at its "
         "final conditions (@iso re-tuned there), the any-window bound on that horizon, the run's-end figures (old) beside"
@@ -626,6 +654,8 @@ def open_ended(
             old_pct = f"{100.0 * old / old_b:.1f}%" if old is not None and old_b else "n/a"
             pct = 100.0 * new / new_b
             verdict += f", {candidate} {old_pct} -> {pct:.1f}%{'' if pct >= TARGET_ORACLE_PCT else ' MISS'}"
+            if cb := causal_open.get(scen):
+                verdict += f", causal-open {cb:.2f} ({100.0 * new / cb:.1f}%)"
             if ref := readable.get(scen):
                 verdict += f", readable {ref:.2f} ({100.0 * new / ref:.1f}%)"
             tuned = {iso_label(k): best_probe_worst(ext[scen], block, k) for k in KERNEL}
@@ -639,7 +669,34 @@ def open_ended(
                 limit = " MISS" if c.hard_limit_s > h.hard_limit_s + 1e-9 else ""
                 verdict += f", above trip {c.above_trip_s:g}s vs {h.above_trip_s:g}s{above}, limit {c.hard_limit_s:g}s{limit}"
         out.append(f"  {scen:<24} [{factors[scen]:.2f}] " + "; ".join(parts) + verdict)
+        if yards is not None and scen in yards:
+            yards[scen] = dataclasses.replace(
+                yards[scen], open_worst_ips=new, open_ips=new_b, causal_open_ips=causal_open.get(scen)
+            )
     return out
+
+
+def _causal_job(job: tuple[Config, Path]) -> float | None:
+    return causal_bound(*job)
+
+
+def _causal_open(
+    ext: dict[str, Config],
+    long_rows: list[RunRow],
+    candidate: str,
+    bounds: dict[str, float | None],
+    jobs: int,
+) -> dict[str, float | None]:
+    """Per longer world with an event, the causal-history bound of the candidate's run there."""
+    cand = {
+        r.scenario: Path(r.run_dir)
+        for r in long_rows
+        if r.policy == candidate and r.run_dir and r.sustained_ips is not None and not r.stopped
+    }
+    todo = [n for n in ext if n in cand and event_instant_s(ext[n]) is not None and bounds.get(n) is not None]
+    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+        found = dict(zip(todo, ex.map(_causal_job, [(ext[n], cand[n]) for n in todo]), strict=True))
+    return found
 
 
 def whole_run(rows: list[RunRow]) -> list[str]:
@@ -838,17 +895,25 @@ def main() -> None:
         print("\n".join(per_charge(rows, packs, args.candidate)))
         print()
     levels = {n: lv.level_c for n, (lv, _) in readable.items()}
-    tight, anyw, readable_anyw = tightness(configs, rows, oracles, args.candidate, args.jobs, levels)
+    tight, anyw, readable_anyw, causal = tightness(configs, rows, oracles, args.candidate, args.jobs, levels)
     print("\n".join(tight))
     print()
-    print("\n".join(worst_windows(configs, rows, anyw, args.candidate, readable_anyw)))
+    yards: dict[str, Yardsticks] = {}
+    print("\n".join(worst_windows(configs, rows, anyw, args.candidate, readable_anyw, causal, yards)))
     print()
     if readable:
         print("\n".join(readable_view(rows, readable, anyw, readable_anyw, configs, args.candidate)))
         print()
     if args.extend is None or args.extend > 1.0:
-        print("\n".join(open_ended(configs, rows, anyw, args.candidate, args.extend, args.jobs, out_dir)))
+        print(
+            "\n".join(open_ended(configs, rows, anyw, args.candidate, args.extend, args.jobs, out_dir, yards))
+        )
         print()
+    # The 98 % against the tightest bound a causal candidate is held to, the others beside.
+    print("\n".join(causal_lines(yards, args.candidate, TARGET_ORACLE_PCT)))
+    print()
+    if args.csv:
+        write_causal_csv(yards, args.candidate, causal_csv_path(args.csv))
     print("\n".join(whole_run(rows)))
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
     if keep is not None:

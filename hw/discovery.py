@@ -206,14 +206,18 @@ def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
     return out
 
 
-def _rails(tree: SysfsTree, name: str, rel: str) -> list[PowerRail]:
-    """INA3221 channels: ``inN_label`` names a rail, ``inN_input`` mV, ``currN_input`` mA."""
+def _rails(tree: SysfsTree, name: str, rel: str, problems: list[str]) -> list[PowerRail]:
+    """INA3221 channels: ``inN_label`` names a rail, ``inN_input`` mV, ``currN_input`` mA.
+
+    A label that fails to read is kept in ``problems``: that channel may be the input rail,
+    and "no VDD_IN rail found" alone hid the file (session 21c)."""
     rails = []
     for lab in tree.listdir(rel, r"in\d+_label"):
         n = lab[2:-6]
         try:
             label = tree.read_text(f"{rel}/{lab}")
-        except SensorError:
+        except SensorError as e:
+            problems.append(str(e))
             continue
         if not label or label in {"NC", "sum of shunt voltages"}:
             continue
@@ -234,7 +238,7 @@ def _rail(
 I2C_DEVICES = "sys/bus/i2c/devices"
 
 
-def _iio_rails(tree: SysfsTree) -> list[PowerRail]:
+def _iio_rails(tree: SysfsTree, problems: list[str]) -> list[PowerRail]:
     """JetPack 4 (L4T 32, kernel 4.9) drives the INA3221 with NVIDIA's iio driver ``ina3221x``,
     not hwmon: under ``/sys/bus/i2c/devices/<bus-addr>/iio:deviceK`` each channel N is named by
     ``rail_name_N``, with ``in_powerN_input`` in mW, ``in_voltageN_input`` mV and
@@ -254,7 +258,8 @@ def _iio_rails(tree: SysfsTree) -> list[PowerRail]:
                 n = lab[len("rail_name_") :]
                 try:
                     label = tree.read_text(f"{base}/{lab}")
-                except SensorError:
+                except SensorError as e:
+                    problems.append(str(e))  # as for an hwmon rail's label (_rails)
                     continue
                 volt, curr = f"{base}/in_voltage{n}_input", f"{base}/in_current{n}_input"
                 rails.append(_rail(tree, label, iio, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
@@ -280,7 +285,7 @@ def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
     out = []
     for name, rel, chip in hwmon_chips(tree, problems):
         temps = tuple(f"{rel}/{t}" for t in tree.listdir(rel, r"temp\d+_input"))
-        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel))))
+        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel, problems))))
     return out
 
 
@@ -291,12 +296,25 @@ def _supplies(tree: SysfsTree, problems: list[str]) -> list[Supply]:
     ]
 
 
+# No kernel numbers a CPU at or above its NR_CPUS, at most 8192 (x86's MAXSMP; arm64's Kconfig
+# allows 2..4096): ``related_cpus`` is printed by ``cpumap_print_to_pagebuf`` from a cpumask of
+# that size.
+MAX_CPUS = 8192
+
+
 def _cpus(text: str) -> tuple[int, ...]:
+    """The CPUs of a list such as ``0-3`` or ``0 1 2 3``; ``()`` for one no kernel prints.
+
+    A range is expanded only within :data:`MAX_CPUS`: ``0-99999999`` (a broken or hostile
+    file) expanded in full took minutes and gigabytes at every start (session 21c)."""
     cpus: list[int] = []
     for tok in text.replace(",", " ").split():
         a, _, b = tok.partition("-")
         if a.isdigit() and (not b or b.isdigit()):
-            cpus.extend(range(int(a), int(b or a) + 1))
+            lo, hi = int(a), int(b or a)
+            if hi >= MAX_CPUS or lo >= MAX_CPUS or len(cpus) + (hi - lo + 1) > MAX_CPUS:
+                return ()
+            cpus.extend(range(lo, hi + 1))
     return tuple(cpus)
 
 
@@ -344,6 +362,7 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
+            _check_within_cpuinfo(tree, rel, khz)
         else:
             khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
             source = "cpuinfo_min/max"
@@ -364,6 +383,41 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if _busy(e):
             return CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e))
         return CpufreqPolicy(name, rel, related, (), "", str(e))
+
+
+def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
+    """Raise SensorError when no OPP of the list lies in the driver's own range.
+
+    The kernel derives ``cpuinfo_min_freq``/``cpuinfo_max_freq`` from the same frequency table
+    it lists in ``scaling_available_frequencies`` (``cpufreq_frequency_table_cpuinfo`` takes the
+    lowest and highest valid entry, boost ones included, and ``show_available_freqs`` lists the
+    non-boost ones: drivers/cpufreq/freq_table.c), so every listed OPP lies in that range.  A
+    list wholly outside it is in another unit (Hz, 1000 times too large: a Pi 5's read as
+    1.5e12..2.4e12 Hz) or not this policy's; governed, its lowest cap lay above every limit,
+    so a hot board was never capped while the trace showed it at its "lowest" cap (session
+    21c).  A list only partly outside (a vendor driver listing one OPP past a binned
+    ``cpuinfo_max_freq``) is governed as before: the caps above the limit in force are never
+    offered (:func:`thermogov.hw.mapping.governed_table`).  Judged only when the two files read
+    as a range (else :mod:`thermogov.hw.hwrange` names them).
+    """
+    positive = [k for k in khz if k > 0]
+    if not positive:
+        return  # refused below: no positive frequency
+    try:
+        lo, hi = tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")
+    except SensorError:
+        return
+    if not 0 < lo <= hi <= _LARGEST_KHZ or any(lo <= k <= hi for k in positive):
+        return
+    raise SensorError(
+        f"{tree.show(rel)}/scaling_available_frequencies: {min(positive)}..{max(positive)} kHz, no OPP "
+        f"in the driver's range {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq), where every OPP "
+        "of the policy lies: the list is in another unit or not this policy's; check the driver "
+        "and the --sysfs-root"
+    )
+
+
+_LARGEST_KHZ = 2**32 - 1  # cpufreq's limits are ``unsigned int`` kHz (hw/hwrange.py LARGEST_LIMIT)
 
 
 def _busy(e: SensorError) -> bool:
@@ -471,14 +525,16 @@ def discover(tree: SysfsTree) -> Inventory:
         )
     problems: list[str] = []
     model, compat = read_model(tree)
+    zones, hwmons, supplies = _zones(tree, problems), _hwmons(tree, problems), _supplies(tree, problems)
+    iio_rails = _iio_rails(tree, problems)
     return Inventory(
         model=model,
         compatible=compat,
-        zones=tuple(_zones(tree, problems)),
-        hwmons=tuple(_hwmons(tree, problems)),
-        supplies=tuple(_supplies(tree, problems)),
+        zones=tuple(zones),
+        hwmons=tuple(hwmons),
+        supplies=tuple(supplies),
         policies=tuple(_policies(tree)),
         devfreqs=tuple(_devfreqs(tree)),
         problems=tuple(problems),
-        iio_rails=tuple(_iio_rails(tree)),
+        iio_rails=tuple(iio_rails),
     )

@@ -219,6 +219,14 @@ def no_board_reason(tree: SysfsTree, inv: Inventory) -> str | None:
         looked.append(
             f"no cpufreq policy ({tree.root / CPUFREQ}/policy*) nor devfreq device ({tree.root / DEVFREQ})"
         )
+    # Zones and hwmon chips whose ``type``/``name`` failed to read (a zone answering EIO): "no
+    # board" alone hid the file that is the cause (session 21c).
+    unread = [p for p in inv.problems if "/thermal_zone" in p or ("/hwmon" in p and "/name:" in p)]
+    if unread and not temps:
+        return (
+            f"no board here: found {' and '.join(looked)} that could be read; {len(unread)} "
+            f"entr{'y' if len(unread) == 1 else 'ies'} could not, the first: {unread[0]}"
+        )
     return (
         f"no board here: found {' and '.join(looked)}; run it on the Jetson or Pi itself, or try it without "
         "a board: `thermogov emulate --sysfs-root DIR`, then `thermogov doctor --sysfs-root DIR`"

@@ -202,7 +202,17 @@ def fan_problem(tree: SysfsTree, dev: FanDevice) -> str:
 
     Asked before anything is written: a link, a non-file, garbage or a value outside the
     attribute's range would be journaled as an original no restore may write back (the journal's
-    allow-list refuses it), so the fan would be left where thermogov put it."""
+    allow-list refuses it), so the fan would be left where thermogov put it.
+
+    A cooling device of more states than duties (``max_state`` above 255) is no pwm-fan: the
+    driver's states are its device tree's ``cooling-levels``, one duty 0..255 each
+    (drivers/hwmon/pwm-fan.c refuses a level above ``MAX_PWM``).  Taken as read, 10^11 states
+    were one level each and the start died of a MemoryError (session 21c)."""
+    if dev.state_rel is not None and dev.max_state is not None and dev.max_state > PWM_MAX:
+        return (
+            f"{tree.show(f'{dev.cdev_rel}/max_state')} reads {dev.max_state}, more states than a "
+            f'pwm-fan has (one per duty 0..{PWM_MAX}); use fan = "board"'
+        )
     for rel in owned_attributes(tree, dev):
         why = tree.unownable(rel)
         if why:

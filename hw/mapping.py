@@ -264,7 +264,10 @@ def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
         zones = best_matches(s.sysfs_names, ((z.type, z) for z in inv.zones))
         if not zones:
             types = ", ".join(z.type for z in inv.zones) or "none"
-            return f"no thermal zone named {'/'.join(s.sysfs_names)} (zones: {types})"
+            unread = [p for p in inv.problems if "/thermal_zone" in p]
+            # A zone whose ``type`` failed to read (EIO) may be the one wanted: name it (session 21c).
+            also = f"; {len(unread)} unreadable, the first: {unread[0]}" if unread else ""
+            return f"no thermal zone named {'/'.join(s.sysfs_names)} (zones: {types}{also})"
         z, twins = zones[0], zones[1:]
         source = f"{z.name} ({z.type})"
         if twins:

@@ -83,8 +83,20 @@ def read_rail_w(tree: SysfsTree, rail: PowerRail) -> float:
     if rail.power_rel:
         return tree.read_int(rail.power_rel) / rail.power_per_w
     if rail.volt_rel and rail.curr_rel:
-        return tree.read_int(rail.volt_rel) * tree.read_int(rail.curr_rel) / 1e6
+        return _bus_mv(tree.read_int(rail.volt_rel), tree, rail.volt_rel) * tree.read_int(rail.curr_rel) / 1e6
     raise SensorError(f"rail {rail.label} on {rail.hwmon}: no power or voltage/current input")
+
+
+def _bus_mv(mv: int, tree: SysfsTree, rel: str) -> int:
+    """``mv`` if it is a bus voltage, else SensorError naming the file.
+
+    A rail's bus voltage is never below 0 (the INA3221 measures it against ground, 0..26 V):
+    one that reads negative is a garbled chip or file.  Multiplied as it was, a negative
+    voltage by a negative current read as a plausible positive power (-4.99 V x -968 mA as
+    4.83 W on VDD_IN), fed to a power-aware policy as the board's (session 21c)."""
+    if mv < 0:
+        raise SensorError(f"{tree.show(rel)}: {mv} mV is no bus voltage (below 0); no reading")
+    return mv
 
 
 def rail_reader(tree: SysfsTree, rail: PowerRail) -> Callable[[], float]:
@@ -93,8 +105,13 @@ def rail_reader(tree: SysfsTree, rail: PowerRail) -> Callable[[], float]:
         power, per_w = tree.int_reader(rail.power_rel), rail.power_per_w
         return lambda: power() / per_w
     if rail.volt_rel and rail.curr_rel:
-        volt, curr = tree.int_reader(rail.volt_rel), tree.int_reader(rail.curr_rel)
-        return lambda: volt() * curr() / 1e6
+        volt, curr, volt_rel = tree.int_reader(rail.volt_rel), tree.int_reader(rail.curr_rel), rail.volt_rel
+
+        def read() -> float:
+            mv = volt()
+            return (mv if mv >= 0 else _bus_mv(mv, tree, volt_rel)) * curr() / 1e6
+
+        return read
     return lambda: read_rail_w(tree, rail)  # raises: no usable input
 
 

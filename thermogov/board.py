@@ -78,6 +78,12 @@ class DomainProfile:
     # ``over_voltage`` offsets the voltage of this stock range and holds it above
     # (thermogov.sim.calibration.overvolt).  0: the table's top is the stock clock.
     stock_hz: int = 0
+    # The stock clock of the board's models whose firmware runs a clock other than ``stock_hz`` by
+    # default, as (model substring, Hz) pairs matched case-insensitively against the product name a
+    # log or the device tree gives (a C0 Pi 4 B Rev 1.4/1.5 and the Pi 400 run 1800 MHz where the
+    # profile's Pi 4 runs 1500).  Tells a board's own clock from an overclock (importers/boardrange);
+    # the model, the governor and the fit still use ``opp_hz``.  Empty: every model alike.
+    model_stock_hz: tuple[tuple[str, int], ...] = ()
     # Dynamic power per busy core of a named workload relative to the load ``c_dyn_uw_per_mhz_v2``
     # was measured under, as (name, factor) pairs: at the same utilisation a SIMD miner heats more
     # than 7-zip.  Used where a log names the benchmark that ran (sbc-bench's sections; matched as a
@@ -88,6 +94,12 @@ class DomainProfile:
     def stock_clock_hz(self) -> int:
         """The stock clock: ``stock_hz`` if the profile gives one, else the table's top."""
         return self.stock_hz or self.opp_hz[-1]
+
+    def stock_clock_for(self, model: str) -> int:
+        """The stock clock of the product ``model`` names (its first ``model_stock_hz`` match), else
+        :attr:`stock_clock_hz`: a Pi 400 runs 1800 MHz out of the box, a Pi 4 B Rev 1.1 1500."""
+        low = model.lower()
+        return next((hz for key, hz in self.model_stock_hz if key in low), self.stock_clock_hz)
 
     @property
     def kernel_table_hz(self) -> tuple[int, ...]:
@@ -319,6 +331,7 @@ def _domain(name: str, t: Table) -> DomainProfile:
         listed_hz=tuple(round(f * 1e6) for f in t.numbers("listed_mhz", [])),
         stock_hz=round(t.number("stock_mhz", 0.0, minimum=0.0, maximum=MAX_OPP_MHZ) * 1e6),
         workload_activity=_workload_activity(t),
+        model_stock_hz=_model_stock(t),
     )
     if d.stock_hz and d.stock_hz not in opp_hz:
         raise ConfigError(
@@ -333,6 +346,15 @@ def _domain(name: str, t: Table) -> DomainProfile:
         )
     t.done()
     return d
+
+
+def _model_stock(t: Table) -> tuple[tuple[str, int], ...]:
+    """``stock_mhz_by_model = { "MODEL PART" = MHz }``: a board model's stock clock, in (0, MAX]."""
+    raw = t.mapping("stock_mhz_by_model", {})
+    sub = Table(raw, f"{t.where}.stock_mhz_by_model")
+    return tuple(
+        (name.lower(), round(sub.number(name, minimum=1.0, maximum=MAX_OPP_MHZ) * 1e6)) for name in raw
+    )
 
 
 def _workload_activity(t: Table) -> tuple[tuple[str, float], ...]:

@@ -33,9 +33,11 @@ def factor_per_row(
     out = np.ones(len(t_s))
     hit = False
     for i, (name, start) in enumerate(phases):
-        factor = next((f for key, f in activity.items() if key in name.lower()), None)
-        if factor is None:
+        # the longest name the phase holds: "tinymembench latency" before "tinymembench" (membench.py)
+        keys = [key for key in activity if key in name.lower()]
+        if not keys:
             continue
+        factor = activity[max(keys, key=len)]
         end = phases[i + 1][1] if i + 1 < len(phases) else np.inf
         rows = (t_s > start + 1e-6) & (t_s <= end + 1e-6)
         out[rows] = factor

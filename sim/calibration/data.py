@@ -147,7 +147,19 @@ def load_log_data(path: Path | str) -> LogData:
         load_average=log.load_average,
         load_starts_at_gaps=log.load_starts_at_gaps,
         firmware=dict(log.firmware),
-        phases=log.phases,
+        phases=_split_tinymembench(log.phases, text, data),
+    )
+
+
+def _split_tinymembench(
+    phases: tuple[tuple[str, float], ...], text: str, data: LogData
+) -> tuple[tuple[str, float], ...]:
+    """sbc-bench's tinymembench section as its two loads (``membench.split_phases``), at the CPU's
+    median logged clock over the section."""
+    from sim.calibration.membench import section_clock_hz, split_phases
+
+    return split_phases(
+        phases, text.splitlines(), section_clock_hz(phases, data.t_s, data.freq_hz.get("cpu"))
     )
 
 

@@ -62,6 +62,11 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                 "sysfs_names": list(dm.sysfs_names),
                 **({"listed_mhz": mhz(dm.listed_hz)} if dm.listed_hz else {}),
                 **({"stock_mhz": dm.stock_hz / 1e6} if dm.stock_hz else {}),
+                **(
+                    {"stock_mhz_by_model": {k: hz / 1e6 for k, hz in dm.model_stock_hz}}
+                    if dm.model_stock_hz
+                    else {}
+                ),
             }
             for dm in board.domains
         },

@@ -576,7 +576,8 @@ def oracle(
     ``history_ips`` (saturating loads only; one rate per grid interval before the window, see
     :func:`interval_rates`) makes it the *same-history* bound: before the window the schedule
     completes at least what a policy did in each interval, so it cannot bank the heat that
-    policy spent; inside the window it is free.  A bound on what any schedule with that past
+    policy spent; inside the window it is free.  With ``any_window`` the history may be shorter
+    (the run's first intervals only): the *causal* bound of :mod:`.causal`.  A bound on what any schedule with that past
     can do in the window: how much of a policy's gap is its control and how much its history.
 
     ``step_s`` defaults to 2 s, coarser for runs over 30 min so the programme keeps ~900
@@ -590,8 +591,8 @@ def oracle(
     saturating = config.sim.workload.kind == "saturating"
     if history_ips is not None and not saturating:
         raise ConfigError("oracle: history_ips needs a saturating load (an open load's rate is its arrivals)")
-    if any_window and (history_ips is not None or sustained):
-        raise ConfigError("oracle: any_window is a bound of its own; it takes no history_ips or sustained")
+    if any_window and sustained:
+        raise ConfigError("oracle: any_window is a bound of its own; it takes no sustained")
     if any_window and not saturating:
         # An open load's completions in a window are bounded by its arrivals there, but a lucky
         # stretch of light requests beats the fluid count and the drops break the contiguous-run
@@ -625,15 +626,18 @@ def oracle(
     t0, t1 = steady_window(config)
     win = (round(t0 / step_s), grid.n)
     history = None
-    if history_ips is not None:
-        if len(history_ips) < win[0]:
+    # Same history: every interval before the window.  With ``any_window`` (the causal bound,
+    # :mod:`.causal`) the run's first ``len(history_ips)`` intervals, up to an event's instant.
+    m = min(len(history_ips), grid.n) if history_ips is not None and any_window else win[0]
+    if history_ips is not None and m > 0:
+        if len(history_ips) < m:
             raise ConfigError(
                 f"oracle: history_ips has {len(history_ips)} intervals, the window starts at {win[0]}"
             )
         # The policy's count by each instant, as the work it took (its own requests' draws,
         # whole batches): lucky short requests must not force the schedule to do more work.
-        reachable = float(rates.max()) * step_s * np.arange(1, win[0] + 1)
-        count = np.minimum(np.cumsum(np.asarray(history_ips[: win[0]], dtype=float)) * step_s, reachable)
+        reachable = float(rates.max()) * step_s * np.arange(1, m + 1)
+        count = np.minimum(np.cumsum(np.asarray(history_ips[:m], dtype=float)) * step_s, reachable)
         k = config.sim.workload.batch_size
         prefix = work_prefix(config, board, int(count[-1]) + 2 * k if count.size else 2 * k)
         batches = np.minimum(np.floor(count / k + 1e-9).astype(int), len(prefix) - 2)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -100,6 +101,7 @@ def import_command(
     sbc-bench, `Label: value` loggers and lm-sensors text, `sensors -j` JSON, psensor logs, any table with named
     columns) as a run folder."""
     from thermogov.importers import parse_log
+    from thermogov.importers.boardrange import clock_notes, temperature_notes
     from thermogov.importers.runfolder import write_run_folder
 
     if interval is not None and (not math.isfinite(interval) or interval <= 0):
@@ -108,6 +110,9 @@ def import_command(
         raise ConfigError(f"--trip: must be a temperature from {MIN_TRIP_C:g} to {MAX_TRIP_C:g} °C")
     log = parse_log(file, fmt, interval_s=interval, columns=columns)
     profile, why = _board(merge_board(board, board_file), log.board_hint)
+    beyond = [*temperature_notes(log), *(clock_notes(log, profile) if profile else [])]
+    if beyond:  # values no board (or not this board) produces: kept, and said
+        log = replace(log, notes=(*log.notes, *beyond))
     check_out_dir(out)
     run = write_run_folder(log, Path(out), board=profile, trip_c=trip_c)
     s = run.summary

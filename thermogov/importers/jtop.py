@@ -49,12 +49,55 @@ def _is_jtop_header(line: str) -> bool:
     )
 
 
+# jetson-stats 1.x/2.x `examples/log_data.py` wrote its own header: ``time``, ``GR3D`` (the GPU
+# load), the CPU names (``CPU1`` ...), then the ``TEMP`` dict's keys (bare zone names: ``AO``,
+# ``CPU``, ``GPU``, ``PLL``, ``PMIC``, ``thermal``), then the ``VOLT`` dict's keys with each rail's
+# ``avg`` in mW.  Read as a generic table, the bare ``CPU`` zone was taken for a load and the
+# ``thermal`` zone stored as the cpu temperature.
+_LOGDATA_HEAD = ("time", "GR3D")
+# Rails of that VOLT dict: the INA3221 channel names tegrastats prints (POM_5V_IN, VDD_IN,
+# VDD_SYS_GPU, 5V_IN ...) and Xavier's bare GPU/CPU/SOC/CV/VDDRQ/SYS5V, which follow the zones.
+_RAIL_NAME_RE = re.compile(r"^(?:POM_|VDD|VIN|\d+V|SYS\d*V|VDDRQ)", re.I)
+
+
+def _logdata_header(cells: list[str]) -> bool:
+    return tuple(cells[:2]) == _LOGDATA_HEAD and len(cells) > 3 and bool(_CPU_RE.match(cells[2]))
+
+
+def _logdata_keys(cells: list[str], notes: set[str]) -> list[str]:
+    """jtop's own key for each column of a log_data.py header ('' for a column not imported).
+
+    Zones run from the end of the CPU names to the first rail; every rail is tegrastats' running
+    average since it started (``avg``), not a reading, so none is imported (as for a running
+    average beside its reading in tables).  A name printed twice (Xavier's ``CPU``/``GPU``: a zone
+    and a rail) holds the rail's value in both columns (DictWriter writes one dict entry twice).
+    """
+    keys = ["time", "GPU"]
+    i = 2
+    while i < len(cells) and _CPU_RE.match(cells[i]):
+        keys.append(cells[i])
+        i += 1
+    twice = {c for c in cells[i:] if cells.count(c) > 1}
+    rails = False
+    for c in cells[i:]:
+        rails = rails or bool(_RAIL_NAME_RE.match(c))
+        keys.append("" if rails or c in twice else f"Temp {c}")
+    notes.add("jetson-stats 1.x/2.x log_data.py CSV: bare zone names are temperatures")
+    if rails:
+        notes.add("rails are tegrastats' running averages (log_data.py writes avg): not imported")
+    if twice:
+        notes.add(
+            f"{', '.join(sorted(twice))}: a zone and a rail of one name (both columns hold the rail): not imported"
+        )
+    return keys
+
+
 def looks_like(text: str) -> bool:
     """jtop dict lines, or a CSV whose header carries jtop's key names."""
     lines = [ln for ln in text.splitlines()[:20] if ln.strip()]
     if not lines:
         return False
-    if _is_jtop_header(lines[0]):
+    if _is_jtop_header(lines[0]) or _logdata_header(next(csv.reader([lines[0]]), [])):
         return True
     return sum(1 for ln in lines if _is_dict_line(ln)) * 2 > len(lines)
 
@@ -68,8 +111,14 @@ def _datetime_repr(m: re.Match[str]) -> str:
     return repr(f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}.{us:06d}")
 
 
-def _records(text: str) -> tuple[list[Mapping[str, object]], int]:
+def _records(text: str, notes: set[str]) -> tuple[list[Mapping[str, object]], int]:
     lines = [ln for ln in text.splitlines() if ln.strip()]
+    head = next(csv.reader([lines[0]]), []) if lines else []
+    if _logdata_header(head):
+        keys = _logdata_keys(head, notes)
+        rows = list(csv.reader(io.StringIO("\n".join(lines[1:]))))
+        good = [r for r in rows if len(r) == len(keys) and r != head]
+        return [{k: v for k, v in zip(keys, r, strict=True) if k} for r in good], len(rows) - len(good)
     if lines and _is_jtop_header(lines[0]):
         reader = csv.DictReader(io.StringIO("\n".join(lines)))
         rows = [dict(r) for r in reader]
@@ -95,8 +144,8 @@ def _num(v: object) -> float | None:
     if isinstance(v, int | float):
         return float(v)
     if isinstance(v, str):
-        try:
-            return float(v.strip())
+        try:  # a logger's own `12%` cell is the same 12 (a CPU load lost unsaid before)
+            return float(v.strip().removesuffix("%"))
         except ValueError:
             return None
     return None
@@ -139,10 +188,10 @@ def parse_text(
 ) -> ImportedLog:
     """Parse a jtop dict-line log or jtop CSV (``columns`` is accepted for the CLI, unused)."""
     del columns
-    records, bad = _records(text)
+    notes: set[str] = set()
+    records, bad = _records(text, notes)
     if not records:
         raise no_samples_error(source, "jtop stats records")
-    notes: set[str] = set()
     for key in ("nvp model", "jetson_clocks"):
         seen = {str(r[key]) for r in records if key in r}
         if seen:

@@ -66,6 +66,29 @@ _CLOCK_SCALE = {"ghz": 1e9, "mhz": 1e6, "khz": 1e3, "hz": 1.0}
 # a bare `date` line: "Thu Dec  3 08" is no label, ":23:31 UTC 2026" no value
 _CLOCK_IN_LABEL_RE = re.compile(r"\d{1,2}$")
 _MINUTES_RE = re.compile(r"\d{2}(?::\d{2})?\b")
+# A logger that stamps each line: `2026-12-05 10:00:00: CPU temperature 45.00°C` (`echo "$NOW:
+# CPU temperature ..."`), `[2026-12-05 10:00:00] CPU temp: 45.2'C`.  The ISO stamp is the record's
+# time; after it comes a `Label: value`, or a label and a value with its unit and no colon.  Such a
+# log was refused as "not a recognised log", naming no fix.
+_LEAD_STAMP_RE = re.compile(
+    r"^\s*\[?(\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?\s*[:|-]?\s+(?=[^\W\d_])(.*)$"
+)
+_SPACED_RE = re.compile(
+    rf"^(?P<label>[^\W\d_][^:=\d]{{0,40}}?)\s+(?P<value>{_NUM}\s*(?:'|°|º)?\s*(?:C|F|GHz|MHz|kHz|mW|W|%))\s*$"
+)
+
+
+def _stamped_line(line: str) -> tuple[tuple[float, bool] | None, str]:
+    """(the stamp leading ``line`` or None, the rest of it as a ``Label: value`` line)."""
+    lead = _LEAD_STAMP_RE.match(line)
+    if lead is None or (stamp := parse_stamp(lead.group(1))) is None or not stamp[1]:
+        return None, line
+    rest = lead.group(2)
+    if _LINE_RE.match(rest) is None and (m := _SPACED_RE.match(rest)) is not None:
+        rest = f"{m.group('label')}: {m.group('value')}"
+    return stamp, rest
+
+
 # lm-sensors chip names end in the bus and address (sensors(1): "cpu_thermal-virtual-0",
 # "coretemp-isa-0000", "ina3221-i2c-1-40"); the rest names the chip
 _CHIP_BUS_RE = re.compile(r"-(?:virtual|isa|i2c|pci|platform|acpi|spi|hid|scsi|mdio|sdio|usb)-[0-9a-fA-F-]*$")
@@ -114,7 +137,12 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
     out: list[tuple[str, str, float | tuple[float, bool]]] = []
     prev = ""  # the last non-empty line that was not a reading
     chip: str | None = None
-    for line in text.splitlines():
+    last_lead: tuple[float, bool] | None = None
+    for raw in text.splitlines():
+        stamp_before, line = _stamped_line(raw)
+        if stamp_before is not None and stamp_before != last_lead:  # one record's lines share it
+            out.append((DATE_LABEL, "stamp", stamp_before))
+            last_lead = stamp_before
         m = _LINE_RE.match(line)
         if (
             m is not None
@@ -156,7 +184,7 @@ def looks_like(text: str) -> bool:
     if not temps or temps.most_common(1)[0][1] < 3:
         return False
     content = [ln for ln in head.splitlines() if ln.strip() and re.search(r"[^\W_]", ln)]
-    labelled = sum(1 for ln in content if _LINE_RE.match(ln))
+    labelled = sum(1 for ln in content if _LINE_RE.match(_stamped_line(ln)[1]))
     return labelled * 2 >= len(content)
 
 

@@ -60,7 +60,9 @@ _MONTHS: tuple[tuple[str, ...], ...] = (
 _ISO_RE = re.compile(
     r"^(\d{4})[-/](\d\d)[-/](\d\d)[T _](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
 )
-_DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}),?\s+(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
+# German/Dutch/Nordic dates; a spreadsheet in those locales shows (and exports) `05.12.2026 10:00`
+# or `05.12.26 10:00` without seconds by default, which was refused as "no usable table rows".
+_DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}|\d\d),?\s+(\d\d?):(\d\d)(?::(\d\d(?:[.,]\d+)?))?$")
 _MDY_RE = re.compile(r"^(\d\d)-(\d\d)-(\d{4})\s+(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)$")  # tegrastats
 _TOD_RE = re.compile(r"^(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
 # Slash dates as spreadsheets and US/UK locales write them: "05/01/2020 1:00:10 PM",
@@ -160,7 +162,9 @@ def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] 
             return _seconds(dt), True
         if m := _DMY_RE.match(s):
             d, mo, y, h, mi = (int(g) for g in m.groups()[:5])
-            return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))), True
+            y += 2000 if y < 100 else 0
+            sec = _sec(m.group(6)) if m.group(6) else 0.0
+            return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=sec)), True
         if m := _MDY_RE.match(s):
             mo, d, y, h, mi = (int(g) for g in m.groups()[:5])
             return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))), True

@@ -65,7 +65,10 @@ _UNIT_CELLS = {"C", "F", "°C", "°F", "R", "rpm", "RPM", "%", "V", "W", "mW", "
 _NONFINITE = {"nan", "-nan", "inf", "-inf", "+inf", "infinity", "-infinity"}
 _LEAD_STAMP_RE = re.compile(
     r"^(\d{4}[-/]\d\d[-/]\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?)"
+    r"|\d\d-\d\d-\d{4} \d\d:\d\d:\d\d|\d\d?\.\d\d?\.\d{4},? \d\d?:\d\d:\d\d(?:[.,]\d+)?"
+    # `$(date)` in the C/English locale: `Sat Dec  6 10:00:01 UTC 2026`; split on spaces, its year
+    # was a column of 2026 read as a 2026 MHz clock
+    r"|[A-Z][a-z]{2} +[A-Z][a-z]{2} +\d\d? \d\d:\d\d:\d\d(?: [A-Z][A-Za-z0-9+-]{1,5})? \d{4}(?!\d))"
 )
 _DELIMS = (",", ";", "\t", "|", " ")
 # A throttle column written as a yes/no flag: the Raspberry Pi blog's logger for the Pi 5 writes
@@ -218,7 +221,7 @@ def sniff(text: str) -> Table | None:
         if len(cells) > width or len(cells) < 2 or not _is_data(cells, decimal_comma):
             table.malformed += 1
             continue
-        rows.append(cells + [""] * (width - len(cells)))
+        rows.append(cells if len(cells) == width else cells + [""] * (width - len(cells)))
     if not rows:
         return None
     return table
@@ -309,9 +312,12 @@ def _stamped_series(lines: list[str]) -> Table | None:
     in ten of anything else), so no other table is taken for one."""
     groups: list[tuple[str, list[str]]] = []
     other = 0
-    for ln in lines:
+    epochs = _epoch_stamp_lines(lines)
+    for i, ln in enumerate(lines):
         cell = ln.strip()
-        if _NUM_ONLY_RE.match(cell):
+        if i in epochs:
+            groups.append((cell, []))
+        elif _NUM_ONLY_RE.match(cell):
             if groups:
                 groups[-1][1].append(cell)
             else:
@@ -331,6 +337,34 @@ def _stamped_series(lines: list[str]) -> Table | None:
     table.malformed = other + len(groups) - len(rows)
     table.notes.append(f"date lines, each followed by {width} bare value(s): one row per date")
     return table
+
+
+# `date +%s` (epoch seconds, 2001-2033) or `date +%s.%N` / `+%s%3N`: a bare number that is a stamp
+_EPOCH_LINE_RE = re.compile(r"^1\d{9}(?:\d{3})?(?:\.\d+)?$")
+_MAX_STAMP_STEP_S = 86400.0  # a loop's stamps are seconds to minutes apart, never a day
+
+
+def _epoch_stamp_lines(lines: list[str]) -> set[int]:
+    """Indices of the lines that are ``date +%s`` stamps of a loop such as
+    ``while :; do date +%s; cat /sys/class/thermal/thermal_zone0/temp; sleep 5; done``.
+
+    Such a stamp is a bare number, so it read as one more value of a one-column series: the
+    epoch seconds became a 1.76 GHz clock and the m°C readings were dropped as clocks out of range.
+    Epoch-sized numbers are stamps only where they run forward by less than a day each and every
+    one of them is followed by a value that is not one (a series of Hz clocks, 1.5e9..1.8e9, is
+    never taken for stamps: no other value follows them, nor do they run forward).
+    """
+    idx = [i for i, ln in enumerate(lines) if _EPOCH_LINE_RE.match(ln.strip())]
+    if len(idx) < 3:
+        return set()
+    vals = [float(lines[i].strip()) for i in idx]
+    if all(v >= 1e12 for v in vals):
+        vals = [v / 1000.0 for v in vals]  # `+%s%3N`: milliseconds
+    steps = [b - a for a, b in itertools.pairwise(vals)]
+    if not all(0 < d <= _MAX_STAMP_STEP_S for d in steps):
+        return set()
+    followed = all(j + 1 < len(lines) and j + 1 not in idx for j in idx[:-1])
+    return set(idx) if followed else set()
 
 
 def _one_column(lines: list[str]) -> Table | None:
@@ -648,7 +682,12 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         )
     ignored = [c.label for c in cols if not c.col.role]
     if ignored and t.header:
-        notes.append("column(s) not imported (no field for them): " + ", ".join(ignored))
+        # a spreadsheet's trailing delimiters (`time,temp,freq,,`) give columns without a name
+        unnamed = sum(1 for name in ignored if not name.strip())
+        named = [name for name in ignored if name.strip()]
+        if unnamed:
+            named.append(f"{unnamed} unnamed")
+        notes.append("column(s) not imported (no field for them): " + ", ".join(named))
     elif ignored:
         notes.append("column(s) " + ", ".join(ignored) + " not identified: not imported; --columns maps them")
     return cols
@@ -874,7 +913,7 @@ def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list
                 if within_s is not None
                 else (times[j + 1] - times[i])
                 if j + 1 < len(times)
-                else typical * k
+                else typical  # the last stamp's rows span one step like every other's (not k steps)
             )
             if span > 0:
                 for m in range(1, k):

@@ -108,6 +108,7 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
         text = text.replace("\r", "\n")
     text = text.replace("\r\n", "\n")
     text = _drop_long_lines(text, source, notes)
+    text = _drop_cut_tail(text, notes)
     ansi = len(_ANSI_RE.findall(text))
     if ansi:
         text = _ANSI_RE.sub("", text)
@@ -127,6 +128,60 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     if script:
         notes.append("script(1) capture: its 'Script started/done' lines removed")
     return "\n".join(kept), notes
+
+
+# A line is cut short at its end: what survives of it has fewer fields, or a last field shorter, than
+# the same kind of line before it.  Fields split as every reader here splits them.
+_FIELD_SPLIT_RE = re.compile(r"[\s,;|]+")
+_KIND_RE = re.compile(r"[^\d]*")  # the text before a line's first digit: `temp=`, `RAM `, `` (a row)
+_CUT_LOOKBACK = 50  # lines searched back for one of the same kind
+
+
+def _fields(line: str) -> list[str]:
+    return [f for f in _FIELD_SPLIT_RE.split(line.strip()) if f]
+
+
+def _has_digit(text: str) -> bool:
+    return any(ch.isdigit() for ch in text)
+
+
+def _drop_cut_tail(text: str, notes: list[str]) -> str:
+    """The text without its last line where the log was cut while that line was being written.
+
+    A logger writes each line with its line end, so a file whose last line has none was copied,
+    or the board stopped, mid-write (``tegrastats`` killed, power lost, ``tail -c`` of a growing
+    file).  What is left of the line reads as a line: ``20,46.1,15`` stored a 15 MHz clock,
+    ``10:00:20,4`` a 4 °C board, ``EMC_FREQ 0%@21`` a 21 MHz memory clock.  The last line is
+    dropped, and said, only where it holds a number and has fewer fields, or a shorter last number,
+    than the nearest line of the same kind before it (the same text before its first digit: ``temp=`` beside
+    ``temp=``, a row beside a row); a complete last line without a line end (sbc-bench reports,
+    an editor that strips it) reads as long as its neighbour and is kept.
+    """
+    if not text or text.endswith("\n"):
+        return text
+    head, sep, last = text.rpartition("\n")
+    if not sep or not last.strip():
+        return text
+    kind = _KIND_RE.match(last.strip())
+    key = kind.group() if kind else ""
+    before = [ln for ln in head.rsplit("\n", _CUT_LOOKBACK)[-_CUT_LOOKBACK:] if ln.strip()]
+    ref = next((ln for ln in reversed(before) if _KIND_RE.match(ln.strip()).group() == key), None)  # type: ignore[union-attr]
+    if ref is None:
+        return text
+    got, want = _fields(last), _fields(ref)
+    shorter = len(got) < len(want) or (
+        len(got) == len(want)
+        and len(got[-1]) < len(want[-1])
+        and _has_digit(got[-1])
+        and _has_digit(want[-1])
+    )
+    if not shorter or not _has_digit(last):  # a shorter word (`Unified` after `Instruction`) is no cut value
+        return text
+    notes.append(
+        "the last line has no line end and is shorter than the line before it (the log was cut while "
+        "it was written): dropped"
+    )
+    return head + "\n"
 
 
 def _drop_long_lines(text: str, source: str, notes: list[str]) -> str:

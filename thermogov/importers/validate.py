@@ -25,6 +25,14 @@ def _sample(s: ImportedSample, check: RangeCheck) -> ImportedSample | None:
     rails = {k: v for k, v in s.rails_w.items() if check.keep("power", k, v)}
     if not (temps or freqs or loads or power is not None):
         return None
+    if (len(temps), len(freqs), len(loads), len(rails), power) == (
+        len(s.temps_c),
+        len(s.freqs_hz),
+        len(s.loads),
+        len(s.rails_w),
+        s.power_w,
+    ):
+        return s  # nothing dropped: a copy would double the samples' memory at the peak of a big log
     return replace(s, temps_c=temps, freqs_hz=freqs, loads=loads, power_w=power, rails_w=rails)
 
 

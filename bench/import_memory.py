@@ -1,0 +1,106 @@
+"""Peak memory of ``thermogov import`` on a small and a large log, side by side.
+
+A week of 1 s tegrastats lines is ~150 MB, and the importers read a whole log into memory
+(:func:`thermogov.importers.common.read_log`, bounded at 1 GiB) before parsing it line by line,
+so the peak resident set grows with the file.  This bench writes synthetic logs of the sizes
+asked for (JetPack 6 tegrastats lines with ``--logfile`` stamps, or a CSV table of the same
+readings), runs the installed ``thermogov import`` on each in its own process under
+``/usr/bin/time -f %M`` (peak RSS in KiB, GNU time) and prints peak RSS, the ratio of peak RSS to
+file size, and wall time.  Only the ratios between sizes mean anything on a shared machine; no
+test asserts any of it.
+
+    nice python bench/import_memory.py [--sizes 2,200] [--kind tegrastats,csv] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_MB = 1 << 20
+
+
+def _tegrastats_line(k: int) -> str:
+    h, m, s = (k // 3600) % 24, (k // 60) % 60, k % 60
+    day = 5 + k // 86400
+    return (
+        f"12-{day:02d}-2026 {h:02d}:{m:02d}:{s:02d} RAM 2000/7620MB (lfb 2x4MB) SWAP 0/3810MB (cached 0MB) "
+        f"CPU [{k % 97}%@1510,5%@1510,off,off,4%@1510,3%@1510] EMC_FREQ 0%@2133 GR3D_FREQ {k % 89}%@[305] "
+        "NVENC off NVDEC off NVJPG off NVJPG1 off VIC off OFA off APE 174 "
+        f"cpu@{45 + (k % 200) / 10:.1f}C soc2@44.1C soc0@43.9C gpu@44.0C tj@{45 + (k % 200) / 10:.1f}C "
+        f"soc1@44.2C VDD_IN {5000 + k % 700}mW/5000mW VDD_CPU_GPU_CV 600mW/600mW VDD_SOC 1500mW/1500mW\n"
+    )
+
+
+def _csv_line(k: int) -> str:
+    return f"{1764928800 + k},{45 + (k % 200) / 10:.1f},1510,{k % 97},{5 + (k % 700) / 1000:.3f}\n"
+
+
+def write_log(path: Path, kind: str, size_mb: float) -> int:
+    """A log of about ``size_mb`` MB; the number of lines written."""
+    line = _tegrastats_line if kind == "tegrastats" else _csv_line
+    target = int(size_mb * _MB)
+    written = n = 0
+    with path.open("w", encoding="utf-8") as f:
+        if kind == "csv":
+            f.write("epoch,temp_c,freq_mhz,cpu_pct,power_w\n")
+        while written < target:
+            chunk = "".join(line(k) for k in range(n, n + 1000))
+            f.write(chunk)
+            written += len(chunk)
+            n += 1000
+    return n
+
+
+def measure(path: Path, out: Path) -> tuple[int, float, int]:
+    """(peak RSS in KiB, wall seconds, exit status) of one ``thermogov import``."""
+    exe = Path(sys.executable).parent / "thermogov"
+    start = time.perf_counter()
+    p = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", str(exe), "import", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - start
+    rss = int(p.stderr.strip().splitlines()[-1])
+    return rss, wall, p.returncode
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="2,200", help="log sizes in MB, comma-separated")
+    ap.add_argument("--kind", default="tegrastats,csv", help="tegrastats, csv or both")
+    ap.add_argument("--keep", type=Path, help="write the logs and run folders here and keep them")
+    args = ap.parse_args()
+    if not shutil.which("/usr/bin/time"):
+        sys.exit("needs GNU time at /usr/bin/time")
+    root = args.keep or Path(tempfile.mkdtemp(prefix="import-memory-"))
+    root.mkdir(parents=True, exist_ok=True)
+    print(f"{'kind':<11}{'size MB':>9}{'lines':>10}{'peak RSS MB':>13}{'RSS/size':>10}{'wall s':>9}  exit")
+    try:
+        for kind in args.kind.split(","):
+            for size in (float(s) for s in args.sizes.split(",")):
+                log = root / f"{kind}-{size:g}MB.log"
+                lines = write_log(log, kind, size)
+                real_mb = log.stat().st_size / _MB
+                rss, wall, code = measure(log, root / "out")
+                rss_mb = rss / 1024
+                ratio = rss_mb / real_mb
+                print(
+                    f"{kind:<11}{real_mb:>9.1f}{lines:>10}{rss_mb:>13.0f}{ratio:>10.1f}{wall:>9.1f}  {code}"
+                )
+                if not args.keep:
+                    log.unlink()
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
