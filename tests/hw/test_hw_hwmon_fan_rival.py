@@ -35,6 +35,15 @@ def _orin(root: Path, *, enable: int | None = 2) -> FakeTree:
     return t
 
 
+def _clocked(t: FakeTree) -> tuple[HwFan, list[float]]:
+    """The tree's fan, on a clock the test moves (``now[0]``): one read-back per instant."""
+    tree = SysfsTree(t.root)
+    dev = discover_fan(tree)
+    assert dev is not None
+    now = [0.0]
+    return HwFan(tree, dev, clock=lambda: now[0]), now
+
+
 def _start(tmp: Path) -> subprocess.Popen[bytes]:
     proc = procutil.start_run(tmp, run_lines='fan = "governor"\n')
     procutil.wait_line(proc, "thermogov: started")
@@ -127,11 +136,7 @@ def test_the_kernels_automatic_control_before_the_first_write_is_not_a_rival(tmp
     """pwm1_enable 2 as found: pwm1 moving before thermogov's first write is not another writer;
     after it (pwm1_enable 1, ours) a move is."""
     t = _orin(tmp_path / "root")
-    tree = SysfsTree(t.root)
-    dev = discover_fan(tree)
-    assert dev is not None
-    now = [0.0]
-    fan = HwFan(tree, dev, clock=lambda: now[0])
+    fan, now = _clocked(t)
     t.write(REAL_PWM, 128)
     now[0] = 0.1
     assert fan.level == 2 and not fan.left
@@ -180,11 +185,8 @@ def test_on_a_cooling_device_fan_step_wise_is_not_a_rival_a_pwm1_write_is(tmp_pa
     driver reads 255 at state 4: thermogov writing 4 there moves nothing and learns nothing."""
     t = _pi5(tmp_path / "root")
     drv = _PwmFanDriver(t)
-    tree = SysfsTree(t.root)
-    dev = discover_fan(tree)
-    assert dev is not None and dev.state_rel is not None
-    now = [0.0]
-    fan = HwFan(tree, dev, clock=lambda: now[0])
+    fan, now = _clocked(t)
+    assert fan.dev.state_rel is not None
     fan.io.write_int = lambda rel, value: drv.set_state(value)  # type: ignore[method-assign]
     t.write(PI5_PWM, 255)
     t.write(PI5_STATE, 4)  # as probed
