@@ -331,6 +331,19 @@ def messy_tables(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     tr.shapes.append("unsorted-duplicate-opps")
 
 
+def _profile_names_gpu(t: fakesys.FakeTree, board: str, g: str) -> bool:
+    """Whether the board's profile names the GPU entry ``g`` (its name, the part after the unit
+    address, or its device-tree node), so the daemon governs it: ``gpu_renamed`` may give a board
+    another kernel's name (Xavier's ``gv11b`` on an Orin, whose profile names ``ga10b``/``gpu``),
+    a device the daemon rightly leaves alone, never capped by the appear and reprobe paths."""
+    from thermogov.board import load_board
+
+    node = t.root / "sys/class/devfreq" / g / "device/of_node/name"
+    names = {g, g.rsplit(".", 1)[-1], node.read_text().strip("\0\n ") if node.is_file() else ""}
+    wanted = {n.lower() for d in load_board(board).domains if d.kind == "devfreq" for n in d.sysfs_names}
+    return bool({n.lower() for n in names if n} & wanted)
+
+
 GPU_NAMES = (
     ("sys/devices/57000000.gpu", "57000000.gpu", "gpu"),  # L4T 32 (Nano, TX1)
     ("sys/devices/17000000.gv11b", "17000000.gv11b", "gv11b"),  # L4T 32 Xavier
@@ -1326,6 +1339,7 @@ class Runner:
         gpu = f"sys/class/devfreq/{g}" if g else ""
         gpu_ok = (
             bool(g)
+            and _profile_names_gpu(t, tr.board, g)
             and not any(r.endswith(f"/{g}") for r in faulty)
             and not any(f"/{g}/" in r for r in tr.rivals)
         )

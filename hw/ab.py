@@ -33,7 +33,7 @@ from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, 
 from thermogov.hw import daemon
 from thermogov.hw.workload import parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
-from thermogov.variant import Variant, check_distinct, check_variant, parse_variant
+from thermogov.variant import Variant, check_distinct, check_same_policy, check_variant, parse_variant
 
 COOL_DOWN_POLICY = "fixed:0%"
 MAX_BLOCK_S = 24 * 3600.0
@@ -76,6 +76,7 @@ def validate(opts: AbOptions) -> None:
         ctx = daemon.policy_context(prep)
         for arm in (a, b, Variant(COOL_DOWN_POLICY)):
             check_variant(arm, prep.config, lambda c: c.make_policy(ctx))
+        check_same_policy([a, b], prep.config, ctx)  # a key set to its default is the plain arm
     finally:
         prep.tree.close()
 

@@ -84,6 +84,21 @@ def _run_options(
     )
 
 
+def _check_variant(variant: Any, base: Any, sysfs_root: Path, board: str | None) -> None:
+    """Build ``--policy``'s variant on this board as ``ab`` does, so a bad key is one line naming
+    the arm and the key (the daemon's own check would blame ``policies.NAME`` or the config file);
+    ``prepare`` is side-effect free, and is what the daemon does first anyway."""
+    from thermogov.hw import daemon
+    from thermogov.variant import check_variant
+
+    prep = daemon.prepare(daemon.RunOptions(config=base, sysfs_root=sysfs_root, board=board))
+    try:
+        ctx = daemon.policy_context(prep)
+        check_variant(variant, prep.config, lambda c: c.make_policy(ctx))
+    finally:
+        prep.tree.close()
+
+
 _root_opt = click.option(
     "--sysfs-root",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -166,7 +181,9 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
 @click.command("run")
 @_config_opt
 @click.option(
-    "--policy", help="Policy name, overriding the config's [run] policy (stepped, hysteresis, ...)."
+    "--policy",
+    help="Policy name, overriding the config's [run] policy (stepped, hysteresis, ...), or a variant "
+    "setting its [policies.NAME] keys: stepped+release_frontier=true.",
 )
 @click.option("--duration", help="Stop after this long (2s, 10m, 1h); default: until SIGTERM/SIGINT.")
 @click.option(
@@ -246,17 +263,20 @@ def run_command(
     from thermogov.hw.unitcheck import unit_warnings
 
     check_privileges(dry_run)
-    if policy is not None:
-        from thermogov.policies import check_policy_name
+    from thermogov.variant import policy_or_variant
 
-        check_policy_name(policy, "--policy")
+    # A variant (stepped+release_frontier=true, e.g. the arm an A/B picked) merges its keys into
+    # [policies.NAME] as `ab` does, again on every reload; a plain name is replace(c, policy=name).
+    variant = None if policy is None else policy_or_variant(policy, "--policy")
 
     def load() -> Any:
         """The config as given (re-read on SIGHUP), with the command line's --policy on top."""
         c = _config(config_path)
-        return dataclasses.replace(c, policy=policy) if policy is not None else c
+        return variant.apply(c) if variant is not None else c
 
     cfg = load()
+    if variant is not None and variant.overrides:
+        _check_variant(variant, _config(config_path), sysfs_root, board)
     # Said by the daemon once the run's own input (output folders, workload, port) is known to
     # be good, so that bad input stays the command's only line.
     notices = [

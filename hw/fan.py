@@ -340,6 +340,11 @@ class HwFan:
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
+        if self._watched and self._mode is not None:  # the rival look's, at the tach's cadence
+            tree.keep_open(self._mode[0], ActuatorError)
+        if self._duties is not None:  # read each tick once thermogov moved the state
+            with contextlib.suppress(ActuatorError):  # unopenable: read afresh, as before
+                tree.keep_open(self._duties.rel, ActuatorError)
 
     def _nearest(self, raw: int) -> int:
         return min(range(len(self._values)), key=lambda k: abs(self._values[k] - raw))

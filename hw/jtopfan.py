@@ -49,8 +49,8 @@ def _fan_config(tree: SysfsTree) -> tuple[str, str] | None:
             if not stat.S_ISREG(os.stat(tree.resolve(rel)).st_mode):
                 continue
             fans = json.loads(tree.read_text(rel)).get("fan")
-        except (OSError, SensorError, ValueError, AttributeError):
-            continue
+        except (OSError, SensorError, ValueError, AttributeError, RecursionError):
+            continue  # RecursionError: "[[[[..." (the decoder recurses per level), no config of jtop's
         if isinstance(fans, dict) and fans:
             kept = []
             for name, c in sorted(fans.items()):

@@ -84,6 +84,9 @@ def owned_windows(tree: SysfsTree, inv: Inventory) -> OwnedWindows:
     """Every writable window discovery finds now, keyed by its (min_rel, max_rel)."""
     out = OwnedWindows()
     for p in inv.policies:
+        if p.not_own:  # a link to another folder (discovery): its range and files are that folder's
+            out.unknown_range[(p.min_rel, p.max_rel)] = p.not_own
+            continue
         try:
             lo, hi, _source = policy_range(tree, p.rel, p.table_hz, p.table_source)
         except SensorError as e:

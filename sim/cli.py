@@ -19,8 +19,8 @@ from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.mitigationrows import mitigation_rows
-from thermogov.policies import check_policy_name
 from thermogov.units import parse_duration_s
+from thermogov.variant import check_variant, policy_or_variant
 
 
 def apply_overrides(
@@ -49,16 +49,23 @@ def apply_overrides(
     changes: dict[str, Any] = {"sim": sim}
     if board is not None:
         changes.update(_board_changes(board, scenario))
-    if policy is not None:
-        check_policy_name(policy, "--policy")
-        changes["policy"] = policy
+    # A variant (stepped+release_frontier=true) merges its keys into [policies.NAME], as `ab` does;
+    # a plain name is exactly replace(cfg, policy=name).
+    variant = None if policy is None else policy_or_variant(policy, "--policy")
     if seed is not None:
         if not 0 <= seed <= 2**32 - 1:
             raise ConfigError("--seed: must be in 0..4294967295")
         changes["seed"] = seed
     if out is not None:
         changes["out"] = out
-    return dataclasses.replace(cfg, **changes)
+    cfg = dataclasses.replace(cfg, **changes)
+    if variant is None:
+        return cfg
+    if variant.overrides:
+        from thermogov.sim.model.runner import build_policy
+
+        check_variant(variant, cfg, lambda c: build_policy(c, c.load_board()))
+    return variant.apply(cfg)
 
 
 def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
@@ -287,7 +294,11 @@ Example:
 @board_options(BOARD_HELP + " Default: jetson-orin-nano.")
 @click.option("--duration", help="Simulated time: 600, 600s, 10m, 1h. Default: 10m.")
 @click.option("--ambient", type=float, help="Ambient temperature in °C. Default: 25.")
-@click.option("--policy", help="Policy name (hysteresis, performance, fixed:<MHz>, ...).")
+@click.option(
+    "--policy",
+    help="Policy name (hysteresis, performance, fixed:<MHz>, ...), or a variant setting its "
+    "[policies.NAME] keys: stepped+release_frontier=true.",
+)
 @click.option("--seed", type=int, help="Random seed (sensor noise, arrivals). Default: 1.")
 @click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (e.g. a run's config.toml)."

@@ -19,6 +19,13 @@ checks as the file's policy table (unknown key, wrong type, range) when the poli
 :func:`check_variant` only re-words such an error to name the arm and its key.  The run folder's
 ``config.toml`` then records the merged table, so ``thermogov run --config`` reproduces an arm.
 NaN and infinity are refused here, before any check, whatever the key's type.
+
+Two arms are the same arm when their built policies read the same parameters (session 21c):
+:func:`effective_params` builds the policy through a :class:`Table` that records every value the
+policy's factory read, defaults included, so ``stepped+release_frontier=false`` is seen to be
+``stepped``.  A factory is a function of (spec, the values it read, the board's context), so equal
+records mean equal policies; a branch on whether a key is *present* (``Table.has``) is recorded
+too, so a policy that treats a given default differently from an absent key stays distinct.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ from typing import Any
 
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
-from thermogov.policies import check_policy_name, split_policy_name
+from thermogov.policies import PolicyContext, check_policy_name, make_policy, split_policy_name
+from thermogov.tomlcheck import Table
 from thermogov.tomlread import TOMLDecodeError, loads
 
 SEPARATOR = "+"
@@ -124,6 +132,22 @@ def parse_variant(text: str, field: str = "--policy") -> Variant:
     return Variant(head, tuple(overrides.items()))
 
 
+def is_variant(text: str) -> bool:
+    """Whether ``text`` is meant as a variant (a ``+key=`` anywhere, or a ``+`` in the name part)
+    rather than a plain name; ``fixed:1e+3`` stays a plain name with its argument."""
+    return _SPLIT.search(text) is not None or SEPARATOR in split_policy_name(text)[0]
+
+
+def policy_or_variant(text: str, field: str = "--policy") -> Variant:
+    """``--policy`` of ``sim``/``run`` and a sweep's policy axis: text without a ``+key=`` is a
+    plain name, checked and applied exactly as before variants (``replace(config, policy=text)``);
+    anything else is parsed as a variant."""
+    if not is_variant(text):
+        check_policy_name(text, field)
+        return Variant(text)
+    return parse_variant(text, field)
+
+
 def check_variant(
     variant: Variant, config: Config, build: Callable[[Config], object], field: str = "--policy"
 ) -> None:
@@ -147,6 +171,72 @@ def check_variant(
         raise
 
 
+def _norm(v: Any) -> Any:
+    """A hashable form in which ``1 == 1.0`` (a number is read as a float) but ``true != 1``."""
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, int | float):
+        return float(v)
+    if isinstance(v, list | tuple):
+        return tuple(_norm(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((str(k), _norm(x)) for k, x in v.items()))
+    return v
+
+
+class _Recording(Table):
+    """A policy table that logs each value the factory read (given or default) and each ``has``."""
+
+    def __init__(self, data: Any, where: str, log: list[tuple[str, Any]]) -> None:
+        super().__init__(data, where)
+        self._log = log
+
+    def _get(self, key: str, default: Any) -> Any:
+        v = super()._get(key, default)
+        self._log.append((self._path(key), _norm(v)))  # a table as given, then its reads (``table``)
+        return v
+
+    def has(self, key: str) -> bool:
+        present = super().has(key)
+        self._log.append((f"{self._path(key)}?", present))
+        return present
+
+    def table(self, key: str, *default: Any) -> Table:
+        sub = super().table(key, *default)
+        return _Recording(sub._data, sub.where, self._log)
+
+
+def effective_params(variant: Variant, config: Config, ctx: PolicyContext) -> tuple[str, tuple[Any, ...]]:
+    """What ``variant`` runs on ``config`` against the board ``ctx`` describes: its spec and every
+    parameter value its policy read, in reading order, defaults included.  Call it after
+    :func:`check_variant` (a bad table raises the config's own error here)."""
+    name = variant.name
+    log: list[tuple[str, Any]] = []
+    table = _Recording(dict(variant.apply(config).policies.get(name, {})), f"policies.{name}", log)
+    make_policy(variant.spec, table, ctx)
+    return variant.spec, tuple(log)
+
+
+def _refuse_same(first: Variant, second: Variant, field: str, how: str) -> ConfigError:
+    return ConfigError(
+        f"{field}: {first.label!r} and {second.label!r} run the same policy with the same "
+        f"parameters{how}; give two different arms, e.g. --policy stepped --policy {EXAMPLE}"
+    )
+
+
+def check_same_policy(
+    variants: list[Variant], config: Config, ctx: PolicyContext, field: str = "--policy"
+) -> None:
+    """Arms whose built policies read the same values (a key set to its default is the plain
+    arm) leave nothing to compare: one ConfigError naming both."""
+    seen: dict[tuple[str, Any], Variant] = {}
+    for v in variants:
+        key = effective_params(v, config, ctx)
+        if key in seen:
+            raise _refuse_same(seen[key], v, field, " once defaults are filled in")
+        seen[key] = v
+
+
 def check_distinct(variants: list[Variant], config: Config, field: str = "--policy") -> None:
     """Two arms that run the same policy with the same parameters leave nothing to compare."""
     seen: dict[tuple[str, Any], Variant] = {}
@@ -160,4 +250,15 @@ def check_distinct(variants: list[Variant], config: Config, field: str = "--poli
         seen[key] = v
 
 
-__all__ = ["EXAMPLE", "Variant", "check_distinct", "check_variant", "parse_variant", "show_value"]
+__all__ = [
+    "EXAMPLE",
+    "Variant",
+    "check_distinct",
+    "check_same_policy",
+    "check_variant",
+    "effective_params",
+    "is_variant",
+    "parse_variant",
+    "policy_or_variant",
+    "show_value",
+]

@@ -67,6 +67,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
                     if dm.model_stock_hz
                     else {}
                 ),
+                **({"workload_activity": dict(dm.workload_activity)} if dm.workload_activity else {}),
             }
             for dm in board.domains
         },

@@ -28,11 +28,11 @@ from thermogov.interfaces import ConfigError
 from thermogov.sim.compare.batching import batching_variants, check_modes
 from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
 from thermogov.sim.compare.oracle import OracleResult
-from thermogov.sim.model.runner import build_policy, validate_events
+from thermogov.sim.model.runner import build_policy, policy_context, validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
 from thermogov.sim.sweep.executors import EXECUTORS, check_executor, make_executor
 from thermogov.units import parse_duration_s
-from thermogov.variant import EXAMPLE, Variant, check_variant, parse_variant
+from thermogov.variant import EXAMPLE, Variant, check_same_policy, check_variant, parse_variant
 
 
 def _base(config_path: str | None) -> Config:
@@ -71,6 +71,8 @@ def _check_arms(arms: list[Variant], configs: list[tuple[str, Config]]) -> None:
         board = cfg.load_board()
         for arm in arms:
             check_variant(arm, cfg, lambda c, b=board: build_policy(c, b))
+        # a key at its default is the plain arm: two rows of the same run would compare nothing
+        check_same_policy(arms, cfg, policy_context(cfg, board))
 
 
 def _with_duration(cfg: Config, duration: str | None) -> Config:

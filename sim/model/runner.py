@@ -43,15 +43,19 @@ class SimResult:
 
 def build_policy(config: Config, board: BoardProfile) -> Policy:
     """The configured policy, its parameters checked strictly (unknown keys rejected)."""
+    return config.make_policy(policy_context(config, board))
+
+
+def policy_context(config: Config, board: BoardProfile) -> PolicyContext:
+    """What a policy is built against in the simulator (also what variants are compared on)."""
     specs = config.sensor_specs(board)
-    ctx = PolicyContext(
+    return PolicyContext(
         board=board,
         tables_hz={d.name: d.opp_hz for d in board.domains},
         control_period_s=config.governor.control_period_ms / 1000.0,
         sensor_names=tuple(s.name for s in specs),
         extra={"ambient_c": config.sim.ambient_c},
     )
-    return config.make_policy(ctx)
 
 
 def build_governor(

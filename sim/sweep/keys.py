@@ -26,6 +26,7 @@ from thermogov.board import BoardProfile, board_file_data, builtin_board_data, p
 from thermogov.config import Config, parse_config
 from thermogov.interfaces import ConfigError
 from thermogov.policies import split_policy_name
+from thermogov.variant import is_variant, parse_variant
 
 #: Short names for the keys users vary most.
 ALIASES: dict[str, str] = {
@@ -197,6 +198,16 @@ def apply(base: Config, values: Mapping[Key, Any], where: str) -> World:
             _set(d, key.path, v)
             if key.path == ("run", "board"):
                 d["run"]["board_file"] = ""  # a named board replaces a base profile file
+    # A variant on the policy axis (stepped+release_frontier=true) sets its keys as the file's
+    # [policies.NAME] would; a point's policy.<param> axes then go on top.
+    if is_variant(policy := str(d["run"]["policy"])):
+        try:
+            variant = parse_variant(policy, "run.policy")
+        except ConfigError as e:
+            raise ConfigError(f"{where}: {e}") from e
+        d["run"]["policy"] = variant.spec
+        for k, v in variant.overrides:
+            _set(d, ("policies", variant.name, k), v)
     policy_name = split_policy_name(str(d["run"]["policy"]))[0]
     for key, v in policy_keys:
         _set(d, ("policies", policy_name, key.path[1]), v)

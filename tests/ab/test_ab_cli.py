@@ -39,8 +39,13 @@ def _emulate(root: Path, speed: float, wall_s: float) -> subprocess.Popen[str]:
 
 
 def _ab_args(tmp: Path, root: Path, *extra: str) -> list[str]:
+    return daemon_args("ab", tmp, root, *extra)
+
+
+def daemon_args(command: str, tmp: Path, root: Path, *extra: str) -> list[str]:
+    """``command`` (ab, run) on the Orin Nano tree ``root`` with its folders under ``tmp``."""
     return [
-        "ab",
+        command,
         "--sysfs-root",
         str(root),
         "--board",
@@ -148,6 +153,20 @@ def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores
         (
             ["--policy", "stepped+release_frontier=true", "--policy", "stepped + release_frontier = true"],
             "run the same policy with the same parameters",
+        ),
+        # a key at its default is the plain arm (session 21c): refused, not run as an A/B
+        (
+            [
+                "--policy",
+                "stepped",
+                "--policy",
+                "stepped+release_frontier=false",
+                "--pairs",
+                "2",
+                "--block",
+                "1s",
+            ],
+            "'stepped' and 'stepped+release_frontier=false' run the same policy",
         ),
         (
             ["--policy", "hysteresis", "--policy", "fixed:50%+trip_c=80"],

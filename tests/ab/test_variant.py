@@ -7,8 +7,16 @@ import pytest
 from thermogov.board import load_board
 from thermogov.config import Config, parse_config
 from thermogov.interfaces import ConfigError
-from thermogov.sim.model.runner import build_policy
-from thermogov.variant import Variant, check_distinct, check_variant, parse_variant
+from thermogov.sim.model.runner import build_policy, policy_context
+from thermogov.variant import (
+    Variant,
+    check_distinct,
+    check_same_policy,
+    check_variant,
+    effective_params,
+    parse_variant,
+    policy_or_variant,
+)
 
 
 def _build(cfg: Config) -> object:
@@ -88,3 +96,59 @@ def test_two_arms_with_the_same_parameters_are_refused() -> None:
         check_distinct([a, b], Config(policies={"stepped": {"release_frontier": True}}))
     with pytest.raises(ConfigError, match="same parameters"):
         check_distinct([a, parse_variant(" stepped + release_frontier=true")], Config())
+
+
+_CTX = policy_context(Config(), load_board("jetson-orin-nano"))
+
+
+def _same(a: str, b: str, base: Config | None = None) -> bool:
+    cfg = base or Config()
+    return effective_params(parse_variant(a), cfg, _CTX) == effective_params(parse_variant(b), cfg, _CTX)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("stepped", "stepped+release_frontier=false"),  # a key at its default is the plain arm
+        ("stepped", "stepped+limit_margin_c=1.5+follow_board=true"),
+        ("stepped+margin_c=2", "stepped+margin_c=2.0"),  # a number is read as a float
+        ("hysteresis", "hysteresis+trip_c=85+release_c=70"),
+        ("bang_bang", "bang_bang+on_state=1"),
+    ],
+)
+def test_arms_whose_policies_read_the_same_values_are_the_same_arm(a: str, b: str) -> None:
+    assert _same(a, b)
+    with pytest.raises(ConfigError, match=r"^--policy: '.*' and '.*' run the same policy .* once defaults"):
+        check_same_policy([parse_variant(a), parse_variant(b)], Config(), _CTX)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("stepped", "stepped+release_frontier=true"),
+        ("stepped", "stepped+limit_margin_c=0.5"),
+        ("hysteresis", "stepped"),
+        ("fixed:50%", "fixed:60%"),
+        # power_allocator branches on whether a key is present: a given default stays distinct
+        ("power_allocator", "power_allocator+integral_cutoff_c=0"),
+    ],
+)
+def test_arms_that_read_different_values_stay_distinct(a: str, b: str) -> None:
+    assert not _same(a, b)
+    check_same_policy([parse_variant(a), parse_variant(b)], Config(), _CTX)
+
+
+def test_the_configs_table_is_part_of_what_an_arm_reads() -> None:
+    base = Config(policies={"stepped": {"release_frontier": True}})
+    assert _same("stepped", "stepped+release_frontier=true", base)
+    assert not _same("stepped", "stepped+release_frontier=false", base)
+
+
+def test_sim_and_run_read_a_plain_name_exactly_as_before() -> None:
+    assert policy_or_variant("fixed:1e+3") == Variant("fixed:1e+3")  # an argument's '+' is no variant
+    assert policy_or_variant(" stepped") == Variant(" stepped")  # the text as given, as before
+    assert policy_or_variant("stepped+release_frontier=true").overrides == (("release_frontier", True),)
+    with pytest.raises(ConfigError, match=r"cannot read '\+release_frontier'"):
+        policy_or_variant("stepped+release_frontier")
+    with pytest.raises(ConfigError, match=r"^--policy: unknown policy 'turbo'"):
+        policy_or_variant("turbo")

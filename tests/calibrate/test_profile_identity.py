@@ -7,6 +7,7 @@ writer is meant to be the inverse of ``parse_board`` for every table.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,30 @@ def test_a_calibrated_orin_nano_profile_still_claims_an_orin_nx_by_its_module_fa
     found = family_match(ORIN_NX, [load_board_file(path)])
     assert [p.name for p in found.candidates] == ["jetson-orin-nano-calibrated"]
     assert found.compatible == "nvidia,p3767-0000"
+
+
+def _differences(a: object, b: object, where: str = "") -> list[str]:
+    """Every leaf where two parsed profiles differ, by its dotted path."""
+    if dataclasses.is_dataclass(a) and type(a) is type(b):
+        return [
+            d
+            for f in dataclasses.fields(a)
+            for d in _differences(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+        ]
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{where}[{i}]")
+        ]
+    return [] if a == b else [f"{where}: {a!r} -> {b!r}"]
+
+
+@pytest.mark.parametrize("name", builtin_board_names())
+def test_a_written_profile_reads_back_as_the_profile_it_was_written_from(name: str, tmp_path: Path) -> None:
+    """The writer is the inverse of the parser: a calibrated rpi4 once lost its per-workload activity."""
+    base = rename(load_board(name), f"{name}-calibrated", "fitted")
+    path = tmp_path / f"{name}-calibrated.toml"
+    path.write_text(board_toml(base), encoding="utf-8")
+    written = dataclasses.replace(
+        load_board_file(path), source_file=base.source_file
+    )  # where it was read from
+    assert _differences(base, written) == []

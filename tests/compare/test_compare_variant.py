@@ -48,6 +48,8 @@ def test_a_variant_row_runs_beside_the_stock_policy_with_its_parameters_recorded
         ("stepped+relase_frontier=true", "relase_frontier: unknown key"),
         ("stepped+trip_c=nan", "trip_c=nan is not a finite number"),
         ("stepped+trip_c", "cannot read '+trip_c' as +key=value"),
+        # a key at its default is the plain arm (session 21c): two rows of one run
+        ("stepped+release_frontier=false", "'stepped' and 'stepped+release_frontier=false' run the same"),
     ],
 )
 def test_a_bad_variant_is_one_line_exit_2_before_any_run(tmp_path: Path, arm: str, needle: str) -> None:

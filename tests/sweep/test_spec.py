@@ -42,6 +42,21 @@ def test_grid_is_every_combination_first_key_slowest(tmp_path: Path) -> None:
     assert len({p.point_id for p in s.points}) == 6
 
 
+def test_a_variant_on_the_policy_axis_sets_its_keys_under_the_points_own_axes(tmp_path: Path) -> None:
+    s = load_sweep(
+        write(
+            tmp_path,
+            HEAD + "[grid]\npolicy = ['stepped', 'stepped+release_frontier=true+limit_margin_c=0.5']\n"
+            "'policy.limit_margin_c' = [1.0]\n",
+        )
+    )
+    plain, variant = (p.world.config for p in s.points)
+    assert plain.policy == variant.policy == "stepped"
+    assert plain.policies["stepped"] == {"limit_margin_c": 1.0}
+    # the point's policy.<param> axis goes on top of the variant's own key
+    assert variant.policies["stepped"] == {"release_frontier": True, "limit_margin_c": 1.0}
+
+
 def test_point_ids_depend_on_the_world_not_on_the_file_order(tmp_path: Path) -> None:
     a = load_sweep(write(tmp_path, HEAD + "[grid]\nambient = [20, 30]\nseed = [1, 2]\n", "a.toml"))
     b = load_sweep(write(tmp_path, HEAD + "[grid]\nseed = [2, 1]\nambient = [30, 20]\n", "b.toml"))
@@ -121,6 +136,10 @@ BAD = [
     ("[grid]\nheatsink = [0]\n", "heatsink: 0 must be > 0"),
     ("[grid]\npolicy = ['turbo']\n", "run.policy: unknown policy 'turbo'"),
     ("[grid]\nambient = [25, 25]\n", "the same world as point 0"),
+    # policy variants on the policy axis (session 21c): the config table's checks
+    ("[grid]\npolicy = ['stepped+release_frontier=maybe']\n", "release_frontier: expected true or false"),
+    ("[grid]\npolicy = ['stepped+relase_frontier=true']\n", "relase_frontier: unknown key"),
+    ("[grid]\npolicy = ['stepped+trip_c=nan']\n", "trip_c=nan is not a finite number"),
     ("[grid]\nambient = [25]\n[[points]]\nambient = 30\n", "grid and points: give only one"),
     ("", "no points: add one of [grid], [[points]] or [random]"),
     (
