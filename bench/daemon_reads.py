@@ -9,7 +9,8 @@ look asks about, hw/departures.py; uncounted before session 20's review).  The r
 runs (real reads of a fake tree, real trace, real state file) with ``time.monotonic`` and the
 wait replaced by a virtual clock, so 120 governed seconds take a second or two.  The board is a
 fake Orin Nano with what a robot has on top: a battery, a charger, and a governed fan.  Start-up
-is taken out by running twice (``--seconds`` and three times it) and differencing.
+is taken out by running twice (``--seconds`` and three times it) and differencing; what the
+start and the exit cost together is the short run's count less its seconds at that rate.
 
     python bench/daemon_reads.py [--seconds 40] [--awaiting]
 
@@ -118,7 +119,10 @@ def main() -> None:
         f"daemon file work per governed second (fake Orin Nano + battery + charger + governed fan, {ticks} ticks)"
     )
     for key in ("reads", "opens", "stats", "lstats"):
-        print(f"  {key:<6} {(long[key] - short[key]) / span:7.1f} /s")
+        rate = (long[key] - short[key]) / span
+        # Start-up (discovery, opening, the first journal write) and exit: the short run's count
+        # less its governed seconds at the rate.
+        print(f"  {key:<6} {rate:7.1f} /s   start+exit {short[key] - rate * args.seconds:7.0f}")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,6 @@ Not in a dry run: nothing is owned there, and nothing is written to a member tha
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -113,11 +112,7 @@ def release(tree: SysfsTree, a: CapActuator, f: LimitFiles, *, dry_run: bool) ->
     gone = Departed(a.original(f.label), a.seen[f.label], _folder(tree, f))
     a.leave(f.label, clock_reader(tree, tuple(x for x in a.files if x.label != f.label)))
     a.left_to_others.discard(f.label)  # a new device starts with no other writer's history
-    if not dry_run:
-        for rel in (f.min_rel, f.max_rel):
-            with contextlib.suppress(ActuatorError):  # refused now: never owned under it
-                tree.disown(rel)
-    tree.forget(f.cur_rel)
+    tree.release_member(f.cur_rel, () if dry_run else (f.min_rel, f.max_rel))
     return gone
 
 

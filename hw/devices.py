@@ -26,7 +26,6 @@ from thermogov.hw.limits import (
     LimitIO,
     TreeIO,
     check_limits_in_force,
-    kernel_removed,
     restore_window,
     set_window,
 )
@@ -301,8 +300,7 @@ class CapActuator:
     def _removed(self, f: LimitFiles) -> bool:
         """A member the kernel removed or made again since the watch's last look (a driver
         unbound or reloaded): no failure, unlike a link planted in the tree."""
-        tree = getattr(self.io, "tree", None)
-        return isinstance(tree, SysfsTree) and kernel_removed(tree, f)
+        return self.io.kernel_removed(f)
 
     def reapply(self, f: LimitFiles, *, flush: bool = True, over_lowered: bool = True) -> None:
         """Write the cap last asked for to one file's window (also after a reset under us), and

@@ -145,6 +145,9 @@ class Inventory:
     devfreqs: tuple[DevfreqDevice, ...]
     problems: tuple[str, ...] = field(default=())
     iio_rails: tuple[PowerRail, ...] = field(default=())  # JetPack 4's INA3221 (see _iio_rails)
+    # the rail labels that failed to read (also in ``problems``): one may be the input rail, so
+    # `run` names the first when it finds none (hw/railabsent.py)
+    rail_problems: tuple[str, ...] = field(default=())
 
 
 def _mc(tree: SysfsTree, rel: str) -> float | None:
@@ -208,11 +211,12 @@ def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
     return out
 
 
-def _rails(tree: SysfsTree, name: str, rel: str, problems: list[str]) -> list[PowerRail]:
+def _rails(tree: SysfsTree, name: str, rel: str, problems: list[str], bad: list[str]) -> list[PowerRail]:
     """INA3221 channels: ``inN_label`` names a rail, ``inN_input`` mV, ``currN_input`` mA.
 
     A label that fails to read is kept in ``problems``: that channel may be the input rail,
-    and "no VDD_IN rail found" alone hid the file (session 21c)."""
+    and "no VDD_IN rail found" alone hid the file (session 21c); also in ``bad`` (the rail
+    labels that failed, :attr:`Inventory.rail_problems`)."""
     rails = []
     for lab in tree.listdir(rel, r"in\d+_label"):
         n = lab[2:-6]
@@ -220,6 +224,7 @@ def _rails(tree: SysfsTree, name: str, rel: str, problems: list[str]) -> list[Po
             label = tree.read_text(f"{rel}/{lab}")
         except SensorError as e:
             problems.append(str(e))
+            bad.append(str(e))
             continue
         if not label or label in {"NC", "sum of shunt voltages"}:
             continue
@@ -240,7 +245,7 @@ def _rail(
 I2C_DEVICES = "sys/bus/i2c/devices"
 
 
-def _iio_rails(tree: SysfsTree, problems: list[str]) -> list[PowerRail]:
+def _iio_rails(tree: SysfsTree, problems: list[str], bad: list[str]) -> list[PowerRail]:
     """JetPack 4 (L4T 32, kernel 4.9) drives the INA3221 with NVIDIA's iio driver ``ina3221x``,
     not hwmon: under ``/sys/bus/i2c/devices/<bus-addr>/iio:deviceK`` each channel N is named by
     ``rail_name_N``, with ``in_powerN_input`` in mW, ``in_voltageN_input`` mV and
@@ -262,6 +267,7 @@ def _iio_rails(tree: SysfsTree, problems: list[str]) -> list[PowerRail]:
                     label = tree.read_text(f"{base}/{lab}")
                 except SensorError as e:
                     problems.append(str(e))  # as for an hwmon rail's label (_rails)
+                    bad.append(str(e))
                     continue
                 volt, curr = f"{base}/in_voltage{n}_input", f"{base}/in_current{n}_input"
                 rails.append(_rail(tree, label, iio, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
@@ -283,11 +289,11 @@ def hwmon_chips(tree: SysfsTree, problems: list[str] | None = None) -> Iterator[
         yield name, rel, chip
 
 
-def _hwmons(tree: SysfsTree, problems: list[str]) -> list[Hwmon]:
+def _hwmons(tree: SysfsTree, problems: list[str], bad: list[str]) -> list[Hwmon]:
     out = []
     for name, rel, chip in hwmon_chips(tree, problems):
         temps = tuple(f"{rel}/{t}" for t in tree.listdir(rel, r"temp\d+_input"))
-        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel, problems))))
+        out.append(Hwmon(name, rel, chip, temps, tuple(_rails(tree, name, rel, problems, bad))))
     return out
 
 
@@ -546,9 +552,11 @@ def discover(tree: SysfsTree) -> Inventory:
             "start `thermogov emulate` on it again or give the live board's root"
         )
     problems: list[str] = []
+    bad_rails: list[str] = []
     model, compat = read_model(tree)
-    zones, hwmons, supplies = _zones(tree, problems), _hwmons(tree, problems), _supplies(tree, problems)
-    iio_rails = _iio_rails(tree, problems)
+    zones, hwmons = _zones(tree, problems), _hwmons(tree, problems, bad_rails)
+    supplies = _supplies(tree, problems)
+    iio_rails = _iio_rails(tree, problems, bad_rails)
     return Inventory(
         model=model,
         compatible=compat,
@@ -559,4 +567,5 @@ def discover(tree: SysfsTree) -> Inventory:
         devfreqs=tuple(_devfreqs(tree)),
         problems=tuple(problems),
         iio_rails=tuple(iio_rails),
+        rail_problems=tuple(bad_rails),
     )

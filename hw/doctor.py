@@ -26,6 +26,7 @@ from thermogov.hw.mapping import (
     unmatched_model,
 )
 from thermogov.hw.power import PowerSupplyReader, status_line
+from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
@@ -172,7 +173,7 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
     if bmap.power is not None:
         out.append(f"board power: rail {bmap.power.label} on {bmap.power.hwmon}")
     else:
-        out.append("board power: no VDD_IN/POM_5V_IN rail found; power_w will be empty")
+        out.append(f"board power: {absent_rail(tree, inv)}; {LOST} will be empty")
     return out
 
 
@@ -434,14 +435,19 @@ def power_warnings(tree: SysfsTree, bmap: BoardMap) -> list[str]:
 
 def start_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> list[str]:
     """:func:`clock_warnings` and :func:`power_warnings` for ``run``'s start, on the board ``run`` maps (nothing if it
-    cannot map one: the run reports that itself)."""
+    cannot map one: the run reports that itself), and the input rail's absence where the board shows
+    a power monitor (``hw/railabsent.py``, the phrase ``doctor``'s "board power:" line uses)."""
     from thermogov.hw.daemon import RunOptions, prepare
 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
     except ThermogovError:
         return []
-    return [*clock_warnings(tree, prep.bmap), *power_warnings(tree, prep.bmap)]
+    return [
+        *clock_warnings(tree, prep.bmap),
+        *power_warnings(tree, prep.bmap),
+        *absent_rail_warning(tree, discover(tree), prep.bmap),
+    ]
 
 
 def config_refusal(tree: SysfsTree, config: Config, board_opt: str | None) -> ConfigError | None:

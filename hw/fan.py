@@ -30,6 +30,21 @@ every time the governor looks and the controller re-asserts its own level after 
 On the L4T fan nothing of the kernel writes ``target_pwm`` once ``temp_control`` is 0, so an
 owned attribute reading other than what thermogov last wrote (or found, before its first
 write) is another writer: jtop's service (:mod:`thermogov.hw.jtopfan`), a user's ``echo``.
+The same holds for a fan governed through the hwmon's ``pwm1`` (no cooling device: Orin's
+``pwm-fan`` on JetPack 5/6): the kernel's only writer of ``pwm1`` is that driver's cooling device
+(``pwm_fan_set_cur_state``), so once thermogov wrote, ``pwm1`` or ``pwm1_enable`` reading other
+than the driver kept of that write is jtop, fancontrol, nvfancontrol started late or an ``echo``;
+before the first write (``pwm1_enable`` as found, 2: automatic in the hwmon ABI) a move is not
+judged.  The driver's read-back is learnt from every write (mainline ``pwm-fan`` returns the
+duty as written, ``ctx->pwm_value``; a driver keeping its own steps would read back otherwise).
+A fan governed through its cooling device's ``cur_state`` (Pi 5, Orin's pwm-fan with its
+cooling device) has step_wise as a second, legitimate writer of that state, and a ``pwm1``
+write moves it too (``pwm_fan_update_state``); what tells them apart is ``pwm1``: a state change
+makes the driver write that state's cooling level (``pwm_fan_set_cur_state``), a ``pwm1`` write
+keeps the duty written.  So the duty the driver kept after each of thermogov's writes that moved
+the state is learnt (never the duty found, nor one after a write that did not move it: at probe
+the driver reads 255 at its top state, whatever that state's level), and ``pwm1`` reading other
+than it while ``cur_state`` reads that state is another writer (:class:`CoolingDuties`).
 The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
 once, restore only what is still ours; the speed and the mode are one choice there (a speed
 holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
@@ -232,6 +247,34 @@ def fan_attribute_range(tree: SysfsTree, dev: FanDevice, rel: str) -> tuple[int,
     return None
 
 
+class CoolingDuties:
+    """The duty (``pwm1``) the pwm-fan driver keeps for each cooling state, learnt from
+    thermogov's own state changes (module doc): ``pwm1`` read only while the state read back
+    is one of them, so a fan without a ``pwm1`` or not yet moved by thermogov costs no read."""
+
+    def __init__(self, io: LimitIO, pwm_rel: str) -> None:
+        self._io = io
+        self.rel = pwm_rel
+        self._duty: dict[int, int] = {}
+
+    def learn(self, before: int | None, state: int) -> None:
+        """After thermogov wrote ``state`` over ``before`` (None: unread): what the driver kept."""
+        if before is not None and before != state:
+            with contextlib.suppress(ActuatorError):
+                self._duty[state] = self._io.read_int(self.rel)
+
+    def stray(self, state: int) -> tuple[int, int] | None:
+        """(read, expected) when ``pwm1`` is not the duty learnt for ``state``; else None."""
+        want = self._duty.get(state)
+        if want is None:
+            return None
+        try:
+            raw = self._io.read_int(self.rel)
+        except ActuatorError:  # a failed read says nothing about another writer
+            return None
+        return None if raw == want else (raw, want)
+
+
 class HwFan:
     """A :class:`~thermogov.interfaces.FanActuator` on a pwm-fan; ``dry_run`` writes nothing.
 
@@ -257,6 +300,7 @@ class HwFan:
         self._tach = Every(tach_period_s)
         self._rpm: int | None = None
         self._level_t: float | None = None  # the instant the level was last read back
+        self._raw: int | None = None  # what it read then
         # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
         self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         attrs = owned_attributes(tree, dev)
@@ -284,19 +328,25 @@ class HwFan:
         self._enabled = self._mode is None
         # What each owned attribute must read while the fan is ours: as found, then as last written.
         self._expected = dict(self.originals)
-        # The L4T fan with its temp_control: no kernel writer of target_pwm while that reads 0.
-        self._watched = dev.target_rel is not None and self._mode is not None
+        # The L4T fan with its temp_control (no kernel writer of target_pwm while that reads 0),
+        # or a hwmon pwm1 without a cooling device (the driver's only kernel writer of it).
+        self._watched = self._rel == dev.pwm_rel or (dev.target_rel is not None and self._mode is not None)
         self._mode_look = Every(tach_period_s)
         self.left = ""  # why the fan was left to another writer ("" while governed)
         self._written: set[str] = set()
         self.on_left: Callable[[str], None] | None = None  # the daemon: say it, rewrite the journal
         # the daemon: record what the watched fan may read as ours (hw/lastcaps.py, session 21f)
         self.on_wrote: Callable[[str, tuple[int, ...]], None] | None = None
+        pwm = dev.pwm_rel if self._rel == dev.state_rel else None
+        self._duties = CoolingDuties(self.io, pwm) if pwm is not None and tree.exists(pwm) else None
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
         if self._watched and self._mode is not None:  # the rival look's, at the tach's cadence
             tree.keep_open(self._mode[0], ActuatorError)
+        if self._duties is not None:  # read each tick once thermogov moved the state
+            with contextlib.suppress(ActuatorError):  # unopenable: read afresh, as before
+                tree.keep_open(self._duties.rel, ActuatorError)
 
     def _nearest(self, raw: int) -> int:
         return min(range(len(self._values)), key=lambda k: abs(self._values[k] - raw))
@@ -316,11 +366,12 @@ class HwFan:
         one tick), the value read then is the answer; a write reads it back anew."""
         now = self._clock()
         if now != self._level_t:
-            self._level_t = now
+            self._level_t, self._raw = now, None
             with contextlib.suppress(ActuatorError):
-                raw = self.io.read_int(self._rel)
+                raw = self._raw = self.io.read_int(self._rel)
                 self._level = self._nearest(raw)
                 self._judge(self._rel, raw)
+                self._judge_duty(raw)
             if self._watched and self._mode is not None and self._mode_look.due(now):
                 self._look(self._mode[0])
         return self._level
@@ -335,21 +386,53 @@ class HwFan:
         want = self._expected.get(rel)
         if not self._watched or self.left or want is None or raw == want or self._kernels(rel):
             return
+        self._leave(rel, raw, f"{want} as thermogov {'last wrote' if rel in self._written else 'found it'}")
+
+    def _judge_duty(self, state: int) -> None:
+        """The rival rule on a cooling device's fan: ``pwm1`` other than the driver keeps for ``state``."""
+        stray = None if self.left or self._duties is None else self._duties.stray(state)
+        if stray is not None and self._duties is not None:
+            self._leave(
+                self._duties.rel, stray[0], f"{stray[1]}, the duty the driver keeps for cur_state {state}"
+            )
+
+    def _leave(self, rel: str, raw: int, want: str) -> None:
+        """Leave the whole fan to another writer: said once, nothing of it put back."""
         was = ", ".join(f"{r.rsplit('/', 1)[-1]} {v}" for r, v in self.originals)
         self.left = (
-            f"fan: {self.tree.show(rel)} reads {raw}, not {want} as thermogov "
-            f"{'last wrote' if rel in self._written else 'found it'}: another writer drives the fan "
-            "(jtop, a user); thermogov stops governing it and leaves it as that writer set it "
+            f"fan: {self.tree.show(rel)} reads {raw}, not {want}: another writer drives the fan "
+            "(jtop, fancontrol, a user); thermogov stops governing it and leaves it as that writer set it "
             f"(before thermogov: {was})"
         )
         self.originals = []  # nothing of the fan is ours to put back any more
         if self.on_left is not None:
             self.on_left(self.left)
 
+    def _look_all(self) -> int | None:
+        """Judge every watched attribute now; the cooling state read (None: not read)."""
+        if self._watched:
+            for rel, _ in list(self.originals):
+                self._look(rel)
+        if self._duties is None or self.left:
+            return None
+        if self._level_t == self._clock():  # read and judged at this instant (the controller's tick)
+            return self._raw
+        try:
+            state = self.io.read_int(self._rel)
+        except ActuatorError:
+            return None
+        self._judge_duty(state)
+        return state
+
     def _kernels(self, rel: str) -> bool:
-        """The speed while the kernel's curve is on (temp_control 1 as found, before thermogov's
-        first write): the driver's cooling device moves it, no other writer can be told apart."""
-        return self._mode is not None and rel == self._rel and self._expected[self._mode[0]] != self._mode[1]
+        """The speed while the kernel's control is on (temp_control 1, pwm1_enable 2 as found,
+        before thermogov's first write; or, without a mode attribute, before its first speed):
+        the kernel may move it then, no other writer can be told apart."""
+        if rel != self._rel:
+            return False
+        if self._mode is None:
+            return rel not in self._written
+        return self._expected[self._mode[0]] != self._mode[1]
 
     def rpm(self) -> int | None:
         """The tachometer (``fan1_input``) as of its last poll; None without one or on a read error."""
@@ -371,7 +454,7 @@ class HwFan:
         self.io.write_int(rel, value)
         self._written.add(rel)
         self._expected[rel] = value
-        if self._watched:  # what the driver kept (a duty above pwm_cap reads back as the cap)
+        if self._watched:  # what the driver kept (a duty above pwm_cap reads back as the cap; steps)
             with contextlib.suppress(ActuatorError):
                 self._expected[rel] = self.io.read_int(rel)
         if noted:
@@ -380,9 +463,7 @@ class HwFan:
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:
             raise ActuatorError(f"fan: level {level} is outside 0..{self.levels - 1}")
-        if self._watched:  # a rival's write since the last look is seen before ours lands
-            for rel, _ in list(self.originals):
-                self._look(rel)
+        before = self._look_all()  # a rival's write since the last look is seen before ours lands
         if self.left:
             self._level_t = None
             return self.level
@@ -392,6 +473,8 @@ class HwFan:
                 self._write(rel, wanted)
             self._enabled = True
         self._write(self._rel, self._values[level])
+        if self._duties is not None:
+            self._duties.learn(before, self._values[level])
         self._level = level
         self._level_t = None  # read back what the kernel kept
         self._tach.reset()  # the stall alarm judges the new level on a fresh reading
@@ -401,8 +484,7 @@ class HwFan:
         """Put back every captured attribute, the speed before the mode; all are tried.
 
         A last look first: a rival's write since the last tick leaves the fan to it (module doc)."""
-        for rel, _ in list(self.originals) if self._watched else []:
-            self._look(rel)
+        self._look_all()
         ordered = sorted(self.originals, key=lambda rv: is_mode_attribute(rv[0]))
         errors = [e for e in (write_back(self.io, rel, value) for rel, value in ordered) if e]
         if errors:

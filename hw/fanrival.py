@@ -8,9 +8,10 @@ thermogov's own (:meth:`thermogov.hw.lastcaps.LastCaps.fan_wrote`); a restore pu
 back only while every attribute still reads one of them, and otherwise leaves the whole fan
 as it reads and says so (the duty and the mode are one choice: the daemon's rule).
 
-The rule is the L4T fan's only (a journal holding its ``temp_control``): a hwmon ``pwm1`` is
-moved by the kernel's own curve under ``pwm1_enable`` 2, so a value there says nothing about
-another writer.  Without a record of the journal's run (none kept, or another boot, root or
+The rule is the daemon's (session 21d made it one for the L4T fan and a hwmon ``pwm1`` fan): a
+journal whose speed is ``target_pwm`` or ``pwm1`` is judged; one governed through a cooling
+device's ``cur_state`` is put back as before (step_wise moves that state too: the daemon tells
+a rival there by the duty the driver keeps per state, which no record holds yet).  Without a record of the journal's run (none kept, or another boot, root or
 run) the fan is put back as journaled, as before: nothing can tell a rival from thermogov's
 last duty then, and a fan stuck at a fixed duty with the kernel's curve off, the clocks
 restored to full, is the worse of the two mistakes.
@@ -24,6 +25,9 @@ from thermogov.hw.l4tfan import CONTROL, TARGET
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
+SPEEDS = (TARGET, "pwm1")  # the judged fans' speed attributes (hw/fan.py)
+MODES = (CONTROL, "pwm1_enable")  # and who drives that speed
+
 
 def _name(rel: str) -> str:
     return rel.rstrip("/").rsplit("/", 1)[-1]
@@ -36,10 +40,12 @@ def fan_rival(tree: SysfsTree, attrs: list[tuple[str, int]], ours: dict[str, tup
     An attribute never written by the run must read as journaled, except the speed while the
     mode was never written (the kernel's curve moves it then, as the daemon's rule allows)."""
     names = {_name(rel): rel for rel, _ in attrs}
-    if ours is None or CONTROL not in names:
+    speed = next((names[n] for n in SPEEDS if n in names), None)
+    if ours is None or speed is None:
         return ""
+    mode = next((names[n] for n in MODES if n in names), None)
     for rel, before in attrs:
-        if rel not in ours and _name(rel) == TARGET and names[CONTROL] not in ours:
+        if rel == speed and rel not in ours and (mode is None or mode not in ours):
             continue
         want = ours.get(rel, (before,))
         with contextlib.suppress(SensorError):
@@ -49,6 +55,6 @@ def fan_rival(tree: SysfsTree, attrs: list[tuple[str, int]], ours: dict[str, tup
                 shown = " or ".join(str(v) for v in want)
                 return (
                     f"fan: {tree.show(rel)} reads {raw}, not {shown} as {whose}: another writer drives "
-                    "the fan (jtop, a user); left as that writer set it"
+                    "the fan (jtop, fancontrol, a user); left as that writer set it"
                 )
     return ""

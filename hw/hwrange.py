@@ -8,6 +8,13 @@ journal restore's allow-list (:func:`thermogov.hw.owned.owned_windows`, every de
 the rule for a window found in force (:func:`thermogov.hw.limits.check_limits_in_force`: at
 start, for a member that joins mid-run, in ``doctor``), which reads only the one device's
 files, so a cluster coming online no longer costs a walk of the whole tree.
+
+A device's range is read once a run (:func:`limits_range` keeps it in the tree's
+``ranges``, by the device's folder): the start's check reads it, the journal's first write
+and every rewrite of a window left as it was take it from there.  It is read again for a
+member whose folder the kernel made again (:meth:`~thermogov.hw.sysfs.SysfsTree.release_member` drops
+it with the folder's resolutions) and for a window whose values changed (``fresh``: another
+writer's value adopted, which today's range holds, :class:`thermogov.hw.journal.RecordedRanges`).
 """
 
 from __future__ import annotations
@@ -35,15 +42,8 @@ def policy_range(
     read.  An OPP list made from those same two files (no ``scaling_available_frequencies``)
     is no fallback then.
     """
-    lo_rel, hi_rel = f"{rel}/cpuinfo_min_freq", f"{rel}/cpuinfo_max_freq"
     try:
-        lo, hi = tree.read_int(lo_rel), tree.read_int(hi_rel)
-        if not 0 < lo <= hi <= LARGEST_LIMIT[1000]:
-            bad = lo_rel if not 0 < lo <= LARGEST_LIMIT[1000] else hi_rel
-            raise SensorError(
-                f"{tree.show(bad)}: {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq) is not "
-                "a hardware range"
-            )
+        return _cpuinfo_range(tree, rel)
     except SensorError as e:
         if not table_hz or table_source != "scaling_available_frequencies":
             raise SensorError(
@@ -51,24 +51,51 @@ def policy_range(
                 "reads one (check the board with `thermogov doctor`)"
             ) from e
         return table_hz[0] // 1000, table_hz[-1] // 1000, "scaling_available_frequencies"
+
+
+def _cpuinfo_range(tree: SysfsTree, rel: str) -> tuple[int, int, str]:
+    """``cpuinfo_min_freq..cpuinfo_max_freq`` (kHz) of the policy at ``rel``, or SensorError."""
+    lo_rel, hi_rel = f"{rel}/cpuinfo_min_freq", f"{rel}/cpuinfo_max_freq"
+    lo, hi = tree.read_int(lo_rel), tree.read_int(hi_rel)
+    if not 0 < lo <= hi <= LARGEST_LIMIT[1000]:
+        bad = lo_rel if not 0 < lo <= LARGEST_LIMIT[1000] else hi_rel
+        raise SensorError(
+            f"{tree.show(bad)}: {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq) is not a hardware range"
+        )
     return lo, hi, "cpuinfo_min_freq..cpuinfo_max_freq"
 
 
-def limits_range(tree: SysfsTree, min_rel: str, scale_hz: int) -> tuple[int, int, str] | None:
+def limits_range(
+    tree: SysfsTree, min_rel: str, scale_hz: int, *, fresh: bool = False
+) -> tuple[int, int, str] | None:
     """(lowest, highest, where they come from) in file units for the device whose min limit is
     ``min_rel``, None when its range cannot be known now (a restore skips such a window and says
     why, :class:`thermogov.hw.owned.OwnedWindows`; here it is left to the checks that name it).
 
-    Reads that one policy or device only (:func:`read_policy` / :func:`read_devfreq`, the reads
-    discovery makes of it), never the rest of the tree.  A read refused on the way (a range
-    file linked out of the root) is a range not known either.
+    The range read earlier in the run unless ``fresh`` (module doc); else read from that one
+    policy or device only, never the rest of the tree: a policy's ``cpuinfo_min/max_freq``, its
+    OPP list (:func:`read_policy`) only when those do not read as a range; a device's table
+    (:func:`read_devfreq`).  A read refused on the way (a range file linked out of the root) is
+    a range not known either, and is not kept: the next asker reads again.
     """
     folder, _sep, _attr = min_rel.rpartition("/")
+    if not fresh and folder in tree.ranges:
+        return tree.ranges[folder]
+    span = _read_range(tree, folder, scale_hz)
+    if span is not None:
+        tree.ranges[folder] = span
+    return span
+
+
+def _read_range(tree: SysfsTree, folder: str, scale_hz: int) -> tuple[int, int, str] | None:
     parent, _sep, name = folder.rpartition("/")
     try:
         if scale_hz == 1000 and parent == CPUFREQ:
-            p = read_policy(tree, name)
-            return policy_range(tree, p.rel, p.table_hz, p.table_source)
+            try:
+                return _cpuinfo_range(tree, folder)
+            except SensorError:  # its OPP list's ends, or the error saying there is none
+                p = read_policy(tree, name)
+                return policy_range(tree, p.rel, p.table_hz, p.table_source)
         if scale_hz == 1 and parent == DEVFREQ:
             d = read_devfreq(tree, name)
             return (d.table_hz[0], d.table_hz[-1], "available_frequencies") if d.table_hz else None

@@ -371,10 +371,13 @@ class RecordedRanges:
     (:mod:`thermogov.hw.limitwatch`); by then an agent may have shrunk a table, so each
     rewrite records the span of every range seen for the window (the first, when the
     original was read, and today's, which holds any value adopted since), never a narrower one.
+    Today's range is read for a window whose values changed since its last record only: one
+    left as it was keeps the range its values were read in (:mod:`thermogov.hw.hwrange`).
     """
 
     def __init__(self) -> None:
         self._seen: dict[tuple[str, str], tuple[int, int]] = {}
+        self._values: dict[tuple[str, str], tuple[int, int]] = {}  # the window of the last stamp
 
     def known(self, entries: list[JournalEntry]) -> list[JournalEntry]:
         """``entries`` with the ranges recorded so far, without reading the tree (the exit
@@ -396,7 +399,9 @@ class RecordedRanges:
         out = []
         for e in entries:
             key = (e.min_rel, e.max_rel)
-            span = limits_range(tree, e.min_rel, e.scale_hz)
+            last = self._values.get(key)
+            self._values[key] = (e.min, e.max)
+            span = limits_range(tree, e.min_rel, e.scale_hz, fresh=last not in (None, (e.min, e.max)))
             seen = self._seen.get(key)
             if span is not None:
                 lo, hi = seen or span[:2]

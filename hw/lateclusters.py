@@ -135,16 +135,14 @@ class LateMembers:
             if why:
                 self._log(f"warning: {label} came back but is left alone: {why}")
                 continue
-            verdict = adopt(
+            verdict = rejoin_at_exit(
                 self._tree,
                 self._held[label],
                 f,
                 self._journal,
                 self._log,
+                lambda w, g=gone, t=table, f=f: recalled(g, w, t, f, self._log),
                 dry_run=self._dry_run,
-                event="came back",
-                recall=lambda w, g=gone, t=table, f=f: recalled(g, w, t, f, self._log),
-                only_recalled=True,
             )
             if verdict:
                 self._departed.pop(label)
@@ -165,9 +163,9 @@ class LateMembers:
         tag: str = "cluster_online",
     ) -> str:
         """:func:`adopt`, the window of a member that went away and came back recalled
-        (:func:`thermogov.hw.departures.recalled`); forgotten once it joined."""
+        (:func:`thermogov.hw.departures.recalled`); forgotten once it joined.  The caller says
+        such a member "appeared again" in ``event``."""
         gone = self._departed.get(f.label)
-        event = f"{event} again" if gone and not event.endswith("again") else event
         why = elsewhere(self._tree, gone, f)
         if why:
             self._log(f"warning: {f.label} {event} but is left alone: {why}")
@@ -270,6 +268,8 @@ class LateClusters(LateMembers):
             return ""
         f = LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000)
         event = "appeared" if name in self._absent else "came online"
+        if name in self._departed:  # went away, absent since (hold)
+            event = "appeared again"
         return self._adopt(a, f, p.table_hz, event, said=self._said)
 
 
@@ -285,84 +285,29 @@ def adopt(
     tag: str = "cluster_online",
     said: set[str] | None = None,
     recall: Callable[[tuple[int, int]], tuple[int, int]] | None = None,
-    only_recalled: bool = False,
 ) -> str:
     """Join one limit pair that appeared mid-run to its domain's actuator, in the one safe order.
 
-    Its window as found is read and checked by the start's one rule
-    (:func:`~thermogov.hw.limits.check_limits_in_force`: no min above the max, nothing outside
-    the device's own hardware range, which a journal restore would refuse after a ``kill -9``;
-    read from this device's files, not a walk of the tree), put in the actuator as what
-    restore puts back, journaled (fsynced) before the first write, owned, then capped.  The
-    trace tag when it joined, "wait" to look again (it went away between two reads), "" when it
-    is left alone (said once).  Shared by late clusters and late devfreq devices.
+    Its window as found is read and checked by the start's one rule (:func:`_joined`), put in
+    the actuator as what restore puts back, journaled (fsynced) before the first write, owned,
+    then capped.  The trace tag when it joined, "wait" to look again (it went away between two
+    reads), "" when it is left alone (said once).  Shared by late clusters and late devfreq
+    devices.
 
     ``said`` (late clusters): the names whose unreadable limit was already said.  A cluster's max
     has just read, so only EBUSY (offline again) is the kernel's answer for its min; a min
     missing or garbage is said once there, as a max would be, and looked at again (session 19).
     Without it (a device's files, which may be gone between two reads) such a read waits or is
     left alone, said.  ``recall``: the window restore puts back for a member that went away and
-    came back, from the one read (:func:`thermogov.hw.departures.recalled`).  ``only_recalled``
-    (the exit): joined only when that recall changed the window, and not capped (the restore
-    comes next and writes the window of before)."""
+    came back, from the one read (:func:`thermogov.hw.departures.recalled`)."""
     name = f.label
-    try:
-        original = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
-    except ActuatorError as e:
-        if said is not None:
-            _say_unreadable(said, log, name, e, (errno.EBUSY,))
-            return "wait"
-        if _offline(e):
-            return "wait"  # gone or offline again between two reads
-        log(f"warning: {name} {event} but is left alone: {e}")
+    found = _found(a, f, log, event, said)
+    if isinstance(found, str):
+        return found
+    original = found if recall is None else recall(found)
+    if not _joined(tree, a, f, original, journal, log, dry_run=dry_run, event=event):
         return ""
-    found = original
-    if recall is not None:
-        original = recall(original)
-    if only_recalled and original == found:
-        return ""  # its own window as found: the restore leaves it as it is
-    try:
-        check_limits_in_force(tree, f, *original)  # the start's rule: min above max, outside its range
-    except ActuatorError as e:
-        log(f"warning: {name} {event} but is left alone: {e}")
-        return ""
-    # A file that cannot be owned (a link planted while it was absent or offline) is this
-    # member's fault alone: judged before the journal names it, so the rest go on being governed.
-    # A file another member owns (a folder linked to a governed member's): never a second window.
-    why = (
-        tree.unownable(f.min_rel)
-        or tree.unownable(f.max_rel)
-        or tree.taken(f.min_rel)
-        or tree.taken(f.max_rel)
-    )
-    if why:
-        log(f"warning: {name} {event} but is left alone: {why}")
-        return ""
-    before = clock_reader(tree, a.files)
-    tree.keep_open(f.cur_rel, ActuatorError)
-    a.join(f, original, clock_reader(tree, (*a.files, f)))
-    try:
-        journal()  # before the first write: a kill -9 from here on restores it
-    except ThermogovError as e:
-        a.leave(f.label, before)
-        log(f"warning: {name} {event} but is left alone: its limits could not be journaled ({e})")
-        return ""
-    if not dry_run:
-        try:
-            tree.own(f.min_rel)
-            tree.own(f.max_rel)
-        except ActuatorError as e:  # gone, or a link, between the read and now: nothing written
-            a.leave(f.label, before)
-            journal_quietly(journal)
-            log(f"warning: {name} {event} but is left alone: {e}")
-            return ""
     unit = f.unit
-    if only_recalled:
-        a.seen[f.label] = a.written[f.label] = found  # thermogov's cap, carried over: restored next
-        log(
-            f"{name} {event} with {_window(found)} {unit}: journaled, {_window(original)} put back by the restore"
-        )
-        return f"{tag}:{name}"
     try:
         a.reapply(f)
     except ActuatorError as e:
@@ -378,6 +323,112 @@ def adopt(
         f"{a.name} at {cap} {unit}, restored at exit"
     )
     return f"{tag}:{name}"
+
+
+def rejoin_at_exit(
+    tree: SysfsTree,
+    a: CapActuator,
+    f: LimitFiles,
+    journal: Callable[[], None],
+    log: Callable[[str], None],
+    recall: Callable[[tuple[int, int]], tuple[int, int]],
+    *,
+    dry_run: bool,
+    event: str = "came back",
+    tag: str = "cluster_online",
+) -> str:
+    """The exit's join of a member that went away and is back (:meth:`LateMembers.recall_at_exit`):
+    only when ``recall`` changed the window found (its new files read thermogov's own last cap),
+    by :func:`adopt`'s checks, journaled and owned but not capped: the restore comes next and
+    writes the window of before.  Its verdicts are :func:`adopt`'s."""
+    name = f.label
+    found = _found(a, f, log, event, None)
+    if isinstance(found, str):
+        return found
+    original = recall(found)
+    if original == found:
+        return ""  # its own window as found: the restore leaves it as it is
+    if not _joined(tree, a, f, original, journal, log, dry_run=dry_run, event=event):
+        return ""
+    a.seen[f.label] = a.written[f.label] = found  # thermogov's cap, carried over: restored next
+    log(
+        f"{name} {event} with {_window(found)} {f.unit}: journaled, {_window(original)} put back by the restore"
+    )
+    return f"{tag}:{name}"
+
+
+def _found(
+    a: CapActuator, f: LimitFiles, log: Callable[[str], None], event: str, said: set[str] | None
+) -> tuple[int, int] | str:
+    """The window a member that appeared reads now, else :func:`adopt`'s verdict ("wait" or
+    "", said) when it cannot be read."""
+    try:
+        return (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
+    except ActuatorError as e:
+        if said is not None:
+            _say_unreadable(said, log, f.label, e, (errno.EBUSY,))
+            return "wait"
+        if _offline(e):
+            return "wait"  # gone or offline again between two reads
+        log(f"warning: {f.label} {event} but is left alone: {e}")
+        return ""
+
+
+def _joined(
+    tree: SysfsTree,
+    a: CapActuator,
+    f: LimitFiles,
+    original: tuple[int, int],
+    journal: Callable[[], None],
+    log: Callable[[str], None],
+    *,
+    dry_run: bool,
+    event: str,
+) -> bool:
+    """Whether the member joined ``a`` with ``original`` as what restore puts back: journaled
+    (fsynced) and owned, nothing written yet.  Else it is left alone, said, and False.
+
+    Checked first by the start's one rule (:func:`~thermogov.hw.limits.check_limits_in_force`:
+    no min above the max, nothing outside the device's own hardware range, which a journal
+    restore would refuse after a ``kill -9``; read from this device's files, not a walk of the
+    tree)."""
+    name = f.label
+    try:
+        check_limits_in_force(tree, f, *original)  # the start's rule: min above max, outside its range
+    except ActuatorError as e:
+        log(f"warning: {name} {event} but is left alone: {e}")
+        return False
+    # A file that cannot be owned (a link planted while it was absent or offline) is this
+    # member's fault alone: judged before the journal names it, so the rest go on being governed.
+    # A file another member owns (a folder linked to a governed member's): never a second window.
+    why = (
+        tree.unownable(f.min_rel)
+        or tree.unownable(f.max_rel)
+        or tree.taken(f.min_rel)
+        or tree.taken(f.max_rel)
+    )
+    if why:
+        log(f"warning: {name} {event} but is left alone: {why}")
+        return False
+    before = clock_reader(tree, a.files)
+    tree.keep_open(f.cur_rel, ActuatorError)
+    a.join(f, original, clock_reader(tree, (*a.files, f)))
+    try:
+        journal()  # before the first write: a kill -9 from here on restores it
+    except ThermogovError as e:
+        a.leave(f.label, before)
+        log(f"warning: {name} {event} but is left alone: its limits could not be journaled ({e})")
+        return False
+    if not dry_run:
+        try:
+            tree.own(f.min_rel)
+            tree.own(f.max_rel)
+        except ActuatorError as e:  # gone, or a link, between the read and now: nothing written
+            a.leave(f.label, before)
+            journal_quietly(journal)
+            log(f"warning: {name} {event} but is left alone: {e}")
+            return False
+    return True
 
 
 def journal_quietly(journal: Callable[[], None]) -> None:

@@ -104,6 +104,10 @@ class LimitIO(Protocol):
 
     def write_int(self, rel: str, value: int) -> None: ...
 
+    def kernel_removed(self, f: LimitFiles) -> bool:
+        """Whether ``f``'s owned limits went the kernel's way (:func:`kernel_removed`)."""
+        ...
+
 
 def kernel_removed(tree: SysfsTree, f: LimitFiles) -> bool:
     """Whether a member's owned limits are no longer the files owned *in the kernel's way*
@@ -133,6 +137,9 @@ class TreeIO:
     def write_int(self, rel: str, value: int) -> None:
         self.tree.write_int(rel, value)
 
+    def kernel_removed(self, f: LimitFiles) -> bool:
+        return kernel_removed(self.tree, f)
+
 
 class DryRunIO:
     """Writes nothing: records each would-be write and answers reads from the record."""
@@ -150,6 +157,10 @@ class DryRunIO:
     def write_int(self, rel: str, value: int) -> None:
         self._overlay[rel] = int(value)
         self._pending.append(f"{self.tree.show(rel)}={int(value)}")
+
+    def kernel_removed(self, f: LimitFiles) -> bool:
+        """Never: nothing is owned or written in a dry run, so no owned file can be refused."""
+        return False
 
     def drain(self) -> list[str]:
         """The writes recorded since the last drain, in the order they would have happened."""

@@ -43,7 +43,7 @@ import os
 import re
 import stat
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -135,6 +135,8 @@ class SysfsTree:
         # real path -> [fd, dev, ino, dir_dev, dir_ino, on_sysfs] of its kept descriptor ([] until read)
         self._kept: dict[str, list[int]] = {}
         self._stable = StableDevices()
+        # A device folder's hardware range, read once a run (hw/hwrange.py); dropped by release_member.
+        self.ranges: dict[str, tuple[int, int, str]] = {}
         self._finalizer = weakref.finalize(self, _close_kept, self._kept)
 
     # -- paths ------------------------------------------------------------------------------
@@ -497,29 +499,33 @@ class SysfsTree:
         p = self.path(rel)
         return os.path.islink(os.path.join(os.path.realpath(p.parent), p.name))
 
-    def disown(self, rel: str) -> None:
-        """Forget an owned attribute whose device went away (hw/latedevfreq.py): a device probed
-        again has new files, owned afresh once it is judged again; its path is resolved again
-        too, under :meth:`resolve`'s rule."""
-        real = self._resolved.pop(rel, None) or self.resolve(rel, ActuatorError)
-        self._owned.pop(real, None)
+    def release_member(self, clock_rel: str, limits: Sequence[str] = ()) -> None:
+        """Let go of a member that went away (hw/departures.py): its ``limits`` disowned, the
+        descriptor kept for its clock ``clock_rel`` closed, and every memo of its folder dropped.
 
-    def forget(self, rel: str) -> None:
-        """Stop keeping ``rel`` open and forget its resolution (a member that went away,
-        hw/departures.py): the descriptor of a removed attribute is closed, not kept on a dead
-        inode, and a file made again at the path is resolved afresh under :meth:`resolve`'s rule.
-
-        Every resolution kept for the member's folder and what lies under it goes too: the
+        A device probed again has new files, owned afresh once it is judged again, never under
+        the old identity; a limit whose path is refused now (a link planted out of the root) was
+        never owned under it.  The clock's descriptor of a removed attribute is closed, not kept
+        on a dead inode.  Every resolution kept for the member's folder and what lies under it
+        goes, so a file made again at a path is resolved afresh under :meth:`resolve`'s rule: the
         class entry itself (``class/devfreq/<name>``, resolved by discovery's own-folder check)
-        is a link the kernel makes again with the device, and one planted out of the root in
-        its place must meet the root check, not the memo of the link that went away."""
-        real = self._resolved.pop(rel, None)
+        is a link the kernel makes again with the device, and one planted out of the root in its
+        place must meet the root check, not the memo of the link that went away.  So does the
+        folder's hardware range (a device probed again may have another table)."""
+        for rel in limits:
+            try:
+                real = self._resolved.pop(rel, None) or self.resolve(rel, ActuatorError)
+            except ActuatorError:
+                continue  # refused now: never owned under it
+            self._owned.pop(real, None)
+        real = self._resolved.pop(clock_rel, None)
         entry = self._kept.pop(real, None) if real is not None else None
         if entry:
             os.close(entry[0])
-        folder = rel.rpartition("/")[0]
+        folder = clock_rel.rpartition("/")[0]
         for key in [k for k in self._resolved if k == folder or k.startswith(folder + "/")]:
             del self._resolved[key]
+        self.ranges.pop(folder, None)
 
     def remade(self, rel: str) -> bool:
         """Whether an owned attribute that is no longer the file owned went the kernel's way:

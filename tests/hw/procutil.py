@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 DEADLINE_S = 60.0
 
@@ -94,3 +94,21 @@ def stopped(proc: subprocess.Popen[bytes]) -> str:
     assert proc.returncode == 0, text
     assert "Traceback" not in text
     return text
+
+
+class Snapshots(Protocol):
+    """A fake tree (tests/hw/fakesys.py): its files' contents by path."""
+
+    def snapshot(self) -> dict[str, bytes | str]: ...
+
+
+def stopped_as_before(
+    proc: subprocess.Popen[bytes], tree: Snapshots, before: dict[str, bytes | str], *unsaid: str
+) -> str:
+    """:func:`stopped`, none of ``unsaid`` in its stderr, and every file of ``tree`` as it was
+    ``before`` the run; its stderr."""
+    err = stopped(proc)
+    for phrase in unsaid:
+        assert phrase not in err, err
+    assert tree.snapshot() == before
+    return err

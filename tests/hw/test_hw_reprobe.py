@@ -21,7 +21,7 @@ import pytest
 
 from tests.hw import fakesys, procutil
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import SensorError
+from thermogov.interfaces import ActuatorError, SensorError
 from thermogov.trace import load_trace
 
 HOT_MC = 92000
@@ -102,6 +102,15 @@ def _started(tmp: Path, *extra: str) -> subprocess.Popen[bytes]:
     return proc
 
 
+def _orin_started(
+    tmp: Path,
+) -> tuple[fakesys.FakeTree, Member, dict[str, bytes | str], subprocess.Popen[bytes]]:
+    """The hot JetPack 6 Orin Nano, its GPU, its files before the run, and the run started."""
+    t, gpu = _gpu(tmp, "orin-nano-jp6")
+    before = t.snapshot()
+    return t, gpu, before, _started(tmp)
+
+
 @pytest.mark.parametrize("board", sorted(BOARDS))
 def test_a_gpu_present_at_start_unbound_and_probed_again_is_held_then_capped_again(
     tmp_path: Path, board: str
@@ -130,9 +139,7 @@ def test_a_gpu_present_at_start_unbound_and_probed_again_is_held_then_capped_aga
 def test_kill_9_around_a_reprobe_then_restore_leaves_the_new_gpu_at_its_defaults(
     tmp_path: Path, when: str
 ) -> None:
-    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
-    before = t.snapshot()
-    proc = _started(tmp_path)
+    t, gpu, before, proc = _orin_started(tmp_path)
     gpu.unbind()
     procutil.wait_line(proc, "went away", stream="stderr")
     if when == "after-the-reprobe":
@@ -150,18 +157,14 @@ def test_kill_9_around_a_reprobe_then_restore_leaves_the_new_gpu_at_its_defaults
 def test_a_gpu_probed_again_within_one_look_is_not_written_through_the_old_files(tmp_path: Path) -> None:
     # A flicker: gone and back between two looks, no look sees it missing.  The owned files are
     # other inodes now; the new ones are judged and adopted afresh, never written as the old.
-    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
-    before = t.snapshot()
-    proc = _started(tmp_path)
+    t, gpu, before, proc = _orin_started(tmp_path)
     proc.send_signal(signal.SIGSTOP)  # no look can run in between
     gpu.reprobe()
     proc.send_signal(signal.SIGCONT)
     procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
     procutil.wait_line(proc, "17000000.gpu appeared again with", stream="stderr")
     assert gpu.max("max_freq") < max(fakesys.ORIN_NANO_GPU_HZ)
-    err = procutil.stopped(proc)
-    assert "failsafe" not in err
-    assert t.snapshot() == before
+    procutil.stopped_as_before(proc, t, before, "failsafe")
 
 
 def test_a_reprobed_file_that_reads_thermogovs_own_cap_keeps_the_start_window(tmp_path: Path) -> None:
@@ -180,8 +183,7 @@ def test_a_reprobed_file_that_reads_thermogovs_own_cap_keeps_the_start_window(tm
     assert "reads thermogov's own cap" in line
     procutil.wait_line(proc, "appeared again with", stream="stderr")
     assert _journaled(tmp_path)["17000000.gpu"][1] == top
-    procutil.stopped(proc)
-    assert t.snapshot() == before
+    procutil.stopped_as_before(proc, t, before)
 
 
 @pytest.mark.parametrize("hostile", ["outside", "other-name"])
@@ -254,8 +256,7 @@ def test_a_policy_absent_at_start_adopted_then_recreated_is_adopted_again(tmp_pa
     p.unbind()
     p.probe()
     procutil.wait_line(proc, "policy4 appeared again with", stream="stderr")
-    procutil.stopped(proc)
-    assert t.snapshot() == before
+    procutil.stopped_as_before(proc, t, before)
 
 
 @pytest.mark.parametrize("how", ["SIGINT", "SIGHUP-then-SIGTERM"])
@@ -314,7 +315,7 @@ def test_a_member_forgotten_has_no_descriptor_kept_on_its_dead_file(tmp_path: Pa
     tree.keep_open(cur)
     tree.read_int(cur)
     (fd,) = [e[0] for e in tree._kept.values() if e]
-    tree.forget(cur)
+    tree.release_member(cur)
     with pytest.raises(OSError):
         os.fstat(fd)
     (t.root / cur).unlink()
@@ -330,7 +331,7 @@ def test_a_member_forgotten_has_its_folders_link_checked_afresh(tmp_path: Path) 
     policy = f"{CPUFREQ}/policy0"
     tree.resolve(policy)
     tree.resolve(f"{policy}/scaling_max_freq")
-    tree.forget(f"{policy}/scaling_cur_freq")
+    tree.release_member(f"{policy}/scaling_cur_freq")
     folder = t.root / policy
     shutil.copytree(folder, tmp_path / "outside")
     shutil.rmtree(folder)
@@ -341,13 +342,27 @@ def test_a_member_forgotten_has_its_folders_link_checked_afresh(tmp_path: Path) 
         tree.resolve(f"{policy}/scaling_max_freq")
 
 
+def test_a_member_released_is_no_longer_owned_kept_or_ranged(tmp_path: Path) -> None:
+    # One call lets go of all of it (session 21's review finding 4): before, its limits were
+    # disowned and its clock forgotten in two calls in a fixed order.
+    t = fakesys.rpi5(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    policy = f"{CPUFREQ}/policy0"
+    limits = (f"{policy}/scaling_min_freq", f"{policy}/scaling_max_freq")
+    for rel in limits:
+        tree.own(rel)
+    tree.ranges[policy] = (1, 2, "cpuinfo_min_freq..cpuinfo_max_freq")
+    tree.release_member(f"{policy}/scaling_cur_freq", limits)
+    assert not tree.owned() and policy not in tree.ranges
+    with pytest.raises(ActuatorError, match="not an attribute thermogov owns"):
+        tree.write_int(limits[1], 1000000)
+
+
 def test_a_cap_change_before_the_next_look_holds_the_gone_gpu_without_failsafe(tmp_path: Path) -> None:
     # The daemon stopped across the unbind and a cool-down: its first tick after resuming
     # releases the caps before the watch's look sees the GPU gone.  Before, that write met the
     # confinement refusal ("vanished") and sent the CPU to failsafe, its lowest cap.
-    t, gpu = _gpu(tmp_path, "orin-nano-jp6")
-    before = t.snapshot()
-    proc = _started(tmp_path)
+    t, gpu, before, proc = _orin_started(tmp_path)
     proc.send_signal(signal.SIGSTOP)
     gpu.unbind()
     for zone in range(len(list((t.root / "sys/class/thermal").glob("thermal_zone*")))):
