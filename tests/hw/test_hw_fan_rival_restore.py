@@ -78,3 +78,24 @@ def test_restore_after_kill_9_without_a_rival_puts_the_fan_back(tmp_path: Path) 
     said = done.stdout + done.stderr
     assert "2 fan setting(s)" in said and LEFT not in said
     assert (t.read_int(TARGET), t.read_int(CONTROL)) == (37, 1)
+
+
+def test_restore_after_kill_9_leaves_a_rivals_pwm1(tmp_path: Path) -> None:
+    """21d's rule for a hwmon ``pwm1`` fan (Orin's pwm-fan without a cooling device), at restore."""
+    pwm = "sys/devices/platform/pwm-fan/hwmon/hwmon2/pwm1"
+    enable = f"{pwm}_enable"
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
+    fakesys.pwm_fan(t, board="orin", cdev=None, pwm=40, enable=2)
+    proc = procutil.start_run(tmp_path, run_lines='fan = "governor"\n')
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.read_int(enable) == 1 and t.read_int(pwm) != 100
+    shutil.copy(tmp_path / "state/journal.json", tmp_path / "kept.json")
+    t.write(pwm, 100)  # fancontrol, an echo
+    procutil.wait_line(proc, LEFT, "stderr")
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    shutil.copy(tmp_path / "kept.json", tmp_path / "state/journal.json")
+    done = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "pwm1 reads 100, not" in done.stdout + done.stderr
+    assert (t.read_int(pwm), t.read_int(enable)) == (100, 1)
