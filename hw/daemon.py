@@ -676,6 +676,8 @@ class Runner:
             )
             if fan is not None:  # another writer took the fan: said once, the journal drops it
                 fan.on_left = functools.partial(self._fan_left, rewrite)
+                if record is not None:  # what a journal restore may take as ours (session 21f)
+                    fan.on_wrote = record.fan_wrote
             pairs = list(zip(actuators, bindings, strict=True))
             late = LateClusters(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)

@@ -25,6 +25,7 @@ HWMON = "sys/class/hwmon"
 POWER_SUPPLY = "sys/class/power_supply"
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
 DEVFREQ = "sys/class/devfreq"
+DEVICES = "sys/devices"
 DT_BASES = ("proc/device-tree", "sys/firmware/devicetree/base")
 # Left at the root of a tree whose board is gone (``thermogov emulate`` after its simulated
 # shutdown or stop): the tree's files no longer describe a running board.
@@ -121,6 +122,7 @@ class DevfreqDevice:
     of_node: str  # device/of_node/name, "" if absent
     table_hz: tuple[int, ...]
     error: str = ""
+    not_own: str = ""  # why the class entry is not this device's own folder ("" when it is)
 
     @property
     def is_gpu(self) -> bool:
@@ -459,11 +461,31 @@ def _other_device(tree: SysfsTree, rel: str, name: str) -> str:
     or the device's own folder replaced by such a link) would have the GPU domain's caps
     written to the memory clock.  Left alone, named, like a link out of the root."""
     real = tree.resolve(rel)
-    if os.path.basename(real) == name:
+    if os.path.basename(real) != name:
+        return (
+            f"{tree.show(rel)}: resolves to {real}, another device's folder, not {name}'s; "
+            "left alone (fix the tree: a devfreq folder is named as its class entry)"
+        )
+    return _outside_devices(tree, rel, real)
+
+
+def _outside_devices(tree: SysfsTree, rel: str, real: str) -> str:
+    """Why the class link ``rel`` is no device's ("" when it resolves under ``sys/devices``).
+
+    The kernel makes every device's folder under ``/sys/devices`` and its class entry a link
+    there (``device_add_class_symlinks`` in drivers/base/core.c); a link resolving elsewhere (a
+    copy of the folder, named alike, made after a ``kill -9``: rev21's finding (a)) is no
+    device, and a restore or a run writing there would change nothing of the board's while
+    saying it did.  A plain folder at the class path (``thermogov emulate``'s boards; sysfs
+    itself cannot hold one) is judged as before."""
+    if not os.path.islink(tree.path(rel)):
+        return ""
+    devices = tree.resolve(DEVICES) if tree.exists(DEVICES) else ""
+    if devices and real.startswith(devices + os.sep):
         return ""
     return (
-        f"{tree.show(rel)}: resolves to {real}, another device's folder, not {name}'s; "
-        "left alone (fix the tree: a devfreq folder is named as its class entry)"
+        f"{tree.show(rel)}: resolves to {real}, outside sys/devices where the kernel makes every "
+        "device; no device's folder, left alone (fix the tree)"
     )
 
 
@@ -504,7 +526,7 @@ def read_devfreq(tree: SysfsTree, name: str) -> DevfreqDevice:
     try:
         other = _other_device(tree, rel, name)
         if other:
-            raise SensorError(other)
+            return DevfreqDevice(name, rel, of_node, (), other, not_own=other)
         hz = tree.read_ints(f"{rel}/available_frequencies")
         table = tuple(sorted({h for h in hz if h > 0}))
         if not table:

@@ -335,6 +335,8 @@ class HwFan:
         self.left = ""  # why the fan was left to another writer ("" while governed)
         self._written: set[str] = set()
         self.on_left: Callable[[str], None] | None = None  # the daemon: say it, rewrite the journal
+        # the daemon: record what the watched fan may read as ours (hw/lastcaps.py, session 21f)
+        self.on_wrote: Callable[[str, tuple[int, ...]], None] | None = None
         pwm = dev.pwm_rel if self._rel == dev.state_rel else None
         self._duties = CoolingDuties(self.io, pwm) if pwm is not None and tree.exists(pwm) else None
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
@@ -446,12 +448,17 @@ class HwFan:
         return self._rpm
 
     def _write(self, rel: str, value: int) -> None:
+        noted = self._watched and self.on_wrote is not None and not self.dry_run
+        if noted:  # before the write: a kill -9 right after it leaves either value ours
+            self.on_wrote(rel, (self._expected[rel], value))  # type: ignore[misc]
         self.io.write_int(rel, value)
         self._written.add(rel)
         self._expected[rel] = value
         if self._watched:  # what the driver kept (a duty above pwm_cap reads back as the cap; steps)
             with contextlib.suppress(ActuatorError):
                 self._expected[rel] = self.io.read_int(rel)
+        if noted:
+            self.on_wrote(rel, (self._expected[rel],))  # type: ignore[misc]
 
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:

@@ -51,11 +51,12 @@ from thermogov.hw import confine
 from thermogov.hw.discovery import discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import is_mode_attribute
+from thermogov.hw.fanrival import fan_rival
 from thermogov.hw.freed import freed
 from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.journalfields import listed, pid_of, typed
-from thermogov.hw.lastcaps import first_record, record_paths
+from thermogov.hw.lastcaps import first_fan_record, first_record, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.nvpmodelconf import CONF_REL, NO_CAP, ConfError, mode_writes
@@ -711,6 +712,13 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     validate_states(tree, data.states)
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
+    fan_ours = (
+        first_fan_record(records, boot_id=now_boot, pid=data.pid, root=tree.root) if good_attrs else None
+    )
+    rival = fan_rival(tree, [(a.rel, a.value) for a in good_attrs], fan_ours)
+    if rival:  # the rival rule of the run (hw/fanrival.py): nothing of the fan is put back
+        good_attrs = []
+        clamped.append(rival)
     errors += restore_entries(tree, good)
     errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection
     errors += restore_attrs(tree, good_attrs)
@@ -726,7 +734,7 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
         with contextlib.suppress(OSError):  # the record of a run whose journal is gone says nothing
             record.unlink()
     idle = f", {len(data.states)} idle-injection state(s)" if data.states else ""
-    fans = f" and {len(data.attrs)} fan setting(s)" if data.attrs else ""
+    fans = f" and {len(good_attrs)} fan setting(s)" if good_attrs else ""
     return f"restored {len(data.entries)} limit window(s){idle}{fans} left by pid {data.pid} (not running){moved}"
 
 

@@ -53,8 +53,9 @@ def last_caps_path(board_lock: Path) -> Path:
     return board_lock.with_name("caps-" + board_lock.name.removeprefix("board-").removesuffix(".lock"))
 
 
-def _text(header: str, caps: Mapping[str, tuple[int, int]]) -> bytes:
+def _text(header: str, caps: Mapping[str, tuple[int, int]], fans: Mapping[str, tuple[int, ...]]) -> bytes:
     body = header + "".join(f"w {lo} {hi} {rel}\n" for rel, (lo, hi) in caps.items())
+    body += "".join(f"f {','.join(map(str, vs))} {rel}\n" for rel, vs in fans.items())
     return f"{body}end {zlib.crc32(body.encode()):08x}\n".encode()
 
 
@@ -67,6 +68,7 @@ class LastCaps:
         self._header = header
         self._log = log
         self._caps: dict[str, tuple[int, int]] = {}
+        self._fans: dict[str, tuple[int, ...]] = {}
         self._size = 0
 
     @classmethod
@@ -93,10 +95,19 @@ class LastCaps:
         """The window (min, max) a write of thermogov's left in force (read back, file units)."""
         self._caps[max_rel] = window
 
+    def fan_wrote(self, rel: str, values: tuple[int, ...]) -> None:
+        """The values a fan attribute may read as thermogov's own (session 21f), flushed at once:
+        before a write both the last and the new one (a ``kill -9`` between the write and this
+        record must not make thermogov's own value look like another writer's), after it the
+        value read back.  A journal restore puts the L4T fan back only while it reads one of
+        these (:func:`thermogov.hw.journal.fan_rival`)."""
+        self._fans[rel] = values
+        self.flush()
+
     def flush(self) -> None:
         if self._fd is None:
             return
-        data = _text(self._header, self._caps)
+        data = _text(self._header, self._caps, self._fans)
         try:
             os.pwrite(self._fd, data, 0)
             if len(data) < self._size:
@@ -146,38 +157,66 @@ def first_record(
     return {}
 
 
+def first_fan_record(
+    paths: list[Path], *, boot_id: str, pid: int, root: Path | str
+) -> dict[str, tuple[int, ...]] | None:
+    """The fan values (:meth:`LastCaps.fan_wrote`) in the first whole record of the run ``pid``
+    among ``paths``; None when there is no whole record (then nobody can say what was ours)."""
+    for path in paths:
+        record = read_record(path, boot_id=boot_id, pid=pid, root=root)
+        if record is not None:
+            return record[1]
+    return None
+
+
 def read_last_caps(path: Path, *, boot_id: str, pid: int, root: Path | str) -> dict[str, tuple[int, int]]:
     """The caps the run ``pid`` of this boot last wrote on ``root``, by max attribute; empty when
     there is no whole record of that run (missing, torn, another boot, root or run)."""
+    record = read_record(path, boot_id=boot_id, pid=pid, root=root)
+    return record[0] if record is not None else {}
+
+
+def read_record(
+    path: Path, *, boot_id: str, pid: int, root: Path | str
+) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, ...]]] | None:
+    """The caps and fan values of the run ``pid`` of this boot on ``root``; None without a whole
+    record of that run (missing, torn, another boot, root or run)."""
     try:
         # O_NONBLOCK: a FIFO at the name (the journal may name any path of the record's name)
         # would block the restore forever; only a regular file is a record
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except (OSError, ValueError):
-        return {}
+        return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {}
+            return None
         raw = os.read(fd, MAX_BYTES)
     except OSError:
-        return {}
+        return None
     finally:
         os.close(fd)
     text = raw.decode("utf-8", errors="replace")
     body, sep, rest = text.partition("\nend ")
     if not sep:
-        return {}
+        return None
     body += "\n"
     if rest.split("\n", 1)[0] != f"{zlib.crc32(body.encode()):08x}":
-        return {}
+        return None
     lines = body.splitlines()
     want = [MAGIC, f"boot {boot_id}", f"pid {pid}", f"root {os.path.realpath(root)}"]
     if lines[:4] != want:
-        return {}
+        return None
     caps: dict[str, tuple[int, int]] = {}
+    fans: dict[str, tuple[int, ...]] = {}
     for line in lines[4:]:
+        if line.startswith("f "):
+            fan = line.split(" ", 2)
+            if len(fan) != 3 or not all(v.isdigit() for v in fan[1].split(",")):
+                return None
+            fans[fan[2]] = tuple(int(v) for v in fan[1].split(","))
+            continue
         parts = line.split(" ", 3)
         if len(parts) != 4 or parts[0] != "w" or not (parts[1].isdigit() and parts[2].isdigit()):
-            return {}
+            return None
         caps[parts[3]] = (int(parts[1]), int(parts[2]))
-    return caps
+    return caps, fans

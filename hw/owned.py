@@ -95,7 +95,9 @@ def owned_windows(tree: SysfsTree, inv: Inventory) -> OwnedWindows:
             continue  # no known hardware range: nothing may be written there
         out[(p.min_rel, p.max_rel)] = OwnedWindow(p.name, p.min_rel, p.max_rel, 1000, lo, hi)
     for d in inv.devfreqs:
-        if d.table_hz:
+        if d.not_own:  # a class link to another folder or out of sys/devices: no range of its own
+            out.unknown_range[(d.min_rel, d.max_rel)] = d.not_own
+        elif d.table_hz:
             out[(d.min_rel, d.max_rel)] = OwnedWindow(
                 d.name, d.min_rel, d.max_rel, 1, d.table_hz[0], d.table_hz[-1]
             )
