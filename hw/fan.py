@@ -38,13 +38,11 @@ before the first write (``pwm1_enable`` as found, 2: automatic in the hwmon ABI)
 judged.  The driver's read-back is learnt from every write (mainline ``pwm-fan`` returns the
 duty as written, ``ctx->pwm_value``; a driver keeping its own steps would read back otherwise).
 A fan governed through its cooling device's ``cur_state`` (Pi 5, Orin's pwm-fan with its
-cooling device) has step_wise as a second, legitimate writer of that state, and a ``pwm1``
-write moves it too (``pwm_fan_update_state``); what tells them apart is ``pwm1``: a state change
-makes the driver write that state's cooling level (``pwm_fan_set_cur_state``), a ``pwm1`` write
-keeps the duty written.  So the duty the driver kept after each of thermogov's writes that moved
-the state is learnt (never the duty found, nor one after a write that did not move it: at probe
-the driver reads 255 at its top state, whatever that state's level), and ``pwm1`` reading other
-than it while ``cur_state`` reads that state is another writer (:class:`CoolingDuties`).
+cooling device) is not judged: step_wise is a second, legitimate writer of that state, and the
+duty the driver keeps per state, which would tell a ``pwm1`` writer apart, cannot be learnt from
+the read-back of a write when the driver updates ``pwm1`` after the write returns (the
+emulator's does; session 21d's rule took every such state change for a rival and left the fan
+unrestored, withdrawn by the lead before it shipped).
 The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
 once, restore only what is still ours; the speed and the mode are one choice there (a speed
 holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
@@ -247,34 +245,6 @@ def fan_attribute_range(tree: SysfsTree, dev: FanDevice, rel: str) -> tuple[int,
     return None
 
 
-class CoolingDuties:
-    """The duty (``pwm1``) the pwm-fan driver keeps for each cooling state, learnt from
-    thermogov's own state changes (module doc): ``pwm1`` read only while the state read back
-    is one of them, so a fan without a ``pwm1`` or not yet moved by thermogov costs no read."""
-
-    def __init__(self, io: LimitIO, pwm_rel: str) -> None:
-        self._io = io
-        self.rel = pwm_rel
-        self._duty: dict[int, int] = {}
-
-    def learn(self, before: int | None, state: int) -> None:
-        """After thermogov wrote ``state`` over ``before`` (None: unread): what the driver kept."""
-        if before is not None and before != state:
-            with contextlib.suppress(ActuatorError):
-                self._duty[state] = self._io.read_int(self.rel)
-
-    def stray(self, state: int) -> tuple[int, int] | None:
-        """(read, expected) when ``pwm1`` is not the duty learnt for ``state``; else None."""
-        want = self._duty.get(state)
-        if want is None:
-            return None
-        try:
-            raw = self._io.read_int(self.rel)
-        except ActuatorError:  # a failed read says nothing about another writer
-            return None
-        return None if raw == want else (raw, want)
-
-
 class HwFan:
     """A :class:`~thermogov.interfaces.FanActuator` on a pwm-fan; ``dry_run`` writes nothing.
 
@@ -300,7 +270,6 @@ class HwFan:
         self._tach = Every(tach_period_s)
         self._rpm: int | None = None
         self._level_t: float | None = None  # the instant the level was last read back
-        self._raw: int | None = None  # what it read then
         # A dry run's writes are recorded (and logged with the caps' by the daemon), not made.
         self.io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         attrs = owned_attributes(tree, dev)
@@ -337,16 +306,11 @@ class HwFan:
         self.on_left: Callable[[str], None] | None = None  # the daemon: say it, rewrite the journal
         # the daemon: record what the watched fan may read as ours (hw/lastcaps.py, session 21f)
         self.on_wrote: Callable[[str, tuple[int, ...]], None] | None = None
-        pwm = dev.pwm_rel if self._rel == dev.state_rel else None
-        self._duties = CoolingDuties(self.io, pwm) if pwm is not None and tree.exists(pwm) else None
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
         if self._watched and self._mode is not None:  # the rival look's, at the tach's cadence
             tree.keep_open(self._mode[0], ActuatorError)
-        if self._duties is not None:  # read each tick once thermogov moved the state
-            with contextlib.suppress(ActuatorError):  # unopenable: read afresh, as before
-                tree.keep_open(self._duties.rel, ActuatorError)
 
     def _nearest(self, raw: int) -> int:
         return min(range(len(self._values)), key=lambda k: abs(self._values[k] - raw))
@@ -366,12 +330,11 @@ class HwFan:
         one tick), the value read then is the answer; a write reads it back anew."""
         now = self._clock()
         if now != self._level_t:
-            self._level_t, self._raw = now, None
+            self._level_t = now
             with contextlib.suppress(ActuatorError):
-                raw = self._raw = self.io.read_int(self._rel)
+                raw = self.io.read_int(self._rel)
                 self._level = self._nearest(raw)
                 self._judge(self._rel, raw)
-                self._judge_duty(raw)
             if self._watched and self._mode is not None and self._mode_look.due(now):
                 self._look(self._mode[0])
         return self._level
@@ -388,14 +351,6 @@ class HwFan:
             return
         self._leave(rel, raw, f"{want} as thermogov {'last wrote' if rel in self._written else 'found it'}")
 
-    def _judge_duty(self, state: int) -> None:
-        """The rival rule on a cooling device's fan: ``pwm1`` other than the driver keeps for ``state``."""
-        stray = None if self.left or self._duties is None else self._duties.stray(state)
-        if stray is not None and self._duties is not None:
-            self._leave(
-                self._duties.rel, stray[0], f"{stray[1]}, the duty the driver keeps for cur_state {state}"
-            )
-
     def _leave(self, rel: str, raw: int, want: str) -> None:
         """Leave the whole fan to another writer: said once, nothing of it put back."""
         was = ", ".join(f"{r.rsplit('/', 1)[-1]} {v}" for r, v in self.originals)
@@ -408,21 +363,11 @@ class HwFan:
         if self.on_left is not None:
             self.on_left(self.left)
 
-    def _look_all(self) -> int | None:
-        """Judge every watched attribute now; the cooling state read (None: not read)."""
+    def _look_all(self) -> None:
+        """Judge every watched attribute now (before a write, and at restore)."""
         if self._watched:
             for rel, _ in list(self.originals):
                 self._look(rel)
-        if self._duties is None or self.left:
-            return None
-        if self._level_t == self._clock():  # read and judged at this instant (the controller's tick)
-            return self._raw
-        try:
-            state = self.io.read_int(self._rel)
-        except ActuatorError:
-            return None
-        self._judge_duty(state)
-        return state
 
     def _kernels(self, rel: str) -> bool:
         """The speed while the kernel's control is on (temp_control 1, pwm1_enable 2 as found,
@@ -463,7 +408,7 @@ class HwFan:
     def apply(self, level: int) -> int:
         if not 0 <= level < self.levels:
             raise ActuatorError(f"fan: level {level} is outside 0..{self.levels - 1}")
-        before = self._look_all()  # a rival's write since the last look is seen before ours lands
+        self._look_all()  # a rival's write since the last look is seen before ours lands
         if self.left:
             self._level_t = None
             return self.level
@@ -473,8 +418,6 @@ class HwFan:
                 self._write(rel, wanted)
             self._enabled = True
         self._write(self._rel, self._values[level])
-        if self._duties is not None:
-            self._duties.learn(before, self._values[level])
         self._level = level
         self._level_t = None  # read back what the kernel kept
         self._tach.reset()  # the stall alarm judges the new level on a fresh reading

@@ -91,7 +91,8 @@ def test_a_gpu_made_again_as_a_link_to_a_copy_elsewhere_in_the_root_is_left_alon
     proc = _started(tmp_path)
     link = t.root / GPU
     link.unlink()  # unbound ...
-    out = _copy_elsewhere(t, GPU_DEV, "sys/kernel/17000000.gpu")
+    # a copy under sys/devices (one outside it is no device's at all: test_hw_devfreq_outside_devices)
+    out = _copy_elsewhere(t, GPU_DEV, "sys/devices/platform/copy/17000000.gpu")
     procutil.wait_line(proc, "17000000.gpu went away", stream="stderr")
     link.symlink_to(os.path.relpath(out, link.parent))  # ... its entry made again, elsewhere
     found = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
