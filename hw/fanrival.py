@@ -10,9 +10,9 @@ as it reads and says so (the duty and the mode are one choice: the daemon's rule
 
 The rule is the daemon's (session 21d made it one for the L4T fan and a hwmon ``pwm1`` fan): a
 journal whose speed is ``target_pwm`` or ``pwm1`` is judged; one governed through a cooling
-device's ``cur_state`` is put back as before (step_wise moves that state too: the daemon tells
-a rival there by the duty the driver keeps per state, which no record holds yet).  Without a record of the journal's run (none kept, or another boot, root or
-run) the fan is put back as journaled, as before: nothing can tell a rival from thermogov's
+device's ``cur_state`` is put back as before (step_wise moves that state too, and the daemon
+does not judge such a fan: its per-state duty rule was withdrawn, hw/fan.py).  Without a record
+of the journal's run (none kept, or another boot, root or run) the fan is put back as journaled, as before: nothing can tell a rival from thermogov's
 last duty then, and a fan stuck at a fixed duty with the kernel's curve off, the clocks
 restored to full, is the worse of the two mistakes.
 """
