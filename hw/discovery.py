@@ -359,14 +359,12 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
     same rules as one found at start.
     """
     rel = f"{CPUFREQ}/{name}"
-    try:
-        related = _cpus(tree.read_text(f"{rel}/related_cpus"))
-    except SensorError:
-        related = ()
+    related: tuple[int, ...] = ()
     try:
         other = _other_policy_folder(tree, rel, name)
         if other:  # nothing read through it: left alone, the domain's other policies governed
-            return CpufreqPolicy(name, rel, related, (), "", not_own=other)
+            return CpufreqPolicy(name, rel, (), (), "", not_own=other)
+        related = _related_cpus(tree, rel)
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
@@ -391,6 +389,25 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if _busy(e):
             return CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e))
         return CpufreqPolicy(name, rel, related, (), "", str(e))
+
+
+def _related_cpus(tree: SysfsTree, rel: str) -> tuple[int, ...]:
+    """The CPUs of the policy folder ``rel`` (its own: :func:`_other_policy_folder` first), ``()``
+    when unknown.
+
+    Read only from the policy's own folder and only from a file that is not a link: sysfs makes
+    attributes as files, never links (``SysfsTree.own`` refuses a limit that is one), and a
+    ``related_cpus`` read through a policy folder that is a link, or itself a link to another
+    policy's, is that policy's list: ``doctor`` showed the CPUs of ``policy0`` under ``policy4``
+    as well, each CPU counted twice (rev21's finding (b), session 22b).  What no file of its own
+    tells is shown as ``cpus ?``; the list is only shown, never used to govern."""
+    path = f"{rel}/related_cpus"
+    try:
+        if os.path.islink(os.path.join(tree.resolve(rel), "related_cpus")):
+            return ()
+        return _cpus(tree.read_text(path))
+    except SensorError:
+        return ()
 
 
 def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
