@@ -24,6 +24,7 @@ THERMAL = "sys/class/thermal"
 HWMON = "sys/class/hwmon"
 POWER_SUPPLY = "sys/class/power_supply"
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
+CPU_DEVICES = "sys/devices/system/cpu"
 DEVFREQ = "sys/class/devfreq"
 DEVICES = "sys/devices"
 DT_BASES = ("proc/device-tree", "sys/firmware/devicetree/base")
@@ -403,11 +404,25 @@ def _related_cpus(tree: SysfsTree, rel: str) -> tuple[int, ...]:
     tells is shown as ``cpus ?``; the list is only shown, never used to govern."""
     path = f"{rel}/related_cpus"
     try:
-        if os.path.islink(os.path.join(tree.resolve(rel), "related_cpus")):
+        own = tree.resolve(rel)
+        if os.path.islink(os.path.join(own, "related_cpus")):
             return ()
-        return _cpus(tree.read_text(path))
+        cpus = _cpus(tree.read_text(path))
     except SensorError:
         return ()
+    return cpus if all(_cpu_link_agrees(tree, c, own) for c in cpus) else ()
+
+
+def _cpu_link_agrees(tree: SysfsTree, cpu: int, own: str) -> bool:
+    """Whether CPU ``cpu``'s own link, where it has one, leads to the policy folder ``own``.
+
+    The kernel links ``cpuN/cpufreq`` to the policy of CPU N (``add_cpu_dev_symlink`` for each of
+    the policy's CPUs, drivers/cpufreq/cpufreq.c): a ``related_cpus`` naming a CPU linked to
+    another policy (a copied folder, a file written over) is not this policy's list, and shown
+    it counted that CPU under two policies.  A CPU without the link (a tree with none, as
+    ``thermogov emulate``'s) is taken as listed.  One ``lstat`` per CPU, a ``realpath`` per link."""
+    link = tree.path(f"{CPU_DEVICES}/cpu{cpu}/cpufreq")
+    return not os.path.islink(link) or os.path.realpath(link) == own
 
 
 def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:

@@ -56,3 +56,12 @@ def test_a_related_cpus_file_linked_to_another_policys_is_not_read(tmp_path: Pat
 def test_the_cpus_of_an_untouched_board_are_as_listed(tmp_path: Path) -> None:
     fakesys.orin_nano(tmp_path / "root", jetpack=6)
     assert _doctor_cpus(tmp_path) == {"policy0": [0, 1, 2, 3], "policy4": [4, 5]}
+
+
+def test_a_related_cpus_naming_another_policys_cpus_is_not_shown(tmp_path: Path) -> None:
+    # The kernel links cpuN/cpufreq to CPU N's policy: policy4 listing CPUs 0-3, which link to
+    # policy0, is not policy4's list (a copied folder, a file written over).
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    (t.root / P4 / "related_cpus").write_text("0 1 2 3\n")
+    cpus = _doctor_cpus(tmp_path)
+    assert cpus == {"policy0": [0, 1, 2, 3], "policy4": []}, cpus  # main: policy4 [0, 1, 2, 3]
