@@ -532,10 +532,17 @@ def _other_policy_folder(tree: SysfsTree, rel: str, name: str) -> str:
     entry resolving to another device's folder is (:func:`_other_device`), and like a read-only
     one: its domain's other policies are governed (hw/mapping.py)."""
     real = tree.resolve(rel)
-    if real == os.path.join(tree.resolve(CPUFREQ), name):
+    if real != os.path.join(tree.resolve(CPUFREQ), name):
+        where = f"resolves to {real}"
+    elif os.path.islink(tree.path(rel)):
+        # a link loop (policy4 -> policy4, or through another link) resolves to its own path: its
+        # files answer ELOOP, and judged its own, the error cost the whole domain its governing
+        # (session 22b) where a link to another folder costs only this policy
+        where = "is a link that resolves to no folder (a loop)"
+    else:
         return ""
     return (
-        f"{tree.show(rel)}: resolves to {real}, not its own folder (the kernel makes a policy as "
+        f"{tree.show(rel)}: {where}, not its own folder (the kernel makes a policy as "
         "the directory cpufreq/policyN, never a link); left alone (fix the tree)"
     )
 

@@ -13,6 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.hw import fakesys, procutil
 
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
@@ -65,3 +67,26 @@ def test_a_related_cpus_naming_another_policys_cpus_is_not_shown(tmp_path: Path)
     (t.root / P4 / "related_cpus").write_text("0 1 2 3\n")
     cpus = _doctor_cpus(tmp_path)
     assert cpus == {"policy0": [0, 1, 2, 3], "policy4": []}, cpus  # main: policy4 [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("loop", ["itself", "through-another"])
+def test_a_policy_folder_that_is_a_link_loop_costs_only_that_policy(tmp_path: Path, loop: str) -> None:
+    # A link loop resolves to its own path, so the own-folder rule took it as the directory; its
+    # files answered ELOOP and the error left the whole cpu domain unbound (main: "domain cpu
+    # MISSING: .../policy4/cpuinfo_min_freq: read failed (ELOOP ...)"), where a link to another
+    # folder costs only that policy.
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    shutil.rmtree(t.root / P4)
+    if loop == "itself":
+        (t.root / P4).symlink_to("policy4")
+    else:
+        (t.root / P4).symlink_to("policy9")
+        (t.root / CPUFREQ / "policy9").symlink_to("policy4")
+    done = procutil.run_cli("doctor", "--json", "--sysfs-root", str(tmp_path / "root"))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    doc = json.loads(done.stdout)
+    policy4 = next(p for p in doc["cpufreq"] if p["name"] == "policy4")
+    assert "not its own folder" in policy4["not_own"], policy4
+    text = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root")).stdout
+    line = next(s for s in text.splitlines() if s.strip().startswith("domain cpu"))
+    assert "MISSING" not in line and "policy0" in line, line
