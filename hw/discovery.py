@@ -532,12 +532,14 @@ def _other_policy_folder(tree: SysfsTree, rel: str, name: str) -> str:
     entry resolving to another device's folder is (:func:`_other_device`), and like a read-only
     one: its domain's other policies are governed (hw/mapping.py)."""
     real = tree.resolve(rel)
+    path = tree.path(rel)
     if real != os.path.join(tree.resolve(CPUFREQ), name):
         where = f"resolves to {real}"
-    elif os.path.islink(tree.path(rel)):
+    elif os.path.islink(path) and os.path.realpath(path) == real and not os.path.exists(path):
         # a link loop (policy4 -> policy4, or through another link) resolves to its own path: its
         # files answer ELOOP, and judged its own, the error cost the whole domain its governing
-        # (session 22b) where a link to another folder costs only this policy
+        # (session 22b) where a link to another folder costs only this policy.  (A folder swapped
+        # for a link since its path was memoised is ``SysfsTree.unownable``'s "now resolves to".)
         where = "is a link that resolves to no folder (a loop)"
     else:
         return ""
