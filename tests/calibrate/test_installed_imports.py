@@ -39,10 +39,9 @@ def test_no_installed_module_imports_the_checkout_layout() -> None:
 
 def test_installed_calibrate_reads_a_tinymembench_report(tmp_path: Path) -> None:
     # cwd outside the checkout: only the installed package is importable, as for a user
-    p = thermogov(
-        "calibrate", str(REPORT), "--board", "rpi4", "--holdout", "0.6", "--json", "--out", str(tmp_path / "o"),
-        cwd=tmp_path,
-    )
+    out = str(tmp_path / "o")
+    args = ["calibrate", str(REPORT), "--board", "rpi4", "--holdout", "0.6", "--json", "--out", out]
+    p = thermogov(*args, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "internal error" not in p.stderr
     assert json.loads(p.stdout)["rmse_holdout_c"] > 0
