@@ -1,9 +1,9 @@
 """The installed package imports only itself: ``sim/`` and ``hw/`` are installed as
 ``thermogov.sim`` and ``thermogov.hw`` (pyproject's ``package-dir``), so a module that imports
 ``sim.…`` or ``hw.…`` works where the checkout is on ``sys.path`` (pytest, ``bench/``) and fails
-for a user's ``thermogov`` script.  ``calibrate`` on any sbc-bench report with a tinymembench
-section did (``No module named 'sim'``, an internal error), while the bench read the same
-report fine."""
+for a user's ``thermogov`` script.  ``calibrate`` on any log file (not a run folder) did: the
+tinymembench split that every file load passes through imported ``sim.calibration.membench``
+(``No module named 'sim'``, an internal error), while the bench read the same logs fine."""
 
 from __future__ import annotations
 
@@ -11,10 +11,16 @@ import ast
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.script import thermogov
 
 ROOT = Path(__file__).resolve().parents[2]
-REPORT = ROOT / "tests" / "data" / "logs" / "external" / "sbcbench_rpi4_3OBF.txt"  # has tinymembench
+LOGS = ROOT / "tests" / "data" / "logs"
+CASES = [  # (log file, board): an sbc-bench report with tinymembench, and a tegrastats CSV
+    (LOGS / "external" / "sbcbench_rpi4_3OBF.txt", "rpi4"),
+    (LOGS / "tegrastats_agxorin_powergui-style_excerpt.csv", "jetson-agx-orin"),
+]
 
 
 def _top_level_imports(path: Path) -> set[str]:
@@ -37,10 +43,11 @@ def test_no_installed_module_imports_the_checkout_layout() -> None:
     assert bad == []
 
 
-def test_installed_calibrate_reads_a_tinymembench_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("log", "board"), CASES, ids=lambda v: getattr(v, "name", v))
+def test_installed_calibrate_reads_a_log_file(tmp_path: Path, log: Path, board: str) -> None:
     # cwd outside the checkout: only the installed package is importable, as for a user
     out = str(tmp_path / "o")
-    args = ["calibrate", str(REPORT), "--board", "rpi4", "--holdout", "0.6", "--json", "--out", out]
+    args = ["calibrate", str(log), "--board", board, "--holdout", "0.6", "--json", "--out", out]
     p = thermogov(*args, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "internal error" not in p.stderr
