@@ -370,8 +370,8 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
     "--config-b",
     "config_b_path",
     type=click.Path(dir_okay=False),
-    help="Arm B runs this whole config (A runs --config, or the defaults): e.g. two [governor] fusion "
-    "weightings or trips; checked on this board as run --config checks it.",
+    help="Arm B runs this whole config (A runs --config, or the defaults): e.g. two [sensors] fusion "
+    "weightings, or [fan] or [governor] settings; checked on this board as run --config checks it.",
 )
 @click.option(
     "--pairs", type=int, default=5, show_default=True, help="Pairs of blocks (each AB or BA at random)."
