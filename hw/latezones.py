@@ -65,6 +65,10 @@ def ramp_s(profile: SensorProfile) -> float:
     return max(float(profile.lag_s), MIN_RAMP_S)
 
 
+def _folder(profile: SensorProfile) -> str:
+    return THERMAL if profile.kind == "thermal_zone" else HWMON
+
+
 class EasedFusion(Fusion):
     """:class:`Fusion` whose members' weights move at a bounded rate (see the module doc).
 
@@ -156,6 +160,13 @@ class LateZones:
         self._waiting = {
             p.name: _Waiting(p) for p in profiles if p.kind in WAITED_KINDS and p.name not in have
         }
+        # Discovery just found them absent from these listings: scanned again only once they change.
+        listings: dict[str, tuple[str, ...]] = {}
+        for w in self._waiting.values():
+            folder = _folder(w.profile)
+            if folder not in listings:
+                listings[folder] = tuple(tree.listdir(folder))
+            w.seen = listings[folder]
         self._bound = {b.sensor.name: b for b in bound if b.sensor.kind in WAITED_KINDS}
         self._next_look = 0.0
         self.skip: set[str] = set(self._waiting)  # not sampled: the loop's one membership test
@@ -201,7 +212,7 @@ class LateZones:
         events = []
         listings: dict[str, tuple[str, ...]] = {}
         for name, w in list(self._waiting.items()):
-            folder = THERMAL if w.profile.kind == "thermal_zone" else HWMON
+            folder = _folder(w.profile)
             if folder not in listings:
                 listings[folder] = tuple(self._tree.listdir(folder))
             listing = listings[folder]
