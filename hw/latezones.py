@@ -65,10 +65,6 @@ def ramp_s(profile: SensorProfile) -> float:
     return max(float(profile.lag_s), MIN_RAMP_S)
 
 
-def _folder(profile: SensorProfile) -> str:
-    return THERMAL if profile.kind == "thermal_zone" else HWMON
-
-
 class EasedFusion(Fusion):
     """:class:`Fusion` whose members' weights move at a bounded rate (see the module doc).
 
@@ -163,10 +159,7 @@ class LateZones:
         # Discovery just found them absent from these listings: scanned again only once they change.
         listings: dict[str, tuple[str, ...]] = {}
         for w in self._waiting.values():
-            folder = _folder(w.profile)
-            if folder not in listings:
-                listings[folder] = tuple(tree.listdir(folder))
-            w.seen = listings[folder]
+            w.seen = self._listing(w.profile, listings)
         self._bound = {b.sensor.name: b for b in bound if b.sensor.kind in WAITED_KINDS}
         self._next_look = 0.0
         self.skip: set[str] = set(self._waiting)  # not sampled: the loop's one membership test
@@ -196,26 +189,24 @@ class LateZones:
             if self._tree.exists(b.rel):
                 continue
             del self._bound[name]
-            self._tree.release_member(b.rel)
-            for rel in b.twins:
+            for rel in (b.rel, *b.twins):
                 self._tree.release_member(rel)
             self._waiting[name] = _Waiting(b.sensor)
             self.skip.add(name)
-            self._log(
-                f"sensor {name}: {self._tree.show(b.rel)} went away ({b.source}); it eases out of "
-                f"the fused temperature and is looked for once a second"
-            )
-            events.append(f"sensor_left:{name}")
+            what = f"{self._tree.show(b.rel)} went away ({b.source}); it eases out of the fused temperature"
+            events.append(self._said(name, "left", f"{what} and is looked for once a second"))
         return events
+
+    def _said(self, name: str, tag: str, what: str) -> str:
+        """One line on stderr for the sensor; its trace tag."""
+        self._log(f"sensor {name}: {what}")
+        return f"sensor_{tag}:{name}"
 
     def _found(self) -> list[str]:
         events = []
         listings: dict[str, tuple[str, ...]] = {}
         for name, w in list(self._waiting.items()):
-            folder = _folder(w.profile)
-            if folder not in listings:
-                listings[folder] = tuple(self._tree.listdir(folder))
-            listing = listings[folder]
+            listing = self._listing(w.profile, listings)
             if listing != w.seen:
                 w.seen = listing
                 w.found = self._scan(w.profile)
@@ -233,12 +224,16 @@ class LateZones:
             self._bound[name] = w.found
             self._sources[name] = source
             self.skip.discard(name)
-            self._log(
-                f"sensor {name}: {w.found.source} appeared, reads {reading.value_c:g} °C; it eases "
-                f"into the fused temperature over {ramp_s(w.profile):g} s"
-            )
-            events.append(f"sensor_joined:{name}")
+            what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
+            events.append(self._said(name, "joined", f"{what}; it eases in over {ramp_s(w.profile):g} s"))
         return events
+
+    def _listing(self, profile: SensorProfile, looked: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+        """The sensor's class folder's entries, listed once per look (``looked``)."""
+        folder = THERMAL if profile.kind == "thermal_zone" else HWMON
+        if folder not in looked:
+            looked[folder] = tuple(self._tree.listdir(folder))
+        return looked[folder]
 
     def _scan(self, profile: SensorProfile) -> SensorBinding | None:
         """Bind one profile sensor against its class folder as discovery would at start."""

@@ -79,16 +79,9 @@ def _run(
     monkeypatch.setattr(daemon, "time", clock)
     monkeypatch.setattr(daemon.StopFlag, "wait", wait)
     err = io.StringIO()
-    opts = daemon.RunOptions(
-        config=parse_config({}),
-        sysfs_root=work / "root",
-        duration_s=seconds,
-        out=work / "out",
-        state_dir=work / "state",
-        lock_file=work / "l.lock",
-        lock_dir=work / "locks",
-        dry_run=True,
-    )
+    where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
+    paths = {k: work / v for k, v in where.items()}
+    opts = daemon.RunOptions(parse_config({}), work / "root", duration_s=seconds, dry_run=True, **paths)
     daemon.Runner(opts, out=io.StringIO(), err=err).run()
     run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
     with (run_dir / "trace.csv").open() as fh:
