@@ -746,8 +746,14 @@ class Runner:
     def _ease(self, prep: Prepared, gov: Governor) -> LateZones:
         """The governor's fusion eased (hw/latezones.py) and the sensors waited for."""
         ramps = {s.name: ramp_s(s) for s in prep.board.sensors}
+        fused = names_of(prep.specs)  # a sensor the config disables is neither looked for nor left
         late = LateZones(
-            prep.tree, prep.board.sensors, prep.bmap.sensors, gov.sensors, self.log, self.instant.reader()
+            prep.tree,
+            [s for s in prep.board.sensors if s.name in fused],
+            [b for b in prep.bmap.sensors if b.sensor.name in fused],
+            gov.sensors,
+            self.log,
+            self.instant.reader(),
         )
         eased = EasedFusion(prep.specs, ramps, late.waiting)
         eased.excluded = gov.fusion.excluded  # the stuck watch's own set

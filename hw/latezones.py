@@ -181,10 +181,10 @@ class LateZones:
     def _gone(self, now_s: float, fusion: Fusion) -> list[str]:
         """A bound sensor not fresh whose file no longer exists went away (one stat each)."""
         events = []
+        stale_s = {s.name: s.stale_after_s for s in fusion.specs}
         for name, b in list(self._bound.items()):
-            spec = next(s for s in fusion.specs if s.name == name)
             r = fusion.latest(name)
-            if r is not None and now_s - r.t_s <= spec.stale_after_s + 1e-9:
+            if r is not None and now_s - r.t_s <= stale_s[name] + 1e-9:
                 continue
             if self._tree.exists(b.rel):
                 continue
