@@ -328,14 +328,26 @@ def newest_first(times: Sequence[float | None]) -> bool:
 NEWEST_FIRST_NOTE = "rows run newest first (netdata's default export): read in reverse"
 
 
-def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:
+def keep_forward(
+    items: list[T], times: list[float | None], notes: list[str] | set[str] | None = None
+) -> tuple[list[T], list[float], int]:
     """(items, times, dropped): only items whose time exists and does not go back.
 
-    A logger's clock stepped back (NTP at boot, a second run appended) or an unplaceable stamp
-    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.  A
-    garbled stamp (:func:`plausible_times`) is dropped before it could make every later row look
-    earlier than itself.
+    A logger's clock that stepped (NTP at boot, a 1970 boot, a restart into the same file) is
+    mended first when ``notes`` is given (:mod:`~thermogov.importers.clocksteps`, a note per
+    step); a row that still goes back (a reordered line, a step of one interval) or has an
+    unplaceable stamp cannot go on a monotonic axis: dropping those rows, and counting them,
+    keeps the rest.  A garbled stamp (:func:`plausible_times`) is dropped before it could make
+    every later row look earlier than itself.
     """
+    if notes is not None:
+        from thermogov.importers.clocksteps import mend_steps
+
+        times, step_notes = mend_steps(times)
+        if isinstance(notes, set):
+            notes.update(step_notes)
+        else:
+            notes.extend(step_notes)
     kept: list[T] = []
     axis: list[float] = []
     for item, t in zip(items, plausible_times(times), strict=True):

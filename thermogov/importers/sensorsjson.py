@@ -195,7 +195,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         for _, st in rows:
             assert st is not None
             stamps.append(st[0] if st[1] else clock.seconds(st[0]))
-        rows, axis, back = keep_forward(rows, stamps)
+        rows, axis, back = keep_forward(rows, stamps, notes)
         skipped += back
         times, tied = spread_ties(axis)
         notes.append("time from the date lines / time keys")

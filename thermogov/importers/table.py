@@ -19,6 +19,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
     NEWEST_FIRST_NOTE,
@@ -413,8 +414,12 @@ def _stamp_share(rows: list[list[str]], i: int) -> float:
 def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
     """A time axis: never (or almost never) backwards, and either an epoch (ties allowed: several
     rows per stamp) or a counter that rises on nearly every row -- a heating temperature that
-    only climbs repeats its value on most rows and so is no counter."""
+    only climbs repeats its value on most rows and so is no counter.  A clock that stepped back
+    (NTP, a logger restarted into the file) is judged once mended, as the axis will be."""
     v = finite(vals)
+    mended, stepped = mend_steps(v)
+    if stepped:
+        v = [t for t in mended if t is not None]
     if len(v) < 2 or v[-1] <= v[0]:
         return False
     steps = [b - a for a, b in itertools.pairwise(v)]
@@ -969,9 +974,11 @@ def parse_text(
     times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
     if newest_first(times):
         t.rows.reverse()
-        times.reverse()
         raw_times.reverse()
         notes.append(NEWEST_FIRST_NOTE)
+    raw_times, step_notes = mend_steps(raw_times)  # NTP steps, 1970 boots, restarts: shifted, said
+    notes.extend(step_notes)
+    times = plausible_times(raw_times)
     garbled = sum(1 for a, b in zip(raw_times, times, strict=True) if a is not None and b is None)
     if garbled:
         notes.append(

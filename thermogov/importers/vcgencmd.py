@@ -173,7 +173,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         usable = stamped
     if stamped:
         stamps: list[float | None] = [float(s["t"]) for s in usable]  # type: ignore[arg-type]
-        usable, kept, back = keep_forward(usable, stamps)
+        usable, kept, back = keep_forward(usable, stamps, notes)
         skipped += back
         times, tied = spread_ties(kept)
         if tied:
