@@ -90,3 +90,9 @@ def test_many_rows_with_one_stamp_are_spread_and_said(tmp_path: Path) -> None:
     t, _, notes = _axis(_csv(tmp_path / "ties.csv", stamps))
     assert t == [k / 5 for k in range(20)]
     assert any("shared a timestamp" in n and "spread evenly" in n for n in notes)
+
+
+def test_a_garbled_first_stamp_is_no_clock_to_follow() -> None:
+    """Guard: ``-1e300`` then a regular log is one garbled row (dropped later), not a clock step."""
+    times = [-1e300, *(float(k) for k in range(1, 10))]
+    assert mend_steps(times) == (times, [])

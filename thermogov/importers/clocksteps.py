@@ -11,7 +11,8 @@ as "garbled" for lying decades from the median.
 
 A step is only mended when the clock *changed*, not when one row is out of place: the rows after
 it must go on at the log's own interval from the new time (:data:`MIN_SEGMENT` rows, each step at
-most :data:`REGULAR_STEPS` intervals, and, for a step back, still behind the last row before it).
+most :data:`REGULAR_STEPS` intervals, and, for a step back, still behind the last row before it),
+and the clock before it must have run as long (a garbled first stamp, ``-1e300``, is no clock).
 The later rows are then shifted to follow one interval after the row before the step.  That
 joins the two stretches with no gap: the true gap is not in the log (an NTP step loses none, a
 restart an unknown one), which the note says.  A step back of at most one interval (jitter, a
@@ -73,24 +74,28 @@ def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[f
         return out, []
     offset = 0.0
     prev: float | None = None
+    run = 0  # rows on the current clock: a clock is only left once it has run (a stray first stamp has not)
     steps: list[tuple[float, float, int]] = []  # (jump, the row before it on the axis, its index in finite)
     for k, (i, t) in enumerate(finite):
         u = t + offset
         if prev is None:
             out[i] = prev = u
+            run = 1
             continue
         jump = u - prev
         back = jump < -step
         if back or jump > MAX_SPAN_S:
-            if _new_clock(finite, k, prev - offset if back else None, step):
+            if run >= MIN_SEGMENT and _new_clock(finite, k, prev - offset if back else None, step):
                 steps.append((jump, prev, k))
                 offset = prev + step - t
                 out[i] = prev = t + offset
+                run = 1
                 continue
             out[i] = u  # a stray row (a garbled or reordered stamp): the readers drop it, as before
             continue
         out[i] = u
         prev = max(prev, u)
+        run += 1
     if not steps:
         return out, []
     notes: list[str] = []
