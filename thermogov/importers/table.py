@@ -414,12 +414,13 @@ def _stamp_share(rows: list[list[str]], i: int) -> float:
 def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
     """A time axis: never (or almost never) backwards, and either an epoch (ties allowed: several
     rows per stamp) or a counter that rises on nearly every row -- a heating temperature that
-    only climbs repeats its value on most rows and so is no counter.  A clock that stepped back
-    (NTP, a logger restarted into the file) is judged once mended, as the axis will be."""
+    only climbs repeats its value on most rows and so is no counter.  Epoch seconds that stepped
+    back (NTP) are judged once mended, as the axis will be; a small counter is not, since a
+    sawtooth temperature (heating, then a drop when the load stops) would mend into one."""
     v = finite(vals)
-    mended, stepped = mend_steps(v)
-    if stepped:
-        v = [t for t in mended if t is not None]
+    if v and statistics.median(v) >= 1e8:
+        mended, stepped = mend_steps(v)
+        v = [t for t in mended if t is not None] if stepped else v
     if len(v) < 2 or v[-1] <= v[0]:
         return False
     steps = [b - a for a, b in itertools.pairwise(v)]
