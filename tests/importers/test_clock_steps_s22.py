@@ -96,3 +96,16 @@ def test_a_garbled_first_stamp_is_no_clock_to_follow() -> None:
     """Guard: ``-1e300`` then a regular log is one garbled row (dropped later), not a clock step."""
     times = [-1e300, *(float(k) for k in range(1, 10))]
     assert mend_steps(times) == (times, [])
+
+
+def test_a_time_of_day_log_whose_clock_goes_back_an_hour(tmp_path: Path) -> None:
+    """DST ending (or NTP) in a log of times of day: before, every row stamped before the last kept
+    time was unplaceable and dropped (the whole hour of them)."""
+    stamps = [f"01:59:{k:02d}" for k in range(50, 60)] + [f"01:00:{k:02d}" for k in range(20)]
+    path = tmp_path / "tod.csv"
+    path.write_text(
+        "time,temp\n" + "".join(f"{s},{45 + k / 10:.1f}\n" for k, s in enumerate(stamps)), encoding="utf-8"
+    )
+    t, temps, notes = _axis(path)
+    assert t == [float(k) for k in range(30)] and temps[10] == 46.0
+    assert any("stepped back by 3599 s" in n for n in notes)

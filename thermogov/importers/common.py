@@ -246,11 +246,19 @@ class DayClock:
     Each stamp is placed at the smallest forward step from the previous one (mod 24 h).  A
     "step" of more than 12 h is really a backwards jump (clock step, out-of-order line) and
     cannot be placed, so it is reported as ``None``; a time-of-day log cannot express real
-    gaps that long anyway.
+    gaps that long anyway.  With ``back``, a stamp at most ``BACK_S`` (6 h) behind the previous
+    one is placed that far *behind* it instead (and the axis not moved on), so that a clock
+    stepped back by an hour (DST ending, NTP) shows as the step it is and
+    :mod:`~thermogov.importers.clocksteps` can mend it; the reader then drops whatever is still
+    behind, as it did the unplaceable stamps.  Further back, half a day either way cannot be told
+    from a damaged stamp, so it stays unplaceable.
     """
 
-    def __init__(self) -> None:
+    BACK_S = 6 * 3600.0
+
+    def __init__(self, *, back: bool = False) -> None:
         self._prev: float | None = None
+        self._back = back
 
     def seconds(self, tod_s: float) -> float | None:
         if self._prev is None:
@@ -258,7 +266,8 @@ class DayClock:
             return tod_s
         delta = (tod_s - self._prev) % 86400.0
         if delta > 12 * 3600:
-            return None
+            behind = 86400.0 - delta
+            return self._prev - behind if self._back and behind <= self.BACK_S else None
         self._prev += delta
         return self._prev
 

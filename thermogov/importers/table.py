@@ -862,7 +862,6 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
             )
         f = unit.factor if unit else 1.0
         return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
-    clock = DayClock()
     out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
@@ -874,7 +873,9 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
     # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
     # that the caller turns round (newest_first), midnight included.
-    order = range(n - 1, -1, -1) if kinds == {False} and _days_run_backwards(stamps) else range(n)
+    reverse = kinds == {False} and _days_run_backwards(stamps)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    clock = DayClock(back=not reverse)  # read forward, a step back is a step (clocksteps), not unplaceable
     out = [None] * n
     for i in order:
         st = stamps[i]
