@@ -109,3 +109,15 @@ def test_a_time_of_day_log_whose_clock_goes_back_an_hour(tmp_path: Path) -> None
     t, temps, notes = _axis(path)
     assert t == [float(k) for k in range(30)] and temps[10] == 46.0
     assert any("stepped back by 3599 s" in n for n in notes)
+
+
+def test_a_vcgencmd_loop_with_date_t_whose_clock_goes_back(tmp_path: Path) -> None:
+    """``while :; do date +%T; vcgencmd measure_temp; sleep 1; done`` over DST's end."""
+    stamps = [f"02:59:{k:02d}" for k in range(45, 60)] + [f"02:00:{k:02d}" for k in range(15)]
+    path = tmp_path / "loop.log"
+    path.write_text(
+        "".join(f"{s}\ntemp={45 + k / 10:.1f}'C\n" for k, s in enumerate(stamps)), encoding="utf-8"
+    )
+    log = parse_log(path)
+    assert [s.t_s for s in log.samples] == [float(k) for k in range(30)]
+    assert any("stepped back by 3599 s" in n for n in log.notes)

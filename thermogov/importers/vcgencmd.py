@@ -82,7 +82,7 @@ def _stamp_before(prefix: str) -> tuple[float, bool] | None:
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Group the readings into samples on the log's time axis (see module doc)."""
-    clock = DayClock()
+    clock = DayClock(back=True)  # a step back of up to 6 h is a clock step (clocksteps), not unplaceable
     samples: list[dict[str, object]] = []
     cur: dict[str, object] | None = None
     stamp: float | None = None
