@@ -37,6 +37,18 @@ REGULAR_STEPS = 3.0
 NOTED_STEPS = 3
 
 
+def _steps_anywhere(times: Sequence[float | None]) -> bool:
+    """Whether the finite times ever go back, or leap forward by more than ``MAX_SPAN_S``."""
+    prev: float | None = None
+    for t in times:
+        if t is None or not math.isfinite(t):
+            continue
+        if prev is not None and (t < prev or t - prev > MAX_SPAN_S):
+            return True
+        prev = t
+    return False
+
+
 def _interval(finite: list[tuple[int, float]]) -> float | None:
     """The log's interval: the median forward step between timed rows (None without one)."""
     steps = [b - a for (_, a), (_, b) in itertools.pairwise(finite) if b > a]
@@ -68,6 +80,8 @@ def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[f
     """(times with every clock step mended, one note per step); ``times`` in file order, absolute
     or elapsed seconds, None where a row has no time.  Unchanged (and no note) without a step."""
     out: list[float | None] = list(times)
+    if not _steps_anywhere(times):
+        return out, []  # nearly every log: no index built (a big log holds millions of rows)
     finite = [(i, t) for i, t in enumerate(times) if t is not None and math.isfinite(t)]
     step = _interval(finite)
     if step is None:
