@@ -10,7 +10,6 @@ Through the installed script.
 
 from __future__ import annotations
 
-import csv
 import errno
 import json
 from pathlib import Path
@@ -18,19 +17,12 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys, faultshim, procutil
+from tests.hw.test_hostile_power_rail import _powers
 from tests.hw.test_hw_status_live import poll
 
 # 19.98 V x 240 mA + 19.98 V x 80 mA + 5.06 V x 740 mA (tests/hw/fakesys.py AGX_ORIN_RAILS)
 SUM_W = 19.98 * 0.240 + 19.98 * 0.080 + 5.06 * 0.740
 MAX_TRIPS = 31  # the kernel's limit per zone since Linux 6.1 (hw/discovery.py MAX_TRIPS)
-
-
-def _powers(tmp: Path) -> list[str]:
-    found = list((tmp / "out").rglob("trace.csv"))
-    if not found:
-        return []
-    with found[0].open() as f:
-        return [row["power_w"] for row in csv.DictReader(f)]
 
 
 def _summary(tmp: Path) -> dict[str, object]:
