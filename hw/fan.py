@@ -60,7 +60,7 @@ from thermogov.hw.discovery import THERMAL, hwmon_chips
 from thermogov.hw.fanlevels import CoolingDuties, cooling_levels
 from thermogov.hw.fantwin import hwmon_twins
 from thermogov.hw.jtopfan import jtop_fan_notes
-from thermogov.hw.l4tfan import CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
+from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
@@ -362,7 +362,25 @@ class HwFan:
         want = self._expected.get(rel)
         if not self._watched or self.left or want is None or raw == want or self._kernels(rel):
             return
+        if self._capped(rel, raw, want):
+            return
         self._leave(rel, raw, f"{want} as thermogov {'last wrote' if rel in self._written else 'found it'}")
+
+    def _capped(self, rel: str, raw: int, want: int) -> bool:
+        """``raw`` is thermogov's ``want`` clamped by the L4T driver to a ``pwm_cap`` lowered since
+        (``pwm_cap_store`` clamps the duty in force, session 22a): ours, kept and recorded as such."""
+        if rel != self.dev.target_rel or self.dev.l4t_rel is None:
+            return False
+        try:
+            cap = self.io.read_int(f"{self.dev.l4t_rel}/{CAP}")
+        except ActuatorError:
+            return False
+        if raw != min(want, cap):
+            return False
+        self._expected[rel] = raw
+        if self.on_wrote is not None and not self.dry_run:
+            self.on_wrote(rel, (want, raw))
+        return True
 
     def _judge_duty(self, state: int) -> None:
         """The rival rule on a cooling-device fan: ``pwm1`` other than the driver keeps at ``state``."""
