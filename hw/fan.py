@@ -308,7 +308,9 @@ class HwFan:
         # the daemon: record what the watched fan may read as ours (hw/lastcaps.py, session 21f)
         self.on_wrote: Callable[[str, tuple[int, ...]], None] | None = None
         # a cooling-device fan: pwm1 against the device tree's duty of each state (hw/fanlevels.py)
-        levels = cooling_levels(tree, dev.hwmon_rel, dev.max_state) if self._rel == dev.state_rel else None
+        # (not in a dry run: the state read is then the one it would have written, pwm1 the kernel's)
+        judged = self._rel == dev.state_rel and not dry_run
+        levels = cooling_levels(tree, dev.hwmon_rel, dev.max_state) if judged else None
         pwm = (
             dev.pwm_rel
             if levels is not None and dev.pwm_rel is not None and tree.exists(dev.pwm_rel)

@@ -108,3 +108,19 @@ def test_with_the_drivers_levels_a_pwm1_write_at_a_confirmed_state_is_a_rival(tm
     assert fan.apply(0) == 3 and t.read_int(f"{HWMON}/pwm1") == 200  # not written over
     fan.restore()
     assert (t.read_int(STATE), t.read_int(f"{HWMON}/pwm1")) == (3, 200)
+
+
+def test_a_dry_run_never_judges_the_duty(tmp_path: Path) -> None:
+    """A dry run reads back the state it would have written while pwm1 is the kernel's: no rule."""
+    t = _pi5(tmp_path / "root", _cells(PI5_LEVELS))
+    tree = SysfsTree(t.root)
+    dev = discover_fan(tree)
+    assert dev is not None
+    now = [0.0]
+    fan = HwFan(tree, dev, dry_run=True, clock=lambda: now[0])
+    fan.apply(1)
+    for state, duty in ((1, 75), (2, 125), (3, 175)):  # step_wise moves the real fan meanwhile
+        t.write(STATE, state)
+        t.write(f"{HWMON}/pwm1", duty)
+        now[0] += 0.1
+        assert fan.level == 1 and not fan.left
