@@ -77,7 +77,8 @@ def _unrecorded(
         except SensorError as e:
             reads.append(f"{_name(rel)} unreadable ({e})")
     found = ", ".join(f"{_name(rel)} {value}" for rel, value in attrs)
-    by_hand = "; ".join(f"echo {value} > {tree.show(rel)}" for rel, value in attrs)
+    in_order = sorted(attrs, key=lambda rv: _name(rv[0]) in MODES)  # the speed before the mode, as a restore
+    by_hand = "; ".join(f"echo {value} > {tree.show(rel)}" for rel, value in in_order)
     return [], (
         f"{first}, and it has no automatic mode known safe (the kernel's curve was off at start, or "
         f"pwm-fan's pwm1_enable, which only chooses what a duty of 0 does): left as it reads "
