@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.hw import fakesys
 from tests.hw.fakesys import FakeTree
+from tests.hw.test_hw_hwmon_fan_rival import _clocked
 from thermogov.hw.fan import HwFan, discover_fan
 from thermogov.hw.fanlevels import CoolingDuties, cooling_levels
 from thermogov.hw.sysfs import SysfsTree
@@ -59,6 +60,13 @@ def test_the_rule_confirms_per_state_and_lets_a_late_driver_be() -> None:
     assert d.stray(4, 255).startswith("250, the duty of cur_state 4")  # a pwm1 writer
 
 
+def _driven(t: FakeTree) -> tuple[HwFan, list[float]]:
+    """The tree's fan on a moved clock, its state writes going through :class:`_Driver`."""
+    fan, now = _clocked(t)
+    fan.io.write_int = _Driver(t, PI5_LEVELS).write  # type: ignore[method-assign]
+    return fan, now
+
+
 class _Driver:
     """pwm-fan's state change with the duties of its own table (not the device tree's)."""
 
@@ -75,13 +83,7 @@ def test_a_device_tree_that_does_not_describe_the_driver_never_makes_a_rival(tmp
     """The device tree says 0/50/100/150/200, the driver keeps 0/75/125/175/250 (another build,
     an overlay): no look confirms a state, so nothing is judged and the fan is put back."""
     t = _pi5(tmp_path / "root", _cells((0, 50, 100, 150, 200)))
-    tree = SysfsTree(t.root)
-    dev = discover_fan(tree)
-    assert dev is not None
-    now = [0.0]
-    fan = HwFan(tree, dev, clock=lambda: now[0])
-    drv = _Driver(t, PI5_LEVELS)
-    fan.io.write_int = drv.write  # type: ignore[method-assign]
+    fan, now = _driven(t)
     for level in (4, 0, 2, 4, 1, 3):
         fan.apply(level)
         now[0] += 0.1
@@ -92,13 +94,7 @@ def test_a_device_tree_that_does_not_describe_the_driver_never_makes_a_rival(tmp
 
 def test_with_the_drivers_levels_a_pwm1_write_at_a_confirmed_state_is_a_rival(tmp_path: Path) -> None:
     t = _pi5(tmp_path / "root", _cells(PI5_LEVELS))
-    tree = SysfsTree(t.root)
-    dev = discover_fan(tree)
-    assert dev is not None
-    now = [0.0]
-    fan = HwFan(tree, dev, clock=lambda: now[0])
-    drv = _Driver(t, PI5_LEVELS)
-    fan.io.write_int = drv.write  # type: ignore[method-assign]
+    fan, now = _driven(t)
     fan.apply(3)
     now[0] = 0.1
     assert fan.level == 3 and not fan.left

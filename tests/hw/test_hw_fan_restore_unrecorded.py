@@ -16,10 +16,9 @@ from pathlib import Path
 
 from tests.hw import fakesys, procutil
 from tests.hw.fakesys import FakeTree
+from tests.hw.test_hw_hwmon_fan_rival import _clocked
 from thermogov.hw.boardlock import board_lock_path
-from thermogov.hw.fan import HwFan, discover_fan
 from thermogov.hw.lastcaps import last_caps_path
-from thermogov.hw.sysfs import SysfsTree
 
 FAN = fakesys.L4T_FAN
 TARGET = f"{FAN}/target_pwm"
@@ -66,11 +65,8 @@ def test_the_daemon_takes_a_duty_clamped_to_a_lowered_pwm_cap_for_its_own(tmp_pa
     """Mid-run someone lowers ``pwm_cap`` to 200: the driver clamps thermogov's 255 to 200.  On
     main that read as another writer and the fan was left at 200, curve off, never restored."""
     t = _nano(tmp_path / "root")
-    tree = SysfsTree(t.root)
-    dev = discover_fan(tree)
-    assert dev is not None
-    now = [0.0]
-    fan = HwFan(tree, dev, clock=lambda: now[0])
+    fan, now = _clocked(t)
+    dev = fan.dev
     wrote: list[tuple[str, tuple[int, ...]]] = []
     fan.on_wrote = lambda rel, values: wrote.append((rel, values))
     fan.apply(fan.levels - 1)

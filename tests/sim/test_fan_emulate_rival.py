@@ -37,6 +37,17 @@ def _warm(tmp: Path, board_name: str) -> tuple[Emulator, HwFan, list[float], lis
     return emu, fan, now, said
 
 
+def _confirm_2_and_4(emu: Emulator, fan: HwFan, now: list[float], looks: int) -> str:
+    """thermogov moves the fan to states 2 then 4, each looked at after the driver's step; the
+    hwmon's ``pwm1``."""
+    for step, level in enumerate((2, 4)):
+        fan.apply(level)
+        emu.step(301.0 + step)
+        _look(fan, now, looks)
+    assert fan.dev.pwm_rel is not None
+    return fan.dev.pwm_rel
+
+
 def _look(fan: HwFan, now: list[float], times: int) -> None:
     for _ in range(times):
         now[0] += 0.1
@@ -74,12 +85,7 @@ def test_a_pwm1_written_by_a_user_leaves_the_fan_said_once_not_restored(tmp_path
     ``echo 255 > pwm1`` keeps state 4 at duty 255: another writer, said once, never written over,
     nothing put back.  On main thermogov judged no cooling-device fan (it wrote over it)."""
     emu, fan, now, said = _warm(tmp_path, "rpi5-fan")
-    hwmon = fan.dev.pwm_rel
-    assert hwmon is not None
-    for step, level in enumerate((2, 4)):
-        fan.apply(level)
-        emu.step(301.0 + step)
-        _look(fan, now, 2)
+    hwmon = _confirm_2_and_4(emu, fan, now, 2)
     assert not said
     (tmp_path / hwmon).write_text("255\n")
     emu.step(303.0)
@@ -99,12 +105,7 @@ def test_a_pwm1_write_that_moves_the_state_is_seen_at_a_confirmed_state(tmp_path
     """``echo 130 > pwm1`` at state 4: the driver moves the state to 2 (125 <= 130) and keeps
     130; state 2 was confirmed, so the duty tells the user from step_wise."""
     emu, fan, now, said = _warm(tmp_path, "rpi5-fan")
-    hwmon = fan.dev.pwm_rel
-    assert hwmon is not None
-    for step, level in enumerate((2, 4)):
-        fan.apply(level)
-        emu.step(301.0 + step)
-        _look(fan, now, 1)
+    hwmon = _confirm_2_and_4(emu, fan, now, 1)
     (tmp_path / hwmon).write_text("130\n")
     emu.step(303.0)
     _look(fan, now, 1)
