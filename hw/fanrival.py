@@ -65,23 +65,36 @@ def _unrecorded(
 ) -> tuple[list[tuple[str, int]], str]:
     """No record of the run: the kernel's automatic control where known safe, else nothing (module doc)."""
     first = "fan: no record of thermogov's run, so another writer cannot be told from thermogov's last duty"
+    reads: list[str] = []
+    unchanged = True
+    for rel, value in attrs:
+        try:
+            now = tree.read_int(rel)
+        except SensorError as e:
+            reads.append(f"{_name(rel)} unreadable ({e})")
+            unchanged = False
+            continue
+        reads.append(f"{_name(rel)} {now}")
+        unchanged = unchanged and now == value
+    if unchanged:  # reads as found: putting it back writes nothing new over anyone
+        return attrs, ""
     if mode is not None and _name(mode) == CONTROL and dict(attrs)[mode] == CONTROL_MAX:
         return [(mode, CONTROL_MAX)], (
             f"{first}: put back to the kernel's curve ({tree.show(mode)} {CONTROL_MAX}, as found), "
             "the duty left to it"
         )
-    reads = []
-    for rel, _ in attrs:
-        try:
-            reads.append(f"{_name(rel)} {tree.read_int(rel)}")
-        except SensorError as e:
-            reads.append(f"{_name(rel)} unreadable ({e})")
     found = ", ".join(f"{_name(rel)} {value}" for rel, value in attrs)
     in_order = sorted(attrs, key=lambda rv: _name(rv[0]) in MODES)  # the speed before the mode, as a restore
     by_hand = "; ".join(f"echo {value} > {tree.show(rel)}" for rel, value in in_order)
+    why = (
+        "the kernel's curve was off when thermogov started"
+        if mode is not None and _name(mode) == CONTROL
+        else "pwm-fan's pwm1_enable only chooses what a duty of 0 does"
+        if mode is not None
+        else "the driver shows no mode"
+    )
     return [], (
-        f"{first}, and it has no automatic mode known safe (the kernel's curve was off at start, or "
-        f"pwm-fan's pwm1_enable, which only chooses what a duty of 0 does): left as it reads "
+        f"{first}, and it has no automatic mode known safe ({why}): left as it reads "
         f"({', '.join(reads)}); thermogov found {found} (by hand: {by_hand})"
     )
 

@@ -134,3 +134,16 @@ def test_restore_without_a_record_leaves_a_pwm1_fan_and_says_how_to_put_it_back(
     assert "thermogov found pwm1_enable 2, pwm1 40" in said and "echo 40 >" in said
     assert "fan setting" not in said
     assert (t.read_int(PWM), t.read_int(ENABLE)) == (100, 1)
+
+
+def test_restore_without_a_record_of_a_fan_reading_as_found_puts_it_back_unsaid(tmp_path: Path) -> None:
+    """Every attribute reads as journaled: writing it back changes nothing, nothing to say."""
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
+    fakesys.pwm_fan(t, board="orin", cdev=None, pwm=40, enable=2)
+    _killed(tmp_path)
+    _record(tmp_path).unlink()
+    t.write(PWM, 40)
+    t.write(ENABLE, 2)
+    said = _restore(tmp_path)
+    assert UNRECORDED not in said and "2 fan setting(s)" in said
+    assert (t.read_int(PWM), t.read_int(ENABLE)) == (40, 2)
