@@ -31,6 +31,10 @@ Session 22a, two of 21f's leftovers:
   A fan without such a mode (a hwmon ``pwm1`` fan: pwm-fan's ``pwm1_enable`` modes only choose
   what a duty of 0 does, Documentation/hwmon/pwm-fan.rst; the L4T fan found with its curve off)
   is left as it reads, and the line says what thermogov found and how to put it back by hand.
+  One exception, the lead's (session 22): a speed reading BELOW its value at start is put back
+  whole, because whoever wrote it, the fan as found cools more than the fan as it reads, and a
+  restore must never leave the board with less cooling than thermogov found (a higher speed,
+  which only cools more, is the one left to a possible other writer).
 """
 
 from __future__ import annotations
@@ -61,12 +65,13 @@ def _clamped(tree: SysfsTree, rel: str, raw: int, want: tuple[int, ...]) -> bool
 
 
 def _unrecorded(
-    tree: SysfsTree, attrs: list[tuple[str, int]], mode: str | None
+    tree: SysfsTree, attrs: list[tuple[str, int]], speed: str, mode: str | None
 ) -> tuple[list[tuple[str, int]], str]:
     """No record of the run: the kernel's automatic control where known safe, else nothing (module doc)."""
     first = "fan: no record of thermogov's run, so another writer cannot be told from thermogov's last duty"
     reads: list[str] = []
     unchanged = True
+    slower = False
     for rel, value in attrs:
         try:
             now = tree.read_int(rel)
@@ -76,8 +81,14 @@ def _unrecorded(
             continue
         reads.append(f"{_name(rel)} {now}")
         unchanged = unchanged and now == value
+        slower = slower or (rel == speed and now < value)
     if unchanged:  # reads as found: putting it back writes nothing new over anyone
         return attrs, ""
+    if slower:  # never leave the fan slower than thermogov found it: a restore that cools more is safe
+        return attrs, (
+            f"{first}: {tree.show(speed)} reads below the {dict(attrs)[speed]} found at start, "
+            "so the fan is put back as found (more cooling than now, whoever wrote it)"
+        )
     if mode is not None and _name(mode) == CONTROL and dict(attrs)[mode] == CONTROL_MAX:
         return [(mode, CONTROL_MAX)], (
             f"{first}: put back to the kernel's curve ({tree.show(mode)} {CONTROL_MAX}, as found), "
@@ -114,7 +125,7 @@ def fan_rival(
         return attrs, ""
     mode = next((names[n] for n in MODES if n in names), None)
     if ours is None:
-        return _unrecorded(tree, attrs, mode)
+        return _unrecorded(tree, attrs, speed, mode)
     for rel, before in attrs:
         if rel == speed and rel not in ours and (mode is None or mode not in ours):
             continue

@@ -147,3 +147,18 @@ def test_restore_without_a_record_of_a_fan_reading_as_found_puts_it_back_unsaid(
     said = _restore(tmp_path)
     assert UNRECORDED not in said and "2 fan setting(s)" in said
     assert (t.read_int(PWM), t.read_int(ENABLE)) == (40, 2)
+
+
+def test_restore_without_a_record_never_leaves_a_fan_slower_than_found(tmp_path: Path) -> None:
+    """A speed below the value at start is put back whole: whoever wrote it, the fan as found
+    cools more, and a restore must not leave the board with less cooling than thermogov found."""
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
+    fakesys.pwm_fan(t, board="orin", cdev=None, pwm=120, enable=2)
+    _killed(tmp_path)
+    _record(tmp_path).unlink()
+    t.write(PWM, 30)
+    t.write(ENABLE, 1)
+    said = _restore(tmp_path)
+    assert UNRECORDED in said and "reads below the 120 found at start" in said
+    assert "2 fan setting(s)" in said
+    assert (t.read_int(PWM), t.read_int(ENABLE)) == (120, 2)
