@@ -92,3 +92,32 @@ def test_scheduler_address_without_port_is_bad_input(tmp_path: Path, cmd: str) -
     p = thermogov(*args, "--executor", "dask", "--scheduler", "nonsense", timeout=HANG_GUARD_S)
     line = one_line_error(p, "--scheduler")
     assert "tcp://HOST:PORT" in line
+
+
+def _run_folder(tmp: Path) -> Path:
+    """A short simulated run folder (config.toml, summary.json, trace.csv, samples.csv)."""
+    out = tmp / "runs"
+    p = thermogov("sim", "--board", "rpi5", "--duration", "5", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    (run,) = [d for d in out.iterdir() if d.is_dir()]
+    return run
+
+
+@pytest.mark.parametrize(
+    ("cmd", "member"),
+    [("plot", "config.toml"), ("calibrate", "config.toml"), ("calibrate", "summary.json")],
+)
+def test_named_pipe_inside_a_run_folder_is_not_waited_on(tmp_path: Path, cmd: str, member: str) -> None:
+    """A run folder is input too: a pipe where its config or summary belongs hung both readers."""
+    run = _run_folder(tmp_path)
+    (run / member).unlink()
+    os.mkfifo(run / member)
+    args = [cmd, str(run), "--out", str(tmp_path / "o")]
+    if cmd == "calibrate":
+        args += ["--board", "rpi5", "--json"]
+    p = thermogov(*args, timeout=HANG_GUARD_S)
+    assert "Traceback" not in p.stderr
+    if member == "config.toml" and cmd == "calibrate":
+        one_line_error(p, "named pipe")  # calibrate checks the folder's config as `sim` would
+    else:  # plot needs only the trace; calibrate with --board only the samples
+        assert p.returncode in (0, 1), p.stderr
