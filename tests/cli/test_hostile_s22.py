@@ -9,11 +9,12 @@ A named pipe given where a TOML file belongs blocked ``sim``, ``compare`` and ``
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.script import one_line_error, thermogov
+from tests.cli.script import SCRIPT, one_line_error, thermogov
 
 # A guard, not a wait: on main these commands never returned.
 HANG_GUARD_S = 60
@@ -31,8 +32,20 @@ def _fifo(tmp: Path) -> Path:
     "argv",
     [
         ["sim", "--duration", "5", "--config", "{f}", "--out", "{out}"],
-        ["compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--no-oracle",
-         "--duration", "5", "--config", "{f}", "--out", "{out}"],
+        [
+            "compare",
+            "--scenario",
+            "rpi5-steady-25",
+            "--policy",
+            "stepped",
+            "--no-oracle",
+            "--duration",
+            "5",
+            "--config",
+            "{f}",
+            "--out",
+            "{out}",
+        ],
         ["sweep", "{f}", "--dry-run", "--out", "{out}"],
         ["doctor", "--config", "{f}", "--board", "rpi5", "--sysfs-root", "{tmp}"],
     ],
@@ -54,13 +67,23 @@ def test_process_substitution_pipe_still_reads(tmp_path: Path) -> None:
     os.write(w, b"[run]\nseed = 3\n")
     os.close(w)
     try:
-        import subprocess
-
-        from tests.cli.script import SCRIPT
-
         p = subprocess.run(
-            [SCRIPT, "sim", "--duration", "5", "--config", f"/dev/fd/{r}", "--out", str(tmp_path / "o"), "--json"],
-            capture_output=True, text=True, timeout=HANG_GUARD_S, pass_fds=(r,), check=False,
+            [
+                SCRIPT,
+                "sim",
+                "--duration",
+                "5",
+                "--config",
+                f"/dev/fd/{r}",
+                "--out",
+                str(tmp_path / "o"),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=HANG_GUARD_S,
+            pass_fds=(r,),
+            check=False,
         )
     finally:
         os.close(r)
@@ -83,8 +106,18 @@ def test_device_as_config_is_refused(tmp_path: Path) -> None:
 def test_scheduler_address_without_port_is_bad_input(tmp_path: Path, cmd: str) -> None:
     pytest.importorskip("distributed")
     if cmd == "compare":
-        args = ["compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--no-oracle",
-                "--duration", "5", "--out", str(tmp_path / "o")]
+        args = [
+            "compare",
+            "--scenario",
+            "rpi5-steady-25",
+            "--policy",
+            "stepped",
+            "--no-oracle",
+            "--duration",
+            "5",
+            "--out",
+            str(tmp_path / "o"),
+        ]
     else:
         sweep = tmp_path / "s.toml"
         sweep.write_text(SWEEP)
