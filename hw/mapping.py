@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from thermogov.board import (
+    NO_INPUT_RAIL,
     BoardProfile,
     DomainProfile,
     SensorProfile,
@@ -40,6 +41,14 @@ FOUND_BATTERY_HARD_LIMIT_C = 60.0
 TOTAL_POWER_RAILS = ("VDD_IN", "POM_5V_IN")
 
 T = TypeVar("T")
+
+
+def input_rails(board: BoardProfile) -> tuple[str, ...]:
+    """The labels (upper case) the board's input rail may have: the profile's ``input_rail``,
+    none where it says the board has no input-rail monitor, else :data:`TOTAL_POWER_RAILS`."""
+    if board.input_rail == NO_INPUT_RAIL:
+        return ()
+    return (board.input_rail.upper(),) if board.input_rail else TOTAL_POWER_RAILS
 
 
 def _stem(name: str) -> str:
@@ -470,7 +479,7 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
             domains.append(db)
     power = None
     for r in (*(r for h in inv.hwmons for r in h.rails), *inv.iio_rails):
-        if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
+        if r.label.upper() in input_rails(board) and (r.power_rel or (r.volt_rel and r.curr_rel)):
             power = power or r
     return BoardMap(
         board,
