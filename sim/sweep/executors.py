@@ -183,8 +183,7 @@ class DaskExecutor(_Base):
                 ) from e
             except ValueError as e:  # distributed's address parser: no port, bad scheme...
                 raise ConfigError(
-                    f"--scheduler: {address!r} is not a scheduler address ({e}); give "
-                    "tcp://HOST:PORT"
+                    f"--scheduler: {address!r} is not a scheduler address ({e}); give tcp://HOST:PORT"
                 ) from e
             self.workers = max(len(self.client.scheduler_info().get("workers", {})), 1)
         else:

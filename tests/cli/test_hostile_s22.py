@@ -21,6 +21,8 @@ HANG_GUARD_S = 60
 
 SWEEP = '[sweep]\nscenario = "rpi5-steady-25"\nduration = "5"\n[grid]\nambient = [25.0]\n'
 
+COMPARE = ["compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--no-oracle", "--duration", "5"]
+
 
 def _fifo(tmp: Path) -> Path:
     f = tmp / "pipe.toml"
@@ -32,20 +34,7 @@ def _fifo(tmp: Path) -> Path:
     "argv",
     [
         ["sim", "--duration", "5", "--config", "{f}", "--out", "{out}"],
-        [
-            "compare",
-            "--scenario",
-            "rpi5-steady-25",
-            "--policy",
-            "stepped",
-            "--no-oracle",
-            "--duration",
-            "5",
-            "--config",
-            "{f}",
-            "--out",
-            "{out}",
-        ],
+        [*COMPARE, "--config", "{f}", "--out", "{out}"],
         ["sweep", "{f}", "--dry-run", "--out", "{out}"],
         ["doctor", "--config", "{f}", "--board", "rpi5", "--sysfs-root", "{tmp}"],
     ],
@@ -106,18 +95,7 @@ def test_device_as_config_is_refused(tmp_path: Path) -> None:
 def test_scheduler_address_without_port_is_bad_input(tmp_path: Path, cmd: str) -> None:
     pytest.importorskip("distributed")
     if cmd == "compare":
-        args = [
-            "compare",
-            "--scenario",
-            "rpi5-steady-25",
-            "--policy",
-            "stepped",
-            "--no-oracle",
-            "--duration",
-            "5",
-            "--out",
-            str(tmp_path / "o"),
-        ]
+        args = [*COMPARE, "--out", str(tmp_path / "o")]
     else:
         sweep = tmp_path / "s.toml"
         sweep.write_text(SWEEP)
