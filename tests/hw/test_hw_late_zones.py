@@ -190,19 +190,23 @@ def _feed(f: EasedFusion, now: float, values: dict[str, float]) -> float | None:
     return f.fuse(now).fused_c
 
 
-def test_rule_a_colder_zone_leaving_never_lowers_the_value_below_the_others() -> None:
+def _started(cpu: float, gpu: float) -> EasedFusion:
+    """CPU and GPU zones both fused from the start, read for 1 s."""
     f = EasedFusion(_specs()[:2], {"cpu": 10.0, "gpu": 10.0})
     for k in range(10):
-        _feed(f, k * 0.1, {"cpu": 80.0, "gpu": 60.0})
+        _feed(f, k * 0.1, {"cpu": cpu, "gpu": gpu})
+    return f
+
+
+def test_rule_a_colder_zone_leaving_never_lowers_the_value_below_the_others() -> None:
+    f = _started(cpu=80.0, gpu=60.0)
     rest = 80.0
     seen = [_feed(f, 1.0 + k * 0.1, {"cpu": rest}) for k in range(150)]
     assert all(v is not None and v >= rest - 1e-9 for v in seen[3:]), "gone stale: the others' value at once"
 
 
 def test_rule_a_hotter_zone_leaving_eases_out_and_is_not_held_past_its_ramp() -> None:
-    f = EasedFusion(_specs()[:2], {"cpu": 10.0, "gpu": 10.0})
-    for k in range(10):
-        _feed(f, k * 0.1, {"cpu": 60.0, "gpu": 80.0})
+    f = _started(cpu=60.0, gpu=80.0)
     seen = [_feed(f, 1.0 + k * 0.1, {"cpu": 60.0}) for k in range(150)]
     assert all(v is not None and v >= 60.0 for v in seen)
     assert seen == sorted(seen, reverse=True)
@@ -265,9 +269,7 @@ def test_rule_a_sole_die_zone_late_at_start_beside_a_battery_counts_in_full() ->
 def test_rule_a_hotter_zone_fused_from_the_start_is_counted_in_full_when_it_reads_again() -> None:
     # A dropout of the GPU zone (5 s of failed reads, no zone late): before session 22, and in the
     # simulator, it counts in full again the moment it reads; never eased in below that.
-    f = EasedFusion(_specs()[:2], {"cpu": 10.0, "gpu": 10.0})
-    for k in range(10):
-        _feed(f, k * 0.1, {"cpu": 60.0, "gpu": 90.0})
+    f = _started(cpu=60.0, gpu=90.0)
     gone = [_feed(f, 1.0 + k * 0.1, {"cpu": 60.0}) for k in range(50)]
     assert all(v is not None and v >= 60.0 for v in gone)
     back = [_feed(f, 6.0 + k * 0.1, {"cpu": 60.0, "gpu": 90.0}) for k in range(50)]
