@@ -20,14 +20,12 @@ whose open-ended run was stopped falls back to its run's-end bound and says so.
 
 from __future__ import annotations
 
-import csv
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from thermogov.config import Config
-from thermogov.exitstatus import writing
 from thermogov.sim.compare.causal import Yardsticks, causal_bound, event_instant_s, tightest
-from thermogov.sim.compare.causalview import CLASSES, CSV_COLUMNS
+from thermogov.sim.compare.causalview import CLASSES, CSV_COLUMNS, write_table, yard_cells
 from thermogov.sim.compare.seedset import SeedRows, Spread, with_seed
 
 #: One label's (scenario's, or variant's) yardsticks per seed.
@@ -154,32 +152,8 @@ def seed_causal_lines(yards: dict[str, SeedYards], candidate: str, target_pct: f
 
 def write_seed_causal_csv(yards: dict[str, SeedYards], candidate: str, path: Path) -> None:
     """One row per label and seed: worst windows, every bound, the shares and the tightest."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with writing(path), path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(SEED_CSV_COLUMNS)
-        for label, per in yards.items():
-            for s, y in per.items():
-                sh, best = y.shares(), tightest(y)
-                w.writerow(
-                    [
-                        label,
-                        candidate,
-                        s,
-                        *(_cell(v) for v in (y.event_s, y.worst_ips, y.anywindow_ips, sh["anywindow"])),
-                        *(
-                            _cell(v)
-                            for v in (y.causal_ips, sh["causal"], y.open_worst_ips, y.open_ips, sh["open"])
-                        ),
-                        *(_cell(v) for v in (y.causal_open_ips, sh["causal_open"])),
-                        "" if best is None else best[0],
-                        "" if best is None else _cell(best[1]),
-                    ]
-                )
-
-
-def _cell(v: float | None) -> str:
-    return "" if v is None else f"{v:.6g}"
+    rows = ([label, candidate, s, *yard_cells(y)] for label, per in yards.items() for s, y in per.items())
+    write_table(path, SEED_CSV_COLUMNS, rows)
 
 
 def misses(yards: dict[str, SeedYards], target_pct: float) -> dict[str, list[int]]:
