@@ -113,6 +113,15 @@ def many_seed_yardsticks(
     return out
 
 
+#: Each bound's value in a :class:`.causal.Yardsticks`, by the name :func:`.causal.tightest` gives.
+_BOUND = {
+    "anywindow": lambda y: y.anywindow_ips,
+    "causal": lambda y: y.causal_ips,
+    "open": lambda y: y.open_ips,
+    "causal_open": lambda y: y.causal_open_ips,
+}
+
+
 def seed_causal_lines(yards: dict[str, SeedYards], candidate: str, target_pct: float) -> list[str]:
     """Per label the candidate's share of its tightest bound per seed, judged seed by seed."""
     out = [
@@ -137,8 +146,10 @@ def seed_causal_lines(yards: dict[str, SeedYards], candidate: str, target_pct: f
             f"{s}:{'n/a' if b is None else f'{b[1]:.1f}%'}{'' if b is None or b[0] == names[0] else f'({b[0]})'}"
             for s, b in best.items()
         )
+        values = Spread.of([v for s, (n, _) in judged.items() if (v := _BOUND[n](per[s])) is not None])
         any_share = Spread.of([v for y in per.values() if (v := y.shares()["anywindow"]) is not None])
-        text = f"{head} tightest ({'/'.join(names)}) {share.text(1)}; per seed {seeds}" + (
+        of = "" if values is None else f" of {values.text(2)} inf/s"
+        text = f"{head} tightest ({'/'.join(names)}) {share.text(1)}{of}; per seed {seeds}" + (
             f"; any-window {any_share.text(1)}" if any_share is not None else ""
         )
         if bad:

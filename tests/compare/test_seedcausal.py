@@ -96,7 +96,7 @@ def _yards() -> dict[str, dict[int, Yardsticks]]:
 def test_every_seed_is_judged_on_its_own_tightest_bound() -> None:
     lines = seed_causal_lines(_yards(), "stepped", 98.0)
     fan = next(line for line in lines if line.strip().startswith("fan "))
-    assert "tightest (causal_open) 97.2" in fan and "1:98.7% 2:95.6%" in fan
+    assert "tightest (causal_open) 97.2" in fan and "of 146.50 ±0.00" in fan and "1:98.7% 2:95.6%" in fan
     assert fan.endswith("MISS on seed 2")
     pi = next(line for line in lines if line.strip().startswith("pi "))
     # Seed 2 had no open-ended run: it falls back to its any-window bound and says which.
