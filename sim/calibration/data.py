@@ -156,7 +156,7 @@ def _split_tinymembench(
 ) -> tuple[tuple[str, float], ...]:
     """sbc-bench's tinymembench section as its two loads (``membench.split_phases``), at the CPU's
     median logged clock over the section."""
-    from sim.calibration.membench import section_clock_hz, split_phases
+    from thermogov.sim.calibration.membench import section_clock_hz, split_phases
 
     return split_phases(
         phases, text.splitlines(), section_clock_hz(phases, data.t_s, data.freq_hz.get("cpu"))
