@@ -193,12 +193,20 @@ def _typed(
         yield name, rel, kind
 
 
+# The most trip points the kernel registers on one zone: 31 since Linux 6.1 (drivers/thermal/
+# thermal_core.c, ``num_trips > BITS_PER_TYPE(int) - 1`` is refused, "thermal: Increase maximum
+# number of trip points", https://lore.kernel.org/all/20220927154709.5479-1-sumeet.r.pawnikar@intel.com/),
+# 12 before it (``THERMAL_MAX_TRIPS`` in include/linux/thermal.h).  A tree showing more is no
+# kernel's: reading them all cost ``doctor`` 33 s for 20 000 (session 22b), so the rest are ignored.
+MAX_TRIPS = 31
+
+
 def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
     out = []
     for name, rel, ztype in _typed(tree, THERMAL, problems, r"thermal_zone\d+"):
         trips = []
         k = 0
-        while tree.exists(f"{rel}/trip_point_{k}_temp"):
+        while k < MAX_TRIPS and tree.exists(f"{rel}/trip_point_{k}_temp"):
             try:
                 ttype = tree.read_text(f"{rel}/trip_point_{k}_type")
             except SensorError:
@@ -208,6 +216,11 @@ def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
             )
             trips.append(TripPoint(k, ttype, _mc(tree, f"{rel}/trip_point_{k}_temp"), hyst))
             k += 1
+        if k == MAX_TRIPS and tree.exists(f"{rel}/trip_point_{k}_temp"):
+            problems.append(
+                f"{tree.show(rel)}: more than {MAX_TRIPS} trip points (no kernel registers more); "
+                f"trip_point_{MAX_TRIPS}_* and above are ignored"
+            )
         out.append(ThermalZone(name, rel, ztype, tuple(trips)))
     return out
 

@@ -718,9 +718,9 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
     fan_ours = (run_record() or ({}, None))[1] if good_attrs else None
-    rival = fan_rival(tree, [(a.rel, a.value) for a in good_attrs], fan_ours)
-    if rival:  # the rival rule of the run (hw/fanrival.py): nothing of the fan is put back
-        good_attrs = []
+    put_back, rival = fan_rival(tree, [(a.rel, a.value) for a in good_attrs], fan_ours)
+    if rival:  # the rival rule of the run, or no record of it (hw/fanrival.py)
+        good_attrs = [a for a in good_attrs if (a.rel, a.value) in put_back]
         clamped.append(rival)
     errors += restore_entries(tree, good)
     errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection

@@ -75,7 +75,7 @@ def absent_rail(tree: SysfsTree, inv: Inventory, board: BoardProfile | None = No
         return (
             f"the {board.name} profile says this board has no input-rail monitor; measured instead: "
             f"{' + '.join(board.summed_rails)} = {total:.3f} W now (the module's rails, not the carrier's "
-            "input; shown here only)"
+            "input; the run's power_w)"
         )
     wanted = input_rails(board) if board is not None else TOTAL_POWER_RAILS
     names = "/".join(wanted)
