@@ -3,7 +3,7 @@
 CPU shares on a shared machine move with its load by more than a change to the daemon moves
 them (``bench/daemon_footprint.py`` reads 0.5-0.7 % of a core for the same code at load 6-9), so
 this bench counts what the daemon asks of the kernel instead: attribute reads that reach a file
-(``SysfsTree._read_bytes``), ``open``, ``stat`` and ``lstat`` calls, per second of governing
+(``SysfsTree._read_bytes``), ``open``, ``stat``, ``lstat`` and ``listdir`` calls (``lists``, session 22c), per second of governing
 (``lstat``: the confinement checks, :func:`thermogov.hw.confine.check`, one per owned file a
 look asks about, hw/departures.py; uncounted before session 20's review).  The real loop
 runs (real reads of a fake tree, real trace, real state file) with ``time.monotonic`` and the
@@ -12,11 +12,12 @@ fake Orin Nano with what a robot has on top: a battery, a charger, and a governe
 is taken out by running twice (``--seconds`` and three times it) and differencing; what the
 start and the exit cost together is the short run's count less its seconds at that rate.
 
-    python bench/daemon_reads.py [--seconds 40] [--awaiting]
+    python bench/daemon_reads.py [--seconds 40] [--awaiting] [--late-zone]
 
 ``--awaiting``: the GPU's devfreq link and ``policy4``'s folder absent for the whole run (a GPU
 driver not probed, a cpufreq driver not loaded yet): what the once-a-second looks for them cost
-(hw/latedevfreq.py, hw/lateclusters.py).
+(hw/latedevfreq.py, hw/lateclusters.py).  ``--late-zone``: the GPU's thermal zone absent for
+the whole run (its module not loaded): what looking for it once a second costs (hw/latezones.py).
 """
 
 from __future__ import annotations
@@ -46,13 +47,18 @@ BAT = (
 )
 
 
-def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], int]:
+def counted_run(seconds: float, awaiting: bool = False, late_zone: bool = False) -> tuple[Counter[str], int]:
     """Counts of reads, opens and stats over one run of ``seconds`` governed seconds."""
     work = Path(tempfile.mkdtemp(prefix="thermogov-reads-"))
     t = fakesys.orin_nano(work / "root", cpu_mc=60000, gpu_mc=60000)
     if awaiting:
         (t.root / "sys/class/devfreq/17000000.ga10b").unlink()
         shutil.rmtree(t.root / "sys/devices/system/cpu/cpufreq/policy4")
+    if late_zone:
+        for link in (t.root / "sys/class/thermal").iterdir():
+            if (link / "type").read_text().strip() in {"gpu-thermal", "GPU-therm"}:
+                shutil.rmtree(link.resolve())
+                link.unlink()
     t.supply("BAT0", BAT, temp_decic=300)
     t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
     fakesys.pwm_fan(t, board="jetson", cdev=None, pwm=0, enable=2)
@@ -64,6 +70,11 @@ def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], i
         return flag.event.is_set()
 
     real_read, real_open, real_stat, real_lstat = sysfs.SysfsTree._read_bytes, os.open, os.stat, os.lstat
+    real_listdir = os.listdir
+
+    def listdir(path, *a, **k):  # type: ignore[no-untyped-def]
+        counts["lists"] += 1
+        return real_listdir(path, *a, **k)
 
     def read(tree: sysfs.SysfsTree, real: str) -> bytes:
         counts["reads"] += 1
@@ -87,7 +98,7 @@ def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], i
     )  # type: ignore[assignment]
     daemon.StopFlag.wait = wait  # type: ignore[method-assign]
     sysfs.SysfsTree._read_bytes = read  # type: ignore[method-assign]
-    os.open, os.stat, os.lstat = opened, stat, lstat
+    os.open, os.stat, os.lstat, os.listdir = opened, stat, lstat, listdir
     try:
         opts = daemon.RunOptions(
             config=parse_config({"run": {"fan": "governor"}}),
@@ -103,7 +114,7 @@ def counted_run(seconds: float, awaiting: bool = False) -> tuple[Counter[str], i
     finally:
         daemon.time, daemon.StopFlag.wait = saved  # type: ignore[method-assign]
         sysfs.SysfsTree._read_bytes = real_read  # type: ignore[method-assign]
-        os.open, os.stat, os.lstat = real_open, real_stat, real_lstat
+        os.open, os.stat, os.lstat, os.listdir = real_open, real_stat, real_lstat, real_listdir
     return counts, summary["ticks"]
 
 
@@ -111,14 +122,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=40.0, help="governed seconds of the short run")
     ap.add_argument("--awaiting", action="store_true", help="the GPU and policy4 absent for the whole run")
+    ap.add_argument(
+        "--late-zone", action="store_true", help="the GPU's thermal zone absent for the whole run"
+    )
     args = ap.parse_args()
-    short, _ = counted_run(args.seconds, args.awaiting)
-    long, ticks = counted_run(3 * args.seconds, args.awaiting)
+    short, _ = counted_run(args.seconds, args.awaiting, args.late_zone)
+    long, ticks = counted_run(3 * args.seconds, args.awaiting, args.late_zone)
     span = 2 * args.seconds
     print(
         f"daemon file work per governed second (fake Orin Nano + battery + charger + governed fan, {ticks} ticks)"
     )
-    for key in ("reads", "opens", "stats", "lstats"):
+    for key in ("reads", "opens", "stats", "lstats", "lists"):
         rate = (long[key] - short[key]) / span
         # Start-up (discovery, opening, the first journal write) and exit: the short run's count
         # less its governed seconds at the rate.

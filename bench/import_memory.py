@@ -10,6 +10,12 @@ file size, and wall time.  Only the ratios between sizes mean anything on a shar
 test asserts any of it.
 
     nice python bench/import_memory.py [--sizes 2,200] [--kind tegrastats,csv] [--keep DIR]
+    nice python bench/import_memory.py --stages [--sizes 5] [--kind tegrastats,csv]
+
+``--stages`` says where the memory goes instead, in this process under :mod:`tracemalloc`: the
+decoded text, the cleaned text, the reader's peak and what its samples hold once the text is
+gone, per row.  That is what decides what streaming has to change (docs/importing.md, "Reviewed,
+session 22"): a few hundred bytes of samples per 30-byte table row, not the text.
 """
 
 from __future__ import annotations
@@ -72,12 +78,48 @@ def measure(path: Path, out: Path) -> tuple[int, float, int]:
     return rss, wall, p.returncode
 
 
+def stages(path: Path, kind: str, rows: int) -> str:
+    """One line: MB held after each import stage of ``path``, and bytes per row of the samples."""
+    import tracemalloc
+
+    from thermogov.importers import table, tegrastats
+    from thermogov.importers.common import read_log
+    from thermogov.importers.textclean import clean_text
+
+    tracemalloc.start()
+    raw, _ = read_log(path)
+    decoded = tracemalloc.get_traced_memory()[0]
+    text, _ = clean_text(raw, str(path))
+    del raw
+    cleaned = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    parse = tegrastats.parse_text if kind == "tegrastats" else table.parse_text
+    log = parse(text, str(path))
+    peak = tracemalloc.get_traced_memory()[1]
+    del text
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert len(log.samples) == rows, "every synthetic row is a sample"
+    return (
+        f"{kind:<11}{rows:>9} rows  text {decoded / _MB:.0f} MB, cleaned {cleaned / _MB:.0f} MB, "
+        f"reader's peak {peak / _MB:.0f} MB, samples {held / _MB:.0f} MB = {held / rows:.0f} B/row"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="2,200", help="log sizes in MB, comma-separated")
     ap.add_argument("--kind", default="tegrastats,csv", help="tegrastats, csv or both")
     ap.add_argument("--keep", type=Path, help="write the logs and run folders here and keep them")
+    ap.add_argument("--stages", action="store_true", help="where the memory goes, stage by stage")
     args = ap.parse_args()
+    if args.stages:
+        with tempfile.TemporaryDirectory(prefix="import-stages-") as tmp:
+            for kind in args.kind.split(","):
+                for size in (float(s) for s in args.sizes.split(",")):
+                    log = Path(tmp) / f"{kind}.log"
+                    print(stages(log, kind, write_log(log, kind, size)))
+        return
     if not shutil.which("/usr/bin/time"):
         sys.exit("needs GNU time at /usr/bin/time")
     root = args.keep or Path(tempfile.mkdtemp(prefix="import-memory-"))

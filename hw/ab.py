@@ -16,6 +16,10 @@ parameters (nothing to compare), the workload (a comparison of throughput needs 
 numbers.  A block that ends early (a signal) ends the whole comparison: a partial A/B is not
 reported as a result.  Each block's run folder records its arm's merged ``[policies.*]`` table in
 ``config.toml``, so ``thermogov run --config block-NN/<run>/config.toml`` reproduces the arm.
+
+With ``config_b`` (``--config-b FILE``) arm B runs a second whole config (its ``[governor]``,
+``[fan]``, ``[sensors]``, ...), checked on this board exactly as ``thermogov run --config`` would
+check it (:mod:`thermogov.hw.abarms`); the cool-downs run on ``--config`` for both arms.
 """
 
 from __future__ import annotations
@@ -30,10 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, check_pairs, summarise
+from thermogov.config import Config
 from thermogov.hw import daemon
+from thermogov.hw.abarms import Arm, check_arms_differ, make_arms
 from thermogov.hw.workload import parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
-from thermogov.variant import Variant, check_distinct, check_same_policy, check_variant, parse_variant
+from thermogov.policies import PolicyContext
+from thermogov.variant import Variant, check_same_policy, check_variant
 
 COOL_DOWN_POLICY = "fixed:0%"
 MAX_BLOCK_S = 24 * 3600.0
@@ -42,24 +49,25 @@ MAX_BLOCK_S = 24 * 3600.0
 @dataclass(frozen=True, slots=True)
 class AbOptions:
     base: daemon.RunOptions  # board, root, workload, folders; policy and duration are set per block
-    policy_a: str  # a policy or a variant (thermogov.variant): stepped+release_frontier=true
-    policy_b: str
+    policy_a: str | None  # a policy or a variant (thermogov.variant): stepped+release_frontier=true
+    policy_b: str | None  # None (with config_b): see thermogov.hw.abarms for 0 or 1 --policy
     pairs: int = 5
     block_s: float = 600.0
     cool_down_s: float = 120.0
     seed: int = 1
     confidence: float = 0.95
+    config_b: Config | None = None  # arm B's whole config (--config-b); None: both on base.config
 
 
-def arms(opts: AbOptions) -> tuple[Variant, Variant]:
+def arms(opts: AbOptions) -> tuple[Arm, Arm]:
     """The two arms as parsed (one ConfigError naming the bad one)."""
-    return parse_variant(opts.policy_a), parse_variant(opts.policy_b)
+    given = [p for p in (opts.policy_a, opts.policy_b) if p is not None]
+    return make_arms(given, opts.base.config, opts.config_b)
 
 
 def validate(opts: AbOptions) -> None:
     """Every mistake as one ConfigError before the board is touched (see the module docstring)."""
     a, b = arms(opts)
-    check_distinct([a, b], opts.base.config)
     check_pairs(opts.pairs)
     check_confidence(opts.confidence)
     for field, value, low in (("--block", opts.block_s, 0.0), ("--cool-down", opts.cool_down_s, -1e-9)):
@@ -71,18 +79,37 @@ def validate(opts: AbOptions) -> None:
         raise ConfigError(
             '--workload: ab compares sustained throughput, which needs a workload; give builtin or cmd:"..."'
         )
-    prep = daemon.prepare(opts.base)  # side-effect free: discover, choose and map the board
+    if opts.config_b is None:
+        prep = daemon.prepare(opts.base)  # side-effect free: discover, choose and map the board
+        try:
+            ctx = daemon.policy_context(prep)
+            for arm in (a.variant, b.variant, Variant(COOL_DOWN_POLICY)):
+                check_variant(arm, prep.config, lambda c: c.make_policy(ctx))
+            check_same_policy(
+                [a.variant, b.variant], prep.config, ctx
+            )  # a key at its default is the plain arm
+        finally:
+            prep.tree.close()
+        return
+    prepared = [_check_on_board(opts, arm, cool=arm is a) for arm in (a, b)]
+    check_arms_differ(a, b, prepared)
+
+
+def _check_on_board(opts: AbOptions, arm: Arm, *, cool: bool) -> tuple[Config, PolicyContext]:
+    """``arm``'s whole config checked on the board as ``run --config`` would (its file named in
+    any error), its policy built there; with ``cool`` the cool-down's policy too."""
+    prep = daemon.prepare(dataclasses.replace(opts.base, config=arm.config))
     try:
         ctx = daemon.policy_context(prep)
-        for arm in (a, b, Variant(COOL_DOWN_POLICY)):
-            check_variant(arm, prep.config, lambda c: c.make_policy(ctx))
-        check_same_policy([a, b], prep.config, ctx)  # a key set to its default is the plain arm
+        for variant in (arm.variant, *([Variant(COOL_DOWN_POLICY)] if cool else [])):
+            check_variant(variant, prep.config, lambda c: c.make_policy(ctx))
+        return prep.config, ctx
     finally:
         prep.tree.close()
 
 
-def _block_opts(opts: AbOptions, arm: Variant, seconds: float, out: Path) -> daemon.RunOptions:
-    return dataclasses.replace(opts.base, config=arm.apply(opts.base.config), duration_s=seconds, out=out)
+def _block_opts(opts: AbOptions, config: Config, seconds: float, out: Path) -> daemon.RunOptions:
+    return dataclasses.replace(opts.base, config=config, duration_s=seconds, out=out)
 
 
 def run_ab(
@@ -97,14 +124,15 @@ def run_ab(
     by_label = {a.label: a, b.label: b}
     out = opts.base.out if opts.base.out is not None else Path(opts.base.config.out)
     schedule = block_schedule(a.label, b.label, opts.pairs, opts.seed)
-    cool = Variant(COOL_DOWN_POLICY)
+    cool = Variant(COOL_DOWN_POLICY).apply(opts.base.config)  # the same for both arms
     blocks: list[Block] = []
     for i, policy in enumerate(schedule):
         if opts.cool_down_s > 0:
             log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
             _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i)
         log(f"block {i + 1}/{len(schedule)}: {policy} for {opts.block_s:g} s")
-        s = _run(run_block, _block_opts(opts, by_label[policy], opts.block_s, out / f"block-{i + 1:02d}"), i)
+        arm_config = by_label[policy].run_config()
+        s = _run(run_block, _block_opts(opts, arm_config, opts.block_s, out / f"block-{i + 1:02d}"), i)
         thr = s.get("sustained_throughput_ips")
         if thr is None:
             raise RuntimeFailure(

@@ -51,6 +51,16 @@ def _config(path: str | None) -> Any:
     return load_config(path) if path else Config()
 
 
+def _config_b(path: str) -> Any:
+    """``--config-b``'s file, its errors naming the option as well as the file."""
+    from thermogov.config import load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        raise ConfigError(f"--config-b: {e}") from e
+
+
 def _duration(text: str | None) -> float | None:
     from thermogov.units import parse_duration_s
 
@@ -353,7 +363,15 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
     "policies",
     multiple=True,
     help="An arm to compare: give exactly two (--policy stepped --policy power_allocator). An arm may "
-    "set the policy's [policies.NAME] keys: NAME+key=value[+key=value], e.g. stepped+release_frontier=true.",
+    "set the policy's [policies.NAME] keys: NAME+key=value[+key=value], e.g. stepped+release_frontier=true. "
+    "With --config-b: none (each config's own policy), one (on both) or two (A's, then B's).",
+)
+@click.option(
+    "--config-b",
+    "config_b_path",
+    type=click.Path(dir_okay=False),
+    help="Arm B runs this whole config (A runs --config, or the defaults): e.g. two [sensors] fusion "
+    "weightings, or [fan] or [governor] settings; checked on this board as run --config checks it.",
 )
 @click.option(
     "--pairs", type=int, default=5, show_default=True, help="Pairs of blocks (each AB or BA at random)."
@@ -384,6 +402,7 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
 def ab_command(
     config_path: str | None,
     policies: tuple[str, ...],
+    config_b_path: str | None,
     pairs: int,
     block: str,
     cool_down: str,
@@ -405,34 +424,51 @@ def ab_command(
     pairs, and the temperatures each reached.  Every block is a daemon run: limits restored
     after each, and on any stop.  An arm may be the same policy with some parameters set
     (NAME+key=value, checked as the config file's [policies.NAME] table); each block's
-    config.toml records the parameters it ran.
+    config.toml records the parameters it ran.  --config-b compares two whole configs (arm A
+    --config, arm B the second file), each checked as run --config checks it.
 
     \b
     Examples:
       sudo thermogov ab --policy stepped --policy power_allocator --workload builtin --pairs 5 --block 10m
       sudo thermogov ab --policy stepped --policy stepped+release_frontier=true --workload builtin
+      sudo thermogov ab --config a.toml --config-b b.toml --workload builtin
     """
     from thermogov.hw.ab import AbOptions, arms, run_ab
+    from thermogov.hw.abarms import check_count
     from thermogov.hw.daemon import check_privileges
     from thermogov.units import parse_duration_s
 
-    if len(policies) != 2:
-        raise ConfigError(
-            "--policy: give exactly two arms, e.g. --policy stepped --policy stepped+release_frontier=true"
-        )
+    check_count(len(policies), config_b_path is not None)
     check_privileges(False)
     cool_s = 0.0 if cool_down.strip() in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
     base = _run_options(
         _config(config_path), sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir
     )
+    config_b = None if config_b_path is None else _config_b(config_b_path)
+    given = (*policies, None, None)
     opts = AbOptions(
-        base, policies[0], policies[1], pairs, parse_duration_s(block, "--block"), cool_s, seed, confidence
+        base,
+        given[0],
+        given[1],
+        pairs,
+        parse_duration_s(block, "--block"),
+        cool_s,
+        seed,
+        confidence,
+        config_b,
     )
     result, blocks = run_ab(opts, log=lambda msg: click.echo(msg, err=True))
     if as_json:
         doc = {
-            # each arm by its label, with the policy and the keys it set over the config's table
-            "arms": {v.label: {"policy": v.spec, "overrides": dict(v.overrides)} for v in arms(opts)},
+            # each arm by its label: the policy, the keys it set over the config's table, the config file
+            "arms": {
+                arm.label: {
+                    "policy": arm.variant.spec,
+                    "overrides": dict(arm.variant.overrides),
+                    "config": arm.config_file,
+                }
+                for arm in arms(opts)
+            },
             "blocks": [dataclasses.asdict(b) for b in blocks],
             "result": {**dataclasses.asdict(result), "diff_pct": result.diff_pct, "verdict": result.verdict},
         }

@@ -74,6 +74,7 @@ from thermogov.hw.jtopfan import jtop_fan_notes
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.lateclusters import LateClusters, offline_note
 from thermogov.hw.latedevfreq import LateDevfreq, absent_note
+from thermogov.hw.latezones import WAITED_KINDS, EasedFusion, LateZones, WaitingSource, ramp_s
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import (
@@ -297,6 +298,10 @@ def governed_bindings(bmap: BoardMap) -> tuple[DomainBinding, ...]:
     return tuple(by_name[d.name] for d in bmap.board.domains if d.name in by_name)
 
 
+def names_of(specs: tuple[SensorSpec, ...]) -> set[str]:
+    return {s.name for s in specs}
+
+
 def governed_names(bmap: BoardMap) -> set[str]:
     return {b.domain.name for b in governed_bindings(bmap)}
 
@@ -320,6 +325,9 @@ def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
         raise ConfigError(
             f"board {board.name}: none of its domains exists here ({why}); run `thermogov doctor`"
         )
+    # A zone or hwmon sensor absent at start is kept, waiting (hw/latezones.py): its column
+    # stays empty until it appears and eases into the fusion.
+    have_s |= {s.name for s in board.sensors if s.kind in WAITED_KINDS}
     return dataclasses.replace(
         board,
         sensors=tuple(s for s in board.sensors if s.name in have_s),
@@ -518,6 +526,7 @@ class Runner:
         self.throttle = ThrottleMonitor([])  # replaced in run(): the board's own sources
         self.limit_watch: LimitWatch | None = None
         self.power_mode: PowerModeWatch | None = None  # nvpmodel's mode, read at start and exit
+        self.late_zones: LateZones | None = None  # sensors waited for (hw/latezones.py)
         self._conf_warned: set[int] = set()  # modes whose nvpmodel.conf could not say, said once
 
     def throttle_counters(self) -> ThrottleCounters:
@@ -561,6 +570,11 @@ class Runner:
                     self.log(f"warning: {offline_note(b) if b.inactive else absent_note(b)}")
                 else:
                     self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+            for name, why in prep.bmap.missing_sensors.items():
+                if name in names_of(prep.specs):
+                    self.log(
+                        f"warning: sensor {name} is not there yet ({why}); fused without it, looked for once a second"
+                    )
             for b in prep.bmap.domains:
                 for why in b.skipped:
                     self.log(f"warning: {why}; domain {b.domain.name} governs {b.source} without it")
@@ -697,9 +711,13 @@ class Runner:
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
+            sources = {s.name: WaitingSource(s.name) for s in prep.specs}
+            sources.update(
+                {b.sensor.name: open_sensor(prep.tree, b, self.instant.reader()) for b in prep.bmap.sensors}
+            )
             gov = Governor(
                 prep.specs,
-                {b.sensor.name: open_sensor(prep.tree, b, self.instant.reader()) for b in prep.bmap.sensors},
+                sources,
                 actuators,
                 policy,
                 telemetry=telemetry,
@@ -712,6 +730,7 @@ class Runner:
                 load=self.load,
                 fan=fan_ctl,
             )
+            self.late_zones = self._ease(prep, gov)
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             if idle is not None and isinstance(idle.io, DryRunIO):
                 dry_ios.append(idle.io)
@@ -723,6 +742,23 @@ class Runner:
                 # stack below restores everything on the way out and says so.
                 raise RuntimeFailure(f"stopped mid-run: {e}") from e
         return self.summary
+
+    def _ease(self, prep: Prepared, gov: Governor) -> LateZones:
+        """The governor's fusion eased (hw/latezones.py) and the sensors waited for."""
+        ramps = {s.name: ramp_s(s) for s in prep.board.sensors}
+        fused = names_of(prep.specs)  # a sensor the config disables is neither looked for nor left
+        late = LateZones(
+            prep.tree,
+            [s for s in prep.board.sensors if s.name in fused],
+            [b for b in prep.bmap.sensors if b.sensor.name in fused],
+            gov.sensors,
+            self.log,
+            self.instant.reader(),
+        )
+        eased = EasedFusion(prep.specs, ramps, late.waiting)
+        eased.excluded = gov.fusion.excluded  # the stuck watch's own set
+        gov.fusion = eased
+        return late
 
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
         extra: dict[str, Any] = {
@@ -767,7 +803,9 @@ class Runner:
         stop = self.stop
         publisher, reloader = self.publisher, self.reloader
         watch = self.limit_watch
-        assert watch is not None
+        late = self.late_zones
+        assert watch is not None and late is not None
+        skip = late.skip  # sensors waited for: not sampled
         assert publisher is not None and reloader is not None  # made in run()
         started = False
         stopped = stop.event.is_set  # looked at when the loop does not wait (see StopFlag.wait)
@@ -791,7 +829,8 @@ class Runner:
             now = instant.now = time.monotonic() - t0
             for name in due:
                 if name != CONTROL:
-                    gov.sample(name, now)
+                    if not skip or name not in skip:
+                        gov.sample(name, now)
                     continue
                 telemetry.new_tick()
                 reload_event = self._reload(gov) if stop.reload_requested else ""
@@ -800,6 +839,9 @@ class Runner:
                     changed = watch.check(now)
                     if changed:
                         rec = with_events(rec, changed)
+                zones = late.look(now, gov.fusion)
+                if zones:
+                    rec = with_events(rec, zones)
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 if reload_event:

@@ -19,8 +19,8 @@ def test_a_variant_arm_runs_its_parameters_and_each_block_records_them(tmp_path:
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["arms"] == {
-        "stepped": {"policy": "stepped", "overrides": {}},
-        VARIANT: {"policy": "stepped", "overrides": {"release_frontier": True}},
+        "stepped": {"policy": "stepped", "overrides": {}, "config": None},
+        VARIANT: {"policy": "stepped", "overrides": {"release_frontier": True}, "config": None},
     }
     assert (doc["result"]["a"], doc["result"]["b"]) == ("stepped", VARIANT)
     assert sorted(b["policy"] for b in doc["blocks"]) == ["stepped", "stepped", VARIANT, VARIANT]

@@ -246,11 +246,19 @@ class DayClock:
     Each stamp is placed at the smallest forward step from the previous one (mod 24 h).  A
     "step" of more than 12 h is really a backwards jump (clock step, out-of-order line) and
     cannot be placed, so it is reported as ``None``; a time-of-day log cannot express real
-    gaps that long anyway.
+    gaps that long anyway.  With ``back``, a stamp at most ``BACK_S`` (6 h) behind the previous
+    one is placed that far *behind* it instead (and the axis not moved on), so that a clock
+    stepped back by an hour (DST ending, NTP) shows as the step it is and
+    :mod:`~thermogov.importers.clocksteps` can mend it; the reader then drops whatever is still
+    behind, as it did the unplaceable stamps.  Further back, half a day either way cannot be told
+    from a damaged stamp, so it stays unplaceable.
     """
 
-    def __init__(self) -> None:
+    BACK_S = 6 * 3600.0
+
+    def __init__(self, *, back: bool = False) -> None:
         self._prev: float | None = None
+        self._back = back
 
     def seconds(self, tod_s: float) -> float | None:
         if self._prev is None:
@@ -258,7 +266,8 @@ class DayClock:
             return tod_s
         delta = (tod_s - self._prev) % 86400.0
         if delta > 12 * 3600:
-            return None
+            behind = 86400.0 - delta
+            return self._prev - behind if self._back and behind <= self.BACK_S else None
         self._prev += delta
         return self._prev
 
@@ -328,14 +337,26 @@ def newest_first(times: Sequence[float | None]) -> bool:
 NEWEST_FIRST_NOTE = "rows run newest first (netdata's default export): read in reverse"
 
 
-def keep_forward(items: list[T], times: list[float | None]) -> tuple[list[T], list[float], int]:
+def keep_forward(
+    items: list[T], times: list[float | None], notes: list[str] | set[str] | None = None
+) -> tuple[list[T], list[float], int]:
     """(items, times, dropped): only items whose time exists and does not go back.
 
-    A logger's clock stepped back (NTP at boot, a second run appended) or an unplaceable stamp
-    cannot go on a monotonic axis; dropping those rows, and counting them, keeps the rest.  A
-    garbled stamp (:func:`plausible_times`) is dropped before it could make every later row look
-    earlier than itself.
+    A logger's clock that stepped (NTP at boot, a 1970 boot, a restart into the same file) is
+    mended first when ``notes`` is given (:mod:`~thermogov.importers.clocksteps`, a note per
+    step); a row that still goes back (a reordered line, a step of one interval) or has an
+    unplaceable stamp cannot go on a monotonic axis: dropping those rows, and counting them,
+    keeps the rest.  A garbled stamp (:func:`plausible_times`) is dropped before it could make
+    every later row look earlier than itself.
     """
+    if notes is not None:
+        from thermogov.importers.clocksteps import mend_steps
+
+        times, step_notes = mend_steps(times)
+        if isinstance(notes, set):
+            notes.update(step_notes)
+        else:
+            notes.extend(step_notes)
     kept: list[T] = []
     axis: list[float] = []
     for item, t in zip(items, plausible_times(times), strict=True):

@@ -198,6 +198,12 @@ def parse_text(
             notes.add(f"{key}: {', '.join(sorted(seen))}")
     stamps = [parse_stamp(str(r["time"])) if isinstance(r.get("time"), str) else None for r in records]
     stamped = all(s is not None and s[1] for s in stamps)
+    if stamped:  # a clock that steps (NTP, a 1970 boot, a restart) is mended and said
+        from thermogov.importers.clocksteps import mend_steps
+
+        mended, step_notes = mend_steps([s[0] if s else None for s in stamps], "record")
+        stamps = [(t, True) if t is not None else None for t in mended]
+        notes.update(step_notes)
     times: list[float] = []
     rows = []
     skipped = bad

@@ -231,9 +231,9 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     skipped = 0
     times: list[float] | None = None
     if stamp_label is not None:
-        clock = DayClock()
+        clock = DayClock(back=True)  # a step back of up to 6 h is a clock step (clocksteps)
         stamps = [_on_axis(r.get("_stamp"), clock) for r in usable]
-        usable, axis, skipped = keep_forward(usable, stamps)
+        usable, axis, skipped = keep_forward(usable, stamps, notes)
         times, tied = spread_ties(axis)
         notes.append(f"time from {stamp_label!r}")
         if tied:

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from thermogov.importers import table
+from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import from_header
 from thermogov.importers.common import (
     NEWEST_FIRST_NOTE,
@@ -125,6 +126,11 @@ def _parse_wall(text: str, source: str) -> ImportedLog:
     reverse = newest_first([p[0] if p else None for _, p in parsed_rows])
     if reverse:
         parsed_rows.reverse()
+    mended, step_notes = mend_steps([p[0] if p else None for _, p in parsed_rows])
+    parsed_rows = [
+        (line, (t, *p[1:]) if p and t is not None else p)
+        for (line, p), t in zip(parsed_rows, mended, strict=True)
+    ]
     for line, parsed in parsed_rows:
         if parsed is None:
             skipped += 1
@@ -144,6 +150,7 @@ def _parse_wall(text: str, source: str) -> ImportedLog:
     notes = ["wall-clock timestamps (local time, 1 s resolution)"] + ([NEWEST_FIRST_NOTE] if reverse else [])
     if seven:
         notes.append("7-field rows: fan on/off column not imported (no field for it)")
+    notes.extend(step_notes)
     if backwards:
         notes.append(f"{backwards} row(s) earlier than the previous row skipped (clock stepped back)")
     if same_stamp:

@@ -190,12 +190,12 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         )
     skipped = bad + sum(1 for doc, _ in docs if not _temps(doc))
     if all(stamp is not None for _, stamp in rows):
-        clock = DayClock()
+        clock = DayClock(back=True)  # a step back of up to 6 h is a clock step (clocksteps)
         stamps: list[float | None] = []
         for _, st in rows:
             assert st is not None
             stamps.append(st[0] if st[1] else clock.seconds(st[0]))
-        rows, axis, back = keep_forward(rows, stamps)
+        rows, axis, back = keep_forward(rows, stamps, notes)
         skipped += back
         times, tied = spread_ties(axis)
         notes.append("time from the date lines / time keys")

@@ -19,6 +19,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
     NEWEST_FIRST_NOTE,
@@ -413,8 +414,13 @@ def _stamp_share(rows: list[list[str]], i: int) -> float:
 def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
     """A time axis: never (or almost never) backwards, and either an epoch (ties allowed: several
     rows per stamp) or a counter that rises on nearly every row -- a heating temperature that
-    only climbs repeats its value on most rows and so is no counter."""
+    only climbs repeats its value on most rows and so is no counter.  Epoch seconds that stepped
+    back (NTP) are judged once mended, as the axis will be; a small counter is not, since a
+    sawtooth temperature (heating, then a drop when the load stops) would mend into one."""
     v = finite(vals)
+    if v and statistics.median(v) >= 1e8:
+        mended, stepped = mend_steps(v)
+        v = [t for t in mended if t is not None] if stepped else v
     if len(v) < 2 or v[-1] <= v[0]:
         return False
     steps = [b - a for a, b in itertools.pairwise(v)]
@@ -856,7 +862,6 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
             )
         f = unit.factor if unit else 1.0
         return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
-    clock = DayClock()
     out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
@@ -868,7 +873,9 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
     # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
     # that the caller turns round (newest_first), midnight included.
-    order = range(n - 1, -1, -1) if kinds == {False} and _days_run_backwards(stamps) else range(n)
+    reverse = kinds == {False} and _days_run_backwards(stamps)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    clock = DayClock(back=not reverse)  # read forward, a step back is a step (clocksteps), not unplaceable
     out = [None] * n
     for i in order:
         st = stamps[i]
@@ -969,9 +976,11 @@ def parse_text(
     times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
     if newest_first(times):
         t.rows.reverse()
-        times.reverse()
         raw_times.reverse()
         notes.append(NEWEST_FIRST_NOTE)
+    raw_times, step_notes = mend_steps(raw_times)  # NTP steps, 1970 boots, restarts: shifted, said
+    notes.extend(step_notes)
+    times = plausible_times(raw_times)
     garbled = sum(1 for a, b in zip(raw_times, times, strict=True) if a is not None and b is None)
     if garbled:
         notes.append(

@@ -211,16 +211,15 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
             except ValueError:
                 skipped += 1
                 continue
-            if times and t < times[-1]:
-                backwards += 1
-                skipped += 1
-                continue
         else:
             t = len(rows) * (interval_s or DEFAULT_INTERVAL_S)
         rows.append(row)
         times.append(t)
     if not rows:
         raise no_samples_error(source, "tegrastats lines")
+    if stamped:  # a clock that steps (NTP, a 1970 boot, a restart) is mended; a stray line dropped
+        rows, times, backwards = _forward(rows, times, notes)
+        skipped += backwards
     note_timing(
         notes,
         stamped=stamped,
@@ -242,6 +241,23 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
     if 0 < missing < len(rows):
         notes.add(f"{missing} line(s) without GR3D/EMC fields (tegrastats run without root?)")
     return _finish(rows, times, source, skipped, notes | dropped)
+
+
+def _forward(rows: list[_Row], times: list[float], notes: set[str]) -> tuple[list[_Row], list[float], int]:
+    """(rows, times, dropped): clock steps mended (:mod:`~thermogov.importers.clocksteps`), then
+    every line earlier than the line kept before it dropped."""
+    from thermogov.importers.clocksteps import mend_steps
+
+    mended, step_notes = mend_steps(times, "line")
+    notes.update(step_notes)
+    kept_rows: list[_Row] = []
+    kept_t: list[float] = []
+    for row, t in zip(rows, mended, strict=True):
+        if t is None or (kept_t and t < kept_t[-1]):
+            continue
+        kept_rows.append(row)
+        kept_t.append(t)
+    return kept_rows, kept_t, len(rows) - len(kept_rows)
 
 
 def _finish(rows: list[_Row], times: list[float], source: str, skipped: int, notes: set[str]) -> ImportedLog:

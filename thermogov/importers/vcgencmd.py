@@ -82,7 +82,7 @@ def _stamp_before(prefix: str) -> tuple[float, bool] | None:
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Group the readings into samples on the log's time axis (see module doc)."""
-    clock = DayClock()
+    clock = DayClock(back=True)  # a step back of up to 6 h is a clock step (clocksteps), not unplaceable
     samples: list[dict[str, object]] = []
     cur: dict[str, object] | None = None
     stamp: float | None = None
@@ -173,7 +173,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         usable = stamped
     if stamped:
         stamps: list[float | None] = [float(s["t"]) for s in usable]  # type: ignore[arg-type]
-        usable, kept, back = keep_forward(usable, stamps)
+        usable, kept, back = keep_forward(usable, stamps, notes)
         skipped += back
         times, tied = spread_ties(kept)
         if tied:

@@ -1,0 +1,257 @@
+"""Temperature sensors that appear after start or go away mid-run, eased into and out of fusion.
+
+On a real board a thermal zone can appear after the daemon started (the GPU zone on a Jetson once
+nvgpu probes, a Pi's ``cpu-thermal`` on a slow boot, an NVMe drive's hwmon chip) or go away with
+its module.  Before session 22 a profile sensor absent at start was dropped for the run, and one
+that went away dropped out of the fused value at once: both are a step in the fused temperature
+(a GPU zone at weight 0.3 arriving 10 K hotter than the CPU zone moves it by 3 K in one tick),
+which a trend or model policy reads as heating or cooling.
+
+Two parts, each with one job:
+
+* :class:`EasedFusion` (the fusion the daemon hands the governor) moves each sensor's share of
+  its weight at a bounded rate instead of in a step: a sensor that starts reading grows from 0 to
+  its own weight over its ramp, one that stops reading keeps its last good value with a weight
+  falling to 0 over the same ramp.  The ramp is the profile's ``lag_s`` (how slowly the sensor
+  follows its node) and at least :data:`MIN_RAMP_S`.  The rule for the trip (session 22c):
+
+  - a sensor coming in only ever enters as a weighted mean: the fused value during its ramp lies
+    between the fusion without it and the fusion with it, so a hotter newcomer can only raise the
+    value, from its first tick (never looser than before it came);
+  - a sensor going out never pulls the value below the fusion of the sensors still reading
+    (``max``): a colder one leaving lifts the value at once, the safe side, a hotter one eases out;
+  - a held value is never held past its ramp, and only beside a fresh die sensor: with none the
+    temperature is unknown and the governor's failsafe applies, as before;
+  - each sensor's own hard limit counts from its first good reading, unramped (the base fusion's
+    ``hot``), and a sensor judged stuck leaves at once (it is failed, not gone).
+
+* :class:`LateZones` keeps each thermal-zone or hwmon sensor the profile names that is absent at
+  start as *waiting* (its trace column empty, not sampled), and looks for it on the tick once a
+  second: one ``getdents`` of its class folder; the folder's zones or chips are read again only
+  when that listing changed, and a found file that did not read plausibly is read once a look.
+  A sensor joins when its file reads a believable temperature (:class:`TempFileSensor`'s rules:
+  not EIO, not text, not -256 °C, inside -40..150 °C); then its source is handed to the governor
+  and :class:`EasedFusion` eases it in.  A sensor whose reads fail and whose file is gone (a
+  module unloaded) goes back to waiting, its kept descriptor closed; it is looked for again.
+  The trace's ``event`` column records ``sensor_joined:<name>`` and ``sensor_left:<name>``.
+
+Battery sensors are not waited for (a pack that is not there at start is the common case, and a
+power_supply is already found or not by discovery; a battery that fails mid-run eases out as any).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
+
+from thermogov.board import SensorProfile
+from thermogov.fusion import Fusion, FusionResult, SensorSpec
+from thermogov.hw.devices import open_sensor
+from thermogov.hw.discovery import HWMON, THERMAL, Hwmon, Inventory, _hwmons, _zones
+from thermogov.hw.mapping import SensorBinding, _bind_sensor
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import SensorError, SensorSource
+
+MIN_RAMP_S = 10.0  # the shortest ease in or out: 10 control periods of 1 s trend windows
+LOOK_PERIOD_S = 1.0  # how often waiting sensors are looked for and failing ones judged gone
+WAITED_KINDS = ("thermal_zone", "hwmon")
+
+_new_result = tuple.__new__
+
+
+def ramp_s(profile: SensorProfile) -> float:
+    """How long a sensor takes to come into (or leave) the fusion: its lag, at least MIN_RAMP_S."""
+    return max(float(profile.lag_s), MIN_RAMP_S)
+
+
+class EasedFusion(Fusion):
+    """:class:`Fusion` whose members' weights move at a bounded rate (see the module doc).
+
+    Each sensor has a share ``g`` in 0..1 of its weight: 1 for a sensor present at start, 0 for
+    one waiting.  At each fuse a fresh sensor's share grows by ``dt / ramp``, a sensor that is not
+    fresh loses as much.  While every share is 1 and every sensor fresh (a healthy board), the
+    base fusion's result is returned as it is: one comparison more per tick.
+    """
+
+    def __init__(
+        self, specs: Sequence[SensorSpec], ramps_s: Mapping[str, float], waiting: Sequence[str] = ()
+    ) -> None:
+        super().__init__(specs)
+        self._rate = {s.name: 1.0 / max(ramps_s.get(s.name, MIN_RAMP_S), 1e-9) for s in self.specs}
+        self.share = {s.name: 0.0 if s.name in waiting else 1.0 for s in self.specs}
+        self._full = len(self.specs)
+        self._steady = not waiting
+        self._t: float | None = None
+
+    def fuse(self, now_s: float) -> FusionResult:
+        fr = super().fuse(now_s)
+        dt = 0.0 if self._t is None else max(now_s - self._t, 0.0)
+        self._t = now_s
+        if self._steady and len(fr.used) == self._full:
+            return fr
+        return self._eased(now_s, dt, fr)
+
+    def _eased(self, now_s: float, dt: float, fr: FusionResult) -> FusionResult:
+        fresh = set(fr.used)
+        share = self.share
+        num_f = den_f = num_h = den_h = 0.0
+        steady = True
+        for s in self.specs:
+            name = s.name
+            if self.excluded and name in self.excluded:
+                share[name] = 0.0  # judged stuck: failed, not gone; leaves at once as before
+                steady = False
+                continue
+            if name in fresh:
+                g = share[name] = min(1.0, share[name] + dt * self._rate[name])
+            else:
+                g = share[name] = max(0.0, share[name] - dt * self._rate[name])
+            if g < 1.0:
+                steady = False
+            r = self._latest[name]
+            if g <= 0.0 or r is None:
+                continue
+            if name in fresh:
+                num_f += s.weight * g * r.value_c
+                den_f += s.weight * g
+            else:
+                num_h += s.weight * g * r.value_c
+                den_h += s.weight * g
+        self._steady = steady and len(fresh) == self._full
+        if fr.fused_c is None or den_f <= 0.0:
+            return fr  # unknown stays unknown (failsafe); no eased fresh weight: the base value
+        without_held = num_f / den_f
+        fused = without_held
+        if den_h > 0.0:
+            fused = max(without_held, (num_f + num_h) / (den_f + den_h))
+        return _new_result(FusionResult, (fused, fr.used, fr.hot))
+
+
+@dataclass(slots=True)
+class _Waiting:
+    profile: SensorProfile
+    seen: tuple[str, ...] | None = None  # the class folder's listing at the last scan
+    found: SensorBinding | None = None  # bound at the last scan but not yet reading plausibly
+    said: str = ""  # the last reason said for a found file not joining
+
+
+class LateZones:
+    """The thermal-zone and hwmon sensors of the profile that are not reading from a live file."""
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        profiles: Sequence[SensorProfile],
+        bound: Sequence[SensorBinding],
+        sources: MutableMapping[str, SensorSource],
+        log: Callable[[str], None],
+        clock: Callable[[], float],
+    ) -> None:
+        self._tree = tree
+        self._sources = sources  # the governor's own mapping: a joined source goes in here
+        self._log = log
+        self._clock = clock
+        have = {b.sensor.name for b in bound}
+        self._waiting = {
+            p.name: _Waiting(p) for p in profiles if p.kind in WAITED_KINDS and p.name not in have
+        }
+        # Discovery just found them absent from these listings: scanned again only once they change.
+        listings: dict[str, tuple[str, ...]] = {}
+        for w in self._waiting.values():
+            w.seen = self._listing(w.profile, listings)
+        self._bound = {b.sensor.name: b for b in bound if b.sensor.kind in WAITED_KINDS}
+        self._next_look = 0.0
+        self.skip: set[str] = set(self._waiting)  # not sampled: the loop's one membership test
+
+    @property
+    def waiting(self) -> tuple[str, ...]:
+        return tuple(self._waiting)
+
+    def look(self, now_s: float, fusion: Fusion) -> list[str]:
+        """At most once a second: sensors gone, then sensors found. Trace tags of both."""
+        if now_s < self._next_look:
+            return []
+        self._next_look = now_s + LOOK_PERIOD_S
+        events = self._gone(now_s, fusion)
+        if self._waiting:
+            events += self._found()
+        return events
+
+    def _gone(self, now_s: float, fusion: Fusion) -> list[str]:
+        """A bound sensor not fresh whose file no longer exists went away (one stat each)."""
+        events = []
+        stale_s = {s.name: s.stale_after_s for s in fusion.specs}
+        for name, b in list(self._bound.items()):
+            r = fusion.latest(name)
+            if r is not None and now_s - r.t_s <= stale_s[name] + 1e-9:
+                continue
+            if self._tree.exists(b.rel):
+                continue
+            del self._bound[name]
+            for rel in (b.rel, *b.twins):
+                self._tree.release_member(rel)
+            self._waiting[name] = _Waiting(b.sensor)
+            self.skip.add(name)
+            what = f"{self._tree.show(b.rel)} went away ({b.source}); it eases out of the fused temperature"
+            events.append(self._said(name, "left", f"{what} and is looked for once a second"))
+        return events
+
+    def _said(self, name: str, tag: str, what: str) -> str:
+        """One line on stderr for the sensor; its trace tag."""
+        self._log(f"sensor {name}: {what}")
+        return f"sensor_{tag}:{name}"
+
+    def _found(self) -> list[str]:
+        events = []
+        listings: dict[str, tuple[str, ...]] = {}
+        for name, w in list(self._waiting.items()):
+            listing = self._listing(w.profile, listings)
+            if listing != w.seen:
+                w.seen = listing
+                w.found = self._scan(w.profile)
+            if w.found is None:
+                continue
+            source = open_sensor(self._tree, w.found, self._clock)
+            try:
+                reading = source.read()
+            except SensorError as e:
+                if str(e) != w.said:
+                    w.said = str(e)
+                    self._log(f"sensor {name}: {w.found.source} found but not joined: {e}")
+                continue
+            del self._waiting[name]
+            self._bound[name] = w.found
+            self._sources[name] = source
+            self.skip.discard(name)
+            what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
+            events.append(self._said(name, "joined", f"{what}; it eases in over {ramp_s(w.profile):g} s"))
+        return events
+
+    def _listing(self, profile: SensorProfile, looked: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+        """The sensor's class folder's entries, listed once per look (``looked``)."""
+        folder = THERMAL if profile.kind == "thermal_zone" else HWMON
+        if folder not in looked:
+            looked[folder] = tuple(self._tree.listdir(folder))
+        return looked[folder]
+
+    def _scan(self, profile: SensorProfile) -> SensorBinding | None:
+        """Bind one profile sensor against its class folder as discovery would at start."""
+        problems: list[str] = []
+        zones = tuple(_zones(self._tree, problems)) if profile.kind == "thermal_zone" else ()
+        hwmons: tuple[Hwmon, ...] = (
+            tuple(_hwmons(self._tree, problems, [])) if profile.kind == "hwmon" else ()
+        )
+        inv = Inventory("", (), zones, hwmons, (), (), (), tuple(problems))
+        b = _bind_sensor(profile, inv)
+        return None if isinstance(b, str) else b
+
+
+class WaitingSource:
+    """The governor's source for a sensor not there yet: never sampled (the loop skips it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def read(self) -> NoReturn:
+        raise SensorError(f"{self.name}: not there yet")

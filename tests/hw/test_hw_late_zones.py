@@ -1,0 +1,239 @@
+"""Thermal zones that appear after start, go away and come back (hw/latezones.py, session 22c).
+
+Before this a profile zone absent at start was dropped for the run (its GPU never fused in), and
+one that went away left the fused value in one step.  The daemon runs here on a virtual clock
+(``time.monotonic`` and the wait replaced, as ``bench/daemon_reads.py`` does), so a zone appears
+at exactly t=5 s without a sleep; the fused values are read from the run's own trace.  One case
+goes through the installed script for the exit status.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import io
+import itertools
+import os
+import types
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.hw import fakesys, procutil
+from thermogov.config import parse_config
+from thermogov.fusion import SensorSpec
+from thermogov.hw import daemon, sysfs
+from thermogov.hw.latezones import MIN_RAMP_S, EasedFusion
+from thermogov.interfaces import Reading
+
+CPU_C, GPU_C = 60.0, 80.0
+WITHOUT = CPU_C  # the fusion of the zones there at start (cpu alone)
+WITH = (0.6 * CPU_C + 0.3 * GPU_C) / 0.9  # cpu and gpu at the profile's weights
+FULL_STEP = WITH - WITHOUT  # what a join at once would move the fused value by (6.7 K)
+
+
+class GpuZone:
+    """The Orin Nano's ``gpu-thermal`` zone, taken out and put back as a module unload/load does."""
+
+    def __init__(self, t: fakesys.FakeTree, work: Path) -> None:
+        cls = t.root / "sys/class/thermal"
+        self.link = next(p for p in cls.iterdir() if (p / "type").read_text().strip() == "gpu-thermal")
+        self.target = os.readlink(self.link)
+        self.real = self.link.resolve()
+        self.away = work / "unloaded"
+
+    @property
+    def temp(self) -> Path:
+        return self.real / "temp"
+
+    def leave(self) -> None:
+        self.link.unlink()
+        self.real.rename(self.away)
+
+    def back(self) -> None:
+        self.away.rename(self.real)
+        self.link.symlink_to(self.target)
+
+
+def _orin(work: Path) -> tuple[fakesys.FakeTree, GpuZone]:
+    t = fakesys.orin_nano(work / "root", jetpack=6, cpu_mc=round(CPU_C * 1000), gpu_mc=round(GPU_C * 1000))
+    return t, GpuZone(t, work)
+
+
+def _run(
+    work: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    seconds: float,
+    script: Callable[[float], None],
+) -> tuple[list[dict[str, str]], str]:
+    """A dry run of ``seconds`` on a virtual clock; ``script(t)`` changes the tree at each wait."""
+    now = [1000.0]
+
+    def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
+        now[0] += timeout_s
+        script(now[0] - 1000.0)
+        return flag.event.is_set()
+
+    clock = types.SimpleNamespace(monotonic=lambda: now[0], perf_counter=lambda: now[0], time=lambda: now[0])
+    monkeypatch.setattr(daemon, "time", clock)
+    monkeypatch.setattr(daemon.StopFlag, "wait", wait)
+    err = io.StringIO()
+    where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
+    paths = {k: work / v for k, v in where.items()}
+    opts = daemon.RunOptions(parse_config({}), work / "root", duration_s=seconds, dry_run=True, **paths)
+    daemon.Runner(opts, out=io.StringIO(), err=err).run()
+    run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
+    with (run_dir / "trace.csv").open() as fh:
+        return list(csv.DictReader(fh)), err.getvalue()
+
+
+def _fused(rows: list[dict[str, str]], lo: float, hi: float) -> list[float]:
+    return [float(r["fused_c"]) for r in rows if lo <= float(r["t_s"]) < hi]
+
+
+def _when(rows: list[dict[str, str]], tag: str) -> list[float]:
+    return [float(r["t_s"]) for r in rows if tag in r["event"].split()]
+
+
+def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: the GPU zone absent at start is dropped for the run: no gpu column, fused 60 to the end.
+    _t, gpu = _orin(tmp_path)
+    gpu.leave()
+
+    def script(el: float) -> None:
+        if 5.0 <= el < 25.0 and not gpu.link.is_symlink():
+            gpu.back()
+        elif 25.0 <= el < 45.0 and gpu.link.is_symlink():
+            gpu.leave()
+        elif el >= 45.0 and not gpu.link.is_symlink():
+            gpu.back()
+
+    rows, err = _run(tmp_path, monkeypatch, 70.0, script)
+    assert "gpu_c" in rows[0], "the waiting zone has its column from the start"
+    assert all(r["gpu_c"] == "" for r in rows if float(r["t_s"]) < 5.0)
+    assert set(_fused(rows, 0.0, 5.0)) == {WITHOUT}
+    joined = _when(rows, "sensor_joined:gpu")
+    left = _when(rows, "sensor_left:gpu")
+    assert len(joined) == 2 and 5.0 <= joined[0] <= 6.0 and 45.0 <= joined[1] <= 46.0, joined
+    assert len(left) == 1 and 25.0 <= left[0] <= 26.5, left
+    fused = [float(r["fused_c"]) for r in rows]
+    steps = [abs(b - a) for a, b in itertools.pairwise(fused)]
+    assert max(steps) < FULL_STEP / 5, "eased, never a step"
+    # Joining a hotter zone: between the fusion without it and with it at every tick.
+    ramp = _fused(rows, joined[0], joined[0] + MIN_RAMP_S)
+    assert all(WITHOUT - 1e-9 <= v <= WITH + 1e-9 for v in ramp)
+    assert ramp == sorted(ramp), "a hotter newcomer only raises it"
+    held = _fused(rows, joined[0] + MIN_RAMP_S + 0.5, 25.0)
+    assert held == pytest.approx([WITH] * len(held), abs=1e-3)  # the trace keeps 3 decimals
+    # Gone: eased out, never held past its ramp, no stale value forever.
+    assert set(_fused(rows, left[0] + MIN_RAMP_S + 1.0, joined[1])) == {WITHOUT}
+    again = _fused(rows, 60.0, 71.0)
+    assert again == pytest.approx([WITH] * len(again), abs=1e-3)
+    assert "went away" in err and err.count("appeared") == 2 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("garbage", "why"),
+    [("nan\n", "not a number"), ("-256000\n", "-256 °C"), ("EIO", "EIO")],
+)
+def test_a_zone_that_appears_reading_garbage_is_not_joined_until_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, garbage: str, why: str
+) -> None:
+    _t, gpu = _orin(tmp_path)
+    gpu.leave()
+    good = gpu.away.joinpath("temp").read_text()
+    if garbage != "EIO":
+        gpu.away.joinpath("temp").write_text(garbage)
+    else:  # the zone's value file fails with EIO, as an I2C sensor not answering does
+        real_read = sysfs.SysfsTree._read_bytes
+
+        def read(tree: sysfs.SysfsTree, real: str) -> bytes:
+            if real == str(gpu.temp) and gpu.temp.read_text() == good and failing[0]:
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+            return real_read(tree, real)
+
+        failing = [True]
+        monkeypatch.setattr(sysfs.SysfsTree, "_read_bytes", read)
+
+    def script(el: float) -> None:
+        if el >= 5.0 and not gpu.link.is_symlink():
+            gpu.back()
+        if el >= 15.0:
+            if garbage == "EIO":
+                failing[0] = False
+            elif gpu.temp.read_text() != good:
+                gpu.temp.write_text(good)
+
+    rows, err = _run(tmp_path, monkeypatch, 30.0, script)
+    assert set(_fused(rows, 0.0, 15.0)) == {WITHOUT}, "garbage never fused"
+    assert all(r["gpu_c"] == "" for r in rows if float(r["t_s"]) < 15.0)
+    joined = _when(rows, "sensor_joined:gpu")
+    assert len(joined) == 1 and 15.0 <= joined[0] <= 16.0, joined
+    assert err.count("found but not joined") == 1, "said once, not once a second"
+    assert "Traceback" not in err
+
+
+def _specs() -> list[SensorSpec]:
+    return [
+        SensorSpec("cpu", 0.6, 100, 95.0),
+        SensorSpec("gpu", 0.3, 100, 95.0),
+        SensorSpec("battery", 0.1, 100, 60.0, kind="battery"),
+    ]
+
+
+def _feed(f: EasedFusion, now: float, values: dict[str, float]) -> float | None:
+    for name, v in values.items():
+        f.update(Reading(name, v, now))
+    return f.fuse(now).fused_c
+
+
+def test_rule_a_colder_zone_leaving_never_lowers_the_value_below_the_others() -> None:
+    f = EasedFusion(_specs()[:2], {"cpu": 10.0, "gpu": 10.0})
+    for k in range(10):
+        _feed(f, k * 0.1, {"cpu": 80.0, "gpu": 60.0})
+    rest = 80.0
+    seen = [_feed(f, 1.0 + k * 0.1, {"cpu": rest}) for k in range(150)]
+    assert all(v is not None and v >= rest - 1e-9 for v in seen[3:]), "gone stale: the others' value at once"
+
+
+def test_rule_a_hotter_zone_leaving_eases_out_and_is_not_held_past_its_ramp() -> None:
+    f = EasedFusion(_specs()[:2], {"cpu": 10.0, "gpu": 10.0})
+    for k in range(10):
+        _feed(f, k * 0.1, {"cpu": 60.0, "gpu": 80.0})
+    seen = [_feed(f, 1.0 + k * 0.1, {"cpu": 60.0}) for k in range(150)]
+    assert all(v is not None and v >= 60.0 for v in seen)
+    assert seen == sorted(seen, reverse=True)
+    assert seen[-1] == 60.0, "after the ramp: the others alone"
+
+
+def test_rule_a_newcomer_at_its_hard_limit_counts_at_once_and_only_ever_raises() -> None:
+    f = EasedFusion(_specs()[:2], {"cpu": 10.0, "gpu": 10.0}, waiting=("gpu",))
+    assert _feed(f, 0.0, {"cpu": 60.0}) == 60.0
+    f.update(Reading("gpu", 96.0, 0.1))
+    fr = f.fuse(0.1)
+    assert fr.hot == ("gpu",), "its own hard limit from its first reading"
+    assert fr.fused_c is not None and 60.0 <= fr.fused_c < 61.0, "its weight eased in"
+
+
+def test_rule_no_held_value_without_a_fresh_die_sensor() -> None:
+    # Only the battery still reading: the die's temperature is unknown (failsafe), held or not.
+    f = EasedFusion(_specs(), {"cpu": 10.0, "gpu": 10.0, "battery": 10.0})
+    _feed(f, 0.0, {"cpu": 70.0, "gpu": 70.0, "battery": 30.0})
+    assert _feed(f, 1.0, {"battery": 30.0}) is None
+
+
+def test_the_installed_script_adopts_a_late_zone_and_exits_0(tmp_path: Path) -> None:
+    _t, gpu = _orin(tmp_path)
+    gpu.leave()
+    proc = procutil.start_run(tmp_path, "--duration", "120s", "--dry-run")
+    procutil.wait_line(proc, "thermogov: started")
+    gpu.back()
+    procutil.wait_line(proc, "sensor gpu: thermal_zone1 (gpu-thermal) appeared", stream="stderr")
+    gpu.leave()
+    procutil.wait_line(proc, "went away", stream="stderr")
+    err = procutil.stopped(proc)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
