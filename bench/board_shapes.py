@@ -632,6 +632,26 @@ def _clamped_into_new_table(k: str, before, after) -> bool:
     return bool(opps) and now == min(max(was, min(opps)), max(opps))
 
 
+def _clamped_under_agents_max(k: str, run: FakeRun, before, after) -> bool:
+    """A lower limit the kernel holds at the max another agent wrote below it: the effective min
+    never exceeds the max (5.4+ QoS, ``cpufreq_set_policy``), so the file reads the agent's max
+    and no restore can make it read more while that max stands.  The fake rounding kernel so
+    clamped ``scaling_min_freq`` 1190400 to a rival's 1036800 and it read as a limit the daemon
+    left changed (seed 13 tree 10, session 22: a harness finding, not the daemon's)."""
+    for lo, hi in (("scaling_min_freq", "scaling_max_freq"), ("min_freq", "max_freq")):
+        if not k.endswith("/" + lo):
+            continue
+        sib = k[: -len(lo)] + hi
+        if sib not in run.wrote:
+            return False
+        try:
+            now, was, top = int(after[k][0]), int(before[k][0]), int(after[sib][0])
+        except (KeyError, TypeError, ValueError):
+            return False
+        return now == top == run.wrote[sib][0] and now < was
+    return False
+
+
 def _agent_file(k: str, tr: Trial) -> bool:
     """A file another agent of the trial writes: its limit, or the OPP list or governor beside it."""
     if k in tr.rivals:
@@ -1181,6 +1201,8 @@ class Runner:
         if _agent_file(k, tr) and k not in owned:
             return True
         if k in owned and _clamped_into_new_table(k, before, after):
+            return True
+        if _clamped_under_agents_max(k, run, before, after):
             return True
         if k not in run.wrote:
             return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import signal
+import threading
 from pathlib import Path
 
 from tests.hw import fakesys, procutil
@@ -77,3 +78,22 @@ def test_a_hot_board_with_boost_on_is_capped_below_the_listed_top_and_gets_its_b
     assert proc.returncode == 0, err.decode()
     assert "Traceback" not in err.decode()
     assert t.snapshot() == before  # the boost limit, the boost file and the tunables as they were
+
+
+def test_a_min_the_kernel_clamped_under_a_rivals_lower_max_is_the_rivals_doing(tmp_path: Path) -> None:
+    # Seed 13 tree 10 (Xavier NX, rounding kernel, a rival on policy0): the rival wrote max
+    # 1036800 under min 1190400, the kernel held min at 1036800, and the bench called that min a
+    # limit the daemon left changed on 7 exit paths.
+    bs = _bench()
+    run = bs.FakeRun(fakesys.rpi5(tmp_path), threading.Event(), random.Random(1))
+    lo, hi = f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq"
+    run.wrote[hi] = (1036800, 115200)
+    before = {lo: (b"1190400\n", 0o644), hi: (b"1907200\n", 0o644)}
+    after = {lo: (b"1036800\n", 0o644), hi: (b"1036800\n", 0o644)}
+    tr = bs.Trial("jetson-xavier-nx", rivals={hi})
+    assert bs.Runner._agents_choice(lo, tr, run, {lo, hi}, before, after)
+    after[lo] = (b"960000\n", 0o644)  # below the rival's max: no kernel did that
+    assert not bs.Runner._agents_choice(lo, tr, run, {lo, hi}, before, after)
+    del run.wrote[hi]
+    after[lo] = (b"1036800\n", 0o644)  # no agent wrote the max: the daemon's to put back
+    assert not bs.Runner._agents_choice(lo, tr, run, {lo, hi}, before, after)
