@@ -91,10 +91,10 @@ from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
-from thermogov.hw.railwatch import RailWatch
+from thermogov.hw.railsum import rail_watch, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.hw.telemetry import HwTelemetry, rail_files
+from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
@@ -645,15 +645,14 @@ class Runner:
                 if state_file is not None or opts.publish.inferences_file is not None:
                     app.create()
                 counted, source = app, f"file:{app.path}"
-            rail = prep.bmap.power
+            rail, summed = prep.bmap.power, prep.bmap.summed
             telemetry = HwTelemetry(
                 prep.tree,
                 rail,
                 counted,
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
-                watch=None
-                if rail is None
-                else RailWatch(rail.label, rail_files(prep.tree, rail), self.log, self.instant.reader()),
+                watch=rail_watch(prep.tree, rail, summed, self.log, self.instant.reader()),
+                summed=summed,
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = (
@@ -773,6 +772,7 @@ class Runner:
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,
             "power_rail": prep.bmap.power.label if prep.bmap.power else None,
+            **summed_summary(prep.bmap.summed),
             "missing_sensors": dict(prep.bmap.missing_sensors),
             "missing_domains": {
                 k: v for k, v in prep.bmap.missing_domains.items() if k not in governed_names(prep.bmap)

@@ -24,6 +24,7 @@ THERMAL = "sys/class/thermal"
 HWMON = "sys/class/hwmon"
 POWER_SUPPLY = "sys/class/power_supply"
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
+CPU_DEVICES = "sys/devices/system/cpu"
 DEVFREQ = "sys/class/devfreq"
 DEVICES = "sys/devices"
 DT_BASES = ("proc/device-tree", "sys/firmware/devicetree/base")
@@ -192,12 +193,20 @@ def _typed(
         yield name, rel, kind
 
 
+# The most trip points the kernel registers on one zone: 31 since Linux 6.1 (drivers/thermal/
+# thermal_core.c, ``num_trips > BITS_PER_TYPE(int) - 1`` is refused, "thermal: Increase maximum
+# number of trip points", https://lore.kernel.org/all/20220927154709.5479-1-sumeet.r.pawnikar@intel.com/),
+# 12 before it (``THERMAL_MAX_TRIPS`` in include/linux/thermal.h).  A tree showing more is no
+# kernel's: reading them all cost ``doctor`` 33 s for 20 000 (session 22b), so the rest are ignored.
+MAX_TRIPS = 31
+
+
 def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
     out = []
     for name, rel, ztype in _typed(tree, THERMAL, problems, r"thermal_zone\d+"):
         trips = []
         k = 0
-        while tree.exists(f"{rel}/trip_point_{k}_temp"):
+        while k < MAX_TRIPS and tree.exists(f"{rel}/trip_point_{k}_temp"):
             try:
                 ttype = tree.read_text(f"{rel}/trip_point_{k}_type")
             except SensorError:
@@ -207,6 +216,11 @@ def _zones(tree: SysfsTree, problems: list[str]) -> list[ThermalZone]:
             )
             trips.append(TripPoint(k, ttype, _mc(tree, f"{rel}/trip_point_{k}_temp"), hyst))
             k += 1
+        if k == MAX_TRIPS and tree.exists(f"{rel}/trip_point_{k}_temp"):
+            problems.append(
+                f"{tree.show(rel)}: more than {MAX_TRIPS} trip points (no kernel registers more); "
+                f"trip_point_{MAX_TRIPS}_* and above are ignored"
+            )
         out.append(ThermalZone(name, rel, ztype, tuple(trips)))
     return out
 
@@ -359,14 +373,12 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
     same rules as one found at start.
     """
     rel = f"{CPUFREQ}/{name}"
-    try:
-        related = _cpus(tree.read_text(f"{rel}/related_cpus"))
-    except SensorError:
-        related = ()
+    related: tuple[int, ...] = ()
     try:
         other = _other_policy_folder(tree, rel, name)
         if other:  # nothing read through it: left alone, the domain's other policies governed
-            return CpufreqPolicy(name, rel, related, (), "", not_own=other)
+            return CpufreqPolicy(name, rel, (), (), "", not_own=other)
+        related = _related_cpus(tree, rel)
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
@@ -391,6 +403,39 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if _busy(e):
             return CpufreqPolicy(name, rel, related, (), "", inactive=_inactive(tree, rel, e))
         return CpufreqPolicy(name, rel, related, (), "", str(e))
+
+
+def _related_cpus(tree: SysfsTree, rel: str) -> tuple[int, ...]:
+    """The CPUs of the policy folder ``rel`` (its own: :func:`_other_policy_folder` first), ``()``
+    when unknown.
+
+    Read only from the policy's own folder and only from a file that is not a link: sysfs makes
+    attributes as files, never links (``SysfsTree.own`` refuses a limit that is one), and a
+    ``related_cpus`` read through a policy folder that is a link, or itself a link to another
+    policy's, is that policy's list: ``doctor`` showed the CPUs of ``policy0`` under ``policy4``
+    as well, each CPU counted twice (rev21's finding (b), session 22b).  What no file of its own
+    tells is shown as ``cpus ?``; the list is only shown, never used to govern."""
+    path = f"{rel}/related_cpus"
+    try:
+        own = tree.resolve(rel)
+        if os.path.islink(os.path.join(own, "related_cpus")):
+            return ()
+        cpus = _cpus(tree.read_text(path))
+    except SensorError:
+        return ()
+    return cpus if all(_cpu_link_agrees(tree, c, own) for c in cpus) else ()
+
+
+def _cpu_link_agrees(tree: SysfsTree, cpu: int, own: str) -> bool:
+    """Whether CPU ``cpu``'s own link, where it has one, leads to the policy folder ``own``.
+
+    The kernel links ``cpuN/cpufreq`` to the policy of CPU N (``add_cpu_dev_symlink`` for each of
+    the policy's CPUs, drivers/cpufreq/cpufreq.c): a ``related_cpus`` naming a CPU linked to
+    another policy (a copied folder, a file written over) is not this policy's list, and shown
+    it counted that CPU under two policies.  A CPU without the link (a tree with none, as
+    ``thermogov emulate``'s) is taken as listed.  One ``lstat`` per CPU, a ``realpath`` per link."""
+    link = tree.path(f"{CPU_DEVICES}/cpu{cpu}/cpufreq")
+    return not os.path.islink(link) or os.path.realpath(link) == own
 
 
 def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
@@ -500,10 +545,19 @@ def _other_policy_folder(tree: SysfsTree, rel: str, name: str) -> str:
     entry resolving to another device's folder is (:func:`_other_device`), and like a read-only
     one: its domain's other policies are governed (hw/mapping.py)."""
     real = tree.resolve(rel)
-    if real == os.path.join(tree.resolve(CPUFREQ), name):
+    path = tree.path(rel)
+    if real != os.path.join(tree.resolve(CPUFREQ), name):
+        where = f"resolves to {real}"
+    elif os.path.islink(path) and os.path.realpath(path) == real and not os.path.exists(path):
+        # a link loop (policy4 -> policy4, or through another link) resolves to its own path: its
+        # files answer ELOOP, and judged its own, the error cost the whole domain its governing
+        # (session 22b) where a link to another folder costs only this policy.  (A folder swapped
+        # for a link since its path was memoised is ``SysfsTree.unownable``'s "now resolves to".)
+        where = "is a link that resolves to no folder (a loop)"
+    else:
         return ""
     return (
-        f"{tree.show(rel)}: resolves to {real}, not its own folder (the kernel makes a policy as "
+        f"{tree.show(rel)}: {where}, not its own folder (the kernel makes a policy as "
         "the directory cpufreq/policyN, never a link); left alone (fix the tree)"
     )
 

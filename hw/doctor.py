@@ -173,7 +173,7 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
     if bmap.power is not None:
         out.append(f"board power: rail {bmap.power.label} on {bmap.power.hwmon}")
     else:
-        out.append(f"board power: {absent_rail(tree, inv)}; {LOST} will be empty")
+        out.append(f"board power: {absent_rail(tree, inv, bmap.board)}; {LOST} will be empty")
     return out
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from thermogov.board import (
+    NO_INPUT_RAIL,
     BoardProfile,
     DomainProfile,
     SensorProfile,
@@ -40,6 +41,14 @@ FOUND_BATTERY_HARD_LIMIT_C = 60.0
 TOTAL_POWER_RAILS = ("VDD_IN", "POM_5V_IN")
 
 T = TypeVar("T")
+
+
+def input_rails(board: BoardProfile) -> tuple[str, ...]:
+    """The labels (upper case) the board's input rail may have: the profile's ``input_rail``,
+    none where it says the board has no input-rail monitor, else :data:`TOTAL_POWER_RAILS`."""
+    if board.input_rail == NO_INPUT_RAIL:
+        return ()
+    return (board.input_rail.upper(),) if board.input_rail else TOTAL_POWER_RAILS
 
 
 def _stem(name: str) -> str:
@@ -112,6 +121,10 @@ class BoardMap:
     missing_sensors: dict[str, str] = field(default_factory=dict)
     missing_domains: dict[str, str] = field(default_factory=dict)
     power: PowerRail | None = None
+    # A board with no input-rail monitor (``input_rail = "none"``): the profile's
+    # ``summed_rails``, all of them found with an input, whose sum is the power read instead
+    # (hw/railsum.py); empty when any is missing (``run`` says which, hw/railabsent.py).
+    summed: tuple[PowerRail, ...] = ()
     found_sensors: tuple[str, ...] = ()  # sensors the board has that the profile does not list
     supplies: tuple[Supply, ...] = ()  # power_supply devices (the power state is read from them)
     # Domains with nothing to write at start that the daemon governs once something appears: a
@@ -469,8 +482,9 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
         else:
             domains.append(db)
     power = None
-    for r in (*(r for h in inv.hwmons for r in h.rails), *inv.iio_rails):
-        if r.label.upper() in TOTAL_POWER_RAILS and (r.power_rel or (r.volt_rel and r.curr_rel)):
+    rails = (*(r for h in inv.hwmons for r in h.rails), *inv.iio_rails)
+    for r in rails:
+        if r.label.upper() in input_rails(board) and _has_input(r):
             power = power or r
     return BoardMap(
         board,
@@ -479,10 +493,27 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
         missing_s,
         missing_d,
         power,
+        _summed(board, rails),
         found,
         tuple(inv.supplies),
         tuple(offline),
     )
+
+
+def _has_input(r: PowerRail) -> bool:
+    return bool(r.power_rel or (r.volt_rel and r.curr_rel))
+
+
+def _summed(board: BoardProfile, rails: Sequence[PowerRail]) -> tuple[PowerRail, ...]:
+    """The profile's ``summed_rails`` bound in its order (first of each label with an input),
+    or none at all if any is absent: a partial sum is no board's power."""
+    if board.input_rail != NO_INPUT_RAIL:
+        return ()
+    found = [
+        next((r for r in rails if r.label.upper() == label.upper() and _has_input(r)), None)
+        for label in board.summed_rails
+    ]
+    return tuple(r for r in found if r is not None) if all(found) else ()
 
 
 def governed_table(hw_table_hz: Sequence[int], floor_hz: int, ceiling_hz: int | None) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ power-aware policy (:func:`plausible_w`), and ``doctor`` and ``run`` say so once
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
@@ -123,6 +123,7 @@ class HwTelemetry(Telemetry):
         inferences: Callable[[], int | None] | None = None,
         supplies: PowerSupplyReader | None = None,
         watch: RailWatch | None = None,
+        summed: Sequence[PowerRail] = (),
     ) -> None:
         self._tree = tree
         # Told of each change between a usable and an unusable reading (hw/railwatch.py); the
@@ -136,13 +137,23 @@ class HwTelemetry(Telemetry):
         self._supplies = supplies
         self._read_w: Callable[[], float | None] | None = None
         self._raw_w: Callable[[], float] = lambda: 0.0
-        if rail is not None:
-            for rel in (rail.power_rel, rail.volt_rel, rail.curr_rel):
-                if rel:
-                    tree.keep_open(rel)  # read every tick: pread on a kept descriptor
-            read, top = rail_reader(tree, rail), rail_max_w(rail)  # the bound looked up once, not per tick
+        self._top = 0.0
+        # No input rail but the profile's summed rails (``summed``, hw/railsum.py): their sum.
+        metered = (rail,) if rail is not None else tuple(summed)
+        if metered:
+            for r in metered:
+                for rel in (r.power_rel, r.volt_rel, r.curr_rel):
+                    if rel:
+                        tree.keep_open(rel)  # read every tick: pread on a kept descriptor
+            if rail is not None:  # the bound looked up once, not per tick
+                read, top = rail_reader(tree, rail), rail_max_w(rail)
+            else:
+                from thermogov.hw.railsum import summed_max_w, summed_reader  # railsum imports this module
+
+                read, top = summed_reader(tree, metered), summed_max_w(metered)
             self._read_w = lambda: w if 0.0 < (w := read()) <= top else None  # plausible_w's rule
             self._raw_w = read
+            self._top = top
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:
@@ -168,7 +179,7 @@ class HwTelemetry(Telemetry):
 
     def _changed(self) -> None:
         """The rail's state changed (or this is the first read): said, with why, by the watch."""
-        assert self._watch is not None and self._rail is not None
+        assert self._watch is not None
         first, self._bad = self._bad is None, self._power is None
         if first:
             return
@@ -181,7 +192,14 @@ class HwTelemetry(Telemetry):
             self._watch.went_bad(str(e))
             return
         # Read again to say why: a flapping rail may read well by then.
-        why = implausible_why(self._rail, watts)
+        if self._rail is not None:
+            why = implausible_why(self._rail, watts)
+        else:  # the sum's own rule, as plausible_w's
+            why = (
+                ""
+                if 0.0 < watts <= self._top
+                else f"{watts:.2f} W is no power (expected above 0 and at most {self._top:g} W)"
+            )
         self._watch.went_bad(why or f"a read gave no usable power ({watts:.2f} W on reading it again)")
 
     def inferences_total(self) -> int | None:

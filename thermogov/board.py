@@ -254,6 +254,12 @@ class BoardProfile:
     enclosure: str = "default"  # the name of the housing the network above describes
     enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
     fan: FanProfile | None = None  # a fan the simulator models (thermogov.fanprofile)
+    # The label of the board's input-rail monitor channel (hw/mapping.py binds it as the board's
+    # power); "" for any of the usual names (VDD_IN, POM_5V_IN); NO_INPUT_RAIL where the carrier
+    # has no input-rail monitor, ``summed_rails`` then naming the rails whose sum is the power
+    # measured instead (hw/railabsent.py: doctor shows it, run warns only when one is missing).
+    input_rail: str = ""
+    summed_rails: tuple[str, ...] = ()
 
     def sensor(self, name: str) -> SensorProfile:
         for s in self.sensors:
@@ -577,6 +583,34 @@ def _compatible(value: str, where: str) -> str:
     )
 
 
+NO_INPUT_RAIL = "none"
+_RAIL_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+
+
+def _input_rail(b: Table) -> tuple[str, tuple[str, ...]]:
+    """``[board] input_rail`` and ``summed_rails``: which power-monitor channel is the board's
+    input, or ``"none"`` and the rails whose sum the published carrier docs give instead.
+
+    A label is one word as a monitor's driver shows it (``in1_label``: "VDD_IN", "VIN_SYS_5V0"),
+    so a typo or a pasted sentence is refused here rather than never matching, silently."""
+    label_fix = 'is not a power-monitor rail label; write it as in1_label shows it, e.g. "VDD_IN"'
+    rail = b.string("input_rail", "")
+    if b.has("input_rail") and rail != NO_INPUT_RAIL:
+        check_matches(rail, f"{b.where}.input_rail", _RAIL_LABEL, label_fix + ', or "none"')
+    summed = tuple(
+        check_matches(v, f"{b.where}.summed_rails[{i}]", _RAIL_LABEL, label_fix)
+        for i, v in enumerate(b.strings("summed_rails", []))
+    )
+    if summed and rail != NO_INPUT_RAIL:
+        raise ConfigError(
+            f'{b.where}.summed_rails: only for a board without an input-rail monitor; set input_rail = "none" '
+            "or remove summed_rails"
+        )
+    if len({s.upper() for s in summed}) != len(summed):
+        raise ConfigError(f"{b.where}.summed_rails: a rail is listed twice; list each once")
+    return rail, summed
+
+
 def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     """Validate a board profile table; every problem names its key and file."""
     top = Table(data, where)
@@ -586,6 +620,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     dt_models = tuple(b.strings("dt_models", []))
     dt_socs = tuple(_compatible(v, f"{b.where}.dt_socs") for v in b.strings("dt_socs", []))
     enclosure = b.name("enclosure", "default")
+    input_rail, summed_rails = _input_rail(b)
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
@@ -671,6 +706,8 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         enclosure=enclosure,
         enclosures=enclosures,
         fan=fan,
+        input_rail=input_rail,
+        summed_rails=summed_rails,
     )
 
 

@@ -31,6 +31,8 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
             "dt_models": list(board.dt_models),
             **({"dt_socs": list(board.dt_socs)} if board.dt_socs else {}),
             **({"enclosure": board.enclosure} if board.enclosure != "default" else {}),
+            **({"input_rail": board.input_rail} if board.input_rail else {}),
+            **({"summed_rails": list(board.summed_rails)} if board.summed_rails else {}),
         },
         "sensors": {
             s.name: {

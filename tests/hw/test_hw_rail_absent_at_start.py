@@ -68,10 +68,12 @@ def test_an_input_rail_with_nothing_to_read_is_said_at_run_start(tmp_path: Path)
 
 
 def test_a_monitor_naming_other_rails_is_said_at_run_start(tmp_path: Path) -> None:
-    fakesys.agx_orin(tmp_path / "root")  # its INA3221s name no VDD_IN
+    # (an AGX Orin was the example until session 22b: its profile now says it has no input rail)
+    t = fakesys.orin_nano(tmp_path / "root")
+    (t.root / RAIL / "in1_label").write_text("VDD_MODULE\n")  # its INA3221 names no VDD_IN now
     line = _said(_run(tmp_path).stderr)
     assert "no VDD_IN/POM_5V_IN rail found among the power monitor's rails" in line, line
-    assert "VIN_SYS_5V0 on hwmon3" in line, line
+    assert "VDD_MODULE on hwmon1" in line, line
     _same_phrase(line, _doctor(tmp_path))
 
 
