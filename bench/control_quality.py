@@ -98,8 +98,14 @@ from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
 from thermogov.sim.compare.readable import ReadableTrip, readable_anywindow_ips, readable_trip  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
+from thermogov.sim.compare.seedcausal import (  # noqa: E402
+    SeedYards,
+    many_seed_yardsticks,
+    seed_causal_lines,
+    write_seed_causal_csv,
+)
 from thermogov.sim.compare.seedcsv import seed_csv_rows, write_seed_csv  # noqa: E402
-from thermogov.sim.compare.seedrace import deploy, race  # noqa: E402
+from thermogov.sim.compare.seedrace import Block, deploy, race  # noqa: E402
 from thermogov.sim.compare.seedrace import report as seed_report  # noqa: E402
 from thermogov.sim.compare.seedset import parse_seeds  # noqa: E402
 from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
@@ -745,6 +751,8 @@ def seed_set(
     if args.extend is None or args.extend > 1.0:
         sat = [(n, c) for n, c in configs if c.sim.workload.kind == "saturating"]
         views.append(("open-ended", [(n, extended(c, args.extend)) for n, c in sat], out_dir / "seeds-open"))
+    # Per view, the race's blocks (the tuned set, then the held-out seeds) for the causal block.
+    done: dict[str, tuple[dict[str, Config], dict[str, Block], dict[str, Block]]] = {}
     for name, cfgs, where in views:
         if not cfgs:
             continue
@@ -752,6 +760,7 @@ def seed_set(
         print("\n".join(seed_report(blocks, args.candidate, f"{name}, seeds {args.seeds}:")))
         print()
         table += seed_csv_rows(blocks, name)
+        held: dict[str, Block] = {}
         if holdout:
             held = deploy(cfgs, blocks, policies, holdout, where / "holdout", jobs=args.jobs, progress=say)
             title = (
@@ -760,8 +769,54 @@ def seed_set(
             print("\n".join(seed_report(held, args.candidate, title)))
             print()
             table += seed_csv_rows(held, f"{name}, held out")
+        done[name] = (dict(cfgs), blocks, held)
         if args.csv:  # after each view, so that a run stopped in the next keeps this one's rows
             write_seed_csv(table, args.csv)
+    seed_causal(done, args, seeds, holdout)
+
+
+def seed_causal(
+    done: dict[str, tuple[dict[str, Config], dict[str, Block], dict[str, Block]]],
+    args: argparse.Namespace,
+    seeds: list[int],
+    holdout: list[int] | None,
+) -> None:
+    """The 98 % judged per seed on the tightest bound the candidate's own past allows.
+
+    The run's-end view gives each seed's any-window and causal bounds, the open-ended view (when
+    it ran) the open-ended and causal open-ended ones (:mod:`thermogov.sim.compare.seedcausal`);
+    the held-out seeds get the same block.  ``--csv rows.csv`` writes ``rows-causal.csv``.
+    """
+    if "run's end" not in done:
+        return
+    cfgs, _, _ = done["run's end"]
+    ocfgs, _, _ = done.get("open-ended", ({}, {}, {}))
+    tables: list[tuple[str, dict[str, SeedYards]]] = []
+    for part, which in (("seeds " + args.seeds, 1), ("held out " + str(args.holdout), 2)):
+        end = done["run's end"][which]
+        if not end:
+            continue
+        opened = done["open-ended"][which] if "open-ended" in done else {}
+        views = {}
+        for scen, (rows, bound, _) in end.items():
+            o = opened.get(scen)
+            views[scen] = (
+                cfgs[scen],
+                (rows.get(args.candidate), bound),
+                None if o is None else (ocfgs[scen], o[0].get(args.candidate), o[1]),
+            )
+        yards = many_seed_yardsticks(views, args.jobs)
+        print(f"{part}:")
+        print("\n".join(seed_causal_lines(yards, args.candidate, TARGET_ORACLE_PCT)))
+        print()
+        tables.append((part, yards))
+    if args.csv and tables:
+        merged = {
+            f"{scen}" if i == 0 else f"{scen} (held out)": per
+            for i, (_, y) in enumerate(tables)
+            for scen, per in y.items()
+        }
+        write_seed_causal_csv(merged, args.candidate, causal_csv_path(args.csv))
 
 
 def main() -> None:

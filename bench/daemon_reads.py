@@ -12,17 +12,22 @@ fake Orin Nano with what a robot has on top: a battery, a charger, and a governe
 is taken out by running twice (``--seconds`` and three times it) and differencing; what the
 start and the exit cost together is the short run's count less its seconds at that rate.
 
-    python bench/daemon_reads.py [--seconds 40] [--awaiting] [--late-zone]
+    python bench/daemon_reads.py [--seconds 40] [--awaiting] [--late-zone] [--command]
 
 ``--awaiting``: the GPU's devfreq link and ``policy4``'s folder absent for the whole run (a GPU
 driver not probed, a cpufreq driver not loaded yet): what the once-a-second looks for them cost
 (hw/latedevfreq.py, hw/lateclusters.py).  ``--late-zone``: the GPU's thermal zone absent for
 the whole run (its module not loaded): what looking for it once a second costs (hw/latezones.py).
+
+``--command``: the whole ``thermogov run`` command in process (``thermogov.cli``), its start
+lines (sensor units, clocks, input rail, trip hold) included, which the daemon alone does not
+compute (session 22t: they read the board once each before the daemon discovered it again).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import shutil
@@ -37,6 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.hw import fakesys  # noqa: E402  (the same fake boards the tests use)
+from thermogov import cli  # noqa: E402
 from thermogov.config import parse_config  # noqa: E402
 from thermogov.hw import daemon, sysfs  # noqa: E402
 from thermogov.hw.publish import PublishOptions  # noqa: E402
@@ -47,7 +53,9 @@ BAT = (
 )
 
 
-def counted_run(seconds: float, awaiting: bool = False, late_zone: bool = False) -> tuple[Counter[str], int]:
+def counted_run(
+    seconds: float, awaiting: bool = False, late_zone: bool = False, command: bool = False
+) -> tuple[Counter[str], int]:
     """Counts of reads, opens and stats over one run of ``seconds`` governed seconds."""
     work = Path(tempfile.mkdtemp(prefix="thermogov-reads-"))
     t = fakesys.orin_nano(work / "root", cpu_mc=60000, gpu_mc=60000)
@@ -100,22 +108,48 @@ def counted_run(seconds: float, awaiting: bool = False, late_zone: bool = False)
     sysfs.SysfsTree._read_bytes = read  # type: ignore[method-assign]
     os.open, os.stat, os.lstat, os.listdir = opened, stat, lstat, listdir
     try:
-        opts = daemon.RunOptions(
-            config=parse_config({"run": {"fan": "governor"}}),
-            sysfs_root=work / "root",
-            duration_s=seconds,
-            out=work / "out",
-            state_dir=work / "state",
-            lock_file=work / "thermogov.lock",
-            lock_dir=work / "locks",
-            publish=PublishOptions(state_file=work / "run" / "state.json"),
-        )
-        summary = daemon.Runner(opts, out=io.StringIO(), err=io.StringIO()).run()
+        if command:
+            run_command(work, seconds)
+            ticks = 0
+        else:
+            opts = daemon.RunOptions(
+                config=parse_config({"run": {"fan": "governor"}}),
+                sysfs_root=work / "root",
+                duration_s=seconds,
+                out=work / "out",
+                state_dir=work / "state",
+                lock_file=work / "thermogov.lock",
+                lock_dir=work / "locks",
+                publish=PublishOptions(state_file=work / "run" / "state.json"),
+            )
+            ticks = daemon.Runner(opts, out=io.StringIO(), err=io.StringIO()).run()["ticks"]
     finally:
         daemon.time, daemon.StopFlag.wait = saved  # type: ignore[method-assign]
         sysfs.SysfsTree._read_bytes = real_read  # type: ignore[method-assign]
         os.open, os.stat, os.lstat, os.listdir = real_open, real_stat, real_lstat, real_listdir
-    return counts, summary["ticks"]
+    return counts, ticks
+
+
+def run_command(work: Path, seconds: float) -> None:
+    """``thermogov run`` with the daemon's options above, as the installed script parses them."""
+    cfg = work / "thermogov.toml"
+    cfg.write_text('[run]\nfan = "governor"\n')
+    argv = ["run", "--config", str(cfg), "--sysfs-root", str(work / "root"), "--duration", f"{seconds}s"]
+    argv += [
+        "--out",
+        str(work / "out"),
+        "--state-dir",
+        str(work / "state"),
+        "--lock-dir",
+        str(work / "locks"),
+    ]
+    argv += ["--lock-file", str(work / "thermogov.lock"), "--state-file", str(work / "run" / "state.json")]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        try:
+            cli.main(argv)
+        except SystemExit as e:
+            if e.code:
+                raise RuntimeError(f"thermogov run exited {e.code}: {err.getvalue()[-500:]}") from None
 
 
 def main() -> None:
@@ -125,13 +159,15 @@ def main() -> None:
     ap.add_argument(
         "--late-zone", action="store_true", help="the GPU's thermal zone absent for the whole run"
     )
-    args = ap.parse_args()
-    short, _ = counted_run(args.seconds, args.awaiting, args.late_zone)
-    long, ticks = counted_run(3 * args.seconds, args.awaiting, args.late_zone)
-    span = 2 * args.seconds
-    print(
-        f"daemon file work per governed second (fake Orin Nano + battery + charger + governed fan, {ticks} ticks)"
+    ap.add_argument(
+        "--command", action="store_true", help="the whole `thermogov run` command, start lines included"
     )
+    args = ap.parse_args()
+    short, _ = counted_run(args.seconds, args.awaiting, args.late_zone, args.command)
+    long, ticks = counted_run(3 * args.seconds, args.awaiting, args.late_zone, args.command)
+    span = 2 * args.seconds
+    what = "`thermogov run`" if args.command else f"daemon, {ticks} ticks"
+    print(f"file work per governed second (fake Orin Nano + battery + charger + governed fan; {what})")
     for key in ("reads", "opens", "stats", "lstats", "lists"):
         rate = (long[key] - short[key]) / span
         # Start-up (discovery, opening, the first journal write) and exit: the short run's count

@@ -57,11 +57,13 @@ from thermogov.config import Config  # noqa: E402
 from thermogov.interfaces import ConfigError  # noqa: E402
 from thermogov.policies import make_policy  # noqa: E402
 from thermogov.policies.base import PolicyContext  # noqa: E402
-from thermogov.sim.compare.anywindow import extended  # noqa: E402
+from thermogov.sim.compare.anywindow import anywindow_bound, extended  # noqa: E402
 from thermogov.sim.compare.compare import TRIP_C  # noqa: E402
 from thermogov.sim.compare.expected import expected_above_s, recording_reads, trace_ticks  # noqa: E402
 from thermogov.sim.compare.runlength import run_length_knobs  # noqa: E402
-from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows  # noqa: E402
+from thermogov.sim.compare.seedcausal import many_seed_yardsticks, seed_causal_lines  # noqa: E402
+from thermogov.sim.compare.seedrace import TARGET_PCT  # noqa: E402
+from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows, with_seed  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
 from thermogov.tomlcheck import Table  # noqa: E402
@@ -193,6 +195,32 @@ def row_lines(rows: dict[str, SeedRows], seeds: Sequence[int]) -> list[str]:
     return out
 
 
+def _bound(job: tuple[Config, int]) -> float | None:
+    res = anywindow_bound(with_seed(job[0], job[1]))
+    return None if res is None else res.throughput_ips
+
+
+def causal_judged(
+    judged: dict[str, tuple[Config, dict[str, SeedRows], dict[int, float | None]]], jobs: int
+) -> list[str]:
+    """Every ``stepped`` row's share of the tightest bound its own past allows, judged per seed.
+
+    The bench's causal block over the seeds (:mod:`thermogov.sim.compare.seedcausal`), one line
+    per variant: each variant has its own past, so its own causal bounds.
+    """
+    end_cfg, end_rows, end_bound = judged["run's end"]
+    opened = judged.get("open-ended")
+    views = {
+        name: (
+            end_cfg,
+            (r, end_bound),
+            None if opened is None else (opened[0], opened[1].get(name), opened[2]),
+        )
+        for name, r in end_rows.items()
+    }
+    return seed_causal_lines(many_seed_yardsticks(views, jobs), POLICY, TARGET_PCT)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", default="", help="one or more comma-separated suite scenarios")
@@ -223,6 +251,13 @@ def main() -> None:
         "--expected",
         action="store_true",
         help="also the expected seconds above the trip per seed, from the true trajectory and the read noise",
+    )
+    ap.add_argument(
+        "--bounds",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="judge every stepped row's 98 %% per seed on the tightest causal bound (default: on; "
+        "--no-bounds skips the bounds' solves)",
     )
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 2))
     args = ap.parse_args()
@@ -262,6 +297,8 @@ def main() -> None:
             views = [("run's end", base)]
             if args.extend is None or args.extend > 1.0:
                 views.append(("open-ended", extended(base, args.extend)))
+            # Per view: its world, every stepped row and the any-window bound per seed.
+            judged: dict[str, tuple[Config, dict[str, SeedRows], dict[int, float | None]]] = {}
             for view, cfg in views:
                 exp = args.expected
                 jobs: list[Job] = [("hysteresis", cfg, "hysteresis", seeds, Path(tmp) / "h", exp)]
@@ -277,6 +314,12 @@ def main() -> None:
                 print("\n".join(row_lines(rows, seeds)))
                 if exp:
                     print("\n".join(expected_lines({label: e for label, _, e in done}, seeds)))
+                if args.bounds:
+                    bound = dict(zip(seeds, ex.map(_bound, [(cfg, s) for s in seeds]), strict=True))
+                    judged[view] = (cfg, {k: r for k, r in rows.items() if k != "hysteresis"}, bound)
+            if judged:
+                print(f"{scen}, seeds {args.seeds}:")
+                print("\n".join(causal_judged(judged, args.jobs)))
     print(f"\n{time.monotonic() - started:.0f} s with {args.jobs} processes")
 
 

@@ -266,11 +266,7 @@ def run_command(
       sudo thermogov run --config /etc/thermogov/thermogov.toml --metrics-port 9101
     """
     from thermogov.hw.daemon import check_privileges, run
-    from thermogov.hw.doctor import start_warnings
-    from thermogov.hw.holdcheck import hold_warning
     from thermogov.hw.publish import PublishOptions
-    from thermogov.hw.sysfs import SysfsTree
-    from thermogov.hw.unitcheck import unit_warnings
 
     check_privileges(dry_run)
     from thermogov.variant import policy_or_variant
@@ -287,15 +283,9 @@ def run_command(
     cfg = load()
     if variant is not None and variant.overrides:
         _check_variant(variant, _config(config_path), sysfs_root, board)
-    # Said by the daemon once the run's own input (output folders, workload, port) is known to
-    # be good, so that bad input stays the command's only line.
-    notices = [
-        *unit_warnings(SysfsTree(sysfs_root), cfg, board),
-        *start_warnings(SysfsTree(sysfs_root), cfg, board),
-    ]
-    warning = hold_warning(SysfsTree(sysfs_root), cfg, board)
-    if warning:
-        notices.append(warning)
+    # The start's advisory lines (hw/startlines.py) are computed and said by the daemon from its
+    # own discovery, once the run's input (output folders, workload, port) is known to be good,
+    # so that bad input stays the command's only line.
     opts = dataclasses.replace(
         _run_options(cfg, sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir),
         duration_s=_duration(duration),
@@ -303,7 +293,7 @@ def run_command(
         reload_config=load if config_path else None,
         config_source=config_path or "",
         publish=PublishOptions(state_file, inferences_file, metrics_port, metrics_addr, metrics_textfile),
-        notices=tuple(notices),
+        start_lines=True,
     )
     summary = run(opts)
     if as_json:

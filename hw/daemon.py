@@ -54,7 +54,7 @@ from thermogov.hw.appcounter import AppCounter
 from thermogov.hw.boardlock import BoardLock
 from thermogov.hw.departures import Departures
 from thermogov.hw.devices import CapActuator, open_sensor
-from thermogov.hw.discovery import discover
+from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import HwFan, require_fan
 from thermogov.hw.idle import IdleInjector
@@ -93,6 +93,7 @@ from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.railsum import rail_watch, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
+from thermogov.hw.startlines import start_lines
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
@@ -143,6 +144,7 @@ class RunOptions:
     config_source: str = ""  # the config file's name, for reload messages
     publish: PublishOptions = dataclasses.field(default_factory=PublishOptions)
     notices: tuple[str, ...] = ()  # the command's advisory lines, said after the input checks
+    start_lines: bool = False  # `run`'s own advisory lines (hw/startlines.py), said before notices
 
 
 class Log:
@@ -288,6 +290,7 @@ class Prepared:
     bmap: BoardMap
     board_reason: str
     specs: tuple[SensorSpec, ...]
+    inventory: Inventory  # the one discovery the start's checks, lines and throttle sources share
     board_warning: str = ""  # a board governed by its SoC family's profile (family_warning)
 
 
@@ -354,7 +357,7 @@ def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     )
     specs = cfg.sensor_specs(eff)
     warning = family_warning(opts.board, opts.config, inv)
-    return Prepared(tree, eff, cfg, bmap, reason, specs, warning)
+    return Prepared(tree, eff, cfg, bmap, reason, specs, inv, warning)
 
 
 def policy_context(prep: Prepared) -> PolicyContext:
@@ -561,7 +564,7 @@ class Runner:
                 # line is the only one (recover, under the lock, reads and checks it again).
                 Journal(opts.state_dir).load()
             # Said only now: bad input (workload, output folders, a busy port) is then the only line.
-            for notice in opts.notices:
+            for notice in (*start_lines(prep), *opts.notices) if opts.start_lines else opts.notices:
                 self.log(notice.removeprefix("thermogov: "))
             later = {b.domain.name: b for b in prep.bmap.offline}
             for name, why in prep.bmap.missing_domains.items():
@@ -660,7 +663,7 @@ class Runner:
                 if prep.config.lever.enabled
                 else None
             )
-            self.throttle = ThrottleMonitor.open(prep.tree, self.log)
+            self.throttle = ThrottleMonitor.open(prep.tree, self.log, prep.inventory.zones)
             self.publisher = StatePublisher(
                 StateIdentity(
                     os.getpid(),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from thermogov.config import Config
 from thermogov.hw.devices import binding_celsius, to_celsius
@@ -31,6 +32,9 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError, ThermogovError
+
+if TYPE_CHECKING:
+    from thermogov.hw.daemon import Prepared
 
 
 def _mhz(hz: float) -> str:
@@ -443,10 +447,16 @@ def start_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> li
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
     except ThermogovError:
         return []
+    return prepared_start_warnings(prep)
+
+
+def prepared_start_warnings(prep: Prepared) -> list[str]:
+    """:func:`start_warnings` on a board already prepared: the rail phrase from the discovery
+    ``prepare`` made (session 21 discovered the board once more for it)."""
     return [
-        *clock_warnings(tree, prep.bmap),
-        *power_warnings(tree, prep.bmap),
-        *absent_rail_warning(tree, discover(tree), prep.bmap),
+        *clock_warnings(prep.tree, prep.bmap),
+        *power_warnings(prep.tree, prep.bmap),
+        *absent_rail_warning(prep.tree, prep.inventory, prep.bmap),
     ]
 
 

@@ -38,11 +38,11 @@ before the first write (``pwm1_enable`` as found, 2: automatic in the hwmon ABI)
 judged.  The driver's read-back is learnt from every write (mainline ``pwm-fan`` returns the
 duty as written, ``ctx->pwm_value``; a driver keeping its own steps would read back otherwise).
 A fan governed through its cooling device's ``cur_state`` (Pi 5, Orin's pwm-fan with its
-cooling device) is not judged: step_wise is a second, legitimate writer of that state, and the
-duty the driver keeps per state, which would tell a ``pwm1`` writer apart, cannot be learnt from
-the read-back of a write when the driver updates ``pwm1`` after the write returns (the
-emulator's does; session 21d's rule took every such state change for a rival and left the fan
-unrestored, withdrawn by the lead before it shipped).
+cooling device) has step_wise as a second, legitimate writer of that state; what tells a
+``pwm1`` writer apart is the duty the driver keeps per state, taken from the device tree's
+``cooling-levels`` and trusted per state once a look confirms it, never learnt from a read-back
+(:mod:`thermogov.hw.fanlevels`, session 22a; session 21d's read-back rule took a late driver's
+own update for a rival and was withdrawn).  Without readable ``cooling-levels`` it is not judged.
 The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
 once, restore only what is still ours; the speed and the mode are one choice there (a speed
 holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
@@ -57,9 +57,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from thermogov.hw.discovery import THERMAL, hwmon_chips
+from thermogov.hw.fanlevels import CoolingDuties, cooling_levels
 from thermogov.hw.fantwin import hwmon_twins
 from thermogov.hw.jtopfan import jtop_fan_notes
-from thermogov.hw.l4tfan import CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
+from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
@@ -306,7 +307,20 @@ class HwFan:
         self.on_left: Callable[[str], None] | None = None  # the daemon: say it, rewrite the journal
         # the daemon: record what the watched fan may read as ours (hw/lastcaps.py, session 21f)
         self.on_wrote: Callable[[str, tuple[int, ...]], None] | None = None
+        # a cooling-device fan: pwm1 against the device tree's duty of each state (hw/fanlevels.py)
+        # (not in a dry run: the state read is then the one it would have written, pwm1 the kernel's)
+        judged = self._rel == dev.state_rel and not dry_run
+        levels = cooling_levels(tree, dev.hwmon_rel, dev.max_state) if judged else None
+        pwm = (
+            dev.pwm_rel
+            if levels is not None and dev.pwm_rel is not None and tree.exists(dev.pwm_rel)
+            else None
+        )
+        self._duties = CoolingDuties(levels) if pwm is not None and levels is not None else None
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
+        if pwm is not None:  # one pread more per look
+            with contextlib.suppress(ActuatorError):  # unopenable: read afresh each time
+                tree.keep_open(pwm, ActuatorError)
         if dev.rpm_rel is not None:
             tree.keep_open(dev.rpm_rel, ActuatorError)
         if self._watched and self._mode is not None:  # the rival look's, at the tach's cadence
@@ -335,6 +349,7 @@ class HwFan:
                 raw = self.io.read_int(self._rel)
                 self._level = self._nearest(raw)
                 self._judge(self._rel, raw)
+                self._judge_duty(raw)
             if self._watched and self._mode is not None and self._mode_look.due(now):
                 self._look(self._mode[0])
         return self._level
@@ -349,7 +364,37 @@ class HwFan:
         want = self._expected.get(rel)
         if not self._watched or self.left or want is None or raw == want or self._kernels(rel):
             return
+        if self._capped(rel, raw, want):
+            return
         self._leave(rel, raw, f"{want} as thermogov {'last wrote' if rel in self._written else 'found it'}")
+
+    def _capped(self, rel: str, raw: int, want: int) -> bool:
+        """``raw`` is thermogov's ``want`` clamped by the L4T driver to a ``pwm_cap`` lowered since
+        (``pwm_cap_store`` clamps the duty in force, session 22a): ours, kept and recorded as such."""
+        if rel != self.dev.target_rel or self.dev.l4t_rel is None:
+            return False
+        try:
+            cap = self.io.read_int(f"{self.dev.l4t_rel}/{CAP}")
+        except ActuatorError:
+            return False
+        if raw != min(want, cap):
+            return False
+        self._expected[rel] = raw
+        if self.on_wrote is not None and not self.dry_run:
+            self.on_wrote(rel, (want, raw))
+        return True
+
+    def _judge_duty(self, state: int) -> None:
+        """The rival rule on a cooling-device fan: ``pwm1`` other than the driver keeps at ``state``."""
+        if self._duties is None or self.left or self.dev.pwm_rel is None:
+            return
+        try:
+            duty = self.io.read_int(self.dev.pwm_rel)
+        except ActuatorError:  # a failed read says nothing about another writer
+            return
+        want = self._duties.stray(state, duty)
+        if want:
+            self._leave(self.dev.pwm_rel, duty, want)
 
     def _leave(self, rel: str, raw: int, want: str) -> None:
         """Leave the whole fan to another writer: said once, nothing of it put back."""
@@ -368,6 +413,9 @@ class HwFan:
         if self._watched:
             for rel, _ in list(self.originals):
                 self._look(rel)
+        if self._duties is not None and not self.left:
+            with contextlib.suppress(ActuatorError):
+                self._judge_duty(self.io.read_int(self._rel))
 
     def _kernels(self, rel: str) -> bool:
         """The speed while the kernel's control is on (temp_control 1, pwm1_enable 2 as found,

@@ -11,17 +11,37 @@ as it reads and says so (the duty and the mode are one choice: the daemon's rule
 The rule is the daemon's (session 21d made it one for the L4T fan and a hwmon ``pwm1`` fan): a
 journal whose speed is ``target_pwm`` or ``pwm1`` is judged; one governed through a cooling
 device's ``cur_state`` is put back as before (step_wise moves that state too, and the daemon
-does not judge such a fan: its per-state duty rule was withdrawn, hw/fan.py).  Without a record
-of the journal's run (none kept, or another boot, root or run) the fan is put back as journaled, as before: nothing can tell a rival from thermogov's
-last duty then, and a fan stuck at a fixed duty with the kernel's curve off, the clocks
-restored to full, is the worse of the two mistakes.
+judges it by the duties of its device tree, which a restore after a ``kill -9`` does not
+confirm: hw/fanlevels.py).
+
+Session 22a, two of 21f's leftovers:
+
+* a duty the driver clamped to a ``pwm_cap`` lowered mid-run is thermogov's own: the L4T driver
+  clamps every ``target_pwm`` write to the cap and, when the cap is lowered, the duty in force
+  (``target_pwm_store``, ``pwm_cap_store``: ``min(cap, next_target_pwm)``), so a ``kill -9``
+  between thermogov's write over the new cap and the record of its read-back leaves the file at
+  the cap, neither recorded value.  A reading equal to a recorded value clamped to the cap read
+  now is ours, and the fan is put back; the journaled duty is written as it is, the driver
+  clamping it to the cap in force like every write (the cap is another owner's, not lifted);
+* without a record of the run (none kept, torn, another lock dir the journal does not name)
+  nothing can tell another writer from thermogov's last duty.  The fan is put back to its
+  kernel's automatic control where that is known safe and was the board's at start: the L4T
+  fan journaled with ``temp_control`` 1 gets ``temp_control`` 1 only (the kernel's curve drives
+  ``target_pwm`` from there; a write of the journaled duty could land over another writer's).
+  A fan without such a mode (a hwmon ``pwm1`` fan: pwm-fan's ``pwm1_enable`` modes only choose
+  what a duty of 0 does, Documentation/hwmon/pwm-fan.rst; the L4T fan found with its curve off)
+  is left as it reads, and the line says what thermogov found and how to put it back by hand.
+  One exception, the lead's (session 22): a speed reading BELOW its value at start is put back
+  whole, because whoever wrote it, the fan as found cools more than the fan as it reads, and a
+  restore must never leave the board with less cooling than thermogov found (a higher speed,
+  which only cools more, is the one left to a possible other writer).
 """
 
 from __future__ import annotations
 
 import contextlib
 
-from thermogov.hw.l4tfan import CONTROL, TARGET
+from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, TARGET
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -33,28 +53,90 @@ def _name(rel: str) -> str:
     return rel.rstrip("/").rsplit("/", 1)[-1]
 
 
-def fan_rival(tree: SysfsTree, attrs: list[tuple[str, int]], ours: dict[str, tuple[int, ...]] | None) -> str:
-    """Why the journaled fan ``attrs`` (attribute, value of before) must be left alone, or "".
+def _clamped(tree: SysfsTree, rel: str, raw: int, want: tuple[int, ...]) -> bool:
+    """``raw`` is one of ``want`` as the L4T driver clamps it to the ``pwm_cap`` in force now."""
+    if _name(rel) != TARGET:
+        return False
+    try:
+        cap = tree.read_int(f"{rel.rstrip('/').rsplit('/', 1)[0]}/{CAP}")
+    except SensorError:
+        return False
+    return raw in {min(v, cap) for v in want}
+
+
+def _unrecorded(
+    tree: SysfsTree, attrs: list[tuple[str, int]], speed: str, mode: str | None
+) -> tuple[list[tuple[str, int]], str]:
+    """No record of the run: the kernel's automatic control where known safe, else nothing (module doc)."""
+    first = "fan: no record of thermogov's run, so another writer cannot be told from thermogov's last duty"
+    reads: list[str] = []
+    unchanged = True
+    slower = False
+    for rel, value in attrs:
+        try:
+            now = tree.read_int(rel)
+        except SensorError as e:
+            reads.append(f"{_name(rel)} unreadable ({e})")
+            unchanged = False
+            continue
+        reads.append(f"{_name(rel)} {now}")
+        unchanged = unchanged and now == value
+        slower = slower or (rel == speed and now < value)
+    if unchanged:  # reads as found: putting it back writes nothing new over anyone
+        return attrs, ""
+    if slower:  # never leave the fan slower than thermogov found it: a restore that cools more is safe
+        return attrs, (
+            f"{first}: {tree.show(speed)} reads below the {dict(attrs)[speed]} found at start, "
+            "so the fan is put back as found (more cooling than now, whoever wrote it)"
+        )
+    if mode is not None and _name(mode) == CONTROL and dict(attrs)[mode] == CONTROL_MAX:
+        return [(mode, CONTROL_MAX)], (
+            f"{first}: put back to the kernel's curve ({tree.show(mode)} {CONTROL_MAX}, as found), "
+            "the duty left to it"
+        )
+    found = ", ".join(f"{_name(rel)} {value}" for rel, value in attrs)
+    in_order = sorted(attrs, key=lambda rv: _name(rv[0]) in MODES)  # the speed before the mode, as a restore
+    by_hand = "; ".join(f"echo {value} > {tree.show(rel)}" for rel, value in in_order)
+    why = (
+        "the kernel's curve was off when thermogov started"
+        if mode is not None and _name(mode) == CONTROL
+        else "pwm-fan's pwm1_enable only chooses what a duty of 0 does"
+        if mode is not None
+        else "the driver shows no mode"
+    )
+    return [], (
+        f"{first}, and it has no automatic mode known safe ({why}): left as it reads "
+        f"({', '.join(reads)}); thermogov found {found} (by hand: {by_hand})"
+    )
+
+
+def fan_rival(
+    tree: SysfsTree, attrs: list[tuple[str, int]], ours: dict[str, tuple[int, ...]] | None
+) -> tuple[list[tuple[str, int]], str]:
+    """What of the journaled fan ``attrs`` (attribute, value of before) to put back, and the line
+    that says why not all of it ("" when it is put back whole).
 
     ``ours``: the run's record of what each attribute may read as thermogov's (None: no record).
     An attribute never written by the run must read as journaled, except the speed while the
     mode was never written (the kernel's curve moves it then, as the daemon's rule allows)."""
     names = {_name(rel): rel for rel, _ in attrs}
     speed = next((names[n] for n in SPEEDS if n in names), None)
-    if ours is None or speed is None:
-        return ""
+    if speed is None:
+        return attrs, ""
     mode = next((names[n] for n in MODES if n in names), None)
+    if ours is None:
+        return _unrecorded(tree, attrs, speed, mode)
     for rel, before in attrs:
         if rel == speed and rel not in ours and (mode is None or mode not in ours):
             continue
         want = ours.get(rel, (before,))
         with contextlib.suppress(SensorError):
             raw = tree.read_int(rel)
-            if raw not in want:
+            if raw not in want and not _clamped(tree, rel, raw, want):
                 whose = "thermogov last wrote" if rel in ours else "thermogov found it"
                 shown = " or ".join(str(v) for v in want)
-                return (
+                return [], (
                     f"fan: {tree.show(rel)} reads {raw}, not {shown} as {whose}: another writer drives "
                     "the fan (jtop, fancontrol, a user); left as that writer set it"
                 )
-    return ""
+    return attrs, ""

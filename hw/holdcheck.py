@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from thermogov.board import BoardProfile
 from thermogov.config import Config
@@ -32,6 +33,9 @@ from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ConfigError, SensorError
 from thermogov.steadystate import fused_c, steady_state_c
 from thermogov.tomlcheck import Table
+
+if TYPE_CHECKING:
+    from thermogov.hw.daemon import Prepared
 
 
 def policy_trip_c(config: Config, spec: str) -> float | None:
@@ -176,10 +180,20 @@ def check_hold(
 def hold_warning(tree: SysfsTree, config: Config, board_opt: str | None) -> str | None:
     """The warning line for ``doctor`` and ``run``, or None (also when the board does not map:
     the caller reports that itself)."""
-    from thermogov.hw.daemon import RunOptions, policy_context, prepare
+    from thermogov.hw.daemon import RunOptions, prepare
 
     try:
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
+    except (ConfigError, SensorError, ArithmeticError):  # advisory: never the reason a run fails
+        return None
+    return prepared_hold_warning(prep)
+
+
+def prepared_hold_warning(prep: Prepared) -> str | None:
+    """:func:`hold_warning` on a board already prepared (``run``'s own, hw/startlines.py)."""
+    from thermogov.hw.daemon import policy_context
+
+    try:
         # A config the run will refuse gets its one error line, not this warning before it.
         prep.config.make_policy(policy_context(prep))
         check = check_hold(prep.tree, prep.board, prep.bmap, prep.config, prep.specs)

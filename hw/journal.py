@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -56,7 +57,7 @@ from thermogov.hw.freed import freed
 from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.journalfields import listed, pid_of, typed
-from thermogov.hw.lastcaps import first_fan_record, first_record, record_paths
+from thermogov.hw.lastcaps import first_whole_record, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.nvpmodelconf import CONF_REL, NO_CAP, ConfError, mode_writes
@@ -678,8 +679,12 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     good, errors, clamped = validate_entries(tree, data.entries, same_boot=same_boot)
     changed = mode_changed_since(tree, data)
     records = record_paths(data.caps_record, last_caps)
+    # the run's record (caps and fan values), read once and only when one of them is asked for
+    run_record = functools.cache(
+        lambda: first_whole_record(records, boot_id=now_boot, pid=data.pid, root=tree.root)
+    )
     if changed is not None:
-        ours = first_record(records, boot_id=now_boot, pid=data.pid, root=tree.root)
+        ours = (run_record() or ({}, {}))[0]
         mode_sets, conf_warning = _mode_definition(tree, changed[1], good)
         good, kept, lifted = into_new_mode(tree, good, ours, mode_sets)
         # a window written as it reads was not written clamped: its clamp note would be wrong
@@ -712,12 +717,10 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     validate_states(tree, data.states)
     good_attrs, attr_missing = validate_attrs(tree, data.attrs)
     errors += attr_missing
-    fan_ours = (
-        first_fan_record(records, boot_id=now_boot, pid=data.pid, root=tree.root) if good_attrs else None
-    )
-    rival = fan_rival(tree, [(a.rel, a.value) for a in good_attrs], fan_ours)
-    if rival:  # the rival rule of the run (hw/fanrival.py): nothing of the fan is put back
-        good_attrs = []
+    fan_ours = (run_record() or ({}, None))[1] if good_attrs else None
+    put_back, rival = fan_rival(tree, [(a.rel, a.value) for a in good_attrs], fan_ours)
+    if rival:  # the rival rule of the run, or no record of it (hw/fanrival.py)
+        good_attrs = [a for a in good_attrs if (a.rel, a.value) in put_back]
         clamped.append(rival)
     errors += restore_entries(tree, good)
     errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection

@@ -146,39 +146,26 @@ def record_paths(journaled: str, own: Path | None) -> list[Path]:
     return [own]
 
 
-def first_record(
-    paths: list[Path], *, boot_id: str, pid: int, root: Path | str
-) -> dict[str, tuple[int, int]]:
-    """The first whole record of the run ``pid`` among ``paths`` (empty when none is)."""
-    for path in paths:
-        caps = read_last_caps(path, boot_id=boot_id, pid=pid, root=root)
-        if caps:
-            return caps
-    return {}
+Record = tuple[dict[str, tuple[int, int]], dict[str, tuple[int, ...]]]
+"""A whole record's caps (by max attribute) and fan values (:meth:`LastCaps.fan_wrote`)."""
 
 
-def first_fan_record(
-    paths: list[Path], *, boot_id: str, pid: int, root: Path | str
-) -> dict[str, tuple[int, ...]] | None:
-    """The fan values (:meth:`LastCaps.fan_wrote`) in the first whole record of the run ``pid``
-    among ``paths``; None when there is no whole record (then nobody can say what was ours)."""
+def first_whole_record(paths: list[Path], *, boot_id: str, pid: int, root: Path | str) -> Record | None:
+    """The first whole record of the run ``pid`` among ``paths`` (:func:`record_paths`); None when
+    there is none (then nobody can say which caps or fan values were thermogov's).
+
+    One walk and one read for both of a restore's questions (its caps under a new power mode,
+    its fan values for the rival rule): session 21 had a walk for each, and a restore asking
+    both read the same file twice.
+    """
     for path in paths:
         record = read_record(path, boot_id=boot_id, pid=pid, root=root)
         if record is not None:
-            return record[1]
+            return record
     return None
 
 
-def read_last_caps(path: Path, *, boot_id: str, pid: int, root: Path | str) -> dict[str, tuple[int, int]]:
-    """The caps the run ``pid`` of this boot last wrote on ``root``, by max attribute; empty when
-    there is no whole record of that run (missing, torn, another boot, root or run)."""
-    record = read_record(path, boot_id=boot_id, pid=pid, root=root)
-    return record[0] if record is not None else {}
-
-
-def read_record(
-    path: Path, *, boot_id: str, pid: int, root: Path | str
-) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, ...]]] | None:
+def read_record(path: Path, *, boot_id: str, pid: int, root: Path | str) -> Record | None:
     """The caps and fan values of the run ``pid`` of this boot on ``root``; None without a whole
     record of that run (missing, torn, another boot, root or run)."""
     try:

@@ -144,7 +144,7 @@ class LateMembers:
                 lambda w, g=gone, t=table, f=f: recalled(g, w, t, f, self._log),
                 dry_run=self._dry_run,
             )
-            if verdict:
+            if joined(verdict):  # "wait": offline again, not joined; still departed
                 self._departed.pop(label)
                 tags.append(verdict)
         return tags
@@ -182,7 +182,7 @@ class LateMembers:
             tag=tag,
             said=said,
         )
-        if verdict not in ("", "wait"):
+        if joined(verdict):
             self._departed.pop(f.label, None)
         return verdict
 
@@ -271,6 +271,12 @@ class LateClusters(LateMembers):
         if name in self._departed:  # went away, absent since (hold)
             event = "appeared again"
         return self._adopt(a, f, p.table_hz, event, said=self._said)
+
+
+def joined(verdict: str) -> bool:
+    """Whether :func:`adopt`'s (or :func:`rejoin_at_exit`'s) verdict is a join (its trace tag),
+    not "wait" (look again) or "" (left alone)."""
+    return verdict not in ("", "wait")
 
 
 def adopt(

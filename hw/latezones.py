@@ -23,7 +23,14 @@ Two parts, each with one job:
   - a held value is never held past its ramp, and only beside a fresh die sensor: with none the
     temperature is unknown and the governor's failsafe applies, as before;
   - each sensor's own hard limit counts from its first good reading, unramped (the base fusion's
-    ``hot``), and a sensor judged stuck leaves at once (it is failed, not gone).
+    ``hot``), and a sensor judged stuck leaves at once (it is failed, not gone);
+  - (session 22r) only a sensor waiting at start eases in.  One fused from the start that stops
+    reading and reads again (a dropout, a module reloaded) counted in full the moment it read
+    again before session 22, as it does in the simulator: the value never lies below the plain
+    fusion of the fresh sensors other than the late ones still easing in.  And with no fresh die
+    sensor at full share (every die sensor was gone, or the only one is late) there is no die
+    fusion to ease from: the plain fusion is used, never a value made mostly of the battery,
+    which lags the die by minutes (33 °C for a die at 90 °C ending the failsafe).
 
 * :class:`LateZones` keeps each thermal-zone or hwmon sensor the profile names that is absent at
   start as *waiting* (its trace column empty, not sampled), and looks for it on the tick once a
@@ -80,6 +87,8 @@ class EasedFusion(Fusion):
         super().__init__(specs)
         self._rate = {s.name: 1.0 / max(ramps_s.get(s.name, MIN_RAMP_S), 1e-9) for s in self.specs}
         self.share = {s.name: 0.0 if s.name in waiting else 1.0 for s in self.specs}
+        self._late = frozenset(waiting)  # the only sensors that ease in (session 22r)
+        self._has_off_die = any(not s.on_die for s in self.specs)
         self._full = len(self.specs)
         self._steady = not waiting
         self._t: float | None = None
@@ -95,7 +104,8 @@ class EasedFusion(Fusion):
     def _eased(self, now_s: float, dt: float, fr: FusionResult) -> FusionResult:
         fresh = set(fr.used)
         share = self.share
-        num_f = den_f = num_h = den_h = 0.0
+        num_f = den_f = num_h = den_h = num_b = den_b = 0.0
+        die_full = False  # a fresh die sensor at full share: a die fusion to ease from
         steady = True
         for s in self.specs:
             name = s.name
@@ -110,6 +120,10 @@ class EasedFusion(Fusion):
             if g < 1.0:
                 steady = False
             r = self._latest[name]
+            if r is not None and name in fresh and (g >= 1.0 or name not in self._late):
+                num_b += s.weight * r.value_c  # the floor: counted in full as before session 22
+                den_b += s.weight
+                die_full = die_full or (g >= 1.0 and s.on_die)
             if g <= 0.0 or r is None:
                 continue
             if name in fresh:
@@ -121,10 +135,14 @@ class EasedFusion(Fusion):
         self._steady = steady and len(fresh) == self._full
         if fr.fused_c is None or den_f <= 0.0:
             return fr  # unknown stays unknown (failsafe); no eased fresh weight: the base value
+        if self._has_off_die and not die_full:
+            return fr  # no die fusion to ease from: never a value made of the battery (22r)
         without_held = num_f / den_f
         fused = without_held
         if den_h > 0.0:
             fused = max(without_held, (num_f + num_h) / (den_f + den_h))
+        if den_b > 0.0:
+            fused = max(fused, num_b / den_b)  # a sensor fused from the start is never eased in
         return _new_result(FusionResult, (fused, fr.used, fr.hot))
 
 

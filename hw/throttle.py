@@ -407,10 +407,16 @@ class ThrottleMonitor:
         self._kinds = frozenset().union(*(s.kinds() for s in sources)) if sources else frozenset()
 
     @classmethod
-    def open(cls, tree: SysfsTree, log: Callable[[str], None] | None = None) -> ThrottleMonitor:
+    def open(
+        cls,
+        tree: SysfsTree,
+        log: Callable[[str], None] | None = None,
+        zones: Iterable[ThermalZone] | None = None,
+    ) -> ThrottleMonitor:
         """The board's sources, their files read through descriptors kept open (``pread``,
-        re-validated on every read by :class:`SysfsTree`): they are read every poll."""
-        sources = find_sources(tree)
+        re-validated on every read by :class:`SysfsTree`): they are read every poll.
+        ``zones``: the daemon's discovery (``Prepared.inventory``); None discovers them here."""
+        sources = find_sources(tree, zones)
         for src in sources:
             for rel in src.files():
                 tree.keep_open(rel)

@@ -22,10 +22,15 @@ clocks until the governor's stuck-sensor check (``[governor] stuck_after_s``) dr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from thermogov.config import Config
 from thermogov.hw.devices import MAX_VALID_C, MIN_VALID_C
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ConfigError, SensorError
+
+if TYPE_CHECKING:
+    from thermogov.hw.daemon import Prepared
 
 MILLIDEGREES = 1000  # the divisor of thermal-zone and hwmon temperature files
 
@@ -48,6 +53,12 @@ def unit_warnings(tree: SysfsTree, config: Config, board_opt: str | None) -> lis
         prep = prepare(RunOptions(config=config, sysfs_root=tree.root, board=board_opt), tree)
     except (ConfigError, SensorError):  # the run reports these itself
         return []
+    return prepared_unit_warnings(prep)
+
+
+def prepared_unit_warnings(prep: Prepared) -> list[str]:
+    """:func:`unit_warnings` on a board already prepared (``run``'s own, hw/startlines.py)."""
+    tree = prep.tree
     out = []
     for b in prep.bmap.sensors:
         if b.divisor != MILLIDEGREES:

@@ -7,6 +7,7 @@ imports ``loads`` and ``TOMLDecodeError`` from here so no module carries the fal
 
 from __future__ import annotations
 
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,35 @@ def loads_checked(text: str, where: str) -> dict[str, Any]:
         raise ConfigError(f"{where}: malformed TOML ({e}); fix the value") from e
 
 
+_PIPE_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/stdin")
+
+
+def _refuse_special(p: Path, what: str) -> None:
+    """Refuse a named pipe, socket or device before opening it.
+
+    Opening a FIFO nobody writes to blocks forever (``--config`` given a pipe made with
+    ``mkfifo`` hung ``sim``, ``compare`` and ``sweep``), and a terminal or other character
+    device blocks the same way.  A pipe reached through ``/dev/fd/N`` is kept: that is the
+    shell's process substitution, ``--config <(...)``, whose writer is already running.
+    """
+    try:
+        mode = p.stat().st_mode
+    except OSError:
+        return  # open() below names the error
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return  # a directory: open() below says "Is a directory"
+    if stat.S_ISFIFO(mode) and str(p).startswith(_PIPE_PREFIXES):
+        return
+    if str(p) == "/dev/null":  # reads as empty at once: the same as an empty file
+        return
+    kind = "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket, not a regular file"
+    raise ConfigError(f"{p}: {kind}; give the {what} as a regular TOML file")
+
+
 def load_file(path: Path | str, what: str = "config") -> dict[str, Any]:
     """Read and parse a TOML file: unreadable, too big, non-UTF-8 or malformed -> ConfigError."""
     p = Path(path)
+    _refuse_special(p, what)
     try:
         with p.open("rb") as fh:
             raw = fh.read(MAX_TOML_BYTES + 1)

@@ -174,8 +174,11 @@ def _run_model(run_dir: Path) -> dict[str, Any]:
     whether a row without a load marks where a new load began, and the firmware's clock/voltage settings."""
     from thermogov.runs import SUMMARY_FILE
 
+    path = run_dir / SUMMARY_FILE
+    if not path.is_file():  # a named pipe there would block the read forever
+        return {}
     try:
-        summary = json.loads((run_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+        summary = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(summary, dict):

@@ -9,6 +9,7 @@ yardstick removes from the any-window bound's knowledge of the future.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from thermogov.exitstatus import writing
@@ -80,24 +81,29 @@ def _pct(v: float | None) -> str:
 
 def write_causal_csv(yards: dict[str, Yardsticks], candidate: str, path: Path) -> None:
     """One row per scenario: the candidate's worst windows, every bound and its share of each."""
+    write_table(path, CSV_COLUMNS, ([scen, candidate, *yard_cells(y)] for scen, y in yards.items()))
+
+
+def write_table(path: Path, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """A CSV of ``columns`` and ``rows`` at ``path`` (its folder made; a failed write is exit 1)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with writing(path), path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(CSV_COLUMNS)
-        for scen, y in yards.items():
-            s = y.shares()
-            best = tightest(y)
-            w.writerow(
-                [
-                    scen,
-                    candidate,
-                    *(_cell(v) for v in (y.event_s, y.worst_ips, y.anywindow_ips, s["anywindow"])),
-                    *(_cell(v) for v in (y.causal_ips, s["causal"], y.open_worst_ips, y.open_ips, s["open"])),
-                    *(_cell(v) for v in (y.causal_open_ips, s["causal_open"])),
-                    "" if best is None else best[0],
-                    "" if best is None else _cell(best[1]),
-                ]
-            )
+        w.writerow(columns)
+        w.writerows(rows)
+
+
+def yard_cells(y: Yardsticks) -> list[str]:
+    """The CSV cells of one :class:`Yardsticks` after the label columns (``event_s`` onwards)."""
+    s = y.shares()
+    best = tightest(y)
+    return [
+        *(_cell(v) for v in (y.event_s, y.worst_ips, y.anywindow_ips, s["anywindow"])),
+        *(_cell(v) for v in (y.causal_ips, s["causal"], y.open_worst_ips, y.open_ips, s["open"])),
+        *(_cell(v) for v in (y.causal_open_ips, s["causal_open"])),
+        "" if best is None else best[0],
+        "" if best is None else _cell(best[1]),
+    ]
 
 
 def causal_csv_path(csv_path: Path) -> Path:

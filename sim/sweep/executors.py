@@ -181,6 +181,10 @@ class DaskExecutor(_Base):
                     f"--scheduler: cannot reach a Dask scheduler at {address} ({e}); start "
                     "`dask scheduler` there or fix the address"
                 ) from e
+            except ValueError as e:  # distributed's address parser: no port, bad scheme...
+                raise ConfigError(
+                    f"--scheduler: {address!r} is not a scheduler address ({e}); give tcp://HOST:PORT"
+                ) from e
             self.workers = max(len(self.client.scheduler_info().get("workers", {})), 1)
         else:
             import logging

@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys, procutil
+from thermogov.hw import lastcaps
 from thermogov.hw.boardlock import board_lock_path
-from thermogov.hw.journal import Journal, checksum
-from thermogov.hw.lastcaps import last_caps_path, read_last_caps
+from thermogov.hw.journal import Journal, checksum, recover
+from thermogov.hw.lastcaps import last_caps_path, read_record
 from thermogov.hw.powermode import STATUS_REL
+from thermogov.hw.sysfs import SysfsTree
 
 CPU = "sys/devices/system/cpu/cpufreq"
 P0 = f"{CPU}/policy0"
@@ -70,7 +72,9 @@ def test_a_kill_9_leaves_the_caps_in_force_recorded_and_a_restore_removes_the_re
     t, _before = _killed(tmp_path)
     journal = json.loads((tmp_path / "state" / "journal.json").read_text())
     boot = (t.root / BOOT).read_text().strip()
-    caps = read_last_caps(_record(tmp_path), boot_id=boot, pid=journal["pid"], root=t.root)
+    record = read_record(_record(tmp_path), boot_id=boot, pid=journal["pid"], root=t.root)
+    assert record is not None
+    caps = record[0]
     assert sorted(caps) == sorted(e["max_rel"] for e in journal["entries"])  # every governed window
     for e in journal["entries"]:  # each as it reads: the cap thermogov left in force
         assert caps[e["max_rel"]] == (t.read_int(e["min_rel"]), t.read_int(e["max_rel"]))
@@ -120,6 +124,48 @@ def test_a_table_the_mode_shrank_bounds_the_value_of_before(tmp_path: Path) -> N
     r = _restore(tmp_path, "restore")
     assert r.returncode == 0, r.stderr
     assert t.read_int(f"{GPU}/max_freq") == shrunk[-1]
+
+
+def test_a_restore_asking_for_caps_and_fan_values_reads_the_record_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Session 22t: a restore under a new power mode with the fan journaled asks the run's
+    record for its caps and for its fan values (the rival rule); session 21 walked the record
+    paths and read the file once for each, now one read serves both."""
+    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    fan = fakesys.L4T_FAN
+    for name, value in (("target_pwm", 37), ("cur_pwm", 0), ("temp_control", 1), ("pwm_cap", 255)):
+        t.write(f"{fan}/{name}", value)
+    fakesys.l4t_fan_twin(t, hwmon=9)
+    t.write(STATUS_REL, "pmode:0000 fmode:quiet\n")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, *_locks(tmp_path), run_lines='fan = "governor"\n')
+    procutil.wait_line(proc, "thermogov: started")
+    proc.kill()
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    assert t.read_int(f"{fan}/target_pwm") == 255  # the fan journaled, thermogov's speed in force
+    # the GPU cap the run would have written next (the fan goes first): in force and recorded
+    capped = fakesys.ORIN_NANO_GPU_HZ[1]
+    t.write(f"{GPU}/max_freq", capped)
+    journal = json.loads((tmp_path / "state" / "journal.json").read_text())
+    gpu = next(e for e in journal["entries"] if e["domain"] == "gpu")
+    path = _record(tmp_path)
+    body = path.read_text().partition("\nend ")[0] + f"\nw {gpu['min']} {capped} {gpu['max_rel']}\n"
+    path.write_text(f"{body}end {zlib.crc32(body.encode()):08x}\n")
+    t.write(STATUS_REL, "pmode:0001 fmode:quiet\n")  # a mode that wrote no window
+    reads: list[Path] = []
+    real = lastcaps.read_record
+
+    def counted(path: Path, **kw: object) -> object:
+        reads.append(path)
+        return real(path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lastcaps, "read_record", counted)
+    said = recover(SysfsTree(t.root), Journal(tmp_path / "state"), _record(tmp_path)) or ""
+    assert reads == [_record(tmp_path)]
+    assert f"17000000.ga10b {capped} Hz -> {before[f'{GPU}/max_freq'].decode().strip()}: thermogov's" in said
+    assert "2 fan setting(s)" in said  # its fan values: no rival, the fan put back
+    assert t.snapshot() == {**before, STATUS_REL: b"pmode:0001 fmode:quiet\n"}
 
 
 def _edit_record(field: str) -> Callable[[Path], None]:

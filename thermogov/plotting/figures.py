@@ -129,6 +129,8 @@ def _read_config(path: Path) -> dict[str, Any] | None:
     """The run's config.toml as plain tables (only for its trip/release); damaged -> None."""
     from thermogov import tomlread
 
+    if not path.is_file():  # missing, or a named pipe that would block the read forever
+        return None
     try:
         return tomlread.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
