@@ -78,6 +78,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import stat
@@ -190,14 +191,24 @@ class FakeRun:
 
 # -- tree helpers ------------------------------------------------------------------------------
 def policies(t: fakesys.FakeTree) -> list[str]:
+    """The ``policyN`` folders only: ``cpufreq/`` also holds ``boost`` and a governor's tunables
+    folder on some boards (see :func:`cpufreq_globals`)."""
     d = t.root / CPUFREQ
-    return sorted((p.name for p in d.iterdir()), key=lambda n: int(n[6:])) if d.exists() else []
+    names = [p.name for p in d.iterdir() if re.fullmatch(r"policy\d+", p.name)] if d.exists() else []
+    return sorted(names, key=lambda n: int(n[6:]))
 
 
 def table_of(t: fakesys.FakeTree, pol: str) -> list[int]:
+    """The OPPs a limit may take: the listed ones, and the boost ones while boost is on (the
+    kernel's table holds both; ``scaling_available_frequencies`` shows the non-boost ones only,
+    drivers/cpufreq/freq_table.c)."""
     p = t.root / CPUFREQ / pol / "scaling_available_frequencies"
     if p.exists():
-        return sorted({int(x) for x in p.read_text().split()})
+        table = {int(x) for x in p.read_text().split()}
+        boost = t.root / CPUFREQ / pol / "scaling_boost_frequencies"
+        if boost.exists() and (t.root / CPUFREQ / "boost").read_text().strip() == "1":
+            table |= {int(x) for x in boost.read_text().split()}
+        return sorted(table)
     return [t.read_int(f"{CPUFREQ}/{pol}/cpuinfo_min_freq"), t.read_int(f"{CPUFREQ}/{pol}/cpuinfo_max_freq")]
 
 
@@ -621,6 +632,26 @@ def _clamped_into_new_table(k: str, before, after) -> bool:
     return bool(opps) and now == min(max(was, min(opps)), max(opps))
 
 
+def _clamped_under_agents_max(k: str, run: FakeRun, before, after) -> bool:
+    """A lower limit the kernel holds at the max another agent wrote below it: the effective min
+    never exceeds the max (5.4+ QoS, ``cpufreq_set_policy``), so the file reads the agent's max
+    and no restore can make it read more while that max stands.  The fake rounding kernel so
+    clamped ``scaling_min_freq`` 1190400 to a rival's 1036800 and it read as a limit the daemon
+    left changed (seed 13 tree 10, session 22: a harness finding, not the daemon's)."""
+    for lo, hi in (("scaling_min_freq", "scaling_max_freq"), ("min_freq", "max_freq")):
+        if not k.endswith("/" + lo):
+            continue
+        sib = k[: -len(lo)] + hi
+        if sib not in run.wrote:
+            return False
+        try:
+            now, was, top = int(after[k][0]), int(before[k][0]), int(after[sib][0])
+        except (KeyError, TypeError, ValueError):
+            return False
+        return now == top == run.wrote[sib][0] and now < was
+    return False
+
+
 def _agent_file(k: str, tr: Trial) -> bool:
     """A file another agent of the trial writes: its limit, or the OPP list or governor beside it."""
     if k in tr.rivals:
@@ -821,6 +852,52 @@ SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], flo
 ]
 
 
+def cpufreq_globals(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
+    """Entries next to the ``policyN`` folders in ``cpufreq/``: a governor's tunables folder, kept
+    there when the driver has one set for all policies (no ``CPUFREQ_HAVE_GOVERNOR_PER_POLICY``:
+    a Raspberry Pi's ``cpufreq/ondemand/up_threshold``, which Raspberry Pi OS sets to 50), and
+    the ``boost`` file of a driver with boost OPPs (cpufreq-dt's ``turbo-mode`` OPPs;
+    Documentation/admin-guide/pm/cpufreq.rst, "The boost File in sysfs").  A policy lists its
+    boost OPP in ``scaling_boost_frequencies``, never in ``scaling_available_frequencies``; with
+    boost on, ``cpuinfo_max_freq`` and ``scaling_max_freq`` reach it, so the limit in force lies
+    above every listed OPP (drivers/cpufreq/freq_table.c, ``cpufreq_frequency_table_cpuinfo``)."""
+    gov, tunables = rng.choice(
+        [
+            ("ondemand", {"up_threshold": 50, "sampling_rate": 100000, "sampling_down_factor": 1,
+                          "ignore_nice_load": 0, "io_is_busy": 0, "powersave_bias": 0}),
+            ("conservative", {"up_threshold": 80, "down_threshold": 20, "freq_step": 5,
+                              "sampling_rate": 200000, "sampling_down_factor": 1, "ignore_nice_load": 0}),
+            ("schedutil", {"rate_limit_us": 10000}),
+        ]
+    )  # fmt: skip
+    for name, value in tunables.items():
+        t.write(f"{CPUFREQ}/{gov}/{name}", value)
+    for p in policies(t):
+        t.write(f"{CPUFREQ}/{p}/scaling_governor", gov + "\n")
+    tr.shapes.append(f"cpufreq-{gov}-tunables")
+    listed = [p for p in policies(t) if (t.root / CPUFREQ / p / "scaling_available_frequencies").exists()]
+    if not listed or rng.random() < 0.3:
+        return
+    on = rng.random() < 0.6
+    t.write(f"{CPUFREQ}/boost", "1\n" if on else "0\n")
+    for p in listed:
+        top = max(table_of(t, p))
+        boost = top + rng.choice([100000, 76800, 200000])
+        t.write(f"{CPUFREQ}/{p}/scaling_boost_frequencies", f"{boost} \n")
+        if on:
+            for name in ("cpuinfo_max_freq", "scaling_max_freq", "scaling_cur_freq"):
+                t.write(f"{CPUFREQ}/{p}/{name}", boost)
+    tr.shapes.append(f"boost-{'on' if on else 'off'}")
+
+
+# Families added after the seeds of earlier sessions were run: drawn from a generator of their
+# own (seeded from the tree's), so every earlier seed still makes the same trees and trials.
+LATE_SHAPES: list[tuple[Callable[[fakesys.FakeTree, random.Random, Trial], None], float]] = [
+    (cpufreq_globals, 0.3),  # session 22
+]
+FORCED: set[str] = set()  # --shape: late families put on every tree
+
+
 def build(root: Path, rng: random.Random) -> tuple[fakesys.FakeTree, Trial]:
     board = rng.choice(sorted(fakesys.BOARDS))
     kw = {"cpu_mc": HOT_MC}
@@ -833,6 +910,10 @@ def build(root: Path, rng: random.Random) -> tuple[fakesys.FakeTree, Trial]:
     for shape, p in SHAPES:
         if rng.random() < p:
             shape(t, rng, tr)
+    late = random.Random(repr(rng.getstate()))  # draws nothing from rng
+    for shape, p in LATE_SHAPES:
+        if late.random() < p or shape.__name__ in FORCED:
+            shape(t, late, tr)
     return t, tr
 
 
@@ -1120,6 +1201,8 @@ class Runner:
         if _agent_file(k, tr) and k not in owned:
             return True
         if k in owned and _clamped_into_new_table(k, before, after):
+            return True
+        if _clamped_under_agents_max(k, run, before, after):
             return True
         if k not in run.wrote:
             return False
@@ -1546,7 +1629,15 @@ def main() -> int:
     ap.add_argument("--trees", type=int, default=12, help="Generated trees per round.")
     ap.add_argument("--paths", default="all", help=f"Comma-separated exit paths ({', '.join(EXIT_PATHS)}).")
     ap.add_argument("--only-tree", type=int, default=None, help="Replay one tree index of the seed.")
+    ap.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        choices=[s.__name__ for s, _ in LATE_SHAPES],
+        help="Put this late shape family on every tree (the others keep their draws).",
+    )
     args = ap.parse_args()
+    FORCED.update(args.shape)
     paths = EXIT_PATHS if args.paths == "all" else tuple(args.paths.split(","))
     shim = faultshim.build()
     if shim is None:

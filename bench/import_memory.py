@@ -11,6 +11,16 @@ test asserts any of it.
 
     nice python bench/import_memory.py [--sizes 2,200] [--kind tegrastats,csv] [--keep DIR]
     nice python bench/import_memory.py --stages [--sizes 5] [--kind tegrastats,csv]
+    nice python bench/import_memory.py --identity record|check DIR [--sizes 20]
+    nice python bench/import_memory.py --compare OTHER/bin/thermogov [--sizes 20,50]
+
+``--identity`` guards a change to how samples are held: ``record`` stores one digest per log of
+``repr((samples, skipped_lines, notes))`` from ``parse_log`` (every file under ``tests/data/logs``
+and ``$THERMOGOV_REAL_DATA``, an error's message where it fails) and of ``trace.csv`` and
+``samples.csv`` written by the installed script from the bench's synthetic logs; ``check``
+recomputes them and lists every one that differs (exit 1).  Record on the old code, check on the
+new.  ``--compare`` runs another installation's ``thermogov`` beside this one on each log, in
+turn, and prints the ratio of peak RSS (new / old).
 
 ``--stages`` says where the memory goes instead, in this process under :mod:`tracemalloc`: the
 decoded text, the cleaned text, the reader's peak and what its samples hold once the text is
@@ -21,6 +31,9 @@ session 22"): a few hundred bytes of samples per 30-byte table row, not the text
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -63,9 +76,13 @@ def write_log(path: Path, kind: str, size_mb: float) -> int:
     return n
 
 
-def measure(path: Path, out: Path) -> tuple[int, float, int]:
+def _this_exe() -> Path:
+    return Path(sys.executable).parent / "thermogov"
+
+
+def measure(path: Path, out: Path, exe: Path | None = None) -> tuple[int, float, int]:
     """(peak RSS in KiB, wall seconds, exit status) of one ``thermogov import``."""
-    exe = Path(sys.executable).parent / "thermogov"
+    exe = exe or _this_exe()
     start = time.perf_counter()
     p = subprocess.run(
         ["/usr/bin/time", "-f", "%M", str(exe), "import", str(path), "--out", str(out)],
@@ -106,13 +123,106 @@ def stages(path: Path, kind: str, rows: int) -> str:
     )
 
 
+def _digest(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def _log_files() -> list[Path]:
+    roots = [Path(__file__).resolve().parent.parent / "tests" / "data" / "logs"]
+    if os.environ.get("THERMOGOV_REAL_DATA"):
+        roots.append(Path(os.environ["THERMOGOV_REAL_DATA"]))
+    return sorted(p for r in roots for p in r.rglob("*") if p.is_file() and p.suffix != ".md")
+
+
+def identity_digests(sizes: list[float]) -> dict[str, str]:
+    """name -> digest of what the importers make of each log (see ``--identity``)."""
+    from thermogov.importers import parse_log
+    from thermogov.importers.common import LogFormatError
+
+    out: dict[str, str] = {}
+    for path in _log_files():
+        try:
+            log = parse_log(path)
+            text = repr((log.samples, log.skipped_lines, log.notes))
+        except (LogFormatError, ValueError) as e:
+            text = f"error: {e}"
+        out[path.name] = _digest(text)
+    with tempfile.TemporaryDirectory(prefix="import-identity-") as tmp:
+        for kind in ("csv", "tegrastats"):
+            for size in sizes:
+                log = Path(tmp) / f"{kind}-{size:g}MB.log"
+                write_log(log, kind, size)
+                run = Path(tmp) / "out"
+                _, _, code = measure(log, run)
+                for name in ("trace.csv", "samples.csv"):
+                    f = run / name
+                    out[f"{log.name}/{name}"] = _digest(f.read_bytes()) if f.exists() else f"exit {code}"
+                shutil.rmtree(run, ignore_errors=True)
+                log.unlink()
+    return out
+
+
+def identity(action: str, where: Path, sizes: list[float]) -> int:
+    """Record the digests in ``where`` or check them against it; the exit status."""
+    now = identity_digests(sizes)
+    store = where / "import_identity.json"
+    if action == "record":
+        where.mkdir(parents=True, exist_ok=True)
+        store.write_text(json.dumps(now, indent=1, sort_keys=True))
+        print(f"recorded {len(now)} digests in {store}")
+        return 0
+    old = json.loads(store.read_text())
+    bad = sorted(k for k in old.keys() | now.keys() if old.get(k) != now.get(k))
+    for k in bad:
+        print(f"DIFFERS {k}")
+    print(f"{len(old) - len(bad)} of {len(old)} identical")
+    return 1 if bad else 0
+
+
+def compare(other: Path, kinds: list[str], sizes: list[float]) -> None:
+    """Peak RSS of ``other``'s ``thermogov import`` and this one's on the same logs, side by side."""
+    print(
+        f"{'kind':<11}{'size MB':>9}{'old MB':>9}{'new MB':>9}{'new/old':>9}{'old s':>8}{'new s':>8}  exits"
+    )
+    with tempfile.TemporaryDirectory(prefix="import-compare-") as tmp:
+        for kind in kinds:
+            for size in sizes:
+                log = Path(tmp) / f"{kind}.log"
+                write_log(log, kind, size)
+                real_mb = log.stat().st_size / _MB
+                old_rss, old_wall, old_code = measure(log, Path(tmp) / "old", other)
+                new_rss, new_wall, new_code = measure(log, Path(tmp) / "new")
+                print(
+                    f"{kind:<11}{real_mb:>9.1f}{old_rss / 1024:>9.0f}{new_rss / 1024:>9.0f}"
+                    f"{new_rss / old_rss:>9.3f}{old_wall:>8.1f}{new_wall:>8.1f}  {old_code},{new_code}"
+                )
+                shutil.rmtree(Path(tmp) / "old", ignore_errors=True)
+                shutil.rmtree(Path(tmp) / "new", ignore_errors=True)
+                log.unlink()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="2,200", help="log sizes in MB, comma-separated")
     ap.add_argument("--kind", default="tegrastats,csv", help="tegrastats, csv or both")
     ap.add_argument("--keep", type=Path, help="write the logs and run folders here and keep them")
     ap.add_argument("--stages", action="store_true", help="where the memory goes, stage by stage")
+    ap.add_argument("--identity", nargs=2, metavar=("record|check", "DIR"), help="guard identical output")
+    ap.add_argument(
+        "--compare", type=Path, help="another installation's thermogov script, run beside this one"
+    )
     args = ap.parse_args()
+    sizes = [float(s) for s in args.sizes.split(",")]
+    if args.identity:
+        action, where = args.identity
+        if action not in ("record", "check"):
+            sys.exit("--identity takes record or check, then a folder")
+        sys.exit(identity(action, Path(where), sizes))
+    if args.compare:
+        if not shutil.which("/usr/bin/time"):
+            sys.exit("needs GNU time at /usr/bin/time")
+        compare(args.compare, args.kind.split(","), sizes)
+        return
     if args.stages:
         with tempfile.TemporaryDirectory(prefix="import-stages-") as tmp:
             for kind in args.kind.split(","):

@@ -136,15 +136,21 @@ def test_restore_without_a_record_leaves_a_pwm1_fan_and_says_how_to_put_it_back(
     assert (t.read_int(PWM), t.read_int(ENABLE)) == (100, 1)
 
 
+def _unrecorded_pwm_fan(tmp: Path, found: tuple[int, int], since: tuple[int, int]) -> tuple[FakeTree, str]:
+    """Orin's pwm-fan (no cooling device) at ``found`` (pwm1, pwm1_enable), a governed run killed,
+    its record lost, the fan set to ``since``; then restore: the tree and what it said."""
+    t = fakesys.orin_nano(tmp / "root", cpu_mc=92000, gpu_mc=92000)
+    fakesys.pwm_fan(t, board="orin", cdev=None, pwm=found[0], enable=found[1])
+    _killed(tmp)
+    _record(tmp).unlink()
+    t.write(PWM, since[0])
+    t.write(ENABLE, since[1])
+    return t, _restore(tmp)
+
+
 def test_restore_without_a_record_of_a_fan_reading_as_found_puts_it_back_unsaid(tmp_path: Path) -> None:
     """Every attribute reads as journaled: writing it back changes nothing, nothing to say."""
-    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
-    fakesys.pwm_fan(t, board="orin", cdev=None, pwm=40, enable=2)
-    _killed(tmp_path)
-    _record(tmp_path).unlink()
-    t.write(PWM, 40)
-    t.write(ENABLE, 2)
-    said = _restore(tmp_path)
+    t, said = _unrecorded_pwm_fan(tmp_path, found=(40, 2), since=(40, 2))
     assert UNRECORDED not in said and "2 fan setting(s)" in said
     assert (t.read_int(PWM), t.read_int(ENABLE)) == (40, 2)
 
@@ -152,13 +158,7 @@ def test_restore_without_a_record_of_a_fan_reading_as_found_puts_it_back_unsaid(
 def test_restore_without_a_record_never_leaves_a_fan_slower_than_found(tmp_path: Path) -> None:
     """A speed below the value at start is put back whole: whoever wrote it, the fan as found
     cools more, and a restore must not leave the board with less cooling than thermogov found."""
-    t = fakesys.orin_nano(tmp_path / "root", cpu_mc=92000, gpu_mc=92000)
-    fakesys.pwm_fan(t, board="orin", cdev=None, pwm=120, enable=2)
-    _killed(tmp_path)
-    _record(tmp_path).unlink()
-    t.write(PWM, 30)
-    t.write(ENABLE, 1)
-    said = _restore(tmp_path)
+    t, said = _unrecorded_pwm_fan(tmp_path, found=(120, 2), since=(30, 1))
     assert UNRECORDED in said and "reads below the 120 found at start" in said
     assert "2 fan setting(s)" in said
     assert (t.read_int(PWM), t.read_int(ENABLE)) == (120, 2)
