@@ -174,16 +174,16 @@ class DaskExecutor(_Base):
         self.address = address
         self.cluster: Any = None
         if address:
+            _check_address(distributed, address)
             try:
-                self.client = distributed.Client(address, timeout="20s")
+                # Not set as the process's default client: thermogov never uses the default, and
+                # a default client whose start failed (an address without a port) stays in
+                # distributed's registry, whose exit hook then prints a traceback on 3.10.
+                self.client = distributed.Client(address, timeout="20s", set_as_default=False)
             except (OSError, TimeoutError) as e:
                 raise ConfigError(
                     f"--scheduler: cannot reach a Dask scheduler at {address} ({e}); start "
                     "`dask scheduler` there or fix the address"
-                ) from e
-            except ValueError as e:  # distributed's address parser: no port, bad scheme...
-                raise ConfigError(
-                    f"--scheduler: {address!r} is not a scheduler address ({e}); give tcp://HOST:PORT"
                 ) from e
             self.workers = max(len(self.client.scheduler_info().get("workers", {})), 1)
         else:
@@ -207,7 +207,7 @@ class DaskExecutor(_Base):
                 # PYTHONHASHSEED...) into this process's environment and leaves them there.
                 os.environ.clear()
                 os.environ.update(environ)
-            self.client = distributed.Client(self.cluster)
+            self.client = distributed.Client(self.cluster, set_as_default=False)
         # Import the simulator on every worker now, not inside the first point of each.
         self.client.run(_warm_up)
 
@@ -220,7 +220,7 @@ class DaskExecutor(_Base):
         futures = self.client.map(fn, list(items), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         try:
-            for fut in self._distributed.as_completed(futures):
+            for fut in self._distributed.as_completed(futures, loop=self.client.loop):
                 i = index[fut.key]
                 try:
                     yield i, Outcome(True, fut.result())
@@ -236,6 +236,24 @@ class DaskExecutor(_Base):
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _check_address(distributed: Any, address: str) -> None:
+    """Parse the address before any Client exists: a Client whose start fails on a malformed
+    address is left half-built, and its finaliser then prints a traceback (or waits 40 s) as
+    the interpreter exits, after the one-line error has already been given."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme)  # an unknown scheme ("htp://...") is refused here
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)  # "nonsense": missing port number
+    except ValueError as e:
+        raise ConfigError(
+            f"--scheduler: {address!r} is not a scheduler address ({e}); give tcp://HOST:PORT"
+        ) from e
 
 
 def _warm_up() -> None:
