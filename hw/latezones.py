@@ -181,6 +181,9 @@ class LateZones:
         self._bound = {b.sensor.name: b for b in bound if b.sensor.kind in WAITED_KINDS}
         self._next_look = 0.0
         self.skip: set[str] = set(self._waiting)  # not sampled: the loop's one membership test
+        self.left_now: list[str] = []  # gone at the last look: their trace columns emptied
+        self.joined_late: dict[str, float] = {}  # waited for at start: when each first joined
+        self._left_at: dict[str, float] = {}  # gone mid-run: when each last went away
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -191,10 +194,20 @@ class LateZones:
         if now_s < self._next_look:
             return []
         self._next_look = now_s + LOOK_PERIOD_S
+        self.left_now = []
         events = self._gone(now_s, fusion)
         if self._waiting:
-            events += self._found()
+            events += self._found(now_s)
         return events
+
+    def missing(self, at_start: Mapping[str, str]) -> dict[str, str]:
+        """The sensors missing at the end, with why: ``at_start`` (discovery's) less those that
+        joined since, and those that went away mid-run and did not come back."""
+        out = {k: v for k, v in at_start.items() if k not in self._bound}
+        for name, t in self._left_at.items():
+            if name in self._waiting:
+                out[name] = f"went away at {t:.1f} s"
+        return out
 
     def _gone(self, now_s: float, fusion: Fusion) -> list[str]:
         """A bound sensor not fresh whose file no longer exists went away (one stat each)."""
@@ -211,6 +224,8 @@ class LateZones:
                 self._tree.release_member(rel)
             self._waiting[name] = _Waiting(b.sensor)
             self.skip.add(name)
+            self.left_now.append(name)
+            self._left_at[name] = now_s
             what = f"{self._tree.show(b.rel)} went away ({b.source}); it eases out of the fused temperature"
             events.append(self._said(name, "left", f"{what} and is looked for once a second"))
         return events
@@ -220,7 +235,7 @@ class LateZones:
         self._log(f"sensor {name}: {what}")
         return f"sensor_{tag}:{name}"
 
-    def _found(self) -> list[str]:
+    def _found(self, now_s: float) -> list[str]:
         events = []
         listings: dict[str, tuple[str, ...]] = {}
         for name, w in list(self._waiting.items()):
@@ -242,6 +257,8 @@ class LateZones:
             self._bound[name] = w.found
             self._sources[name] = source
             self.skip.discard(name)
+            if name not in self._left_at:
+                self.joined_late.setdefault(name, round(now_s, 3))
             what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
             events.append(self._said(name, "joined", f"{what}; it eases in over {ramp_s(w.profile):g} s"))
         return events

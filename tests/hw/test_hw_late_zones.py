@@ -13,10 +13,12 @@ import csv
 import errno
 import io
 import itertools
+import json
 import os
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,6 +88,11 @@ def _run(
     run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
     with (run_dir / "trace.csv").open() as fh:
         return list(csv.DictReader(fh)), err.getvalue()
+
+
+def _summary(work: Path) -> dict[str, Any]:
+    run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
+    return json.loads((run_dir / "summary.json").read_text())
 
 
 def _fused(rows: list[dict[str, str]], lo: float, hi: float) -> list[float]:
@@ -274,3 +281,47 @@ def test_rule_a_hotter_zone_fused_from_the_start_is_counted_in_full_when_it_read
     assert all(v is not None and v >= 60.0 for v in gone)
     back = [_feed(f, 6.0 + k * 0.1, {"cpu": 60.0, "gpu": 90.0}) for k in range(50)]
     assert min(back) == pytest.approx(70.0), back[:3]
+
+
+def test_a_gone_zone_s_column_is_empty_until_it_is_back_and_the_summary_names_it_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: after sensor_left the gpu column kept its last value (80.000) to the end of the run,
+    # and the summary's missing_sensors named gpu, which joined at 5 s and was there at the end.
+    _t, gpu = _orin(tmp_path)
+    gpu.leave()
+
+    def script(el: float) -> None:
+        if 5.0 <= el < 25.0 and not gpu.link.is_symlink():
+            gpu.back()
+        elif 25.0 <= el < 45.0 and gpu.link.is_symlink():
+            gpu.leave()
+        elif el >= 45.0 and not gpu.link.is_symlink():
+            gpu.back()
+
+    rows, _err = _run(tmp_path, monkeypatch, 60.0, script)
+    left, back = _when(rows, "sensor_left:gpu")[0], _when(rows, "sensor_joined:gpu")[1]
+    assert all(r["gpu_c"] == "" for r in rows if left <= float(r["t_s"]) < back), "empty while gone"
+    assert all(r["gpu_c"] != "" for r in rows if back + 1.0 <= float(r["t_s"])), "shown again once back"
+    assert all(r["gpu_c"] != "" for r in rows if 6.0 <= float(r["t_s"]) < left)
+    s = _summary(tmp_path)
+    assert "gpu" not in s["missing_sensors"], s["missing_sensors"]
+    assert 5.0 <= s["joined_late"]["gpu"] <= 6.0, s["joined_late"]
+
+
+def test_a_zone_gone_at_the_end_is_named_missing_with_when_it_went(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # There at start, gone at 10 s for good: missing at the end (main: not named), not late.
+    _t, gpu = _orin(tmp_path)
+
+    def script(el: float) -> None:
+        if el >= 10.0 and gpu.link.is_symlink():
+            gpu.leave()
+
+    rows, _err = _run(tmp_path, monkeypatch, 20.0, script)
+    left = _when(rows, "sensor_left:gpu")
+    assert len(left) == 1 and rows[-1]["gpu_c"] == ""
+    s = _summary(tmp_path)
+    assert s["missing_sensors"]["gpu"].startswith("went away at 1"), s["missing_sensors"]
+    assert s["joined_late"] == {}
