@@ -764,6 +764,8 @@ class Runner:
 
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
         late, missing = self.late_zones, prep.bmap.missing_sensors
+        if late is not None:
+            late.flush()  # a flapping zone's changes not said yet (one line a minute)
         extra: dict[str, Any] = {
             **self.stats.summary(),
             **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),

@@ -15,6 +15,7 @@ import io
 import itertools
 import json
 import os
+import re
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -325,3 +326,28 @@ def test_a_zone_gone_at_the_end_is_named_missing_with_when_it_went(
     s = _summary(tmp_path)
     assert s["missing_sensors"]["gpu"].startswith("went away at 1"), s["missing_sensors"]
     assert s["joined_late"] == {}
+
+
+def test_a_zone_coming_and_going_every_few_seconds_says_one_line_a_minute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: a line per change (two every 8 s, 37 here).  Now its first join and leave, then one
+    # line a minute counting the rest, and one at the end; the trace still tags every change.
+    _t, gpu = _orin(tmp_path)
+    gpu.leave()
+
+    def script(el: float) -> None:
+        there = int(el) // 4 % 2 == 1  # 4 s there, 4 s gone (past its stale window), and again
+        if there != gpu.link.is_symlink():
+            gpu.back() if there else gpu.leave()
+
+    rows, err = _run(tmp_path, monkeypatch, 150.0, script)
+    joins, leaves = len(_when(rows, "sensor_joined:gpu")), len(_when(rows, "sensor_left:gpu"))
+    assert joins > 10 and leaves > 10, (joins, leaves)
+    said = [x for x in err.splitlines() if "sensor gpu:" in x and ("appeared" in x or "went away" in x)]
+    assert len(said) <= 2 + 150 / 60 + 1, said
+    assert err.count("appeared, reads") == 1 and err.count("went away (") == 1, said
+    counted = [x for x in said if "more in" in x]
+    assert sum(int(m) for x in counted for m in re.findall(r"appeared (\d+) time", x)) == joins - 1
+    assert sum(int(m) for x in counted for m in re.findall(r"went away (\d+) time", x)) == leaves - 1
+    assert "Traceback" not in err
