@@ -104,11 +104,9 @@ def _when(rows: list[dict[str, str]], tag: str) -> list[float]:
     return [float(r["t_s"]) for r in rows if tag in r["event"].split()]
 
 
-def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Main: the GPU zone absent at start is dropped for the run: no gpu column, fused 60 to the end.
-    _t, gpu = _orin(tmp_path)
+def _away_at_start_then_there_gone_there(work: Path) -> Callable[[float], None]:
+    """The GPU zone absent at start, there from 5 s, gone from 25 s, there again from 45 s."""
+    _t, gpu = _orin(work)
     gpu.leave()
 
     def script(el: float) -> None:
@@ -119,6 +117,14 @@ def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
         elif el >= 45.0 and not gpu.link.is_symlink():
             gpu.back()
 
+    return script
+
+
+def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: the GPU zone absent at start is dropped for the run: no gpu column, fused 60 to the end.
+    script = _away_at_start_then_there_gone_there(tmp_path)
     rows, err = _run(tmp_path, monkeypatch, 70.0, script)
     assert "gpu_c" in rows[0], "the waiting zone has its column from the start"
     assert all(r["gpu_c"] == "" for r in rows if float(r["t_s"]) < 5.0)
@@ -289,17 +295,7 @@ def test_a_gone_zone_s_column_is_empty_until_it_is_back_and_the_summary_names_it
 ) -> None:
     # Main: after sensor_left the gpu column kept its last value (80.000) to the end of the run,
     # and the summary's missing_sensors named gpu, which joined at 5 s and was there at the end.
-    _t, gpu = _orin(tmp_path)
-    gpu.leave()
-
-    def script(el: float) -> None:
-        if 5.0 <= el < 25.0 and not gpu.link.is_symlink():
-            gpu.back()
-        elif 25.0 <= el < 45.0 and gpu.link.is_symlink():
-            gpu.leave()
-        elif el >= 45.0 and not gpu.link.is_symlink():
-            gpu.back()
-
+    script = _away_at_start_then_there_gone_there(tmp_path)
     rows, _err = _run(tmp_path, monkeypatch, 60.0, script)
     left, back = _when(rows, "sensor_left:gpu")[0], _when(rows, "sensor_joined:gpu")[1]
     assert all(r["gpu_c"] == "" for r in rows if left <= float(r["t_s"]) < back), "empty while gone"
