@@ -792,7 +792,7 @@ def seed_causal(
     cfgs, _, _ = done["run's end"]
     ocfgs, _, _ = done.get("open-ended", ({}, {}, {}))
     tables: list[tuple[str, dict[str, SeedYards]]] = []
-    for part, which in (("seeds " + args.seeds, 1), ("held out " + str(args.holdout), 2)):
+    for part, which in (("seeds " + args.seeds, 1), ("held out " + str(holdout), 2)):
         end = done["run's end"][which]
         if not end:
             continue
