@@ -763,6 +763,9 @@ class Runner:
         return late
 
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
+        late, missing = self.late_zones, prep.bmap.missing_sensors
+        if late is not None:
+            late.flush()  # a flapping zone's changes not said yet (one line a minute)
         extra: dict[str, Any] = {
             **self.stats.summary(),
             **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
@@ -776,7 +779,9 @@ class Runner:
             "workload": workload.label if workload is not None else None,
             "power_rail": prep.bmap.power.label if prep.bmap.power else None,
             **summed_summary(prep.bmap.summed),
-            "missing_sensors": dict(prep.bmap.missing_sensors),
+            # Missing at the end (hw/latezones.py): one that joined later is in joined_late.
+            "missing_sensors": late.missing(missing) if late is not None else dict(missing),
+            "joined_late": dict(late.joined_late) if late is not None else {},
             "missing_domains": {
                 k: v for k, v in prep.bmap.missing_domains.items() if k not in governed_names(prep.bmap)
             },
@@ -844,7 +849,7 @@ class Runner:
                         rec = with_events(rec, changed)
                 zones = late.look(now, gov.fusion)
                 if zones:
-                    rec = with_events(rec, zones)
+                    rec = with_events(emptied(rec, gov, late.left_now), zones)
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 if reload_event:
@@ -947,6 +952,20 @@ class Runner:
         for w in writes:
             self.log(f"dry-run: would write {w}")
         return with_events(rec, [f"would_write:{w}" for w in writes])
+
+
+def emptied(rec: TickRecord, gov: Governor, gone: list[str]) -> TickRecord:
+    """The record with the columns of the sensors just gone empty, and the governor's last
+    values of them forgotten: a gone sensor's column is empty as while it waited at start."""
+    if not gone:
+        return rec
+    readings = list(rec.readings_c)
+    for name in gone:
+        readings[gov.forget(name)] = None
+    replace = getattr(rec, "_replace", None)  # as with_events: a NamedTuple (or a dataclass)
+    if replace is not None:
+        return replace(readings_c=tuple(readings))
+    return dataclasses.replace(rec, readings_c=tuple(readings))
 
 
 def with_events(rec: TickRecord, tags: list[str]) -> TickRecord:

@@ -40,7 +40,9 @@ Two parts, each with one job:
   not EIO, not text, not -256 °C, inside -40..150 °C); then its source is handed to the governor
   and :class:`EasedFusion` eases it in.  A sensor whose reads fail and whose file is gone (a
   module unloaded) goes back to waiting, its kept descriptor closed; it is looked for again.
-  The trace's ``event`` column records ``sensor_joined:<name>`` and ``sensor_left:<name>``.
+  The trace's ``event`` column records ``sensor_joined:<name>`` and ``sensor_left:<name>``, each
+  time; stderr says a sensor's first change at once and then at most one line a minute
+  (:class:`ChangeLines`), so a zone coming and going every second does not fill the journal.
 
 Battery sensors are not waited for (a pack that is not there at start is the common case, and a
 power_supply is already found or not by discovery; a battery that fails mid-run eases out as any).
@@ -62,6 +64,7 @@ from thermogov.interfaces import SensorError, SensorSource
 
 MIN_RAMP_S = 10.0  # the shortest ease in or out: 10 control periods of 1 s trend windows
 LOOK_PERIOD_S = 1.0  # how often waiting sensors are looked for and failing ones judged gone
+QUIET_S = 60.0  # after a sensor's join/leave line on stderr, the next one at most this much later
 WAITED_KINDS = ("thermal_zone", "hwmon")
 
 _new_result = tuple.__new__
@@ -181,6 +184,10 @@ class LateZones:
         self._bound = {b.sensor.name: b for b in bound if b.sensor.kind in WAITED_KINDS}
         self._next_look = 0.0
         self.skip: set[str] = set(self._waiting)  # not sampled: the loop's one membership test
+        self.left_now: list[str] = []  # gone at the last look: their trace columns emptied
+        self.joined_late: dict[str, float] = {}  # waited for at start: when each first joined
+        self._left_at: dict[str, float] = {}  # gone mid-run: when each last went away
+        self._lines = ChangeLines(log)
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -191,10 +198,22 @@ class LateZones:
         if now_s < self._next_look:
             return []
         self._next_look = now_s + LOOK_PERIOD_S
+        self.left_now = []
+        if self._lines.held:
+            self._lines.flush(now_s, self._state)
         events = self._gone(now_s, fusion)
         if self._waiting:
-            events += self._found()
+            events += self._found(now_s)
         return events
+
+    def missing(self, at_start: Mapping[str, str]) -> dict[str, str]:
+        """The sensors missing at the end, with why: ``at_start`` (discovery's) less those that
+        joined since, and those that went away mid-run and did not come back."""
+        out = {k: v for k, v in at_start.items() if k not in self._bound}
+        for name, t in self._left_at.items():
+            if name in self._waiting:
+                out[name] = f"went away at {t:.1f} s"
+        return out
 
     def _gone(self, now_s: float, fusion: Fusion) -> list[str]:
         """A bound sensor not fresh whose file no longer exists went away (one stat each)."""
@@ -211,16 +230,25 @@ class LateZones:
                 self._tree.release_member(rel)
             self._waiting[name] = _Waiting(b.sensor)
             self.skip.add(name)
+            self.left_now.append(name)
+            self._left_at[name] = now_s
             what = f"{self._tree.show(b.rel)} went away ({b.source}); it eases out of the fused temperature"
-            events.append(self._said(name, "left", f"{what} and is looked for once a second"))
+            events.append(self._said(name, "left", f"{what} and is looked for once a second", now_s))
         return events
 
-    def _said(self, name: str, tag: str, what: str) -> str:
-        """One line on stderr for the sensor; its trace tag."""
-        self._log(f"sensor {name}: {what}")
+    def _said(self, name: str, tag: str, what: str, now_s: float) -> str:
+        """One line on stderr for the sensor, or counted for its next minute's line; its trace tag."""
+        self._lines.change(name, tag, f"sensor {name}: {what}", now_s)
         return f"sensor_{tag}:{name}"
 
-    def _found(self) -> list[str]:
+    def flush(self) -> None:
+        """At the end of the run: the changes not said yet, one line a sensor."""
+        self._lines.flush(float("inf"), self._state)
+
+    def _state(self, name: str) -> str:
+        return "reading" if name in self._bound else "gone"
+
+    def _found(self, now_s: float) -> list[str]:
         events = []
         listings: dict[str, tuple[str, ...]] = {}
         for name, w in list(self._waiting.items()):
@@ -242,8 +270,11 @@ class LateZones:
             self._bound[name] = w.found
             self._sources[name] = source
             self.skip.discard(name)
+            if name not in self._left_at:
+                self.joined_late.setdefault(name, round(now_s, 3))
             what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
-            events.append(self._said(name, "joined", f"{what}; it eases in over {ramp_s(w.profile):g} s"))
+            what = f"{what}; it eases in over {ramp_s(w.profile):g} s"
+            events.append(self._said(name, "joined", what, now_s))
         return events
 
     def _listing(self, profile: SensorProfile, looked: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
@@ -263,6 +294,60 @@ class LateZones:
         inv = Inventory("", (), zones, hwmons, (), (), (), tuple(problems))
         b = _bind_sensor(profile, inv)
         return None if isinstance(b, str) else b
+
+
+class ChangeLines:
+    """A sensor's join/leave lines on stderr: its first of each said at once, then one a minute.
+
+    A zone on a loose connector or a module loaded and unloaded in a loop comes and goes every
+    second: two lines a second in the journal.  A line for a sensor opens a quiet minute
+    (:data:`QUIET_S`): its first join and its first leave in it are said at once (a zone that
+    appears and then goes away is told as it happens), any later change is counted, and the
+    counts are said as one line when the minute is over (or at the end of the run), which opens
+    the next quiet minute.  The trace still tags every change.
+    """
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self._log = log
+        self._quiet_until: dict[str, float] = {}
+        self._told: dict[str, set[str]] = {}  # the tags said at once in the sensor's quiet minute
+        self._since: dict[str, float] = {}  # when the sensor's quiet minute began
+        self._last: dict[str, float] = {}  # when its last change was counted
+        self.held: dict[str, dict[str, int]] = {}  # sensor -> tag -> changes not said yet
+
+    def change(self, name: str, tag: str, line: str, now_s: float) -> None:
+        if now_s >= self._quiet_until.get(name, float("-inf")) and name not in self.held:
+            self._open(name, now_s, {tag})
+            self._log(line)
+        elif tag not in self._told[name] and name not in self.held:
+            self._told[name].add(tag)
+            self._log(line)
+        else:
+            counts = self.held.setdefault(name, {})
+            counts[tag] = counts.get(tag, 0) + 1
+            self._last[name] = now_s
+
+    def flush(self, now_s: float, state: Callable[[str], str]) -> None:
+        """Say the held changes of each sensor whose quiet minute is over at ``now_s``."""
+        for name, counts in list(self.held.items()):
+            if now_s < self._quiet_until[name]:
+                continue
+            del self.held[name]
+            what = " and ".join(f"{_VERB[tag]} {n} time{'s' if n > 1 else ''}" for tag, n in counts.items())
+            span = self._last[name] - self._since[name]
+            self._log(
+                f"sensor {name}: {what} more in {span:.0f} s ({state(name)} now;"
+                f" its changes said at most once a minute, each one in the trace)"
+            )
+            self._open(name, now_s, set(_VERB))
+
+    def _open(self, name: str, now_s: float, told: set[str]) -> None:
+        self._since[name] = now_s
+        self._quiet_until[name] = now_s + QUIET_S
+        self._told[name] = told
+
+
+_VERB = {"left": "went away", "joined": "appeared"}
 
 
 class WaitingSource:

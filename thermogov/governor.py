@@ -194,6 +194,13 @@ class Governor:
             self._on_sample(_new_record(SampleRecord, (now_s, name, value, True)))
         return r
 
+    def forget(self, name: str) -> int:
+        """A sensor gone (its file removed, hw/latezones.py): its last value is no longer shown
+        in the trace or handed to the policy, as while it waited at start.  Its column's index."""
+        self._values[name] = None
+        self._times[name] = None
+        return self._sensor_names.index(name)
+
     # -- control ----------------------------------------------------------------------------
     def lowest_caps(self) -> dict[str, int]:
         return {a.name: a.table_hz[0] for a in self.actuators}

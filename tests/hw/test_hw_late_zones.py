@@ -13,10 +13,13 @@ import csv
 import errno
 import io
 import itertools
+import json
 import os
+import re
 import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,6 +91,11 @@ def _run(
         return list(csv.DictReader(fh)), err.getvalue()
 
 
+def _summary(work: Path) -> dict[str, Any]:
+    run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
+    return json.loads((run_dir / "summary.json").read_text())
+
+
 def _fused(rows: list[dict[str, str]], lo: float, hi: float) -> list[float]:
     return [float(r["fused_c"]) for r in rows if lo <= float(r["t_s"]) < hi]
 
@@ -96,11 +104,9 @@ def _when(rows: list[dict[str, str]], tag: str) -> list[float]:
     return [float(r["t_s"]) for r in rows if tag in r["event"].split()]
 
 
-def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Main: the GPU zone absent at start is dropped for the run: no gpu column, fused 60 to the end.
-    _t, gpu = _orin(tmp_path)
+def _away_at_start_then_there_gone_there(work: Path) -> Callable[[float], None]:
+    """The GPU zone absent at start, there from 5 s, gone from 25 s, there again from 45 s."""
+    _t, gpu = _orin(work)
     gpu.leave()
 
     def script(el: float) -> None:
@@ -111,6 +117,14 @@ def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
         elif el >= 45.0 and not gpu.link.is_symlink():
             gpu.back()
 
+    return script
+
+
+def test_a_zone_that_appears_leaves_and_comes_back_eases_in_and_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: the GPU zone absent at start is dropped for the run: no gpu column, fused 60 to the end.
+    script = _away_at_start_then_there_gone_there(tmp_path)
     rows, err = _run(tmp_path, monkeypatch, 70.0, script)
     assert "gpu_c" in rows[0], "the waiting zone has its column from the start"
     assert all(r["gpu_c"] == "" for r in rows if float(r["t_s"]) < 5.0)
@@ -274,3 +288,62 @@ def test_rule_a_hotter_zone_fused_from_the_start_is_counted_in_full_when_it_read
     assert all(v is not None and v >= 60.0 for v in gone)
     back = [_feed(f, 6.0 + k * 0.1, {"cpu": 60.0, "gpu": 90.0}) for k in range(50)]
     assert min(back) == pytest.approx(70.0), back[:3]
+
+
+def test_a_gone_zone_s_column_is_empty_until_it_is_back_and_the_summary_names_it_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: after sensor_left the gpu column kept its last value (80.000) to the end of the run,
+    # and the summary's missing_sensors named gpu, which joined at 5 s and was there at the end.
+    script = _away_at_start_then_there_gone_there(tmp_path)
+    rows, _err = _run(tmp_path, monkeypatch, 60.0, script)
+    left, back = _when(rows, "sensor_left:gpu")[0], _when(rows, "sensor_joined:gpu")[1]
+    assert all(r["gpu_c"] == "" for r in rows if left <= float(r["t_s"]) < back), "empty while gone"
+    assert all(r["gpu_c"] != "" for r in rows if back + 1.0 <= float(r["t_s"])), "shown again once back"
+    assert all(r["gpu_c"] != "" for r in rows if 6.0 <= float(r["t_s"]) < left)
+    s = _summary(tmp_path)
+    assert "gpu" not in s["missing_sensors"], s["missing_sensors"]
+    assert 5.0 <= s["joined_late"]["gpu"] <= 6.0, s["joined_late"]
+
+
+def test_a_zone_gone_at_the_end_is_named_missing_with_when_it_went(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # There at start, gone at 10 s for good: missing at the end (main: not named), not late.
+    _t, gpu = _orin(tmp_path)
+
+    def script(el: float) -> None:
+        if el >= 10.0 and gpu.link.is_symlink():
+            gpu.leave()
+
+    rows, _err = _run(tmp_path, monkeypatch, 20.0, script)
+    left = _when(rows, "sensor_left:gpu")
+    assert len(left) == 1 and rows[-1]["gpu_c"] == ""
+    s = _summary(tmp_path)
+    assert s["missing_sensors"]["gpu"].startswith("went away at 1"), s["missing_sensors"]
+    assert s["joined_late"] == {}
+
+
+def test_a_zone_coming_and_going_every_few_seconds_says_one_line_a_minute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: a line per change (two every 8 s, 37 here).  Now its first join and leave, then one
+    # line a minute counting the rest, and one at the end; the trace still tags every change.
+    _t, gpu = _orin(tmp_path)
+    gpu.leave()
+
+    def script(el: float) -> None:
+        there = int(el) // 4 % 2 == 1  # 4 s there, 4 s gone (past its stale window), and again
+        if there != gpu.link.is_symlink():
+            gpu.back() if there else gpu.leave()
+
+    rows, err = _run(tmp_path, monkeypatch, 150.0, script)
+    joins, leaves = len(_when(rows, "sensor_joined:gpu")), len(_when(rows, "sensor_left:gpu"))
+    assert joins > 10 and leaves > 10, (joins, leaves)
+    said = [x for x in err.splitlines() if "sensor gpu:" in x and ("appeared" in x or "went away" in x)]
+    assert len(said) <= 2 + 150 / 60 + 1, said
+    assert err.count("appeared, reads") == 1 and err.count("went away (") == 1, said
+    counted = [x for x in said if "more in" in x]
+    assert sum(int(m) for x in counted for m in re.findall(r"appeared (\d+) time", x)) == joins - 1
+    assert sum(int(m) for x in counted for m in re.findall(r"went away (\d+) time", x)) == leaves - 1
+    assert "Traceback" not in err
