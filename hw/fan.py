@@ -311,12 +311,10 @@ class HwFan:
         # (not in a dry run: the state read is then the one it would have written, pwm1 the kernel's)
         judged = self._rel == dev.state_rel and not dry_run
         levels = cooling_levels(tree, dev.hwmon_rel, dev.max_state) if judged else None
-        pwm = (
-            dev.pwm_rel
-            if levels is not None and dev.pwm_rel is not None and tree.exists(dev.pwm_rel)
-            else None
-        )
-        self._duties = CoolingDuties(levels) if pwm is not None and levels is not None else None
+        # without readable levels only the held-state rule judges (hw/fanlevels.py, session 23c)
+        pwm = dev.pwm_rel if judged and dev.pwm_rel is not None and tree.exists(dev.pwm_rel) else None
+        self._duties = CoolingDuties(levels) if pwm is not None else None
+        self._told: tuple[int, ...] = ()  # the confirmed duties last recorded (on_wrote)
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if pwm is not None:  # one pread more per look
             with contextlib.suppress(ActuatorError):  # unopenable: read afresh each time
@@ -392,9 +390,14 @@ class HwFan:
             duty = self.io.read_int(self.dev.pwm_rel)
         except ActuatorError:  # a failed read says nothing about another writer
             return
-        want = self._duties.stray(state, duty)
+        want = self._duties.stray(state, duty, self._clock())
         if want:
             self._leave(self.dev.pwm_rel, duty, want)
+            return
+        seen = self._duties.confirmed_duties()
+        if seen != self._told and self.on_wrote is not None:  # a restore after kill -9 judges by them
+            self._told = seen
+            self.on_wrote(self.dev.pwm_rel, seen)
 
     def _leave(self, rel: str, raw: int, want: str) -> None:
         """Leave the whole fan to another writer: said once, nothing of it put back."""
