@@ -62,6 +62,8 @@ from thermogov.hw.fantwin import hwmon_twins
 from thermogov.hw.jtopfan import jtop_fan_notes
 from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
+from thermogov.hw.nvfanconf import fan_owner, nvfan_notes
+from thermogov.hw.nvpmodelconf import ConfError
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError
@@ -171,10 +173,20 @@ def require_fan(tree: SysfsTree) -> FanDevice:
             f'run.fan: "governor" but no controllable fan under {tree.root} (no hwmon "pwmfan" with pwm1, '
             'no cooling device of type pwm-fan); use fan = "board"'
         )
+    owner = ""
+    if dev.l4t_rel is None:  # JetPack 5/6: nvfancontrol's conf says who owns pwm1 (hw/nvfanconf.py)
+        try:
+            said = fan_owner(tree)
+        except ConfError as e:
+            raise ConfigError(
+                f'run.fan: "governor" but {e}; fix the file (nvfancontrol refuses it too) or use '
+                'fan = "board" (nothing was changed)'
+            ) from e
+        owner = f" ({said})" if said else ""
     rivals = running_rivals(tree)
     if rivals:
         raise ConfigError(
-            f'run.fan: "governor" but {", ".join(rivals)} is running and drives the same fan; '
+            f'run.fan: "governor" but {", ".join(rivals)} is running and drives the same fan{owner}; '
             f'stop it first (sudo systemctl stop {rivals[0]}) or use fan = "board" (nothing was changed)'
         )
     problem = fan_problem(tree, dev)
@@ -512,7 +524,7 @@ def fan_data(tree: SysfsTree) -> dict[str, object] | None:
         "rivals": running_rivals(tree),
         "problem": fan_problem(tree, dev) or None,
         "twins": [f"{tree.show(rel)} ({chip})" for rel, chip in dev.twins],
-        "agents": jtop_fan_notes(tree) if dev.l4t_rel is not None else [],
+        "agents": jtop_fan_notes(tree) if dev.l4t_rel is not None else nvfan_notes(tree),
     }
 
 
