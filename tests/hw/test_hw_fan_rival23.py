@@ -127,7 +127,9 @@ def test_restore_after_kill_9_leaves_a_duty_of_no_state_once_the_run_proved_the_
     assert (t.read_int(STATE), t.read_int(PWM)) == (3, 200)
 
 
-def test_restore_after_kill_9_puts_back_the_found_state_when_the_driver_keeps_its_duty(tmp_path: Path) -> None:
+def test_restore_after_kill_9_puts_back_the_found_state_when_the_driver_keeps_its_duty(
+    tmp_path: Path,
+) -> None:
     """Guard (passes on main too): the fan at state 4 with the driver's 250: put back to 1."""
     t = _killed_pi5(tmp_path)
     _seen_also(tmp_path, 250)
