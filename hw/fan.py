@@ -42,7 +42,8 @@ cooling device) has step_wise as a second, legitimate writer of that state; what
 ``pwm1`` writer apart is the duty the driver keeps per state, taken from the device tree's
 ``cooling-levels`` and trusted per state once a look confirms it, never learnt from a read-back
 (:mod:`thermogov.hw.fanlevels`, session 22a; session 21d's read-back rule took a late driver's
-own update for a rival and was withdrawn).  Without readable ``cooling-levels`` it is not judged.
+own update for a rival and was withdrawn).  Without readable ``cooling-levels`` only ``pwm1``
+moving while ``cur_state`` does not is judged (the driver writes it only on a state change, 23c).
 The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
 once, restore only what is still ours; the speed and the mode are one choice there (a speed
 holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
