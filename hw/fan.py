@@ -429,7 +429,8 @@ class HwFan:
         if self._watched:
             for rel, _ in list(self.originals):
                 self._look(rel)
-        if self._duties is not None and not self.left:
+        # the duty: unless this instant's look judged it already (the tick's read of the level)
+        if self._duties is not None and not self.left and self._level_t != self._clock():
             with contextlib.suppress(ActuatorError):
                 self._judge_duty(self.io.read_int(self._rel))
 
