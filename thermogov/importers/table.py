@@ -430,7 +430,18 @@ def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
         return False
     if statistics.median(v) >= 1e8:
         return True
-    return sum(1 for s in steps if s > 0) >= 0.9 * len(steps)
+    up = [s for s in steps if s > 0]
+    return len(up) >= 0.9 * len(steps) and _even(up)
+
+
+def _even(steps: list[float]) -> bool:
+    """Whether a counter's forward steps are its interval: four in five within a quarter of their
+    median.  A sample index, elapsed seconds or an uptime step by the logger's interval (jitter
+    and a pause or two aside); a temperature that rises on nearly every row while heating (a
+    sawtooth: up, a drop when the load stops, up again) steps by whatever the heat gives, 0.1 to
+    0.5 °C, and is no clock."""
+    mid = statistics.median(steps)
+    return sum(1 for s in steps if abs(s - mid) <= 0.25 * mid) >= 0.8 * len(steps)
 
 
 def _touches_bounds(vals: Sequence[float | None]) -> bool:
