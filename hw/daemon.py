@@ -573,8 +573,9 @@ class Runner:
                     self.log(f"warning: {offline_note(b) if b.inactive else absent_note(b)}")
                 else:
                     self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+            specified = names_of(prep.specs)  # once, not per missing sensor
             for name, why in prep.bmap.missing_sensors.items():
-                if name in names_of(prep.specs):
+                if name in specified:
                     self.log(
                         f"warning: sensor {name} is not there yet ({why}); fused without it, looked for once a second"
                     )
