@@ -57,6 +57,7 @@ from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import HwFan, require_fan
+from thermogov.hw.hwrange import seed_ranges
 from thermogov.hw.idle import IdleInjector
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
@@ -341,6 +342,7 @@ def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
 def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     tree = tree if tree is not None else SysfsTree(opts.sysfs_root)
     inv = discover(tree)
+    seed_ranges(tree, inv)  # the start's limit check reads no range discovery just read
     unmatched = unmatched_model(opts.board, opts.config, inv)
     if unmatched:
         raise ConfigError(unmatched)
