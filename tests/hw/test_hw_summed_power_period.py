@@ -4,15 +4,11 @@ An AGX Orin's power is the sum of three rails (hw/railsum.py), six files read ev
 60 reads a second for a trace row and a ledger that need one a second.  Now the sum is read
 once a second unless a ``[power]`` budget (which integrates power every tick) is in force, and
 every trace row still carries a power: the last sum read.  The daemon runs on a virtual clock
-(``time.monotonic`` and the wait replaced, as ``bench/daemon_reads.py`` does).
+(``time.monotonic`` and the wait replaced: tests/hw/test_hw_late_zones.py's ``_run``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,8 +16,10 @@ from typing import Any
 import pytest
 
 from tests.hw import fakesys
+from tests.hw.test_hw_late_zones import _run as virtual_run
+from tests.hw.test_hw_late_zones import _summary as virtual_summary
 from thermogov.config import parse_config
-from thermogov.hw import daemon, sysfs
+from thermogov.hw import sysfs
 from thermogov.hw.sysfs import SysfsTree
 
 SUM_W = 19.98 * 0.240 + 19.98 * 0.080 + 5.06 * 0.740  # fakesys.AGX_ORIN_RAILS
@@ -32,7 +30,6 @@ def _run(
     work: Path, monkeypatch: pytest.MonkeyPatch, raw: dict[str, Any], script: Callable[[float], None]
 ) -> tuple[list[dict[str, str]], int, dict[str, Any]]:
     """(trace rows, reads of VDD_GPU_SOC's current, summary) of a 20 s dry run on a virtual clock."""
-    now = [1000.0]
     reads = [0]
     real = sysfs.SysfsTree._read_bytes
 
@@ -41,23 +38,9 @@ def _run(
             reads[0] += 1
         return real(tree, path)
 
-    def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
-        now[0] += timeout_s
-        script(now[0] - 1000.0)
-        return flag.event.is_set()
-
-    clock = types.SimpleNamespace(monotonic=lambda: now[0], perf_counter=lambda: now[0], time=lambda: now[0])
-    monkeypatch.setattr(daemon, "time", clock)
-    monkeypatch.setattr(daemon.StopFlag, "wait", wait)
     monkeypatch.setattr(sysfs.SysfsTree, "_read_bytes", counted)
-    where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
-    paths = {k: work / v for k, v in where.items()}
-    opts = daemon.RunOptions(parse_config(raw), work / "root", duration_s=20.0, dry_run=True, **paths)
-    daemon.Runner(opts, out=io.StringIO(), err=io.StringIO()).run()
-    run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
-    with (run_dir / "trace.csv").open() as fh:
-        rows = list(csv.DictReader(fh))
-    return rows, reads[0], json.loads((run_dir / "summary.json").read_text())
+    rows, _err = virtual_run(work, monkeypatch, 20.0, script, parse_config(raw))
+    return rows, reads[0], virtual_summary(work)
 
 
 def test_the_sum_is_read_once_a_second_and_every_row_holds_the_last(
