@@ -8,8 +8,8 @@ input.  The sum is all the rails or nothing: a rail that fails at a tick (EIO, a
 its range) makes that tick's power unknown, never a partial sum passed off as the whole.
 
 The sum costs two files per rail (voltage and current): read every 100 ms tick it was 60 file
-reads a second on an AGX Orin, for consumers that need it once a second (session 23a's review
-of 22d): the trace row and the ledger's energy take the last value read, the settled model of
+reads a second on an AGX Orin, for consumers that need it once a second (session 22's review,
+mended in 23a): the trace row and the ledger's energy take the last value read, the settled model of
 ``stepped`` updates once a second (``UPDATE_S``).  Only a ``[power]`` budget integrates power
 every tick (:class:`thermogov.budget.BudgetController`): with one in force the sum is read
 every tick, else once a second (:func:`summed_period_s`, followed on a reload), the rows in
@@ -73,7 +73,7 @@ def summed_period_s(power: PowerConfig) -> float:
 
 def summed_summary(rails: Sequence[PowerRail], period_s: float = 0.0) -> dict[str, Any]:
     """The run summary's note that ``power_w`` is a sum of named rails, not the board's input,
-    and how often it was read at start (0: every tick)."""
+    and how often it is read under the configuration in force at the end (0: every tick)."""
     if not rails:
         return {}
     return {
