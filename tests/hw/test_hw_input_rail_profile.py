@@ -77,7 +77,7 @@ def test_a_profile_names_an_input_rail_of_another_label(tmp_path: Path) -> None:
     t = fakesys.orin_nano(tmp_path / "root")
     (t.root / NANO_RAIL / "in1_label").write_text("VIN\n")  # a carrier whose input channel reads VIN
     board = _nano_profile(tmp_path, 'input_rail = "VIN"')
-    assert load_board_file(board).input_rail == "VIN"
+    assert load_board_file(board).input_rails == ("VIN",)
     assert _doctor_power(tmp_path, "--board", str(board)) == "board power: rail VIN on hwmon1"
     assert _power_lines(_run_stderr(tmp_path, "--board", str(board))) == []
     # the same tree with the stock profile: VIN is not the VDD_IN it names (session 22e)
