@@ -92,6 +92,14 @@ def test_a_profile_names_an_input_rail_of_another_label(tmp_path: Path) -> None:
         ('summed_rails = ["VDD_IN"]', "board.summed_rails"),
         ('input_rail = "none"\nsummed_rails = ["A", "a"]', "board.summed_rails"),
         ('input_rail = "none"\nsummed_rails = ["VDD\\u0000"]', "board.summed_rails[0]"),
+        # session 23d: input_rail as a list of labels tried in order
+        ("input_rail = []", "board.input_rail: an empty list"),
+        ('input_rail = ["VDD_IN", 5]', "board.input_rail[1]: expected a rail label"),
+        ('input_rail = ["none"]', "board.input_rail[0]"),
+        ('input_rail = ["VDD_IN", "vdd_in"]', "board.input_rail: a rail is listed twice"),
+        ('input_rail = ["VDD IN"]', "board.input_rail[0]"),
+        ("input_rail = 5", "board.input_rail: expected a rail label or a list"),
+        ('input_rail = ["VDD_IN"]\nsummed_rails = ["A"]', "board.summed_rails"),
     ],
 )
 def test_a_bad_input_rail_field_is_refused_in_one_line(tmp_path: Path, line: str, field: str) -> None:

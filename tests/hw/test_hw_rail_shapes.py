@@ -18,13 +18,13 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from tests.hw import fakesys, procutil
 from tests.hw.fakesys import FakeTree
+from tests.hw.test_hw_input_rail_profile import _nano_profile
 from tests.hw.test_hw_jetson_rail_profiles import I2C, XAVIER_40, XAVIER_41, agx_xavier
 from thermogov.board import load_board, load_board_file
 
@@ -147,41 +147,12 @@ def test_the_nano_names_both_of_its_input_labels_in_order(tmp_path: Path) -> Non
     assert _power_line(_doctor(tmp_path)) == "board power: rail POM_5V_IN on hwmon0"
 
 
-def _orin_nano_profile(tmp: Path, line: str) -> Path:
-    text = resources.files("thermogov.boards").joinpath("jetson-orin-nano.toml").read_text(encoding="utf-8")
-    text = text.replace('input_rail = "VDD_IN"\n', "", 1)
-    path = tmp / "board.toml"
-    path.write_text(text.replace("[board]\n", f"[board]\n{line}\n", 1), encoding="utf-8")
-    return path
-
-
 def test_a_listed_label_later_in_the_list_is_bound_when_the_first_is_absent(tmp_path: Path) -> None:
     t = fakesys.orin_nano(tmp_path / "root")
     (t.root / "sys/devices/platform/c240000.i2c/i2c-1/1-0040/hwmon/hwmon1/in1_label").write_text("VIN\n")
-    board = _orin_nano_profile(tmp_path, 'input_rail = ["VDD_IN", "VIN"]')
+    board = _nano_profile(tmp_path, 'input_rail = ["VDD_IN", "VIN"]')
     assert load_board_file(board).input_rails == ("VDD_IN", "VIN")
     assert _power_line(_doctor(tmp_path, "--board", str(board))) == "board power: rail VIN on hwmon1"
     stderr, _, summary = _run(tmp_path, "--board", str(board))
     assert [x for x in stderr.splitlines() if "board power" in x] == [], stderr
     assert summary["power_rail"] == "VIN"
-
-
-@pytest.mark.parametrize(
-    ("line", "field"),
-    [
-        ("input_rail = []", "board.input_rail: an empty list"),
-        ('input_rail = ["VDD_IN", 5]', "board.input_rail[1]: expected a rail label"),
-        ('input_rail = ["none"]', "board.input_rail[0]"),
-        ('input_rail = ["VDD_IN", "vdd_in"]', "board.input_rail: a rail is listed twice"),
-        ('input_rail = ["VDD IN"]', "board.input_rail[0]"),
-        ("input_rail = 5", "board.input_rail: expected a rail label or a list"),
-        ('input_rail = ["VDD_IN"]\nsummed_rails = ["A"]', "board.summed_rails"),
-    ],
-)
-def test_a_bad_input_rail_list_is_refused_in_one_line(tmp_path: Path, line: str, field: str) -> None:
-    fakesys.orin_nano(tmp_path / "root")
-    board = _orin_nano_profile(tmp_path, line)
-    done = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), "--board", str(board))
-    assert done.returncode == 2, done.stderr
-    assert field in done.stderr and "Traceback" not in done.stderr, done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
