@@ -262,21 +262,35 @@ def _rail(
 I2C_DEVICES = "sys/bus/i2c/devices"
 
 
+def _is_ina3221(tree: SysfsTree, rel: str) -> bool:
+    """``rel/name`` names an INA3221 (``ina3221x``, NVIDIA's iio driver); unreadable is no."""
+    try:
+        return "ina3221" in tree.read_text(f"{rel}/name")
+    except SensorError:
+        return False
+
+
 def _iio_rails(tree: SysfsTree, problems: list[str], bad: list[str]) -> list[PowerRail]:
     """JetPack 4 (L4T 32, kernel 4.9) drives the INA3221 with NVIDIA's iio driver ``ina3221x``,
     not hwmon: under ``/sys/bus/i2c/devices/<bus-addr>/iio:deviceK`` each channel N is named by
     ``rail_name_N``, with ``in_powerN_input`` in mW, ``in_voltageN_input`` mV and
     ``in_currentN_input`` mA (jetson_stats jtop/core/power.py reads the same files; a Jetson
-    Nano's input rail is ``POM_5V_IN``).  Later JetPacks use the hwmon driver (:func:`_rails`)."""
+    Nano's input rail is ``POM_5V_IN``).  Later JetPacks use the hwmon driver (:func:`_rails`).
+
+    L4T 28 (JetPack 3, kernel 4.4; and, by the pinpoint energy tool's paths, an early AGX
+    Xavier L4T) shows the same channels under ``iio_device`` instead, with the chip's name in
+    ``iio_device/name`` (a TX2's ``/sys/devices/3160000.i2c/i2c-0/0-0041/iio_device/in_power0_input``
+    is ``VDD_IN``: github.com/JonghoKim-Harry/tx2-power-measurement ``tx2_sysfs_power.h``; the
+    pinpoint tool's JetsonCounter reads ``/sys/bus/i2c/devices/{0,1}-004{0,1}/iio_device/rail_name_N``
+    on a TX2 and an AGX Xavier).  Where both names are there, ``iio:deviceK`` is read and
+    ``iio_device`` (then a link to it) is not, so no channel counts twice."""
     rails = []
     for dev in tree.listdir(I2C_DEVICES, r"\d+-[0-9a-f]{4}"):
         rel = f"{I2C_DEVICES}/{dev}"
-        try:
-            if "ina3221" not in tree.read_text(f"{rel}/name"):
-                continue
-        except SensorError:
+        iios = tree.listdir(rel, r"iio:device\d+") or tree.listdir(rel, "iio_device")
+        if not any(_is_ina3221(tree, p) for p in (rel, *(f"{rel}/{i}" for i in iios))):
             continue
-        for iio in tree.listdir(rel, r"iio:device\d+"):
+        for iio in iios:
             base = f"{rel}/{iio}"
             for lab in tree.listdir(base, r"rail_name_\d+"):
                 n = lab[len("rail_name_") :]
