@@ -58,14 +58,13 @@ def is_board_path(value: str) -> bool:
     return value.endswith(".toml") or os.sep in value or "/" in value or Path(value).exists()
 
 
-def _not_a_file(path: Path) -> str:
-    """Why ``path`` is no regular file to read a profile from, "" when it is one.
+def not_a_file(path: Path) -> str:
+    """Why ``path`` is no regular file to read from, "" when it is one (or names nothing).
 
     Told apart by ``stat`` itself, not ``Path.is_file``: that answers False alike for a path that
     does not exist, a named pipe (``mkfifo``), a device and a symbolic-link loop, and each of
     those was reported as "no such file" (session 23).  A path that does not exist answers ""
-    too (the caller says "no such file"), and so does the shell's ``--board <(...)``, a pipe
-    under ``/dev/fd`` whose writer already runs (read as ``--config`` reads it)."""
+    too: the caller says "no such file"."""
     try:
         mode = path.stat().st_mode
     except OSError as e:
@@ -78,9 +77,9 @@ def _not_a_file(path: Path) -> str:
         return ""
     if stat.S_ISDIR(mode):
         return "is a folder"
-    if stat.S_ISFIFO(mode):
+    if stat.S_ISFIFO(mode):  # the shell's <(...) too: a profile or a log is read more than once
         if str(path).startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
-            return ""
+            return "is a pipe, not a regular file"
         return "is a named pipe, not a regular file"
     return "is a device or socket, not a regular file"
 
@@ -98,7 +97,7 @@ def load_board_option(value: str, field: str = "--board") -> Any:
         )
     path = Path(value)
     shown = value if value.isprintable() else repr(value)  # a newline in a name stays one line
-    not_file = _not_a_file(path)
+    not_file = not_a_file(path)
     if not_file:
         raise ConfigError(f"{field}: {shown} {not_file}; give a board TOML file or one of {names}")
     if not path.exists():
