@@ -10,12 +10,11 @@ error".  Each is now one line naming the file and what it is, exit 2.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.script import SCRIPT, one_line_error, thermogov
+from tests.cli.script import one_line_error, thermogov, thermogov_fd
 from tests.hw import fakesys
 
 HANG_GUARD_S = 60  # a guard, not a wait
@@ -74,21 +73,10 @@ def test_board_that_does_not_exist_is_still_no_such_file(tmp_path: Path) -> None
 def test_board_from_process_substitution_is_named_a_pipe(tmp_path: Path) -> None:
     """``--board <(...)``: the profile is read more than once, so a pipe cannot serve; said as
     a pipe, not as a missing file (main: "no such file /dev/fd/N")."""
-    r, w = os.pipe()
-    os.write(w, b"[board]\n")
-    os.close(w)
-    try:
-        p = subprocess.run(
-            [SCRIPT, "sim", "--board", f"/dev/fd/{r}", "--duration", "5", "--out", str(tmp_path / "o")],
-            capture_output=True,
-            text=True,
-            timeout=HANG_GUARD_S,
-            pass_fds=(r,),
-            check=False,
-        )
-    finally:
-        os.close(r)
-    one_line_error(p, f"--board: /dev/fd/{r} is a pipe, not a regular file")
+    p = thermogov_fd(
+        "sim", "--board", "/dev/fd/{fd}", "--duration", "5", "--out", str(tmp_path / "o"), data=b"[board]\n"
+    )
+    one_line_error(p, "is a pipe, not a regular file")
 
 
 @pytest.mark.parametrize("kind", ["fifo", "loop"])

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from tests.hw import fakesys, procutil
+from tests.hw.test_hw_board_shapes22 import assert_late_families_keep_earlier_draws
 from tests.hw.test_hw_board_shapes_harness import _bench
 
 CPUFREQ = "sys/devices/system/cpu/cpufreq"
@@ -46,18 +47,7 @@ def test_boost_turned_off_holds_the_limits_at_the_listed_top_and_only_that_is_ex
 
 
 def test_the_new_late_families_leave_every_earlier_draw_of_the_seed_as_it_was(tmp_path: Path) -> None:
-    bs = _bench()
-    for k in range(6):
-        plain_rng, forced_rng = random.Random(f"5/0/{k}"), random.Random(f"5/0/{k}")
-        _, plain = bs.build(tmp_path / f"plain{k}", plain_rng)
-        bs.FORCED.update({"boost_switched", "policy_boost"})
-        try:
-            _, forced = bs.build(tmp_path / f"forced{k}", forced_rng)
-        finally:
-            bs.FORCED.clear()
-        assert forced.board == plain.board
-        assert forced.shapes[: len(plain.shapes)] == plain.shapes
-        assert forced_rng.random() == plain_rng.random(), "the trial's later draws must not move"
+    assert_late_families_keep_earlier_draws(tmp_path, 5, {"boost_switched", "policy_boost"}, "boost")
 
 
 def test_a_pi_gets_a_cpu_offlined_under_its_one_policy(tmp_path: Path) -> None:
