@@ -1549,11 +1549,11 @@ class Runner:
         ):
             # the other variant where the drawn one has nothing to take (one cluster; a Pi)
             self._online_variant = "domain" if self._online_variant == "cluster" else "cluster"
-        if self._online_variant == "cluster":
-            if not later and mine and not whole:
-                return self._plan_cpu_offline(t, mine)
-            return [rng.choice(later)] if later else []
-        return whole
+        if self._online_variant == "cluster" and later:
+            return [rng.choice(later)]
+        if self._online_variant == "domain" and whole:
+            return whole
+        return self._plan_cpu_offline(t, mine) if mine else []
 
     def _plan_cpu_offline(self, t: fakesys.FakeTree, mine: list[str]) -> list[str]:
         """One-policy boards (a Pi: CPUs 0-3 under ``policy0``, no cluster to take offline): a
