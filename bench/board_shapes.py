@@ -58,7 +58,11 @@ kind of entry present at start, removed mid-run once capped and made again with 
 inodes) holding the start's contents (the driver's defaults: an nvgpu unbind/bind, a cpufreq
 driver reload), after a look saw it gone or within one look (``-flicker``): held, then journaled
 before its first write and capped again within the daemon's next looks, then SIGTERM or
-``kill -9`` and the next start, the tree back byte for byte (``hw/departures.py``).
+``kill -9`` and the next start, the tree back byte for byte (``hw/departures.py``).  Session 23:
+late families ``boost_switched`` (the global ``cpufreq/boost`` switched mid-run) and
+``policy_boost`` (``policyN/boost``, Linux 6.11+), and one-policy boards on the paths above:
+``online`` offlines a CPU under a Pi's one policy (``cpu``), ``appear``/``reprobe`` take the one
+policy when nothing else is there (a whole cpu domain absent at start is left alone by design).
 Every run goes through the installed console script.  Checked after each: the whole tree
 (bytes, modes, links) is as before; mid-run nothing outside the journaled (owned) attributes
 changed, the journal owns only limits of governed devices and no read-only one, and some
