@@ -110,6 +110,9 @@ class CpufreqPolicy:
     read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
     inactive: str = ""  # why it is left alone because all its CPUs are offline (see _policies)
     not_own: str = ""  # why its folder is not its own (a link: _other_policy_folder); left alone
+    # cpuinfo_min_freq, cpuinfo_max_freq (kHz) as read while the table was judged, None when
+    # either could not be read: seeds the range memo (hw/hwrange.py seed_ranges), unjudged here.
+    cpuinfo_khz: tuple[int, int] | None = None
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -259,21 +262,35 @@ def _rail(
 I2C_DEVICES = "sys/bus/i2c/devices"
 
 
+def _is_ina3221(tree: SysfsTree, rel: str) -> bool:
+    """``rel/name`` names an INA3221 (``ina3221x``, NVIDIA's iio driver); unreadable is no."""
+    try:
+        return "ina3221" in tree.read_text(f"{rel}/name")
+    except SensorError:
+        return False
+
+
 def _iio_rails(tree: SysfsTree, problems: list[str], bad: list[str]) -> list[PowerRail]:
     """JetPack 4 (L4T 32, kernel 4.9) drives the INA3221 with NVIDIA's iio driver ``ina3221x``,
     not hwmon: under ``/sys/bus/i2c/devices/<bus-addr>/iio:deviceK`` each channel N is named by
     ``rail_name_N``, with ``in_powerN_input`` in mW, ``in_voltageN_input`` mV and
     ``in_currentN_input`` mA (jetson_stats jtop/core/power.py reads the same files; a Jetson
-    Nano's input rail is ``POM_5V_IN``).  Later JetPacks use the hwmon driver (:func:`_rails`)."""
+    Nano's input rail is ``POM_5V_IN``).  Later JetPacks use the hwmon driver (:func:`_rails`).
+
+    L4T 28 (JetPack 3, kernel 4.4; and, by the pinpoint energy tool's paths, an early AGX
+    Xavier L4T) shows the same channels under ``iio_device`` instead, with the chip's name in
+    ``iio_device/name`` (a TX2's ``/sys/devices/3160000.i2c/i2c-0/0-0041/iio_device/in_power0_input``
+    is ``VDD_IN``: github.com/JonghoKim-Harry/tx2-power-measurement ``tx2_sysfs_power.h``; the
+    pinpoint tool's JetsonCounter reads ``/sys/bus/i2c/devices/{0,1}-004{0,1}/iio_device/rail_name_N``
+    on a TX2 and an AGX Xavier).  Where both names are there, ``iio:deviceK`` is read and
+    ``iio_device`` (then a link to it) is not, so no channel counts twice."""
     rails = []
     for dev in tree.listdir(I2C_DEVICES, r"\d+-[0-9a-f]{4}"):
         rel = f"{I2C_DEVICES}/{dev}"
-        try:
-            if "ina3221" not in tree.read_text(f"{rel}/name"):
-                continue
-        except SensorError:
+        iios = tree.listdir(rel, r"iio:device\d+") or tree.listdir(rel, "iio_device")
+        if not any(_is_ina3221(tree, p) for p in (rel, *(f"{rel}/{i}" for i in iios))):
             continue
-        for iio in tree.listdir(rel, r"iio:device\d+"):
+        for iio in iios:
             base = f"{rel}/{iio}"
             for lab in tree.listdir(base, r"rail_name_\d+"):
                 n = lab[len("rail_name_") :]
@@ -382,10 +399,11 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
-            _check_within_cpuinfo(tree, rel, khz)
+            cpuinfo = _check_within_cpuinfo(tree, rel, khz)
         else:
             khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
             source = "cpuinfo_min/max"
+            cpuinfo = (khz[0], khz[1])
         table = tuple(sorted({k * 1000 for k in khz if k > 0}))
         if not table:
             raise SensorError(
@@ -398,6 +416,7 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
             table,
             source,
             read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
+            cpuinfo_khz=cpuinfo,
         )
     except SensorError as e:
         if _busy(e):
@@ -438,8 +457,9 @@ def _cpu_link_agrees(tree: SysfsTree, cpu: int, own: str) -> bool:
     return not os.path.islink(link) or os.path.realpath(link) == own
 
 
-def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
-    """Raise SensorError when no OPP of the list lies in the driver's own range.
+def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> tuple[int, int] | None:
+    """Raise SensorError when no OPP of the list lies in the driver's own range; the two files'
+    values as read (None when either cannot be read), which seed the range memo.
 
     The kernel derives ``cpuinfo_min_freq``/``cpuinfo_max_freq`` from the same frequency table
     it lists in ``scaling_available_frequencies`` (``cpufreq_frequency_table_cpuinfo`` takes the
@@ -455,13 +475,13 @@ def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
     """
     positive = [k for k in khz if k > 0]
     if not positive:
-        return  # refused below: no positive frequency
+        return None  # refused below: no positive frequency
     try:
         lo, hi = tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")
     except SensorError:
-        return
+        return None
     if not 0 < lo <= hi <= _LARGEST_KHZ or any(lo <= k <= hi for k in positive):
-        return
+        return lo, hi
     raise SensorError(
         f"{tree.show(rel)}/scaling_available_frequencies: {min(positive)}..{max(positive)} kHz, no OPP "
         f"in the driver's range {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq), where every OPP "

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from thermogov.board import (
-    NO_INPUT_RAIL,
     BoardProfile,
     DomainProfile,
     SensorProfile,
@@ -44,11 +43,12 @@ T = TypeVar("T")
 
 
 def input_rails(board: BoardProfile) -> tuple[str, ...]:
-    """The labels (upper case) the board's input rail may have: the profile's ``input_rail``,
-    none where it says the board has no input-rail monitor, else :data:`TOTAL_POWER_RAILS`."""
-    if board.input_rail == NO_INPUT_RAIL:
+    """The labels (upper case) the board's input rail may have, in the order they are tried:
+    the profile's ``input_rail`` (one label or a list), none where it says the board has no
+    input-rail monitor, else :data:`TOTAL_POWER_RAILS`."""
+    if board.no_input_rail:
         return ()
-    return (board.input_rail.upper(),) if board.input_rail else TOTAL_POWER_RAILS
+    return tuple(r.upper() for r in board.input_rails) if board.input_rails else TOTAL_POWER_RAILS
 
 
 def _stem(name: str) -> str:
@@ -483,9 +483,8 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
             domains.append(db)
     power = None
     rails = (*(r for h in inv.hwmons for r in h.rails), *inv.iio_rails)
-    for r in rails:
-        if r.label.upper() in input_rails(board) and _has_input(r):
-            power = power or r
+    for label in input_rails(board):  # the profile's order: the first label found wins
+        power = power or next((r for r in rails if r.label.upper() == label and _has_input(r)), None)
     return BoardMap(
         board,
         tuple(sensors),
@@ -507,7 +506,7 @@ def _has_input(r: PowerRail) -> bool:
 def _summed(board: BoardProfile, rails: Sequence[PowerRail]) -> tuple[PowerRail, ...]:
     """The profile's ``summed_rails`` bound in its order (first of each label with an input),
     or none at all if any is absent: a partial sum is no board's power."""
-    if board.input_rail != NO_INPUT_RAIL:
+    if not board.no_input_rail:
         return ()
     found = [
         next((r for r in rails if r.label.upper() == label.upper() and _has_input(r)), None)

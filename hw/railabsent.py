@@ -22,7 +22,7 @@ is measured instead and what it reads now.
 
 from __future__ import annotations
 
-from thermogov.board import NO_INPUT_RAIL, BoardProfile
+from thermogov.board import BoardProfile
 from thermogov.hw.discovery import Inventory, PowerRail
 from thermogov.hw.mapping import TOTAL_POWER_RAILS, BoardMap, input_rails
 from thermogov.hw.sysfs import SysfsTree
@@ -68,7 +68,7 @@ def absent_rail(tree: SysfsTree, inv: Inventory, board: BoardProfile | None = No
 
     For a profile saying the board has no input-rail monitor, what is measured instead (the
     sum of its ``summed_rails``, read now) or why that sum cannot be read."""
-    if board is not None and board.input_rail == NO_INPUT_RAIL:
+    if board is not None and board.no_input_rail:
         why, total = _summed(tree, inv, board)
         if why or not board.summed_rails:
             return why or f"the {board.name} profile says this board has no input-rail monitor"
@@ -80,7 +80,9 @@ def absent_rail(tree: SysfsTree, inv: Inventory, board: BoardProfile | None = No
     wanted = input_rails(board) if board is not None else TOTAL_POWER_RAILS
     names = "/".join(wanted)
     rails = _rails(inv)
-    named = [r for r in rails if r.label.upper() in wanted]
+    named = sorted(
+        (r for r in rails if r.label.upper() in wanted), key=lambda r: wanted.index(r.label.upper())
+    )
     if named:  # labelled, but neither a power input nor a voltage with its current beside it
         r = named[0]
         return f"rail {r.label} on {r.hwmon} has no power input and no voltage/current pair to read"
@@ -104,7 +106,7 @@ def absent_rail_warning(tree: SysfsTree, inv: Inventory, bmap: BoardMap) -> list
     """``run``'s one start line when the input rail is missing on a board with a power monitor,
     or, on a board whose profile says it has none, when a rail the profile sums is missing."""
     board = bmap.board
-    if board.input_rail == NO_INPUT_RAIL:
+    if board.no_input_rail:
         why = _summed(tree, inv, board)[0]
         return (
             [f"warning: board power: {why}; check the profile (--board) and the monitor's driver"]

@@ -254,12 +254,19 @@ class BoardProfile:
     enclosure: str = "default"  # the name of the housing the network above describes
     enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
     fan: FanProfile | None = None  # a fan the simulator models (thermogov.fanprofile)
-    # The label of the board's input-rail monitor channel (hw/mapping.py binds it as the board's
-    # power); "" for any of the usual names (VDD_IN, POM_5V_IN); NO_INPUT_RAIL where the carrier
-    # has no input-rail monitor, ``summed_rails`` then naming the rails whose sum is the power
-    # measured instead (hw/railabsent.py: doctor shows it, run warns only when one is missing).
-    input_rail: str = ""
+    # The labels the board's input-rail monitor channel may carry, in the order they are tried
+    # (hw/mapping.py binds the first found as the board's power: a Jetson Nano's POM_5V_IN on
+    # L4T, VDD_IN on a TX1 or a mainline kernel); () for any of the usual names (VDD_IN,
+    # POM_5V_IN); (NO_INPUT_RAIL,) where the carrier has no input-rail monitor, ``summed_rails``
+    # then naming the rails whose sum is the power measured instead (hw/railabsent.py: doctor
+    # shows it, run warns only when one is missing).
+    input_rails: tuple[str, ...] = ()
     summed_rails: tuple[str, ...] = ()
+
+    @property
+    def no_input_rail(self) -> bool:
+        """The profile says the board has no input-rail monitor (``input_rail = "none"``)."""
+        return self.input_rails == (NO_INPUT_RAIL,)
 
     def sensor(self, name: str) -> SensorProfile:
         for s in self.sensors:
@@ -587,28 +594,51 @@ NO_INPUT_RAIL = "none"
 _RAIL_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 
 
-def _input_rail(b: Table) -> tuple[str, tuple[str, ...]]:
+def _input_rail(b: Table) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``[board] input_rail`` and ``summed_rails``: which power-monitor channel is the board's
     input, or ``"none"`` and the rails whose sum the published carrier docs give instead.
 
-    A label is one word as a monitor's driver shows it (``in1_label``: "VDD_IN", "VIN_SYS_5V0"),
-    so a typo or a pasted sentence is refused here rather than never matching, silently."""
+    ``input_rail`` is one label or a list of labels tried in order (the same channel is named
+    differently by L4T and by a newer or mainline kernel: a Jetson Nano's ``POM_5V_IN`` and
+    ``VDD_IN``).  A label is one word as a monitor's driver shows it (``in1_label``: "VDD_IN",
+    "VIN_SYS_5V0"), so a typo or a pasted sentence is refused here rather than never matching,
+    silently; so are an empty list, a non-string entry, a label listed twice and "none" inside
+    a list (it means "no monitor", not one more name)."""
     label_fix = 'is not a power-monitor rail label; write it as in1_label shows it, e.g. "VDD_IN"'
-    rail = b.string("input_rail", "")
-    if b.has("input_rail") and rail != NO_INPUT_RAIL:
-        check_matches(rail, f"{b.where}.input_rail", _RAIL_LABEL, label_fix + ', or "none"')
+    where = f"{b.where}.input_rail"
+    value = b.raw("input_rail", "")
+    if isinstance(value, str):
+        rails: tuple[str, ...] = () if not b.has("input_rail") else (value,)
+        if rails and value != NO_INPUT_RAIL:
+            check_matches(value, where, _RAIL_LABEL, label_fix + ', or "none"')
+    elif isinstance(value, list):
+        if not value:
+            raise ConfigError(
+                f'{where}: an empty list names no rail; list one label or more, e.g. ["VDD_IN"]'
+            )
+        for i, v in enumerate(value):
+            if not isinstance(v, str):
+                raise ConfigError(f'{where}[{i}]: expected a rail label (a string), got {v!r}; e.g. "VDD_IN"')
+            if v == NO_INPUT_RAIL:
+                raise ConfigError(f'{where}[{i}]: "none" is not a label; write input_rail = "none" alone')
+            check_matches(v, f"{where}[{i}]", _RAIL_LABEL, label_fix)
+        rails = tuple(value)
+        if len({r.upper() for r in rails}) != len(rails):
+            raise ConfigError(f"{where}: a rail is listed twice; list each once")
+    else:
+        raise ConfigError(f'{where}: expected a rail label or a list of them, got {value!r}; e.g. "VDD_IN"')
     summed = tuple(
         check_matches(v, f"{b.where}.summed_rails[{i}]", _RAIL_LABEL, label_fix)
         for i, v in enumerate(b.strings("summed_rails", []))
     )
-    if summed and rail != NO_INPUT_RAIL:
+    if summed and rails != (NO_INPUT_RAIL,):
         raise ConfigError(
             f'{b.where}.summed_rails: only for a board without an input-rail monitor; set input_rail = "none" '
             "or remove summed_rails"
         )
     if len({s.upper() for s in summed}) != len(summed):
         raise ConfigError(f"{b.where}.summed_rails: a rail is listed twice; list each once")
-    return rail, summed
+    return rails, summed
 
 
 def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
@@ -620,7 +650,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     dt_models = tuple(b.strings("dt_models", []))
     dt_socs = tuple(_compatible(v, f"{b.where}.dt_socs") for v in b.strings("dt_socs", []))
     enclosure = b.name("enclosure", "default")
-    input_rail, summed_rails = _input_rail(b)
+    input_rails, summed_rails = _input_rail(b)
     b.done()
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
@@ -706,7 +736,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         enclosure=enclosure,
         enclosures=enclosures,
         fan=fan,
-        input_rail=input_rail,
+        input_rails=input_rails,
         summed_rails=summed_rails,
     )
 

@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from thermogov.sim.calibration.fit import CalibrationResult
 
 
+def _input_rail_value(rails: Sequence[str]) -> str | list[str]:
+    """``[board] input_rail`` as the profile wrote it: one label (or "none") alone, else the list."""
+    return rails[0] if len(rails) == 1 else list(rails)
+
+
 def board_to_dict(board: BoardProfile) -> dict[str, Any]:
     """The TOML tables of a profile, the inverse of :func:`thermogov.board.parse_board`."""
 
@@ -31,7 +36,7 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
             "dt_models": list(board.dt_models),
             **({"dt_socs": list(board.dt_socs)} if board.dt_socs else {}),
             **({"enclosure": board.enclosure} if board.enclosure != "default" else {}),
-            **({"input_rail": board.input_rail} if board.input_rail else {}),
+            **({"input_rail": _input_rail_value(board.input_rails)} if board.input_rails else {}),
             **({"summed_rails": list(board.summed_rails)} if board.summed_rails else {}),
         },
         "sensors": {

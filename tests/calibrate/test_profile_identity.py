@@ -27,6 +27,7 @@ def test_a_written_profile_keeps_its_device_tree_models_and_soc_families(name: s
     written = load_board_file(path)
     assert written.dt_models == base.dt_models
     assert written.dt_socs == base.dt_socs
+    assert (written.input_rails, written.summed_rails) == (base.input_rails, base.summed_rails)  # session 23d
 
 
 def test_a_calibrated_orin_nano_profile_still_claims_an_orin_nx_by_its_module_family(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_a_profile_names_an_input_rail_of_another_label(tmp_path: Path) -> None:
     t = fakesys.orin_nano(tmp_path / "root")
     (t.root / NANO_RAIL / "in1_label").write_text("VIN\n")  # a carrier whose input channel reads VIN
     board = _nano_profile(tmp_path, 'input_rail = "VIN"')
-    assert load_board_file(board).input_rail == "VIN"
+    assert load_board_file(board).input_rails == ("VIN",)
     assert _doctor_power(tmp_path, "--board", str(board)) == "board power: rail VIN on hwmon1"
     assert _power_lines(_run_stderr(tmp_path, "--board", str(board))) == []
     # the same tree with the stock profile: VIN is not the VDD_IN it names (session 22e)
@@ -92,6 +92,14 @@ def test_a_profile_names_an_input_rail_of_another_label(tmp_path: Path) -> None:
         ('summed_rails = ["VDD_IN"]', "board.summed_rails"),
         ('input_rail = "none"\nsummed_rails = ["A", "a"]', "board.summed_rails"),
         ('input_rail = "none"\nsummed_rails = ["VDD\\u0000"]', "board.summed_rails[0]"),
+        # session 23d: input_rail as a list of labels tried in order
+        ("input_rail = []", "board.input_rail: an empty list"),
+        ('input_rail = ["VDD_IN", 5]', "board.input_rail[1]: expected a rail label"),
+        ('input_rail = ["none"]', "board.input_rail[0]"),
+        ('input_rail = ["VDD_IN", "vdd_in"]', "board.input_rail: a rail is listed twice"),
+        ('input_rail = ["VDD IN"]', "board.input_rail[0]"),
+        ("input_rail = 5", "board.input_rail: expected a rail label or a list"),
+        ('input_rail = ["VDD_IN"]\nsummed_rails = ["A"]', "board.summed_rails"),
     ],
 )
 def test_a_bad_input_rail_field_is_refused_in_one_line(tmp_path: Path, line: str, field: str) -> None:

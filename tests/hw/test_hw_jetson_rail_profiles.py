@@ -120,7 +120,7 @@ def test_an_agx_xavier_missing_a_summed_rail_is_said_once(tmp_path: Path) -> Non
     [(xavier_nx, "jetson-xavier-nx", 5.5), (fakesys.orin_nano, "jetson-orin-nano", 4.99 * 0.968)],
 )
 def test_the_input_rail_named_is_the_power(tmp_path: Path, build: Build, name: str, watts: float) -> None:
-    assert load_board(name).input_rail == "VDD_IN"  # main: "" (any of VDD_IN/POM_5V_IN)
+    assert load_board(name).input_rails == ("VDD_IN",)  # main (22e): "" (any of VDD_IN/POM_5V_IN)
     t = build(tmp_path / "root")
     hwmon = next(p.name for p in (t.root / "sys/class/hwmon").iterdir())
     assert _doctor_power(tmp_path) == f"board power: rail VDD_IN on {hwmon}"
@@ -131,8 +131,8 @@ def test_the_input_rail_named_is_the_power(tmp_path: Path, build: Build, name: s
 
 
 def test_the_nano_keeps_both_input_labels(tmp_path: Path) -> None:
-    """L4T's POM_5V_IN and the TX1/mainline VDD_IN: the Nano profile names neither on purpose."""
-    assert load_board("jetson-nano").input_rail == ""
+    """L4T's POM_5V_IN and the TX1/mainline VDD_IN: the Nano profile lists both (session 23d)."""
+    assert load_board("jetson-nano").input_rails == ("POM_5V_IN", "VDD_IN")  # session 23d: both, named
     t = fakesys.jetson_nano(tmp_path / "root")
     (t.root / "sys/class/hwmon/hwmon0/in1_label").write_text("VDD_IN\n")
     assert _doctor_power(tmp_path) == "board power: rail VDD_IN on hwmon0"
