@@ -1557,7 +1557,7 @@ class Runner:
             return [rng.choice(later)]
         if self._online_variant == "domain" and whole:
             return whole
-        return self._plan_cpu_offline(t, mine) if mine else []
+        return self._plan_cpu_offline(t, mine) if mine and len(governed) == 1 else []
 
     def _plan_cpu_offline(self, t: fakesys.FakeTree, mine: list[str]) -> list[str]:
         """One-policy boards (a Pi: CPUs 0-3 under ``policy0``, no cluster to take offline): a
