@@ -69,8 +69,10 @@ def _run(
     monkeypatch: pytest.MonkeyPatch,
     seconds: float,
     script: Callable[[float], None],
+    **more: Any,
 ) -> tuple[list[dict[str, str]], str]:
-    """A dry run of ``seconds`` on a virtual clock; ``script(t)`` changes the tree at each wait."""
+    """A dry run of ``seconds`` on a virtual clock; ``script(t)`` changes the tree at each wait.
+    ``more``: other run options (a ``publish``: tests/hw/test_hw_waiting_sensors.py)."""
     now = [1000.0]
 
     def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
@@ -84,7 +86,9 @@ def _run(
     err = io.StringIO()
     where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
     paths = {k: work / v for k, v in where.items()}
-    opts = daemon.RunOptions(parse_config({}), work / "root", duration_s=seconds, dry_run=True, **paths)
+    opts = daemon.RunOptions(
+        parse_config({}), work / "root", duration_s=seconds, dry_run=True, **paths, **more
+    )
     daemon.Runner(opts, out=io.StringIO(), err=err).run()
     run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
     with (run_dir / "trace.csv").open() as fh:

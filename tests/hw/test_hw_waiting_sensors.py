@@ -9,11 +9,8 @@ daemon runs on a virtual clock (as tests/hw/test_hw_late_zones.py does): no slee
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import shutil
-import types
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +18,7 @@ import pytest
 
 from tests.hw import fakesys, procutil
 from tests.hw.test_hw_late_zones import GpuZone
+from tests.hw.test_hw_late_zones import _run as late_zones_run
 from thermogov.config import parse_config
 from thermogov.hw import daemon, sysfs
 from thermogov.hw.discovery import THERMAL
@@ -33,33 +31,9 @@ BAT = "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAP
 def _run(
     work: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, script: Callable[[float], None]
 ) -> tuple[list[dict[str, str]], str]:
-    """A dry run of ``seconds`` on a virtual clock, publishing its state; ``script(t)`` at each wait."""
-    now = [1000.0]
-
-    def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
-        now[0] += timeout_s
-        script(now[0] - 1000.0)
-        return flag.event.is_set()
-
-    clock = types.SimpleNamespace(monotonic=lambda: now[0], perf_counter=lambda: now[0], time=lambda: now[0])
-    monkeypatch.setattr(daemon, "time", clock)
-    monkeypatch.setattr(daemon.StopFlag, "wait", wait)
-    err = io.StringIO()
-    opts = daemon.RunOptions(
-        parse_config({}),
-        work / "root",
-        duration_s=seconds,
-        dry_run=True,
-        out=work / "out",
-        state_dir=work / "state",
-        lock_file=work / "l.lock",
-        lock_dir=work / "locks",
-        publish=PublishOptions(state_file=work / "run" / "state.json"),
-    )
-    daemon.Runner(opts, out=io.StringIO(), err=err).run()
-    run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
-    with (run_dir / "trace.csv").open() as fh:
-        return list(csv.DictReader(fh)), err.getvalue()
+    """tests/hw/test_hw_late_zones.py's virtual-clock dry run, publishing its state."""
+    publish = PublishOptions(state_file=work / "run" / "state.json")
+    return late_zones_run(work, monkeypatch, seconds, script, publish=publish)
 
 
 def _t(r: dict[str, str]) -> float:
