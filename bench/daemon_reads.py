@@ -12,7 +12,7 @@ fake Orin Nano with what a robot has on top: a battery, a charger, and a governe
 is taken out by running twice (``--seconds`` and three times it) and differencing; what the
 start and the exit cost together is the short run's count less its seconds at that rate.
 
-    python bench/daemon_reads.py [--seconds 40] [--awaiting] [--late-zone] [--command]
+    python bench/daemon_reads.py [--seconds 40] [--awaiting] [--late-zone] [--command] [--board agx-orin]
 
 ``--awaiting``: the GPU's devfreq link and ``policy4``'s folder absent for the whole run (a GPU
 driver not probed, a cpufreq driver not loaded yet): what the once-a-second looks for them cost
@@ -22,6 +22,9 @@ the whole run (its module not loaded): what looking for it once a second costs (
 ``--command``: the whole ``thermogov run`` command in process (``thermogov.cli``), its start
 lines (sensor units, clocks, input rail, trip hold) included, which the daemon alone does not
 compute (session 22t: they read the board once each before the daemon discovered it again).
+
+``--board agx-orin``: a fake AGX Orin in place of the Orin Nano (same battery, charger and fan),
+whose power is the sum of three rails (hw/railsum.py, session 22d): what that sum costs.
 """
 
 from __future__ import annotations
@@ -53,12 +56,20 @@ BAT = (
 )
 
 
+BOARDS = {"orin-nano": "Orin Nano", "agx-orin": "AGX Orin"}
+
+
 def counted_run(
-    seconds: float, awaiting: bool = False, late_zone: bool = False, command: bool = False
+    seconds: float,
+    awaiting: bool = False,
+    late_zone: bool = False,
+    command: bool = False,
+    board: str = "orin-nano",
 ) -> tuple[Counter[str], int]:
     """Counts of reads, opens and stats over one run of ``seconds`` governed seconds."""
     work = Path(tempfile.mkdtemp(prefix="thermogov-reads-"))
-    t = fakesys.orin_nano(work / "root", cpu_mc=60000, gpu_mc=60000)
+    make = fakesys.agx_orin if board == "agx-orin" else fakesys.orin_nano
+    t = make(work / "root", cpu_mc=60000, gpu_mc=60000)
     if awaiting:
         (t.root / "sys/class/devfreq/17000000.ga10b").unlink()
         shutil.rmtree(t.root / "sys/devices/system/cpu/cpufreq/policy4")
@@ -162,12 +173,15 @@ def main() -> None:
     ap.add_argument(
         "--command", action="store_true", help="the whole `thermogov run` command, start lines included"
     )
+    ap.add_argument("--board", choices=sorted(BOARDS), default="orin-nano", help="the fake board")
     args = ap.parse_args()
-    short, _ = counted_run(args.seconds, args.awaiting, args.late_zone, args.command)
-    long, ticks = counted_run(3 * args.seconds, args.awaiting, args.late_zone, args.command)
+    short, _ = counted_run(args.seconds, args.awaiting, args.late_zone, args.command, args.board)
+    long, ticks = counted_run(3 * args.seconds, args.awaiting, args.late_zone, args.command, args.board)
     span = 2 * args.seconds
     what = "`thermogov run`" if args.command else f"daemon, {ticks} ticks"
-    print(f"file work per governed second (fake Orin Nano + battery + charger + governed fan; {what})")
+    print(
+        f"file work per governed second (fake {BOARDS[args.board]} + battery + charger + governed fan; {what})"
+    )
     for key in ("reads", "opens", "stats", "lstats", "lists"):
         rate = (long[key] - short[key]) / span
         # Start-up (discovery, opening, the first journal write) and exit: the short run's count

@@ -57,6 +57,7 @@ from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import HwFan, require_fan
+from thermogov.hw.hwrange import seed_ranges
 from thermogov.hw.idle import IdleInjector
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
@@ -99,7 +100,7 @@ from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
-from thermogov.hw.railsum import rail_watch, summed_summary
+from thermogov.hw.railsum import rail_watch, summed_period_s, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.startlines import start_lines
 from thermogov.hw.sysfs import SysfsTree
@@ -354,6 +355,7 @@ def effective_board(board: BoardProfile, bmap: BoardMap) -> BoardProfile:
 def prepare(opts: RunOptions, tree: SysfsTree | None = None) -> Prepared:
     tree = tree if tree is not None else SysfsTree(opts.sysfs_root)
     inv = discover(tree)
+    seed_ranges(tree, inv)  # the start's limit check reads no range discovery just read
     unmatched = unmatched_model(opts.board, opts.config, inv)
     if unmatched:
         raise ConfigError(unmatched)
@@ -588,10 +590,11 @@ class Runner:
                     self.log(f"warning: {offline_note(b) if b.inactive else absent_note(b)}")
                 else:
                     self.log(f"warning: domain {name} is not governed ({why}); governing the others")
+            specified = names_of(prep.specs)  # once, not per missing sensor
             for name, why in prep.bmap.missing_sensors.items():
                 # A battery waited for is not warned of at each start (session 23b): a mains board
                 # with a profile naming a pack is the common case; doctor and status say it.
-                if name in names_of(prep.specs) and prep.board.sensor(name).kind != "battery":
+                if name in specified and prep.board.sensor(name).kind != "battery":
                     self.log(
                         f"warning: sensor {name} is not there yet ({why}); fused without it, looked for once a second"
                         f", after {PROMPT_S:g} s at least every {MAX_LOOK_S:g} s"
@@ -674,6 +677,8 @@ class Runner:
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
                 watch=rail_watch(prep.tree, rail, summed, self.log, self.instant.reader()),
                 summed=summed,
+                summed_period_s=summed_period_s(prep.config.power),
+                clock=self.instant.reader(),
             )
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = (
@@ -798,7 +803,7 @@ class Runner:
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,
             "power_rail": prep.bmap.power.label if prep.bmap.power else None,
-            **summed_summary(prep.bmap.summed),
+            **summed_summary(prep.bmap.summed, summed_period_s(self._running_config(prep).power)),
             # Missing at the end (hw/latezones.py): one that joined later is in joined_late.
             "missing_sensors": late.missing(missing) if late is not None else dict(missing),
             "joined_late": dict(late.joined_late) if late is not None else {},
@@ -953,6 +958,10 @@ class Runner:
         for note in self.limit_watch.exit_notes(self._mode_change()):
             self.log(note)
 
+    def _running_config(self, prep: Prepared) -> Config:
+        """The configuration in force now: the last one a reload applied, else the start's."""
+        return self.reloader.running if self.reloader is not None else prep.config
+
     def _reload(self, gov: Governor) -> str:
         """Apply a SIGHUP at this tick boundary; the limiters the summary reports follow it."""
         assert self.reloader is not None
@@ -960,6 +969,8 @@ class Runner:
         event = self.reloader.apply(gov)
         if event == RELOAD:
             self.limiters = list(gov.limiters)
+            if isinstance(gov.telemetry, HwTelemetry):  # a budget set or lifted: how often a sum is read
+                gov.telemetry.summed_every(summed_period_s(self.reloader.running.power))
         self.notifier.send(f"STATUS={self.reloader.last_message}")  # shown by `systemctl status`
         return event
 

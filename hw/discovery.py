@@ -110,6 +110,9 @@ class CpufreqPolicy:
     read_only: str = ""  # why its limits cannot be set ("" when they can): read_only_limit
     inactive: str = ""  # why it is left alone because all its CPUs are offline (see _policies)
     not_own: str = ""  # why its folder is not its own (a link: _other_policy_folder); left alone
+    # cpuinfo_min_freq, cpuinfo_max_freq (kHz) as read while the table was judged, None when
+    # either could not be read: seeds the range memo (hw/hwrange.py seed_ranges), unjudged here.
+    cpuinfo_khz: tuple[int, int] | None = None
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -382,10 +385,11 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
         if tree.exists(f"{rel}/scaling_available_frequencies"):
             khz = tree.read_ints(f"{rel}/scaling_available_frequencies")
             source = "scaling_available_frequencies"
-            _check_within_cpuinfo(tree, rel, khz)
+            cpuinfo = _check_within_cpuinfo(tree, rel, khz)
         else:
             khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
             source = "cpuinfo_min/max"
+            cpuinfo = (khz[0], khz[1])
         table = tuple(sorted({k * 1000 for k in khz if k > 0}))
         if not table:
             raise SensorError(
@@ -398,6 +402,7 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
             table,
             source,
             read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
+            cpuinfo_khz=cpuinfo,
         )
     except SensorError as e:
         if _busy(e):
@@ -438,8 +443,9 @@ def _cpu_link_agrees(tree: SysfsTree, cpu: int, own: str) -> bool:
     return not os.path.islink(link) or os.path.realpath(link) == own
 
 
-def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
-    """Raise SensorError when no OPP of the list lies in the driver's own range.
+def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> tuple[int, int] | None:
+    """Raise SensorError when no OPP of the list lies in the driver's own range; the two files'
+    values as read (None when either cannot be read), which seed the range memo.
 
     The kernel derives ``cpuinfo_min_freq``/``cpuinfo_max_freq`` from the same frequency table
     it lists in ``scaling_available_frequencies`` (``cpufreq_frequency_table_cpuinfo`` takes the
@@ -455,13 +461,13 @@ def _check_within_cpuinfo(tree: SysfsTree, rel: str, khz: list[int]) -> None:
     """
     positive = [k for k in khz if k > 0]
     if not positive:
-        return  # refused below: no positive frequency
+        return None  # refused below: no positive frequency
     try:
         lo, hi = tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")
     except SensorError:
-        return
+        return None
     if not 0 < lo <= hi <= _LARGEST_KHZ or any(lo <= k <= hi for k in positive):
-        return
+        return lo, hi
     raise SensorError(
         f"{tree.show(rel)}/scaling_available_frequencies: {min(positive)}..{max(positive)} kHz, no OPP "
         f"in the driver's range {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq), where every OPP "

@@ -60,7 +60,17 @@ from thermogov.hw.discovery import THERMAL, hwmon_chips
 from thermogov.hw.fanlevels import CoolingDuties, cooling_levels
 from thermogov.hw.fantwin import hwmon_twins
 from thermogov.hw.jtopfan import jtop_fan_notes
-from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, CONTROL_OFF, CUR, TARGET, find_l4t_fan, l4t_pwm_top
+from thermogov.hw.l4tfan import (
+    CAP,
+    CONTROL,
+    CONTROL_MAX,
+    CONTROL_OFF,
+    CUR,
+    TARGET,
+    clamped_to_cap,
+    find_l4t_fan,
+    l4t_pwm_top,
+)
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
@@ -377,7 +387,7 @@ class HwFan:
             cap = self.io.read_int(f"{self.dev.l4t_rel}/{CAP}")
         except ActuatorError:
             return False
-        if raw != min(want, cap):
+        if not clamped_to_cap(raw, (want,), cap):
             return False
         self._expected[rel] = raw
         if self.on_wrote is not None and not self.dry_run:

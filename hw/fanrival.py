@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import contextlib
 
-from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, TARGET
+from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, TARGET, clamped_to_cap
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -61,7 +61,7 @@ def _clamped(tree: SysfsTree, rel: str, raw: int, want: tuple[int, ...]) -> bool
         cap = tree.read_int(f"{rel.rstrip('/').rsplit('/', 1)[0]}/{CAP}")
     except SensorError:
         return False
-    return raw in {min(v, cap) for v in want}
+    return clamped_to_cap(raw, want, cap)
 
 
 def _unrecorded(

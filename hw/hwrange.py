@@ -15,11 +15,17 @@ and every rewrite of a window left as it was take it from there.  It is read aga
 member whose folder the kernel made again (:meth:`~thermogov.hw.sysfs.SysfsTree.release_member` drops
 it with the folder's resolutions) and for a window whose values changed (``fresh``: another
 writer's value adopted, which today's range holds, :class:`thermogov.hw.journal.RecordedRanges`).
+
+The memo is seeded from the run's discovery (:func:`seed_ranges`, session 23a): discovery has
+just read each policy's ``cpuinfo_min/max_freq`` (judging its OPP list) and each device's
+``available_frequencies``, and the start's check read them again a moment later (6 of an Orin
+Nano's 197 start reads).  The seed is the range :func:`limits_range` would have read from those
+same values, by the same rules; what discovery could not judge is left to be read as before.
 """
 
 from __future__ import annotations
 
-from thermogov.hw.discovery import CPUFREQ, DEVFREQ, read_devfreq, read_policy
+from thermogov.hw.discovery import CPUFREQ, DEVFREQ, CpufreqPolicy, Inventory, read_devfreq, read_policy
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError, ThermogovError
 
@@ -57,12 +63,40 @@ def _cpuinfo_range(tree: SysfsTree, rel: str) -> tuple[int, int, str]:
     """``cpuinfo_min_freq..cpuinfo_max_freq`` (kHz) of the policy at ``rel``, or SensorError."""
     lo_rel, hi_rel = f"{rel}/cpuinfo_min_freq", f"{rel}/cpuinfo_max_freq"
     lo, hi = tree.read_int(lo_rel), tree.read_int(hi_rel)
-    if not 0 < lo <= hi <= LARGEST_LIMIT[1000]:
+    if not _is_cpuinfo_range(lo, hi):
         bad = lo_rel if not 0 < lo <= LARGEST_LIMIT[1000] else hi_rel
         raise SensorError(
             f"{tree.show(bad)}: {lo}..{hi} kHz (cpuinfo_min_freq..cpuinfo_max_freq) is not a hardware range"
         )
     return lo, hi, "cpuinfo_min_freq..cpuinfo_max_freq"
+
+
+def _is_cpuinfo_range(lo: int, hi: int) -> bool:
+    """The driver's limits as the kernel keeps them: above 0, in order, an ``unsigned int``."""
+    return 0 < lo <= hi <= LARGEST_LIMIT[1000]
+
+
+def _seed_of_policy(p: CpufreqPolicy) -> tuple[int, int, str] | None:
+    """What :func:`_read_range` reads for ``p`` now, from what discovery read (None: read it)."""
+    if p.error or p.not_own or p.inactive or not p.table_hz:
+        return None
+    if p.cpuinfo_khz is not None and _is_cpuinfo_range(*p.cpuinfo_khz):
+        return (*p.cpuinfo_khz, "cpuinfo_min_freq..cpuinfo_max_freq")
+    if p.table_source == "scaling_available_frequencies":  # policy_range's fallback
+        return p.table_hz[0] // 1000, p.table_hz[-1] // 1000, p.table_source
+    return None
+
+
+def seed_ranges(tree: SysfsTree, inv: Inventory) -> None:
+    """Keep the range of every policy and device discovery judged (module doc): the start's
+    check then reads none of their files again.  A range already kept this run stays."""
+    for p in inv.policies:
+        span = _seed_of_policy(p)
+        if span is not None:
+            tree.ranges.setdefault(p.rel, span)
+    for d in inv.devfreqs:
+        if d.table_hz and not d.error and not d.not_own:
+            tree.ranges.setdefault(d.rel, (d.table_hz[0], d.table_hz[-1], "available_frequencies"))
 
 
 def limits_range(

@@ -27,6 +27,8 @@ Only these two are owned; ``pwm_cap`` is read (the top of the duties offered), n
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -56,3 +58,14 @@ def l4t_pwm_top(tree: SysfsTree, base: str) -> int:
     except SensorError:
         return PWM_MAX
     return cap if 1 <= cap <= PWM_MAX else PWM_MAX
+
+
+def clamped_to_cap(raw: int, wants: Iterable[int], cap: int) -> bool:
+    """``raw`` is one of thermogov's ``wants`` as the driver clamps it to a ``pwm_cap`` of ``cap``.
+
+    The driver clamps every ``target_pwm`` write to the cap (``fan_target_pwm_store``) and, when
+    the cap is lowered, the duty in force (``fan_pwm_cap_store``: ``min(cap, next_target_pwm)``),
+    so ``target_pwm`` can read the cap, not the value thermogov wrote (session 22a).  One rule
+    for the running daemon (:mod:`thermogov.hw.fan`) and the restore (:mod:`thermogov.hw.fanrival`),
+    so the two never tell a clamp from another writer differently."""
+    return any(raw == min(want, cap) for want in wants)

@@ -6,6 +6,14 @@ Their sum is what the trace's ``power_w``, the ledger's ``energy_j`` and a power
 there (session 22d), named as a sum in the run's summary (``power_summed_rails``), never as the
 input.  The sum is all the rails or nothing: a rail that fails at a tick (EIO, a reading out of
 its range) makes that tick's power unknown, never a partial sum passed off as the whole.
+
+The sum costs two files per rail (voltage and current): read every 100 ms tick it was 60 file
+reads a second on an AGX Orin, for consumers that need it once a second (session 22's review,
+mended in 23a): the trace row and the ledger's energy take the last value read, the settled model of
+``stepped`` updates once a second (``UPDATE_S``).  Only a ``[power]`` budget integrates power
+every tick (:class:`thermogov.budget.BudgetController`): with one in force the sum is read
+every tick, else once a second (:func:`summed_period_s`, followed on a reload), the rows in
+between carrying the last sum read (a held value, docs/trace-format.md).
 """
 
 from __future__ import annotations
@@ -14,10 +22,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from thermogov.hw.discovery import PowerRail
+from thermogov.hw.polled import SLOW_PERIOD_S
 from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_files, rail_max_w, rail_reader
 from thermogov.interfaces import SensorError
+from thermogov.powerconfig import PowerConfig
 
 
 def summed_label(rails: Sequence[PowerRail]) -> str:
@@ -56,12 +66,19 @@ def summed_reader(tree: SysfsTree, rails: Sequence[PowerRail]) -> Callable[[], f
     return read
 
 
-def summed_summary(rails: Sequence[PowerRail]) -> dict[str, Any]:
-    """The run summary's note that ``power_w`` is a sum of named rails, not the board's input."""
+def summed_period_s(power: PowerConfig) -> float:
+    """How often the sum is read: every tick (0) under a budget, else once a second (module doc)."""
+    return 0.0 if power.any_budget else SLOW_PERIOD_S
+
+
+def summed_summary(rails: Sequence[PowerRail], period_s: float = 0.0) -> dict[str, Any]:
+    """The run summary's note that ``power_w`` is a sum of named rails, not the board's input,
+    and how often it is read under the configuration in force at the end (0: every tick)."""
     if not rails:
         return {}
     return {
         "power_summed_rails": [r.label for r in rails],
+        "power_read_period_s": period_s,
         "power_source": f"sum of {' + '.join(r.label for r in rails)} (the module's rails, not the board's input)",
     }
 

@@ -5,7 +5,9 @@ Power comes from the board's INA3221 input rail (``VDD_IN`` on Orin Nano/NX and 
 driver: ``in_powerN_input`` in mW, :attr:`PowerRail.power_per_w`), else ``inN_input`` mV ×
 ``currN_input`` mA.  Boards without such a rail report ``None`` (unknown),
 never 0 W.  The governor asks for power twice per tick (policy input and trace row), so the
-value is read once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.
+value is read once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.  A sum of
+rails (hw/railsum.py) is read once per ``summed_period_s`` instead, held in between
+(:func:`thermogov.hw.railsum.summed_period_s` says when).
 
 A rail reading 0, a negative or more than its board class can draw is a broken chip or a
 wrong file, not the board's power: it reads as ``None`` (unknown), never as a number fed to a
@@ -19,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
+from thermogov.hw.polled import Every
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.sysfs import SysfsTree
@@ -124,6 +127,8 @@ class HwTelemetry(Telemetry):
         supplies: PowerSupplyReader | None = None,
         watch: RailWatch | None = None,
         summed: Sequence[PowerRail] = (),
+        summed_period_s: float = 0.0,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self._tree = tree
         # Told of each change between a usable and an unusable reading (hw/railwatch.py); the
@@ -154,6 +159,11 @@ class HwTelemetry(Telemetry):
             self._read_w = lambda: w if 0.0 < (w := read()) <= top else None  # plausible_w's rule
             self._raw_w = read
             self._top = top
+        # A sum is read once per period of ``clock`` and held between (None: every tick).
+        self._clock = clock
+        self._gate: Every | None = None
+        if rail is None and summed:
+            self.summed_every(summed_period_s)
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:
@@ -161,8 +171,19 @@ class HwTelemetry(Telemetry):
         if supplies is not None:
             self.power_status = supplies.poll  # type: ignore[method-assign]
 
+    def summed_every(self, period_s: float) -> None:
+        """Read the summed rails once per ``period_s`` (0: every tick), from the next tick on."""
+        if self._rail is not None or self._read_w is None or self._clock is None:
+            return
+        self._gate = Every(period_s) if period_s > 0.0 else None
+
     def new_tick(self) -> None:
         self._power_read = False
+        gate = self._gate
+        if gate is not None:  # held: not due yet (a comparison on most ticks)
+            assert self._clock is not None
+            t = self._clock()
+            self._power_read = t < gate.ready_s or not gate.due(t)
 
     def power_w(self) -> float | None:
         if self._read_w is None:

@@ -59,9 +59,15 @@ def start_reaches_room(prob: FitProblem) -> list[ParamSpec]:
 
 
 def offset_as_in_final_fit(inner: list[ParamSpec], final: list[ParamSpec]) -> list[ParamSpec]:
-    """The inner validation's ``initial_offset`` with the final fit's guard (it validates that fit)."""
-    bound = {s.name: s.bound for s in final if s.kind == "offset"}
-    return [dataclasses.replace(s, bound=bound[s.name]) if s.name in bound else s for s in inner]
+    """The inner validation's ``initial_offset`` with the final fit's guard, held where the final fit
+    holds it (:mod:`bootcool`): it validates that fit."""
+    final_of = {s.name: s for s in final if s.kind == "offset"}
+    return [
+        dataclasses.replace(s, bound=final_of[s.name].bound, fixed=final_of[s.name].fixed)
+        if s.name in final_of
+        else s
+        for s in inner
+    ]
 
 
 def widened_note(specs: list[ParamSpec]) -> str | None:

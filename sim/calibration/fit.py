@@ -32,6 +32,7 @@ from scipy.optimize import OptimizeResult, least_squares
 from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.atbound import bound_share, pinned
+from thermogov.sim.calibration.bootcool import cooling_from_boot, start_held, start_note
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_reaches_room, widened_note
 from thermogov.sim.calibration.data import LogData, decimate, ffill
@@ -638,7 +639,12 @@ def starts_a_section(prob: FitProblem) -> bool:
     the fleet pools; and only where the log's second reading comes within that mode's time
     constant (:func:`_second_mode_seen`; docs/calibration.md, *Twelfth session: F3 and the
     Uptime prior*)."""
-    return prob.data.load_starts_at_gaps and not prob.train.all() and _second_mode_seen(prob)
+    return (
+        prob.data.load_starts_at_gaps
+        and not prob.train.all()
+        and not cooling_from_boot(prob.data)  # its start is held (bootcool.py)
+        and _second_mode_seen(prob)
+    )
 
 
 def _second_mode_seen(prob: FitProblem) -> bool:
@@ -1031,9 +1037,12 @@ def calibrate(
     board, housing_note = _housing(data, board, enclosure, build_for_housing, say)
     prob = build_for_housing(board)
     prob.specs = start_reaches_room(prob)  # the start may be a board at room temperature (coldstart.py)
+    prob.specs = start_held(prob)  # ... but not one still cooling from its boot (bootcool.py)
     specs, sensors, inputs, train = prob.specs, prob.sensors, prob.inputs, prob.train
     notes = [*cleaned, *inputs.notes, *([housing_note] if housing_note else [])]
     notes.extend(n for n in (held_note(specs, board), widened_note(specs)) if n)
+    if any(sp.fixed and sp.kind == "offset" for sp in specs):
+        notes.append(start_note(data))
     if levels_only:
         notes.append(
             "no load change in the training part: only the idle level (static_scale, ambient, offset) is "

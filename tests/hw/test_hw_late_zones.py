@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.hw import fakesys, procutil
-from thermogov.config import parse_config
+from thermogov.config import Config, parse_config
 from thermogov.fusion import SensorSpec
 from thermogov.hw import daemon, sysfs
 from thermogov.hw.latezones import MIN_RAMP_S, EasedFusion
@@ -69,6 +69,7 @@ def _run(
     monkeypatch: pytest.MonkeyPatch,
     seconds: float,
     script: Callable[[float], None],
+    config: Config | None = None,
     **more: Any,
 ) -> tuple[list[dict[str, str]], str]:
     """A dry run of ``seconds`` on a virtual clock; ``script(t)`` changes the tree at each wait.
@@ -86,9 +87,8 @@ def _run(
     err = io.StringIO()
     where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
     paths = {k: work / v for k, v in where.items()}
-    opts = daemon.RunOptions(
-        parse_config({}), work / "root", duration_s=seconds, dry_run=True, **paths, **more
-    )
+    cfg = config if config is not None else parse_config({})
+    opts = daemon.RunOptions(cfg, work / "root", duration_s=seconds, dry_run=True, **paths, **more)
     daemon.Runner(opts, out=io.StringIO(), err=err).run()
     run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
     with (run_dir / "trace.csv").open() as fh:

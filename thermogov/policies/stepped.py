@@ -167,6 +167,12 @@ rung until the limit comes within the bound instead of giving up every rung from
 (docs/policies.md, session 17b).  With
 ``limit_settled`` the supply's state (``PolicyInput.power_state``) tells the observer whether the
 board's draw heats the pack.
+``stand_back`` (default off): while a yielded ramp holds the node, ``u`` is never left under the
+ramp's rung even with the level over the set point, so only the trip rule and ``rise_trip`` step
+under the lower agent.  On rpi5-steady-25 the default's whole 0.14 % under the firmware alone is
+its cap under the firmware's clock in the run's last 190-320 s, where the firmware's hold creeps
+over the set point; standing back gains 0.10 % there but reads the trip 0.2-0.4 s on that world
+continued and on rpi5-long-1h against ``hysteresis``'s 0.1 s (docs/policies.md, session 23a).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -247,6 +253,7 @@ class SteppedParams:
     release_frontier: bool = False  # off: release to the frontier's top, not all-maximum (19c, 20a)
     ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
     dither_hold: bool = False  # off: the dither mid-tread, a neighbour only when a whole rung is owed (20b)
+    stand_back: bool = False  # off: never under a holding lower agent's rung, set point or not (23a)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -626,11 +633,18 @@ class Stepped:
                 self.integral = min(max(u - p.k_p * error, 0.0), float(self.top))
         if est.anomaly or near:
             u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
-        elif p.follow_board and holding and u < allowed and est.level_c + max(rise, 0.0) < set_c:
+        elif (
+            p.follow_board
+            and holding
+            and u < allowed
+            and (p.stand_back or est.level_c + max(rise, 0.0) < set_c)
+        ):
             # A yielded ramp holds its node and the predicted fused value is under the set point
             # (itself a read-noise margin under the trip): the controller is not left below the
             # rung the ramp runs; after a cut its integral would climb back at e / t_i_s, which
             # is minutes per rung a noise margin from the set point.
+            # ``stand_back`` drops the set point's condition: the lower agent regulates the die
+            # itself, and only the trip rule and ``rise_trip`` step under it (session 23a).
             u = float(allowed)
             self.integral = max(self.integral, u)
         if u > ceiling:
@@ -843,6 +857,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         ),
         board_throttle=params.choice("board_throttle", ("yield", "avoid"), d.board_throttle),
         follow_board=params.boolean("follow_board", d.follow_board),
+        stand_back=params.boolean("stand_back", d.stand_back),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
