@@ -66,7 +66,9 @@ class ImportedLog:
     fmt: str
     source: str
     board_hint: str | None
-    samples: tuple[ImportedSample, ...]
+    # in time order; a reader may give a tuple, every log out of parse_log holds columns
+    # (importers/samplestore.py), which read as a sequence of ImportedSample all the same
+    samples: Sequence[ImportedSample]
     skipped_lines: int
     notes: tuple[str, ...]
     model: str = ""  # the product the log names itself (sbc-bench's title), "" when it does not
