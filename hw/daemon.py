@@ -96,6 +96,7 @@ from thermogov.hw.mapping import (
     unmatched_model,
 )
 from thermogov.hw.notify import Notifier
+from thermogov.hw.nvfanconf import nvfan_notes
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
@@ -404,7 +405,7 @@ def open_governed_fan(
         return None
     dev = require_fan(prep.tree)
     log(f"governing the fan {dev.describe(prep.tree)}")
-    for note in jtop_fan_notes(prep.tree) if dev.l4t_rel is not None else []:
+    for note in jtop_fan_notes(prep.tree) if dev.l4t_rel is not None else nvfan_notes(prep.tree):
         log(f"note: {note}")
     return HwFan(prep.tree, dev, dry_run=dry_run, clock=clock)
 

@@ -42,7 +42,8 @@ cooling device) has step_wise as a second, legitimate writer of that state; what
 ``pwm1`` writer apart is the duty the driver keeps per state, taken from the device tree's
 ``cooling-levels`` and trusted per state once a look confirms it, never learnt from a read-back
 (:mod:`thermogov.hw.fanlevels`, session 22a; session 21d's read-back rule took a late driver's
-own update for a rival and was withdrawn).  Without readable ``cooling-levels`` it is not judged.
+own update for a rival and was withdrawn).  Without readable ``cooling-levels`` only ``pwm1``
+moving while ``cur_state`` does not is judged (the driver writes it only on a state change, 23c).
 The rule of the cpufreq/devfreq limits (:mod:`thermogov.hw.limitwatch`): never fight, say it
 once, restore only what is still ours; the speed and the mode are one choice there (a speed
 holds only with the kernel's curve off, jtop's ``manual`` profile), so the whole fan is left
@@ -72,6 +73,8 @@ from thermogov.hw.l4tfan import (
     l4t_pwm_top,
 )
 from thermogov.hw.limits import DryRunIO, LimitIO, TreeIO, write_back
+from thermogov.hw.nvfanconf import fan_owner, nvfan_notes
+from thermogov.hw.nvpmodelconf import ConfError
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError
@@ -181,10 +184,20 @@ def require_fan(tree: SysfsTree) -> FanDevice:
             f'run.fan: "governor" but no controllable fan under {tree.root} (no hwmon "pwmfan" with pwm1, '
             'no cooling device of type pwm-fan); use fan = "board"'
         )
+    owner = ""
+    if dev.l4t_rel is None:  # JetPack 5/6: nvfancontrol's conf says who owns pwm1 (hw/nvfanconf.py)
+        try:
+            said = fan_owner(tree)
+        except ConfError as e:
+            raise ConfigError(
+                f'run.fan: "governor" but {e}; fix the file (nvfancontrol refuses it too) or use '
+                'fan = "board" (nothing was changed)'
+            ) from e
+        owner = f" ({said})" if said else ""
     rivals = running_rivals(tree)
     if rivals:
         raise ConfigError(
-            f'run.fan: "governor" but {", ".join(rivals)} is running and drives the same fan; '
+            f'run.fan: "governor" but {", ".join(rivals)} is running and drives the same fan{owner}; '
             f'stop it first (sudo systemctl stop {rivals[0]}) or use fan = "board" (nothing was changed)'
         )
     problem = fan_problem(tree, dev)
@@ -321,12 +334,10 @@ class HwFan:
         # (not in a dry run: the state read is then the one it would have written, pwm1 the kernel's)
         judged = self._rel == dev.state_rel and not dry_run
         levels = cooling_levels(tree, dev.hwmon_rel, dev.max_state) if judged else None
-        pwm = (
-            dev.pwm_rel
-            if levels is not None and dev.pwm_rel is not None and tree.exists(dev.pwm_rel)
-            else None
-        )
-        self._duties = CoolingDuties(levels) if pwm is not None and levels is not None else None
+        # without readable levels only the held-state rule judges (hw/fanlevels.py, session 23c)
+        pwm = dev.pwm_rel if judged and dev.pwm_rel is not None and tree.exists(dev.pwm_rel) else None
+        self._duties = CoolingDuties(levels) if pwm is not None else None
+        self._told: tuple[int, ...] = ()  # the confirmed duties last recorded (on_wrote)
         tree.keep_open(self._rel, ActuatorError)  # read back every tick
         if pwm is not None:  # one pread more per look
             with contextlib.suppress(ActuatorError):  # unopenable: read afresh each time
@@ -402,9 +413,14 @@ class HwFan:
             duty = self.io.read_int(self.dev.pwm_rel)
         except ActuatorError:  # a failed read says nothing about another writer
             return
-        want = self._duties.stray(state, duty)
+        want = self._duties.stray(state, duty, self._clock())
         if want:
             self._leave(self.dev.pwm_rel, duty, want)
+            return
+        seen = self._duties.confirmed_duties()
+        if seen != self._told and self.on_wrote is not None:  # a restore after kill -9 judges by them
+            self._told = seen
+            self.on_wrote(self.dev.pwm_rel, seen)
 
     def _leave(self, rel: str, raw: int, want: str) -> None:
         """Leave the whole fan to another writer: said once, nothing of it put back."""
@@ -423,7 +439,8 @@ class HwFan:
         if self._watched:
             for rel, _ in list(self.originals):
                 self._look(rel)
-        if self._duties is not None and not self.left:
+        # the duty: unless this instant's look judged it already (the tick's read of the level)
+        if self._duties is not None and not self.left and self._level_t != self._clock():
             with contextlib.suppress(ActuatorError):
                 self._judge_duty(self.io.read_int(self._rel))
 
@@ -519,7 +536,7 @@ def fan_data(tree: SysfsTree) -> dict[str, object] | None:
         "rivals": running_rivals(tree),
         "problem": fan_problem(tree, dev) or None,
         "twins": [f"{tree.show(rel)} ({chip})" for rel, chip in dev.twins],
-        "agents": jtop_fan_notes(tree) if dev.l4t_rel is not None else [],
+        "agents": jtop_fan_notes(tree) if dev.l4t_rel is not None else nvfan_notes(tree),
     }
 
 

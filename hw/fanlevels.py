@@ -26,9 +26,27 @@ Both ways the lead named, each for what the other lacks:
 A look at a confirmed state reading another duty is another writer, except the duty of the last
 confirmed look (the driver not yet caught up with a state change: a late driver, by any number of
 looks, keeps the previous state's duty; no real pwm-fan writer leaves it there at another state,
-since a ``pwm1`` write moves the state with it).  Missed: a ``pwm1`` write landing on a state no
-look confirmed yet, or of exactly a state's level, or of the previous level (docs/hardware.md,
-Session 22a).
+since a ``pwm1`` write moves the state with it).  Missed by that rule (Session 22a): a ``pwm1`` write
+landing on a state no look confirmed yet, or of exactly a state's level, or of the previous level.
+
+Session 23c adds the two cases that are certain without a confirmed state (docs/hardware.md):
+
+* **pwm1 moved while cur_state did not.**  The driver writes ``pwm1`` only in
+  ``pwm_fan_set_cur_state``, and only when the state changes (``state == ctx->pwm_fan_state``
+  returns early), so between two looks reading the same state the driver moves ``pwm1`` at most
+  once: a late driver catching up with the state change before those looks.  A second move at
+  a held state (or a first one after the driver's move was seen with the state change) is
+  another writer's, whatever the table says; this needs no ``cooling-levels`` at all.  (A
+  step_wise round trip s -> t -> s between two looks puts back the driver's duty of s: it can
+  only undo a move, so a second move still means somebody wrote ``pwm1`` at some point.)
+* **a duty no state has, once the table is proven.**  When looks confirmed two states of
+  distinct non-zero duties, the device tree's table is the one the driver read at probe (a
+  table of another build matches at 0, rarely at two duties); the driver then only ever writes
+  one of its levels, so a ``pwm1`` reading none of them, at any state, is another writer's.
+
+Still indistinguishable (Left): a ``pwm1`` write of exactly a state's level moves the state
+there (``pwm_fan_update_state``), which is what the driver shows after step_wise set that
+state; nothing in sysfs tells the two apart.
 """
 
 from __future__ import annotations
@@ -40,6 +58,9 @@ from thermogov.interfaces import SensorError
 
 PWM_MAX = 255
 CELL = 4  # a device-tree u32 cell, big-endian
+# A state held this long has its duty: mainline pwm-fan writes it inside the state write, the
+# emulator's driver 20 ms later; 5 s leaves a loaded CI machine's starved emulator room.
+SETTLE_S = 5.0
 NODE_LINKS = ("of_node", "device/of_node")
 PROPERTY = "cooling-levels"
 
@@ -65,16 +86,50 @@ def cooling_levels(tree: SysfsTree, hwmon_rel: str | None, max_state: int | None
 
 
 class CoolingDuties:
-    """The per-look rule of the module doc: :meth:`stray` says why ``pwm1`` is another writer's."""
+    """The per-look rules of the module doc: :meth:`stray` says why ``pwm1`` is another writer's.
 
-    def __init__(self, levels: tuple[int, ...]) -> None:
-        self.levels = levels
+    ``levels`` None: no readable ``cooling-levels``; only the held-state rule judges then."""
+
+    def __init__(self, levels: tuple[int, ...] | None) -> None:
+        self.levels = levels or ()
         self.confirmed: set[int] = set()  # states a look saw the driver keep their level at
         self._agreed: int | None = None  # the duty of the last confirming look
+        self._last: tuple[int, int] | None = None  # (state, duty) of the last look
+        self._settled = False  # the driver's one move of pwm1 at the held state is spent
+        self._since: float | None = None  # the clock of the first look at the held state
 
-    def stray(self, state: int, duty: int) -> str:
+    def stray(self, state: int, duty: int, now: float | None = None) -> str:
         """Empty when ``duty`` at ``state`` is the driver's (or cannot be judged), else the
-        expected duty, for the line that leaves the fan."""
+        expected duty and why, for the line that leaves the fan.  ``now``: the look's clock
+        (seconds), which lets a state held :data:`SETTLE_S` settle; None: moves alone settle."""
+        moved = self._moved_again(state, duty, now)
+        by_table = self._by_levels(state, duty)
+        self._last = (state, duty)
+        return by_table or moved
+
+    def confirmed_duties(self) -> tuple[int, ...]:
+        """The duties the driver was seen keeping (a restore after ``kill -9`` judges by them)."""
+        return tuple(sorted({self.levels[k] for k in self.confirmed}))
+
+    def _moved_again(self, state: int, duty: int, now: float | None) -> str:
+        last = self._last
+        if last is None or state != last[0]:  # a new state (or the first look)
+            self._since = now
+            # pwm1 moving with the state spends the driver's move (the first look: it may be due)
+            self._settled = last is not None and duty != last[1]
+            return ""
+        if duty == last[1]:
+            return ""
+        held = now is not None and self._since is not None and now - self._since >= SETTLE_S
+        if not self._settled and not held:  # the late driver's one move at the held state
+            self._settled = True
+            return ""
+        return (
+            f"{last[1]}, which it read a look before at the same cur_state {state} (pwm-fan writes "
+            "pwm1 only when the state changes, pwm_fan_set_cur_state, and it did not)"
+        )
+
+    def _by_levels(self, state: int, duty: int) -> str:
         if not 0 <= state < len(self.levels):
             return ""
         level = self.levels[state]
@@ -82,6 +137,16 @@ class CoolingDuties:
             self.confirmed.add(state)
             self._agreed = duty
             return ""
-        if state not in self.confirmed or duty == self._agreed:
-            return ""
-        return f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}"
+        if state in self.confirmed and duty != self._agreed:
+            return f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}"
+        if proven(self.levels, self.confirmed_duties()) and duty not in self.levels:
+            return (
+                f"{level} nor any duty of the device tree's {PROPERTY} "
+                f"({'/'.join(map(str, self.levels))}, which the driver was seen keeping)"
+            )
+        return ""
+
+
+def proven(levels: tuple[int, ...], confirmed: tuple[int, ...]) -> bool:
+    """The table is the driver's: looks confirmed two of its distinct non-zero duties."""
+    return len({d for d in confirmed if d > 0 and d in levels}) >= 2

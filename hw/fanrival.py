@@ -11,8 +11,9 @@ as it reads and says so (the duty and the mode are one choice: the daemon's rule
 The rule is the daemon's (session 21d made it one for the L4T fan and a hwmon ``pwm1`` fan): a
 journal whose speed is ``target_pwm`` or ``pwm1`` is judged; one governed through a cooling
 device's ``cur_state`` is put back as before (step_wise moves that state too, and the daemon
-judges it by the duties of its device tree, which a restore after a ``kill -9`` does not
-confirm: hw/fanlevels.py).
+judges it by the duties of its device tree, hw/fanlevels.py).  Session 23c: the run records
+the duties its looks confirmed (``f`` line of the hwmon's ``pwm1``), and a restore after a
+``kill -9`` judges ``pwm1`` by them as the daemon does at a clean exit (:func:`_cooling_device`).
 
 Session 22a, two of 21f's leftovers:
 
@@ -41,12 +42,14 @@ from __future__ import annotations
 
 import contextlib
 
+from thermogov.hw.fanlevels import cooling_levels, proven
 from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, TARGET, clamped_to_cap
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
 SPEEDS = (TARGET, "pwm1")  # the judged fans' speed attributes (hw/fan.py)
 MODES = (CONTROL, "pwm1_enable")  # and who drives that speed
+STATE = "cur_state"  # a cooling-device fan's speed: judged by its pwm1 (session 23c)
 
 
 def _name(rel: str) -> str:
@@ -62,6 +65,39 @@ def _clamped(tree: SysfsTree, rel: str, raw: int, want: tuple[int, ...]) -> bool
     except SensorError:
         return False
     return clamped_to_cap(raw, want, cap)
+
+
+def _cooling_device(
+    tree: SysfsTree, attrs: list[tuple[str, int]], state_rel: str, ours: dict[str, tuple[int, ...]]
+) -> tuple[list[tuple[str, int]], str]:
+    """A fan governed through its cooling device's ``cur_state``, judged as the daemon judges it
+    at a clean exit (session 23c): ``pwm1`` other than the device tree's duty of the state it
+    reads, where the run saw the driver keep that duty, or no duty of a table the run proved, is
+    another writer's and the fan is left; otherwise the found state is put back (step_wise moves
+    the state too, so the state itself says nothing)."""
+    pwm = next((rel for rel in ours if _name(rel) == "pwm1"), None)
+    if pwm is None:  # the run confirmed no duty (or kept no record of them): as before
+        return attrs, ""
+    seen = ours[pwm]
+    try:
+        top = tree.read_int(f"{state_rel.rstrip('/').rsplit('/', 1)[0]}/max_state")
+        levels = cooling_levels(tree, pwm.rsplit("/", 1)[0], top)
+        state, duty = tree.read_int(state_rel), tree.read_int(pwm)
+    except SensorError:  # a failed read says nothing about another writer
+        return attrs, ""
+    if levels is None or not 0 <= state < len(levels) or duty == levels[state]:
+        return attrs, ""
+    if levels[state] in seen:
+        want = f"{levels[state]}, the duty of cur_state {state} in the device tree's cooling-levels"
+    elif proven(levels, seen) and duty not in levels:
+        want = f"any duty of the device tree's cooling-levels ({'/'.join(map(str, levels))})"
+    else:
+        return attrs, ""
+    return [], (
+        f"fan: {tree.show(pwm)} reads {duty} at cur_state {state}, not {want}, which thermogov's run "
+        "saw the driver keep: another writer drives the fan (jtop, fancontrol, a user); left as that "
+        "writer set it"
+    )
 
 
 def _unrecorded(
@@ -122,6 +158,8 @@ def fan_rival(
     names = {_name(rel): rel for rel, _ in attrs}
     speed = next((names[n] for n in SPEEDS if n in names), None)
     if speed is None:
+        if STATE in names and ours:
+            return _cooling_device(tree, attrs, names[STATE], ours)
         return attrs, ""
     mode = next((names[n] for n in MODES if n in names), None)
     if ours is None:

@@ -126,10 +126,11 @@ def _setting(
             out[paths[a]] = int(value) if numeric else value
 
 
-def read_conf_text(tree: SysfsTree) -> str:
-    """The configuration's text through the tree root, or :class:`ConfError` saying why not."""
+def read_conf_text(tree: SysfsTree, rel: str = CONF_REL) -> str:
+    """The configuration's text through the tree root, or :class:`ConfError` saying why not
+    (``rel``: another NVIDIA daemon's configuration read the same way, hw/nvfanconf.py)."""
     try:
-        real = tree.resolve(CONF_REL)
+        real = tree.resolve(rel)
         if not stat.S_ISREG(os.stat(real).st_mode):
             raise ConfError("not a regular file")
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
