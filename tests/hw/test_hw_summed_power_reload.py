@@ -88,7 +88,7 @@ def _run(
 def test_a_budget_set_by_sighup_is_handed_a_sum_read_at_its_first_tick(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rows, handed, _reads = _run(tmp_path, monkeypatch, {}, BUDGET)
+    rows, handed, reads = _run(tmp_path, monkeypatch, {}, BUDGET)
     (reloaded,) = [r for r in rows if "reload" in r["event"].split()]
     t_reload = float(reloaded["t_s"])
     assert CHANGE_S < t_reload < 11.0  # between two of the once-a-second reads
@@ -99,6 +99,8 @@ def test_a_budget_set_by_sighup_is_handed_a_sum_read_at_its_first_tick(
     assert first_w == pytest.approx(SUM_W + 19.98, abs=1e-3)
     assert float(reloaded["power_w"]) == pytest.approx(SUM_W + 19.98, abs=1e-3)
     assert all(w == pytest.approx(SUM_W + 19.98, abs=1e-3) for _t, w in handed)
+    assert len([t for t in reads if 1.0 <= t < 10.0]) <= 10  # once a second before
+    assert len([t for t in reads if t_reload - 0.01 < t <= 20.0]) >= len(handed) >= 90  # every tick after
 
 
 def test_a_budget_lifted_by_sighup_goes_back_to_one_read_a_second(
