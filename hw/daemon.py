@@ -871,8 +871,9 @@ class Runner:
                         elif dropped:
                             dropped.discard(name)
                     continue
-                telemetry.new_tick()
+                # The reload first: one that sets a budget has this tick's sum read, not held.
                 reload_event = self._reload(gov) if stop.reload_requested else ""
+                telemetry.new_tick()
                 rec = self.throttle.annotate(gov.tick(now))
                 if now >= watch.ready_s:
                     changed = watch.check(now)
