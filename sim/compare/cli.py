@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import check_out_dir, check_path_text, list_option
+from thermogov.cliopts import check_out_dir, check_path_text, config_b_option, list_option, load_config_b
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.sim.compare import configb
@@ -187,11 +187,8 @@ Example:
     type=click.FloatRange(0.0, 3_600_000.0),
     help="Longest a request waits for its batch to fill, ms (with --batching).",
 )
-@click.option(
-    "--config-b",
-    "config_b_path",
-    type=click.Path(dir_okay=False),
-    help="Also run every policy under this second config's governor sections (same worlds and "
+@config_b_option(
+    "Also run every policy under this second config's governor sections (same worlds and "
     "seeds, paired) and print A - B per policy with its 95 % interval over the seeds.",
 )
 @_common
@@ -227,7 +224,7 @@ def compare_command(
     modes = check_modes(list(batching))
     if not modes:
         _only_with_batching(batch_size=batch_size, max_wait_ms=max_wait_ms)
-    base_b = configb.load_config_b(config_b_path) if config_b_path is not None else None
+    base_b = load_config_b(config_b_path) if config_b_path is not None else None
     configs, configs_b, worlds = [], [], {}
     for n in names:
         for s in seed_list:

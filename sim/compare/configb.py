@@ -24,20 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from thermogov.config import Config, load_config
+from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.sim.compare.compare import RunRow
 from thermogov.sim.compare.seedset import Spread
 
 DEFAULTS_TAG = "defaults"
-
-
-def load_config_b(path: str) -> Config:
-    """``--config-b``'s file; its errors (missing, not TOML, NaN, unknown key) name the option too."""
-    try:
-        return load_config(path)
-    except ConfigError as e:
-        raise ConfigError(f"--config-b: {e}") from e
 
 
 def tags(config_a: Config, config_b: Config) -> tuple[str, str]:
@@ -153,7 +145,7 @@ def format_paired(pairs: Sequence[Paired], tag_a: str, tag_b: str) -> str:
     lines = [
         "",
         f"paired A - B sustained inf/s (A: {tag_a}, B: {tag_b}; same worlds and seeds): "
-        "mean ±95% t half-width [min..max] over the seeds"
+        "mean ±95% t half-width [min..max] over the seeds",
     ]
     for p in pairs:
         pct = "" if p.diff_pct is None else f" ({p.diff_pct:+.2f} %)"
@@ -170,7 +162,6 @@ __all__ = [
     "check_same_world",
     "format_paired",
     "interleave",
-    "load_config_b",
     "paired",
     "tagged",
     "tags",
