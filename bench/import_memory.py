@@ -143,7 +143,7 @@ def identity_digests(sizes: list[float]) -> dict[str, str]:
     for path in _log_files():
         try:
             log = parse_log(path)
-            text = repr((log.samples, log.skipped_lines, log.notes))
+            text = repr((tuple(log.samples), log.skipped_lines, log.notes))
         except (LogFormatError, ValueError) as e:
             text = f"error: {e}"
         out[path.name] = _digest(text)

@@ -36,7 +36,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -75,7 +75,15 @@ from thermogov.hw.jtopfan import jtop_fan_notes
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.lateclusters import LateClusters, offline_note
 from thermogov.hw.latedevfreq import LateDevfreq, absent_note
-from thermogov.hw.latezones import WAITED_KINDS, EasedFusion, LateZones, WaitingSource, ramp_s
+from thermogov.hw.latezones import (
+    MAX_LOOK_S,
+    PROMPT_S,
+    WAITED_KINDS,
+    EasedFusion,
+    LateZones,
+    WaitingSource,
+    ramp_s,
+)
 from thermogov.hw.limits import DryRunIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.mapping import (
@@ -306,6 +314,11 @@ def names_of(specs: tuple[SensorSpec, ...]) -> set[str]:
     return {s.name for s in specs}
 
 
+def bound_names(bmap: BoardMap) -> set[str]:
+    """The sensors bound at start (the others, if the profile names them, are waited for)."""
+    return {b.sensor.name for b in bmap.sensors}
+
+
 def governed_names(bmap: BoardMap) -> set[str]:
     return {b.domain.name for b in governed_bindings(bmap)}
 
@@ -376,7 +389,9 @@ def policy_context(prep: Prepared) -> PolicyContext:
             for b in governed_bindings(prep.bmap)
         },
         control_period_s=prep.config.governor.control_period_ms / 1000.0,
-        sensor_names=tuple(s.name for s in prep.specs),
+        # Only the sensors the board has now: one waited for (hw/latezones.py) is not counted in
+        # a policy's margins, weights or fastest period (stepped) while it may never appear.
+        sensor_names=tuple(s.name for s in prep.specs if s.name in bound_names(prep.bmap)),
         extra={"backend": "hw"},
     )
 
@@ -577,9 +592,12 @@ class Runner:
                     self.log(f"warning: domain {name} is not governed ({why}); governing the others")
             specified = names_of(prep.specs)  # once, not per missing sensor
             for name, why in prep.bmap.missing_sensors.items():
-                if name in specified:
+                # A battery waited for is not warned of at each start (session 23b): a mains board
+                # with a profile naming a pack is the common case; doctor and status say it.
+                if name in specified and prep.board.sensor(name).kind != "battery":
                     self.log(
                         f"warning: sensor {name} is not there yet ({why}); fused without it, looked for once a second"
+                        f", after {PROMPT_S:g} s at least every {MAX_LOOK_S:g} s"
                     )
             for b in prep.bmap.domains:
                 for why in b.skipped:
@@ -738,6 +756,8 @@ class Runner:
                 fan=fan_ctl,
             )
             self.late_zones = self._ease(prep, gov)
+            if self.publisher is not None:
+                self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             if idle is not None and isinstance(idle.io, DryRunIO):
                 dry_ios.append(idle.io)
@@ -819,6 +839,8 @@ class Runner:
         late = self.late_zones
         assert watch is not None and late is not None
         skip = late.skip  # sensors waited for: not sampled
+        dropped: set[str] = set()  # sensors whose last read failed (their file still there or not)
+        columns = {s.name: i for i, s in enumerate(prep.specs)}  # the governor's readings order
         assert publisher is not None and reloader is not None  # made in run()
         started = False
         stopped = stop.event.is_set  # looked at when the loop does not wait (see StopFlag.wait)
@@ -843,7 +865,10 @@ class Runner:
             for name in due:
                 if name != CONTROL:
                     if not skip or name not in skip:
-                        gov.sample(name, now)
+                        if gov.sample(name, now) is None:
+                            dropped.add(name)  # a dropout: its column empty until it reads again
+                        elif dropped:
+                            dropped.discard(name)
                     continue
                 telemetry.new_tick()
                 reload_event = self._reload(gov) if stop.reload_requested else ""
@@ -852,6 +877,8 @@ class Runner:
                     changed = watch.check(now)
                     if changed:
                         rec = with_events(rec, changed)
+                if dropped:
+                    rec = blanked(rec, columns, dropped)
                 zones = late.look(now, gov.fusion)
                 if zones:
                     rec = with_events(emptied(rec, gov, late.left_now), zones)
@@ -970,9 +997,17 @@ def emptied(rec: TickRecord, gov: Governor, gone: list[str]) -> TickRecord:
     values of them forgotten: a gone sensor's column is empty as while it waited at start."""
     if not gone:
         return rec
+    return blanked(rec, {name: gov.forget(name) for name in gone}, gone)
+
+
+def blanked(rec: TickRecord, columns: Mapping[str, int], names: Iterable[str]) -> TickRecord:
+    """The record with the named sensors' trace columns empty (session 23b: a dropout, its read
+    failing with the file still there, shows no value rather than its last one).  Only the
+    record: the governor still hands the policy the last good value and the fusion's rules
+    (stale window, eased fusion) are unchanged, as in the simulator."""
     readings = list(rec.readings_c)
-    for name in gone:
-        readings[gov.forget(name)] = None
+    for name in names:
+        readings[columns[name]] = None
     replace = getattr(rec, "_replace", None)  # as with_events: a NamedTuple (or a dataclass)
     if replace is not None:
         return replace(readings_c=tuple(readings))

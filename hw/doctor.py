@@ -16,6 +16,7 @@ from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
+from thermogov.hw.latezones import WAITED_KINDS, looked_for, waiting_line
 from thermogov.hw.limits import check_limits_in_force
 from thermogov.hw.mapping import (
     BoardMap,
@@ -134,13 +135,26 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
     return out
 
 
+def _waited(bmap: BoardMap, config: Config) -> set[str]:
+    """The sensors `run` would wait for (hw/latezones.py): missing now, of a kind it looks for
+    again, and fused by the config (a bad ``[sensors]`` table is reported elsewhere: all then)."""
+    try:
+        fused = {s.name for s in config.sensor_specs(bmap.board)}
+    except ConfigError:
+        fused = {s.name for s in bmap.board.sensors}
+    return {n for n in bmap.missing_sensors if n in fused and bmap.board.sensor(n).kind in WAITED_KINDS}
+
+
 def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Inventory) -> list[str]:
     out = [f"mapping of profile {bmap.board.name}:"]
     bound = {b.sensor.name: b for b in bmap.sensors}
+    waited = _waited(bmap, config)
     for s in bmap.board.sensors:
         b = bound.get(s.name)
         if b is None:
             out.append(f"  sensor {s.name:<8} MISSING: {bmap.missing_sensors[s.name]}")
+            if s.name in waited:
+                out.append(f"    {waiting_line(s)}: `thermogov run` fuses it once it appears")
         else:
             note = "  (found on the board; not in the profile)" if s.name in bmap.found_sensors else ""
             now = _live(lambda b=b: f"{binding_celsius(tree, b):.1f} °C")
@@ -259,11 +273,16 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
         return _value(lambda: round(to_celsius(tree.read_int(rel), divisor, tree.show(rel)), 3))
 
     bound = {b.sensor.name: b for b in bmap.sensors}
+    waited = _waited(bmap, config)
     sensors: list[dict[str, object]] = []
     for s in bmap.board.sensors:
         b = bound.get(s.name)
         sensors.append(
-            {"name": s.name, "missing": bmap.missing_sensors[s.name]}
+            {
+                "name": s.name,
+                "missing": bmap.missing_sensors[s.name],
+                **({"waiting_for": looked_for(s)} if s.name in waited else {}),
+            }
             if b is None
             else {
                 "name": s.name,

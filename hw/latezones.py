@@ -34,7 +34,7 @@ Two parts, each with one job:
 
 * :class:`LateZones` keeps each thermal-zone or hwmon sensor the profile names that is absent at
   start as *waiting* (its trace column empty, not sampled), and looks for it on the tick once a
-  second: one ``getdents`` of its class folder; the folder's zones or chips are read again only
+  second, backed off after its first half minute (below): one ``getdents`` of its class folder; the folder's zones or chips are read again only
   when that listing changed, and a found file that did not read plausibly is read once a look.
   A sensor joins when its file reads a believable temperature (:class:`TempFileSensor`'s rules:
   not EIO, not text, not -256 °C, inside -40..150 °C); then its source is handed to the governor
@@ -44,8 +44,23 @@ Two parts, each with one job:
   time; stderr says a sensor's first change at once and then at most one line a minute
   (:class:`ChangeLines`), so a zone coming and going every second does not fill the journal.
 
-Battery sensors are not waited for (a pack that is not there at start is the common case, and a
-power_supply is already found or not by discovery; a battery that fails mid-run eases out as any).
+Session 23b: a battery the *profile* names (``kind = "battery"``, the Orin Nano's pack) is waited
+for as the zones are: before, one whose ``power_supply`` was not there at start (a pack plugged in
+after boot, a fuel gauge whose driver probes late) was dropped for the whole run, a sensor the
+config fuses silently never fused.  A battery the profile does not name is only fused when
+discovery finds one at start (:func:`thermogov.hw.mapping.with_found_battery`): most boards never
+have one (a mains devkit, a USB power bank, which is not a ``Battery`` supply), and waiting for it
+would give every such run an empty column and a look for the whole run.
+
+Looks back off (session 23b): a sensor is looked for once a second for its first
+:data:`PROMPT_S` of waiting (a GPU zone at nvgpu's probe, a slow boot), then the wait between
+looks doubles to :data:`MAX_LOOK_S` while its class folder's listing stays the same; any change
+of that listing (a new zone, chip or supply) brings it back to once a second.  Why a minute is
+safe: a waiting sensor is not in the fused value however often it is looked for, the governor
+governs on the sensors there (each with its own hard limit, the failsafe when none reads), and
+the kernel's own trips on a zone act from its registration, not from thermogov's look; the look
+only decides how soon after appearing a sensor starts easing in (over at least
+:data:`MIN_RAMP_S`), at most a minute later than at once a second.
 """
 
 from __future__ import annotations
@@ -57,17 +72,45 @@ from typing import NoReturn
 from thermogov.board import SensorProfile
 from thermogov.fusion import Fusion, FusionResult, SensorSpec
 from thermogov.hw.devices import open_sensor
-from thermogov.hw.discovery import HWMON, THERMAL, Hwmon, Inventory, _hwmons, _zones
+from thermogov.hw.discovery import (
+    HWMON,
+    POWER_SUPPLY,
+    THERMAL,
+    Hwmon,
+    Inventory,
+    Supply,
+    _hwmons,
+    _supplies,
+    _zones,
+)
 from thermogov.hw.mapping import SensorBinding, _bind_sensor
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError, SensorSource
 
 MIN_RAMP_S = 10.0  # the shortest ease in or out: 10 control periods of 1 s trend windows
 LOOK_PERIOD_S = 1.0  # how often waiting sensors are looked for and failing ones judged gone
+PROMPT_S = 30.0  # a sensor waiting for less than this is looked for every LOOK_PERIOD_S
+MAX_LOOK_S = 60.0  # then the wait between its looks doubles up to this (module doc: why safe)
 QUIET_S = 60.0  # after a sensor's join/leave line on stderr, the next one at most this much later
-WAITED_KINDS = ("thermal_zone", "hwmon")
+WAITED_KINDS = ("thermal_zone", "hwmon", "battery")
+_FOLDERS = {"thermal_zone": THERMAL, "hwmon": HWMON, "battery": POWER_SUPPLY}
 
 _new_result = tuple.__new__
+
+
+def looked_for(profile: SensorProfile) -> str:
+    """What a waiting sensor is looked for as, for ``doctor`` and ``status``: ``waiting for gpu (...)``."""
+    names = "/".join(profile.sysfs_names)
+    if profile.kind == "thermal_zone":
+        return f"a thermal zone of type {names or profile.name} in /{THERMAL}"
+    if profile.kind == "hwmon":
+        return f"an hwmon chip named {names or '?'} with a temp*_input in /{HWMON}"
+    named = f" named {names}" if names else ""
+    return f"a power_supply of type Battery{named} with a temp attribute in /{POWER_SUPPLY}"
+
+
+def waiting_line(profile: SensorProfile) -> str:
+    return f"waiting for {profile.name} ({looked_for(profile)})"
 
 
 def ramp_s(profile: SensorProfile) -> float:
@@ -94,13 +137,14 @@ class EasedFusion(Fusion):
         self._has_off_die = any(not s.on_die for s in self.specs)
         self._full = len(self.specs)
         self._steady = not waiting
+        self._never = set(waiting)  # waited for and never read: not in the fusion at all
         self._t: float | None = None
 
     def fuse(self, now_s: float) -> FusionResult:
         fr = super().fuse(now_s)
         dt = 0.0 if self._t is None else max(now_s - self._t, 0.0)
         self._t = now_s
-        if self._steady and len(fr.used) == self._full:
+        if self._steady and len(fr.used) == self._full - len(self._never):
             return fr
         return self._eased(now_s, dt, fr)
 
@@ -120,9 +164,9 @@ class EasedFusion(Fusion):
                 g = share[name] = min(1.0, share[name] + dt * self._rate[name])
             else:
                 g = share[name] = max(0.0, share[name] - dt * self._rate[name])
-            if g < 1.0:
-                steady = False
             r = self._latest[name]
+            if g < 1.0 and (r is not None or name not in self._never):
+                steady = False
             if r is not None and name in fresh and (g >= 1.0 or name not in self._late):
                 num_b += s.weight * r.value_c  # the floor: counted in full as before session 22
                 den_b += s.weight
@@ -135,7 +179,11 @@ class EasedFusion(Fusion):
             else:
                 num_h += s.weight * g * r.value_c
                 den_h += s.weight * g
-        self._steady = steady and len(fresh) == self._full
+        if self._never:
+            self._never.difference_update([n for n in self._never if self._latest[n] is not None])
+        # Steady (the base result as it is, one comparison a tick) also while a sensor waited for
+        # has never read: a battery or zone that never appears costs no eased fusion (23b).
+        self._steady = steady and len(fresh) == self._full - len(self._never)
         if fr.fused_c is None or den_f <= 0.0:
             return fr  # unknown stays unknown (failsafe); no eased fresh weight: the base value
         if self._has_off_die and not die_full:
@@ -155,6 +203,9 @@ class _Waiting:
     seen: tuple[str, ...] | None = None  # the class folder's listing at the last scan
     found: SensorBinding | None = None  # bound at the last scan but not yet reading plausibly
     said: str = ""  # the last reason said for a found file not joining
+    since: float | None = None  # when it began waiting (its first look)
+    every_s: float = LOOK_PERIOD_S  # the wait between its looks (module doc: backed off)
+    next_s: float = 0.0  # its next look
 
 
 class LateZones:
@@ -192,6 +243,10 @@ class LateZones:
     @property
     def waiting(self) -> tuple[str, ...]:
         return tuple(self._waiting)
+
+    def waiting_for(self) -> dict[str, str]:
+        """Each sensor waited for now and what it is looked for as (published for ``status``)."""
+        return {name: looked_for(w.profile) for name, w in self._waiting.items()}
 
     def look(self, now_s: float, fusion: Fusion) -> list[str]:
         """At most once a second: sensors gone, then sensors found. Trace tags of both."""
@@ -233,7 +288,7 @@ class LateZones:
             self.left_now.append(name)
             self._left_at[name] = now_s
             what = f"{self._tree.show(b.rel)} went away ({b.source}); it eases out of the fused temperature"
-            events.append(self._said(name, "left", f"{what} and is looked for once a second", now_s))
+            events.append(self._said(name, "left", f"{what} and is looked for again", now_s))
         return events
 
     def _said(self, name: str, tag: str, what: str, now_s: float) -> str:
@@ -252,10 +307,14 @@ class LateZones:
         events = []
         listings: dict[str, tuple[str, ...]] = {}
         for name, w in list(self._waiting.items()):
+            if now_s < w.next_s:
+                continue
             listing = self._listing(w.profile, listings)
-            if listing != w.seen:
+            moved = listing != w.seen
+            if moved:
                 w.seen = listing
                 w.found = self._scan(w.profile)
+            self._next(w, now_s, prompt=moved or w.found is not None)
             if w.found is None:
                 continue
             source = open_sensor(self._tree, w.found, self._clock)
@@ -277,9 +336,21 @@ class LateZones:
             events.append(self._said(name, "joined", what, now_s))
         return events
 
+    @staticmethod
+    def _next(w: _Waiting, now_s: float, prompt: bool) -> None:
+        """When to look for ``w`` again: at once a second while it is new or its folder moves, then
+        backed off by doubling to :data:`MAX_LOOK_S` (module doc)."""
+        if w.since is None:
+            w.since = now_s
+        if prompt or now_s - w.since < PROMPT_S:
+            w.every_s = LOOK_PERIOD_S
+        else:
+            w.every_s = min(w.every_s * 2.0, MAX_LOOK_S)
+        w.next_s = now_s + w.every_s - 1e-9
+
     def _listing(self, profile: SensorProfile, looked: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
         """The sensor's class folder's entries, listed once per look (``looked``)."""
-        folder = THERMAL if profile.kind == "thermal_zone" else HWMON
+        folder = _FOLDERS[profile.kind]
         if folder not in looked:
             looked[folder] = tuple(self._tree.listdir(folder))
         return looked[folder]
@@ -291,7 +362,10 @@ class LateZones:
         hwmons: tuple[Hwmon, ...] = (
             tuple(_hwmons(self._tree, problems, [])) if profile.kind == "hwmon" else ()
         )
-        inv = Inventory("", (), zones, hwmons, (), (), (), tuple(problems))
+        supplies: tuple[Supply, ...] = (
+            tuple(_supplies(self._tree, problems)) if profile.kind == "battery" else ()
+        )
+        inv = Inventory("", (), zones, hwmons, supplies, (), (), tuple(problems))
         b = _bind_sensor(profile, inv)
         return None if isinstance(b, str) else b
 

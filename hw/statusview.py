@@ -39,6 +39,10 @@ def summary_lines(s: State, stale: str | None) -> list[str]:
     lines = [f"STALE: {stale}" if stale else "governing", head]
     sensors = ", ".join(f"{n} {_c(v)}" for n, v in s.sensors_c.items())
     lines.append(f"temperature: fused {_c(s.fused_c)}; {sensors}")
+    # A daemon before session 23b publishes no "waiting": nothing to show then.
+    waiting = s.raw.get("temperature_c", {}).get("waiting") or {}
+    if isinstance(waiting, dict):
+        lines.extend(f"waiting for {n} ({what})" for n, what in waiting.items())
     for name, cap in s.caps_hz.items():
         lines.append(f"domain {name}: cap {_mhz(cap)}, running {_mhz(s.freqs_hz.get(name))}")
     if s.mode is not None or s.load_level is not None:

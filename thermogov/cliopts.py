@@ -9,8 +9,10 @@ board daemon's commands may use this module.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -56,6 +58,32 @@ def is_board_path(value: str) -> bool:
     return value.endswith(".toml") or os.sep in value or "/" in value or Path(value).exists()
 
 
+def not_a_file(path: Path) -> str:
+    """Why ``path`` is no regular file to read from, "" when it is one (or names nothing).
+
+    Told apart by ``stat`` itself, not ``Path.is_file``: that answers False alike for a path that
+    does not exist, a named pipe (``mkfifo``), a device and a symbolic-link loop, and each of
+    those was reported as "no such file" (session 23).  A path that does not exist answers ""
+    too: the caller says "no such file"."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        if e.errno == errno.ENOENT:
+            return "" if not path.is_symlink() else "is a symbolic link to no file"
+        if e.errno == errno.ELOOP:
+            return "is a symbolic-link loop"
+        return f"cannot be read ({e.strerror or type(e).__name__})"
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISDIR(mode):
+        return "is a folder"
+    if stat.S_ISFIFO(mode):  # the shell's <(...) too: a profile or a log is read more than once
+        if str(path).startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
+            return "is a pipe, not a regular file"
+        return "is a named pipe, not a regular file"
+    return "is a device or socket, not a regular file"
+
+
 def load_board_option(value: str, field: str = "--board") -> Any:
     """The profile ``--board`` names (built-in or file); bad input -> ConfigError naming ``field``."""
     from thermogov.board import builtin_board_names, load_board, load_board_file
@@ -68,16 +96,18 @@ def load_board_option(value: str, field: str = "--board") -> Any:
             f"{field}: unknown board {value!r}; choose one of {names} or give a board TOML file"
         )
     path = Path(value)
-    if path.is_dir():
-        raise ConfigError(f"{field}: {value} is a folder; give a board TOML file or one of {names}")
-    if not path.is_file():
-        raise ConfigError(f"{field}: no such file {value}; give a board TOML file or one of {names}")
+    shown = value if value.isprintable() else repr(value)  # a newline in a name stays one line
+    not_file = not_a_file(path)
+    if not_file:
+        raise ConfigError(f"{field}: {shown} {not_file}; give a board TOML file or one of {names}")
+    if not path.exists():
+        raise ConfigError(f"{field}: no such file {shown}; give a board TOML file or one of {names}")
     try:
         return load_board_file(path)
     except ConfigError as e:
         why = str(e).removeprefix(f"{path}: ").removesuffix("; fix the syntax")
         raise ConfigError(
-            f"{field}: {value} is not a board profile TOML ({why}); give a profile such as "
+            f"{field}: {shown} is not a board profile TOML ({why}); give a profile such as "
             "`thermogov calibrate` writes, or a built-in name"
         ) from e
 

@@ -57,6 +57,7 @@ def build_state(
     mode: str | None = None,
     load_level: str | None = None,
     throttle: Mapping[str, int] | None = None,
+    waiting: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The state document for the latest tick; the optional sections default to "not known"."""
     return {
@@ -73,6 +74,9 @@ def build_state(
             "fused": _num(tick.fused_c),
             "sensors": {n: _num(v) for n, v in zip(sensor_names, tick.readings_c, strict=True)},
             "used": tick.sensors_used,
+            # Sensors the config fuses that the board does not have yet, each with what is
+            # looked for (hw/latezones.py, session 23b); {} when none waits.
+            "waiting": dict(waiting) if waiting else {},
         },
         "domains": {
             n: {"cap_hz": cap, "frequency_hz": f}

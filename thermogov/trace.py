@@ -405,7 +405,10 @@ def is_thermogov_csv(text: str) -> bool:
 def csv_columns(text: str, path: Path | str) -> dict[str, list[Any]]:
     """:func:`read_csv_columns` of text already read (a decompressed trace); ``path`` names it."""
     text = text.removeprefix("\ufeff")
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as e:  # a 1 GB file of NULs: one cell over the csv module's field limit
+        raise LogFormatError(f"{path}: not CSV text ({e}); not a thermogov trace") from None
     if not rows:
         raise LogFormatError(f"{path}: empty file; expected a header line")
     header = rows[0]

@@ -106,6 +106,7 @@ def decimate(data: LogData, max_samples: int = MAX_SAMPLES) -> LogData:
 
 def load_log_data(path: Path | str) -> LogData:
     """A run folder or trace CSV; any other file is parsed as a raw board log (auto-detected)."""
+    from thermogov.cliopts import not_a_file
     from thermogov.trace import TRACE_FILE, csv_columns, is_thermogov_csv, read_csv_columns
 
     p = Path(path)
@@ -115,6 +116,9 @@ def load_log_data(path: Path | str) -> LogData:
         data = log_data_from_columns(read_csv_columns(p / TRACE_FILE), str(p))
         return dataclasses.replace(data, **_run_model(p))
     if not p.is_file():
+        why = not_a_file(p)  # a named pipe, a device, a link loop: said as such (session 23)
+        if why:
+            raise LogFormatError(f"{p}: {why}; pass a run folder or a log file")
         raise LogFormatError(f"{p}: no such run folder or log file; check the path")
     with p.open(encoding="utf-8", errors="replace") as fh:
         first = fh.readline()

@@ -37,3 +37,22 @@ def sim_refuses_config(tmp: Path, text: str, needle: str) -> None:
     p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp / "out"))
     one_line_error(p, needle)
     assert not (tmp / "out").exists()
+
+
+def thermogov_fd(*args: str, data: bytes, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``thermogov`` with ``{fd}`` in ``args`` standing for a pipe already holding ``data``: what
+    the shell's ``<(...)`` hands a command (``/dev/fd/N``, its writer done)."""
+    r, w = os.pipe()
+    os.write(w, data)
+    os.close(w)
+    try:
+        return subprocess.run(
+            [SCRIPT, *(a.replace("{fd}", str(r)) for a in args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            pass_fds=(r,),
+            check=False,
+        )
+    finally:
+        os.close(r)

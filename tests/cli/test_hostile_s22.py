@@ -9,12 +9,11 @@ A named pipe given where a TOML file belongs blocked ``sim``, ``compare`` and ``
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.script import SCRIPT, one_line_error, thermogov
+from tests.cli.script import one_line_error, thermogov, thermogov_fd
 
 # A guard, not a wait: on main these commands never returned.
 HANG_GUARD_S = 60
@@ -52,30 +51,18 @@ def test_named_pipe_as_toml_is_refused_not_waited_on(tmp_path: Path, argv: list[
 
 def test_process_substitution_pipe_still_reads(tmp_path: Path) -> None:
     """``--config <(...)`` is a pipe reached through /dev/fd: its writer runs, so it is read."""
-    r, w = os.pipe()
-    os.write(w, b"[run]\nseed = 3\n")
-    os.close(w)
-    try:
-        p = subprocess.run(
-            [
-                SCRIPT,
-                "sim",
-                "--duration",
-                "5",
-                "--config",
-                f"/dev/fd/{r}",
-                "--out",
-                str(tmp_path / "o"),
-                "--json",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=HANG_GUARD_S,
-            pass_fds=(r,),
-            check=False,
-        )
-    finally:
-        os.close(r)
+    p = thermogov_fd(
+        "sim",
+        "--duration",
+        "5",
+        "--config",
+        "/dev/fd/{fd}",
+        "--out",
+        str(tmp_path / "o"),
+        "--json",
+        data=b"[run]\nseed = 3\n",
+        timeout=HANG_GUARD_S,
+    )
     assert p.returncode == 0, p.stderr
     assert "-s3" in p.stdout
 

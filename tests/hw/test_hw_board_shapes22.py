@@ -45,20 +45,31 @@ def test_the_benchs_helpers_read_policy_folders_only_and_boost_opps_while_boost_
     assert max(bs.table_of(t, "policy0")) == top
 
 
-def test_a_late_shape_family_leaves_every_earlier_draw_of_the_seed_as_it_was(tmp_path: Path) -> None:
+def assert_late_families_keep_earlier_draws(tmp: Path, seed: int, families: set[str], marker: str) -> None:
+    """Each tree of ``seed`` built with ``families`` forced: the same board, the same shapes of
+    the families before the late ones, the family's own shape (``marker``) on at least one, and
+    the trial's later draws."""
     bs = _bench()
+    seen = False
     for k in range(8):
-        plain_rng, forced_rng = random.Random(f"3/0/{k}"), random.Random(f"3/0/{k}")
-        _, plain = bs.build(tmp_path / f"plain{k}", plain_rng)
-        bs.FORCED.add("cpufreq_globals")
+        plain_rng, forced_rng = random.Random(f"{seed}/0/{k}"), random.Random(f"{seed}/0/{k}")
+        _, plain = bs.build(tmp / f"plain{k}", plain_rng)
+        bs.FORCED.update(families)
         try:
-            _, forced = bs.build(tmp_path / f"forced{k}", forced_rng)
+            _, forced = bs.build(tmp / f"forced{k}", forced_rng)
         finally:
             bs.FORCED.clear()
         assert forced.board == plain.board
-        assert forced.shapes[: len(plain.shapes)] == plain.shapes
-        assert any(s.startswith("cpufreq-") for s in forced.shapes)
+        # the early families' shapes as they were (a late family may see another's files: boost)
+        early = [s for s in plain.shapes if not any(s in v for v in plain.late.values())]
+        assert forced.shapes[: len(early)] == early
+        seen |= any(marker in s for s in forced.shapes)
         assert forced_rng.random() == plain_rng.random(), "the trial's later draws must not move"
+    assert seen
+
+
+def test_a_late_shape_family_leaves_every_earlier_draw_of_the_seed_as_it_was(tmp_path: Path) -> None:
+    assert_late_families_keep_earlier_draws(tmp_path, 3, {"cpufreq_globals"}, "cpufreq-")
 
 
 def test_a_hot_board_with_boost_on_is_capped_below_the_listed_top_and_gets_its_boost_limit_back(

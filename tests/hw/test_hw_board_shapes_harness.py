@@ -127,7 +127,10 @@ def test_the_online_path_takes_a_later_cluster_or_a_jetsons_whole_cpu_domain_and
         "policy4 is the rival's; policy0 stays up"
     )
     pi = fakesys.rpi5(tmp_path / "pi")
-    assert runner._plan_online(pi, bs.Trial("rpi5", governed_policies={"policy0"}), Scripted("domain")) == []
+    # a one-policy board: a CPU under its one policy instead (session 23, the ``cpu`` variant)
+    pi_trial = bs.Trial("rpi5", governed_policies={"policy0"})
+    assert runner._plan_online(pi, pi_trial, Scripted("domain")) == ["sys/devices/system/cpu/cpufreq/policy0"]
+    assert runner._online_variant == "cpu"
     journal = tmp_path / "journal.json"
     entry = {
         "label": "policy4",

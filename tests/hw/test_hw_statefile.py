@@ -63,7 +63,12 @@ def test_state_document_has_every_section_and_no_nan() -> None:
     text = json.dumps(d, allow_nan=False)  # a NaN (the power here) would raise
     back = json.loads(text)
     assert back["schema"] == SCHEMA and back["pid"] == os.getpid()
-    assert back["temperature_c"] == {"fused": 61.5, "sensors": {"cpu": 61.0, "pmic": None}, "used": "cpu"}
+    assert back["temperature_c"] == {
+        "fused": 61.5,
+        "sensors": {"cpu": 61.0, "pmic": None},
+        "used": "cpu",
+        "waiting": {},
+    }
     assert back["domains"] == {"cpu": {"cap_hz": 1_500_000_000, "frequency_hz": 1_400_000_000}}
     assert back["power"]["power_w"] is None and back["power"]["state"] == "discharging"
     assert back["power"]["capacity_pct"] == 55.0

@@ -29,6 +29,7 @@ from thermogov.importers import (
     vcgencmd,
 )
 from thermogov.importers.common import ImportedLog, ImportedSample, read_log
+from thermogov.importers.samplestore import columnar
 from thermogov.importers.textclean import clean_text
 from thermogov.importers.validate import checked
 from thermogov.interfaces import LogFormatError
@@ -128,8 +129,8 @@ def parse_log(
         raise LogFormatError(
             f"{path}: no value in a plausible range; check the units or map columns with --columns"
         )
-    stamps = {s.t_s for s in log.samples}
-    if len(log.samples) > 1 and len(stamps) == 1:  # a time column that never advances
+    times = columnar(log.samples).times  # checked() hands back columns: no copy
+    if len(times) > 1 and times.min() == times.max():  # a time column that never advances
         raise LogFormatError(
             f"{path}: all {len(log.samples)} rows share one time, so the log has no time axis; give "
             "each row its own time (a table log: map its time column with --columns t=NAME)"

@@ -14,8 +14,11 @@ named, as are readings below 0 °C (a board in the cold, or a sign lost).
 
 from __future__ import annotations
 
+import numpy as np
+
 from thermogov.board import BoardProfile, DomainProfile
 from thermogov.importers.common import ImportedLog
+from thermogov.importers.samplestore import columnar
 
 # Measured clocks sit a little off the OPP they run at (`vcgencmd measure_clock arm` prints
 # 1500345728 for 1500 MHz; tegrastats rounds); 5 % over the table's top is no longer that.
@@ -38,7 +41,8 @@ def clock_notes(log: ImportedLog, profile: BoardProfile) -> list[str]:
     notes: list[str] = []
     for d in profile.domains:
         table = (*d.opp_hz, *d.listed_hz)
-        seen = [s.freqs_hz[d.name] for s in log.samples if d.name in s.freqs_hz]
+        col = columnar(log.samples).column("freqs_hz", d.name)  # NaN where a row has no clock
+        seen = [int(f) for f in col[~np.isnan(col)].tolist()]
         if not table or not seen:
             continue
         top = max(table)
@@ -77,9 +81,10 @@ def _why_above(peak_hz: int, d: DomainProfile, log: ImportedLog) -> str:
 def temperature_notes(log: ImportedLog) -> list[str]:
     """One note per sensor with readings above ``HOT_LIMIT_C`` or below ``COLD_LIMIT_C``."""
     notes: list[str] = []
-    names = sorted({k for s in log.samples for k in s.temps_c})
-    for name in names:
-        vals = [s.temps_c[name] for s in log.samples if name in s.temps_c]
+    store = columnar(log.samples)
+    for name in sorted(store.keys("temps_c")):
+        col = store.column("temps_c", name)
+        vals = col[~np.isnan(col)].tolist()
         hot = [v for v in vals if v > HOT_LIMIT_C]
         cold = [v for v in vals if v < COLD_LIMIT_C]
         if hot:

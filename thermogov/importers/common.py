@@ -66,7 +66,9 @@ class ImportedLog:
     fmt: str
     source: str
     board_hint: str | None
-    samples: tuple[ImportedSample, ...]
+    # in time order; a reader may give a tuple, every log out of parse_log holds columns
+    # (importers/samplestore.py), which read as a sequence of ImportedSample all the same
+    samples: Sequence[ImportedSample]
     skipped_lines: int
     notes: tuple[str, ...]
     model: str = ""  # the product the log names itself (sbc-bench's title), "" when it does not
@@ -166,11 +168,27 @@ def read_log(path: str | Path) -> tuple[str, list[str]]:
         reason = exc.strerror or type(exc).__name__
         raise LogFormatError(f"{path}: cannot read ({reason}); check the path and permissions") from None
     data, compression = decompressed(data, str(path), MAX_LOG_BYTES)
+    if not data and _named_pipe(path):
+        raise LogFormatError(
+            f"{path}: is a named pipe that no program writes to; pass the log file itself, "
+            "or start the pipe's writer first"
+        )
     if not data.strip():
         what = "file is empty" if compression is None else f"{compression} log is empty once decompressed"
         raise LogFormatError(f"{path}: {what}; check the file or pass another log")
     notes = [f"{compression}-compressed: decompressed before reading"] if compression else []
     return data.decode(_encoding(data), errors="replace"), notes
+
+
+def _named_pipe(path: str | Path) -> bool:
+    """A FIFO made with ``mkfifo``, not the shell's ``<(...)`` under ``/dev/fd``: read empty, it
+    had no writer, which "file is empty" misstated (session 23)."""
+    if str(path).startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
+        return False
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _encoding(data: bytes) -> str:

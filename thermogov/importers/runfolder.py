@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from thermogov.board import BoardProfile
 from thermogov.episodes import EpisodeTracker
 from thermogov.exitstatus import writing
 from thermogov.importers.common import ImportedLog
+from thermogov.importers.samplestore import columnar
 from thermogov.runs import SUMMARY_FILE, append_ledger, unique_run_id, write_atomic
 from thermogov.trace import SAMPLE_COLUMNS, SAMPLES_FILE, TRACE_FILE
 
@@ -47,14 +47,6 @@ class ImportedRun:
 def _name(raw: str) -> str:
     """Column-safe, lower-case name; a thermal zone called ``SOC2-therm`` becomes ``soc2_therm``."""
     return re.sub(r"[^a-z0-9]+", "_", raw.lower()).strip("_") or "x"
-
-
-def _ordered_keys(maps: list[Mapping[str, Any]]) -> list[str]:
-    seen: dict[str, None] = {}
-    for m in maps:
-        for k in m:
-            seen.setdefault(k, None)
-    return list(seen)
 
 
 def _fmt(v: float | None, spec: str = "{:.3f}") -> str:
@@ -107,12 +99,12 @@ def write_run_folder(
     run_dir = out / rid
     run_dir.mkdir(parents=False, exist_ok=False)
 
-    samples = log.samples
-    sensor_raw = _ordered_keys([s.temps_c for s in samples])
-    domain_raw = _ordered_keys([s.freqs_hz for s in samples])
-    load_raw = _ordered_keys([s.loads for s in samples])
-    rail_raw = _ordered_keys([s.rails_w for s in samples])
-    volt_raw = _ordered_keys([s.volts_v for s in samples])
+    samples = columnar(log.samples)  # the keys from the columns, each row built as it is written
+    sensor_raw = samples.keys("temps_c")
+    domain_raw = samples.keys("freqs_hz")
+    load_raw = samples.keys("loads")
+    rail_raw = samples.keys("rails_w")
+    volt_raw = samples.keys("volts_v")
     sensors = [_name(k) for k in sensor_raw]
     weights = _fusion_weights(sensors, board)
 
@@ -129,6 +121,8 @@ def write_run_folder(
     episodes = EpisodeTracker(trip_c)
     above_trip_s = 0.0
     last_fused: float | None = None
+    prev_t = 0.0
+    prev_power: float | None = None
     energy = 0.0
     energy_known = False
     with (
@@ -159,7 +153,7 @@ def write_run_folder(
             if fused is not None:
                 max_fused = fused if max_fused is None else max(max_fused, fused)
             if i > 0 and last_fused is not None and last_fused >= trip_c:
-                above_trip_s += s.t_s - samples[i - 1].t_s
+                above_trip_s += s.t_s - prev_t
             last_fused = fused
             episodes.observe(s.t_s, fused)
             row = [f"{s.t_s:.3f}", _fmt(fused), *(_fmt(temps.get(n)) for n in sensors)]
@@ -172,9 +166,10 @@ def write_run_folder(
             row += [_fmt(s.rails_w.get(k), "{:.4f}") for k in rail_raw]
             row += [_fmt(s.volts_v.get(k), "{:.4f}") for k in volt_raw]
             tw.writerow(row)
-            if i > 0 and samples[i - 1].power_w is not None:
-                energy += samples[i - 1].power_w * (s.t_s - samples[i - 1].t_s)  # type: ignore[operator]
+            if i > 0 and prev_power is not None:
+                energy += prev_power * (s.t_s - prev_t)
                 energy_known = True
+            prev_t, prev_power = s.t_s, s.power_w
 
     duration = log.duration_s
     t_end = samples[-1].t_s if samples else 0.0

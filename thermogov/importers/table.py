@@ -22,14 +22,15 @@ from dataclasses import dataclass, field
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
+    _NO_VALUES,
     NEWEST_FIRST_NOTE,
     PI_THROTTLE_NOW,
     DayClock,
     ImportedLog,
+    board_power,
     newest_first,
     no_samples_error,
     plausible_times,
-    rail_sample,
     rebase,
 )
 from thermogov.importers.quantities import (
@@ -41,6 +42,7 @@ from thermogov.importers.quantities import (
     unit_error,
     unit_named,
 )
+from thermogov.importers.samplestore import ColumnBuilder
 from thermogov.importers.stamps import parse_stamp, slash_day_first
 from thermogov.importers.valuegroups import group_columns
 from thermogov.interfaces import LogFormatError
@@ -428,7 +430,18 @@ def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
         return False
     if statistics.median(v) >= 1e8:
         return True
-    return sum(1 for s in steps if s > 0) >= 0.9 * len(steps)
+    up = [s for s in steps if s > 0]
+    return len(up) >= 0.9 * len(steps) and _even(up)
+
+
+def _even(steps: list[float]) -> bool:
+    """Whether a counter's forward steps are its interval: four in five within a quarter of their
+    median.  A sample index, elapsed seconds or an uptime step by the logger's interval (jitter
+    and a pause or two aside); a temperature that rises on nearly every row while heating (a
+    sawtooth: up, a drop when the load stops, up again) steps by whatever the heat gives, 0.1 to
+    0.5 °C, and is no clock."""
+    mid = statistics.median(steps)
+    return sum(1 for s in steps if abs(s - mid) <= 0.25 * mid) >= 0.8 * len(steps)
 
 
 def _touches_bounds(vals: Sequence[float | None]) -> bool:
@@ -994,7 +1007,8 @@ def parse_text(
             "(an unreadable stamp, or a time of day more than 12 h back)"
         )
     kept_t: list[float] = []
-    rows: list[tuple[dict[str, float], dict[str, int], dict[str, float], float | None, dict[str, float]]] = []
+    rows = ColumnBuilder()  # each kept row straight into columns: no dicts or sample per row held
+    power_notes: set[str] = set()
     skipped = t.malformed
     backwards = 0
     empty: dict[str, int] = {}
@@ -1016,8 +1030,9 @@ def parse_text(
             throttled_rows += 1
             flagged += 1 if thr & PI_THROTTLE_NOW else 0
         kept_t.append(tm)
-        rows.append((temps, freqs, loads, power, rails))
-    if not rows:
+        pw = power if power is not None else board_power(rails, power_notes)
+        rows.append(0.0, (temps, freqs, loads, rails or _NO_VALUES, _NO_VALUES), pw)
+    if not len(rows):
         raise _no_rows_error(source, cols, t.rows)
     if backwards:
         notes.append(f"{backwards} row(s) earlier than the previous row skipped (clock stepped back)")
@@ -1037,11 +1052,7 @@ def parse_text(
         notes.append(
             f"{tied} row(s) shared a timestamp with the previous row: spread evenly up to the next stamp"
         )
-    power_notes: set[str] = set()
-    samples = tuple(
-        rail_sample(tm, te, fq, ld, rl, power_notes, pw)
-        for tm, (te, fq, ld, pw, rl) in zip(rebase(kept_t), rows, strict=True)
-    )
+    samples = rows.finish(rebase(kept_t))  # the axis is final only now: ties spread, from 0
     return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))
 
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from thermogov.importers.common import MAX_SPAN_S, ImportedLog, ImportedSample, plausible_times
 from thermogov.importers.quantities import RangeCheck
+from thermogov.importers.samplestore import ColumnBuilder, SampleColumns, columnar
 
 
 def _sample(s: ImportedSample, check: RangeCheck) -> ImportedSample | None:
@@ -36,27 +37,44 @@ def _sample(s: ImportedSample, check: RangeCheck) -> ImportedSample | None:
     return replace(s, temps_c=temps, freqs_hz=freqs, loads=loads, power_w=power, rails_w=rails)
 
 
-def _timed(samples: tuple[ImportedSample, ...]) -> tuple[list[ImportedSample], int]:
-    """(samples whose time is finite and within ``MAX_SPAN_S`` of the median time, dropped)."""
-    axis = plausible_times([s.t_s for s in samples])
-    kept = [s for s, t in zip(samples, axis, strict=True) if t is not None]
-    return kept, len(samples) - len(kept)
-
-
-def checked(log: ImportedLog) -> ImportedLog:
-    """``log`` with every out-of-range value removed and a note per quantity that lost values."""
-    check = RangeCheck()
-    kept: list[ImportedSample] = []
+def _pass(
+    store: SampleColumns, axis: list[float | None], check: RangeCheck, out: ColumnBuilder | None
+) -> tuple[int, bool, list[float]]:
+    """(rows emptied, whether any row changed, kept rows' times), each row checked in turn and
+    appended to ``out`` when given."""
     emptied = 0
-    timed, untimed = _timed(log.samples)
-    for s in timed:
+    changed = False
+    kept_t: list[float] = []
+    for s, t in zip(store, axis, strict=True):
+        if t is None:
+            continue
         new = _sample(s, check)
         if new is None:
             emptied += 1
-        else:
-            kept.append(new)
-    if not check.dropped and not emptied and not untimed:
-        return log
+            continue
+        changed = changed or new is not s
+        if out is not None:
+            out.append_sample(new)
+            kept_t.append(new.t_s)
+    return emptied, changed, kept_t
+
+
+def checked(log: ImportedLog) -> ImportedLog:
+    """``log`` with every out-of-range value removed and a note per quantity that lost values.
+
+    The samples come back as columns (:class:`SampleColumns`) whatever the reader gave.  A first
+    pass only checks; a new store is built, row by row, only when something was dropped, so a
+    clean big log is never held twice.
+    """
+    store = columnar(log.samples)
+    axis = plausible_times(store.times.tolist())
+    untimed = sum(1 for t in axis if t is None)
+    emptied, changed, _ = _pass(store, axis, RangeCheck(), None)
+    if not changed and not emptied and not untimed:
+        return log if store is log.samples else replace(log, samples=store)
+    check = RangeCheck()
+    kept = ColumnBuilder()
+    emptied, _, kept_t = _pass(store, axis, check, kept)
     notes = [*log.notes, *check.notes()]
     if untimed:
         notes.append(
@@ -65,9 +83,10 @@ def checked(log: ImportedLog) -> ImportedLog:
         )
     if emptied:
         notes.append(f"{emptied} row(s) with no value left in range skipped")
-    if kept and kept[0].t_s != 0.0:
-        t0 = kept[0].t_s
-        kept = [replace(s, t_s=round(s.t_s - t0, 6)) for s in kept]
+    if kept_t and kept_t[0] != 0.0:
+        t0 = kept_t[0]
+        kept_t = [round(t - t0, 6) for t in kept_t]
+    samples: SampleColumns = kept.finish(kept_t)
     return replace(
-        log, samples=tuple(kept), skipped_lines=log.skipped_lines + emptied + untimed, notes=tuple(notes)
+        log, samples=samples, skipped_lines=log.skipped_lines + emptied + untimed, notes=tuple(notes)
     )

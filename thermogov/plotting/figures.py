@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from thermogov.cliopts import not_a_file
 from thermogov.exitstatus import writing
 from thermogov.importers.runfolder import LOAD_SUFFIX, RAIL_SUFFIX
 from thermogov.interfaces import LogFormatError, ThermogovError
@@ -109,6 +110,9 @@ def load_run(item: RunLike) -> RunData:
             trace = p
             summary_path = p.parent / SUMMARY_FILE
         else:
+            why = not_a_file(p)  # a named pipe, a device, a link loop: said as such (session 23)
+            if why:
+                raise LogFormatError(f"{p}: {why}; pass a run folder or a trace CSV file")
             raise LogFormatError(f"{p}: no such run folder or trace file; check the path")
         columns = read_csv_columns(trace)
         summary = _read_summary(summary_path) if summary_path.is_file() else None
