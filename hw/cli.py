@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 
 import click
 
+from thermogov.cliopts import config_b_option, load_config_b
 from thermogov.exitstatus import failure_status
 from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
-from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
+from thermogov.interfaces import RuntimeFailure, ThermogovError
 from thermogov.printable import plain_strings, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -49,16 +50,6 @@ def _config(path: str | None) -> Any:
     from thermogov.config import Config, load_config
 
     return load_config(path) if path else Config()
-
-
-def _config_b(path: str) -> Any:
-    """``--config-b``'s file, its errors naming the option as well as the file."""
-    from thermogov.config import load_config
-
-    try:
-        return load_config(path)
-    except ConfigError as e:
-        raise ConfigError(f"--config-b: {e}") from e
 
 
 def _duration(text: str | None) -> float | None:
@@ -356,11 +347,8 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
     "set the policy's [policies.NAME] keys: NAME+key=value[+key=value], e.g. stepped+release_frontier=true. "
     "With --config-b: none (each config's own policy), one (on both) or two (A's, then B's).",
 )
-@click.option(
-    "--config-b",
-    "config_b_path",
-    type=click.Path(dir_okay=False),
-    help="Arm B runs this whole config (A runs --config, or the defaults): e.g. two [sensors] fusion "
+@config_b_option(
+    "Arm B runs this whole config (A runs --config, or the defaults): e.g. two [sensors] fusion "
     "weightings, or [fan] or [governor] settings; checked on this board as run --config checks it.",
 )
 @click.option(
@@ -434,7 +422,7 @@ def ab_command(
     base = _run_options(
         _config(config_path), sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir
     )
-    config_b = None if config_b_path is None else _config_b(config_b_path)
+    config_b = None if config_b_path is None else load_config_b(config_b_path)
     given = (*policies, None, None)
     opts = AbOptions(
         base,

@@ -142,6 +142,23 @@ def list_option(*decls: str, kind: Callable[[str], Any] = str, example: str, **k
     return click.option(*decls, multiple=True, callback=_list_callback(kind, example), **kw)
 
 
+def config_b_option(help_text: str) -> Callable[[F], F]:
+    """``--config-b FILE`` (``config_b_path``): a second whole config, for ``ab`` and ``compare``."""
+    return click.option("--config-b", "config_b_path", type=click.Path(dir_okay=False), help=help_text)
+
+
+def load_config_b(path: str) -> Any:
+    """``--config-b``'s file; its errors (missing, not TOML, NaN, unknown key) name the option
+    as well as the file and field.  The config module is imported here, not at the top, so a
+    command that takes no ``--config-b`` does not load it."""
+    from thermogov.config import load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        raise ConfigError(f"--config-b: {e}") from e
+
+
 def finite_float(text: str) -> float:
     """float() that refuses NaN and infinities (bad input, not values)."""
     v = float(text)
@@ -200,10 +217,12 @@ __all__ = [
     "board_options",
     "check_out_dir",
     "check_path_text",
+    "config_b_option",
     "finite_float",
     "is_board_path",
     "list_option",
     "load_board_option",
+    "load_config_b",
     "merge_board",
     "split_list",
 ]

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import check_out_dir, check_path_text, list_option
+from thermogov.cliopts import check_out_dir, check_path_text, config_b_option, list_option, load_config_b
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
+from thermogov.sim.compare import configb
 from thermogov.sim.compare.batching import batching_variants, check_modes
 from thermogov.sim.compare.compare import CSV_COLUMNS, RunRow, compare, format_table, run_grid, write_csv
 from thermogov.sim.compare.oracle import OracleResult
@@ -186,6 +187,10 @@ Example:
     type=click.FloatRange(0.0, 3_600_000.0),
     help="Longest a request waits for its batch to fill, ms (with --batching).",
 )
+@config_b_option(
+    "Also run every policy under this second config's governor sections (same worlds and "
+    "seeds, paired) and print A - B per policy with its 95 % interval over the seeds.",
+)
 @_common
 def compare_command(
     scenarios: list[str],
@@ -193,6 +198,7 @@ def compare_command(
     batching: list[str],
     batch_size: int | None,
     max_wait_ms: float | None,
+    config_b_path: str | None,
     policies: list[str],
     out: str | None,
     csv_path: str | None,
@@ -218,30 +224,60 @@ def compare_command(
     modes = check_modes(list(batching))
     if not modes:
         _only_with_batching(batch_size=batch_size, max_wait_ms=max_wait_ms)
-    configs = []
+    base_b = load_config_b(config_b_path) if config_b_path is not None else None
+    configs, configs_b, worlds = [], [], {}
     for n in names:
         for s in seed_list:
             cfg = _with_duration(load_scenario(n, dataclasses.replace(base, seed=s)), duration)
             validate_events(cfg, cfg.load_board())
             label = n if len(seed_list) == 1 else f"{n}-s{s}"
-            configs.extend(batching_variants(label, cfg, modes, batch_size, max_wait_ms))
+            variants = batching_variants(label, cfg, modes, batch_size, max_wait_ms)
+            configs.extend(variants)
+            for (vlabel, _), (world, _) in zip(
+                variants, batching_variants(n, cfg, modes, batch_size, max_wait_ms), strict=True
+            ):
+                worlds[vlabel] = (world, s)
+            if base_b is not None:
+                cfg_b = _with_duration(load_scenario(n, dataclasses.replace(base_b, seed=s)), duration)
+                configs_b.extend(batching_variants(label, cfg_b, modes, batch_size, max_wait_ms))
     _check_arms(pols, configs)
+    if base_b is not None:
+        for (label, a), (_, b) in zip(configs, configs_b, strict=True):
+            configb.check_same_world(label, a, b, base_b.source)
+        try:
+            _check_arms(pols, configs_b)
+        except ConfigError as e:
+            raise ConfigError(f"--config-b: {base_b.source}: {e}") from e
     check_executor(executor, scheduler)
     if out is not None:
         check_out_dir(out)
     path = _csv_path(csv_path, out, "compare.csv")
     with make_executor(executor, workers, scheduler) as ex:
-        rows, oracles = run_grid(
-            configs,
-            [v.label for v in pols],
-            Path(out) if out is not None else None,
-            with_oracle=not no_oracle,
-            iso_limit=iso_limit,
-            progress=lambda msg: click.echo(msg, err=True),
-            executor=ex,
-        )
+
+        def grid(
+            cfgs: list[tuple[str, Config]], where: Path | None
+        ) -> tuple[list[RunRow], dict[str, OracleResult]]:
+            return run_grid(
+                cfgs,
+                [v.label for v in pols],
+                where,
+                with_oracle=not no_oracle,
+                iso_limit=iso_limit,
+                progress=lambda msg: click.echo(msg, err=True),
+                executor=ex,
+            )
+
+        rows, oracles = grid(configs, Path(out) if out is not None else None)
+        if base_b is not None:
+            rows_b, _ = grid(configs_b, Path(out) / "config-b" if out is not None else None)
+    pairs: list[configb.Paired] | None = None
+    tag_a = tag_b = ""
+    if base_b is not None:
+        pairs = configb.paired(rows, rows_b, worlds)
+        tag_a, tag_b = configb.tags(base, base_b)
+        rows = configb.interleave(configb.tagged(rows, tag_a), configb.tagged(rows_b, tag_b))
     write_csv(rows, path)
-    _report(rows, oracles, path, as_json)
+    _report(rows, oracles, path, as_json, pairs, (tag_a, tag_b) if base_b is not None else None)
 
 
 def _only_with_batching(**given: float | None) -> None:
@@ -255,13 +291,23 @@ def _only_with_batching(**given: float | None) -> None:
             )
 
 
-def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_json: bool) -> None:
-    """The table (or, with ``--json``, the same rows and oracles at full precision)."""
+def _report(
+    rows: list[RunRow],
+    oracles: dict[str, OracleResult],
+    csv: Path,
+    as_json: bool,
+    pairs: list[configb.Paired] | None = None,
+    arm_tags: tuple[str, str] | None = None,
+) -> None:
+    """The table (or, with ``--json``, the same rows and oracles at full precision); with
+    ``--config-b`` the paired A - B block after it (``paired`` in the JSON)."""
     if not as_json:
         click.echo(format_table(rows, oracles), nl=False)
+        if pairs is not None and arm_tags is not None:
+            click.echo(configb.format_paired(pairs, *arm_tags), nl=False)
         click.echo(f"csv: {csv}")
         return
-    doc = {
+    doc: dict[str, object] = {
         "rows": [dict(zip(CSV_COLUMNS, r.csv_row(), strict=True)) for r in rows],
         "oracles": {
             scen: {
@@ -274,6 +320,8 @@ def _report(rows: list[RunRow], oracles: dict[str, OracleResult], csv: Path, as_
         },
         "csv": str(csv),
     }
+    if pairs is not None and arm_tags is not None:
+        doc["paired"] = {"a": arm_tags[0], "b": arm_tags[1], "rows": [p.as_dict() for p in pairs]}
     click.echo(json.dumps(doc, indent=2))
 
 

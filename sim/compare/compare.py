@@ -483,8 +483,9 @@ def _trip_txt(r: RunRow) -> str:
 def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> str:
     """One block per scenario, one line per policy; ``trip`` is an iso-limit row's tuned trip."""
     out: list[str] = []
+    w = max([20, *(len(r.policy) for r in rows)])  # a --config-b row is labelled by its file too
     head = (
-        f"{'policy':<20} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
+        f"{'policy':<{w}} {'sustained':>9} {'%oracle':>7} {'max fused':>9} {'max sensor':>10} "
         f"{'>trip s':>7} {'limit s':>7} {'std °C':>6} {'mJ/inf':>7} {'p50 ms':>7} {'p99 ms':>7} {'changes':>7} "
         f"{'chg/min':>7} {'trip':>5}"
     )
@@ -500,7 +501,7 @@ def format_table(rows: Sequence[RunRow], oracles: dict[str, OracleResult]) -> st
         for r in block:
             epi = None if r.energy_per_inference_j is None else 1000.0 * r.energy_per_inference_j
             out.append(
-                f"{r.policy:<20} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
+                f"{r.policy:<{w}} {_fmt(r.sustained_ips):>9} {_fmt(r.pct_oracle):>7} "
                 f"{_fmt(r.max_fused_c):>9} {_fmt(r.hottest_sensor_c):>10} {_fmt(r.above_trip_s):>7} "
                 f"{_fmt(r.hard_limit_s):>7} {_fmt(r.fused_std_c):>6} {_fmt(epi):>7} {_fmt(r.p50_ms):>7} {_fmt(r.p99_ms):>7} "
                 f"{r.cap_changes:>7} {_fmt(r.cap_changes_per_min):>7} {_trip_txt(r):>5}"
