@@ -383,6 +383,7 @@ def policy_context(prep: Prepared) -> PolicyContext:
     table (and ``ab``'s policies) can be checked with nothing opened for writing and nothing
     said yet: bad input is then the only line a run prints.
     """
+    bound = bound_names(prep.bmap)  # once, not per sensor
     return PolicyContext(
         board=prep.board,
         tables_hz={
@@ -392,7 +393,7 @@ def policy_context(prep: Prepared) -> PolicyContext:
         control_period_s=prep.config.governor.control_period_ms / 1000.0,
         # Only the sensors the board has now: one waited for (hw/latezones.py) is not counted in
         # a policy's margins, weights or fastest period (stepped) while it may never appear.
-        sensor_names=tuple(s.name for s in prep.specs if s.name in bound_names(prep.bmap)),
+        sensor_names=tuple(s.name for s in prep.specs if s.name in bound),
         extra={"backend": "hw"},
     )
 
@@ -1010,17 +1011,19 @@ def blanked(rec: TickRecord, columns: Mapping[str, int], names: Iterable[str]) -
     readings = list(rec.readings_c)
     for name in names:
         readings[columns[name]] = None
-    replace = getattr(rec, "_replace", None)  # as with_events: a NamedTuple (or a dataclass)
-    if replace is not None:
-        return replace(readings_c=tuple(readings))
-    return dataclasses.replace(rec, readings_c=tuple(readings))
+    return _replaced(rec, readings_c=tuple(readings))
 
 
 def with_events(rec: TickRecord, tags: list[str]) -> TickRecord:
     """The record with more event tags (the daemon's own: dry-run writes, reloads)."""
     event = " ".join(x for x in (rec.event, *tags) if x)
-    replace = getattr(rec, "_replace", None)  # TickRecord is a NamedTuple (or a dataclass)
-    return replace(event=event) if replace is not None else dataclasses.replace(rec, event=event)
+    return _replaced(rec, event=event)
+
+
+def _replaced(rec: TickRecord, **changes: Any) -> TickRecord:
+    """``rec`` with ``changes``: TickRecord is a NamedTuple (or a dataclass)."""
+    replace = getattr(rec, "_replace", None)
+    return replace(**changes) if replace is not None else dataclasses.replace(rec, **changes)
 
 
 def run(
