@@ -130,7 +130,7 @@ def test_a_tx2_is_detected_and_its_input_rail_is_the_power(tmp_path: Path, iio: 
     tx2(tmp_path / "root", iio)
     out = _doctor(tmp_path)
     assert "profile: jetson-tx2" in out, out  # main: no TX2 profile
-    where = "iio:device1" if iio.startswith("iio:") else "iio_device"
+    where = "iio:device1" if iio.startswith("iio:") else "iio_device of i2c 0-0041"  # 24b: the chip named
     assert _power_line(out) == f"board power: rail VDD_IN on {where}"
     stderr, powers, summary = _run(tmp_path)
     assert [x for x in stderr.splitlines() if "board power" in x] == [], stderr
@@ -156,3 +156,19 @@ def test_a_listed_label_later_in_the_list_is_bound_when_the_first_is_absent(tmp_
     stderr, _, summary = _run(tmp_path, "--board", str(board))
     assert [x for x in stderr.splitlines() if "board power" in x] == [], stderr
     assert summary["power_rail"] == "VIN"
+
+
+# -- session 24b: two iio_device chips told apart ------------------------------------------------
+def test_a_broken_iio_device_rail_names_its_chip(tmp_path: Path) -> None:
+    """A TX2 on L4T 28 has two chips whose channels are both under ``iio_device``: the message
+    names the i2c device (bus 0, address 0x41), so the user knows which folder is wrong
+    (main: "rail VDD_IN on iio_device", as for 0-0040)."""
+    tx2(tmp_path / "root", "iio_device")
+    for f in ("in_power0_input", "in_voltage0_input", "in_current0_input"):
+        (tmp_path / "root" / I2C0 / "0-0041/iio_device" / f).unlink()
+    line = _power_line(_doctor(tmp_path))
+    assert line.startswith("board power: rail VDD_IN on iio_device of i2c 0-0041 has no power input"), line
+    stderr, powers, _ = _run(tmp_path)
+    said = [x for x in stderr.splitlines() if "VDD_IN" in x]
+    assert said and all("iio_device of i2c 0-0041" in x for x in said), stderr
+    assert powers and not any(powers)
