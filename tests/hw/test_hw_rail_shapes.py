@@ -138,3 +138,15 @@ def test_a_broken_iio_device_rail_names_its_chip(tmp_path: Path) -> None:
     said = [x for x in stderr.splitlines() if "VDD_IN" in x]
     assert said and all("iio_device of i2c 0-0041" in x for x in said), stderr
     assert powers and not any(powers)
+
+
+def test_the_carriers_vdd_mux_is_never_the_input(tmp_path: Path) -> None:
+    """A TX2 devkit's carrier chip (0x42) meters VDD_MUX, which feeds the carrier in parallel
+    with the module's VDD_IN (energymon jetson/JetsonPowerRails.md): the input stays VDD_IN.
+    A guard (passes on main too): VDD_MUX is not in the profile's input_rail."""
+    t = tx2(tmp_path / "root", "iio_device")
+    fakesys.iio_chip(
+        t, I2C0, "0-0042", (("VDD_MUX", 19000, 120), ("VDD_5V0_IO_SYS", 5000, 200)), "iio_device"
+    )
+    assert load_board("jetson-tx2").input_rails == ("VDD_IN",)
+    assert _power_line(_doctor(tmp_path)) == "board power: rail VDD_IN on iio_device of i2c 0-0041"
