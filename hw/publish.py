@@ -137,7 +137,7 @@ class StatePublisher:
         # Throttling that is not ours, kind -> events (the daemon's ThrottleMonitor), if any.
         self.throttle_counts: Callable[[], Mapping[str, int]] | None = None
         # Sensors waited for, name -> what is looked for (the daemon's LateZones), if any.
-        self.waiting: Callable[[], Mapping[str, str]] | None = None
+        self.waiting: Callable[[], Mapping[str, object]] | None = None
 
     def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
         # Once a period on the grid of the first publication; after a stall, a period from now.

@@ -1,0 +1,58 @@
+"""Session 24a: since when a sensor is waited for (hw/waitedsince.py), in `status` and `doctor`.
+
+Main published what a waiting sensor is looked for as, not since when: a zone waited for 2 s and
+one waited for days read the same.  The daemon runs on tests/hw/test_hw_late_zones.py's virtual
+clock (its seconds); the wall-clock start is the real clock's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.hw import fakesys, procutil
+from tests.hw.test_hw_waiting_sensors import _run, _without_gpu_zone
+from thermogov.hw.waitedsince import line
+
+
+def test_status_and_doctor_say_since_when_the_gpu_zone_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, battery_decic=300)
+    _without_gpu_zone(t)
+    kept = tmp_path / "kept.json"
+    began = time.time()
+
+    def keep(el: float) -> None:
+        state = tmp_path / "run" / "state.json"
+        if el >= 40.0 and not kept.exists() and state.exists():
+            shutil.copy(state, kept)  # the daemon deletes its state file when it stops
+
+    _run(tmp_path, monkeypatch, 41.0, keep)
+    gpu = json.loads(kept.read_text())["temperature_c"]["waiting"]["gpu"]
+    assert "gpu-thermal" in gpu["looked_for"]
+    assert 38.0 <= gpu["waited_s"] <= 41.0, gpu
+    assert began - 1.0 <= gpu["since_unix"] <= time.time(), gpu
+    p = procutil.run_cli("status", "--state", str(kept))
+    assert p.returncode == 0, p.stdout + p.stderr
+    since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(gpu["since_unix"]))
+    said = f"waiting for gpu (a thermal zone of type gpu-thermal/GPU-therm in /sys/class/thermal) for {gpu['waited_s']:.0f} s, since {since}"
+    assert said in p.stdout, p.stdout
+    # doctor reads the running daemon's state (this test process's pid, live) for the same.
+    p = procutil.run_cli("doctor", "--sysfs-root", str(t.root), "--state", str(kept))
+    assert p.returncode == 0, p.stderr
+    assert f"waits for it for {gpu['waited_s']:.0f} s, since {since}" in p.stdout, p.stdout
+    p = procutil.run_cli("doctor", "--json", "--sysfs-root", str(t.root), "--state", str(kept))
+    entry = {s["name"]: s for s in json.loads(p.stdout)["mapping"]["sensors"]}["gpu"]
+    assert entry["waited_s"] == gpu["waited_s"] and entry["waiting_since_unix"] == gpu["since_unix"], entry
+
+
+def test_an_older_daemon_s_waiting_entry_still_shows() -> None:
+    # Session 23b's daemon published the string alone.
+    assert line("gpu", "a thermal zone") == "waiting for gpu (a thermal zone)"
+    assert line("gpu", {"looked_for": "x", "waited_s": float("nan")}) == "waiting for gpu (x)"
+    assert line("gpu", 5) is None
