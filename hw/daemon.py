@@ -677,11 +677,12 @@ class Runner:
                     app.create()
                 counted, source = app, f"file:{app.path}"
             rail, summed = prep.bmap.power, prep.bmap.summed
+            supplies = PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader())
             telemetry = HwTelemetry(
                 prep.tree,
                 rail,
                 counted,
-                supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
+                supplies=supplies,
                 watch=rail_watch(prep.tree, rail, summed, self.log, self.instant.reader()),
                 summed=summed,
                 summed_period_s=summed_period_s(prep.config.power),
@@ -763,6 +764,7 @@ class Runner:
                 fan=fan_ctl,
             )
             self.late_zones = self._ease(prep, gov)
+            self.late_zones.on_battery = supplies.add_battery  # a late pack's power state (24a)
             if self.publisher is not None:
                 self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]

@@ -245,6 +245,8 @@ class LateZones:
         self.joined_late: dict[str, float] = {}  # waited for at start: when each first joined
         self._left_at: dict[str, float] = {}  # gone mid-run: when each last went away
         self._lines = ChangeLines(log)
+        # Told the supply folder of a battery that joins (session 24a): its power state then counts.
+        self.on_battery: Callable[[str], None] | None = None
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -344,6 +346,8 @@ class LateZones:
             self.skip.discard(name)
             if name not in self._left_at:
                 self.joined_late.setdefault(name, round(now_s, 3))
+            if w.profile.kind == "battery" and self.on_battery is not None:
+                self.on_battery(w.found.rel.rsplit("/", 1)[0])  # the supply's folder
             what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
             what = f"{what}; it eases in over {ramp_s(w.profile):g} s"
             events.append(self._said(name, "joined", what, now_s))

@@ -1,4 +1,5 @@
-"""Session 24a: since when a sensor is waited for (hw/waitedsince.py), in `status` and `doctor`.
+"""Session 24a: since when a sensor is waited for (hw/waitedsince.py), in `status` and `doctor`;
+and a battery that joins late brings its power state (hw/power.py ``add_battery``).
 
 Main published what a waiting sensor is looked for as, not since when: a zone waited for 2 s and
 one waited for days read the same.  The daemon runs on tests/hw/test_hw_late_zones.py's virtual
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys, procutil
-from tests.hw.test_hw_waiting_sensors import _run, _without_gpu_zone
+from tests.hw.test_hw_waiting_sensors import BAT, _run, _without_gpu_zone
 from thermogov.hw.waitedsince import line
 
 
@@ -56,3 +57,26 @@ def test_an_older_daemon_s_waiting_entry_still_shows() -> None:
     assert line("gpu", "a thermal zone") == "waiting for gpu (a thermal zone)"
     assert line("gpu", {"looked_for": "x", "waited_s": float("nan")}) == "waiting for gpu (x)"
     assert line("gpu", 5) is None
+
+
+def test_a_battery_that_joins_late_brings_its_power_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main: the supplies found at start only; with none there, "mains" for the whole run.
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=60000, gpu_mc=60000)
+    root = t.root
+    kept: dict[int, dict[str, object]] = {}
+
+    def plug_in(el: float) -> None:
+        if el >= 5.0 and not (root / "sys/class/power_supply/BAT0").exists():
+            t.supply("BAT0", BAT, temp_decic=305)
+        state = tmp_path / "run" / "state.json"
+        if state.exists():
+            doc = json.loads(state.read_text())
+            kept[round(el)] = doc["power"]
+            if el < 5.0:
+                assert doc["power"]["state"] == "mains"
+
+    _run(tmp_path, monkeypatch, 15.0, plug_in)
+    late = [p for t, p in kept.items() if t >= 10]
+    assert late and all(p["state"] == "discharging" and p["capacity_pct"] == 80.0 for p in late), kept
