@@ -140,8 +140,16 @@ _board_opt = click.option(
 @_board_opt
 @_root_opt
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A running daemon's state file, read for since when it waits for a sensor. Default: /run/thermogov/state.json.",
+)
 @_one_line_errors
-def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path, as_json: bool) -> None:
+def doctor_command(
+    config_path: str | None, board: str | None, sysfs_root: Path, as_json: bool, state_path: Path | None
+) -> None:
     """Show the board's sensors and frequency domains and what the profile maps them to.
 
     No root needed; exits 1 when the root holds no board (nothing to read or to govern), 2
@@ -162,13 +170,13 @@ def doctor_command(config_path: str | None, board: str | None, sysfs_root: Path,
     if refusal is not None:  # its line comes last, once: not also as a warning
         warnings = [w for w in warnings if str(refusal) not in w]
     if as_json:
-        data = doctor_data(tree, cfg, board)
+        data = doctor_data(tree, cfg, board, state_path)
         data["warnings"] = warnings
         data["no_board"] = no_board
         data["config_error"] = None if refusal is None else str(refusal)
         click.echo(json.dumps(plain_strings(data), indent=2))  # a folder name that is not UTF-8
     elif no_board is None:
-        for line in doctor_report(tree, cfg, board):
+        for line in doctor_report(tree, cfg, board, state_path):
             click.echo(printable(line))  # a zone's type, a model string: the board's files
     for warning in warnings:
         click.echo(printable(warning), err=True)

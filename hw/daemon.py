@@ -75,6 +75,7 @@ from thermogov.hw.jtopfan import jtop_fan_notes
 from thermogov.hw.lastcaps import LastCaps, last_caps_path
 from thermogov.hw.lateclusters import LateClusters, offline_note
 from thermogov.hw.latedevfreq import LateDevfreq, absent_note
+from thermogov.hw.latepolicy import widened
 from thermogov.hw.latezones import (
     MAX_LOOK_S,
     PROMPT_S,
@@ -550,6 +551,7 @@ class Runner:
         self.power_mode: PowerModeWatch | None = None  # nvpmodel's mode, read at start and exit
         self.late_zones: LateZones | None = None  # sensors waited for (hw/latezones.py)
         self.telemetry: HwTelemetry | None = None  # the power read and its period (hw/powerread.py)
+        self.ctx: PolicyContext | None = None  # the running policy's context (widened by late sensors)
         self._conf_warned: set[int] = set()  # modes whose nvpmodel.conf could not say, said once
 
     def throttle_counters(self) -> ThrottleCounters:
@@ -638,11 +640,14 @@ class Runner:
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             if prep.board_warning:  # said once the limits and the fan opened: a refusal stays one line
                 self.log(f"warning: {prep.board_warning}")
-            ctx = PolicyContext(
+            bound = bound_names(prep.bmap)
+            ctx = self.ctx = PolicyContext(
                 board=prep.board,
                 tables_hz={a.name: a.table_hz for a in actuators},
                 control_period_s=prep.config.governor.control_period_ms / 1000.0,
-                sensor_names=tuple(s.name for s in prep.specs),
+                # The sensors there now, as policy_context's (session 24a: before, only the
+                # check's context left out a sensor waited for); one that joins is added then.
+                sensor_names=tuple(s.name for s in prep.specs if s.name in bound),
                 extra={"backend": "hw"},
             )
             policy = prep.config.make_policy(ctx)
@@ -673,11 +678,12 @@ class Runner:
                     app.create()
                 counted, source = app, f"file:{app.path}"
             rail, summed = prep.bmap.power, prep.bmap.summed
+            supplies = PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader())
             telemetry = HwTelemetry(
                 prep.tree,
                 rail,
                 counted,
-                supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
+                supplies=supplies,
                 watch=rail_watch(prep.tree, rail, summed, self.log, self.instant.reader()),
                 summed=summed,
                 power=prep.config.power,
@@ -760,6 +766,7 @@ class Runner:
                 fan=fan_ctl,
             )
             self.late_zones = self._ease(prep, gov)
+            self.late_zones.on_battery = supplies.add_battery  # a late pack's power state (24a)
             if self.publisher is not None:
                 self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
@@ -790,6 +797,14 @@ class Runner:
         eased.excluded = gov.fusion.excluded  # the stuck watch's own set
         gov.fusion = eased
         return late
+
+    def _widen(self, prep: Prepared, gov: Governor) -> None:
+        """A sensor waited for at start joined: the policy gets it (hw/latepolicy.py)."""
+        assert self.ctx is not None and self.late_zones is not None and self.reloader is not None
+        self.ctx = widened(
+            gov, self.ctx, prep.specs, self.late_zones.joined_late, self._running_config(prep), self.log
+        )
+        self.reloader.retarget(self.ctx)
 
     def _finish(self, recorder: TraceGuard, prep: Prepared, workload: ProcessWorkload | None) -> None:
         late, missing = self.late_zones, prep.bmap.missing_sensors
@@ -844,6 +859,7 @@ class Runner:
         late = self.late_zones
         assert watch is not None and late is not None
         skip = late.skip  # sensors waited for: not sampled
+        joined = 0  # late sensors the policy's context names (hw/latepolicy.py)
         dropped: set[str] = set()  # sensors whose last read failed (their file still there or not)
         columns = {s.name: i for i, s in enumerate(prep.specs)}  # the governor's readings order
         assert publisher is not None and reloader is not None  # made in run()
@@ -888,6 +904,9 @@ class Runner:
                 zones = late.look(now, gov.fusion)
                 if zones:
                     rec = with_events(emptied(rec, gov, late.left_now), zones)
+                    if len(late.joined_late) != joined:
+                        joined = len(late.joined_late)
+                        self._widen(prep, gov)
                 if dry_ios:
                     rec = self._dry_events(rec, dry_ios)
                 if reload_event:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from thermogov.config import Config
@@ -32,6 +33,7 @@ from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
+from thermogov.hw.waitedsince import RunningWaits, running_waits, since_text
 from thermogov.interfaces import ActuatorError, ConfigError, SensorError, ThermogovError
 
 if TYPE_CHECKING:
@@ -145,7 +147,9 @@ def _waited(bmap: BoardMap, config: Config) -> set[str]:
     return {n for n in bmap.missing_sensors if n in fused and bmap.board.sensor(n).kind in WAITED_KINDS}
 
 
-def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Inventory) -> list[str]:
+def _mapping_lines(
+    tree: SysfsTree, bmap: BoardMap, config: Config, inv: Inventory, live: RunningWaits | None
+) -> list[str]:
     out = [f"mapping of profile {bmap.board.name}:"]
     bound = {b.sensor.name: b for b in bmap.sensors}
     waited = _waited(bmap, config)
@@ -155,6 +159,10 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
             out.append(f"  sensor {s.name:<8} MISSING: {bmap.missing_sensors[s.name]}")
             if s.name in waited:
                 out.append(f"    {waiting_line(s)}: `thermogov run` fuses it once it appears")
+                if live is not None and s.name in live.waits:  # since when (session 24a)
+                    out.append(
+                        f"    the running daemon (pid {live.pid}) waits for it{since_text(live.waits[s.name])}"
+                    )
         else:
             note = "  (found on the board; not in the profile)" if s.name in bmap.found_sensors else ""
             now = _live(lambda b=b: f"{binding_celsius(tree, b):.1f} °C")
@@ -195,6 +203,14 @@ def _mapping_lines(tree: SysfsTree, bmap: BoardMap, config: Config, inv: Invento
     return out
 
 
+def _waited_since(live: RunningWaits | None, name: str) -> dict[str, object]:
+    """``doctor --json``'s since when a running daemon waits for ``name`` (session 24a)."""
+    if live is None or name not in live.waits:
+        return {}
+    w = live.waits[name]
+    return {"waited_by_pid": live.pid, "waited_s": w.waited_s, "waiting_since_unix": w.since_unix}
+
+
 def later_note(bmap: BoardMap, name: str) -> str:
     """What `run` does with a missing domain it governs later ("" for one it does not govern):
     the doctor describes the tree as it is, and says so beside it."""
@@ -204,13 +220,17 @@ def later_note(bmap: BoardMap, name: str) -> str:
     return f"; `thermogov run` governs it once a device named {'/'.join(b.absent)} appears"
 
 
-def doctor_report(tree: SysfsTree, config: Config, board_opt: str | None = None) -> list[str]:
+def doctor_report(
+    tree: SysfsTree, config: Config, board_opt: str | None = None, state: Path | None = None
+) -> list[str]:
+    """The text report; ``state``: a running daemon's state file (None: the default one), read
+    for since when it waits for a sensor the board lacks (hw/waitedsince.py)."""
     inv = discover(tree)
     lines = [f"sysfs root: {tree.root}", f"board model: {inv.model or '(no device-tree model)'}"]
     board, reason = choose_board(board_opt, config, inv)
     lines.append(f"profile: {board.name} ({reason})")
     lines.extend(_inventory_lines(tree, inv))
-    lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv))
+    lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv, running_waits(state, board.name)))
     lines.extend(doctor_lines(tree, inv.zones))
     lines.extend(fan_lines(tree))
     lines.extend(idle_lines(tree))
@@ -263,11 +283,14 @@ def _mhz_of(tree: SysfsTree, rel: str, scale: int) -> float | str | dict[str, st
     return _value(lambda: tree.read_int(rel) * scale / 1e6) if tree.exists(rel) else None
 
 
-def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -> dict[str, object]:
+def doctor_data(
+    tree: SysfsTree, config: Config, board_opt: str | None = None, state: Path | None = None
+) -> dict[str, object]:
     """What ``doctor --json`` prints: the same facts as the text report, as values."""
     inv = discover(tree)
     board, reason = choose_board(board_opt, config, inv)
     bmap = map_board(inv, board)
+    live = running_waits(state, board.name)
 
     def temp(rel: str, divisor: float) -> float | str | dict[str, str]:
         return _value(lambda: round(to_celsius(tree.read_int(rel), divisor, tree.show(rel)), 3))
@@ -282,6 +305,7 @@ def doctor_data(tree: SysfsTree, config: Config, board_opt: str | None = None) -
                 "name": s.name,
                 "missing": bmap.missing_sensors[s.name],
                 **({"waiting_for": looked_for(s)} if s.name in waited else {}),
+                **(_waited_since(live, s.name) if s.name in waited else {}),
             }
             if b is None
             else {

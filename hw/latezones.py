@@ -65,6 +65,7 @@ only decides how soon after appearing a sensor starts easing in (over at least
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
@@ -85,6 +86,7 @@ from thermogov.hw.discovery import (
 )
 from thermogov.hw.mapping import SensorBinding, _bind_sensor
 from thermogov.hw.sysfs import SysfsTree
+from thermogov.hw.waitedsince import published
 from thermogov.interfaces import SensorError, SensorSource
 
 MIN_RAMP_S = 10.0  # the shortest ease in or out: 10 control periods of 1 s trend windows
@@ -204,6 +206,8 @@ class _Waiting:
     found: SensorBinding | None = None  # bound at the last scan but not yet reading plausibly
     said: str = ""  # the last reason said for a found file not joining
     since: float | None = None  # when it began waiting (its first look)
+    since_s: float = 0.0  # when it began waiting (daemon clock), for `status` (hw/waitedsince.py)
+    since_unix: float = 0.0  # the wall clock then
     every_s: float = LOOK_PERIOD_S  # the wait between its looks (module doc: backed off)
     next_s: float = 0.0  # its next look
 
@@ -219,14 +223,16 @@ class LateZones:
         sources: MutableMapping[str, SensorSource],
         log: Callable[[str], None],
         clock: Callable[[], float],
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self._tree = tree
+        self._wall = wall
         self._sources = sources  # the governor's own mapping: a joined source goes in here
         self._log = log
         self._clock = clock
         have = {b.sensor.name for b in bound}
         self._waiting = {
-            p.name: _Waiting(p) for p in profiles if p.kind in WAITED_KINDS and p.name not in have
+            p.name: self._waits(p, clock()) for p in profiles if p.kind in WAITED_KINDS and p.name not in have
         }
         # Discovery just found them absent from these listings: scanned again only once they change.
         listings: dict[str, tuple[str, ...]] = {}
@@ -239,14 +245,23 @@ class LateZones:
         self.joined_late: dict[str, float] = {}  # waited for at start: when each first joined
         self._left_at: dict[str, float] = {}  # gone mid-run: when each last went away
         self._lines = ChangeLines(log)
+        # Told the supply folder of a battery that joins (session 24a): its power state then counts.
+        self.on_battery: Callable[[str], None] | None = None
 
     @property
     def waiting(self) -> tuple[str, ...]:
         return tuple(self._waiting)
 
-    def waiting_for(self) -> dict[str, str]:
-        """Each sensor waited for now and what it is looked for as (published for ``status``)."""
-        return {name: looked_for(w.profile) for name, w in self._waiting.items()}
+    def waiting_for(self) -> dict[str, dict[str, object]]:
+        """Each sensor waited for now, what it is looked for as and since when (``status``)."""
+        now = self._clock()
+        return {
+            name: published(looked_for(w.profile), w.since_s, w.since_unix, now)
+            for name, w in self._waiting.items()
+        }
+
+    def _waits(self, profile: SensorProfile, now_s: float) -> _Waiting:
+        return _Waiting(profile, since_s=now_s, since_unix=self._wall())
 
     def look(self, now_s: float, fusion: Fusion) -> list[str]:
         """At most once a second: sensors gone, then sensors found. Trace tags of both."""
@@ -283,7 +298,7 @@ class LateZones:
             del self._bound[name]
             for rel in (b.rel, *b.twins):
                 self._tree.release_member(rel)
-            self._waiting[name] = _Waiting(b.sensor)
+            self._waiting[name] = self._waits(b.sensor, now_s)
             self.skip.add(name)
             self.left_now.append(name)
             self._left_at[name] = now_s
@@ -331,6 +346,8 @@ class LateZones:
             self.skip.discard(name)
             if name not in self._left_at:
                 self.joined_late.setdefault(name, round(now_s, 3))
+            if w.profile.kind == "battery" and self.on_battery is not None:
+                self.on_battery(w.found.rel.rsplit("/", 1)[0])  # the supply's folder
             what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
             what = f"{what}; it eases in over {ramp_s(w.profile):g} s"
             events.append(self._said(name, "joined", what, now_s))

@@ -65,6 +65,7 @@ class PowerSupplyReader:
         period_s: float = SLOW_PERIOD_S,
     ) -> None:
         self._tree = tree
+        self._period_s = period_s
         self._gate = Every(period_s)
         self._last: PowerStatus | None = None
         self.battery = next((s for s in supplies if is_battery(s)), None)
@@ -78,10 +79,24 @@ class PowerSupplyReader:
         per_tick = [f"{s.rel}/online" for s in self.external]
         if self.battery is not None:
             per_tick += [f"{self.battery.rel}/{a}" for a in PER_TICK_BATTERY_ATTRS]
-        for rel in per_tick:
-            if tree.exists(rel):
-                tree.keep_open(rel)
+        self._keep(per_tick)
+
+    def _keep(self, rels: Sequence[str]) -> None:
+        for rel in rels:
+            if self._tree.exists(rel):
+                self._tree.keep_open(rel)
                 self._kept.add(rel)
+
+    def add_battery(self, rel: str) -> None:
+        """A battery that joined after start (hw/latezones.py, session 24a): its ``status`` is the
+        power state from the next poll on.  Before, the supplies found at start were the only
+        ones for the run: a pack plugged in after boot left the state "mains" (no battery) for
+        the policy, the ``[power]`` budget and ``status``.  The first battery stays the one read."""
+        if self.battery is not None:
+            return
+        self.battery = Supply(rel.rsplit("/", 1)[-1], rel, "Battery", self._tree.exists(f"{rel}/temp"))
+        self._keep([f"{rel}/{a}" for a in PER_TICK_BATTERY_ATTRS])
+        self._gate = Every(self._period_s)  # read at the next poll, not up to a period later
 
     def _int(self, rel: str) -> int | None:
         if rel not in self._kept and not self._tree.exists(rel):

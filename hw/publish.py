@@ -35,7 +35,7 @@ from thermogov.client import default_state_path
 from thermogov.governor import Governor, TickRecord
 from thermogov.hw.metrics import Metrics
 from thermogov.hw.polled import Every
-from thermogov.hw.runtimefiles import check_dir, replace_atomic
+from thermogov.hw.runtimefiles import check_dir, check_target, read_regular, replace_atomic
 from thermogov.interfaces import ConfigError
 from thermogov.printable import plain_strings
 from thermogov.statedoc import StateIdentity, build_state
@@ -69,15 +69,44 @@ def state_path(opts: PublishOptions, log: Callable[[str], None]) -> Path | None:
     ``--dry-run`` as an ordinary user cannot create ``/run/thermogov``): said once, then skipped.
     """
     if opts.state_file is not None:
-        check_dir(opts.state_file, "--state-file", create=True)
+        check_state_target(opts.state_file)
         return opts.state_file
     path = default_state_path()
     try:
-        check_dir(path, "--state-file", create=True)
+        check_state_target(path)
     except ConfigError as e:
         log(f"status is not published ({e}); pass --state-file PATH")
         return None
     return path
+
+
+def check_state_target(path: Path) -> None:
+    """The state file's folder and the file itself (session 24a), before anything is governed.
+
+    What is at the path is replaced every second and deleted at a clean exit, so it must be
+    absent, or a regular file holding a thermogov state document (an earlier daemon's, left by
+    a ``kill -9`` or a power cut: replaced, then deleted at exit as before).  Anything else is
+    refused: a named pipe, a device, a directory or a symbolic link (it was replaced by a regular
+    file and deleted at exit), and a regular file that is not a state document (someone's file:
+    overwritten, then deleted at exit).
+    """
+    check_dir(path, "--state-file", create=True)
+    if check_target(path, "--state-file") and not _is_state(read_regular(path)):
+        raise ConfigError(
+            f"--state-file {path}: exists and is not a thermogov state file (it would be overwritten"
+            " and deleted at exit); remove it or choose another path"
+        )
+
+
+def _is_state(data: bytes | None) -> bool:
+    """A document :func:`thermogov.statedoc.build_state` wrote (any schema): an object with both keys."""
+    if data is None:
+        return False
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and "schema" in doc and "pid" in doc
 
 
 def open_metrics(opts: PublishOptions) -> Metrics | None:
@@ -108,7 +137,7 @@ class StatePublisher:
         # Throttling that is not ours, kind -> events (the daemon's ThrottleMonitor), if any.
         self.throttle_counts: Callable[[], Mapping[str, int]] | None = None
         # Sensors waited for, name -> what is looked for (the daemon's LateZones), if any.
-        self.waiting: Callable[[], Mapping[str, str]] | None = None
+        self.waiting: Callable[[], Mapping[str, object]] | None = None
 
     def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
         # Once a period on the grid of the first publication; after a stall, a period from now.
@@ -173,9 +202,12 @@ class StatePublisher:
 
 
 def _owner_pid(path: Path) -> int | None:
+    data = read_regular(path)  # a pipe swapped in mid-run would block a plain read at exit
+    if data is None:
+        return None
     try:
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        doc = json.loads(data)
+    except ValueError:
         return None
     pid = doc.get("pid") if isinstance(doc, dict) else None
     return pid if isinstance(pid, int) else None

@@ -24,6 +24,7 @@ hysteresis stays tripped).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +97,11 @@ class Reloader:
         self.last_message = f"reload rejected: {why}; keeping the running configuration"
         self._log(self.last_message)
         return RELOAD_REJECTED
+
+    def retarget(self, ctx: PolicyContext) -> None:
+        """A later policy is built against ``ctx``: the running context, widened by a sensor
+        that joined late (hw/latepolicy.py)."""
+        self._target = dataclasses.replace(self._target, ctx=ctx)
 
     def apply(self, gov: Governor) -> str:
         """Swap in the re-read configuration, or keep the old one; returns the trace event."""

@@ -10,7 +10,11 @@ overwrite something else, so before the first write (and so before anything is g
   others unless sticky;
 * every write goes to a fresh temporary file in that directory (:func:`confine.open_private`:
   whatever was planted at the name is unlinked, never followed), is fsynced, then renamed over
-  the target (rename(2) is atomic), so a reader sees the old file or the new one, whole.
+  the target (rename(2) is atomic), so a reader sees the old file or the new one, whole;
+* (session 24a) the target itself, when it exists, must be a regular file (:func:`check_target`):
+  the rename replaces whatever is at the name, so a named pipe, a device, a symlink (dangling,
+  looping or not) given as the state file was silently replaced by a regular file, and deleted
+  at exit.
 """
 
 from __future__ import annotations
@@ -81,3 +85,52 @@ def replace_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
         raise
     os.close(fd)
     os.replace(tmp, path)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_target(path: Path, option: str) -> bool:
+    """Refuse (``ConfigError``) a target that exists and is not a regular file; say if it exists.
+
+    ``lstat``, never followed: a symbolic link is refused whatever it points to (a dangling or
+    looping one included), since the rename would replace the link, not write where it points.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise ConfigError(f"{option} {path}: cannot be looked at ({e.strerror}); choose another path") from e
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(
+            f"{option} {path}: exists and is {_kind(st.st_mode)}, not a regular file; remove it or choose another path"
+        )
+    return True
+
+
+def read_regular(path: Path, limit: int = 1 << 20) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file now (never blocks on a pipe swapped in), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

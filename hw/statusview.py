@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from thermogov.client import NoState, State, current
+from thermogov.hw.waitedsince import line as waited_line
 from thermogov.interfaces import ConfigError
 from thermogov.printable import plain_strings, printable
 
@@ -41,8 +42,8 @@ def summary_lines(s: State, stale: str | None) -> list[str]:
     lines.append(f"temperature: fused {_c(s.fused_c)}; {sensors}")
     # A daemon before session 23b publishes no "waiting": nothing to show then.
     waiting = s.raw.get("temperature_c", {}).get("waiting") or {}
-    if isinstance(waiting, dict):
-        lines.extend(f"waiting for {n} ({what})" for n, what in waiting.items())
+    if isinstance(waiting, dict):  # each entry since when, from session 24a (hw/waitedsince.py)
+        lines.extend(text for n, v in waiting.items() if (text := waited_line(str(n), v)) is not None)
     for name, cap in s.caps_hz.items():
         lines.append(f"domain {name}: cap {_mhz(cap)}, running {_mhz(s.freqs_hz.get(name))}")
     if s.mode is not None or s.load_level is not None:

@@ -57,7 +57,7 @@ def build_state(
     mode: str | None = None,
     load_level: str | None = None,
     throttle: Mapping[str, int] | None = None,
-    waiting: Mapping[str, str] | None = None,
+    waiting: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
     """The state document for the latest tick; the optional sections default to "not known"."""
     return {
@@ -75,7 +75,8 @@ def build_state(
             "sensors": {n: _num(v) for n, v in zip(sensor_names, tick.readings_c, strict=True)},
             "used": tick.sensors_used,
             # Sensors the config fuses that the board does not have yet, each with what is
-            # looked for (hw/latezones.py, session 23b); {} when none waits.
+            # looked for (hw/latezones.py, session 23b) and since when (hw/waitedsince.py,
+            # session 24a: looked_for, waited_s, since_unix); {} when none waits.
             "waiting": dict(waiting) if waiting else {},
         },
         "domains": {

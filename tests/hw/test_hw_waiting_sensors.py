@@ -51,6 +51,22 @@ def _without_gpu_zone(t: fakesys.FakeTree) -> GpuZone:
     return gpu
 
 
+def kept_state_without_gpu(work: Path, monkeypatch: pytest.MonkeyPatch, at_s: float) -> tuple[Path, Path]:
+    """An Orin Nano run with its GPU zone absent; the state it published at ``at_s`` kept (the
+    daemon deletes its state file when it stops).  The sysfs root and the kept copy."""
+    t = fakesys.orin_nano(work / "root", jetpack=6, battery_decic=300)
+    _without_gpu_zone(t)
+    kept = work / "kept.json"
+
+    def keep(el: float) -> None:
+        state = work / "run" / "state.json"
+        if el >= at_s and not kept.exists() and state.exists():
+            shutil.copy(state, kept)
+
+    _run(work, monkeypatch, at_s + 1.0, keep)
+    return t.root, kept
+
+
 def test_a_battery_the_profile_names_absent_at_start_joins_when_it_appears(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -92,16 +108,7 @@ def test_status_of_a_running_daemon_shows_the_sensor_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Main: the state names no waiting sensor; `status` shows "gpu ?" and nothing else.
-    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, battery_decic=300)
-    _without_gpu_zone(t)
-    kept = tmp_path / "kept.json"
-
-    def keep(el: float) -> None:
-        state = tmp_path / "run" / "state.json"
-        if el >= 3.0 and not kept.exists() and state.exists():
-            shutil.copy(state, kept)  # the daemon deletes its state file when it stops
-
-    _run(tmp_path, monkeypatch, 4.0, keep)
+    _t_root, kept = kept_state_without_gpu(tmp_path, monkeypatch, 3.0)
     doc = json.loads(kept.read_text())
     assert set(doc["temperature_c"]["waiting"]) == {"gpu"}, doc["temperature_c"]
     p = procutil.run_cli("status", "--state", str(kept))
