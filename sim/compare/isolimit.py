@@ -22,7 +22,8 @@ noise, dither), so "highest" means the boundary bisection lands on, not a global
 bisection's 76 °C on orin-long-1h where 77 °C also held, and IPA's estimated sustainable power
 far from the best): it scans the grid points from 1 °C below to 2 °C above the bisection's answer, and for
 ``power_allocator`` tries ``sustainable_power_mw`` over a grid scaled to the board's own
-full-load power and the PID gains around the kernel's estimate for it, then rescans the trip.
+full-load power (bisecting the gap above the best budget that kept the bound, when the next
+fraction up broke it) and the PID gains around the kernel's estimate for it, then rescans the trip.
 The best *throughput* among the probes that keep the bound wins.  A probe that breaks the
 bound cannot win, so the caller's probe stops simulating it the moment it does
 (``early stop``): most failing probes end minutes into the run.
@@ -163,6 +164,10 @@ SCAN_UP_C = 2.0
 SCAN_DOWN_C = 1.0
 #: ``sustainable_power_mw`` candidates, as fractions of the board's full-load domain power.
 SUSTAINABLE_FRACTIONS = (0.25, 0.35, 0.45, 0.6, 0.8)
+#: Bisection steps between the best kept ``sustainable_power_mw`` and the next one up that broke.
+POWER_REFINE_STEPS = 3
+#: ... on this grid (mW), the grid the fractions are rounded to.
+POWER_STEP_MW = 100
 #: PID gain multipliers around the kernel's estimate: (proportional, integral).
 GAIN_STEPS = ((0.5, 1.0), (2.0, 1.0), (1.0, 0.25), (1.0, 4.0))
 
@@ -271,6 +276,24 @@ def search(
         for t in grid(max(trip - SCAN_DOWN_C, LOW_C), min(trip + SCAN_UP_C, HIGH_C)):
             run(t, knobs)
 
+    def refine_power(trip: float, kept_mw: int, powers: list[int]) -> None:
+        # IPA's throughput rises with its budget until the budget breaks the bound, and the
+        # fraction grid is ~1.5 W coarse on an Orin: a budget between the best kept fraction
+        # and the next one up, which broke, can keep the bound and run faster (race24a: 4.5 W
+        # kept orin-steady-25 where the grid's 3.9 W won and 5.4 W broke).  Bisect that gap.
+        above = [mw for mw in powers if mw > kept_mw]
+        if not above or ok(run(trip, {"sustainable_power_mw": above[0]})):
+            return
+        lo, hi = kept_mw, above[0]
+        for _ in range(POWER_REFINE_STEPS):
+            mid = round((lo + hi) / 2.0 / POWER_STEP_MW) * POWER_STEP_MW
+            if mid <= lo or mid >= hi:
+                break
+            if ok(run(trip, {"sustainable_power_mw": mid})):
+                lo = mid
+            else:
+                hi = mid
+
     for t, r in (cache or {}).items():
         seen[(t, ())] = r
         order.append((f"trip={t:g}", r))
@@ -289,9 +312,13 @@ def search(
     if policy == "power_allocator" and bis.met:
         trip, _, _ = best() or (bis.trip_c, {}, bis.row)
         scale = full_load_mw(board)
-        for f in SUSTAINABLE_FRACTIONS:
-            run(trip, {"sustainable_power_mw": max(round(scale * f / 100.0) * 100, 100)})
+        powers = [max(round(scale * f / 100.0) * 100, 100) for f in SUSTAINABLE_FRACTIONS]
+        for mw in powers:
+            run(trip, {"sustainable_power_mw": mw})
         trip, knobs, _ = best() or (trip, {}, None)
+        if "sustainable_power_mw" in knobs:
+            refine_power(trip, int(knobs["sustainable_power_mw"]), powers)
+            trip, knobs, _ = best() or (trip, knobs, None)
         if "sustainable_power_mw" in knobs:
             for pm, im in GAIN_STEPS:
                 gains = pid_gains(config, trip, int(knobs["sustainable_power_mw"]), pm, im)
@@ -327,6 +354,8 @@ __all__ = [
     "HIGH_C",
     "ISO_SUFFIX",
     "LOW_C",
+    "POWER_REFINE_STEPS",
+    "POWER_STEP_MW",
     "SCAN_DOWN_C",
     "SCAN_UP_C",
     "STEP_C",

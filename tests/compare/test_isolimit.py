@@ -130,6 +130,29 @@ def test_search_tunes_ipa_sustainable_power_and_gains() -> None:
     assert res.params["sustainable_power_mw"] == target and res.params["k_po"] == best_gain
 
 
+def test_search_refines_ipa_sustainable_power_between_a_kept_and_a_broken_fraction() -> None:
+    """The budget that keeps the bound lies between two fractions: the search goes past the lower one.
+
+    On orin-steady-25 the grid's 3.9 W kept the bound and 5.4 W broke it, while 4.5 W kept it and ran
+    0.75 % faster; a search that stops at the grid point under-tunes the baseline the lead is taken on.
+    """
+    board = Config().load_board()
+    scale = isolimit.full_load_mw(board)
+    p0, p1 = (max(round(scale * f / 100.0) * 100, 100) for f in isolimit.SUSTAINABLE_FRACTIONS[:2])
+    keeps_up_to = p0 + 0.6 * (p1 - p0)
+
+    def probe(trip: float, knobs: dict) -> SimpleNamespace:  # type: ignore[type-arg]
+        mw = knobs.get("sustainable_power_mw", p0 / 2)
+        above = 0.0 if trip <= 85.0 and mw <= keeps_up_to else 2.0
+        return _fake_row(above, 100.0 + mw / 1000.0)
+
+    res = isolimit.search(probe, "power_allocator", Config(), board, 0.0)
+    assert res.met
+    mw = res.params["sustainable_power_mw"]
+    assert p0 < mw <= keeps_up_to
+    assert keeps_up_to - mw <= (p1 - p0) / 2**isolimit.POWER_REFINE_STEPS + isolimit.POWER_STEP_MW
+
+
 def test_search_prefers_throughput_and_respects_the_hard_limit_bound() -> None:
     def probe(trip: float, knobs: dict) -> SimpleNamespace:  # type: ignore[type-arg]
         return _fake_row(0.0, 100.0 + trip, limit=1.0 if trip > 70.0 else 0.0)
