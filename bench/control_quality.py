@@ -836,7 +836,7 @@ def _config_b(
     try:
         base_b = load_config_b(args.config_b)
         args.config_b_tags = configb.tags(Config(), base_b)  # the race's arm A is the defaults
-        return configbrace.arm_b(configs, base_b)
+        return configbrace.arm_b(configs, base_b, args.candidate)
     except ConfigError as e:
         ap.exit(2, f"control_quality.py: {e}\n")
 

@@ -31,15 +31,22 @@ from thermogov.interfaces import ConfigError
 from thermogov.sim.compare import configb
 from thermogov.sim.compare.compare import RunRow, run_grid
 from thermogov.sim.compare.seedset import with_seed
+from thermogov.sim.model.runner import build_policy
 from thermogov.sim.scenarios import load_scenario
+from thermogov.variant import check_variant, parse_variant
 
 
-def arm_b(configs: Sequence[tuple[str, Config]], base_b: Config) -> list[tuple[str, Config]]:
-    """Each race world under ``base_b``'s governor sections, with the race's world and seed."""
+def arm_b(configs: Sequence[tuple[str, Config]], base_b: Config, candidate: str) -> list[tuple[str, Config]]:
+    """Each race world under ``base_b``'s governor sections, with the race's world and seed; the
+    candidate is built on each before anything runs (a ``[sensors.X]`` the board lacks, a bad
+    policy table: exit 2, not a failed worker half-way through the race)."""
+    arm = parse_variant(candidate, "--candidate")
     out = []
     for name, a in configs:
         try:
             b = dataclasses.replace(load_scenario(name, base_b), sim=a.sim, seed=a.seed)
+            board = b.load_board()
+            check_variant(arm, b, lambda c, bd=board: build_policy(c, bd))
         except ConfigError as e:
             raise ConfigError(f"--config-b: {base_b.source}: {e}") from e
         configb.check_same_world(name, a, b, base_b.source)
