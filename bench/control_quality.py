@@ -847,8 +847,10 @@ def config_b_block(
     seeds: list[int] | None,
     args: argparse.Namespace,
     out_dir: Path,
+    best: dict[str, tuple[str, float]] | None = None,
 ) -> list[str]:
-    """The candidate under ``--config-b`` beside the race's config, paired per world and seed;
+    """The candidate under ``--config-b`` beside the race's config, paired per world and seed
+    (``best``: the one-seed table's best tuned baseline per world, each arm's lead over it);
     with ``--csv``, both arms' rows in ``<csv>-config-b.csv``."""
     arms = configbrace.run_pairs(
         configs,
@@ -865,7 +867,7 @@ def config_b_block(
             configb.interleave(configb.tagged(arms.rows_a, tags[0]), configb.tagged(arms.rows_b, tags[1])),
             args.csv.with_name(f"{args.csv.stem}-config-b.csv"),
         )
-    return configbrace.lines(arms, tags)
+    return configbrace.lines(arms, tags, best)
 
 
 def main() -> None:
@@ -1029,7 +1031,8 @@ def main() -> None:
     print("\n".join(whole_run(rows)))
     if configs_b is not None:
         print()
-        print("\n".join(config_b_block(configs, configs_b, None, args, out_dir)))
+        best = configbrace.baselines(rows, args.candidate)
+        print("\n".join(config_b_block(configs, configs_b, None, args, out_dir, best)))
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
     if keep is not None:
         keep.cleanup()

@@ -14,10 +14,13 @@ the pairing here is: the candidate under the race's config (arm A, the row the r
 shows) against the candidate under FILE (arm B), same world and seed; per world, A - B over the
 seeds of sustained throughput, time above the trip and energy per inference with the 95 % t
 interval, and each arm's share of its own oracle (B's oracle is solved on B's config: a fusion
-weighting changes what the fused trip allows).  The baselines do not depend on which governor
-config the candidate runs under, so B's throughput is read against the race table's baseline
-rows as A's is.  Only the suite's scenarios take a config B: the generated worlds (families,
-drawn) are built over the defaults in code, not from a scenario file FILE could be laid under.
+weighting changes what the fused trip allows).  The baselines are not re-run under B: in the
+one-seed race each arm's mean is read against the race table's best tuned baseline (the lead
+table's choice, tuned under A's config: its ``@iso`` bound is ``hysteresis``'s time above the
+trip there); under ``--seeds`` the seed-set report above holds the baselines' means (by worst
+window, the seed race's score; the pairs here are by sustained throughput, compare's).  Only
+the suite's scenarios take a config B: the generated worlds (families, drawn) are built over
+the defaults in code, not from a scenario file FILE could be laid under.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.sim.compare import configb
 from thermogov.sim.compare.compare import RunRow, run_grid
+from thermogov.sim.compare.lead import leads
 from thermogov.sim.compare.seedset import with_seed
 from thermogov.sim.model.runner import build_policy
 from thermogov.sim.scenarios import load_scenario
@@ -105,8 +109,19 @@ def _mean_pct(rows: Sequence[RunRow], world: str, worlds: dict[str, tuple[str, i
     return "n/a" if not vals else f"{sum(vals) / len(vals):.1f} %"
 
 
-def lines(arms: Arms, tags: tuple[str, str]) -> list[str]:
-    """The block the bench prints: compare's paired block, then each arm's mean share of its oracle."""
+def baselines(rows: Sequence[RunRow], candidate: str) -> dict[str, tuple[str, float]]:
+    """Per world, the best tuned baseline of the race's one-seed table (the lead table's choice,
+    :func:`thermogov.sim.compare.lead.leads`): what both arms' candidate is read against."""
+    return {
+        lead.scenario: (lead.best, lead.best_ips)
+        for lead in leads(list(rows), candidate)
+        if lead.best is not None and lead.best_ips
+    }
+
+
+def lines(arms: Arms, tags: tuple[str, str], best: dict[str, tuple[str, float]] | None = None) -> list[str]:
+    """The block the bench prints: compare's paired block, each arm's mean share of its own
+    oracle, and (``best``: the race table's best tuned baseline per world) each arm's lead."""
     pairs, rows_a, rows_b, worlds = arms.pairs, arms.rows_a, arms.rows_b, arms.worlds
     out = configb.format_paired(pairs, *tags, seeds_option="--seeds").rstrip("\n").splitlines()
     out[1] = f"config B, candidate only: {out[1]}"
@@ -117,9 +132,18 @@ def lines(arms: Arms, tags: tuple[str, str]) -> list[str]:
                 f"  {p.world:<24} {p.policy:<20} A {_mean_pct(rows_a, p.world, worlds)}  "
                 f"B {_mean_pct(rows_b, p.world, worlds)}"
             )
+    if best:
+        out.append("  lead over the race table's best tuned baseline (tuned under A's config):")
+        for p in pairs:
+            if p.world in best:
+                label, ips = best[p.world]
+                out.append(
+                    f"  {p.world:<24} {p.policy:<20} {label} {ips:.2f}  "
+                    f"A {100.0 * (p.mean_a_ips / ips - 1.0):+.2f} %  B {100.0 * (p.mean_b_ips / ips - 1.0):+.2f} %"
+                )
     missing = {name for name, _ in worlds.values()} - {p.world for p in pairs}
     out += [f"  {w}: no seed has a steady window in both arms" for w in sorted(missing)]
     return out
 
 
-__all__ = ["Arms", "arm_b", "lines", "run_pairs"]
+__all__ = ["Arms", "arm_b", "baselines", "lines", "run_pairs"]

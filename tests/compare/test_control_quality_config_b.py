@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from thermogov.sim.compare import configb, configbrace
+from thermogov.sim.compare.compare import RunRow
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "control_quality.py"
 _SHORT = ("--scenario", "orin-steady-25", "--policy", "stepped", "--duration", "120", "--no-iso-limit")
@@ -72,3 +75,41 @@ def test_defaults_against_themselves_differ_by_exactly_zero(tmp_path: Path) -> N
     for label in ("s above trip", "mJ/inference"):
         (line,) = [ln for ln in block if ln.strip().startswith(label)]
         assert "A-B +0.00 ±0.00 [+0.00..+0.00]" in line, line
+
+
+def _row(world: str, seed: int, ips: float, trip_s: float, energy: float | None) -> RunRow:
+    return RunRow(
+        scenario=f"{world}-s{seed}",
+        board="rpi5",
+        policy="stepped",
+        seed=seed,
+        ambient_c=25.0,
+        sustained_ips=ips,
+        oracle_ips=2 * ips,
+        max_fused_c=85.0,
+        max_sensor_c={},
+        above_trip_s=trip_s,
+        hard_limit_s=0.0,
+        energy_per_inference_j=energy,
+        p99_ms=None,
+        cap_changes=0,
+        run_dir="",
+    )
+
+
+def test_block_pairs_every_figure_and_reads_both_arms_against_the_baseline() -> None:
+    """Per seed A - B of throughput, seconds above the trip and energy (a seed without an energy
+    figure is left out of that figure alone), and each arm's lead over the table's baseline."""
+    worlds = {"w-s1": ("w", 1), "w-s2": ("w", 2)}
+    rows_a = [_row("w", 1, 100.0, 3.0, 0.030), _row("w", 2, 102.0, 1.0, 0.032)]
+    rows_b = [_row("w", 1, 98.0, 1.0, 0.029), _row("w", 2, 101.0, 0.0, None)]
+    arms = configbrace.Arms(configb.paired(rows_a, rows_b, worlds), rows_a, rows_b, worlds)
+    (pair,) = arms.pairs
+    assert pair.diff.low == 1.0 and pair.diff.high == 2.0 and pair.seeds == (1, 2)
+    assert pair.others["above_trip_s"] is not None and pair.others["above_trip_s"].diff.mean == 1.5
+    energy = pair.others["energy_per_inference_j"]
+    assert energy is not None and energy.seeds == (1,) and energy.diff.half_width is None
+    text = configbrace.lines(arms, ("defaults", "b.toml"), {"w": ("step_wise@iso", 95.0)})
+    assert any("step_wise@iso 95.00" in ln and "A +6.32 %" in ln and "B +4.74 %" in ln for ln in text)
+    assert any(ln.strip().startswith("mJ/inference") and "seeds 1" in ln for ln in text)
+    assert any("A 50.0 %" in ln and "B 50.0 %" in ln for ln in text)
