@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.compare.test_lead import _row as lead_row  # the lead table's fake rows
 from thermogov.sim.compare import configb, configbrace
 from thermogov.sim.compare.compare import RunRow
 
@@ -78,22 +79,14 @@ def test_defaults_against_themselves_differ_by_exactly_zero(tmp_path: Path) -> N
 
 
 def _row(world: str, seed: int, ips: float, trip_s: float, energy: float | None) -> RunRow:
-    return RunRow(
+    return lead_row(
+        "stepped",
+        ips,
+        bound=2 * ips,
         scenario=f"{world}-s{seed}",
-        board="rpi5",
-        policy="stepped",
         seed=seed,
-        ambient_c=25.0,
-        sustained_ips=ips,
-        oracle_ips=2 * ips,
-        max_fused_c=85.0,
-        max_sensor_c={},
         above_trip_s=trip_s,
-        hard_limit_s=0.0,
         energy_per_inference_j=energy,
-        p99_ms=None,
-        cap_changes=0,
-        run_dir="",
     )
 
 
