@@ -432,6 +432,48 @@ def cm5_nofan(root: Path) -> FakeTree:
     return t
 
 
+# Session 24b: a TX2 devkit on L4T 28 (JetPack 3, kernel 4.4) and L4T 32 (JetPack 4, kernel 4.9).
+# Zone types as L4T lists them on a TX2 (L4T 28: no AO-therm; L4T 32 adds it); the mainline
+# tegra186.dtsi's one critical trip at 101 °C on each BPMP zone (torvalds/linux
+# arch/arm64/boot/dts/nvidia/tegra186.dtsi; L4T's own trips are not in a public index we found).
+TX2_ZONES_28 = (
+    "BCPU-therm", "MCPU-therm", "GPU-therm", "PLL-therm", "Tboard_tegra", "Tdiode_tegra", "PMIC-Die",
+    "thermal-fan-est",
+)  # fmt: skip
+TX2_ZONES_32 = (*TX2_ZONES_28[:4], "AO-therm", *TX2_ZONES_28[4:])
+# The carrier's INA3221 at 0x42 (energymon jetson/JetsonPowerRails.md): VDD_MUX feeds the carrier
+# in parallel with the module's VDD_IN, so it is never the board's input (values estimated).
+TX2_42 = (("VDD_MUX", 19000, 120), ("VDD_5V0_IO_SYS", 5000, 200), ("VDD_3V3_SYS", 3300, 150))
+
+
+def tx2_l4t(root: Path, l4t: str = "28") -> FakeTree:
+    """A TX2 devkit as L4T ``l4t`` ships it: A57 ``policy0`` (CPUs 0, 3-5) and Denver ``policy1``
+    (CPUs 1-2), ``17000000.gp10b`` under nvhost_podgov, the module's two INA3221 and the
+    carrier's (``iio_device`` on 28, ``iio:deviceK`` on 32), and the fan: L4T 28's
+    ``/sys/kernel/debug/tegra_fan/target_pwm`` (forums.developer.nvidia.com/t/52786), L4T 32's
+    ``/sys/devices/pwm-fan`` (``target_pwm``, ``cur_pwm``, ``temp_control``: the Nano's)."""
+    t = FakeTree(root)
+    t.model("NVIDIA Jetson TX2 Developer Kit", ("nvidia,p2771-0000", "nvidia,tegra186"))
+    crit = (("critical", 101000, 0),)
+    for i, z in enumerate(TX2_ZONES_28 if l4t == "28" else TX2_ZONES_32):
+        t.zone(i, z, 100000 if z.startswith("PMIC") else HOT, crit if z.endswith("-therm") else ())
+    khz = khz_grid(345600, 153600, 2035200)
+    t.policy(0, [0, 3, 4, 5], khz, governor="schedutil")
+    t.policy(1, [1, 2], khz, governor="schedutil")
+    gpu_hz = (*(114750000 + 102000000 * k for k in range(12)), 1300500000)  # the profile's grid
+    t.devfreq("sys/devices/17000000.gp10b", "17000000.gp10b", "gp10b", gpu_hz, governor="nvhost_podgov")
+    iio = "iio_device" if l4t == "28" else "iio:device{k}"
+    for k, (addr, rails) in enumerate(
+        (("0-0040", fakesys.TX2_40), ("0-0041", fakesys.TX2_41), ("0-0042", TX2_42))
+    ):
+        fakesys.iio_chip(t, fakesys.I2C0, addr, rails, iio.format(k=k))
+    fan = "sys/kernel/debug/tegra_fan" if l4t == "28" else "sys/devices/pwm-fan"
+    for name, value in (("target_pwm", 0), ("cur_pwm", 0), ("temp_control", 1)):
+        t.write(f"{fan}/{name}", value)
+    _cpus(t, "0-5", "0-5")
+    return t
+
+
 def stock(build: Callable[[Path], FakeTree]) -> Callable[[Path], Rules]:
     def make(root: Path) -> Rules:
         build(root)
@@ -547,6 +589,8 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "pi3bplus-32bit": stock(pi3bplus_32),
     "cm4-nofan": stock(cm4_nofan),
     "cm5-nofan": stock(cm5_nofan),
+    "tx2-l4t28": stock(tx2_l4t),
+    "tx2-l4t32": stock(lambda r: tx2_l4t(r, "32")),
     "h-pi5-cpus-offline": cpus_offline,
     "h-nx-cluster-offline": cluster_offline,
     "h-pi5-no-list": no_list,

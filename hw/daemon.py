@@ -101,7 +101,7 @@ from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
-from thermogov.hw.railsum import rail_watch, summed_period_s, summed_summary
+from thermogov.hw.railsum import rail_watch, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
 from thermogov.hw.startlines import start_lines
 from thermogov.hw.sysfs import SysfsTree
@@ -549,6 +549,7 @@ class Runner:
         self.limit_watch: LimitWatch | None = None
         self.power_mode: PowerModeWatch | None = None  # nvpmodel's mode, read at start and exit
         self.late_zones: LateZones | None = None  # sensors waited for (hw/latezones.py)
+        self.telemetry: HwTelemetry | None = None  # the power read and its period (hw/powerread.py)
         self._conf_warned: set[int] = set()  # modes whose nvpmodel.conf could not say, said once
 
     def throttle_counters(self) -> ThrottleCounters:
@@ -679,9 +680,10 @@ class Runner:
                 supplies=PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader()),
                 watch=rail_watch(prep.tree, rail, summed, self.log, self.instant.reader()),
                 summed=summed,
-                summed_period_s=summed_period_s(prep.config.power),
+                power=prep.config.power,
                 clock=self.instant.reader(),
             )
+            self.telemetry = telemetry
             # Kernel idle injection carries the lever's duty cycle where the board has it.
             idle = (
                 IdleInjector.open(prep.tree, dry_run=opts.dry_run, on_error=self.log)
@@ -805,7 +807,8 @@ class Runner:
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,
             "power_rail": prep.bmap.power.label if prep.bmap.power else None,
-            **summed_summary(prep.bmap.summed, summed_period_s(self._running_config(prep).power)),
+            **summed_summary(prep.bmap.summed),
+            **self._read_period(),
             # Missing at the end (hw/latezones.py): one that joined later is in joined_late.
             "missing_sensors": late.missing(missing) if late is not None else dict(missing),
             "joined_late": dict(late.joined_late) if late is not None else {},
@@ -961,6 +964,11 @@ class Runner:
         for note in self.limit_watch.exit_notes(self._mode_change()):
             self.log(note)
 
+    def _read_period(self) -> dict[str, float]:
+        """``power_read_period_s``: how often the power was read at the end (0: every tick)."""
+        period = None if self.telemetry is None else self.telemetry.read_period_s
+        return {} if period is None else {"power_read_period_s": period}
+
     def _running_config(self, prep: Prepared) -> Config:
         """The configuration in force now: the last one a reload applied, else the start's."""
         return self.reloader.running if self.reloader is not None else prep.config
@@ -972,8 +980,8 @@ class Runner:
         event = self.reloader.apply(gov)
         if event == RELOAD:
             self.limiters = list(gov.limiters)
-            if isinstance(gov.telemetry, HwTelemetry):  # a budget set or lifted: how often a sum is read
-                gov.telemetry.summed_every(summed_period_s(self.reloader.running.power))
+            if isinstance(gov.telemetry, HwTelemetry):  # a budget set or lifted: how often power is read
+                gov.telemetry.follow(self.reloader.running.power)
         self.notifier.send(f"STATUS={self.reloader.last_message}")  # shown by `systemctl status`
         return event
 

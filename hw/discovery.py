@@ -66,7 +66,7 @@ class PowerRail:
     """One INA3221-style channel: a labelled voltage with its current (or a power input)."""
 
     label: str
-    hwmon: str  # hwmon name, e.g. hwmon2
+    hwmon: str  # where: hwmon2, iio:device1, "iio_device of i2c 0-0041" (L4T 28: the chip named)
     volt_rel: str | None  # inN_input, mV
     curr_rel: str | None  # currN_input, mA
     power_rel: str | None = None  # powerN_input, µW (preferred when present)
@@ -283,7 +283,11 @@ def _iio_rails(tree: SysfsTree, problems: list[str], bad: list[str]) -> list[Pow
     is ``VDD_IN``: github.com/JonghoKim-Harry/tx2-power-measurement ``tx2_sysfs_power.h``; the
     pinpoint tool's JetsonCounter reads ``/sys/bus/i2c/devices/{0,1}-004{0,1}/iio_device/rail_name_N``
     on a TX2 and an AGX Xavier).  Where both names are there, ``iio:deviceK`` is read and
-    ``iio_device`` (then a link to it) is not, so no channel counts twice."""
+    ``iio_device`` (then a link to it) is not, so no channel counts twice.
+
+    ``iio:deviceK`` names one chip; ``iio_device`` is the same name on every chip (a TX2 has
+    two, 0-0040 and 0-0041), so such a rail is said to be on ``iio_device of i2c 0-0041``: the
+    i2c device folder (bus 0, address 0x41) a user finds under ``/sys/bus/i2c/devices``."""
     rails = []
     for dev in tree.listdir(I2C_DEVICES, r"\d+-[0-9a-f]{4}"):
         rel = f"{I2C_DEVICES}/{dev}"
@@ -301,7 +305,8 @@ def _iio_rails(tree: SysfsTree, problems: list[str], bad: list[str]) -> list[Pow
                     bad.append(str(e))
                     continue
                 volt, curr = f"{base}/in_voltage{n}_input", f"{base}/in_current{n}_input"
-                rails.append(_rail(tree, label, iio, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
+                where = iio if iio.startswith("iio:") else f"{iio} of i2c {dev}"
+                rails.append(_rail(tree, label, where, volt, curr, f"{base}/in_power{n}_input", per_w=1e3))
     return rails
 
 

@@ -11,9 +11,10 @@ The sum costs two files per rail (voltage and current): read every 100 ms tick i
 reads a second on an AGX Orin, for consumers that need it once a second (session 22's review,
 mended in 23a): the trace row and the ledger's energy take the last value read, the settled model of
 ``stepped`` updates once a second (``UPDATE_S``).  Only a ``[power]`` budget integrates power
-every tick (:class:`thermogov.budget.BudgetController`): with one in force the sum is read
-every tick, else once a second (:func:`summed_period_s`, followed on a reload), the rows in
-between carrying the last sum read (a held value, docs/trace-format.md).
+every tick (:class:`thermogov.budget.BudgetController`): while one applies the sum is read
+every tick, else once a second, the rows in between carrying the last sum read (a held value,
+docs/trace-format.md).  Since session 24b the same rule (hw/powerread.py) decides for an input
+rail too, and counts only a budget that applies in the current power state.
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from thermogov.hw.discovery import PowerRail
-from thermogov.hw.polled import SLOW_PERIOD_S
 from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_files, rail_max_w, rail_reader
 from thermogov.interfaces import SensorError
-from thermogov.powerconfig import PowerConfig
 
 
 def summed_label(rails: Sequence[PowerRail]) -> str:
@@ -66,19 +65,12 @@ def summed_reader(tree: SysfsTree, rails: Sequence[PowerRail]) -> Callable[[], f
     return read
 
 
-def summed_period_s(power: PowerConfig) -> float:
-    """How often the sum is read: every tick (0) under a budget, else once a second (module doc)."""
-    return 0.0 if power.any_budget else SLOW_PERIOD_S
-
-
-def summed_summary(rails: Sequence[PowerRail], period_s: float = 0.0) -> dict[str, Any]:
-    """The run summary's note that ``power_w`` is a sum of named rails, not the board's input,
-    and how often it is read under the configuration in force at the end (0: every tick)."""
+def summed_summary(rails: Sequence[PowerRail]) -> dict[str, Any]:
+    """The run summary's note that ``power_w`` is a sum of named rails, not the board's input."""
     if not rails:
         return {}
     return {
         "power_summed_rails": [r.label for r in rails],
-        "power_read_period_s": period_s,
         "power_source": f"sum of {' + '.join(r.label for r in rails)} (the module's rails, not the board's input)",
     }
 

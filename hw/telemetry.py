@@ -5,9 +5,10 @@ Power comes from the board's INA3221 input rail (``VDD_IN`` on Orin Nano/NX and 
 driver: ``in_powerN_input`` in mW, :attr:`PowerRail.power_per_w`), else ``inN_input`` mV ×
 ``currN_input`` mA.  Boards without such a rail report ``None`` (unknown),
 never 0 W.  The governor asks for power twice per tick (policy input and trace row), so the
-value is read once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.  A sum of
-rails (hw/railsum.py) is read once per ``summed_period_s`` instead, held in between
-(:func:`thermogov.hw.railsum.summed_period_s` says when).
+value is read at most once per tick: :meth:`HwTelemetry.new_tick` marks the tick boundary.  With
+a clock and a ``[power]`` configuration (the daemon), the input rail or the sum of rails
+(hw/railsum.py) is read every tick only while a budget applies in the current power state, else
+once a second, held in between (hw/powerread.py says when and why).
 
 A rail reading 0, a negative or more than its board class can draw is a broken chip or a
 wrong file, not the board's power: it reads as ``None`` (unknown), never as a number fed to a
@@ -21,11 +22,12 @@ from collections.abc import Callable, Sequence
 
 from thermogov.governor import Telemetry
 from thermogov.hw.discovery import PowerRail
-from thermogov.hw.polled import Every
 from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.powerread import PowerReadGate
 from thermogov.hw.railwatch import RailWatch
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import PowerStatus, SensorError, ThermogovError
+from thermogov.powerconfig import PowerConfig
 
 # The most an input rail can plausibly draw, per board class (the rail's name), in W: twice the
 # highest nvpmodel power budget of the modules that name the rail (the factor is estimated
@@ -127,7 +129,7 @@ class HwTelemetry(Telemetry):
         supplies: PowerSupplyReader | None = None,
         watch: RailWatch | None = None,
         summed: Sequence[PowerRail] = (),
-        summed_period_s: float = 0.0,
+        power: PowerConfig | None = None,
         clock: Callable[[], float] | None = None,
     ) -> None:
         self._tree = tree
@@ -159,11 +161,10 @@ class HwTelemetry(Telemetry):
             self._read_w = lambda: w if 0.0 < (w := read()) <= top else None  # plausible_w's rule
             self._raw_w = read
             self._top = top
-        # A sum is read once per period of ``clock`` and held between (None: every tick).
+        # With a clock and a [power] configuration, read every tick only while a budget applies,
+        # else once a period of ``clock``, held between (hw/powerread.py; None: every tick).
         self._clock = clock
-        self._gate: Every | None = None
-        if rail is None and summed:
-            self.summed_every(summed_period_s)
+        self._gate = PowerReadGate(power) if metered and clock is not None and power is not None else None
         # Asked every control tick: the sources themselves answer, without a frame of ours in
         # between (each costs µs on a daemon that wakes with cold caches).
         if inferences is not None:
@@ -171,19 +172,27 @@ class HwTelemetry(Telemetry):
         if supplies is not None:
             self.power_status = supplies.poll  # type: ignore[method-assign]
 
-    def summed_every(self, period_s: float) -> None:
-        """Read the summed rails once per ``period_s`` (0: every tick), from the next tick on."""
-        if self._rail is not None or self._read_w is None or self._clock is None:
-            return
-        self._gate = Every(period_s) if period_s > 0.0 else None
+    def follow(self, power: PowerConfig) -> None:
+        """A reload's ``[power]``: its read rule from this tick on (this tick reads)."""
+        if self._gate is not None:
+            self._gate.follow(power)
+
+    @property
+    def read_period_s(self) -> float | None:
+        """How often the power is read now (0: every tick); ``None`` with no power source."""
+        if self._read_w is None:
+            return None
+        return 0.0 if self._gate is None else self._gate.period_s
 
     def new_tick(self) -> None:
-        self._power_read = False
         gate = self._gate
-        if gate is not None:  # held: not due yet (a comparison on most ticks)
-            assert self._clock is not None
-            t = self._clock()
-            self._power_read = t < gate.ready_s or not gate.due(t)
+        if gate is None:
+            self._power_read = False
+            return
+        assert self._clock is not None
+        # The supplies' report first (their poll at this tick's time: no extra read), so a
+        # state that puts a budget in force has its first tick's power read, not held.
+        self._power_read = gate.held(self._clock(), self.power_status())
 
     def power_w(self) -> float | None:
         if self._read_w is None:

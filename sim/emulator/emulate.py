@@ -31,6 +31,7 @@ from thermogov.interfaces import ConfigError, SensorError
 from thermogov.sim.emulator.fakeboard import FakeBoardLayout, build_fake_board, power_off
 from thermogov.sim.emulator.fanfiles import EmulatedFan
 from thermogov.sim.emulator.firmwarebits import FirmwareBits
+from thermogov.sim.emulator.trees import Rail
 from thermogov.sim.model.world import SimWorld
 
 #: Root-level file holding the simulated inference server's running total, so a workload
@@ -138,18 +139,25 @@ class Emulator:
         return any(th.active and not th.p.visible for th in self.world.throttles)
 
     def _write_rails(self) -> None:
-        """Rail currents in mA from the model's power: the whole board, some domains, a rest share."""
+        """Rail currents in mA from the model's power: the whole board, some domains, a rest share
+        (and an iio chip's power in mW, L4T 28's ``in_powerN_input``)."""
         if not self.layout.rails:
             return
         world = self.world
         per_domain = world.domain_power_w()
         total = world.last_power_w or 0.0
         rest = self.board.thermal.rest_of_board_w
-        for rel, rail in self.layout.rails:
+
+        def watts_of(rail: Rail) -> float:
             watts = total if rail.input else sum(per_domain.get(d, 0.0) for d in rail.domains)
-            watts += rail.rest_share * rest
+            return watts + rail.rest_share * rest
+
+        for rel, rail in self.layout.rails:
+            watts = watts_of(rail)
             ma = round(watts / rail.volt_v * 1000) if rail.volt_v > 0 else 0  # an NC channel reads 0
             _replace(self.root / rel, f"{ma}\n")
+        for rel, rail in self.layout.rail_powers:
+            _replace(self.root / rel, f"{round(watts_of(rail) * 1000)}\n")
 
     # -- real-time loop ---------------------------------------------------------------------
     def run(self, wall_duration_s: float | None, step_s: float = 0.02) -> float:

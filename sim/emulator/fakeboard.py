@@ -19,7 +19,7 @@ from pathlib import Path
 
 from thermogov.board import BoardProfile, DomainProfile
 from thermogov.interfaces import ConfigError
-from thermogov.sim.emulator.trees import Rail, TreeShape, tree_shape
+from thermogov.sim.emulator.trees import Chip, Rail, TreeShape, tree_shape
 
 POWERED_OFF = "POWERED_OFF"  # root-level marker of a dead tree (thermogov.hw.discovery reads it)
 SENSOR_DIRS = ("sys/class/thermal", "sys/class/hwmon", "sys/class/power_supply")
@@ -37,6 +37,7 @@ class FakeBoardLayout:
     # hwmon temp1_input mirrors of a sensor: (path, sensor)
     temp_mirrors: list[tuple[str, str]] = field(default_factory=list)
     rails: list[tuple[str, Rail]] = field(default_factory=list)  # (currN_input path, rail)
+    rail_powers: list[tuple[str, Rail]] = field(default_factory=list)  # (in_powerN_input path, rail), mW
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -45,7 +46,8 @@ def _write(root: Path, rel: str, text: str) -> None:
     p.write_text(text, encoding="utf-8")
 
 
-def _cpufreq(root: Path, d: DomainProfile, layout: FakeBoardLayout, governor: str) -> None:
+def _cpufreq(root: Path, d: DomainProfile, layout: FakeBoardLayout, shape: TreeShape) -> None:
+    governor, shape_cpus = shape.cpufreq_governor, shape.policy_cpus
     names = list(d.sysfs_names) or ["policy0"]
     per = max(d.cores // len(names), 1)
     khz = [f // 1000 for f in d.kernel_table_hz]
@@ -54,7 +56,7 @@ def _cpufreq(root: Path, d: DomainProfile, layout: FakeBoardLayout, governor: st
     for i, pol in enumerate(names):
         base = f"sys/devices/system/cpu/cpufreq/{pol}"
         first = i * per
-        cpus = " ".join(str(c) for c in range(first, first + per))
+        cpus = " ".join(str(c) for c in shape_cpus.get(pol, range(first, first + per)))
         files = {
             "related_cpus": cpus,
             "affected_cpus": cpus,
@@ -117,8 +119,12 @@ def _zone(root: Path, base: str, ztype: str, temp_c: float, shape: TreeShape, se
 def _chips(
     root: Path, shape: TreeShape, temps_c: dict[str, float], first: int, layout: FakeBoardLayout
 ) -> None:
-    """hwmon chips of the tree shape: INA3221 rails (mV, mA), ADC inputs, temperature mirrors, fans."""
-    for i, chip in enumerate(shape.chips, start=first):
+    """hwmon chips of the tree shape: INA3221 rails (mV, mA), ADC inputs, temperature mirrors, fans;
+    then its L4T 28 ``iio_device`` chips (:func:`_iio_chip`)."""
+    for chip in shape.chips:
+        if chip.i2c_device:
+            _iio_chip(root, chip, layout)
+    for i, chip in enumerate((c for c in shape.chips if not c.i2c_device), start=first):
         base = f"sys/class/hwmon/hwmon{i}"
         _write(root, f"{base}/name", chip.name + "\n")
         for n, rail in enumerate(chip.rails, start=1):
@@ -133,6 +139,26 @@ def _chips(
             layout.temp_mirrors.append((f"{base}/temp1_input", chip.temp_of))
         if chip.fan_rpm is not None:
             _write(root, f"{base}/fan1_input", f"{chip.fan_rpm}\n")
+
+
+def _iio_chip(root: Path, chip: Chip, layout: FakeBoardLayout) -> None:
+    """An INA3221 as L4T 28 shows it (``tx2_sysfs_power.h`` of
+    github.com/JonghoKim-Harry/tx2-power-measurement: a TX2's
+    ``/sys/devices/3160000.i2c/i2c-0/0-0041/iio_device/in_power0_input``): channels from 0."""
+    dev = f"sys/devices/{chip.i2c_device}"
+    base = f"{dev}/iio_device"
+    _write(root, f"{base}/name", chip.name + "\n")
+    for n, rail in enumerate(chip.rails):
+        _write(root, f"{base}/rail_name_{n}", rail.label + "\n")
+        _write(root, f"{base}/in_voltage{n}_input", f"{round(rail.volt_v * 1000)}\n")
+        _write(root, f"{base}/in_current{n}_input", "0\n")
+        _write(root, f"{base}/in_power{n}_input", "0\n")
+        layout.rails.append((f"{base}/in_current{n}_input", rail))
+        layout.rail_powers.append((f"{base}/in_power{n}_input", rail))
+    link = root / "sys/bus/i2c/devices" / chip.i2c_device.rsplit("/", 1)[-1]
+    if not link.is_symlink():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(os.path.relpath(root / dev, link.parent))
 
 
 def build_fake_board(
@@ -180,7 +206,7 @@ def build_fake_board(
     _chips(root, shape, temps_c, hwmon, layout)
     for d in board.domains:
         if d.kind == "cpufreq":
-            _cpufreq(root, d, layout, shape.cpufreq_governor)
+            _cpufreq(root, d, layout, shape)
         else:
             _devfreq(root, d, layout)
     return layout

@@ -601,3 +601,40 @@ def l4t_fan_twin(
 def fan_daemon(t: FakeTree, name: str = "nvfancontrol", pid: int = 812) -> None:
     """A running fan daemon as ``/proc/<pid>/comm`` shows it."""
     t.write(f"proc/{pid}/comm", name + "\n")
+
+
+# -- session 23d/24b: a TX2's INA3221s as NVIDIA's iio driver shows them -------------------------
+I2C0 = "sys/devices/3160000.i2c/i2c-0"
+# TX2 (energymon jetson/JetsonPowerRails.md): 0x40 GPU, SOC, WIFI; 0x41 VDD_IN, CPU, DDR.  Values
+# (mV, mA) near the idle tegrastats line of github.com/guesswho798/log-project: VDD_IN 3624 mW.
+TX2_40 = (("VDD_SYS_GPU", 19000, 19), ("VDD_SYS_SOC", 19000, 34), ("VDD_4V0_WIFI", 4000, 0))
+TX2_41 = (("VDD_IN", 19000, 190), ("VDD_SYS_CPU", 19000, 36), ("VDD_SYS_DDR", 19000, 46))
+
+
+def iio_chip(t: FakeTree, bus: str, addr: str, rails: tuple[tuple[str, int, int], ...], iio: str) -> None:
+    """One NVIDIA ``ina3221x`` chip: ``iio`` is ``iio:deviceK`` (L4T 32) or ``iio_device`` (L4T 28)."""
+    dev = f"{bus}/{addr}"
+    t.link(f"sys/bus/i2c/devices/{addr}", dev)
+    t.write(f"{dev}/{iio}/name", "ina3221x\n")
+    if iio.startswith("iio:"):
+        t.write(f"{dev}/name", "ina3221x\n")
+    for n, (label, mv, ma) in enumerate(rails):
+        t.write(f"{dev}/{iio}/rail_name_{n}", label + "\n")
+        t.write(f"{dev}/{iio}/in_power{n}_input", mv * ma // 1000)  # mW
+        t.write(f"{dev}/{iio}/in_voltage{n}_input", mv)
+        t.write(f"{dev}/{iio}/in_current{n}_input", ma)
+
+
+def tx2(root: Path, iio: str = "iio:device{k}") -> FakeTree:
+    """A TX2 devkit: L4T zone names, the A57 and Denver policies, gp10b, two INA3221 on i2c-0."""
+    t = FakeTree(root)
+    t.model("NVIDIA Jetson TX2 Developer Kit", ("nvidia,p2771-0000", "nvidia,tegra186"))
+    for i, z in enumerate(("BCPU-therm", "MCPU-therm", "GPU-therm", "PLL-therm", "AO-therm", "PMIC-Die")):
+        t.zone(i, z, 100000 if z.startswith("PMIC") else 38000)
+    khz = tuple(345600 + 153600 * k for k in range(12))
+    t.policy(0, [0, 3, 4, 5], khz, min_khz=345600, max_khz=2035200)
+    t.policy(1, [1, 2], khz, min_khz=345600, max_khz=2035200)
+    t.devfreq("sys/devices/17000000.gp10b", "17000000.gp10b", "gp10b", (114750000, 828750000, 1300500000))
+    for k, (addr, rails) in enumerate((("0-0040", TX2_40), ("0-0041", TX2_41))):
+        iio_chip(t, I2C0, addr, rails, iio.format(k=k))
+    return t

@@ -23,47 +23,13 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys, procutil
-from tests.hw.fakesys import FakeTree
+from tests.hw.fakesys import I2C0, FakeTree, tx2
 from tests.hw.test_hw_input_rail_profile import _nano_profile
 from tests.hw.test_hw_jetson_rail_profiles import I2C, XAVIER_40, XAVIER_41, agx_xavier
 from thermogov.board import load_board, load_board_file
 
-I2C0 = "sys/devices/3160000.i2c/i2c-0"
-# TX2 (energymon jetson/JetsonPowerRails.md): 0x40 GPU, SOC, WIFI; 0x41 VDD_IN, CPU, DDR.  Values
-# (mV, mA) near the idle tegrastats line of github.com/guesswho798/log-project: VDD_IN 3624 mW.
-TX2_40 = (("VDD_SYS_GPU", 19000, 19), ("VDD_SYS_SOC", 19000, 34), ("VDD_4V0_WIFI", 4000, 0))
-TX2_41 = (("VDD_IN", 19000, 190), ("VDD_SYS_CPU", 19000, 36), ("VDD_SYS_DDR", 19000, 46))
 # The AGX Xavier's six labels as its JetPack 4.2 tegrastats prints them (gtop pull 7, above).
 XAVIER_TEGRASTATS = "GPU 463/463 CPU 618/618 SOC 2936/2936 CV 0/0 VDDRQ 309/309 SYS5V 3306/3306"
-
-
-def _iio_chip(t: FakeTree, bus: str, addr: str, rails: tuple[tuple[str, int, int], ...], iio: str) -> None:
-    """One NVIDIA ``ina3221x`` chip: ``iio`` is ``iio:deviceK`` (L4T 32) or ``iio_device`` (L4T 28)."""
-    dev = f"{bus}/{addr}"
-    t.link(f"sys/bus/i2c/devices/{addr}", dev)
-    t.write(f"{dev}/{iio}/name", "ina3221x\n")
-    if iio.startswith("iio:"):
-        t.write(f"{dev}/name", "ina3221x\n")
-    for n, (label, mv, ma) in enumerate(rails):
-        t.write(f"{dev}/{iio}/rail_name_{n}", label + "\n")
-        t.write(f"{dev}/{iio}/in_power{n}_input", mv * ma // 1000)  # mW
-        t.write(f"{dev}/{iio}/in_voltage{n}_input", mv)
-        t.write(f"{dev}/{iio}/in_current{n}_input", ma)
-
-
-def tx2(root: Path, iio: str = "iio:device{k}") -> FakeTree:
-    """A TX2 devkit: L4T zone names, the A57 and Denver policies, gp10b, two INA3221 on i2c-0."""
-    t = FakeTree(root)
-    t.model("NVIDIA Jetson TX2 Developer Kit", ("nvidia,p2771-0000", "nvidia,tegra186"))
-    for i, z in enumerate(("BCPU-therm", "MCPU-therm", "GPU-therm", "PLL-therm", "AO-therm", "PMIC-Die")):
-        t.zone(i, z, 100000 if z.startswith("PMIC") else 38000)
-    khz = tuple(345600 + 153600 * k for k in range(12))
-    t.policy(0, [0, 3, 4, 5], khz, min_khz=345600, max_khz=2035200)
-    t.policy(1, [1, 2], khz, min_khz=345600, max_khz=2035200)
-    t.devfreq("sys/devices/17000000.gp10b", "17000000.gp10b", "gp10b", (114750000, 828750000, 1300500000))
-    for k, (addr, rails) in enumerate((("0-0040", TX2_40), ("0-0041", TX2_41))):
-        _iio_chip(t, I2C0, addr, rails, iio.format(k=k))
-    return t
 
 
 def agx_xavier_l4t28(root: Path) -> FakeTree:
@@ -73,7 +39,7 @@ def agx_xavier_l4t28(root: Path) -> FakeTree:
         (root / f"sys/class/hwmon/hwmon{n}").unlink()
     for addr, rails in (("1-0040", XAVIER_40), ("1-0041", XAVIER_41)):
         shutil.rmtree(root / I2C / addr)
-        _iio_chip(t, I2C, addr, rails, "iio_device")
+        fakesys.iio_chip(t, I2C, addr, rails, "iio_device")
     return t
 
 
@@ -130,7 +96,7 @@ def test_a_tx2_is_detected_and_its_input_rail_is_the_power(tmp_path: Path, iio: 
     tx2(tmp_path / "root", iio)
     out = _doctor(tmp_path)
     assert "profile: jetson-tx2" in out, out  # main: no TX2 profile
-    where = "iio:device1" if iio.startswith("iio:") else "iio_device"
+    where = "iio:device1" if iio.startswith("iio:") else "iio_device of i2c 0-0041"  # 24b: the chip named
     assert _power_line(out) == f"board power: rail VDD_IN on {where}"
     stderr, powers, summary = _run(tmp_path)
     assert [x for x in stderr.splitlines() if "board power" in x] == [], stderr
@@ -156,3 +122,31 @@ def test_a_listed_label_later_in_the_list_is_bound_when_the_first_is_absent(tmp_
     stderr, _, summary = _run(tmp_path, "--board", str(board))
     assert [x for x in stderr.splitlines() if "board power" in x] == [], stderr
     assert summary["power_rail"] == "VIN"
+
+
+# -- session 24b: two iio_device chips told apart ------------------------------------------------
+def test_a_broken_iio_device_rail_names_its_chip(tmp_path: Path) -> None:
+    """A TX2 on L4T 28 has two chips whose channels are both under ``iio_device``: the message
+    names the i2c device (bus 0, address 0x41), so the user knows which folder is wrong
+    (main: "rail VDD_IN on iio_device", as for 0-0040)."""
+    tx2(tmp_path / "root", "iio_device")
+    for f in ("in_power0_input", "in_voltage0_input", "in_current0_input"):
+        (tmp_path / "root" / I2C0 / "0-0041/iio_device" / f).unlink()
+    line = _power_line(_doctor(tmp_path))
+    assert line.startswith("board power: rail VDD_IN on iio_device of i2c 0-0041 has no power input"), line
+    stderr, powers, _ = _run(tmp_path)
+    said = [x for x in stderr.splitlines() if "VDD_IN" in x]
+    assert said and all("iio_device of i2c 0-0041" in x for x in said), stderr
+    assert powers and not any(powers)
+
+
+def test_the_carriers_vdd_mux_is_never_the_input(tmp_path: Path) -> None:
+    """A TX2 devkit's carrier chip (0x42) meters VDD_MUX, which feeds the carrier in parallel
+    with the module's VDD_IN (energymon jetson/JetsonPowerRails.md): the input stays VDD_IN.
+    A guard (passes on main too): VDD_MUX is not in the profile's input_rail."""
+    t = tx2(tmp_path / "root", "iio_device")
+    fakesys.iio_chip(
+        t, I2C0, "0-0042", (("VDD_MUX", 19000, 120), ("VDD_5V0_IO_SYS", 5000, 200)), "iio_device"
+    )
+    assert load_board("jetson-tx2").input_rails == ("VDD_IN",)
+    assert _power_line(_doctor(tmp_path)) == "board power: rail VDD_IN on iio_device of i2c 0-0041"

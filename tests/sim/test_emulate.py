@@ -226,8 +226,9 @@ def test_every_board_tree_has_its_shape_and_the_daemon_maps_it(tmp_path: Path, n
             z = by_type[s.sysfs_names[0]]
             want = [(t.type, t.temp_c, t.hyst_c) for t in shape.trips.get(s.name, ())]
             assert [(t.type, t.temp_c, t.hyst_c) for t in z.trips] == want
-    labels = [r.label for h in inv.hwmons for r in h.rails]
-    assert labels == [r.label for c in shape.chips for r in c.rails if r.label != "NC"]
+    labels = [r.label for h in inv.hwmons for r in h.rails] + [r.label for r in inv.iio_rails]
+    ordered = [c for c in shape.chips if not c.i2c_device] + [c for c in shape.chips if c.i2c_device]
+    assert labels == [r.label for c in ordered for r in c.rails if r.label != "NC"]
     if any(r.input for c in shape.chips for r in c.rails):
         assert bmap.power is not None and HwTelemetry(SysfsTree(tmp_path), bmap.power).power_w() > 0
 

@@ -9,6 +9,7 @@ without trips and no extra chips.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -20,6 +21,7 @@ from thermogov.tomlcheck import Table
 
 _PACKAGE = "thermogov.sim.emulator.trees"
 TRIP_TYPES = ("active", "passive", "hot", "critical")
+I2C_DEVICE = re.compile(r"(?:[\w.@-]+/)*i2c-(\d+)/\1-[0-9a-f]{4}")  # .../i2c-0/0-0041
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,11 @@ class Chip:
     in_mv: tuple[int, ...] = ()  # unlabelled static voltage inputs (an ADC)
     temp_of: str = ""  # a profile sensor whose reading temp1_input mirrors
     fan_rpm: int | None = None
+    # An ``[[iio_device]]`` chip (L4T 28's INA3221, NVIDIA's ``ina3221x`` iio driver): its i2c
+    # device folder under sys/devices (``3160000.i2c/i2c-0/0-0041``), channels under
+    # ``iio_device`` (``rail_name_N``, ``in_voltageN_input`` mV, ``in_currentN_input`` mA,
+    # ``in_powerN_input`` mW, N from 0), linked from sys/bus/i2c/devices.  Empty: a hwmon chip.
+    i2c_device: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,9 @@ class TreeShape:
     trips: dict[str, tuple[Trip, ...]] = field(default_factory=dict)  # sensor -> trips
     chips: tuple[Chip, ...] = ()
     cpufreq_governor: str = "schedutil"  # the distribution's default scaling_governor
+    # A policy's CPUs where the board does not split its cores in order (a TX2's A57 policy0
+    # holds CPUs 0, 3-5, its Denver policy1 CPUs 1-2); a policy not named here: in order.
+    policy_cpus: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def _rail(t: Table, domains: set[str]) -> Rail:
@@ -101,9 +111,32 @@ def parse_tree_shape(data: dict[str, Any], where: str, board: BoardProfile) -> T
         fan = c.integer("fan_rpm", -1, minimum=-1)
         chips.append(Chip(c.string("name"), rails, in_mv, temp_of, None if fan < 0 else fan))
         c.done()
+    for c in top.table_list("iio_device"):
+        device = c.string("device")
+        if not I2C_DEVICE.fullmatch(device):
+            raise ConfigError(
+                f"{c.where}.device: {device!r} is no i2c device folder; write it as the kernel "
+                'shows it under sys/devices, e.g. "3160000.i2c/i2c-0/0-0041"'
+            )
+        rails = tuple(_rail(r, domains) for r in c.table_list("rails"))
+        chips.append(Chip(c.string("name", "ina3221x"), rails, i2c_device=device))
+        c.done()
     governor = top.string("cpufreq_governor", "schedutil")
+    policies = {n for d in board.domains if d.kind == "cpufreq" for n in d.sysfs_names}
+    policy_cpus: dict[str, tuple[int, ...]] = {}
+    for name, pol in top.tables("cpufreq"):
+        if name not in policies:
+            raise ConfigError(
+                f"{pol.where}: {name!r} is no cpufreq policy of {board.name}; known: {sorted(policies)}"
+            )
+        cpus = pol.numbers("cpus")
+        policy_cpus[name] = tuple(int(c) for c in cpus)
+        whole = all(c == int(c) and 0 <= c < 1024 for c in cpus)
+        if not cpus or not whole or len(set(policy_cpus[name])) != len(cpus):
+            raise ConfigError(f"{pol.where}.cpus: list each CPU of the policy once, e.g. [0, 3, 4, 5]")
+        pol.done()
     top.done()
-    return TreeShape(trips, tuple(chips), governor)
+    return TreeShape(trips, tuple(chips), governor, policy_cpus)
 
 
 def tree_shape(board: BoardProfile) -> TreeShape:
