@@ -85,8 +85,10 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from drawn_worlds import drawn_worlds  # noqa: E402  (bench/, beside this script)
 
+from thermogov.cliopts import load_config_b  # noqa: E402
 from thermogov.config import Config, SimConfig  # noqa: E402
 from thermogov.interfaces import ConfigError  # noqa: E402
+from thermogov.sim.compare import configb, configbrace  # noqa: E402
 from thermogov.sim.compare.anywindow import anywindow_bound, extended, open_factor, worst_window_ips  # noqa: E402
 from thermogov.sim.compare.bestprobe import best_probe_worst, kept  # noqa: E402
 from thermogov.sim.compare.causal import Yardsticks, causal_bound, event_instant_s  # noqa: E402
@@ -819,6 +821,55 @@ def seed_causal(
         write_seed_causal_csv(merged, args.candidate, causal_csv_path(args.csv))
 
 
+def _config_b(
+    ap: argparse.ArgumentParser, args: argparse.Namespace, configs: list[tuple[str, Config]]
+) -> list[tuple[str, Config]] | None:
+    """``--config-b``'s arm: every world under FILE's governor, checked before anything runs
+    (bad file, NaN, unknown key, a world it would change: one line, exit 2)."""
+    if args.config_b is None:
+        return None
+    if args.families or args.drawn:
+        ap.exit(
+            2,
+            "control_quality.py: --config-b: applies to the suite's scenarios only; drop --families/--drawn\n",
+        )
+    try:
+        base_b = load_config_b(args.config_b)
+        args.config_b_tags = configb.tags(Config(), base_b)  # the race's arm A is the defaults
+        return configbrace.arm_b(configs, base_b, args.candidate)
+    except ConfigError as e:
+        ap.exit(2, f"control_quality.py: {e}\n")
+
+
+def config_b_block(
+    configs: list[tuple[str, Config]],
+    configs_b: list[tuple[str, Config]],
+    seeds: list[int] | None,
+    args: argparse.Namespace,
+    out_dir: Path,
+    best: dict[str, tuple[str, float]] | None = None,
+) -> list[str]:
+    """The candidate under ``--config-b`` beside the race's config, paired per world and seed
+    (``best``: the one-seed table's best tuned baseline per world, each arm's lead over it);
+    with ``--csv``, both arms' rows in ``<csv>-config-b.csv``."""
+    arms = configbrace.run_pairs(
+        configs,
+        configs_b,
+        args.candidate,
+        seeds,
+        out_dir / "config-b",
+        jobs=args.jobs,
+        progress=lambda msg: print(msg, file=sys.stderr),
+    )
+    tags = args.config_b_tags
+    if args.csv:
+        write_csv(
+            configb.interleave(configb.tagged(arms.rows_a, tags[0]), configb.tagged(arms.rows_b, tags[1])),
+            args.csv.with_name(f"{args.csv.stem}-config-b.csv"),
+        )
+    return configbrace.lines(arms, tags, best)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -872,6 +923,11 @@ def main() -> None:
         help="with --seeds: deploy the settings tuned there unchanged on these other seeds (out of sample)",
     )
     ap.add_argument(
+        "--config-b",
+        help="also run the candidate on every suite world and seed under this config's governor "
+        "sections, paired with the race's (sim/compare/configbrace.py)",
+    )
+    ap.add_argument(
         "--lead-from",
         type=Path,
         help="print only the lead table from a CSV an earlier --csv wrote (no simulation)",
@@ -917,6 +973,7 @@ def main() -> None:
             configs.append((w.name, w.config))
     if args.duration:
         configs = [(n, dataclasses.replace(c, sim=_shorter(c.sim, args.duration))) for n, c in configs]
+    configs_b = _config_b(ap, args, configs)
     keep = None if args.out else tempfile.TemporaryDirectory(prefix="control-quality-")
     out_dir = args.out or Path(keep.name)  # type: ignore[union-attr]
     policies = (
@@ -924,6 +981,8 @@ def main() -> None:
     )
     if seeds is not None:
         seed_set(configs, policies, seeds, holdout, args, out_dir)
+        if configs_b is not None:
+            print("\n".join(config_b_block(configs, configs_b, seeds, args, out_dir)))
         print(f"\n{time.monotonic() - started:.0f} s with {args.jobs} processes")
         if keep is not None:
             keep.cleanup()
@@ -970,6 +1029,10 @@ def main() -> None:
     if args.csv:
         write_causal_csv(yards, args.candidate, causal_csv_path(args.csv))
     print("\n".join(whole_run(rows)))
+    if configs_b is not None:
+        print()
+        best = configbrace.baselines(rows, args.candidate)
+        print("\n".join(config_b_block(configs, configs_b, None, args, out_dir, best)))
     print(f"\n{len(rows)} runs in {time.monotonic() - started:.0f} s with {args.jobs} processes")
     if keep is not None:
         keep.cleanup()

@@ -69,9 +69,56 @@ def interleave(rows_a: Sequence[RunRow], rows_b: Sequence[RunRow]) -> list[RunRo
     return out
 
 
+#: The figures differenced besides throughput: the row attribute, its printed label, digits and
+#: scale (energy prints in mJ as compare's table does; the JSON keeps the row's unit, J).
+#: Time above the trip is what a tuning change may buy its throughput with, energy per inference
+#: what it may cost; a change is judged on all three, paired the same way.
+OTHER_METRICS: tuple[tuple[str, str, int, float], ...] = (
+    ("above_trip_s", "s above trip", 2, 1.0),
+    ("energy_per_inference_j", "mJ/inference", 2, 1000.0),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """One figure of one policy on one world: A's and B's means and the per-seed A - B over the
+    seeds where both runs have the figure (a run without a steady window has no energy figure)."""
+
+    seeds: tuple[int, ...]
+    mean_a: float
+    mean_b: float
+    diff: Spread
+
+    @staticmethod
+    def of(cell: Sequence[tuple[int, float | None, float | None]]) -> Diff | None:
+        both = [(s, a, b) for s, a, b in cell if a is not None and b is not None]
+        diff = Spread.of([a - b for _, a, b in both])
+        if diff is None:
+            return None
+        n = len(both)
+        return Diff(
+            tuple(s for s, _, _ in both),
+            sum(a for _, a, _ in both) / n,
+            sum(b for _, _, b in both) / n,
+            diff,
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "seeds": list(self.seeds),
+            "mean_a": self.mean_a,
+            "mean_b": self.mean_b,
+            "diff": self.diff.mean,
+            "half_width": self.diff.half_width,
+            "min_diff": self.diff.low,
+            "max_diff": self.diff.high,
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Paired:
-    """One policy on one world: A's and B's mean sustained throughput and the per-seed A - B."""
+    """One policy on one world: A's and B's mean sustained throughput and the per-seed A - B, and
+    the same for each of :data:`OTHER_METRICS` (``others``, keyed by the row attribute)."""
 
     world: str
     policy: str
@@ -79,13 +126,14 @@ class Paired:
     mean_a_ips: float
     mean_b_ips: float
     diff: Spread
+    others: dict[str, Diff | None] = dataclasses.field(default_factory=dict)
 
     @property
     def diff_pct(self) -> float | None:
         return None if not self.mean_b_ips else 100.0 * self.diff.mean / self.mean_b_ips
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "world": self.world,
             "policy": self.policy,
             "seeds": list(self.seeds),
@@ -97,71 +145,96 @@ class Paired:
             "max_diff_ips": self.diff.high,
             "diff_pct": self.diff_pct,
         }
+        for attr, d in self.others.items():
+            out[attr] = None if d is None else d.as_dict()
+        return out
 
 
 def paired(
     rows_a: Sequence[RunRow], rows_b: Sequence[RunRow], worlds: dict[str, tuple[str, int]]
 ) -> list[Paired]:
-    """Per world and policy, A - B sustained throughput over the seeds both arms measured.
+    """Per world and policy, A - B sustained throughput over the seeds both arms measured, and
+    A - B time above the trip and energy per inference over the seeds both arms have them.
 
     ``worlds`` maps a grid label (``orin-steady-25-s2+static``) to its world without the seed
     (``orin-steady-25+static``) and the seed.  A seed where either run has no steady window
     is left out (named by its absence from ``seeds``).
     """
-    groups: dict[tuple[str, str], list[tuple[int, float, float]]] = {}
+    groups: dict[tuple[str, str], list[tuple[int, RunRow, RunRow]]] = {}
     for a, b in zip(rows_a, rows_b, strict=True):
         if (a.scenario, a.policy) != (b.scenario, b.policy):
             raise ValueError(f"unpaired rows {a.scenario}/{a.policy} and {b.scenario}/{b.policy}")
         world, seed = worlds[a.scenario]
-        cell = groups.setdefault((world, a.policy), [])
-        if a.sustained_ips is not None and b.sustained_ips is not None:
-            cell.append((seed, a.sustained_ips, b.sustained_ips))
+        groups.setdefault((world, a.policy), []).append((seed, a, b))
     out = []
     for (world, policy), cell in groups.items():
-        diff = Spread.of([x - y for _, x, y in cell])
-        if diff is None:
+        ips = Diff.of([(s, a.sustained_ips, b.sustained_ips) for s, a, b in cell])
+        if ips is None:
             continue
-        n = len(cell)
-        out.append(
-            Paired(
-                world,
-                policy,
-                tuple(s for s, _, _ in cell),
-                sum(x for _, x, _ in cell) / n,
-                sum(y for _, _, y in cell) / n,
-                diff,
-            )
-        )
+        others = {
+            attr: Diff.of([(s, getattr(a, attr), getattr(b, attr)) for s, a, b in cell])
+            for attr, _, _, _ in OTHER_METRICS
+        }
+        out.append(Paired(world, policy, ips.seeds, ips.mean_a, ips.mean_b, ips.diff, others))
     return out
 
 
-def _signed(s: Spread) -> str:
-    hw = "" if s.half_width is None else f" ±{s.half_width:.2f}"
-    return f"{s.mean:+.2f}{hw} [{s.low:+.2f}..{s.high:+.2f}]"
+def _signed(s: Spread, digits: int = 2) -> str:
+    hw = "" if s.half_width is None else f" ±{s.half_width:.{digits}f}"
+    return f"{s.mean:+.{digits}f}{hw} [{s.low:+.{digits}f}..{s.high:+.{digits}f}]"
 
 
-def format_paired(pairs: Sequence[Paired], tag_a: str, tag_b: str) -> str:
-    """The paired block printed under compare's table."""
+def other_lines(p: Paired, indent: int) -> list[str]:
+    """Time above the trip and energy per inference of one pair, one line each, under its line."""
+    lines = []
+    for attr, label, digits, scale in OTHER_METRICS:
+        d = p.others.get(attr)
+        pad = " " * indent
+        if d is None:
+            lines.append(f"{pad}{label:<14} (no seed has it in both arms)")
+            continue
+        seeds = "" if d.seeds == p.seeds else f"  seeds {','.join(map(str, d.seeds))}"
+        hw = None if d.diff.half_width is None else d.diff.half_width * scale
+        diff = Spread(d.diff.mean * scale, d.diff.low * scale, d.diff.high * scale, hw)
+        lines.append(
+            f"{pad}{label:<14} A {d.mean_a * scale:.{digits}f}  B {d.mean_b * scale:.{digits}f}  "
+            f"A-B {_signed(diff, digits)}{seeds}"
+        )
+    return lines
+
+
+def format_paired(pairs: Sequence[Paired], tag_a: str, tag_b: str, seeds_option: str = "--seed") -> str:
+    """The paired block printed under compare's table: per pair the throughput line, then its
+    time above the trip and energy per inference (A - B each, the same interval)."""
     lines = [
         "",
         f"paired A - B sustained inf/s (A: {tag_a}, B: {tag_b}; same worlds and seeds): "
-        "mean ±95% t half-width [min..max] over the seeds",
+        "mean ±95% t half-width [min..max] over the seeds; under it, the same for seconds above "
+        "the trip and millijoules per inference",
     ]
     for p in pairs:
         pct = "" if p.diff_pct is None else f" ({p.diff_pct:+.2f} %)"
-        interval = "" if p.diff.half_width is not None else "  (one seed: give --seed 1,2,3 for an interval)"
+        interval = (
+            ""
+            if p.diff.half_width is not None
+            else f"  (one seed: give {seeds_option} 1,2,3 for an interval)"
+        )
         lines.append(
             f"  {p.world:<24} {p.policy:<20} A {p.mean_a_ips:.2f}  B {p.mean_b_ips:.2f}  "
             f"A-B {_signed(p.diff)}{pct}  seeds {','.join(map(str, p.seeds))}{interval}"
         )
+        lines.extend(other_lines(p, 4 + 24 + 20))
     return "\n".join(lines) + "\n"
 
 
 __all__ = [
+    "OTHER_METRICS",
+    "Diff",
     "Paired",
     "check_same_world",
     "format_paired",
     "interleave",
+    "other_lines",
     "paired",
     "tagged",
     "tags",
