@@ -11,11 +11,17 @@ longer holds with no limit (docs/policies.md, session 23a).  Two parts, each off
 
 * :class:`TripBank`: a bank of expected trip readings.  While a yielded ramp holds the node it
   accrues ``reads_per_h`` readings per held hour and is charged, every held tick, the readings
-  the tick is expected to show: the Gaussian upper tail of the fused readings over the trip
-  code's lower edge, from the 2-s level and the measured sigma of the coded readings, per read
-  period (the same normal model the set point's ``trip_sigmas`` uses, so a die held exactly at
-  the set point with ``reads_per_h = trip_reads_per_h`` neither saves nor spends).  A reading at
-  the trip is charged as one whole reading per read period.  The policy stands back (as
+  the tick is expected to show: a reading is the trip's code when the value plus the read noise
+  reaches the code's lower edge, so the Gaussian upper tail over that edge, from the 2-s level
+  and the noise *without* the codes' spread (the measured sigma of the coded readings less
+  Sheppard's ``q**2 / 12``, as ``code_once``'s exact margin counts it), per read period.  The
+  coded sigma itself (0.34 °C on a Pi 5 against 0.30 of noise) charged a held Pi 5 five times
+  what the bench's expectation from the true trajectory books (``compare/expected.py``), and the
+  bank was spent within a minute.  A tick that read the trip is charged its expectation too,
+  not the reading: the budget is of expected readings, and one seed's reading is the noise's
+  lottery (charged in full, a reading at 1730 s on rpi5-steady-25 seed 1 closed the bank, and the
+  fall back to the set point cost 60 inferences in 70 s where following cost none).  The policy
+  stands back (as
   ``stand_back``) only while the balance is positive, and returns to its set point when it is
   spent.  While the firmware holds the die under the set point the bank saves; when the hold
   point creeps over it, the bank pays for following.  The balance is kept under one hour's
@@ -41,35 +47,35 @@ class TripBank:
     """Expected trip readings saved while a yielded ramp holds the node; standing back spends them.
 
     ``reads_per_h``: the budget accrued per held hour; ``period_s``: the fused sensors' fastest
-    read period (one reading per period can read the trip); ``edge_c``: how far under the trip the
-    trip's code starts (:func:`.fused_code_terms`).
+    read period (one reading per period can read the trip); ``edge_c`` and ``quant_var``: how far
+    under the trip the trip's code starts and the codes' variance in the fused value
+    (:func:`.fused_code_terms`).
     """
 
-    def __init__(self, reads_per_h: float, period_s: float, edge_c: float) -> None:
+    def __init__(self, reads_per_h: float, period_s: float, edge_c: float, quant_var: float) -> None:
         self.rate_per_s = reads_per_h / 3600.0
         self.period_s = period_s
         self.edge_c = edge_c
+        self.quant_var = quant_var
         self.cap = reads_per_h  # one hour's accrual
         self.balance = 0.0  # expected readings saved (negative: overspent)
         self.spent = 0.0  # expected readings charged in all (for the docs' accounting and tests)
 
     def held_tick(self, dt: float, trip_c: float, level_c: float, sigma_c: float) -> None:
-        """A band tick while the ramp holds: accrue the budget, charge the tick's expected readings."""
+        """A tick while the ramp holds: accrue the budget, charge the tick's expected readings.
+
+        ``sigma_c`` is the measured sigma of the coded readings; the codes' share is taken out.
+        """
         if dt <= 0.0:
             return
-        if sigma_c > 0.0:
-            tail = 0.5 * math.erfc((trip_c - self.edge_c - level_c) / (sigma_c * SQRT2))
+        bare = sigma_c * sigma_c - self.quant_var
+        if bare > 0.0:
+            tail = 0.5 * math.erfc((trip_c - self.edge_c - level_c) / (math.sqrt(bare) * SQRT2))
         else:
             tail = 1.0 if level_c >= trip_c - self.edge_c else 0.0
         cost = tail * dt / self.period_s
         self.spent += cost
         self.balance = min(self.balance + self.rate_per_s * dt - cost, self.cap)
-
-    def trip_tick(self, dt: float) -> None:
-        """A reading at the trip while the ramp held: charged in full, one reading per read period."""
-        cost = max(dt, 0.0) / self.period_s
-        self.spent += cost
-        self.balance -= cost
 
     @property
     def open(self) -> bool:

@@ -518,8 +518,8 @@ class Stepped:
                 self._observe_tail(fused, est, dt)
             if was != TRIP and not est.anomaly and self._counts_excursion(p):
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
-            if self.bank is not None and self._holding:
-                self.bank.trip_tick(dt)  # a reading at the trip while the ramp held: paid in full
+            if self.bank is not None and self._holding and not est.anomaly:
+                self.bank.held_tick(dt, p.trip_c, est.level_c, est.noise_c)  # its expectation (.standback)
             self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
@@ -644,12 +644,7 @@ class Stepped:
                 self.integral = min(max(u - p.k_p * error, 0.0), float(self.top))
         if est.anomaly or near:
             u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
-        elif (
-            p.follow_board
-            and holding
-            and u < floor
-            and (standing or est.level_c + max(rise, 0.0) < set_c)
-        ):
+        elif p.follow_board and holding and u < floor and (standing or est.level_c + max(rise, 0.0) < set_c):
             # A yielded ramp holds its node and the predicted fused value is under the set point
             # (itself a read-noise margin under the trip): the controller is not left below the
             # rung the ramp runs; after a cut its integral would climb back at e / t_i_s, which
@@ -1004,7 +999,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     if p.stand_back_reads_per_h > 0.0 and ramps:
         # Only a board with a progressive throttle left to act has a lower agent to stand back from.
         read_s = min(periods) / 1000.0 if periods else ctx.control_period_s
-        stepped.bank = TripBank(p.stand_back_reads_per_h, read_s, fused_code_terms(ctx, p.trip_c).edge_c)
+        codes = fused_code_terms(ctx, p.trip_c)
+        stepped.bank = TripBank(p.stand_back_reads_per_h, read_s, codes.edge_c, codes.quant_var)
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
