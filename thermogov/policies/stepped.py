@@ -173,6 +173,12 @@ under the lower agent.  On rpi5-steady-25 the default's whole 0.14 % under the f
 its cap under the firmware's clock in the run's last 190-320 s, where the firmware's hold creeps
 over the set point; standing back gains 0.10 % there but reads the trip 0.2-0.4 s on that world
 continued and on rpi5-long-1h against ``hysteresis``'s 0.1 s (docs/policies.md, session 23a).
+``stand_back_reads_per_h`` (default 0, off; :mod:`.standback`): stand back as ``stand_back`` does
+only while a bank of expected trip readings lasts, accrued at this rate per hour a yielded ramp
+holds the node and charged each held tick's expected readings; when it is spent, back to the set
+point.  ``ramp_readback`` (default off): the ramp's rung followed is at least the one the clocks
+read back show while they sit under the caps, not only the one estimated from the readings
+(docs/policies.md, session 24b).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
