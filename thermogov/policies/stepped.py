@@ -173,6 +173,12 @@ under the lower agent.  On rpi5-steady-25 the default's whole 0.14 % under the f
 its cap under the firmware's clock in the run's last 190-320 s, where the firmware's hold creeps
 over the set point; standing back gains 0.10 % there but reads the trip 0.2-0.4 s on that world
 continued and on rpi5-long-1h against ``hysteresis``'s 0.1 s (docs/policies.md, session 23a).
+``stand_back_reads_per_h`` (default 0, off; :mod:`.standback`): stand back as ``stand_back`` does
+only while a bank of expected trip readings lasts, accrued at this rate per hour a yielded ramp
+holds the node and charged each held tick's expected readings; when it is spent, back to the set
+point.  ``ramp_readback`` (default off): the ramp's rung followed is at least the one the clocks
+read back show while they sit under the caps, not only the one estimated from the readings
+(docs/policies.md, session 24b).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -200,6 +206,7 @@ from thermogov.policies.protections import throttle_allows_c
 from thermogov.policies.release import frontier_release
 from thermogov.policies.ripple import HeldSpread, raised_share
 from thermogov.policies.settled import SettledObserver
+from thermogov.policies.standback import TripBank, readback_rung
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
 from thermogov.tomlcheck import Table
@@ -254,6 +261,8 @@ class SteppedParams:
     ripple_margin: bool = True  # on since 19a: the set point's sigma counts the raised gain's held ripple
     dither_hold: bool = False  # off: the dither mid-tread, a neighbour only when a whole rung is owed (20b)
     stand_back: bool = False  # off: never under a holding lower agent's rung, set point or not (23a)
+    stand_back_reads_per_h: float = 0.0  # off: stand back while a bank of trip readings lasts (24b)
+    ramp_readback: bool = False  # off: the lower agent's rung also read from the clocks read back (24b)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -366,6 +375,9 @@ class Stepped:
         self.ripple: HeldSpread | None = None
         # ``dither_hold``: the mid-tread dither, its base the rung nearest u (:mod:`.dither`).
         self.held = MidTread() if p.dither_hold else None
+        # ``stand_back_reads_per_h``: the bank of trip readings (:mod:`.standback`); set by make_stepped.
+        self.bank: TripBank | None = None
+        self._fw_rung: int | None = None  # ``ramp_readback``: the lower agent's rung last read back
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -512,6 +524,8 @@ class Stepped:
                 self._observe_tail(fused, est, dt)
             if was != TRIP and not est.anomaly and self._counts_excursion(p):
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
+            if self.bank is not None and self._holding and not est.anomaly:
+                self.bank.held_tick(dt, p.trip_c, est.level_c, est.noise_c)  # its expectation (.standback)
             self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
@@ -609,7 +623,10 @@ class Stepped:
         # clock; the cap stays at most one rung above the rung it lets run at the node's level,
         # so the trip rule's one rung down is a real step and not a cap far above the clock.
         self._holding = holding
-        ceiling = float(min(allowed + 1, self.top))
+        floor, standing = allowed, p.stand_back
+        if self.bank is not None or p.ramp_readback:
+            floor, standing = self._stand_back(inp, dt, holding, allowed, est)
+        ceiling = float(min(floor + 1, self.top))
         limit_error, near = self._limit_errors(dt)
         error = min(error, limit_error)
         if not est.anomaly and not near:
@@ -633,19 +650,15 @@ class Stepped:
                 self.integral = min(max(u - p.k_p * error, 0.0), float(self.top))
         if est.anomaly or near:
             u = min(u, self.u)  # bridging a glitch, or a sensor near its limit: never raise
-        elif (
-            p.follow_board
-            and holding
-            and u < allowed
-            and (p.stand_back or est.level_c + max(rise, 0.0) < set_c)
-        ):
+        elif p.follow_board and holding and u < floor and (standing or est.level_c + max(rise, 0.0) < set_c):
             # A yielded ramp holds its node and the predicted fused value is under the set point
             # (itself a read-noise margin under the trip): the controller is not left below the
             # rung the ramp runs; after a cut its integral would climb back at e / t_i_s, which
             # is minutes per rung a noise margin from the set point.
             # ``stand_back`` drops the set point's condition: the lower agent regulates the die
-            # itself, and only the trip rule and ``rise_trip`` step under it (session 23a).
-            u = float(allowed)
+            # itself, and only the trip rule and ``rise_trip`` step under it (session 23a); with
+            # ``stand_back_reads_per_h`` only while the bank of trip readings lasts (session 24b).
+            u = float(floor)
             self.integral = max(self.integral, u)
         if u > ceiling:
             u = ceiling
@@ -689,6 +702,30 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _stand_back(
+        self, inp: PolicyInput, dt: float, holding: bool, allowed: int, est: TrendEstimate
+    ) -> tuple[int, bool]:
+        """The lower agent's rung to follow and whether to stand back over the set point (:mod:`.standback`).
+
+        ``ramp_readback``: the rung is at least the one the clocks read back while under the caps
+        (remembered while the ramp holds; forgotten when it lets go).  ``stand_back_reads_per_h``:
+        the bank accrues and is charged on every held tick, and the policy stands back while it
+        lasts (``stand_back`` stands back regardless).
+        """
+        p, floor = self.p, allowed
+        if p.ramp_readback:
+            if not holding:
+                self._fw_rung = None
+            elif (seen := readback_rung(self.ladder, inp.caps_hz, inp.freqs_hz)) is not None:
+                self._fw_rung = seen
+            if self._fw_rung is not None and self._fw_rung > floor:
+                floor = self._fw_rung
+        standing = p.stand_back
+        if self.bank is not None and holding and not est.anomaly:
+            self.bank.held_tick(dt, p.trip_c, est.level_c, est.noise_c)
+            standing = standing or self.bank.open
+        return floor, standing
 
     def _settled_bound_s(self, t: float) -> float:
         """``limit_settled``: how long a rung must be holdable under the slow limits (session 17b).
@@ -858,6 +895,10 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         board_throttle=params.choice("board_throttle", ("yield", "avoid"), d.board_throttle),
         follow_board=params.boolean("follow_board", d.follow_board),
         stand_back=params.boolean("stand_back", d.stand_back),
+        stand_back_reads_per_h=params.number(
+            "stand_back_reads_per_h", d.stand_back_reads_per_h, minimum=0.0, maximum=3600.0
+        ),
+        ramp_readback=params.boolean("ramp_readback", d.ramp_readback),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -961,6 +1002,11 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         if slow:
             settled = SettledObserver(ctx.board, ladder, ctx.sensor_names, slow, p.horizon_s)
     stepped = Stepped(ladder, p, trend, limits, kept, ramps, trip_k, edge, once, tail, settled)
+    if p.stand_back_reads_per_h > 0.0 and ramps:
+        # Only a board with a progressive throttle left to act has a lower agent to stand back from.
+        read_s = min(periods) / 1000.0 if periods else ctx.control_period_s
+        codes = fused_code_terms(ctx, p.trip_c)
+        stepped.bank = TripBank(p.stand_back_reads_per_h, read_s, codes.edge_c, codes.quant_var)
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
