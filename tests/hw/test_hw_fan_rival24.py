@@ -10,9 +10,12 @@ the next look, so it never waits long enough.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 from tests.hw.test_hw_fan_levels import HWMON, PI5_LEVELS, STATE, _cells, _driven, _pi5
+from tests.hw.test_hw_fan_restore_unrecorded import _record, _restore
+from tests.hw.test_hw_fan_rival23 import _killed_pi5
 from thermogov.hw.fanlevels import SETTLE_S, CoolingDuties
 
 PWM = f"{HWMON}/pwm1"
@@ -94,3 +97,43 @@ def test_a_pair_held_without_a_clock_is_not_judged_by_time() -> None:
     """Without a clock (callers that pass none) the held rule never fires: only moves judge."""
     d = CoolingDuties(PI5_LEVELS)
     assert d.stray(2, 125) == "" and d.stray(1, 125) == "" and d.stray(1, 125) == ""
+
+
+# --- item 3: thermogov restore after kill -9 when the run confirmed no duty (hw/fanrival.py) ---
+
+
+def _unconfirmed(tmp: Path) -> object:
+    """A hot Pi 5 killed in its first look: the record keeps its caps but no confirmed duty (the
+    test drops the ``f`` line a first look writes, CRC and all)."""
+    t = _killed_pi5(tmp)
+    path = _record(tmp)
+    body = path.read_text().split("\nend ", 1)[0] + "\n"
+    body = "".join(line + "\n" for line in body.splitlines() if not line.startswith("f "))
+    path.write_text(f"{body}end {zlib.crc32(body.encode()):08x}\n")
+    assert "f " not in path.read_text()
+    return t
+
+
+def test_restore_without_a_confirmed_duty_leaves_a_pwm1_writers_higher_state(tmp_path: Path) -> None:
+    """After the kill a user's ``pwm1`` 200 moved the driver to state 3 (175 <= 200).  Main wrote
+    ``cur_state`` 1 back: the driver's 75 over the user, less cooling than the fan had."""
+    t = _unconfirmed(tmp_path)
+    t.write(PWM, 200)  # type: ignore[attr-defined]
+    t.write(STATE, 3)  # type: ignore[attr-defined]
+    said = _restore(tmp_path)
+    assert "cur_state reads 3, above the 1 found, with" in said and "pwm1 200, not 175" in said
+    assert "echo 1 > " in said and "fan setting" not in said
+    assert (t.read_int(STATE), t.read_int(PWM)) == (3, 200)  # type: ignore[attr-defined]
+
+
+def test_restore_without_a_confirmed_duty_puts_back_a_slower_or_driver_kept_state(tmp_path: Path) -> None:
+    """Guard (passes on main too): below the found state (more cooling to put back), or above it
+    with the driver's own duty (thermogov's last state): the found state 1 is written."""
+    for k, (state, duty) in enumerate(((0, 0), (4, 250))):
+        tmp = tmp_path / str(k)
+        t = _unconfirmed(tmp)
+        t.write(PWM, duty)  # type: ignore[attr-defined]
+        t.write(STATE, state)  # type: ignore[attr-defined]
+        said = _restore(tmp)
+        assert "1 fan setting(s)" in said and "another writer" not in said
+        assert t.read_int(STATE) == 1  # type: ignore[attr-defined]
