@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.hw.test_hw_fan_levels import HWMON, PI5_LEVELS, STATE, _cells, _driven, _pi5
 from tests.hw.test_hw_fan_restore_unrecorded import _record, _restore
-from tests.hw.test_hw_fan_rival23 import _killed_pi5
+from tests.hw.test_hw_fan_rival23 import _killed_pi5, proven_4_and_1
 from thermogov.hw.fanlevels import SETTLE_S, CoolingDuties
 
 PWM = f"{HWMON}/pwm1"
@@ -68,11 +68,7 @@ def test_another_states_level_at_an_unconfirmed_state_of_a_proven_table_is_a_riv
     2 and a user's 250 (state 4's level) lands before the driver's 125 was seen.  Main: state 2
     unconfirmed and 250 one of the table's duties, not judged."""
     t = _pi5(tmp_path / "root", _cells(PI5_LEVELS))
-    fan, now = _driven(t)
-    for k, level in enumerate((4, 1)):
-        fan.apply(level)
-        now[0] = 0.1 * (k + 1)
-        assert fan.level == level and not fan.left
+    fan, now = proven_4_and_1(t)
     _user_after_driver(fan, t, 250)
     fan.apply(2)
     _looks(fan, now, 0.2 + SETTLE_S + 1.0)
