@@ -133,3 +133,14 @@ def test_restore_without_a_confirmed_duty_puts_back_a_slower_or_driver_kept_stat
         said = _restore(tmp)
         assert "1 fan setting(s)" in said and "another writer" not in said
         assert t.read_int(STATE) == 1  # type: ignore[attr-defined]
+
+
+def test_another_level_at_a_confirmed_state_is_a_rival_at_the_second_look() -> None:
+    """One look reading state 1 with state 3's 175 may be a state change read half done (mainline
+    sets pwm1 before the state); two looks in a row cannot be.  Main left the fan at the first."""
+    d = CoolingDuties(PI5_LEVELS)
+    assert [d.stray(s, duty, now) for s, duty, now in ((1, 75, 0.0), (2, 125, 0.1), (1, 75, 0.2))] == [""] * 3
+    assert d.stray(1, 175, 0.3) == ""
+    assert d.stray(1, 175, 0.4).startswith(
+        "75, the duty of cur_state 1 in the device tree's cooling-levels, at two"
+    )
