@@ -27,7 +27,9 @@ A look at a confirmed state reading a duty that is none of the table's levels is
 at once.  (Session 22a also took any level but the last confirmed look's at once; session 24c
 found that one look can read such a pair from the driver alone -- the state before a state
 change, ``pwm1`` after it -- so such a level is now another writer's at the second look in a row
-that reads the same pair, and the last confirmed duty, a late driver's, only when held, below.)
+that reads the same pair, and the last confirmed duty, a late driver's, only when held, below.
+At a state only the proven table trusts, a late driver may still show a level no look saw, so
+a level there is judged only when held.)
 
 Session 23c adds the two cases that are certain without a confirmed state (docs/hardware.md):
 
@@ -183,7 +185,8 @@ class CoolingDuties:
             return ""
         if state in self.confirmed and duty not in self.levels:
             return f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}"
-        if self._torn(state, duty) and duty != self._agreed and self._last == (state, duty):
+        torn = state in self.confirmed and duty in self.levels  # a proven table alone: held only
+        if torn and duty != self._agreed and self._last == (state, duty):
             return (
                 f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}, "
                 "at two looks in a row (one look can read a state change half done, never two)"
