@@ -14,6 +14,9 @@ device's ``cur_state`` is put back as before (step_wise moves that state too, an
 judges it by the duties of its device tree, hw/fanlevels.py).  Session 23c: the run records
 the duties its looks confirmed (``f`` line of the hwmon's ``pwm1``), and a restore after a
 ``kill -9`` judges ``pwm1`` by them as the daemon does at a clean exit (:func:`_cooling_device`).
+Session 24c: a run that confirmed no duty (killed in its first seconds, a board without
+``cooling-levels``, no record) is judged by the fan alone, doubt going to cooling
+(:func:`_unconfirmed`).
 
 Session 22a, two of 21f's leftovers:
 
