@@ -26,10 +26,9 @@ Both ways the lead named, each for what the other lacks:
 A look at a confirmed state reading a duty that is none of the table's levels is another writer
 at once.  (Session 22a also took any level but the last confirmed look's at once; session 24c
 found that one look can read such a pair from the driver alone -- the state before a state
-change, ``pwm1`` after it -- so such a level is now another writer's at the second look in a row
-that reads the same pair, and the last confirmed duty, a late driver's, only when held, below.
-At a state only the proven table trusts, a late driver may still show a level no look saw, so
-a level there is judged only when held.)
+change, ``pwm1`` after it; and the emulator's late driver, after a state change of the
+kernel's that no look saw, shows that state's level at a confirmed state for a look or two --
+so a level is now judged only when held, below.)
 
 Session 23c adds the two cases that are certain without a confirmed state (docs/hardware.md):
 
@@ -111,7 +110,6 @@ class CoolingDuties:
         self._last: tuple[int, int] | None = None  # (state, duty) of the last look
         self._settled = False  # the driver's one move of pwm1 at the held state is spent
         self._since: float | None = None  # the clock of the first look at the held state
-        self._agreed: int | None = None  # the duty of the last confirming look (a late driver's)
         self._off: tuple[int, int, float] | None = None  # (state, duty, since) off the trusted level
 
     def stray(self, state: int, duty: int, now: float | None = None) -> str:
@@ -155,8 +153,9 @@ class CoolingDuties:
         )
 
     def _torn(self, state: int, duty: int) -> bool:
-        """One look could read this from the driver alone: another state's level at a trusted
-        state (the state read before a state change, ``pwm1`` after it).  Judged only held."""
+        """A look could read this from the driver alone: another state's level at a trusted
+        state (the state read before a state change, ``pwm1`` after it; a late driver after a
+        state change no look saw).  Judged only held."""
         return duty in self.levels and self._trusted(state)
 
     def _held_off_level(self, state: int, duty: int, now: float | None) -> str:
@@ -181,16 +180,9 @@ class CoolingDuties:
         level = self.levels[state]
         if duty == level:
             self.confirmed.add(state)
-            self._agreed = duty
             return ""
         if state in self.confirmed and duty not in self.levels:
             return f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}"
-        torn = state in self.confirmed and duty in self.levels  # a proven table alone: held only
-        if torn and duty != self._agreed and self._last == (state, duty):
-            return (
-                f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}, "
-                "at two looks in a row (one look can read a state change half done, never two)"
-            )
         if proven(self.levels, self.confirmed_duties()) and duty not in self.levels:
             return (
                 f"{level} nor any duty of the device tree's {PROPERTY} "

@@ -135,12 +135,11 @@ def test_restore_without_a_confirmed_duty_puts_back_a_slower_or_driver_kept_stat
         assert t.read_int(STATE) == 1  # type: ignore[attr-defined]
 
 
-def test_another_level_at_a_confirmed_state_is_a_rival_at_the_second_look() -> None:
+def test_another_level_at_a_confirmed_state_is_a_rival_only_held() -> None:
     """One look reading state 1 with state 3's 175 may be a state change read half done (mainline
-    sets pwm1 before the state); two looks in a row cannot be.  Main left the fan at the first."""
+    sets pwm1 before the state), a few may be the emulator's late driver after a kernel move no
+    look saw; held past the settle it is no driver's.  Main left the fan at the first look."""
     d = CoolingDuties(PI5_LEVELS)
     assert [d.stray(s, duty, now) for s, duty, now in ((1, 75, 0.0), (2, 125, 0.1), (1, 75, 0.2))] == [""] * 3
-    assert d.stray(1, 175, 0.3) == ""
-    assert d.stray(1, 175, 0.4).startswith(
-        "75, the duty of cur_state 1 in the device tree's cooling-levels, at two"
-    )
+    assert d.stray(1, 175, 0.3) == "" and d.stray(1, 175, 0.4) == ""
+    assert d.stray(1, 175, 0.3 + SETTLE_S).startswith("75, the duty of cur_state 1 in the device tree's")
