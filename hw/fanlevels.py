@@ -23,11 +23,12 @@ Both ways the lead named, each for what the other lacks:
   level while ``cur_state`` reads that state): a device tree that does not describe this driver
   (another build's levels, NVIDIA's fan profiles) never confirms, and is never judged by.
 
-A look at a confirmed state reading another duty is another writer, except the duty of the last
-confirmed look (the driver not yet caught up with a state change: a late driver, by any number of
-looks, keeps the previous state's duty; no real pwm-fan writer leaves it there at another state,
-since a ``pwm1`` write moves the state with it).  Missed by that rule (Session 22a): a ``pwm1`` write
-landing on a state no look confirmed yet, or of exactly a state's level, or of the previous level.
+A look at a confirmed state reading a duty that is none of the table's levels is another writer
+at once.  (Session 22a also took any level but the last confirmed look's at once; session 24c
+found that one look can read such a pair from the driver alone -- the state before a state
+change, ``pwm1`` after it; and the emulator's late driver, after a state change of the
+kernel's that no look saw, shows that state's level at a confirmed state for a look or two --
+so a level is now judged only when held, below.)
 
 Session 23c adds the two cases that are certain without a confirmed state (docs/hardware.md):
 
@@ -44,9 +45,22 @@ Session 23c adds the two cases that are certain without a confirmed state (docs/
   table of another build matches at 0, rarely at two duties); the driver then only ever writes
   one of its levels, so a ``pwm1`` reading none of them, at any state, is another writer's.
 
-Still indistinguishable (Left): a ``pwm1`` write of exactly a state's level moves the state
-there (``pwm_fan_update_state``), which is what the driver shows after step_wise set that
-state; nothing in sysfs tells the two apart.
+Session 24c: **another state's level held past the settle.**  Where the table is trusted at
+the state read (the state confirmed, or the table proven), ``pwm1`` reading anything but that
+state's level -- another state's level included, the previous confirmed duty included -- is
+the driver's only while it has not caught up with a state change: mainline writes the duty
+inside the state write (``pwm_fan_set_cur_state``: ``set_pwm`` then ``pwm_fan_state``, so one
+look reading the state, then ``pwm1``, can see the old state with the new duty), the
+emulator's driver at its next step.  The same (state, duty) pair read by looks
+:data:`SETTLE_S` apart is then no driver's: a ``pwm1`` write of exactly another state's level
+that did not move the state (a driver without ``pwm_fan_update_state``), or a write at a held
+state that the driver's late move would have replaced.  Each new pair restarts the wait, so
+step_wise changing the state (the pair changes at the next look) is never one; for the same
+reason a level read at a trusted state no longer counts as 23c's move at a held state.
+
+Still indistinguishable (Left): on a driver with ``pwm_fan_update_state`` (mainline, the
+emulator) a ``pwm1`` write of exactly a state's level moves the state there, which is what the
+driver shows after step_wise set that state; nothing in sysfs tells the two apart.
 """
 
 from __future__ import annotations
@@ -93,10 +107,10 @@ class CoolingDuties:
     def __init__(self, levels: tuple[int, ...] | None) -> None:
         self.levels = levels or ()
         self.confirmed: set[int] = set()  # states a look saw the driver keep their level at
-        self._agreed: int | None = None  # the duty of the last confirming look
         self._last: tuple[int, int] | None = None  # (state, duty) of the last look
         self._settled = False  # the driver's one move of pwm1 at the held state is spent
         self._since: float | None = None  # the clock of the first look at the held state
+        self._off: tuple[int, int, float] | None = None  # (state, duty, since) off the trusted level
 
     def stray(self, state: int, duty: int, now: float | None = None) -> str:
         """Empty when ``duty`` at ``state`` is the driver's (or cannot be judged), else the
@@ -104,8 +118,9 @@ class CoolingDuties:
         (seconds), which lets a state held :data:`SETTLE_S` settle; None: moves alone settle."""
         moved = self._moved_again(state, duty, now)
         by_table = self._by_levels(state, duty)
+        held = self._held_off_level(state, duty, now)
         self._last = (state, duty)
-        return by_table or moved
+        return by_table or moved or held
 
     def confirmed_duties(self) -> tuple[int, ...]:
         """The duties the driver was seen keeping (a restore after ``kill -9`` judges by them)."""
@@ -121,6 +136,8 @@ class CoolingDuties:
         if duty == last[1]:
             return ""
         held = now is not None and self._since is not None and now - self._since >= SETTLE_S
+        if self._torn(state, duty):  # maybe a torn look: the held rule judges it (24c)
+            return ""
         if not self._settled and not held:  # the late driver's one move at the held state
             self._settled = True
             return ""
@@ -129,15 +146,42 @@ class CoolingDuties:
             "pwm1 only when the state changes, pwm_fan_set_cur_state, and it did not)"
         )
 
+    def _trusted(self, state: int) -> bool:
+        """The device tree's level of ``state`` is the driver's: confirmed, or the table proven."""
+        return 0 <= state < len(self.levels) and (
+            state in self.confirmed or proven(self.levels, self.confirmed_duties())
+        )
+
+    def _torn(self, state: int, duty: int) -> bool:
+        """A look could read this from the driver alone: another state's level at a trusted
+        state (the state read before a state change, ``pwm1`` after it; a late driver after a
+        state change no look saw).  Judged only held."""
+        return duty in self.levels and self._trusted(state)
+
+    def _held_off_level(self, state: int, duty: int, now: float | None) -> str:
+        """Session 24c: the same duty off the trusted level of the same state for :data:`SETTLE_S`."""
+        if not self._trusted(state) or now is None or duty == self.levels[state]:
+            self._off = None
+            return ""
+        if self._off is None or self._off[:2] != (state, duty):
+            self._off = (state, duty, now)  # a new pair: the driver may still be catching up
+            return ""
+        if now - self._off[2] < SETTLE_S:
+            return ""
+        return (
+            f"{self.levels[state]}, the duty of cur_state {state} in the device tree's {PROPERTY}, "
+            f"for {now - self._off[2]:.1f} s (pwm-fan writes a state's duty with the state, "
+            "pwm_fan_set_cur_state; a pwm1 left off it is another writer's)"
+        )
+
     def _by_levels(self, state: int, duty: int) -> str:
         if not 0 <= state < len(self.levels):
             return ""
         level = self.levels[state]
         if duty == level:
             self.confirmed.add(state)
-            self._agreed = duty
             return ""
-        if state in self.confirmed and duty != self._agreed:
+        if state in self.confirmed and duty not in self.levels:
             return f"{level}, the duty of cur_state {state} in the device tree's {PROPERTY}"
         if proven(self.levels, self.confirmed_duties()) and duty not in self.levels:
             return (

@@ -14,6 +14,9 @@ device's ``cur_state`` is put back as before (step_wise moves that state too, an
 judges it by the duties of its device tree, hw/fanlevels.py).  Session 23c: the run records
 the duties its looks confirmed (``f`` line of the hwmon's ``pwm1``), and a restore after a
 ``kill -9`` judges ``pwm1`` by them as the daemon does at a clean exit (:func:`_cooling_device`).
+Session 24c: a run that confirmed no duty (killed in its first seconds, a board without
+``cooling-levels``, no record) is judged by the fan alone, doubt going to cooling
+(:func:`_unconfirmed`).
 
 Session 22a, two of 21f's leftovers:
 
@@ -41,7 +44,9 @@ Session 22a, two of 21f's leftovers:
 from __future__ import annotations
 
 import contextlib
+import os
 
+from thermogov.hw.fan import discover_fan
 from thermogov.hw.fanlevels import cooling_levels, proven
 from thermogov.hw.l4tfan import CAP, CONTROL, CONTROL_MAX, TARGET, clamped_to_cap
 from thermogov.hw.sysfs import SysfsTree
@@ -76,8 +81,8 @@ def _cooling_device(
     another writer's and the fan is left; otherwise the found state is put back (step_wise moves
     the state too, so the state itself says nothing)."""
     pwm = next((rel for rel in ours if _name(rel) == "pwm1"), None)
-    if pwm is None:  # the run confirmed no duty (or kept no record of them): as before
-        return attrs, ""
+    if pwm is None:  # the run confirmed no duty (or kept no record of them): session 24c
+        return _unconfirmed(tree, attrs, state_rel)
     seen = ours[pwm]
     try:
         top = tree.read_int(f"{state_rel.rstrip('/').rsplit('/', 1)[0]}/max_state")
@@ -98,6 +103,53 @@ def _cooling_device(
         "saw the driver keep: another writer drives the fan (jtop, fancontrol, a user); left as that "
         "writer set it"
     )
+
+
+def _unconfirmed(
+    tree: SysfsTree, attrs: list[tuple[str, int]], state_rel: str
+) -> tuple[list[tuple[str, int]], str]:
+    """A cooling-device fan whose run confirmed no duty (killed in its first seconds, no
+    ``cooling-levels``, no record): session 24c.  Nothing tells another ``pwm1`` writer from
+    thermogov's last state by the run, so the fan itself is asked, and doubt goes to cooling:
+
+    * ``cur_state`` at or below the state found: the found state is put back (the kernel's own
+      choice, and never less cooling than now: 22a's rule for a fan read slower than found);
+    * above it, with the device tree's ``cooling-levels`` readable and ``pwm1`` reading other
+      than the level of the state read: the driver writes only its levels, so a ``pwm1`` writer
+      set it (or the table is another build's): left as it reads, more cooling than found, to
+      the kernel's governor (its next state change) and the writer, and said with the found
+      state to put back by hand.  Otherwise (the driver's own duty, or no table) as before."""
+    state_found = dict(attrs).get(state_rel)
+    cdev = state_rel.rstrip("/").rsplit("/", 1)[0]
+    try:
+        state = tree.read_int(state_rel)
+        if state_found is None or state <= state_found:
+            return attrs, ""
+        pwm = _cdev_pwm(tree, cdev)
+        levels = (
+            cooling_levels(tree, pwm.rsplit("/", 1)[0], tree.read_int(f"{cdev}/max_state")) if pwm else None
+        )
+        duty = tree.read_int(pwm) if pwm and levels else None
+    except SensorError:  # a failed read says nothing about another writer
+        return attrs, ""
+    if levels is None or duty is None or not 0 <= state < len(levels) or duty == levels[state]:
+        return attrs, ""
+    return [], (
+        f"fan: {tree.show(state_rel)} reads {state}, above the {state_found} found, with "
+        f"{tree.show(pwm or '')} {duty}, not {levels[state]}, its duty in the device tree's cooling-levels, "
+        "and thermogov's run confirmed no duty: another writer may drive the fan; left as it reads "
+        f"(more cooling than found) to it and the kernel's governor (by hand: echo {state_found} > "
+        f"{tree.show(state_rel)})"
+    )
+
+
+def _cdev_pwm(tree: SysfsTree, cdev: str) -> str | None:
+    """The hwmon ``pwm1`` of the board's pwm-fan (the one :func:`thermogov.hw.fan.discover_fan` finds)."""
+    dev = discover_fan(tree)
+    if dev is None or dev.cdev_rel is None or dev.pwm_rel is None or not tree.exists(dev.pwm_rel):
+        return None
+    same = os.path.realpath(tree.path(dev.cdev_rel)) == os.path.realpath(tree.path(cdev))
+    return dev.pwm_rel if same else None
 
 
 def _unrecorded(
@@ -158,8 +210,8 @@ def fan_rival(
     names = {_name(rel): rel for rel, _ in attrs}
     speed = next((names[n] for n in SPEEDS if n in names), None)
     if speed is None:
-        if STATE in names and ours:
-            return _cooling_device(tree, attrs, names[STATE], ours)
+        if STATE in names:
+            return _cooling_device(tree, attrs, names[STATE], ours or {})
         return attrs, ""
     mode = next((names[n] for n in MODES if n in names), None)
     if ours is None:

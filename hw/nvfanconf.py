@@ -27,7 +27,9 @@ starts another service (a root daemon writes only the sysfs attributes it owns).
 is refused at start as before (:func:`thermogov.hw.fan.require_fan`), now with the profile it
 plays named; enabled but stopped (the operator stopped it for thermogov), the start says once
 that it takes the fan back when it starts again (then the rival rule of :mod:`thermogov.hw.fan`
-leaves the fan to it).  ``doctor`` shows the profile.  A file that cannot be read as the above
+leaves the fan to it).  ``doctor`` shows the profile: the one the service's status file says it
+plays when that file is there and readable (a profile chosen with ``nvfancontrol -p`` since;
+:mod:`thermogov.hw.nvfanstatus`, session 24c), else ``FAN_DEFAULT_PROFILE``.  A file that cannot be read as the above
 (``fan = "governor"`` with the service enabled or running) is bad input: a one-line error naming
 the file and the line, exit 2, nothing written.  Read through the sysfs root, never written.
 """
@@ -38,6 +40,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from thermogov.hw.nvfanstatus import STATUS_REL, running_profile
 from thermogov.hw.nvpmodelconf import ConfError, read_conf_text
 from thermogov.hw.sysfs import SysfsTree
 
@@ -58,13 +61,15 @@ class FanProfiles:
     kickstart: int | None = None
     control: str = ""
 
-    def describe(self) -> str:
-        rows = self.profiles[self.default]
+    def describe(self, playing: str = "") -> str:
+        """The profile played (``playing``, the status file's; else ``FAN_DEFAULT_PROFILE``)."""
+        name = playing or self.default
+        rows = self.profiles[name]
         duty = f"pwm {min(r[2] for r in rows)}..{max(r[2] for r in rows)}" if rows else "no rows"
         kick = f", kickstart pwm {self.kickstart}" if self.kickstart is not None else ""
-        others = sorted(set(self.profiles) - {self.default})
+        others = sorted(set(self.profiles) - {name})
         also = f" (also {', '.join(others)})" if others else ""
-        return f"profile {self.default} ({duty}{kick}){also}"
+        return f"profile {name} ({duty}{kick}){also}"
 
 
 def parse_fan_conf(text: str) -> dict[int, FanProfiles]:
@@ -144,8 +149,18 @@ def fan_owner(tree: SysfsTree) -> str:
         fans = parse_fan_conf(read_conf_text(tree, CONF_REL))
     except ConfError as e:
         raise ConfError(f"{tree.show(CONF_REL)}: {e}") from e
-    first = fans[min(fans)]
-    return f"nvfancontrol plays {first.describe()} from {tree.show(CONF_REL)}"
+    n = min(fans)
+    first = fans[n]
+    playing, bad = running_profile(tree, n, set(first.profiles))  # session 24c, hw/nvfanstatus.py
+    if playing and playing != first.default:
+        return (
+            f"nvfancontrol plays {first.describe(playing)}, chosen at run time in {tree.show(STATUS_REL)} "
+            f"over FAN_DEFAULT_PROFILE {first.default} of {tree.show(CONF_REL)}"
+        )
+    said = f"nvfancontrol plays {first.describe()} from {tree.show(CONF_REL)}"
+    return (
+        f"{said} ({bad}: not read as nvfancontrol's state, so the conf's default is taken)" if bad else said
+    )
 
 
 def conf_problem(tree: SysfsTree) -> tuple[str, str]:

@@ -18,6 +18,7 @@ from tests.hw import procutil
 from tests.hw.fakesys import FakeTree
 from tests.hw.test_hw_fan_levels import HWMON, PI5_LEVELS, STATE, _cells, _driven, _pi5
 from tests.hw.test_hw_fan_restore_unrecorded import LEFT, _locks, _record, _restore
+from thermogov.hw.fan import HwFan
 from thermogov.hw.fanlevels import SETTLE_S, CoolingDuties
 from thermogov.hw.lastcaps import read_record
 
@@ -41,15 +42,21 @@ def test_pwm1_moving_at_a_held_state_is_a_rival_without_any_cooling_levels(tmp_p
     assert (t.read_int(STATE), t.read_int(PWM)) == (3, 200)
 
 
-def test_a_duty_no_state_has_lands_on_an_unconfirmed_state_once_the_table_is_proven(tmp_path: Path) -> None:
-    """States 4 and 1 confirmed (250, 75): a user's 130 moves the driver to state 2, never
-    looked at; 130 is none of the table's duties.  On main: state 2 unconfirmed, not judged."""
-    t = _pi5(tmp_path / "root", _cells(PI5_LEVELS))
+def proven_4_and_1(t: FakeTree) -> tuple[HwFan, list[float]]:
+    """The fan driven to states 4 then 1, each confirmed by a look (250, 75: the table proven)."""
     fan, now = _driven(t)
     for k, level in enumerate((4, 1)):
         fan.apply(level)
         now[0] = 0.1 * (k + 1)
         assert fan.level == level and not fan.left
+    return fan, now
+
+
+def test_a_duty_no_state_has_lands_on_an_unconfirmed_state_once_the_table_is_proven(tmp_path: Path) -> None:
+    """States 4 and 1 confirmed (250, 75): a user's 130 moves the driver to state 2, never
+    looked at; 130 is none of the table's duties.  On main: state 2 unconfirmed, not judged."""
+    t = _pi5(tmp_path / "root", _cells(PI5_LEVELS))
+    fan, now = proven_4_and_1(t)
     t.write(PWM, 130)
     t.write(STATE, 2)  # 125 <= 130 < 175
     now[0] = 0.5
