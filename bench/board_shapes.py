@@ -658,17 +658,21 @@ def _clamped_under_agents_max(k: str, run: FakeRun, before, after) -> bool:
 
 
 def _held_under_boost_off(k: str, before, after) -> bool:
-    """A policy limit found at its boost OPP, held at the listed top once another agent turned
-    boost off: the kernel holds no limit above ``cpuinfo_max_freq``, so a restore can give back
-    only that (session 23, :func:`boost_switched`)."""
+    """A policy limit the kernel's boost switch set (session 24, :func:`_switch_boost`): with
+    boost switched during the run, ``scaling_max_freq`` at exit reading the top of the state at
+    exit (the boost OPP when on, the listed top when off) is what the kernel's reset of the max
+    request left and the daemon adopted; a min held under such a max likewise."""
     if not k.endswith(("/scaling_max_freq", "/scaling_min_freq")):
         return False
-    hi = k.rsplit("/", 1)[0] + "/cpuinfo_max_freq"
-    try:
-        was, now, top_was, top = (int(x[0]) for x in (before[k], after[k], before[hi], after[hi]))
-    except (KeyError, TypeError, ValueError):
+    folder = k.rsplit("/", 1)[0]
+    was_st, st = _policy_boost_state(before, folder), _policy_boost_state(after, folder)
+    was, now = _reads_int(before, k), _reads_int(after, k)
+    if was_st is None or st is None or was is None or now is None or was_st[0] == st[0]:
         return False
-    return top < top_was and now == top < was
+    new_top = st[2] if st[0] else st[1]
+    if k.endswith("/scaling_max_freq"):
+        return now == new_top
+    return now == new_top < was
 
 
 def _reads_int(snap, k: str) -> int | None:
@@ -951,20 +955,21 @@ def _boost_opps(t: fakesys.FakeTree, rng: random.Random, on: bool) -> dict[str, 
 
 
 def _boost_kernel(run: FakeRun, tops: dict[str, tuple[int, int]], state: dict[str, bool]) -> None:
-    """What the kernel does within a write while a policy's boost is off: a limit above
-    ``cpuinfo_max_freq`` is held at it (``cpufreq_verify_within_cpu_limits`` in
-    ``cpufreq_set_policy``).  Here a moment later, and once more after the stop, so the daemon's
-    last restore is judged as the kernel would hold it."""
+    """What the kernel does within a write: a limit above ``cpuinfo_max_freq`` is held at it
+    (``cpufreq_verify_within_cpu_limits`` in ``cpufreq_set_policy``).  Once boost was on,
+    ``cpuinfo_max_freq`` stays at the boost OPP after it is turned off (shipped kernels,
+    hw/boostrule.py), so this holds nothing then: a boost limit written with boost off stands,
+    as on a board.  Here a moment later, and once more after the stop, so the daemon's last
+    restore is judged as the kernel would hold it."""
 
     def clamp() -> None:
-        for p, (top, _boost) in tops.items():
-            if state[p]:
-                continue
-            for name in ("scaling_max_freq", "scaling_min_freq", "scaling_cur_freq"):
-                f = run.t.root / CPUFREQ / p / name
-                with contextlib.suppress(OSError, ValueError):
-                    if int(f.read_text()) > top:
-                        _rewrite(f, top)
+        for p in tops:
+            d = run.t.root / CPUFREQ / p
+            with contextlib.suppress(OSError, ValueError):
+                hi = int((d / "cpuinfo_max_freq").read_text())
+                for name in ("scaling_max_freq", "scaling_min_freq", "scaling_cur_freq"):
+                    if int((d / name).read_text()) > hi:
+                        _rewrite(d / name, hi)
 
     while not run.stop.wait(0.003):
         clamp()
@@ -974,19 +979,54 @@ def _boost_kernel(run: FakeRun, tops: dict[str, tuple[int, int]], state: dict[st
 def _switch_boost(
     run: FakeRun, tops: dict[str, tuple[int, int]], state: dict[str, bool], p: str, on: bool
 ) -> None:
-    """Boost of policy ``p`` switched as ``cpufreq_boost_set_sw`` does it (drivers/cpufreq/
-    cpufreq.c): ``cpuinfo_max_freq`` becomes the boost OPP or the listed top again
-    (``cpufreq_frequency_table_cpuinfo``); turned off, the limits in force above it are held at
-    it; turned on, they stay where they are (the max request is re-applied as it was)."""
+    """Boost of policy ``p`` switched as ``cpufreq_boost_set_sw`` does it on the kernels boards
+    ship, 5.10.17 to 6.12 (drivers/cpufreq/cpufreq.c, freq_table.c; hw/boostrule.py): the max
+    request is re-issued at the new top (the boost OPP when on, the listed top when off), so
+    ``scaling_max_freq`` reads that whatever was written there, thermogov's cap too;
+    ``cpuinfo_max_freq`` rises to the boost OPP when on and is left there when off (3c55e94c0ade);
+    the min request is untouched (the effective min never above the max)."""
     top, boost = tops[p]
     d = run.t.root / CPUFREQ / p
     state[p] = on
-    _rewrite(d / "cpuinfo_max_freq", boost if on else top)
-    if not on:
-        for name in ("scaling_max_freq", "scaling_min_freq", "scaling_cur_freq"):
-            with contextlib.suppress(OSError, ValueError):
-                if int((d / name).read_text()) > top:
-                    _rewrite(d / name, top)
+    if on:
+        _rewrite(d / "cpuinfo_max_freq", boost)
+    new = boost if on else top
+    _rewrite(d / "scaling_max_freq", new)
+    for name in ("scaling_min_freq", "scaling_cur_freq"):
+        with contextlib.suppress(OSError, ValueError):
+            if int((d / name).read_text()) > new:
+                _rewrite(d / name, new)
+
+
+def _policy_boost_state(snap, folder: str) -> tuple[bool, int, int] | None:
+    """(boost on, listed top, boost OPP) of the policy at ``folder`` in a snapshot, None when it
+    has no boost OPPs or no readable switch (its own ``boost`` file first, then the global)."""
+    try:
+        listed = [int(x) for x in bytes(snap[f"{folder}/scaling_available_frequencies"][0]).split()]
+        boost = [int(x) for x in bytes(snap[f"{folder}/scaling_boost_frequencies"][0]).split()]
+    except (KeyError, TypeError, ValueError):
+        return None
+    flag = snap.get(f"{folder}/boost", snap.get(f"{CPUFREQ}/boost"))
+    if not listed or not boost or flag is None or not isinstance(flag[0], bytes):
+        return None
+    if flag[0].strip() not in (b"0", b"1"):
+        return None
+    return flag[0].strip() == b"1", max(listed), max(boost)
+
+
+def boost_left_on(after) -> list[str]:
+    """Policies whose boost reads off at exit but whose ``scaling_max_freq`` is above the listed
+    top: a boost limit put back over the switch (the kernel would run there, hw/boostrule.py)."""
+    out = []
+    for k in sorted(after):
+        if not k.endswith("/scaling_max_freq") or not k.startswith(CPUFREQ + "/policy"):
+            continue
+        folder = k.rsplit("/", 1)[0]
+        st = _policy_boost_state(after, folder)
+        now = _reads_int(after, k)
+        if st is not None and now is not None and not st[0] and now > st[1]:
+            out.append(f"{k}: {now} above the listed top {st[1]} with boost off")
+    return out
 
 
 def _boost_rivals(tops: dict[str, tuple[int, int]], tr: Trial, files: list[str]) -> None:
@@ -1352,6 +1392,9 @@ class Runner:
             self.finding("restored-over-silently", where, ", ".join(lowered))
         if diff:
             self.finding("not-restored", where, shown(diff[:6], before, after))
+        left_on = boost_left_on(after)
+        if left_on and proc.returncode == 0 and not boost_left_on(before):
+            self.finding("boost-limit-over-switch", where, "; ".join(left_on[:3]))
         if (tmp / "state/journal.json").exists():
             self.finding("journal-left", where, err[-200:])
 
