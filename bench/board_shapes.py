@@ -164,6 +164,9 @@ class Trial:
     # a set, since one tree may get two agents (a rival and an nvpmodel), each excused its own.
     rivals: set[str] = field(default_factory=set)
     late: dict[str, list[str]] = field(default_factory=dict)  # late family -> the shapes it added
+    # The rival files the boost agent alone writes (session 24): a policy whose only rival is it
+    # may still have a CPU taken offline under it (``online``, the ``cpu`` variant).
+    boost_only: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -1031,6 +1034,7 @@ def boost_left_on(after) -> list[str]:
 
 def _boost_rivals(tops: dict[str, tuple[int, int]], tr: Trial, files: list[str]) -> None:
     """The files the boost agent changes are its own (never a limit the daemon owns)."""
+    before = set(tr.rivals)
     for p in tops:
         # Its limits are held by the fake kernel's clamp too: an agent's folder, so the paths
         # that take a policy offline or away (online, appear, reprobe, hotplug) leave it alone
@@ -1041,6 +1045,20 @@ def _boost_rivals(tops: dict[str, tuple[int, int]], tr: Trial, files: list[str])
         }
         tr.rivals.add(f"{CPUFREQ}/{p}/scaling_min_freq")
     tr.rivals |= set(files)
+    tr.boost_only |= tr.rivals - before
+
+
+def _boost_switched_alone(t: fakesys.FakeTree, tr: Trial, faulty: set[str]) -> list[str]:
+    """Governed policy folders whose only other agent is the boost switch (session 24): the
+    switch acts on active policies, and a policy with a CPU offline under it stays active, so
+    the ``cpu`` variant of ``online`` may take one of its CPUs while boost is switched."""
+    out = []
+    for p in policies(t):
+        folder = f"{CPUFREQ}/{p}"
+        theirs = {r for r in tr.rivals if r.rsplit("/", 1)[0] == folder}
+        if p in tr.governed_policies and folder not in faulty and theirs and theirs <= tr.boost_only:
+            out.append(folder)
+    return out
 
 
 def boost_switched(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
@@ -1062,7 +1080,11 @@ def boost_switched(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     t.write(f"{CPUFREQ}/boost", "1\n" if start_on else "0\n")
     state = dict.fromkeys(tops, start_on)
     twice = rng.random() < 0.4
-    _boost_rivals(tops, tr, [f"{CPUFREQ}/boost"])
+    # Linux 6.11+ shows each policy's own switch, which the global one sets too
+    # (``cpufreq_boost_trigger_state`` -> ``policy_set_boost``): a tree that also drew
+    # ``policy_boost`` has its per-policy files rewritten by the same agent (seed 19 tree 7,
+    # session 24: the bench's model).
+    _boost_rivals(tops, tr, [f"{CPUFREQ}/boost", *(f"{CPUFREQ}/{p}/boost" for p in tops)])
 
     def agent(run: FakeRun) -> None:
         kernel = threading.Thread(target=_boost_kernel, args=(run, tops, state), daemon=True)
@@ -1074,6 +1096,9 @@ def boost_switched(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
             def flip(on: bool = on) -> None:
                 _rewrite(run.t.root / CPUFREQ / "boost", int(on))
                 for p in tops:
+                    own = run.t.root / CPUFREQ / p / "boost"
+                    if own.exists():
+                        _rewrite(own, int(on))
                     _switch_boost(run, tops, state, p, on)
 
             run.once(flip)
@@ -1188,6 +1213,7 @@ class Runner:
         self.shim = shim
         self.counts: Counter[str] = Counter()
         self.findings: list[str] = []
+        self._boost_cpu = False  # the online path's cpu variant under a boost-switched policy
 
     def env(self, tmp: Path, root: Path) -> dict[str, str] | None:
         return faultshim.env(self.shim, tmp / "faults", root) if self.shim else None
@@ -1584,6 +1610,7 @@ class Runner:
         alone (none another agent writes, refuses, or makes read-only), on no tree that must be
         refused.  Draws after the tree is built: other paths are unchanged."""
         self._online_variant = rng.choice(ONLINE_VARIANTS)
+        self._boost_cpu = False
         if self.shim is None or tr.refuse_reason or tr.read_only:
             return []
         faulty = {r.rsplit("/", 1)[0] for r, _ops, _code in tr.fault_rules}
@@ -1600,6 +1627,11 @@ class Runner:
             return [rng.choice(later)]
         if self._online_variant == "domain" and whole:
             return whole
+        if not mine and len(governed) == 1 and _boost_switched_alone(t, tr, faulty) == governed:
+            # a one-policy board whose policy the boost agent switches: a CPU offline under it
+            # while boost goes off or on, and back (task of session 24)
+            self._boost_cpu = True
+            return self._plan_cpu_offline(t, governed)
         return self._plan_cpu_offline(t, mine) if mine and len(governed) == 1 else []
 
     def _plan_cpu_offline(self, t: fakesys.FakeTree, mine: list[str]) -> list[str]:
@@ -1627,6 +1659,8 @@ class Runner:
         or ``kill -9`` then the next start's journal restore) is judged by ``trial`` as for every
         path: the tree back byte for byte.  Returns that exit."""
         self.counts[f"variant:online-{self._online_variant}"] += 1
+        if self._boost_cpu:
+            self.counts["variant:online-cpu-boost-switched"] += 1
         exit_path = rng.choice(ONLINE_EXITS)
         where += f" ({exit_path})"
         root = tmp / "root"
@@ -1691,6 +1725,13 @@ class Runner:
             time.sleep(rng.uniform(0.2, 1.2))
         time.sleep(1.2)  # one more look of the daemon's
         now = (folder / "scaling_max_freq").read_text()
+        # A boost switch replaces the cap by the new top (hw/boostrule.py): re-capped at the
+        # daemon's next look, so a switch just now is waited out, not read as a cap lost.
+        waited = 0.0
+        while self._boost_cpu and int(now) >= found and waited < 3.0:
+            time.sleep(0.1)
+            waited += 0.1
+            now = (folder / "scaling_max_freq").read_text()
         if int(now) >= found:
             self.finding(
                 "cap-lost-after-cpu-online", where, f"{rel}: capped {capped.strip()}, now {now.strip()}"
