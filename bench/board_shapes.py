@@ -858,15 +858,17 @@ def inactive_cluster(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None
 
 def unknown_model(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     """A board no profile names and whose SoC family no profile claims (a Pi 2 B, BCM2836; a
-    Jetson TX2, T186): its device-tree model matches no ``dt_models`` and its ``compatible`` no
-    ``dt_socs`` (linux bcm2836-rpi-2-b.dts, tegra186-p2771-0000.dts), and the run's config names
+    Jetson TK1, T124): its device-tree model matches no ``dt_models`` and its ``compatible`` no
+    ``dt_socs`` (linux bcm2836-rpi-2-b.dts, tegra124-jetson-tk1.dts), and the run's config names
     no board, so ``run`` must refuse it up front.  (Until the SoC family step this shape drew a
     Pi 3 B+ / Orin NX, now governed by rpi3 / jetson-orin-nano with a warning.)"""
     base = "sys/firmware/devicetree/base"
     if "Raspberry" in t.read(f"{base}/model"):
         model, compat = "Raspberry Pi 2 Model B Rev 1.1", ("raspberrypi,2-model-b", "brcm,bcm2836")
     else:
-        model, compat = "NVIDIA Jetson TX2 Developer Kit", ("nvidia,p2771-0000", "nvidia,tegra186")
+        # a Jetson TK1 (T124, linux tegra124-jetson-tk1.dts): the TX2 drawn before has had a
+        # profile since session 23d, so it was governed, not refused (seed 20 tree 1, session 24)
+        model, compat = "NVIDIA Tegra124 Jetson TK1", ("nvidia,jetson-tk1", "nvidia,tegra124")
     t.write(f"{base}/model", model.encode() + b"\x00")
     t.write(f"{base}/compatible", b"".join(c.encode() + b"\x00" for c in compat))
     tr.refuse_reason = f"device-tree model {model!r} matches no profile"
