@@ -164,6 +164,9 @@ class Trial:
     # a set, since one tree may get two agents (a rival and an nvpmodel), each excused its own.
     rivals: set[str] = field(default_factory=set)
     late: dict[str, list[str]] = field(default_factory=dict)  # late family -> the shapes it added
+    # The rival files the boost agent alone writes (session 24): a policy whose only rival is it
+    # may still have a CPU taken offline under it (``online``, the ``cpu`` variant).
+    boost_only: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -658,17 +661,21 @@ def _clamped_under_agents_max(k: str, run: FakeRun, before, after) -> bool:
 
 
 def _held_under_boost_off(k: str, before, after) -> bool:
-    """A policy limit found at its boost OPP, held at the listed top once another agent turned
-    boost off: the kernel holds no limit above ``cpuinfo_max_freq``, so a restore can give back
-    only that (session 23, :func:`boost_switched`)."""
+    """A policy limit the kernel's boost switch set (session 24, :func:`_switch_boost`): with
+    boost switched during the run, ``scaling_max_freq`` at exit reading the top of the state at
+    exit (the boost OPP when on, the listed top when off) is what the kernel's reset of the max
+    request left and the daemon adopted; a min held under such a max likewise."""
     if not k.endswith(("/scaling_max_freq", "/scaling_min_freq")):
         return False
-    hi = k.rsplit("/", 1)[0] + "/cpuinfo_max_freq"
-    try:
-        was, now, top_was, top = (int(x[0]) for x in (before[k], after[k], before[hi], after[hi]))
-    except (KeyError, TypeError, ValueError):
+    folder = k.rsplit("/", 1)[0]
+    was_st, st = _policy_boost_state(before, folder), _policy_boost_state(after, folder)
+    was, now = _reads_int(before, k), _reads_int(after, k)
+    if was_st is None or st is None or was is None or now is None or was_st[0] == st[0]:
         return False
-    return top < top_was and now == top < was
+    new_top = st[2] if st[0] else st[1]
+    if k.endswith("/scaling_max_freq"):
+        return now == new_top
+    return now == new_top < was
 
 
 def _reads_int(snap, k: str) -> int | None:
@@ -851,15 +858,17 @@ def inactive_cluster(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None
 
 def unknown_model(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     """A board no profile names and whose SoC family no profile claims (a Pi 2 B, BCM2836; a
-    Jetson TX2, T186): its device-tree model matches no ``dt_models`` and its ``compatible`` no
-    ``dt_socs`` (linux bcm2836-rpi-2-b.dts, tegra186-p2771-0000.dts), and the run's config names
+    Jetson TK1, T124): its device-tree model matches no ``dt_models`` and its ``compatible`` no
+    ``dt_socs`` (linux bcm2836-rpi-2-b.dts, tegra124-jetson-tk1.dts), and the run's config names
     no board, so ``run`` must refuse it up front.  (Until the SoC family step this shape drew a
     Pi 3 B+ / Orin NX, now governed by rpi3 / jetson-orin-nano with a warning.)"""
     base = "sys/firmware/devicetree/base"
     if "Raspberry" in t.read(f"{base}/model"):
         model, compat = "Raspberry Pi 2 Model B Rev 1.1", ("raspberrypi,2-model-b", "brcm,bcm2836")
     else:
-        model, compat = "NVIDIA Jetson TX2 Developer Kit", ("nvidia,p2771-0000", "nvidia,tegra186")
+        # a Jetson TK1 (T124, linux tegra124-jetson-tk1.dts): the TX2 drawn before has had a
+        # profile since session 23d, so it was governed, not refused (seed 20 tree 1, session 24)
+        model, compat = "NVIDIA Tegra124 Jetson TK1", ("nvidia,jetson-tk1", "nvidia,tegra124")
     t.write(f"{base}/model", model.encode() + b"\x00")
     t.write(f"{base}/compatible", b"".join(c.encode() + b"\x00" for c in compat))
     tr.refuse_reason = f"device-tree model {model!r} matches no profile"
@@ -951,20 +960,21 @@ def _boost_opps(t: fakesys.FakeTree, rng: random.Random, on: bool) -> dict[str, 
 
 
 def _boost_kernel(run: FakeRun, tops: dict[str, tuple[int, int]], state: dict[str, bool]) -> None:
-    """What the kernel does within a write while a policy's boost is off: a limit above
-    ``cpuinfo_max_freq`` is held at it (``cpufreq_verify_within_cpu_limits`` in
-    ``cpufreq_set_policy``).  Here a moment later, and once more after the stop, so the daemon's
-    last restore is judged as the kernel would hold it."""
+    """What the kernel does within a write: a limit above ``cpuinfo_max_freq`` is held at it
+    (``cpufreq_verify_within_cpu_limits`` in ``cpufreq_set_policy``).  Once boost was on,
+    ``cpuinfo_max_freq`` stays at the boost OPP after it is turned off (shipped kernels,
+    hw/boostrule.py), so this holds nothing then: a boost limit written with boost off stands,
+    as on a board.  Here a moment later, and once more after the stop, so the daemon's last
+    restore is judged as the kernel would hold it."""
 
     def clamp() -> None:
-        for p, (top, _boost) in tops.items():
-            if state[p]:
-                continue
-            for name in ("scaling_max_freq", "scaling_min_freq", "scaling_cur_freq"):
-                f = run.t.root / CPUFREQ / p / name
-                with contextlib.suppress(OSError, ValueError):
-                    if int(f.read_text()) > top:
-                        _rewrite(f, top)
+        for p in tops:
+            d = run.t.root / CPUFREQ / p
+            with contextlib.suppress(OSError, ValueError):
+                hi = int((d / "cpuinfo_max_freq").read_text())
+                for name in ("scaling_max_freq", "scaling_min_freq", "scaling_cur_freq"):
+                    if int((d / name).read_text()) > hi:
+                        _rewrite(d / name, hi)
 
     while not run.stop.wait(0.003):
         clamp()
@@ -974,23 +984,59 @@ def _boost_kernel(run: FakeRun, tops: dict[str, tuple[int, int]], state: dict[st
 def _switch_boost(
     run: FakeRun, tops: dict[str, tuple[int, int]], state: dict[str, bool], p: str, on: bool
 ) -> None:
-    """Boost of policy ``p`` switched as ``cpufreq_boost_set_sw`` does it (drivers/cpufreq/
-    cpufreq.c): ``cpuinfo_max_freq`` becomes the boost OPP or the listed top again
-    (``cpufreq_frequency_table_cpuinfo``); turned off, the limits in force above it are held at
-    it; turned on, they stay where they are (the max request is re-applied as it was)."""
+    """Boost of policy ``p`` switched as ``cpufreq_boost_set_sw`` does it on the kernels boards
+    ship, 5.10.17 to 6.12 (drivers/cpufreq/cpufreq.c, freq_table.c; hw/boostrule.py): the max
+    request is re-issued at the new top (the boost OPP when on, the listed top when off), so
+    ``scaling_max_freq`` reads that whatever was written there, thermogov's cap too;
+    ``cpuinfo_max_freq`` rises to the boost OPP when on and is left there when off (3c55e94c0ade);
+    the min request is untouched (the effective min never above the max)."""
     top, boost = tops[p]
     d = run.t.root / CPUFREQ / p
     state[p] = on
-    _rewrite(d / "cpuinfo_max_freq", boost if on else top)
-    if not on:
-        for name in ("scaling_max_freq", "scaling_min_freq", "scaling_cur_freq"):
-            with contextlib.suppress(OSError, ValueError):
-                if int((d / name).read_text()) > top:
-                    _rewrite(d / name, top)
+    if on:
+        _rewrite(d / "cpuinfo_max_freq", boost)
+    new = boost if on else top
+    _rewrite(d / "scaling_max_freq", new)
+    for name in ("scaling_min_freq", "scaling_cur_freq"):
+        with contextlib.suppress(OSError, ValueError):
+            if int((d / name).read_text()) > new:
+                _rewrite(d / name, new)
+
+
+def _policy_boost_state(snap, folder: str) -> tuple[bool, int, int] | None:
+    """(boost on, listed top, boost OPP) of the policy at ``folder`` in a snapshot, None when it
+    has no boost OPPs or no readable switch (its own ``boost`` file first, then the global)."""
+    try:
+        listed = [int(x) for x in bytes(snap[f"{folder}/scaling_available_frequencies"][0]).split()]
+        boost = [int(x) for x in bytes(snap[f"{folder}/scaling_boost_frequencies"][0]).split()]
+    except (KeyError, TypeError, ValueError):
+        return None
+    flag = snap.get(f"{folder}/boost", snap.get(f"{CPUFREQ}/boost"))
+    if not listed or not boost or flag is None or not isinstance(flag[0], bytes):
+        return None
+    if flag[0].strip() not in (b"0", b"1"):
+        return None
+    return flag[0].strip() == b"1", max(listed), max(boost)
+
+
+def boost_left_on(after) -> list[str]:
+    """Policies whose boost reads off at exit but whose ``scaling_max_freq`` is above the listed
+    top: a boost limit put back over the switch (the kernel would run there, hw/boostrule.py)."""
+    out = []
+    for k in sorted(after):
+        if not k.endswith("/scaling_max_freq") or not k.startswith(CPUFREQ + "/policy"):
+            continue
+        folder = k.rsplit("/", 1)[0]
+        st = _policy_boost_state(after, folder)
+        now = _reads_int(after, k)
+        if st is not None and now is not None and not st[0] and now > st[1]:
+            out.append(f"{k}: {now} above the listed top {st[1]} with boost off")
+    return out
 
 
 def _boost_rivals(tops: dict[str, tuple[int, int]], tr: Trial, files: list[str]) -> None:
     """The files the boost agent changes are its own (never a limit the daemon owns)."""
+    before = set(tr.rivals)
     for p in tops:
         # Its limits are held by the fake kernel's clamp too: an agent's folder, so the paths
         # that take a policy offline or away (online, appear, reprobe, hotplug) leave it alone
@@ -1001,6 +1047,20 @@ def _boost_rivals(tops: dict[str, tuple[int, int]], tr: Trial, files: list[str])
         }
         tr.rivals.add(f"{CPUFREQ}/{p}/scaling_min_freq")
     tr.rivals |= set(files)
+    tr.boost_only |= tr.rivals - before
+
+
+def _boost_switched_alone(t: fakesys.FakeTree, tr: Trial, faulty: set[str]) -> list[str]:
+    """Governed policy folders whose only other agent is the boost switch (session 24): the
+    switch acts on active policies, and a policy with a CPU offline under it stays active, so
+    the ``cpu`` variant of ``online`` may take one of its CPUs while boost is switched."""
+    out = []
+    for p in policies(t):
+        folder = f"{CPUFREQ}/{p}"
+        theirs = {r for r in tr.rivals if r.rsplit("/", 1)[0] == folder}
+        if p in tr.governed_policies and folder not in faulty and theirs and theirs <= tr.boost_only:
+            out.append(folder)
+    return out
 
 
 def boost_switched(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
@@ -1022,7 +1082,11 @@ def boost_switched(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
     t.write(f"{CPUFREQ}/boost", "1\n" if start_on else "0\n")
     state = dict.fromkeys(tops, start_on)
     twice = rng.random() < 0.4
-    _boost_rivals(tops, tr, [f"{CPUFREQ}/boost"])
+    # Linux 6.11+ shows each policy's own switch, which the global one sets too
+    # (``cpufreq_boost_trigger_state`` -> ``policy_set_boost``): a tree that also drew
+    # ``policy_boost`` has its per-policy files rewritten by the same agent (seed 19 tree 7,
+    # session 24: the bench's model).
+    _boost_rivals(tops, tr, [f"{CPUFREQ}/boost", *(f"{CPUFREQ}/{p}/boost" for p in tops)])
 
     def agent(run: FakeRun) -> None:
         kernel = threading.Thread(target=_boost_kernel, args=(run, tops, state), daemon=True)
@@ -1034,6 +1098,9 @@ def boost_switched(t: fakesys.FakeTree, rng: random.Random, tr: Trial) -> None:
             def flip(on: bool = on) -> None:
                 _rewrite(run.t.root / CPUFREQ / "boost", int(on))
                 for p in tops:
+                    own = run.t.root / CPUFREQ / p / "boost"
+                    if own.exists():
+                        _rewrite(own, int(on))
                     _switch_boost(run, tops, state, p, on)
 
             run.once(flip)
@@ -1148,6 +1215,7 @@ class Runner:
         self.shim = shim
         self.counts: Counter[str] = Counter()
         self.findings: list[str] = []
+        self._boost_cpu = False  # the online path's cpu variant under a boost-switched policy
 
     def env(self, tmp: Path, root: Path) -> dict[str, str] | None:
         return faultshim.env(self.shim, tmp / "faults", root) if self.shim else None
@@ -1352,6 +1420,9 @@ class Runner:
             self.finding("restored-over-silently", where, ", ".join(lowered))
         if diff:
             self.finding("not-restored", where, shown(diff[:6], before, after))
+        left_on = boost_left_on(after)
+        if left_on and proc.returncode == 0 and not boost_left_on(before):
+            self.finding("boost-limit-over-switch", where, "; ".join(left_on[:3]))
         if (tmp / "state/journal.json").exists():
             self.finding("journal-left", where, err[-200:])
 
@@ -1541,6 +1612,7 @@ class Runner:
         alone (none another agent writes, refuses, or makes read-only), on no tree that must be
         refused.  Draws after the tree is built: other paths are unchanged."""
         self._online_variant = rng.choice(ONLINE_VARIANTS)
+        self._boost_cpu = False
         if self.shim is None or tr.refuse_reason or tr.read_only:
             return []
         faulty = {r.rsplit("/", 1)[0] for r, _ops, _code in tr.fault_rules}
@@ -1557,6 +1629,11 @@ class Runner:
             return [rng.choice(later)]
         if self._online_variant == "domain" and whole:
             return whole
+        if not mine and len(governed) == 1 and _boost_switched_alone(t, tr, faulty) == governed:
+            # a one-policy board whose policy the boost agent switches: a CPU offline under it
+            # while boost goes off or on, and back (task of session 24)
+            self._boost_cpu = True
+            return self._plan_cpu_offline(t, governed)
         return self._plan_cpu_offline(t, mine) if mine and len(governed) == 1 else []
 
     def _plan_cpu_offline(self, t: fakesys.FakeTree, mine: list[str]) -> list[str]:
@@ -1584,6 +1661,8 @@ class Runner:
         or ``kill -9`` then the next start's journal restore) is judged by ``trial`` as for every
         path: the tree back byte for byte.  Returns that exit."""
         self.counts[f"variant:online-{self._online_variant}"] += 1
+        if self._boost_cpu:
+            self.counts["variant:online-cpu-boost-switched"] += 1
         exit_path = rng.choice(ONLINE_EXITS)
         where += f" ({exit_path})"
         root = tmp / "root"
@@ -1648,6 +1727,13 @@ class Runner:
             time.sleep(rng.uniform(0.2, 1.2))
         time.sleep(1.2)  # one more look of the daemon's
         now = (folder / "scaling_max_freq").read_text()
+        # A boost switch replaces the cap by the new top (hw/boostrule.py): re-capped at the
+        # daemon's next look, so a switch just now is waited out, not read as a cap lost.
+        waited = 0.0
+        while self._boost_cpu and int(now) >= found and waited < 3.0:
+            time.sleep(0.1)
+            waited += 0.1
+            now = (folder / "scaling_max_freq").read_text()
         if int(now) >= found:
             self.finding(
                 "cap-lost-after-cpu-online", where, f"{rel}: capped {capped.strip()}, now {now.strip()}"

@@ -52,6 +52,7 @@ from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw import heldsignals
 from thermogov.hw.appcounter import AppCounter
 from thermogov.hw.boardlock import BoardLock
+from thermogov.hw.boostrule import BoostStates
 from thermogov.hw.departures import Departures
 from thermogov.hw.devices import CapActuator, open_sensor
 from thermogov.hw.discovery import Inventory, discover
@@ -741,6 +742,9 @@ class Runner:
                 departures=gone.check,
                 recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
+                boost_reset=BoostStates(
+                    prep.tree, [f.max_rel for a in actuators for f in a.files]
+                ).switched_to,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)

@@ -17,7 +17,9 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
   the latest choice of another writer is respected, never fought, and always said.
 
   - A limit raised above what thermogov wrote can only be another writer (a kernel clamp
-    lifting goes back to thermogov's own request, no higher).  Its value becomes what restore
+    lifting goes back to thermogov's own request, no higher), or the kernel's boost switch,
+    which re-issues the max request at the policy's new top (hw/boostrule.py): adopted alike,
+    but the switch is not counted as a rival's raise.  Its value becomes what restore
     puts back (and the journal says so at once: a ``kill -9`` restore keeps it too), and this
     file's ceiling.  While the board needs a cap, the cap is written again, at most
     :data:`MAX_REAPPLY` times per file and run: a writer that keeps raising it is then left the
@@ -68,6 +70,7 @@ class LimitWatch:
         mode_sets: Callable[[], Mapping[str, int | str]] = dict,
         departures: Callable[[], list[str]] = list,
         recall_at_exit: Callable[[], list[str]] = list,
+        boost_reset: Callable[[str, int], bool] = lambda _rel, _value: False,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -90,10 +93,14 @@ class LimitWatch:
         # The max attributes the mode of the change last seen sets, by its own definition
         # (hw/nvpmodelconf.py), and to what; empty when the definition cannot say.
         self._mode_sets = mode_sets
+        # Whether a raised max is the kernel's reset of the max request on a boost switch
+        # (hw/boostrule.py): adopted and capped again like a raise, never counted as a rival's.
+        self._boost_reset = boost_reset
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
         self._reapplied: Counter[str] = Counter()
+        self._boost_resets: Counter[str] = Counter()  # not counted as a rival's raises
         self.lowered: dict[str, tuple[str, int, int]] = {}  # label -> (file, value, thermogov's)
         self._exiting = False  # the last look before restore: adopt and note, never write
         self._raised_now = False  # a window another writer raised was adopted in this check
@@ -187,6 +194,13 @@ class LimitWatch:
         if n_max <= w_max or self._exiting:  # only the min went up, or restore comes next
             self._log(said)
             return [f"limits_changed:{label}"]
+        if self._boost_reset(f.max_rel, n_max):
+            self._boost_resets[label] += 1
+            said = (
+                f"boost switched ({self._boost_resets[label]} this run): the kernel reset {f.label} to "
+                f"{_window(now)} {f.unit}; restore now puts back {_window(new)}"
+            )
+            return self._reapply(a, f, f"limits_reset:{label}", f"{said}; cap written again")
         self._reapplied[label] += 1
         if self._reapplied[label] > MAX_REAPPLY:
             a.left_to_others.add(label)

@@ -48,8 +48,11 @@ CONF_REL = "etc/nvfancontrol.conf"
 SERVICE = "nvfancontrol"
 WANTS = "etc/systemd/system/multi-user.target.wants/nvfancontrol.service"
 PWM_MAX = 255
-_FAN = re.compile(r"<FAN (\d+)>")
-_INT = re.compile(r"-?\d+")
+# ASCII digits, at most 12 (as nvpmodelconf's): ``\d`` took any Unicode digit, which
+# nvfancontrol's C parser does not, and a row of 5 000 digits ended in int()'s ValueError (the
+# 4300-digit limit of Python 3.11+), a traceback instead of the file's line (session 24).
+_FAN = re.compile(r"<FAN ([0-9]{1,12})>")
+_INT = re.compile(r"-?[0-9]{1,12}")
 
 
 @dataclass
@@ -87,6 +90,8 @@ def parse_fan_conf(text: str) -> dict[int, FanProfiles]:
             if depth:
                 raise ConfError(f"line {number}: {line} inside a block (a '}}' is missing)")
             fan = fans.setdefault(int(m.group(1)), FanProfiles())
+        elif line.startswith("<FAN"):
+            raise ConfError(f"line {number}: '{_short(line)}' is no '<FAN N>' header (N a whole number)")
         elif words[-1] == "{":
             if depth or fan is None or len(words) != 3:
                 raise ConfError(f"line {number}: '{line}' is no '<KIND> <name> {{' block of a <FAN N>")
@@ -112,6 +117,11 @@ def parse_fan_conf(text: str) -> dict[int, FanProfiles]:
     return fans
 
 
+def _short(text: str) -> str:
+    """At most 40 characters of a file's word for the one-line error (a 5 000-digit value)."""
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def _row(words: list[str], number: int) -> tuple[int, int, int]:
     if len(words) not in (3, 4) or not all(_INT.fullmatch(w) for w in words):
         raise ConfError(f"line {number}: a profile row is TEMP HYST PWM [RPM], whole numbers")
@@ -127,7 +137,7 @@ def _default(fan: FanProfiles | None, words: list[str], number: int) -> None:
     key, value = words
     if key == "KICKSTART_PWM":
         if not _INT.fullmatch(value) or not 0 <= int(value) <= PWM_MAX:
-            raise ConfError(f"line {number}: KICKSTART_PWM {value} is no duty 0..{PWM_MAX}")
+            raise ConfError(f"line {number}: KICKSTART_PWM {_short(value)} is no duty 0..{PWM_MAX}")
         fan.kickstart = int(value)
     elif key == "FAN_DEFAULT_PROFILE":
         fan.default = value

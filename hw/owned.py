@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from thermogov.hw.boostrule import boost_off_top
 from thermogov.hw.discovery import Inventory
 from thermogov.hw.fan import discover_fan, fan_attribute_range
 from thermogov.hw.hwrange import policy_range
@@ -93,6 +94,11 @@ def owned_windows(tree: SysfsTree, inv: Inventory) -> OwnedWindows:
             if p.table_hz:  # a policy discovery governs: its range is the file's fault
                 out.unknown_range[(p.min_rel, p.max_rel)] = str(e)
             continue  # no known hardware range: nothing may be written there
+        # Boost off: cpuinfo_max_freq may still read the boost OPP (the kernel leaves it), but a
+        # restore must not put a boost limit back over the switch (hw/boostrule.py).
+        top = boost_off_top(tree, p.rel)
+        if top is not None and lo <= top < hi:
+            hi = top
         out[(p.min_rel, p.max_rel)] = OwnedWindow(p.name, p.min_rel, p.max_rel, 1000, lo, hi)
     for d in inv.devfreqs:
         if d.not_own:  # a class link to another folder or out of sys/devices: no range of its own

@@ -26,7 +26,8 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 def check_matches(value: str, where: str, pattern: re.Pattern[str], why: str) -> str:
     """``value`` if ``pattern`` matches all of it; otherwise one line: ``where``, the value, ``why``."""
     if not pattern.fullmatch(value):
-        raise ConfigError(f"{where}: {value!r} {why}")
+        shown = value if len(value) <= 80 else value[:80] + "..."  # a 100 000-character label: one short line
+        raise ConfigError(f"{where}: {shown!r} {why}")
     return value
 
 

@@ -57,6 +57,18 @@ BAD = {
     "garbage row": (CONF.replace("50\t8\t77\t1000", "50\teight\t77\t1000"), "line 14: a profile row"),
     "kickstart": (CONF.replace("KICKSTART_PWM 40", "KICKSTART_PWM -3"), "KICKSTART_PWM -3"),
     "no fan": ("POLLING_INTERVAL 2\n", "no <FAN N>"),
+    # session 24's hostile round: main ended these in int()'s ValueError (the 4300-digit limit)
+    # or read a fullwidth digit as a number nvfancontrol's parser does not
+    "a 5000-digit temp": (
+        CONF.replace("50\t8\t77\t1000", "5" * 5000 + "\t8\t77\t1000"),
+        "line 14: a profile row",
+    ),
+    "a 5000-digit fan": (CONF.replace("<FAN 1>", "<FAN " + "1" * 5000 + ">"), "line 3: '<FAN 1111"),
+    "a 5000-digit kickstart": (
+        CONF.replace("KICKSTART_PWM 40", "KICKSTART_PWM " + "4" * 5000),
+        "4444... is no duty",
+    ),
+    "a fullwidth digit": (CONF.replace("50\t8\t77\t1000", "\uff150\t8\t77\t1000"), "line 14: a profile row"),
 }
 
 
@@ -84,7 +96,7 @@ def _jetpack6(tmp: Path, conf: str) -> fakesys.FakeTree:
     return t
 
 
-@pytest.mark.parametrize("name", ["no profile of that name", "unclosed"])
+@pytest.mark.parametrize("name", ["no profile of that name", "unclosed", "a 5000-digit temp"])
 def test_governor_with_a_bad_conf_exits_2_naming_the_file_and_writes_nothing(
     tmp_path: Path, name: str
 ) -> None:

@@ -370,9 +370,26 @@ def parse_columns_option(spec: str) -> dict[str, tuple[str, str, str | None]]:
             )
         default = {"temp": "cpu", "freq": "cpu", "load": "cpu"}.get(role, "")
         out[ref.lower()] = (role, qual or default, unit or None)
+    _one_column_each(out)
     if not out:
         raise ConfigError("--columns: empty; e.g. --columns t=sec,temp=tmp,freq=clk")
     return out
+
+
+def _one_column_each(mapping: dict[str, tuple[str, str, str | None]]) -> None:
+    """ConfigError when two columns get the same role and name (``temp=2,temp=4``: both the
+    ``cpu`` sensor, of which the import kept the last silently, session 24's hostile round).  A
+    ``rail`` without a name takes its column's header, so several are distinct."""
+    seen: dict[tuple[str, str], str] = {}
+    for ref, (role, qual, _unit) in mapping.items():
+        if role == "rail" and not qual:
+            continue
+        key = (role, qual)
+        if key in seen:
+            what = f"{role}.{qual}" if qual else role
+            fix = "give each its own name, e.g. temp.cpu=2,temp.gpu=4" if qual else "map it once"
+            raise ConfigError(f"--columns: {what} is given to two columns ({seen[key]!r} and {ref!r}); {fix}")
+        seen[key] = ref
 
 
 __all__ = ["BOARD_INPUT", "ROLES", "Column", "from_header", "parse_columns_option"]

@@ -635,11 +635,12 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         for ref, (role, qual, unit) in mapping.items():
             if ref in lower:
                 i = lower.index(ref)
-            elif ref.isdigit() and 1 <= int(ref) <= width:
-                i = int(ref) - 1
+            elif ref.isascii() and ref.isdigit() and len(ref) <= 6 and 1 <= int(ref) <= width:
+                i = int(ref) - 1  # ASCII and short: int() of 5 000 digits raised ValueError (session 24)
             else:
+                shown = ref if len(ref) <= 60 else ref[:60] + "..."
                 raise LogFormatError(
-                    f"{source}: --columns names column {ref!r}, which the file does not have; "
+                    f"{source}: --columns names column {shown!r}, which the file does not have; "
                     f"columns found: {_columns_found(t)}"
                 )
             cols[i].col = Column(role, qual, unit, how="--columns")
