@@ -19,7 +19,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from thermogov.importers.cells import Cells, column
+from thermogov.importers.cells import Cells, Lines, column, split_lines
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
@@ -110,8 +110,8 @@ def _split(line: str, delim: str) -> list[str]:
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
 
 
-def _candidate_lines(text: str) -> list[str]:
-    return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
+def _candidate_lines(text: str) -> Sequence[str]:
+    return Lines(ln for ln in split_lines(text) if ln.strip() and not ln.lstrip().startswith(_COMMENT))
 
 
 def _is_number(cell: str, decimal_comma: bool) -> bool:
@@ -312,7 +312,7 @@ def _refuse_split_decimals(t: Table, source: str) -> None:
     )
 
 
-def _stamped_series(lines: list[str]) -> Table | None:
+def _stamped_series(lines: Sequence[str]) -> Table | None:
     """``while :; do date; cat /sys/class/thermal/thermal_zone*/temp; sleep 5; done``: a date
     line, then one bare number per zone (m°C). Each date and its numbers become one row
     (``stamp, zone0, zone1, ...``); the columns are then identified by their values like any
@@ -352,7 +352,7 @@ _EPOCH_LINE_RE = re.compile(r"^1\d{9}(?:\d{3})?(?:\.\d+)?$")
 _MAX_STAMP_STEP_S = 86400.0  # a loop's stamps are seconds to minutes apart, never a day
 
 
-def _epoch_stamp_lines(lines: list[str]) -> set[int]:
+def _epoch_stamp_lines(lines: Sequence[str]) -> set[int]:
     """Indices of the lines that are ``date +%s`` stamps of a loop such as
     ``while :; do date +%s; cat /sys/class/thermal/thermal_zone0/temp; sleep 5; done``.
 
@@ -375,7 +375,7 @@ def _epoch_stamp_lines(lines: list[str]) -> set[int]:
     return set(idx) if followed else set()
 
 
-def _one_column(lines: list[str]) -> Table | None:
+def _one_column(lines: Sequence[str]) -> Table | None:
     """A bare series, e.g. ``cat /sys/class/thermal/thermal_zone0/temp`` in a loop (m°C).
 
     At least three numeric lines after an optional one-word header; anything else is no table.
