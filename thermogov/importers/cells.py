@@ -12,6 +12,7 @@ cut out of the chunk when asked for, so readers see the same strings as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
@@ -147,9 +148,23 @@ def split_lines(text: str) -> Iterator[str]:
     yield text[start:]
 
 
+# the line boundaries of str.splitlines()
+_BREAK_RE = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def lines_of(text: str) -> Iterator[str]:
+    """``text.splitlines()`` one line at a time, without the list of every line."""
+    start = 0
+    for m in _BREAK_RE.finditer(text):
+        yield text[start : m.start()]
+        start = m.end()
+    if start < len(text):
+        yield text[start:]
+
+
 def column(rows: Sequence[list[str]], i: int) -> list[str]:
     """Column ``i`` of ``rows`` (a :class:`Cells` cut column-wise, any other sequence row by row)."""
     return rows.column(i) if isinstance(rows, Cells) else [r[i] for r in rows]
 
 
-__all__ = ["Cells", "Lines", "column", "split_lines"]
+__all__ = ["Cells", "Lines", "column", "lines_of", "split_lines"]
