@@ -866,6 +866,7 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         cells = [d + " " + c for d, c in zip(column(t.rows, dcol.index), cells, strict=True)]
     nums = [number(c, dc) for c in cells]
     if sum(1 for v in nums if v is not None) * 2 > n:
+        del cells  # a big table's stamps as strings: not held beside the axis being built
         vals = finite(nums)
         med = statistics.median(vals) if vals else 0.0
         unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
