@@ -16,7 +16,7 @@ import itertools
 import math
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from thermogov.importers.cells import Cells, Lines, column, split_lines
@@ -204,12 +204,13 @@ def sniff(text: str) -> Table | None:
     header: list[str] | None = None
     rows = Cells(width)
     table = Table(None, rows, delim, decimal_comma)
-    # Two passes over the lines, each splitting one line at a time: the thousands separators are
-    # decided on every full-width row before any row is classified, and no list of split rows is
-    # held (packed, the full-width rows cost ~1/7 of the lists they replace).
-    full = Cells.of((c for c in (_split(ln, delim) for ln in lines) if len(c) == width), width)
-    grouping = _digit_grouping(full, width, delim, decimal_comma)
-    del full
+
+    # Passes over the lines, each splitting one line at a time: the thousands separators are
+    # decided on every full-width row before any row is classified, and no split row is held.
+    def full_rows() -> Iterator[list[str]]:
+        return (c for c in (_split(ln, delim) for ln in lines) if len(c) == width)
+
+    grouping = _digit_grouping(full_rows, width, delim, decimal_comma)
     table.grouped = sorted(grouping)
     for cells in (_split(ln, delim) for ln in lines):
         if grouping and len(cells) == width:
@@ -240,7 +241,9 @@ def sniff(text: str) -> Table | None:
 _SPACE_SEPS = " \u00a0\u202f'"
 
 
-def _digit_grouping(rows: Sequence[list[str]], width: int, delim: str, decimal_comma: bool) -> dict[int, str]:
+def _digit_grouping(
+    rows: Callable[[], Iterable[list[str]]], width: int, delim: str, decimal_comma: bool
+) -> dict[int, str]:
     """{column: pattern of its thousands separator} for the columns whose numbers group their
     thousands (``600`` beside ``1,500`` MHz, ``1.234,5`` mW, ``1 500`` in a French export).
 
@@ -250,30 +253,52 @@ def _digit_grouping(rows: Sequence[list[str]], width: int, delim: str, decimal_c
     ones reaching 100 (where the mark is also the decimal mark, only whole numbers are plain): a
     decimal-comma column of temperatures (``45`` beside ``45,500``) never is.  A space cannot be
     a decimal mark, so grouped cells alone decide it.  Text cells (the header) do not count.
+
+    ``rows()`` gives the full-width rows afresh on each call: the counts are taken in one pass
+    row by row (no column held), and a second pass, only for a column with grouped cells, counts
+    its numbers.
     """
     dec = "," if decimal_comma else "."
     spaces = "[" + re.escape("".join(ch for ch in _SPACE_SEPS if ch != delim)) + "]"
+    pats = []
+    for sep in (re.escape(","), re.escape("."), spaces):
+        frac = "" if sep == re.escape(dec) else rf"(?:{re.escape(dec)}\d+)?"
+        pats.append(
+            (sep, re.compile(r"-?\d+" + frac), re.compile(rf"-?[1-9]\d{{0,2}}(?:{sep}\d{{3}})+{frac}"))
+        )
+    # per column and separator: plain cells, grouped cells, a grouped cell with two marks, a
+    # plain cell reaching 100
+    plain = [[0] * len(pats) for _ in range(width)]
+    grouped = [[0] * len(pats) for _ in range(width)]
+    multi = [[False] * len(pats) for _ in range(width)]
+    big = [[False] * len(pats) for _ in range(width)]
+    for r in rows():
+        for i in range(width):
+            c = r[i].strip()
+            if not c:
+                continue
+            for k, (sep, plain_re, grouped_re) in enumerate(pats):
+                if plain_re.fullmatch(c):
+                    plain[i][k] += 1
+                    big[i][k] = big[i][k] or abs(float(c.replace(dec, "."))) >= 100
+                if grouped_re.fullmatch(c):
+                    grouped[i][k] += 1
+                    multi[i][k] = multi[i][k] or len(re.findall(sep, c)) > 1
+    wanted = [(i, k) for i in range(width) for k in range(len(pats)) if grouped[i][k]]
+    numeric = dict.fromkeys(wanted, 0)
+    if wanted:
+        for r in rows():
+            for i, k in wanted:
+                c = r[i].strip()
+                if c and (number(c, decimal_comma) is not None or pats[k][2].fullmatch(c)):
+                    numeric[(i, k)] += 1
     out: dict[int, str] = {}
     for i in range(width):
-        cells = [c.strip() for c in column(rows, i) if c.strip()]
-        for sep in (re.escape(","), re.escape("."), spaces):
-            same = sep == re.escape(dec)
-            frac = "" if same else rf"(?:{re.escape(dec)}\d+)?"
-            plain_re = re.compile(r"-?\d+" + frac)
-            grouped_re = re.compile(rf"-?[1-9]\d{{0,2}}(?:{sep}\d{{3}})+{frac}")
-            plain = [c for c in cells if plain_re.fullmatch(c)]
-            grouped = [c for c in cells if grouped_re.fullmatch(c)]
-            if not grouped:
-                continue
-            numeric = [c for c in cells if number(c, decimal_comma) is not None or grouped_re.fullmatch(c)]
-            if len(grouped) + len(plain) != len(numeric):
+        for k, (sep, _, _) in enumerate(pats):
+            if not grouped[i][k] or grouped[i][k] + plain[i][k] != numeric[(i, k)]:
                 continue
             # two separators in one number (`1,500,000`) are no decimal mark either
-            if (
-                sep == spaces
-                or any(len(re.findall(sep, c)) > 1 for c in grouped)
-                or any(abs(float(c.replace(dec, "."))) >= 100 for c in plain)
-            ):
+            if sep == spaces or multi[i][k] or big[i][k]:
                 out[i] = sep
                 break
     return out
