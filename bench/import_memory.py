@@ -182,19 +182,21 @@ def identity(action: str, where: Path, sizes: list[float]) -> int:
 def compare(other: Path, kinds: list[str], sizes: list[float]) -> None:
     """Peak RSS of ``other``'s ``thermogov import`` and this one's on the same logs, side by side."""
     print(
-        f"{'kind':<11}{'size MB':>9}{'old MB':>9}{'new MB':>9}{'new/old':>9}{'old s':>8}{'new s':>8}  exits"
+        f"{'kind':<11}{'size MB':>9}{'rows':>10}{'old MB':>9}{'new MB':>9}{'new/old':>9}"
+        f"{'old us/row':>11}{'new us/row':>11}  exits"
     )
     with tempfile.TemporaryDirectory(prefix="import-compare-") as tmp:
         for kind in kinds:
             for size in sizes:
                 log = Path(tmp) / f"{kind}.log"
-                write_log(log, kind, size)
+                rows = write_log(log, kind, size)
                 real_mb = log.stat().st_size / _MB
                 old_rss, old_wall, old_code = measure(log, Path(tmp) / "old", other)
                 new_rss, new_wall, new_code = measure(log, Path(tmp) / "new")
                 print(
-                    f"{kind:<11}{real_mb:>9.1f}{old_rss / 1024:>9.0f}{new_rss / 1024:>9.0f}"
-                    f"{new_rss / old_rss:>9.3f}{old_wall:>8.1f}{new_wall:>8.1f}  {old_code},{new_code}"
+                    f"{kind:<11}{real_mb:>9.1f}{rows:>10}{old_rss / 1024:>9.0f}{new_rss / 1024:>9.0f}"
+                    f"{new_rss / old_rss:>9.3f}{1e6 * old_wall / rows:>11.0f}{1e6 * new_wall / rows:>11.0f}"
+                    f"  {old_code},{new_code}"
                 )
                 shutil.rmtree(Path(tmp) / "old", ignore_errors=True)
                 shutil.rmtree(Path(tmp) / "new", ignore_errors=True)

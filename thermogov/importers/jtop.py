@@ -23,10 +23,10 @@ from thermogov.importers.common import (
     fraction,
     no_samples_error,
     note_timing,
-    rail_sample,
     rebase,
     sensor_name,
 )
+from thermogov.importers.rowsink import RowSink
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.tegrastats import keep_temp
 
@@ -205,7 +205,7 @@ def parse_text(
         stamps = [(t, True) if t is not None else None for t in mended]
         notes.update(step_notes)
     times: list[float] = []
-    rows = []
+    rows = RowSink()  # each record's values straight into columns: no sample per record held
     skipped = bad
     backwards = 0
     for i, rec in enumerate(records):
@@ -224,8 +224,8 @@ def parse_text(
             skipped += 1
             continue
         times.append(t)
-        rows.append((temps, freqs, loads, rails, total))
-    if not rows:
+        rows.append(temps, freqs, loads, rails, total)
+    if not len(rows):
         raise no_samples_error(source, "jtop records with temperatures, loads or power")
     note_timing(
         notes,
@@ -236,14 +236,12 @@ def parse_text(
         backwards=backwards,
         skipped_what="record(s) stamped earlier than the previous one",
     )
-    samples = tuple(
-        rail_sample(t, te, fq, ld, rl, notes, tot)
-        for t, (te, fq, ld, rl, tot) in zip(rebase(times), rows, strict=True)
-    )
+    samples = rows.finish(rebase(times))
+    notes |= rows.notes()  # the board-power sum's note, as rail_sample gave it
     from thermogov.importers.tegrastats import guess_board
 
-    sensors = {k for s in samples for k in s.temps_c}
-    rails = {k for s in samples for k in s.rails_w}
+    sensors = set(samples.keys("temps_c"))
+    rails = set(samples.keys("rails_w"))
     cores = max((sum(1 for k in r if _CPU_RE.match(k)) for r in records), default=0)
     board = guess_board(rails, sensors, cores, 0)
     if board is None and {"pll", "ao", "thermal"} <= sensors and cores == 4:

@@ -16,9 +16,10 @@ import itertools
 import math
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from thermogov.importers.cells import Cells, Lines, column, split_lines
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
@@ -87,7 +88,7 @@ class Table:
     """The delimited rows of a file, with what it took to find them."""
 
     header: list[str] | None
-    rows: list[list[str]]
+    rows: Cells  # every data row padded to the table's width, packed (importers/cells.py)
     delimiter: str
     decimal_comma: bool
     preamble: int = 0
@@ -109,8 +110,8 @@ def _split(line: str, delim: str) -> list[str]:
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
 
 
-def _candidate_lines(text: str) -> list[str]:
-    return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
+def _candidate_lines(text: str) -> Sequence[str]:
+    return Lines(ln for ln in split_lines(text) if ln.strip() and not ln.lstrip().startswith(_COMMENT))
 
 
 def _is_number(cell: str, decimal_comma: bool) -> bool:
@@ -201,12 +202,17 @@ def sniff(text: str) -> Table | None:
     else:
         decimal_comma = any(re.search(r"(?<![\d,])\d+,\d+(?![\d,])", ln) for ln in probe)
     header: list[str] | None = None
-    rows: list[list[str]] = []
+    rows = Cells(width)
     table = Table(None, rows, delim, decimal_comma)
-    split = [_split(ln, delim) for ln in lines]
-    grouping = _digit_grouping([c for c in split if len(c) == width], width, delim, decimal_comma)
+
+    # Passes over the lines, each splitting one line at a time: the thousands separators are
+    # decided on every full-width row before any row is classified, and no split row is held.
+    def full_rows() -> Iterator[list[str]]:
+        return (c for c in (_split(ln, delim) for ln in lines) if len(c) == width)
+
+    grouping = _digit_grouping(full_rows, width, delim, decimal_comma)
     table.grouped = sorted(grouping)
-    for cells in split:
+    for cells in (_split(ln, delim) for ln in lines):
         if grouping and len(cells) == width:
             cells = _ungrouped(cells, grouping)
         if header is None and not rows:
@@ -235,7 +241,9 @@ def sniff(text: str) -> Table | None:
 _SPACE_SEPS = " \u00a0\u202f'"
 
 
-def _digit_grouping(rows: list[list[str]], width: int, delim: str, decimal_comma: bool) -> dict[int, str]:
+def _digit_grouping(
+    rows: Callable[[], Iterable[list[str]]], width: int, delim: str, decimal_comma: bool
+) -> dict[int, str]:
     """{column: pattern of its thousands separator} for the columns whose numbers group their
     thousands (``600`` beside ``1,500`` MHz, ``1.234,5`` mW, ``1 500`` in a French export).
 
@@ -245,30 +253,52 @@ def _digit_grouping(rows: list[list[str]], width: int, delim: str, decimal_comma
     ones reaching 100 (where the mark is also the decimal mark, only whole numbers are plain): a
     decimal-comma column of temperatures (``45`` beside ``45,500``) never is.  A space cannot be
     a decimal mark, so grouped cells alone decide it.  Text cells (the header) do not count.
+
+    ``rows()`` gives the full-width rows afresh on each call: the counts are taken in one pass
+    row by row (no column held), and a second pass, only for a column with grouped cells, counts
+    its numbers.
     """
     dec = "," if decimal_comma else "."
     spaces = "[" + re.escape("".join(ch for ch in _SPACE_SEPS if ch != delim)) + "]"
+    pats = []
+    for sep in (re.escape(","), re.escape("."), spaces):
+        frac = "" if sep == re.escape(dec) else rf"(?:{re.escape(dec)}\d+)?"
+        pats.append(
+            (sep, re.compile(r"-?\d+" + frac), re.compile(rf"-?[1-9]\d{{0,2}}(?:{sep}\d{{3}})+{frac}"))
+        )
+    # per column and separator: plain cells, grouped cells, a grouped cell with two marks, a
+    # plain cell reaching 100
+    plain = [[0] * len(pats) for _ in range(width)]
+    grouped = [[0] * len(pats) for _ in range(width)]
+    multi = [[False] * len(pats) for _ in range(width)]
+    big = [[False] * len(pats) for _ in range(width)]
+    for r in rows():
+        for i in range(width):
+            c = r[i].strip()
+            if not c:
+                continue
+            for k, (sep, plain_re, grouped_re) in enumerate(pats):
+                if plain_re.fullmatch(c):
+                    plain[i][k] += 1
+                    big[i][k] = big[i][k] or abs(float(c.replace(dec, "."))) >= 100
+                if grouped_re.fullmatch(c):
+                    grouped[i][k] += 1
+                    multi[i][k] = multi[i][k] or len(re.findall(sep, c)) > 1
+    wanted = [(i, k) for i in range(width) for k in range(len(pats)) if grouped[i][k]]
+    numeric = dict.fromkeys(wanted, 0)
+    if wanted:
+        for r in rows():
+            for i, k in wanted:
+                c = r[i].strip()
+                if c and (number(c, decimal_comma) is not None or pats[k][2].fullmatch(c)):
+                    numeric[(i, k)] += 1
     out: dict[int, str] = {}
     for i in range(width):
-        cells = [r[i].strip() for r in rows if r[i].strip()]
-        for sep in (re.escape(","), re.escape("."), spaces):
-            same = sep == re.escape(dec)
-            frac = "" if same else rf"(?:{re.escape(dec)}\d+)?"
-            plain_re = re.compile(r"-?\d+" + frac)
-            grouped_re = re.compile(rf"-?[1-9]\d{{0,2}}(?:{sep}\d{{3}})+{frac}")
-            plain = [c for c in cells if plain_re.fullmatch(c)]
-            grouped = [c for c in cells if grouped_re.fullmatch(c)]
-            if not grouped:
-                continue
-            numeric = [c for c in cells if number(c, decimal_comma) is not None or grouped_re.fullmatch(c)]
-            if len(grouped) + len(plain) != len(numeric):
+        for k, (sep, _, _) in enumerate(pats):
+            if not grouped[i][k] or grouped[i][k] + plain[i][k] != numeric[(i, k)]:
                 continue
             # two separators in one number (`1,500,000`) are no decimal mark either
-            if (
-                sep == spaces
-                or any(len(re.findall(sep, c)) > 1 for c in grouped)
-                or any(abs(float(c.replace(dec, "."))) >= 100 for c in plain)
-            ):
+            if sep == spaces or multi[i][k] or big[i][k]:
                 out[i] = sep
                 break
     return out
@@ -307,7 +337,7 @@ def _refuse_split_decimals(t: Table, source: str) -> None:
     )
 
 
-def _stamped_series(lines: list[str]) -> Table | None:
+def _stamped_series(lines: Sequence[str]) -> Table | None:
     """``while :; do date; cat /sys/class/thermal/thermal_zone*/temp; sleep 5; done``: a date
     line, then one bare number per zone (m°C). Each date and its numbers become one row
     (``stamp, zone0, zone1, ...``); the columns are then identified by their values like any
@@ -336,7 +366,7 @@ def _stamped_series(lines: list[str]) -> Table | None:
     rows = [[stamp, *vals] for stamp, vals in filled if len(vals) == width]
     if len(rows) * 10 < len(groups) * 9:
         return None
-    table = Table(None, rows, "", False)
+    table = Table(None, Cells.of(rows, width + 1), "", False)
     table.malformed = other + len(groups) - len(rows)
     table.notes.append(f"date lines, each followed by {width} bare value(s): one row per date")
     return table
@@ -347,7 +377,7 @@ _EPOCH_LINE_RE = re.compile(r"^1\d{9}(?:\d{3})?(?:\.\d+)?$")
 _MAX_STAMP_STEP_S = 86400.0  # a loop's stamps are seconds to minutes apart, never a day
 
 
-def _epoch_stamp_lines(lines: list[str]) -> set[int]:
+def _epoch_stamp_lines(lines: Sequence[str]) -> set[int]:
     """Indices of the lines that are ``date +%s`` stamps of a loop such as
     ``while :; do date +%s; cat /sys/class/thermal/thermal_zone0/temp; sleep 5; done``.
 
@@ -370,7 +400,7 @@ def _epoch_stamp_lines(lines: list[str]) -> set[int]:
     return set(idx) if followed else set()
 
 
-def _one_column(lines: list[str]) -> Table | None:
+def _one_column(lines: Sequence[str]) -> Table | None:
     """A bare series, e.g. ``cat /sys/class/thermal/thermal_zone0/temp`` in a loop (m°C).
 
     At least three numeric lines after an optional one-word header; anything else is no table.
@@ -382,7 +412,7 @@ def _one_column(lines: list[str]) -> Table | None:
     nums = [ln for ln in body if number(ln, False) is not None]
     if len(nums) < 3 or len(nums) * 10 < len(body) * 9:
         return None
-    t = Table(header, [[ln.strip()] for ln in nums], "", False)
+    t = Table(header, Cells.of(([ln.strip()] for ln in nums), 1), "", False)
     t.malformed = len(body) - len(nums)
     return t
 
@@ -404,11 +434,11 @@ class _Col:
     unit: Unit | None = None
 
 
-def _values(rows: list[list[str]], i: int, decimal_comma: bool) -> list[float | None]:
-    return [number(r[i], decimal_comma) if r[i] else None for r in rows]
+def _values(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> list[float | None]:
+    return [number(c, decimal_comma) if c else None for c in column(rows, i)]
 
 
-def _stamp_share(rows: list[list[str]], i: int) -> float:
+def _stamp_share(rows: Sequence[list[str]], i: int) -> float:
     cells = [r[i] for r in rows[:200] if r[i]]
     return sum(1 for c in cells if parse_stamp(c)) / len(cells) if cells else 0.0
 
@@ -480,7 +510,7 @@ def _marked_as(cells: list[str]) -> str | None:
     return None
 
 
-def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
+def _by_values(cols: list[_Col], rows: Sequence[list[str]], dc: bool, notes: list[str]) -> None:
     """Identify headerless columns from their values; the note lists every decision."""
     said: list[str] = []
     pending = [c for c in cols if c.col.role == "?"]
@@ -494,12 +524,12 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
     pct_columns = sum(
         1
         for c in pending
-        if c is not time_col and _marked_as([r[c.index] for r in rows if r[c.index]]) == "load"
+        if c is not time_col and _marked_as([x for x in column(rows, c.index) if x]) == "load"
     )
     for c in pending:
         if c is time_col:
             continue
-        cells = [r[c.index] for r in rows if r[c.index]]
+        cells = [x for x in column(rows, c.index) if x]
         if cells and all(x.lower().startswith("0x") for x in cells):
             c.col = Column("throttled", how="values")
             said.append(f"{c.label}=throttled (hex flags)")
@@ -552,7 +582,7 @@ def _by_values(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[st
 
 
 def _resolve_temp_or_load(
-    amb: list[_Col], rows: list[list[str]], dc: bool, said: list[str], *, lone_is_temp: bool = True
+    amb: list[_Col], rows: Sequence[list[str]], dc: bool, said: list[str], *, lone_is_temp: bool = True
 ) -> None:
     """0..100 columns: the one that reaches 0 or 100 is a load, one that never does a temperature.
 
@@ -593,7 +623,7 @@ def _columns_found(t: Table) -> str:
     return ", ".join(f"{i + 1}={c!r}" for i, c in enumerate(first))
 
 
-def _one_board_power(cols: list[_Col], rows: list[list[str]], dc: bool, notes: list[str]) -> None:
+def _one_board_power(cols: list[_Col], rows: Sequence[list[str]], dc: bool, notes: list[str]) -> None:
     """Of several columns that each look like the board's power, the largest is the board's and
     the others are rails (the board's input feeds every rail, so it reads highest); before, the
     last column won whatever it measured."""
@@ -778,7 +808,7 @@ def _refuse_cold_fahrenheit(label: str, vals: list[float | None], source: str) -
     )
 
 
-def _unit_for(c: _Col, rows: list[list[str]], dc: bool, source: str, notes: list[str]) -> Unit | None:
+def _unit_for(c: _Col, rows: Sequence[list[str]], dc: bool, source: str, notes: list[str]) -> Unit | None:
     role = c.col.role
     if role in ("t", "date", "throttled", ""):
         return None
@@ -857,9 +887,12 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         how = "given" if interval_s else "assumed; pass --interval"
         notes.append(f"no time column: one row per {step:g} s ({how})")
         return [i * step for i in range(n)]
-    cells = [((r[dcol.index] + " ") if dcol else "") + r[tcol.index] for r in t.rows]
+    cells = column(t.rows, tcol.index)
+    if dcol:
+        cells = [d + " " + c for d, c in zip(column(t.rows, dcol.index), cells, strict=True)]
     nums = [number(c, dc) for c in cells]
     if sum(1 for v in nums if v is not None) * 2 > n:
+        del cells  # a big table's stamps as strings: not held beside the axis being built
         vals = finite(nums)
         med = statistics.median(vals) if vals else 0.0
         unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
@@ -1057,12 +1090,12 @@ def parse_text(
     return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))
 
 
-def _no_rows_error(source: str, cols: list[_Col], rows: list[list[str]]) -> LogFormatError:
+def _no_rows_error(source: str, cols: list[_Col], rows: Sequence[list[str]]) -> LogFormatError:
     """Why no row was kept: the value columns that hold nothing (empty or an exporter's `null`)
     in every row are named, since the generic cause would hide that the log has no readings."""
     values = [c for c in cols if c.col.role not in ("", "t", "date")]
     blank = [
-        c for c in values if rows and all(not r[c.index] or r[c.index].lower() in _GAP_WORDS for r in rows)
+        c for c in values if rows and all(not x or x.lower() in _GAP_WORDS for x in column(rows, c.index))
     ]
     if not values or len(blank) < len(values):
         return no_samples_error(source, "usable table rows")

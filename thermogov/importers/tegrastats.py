@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from thermogov.importers.cells import lines_of
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
@@ -24,11 +25,11 @@ from thermogov.importers.common import (
     no_samples_error,
     note_timing,
     parse_hms,
-    rail_sample,
     read_text,
     rebase,
     sensor_name,
 )
+from thermogov.importers.rowsink import RowSink
 
 FMT = "tegrastats"
 DEFAULT_INTERVAL_S = 1.0  # tegrastats --interval default (ms 1000)
@@ -184,12 +185,12 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
 def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLog:
     dropped: set[str] = set()
     notes: set[str] = set()
-    rows: list[_Row] = []
+    rows = _sink()  # each line's values straight into columns: no row object per line held
     times: list[float] = []
     skipped = 0
     backwards = 0
     stamped: bool | None = None
-    for line in text.splitlines():
+    for line in lines_of(text):
         line = line.strip()
         if not line:
             continue
@@ -213,12 +214,12 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
                 continue
         else:
             t = len(rows) * (interval_s or DEFAULT_INTERVAL_S)
-        rows.append(row)
+        _put(rows, row)
         times.append(t)
-    if not rows:
+    if not len(rows):
         raise no_samples_error(source, "tegrastats lines")
     if stamped:  # a clock that steps (NTP, a 1970 boot, a restart) is mended; a stray line dropped
-        rows, times, backwards = _forward(rows, times, notes)
+        times, backwards = _forward(rows, times, notes)
         skipped += backwards
     note_timing(
         notes,
@@ -237,39 +238,50 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
             notes.add(
                 f"{tied} line(s) shared a timestamp with the previous line: spread evenly up to the next stamp"
             )
-    missing = sum(1 for r in rows if "gpu" not in r.loads and "gpu" not in r.freqs)
+    missing = sum(1 for g in rows.ints("gpu") if not g)
     if 0 < missing < len(rows):
         notes.add(f"{missing} line(s) without GR3D/EMC fields (tegrastats run without root?)")
     return _finish(rows, times, source, skipped, notes | dropped)
 
 
-def _forward(rows: list[_Row], times: list[float], notes: set[str]) -> tuple[list[_Row], list[float], int]:
-    """(rows, times, dropped): clock steps mended (:mod:`~thermogov.importers.clocksteps`), then
-    every line earlier than the line kept before it dropped."""
+def _sink() -> RowSink:
+    return RowSink("cores", "ram_total_mb", "gpu")
+
+
+def _put(rows: RowSink, row: _Row) -> None:
+    gpu = int("gpu" in row.loads or "gpu" in row.freqs)
+    rows.append(
+        row.temps, row.freqs, row.loads, row.rails, cores=row.cores, ram_total_mb=row.ram_total_mb, gpu=gpu
+    )
+
+
+def _forward(rows: RowSink, times: list[float], notes: set[str]) -> tuple[list[float], int]:
+    """(times, dropped): clock steps mended (:mod:`~thermogov.importers.clocksteps`), then
+    every line earlier than the line kept before it dropped (from ``rows`` too)."""
     from thermogov.importers.clocksteps import mend_steps
 
     mended, step_notes = mend_steps(times, "line")
     notes.update(step_notes)
-    kept_rows: list[_Row] = []
+    kept: list[int] = []
     kept_t: list[float] = []
-    for row, t in zip(rows, mended, strict=True):
+    for i, t in enumerate(mended):
         if t is None or (kept_t and t < kept_t[-1]):
             continue
-        kept_rows.append(row)
+        kept.append(i)
         kept_t.append(t)
-    return kept_rows, kept_t, len(rows) - len(kept_rows)
+    if len(kept) < len(mended):
+        rows.keep(kept)
+    return kept_t, len(mended) - len(kept)
 
 
-def _finish(rows: list[_Row], times: list[float], source: str, skipped: int, notes: set[str]) -> ImportedLog:
-    rails = {name for r in rows for name in r.rails}
-    sensors = {name for r in rows for name in r.temps}
-    board = guess_board(rails, sensors, max(r.cores for r in rows), max(r.ram_total_mb for r in rows))
+def _finish(rows: RowSink, times: list[float], source: str, skipped: int, notes: set[str]) -> ImportedLog:
+    samples = rows.finish(rebase(times))
+    rails = set(samples.keys("rails_w"))
+    sensors = set(samples.keys("temps_c"))
+    board = guess_board(rails, sensors, max(rows.ints("cores")), max(rows.ints("ram_total_mb")))
     if board is not None:
         notes.add(f"board_hint {board} inferred from rail/sensor names")
-    samples = tuple(
-        rail_sample(t, r.temps, r.freqs, r.loads, r.rails, notes)
-        for r, t in zip(rows, rebase(times), strict=True)
-    )
+    notes |= rows.notes()  # the board-power sum's note, as rail_sample gave it
     return ImportedLog(FMT, source, board, samples, skipped, tuple(sorted(notes)))
 
 
@@ -302,7 +314,7 @@ def _parse_gui_csv(text: str, source: str) -> ImportedLog:
     emc = (col.get("EMC-CURR_FREQ"), col.get("EMC-CURR_LOAD"))
     dropped: set[str] = set()
     notes: set[str] = {"tegrastats power-GUI style CSV export"}
-    rows: list[_Row] = []
+    rows = _sink()
     times: list[float] = []
     skipped = 0
     clock = DayClock()
@@ -362,9 +374,9 @@ def _parse_gui_csv(text: str, source: str) -> ImportedLog:
         if not row.temps and not row.freqs:
             skipped += 1
             continue
-        rows.append(row)
+        _put(rows, row)
         times.append(t)
-    if not rows:
+    if not len(rows):
         raise no_samples_error(source, "tegrastats CSV rows")
     for domain, n in sorted(bad_load.items()):
         notes.add(f"{domain} load: {n} value(s) outside 0..100 % not imported")

@@ -18,6 +18,7 @@ are not measurements, as for ``sensors -j``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from thermogov.importers.columns import Column
 from thermogov.importers.common import sensor_name
@@ -37,7 +38,7 @@ def _record_of(label: str) -> tuple[str, str] | None:
     return m.group(1), m.group(2).lower()
 
 
-def group_columns(labels: list[str], rows: list[list[str]]) -> tuple[dict[int, Column], list[str]]:
+def group_columns(labels: list[str], rows: Sequence[list[str]]) -> tuple[dict[int, Column], list[str]]:
     """{column index: Column} for every column of a value+unit record, and notes saying what was
     decided; empty when the table has no such records."""
     records: dict[str, dict[str, int]] = {}

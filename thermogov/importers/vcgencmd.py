@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 
 from thermogov.importers.common import (
+    _NO_VALUES,
     DayClock,
     ImportedLog,
-    ImportedSample,
     even_axis,
     keep_forward,
     no_samples_error,
@@ -28,6 +28,7 @@ from thermogov.importers.common import (
     sensor_name,
     throttle_note,
 )
+from thermogov.importers.samplestore import ColumnBuilder
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.table import spread_ties
 from thermogov.interfaces import LogFormatError
@@ -199,18 +200,12 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     thr = [int(s["thr"]) for s in usable if "thr" in s]  # type: ignore[call-overload]
     if thr:
         notes.append(throttle_note(thr, "reading"))
-    out = tuple(
-        ImportedSample(
-            t_s=t,
-            temps_c=_temps(s),
-            freqs_hz={"cpu": int(s["freq"])} if "freq" in s else {},  # type: ignore[call-overload]
-            loads={},
-            power_w=None,
-            rails_w={} if w is None else {"PMIC": w},
-        )
-        for t, s, w in zip(rebase(times), usable, pmic, strict=True)
-    )
-    return ImportedLog(FMT, source, None, out, skipped, tuple(notes))
+    out = ColumnBuilder()  # straight into columns: no sample tuple beside the readings
+    for s, w in zip(usable, pmic, strict=True):
+        freqs = {"cpu": int(s["freq"])} if "freq" in s else {}  # type: ignore[call-overload]
+        rails = _NO_VALUES if w is None else {"PMIC": w}
+        out.append(0.0, (_temps(s), freqs, _NO_VALUES, rails, _NO_VALUES), None)
+    return ImportedLog(FMT, source, None, out.finish(rebase(times)), skipped, tuple(notes))
 
 
 def _pmic_rails(sample: dict[str, object]) -> dict[str, float]:
