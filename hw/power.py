@@ -20,10 +20,14 @@ each read first lists ``/sys/class/power_supply`` (one ``getdents``, once per po
 the period's own gate; never per tick): when the listing is the one of the last look nothing
 more is read; a new entry whose ``type`` is external (Mains, USB, UPS, Wireless) and whose
 ``online`` reads 0, 1 or 2 is added (its ``online`` kept open like the start's), one that
-went away is forgotten (its descriptor closed).  Each is said once on stderr.  A charger that
-went away counts as offline: with the battery's ``status`` Unknown and no charger left online
-the state is "discharging", not unknown (a USB-C port partner's ``tcpm-source-psy-*`` /
-``ucsi-source-psy-*`` supply is unregistered with its port, so its going is the cable's).
+went away is forgotten (its descriptor closed).  Each is said once on stderr.  A USB-C port's
+supply (``tcpm-source-psy-<port>``, drivers/usb/typec/tcpm/tcpm.c; ``ucsi-source-psy-<dev><n>``,
+drivers/usb/typec/ucsi/psy.c) is registered with its port driver, which may probe after the
+daemon started and go and come back with the driver (a module reloaded, a controller reset);
+its ``online`` says whether a partner supplies power.  A charger that went away counts as
+offline: with the battery's ``status`` Unknown and no charger left online the state is
+"discharging", not unknown (the last state, "mains", kept).  When that is wrong (a port driver
+unbound with the cable in) the discharging budget applies on mains until it comes back.
 An entry that is no charger or does not read like one (``type`` unreadable, ``online`` not a
 number the ABI names, a FIFO, a link loop) is skipped with one line, no traceback, and looked
 at again only if it goes and comes back.
@@ -50,6 +54,7 @@ MAX_POWER_W = 1000.0  # a battery-powered edge board draws tens of watts; more i
 # Programmable (a USB PD PPS source: tcpm's and ucsi's supplies report it while negotiating PPS).
 ONLINE_VALUES = (0, 1, 2)
 MAX_NEW_PER_LOOK = 16  # new entries examined at one look; a real board has a handful of supplies
+MAX_SAID = 1024  # supply lines said in a run: past it (a folder churning names) the rest are quiet
 MAX_EXTERNAL = 32  # chargers tracked at once: past it, a new one is skipped (a tree flooded with them)
 
 
@@ -165,6 +170,7 @@ class PowerSupplyReader:
             self._say(name, "skip", f"power supply {name} appeared but is skipped: {e}")
             return False
         s = Supply(name, rel, kind, False)
+        kind = kind[:40]  # as said: a type is one word; a longer file is shown cut, never whole
         if not is_external(s):
             return False  # a battery (hw/latezones.py adds one the profile names) or another kind
         if any(x.rel == rel for x in self.external):
@@ -199,7 +205,7 @@ class PowerSupplyReader:
 
     def _say(self, name: str, what: str, line: str) -> None:
         """Each supply's appearance, departure or skip said once on stderr (later ones: quiet)."""
-        if (name, what) not in self._said:
+        if (name, what) not in self._said and len(self._said) < MAX_SAID:
             self._said.add((name, what))
             self._log(line)
 
