@@ -29,8 +29,8 @@ offline: with the battery's ``status`` Unknown and no charger left online the st
 "discharging", not unknown (the last state, "mains", kept).  When that is wrong (a port driver
 unbound with the cable in) the discharging budget applies on mains until it comes back.
 An entry that is no charger or does not read like one (``type`` unreadable, ``online`` not a
-number the ABI names, a FIFO, a link loop) is skipped with one line, no traceback, and looked
-at again only if it goes and comes back.
+number the ABI names, a FIFO, a link loop) is looked at again at the next two looks, then
+skipped with one line, no traceback, and looked at again only if it goes and comes back.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ MAX_POWER_W = 1000.0  # a battery-powered edge board draws tens of watts; more i
 # Programmable (a USB PD PPS source: tcpm's and ucsi's supplies report it while negotiating PPS).
 ONLINE_VALUES = (0, 1, 2)
 MAX_NEW_PER_LOOK = 16  # new entries examined at one look; a real board has a handful of supplies
+SKIP_AFTER_LOOKS = 3  # a new entry not reading like a charger at this many looks is skipped
 MAX_SAID = 1024  # supply lines said in a run: past it (a folder churning names) the rest are quiet
 MAX_EXTERNAL = 32  # chargers tracked at once: past it, a new one is skipped (a tree flooded with them)
 
@@ -112,6 +113,7 @@ class PowerSupplyReader:
         self._online_read: list[int | None] = []  # each charger's ``online`` at the last read
         self._went = False  # a charger went away mid-run: none online then means off external power
         self._said: set[tuple[str, str]] = set()  # (name, what) said once on stderr
+        self._tries: dict[str, int] = {}  # looks at a new entry that did not read like a charger
 
     def _keep(self, rels: Sequence[str]) -> None:
         for rel in rels:
@@ -136,14 +138,18 @@ class PowerSupplyReader:
         names = frozenset(self._tree.listdir(POWER_SUPPLY))
         if names == self._seen:
             return False
-        before, self._seen = self._seen, names
+        before = self._seen
         changed = False
+        again: set[str] = set()  # entries that did not read like a charger yet: looked at next time
         for s in [s for s in self.external if s.name not in names]:
             self._forget(s)
             changed = True
         new = sorted(names - before)
         for name in new[:MAX_NEW_PER_LOOK]:
-            changed = self._consider(name) or changed
+            changed = self._consider(name, again) or changed
+        for name in [n for n in self._tries if n not in names]:
+            del self._tries[name]
+        self._seen = names - again
         if len(new) > MAX_NEW_PER_LOOK:
             self._say(
                 "",
@@ -161,14 +167,16 @@ class PowerSupplyReader:
         self._went = True
         self._say(s.name, "left", f"power supply {s.name} ({s.type}) went away; it counts as offline now")
 
-    def _consider(self, name: str) -> bool:
-        """One new entry of the folder: added when it is a charger reading like one."""
+    def _consider(self, name: str, again: set[str]) -> bool:
+        """One new entry of the folder: added when it is a charger reading like one.  One that
+        does not read like one is looked at again at the next :data:`SKIP_AFTER_LOOKS` - 1
+        looks (the kernel links a device into its class folder before it makes its attributes,
+        drivers/base/core.c ``device_add``), then skipped with one line (module doc)."""
         rel = f"{POWER_SUPPLY}/{name}"
         try:
             kind = self._tree.read_text(f"{rel}/type")
         except SensorError as e:
-            self._say(name, "skip", f"power supply {name} appeared but is skipped: {e}")
-            return False
+            return self._skip(name, again, f"power supply {name} appeared but is skipped: {e}")
         s = Supply(name, rel, kind, False)
         kind = kind[:40]  # as said: a type is one word; a longer file is shown cut, never whole
         if not is_external(s):
@@ -185,16 +193,15 @@ class PowerSupplyReader:
         try:
             online = self._tree.read_int(f"{rel}/online")
         except SensorError as e:
-            self._say(name, "skip", f"power supply {name} ({kind}) appeared but is skipped: {e}")
-            return False
+            return self._skip(name, again, f"power supply {name} ({kind}) appeared but is skipped: {e}")
         if online not in ONLINE_VALUES:
-            self._say(
+            return self._skip(
                 name,
-                "skip",
+                again,
                 f"power supply {name} ({kind}) appeared but is skipped: "
                 f"{self._tree.show(rel + '/online')} reads {online}, not 0, 1 or 2 (sysfs-class-power)",
             )
-            return False
+        self._tries.pop(name, None)
         self.external = (*self.external, s)
         self._keep([f"{rel}/online"])
         what = "online" if online else "offline"
@@ -202,6 +209,16 @@ class PowerSupplyReader:
             name, "joined", f"power supply {name} ({kind}) appeared, {what}; it counts in the power state"
         )
         return True
+
+    def _skip(self, name: str, again: set[str], line: str) -> bool:
+        tries = self._tries.get(name, 0) + 1
+        if tries < SKIP_AFTER_LOOKS:
+            self._tries[name] = tries
+            again.add(name)
+        else:
+            self._tries.pop(name, None)
+            self._say(name, "skip", line)
+        return False
 
     def _say(self, name: str, what: str, line: str) -> None:
         """Each supply's appearance, departure or skip said once on stderr (later ones: quiet)."""

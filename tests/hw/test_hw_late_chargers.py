@@ -216,3 +216,25 @@ def test_status_shows_the_chargers_as_the_daemon_last_read_them(
     kept.write_text(json.dumps(doc))
     p = procutil.run_cli("status", "--state", str(kept))
     assert p.returncode == 0 and "chargers: ?, x (?) online unknown" in p.stdout, p.stdout + p.stderr
+
+
+def test_a_supply_linked_before_its_attributes_is_added_at_the_next_look(tmp_path: Path) -> None:
+    # The kernel links a device into its class folder before it makes its attributes
+    # (drivers/base/core.c device_add): a look between the two sees an entry with no ``type``.
+    t = _board(tmp_path, ac=True)
+    now = [0.0]
+    said: list[str] = []
+    tree = SysfsTree(t.root)
+    reader = PowerSupplyReader(tree, discover(tree).supplies, lambda: now[0], rescan=True, log=said.append)
+    assert reader.poll() is not None and reader.poll().state == "discharging"  # type: ignore[union-attr]
+    real = f"sys/devices/platform/fake-psy/power_supply/{TCPM}"
+    t.in_class(f"sys/class/power_supply/{TCPM}", real)
+    now[0] = 1.0
+    st = reader.poll()
+    assert st is not None and st.state == "discharging" and said == [], said  # not there yet, not said
+    t.write(f"{real}/type", "USB\n")  # its attributes made
+    t.write(f"{real}/online", "1\n")
+    now[0] = 2.0
+    st = reader.poll()
+    assert st is not None and st.state == "mains", said
+    assert said == [f"power supply {TCPM} (USB) appeared, online; it counts in the power state"], said
