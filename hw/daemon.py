@@ -679,7 +679,10 @@ class Runner:
                     app.create()
                 counted, source = app, f"file:{app.path}"
             rail, summed = prep.bmap.power, prep.bmap.summed
-            supplies = PowerSupplyReader(prep.tree, prep.bmap.supplies, self.instant.reader())
+            # Chargers that appear after start are added, those that go away forgotten (25c).
+            supplies = PowerSupplyReader(
+                prep.tree, prep.bmap.supplies, self.instant.reader(), rescan=True, log=self.log
+            )
             telemetry = HwTelemetry(
                 prep.tree,
                 rail,
@@ -773,6 +776,7 @@ class Runner:
             self.late_zones.on_battery = supplies.add_battery  # a late pack's power state (24a)
             if self.publisher is not None:
                 self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them
+                self.publisher.supplies = supplies.supplies_now  # and the chargers as read (25c)
             dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
             if idle is not None and isinstance(idle.io, DryRunIO):
                 dry_ios.append(idle.io)

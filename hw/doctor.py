@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from thermogov.config import Config
 from thermogov.hw.devices import binding_celsius, to_celsius
-from thermogov.hw.discovery import Inventory, discover
+from thermogov.hw.discovery import Inventory, Supply, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
 from thermogov.hw.latezones import WAITED_KINDS, looked_for, waiting_line
@@ -28,7 +28,7 @@ from thermogov.hw.mapping import (
     renormalised_weights,
     unmatched_model,
 )
-from thermogov.hw.power import PowerSupplyReader, status_line
+from thermogov.hw.power import ONLINE_VALUES, PowerSupplyReader, is_external, status_line
 from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
@@ -63,6 +63,15 @@ def _text(tree: SysfsTree, rel: str) -> str:
     return tree.read_text(rel) if tree.exists(rel) else "?"
 
 
+def _online(tree: SysfsTree, s: Supply) -> int | None:
+    """A charger's ``online`` read now (0, 1, 2: sysfs-class-power), ``None`` when it is no such value."""
+    try:
+        v = tree.read_int(f"{s.rel}/online")
+    except SensorError:
+        return None
+    return v if v in ONLINE_VALUES else None
+
+
 def _hz(tree: SysfsTree, rel: str, scale: int) -> str:
     return _live(lambda: _mhz(tree.read_int(rel) * scale)) if tree.exists(rel) else "?"
 
@@ -95,6 +104,8 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
             cap = _live(lambda s=s: _text(tree, f"{s.rel}/capacity"))
             status = _live(lambda s=s: _text(tree, f"{s.rel}/status"))
             line += f" {temp}, capacity {cap} %, {status}"
+        elif is_external(s):  # a charger's online read now (session 25c): 0, 1 or 2 (programmable)
+            line += " online " + _live(lambda s=s: _text(tree, f"{s.rel}/online"))
         out.append(line)
     if not inv.supplies:
         out.append("  (none)")
@@ -352,7 +363,10 @@ def doctor_data(
             }
             for h in inv.hwmons
         ],
-        "power_supplies": [{"name": s.name, "type": s.type} for s in inv.supplies],
+        "power_supplies": [
+            {"name": s.name, "type": s.type, **({"online": _online(tree, s)} if is_external(s) else {})}
+            for s in inv.supplies
+        ],
         "power_state": None if (ps := PowerSupplyReader(tree, inv.supplies).read()) is None else ps._asdict(),
         "found_sensors": list(bmap.found_sensors),
         "cpufreq": [

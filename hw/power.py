@@ -14,6 +14,23 @@ Each attribute is read fresh and checked like the temperature sensors are (:mod:
 unreadable, non-numeric or out-of-range value is no value (``None``), never a guess.  Only an
 unreadable battery ``status`` with no external supply to tell the state from makes the whole
 report fail (``None``); the governor then keeps the last good one.
+
+Session 25c: the chargers are not only the ones found at start.  With ``rescan`` (the daemon),
+each read first lists ``/sys/class/power_supply`` (one ``getdents``, once per poll period, on
+the period's own gate; never per tick): when the listing is the one of the last look nothing
+more is read; a new entry whose ``type`` is external (Mains, USB, UPS, Wireless) and whose
+``online`` reads 0, 1 or 2 is added (its ``online`` kept open like the start's), one that
+went away is forgotten (its descriptor closed).  Each is said once on stderr.  A USB-C port's
+supply (``tcpm-source-psy-<port>``, drivers/usb/typec/tcpm/tcpm.c; ``ucsi-source-psy-<dev><n>``,
+drivers/usb/typec/ucsi/psy.c) is registered with its port driver, which may probe after the
+daemon started and go and come back with the driver (a module reloaded, a controller reset);
+its ``online`` says whether a partner supplies power.  A charger that went away counts as
+offline: with the battery's ``status`` Unknown and no charger left online the state is
+"discharging", not unknown (the last state, "mains", kept).  When that is wrong (a port driver
+unbound with the cable in) the discharging budget applies on mains until it comes back.
+An entry that is no charger or does not read like one (``type`` unreadable, ``online`` not a
+number the ABI names, a FIFO, a link loop) is looked at again at the next two looks, then
+skipped with one line, no traceback, and looked at again only if it goes and comes back.
 """
 
 from __future__ import annotations
@@ -23,7 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from thermogov.hw.devices import to_celsius
-from thermogov.hw.discovery import Supply
+from thermogov.hw.discovery import POWER_SUPPLY, Supply
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import PowerStatus, SensorError
@@ -33,6 +50,13 @@ from thermogov.interfaces import PowerStatus, SensorError
 _STATUS = {"charging": "charging", "discharging": "discharging", "full": "full", "not charging": "mains"}
 EXTERNAL_TYPES = ("mains", "usb", "ups", "wireless")  # supplies with an ``online`` attribute
 MAX_POWER_W = 1000.0  # a battery-powered edge board draws tens of watts; more is a garbled file
+# ``online`` of an external supply (sysfs-class-power): 0 Offline, 1 Online Fixed, 2 Online
+# Programmable (a USB PD PPS source: tcpm's and ucsi's supplies report it while negotiating PPS).
+ONLINE_VALUES = (0, 1, 2)
+MAX_NEW_PER_LOOK = 16  # new entries examined at one look; a real board has a handful of supplies
+SKIP_AFTER_LOOKS = 3  # a new entry not reading like a charger at this many looks is skipped
+MAX_SAID = 1024  # supply lines said in a run: past it (a folder churning names) the rest are quiet
+MAX_EXTERNAL = 32  # chargers tracked at once: past it, a new one is skipped (a tree flooded with them)
 
 
 def is_battery(s: Supply) -> bool:
@@ -63,6 +87,8 @@ class PowerSupplyReader:
         supplies: Sequence[Supply],
         clock: Callable[[], float] = time.monotonic,
         period_s: float = SLOW_PERIOD_S,
+        rescan: bool = False,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         self._tree = tree
         self._period_s = period_s
@@ -80,6 +106,14 @@ class PowerSupplyReader:
         if self.battery is not None:
             per_tick += [f"{self.battery.rel}/{a}" for a in PER_TICK_BATTERY_ATTRS]
         self._keep(per_tick)
+        # Session 25c (module doc): the folder's listing at the last look, when rescanned.
+        self._rescan = rescan
+        self._log = log if log is not None else (lambda _msg: None)
+        self._seen: frozenset[str] = frozenset(tree.listdir(POWER_SUPPLY)) if rescan else frozenset()
+        self._online_read: list[int | None] = []  # each charger's ``online`` at the last read
+        self._went = False  # a charger went away mid-run: none online then means off external power
+        self._said: set[tuple[str, str]] = set()  # (name, what) said once on stderr
+        self._tries: dict[str, int] = {}  # looks at a new entry that did not read like a charger
 
     def _keep(self, rels: Sequence[str]) -> None:
         for rel in rels:
@@ -98,6 +132,108 @@ class PowerSupplyReader:
         self._keep([f"{rel}/{a}" for a in PER_TICK_BATTERY_ATTRS])
         self._gate = Every(self._period_s)  # read at the next poll, not up to a period later
 
+    def rescan(self) -> bool:
+        """Chargers that appeared since the last look added, those that went away forgotten
+        (module doc).  One listing; more reads only when it changed.  True when the set changed."""
+        names = frozenset(self._tree.listdir(POWER_SUPPLY))
+        if names == self._seen:
+            return False
+        before = self._seen
+        changed = False
+        again: set[str] = set()  # entries that did not read like a charger yet: looked at next time
+        for s in [s for s in self.external if s.name not in names]:
+            self._forget(s)
+            changed = True
+        new = sorted(names - before)
+        for name in new[:MAX_NEW_PER_LOOK]:
+            changed = self._consider(name, again) or changed
+        for name in [n for n in self._tries if n not in names]:
+            del self._tries[name]
+        self._seen = names - again
+        if len(new) > MAX_NEW_PER_LOOK:
+            self._say(
+                "",
+                "many",
+                f"power supplies: {len(new)} new entries in /{POWER_SUPPLY} at once; "
+                f"only {MAX_NEW_PER_LOOK} looked at (check the tree or the driver)",
+            )
+        return changed
+
+    def _forget(self, s: Supply) -> None:
+        self.external = tuple(x for x in self.external if x is not s)
+        rel = f"{s.rel}/online"
+        self._kept.discard(rel)
+        self._tree.release_member(rel)
+        self._went = True
+        self._say(s.name, "left", f"power supply {s.name} ({s.type}) went away; it counts as offline now")
+
+    def _consider(self, name: str, again: set[str]) -> bool:
+        """One new entry of the folder: added when it is a charger reading like one.  One that
+        does not read like one is looked at again at the next :data:`SKIP_AFTER_LOOKS` - 1
+        looks (the kernel links a device into its class folder before it makes its attributes,
+        drivers/base/core.c ``device_add``), then skipped with one line (module doc)."""
+        rel = f"{POWER_SUPPLY}/{name}"
+        try:
+            kind = self._tree.read_text(f"{rel}/type")
+        except SensorError as e:
+            return self._skip(name, again, f"power supply {name} appeared but is skipped: {e}")
+        s = Supply(name, rel, kind, False)
+        kind = kind[:40]  # as said: a type is one word; a longer file is shown cut, never whole
+        if not is_external(s):
+            return False  # a battery (hw/latezones.py adds one the profile names) or another kind
+        if any(x.rel == rel for x in self.external):
+            return False
+        if len(self.external) >= MAX_EXTERNAL:
+            self._say(
+                name,
+                "skip",
+                f"power supply {name} appeared but is skipped: {MAX_EXTERNAL} chargers tracked already",
+            )
+            return False
+        try:
+            online = self._tree.read_int(f"{rel}/online")
+        except SensorError as e:
+            return self._skip(name, again, f"power supply {name} ({kind}) appeared but is skipped: {e}")
+        if online not in ONLINE_VALUES:
+            return self._skip(
+                name,
+                again,
+                f"power supply {name} ({kind}) appeared but is skipped: "
+                f"{self._tree.show(rel + '/online')} reads {online}, not 0, 1 or 2 (sysfs-class-power)",
+            )
+        self._tries.pop(name, None)
+        self.external = (*self.external, s)
+        self._keep([f"{rel}/online"])
+        what = "online" if online else "offline"
+        self._say(
+            name, "joined", f"power supply {name} ({kind}) appeared, {what}; it counts in the power state"
+        )
+        return True
+
+    def _skip(self, name: str, again: set[str], line: str) -> bool:
+        tries = self._tries.get(name, 0) + 1
+        if tries < SKIP_AFTER_LOOKS:
+            self._tries[name] = tries
+            again.add(name)
+        else:
+            self._tries.pop(name, None)
+            self._say(name, "skip", line)
+        return False
+
+    def _say(self, name: str, what: str, line: str) -> None:
+        """Each supply's appearance, departure or skip said once on stderr (later ones: quiet)."""
+        if (name, what) not in self._said and len(self._said) < MAX_SAID:
+            self._said.add((name, what))
+            self._log(line)
+
+    def supplies_now(self) -> list[dict[str, object]]:
+        """The chargers of the last read, each with the ``online`` it read (``None``: no value):
+        what ``status`` shows (published by the daemon) and ``doctor`` prints; no read of its own."""
+        return [
+            {"name": s.name, "type": s.type, "online": v}
+            for s, v in zip(self.external, self._online_read, strict=False)
+        ]
+
     def _int(self, rel: str) -> int | None:
         if rel not in self._kept and not self._tree.exists(rel):
             return None
@@ -109,8 +245,12 @@ class PowerSupplyReader:
     def online(self) -> bool | None:
         """Any external supply online; ``None`` when none reports it."""
         vals = [self._int(f"{s.rel}/online") for s in self.external]
-        known = [v for v in vals if v in (0, 1)]
-        return any(known) if known else None
+        vals = [v if v in ONLINE_VALUES else None for v in vals]
+        self._online_read = vals
+        known = [v for v in vals if v is not None]
+        if known:
+            return any(known)
+        return False if self._went and not self.external else None
 
     def capacity_pct(self, rel: str) -> float | None:
         c = self._int(f"{rel}/capacity")
@@ -145,6 +285,8 @@ class PowerSupplyReader:
 
     def read(self) -> PowerStatus | None:
         now = self._clock()
+        if self._rescan:
+            self.rescan()
         online = self.online()
         b = self.battery
         if b is None:

@@ -138,6 +138,8 @@ class StatePublisher:
         self.throttle_counts: Callable[[], Mapping[str, int]] | None = None
         # Sensors waited for, name -> what is looked for (the daemon's LateZones), if any.
         self.waiting: Callable[[], Mapping[str, object]] | None = None
+        # The chargers as last read (hw/power.py ``supplies_now``, session 25c): `status` shows them.
+        self.supplies: Callable[[], Sequence[Mapping[str, object]]] | None = None
 
     def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
         # Once a period on the grid of the first publication; after a stall, a period from now.
@@ -169,6 +171,7 @@ class StatePublisher:
             load_level=gov.load.level_label if gov.load is not None else None,
             throttle=self.throttle_counts() if self.throttle_counts is not None else None,
             waiting=self.waiting() if self.waiting is not None else None,
+            supplies=self.supplies() if self.supplies is not None else None,
         )
         text = _encode(doc)
         if _LONE_SURROGATE in text:  # a name that was not UTF-8 (module doc): escaped as printed

@@ -34,6 +34,29 @@ def _c(v: float | None) -> str:
     return "?" if v is None else f"{v:.1f} °C"
 
 
+_ONLINE = {0: "offline", 1: "online", 2: "online (programmable)"}
+
+
+def chargers_line(supplies: object) -> str | None:
+    """``chargers: AC (Mains) offline, ...`` from the state's ``power.supplies`` (session 25c:
+    the chargers as the daemon last read them, those that appeared after start included);
+    ``None`` for a daemon before it (no key).  An entry not shaped as the daemon writes it is
+    shown as ``?``, never a traceback: the state file is input."""
+    if not isinstance(supplies, list):
+        return None
+    if not supplies:
+        return "chargers: none"
+    parts = []
+    for x in supplies:
+        if not isinstance(x, dict):
+            parts.append("?")
+            continue
+        online = x.get("online")
+        state = _ONLINE.get(online, "online unknown") if isinstance(online, int) else "online unknown"
+        parts.append(f"{x.get('name', '?')} ({x.get('type', '?')}) {state}")
+    return "chargers: " + ", ".join(parts)
+
+
 def summary_lines(s: State, stale: str | None) -> list[str]:
     """The plain-text view (also each frame of ``--watch``)."""
     head = f"thermogov on {s.board}: pid {s.pid}, up {s.uptime_s:.0f} s, policy {s.policy} ({s.policy_state})"
@@ -50,6 +73,9 @@ def summary_lines(s: State, stale: str | None) -> list[str]:
         lines.append(f"mode: {s.mode or '-'}, load level: {s.load_level or '-'}")
     power = "?" if s.power_w is None else f"{s.power_w:.2f} W"
     lines.append(f"power: {power}, supply {s.power_state or 'unknown'}")
+    chargers = chargers_line(s.raw.get("power", {}).get("supplies"))
+    if chargers is not None:
+        lines.append(chargers)
     if s.inferences_total is None:
         lines.append("throughput: not measured")
     else:

@@ -58,6 +58,7 @@ def build_state(
     load_level: str | None = None,
     throttle: Mapping[str, int] | None = None,
     waiting: Mapping[str, object] | None = None,
+    supplies: Sequence[Mapping[str, object]] | None = None,
 ) -> dict[str, Any]:
     """The state document for the latest tick; the optional sections default to "not known"."""
     return {
@@ -90,6 +91,10 @@ def build_state(
             "state": power.state if power is not None else None,
             "capacity_pct": _num(power.capacity_pct) if power is not None else None,
             "battery_temp_c": _num(power.battery_temp_c) if power is not None else None,
+            # The chargers as the supplies' last read found them (session 25c: those that
+            # appeared after start included, those gone left out): name, type, online (0/1/2,
+            # null when unreadable).  Absent when the daemon does not say (before 25c).
+            **({"supplies": [dict(x) for x in supplies]} if supplies is not None else {}),
         },
         "throughput": {
             "inferences_total": tick.inferences_total,
