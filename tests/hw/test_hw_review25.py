@@ -1,0 +1,52 @@
+"""Session 25r: an outside safety review of session 24's root-daemon merges (docs/hardware.md).
+
+Each test shows one thing the review found, on a fake tree through the installed script; each
+failed on the code of before its fix (said per test).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hw import procutil
+from tests.hw.test_hw_fan import _config_file, _run
+from tests.hw.test_hw_nvfancontrol import CONF, _jetpack6
+from thermogov.hw.nvfanstatus import STATUS_REL
+
+HUGE_FAN = "FAN" + "1" * 5000 + ":FAN_PROFILE:cool\n"  # over int()'s 4300-digit limit
+
+
+@pytest.mark.parametrize(
+    "text",
+    [HUGE_FAN, "FAN\u0661:FAN_PROFILE:cool\n"],  # 5 000 digits; an Arabic-Indic one read as FAN1
+    ids=["5000-digit-fan", "unicode-digit-fan"],
+)
+def test_doctor_names_a_status_file_with_a_fan_number_nvfancontrol_never_writes(
+    tmp_path: Path, text: str
+) -> None:
+    """nvfancontrol's status file (hw/nvfanstatus.py) is the service's, never an error: before,
+    ``\\d+`` let a 5 000-digit fan number reach int() (ValueError: "internal error", exit 1) and read
+    an Arabic-Indic digit as fan 1 (its profile taken over the conf's)."""
+    t = _jetpack6(tmp_path, CONF)
+    t.write(STATUS_REL, text)
+    d = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root"))
+    assert d.returncode == 0 and "Traceback" not in d.stderr, d.stderr[-800:]
+    assert "nvfancontrol plays profile quiet" in d.stdout, d.stdout
+    assert "is no FAN<N>:<KEY>:<value> line" in d.stdout and "the conf's default is taken" in d.stdout
+
+
+def test_a_governed_start_names_a_status_file_with_a_5000_digit_fan(tmp_path: Path) -> None:
+    """The same file with the service running: the refusal is one line, exit 2, nothing written
+    (before: "internal error", exit 1)."""
+    from tests.hw import fakesys
+
+    t = _jetpack6(tmp_path, CONF)
+    t.write(STATUS_REL, HUGE_FAN)
+    fakesys.fan_daemon(t)
+    before = t.snapshot()
+    r = _run(tmp_path, _config_file(tmp_path))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-800:]
+    assert "nvfancontrol plays profile quiet" in r.stderr
+    assert t.snapshot() == before
