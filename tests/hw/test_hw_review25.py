@@ -50,3 +50,29 @@ def test_a_governed_start_names_a_status_file_with_a_5000_digit_fan(tmp_path: Pa
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr[-800:]
     assert "nvfancontrol plays profile quiet" in r.stderr
     assert t.snapshot() == before
+
+
+@pytest.mark.parametrize("since", [1e20, -1e20, 1e300])
+def test_status_and_doctor_show_a_waiting_entry_whose_start_no_clock_can_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, since: float
+) -> None:
+    """``since_unix`` of a ``temperature_c.waiting`` entry (hw/waitedsince.py) is a finite number
+    no ``time.gmtime`` takes: before, ``status`` and ``doctor --state`` ended in "internal error:
+    OverflowError", exit 1; now the line shows without its wall-clock start."""
+    import json
+
+    from tests.hw.test_hw_waited_since import _fresh
+    from tests.hw.test_hw_waiting_sensors import kept_state_without_gpu
+
+    root, kept = kept_state_without_gpu(tmp_path, monkeypatch, 3.0)
+    doc = json.loads(kept.read_text())
+    doc["temperature_c"]["waiting"]["gpu"]["since_unix"] = since
+    kept.write_text(json.dumps(doc))
+    _fresh(kept)
+    p = procutil.run_cli("status", "--state", str(kept))
+    assert p.returncode == 0 and "error" not in p.stderr, p.stderr
+    assert "waiting for gpu (" in p.stdout and " s, since" not in p.stdout, p.stdout
+    _fresh(kept)
+    p = procutil.run_cli("doctor", "--sysfs-root", str(root), "--state", str(kept))
+    assert p.returncode == 0 and "error" not in p.stderr, p.stderr
+    assert "the running daemon (pid " in p.stdout and " s, since" not in p.stdout, p.stdout
