@@ -76,3 +76,30 @@ def test_status_and_doctor_show_a_waiting_entry_whose_start_no_clock_can_show(
     p = procutil.run_cli("doctor", "--sysfs-root", str(root), "--state", str(kept))
     assert p.returncode == 0 and "error" not in p.stderr, p.stderr
     assert "the running daemon (pid " in p.stdout and " s, since" not in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("pid", [10**30, 2**31, 0, -1, True])
+def test_a_state_file_whose_pid_no_process_can_have_is_malformed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pid: int
+) -> None:
+    """``pid`` of a state document outside 1..PID_MAX_LIMIT: before, ``status`` and ``doctor
+    --state`` (session 24a) ended in "internal error: OverflowError" for one past a C int, and
+    0 or -1 (``kill(0, 0)``/``kill(-1, 0)`` signal a group: "alive") showed "the running daemon
+    (pid -1) waits for it".  Now ``status`` names the field (exit 2) and ``doctor`` reads no
+    running daemon there."""
+    import json
+
+    from tests.hw.test_hw_waited_since import _fresh
+    from tests.hw.test_hw_waiting_sensors import kept_state_without_gpu
+
+    root, kept = kept_state_without_gpu(tmp_path, monkeypatch, 3.0)
+    doc = json.loads(kept.read_text())
+    doc["pid"] = pid
+    kept.write_text(json.dumps(doc))
+    _fresh(kept)
+    p = procutil.run_cli("status", "--state", str(kept))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "internal" not in p.stderr, p.stderr
+    assert "pid" in p.stderr and str(kept) in p.stderr, p.stderr
+    p = procutil.run_cli("doctor", "--sysfs-root", str(root), "--state", str(kept))
+    assert p.returncode == 0 and "internal" not in p.stderr, p.stderr
+    assert "the running daemon" not in p.stdout and "gpu" in p.stdout, p.stdout
