@@ -732,6 +732,7 @@ class Runner:
             late = LateClusters(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             gone = Departures(prep.tree, pairs, late.hold, late_devices.hold, dry_run=opts.dry_run)
+            boosts = BoostStates(prep.tree, [f.max_rel for a in actuators for f in a.files])
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
@@ -742,9 +743,8 @@ class Runner:
                 departures=gone.check,
                 recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
-                boost_reset=BoostStates(
-                    prep.tree, [f.max_rel for a in actuators for f in a.files]
-                ).switched_to,
+                boost_reset=boosts.switched_to,
+                boost_look=boosts.look,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)

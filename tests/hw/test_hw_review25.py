@@ -103,3 +103,38 @@ def test_a_state_file_whose_pid_no_process_can_have_is_malformed(
     p = procutil.run_cli("doctor", "--sysfs-root", str(root), "--state", str(kept))
     assert p.returncode == 0 and "internal" not in p.stderr, p.stderr
     assert "the running daemon" not in p.stdout and "gpu" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("kernel", ["global", "per-policy"])
+def test_boost_switched_off_and_on_on_a_cool_board_never_leaves_the_cap(tmp_path: Path, kernel: str) -> None:
+    """Boost on at start, a cool board: thermogov's cap is the listed top (its table has no boost
+    OPP), so switching boost off leaves ``scaling_max_freq`` as it reads (the kernel's reset is
+    to the listed top) and only the switch back on raises it.  hw/boostrule.py's BoostStates
+    learnt a switch only from a raise: the off went unseen, each on read as a rival's raise, and
+    the fourth left policy0 to "another writer" -- uncapped for the rest of the run, hot or not.
+    Each switch is now seen at the watch's next look, and said."""
+    import signal
+
+    from tests.hw import fakesys
+    from tests.hw.test_hw_boost24 import P0, _boosted_pi5, _switch
+
+    bs, tops, top, boost = _boosted_pi5(tmp_path / "root", kernel, on=True, cpu_mc=55000)
+    t = fakesys.FakeTree(tmp_path / "root")
+    proc = procutil.start_run(tmp_path, "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.read_int(f"{P0}/scaling_max_freq") == top
+    for k in range(5):
+        _switch(bs, t.root, tops, kernel, False)
+        assert t.read_int(f"{P0}/scaling_max_freq") == top  # nothing for a limit watch to see
+        procutil.wait_line(proc, "boost switched off", stream="stderr")
+        _switch(bs, t.root, tops, kernel, True)
+        line = procutil.wait_line(proc, "policy0 to ", stream="stderr")
+        assert line.startswith("thermogov: boost switched") and "left to it" not in line, (
+            f"cycle {k + 1}: {line}"
+        )
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    assert proc.returncode == 0 and "Traceback" not in err.decode(), err.decode()
+    assert "left to it" not in (out + err).decode()
+    assert "another writer" not in err.decode(), err.decode()
+    assert t.read_int(f"{P0}/scaling_max_freq") == boost  # boost left on: its top, as found
