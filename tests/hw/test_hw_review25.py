@@ -138,3 +138,34 @@ def test_boost_switched_off_and_on_on_a_cool_board_never_leaves_the_cap(tmp_path
     assert "left to it" not in (out + err).decode()
     assert "another writer" not in err.decode(), err.decode()
     assert t.read_int(f"{P0}/scaling_max_freq") == boost  # boost left on: its top, as found
+
+
+OWN_RECORDS = {  # option -> the daemon's own record it names (tests/hw/procutil.paths' layout)
+    "journal": ("--state-file", "state/journal.json"),
+    "journal-tmp": ("--state-file", "state/journal.json.tmp"),
+    "lock-file": ("--state-file", "thermogov.lock"),
+    "textfile-journal": ("--metrics-textfile", "state/journal.json"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OWN_RECORDS))
+def test_a_published_file_naming_the_daemon_s_own_record_is_refused(tmp_path: Path, case: str) -> None:
+    """``--state-file`` (or ``--metrics-textfile``) naming the crash journal or the lock file: the
+    start found no file there (the journal and the lock are made later), so the state document
+    replaced the journal every second -- a ``kill -9`` left the caps and ``thermogov restore``
+    refused the "corrupt journal" (exit 2, the board capped) -- or the flocked lock file.  Now
+    refused up front: one line naming the option and the record, exit 2, nothing written."""
+    from tests.hw import fakesys
+
+    option, rel = OWN_RECORDS[case]
+    t = fakesys.rpi5(tmp_path / "root", cpu_mc=92000)
+    before = t.snapshot()
+    (tmp_path / "state").mkdir(mode=0o700)
+    cfg = tmp_path / "hysteresis.toml"
+    cfg.write_text('[run]\npolicy = "hysteresis"\n')
+    args = [*procutil.paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)]
+    r = procutil.run_cli("run", *args, "--duration", "3s", option, str(tmp_path / rel))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert option in r.stderr and "thermogov's own" in r.stderr, r.stderr
+    assert t.snapshot() == before
+    assert not (tmp_path / "state" / "journal.json").exists()
