@@ -169,3 +169,26 @@ def test_a_published_file_naming_the_daemon_s_own_record_is_refused(tmp_path: Pa
     assert option in r.stderr and "thermogov's own" in r.stderr, r.stderr
     assert t.snapshot() == before
     assert not (tmp_path / "state" / "journal.json").exists()
+
+
+def test_a_restore_clamped_by_the_boost_switch_says_so(tmp_path: Path) -> None:
+    """Boost on at start (the limit found is the boost OPP), switched off mid-run: the exit
+    restore writes the listed top (session 24's rule) and said "another agent changed its
+    table" -- a wrong lead for an operator who only switched boost.  It now names the switch."""
+    import signal
+
+    from tests.hw import fakesys
+    from tests.hw.test_hw_boost24 import P0, _boosted_pi5, _switch
+
+    bs, tops, top, _boost = _boosted_pi5(tmp_path / "root", "global", on=True, cpu_mc=92000)
+    t = fakesys.FakeTree(tmp_path / "root")
+    proc = procutil.start_run(tmp_path, "--duration", "60s")
+    procutil.wait_line(proc, "thermogov: started")
+    _switch(bs, t.root, tops, "global", False)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert t.read_int(f"{P0}/scaling_max_freq") == top
+    said = r.stdout + r.stderr
+    assert "the kernel's boost switch is off" in said and "another agent" not in said, said
