@@ -32,6 +32,8 @@ policy, nothing else.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from thermogov.hw.discovery import CPUFREQ
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ThermogovError
@@ -84,15 +86,40 @@ def policy_folder(rel: str) -> str | None:
 class BoostStates:
     """The boost state of each governed policy with boost OPPs, as last seen: a raise of its
     ``scaling_max_freq`` to exactly the top of a state that differs from the last one seen is the
-    kernel's reset of the max request on a switch (module doc), not another writer."""
+    kernel's reset of the max request on a switch (module doc), not another writer.  Every look
+    of the limit watch reads each switch (:meth:`look`), so a switch that raised nothing is seen
+    too and the next raise is judged against the state it left (session 25r)."""
 
     def __init__(self, tree: SysfsTree, max_rels: list[str]) -> None:
         self._tree = tree
         self._seen: dict[str, bool | None] = {}
+        self._switches: Counter[str] = Counter()  # switches seen by look(), per policy
         for rel in max_rels:
             folder = policy_folder(rel)
             if folder is not None and policy_tops(tree, folder) is not None:
                 self._seen[folder] = boost_on(tree, folder)
+
+    def look(self) -> list[str]:
+        """Each policy's switch as it reads now, at every look of the limit watch (session 25r).
+
+        A switch that leaves ``scaling_max_freq`` as it reads (boost turned off while the cap is
+        the listed top, the top of thermogov's table) raises nothing, and was unseen: the switch
+        back on then read as a rival's raise, and the fourth such cycle left the file to "another
+        writer", uncapped for the rest of the run.  A switch seen here is said, once."""
+        said = []
+        for folder, was in self._seen.items():
+            now = boost_on(self._tree, folder)
+            if now is None or now == was:
+                continue
+            self._seen[folder] = now
+            self._switches[folder] += 1  # in the line: the daemon's log says a repeated line once
+            tops = policy_tops(self._tree, folder)
+            top = f"; its top is now {tops[1] if now else tops[0]} kHz" if tops is not None else ""
+            name = folder.rpartition("/")[2]
+            said.append(
+                f"boost switched {'on' if now else 'off'} for {name} ({self._switches[folder]} this run){top}"
+            )
+        return said
 
     def switched_to(self, max_rel: str, value: int) -> bool:
         """True when ``value`` (read from ``max_rel``) is the top the kernel set on a boost switch

@@ -51,7 +51,7 @@ from thermogov.fusion import SensorSpec
 from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw import heldsignals
 from thermogov.hw.appcounter import AppCounter
-from thermogov.hw.boardlock import BoardLock
+from thermogov.hw.boardlock import BoardLock, board_lock_path
 from thermogov.hw.boostrule import BoostStates
 from thermogov.hw.departures import Departures
 from thermogov.hw.devices import CapActuator, open_sensor
@@ -63,6 +63,7 @@ from thermogov.hw.idle import IdleInjector
 from thermogov.hw.journal import (
     DEFAULT_LOCK_FILE,
     DEFAULT_STATE_DIR,
+    JOURNAL_NAME,
     AttrEntry,
     Journal,
     JournalEntry,
@@ -105,6 +106,7 @@ from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.railsum import rail_watch, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
+from thermogov.hw.runtimefiles import check_not_own
 from thermogov.hw.startlines import start_lines
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import HwTelemetry
@@ -454,6 +456,23 @@ def _rewrite_journal(
     )
 
 
+def own_records(opts: RunOptions, root: Path) -> dict[str, Path]:
+    """The files the daemon keeps for itself (a restore after ``kill -9`` reads the journal and
+    the caps record; the locks keep a second daemon off the board): no published file may name
+    one (hw/runtimefiles.py ``check_not_own``, session 25r)."""
+    journal = Journal(opts.state_dir).path
+    board = board_lock_path(root, opts.lock_dir)
+    own = {
+        "crash journal": journal,
+        "crash journal's temporary file": journal.with_name(JOURNAL_NAME + ".tmp"),
+        "board lock": board,
+        "caps record": last_caps_path(board),
+    }
+    if opts.lock_file:
+        own["lock file"] = Path(opts.lock_file)
+    return own
+
+
 def _pending_journal_note(opts: RunOptions) -> str:
     """A refused start must not hide limits a dead run left changed (a read-only state dir)."""
     try:
@@ -578,7 +597,10 @@ class Runner:
                 preflight(out_dir, None if opts.dry_run else opts.state_dir)
             except ConfigError as e:
                 raise ConfigError(f"{e}{_pending_journal_note(opts)}") from None
-            state_file = state_path(opts.publish, self.log)
+            own = own_records(opts, prep.tree.root)  # never a published file (session 25r)
+            state_file = state_path(opts.publish, self.log, own)
+            if opts.publish.metrics_textfile is not None:
+                check_not_own(opts.publish.metrics_textfile, "--metrics-textfile", own)
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
             if metrics is not None:
                 stack.callback(metrics.close)
@@ -735,6 +757,7 @@ class Runner:
             late = LateClusters(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             gone = Departures(prep.tree, pairs, late.hold, late_devices.hold, dry_run=opts.dry_run)
+            boosts = BoostStates(prep.tree, [f.max_rel for a in actuators for f in a.files])
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
@@ -745,9 +768,8 @@ class Runner:
                 departures=gone.check,
                 recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
-                boost_reset=BoostStates(
-                    prep.tree, [f.max_rel for a in actuators for f in a.files]
-                ).switched_to,
+                boost_reset=boosts.switched_to,
+                boost_look=boosts.look,
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)

@@ -463,7 +463,8 @@ def _clamped(w: OwnedWindow, e: JournalEntry) -> tuple[JournalEntry, str]:
     note = (
         f"{e.label} journaled {e.min}..{e.max} {_unit(e.scale_hz)}, written {lo}..{hi}: "
         f"its hardware range is {w.lo_limit}..{w.hi_limit} now, "
-        f"{recorded[0]}..{recorded[1]} when journaled (another agent changed its table)"
+        # session 25r: a boost switched off is no other agent (hw/boostrule.py, hw/owned.py)
+        f"{recorded[0]}..{recorded[1]} when journaled ({w.capped_by or 'another agent changed its table'})"
     )
     return replace(e, min=lo, max=hi), note
 

@@ -71,6 +71,7 @@ class LimitWatch:
         departures: Callable[[], list[str]] = list,
         recall_at_exit: Callable[[], list[str]] = list,
         boost_reset: Callable[[str, int], bool] = lambda _rel, _value: False,
+        boost_look: Callable[[], list[str]] = list,
     ) -> None:
         self._actuators = list(actuators)
         self._log = log
@@ -96,6 +97,8 @@ class LimitWatch:
         # Whether a raised max is the kernel's reset of the max request on a boost switch
         # (hw/boostrule.py): adopted and capped again like a raise, never counted as a rival's.
         self._boost_reset = boost_reset
+        # Every look: a switch that raised nothing is seen too (BoostStates.look, session 25r).
+        self._boost_look = boost_look
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
@@ -122,6 +125,8 @@ class LimitWatch:
                 if f.label not in a.left_to_others:
                     tags.extend(self._check_file(a, f))
         tags.extend(self._late_clusters())
+        for line in self._boost_look():  # after the files: a switch that raised one is seen there
+            self._log(line)
         if self.lowered:
             tags.extend(self._ceiling_if_mode_changed())
         elif self._raised_now:

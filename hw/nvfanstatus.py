@@ -28,7 +28,10 @@ from thermogov.hw.nvpmodelconf import ConfError, read_conf_text
 from thermogov.hw.sysfs import SysfsTree
 
 STATUS_REL = "var/lib/nvfancontrol/status"
-_LINE = re.compile(r"FAN(\d+):([A-Z][A-Z0-9_]*):(\S+)")
+# ASCII digits, at most 12, as hw/nvfanconf.py's ``<FAN N>`` (session 25r): ``\d+`` took any
+# Unicode digit (an Arabic-Indic one read as fan 1) and let 5 000 of them reach int(), whose
+# 4300-digit limit ended ``doctor`` and a governed start in "internal error", exit 1.
+_LINE = re.compile(r"FAN([0-9]{1,12}):([A-Z][A-Z0-9_]*):(\S+)")
 
 
 def parse_status(text: str) -> dict[int, dict[str, str]]:

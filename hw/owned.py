@@ -63,6 +63,8 @@ class OwnedWindow:
     scale_hz: int
     lo_limit: int
     hi_limit: int
+    # Why hi_limit is under the hardware's top, for a restore's note ("": it is the top).
+    capped_by: str = ""
 
 
 def attribute_kind(rel: str) -> tuple[str, str, int] | None:
@@ -97,9 +99,10 @@ def owned_windows(tree: SysfsTree, inv: Inventory) -> OwnedWindows:
         # Boost off: cpuinfo_max_freq may still read the boost OPP (the kernel leaves it), but a
         # restore must not put a boost limit back over the switch (hw/boostrule.py).
         top = boost_off_top(tree, p.rel)
+        why = ""
         if top is not None and lo <= top < hi:
-            hi = top
-        out[(p.min_rel, p.max_rel)] = OwnedWindow(p.name, p.min_rel, p.max_rel, 1000, lo, hi)
+            hi, why = top, f"the kernel's boost switch is off: its limits hold at most the listed top {top}"
+        out[(p.min_rel, p.max_rel)] = OwnedWindow(p.name, p.min_rel, p.max_rel, 1000, lo, hi, why)
     for d in inv.devfreqs:
         if d.not_own:  # a class link to another folder or out of sys/devices: no range of its own
             out.unknown_range[(d.min_rel, d.max_rel)] = d.not_own

@@ -35,7 +35,7 @@ from thermogov.client import default_state_path
 from thermogov.governor import Governor, TickRecord
 from thermogov.hw.metrics import Metrics
 from thermogov.hw.polled import Every
-from thermogov.hw.runtimefiles import check_dir, check_target, read_regular, replace_atomic
+from thermogov.hw.runtimefiles import check_dir, check_not_own, check_target, read_regular, replace_atomic
 from thermogov.interfaces import ConfigError
 from thermogov.printable import plain_strings
 from thermogov.statedoc import StateIdentity, build_state
@@ -62,25 +62,27 @@ class PublishOptions:
     metrics_textfile: Path | None = None
 
 
-def state_path(opts: PublishOptions, log: Callable[[str], None]) -> Path | None:
+def state_path(
+    opts: PublishOptions, log: Callable[[str], None], own: Mapping[str, Path] | None = None
+) -> Path | None:
     """Where to publish, checked before anything is governed.
 
     A path given explicitly must be usable (else exit 2); the default one is best effort (a
     ``--dry-run`` as an ordinary user cannot create ``/run/thermogov``): said once, then skipped.
     """
     if opts.state_file is not None:
-        check_state_target(opts.state_file)
+        check_state_target(opts.state_file, own)
         return opts.state_file
     path = default_state_path()
     try:
-        check_state_target(path)
+        check_state_target(path, own)
     except ConfigError as e:
         log(f"status is not published ({e}); pass --state-file PATH")
         return None
     return path
 
 
-def check_state_target(path: Path) -> None:
+def check_state_target(path: Path, own: Mapping[str, Path] | None = None) -> None:
     """The state file's folder and the file itself (session 24a), before anything is governed.
 
     What is at the path is replaced every second and deleted at a clean exit, so it must be
@@ -91,6 +93,7 @@ def check_state_target(path: Path) -> None:
     overwritten, then deleted at exit).
     """
     check_dir(path, "--state-file", create=True)
+    check_not_own(path, "--state-file", own or {})  # ``own``: the journal, the locks (session 25r)
     if check_target(path, "--state-file") and not _is_state(read_regular(path)):
         raise ConfigError(
             f"--state-file {path}: exists and is not a thermogov state file (it would be overwritten"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 from thermogov.hw import confine
@@ -134,3 +135,21 @@ def read_regular(path: Path, limit: int = 1 << 20) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def check_not_own(path: Path, option: str, own: Mapping[str, Path]) -> None:
+    """Refuse (``ConfigError``) a target that names one of the daemon's own records (session 25r).
+
+    The crash journal and the lock files are made only after the targets are checked, so at
+    that check nothing is there: a ``--state-file`` naming the journal then replaced it every
+    second (a ``kill -9`` left the caps, and ``thermogov restore`` refused the "corrupt
+    journal"), one naming a lock file replaced the flocked file.  Compared by the folder's real
+    path and the name (the name itself is replaced, never followed).
+    """
+    where = (os.path.realpath(path.parent), path.name)
+    for what, record in own.items():
+        if (os.path.realpath(record.parent), record.name) == where:
+            raise ConfigError(
+                f"{option} {path}: is thermogov's own {what} ({record}); it would be replaced while "
+                "the daemon runs and deleted at exit; choose another path"
+            )

@@ -11,6 +11,7 @@ A daemon of session 23b published the string alone: :func:`entry` reads both for
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Mapping
@@ -52,7 +53,10 @@ def since_text(w: Waited) -> str:
         return ""
     text = f" for {w.waited_s:.0f} s"
     if w.since_unix is not None:
-        text += f", since {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(w.since_unix))}"
+        # A finite number past time_t or year 9999 (a damaged or hand-made state file) is shown
+        # without its start: gmtime's OverflowError ended `status` and `doctor` (session 25r).
+        with contextlib.suppress(OverflowError, OSError, ValueError):
+            text += f", since {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(w.since_unix))}"
     return text
 
 

@@ -66,7 +66,15 @@ def default_inferences_path() -> Path:
     return runtime_dir() / INFERENCES_FILE_NAME
 
 
+# The largest pid Linux hands out (PID_MAX_LIMIT, 4 * 1024 * 1024 on 64-bit: include/linux/threads.h).
+PID_MAX_LIMIT = 4 * 1024 * 1024
+
+
 def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs.  Only 1..PID_MAX_LIMIT can: ``kill(0, 0)`` and ``kill(-1, 0)``
+    signal a group ("alive" whatever wrote the file), one past a C int raised OverflowError."""
+    if isinstance(pid, bool) or not 1 <= pid <= PID_MAX_LIMIT:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -128,11 +136,18 @@ def parse_state(doc: Any, where: str) -> State:
             f"{where}: not a thermogov state of schema {SCHEMA} (got {got!r}); "
             "upgrade thermogov to the daemon's version"
         )
+    pid = doc.get("pid")
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 1 <= pid <= PID_MAX_LIMIT:
+        # session 25r: a pid no process can have (a damaged or hand-made file) is no daemon's
+        shown = repr(pid) if len(repr(pid)) <= 40 else repr(pid)[:40] + "..."
+        raise StateFormatError(
+            f"{where}: pid {shown} is no process id (an integer 1..{PID_MAX_LIMIT}); is it the daemon's file?"
+        )
     try:
         temps, domains = doc["temperature_c"], doc["domains"]
         power, thr = doc["power"], doc["throughput"]
         return State(
-            pid=int(doc["pid"]),
+            pid=pid,
             time_unix=float(doc["time_unix"]),
             uptime_s=float(doc["uptime_s"]),
             board=str(doc["board"]),
