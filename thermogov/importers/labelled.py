@@ -70,8 +70,13 @@ _MINUTES_RE = re.compile(r"\d{2}(?::\d{2})?\b")
 # CPU temperature ..."`), `[2026-12-05 10:00:00] CPU temp: 45.2'C`.  The ISO stamp is the record's
 # time; after it comes a `Label: value`, or a label and a value with its unit and no colon.  Such a
 # log was refused as "not a recognised log", naming no fix.
+# The stamp may be labelled and day-first (`Date: 20-02-2026 23:59:38 Temp: 71.6°C`, a Python
+# logger's f"Date: {now:%d-%m-%Y %H:%M:%S} Temp: {t}°C"), which was refused as no known log.
 _LEAD_STAMP_RE = re.compile(
-    r"^\s*\[?(\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?\s*[:|-]?\s+(?=[^\W\d_])(.*)$"
+    r"^\s*(?:(?:date|time|timestamp|datetime|datum|zeit)\s*[:=]\s*)?\[?"
+    r"(\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?|\d\d?[-/.]\d\d?[-/.]\d{4},?\s+\d\d?:\d\d:\d\d)"
+    r"\]?\s*[:|-]?\s+(?=[^\W\d_])(.*)$",
+    re.IGNORECASE,
 )
 _SPACED_RE = re.compile(
     rf"^(?P<label>[^\W\d_][^:=\d]{{0,40}}?)\s+(?P<value>{_NUM}\s*(?:'|°|º)?\s*(?:C|F|GHz|MHz|kHz|mW|W|%))\s*$"
