@@ -11,7 +11,8 @@ the numbers are this test's own.
   columns and refused, and its PM ignored: a ``date; vcgencmd measure_temp`` loop going from
   12:59 PM to 01:00 PM stepped back twelve hours and lost every later reading without a note;
 * a throttle column of 0/1 flags was read as get_throttled masks (1 = under-voltage): the note
-  said no row was throttled.
+  said no row was throttled; ``throttled=0x0`` cells (get_throttled pasted whole) made every row
+  damaged and the log refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from thermogov.importers import parse_log
 from thermogov.importers.stamps import parse_date_line, parse_stamp
+from thermogov.importers.table import sniff
 
 
 def _log(tmp_path: Path, text: str, name: str = "pi.log"):
@@ -44,12 +46,7 @@ def test_a_csv_whose_text_cell_holds_spaces_is_comma_separated(tmp_path: Path) -
     ]
     assert all(not s.freqs_hz for s in log.samples)  # the PIDs 600..639 are no clock
     assert not any("decimal commas" in n for n in log.notes)
-
-
-def test_a_whitespace_table_with_decimal_commas_stays_one() -> None:
-    """The comma rule only looks at commas beside a non-digit: ``45,5`` is still a decimal."""
-    from thermogov.importers.table import sniff
-
+    # the rule looks only at commas beside a non-digit: `45,5` in a whitespace table is a decimal
     t = sniff("10:00:00 45,5 1500\n10:00:01 46,0 1500\n10:00:02 46,5 1800\n")
     assert t is not None and t.delimiter == " " and t.decimal_comma
 
@@ -157,3 +154,24 @@ def test_a_throttle_column_of_0_and_1_is_a_flag(tmp_path: Path) -> None:
         1_333_000_000,
     ]
     assert any(n.startswith("throttled flags: 2 of 4 row(s)") for n in log.notes)
+
+
+def test_get_throttled_pasted_whole_in_a_cell(tmp_path: Path) -> None:
+    """The Tom's Hardware benchmark script writes ``$(vcgencmd get_throttled)`` into its CSV:
+    ``throttled=0x0``; every row was taken as damaged and the log refused."""
+    log = _log(
+        tmp_path,
+        "Timestamp,CPU Temperature (°C),CPU Clock Speed (MHz),CPU Throttled\n"
+        "2024-05-01 10:00:00,45.2,1500,throttled=0x0\n"
+        "2024-05-01 10:00:01,45.7,1500,throttled=0x0\n"
+        "2024-05-01 10:00:02,52.1,1800,throttled=0x0\n"
+        "2024-05-01 10:00:03,81.3,1500,throttled=0xe0002\n",
+        "benchmark.csv",
+    )
+    assert [(s.t_s, s.temps_c["cpu"], s.freqs_hz["cpu"]) for s in log.samples] == [
+        (0.0, 45.2, 1_500_000_000),
+        (1.0, 45.7, 1_500_000_000),
+        (2.0, 52.1, 1_800_000_000),
+        (3.0, 81.3, 1_500_000_000),
+    ]
+    assert any(n.startswith("throttled flags: 1 of 4 row(s)") for n in log.notes)

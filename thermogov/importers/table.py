@@ -1153,6 +1153,10 @@ def _row(
             empty[key] = empty.get(key, 0) + 1
             continue
         if role == "throttled":
+            if kv := _KEYVAL_RE.match(cell):
+                # `vcgencmd get_throttled` pasted whole (`throttled=0x50005`, the Tom's Hardware
+                # benchmark script's `$(vcgencmd get_throttled)`): every row was taken as damaged
+                cell = kv.group(1).strip()
             if cell.lower() in _FLAG_WORDS:  # a yes/no "throttled now" flag, not the bit mask
                 thr = PI_THROTTLE_NOW if _FLAG_WORDS[cell.lower()] else 0
                 continue
