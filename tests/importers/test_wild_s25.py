@@ -175,3 +175,23 @@ def test_get_throttled_pasted_whole_in_a_cell(tmp_path: Path) -> None:
         (3.0, 81.3, 1_500_000_000),
     ]
     assert any(n.startswith("throttled flags: 1 of 4 row(s)") for n in log.notes)
+
+
+def test_a_python_logger_line_with_two_unitless_temperatures(tmp_path: Path) -> None:
+    """``logging``'s ``%(asctime)s %(message)s`` with ``Current CPU temperature: 58.533, GPU
+    temperature: 58.0``: two pairs on a line, no unit; refused before. The label says
+    temperature, so a bare value in the °C range is °C (as a table's `temp` column)."""
+    log = _log(
+        tmp_path,
+        "2024-09-30 13:50:54,224 Temperature monitor module has been started\n"
+        "2024-09-30 13:50:54,305 Current CPU temperature: 58.533, GPU temperature: 58.0\n"
+        "2024-09-30 13:51:54,305 Current CPU temperature: 59.072, GPU temperature: 59.0\n"
+        "2024-09-30 13:52:54,305 Current CPU temperature: 60.148, GPU temperature: 60.0\n"
+        "2024-09-30 13:53:54,305 Current CPU temperature: 59.610, GPU temperature: 59.0\n",
+    )
+    assert [(s.t_s, s.temps_c) for s in log.samples] == [
+        (0.0, {"cpu": 58.533, "gpu": 58.0}),
+        (60.0, {"cpu": 59.072, "gpu": 59.0}),
+        (120.0, {"cpu": 60.148, "gpu": 60.0}),
+        (180.0, {"cpu": 59.61, "gpu": 59.0}),
+    ]
