@@ -195,3 +195,12 @@ def test_a_python_logger_line_with_two_unitless_temperatures(tmp_path: Path) -> 
         (120.0, {"cpu": 60.148, "gpu": 60.0}),
         (180.0, {"cpu": 59.61, "gpu": 59.0}),
     ]
+
+
+def test_a_temperature_setting_is_no_reading() -> None:
+    from thermogov.importers.labelled import classify
+
+    assert classify("CPU temperature", "58.5") == ("temp", 58.5)
+    assert classify("Temperature threshold", "75") is None
+    assert classify("max temp", "85") is None
+    assert classify("CPU temperature", "58500") is None  # m°C: out of range, not guessed

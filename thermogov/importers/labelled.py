@@ -129,7 +129,11 @@ def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] |
     stamp = parse_stamp(value)
     if stamp is not None:
         return "stamp", stamp
-    if _TEMP_LABEL_RE.search(label) and (b := _BARE_NUM_RE.match(value)) is not None:
+    if (
+        _TEMP_LABEL_RE.search(label)
+        and not _LIMIT_WORDS_RE.search(label)
+        and (b := _BARE_NUM_RE.match(value)) is not None
+    ):
         # `CPU temperature: 58.533` (a Python logger's f-string, no unit): the label says what it
         # is, and as a table's `temp` column a bare value in the °C range is °C (never °F from
         # values alone, and m°C like 58533 is out of range: not a reading)
@@ -141,6 +145,10 @@ def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] |
 
 _TEMP_WORDS_RE = re.compile(
     r"\b(?:current|temp|temperature|temperatur|température|temperatura)\b", re.IGNORECASE
+)
+# a setting, not a reading: `Temperature threshold: 75`, `max temp: 85`, `trip temp: 80`
+_LIMIT_WORDS_RE = re.compile(
+    r"thresh|treshold|limit|max|min|crit|high|low|alarm|alert|target|set ?point|trip|warn", re.IGNORECASE
 )
 _TEMP_LABEL_RE = re.compile(r"\btemp(?:erature)?\b|temperatur|température|temperatura", re.IGNORECASE)
 _PAIR_SEP_RE = re.compile(r"\s*(?:[,;|]\s+|\t+)")
