@@ -70,8 +70,13 @@ _MINUTES_RE = re.compile(r"\d{2}(?::\d{2})?\b")
 # CPU temperature ..."`), `[2026-12-05 10:00:00] CPU temp: 45.2'C`.  The ISO stamp is the record's
 # time; after it comes a `Label: value`, or a label and a value with its unit and no colon.  Such a
 # log was refused as "not a recognised log", naming no fix.
+# The stamp may be labelled and day-first (`Date: 20-02-2026 23:59:38 Temp: 71.6°C`, a Python
+# logger's f"Date: {now:%d-%m-%Y %H:%M:%S} Temp: {t}°C"), which was refused as no known log.
 _LEAD_STAMP_RE = re.compile(
-    r"^\s*\[?(\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?\s*[:|-]?\s+(?=[^\W\d_])(.*)$"
+    r"^\s*(?:(?:date|time|timestamp|datetime|datum|zeit)\s*[:=]\s*)?\[?"
+    r"(\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?|\d\d?[-/.]\d\d?[-/.]\d{4},?\s+\d\d?:\d\d:\d\d)"
+    r"\]?\s*[:|-]?\s+(?=[^\W\d_])(.*)$",
+    re.IGNORECASE,
 )
 _SPACED_RE = re.compile(
     rf"^(?P<label>[^\W\d_][^:=\d]{{0,40}}?)\s+(?P<value>{_NUM}\s*(?:'|°|º)?\s*(?:C|F|GHz|MHz|kHz|mW|W|%))\s*$"
@@ -124,7 +129,42 @@ def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] |
     stamp = parse_stamp(value)
     if stamp is not None:
         return "stamp", stamp
+    if (
+        _TEMP_LABEL_RE.search(label)
+        and not _LIMIT_WORDS_RE.search(label)
+        and (b := _BARE_NUM_RE.match(value)) is not None
+    ):
+        # `CPU temperature: 58.533` (a Python logger's f-string, no unit): the label says what it
+        # is, and as a table's `temp` column a bare value in the °C range is °C (never °F from
+        # values alone, and m°C like 58533 is out of range: not a reading)
+        v = _num(b.group(1))
+        if -40.0 <= v <= 150.0:
+            return "temp", v
     return None
+
+
+_TEMP_WORDS_RE = re.compile(
+    r"\b(?:current|temp|temperature|temperatur|température|temperatura)\b", re.IGNORECASE
+)
+# a setting, not a reading: `Temperature threshold: 75`, `max temp: 85`, `trip temp: 80`
+_LIMIT_WORDS_RE = re.compile(
+    r"thresh|treshold|limit|max|min|crit|high|low|alarm|alert|target|set ?point|trip|warn", re.IGNORECASE
+)
+_TEMP_LABEL_RE = re.compile(r"\btemp(?:erature)?\b|temperatur|température|temperatura", re.IGNORECASE)
+_PAIR_SEP_RE = re.compile(r"\s*(?:[,;|]\s+|\t+)")
+
+
+def _split_pairs(line: str) -> list[str]:
+    """A line holding several ``Label: value`` pairs (a Python logger's ``Current CPU
+    temperature: 58.533, GPU temperature: 58.0``) as one line per pair; any other line whole.
+    Only a line whose every part is a pair is split, so a value with a comma stays whole, and
+    never one with brackets (lm-sensors' ``+49.0°C  (high = +80.0°C, crit = +100.0°C)``)."""
+    if any(ch in line for ch in "()[]{}"):
+        return [line]
+    parts = _PAIR_SEP_RE.split(line.strip())
+    if len(parts) < 2 or not all(_LINE_RE.match(p) for p in parts):
+        return [line]
+    return parts
 
 
 def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
@@ -139,40 +179,41 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
     chip: str | None = None
     last_lead: tuple[float, bool] | None = None
     for raw in text.splitlines():
-        stamp_before, line = _stamped_line(raw)
+        stamp_before, whole = _stamped_line(raw)
         if stamp_before is not None and stamp_before != last_lead:  # one record's lines share it
             out.append((DATE_LABEL, "stamp", stamp_before))
             last_lead = stamp_before
-        m = _LINE_RE.match(line)
-        if (
-            m is not None
-            and _CLOCK_IN_LABEL_RE.search(m.group("label"))
-            and _MINUTES_RE.match(m.group("value"))
-        ):
-            stamp = parse_stamp(line.strip())
-            if stamp is not None and stamp[1]:
-                out.append((DATE_LABEL, "stamp", stamp))
+        for line in _split_pairs(whole):
+            m = _LINE_RE.match(line)
+            if (
+                m is not None
+                and _CLOCK_IN_LABEL_RE.search(m.group("label"))
+                and _MINUTES_RE.match(m.group("value"))
+            ):
+                stamp = parse_stamp(line.strip())
+                if stamp is not None and stamp[1]:
+                    out.append((DATE_LABEL, "stamp", stamp))
+                    continue
+            if m is None:
+                if line.strip():
+                    prev = line.strip()
                 continue
-        if m is None:
-            if line.strip():
-                prev = line.strip()
-            continue
-        label = " ".join(m.group("label").split())
-        if label == "Adapter" and prev:  # lm-sensors: the chip's name is the line before
-            chip = chip_name(prev)
-            continue
-        kind = classify(label, m.group("value"))
-        if kind is None and chip and (f := _LMSENSORS_F_RE.match(m.group("value"))) is not None:
-            kind = "temp", round((_num(f.group(1)) - 32.0) * 5.0 / 9.0, 6)
-        if (
-            kind is None
-            and chip
-            and _RAW_TEMP_INPUT_RE.match(label)
-            and (b := _BARE_NUM_RE.match(m.group("value")))
-        ):
-            kind = "temp", _num(b.group(1))
-        if kind is not None:
-            out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
+            label = " ".join(m.group("label").split())
+            if label == "Adapter" and prev:  # lm-sensors: the chip's name is the line before
+                chip = chip_name(prev)
+                continue
+            kind = classify(label, m.group("value"))
+            if kind is None and chip and (f := _LMSENSORS_F_RE.match(m.group("value"))) is not None:
+                kind = "temp", round((_num(f.group(1)) - 32.0) * 5.0 / 9.0, 6)
+            if (
+                kind is None
+                and chip
+                and _RAW_TEMP_INPUT_RE.match(label)
+                and (b := _BARE_NUM_RE.match(m.group("value")))
+            ):
+                kind = "temp", _num(b.group(1))
+            if kind is not None:
+                out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
     return out
 
 
@@ -275,7 +316,16 @@ def sensor_names(temp_labels: list[str]) -> dict[str, str]:
         return {temp_labels[0]: "cpu"}
     per_chip = Counter(label.split("/", 1)[0] for label in temp_labels if "/" in label)
     names: dict[str, str] = {}
+    # `CPU temperature` and `GPU temperature` (`Current CPU temperature: 58.5, GPU temperature:
+    # 58.0`) name the sensors cpu and gpu: the words that say "temperature" are no part of a
+    # sensor's name (as `cpu_thermal` is cpu), when what is left is distinct for every label
+    bare = {label: _TEMP_WORDS_RE.sub(" ", label).strip() for label in temp_labels if "/" not in label}
+    if bare and all(bare.values()) and len({sensor_name(v) for v in bare.values()}) == len(bare):
+        for label, rest in bare.items():
+            names[label] = sensor_name(rest).replace(" ", "_")
     for label in temp_labels:
+        if label in names:
+            continue
         chip = label.rpartition("/")[0]
         name = sensor_name(chip) if chip and per_chip[chip] == 1 else sensor_name(label.replace("/", "_"))
         names[label] = name.replace(" ", "_")

@@ -63,7 +63,13 @@ _ISO_RE = re.compile(
 # German/Dutch/Nordic dates; a spreadsheet in those locales shows (and exports) `05.12.2026 10:00`
 # or `05.12.26 10:00` without seconds by default, which was refused as "no usable table rows".
 _DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}|\d\d),?\s+(\d\d?):(\d\d)(?::(\d\d(?:[.,]\d+)?))?$")
-_MDY_RE = re.compile(r"^(\d\d)-(\d\d)-(\d{4})\s+(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)$")  # tegrastats
+# tegrastats' MM-DD-YYYY; the same dashes day-first (`%d-%m-%Y`, a common logger format: nl, da,
+# en_IN) when the first number exceeds 12 or the column says so (slash_day_first)
+_MDY_RE = re.compile(r"^(\d\d)-(\d\d)-(\d{4})\s+(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)$")
+# "07: 00: 58": a strftime format written "%H: %M: %S" (spaces after the colons); refused before
+_SPACED_CLOCK_RE = re.compile(r"(?<![\d:])(\d\d?):[ \t]*(\d\d):[ \t]*(\d\d)(?![\d:])")
+# a `date` line's 12-hour clock (glibc en_US since 2.29: `Tue 23 Jun 2020 04:41:00 PM EDT`)
+_AMPM_WORDS = {"am": "AM", "pm": "PM", "a.m.": "AM", "p.m.": "PM"}
 _TOD_RE = re.compile(r"^(\d\d?):(\d\d):(\d\d(?:[.,]\d+)?)$")
 # Slash dates as spreadsheets and US/UK locales write them: "05/01/2020 1:00:10 PM",
 # "01/05/2020,13:00:10" (a Date and a Time column joined), two-digit years, seconds optional.
@@ -120,7 +126,7 @@ def slash_day_first(cells: list[str]) -> bool | None:
     5 December and 13/05 as 13 May in the same log."""
     first_over = second_over = False
     for c in cells:
-        if m := _SLASH_RE.match(c.strip()):
+        if m := _SLASH_RE.match(c.strip()) or _MDY_RE.match(c.strip()):
             first_over |= int(m.group(1)) > 12
             second_over |= int(m.group(2)) > 12
     if first_over != second_over:
@@ -137,6 +143,8 @@ def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] 
     None, a stamp whose first number exceeds 12 is day-first and any other month-first.
     """
     s = text.strip()
+    if ": " in s or ":\t" in s:
+        s = _SPACED_CLOCK_RE.sub(r"\1:\2:\3", s)
     try:
         if m := _SLASH_RE.match(s):
             a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
@@ -166,7 +174,9 @@ def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] 
             sec = _sec(m.group(6)) if m.group(6) else 0.0
             return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=sec)), True
         if m := _MDY_RE.match(s):
-            mo, d, y, h, mi = (int(g) for g in m.groups()[:5])
+            a, b, y, h, mi = (int(g) for g in m.groups()[:5])
+            first = day_first if day_first is not None else a > 12
+            d, mo = (a, b) if first else (b, a)
             return _seconds(datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))), True
     except ValueError:
         return None
@@ -185,9 +195,12 @@ def parse_date_line(text: str) -> tuple[float, bool] | None:
         return None
     rest = (text[: clock.start()] + " " + text[clock.end() :]).replace(",", " ")
     month = year = day = None
+    ampm: str | None = None
     for tok in rest.split():
         bare = tok.strip(".")
-        if bare.isdigit():
+        if tok.lower() in _AMPM_WORDS:
+            ampm = _AMPM_WORDS[tok.lower()]  # read, not skipped as a zone: 01:00 PM is 13:00
+        elif bare.isdigit():
             if len(bare) == 4 and year is None:
                 year = int(bare)
             elif len(bare) <= 2 and day is None:
@@ -200,9 +213,33 @@ def parse_date_line(text: str) -> tuple[float, bool] | None:
             return None  # not a weekday, zone or month word: this is no date line
     if month is None or year is None or day is None:
         return None
-    h, mi, sec = int(clock.group(1)), int(clock.group(2)), _sec(clock.group(3))
+    mi, sec = int(clock.group(2)), _sec(clock.group(3))
     try:
+        h = _hour12(int(clock.group(1)), ampm)
         dt = datetime(year, month, day, h, mi) + timedelta(seconds=sec)
     except ValueError:
         return None
     return _seconds(dt), True
+
+
+def date_prefix(tokens: list[str]) -> int:
+    """How many leading whitespace tokens of a line form a ``date`` stamp (0 when they do not).
+
+    A table written by ``echo "$(date)<TAB>$temp"`` in a locale whose ``date`` is not the C one
+    (en_US: ``Tue 23 Jun 2020 04:41:00 PM EDT``, de: ``Di 23. Jun 16:41:00 EDT 2020``): split on
+    whitespace the stamp became seven columns, wider than the real table, and the log was refused.
+    The stamp runs from the first token to the clock, then over the AM/PM word, zone words and
+    the year that follow it; :func:`parse_date_line` must accept the whole of it."""
+    clock = next((i for i, t in enumerate(tokens[:6]) if _TOD_RE.match(t)), None)
+    if clock is None or clock == 0:
+        return 0
+    end = clock + 1
+    while end < len(tokens) and end <= clock + 3:
+        tok = tokens[end]
+        if tok.lower() in _AMPM_WORDS or re.fullmatch(r"[A-Z]{2,5}|[+-]\d{4}|\d{4}", tok):
+            end += 1
+        else:
+            break
+    while end > clock and parse_date_line(" ".join(tokens[:end])) is None:
+        end -= 1  # a 4-digit number after the stamp may be a reading, not the year
+    return end if end > clock else 0

@@ -44,7 +44,7 @@ from thermogov.importers.quantities import (
     unit_named,
 )
 from thermogov.importers.samplestore import ColumnBuilder
-from thermogov.importers.stamps import parse_stamp, slash_day_first
+from thermogov.importers.stamps import date_prefix, parse_stamp, slash_day_first
 from thermogov.importers.valuegroups import group_columns
 from thermogov.interfaces import LogFormatError
 
@@ -104,10 +104,23 @@ def _split(line: str, delim: str) -> list[str]:
         m = _LEAD_STAMP_RE.match(line.strip())
         stamp = [m.group(1)] if m else []
         rest = line.strip()[m.end() :] if m else line.strip()
+        if not m and rest[:1].isalpha() and (n := date_prefix(words := rest.split())):
+            stamp, rest = [" ".join(words[:n])], " ".join(words[n:])
         # "stamp, 45.2, 1500000" (a comma and a space): the commas are no part of the cells, so
         # the whitespace split never beats the comma split with extra "," cells
         return stamp + [tok for tok in (w.strip(",;") for w in rest.split()) if tok]
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
+
+
+_JOINING_COMMA_RE = re.compile(r"[^\d\s,;],|,[^\d\s,;]")
+
+
+def _comma_joined(line: str) -> bool:
+    """Whether a token of ``line``'s whitespace split holds a comma beside a non-digit (a
+    delimiter, not a decimal or thousands mark); bracketed tegrastats lists do not count."""
+    return any(
+        _JOINING_COMMA_RE.search(tok) for tok in _split(line, " ") if "," in tok and tok[:1] not in "[("
+    )
 
 
 def _candidate_lines(text: str) -> Sequence[str]:
@@ -187,7 +200,11 @@ def sniff(text: str) -> Table | None:
     best: tuple[int, int, int] | None = None
     choice = ""
     for order, delim in enumerate(_DELIMS):
-        counts = [len(_split(ln, delim)) for ln in probe]
+        # a line whose whitespace split leaves a comma joining two cells (`38.5°C,0.09`) is no
+        # whitespace-table line: the comma is its delimiter (a CSV with a text cell that holds
+        # spaces, /proc/loadavg's `0.09 0.23 0.22 1/85 517`, was read as a whitespace table with
+        # decimal commas: the temperature dropped, the last PID taken for a clock in MHz)
+        counts = [0 if delim == " " and _comma_joined(ln) else len(_split(ln, delim)) for ln in probe]
         mode = statistics.mode(counts)
         if mode < 2:
             continue
@@ -914,7 +931,7 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
         day_first = _ambiguous_slash_order(cells, notes, tcol.label)
     elif day_first is not None:
-        notes.append(f"time column {tcol.label!r}: slash dates read {'day' if day_first else 'month'} first")
+        notes.append(f"time column {tcol.label!r}: dates read {'day' if day_first else 'month'} first")
     stamps = [parse_stamp(c, day_first) for c in cells]
     kinds = {st[1] for st in stamps if st is not None}
     # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
@@ -1136,8 +1153,18 @@ def _row(
             empty[key] = empty.get(key, 0) + 1
             continue
         if role == "throttled":
+            if kv := _KEYVAL_RE.match(cell):
+                # `vcgencmd get_throttled` pasted whole (`throttled=0x50005`, the Tom's Hardware
+                # benchmark script's `$(vcgencmd get_throttled)`): every row was taken as damaged
+                cell = kv.group(1).strip()
             if cell.lower() in _FLAG_WORDS:  # a yes/no "throttled now" flag, not the bit mask
                 thr = PI_THROTTLE_NOW if _FLAG_WORDS[cell.lower()] else 0
+                continue
+            if cell.strip() == "1":
+                # a bare 1 is a yes flag (a script's `0x20002 -> 1`), not the mask 0x1: the firmware
+                # sets a "has occurred" bit (16-19) with every "now" bit, so get_throttled never
+                # reads exactly 1; taken as under-voltage, every throttled row was counted as not
+                thr = PI_THROTTLE_NOW
                 continue
             try:
                 thr = int(cell, 0)
