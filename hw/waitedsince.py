@@ -11,6 +11,7 @@ A daemon of session 23b published the string alone: :func:`entry` reads both for
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Mapping
@@ -52,7 +53,9 @@ def since_text(w: Waited) -> str:
         return ""
     text = f" for {w.waited_s:.0f} s"
     if w.since_unix is not None:
-        text += f", since {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(w.since_unix))}"
+        # a state file's 1e308 has no date to say (gmtime overflows): the line without it
+        with contextlib.suppress(OverflowError, OSError, ValueError):
+            text += f", since {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(w.since_unix))}"
     return text
 
 

@@ -1,0 +1,83 @@
+"""Hostile round, session 25 (docs/hardware.md and docs/importing.md, "Session 25h"): session 24-25's
+new inputs, through the installed script.
+
+``thermogov status`` reads a file root writes and any user reads: a string, list or object where a
+temperature, clock or rate goes, a pid of 10**30, an ``Infinity`` cap or a ``since_unix`` of 1e308
+ended in "internal error" (a format code, ``os.kill`` or ``gmtime`` overflowing), and a document
+nested 500 deep in RecursionError under ``--json``.  Each is now one line naming the field, exit 2;
+a date that cannot be shown is left out of the waiting line.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.script import one_line_error, thermogov
+from tests.hw.test_hw_statefile import doc
+
+
+def _state(**waiting: object) -> dict[str, Any]:
+    d = doc(waiting=waiting or None)
+    d["pid"] = os.getpid()  # alive: the view's verdict is the document's, not staleness
+    d["time_unix"] = time.time()
+    d["throughput"] = {"inferences_total": 5, "rate_ips": 1.5, "source": "workload"}
+    return d
+
+
+def _with(d: dict[str, Any], where: tuple[str, ...], value: object) -> dict[str, Any]:
+    d = copy.deepcopy(d)
+    cur = d
+    for k in where[:-1]:
+        cur = cur[k]
+    cur[where[-1]] = value
+    return d
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize(
+    ("where", "value", "said"),
+    [
+        (("temperature_c", "fused"), "hot", "temperature_c.fused is 'hot', not a finite number"),
+        (("temperature_c", "sensors", "cpu"), [61], "temperature_c.sensors.cpu is [61]"),
+        (("domains", "cpu", "frequency_hz"), {"a": 1}, "domains.cpu.frequency_hz is {'a': 1}"),
+        (("domains", "cpu", "cap_hz"), float("inf"), "domains.cpu.cap_hz is inf"),
+        (("pid",), 10**30, "pid is 1000000000000000000000000000000, not a whole number 1..4194304"),
+        (("reloads",), float("-inf"), "reloads is -inf"),
+        (("power", "power_w"), "12", "power.power_w is '12'"),
+        (("throughput", "rate_ips"), ["x"], "throughput.rate_ips is ['x']"),
+    ],
+)
+def test_a_state_field_of_the_wrong_type_is_one_line_naming_it(
+    tmp_path: Path, where: tuple[str, ...], value: object, said: str, as_json: bool
+) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(_with(_state(), where, value)))
+    p = thermogov("status", "--state", str(state), *(["--json"] if as_json else []), timeout=60)
+    one_line_error(p, said)
+    assert p.stdout == ""
+
+
+def test_a_waiting_date_past_the_calendar_is_left_out(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    gpu = {"looked_for": "gpu-thermal", "waited_s": 3.0, "since_unix": 1e308}
+    state.write_text(json.dumps(_state(gpu=gpu)))
+    p = thermogov("status", "--state", str(state), timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "waiting for gpu (gpu-thermal) for 3 s\n" in p.stdout
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_deeply_nested_state_is_refused_in_one_line(tmp_path: Path, as_json: bool) -> None:
+    state = tmp_path / "state.json"
+    d = _state()
+    d["extra"] = "@"
+    state.write_text(json.dumps(d).replace('"@"', "[" * 500 + "]" * 500))
+    p = thermogov("status", "--state", str(state), *(["--json"] if as_json else []), timeout=60)
+    one_line_error(p, "nested more than 32 levels")
