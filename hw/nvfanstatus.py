@@ -28,7 +28,9 @@ from thermogov.hw.nvpmodelconf import ConfError, read_conf_text
 from thermogov.hw.sysfs import SysfsTree
 
 STATUS_REL = "var/lib/nvfancontrol/status"
-_LINE = re.compile(r"FAN(\d+):([A-Z][A-Z0-9_]*):(\S+)")
+# ASCII digits, a few of them: a fan number of 5 000 digits ended doctor and run in "internal
+# error" (int()'s 4300-digit limit), and nvfancontrol numbers its fans FAN1, FAN2 (hostile 25h)
+_LINE = re.compile(r"FAN([0-9]{1,4}):([A-Z][A-Z0-9_]*):(\S+)")
 
 
 def parse_status(text: str) -> dict[int, dict[str, str]]:
@@ -59,5 +61,6 @@ def running_profile(tree: SysfsTree, fan: int, profiles: set[str]) -> tuple[str,
     if name is None:
         return "", f"{where}: no FAN{fan}:FAN_PROFILE line"
     if name not in profiles:
-        return "", f"{where}: FAN{fan}:FAN_PROFILE {name!r} names no FAN_PROFILE of the conf"
+        shown = repr(name) if len(name) <= 40 else repr(name[:40]) + f" (+{len(name) - 40} characters)"
+        return "", f"{where}: FAN{fan}:FAN_PROFILE {shown} names no FAN_PROFILE of the conf"
     return name, ""
