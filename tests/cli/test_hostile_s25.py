@@ -82,3 +82,32 @@ def test_a_deeply_nested_state_is_refused_in_one_line(tmp_path: Path, as_json: b
     state.write_text(json.dumps(d).replace('"@"', "[" * 500 + "]" * 500))
     p = thermogov("status", "--state", str(state), *(["--json"] if as_json else []), timeout=60)
     one_line_error(p, "nested more than 32 levels")
+
+
+@pytest.mark.parametrize("header", ["t,temp,temp,freq", "t,Temp,temp ,freq"])
+def test_a_header_naming_a_column_twice_is_refused(tmp_path: Path, header: str) -> None:
+    """Both columns went into one sensor and the second's values were kept silently (main
+    reported a maximum of 51 °C from a first column reading 50 °C throughout)."""
+    log = tmp_path / "log.csv"
+    log.write_text(header + "\n" + "".join(f"{k},50.0,51.0,1000\n" for k in range(20)))
+    p = thermogov("import", str(log), "--out", str(tmp_path / "o"), timeout=120)
+    one_line_error(p, "the header names two columns")
+    assert "columns 2 and 3" in p.stderr and "--columns" in p.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_header_naming_a_column_twice_imports_with_columns(tmp_path: Path) -> None:
+    log = tmp_path / "log.csv"
+    log.write_text("t,temp,temp,freq\n" + "".join(f"{k},50.0,51.0,1000\n" for k in range(20)))
+    p = thermogov(
+        "import",
+        str(log),
+        "--columns",
+        "t=1,temp=2,freq=4",
+        "--out",
+        str(tmp_path / "o"),
+        "--json",
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["summary"]["max_sensor_c"] == {"cpu": 50.0}
