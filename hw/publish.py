@@ -210,7 +210,7 @@ def _owner_pid(path: Path) -> int | None:
         return None
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # a deep file swapped in mid-run: not ours (hostile 25h)
         return None
     pid = doc.get("pid") if isinstance(doc, dict) else None
     return pid if isinstance(pid, int) else None

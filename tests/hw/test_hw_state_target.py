@@ -18,6 +18,7 @@ import pytest
 
 from tests.hw import fakesys
 from tests.hw.procutil import paths, run_cli
+from thermogov.hw.publish import _owner_pid
 
 
 @pytest.fixture
@@ -120,3 +121,13 @@ def test_a_deeply_nested_file_at_the_state_path_is_refused_in_one_line(
     assert r.stderr.count("\n") == 1 and "not a thermogov state file" in r.stderr, r.stderr
     assert hot.snapshot() == before
     assert target.read_bytes() == data
+
+
+def test_a_deeply_nested_file_swapped_in_at_the_path_is_left_at_exit(tmp_path: Path) -> None:
+    """The exit's check of whose file it is (hw/publish.py) recursed out of the JSON decoder on
+    main: a RecursionError on the daemon's exit path.  Now it is not ours, and left."""
+    target = tmp_path / "state.json"
+    target.write_bytes(b"[" * 100_000)
+    assert _owner_pid(target) is None
+    target.write_text(json.dumps({"schema": 1, "pid": os.getpid()}))
+    assert _owner_pid(target) == os.getpid()
