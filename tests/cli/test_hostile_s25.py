@@ -111,3 +111,24 @@ def test_a_header_naming_a_column_twice_imports_with_columns(tmp_path: Path) -> 
     )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["summary"]["max_sensor_c"] == {"cpu": 50.0}
+
+
+@pytest.mark.parametrize(
+    ("columns", "said"),
+    [
+        ("t=1,temp.\x1b[31m=2", "'\\x1b[31m' after temp. is not a name"),
+        ("t=1,temp=2,rail." + "A" * 100_000 + "=3", "(+99960 characters) after rail. is not a name"),
+        ("t=1,temp=2:" + "k" * 100_000, "unit 'kkkk"),
+    ],
+)
+def test_a_columns_name_or_unit_that_is_no_name_is_one_short_line(
+    tmp_path: Path, columns: str, said: str
+) -> None:
+    """Main took an escape sequence or a 100 000-character rail name as a sensor's name (into the
+    run folder as given) and echoed a 100 000-character unit whole."""
+    log = tmp_path / "log.csv"
+    log.write_text("t,temp,freq\n" + "".join(f"{k},50.0,1000\n" for k in range(20)))
+    p = thermogov("import", str(log), "--columns", columns, "--out", str(tmp_path / "o"), timeout=120)
+    line = one_line_error(p, said)
+    assert len(line) < 400
+    assert not (tmp_path / "o").exists()
