@@ -272,7 +272,9 @@ def current(path: Path | str | None = None) -> State:
         if b"\\u" in data:  # an older daemon's lone surrogates (hw/publish.py): as it writes them now
             doc = plain_strings(doc)
     except ValueError as e:
-        raise StateFormatError(f"{p}: not JSON ({e}); is it the daemon's file?") from e
+        # int()'s limit's own text tells a user to call sys.set_int_max_str_digits(): say what it is
+        why = "a number of more than 4300 digits" if "integer string conversion" in str(e) else str(e)
+        raise StateFormatError(f"{p}: not JSON ({why}); is it the daemon's file?") from e
     except RecursionError:  # "[[[[...": the decoder recurses per level; no state nests so deep
         raise StateFormatError(f"{p}: not JSON (nested too deeply); is it the daemon's file?") from None
     state = parse_state(doc, p)

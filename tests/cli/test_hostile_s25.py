@@ -132,3 +132,11 @@ def test_a_columns_name_or_unit_that_is_no_name_is_one_short_line(
     line = one_line_error(p, said)
     assert len(line) < 400
     assert not (tmp_path / "o").exists()
+
+
+def test_a_5000_digit_number_in_the_state_is_named_without_python_s_hint(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(_state()).replace('"reloads": 0', '"reloads": ' + "9" * 5000))
+    p = thermogov("status", "--state", str(state), timeout=60)
+    line = one_line_error(p, "not JSON (a number of more than 4300 digits)")
+    assert "set_int_max_str_digits" not in line
