@@ -62,5 +62,6 @@ def running_profile(tree: SysfsTree, fan: int, profiles: set[str]) -> tuple[str,
     if name is None:
         return "", f"{where}: no FAN{fan}:FAN_PROFILE line"
     if name not in profiles:
-        return "", f"{where}: FAN{fan}:FAN_PROFILE {name!r} names no FAN_PROFILE of the conf"
+        shown = repr(name) if len(name) <= 40 else repr(name[:40]) + f" (+{len(name) - 40} characters)"
+        return "", f"{where}: FAN{fan}:FAN_PROFILE {shown} names no FAN_PROFILE of the conf"
     return name, ""

@@ -107,7 +107,7 @@ def _is_state(data: bytes | None) -> bool:
         return False
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # "[[[[...": the decoder recursed out (hostile round 25h)
         return False
     return isinstance(doc, dict) and "schema" in doc and "pid" in doc
 
@@ -213,7 +213,7 @@ def _owner_pid(path: Path) -> int | None:
         return None
     try:
         doc = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # a deep file swapped in mid-run: not ours (hostile 25h)
         return None
     pid = doc.get("pid") if isinstance(doc, dict) else None
     return pid if isinstance(pid, int) else None

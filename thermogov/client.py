@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 import os
 import stat
 import time
@@ -146,29 +147,91 @@ def parse_state(doc: Any, where: str) -> State:
     try:
         temps, domains = doc["temperature_c"], doc["domains"]
         power, thr = doc["power"], doc["throughput"]
+        # Every number a reader formats or computes with is checked here, naming its field: the
+        # file is input (written by root, read by users), and a string or list where a
+        # temperature goes ended ``status`` in "internal error" (hostile round 25h).
         return State(
-            pid=pid,
-            time_unix=float(doc["time_unix"]),
-            uptime_s=float(doc["uptime_s"]),
+            pid=pid,  # checked above (session 25r)
+            time_unix=_real(doc["time_unix"], "time_unix", where),
+            uptime_s=_real(doc["uptime_s"], "uptime_s", where),
             board=str(doc["board"]),
             policy=str(doc["policy"]["name"]),
             policy_state=str(doc["policy"]["state"]),
-            fused_c=temps["fused"],
-            sensors_c=dict(temps["sensors"]),
-            caps_hz={n: int(d["cap_hz"]) for n, d in domains.items()},
-            freqs_hz={n: d["frequency_hz"] for n, d in domains.items()},
+            fused_c=_maybe_real(temps["fused"], "temperature_c.fused", where),
+            sensors_c={
+                n: _maybe_real(v, f"temperature_c.sensors.{n}", where) for n, v in temps["sensors"].items()
+            },
+            caps_hz={n: _whole(d["cap_hz"], f"domains.{n}.cap_hz", where) for n, d in domains.items()},
+            freqs_hz={
+                n: None
+                if d["frequency_hz"] is None
+                else _whole(d["frequency_hz"], f"domains.{n}.frequency_hz", where)
+                for n, d in domains.items()
+            },
             mode=doc.get("mode"),
             load_level=doc.get("load_level"),
             power_state=power["state"],
-            power_w=power["power_w"],
-            inferences_total=thr["inferences_total"],
-            rate_ips=thr["rate_ips"],
+            power_w=_maybe_real(power["power_w"], "power.power_w", where),
+            inferences_total=None
+            if thr["inferences_total"] is None
+            else _whole(thr["inferences_total"], "throughput.inferences_total", where),
+            rate_ips=_maybe_real(thr["rate_ips"], "throughput.rate_ips", where),
             throttle=dict(doc.get("throttle") or {}),
-            reloads=int(doc.get("reloads", 0)),
+            reloads=_whole(doc.get("reloads", 0), "reloads", where),
             raw=doc,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise StateFormatError(f"{where}: malformed thermogov state ({e!r}); is it the daemon's file?") from e
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _real(v: Any, name: str, where: str) -> float:
+    """A finite JSON number (not a boolean), else :class:`StateFormatError` naming ``name``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise StateFormatError(
+            f"{where}: {name} is {_short(v)}, not a finite number; is it the daemon's file?"
+        )
+    return float(v)
+
+
+def _maybe_real(v: Any, name: str, where: str) -> float | None:
+    """A reading: a finite number, ``null`` (unknown) or a non-finite number (unknown, as the
+    daemon publishes it); anything else names ``name``."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return None if v is None else _real(v, name, where)
+
+
+def _whole(v: Any, name: str, where: str, low: int = 0, high: int | None = None) -> int:
+    """A whole JSON number in ``low..high`` (a count, a frequency, a pid)."""
+    ok = isinstance(v, int) and not isinstance(v, bool) and v >= low and (high is None or v <= high)
+    if not ok:
+        span = f"{low}..{high}" if high is not None else f"{low} or more"
+        raise StateFormatError(
+            f"{where}: {name} is {_short(v)}, not a whole number {span}; is it the daemon's file?"
+        )
+    return int(v)
+
+
+# The state nests five levels (temperature_c.waiting.NAME.looked_for); a document much deeper is
+# no state, and readers that recurse per level (plain_strings, json.dumps) must not meet it.
+MAX_STATE_DEPTH = 32
+
+
+def _depth_over(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` nests containers more than ``limit`` deep (iterative: no recursion)."""
+    todo: list[tuple[Any, int]] = [(doc, 0)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= limit:
+                return True
+            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 _cache: dict[str, tuple[tuple[int, int, int, int], State]] = {}
@@ -209,10 +272,18 @@ def current(path: Path | str | None = None) -> State:
         raise StateFormatError(f"{p}: larger than {MAX_STATE_BYTES} bytes; not a thermogov state")
     try:
         doc = json.loads(data)
+        if _depth_over(doc, MAX_STATE_DEPTH):
+            # a document the decoder took but whose readers recurse per level (``status --json``
+            # ended in "internal error: RecursionError" at 500 levels): no state nests so deep
+            raise StateFormatError(
+                f"{p}: nested more than {MAX_STATE_DEPTH} levels; not a thermogov state (is it the daemon's file?)"
+            )
         if b"\\u" in data:  # an older daemon's lone surrogates (hw/publish.py): as it writes them now
             doc = plain_strings(doc)
     except ValueError as e:
-        raise StateFormatError(f"{p}: not JSON ({e}); is it the daemon's file?") from e
+        # int()'s limit's own text tells a user to call sys.set_int_max_str_digits(): say what it is
+        why = "a number of more than 4300 digits" if "integer string conversion" in str(e) else str(e)
+        raise StateFormatError(f"{p}: not JSON ({why}); is it the daemon's file?") from e
     except RecursionError:  # "[[[[...": the decoder recurses per level; no state nests so deep
         raise StateFormatError(f"{p}: not JSON (nested too deeply); is it the daemon's file?") from None
     state = parse_state(doc, p)

@@ -63,6 +63,13 @@ CORRUPT = {
     "no profile line": (b"FAN1:FAN_GOVERNOR:pid\n", "no FAN1:FAN_PROFILE line"),
     "unknown profile": (b"FAN1:FAN_PROFILE:turbo\n", "FAN1:FAN_PROFILE 'turbo' names no FAN_PROFILE"),
     "not utf-8": (b"FAN1:FAN_PROFILE:\xff\n", "not UTF-8 text"),
+    # hostile round 25h: "internal error" (int() of 5 000 digits) in doctor and run before
+    "a fan number of 5000 digits": (
+        b"FAN" + b"9" * 5000 + b":FAN_PROFILE:cool\n",
+        "is no FAN<N>:<KEY>:<value> line",
+    ),
+    # and a 500 000-character profile name was echoed whole in doctor's line
+    "a huge profile name": (b"FAN1:FAN_PROFILE:" + b"c" * 500_000 + b"\n", "(+499960 characters) names no"),
 }
 
 
@@ -76,6 +83,7 @@ def test_a_corrupt_status_file_is_named_and_the_conf_is_used(tmp_path: Path, nam
     out = _doctor(tmp_path)
     assert "nvfancontrol plays profile quiet" in out and "var/lib/nvfancontrol/status: " in out
     assert said in out and "the conf's default is taken" in out
+    assert max(len(line) for line in out.splitlines()) < 1000
 
 
 def test_a_status_file_as_a_folder_never_crashes_the_governed_start(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from tests.hw import fakesys
 from tests.hw.procutil import paths, run_cli
+from thermogov.hw.publish import _owner_pid
 
 
 @pytest.fixture
@@ -101,3 +102,32 @@ def test_an_earlier_daemon_s_state_file_is_replaced_and_removed_at_exit(
     r = run_cli("run", *paths(tmp_path), "--duration", "3s", "--state-file", str(target))
     assert r.returncode == 0, r.stderr
     assert not os.path.lexists(target)
+
+
+@pytest.mark.parametrize(
+    "data", [b"[" * 100_000, b'{"schema": 1, "pid": 1, "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"]
+)
+def test_a_deeply_nested_file_at_the_state_path_is_refused_in_one_line(
+    tmp_path: Path, hot: fakesys.FakeTree, data: bytes
+) -> None:
+    """Hostile round 25h: main's check of the file's contents recursed out of the JSON decoder
+    ("internal error: RecursionError", exit 1)."""
+    (tmp_path / "run").mkdir()
+    target = tmp_path / "run" / "state.json"
+    target.write_bytes(data)
+    before = hot.snapshot()
+    r = run_cli("run", *paths(tmp_path), "--duration", "3s", "--state-file", str(target))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "not a thermogov state file" in r.stderr, r.stderr
+    assert hot.snapshot() == before
+    assert target.read_bytes() == data
+
+
+def test_a_deeply_nested_file_swapped_in_at_the_path_is_left_at_exit(tmp_path: Path) -> None:
+    """The exit's check of whose file it is (hw/publish.py) recursed out of the JSON decoder on
+    main: a RecursionError on the daemon's exit path.  Now it is not ours, and left."""
+    target = tmp_path / "state.json"
+    target.write_bytes(b"[" * 100_000)
+    assert _owner_pid(target) is None
+    target.write_text(json.dumps({"schema": 1, "pid": os.getpid()}))
+    assert _owner_pid(target) == os.getpid()

@@ -339,6 +339,14 @@ def from_header(name: str) -> Column:
     return Column("")
 
 
+_QUALIFIER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}")
+
+
+def _short(text: str) -> str:
+    """``text``'s repr, cut to 40 characters: an option's value echoed in its one-line error."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + f" (+{len(text) - 40} characters)"
+
+
 def parse_columns_option(spec: str) -> dict[str, tuple[str, str, str | None]]:
     """``t=sec,temp=tmp:mC,freq.gpu=gpu_clk`` -> {column ref: (role, qualifier, unit)}.
 
@@ -363,10 +371,17 @@ def parse_columns_option(spec: str) -> dict[str, tuple[str, str, str | None]]:
         ref, _, unit = ref.partition(":")
         if not ref:
             raise ConfigError(f"--columns: {item!r} names no column; e.g. temp=tmp or temp=2")
+        if qual and not _QUALIFIER.fullmatch(qual):
+            # a 100 000-character rail name, an escape sequence or a surrogate went into the run
+            # folder's column names and the summary as given (hostile round 25h)
+            raise ConfigError(
+                f"--columns: {_short(qual)} after {role}. is not a name (ASCII letters, digits, _ - . + "
+                f"up to 64); e.g. --columns temp.gpu=4,rail.VDD_IN=5"
+            )
         quantity = {"t": "time", "rail": "power"}.get(role, role)
         if unit and unit_named(quantity, unit) is None:
             raise ConfigError(
-                f"--columns: unit {unit!r} is not a unit of {role} (e.g. temp=tmp:mC, freq=clk:kHz)"
+                f"--columns: unit {_short(unit)} is not a unit of {role} (e.g. temp=tmp:mC, freq=clk:kHz)"
             )
         default = {"temp": "cpu", "freq": "cpu", "load": "cpu"}.get(role, "")
         out[ref.lower()] = (role, qual or default, unit or None)

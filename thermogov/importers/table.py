@@ -691,8 +691,11 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
                     f"columns found: {_columns_found(t)}"
                 )
             cols[i].col = Column(role, qual, unit, how="--columns")
+        # A header column the map gives to another column's field is not read too: `temp=2` on a
+        # `t,temp,temp` header read both into temp.cpu and kept column 3's (hostile round 25h).
+        given = {(c.col.role, c.col.name) for c in cols if c.col.how == "--columns"}
         for c in cols:
-            if c.col.role == "?":
+            if c.col.role == "?" or (c.col.how != "--columns" and (c.col.role, c.col.name) in given):
                 c.col = Column("")
         notes.append("columns mapped by --columns: " + spec)
     elif not t.header:
@@ -741,6 +744,8 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
         notes.append("bare domain column(s) identified by their values: " + ", ".join(said))
     _no_running_averages(cols, notes)
     _one_board_power(cols, t.rows, t.decimal_comma, notes)
+    if t.header and not spec:
+        _no_twice_named(cols, source)
     used = {c.col.role for c in cols}
     if not used & {"temp", "freq", "load", "power", "rail"}:
         raise LogFormatError(
@@ -758,6 +763,24 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
     elif ignored:
         notes.append("column(s) " + ", ".join(ignored) + " not identified: not imported; --columns maps them")
     return cols
+
+
+def _no_twice_named(cols: list[_Col], source: str) -> None:
+    """Refuse a header naming one imported column twice (``t,temp,temp,freq``): both were read
+    into one sensor and the last column's values kept without a word (hostile round 25h)."""
+    seen: dict[str, _Col] = {}
+    for c in cols:
+        key = c.label.strip().casefold()
+        if not c.col.role or not key:
+            continue
+        first = seen.setdefault(key, c)
+        if first is not c:
+            shown = c.label.strip() if len(c.label.strip()) <= 60 else c.label.strip()[:60] + "..."
+            raise LogFormatError(
+                f"{source}: the header names two columns {shown!r} (columns {first.index + 1} and "
+                f"{c.index + 1}); rename one, or say which is which with --columns (1-based positions, "
+                f"e.g. --columns {c.col.role}={first.index + 1})"
+            )
 
 
 _AVERAGE_WORDS = {"avg", "average", "mean"}
