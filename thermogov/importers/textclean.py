@@ -202,8 +202,9 @@ def _drop_long_lines(text: str, source: str, notes: list[str]) -> str:
             )
         # Session 25l: lines there, each too long (a 100 000-column table), is no binary.
         fields = max(first.count(sep) for sep in ",;\t ") + 1
+        about = f" (about {fields} fields)" if fields > 1 else ""
         raise LogFormatError(
-            f"{source}: line {k} is {size} bytes (about {fields} fields), over the {limit} a log line may "
+            f"{source}: line {k} is {size} bytes{about}, over the {limit} a log line may "
             f"hold, and so are the other {dropped - 1} line(s); keep the columns to import "
             "(e.g. cut -d, -f1-20 FILE > SMALLER.csv) and pass that file"
         )
