@@ -1,4 +1,4 @@
-"""Session 25l (docs/importing.md): a TOML number of 5000 digits.
+"""Session 25l (docs/hardware.md): a TOML number of 5000 digits.
 
 Python's int() refuses more than 4300 digits with its own text, "use sys.set_int_max_str_digits()
 to increase the limit": a hint for a programmer, quoted as the error of a config, a board file, a
