@@ -55,7 +55,7 @@ from thermogov.hw.boardlock import BoardLock, board_lock_path
 from thermogov.hw.boostrule import BoostStates
 from thermogov.hw.departures import Departures
 from thermogov.hw.devices import CapActuator, open_sensor
-from thermogov.hw.discovery import Inventory, discover
+from thermogov.hw.discovery import POWER_SUPPLY, Inventory, discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import HwFan, require_fan
 from thermogov.hw.hwrange import seed_ranges
@@ -796,6 +796,7 @@ class Runner:
             )
             self.late_zones = self._ease(prep, gov)
             self.late_zones.on_battery = supplies.add_battery  # a late pack's power state (24a)
+            self.late_zones.listed_by[POWER_SUPPLY] = lambda: supplies.listed  # one listing (25l)
             if self.publisher is not None:
                 self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them
                 self.publisher.supplies = supplies.supplies_now  # and the chargers as read (25c)

@@ -241,7 +241,10 @@ def doctor_report(
     board, reason = choose_board(board_opt, config, inv)
     lines.append(f"profile: {board.name} ({reason})")
     lines.extend(_inventory_lines(tree, inv))
-    lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv, running_waits(state, board.name)))
+    said: list[str] = []
+    live = running_waits(state, board.name, said)
+    lines.extend(_mapping_lines(tree, map_board(inv, board), config, inv, live))
+    lines.extend(said)  # a state file there but not read: one line (session 25l)
     lines.extend(doctor_lines(tree, inv.zones))
     lines.extend(fan_lines(tree))
     lines.extend(idle_lines(tree))
@@ -301,7 +304,8 @@ def doctor_data(
     inv = discover(tree)
     board, reason = choose_board(board_opt, config, inv)
     bmap = map_board(inv, board)
-    live = running_waits(state, board.name)
+    said: list[str] = []
+    live = running_waits(state, board.name, said)
 
     def temp(rel: str, divisor: float) -> float | str | dict[str, str]:
         return _value(lambda: round(to_celsius(tree.read_int(rel), divisor, tree.show(rel)), 3))
@@ -403,6 +407,7 @@ def doctor_data(
         "fan": fan_data(tree),
         "idle_injection": idle_data(tree),
         "problems": list(inv.problems),
+        **({"state_file": said[0]} if said else {}),  # a state file there but not read (25l)
     }
 
 

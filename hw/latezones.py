@@ -247,6 +247,9 @@ class LateZones:
         self._lines = ChangeLines(log)
         # Told the supply folder of a battery that joins (session 24a): its power state then counts.
         self.on_battery: Callable[[str], None] | None = None
+        # A class folder's listing already taken by another reader, with the clock's value then
+        # (session 25l: the supplies reader's, hw/power.py): used when taken at this look's instant.
+        self.listed_by: dict[str, Callable[[], tuple[float, tuple[str, ...]] | None]] = {}
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -324,7 +327,7 @@ class LateZones:
         for name, w in list(self._waiting.items()):
             if now_s < w.next_s:
                 continue
-            listing = self._listing(w.profile, listings)
+            listing = self._listing(w.profile, listings, now_s)
             moved = listing != w.seen
             if moved:
                 w.seen = listing
@@ -365,9 +368,16 @@ class LateZones:
             w.every_s = min(w.every_s * 2.0, MAX_LOOK_S)
         w.next_s = now_s + w.every_s - 1e-9
 
-    def _listing(self, profile: SensorProfile, looked: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-        """The sensor's class folder's entries, listed once per look (``looked``)."""
+    def _listing(
+        self, profile: SensorProfile, looked: dict[str, tuple[str, ...]], now_s: float | None = None
+    ) -> tuple[str, ...]:
+        """The sensor's class folder's entries, listed once per look (``looked``), or the listing
+        another reader took at this same instant (``listed_by``: one ``getdents``, not two)."""
         folder = _FOLDERS[profile.kind]
+        if folder not in looked and now_s is not None and folder in self.listed_by:
+            got = self.listed_by[folder]()
+            if got is not None and got[0] == now_s:
+                looked[folder] = got[1]
         if folder not in looked:
             looked[folder] = tuple(self._tree.listdir(folder))
         return looked[folder]

@@ -31,6 +31,10 @@ unbound with the cable in) the discharging budget applies on mains until it come
 An entry that is no charger or does not read like one (``type`` unreadable, ``online`` not a
 number the ABI names, a FIFO, a link loop) is looked at again at the next two looks, then
 skipped with one line, no traceback, and looked at again only if it goes and comes back.
+Session 25l: a new ``type`` Battery entry is read too when no battery is (the first one only,
+said once): its ``status`` is the power state from that read on.  Before, only a battery the
+profile names was added after start (hw/latezones.py), and a pack the profile does not name,
+plugged in after boot, left the state "mains" for the run.
 """
 
 from __future__ import annotations
@@ -114,6 +118,9 @@ class PowerSupplyReader:
         self._went = False  # a charger went away mid-run: none online then means off external power
         self._said: set[tuple[str, str]] = set()  # (name, what) said once on stderr
         self._tries: dict[str, int] = {}  # looks at a new entry that did not read like a charger
+        # The folder's listing at the last look and when (the clock's value): hw/latezones.py uses
+        # it for a battery it waits for at the same instant instead of listing the folder again.
+        self.listed: tuple[float, tuple[str, ...]] | None = None
 
     def _keep(self, rels: Sequence[str]) -> None:
         for rel in rels:
@@ -135,7 +142,9 @@ class PowerSupplyReader:
     def rescan(self) -> bool:
         """Chargers that appeared since the last look added, those that went away forgotten
         (module doc).  One listing; more reads only when it changed.  True when the set changed."""
-        names = frozenset(self._tree.listdir(POWER_SUPPLY))
+        listing = tuple(self._tree.listdir(POWER_SUPPLY))
+        self.listed = (self._clock(), listing)
+        names = frozenset(listing)
         if names == self._seen:
             return False
         before = self._seen
@@ -179,8 +188,10 @@ class PowerSupplyReader:
             return self._skip(name, again, f"power supply {name} appeared but is skipped: {e}")
         s = Supply(name, rel, kind, False)
         kind = kind[:40]  # as said: a type is one word; a longer file is shown cut, never whole
+        if is_battery(s):
+            return self._late_battery(name, rel)
         if not is_external(s):
-            return False  # a battery (hw/latezones.py adds one the profile names) or another kind
+            return False  # another kind (a Battery: _late_battery)
         if any(x.rel == rel for x in self.external):
             return False
         if len(self.external) >= MAX_EXTERNAL:
@@ -207,6 +218,20 @@ class PowerSupplyReader:
         what = "online" if online else "offline"
         self._say(
             name, "joined", f"power supply {name} ({kind}) appeared, {what}; it counts in the power state"
+        )
+        return True
+
+    def _late_battery(self, name: str, rel: str) -> bool:
+        """Session 25l: a ``type`` Battery that appeared after start is read when none is (the
+        first one only; a profile-named one is added by hw/latezones.py, whichever comes first):
+        before, one the profile does not name left the state "mains" for the run."""
+        if self.battery is not None:
+            return False
+        gate = self._gate
+        self.add_battery(rel)
+        self._gate = gate  # read now, in this read (add_battery's early read is for latezones)
+        self._say(
+            name, "joined", f"power supply {name} (Battery) appeared; its status is the power state now"
         )
         return True
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -71,15 +72,20 @@ class RunningWaits(NamedTuple):
     waits: dict[str, Waited]
 
 
-def running_waits(path: Path | None, board: str) -> RunningWaits | None:
+def running_waits(path: Path | None, board: str, said: list[str] | None = None) -> RunningWaits | None:
     """What a live daemon governing ``board`` publishes as waited for (``doctor``); None when no
-    daemon publishes there, its state is stale or unreadable, or it governs another profile."""
-    from thermogov.client import current  # the client's checks: a regular file, a live pid
+    daemon publishes there, its state is stale or unreadable, or it governs another profile.
+    ``said``: gets why a state file that is there could not be read (session 25l: before, a
+    hostile or corrupt one was passed over in silence, as if no daemon ran)."""
+    from thermogov.client import current, default_state_path  # the client's checks
     from thermogov.interfaces import RuntimeFailure, ThermogovError
 
     try:
         s = current(path)
-    except (ThermogovError, RuntimeFailure, OSError):  # no daemon, or not its state: nothing said
+    except (ThermogovError, RuntimeFailure, OSError) as e:  # no daemon, or not its state
+        p = path if path is not None else default_state_path()
+        if said is not None and os.path.lexists(p):  # there but not read: said; none: no daemon
+            said.append(f"state file not read: {' '.join(str(e).split())}")
         return None
     if s.board != board or s.stale:
         return None

@@ -7,6 +7,7 @@ imports ``loads`` and ``TOMLDecodeError`` from here so no module carries the fal
 
 from __future__ import annotations
 
+import re
 import stat
 import sys
 from pathlib import Path
@@ -35,7 +36,34 @@ def loads_checked(text: str, where: str) -> dict[str, Any]:
     except RecursionError:
         raise ConfigError(f"{where}: malformed TOML (nested too deeply); flatten the tables") from None
     except (ValueError, OverflowError) as e:  # e.g. a date the parser cannot represent
+        big = too_many_digits(text, e)
+        if big:
+            raise ConfigError(f"{where}: {big}") from None
         raise ConfigError(f"{where}: malformed TOML ({e}); fix the value") from e
+
+
+_DIGITS_RE = re.compile(r"[0-9_]+")  # a number's digit run (TOML allows 1_000); linear to find
+_TABLE_RE = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\n]*?)[ \t]*\]", re.M)
+
+
+def too_many_digits(text: str, e: BaseException) -> str:
+    """Session 25l: the int() limit's own text (``Exceeds the limit (4300 digits) for integer
+    string conversion ... use sys.set_int_max_str_digits()``) tells a user to call a Python
+    function.  Instead: the line and field of the first such number, and the fix; "" when ``e``
+    is not that error."""
+    if "integer string conversion" not in str(e):
+        return ""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)() or 4300
+    at = next((m for m in _DIGITS_RE.finditer(text) if len(m.group()) - m.group().count("_") > limit), None)
+    if at is None:
+        return f"a number of more than {limit} digits; write a number the field can hold"
+    line = text.count("\n", 0, at.start()) + 1
+    head = text[text.rfind("\n", 0, at.start()) + 1 : at.start()]
+    key = head.partition("=")[0].strip().strip("\"'") if "=" in head else ""
+    tables = _TABLE_RE.findall(text, 0, at.start())
+    field = ".".join(x for x in (tables[-1].strip() if tables else "", key) if x)
+    name = f"{field} " if field else ""
+    return f"line {line}: {name}is a number of more than {limit} digits; write a number the field can hold"
 
 
 _PIPE_PREFIXES = ("/dev/fd/", "/proc/self/fd/", "/dev/stdin")
@@ -87,4 +115,4 @@ def load_file(path: Path | str, what: str = "config") -> dict[str, Any]:
     return loads_checked(text, str(p))
 
 
-__all__ = ["TOMLDecodeError", "load_file", "loads", "loads_checked"]
+__all__ = ["TOMLDecodeError", "load_file", "loads", "loads_checked", "too_many_digits"]

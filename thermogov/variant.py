@@ -125,7 +125,14 @@ def parse_variant(text: str, field: str = "--policy") -> Variant:
             raise _bad(field, text, f"{key}= has no value")
         if key in overrides:
             raise _bad(field, text, f"{key} is given twice")
-        value = _value(raw)
+        try:
+            value = _value(raw)
+        except ValueError as e:  # int()'s limit (session 25l): Python's hint is no fix for a user
+            if "integer string conversion" not in str(e):
+                raise
+            raise ConfigError(
+                f"{field}: {key}= is a number of more than 4300 digits; give a plain number"
+            ) from None
         if not _finite(value):
             raise ConfigError(f"{field}: {text!r}: {key}={raw} is not a finite number; give a plain number")
         overrides[key] = value

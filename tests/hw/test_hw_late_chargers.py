@@ -22,11 +22,13 @@ from typing import Any
 import pytest
 
 from tests.hw import fakesys, procutil
-from tests.hw.test_hw_waiting_sensors import _run
-from thermogov.config import Config
-from thermogov.hw.discovery import discover
+from tests.hw.test_hw_late_zones import _run as late_zones_run
+from tests.hw.test_hw_waiting_sensors import BAT, _run
+from thermogov.config import Config, parse_config
+from thermogov.hw.discovery import POWER_SUPPLY, discover
 from thermogov.hw.doctor import doctor_data, doctor_report
 from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.publish import PublishOptions
 from thermogov.hw.sysfs import SysfsTree
 
 # A fuel gauge that cannot tell: the chargers' ``online`` decides mains or discharging.
@@ -238,3 +240,71 @@ def test_a_supply_linked_before_its_attributes_is_added_at_the_next_look(tmp_pat
     st = reader.poll()
     assert st is not None and st.state == "mains", said
     assert said == [f"power supply {TCPM} (USB) appeared, online; it counts in the power state"], said
+
+
+def test_a_battery_the_profile_does_not_name_appearing_at_5_s_sets_the_power_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main (session 25l): only a battery the profile names (hw/latezones.py) was added after start;
+    # on the mains devkit's profile (no battery) a pack plugged in at 5 s left the state "mains"
+    # for the run, and no [power] discharging budget applied.
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=60000, gpu_mc=60000)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
+    cfg = parse_config({"run": {"board": "jetson-orin-nano-devkit"}})
+    cls = t.root / "sys/class/power_supply"
+
+    def plug(el: float) -> None:
+        if el >= 5.0 and not (cls / "BAT1").exists():
+            t.supply(
+                "BAT1", "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=70"
+            )
+        if el >= 8.0 and not (cls / "BAT2").exists():  # a second pack: the first stays the one read
+            t.supply("BAT2", "POWER_SUPPLY_NAME=BAT2\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=20")
+
+    power: dict[int, dict[str, Any]] = {}
+    state = tmp_path / "run" / "state.json"
+
+    def step(el: float) -> None:
+        plug(el)
+        if state.exists():
+            power[round(el)] = json.loads(state.read_text())["power"]
+
+    publish = PublishOptions(state_file=state)
+    _rows, err = late_zones_run(tmp_path, monkeypatch, 12.0, step, config=cfg, publish=publish)
+    states = {s: p["state"] for s, p in power.items()}
+    assert {states[s] for s in states if s < 5} == {"mains"}, states
+    assert {states[s] for s in states if s >= 7} == {"discharging"}, states
+    assert power[max(power)]["capacity_pct"] == 70, power[max(power)]
+    assert err.count("power supply BAT1 (Battery) appeared") == 1, err
+    assert "BAT2" not in err and "Traceback" not in err, err
+
+
+def test_a_battery_waited_for_costs_one_listing_of_the_supply_folder_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Main (session 25l): while the profile's battery was waited for, hw/latezones.py and the
+    # supplies reader each listed /sys/class/power_supply once a second: two getdents, one listing.
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=60000, gpu_mc=60000)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=1", kind="Mains")
+    listed = Counter[float]()
+    real_listdir = SysfsTree.listdir
+    clock = [0.0]
+
+    def counted(self: SysfsTree, rel: str, pattern: str = "") -> list[str]:
+        if rel == POWER_SUPPLY:
+            listed[clock[0]] += 1
+        return real_listdir(self, rel, pattern)
+
+    monkeypatch.setattr(SysfsTree, "listdir", counted)
+
+    def plug(el: float) -> None:
+        clock[0] = round(el, 3)
+        if el >= 12.0 and not (t.root / "sys/class/power_supply/BAT0").exists():
+            t.supply("BAT0", BAT, temp_decic=305)
+
+    rows, err = _run(tmp_path, monkeypatch, 16.0, plug)
+    waiting = sum(n for at, n in listed.items() if 1.0 <= at < 11.0)  # ten seconds
+    assert 9 <= waiting <= 11, sorted(listed.items())  # the reader's own look, once a second
+    joined = [float(r["t_s"]) for r in rows if "sensor_joined:battery" in r["event"].split()]
+    assert len(joined) == 1 and 12.0 <= joined[0] <= 13.5, joined  # still found at once
+    assert "Traceback" not in err

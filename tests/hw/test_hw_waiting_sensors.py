@@ -10,6 +10,7 @@ daemon runs on a virtual clock (as tests/hw/test_hw_late_zones.py does): no slee
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -175,3 +176,34 @@ def test_stepped_s_context_counts_only_the_sensors_the_board_has(tmp_path: Path)
     prep = daemon.prepare(opts)
     assert "gpu" in {s.name for s in prep.specs}, "still fused once it appears"
     assert daemon.policy_context(prep).sensor_names == ("cpu", "battery")
+
+
+HOSTILE_STATES: dict[str, tuple[Callable[[Path], None], str]] = {
+    "not json": (lambda p: p.write_text("[[[[\n"), "not JSON"),
+    "5000 digits": (
+        lambda p: p.write_text('{"pid": ' + "9" * 5000 + "}"),
+        "a number of more than 4300 digits",
+    ),
+    "nested": (lambda p: p.write_text("[" * 400 + "]" * 400), "nested more than"),
+    "a link loop": (lambda p: p.symlink_to(p.name), "link loop"),
+    "a fifo": (lambda p: os.mkfifo(p), "not a regular file"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_STATES))
+def test_doctor_says_in_one_line_that_a_state_file_there_could_not_be_read(tmp_path: Path, kind: str) -> None:
+    # Main (session 25l): a hostile or corrupt --state file was passed over in silence, as if no
+    # daemon ran; doctor still goes on and its exit status is the one without it.
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, battery_decic=300)
+    make, why = HOSTILE_STATES[kind]
+    state = tmp_path / "state.json"
+    make(state)
+    plain = procutil.run_cli("doctor", "--sysfs-root", str(t.root), "--state", str(tmp_path / "none.json"))
+    p = procutil.run_cli("doctor", "--sysfs-root", str(t.root), "--state", str(state))
+    assert p.returncode == plain.returncode == 0, p.stdout + p.stderr
+    said = [ln for ln in p.stdout.splitlines() if ln.startswith("state file not read: ")]
+    assert len(said) == 1 and str(state) in said[0] and why in said[0], p.stdout
+    assert [ln for ln in p.stdout.splitlines() if ln not in said] == plain.stdout.splitlines()
+    assert "state file" not in plain.stdout and "Traceback" not in p.stderr
+    p = procutil.run_cli("doctor", "--json", "--sysfs-root", str(t.root), "--state", str(state))
+    assert p.returncode == 0 and why in json.loads(p.stdout)["state_file"], p.stdout

@@ -133,6 +133,19 @@ def test_a_line_of_megabytes_is_dropped_before_any_reader_splits_it(
     )
 
 
+def test_a_table_of_100000_columns_is_said_to_be_too_wide_not_binary(tmp_path: Path) -> None:
+    """Main (session 25l): "a binary or a file without line ends" for a text table whose every line
+    is over 64 KiB: it has line ends, and the fix is to cut its columns."""
+    wide = tmp_path / "wide.csv"
+    header = ",".join(["t", *(f"temp{i}" for i in range(99_999))])
+    rows = [",".join([str(r), *(["45.0"] * 99_999)]) for r in range(3)]
+    wide.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    line = one_line_error(thermogov("import", str(wide), "--out", str(tmp_path / "o")), "line 1 is ")
+    assert f"line 1 is {len(header)} bytes (about 100000 fields), over the 64 KiB" in line, line
+    assert "the other 3 line(s)" in line and "cut -d, -f" in line and "binary" not in line, line
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize("token", ["1e308", "-1e308", "-0", "nan", "inf", "-inf"])
 def test_an_extreme_or_non_finite_number_in_every_column_of_a_row(tmp_path: Path, token: str) -> None:
     lines = _log_text().splitlines()

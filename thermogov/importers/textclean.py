@@ -191,12 +191,25 @@ def _drop_long_lines(text: str, source: str, notes: list[str]) -> str:
     lines = text.split("\n")
     kept = [ln for ln in lines if len(ln) <= MAX_LINE_CHARS]
     dropped = len(lines) - len(kept)
+    k, first = next((i, ln) for i, ln in enumerate(lines, 1) if len(ln) > MAX_LINE_CHARS)
+    size = len(first.encode("utf-8", "replace"))
+    limit = f"{MAX_LINE_CHARS // 1024} KiB"
     if not any(ln.strip() for ln in kept):
+        if dropped == 1:  # one line and no line end in it: what a binary or a lost-line-ends file is
+            raise LogFormatError(
+                f"{source}: no line shorter than {limit} (one line of {size} bytes: a binary or a file "
+                "without line ends); pass the log itself"
+            )
+        # Session 25l: lines there, each too long (a 100 000-column table), is no binary.
+        fields = max(first.count(sep) for sep in ",;\t ") + 1
+        about = f" (about {fields} fields)" if fields > 1 else ""
         raise LogFormatError(
-            f"{source}: no line shorter than {MAX_LINE_CHARS // 1024} KiB (a binary or a file without line ends); "
-            "pass the log itself"
+            f"{source}: line {k} is {size} bytes{about}, over the {limit} a log line may "
+            f"hold, and so are the other {dropped - 1} line(s); keep the columns to import "
+            "(e.g. cut -d, -f1-20 FILE > SMALLER.csv) and pass that file"
         )
     notes.append(
-        f"{dropped} line(s) longer than {MAX_LINE_CHARS // 1024} KiB dropped: no log line is that long"
+        f"{dropped} line(s) longer than {limit} dropped (the first: line {k}, {size} bytes): "
+        "no log line is that long"
     )
     return "\n".join(kept)
