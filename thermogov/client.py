@@ -222,7 +222,7 @@ def _whole(v: Any, name: str, where: str, low: int = 0, high: int | None = None)
 MAX_STATE_DEPTH = 32
 
 
-def _depth_over(doc: Any, limit: int) -> bool:
+def depth_over(doc: Any, limit: int) -> bool:
     """Whether ``doc`` nests containers more than ``limit`` deep (iterative: no recursion)."""
     todo: list[tuple[Any, int]] = [(doc, 0)]
     while todo:
@@ -272,7 +272,7 @@ def current(path: Path | str | None = None) -> State:
         raise StateFormatError(f"{p}: larger than {MAX_STATE_BYTES} bytes; not a thermogov state")
     try:
         doc = json.loads(data)
-        if _depth_over(doc, MAX_STATE_DEPTH):
+        if depth_over(doc, MAX_STATE_DEPTH):
             # a document the decoder took but whose readers recurse per level (``status --json``
             # ended in "internal error: RecursionError" at 500 levels): no state nests so deep
             raise StateFormatError(
