@@ -19,7 +19,7 @@ import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from thermogov.importers.cells import Cells, Lines, column, split_lines
+from thermogov.importers.cells import Cells, Lines, column, iter_column, split_lines
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
@@ -32,7 +32,7 @@ from thermogov.importers.common import (
     newest_first,
     no_samples_error,
     plausible_times,
-    rebase,
+    rebased,
 )
 from thermogov.importers.quantities import (
     FAHRENHEIT,
@@ -452,7 +452,7 @@ class _Col:
 
 
 def _values(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> list[float | None]:
-    return [number(c, decimal_comma) if c else None for c in column(rows, i)]
+    return [number(c, decimal_comma) if c else None for c in iter_column(rows, i)]
 
 
 def _stamp_share(rows: Sequence[list[str]], i: int) -> float:
@@ -927,14 +927,20 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         how = "given" if interval_s else "assumed; pass --interval"
         notes.append(f"no time column: one row per {step:g} s ({how})")
         return [i * step for i in range(n)]
-    cells = column(t.rows, tcol.index)
-    if dcol:
-        cells = [d + " " + c for d, c in zip(column(t.rows, dcol.index), cells, strict=True)]
-    nums = [number(c, dc) for c in cells]
+
+    def stamp_cells() -> Iterator[str]:
+        cells = iter_column(t.rows, tcol.index)
+        if dcol:
+            return (d + " " + c for d, c in zip(iter_column(t.rows, dcol.index), cells, strict=True))
+        return cells
+
+    # the numbers first, from the cells one at a time: a big table's stamps are not held as
+    # strings beside the axis being built (the cells are cut again for stamps that are no numbers)
+    nums = [number(c, dc) for c in stamp_cells()]
     if sum(1 for v in nums if v is not None) * 2 > n:
-        del cells  # a big table's stamps as strings: not held beside the axis being built
         vals = finite(nums)
         med = statistics.median(vals) if vals else 0.0
+        del vals
         unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
         if unit is None:
             unit = _epoch_unit(med)
@@ -948,7 +954,12 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
                 f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"
             )
         f = unit.factor if unit else 1.0
-        return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
+        for k, v in enumerate(nums):  # in place: the old float goes as its product comes
+            if v is not None:
+                nums[k] = v * f  # NaN/inf: plausible_times drops them
+        return nums
+    del nums
+    cells = list(stamp_cells())
     out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
@@ -983,6 +994,13 @@ def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
     return newest_first(list(itertools.accumulate(steps, initial=0.0)))
 
 
+def _typical_step(times: list[float]) -> float:
+    """The median step forward (0.0 without one); only a tied last stamp needs it, so a big
+    axis's steps are not held as floats for every log."""
+    positive = [b - a for a, b in itertools.pairwise(times) if b > a]
+    return statistics.median(positive) if positive else 0.0
+
+
 def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
     """Rows sharing one stamp spread evenly towards the next stamp; (times, rows moved).
 
@@ -993,8 +1011,6 @@ def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list
     """
     out = list(times)
     moved = 0
-    positive = [b - a for a, b in itertools.pairwise(times) if b > a]
-    typical = statistics.median(positive) if positive else 0.0
     i = 0
     while i < len(out):
         j = i
@@ -1007,7 +1023,7 @@ def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list
                 if within_s is not None
                 else (times[j + 1] - times[i])
                 if j + 1 < len(times)
-                else typical  # the last stamp's rows span one step like every other's (not k steps)
+                else _typical_step(times)  # the last stamp's rows span one step like every other's
             )
             if span > 0:
                 for m in range(1, k):
@@ -1080,8 +1096,11 @@ def parse_text(
             f"{unplaced} row(s) whose time could not be read or placed skipped "
             "(an unreadable stamp, or a time of day more than 12 h back)"
         )
+    del raw_times  # only `times` is read from here on
     kept_t: list[float] = []
-    rows = ColumnBuilder()  # each kept row straight into columns: no dicts or sample per row held
+    # each kept row straight into columns (no dicts or sample per row held), its time kept only
+    # in kept_t: the builder is given the final axis
+    rows = ColumnBuilder(timed=False)
     power_notes: set[str] = set()
     skipped = t.malformed
     backwards = 0
@@ -1106,6 +1125,7 @@ def parse_text(
         kept_t.append(tm)
         pw = power if power is not None else board_power(rails, power_notes)
         rows.append(0.0, (temps, freqs, loads, rails or _NO_VALUES, _NO_VALUES), pw)
+    del times
     if not len(rows):
         raise _no_rows_error(source, cols, t.rows)
     if backwards:
@@ -1126,7 +1146,8 @@ def parse_text(
         notes.append(
             f"{tied} row(s) shared a timestamp with the previous row: spread evenly up to the next stamp"
         )
-    samples = rows.finish(rebase(kept_t))  # the axis is final only now: ties spread, from 0
+    # the axis is final only now (ties spread, from 0): rebased straight into the store's array
+    samples = rows.finish(rebased(kept_t))
     return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))
 
 
