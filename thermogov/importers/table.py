@@ -109,7 +109,16 @@ def _split(line: str, delim: str) -> list[str]:
         # "stamp, 45.2, 1500000" (a comma and a space): the commas are no part of the cells, so
         # the whitespace split never beats the comma split with extra "," cells
         return stamp + [tok for tok in (w.strip(",;") for w in rest.split()) if tok]
+    if line and len(line) < _PLAIN_SPLIT_MAX and _CSV_SPECIAL_RE.search(line) is None:
+        # no quote, line break or NUL: the csv module would split on the delimiter alone
+        return [c.strip() for c in line.split(delim)]
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
+
+
+# what makes the csv module do more than split a line on its delimiter (a field is also limited
+# to csv.field_size_limit(), 131 072 characters by default: a longer line takes the csv module)
+_CSV_SPECIAL_RE = re.compile('["\r\n\x00]')
+_PLAIN_SPLIT_MAX = 100_000
 
 
 _JOINING_COMMA_RE = re.compile(r"[^\d\s,;],|,[^\d\s,;]")
@@ -154,9 +163,16 @@ def tegra_cell(cell: str) -> tuple[float, float | None] | None:
     return None
 
 
+# A plain decimal (``45.5``, ``-3``, ``1510``, ``.5``): every test below would end in float(c), so
+# the table's commonest cell skips them (the same \d as _NUM_RE: any Unicode digit, as float reads)
+_PLAIN_NUM_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
 def number(cell: str, decimal_comma: bool) -> float | None:
     """A cell as a float (unit suffix allowed: ``48.3'C``, ``1500MHz``); NaN for nan/inf; else None."""
     c = cell.strip()
+    if _PLAIN_NUM_RE.fullmatch(c):
+        return float(c)
     if c.lower() in _NONFINITE:
         return float("nan")
     if (tc := tegra_cell(c)) is not None:
@@ -256,6 +272,7 @@ def sniff(text: str) -> Table | None:
 # Thousands separators: a comma, a dot, or a space of any kind: plain, no-break or narrow no-break
 # (a French export, CLDR's `fr` locale), or an apostrophe (Swiss German).
 _SPACE_SEPS = " \u00a0\u202f'"
+_SEEN_CELLS = 1 << 14
 
 
 def _digit_grouping(
@@ -289,18 +306,46 @@ def _digit_grouping(
     grouped = [[0] * len(pats) for _ in range(width)]
     multi = [[False] * len(pats) for _ in range(width)]
     big = [[False] * len(pats) for _ in range(width)]
+    # per cell text: per separator (plain, reaches 100, grouped, two marks), the same tests as
+    # below, made once for a text that repeats (temperatures, clocks); bounded, since a column of
+    # stamps repeats nothing
+    seen: dict[str, tuple[tuple[bool, bool, bool, bool], ...]] = {}
+    ks = range(len(pats))
     for r in rows():
         for i in range(width):
             c = r[i].strip()
             if not c:
                 continue
-            for k, (sep, plain_re, grouped_re) in enumerate(pats):
-                if plain_re.fullmatch(c):
+            digits = c[1:] if c[0] == "-" else c
+            if digits.isdecimal():
+                # a whole number (str.isdecimal is re's \d): plain for every separator, grouped
+                # for none (a grouped number holds its separator)
+                p = plain[i]
+                for k in ks:
+                    p[k] += 1
+                if abs(float(c)) >= 100:
+                    big[i] = [True] * len(pats)
+                continue
+            tests = seen.get(c)
+            if tests is None:
+                tests = tuple(
+                    (
+                        is_plain := plain_re.fullmatch(c) is not None,
+                        is_plain and abs(float(c.replace(dec, "."))) >= 100,
+                        is_grouped := grouped_re.fullmatch(c) is not None,
+                        is_grouped and len(re.findall(sep, c)) > 1,
+                    )
+                    for sep, plain_re, grouped_re in pats
+                )
+                if len(seen) < _SEEN_CELLS:
+                    seen[c] = tests
+            for k, (is_plain, reaches, is_grouped, two_marks) in enumerate(tests):
+                if is_plain:
                     plain[i][k] += 1
-                    big[i][k] = big[i][k] or abs(float(c.replace(dec, "."))) >= 100
-                if grouped_re.fullmatch(c):
+                    big[i][k] = big[i][k] or reaches
+                if is_grouped:
                     grouped[i][k] += 1
-                    multi[i][k] = multi[i][k] or len(re.findall(sep, c)) > 1
+                    multi[i][k] = multi[i][k] or two_marks
     wanted = [(i, k) for i in range(width) for k in range(len(pats)) if grouped[i][k]]
     numeric = dict.fromkeys(wanted, 0)
     if wanted:
