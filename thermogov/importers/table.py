@@ -19,7 +19,7 @@ import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from thermogov.importers.cells import Cells, Lines, column, split_lines
+from thermogov.importers.cells import Cells, Lines, column, iter_column, split_lines
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
@@ -32,7 +32,7 @@ from thermogov.importers.common import (
     newest_first,
     no_samples_error,
     plausible_times,
-    rebase,
+    rebased,
 )
 from thermogov.importers.quantities import (
     FAHRENHEIT,
@@ -109,7 +109,16 @@ def _split(line: str, delim: str) -> list[str]:
         # "stamp, 45.2, 1500000" (a comma and a space): the commas are no part of the cells, so
         # the whitespace split never beats the comma split with extra "," cells
         return stamp + [tok for tok in (w.strip(",;") for w in rest.split()) if tok]
+    if line and len(line) < _PLAIN_SPLIT_MAX and _CSV_SPECIAL_RE.search(line) is None:
+        # no quote, line break or NUL: the csv module would split on the delimiter alone
+        return [c.strip() for c in line.split(delim)]
     return [c.strip() for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])]
+
+
+# what makes the csv module do more than split a line on its delimiter (a field is also limited
+# to csv.field_size_limit(), 131 072 characters by default: a longer line takes the csv module)
+_CSV_SPECIAL_RE = re.compile('["\r\n\x00]')
+_PLAIN_SPLIT_MAX = 100_000
 
 
 _JOINING_COMMA_RE = re.compile(r"[^\d\s,;],|,[^\d\s,;]")
@@ -154,9 +163,16 @@ def tegra_cell(cell: str) -> tuple[float, float | None] | None:
     return None
 
 
+# A plain decimal (``45.5``, ``-3``, ``1510``, ``.5``): every test below would end in float(c), so
+# the table's commonest cell skips them (the same \d as _NUM_RE: any Unicode digit, as float reads)
+_PLAIN_NUM_RE = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
 def number(cell: str, decimal_comma: bool) -> float | None:
     """A cell as a float (unit suffix allowed: ``48.3'C``, ``1500MHz``); NaN for nan/inf; else None."""
     c = cell.strip()
+    if _PLAIN_NUM_RE.fullmatch(c):
+        return float(c)
     if c.lower() in _NONFINITE:
         return float("nan")
     if (tc := tegra_cell(c)) is not None:
@@ -256,6 +272,7 @@ def sniff(text: str) -> Table | None:
 # Thousands separators: a comma, a dot, or a space of any kind: plain, no-break or narrow no-break
 # (a French export, CLDR's `fr` locale), or an apostrophe (Swiss German).
 _SPACE_SEPS = " \u00a0\u202f'"
+_SEEN_CELLS = 1 << 14
 
 
 def _digit_grouping(
@@ -289,18 +306,46 @@ def _digit_grouping(
     grouped = [[0] * len(pats) for _ in range(width)]
     multi = [[False] * len(pats) for _ in range(width)]
     big = [[False] * len(pats) for _ in range(width)]
+    # per cell text: per separator (plain, reaches 100, grouped, two marks), the same tests as
+    # below, made once for a text that repeats (temperatures, clocks); bounded, since a column of
+    # stamps repeats nothing
+    seen: dict[str, tuple[tuple[bool, bool, bool, bool], ...]] = {}
+    ks = range(len(pats))
     for r in rows():
         for i in range(width):
             c = r[i].strip()
             if not c:
                 continue
-            for k, (sep, plain_re, grouped_re) in enumerate(pats):
-                if plain_re.fullmatch(c):
+            digits = c[1:] if c[0] == "-" else c
+            if digits.isdecimal():
+                # a whole number (str.isdecimal is re's \d): plain for every separator, grouped
+                # for none (a grouped number holds its separator)
+                p = plain[i]
+                for k in ks:
+                    p[k] += 1
+                if abs(float(c)) >= 100:
+                    big[i] = [True] * len(pats)
+                continue
+            tests = seen.get(c)
+            if tests is None:
+                tests = tuple(
+                    (
+                        is_plain := plain_re.fullmatch(c) is not None,
+                        is_plain and abs(float(c.replace(dec, "."))) >= 100,
+                        is_grouped := grouped_re.fullmatch(c) is not None,
+                        is_grouped and len(re.findall(sep, c)) > 1,
+                    )
+                    for sep, plain_re, grouped_re in pats
+                )
+                if len(seen) < _SEEN_CELLS:
+                    seen[c] = tests
+            for k, (is_plain, reaches, is_grouped, two_marks) in enumerate(tests):
+                if is_plain:
                     plain[i][k] += 1
-                    big[i][k] = big[i][k] or abs(float(c.replace(dec, "."))) >= 100
-                if grouped_re.fullmatch(c):
+                    big[i][k] = big[i][k] or reaches
+                if is_grouped:
                     grouped[i][k] += 1
-                    multi[i][k] = multi[i][k] or len(re.findall(sep, c)) > 1
+                    multi[i][k] = multi[i][k] or two_marks
     wanted = [(i, k) for i in range(width) for k in range(len(pats)) if grouped[i][k]]
     numeric = dict.fromkeys(wanted, 0)
     if wanted:
@@ -452,7 +497,7 @@ class _Col:
 
 
 def _values(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> list[float | None]:
-    return [number(c, decimal_comma) if c else None for c in column(rows, i)]
+    return [number(c, decimal_comma) if c else None for c in iter_column(rows, i)]
 
 
 def _stamp_share(rows: Sequence[list[str]], i: int) -> float:
@@ -927,14 +972,20 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         how = "given" if interval_s else "assumed; pass --interval"
         notes.append(f"no time column: one row per {step:g} s ({how})")
         return [i * step for i in range(n)]
-    cells = column(t.rows, tcol.index)
-    if dcol:
-        cells = [d + " " + c for d, c in zip(column(t.rows, dcol.index), cells, strict=True)]
-    nums = [number(c, dc) for c in cells]
+
+    def stamp_cells() -> Iterator[str]:
+        cells = iter_column(t.rows, tcol.index)
+        if dcol:
+            return (d + " " + c for d, c in zip(iter_column(t.rows, dcol.index), cells, strict=True))
+        return cells
+
+    # the numbers first, from the cells one at a time: a big table's stamps are not held as
+    # strings beside the axis being built (the cells are cut again for stamps that are no numbers)
+    nums = [number(c, dc) for c in stamp_cells()]
     if sum(1 for v in nums if v is not None) * 2 > n:
-        del cells  # a big table's stamps as strings: not held beside the axis being built
         vals = finite(nums)
         med = statistics.median(vals) if vals else 0.0
+        del vals
         unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
         if unit is None:
             unit = _epoch_unit(med)
@@ -948,7 +999,12 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
                 f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"
             )
         f = unit.factor if unit else 1.0
-        return [v * f if v is not None else None for v in nums]  # NaN/inf: plausible_times drops them
+        for k, v in enumerate(nums):  # in place: the old float goes as its product comes
+            if v is not None:
+                nums[k] = v * f  # NaN/inf: plausible_times drops them
+        return nums
+    del nums
+    cells = list(stamp_cells())
     out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
@@ -983,6 +1039,13 @@ def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
     return newest_first(list(itertools.accumulate(steps, initial=0.0)))
 
 
+def _typical_step(times: list[float]) -> float:
+    """The median step forward (0.0 without one); only a tied last stamp needs it, so a big
+    axis's steps are not held as floats for every log."""
+    positive = [b - a for a, b in itertools.pairwise(times) if b > a]
+    return statistics.median(positive) if positive else 0.0
+
+
 def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
     """Rows sharing one stamp spread evenly towards the next stamp; (times, rows moved).
 
@@ -993,8 +1056,6 @@ def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list
     """
     out = list(times)
     moved = 0
-    positive = [b - a for a, b in itertools.pairwise(times) if b > a]
-    typical = statistics.median(positive) if positive else 0.0
     i = 0
     while i < len(out):
         j = i
@@ -1007,7 +1068,7 @@ def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list
                 if within_s is not None
                 else (times[j + 1] - times[i])
                 if j + 1 < len(times)
-                else typical  # the last stamp's rows span one step like every other's (not k steps)
+                else _typical_step(times)  # the last stamp's rows span one step like every other's
             )
             if span > 0:
                 for m in range(1, k):
@@ -1080,8 +1141,11 @@ def parse_text(
             f"{unplaced} row(s) whose time could not be read or placed skipped "
             "(an unreadable stamp, or a time of day more than 12 h back)"
         )
+    del raw_times  # only `times` is read from here on
     kept_t: list[float] = []
-    rows = ColumnBuilder()  # each kept row straight into columns: no dicts or sample per row held
+    # each kept row straight into columns (no dicts or sample per row held), its time kept only
+    # in kept_t: the builder is given the final axis
+    rows = ColumnBuilder(timed=False)
     power_notes: set[str] = set()
     skipped = t.malformed
     backwards = 0
@@ -1106,6 +1170,7 @@ def parse_text(
         kept_t.append(tm)
         pw = power if power is not None else board_power(rails, power_notes)
         rows.append(0.0, (temps, freqs, loads, rails or _NO_VALUES, _NO_VALUES), pw)
+    del times
     if not len(rows):
         raise _no_rows_error(source, cols, t.rows)
     if backwards:
@@ -1126,7 +1191,8 @@ def parse_text(
         notes.append(
             f"{tied} row(s) shared a timestamp with the previous row: spread evenly up to the next stamp"
         )
-    samples = rows.finish(rebase(kept_t))  # the axis is final only now: ties spread, from 0
+    # the axis is final only now (ties spread, from 0): rebased straight into the store's array
+    samples = rows.finish(rebased(kept_t))
     return ImportedLog(fmt, source, None, samples, skipped, tuple(notes + sorted(power_notes)))
 
 
