@@ -191,7 +191,7 @@ class PowerSupplyReader:
         if is_battery(s):
             return self._late_battery(name, rel)
         if not is_external(s):
-            return False  # another kind (a Battery: _late_battery)
+            return False  # neither a charger nor a battery (type Unknown, or a kind added to sysfs-class-power later)
         if any(x.rel == rel for x in self.external):
             return False
         if len(self.external) >= MAX_EXTERNAL:
