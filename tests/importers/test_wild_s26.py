@@ -21,6 +21,7 @@ import pytest
 
 from tests.cli.script import one_line_error, thermogov
 from thermogov.importers import parse_log
+from thermogov.importers.stamps import parse_stamp
 from thermogov.interfaces import LogFormatError
 
 
@@ -144,3 +145,19 @@ def test_one_banner_date_before_a_loop_of_unstamped_records(tmp_path: Path) -> N
     )
     assert log.skipped_lines == 0
     assert any("1 date line(s) for 7 records" in n for n in log.notes), log.notes
+
+
+def test_an_iso_stamp_with_a_literal_z_before_its_offset(tmp_path: Path) -> None:
+    # `echo "$(date +'%FT%TZ%:z'),$(cat .../cpu*/cpufreq/scaling_cur_freq),$(cat .../temp)"`
+    lines = ["TIMESTAMP,CPU_0_FREQ,CPU_1_FREQ,CPU_TEMP"]
+    for k in range(6):
+        f = 1_500_000 if 1 <= k <= 4 else 700_000
+        lines.append(f"2025-02-03T08:00:{3 * k:02d}Z-05:00,{f},{f},{46_250 + 750 * k}")
+    path = tmp_path / "cpu_log.csv"
+    path.write_text("\n".join(lines) + "\n")
+    log = parse_log(path)
+    assert [s.t_s for s in log.samples] == [0.0, 3.0, 6.0, 9.0, 12.0, 15.0]
+    assert [s.temps_c["cpu"] for s in log.samples] == pytest.approx([46.25 + 0.75 * k for k in range(6)])
+    assert log.samples[1].freqs_hz["cpu"] == pytest.approx(1.5e9)
+
+    assert parse_stamp("2025-02-03T08:00:01Z-05:00") == parse_stamp("2025-02-03T13:00:01Z")
