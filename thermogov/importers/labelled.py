@@ -168,30 +168,37 @@ def _split_pairs(line: str) -> list[str]:
     return parts
 
 
-_MIN_BLOCK = OTHER_PART_LINES
+class _Unread:
+    """The data-like lines that gave no reading, counted as they come: the first run of
+    OTHER_PART_LINES or more consecutive ones of one shape (digits aside) is a part of the file
+    in another format, which the labelled reader would drop without a word.  Only that run and a
+    count are kept (a file of a million such lines holds no list of them)."""
 
+    def __init__(self) -> None:
+        self.count = 0
+        self.run: tuple[int, int, str, str] | None = None  # first, last, first text, shape
+        self.found: tuple[int, int, str] | None = None
 
-def _other_format_part(unread: list[tuple[int, str]]) -> tuple[int, int, str, int] | None:
-    """(first line, last line, its text, lines of other shapes) of the first run of
-    ``_MIN_BLOCK`` or more consecutive unread data lines of one shape (digits aside): a part of
-    the file in another format, which the labelled reader would drop without a word."""
-    runs: list[tuple[int, int, str, str]] = []  # first, last, first text, shape
-    for n, line in unread:
+    def add(self, number: int, line: str) -> None:
+        self.count += 1
         shape = line_shape(line)
-        if runs and runs[-1][1] == n - 1 and runs[-1][3] == shape:
-            runs[-1] = (runs[-1][0], n, runs[-1][2], shape)
+        r = self.run
+        if r is not None and r[1] == number - 1 and r[3] == shape:
+            self.run = r = (r[0], number, r[2], shape)
         else:
-            runs.append((n, n, line.strip(), shape))
-    long = [r for r in runs if r[1] - r[0] + 1 >= _MIN_BLOCK]
-    if not long:
-        return None
-    a, b, first, _ = long[0]
-    return a, b, first, len(unread) - (b - a + 1)
+            self.run = r = (number, number, line.strip(), shape)
+        if r[1] - r[0] + 1 >= OTHER_PART_LINES and (self.found is None or self.found[0] == r[0]):
+            self.found = (r[0], r[1], r[2])
+
+    def part(self) -> tuple[int, int, str, int] | None:
+        """(first line, last line, its text, unread lines outside it), or None."""
+        if self.found is None:
+            return None
+        a, b, first = self.found
+        return a, b, first, self.count - (b - a + 1)
 
 
-def _readings(
-    text: str, unread: list[tuple[int, str]] | None = None
-) -> list[tuple[str, str, float | tuple[float, bool]]]:
+def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, float | tuple[float, bool]]]:
     """(label, kind, value) of every reading line, in order; with ``unread``, the (1-based number,
     text) of each data-like line that gave no reading and no stamp is appended to it.
 
@@ -241,7 +248,7 @@ def _readings(
             if kind is not None:
                 out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
         if unread is not None and len(out) == before and data_like(raw):
-            unread.append((number, raw))
+            unread.add(number, raw)
     return out
 
 
@@ -259,7 +266,7 @@ def looks_like(text: str) -> bool:
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Group the readings into timestamped samples (see module doc)."""
-    unread: list[tuple[int, str]] = []
+    unread = _Unread()
     readings = _readings(text, unread)
     stamp_labels = Counter(label for label, kind, _ in readings if kind == "stamp")
     stamp_label = stamp_labels.most_common(1)[0][0] if stamp_labels else None
@@ -285,7 +292,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     usable = [r for r in records if any(isinstance(v, tuple) and v[0] == "temp" for v in r.values())]
     if not usable:
         raise no_samples_error(source, "'Label: value' records with a temperature (48.3'C)")
-    if (part := _other_format_part(unread)) is not None:
+    if (part := unread.part()) is not None:
         a, b, first, others = part
         lines = text.splitlines()
         read = next((n for n in range(1, len(lines) + 1) if not a <= n <= b and _readings(lines[n - 1])), 0)
