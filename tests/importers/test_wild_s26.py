@@ -161,3 +161,20 @@ def test_an_iso_stamp_with_a_literal_z_before_its_offset(tmp_path: Path) -> None
     assert log.samples[1].freqs_hz["cpu"] == pytest.approx(1.5e9)
 
     assert parse_stamp("2025-02-03T08:00:01Z-05:00") == parse_stamp("2025-02-03T13:00:01Z")
+
+
+def test_a_logger_that_added_a_column_midway(tmp_path: Path) -> None:
+    # `date,temp,freq` rows, then the logger restarted with a load column: split on whitespace
+    # (the date and the rest), the file was "no table of at least two columns found"
+    lines = ["time,temp,freq"]
+    lines += [f"2025-06-30 14:02:{k:02d},{48.5 + 0.2 * k:.1f},1400" for k in range(8)]
+    lines += ["time,temp,load,freq"]
+    lines += [f"2025-06-30 14:03:{k:02d},{52.5 + 0.1 * k:.1f},88,1800" for k in range(15)]
+    path = tmp_path / "log.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(LogFormatError, match=r"lines 2-9 .* 8 lines in one shape.*4 columns.*sed -n '2,9p'"):
+        parse_log(path)
+    # a whitespace table whose stamps carry a decimal-comma fraction stays a whitespace table
+    path.write_text("".join(f"2025-06-30 14:02:{k:02d},125 {47 + k}.5 1500\n" for k in range(5)))
+    log = parse_log(path)
+    assert [s.temps_c["cpu"] for s in log.samples] == [47.5 + k for k in range(5)]

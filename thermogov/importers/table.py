@@ -130,11 +130,17 @@ _PLAIN_SPLIT_MAX = 100_000
 _JOINING_COMMA_RE = re.compile(r"[^\d\s,;],|,[^\d\s,;]")
 
 
+_GROUPED_RE = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+
+
 def _comma_joined(line: str) -> bool:
-    """Whether a token of ``line``'s whitespace split holds a comma beside a non-digit (a
-    delimiter, not a decimal or thousands mark); bracketed tegrastats lists do not count."""
+    """Whether a token of ``line``'s whitespace split holds a comma beside a non-digit, or two
+    commas that are no thousands groups (`10:00:00,50.5,1500`: a decimal comma is one a number),
+    so a delimiter, not a decimal or thousands mark; bracketed tegrastats lists do not count."""
     return any(
-        _JOINING_COMMA_RE.search(tok) for tok in _split(line, " ") if "," in tok and tok[:1] not in "[("
+        _JOINING_COMMA_RE.search(tok) or (tok.count(",") >= 2 and not _GROUPED_RE.fullmatch(tok))
+        for tok in _split(line, " ")
+        if "," in tok and tok[:1] not in "[("
     )
 
 
