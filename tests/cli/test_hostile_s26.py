@@ -11,6 +11,9 @@ installed script.
   shutdown for every run in flight to finish: minutes to hours for long runs, and those
   abandoned runs then wrote their ``summary.json``, the mark of a complete run folder, after
   the command had said it was interrupted.  The workers are now ended at once.
+* ``thermogov run --metrics-addr nope...`` (an empty or 64-character DNS label, which IDNA
+  cannot encode) was "internal error: UnicodeError", exit 1; now one line naming
+  ``--metrics-addr``, exit 2, nothing written to the (fake) board.
 """
 
 from __future__ import annotations
@@ -19,8 +22,11 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.cli.script import SCRIPT, one_line_error, thermogov
-from tests.hw.procutil import DEADLINE_S, wait_line
+from tests.hw import fakesys
+from tests.hw.procutil import DEADLINE_S, paths, wait_line
 from thermogov.sim.sweep.spec import MAX_POINTS
 
 
@@ -65,3 +71,13 @@ def test_a_stop_to_compare_alone_ends_its_runs_in_flight(tmp_path: Path) -> None
     reported = {first.split()[0]}
     complete = {p.parent.parent.name for p in out.glob("*/*/summary.json")}
     assert complete == reported, (complete, reported, text)
+
+
+@pytest.mark.parametrize("addr", ["nope...", "a" * 64 + ".example"])
+def test_a_metrics_address_idna_cannot_encode_is_bad_input(tmp_path: Path, addr: str) -> None:
+    tree = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    before = tree.snapshot()
+    p = thermogov("run", *paths(tmp_path), "--metrics-port", "0", "--metrics-addr", addr, timeout=DEADLINE_S)
+    one_line_error(p, f"--metrics-addr {addr!r}: not an address to listen on")
+    assert tree.snapshot() == before
+    assert not (tmp_path / "state" / "journal.json").exists()
