@@ -87,3 +87,67 @@ def test_only_the_gpu_read_only_leaves_the_cpu_governed_and_never_writes_the_gpu
     assert "read-only mount" in summary["missing_domains"]["gpu"], summary["missing_domains"]
     caps = [int(row["cpu_cap_hz"]) for row in csv.DictReader((run_dir / "trace.csv").open())]
     assert caps and min(caps) < max(fakesys.ORIN_NANO_CPU_KHZ) * 1000, caps  # the hot CPU was capped
+
+
+# -- a policy per CPU under a profile that names cluster policies -----------------------------------
+PER_CORE_KHZ = fakesys.khz_grid(729600, 76800, 1497600)
+
+
+def _per_core_orin(root: Path, cores: int, table: tuple[int, ...] = PER_CORE_KHZ) -> fakesys.FakeTree:
+    """A T234-class board whose kernel gives each CPU its own policy (cppc_cpufreq on an SBSA
+    layout, as JetPack 7 boards are; a cpufreq-dt table without ``opp-shared``), no profile
+    naming it: run with ``--board jetson-orin-nano``, whose cpu domain names policy0 and policy4."""
+    t = fakesys.FakeTree(root)
+    t.model("Acme T234 box", ("acme,box", "nvidia,tegra234"))
+    t.zone(0, "cpu-thermal", HOT)
+    t.zone(1, "gpu-thermal", HOT)
+    for c in range(cores):
+        t.policy(c, [c], table)
+    return t
+
+
+def test_a_policy_per_cpu_is_governed_whole_under_a_profile_naming_clusters(tmp_path: Path) -> None:
+    """Every CPU's policy capped mid-run, all restored at SIGTERM (before: only policy0 and policy4,
+    the profile's names, were capped; the other six CPUs ran at full clock on a hot board)."""
+    t = _per_core_orin(tmp_path / "root", 8)
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--board", "jetson-orin-nano")
+    procutil.wait_line(proc, "thermogov: started")
+    tops = {c: t.read_int(f"{CPUF}/policy{c}/scaling_max_freq") for c in range(8)}
+    assert all(v < max(PER_CORE_KHZ) for v in tops.values()), tops
+    procutil.stopped_as_before(proc, t, before, "Traceback")
+
+
+def test_doctor_lists_the_unnamed_policies_in_the_cpu_domain(tmp_path: Path) -> None:
+    """``doctor --board`` shows the cpu domain over all eight policies (before: policy0+policy4)."""
+    _per_core_orin(tmp_path / "root", 8)
+    d = procutil.run_cli("doctor", "--sysfs-root", str(tmp_path / "root"), "--board", "jetson-orin-nano")
+    assert d.returncode == 0 and "Traceback" not in d.stderr, d.stderr[-800:]
+    line = next(ln for ln in d.stdout.splitlines() if ln.strip().startswith("domain cpu"))
+    assert all(f"policy{c}" in line for c in range(8)), line
+
+
+def test_an_unnamed_policy_sharing_no_cap_is_said_and_left_alone(tmp_path: Path) -> None:
+    """A leftover policy whose table shares no cap with the domain is warned of at start and never
+    written; the named ones are governed (the domain is not lost for it)."""
+    t = _per_core_orin(tmp_path / "root", 4)
+    t.write(f"{CPUF}/policy6/related_cpus", "6\n")  # a policy with a table of its own, above every cap
+    for rel, v in (("scaling_available_frequencies", "2600000 2700000 \n"), ("cpuinfo_min_freq", 2600000)):
+        t.write(f"{CPUF}/policy6/{rel}", v)
+    for rel in (
+        "affected_cpus",
+        "cpuinfo_max_freq",
+        "scaling_min_freq",
+        "scaling_max_freq",
+        "scaling_cur_freq",
+    ):
+        t.write(f"{CPUF}/policy6/{rel}", "6\n" if rel == "affected_cpus" else "2700000\n")
+    t.write(f"{CPUF}/policy6/scaling_min_freq", 2600000)
+    t.write(f"{CPUF}/policy6/scaling_governor", "schedutil\n")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--board", "jetson-orin-nano")
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.read_int(f"{CPUF}/policy1/scaling_max_freq") < max(PER_CORE_KHZ)
+    assert t.read_int(f"{CPUF}/policy6/scaling_max_freq") == 2700000
+    err = procutil.stopped_as_before(proc, t, before)
+    assert "policy6 (cpus 6), named by no domain of the profile, is left ungoverned" in err, err
