@@ -27,6 +27,8 @@ chosen; since its SoC family step they are governed by the one profile that clai
 whose family no profile claims (``nofamily-pi2b``) or two do (``ambiguous-tegra234``) is
 refused.  ``--board-unprofiled NAME`` passes ``--board`` for the Orin NX trees.  Run it with another venv's python to measure
 that venv's thermogov (the console script next to the interpreter is the one run).
+Session 26t's trees (Orin Nano Super, AGX Thor, Pi 500, Pi Zero 2 W, AGX Xavier on JetPack 5, a
+read-only sysfs) follow the session-24 ones; a tree in ``BOARD_FOR`` runs with that ``--board``.
 """
 
 from __future__ import annotations
@@ -685,6 +687,8 @@ def read_only_fs(
     return make
 
 
+# Trees run with ``--board``: the nearest profile an operator picks, as the refusal line advises.
+BOARD_FOR = {"agx-thor-jp7-as-agx-orin": "jetson-agx-orin"}
 MAX0 = f"{CPUF}/policy0/scaling_max_freq"
 # A governed zone reading exactly 0 or -40000 is in range: governed as cold (full clocks), said
 # at start, dropped by the stuck-sensor check after `stuck_after_s` (docs/hardware.md, session 16).
@@ -725,6 +729,7 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "tx2-l4t32": stock(lambda r: tx2_l4t(r, "32")),
     "orin-nano-super-jp62": stock(orin_nano_super),
     "agx-thor-jp7": stock(agx_thor_jp7),
+    "agx-thor-jp7-as-agx-orin": stock(agx_thor_jp7),
     "pi500": stock(pi500),
     "pi-zero-2w": stock(pi_zero2w),
     "agx-xavier-jp5": stock(agx_xavier_jp5),
@@ -786,6 +791,8 @@ def judge(name: str, make: Callable[[Path], Rules], shim: Path, mid_s: float, un
         args += ["--state-file", str(tmp / "state.json"), "--lock-dir", str(tmp)]
         if unprofiled and "nx" in name:
             args += ["--board", unprofiled]
+        if name in BOARD_FOR:
+            args += ["--board", BOARD_FOR[name]]
         dry = procutil.run_cli("run", "--dry-run", "--duration", "1s", *args, env=env)
         dry_wrote = changed(before, snapshot(root))
         proc = subprocess.Popen(
@@ -851,6 +858,7 @@ def main() -> int:
                 judge(name, make, shim, args.mid_s, args.board_unprofiled)
                 continue
             extra = ["--board", args.board_unprofiled] if args.board_unprofiled and "nx" in name else []
+            extra = ["--board", BOARD_FOR[name]] if name in BOARD_FOR else extra
             got = lifecycle(
                 name,
                 make,

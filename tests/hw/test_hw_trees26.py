@@ -151,3 +151,20 @@ def test_an_unnamed_policy_sharing_no_cap_is_said_and_left_alone(tmp_path: Path)
     assert t.read_int(f"{CPUF}/policy6/scaling_max_freq") == 2700000
     err = procutil.stopped_as_before(proc, t, before)
     assert "policy6 (cpus 6), named by no domain of the profile, is left ungoverned" in err, err
+
+
+def test_the_lifecycle_bench_names_a_policy_left_at_its_top(tmp_path: Path) -> None:
+    """bench/tree_lifecycle.py's check: a writable policy with CPUs still at its top mid-run on a
+    capped hot board is named; one capped, one already at its floor and one a fault rule covers
+    are not (new in session 26t: main's bench had no such check)."""
+    from bench.board_shapes import snapshot
+    from bench.tree_lifecycle import policies_left_at_top
+
+    t = _per_core_orin(tmp_path / "root", 4)
+    before = snapshot(t.root)
+    t.write(f"{CPUF}/policy0/scaling_max_freq", min(PER_CORE_KHZ))
+    t.write(f"{CPUF}/policy2/scaling_max_freq", min(PER_CORE_KHZ))
+    mid = snapshot(t.root)
+    rules = [(f"{CPUF}/policy3/scaling_max_freq", "r", errno.EBUSY)]
+    assert policies_left_at_top(before, mid, rules) == ["policy1"]
+    assert policies_left_at_top(mid, mid, rules) == ["policy1"]  # policy0/2 already at their floor
