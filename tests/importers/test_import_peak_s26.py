@@ -61,7 +61,9 @@ def test_a_tegrastats_import_peaks_under_two_and_a_half_lines_a_line(tmp_path: P
     # 242-byte lines: ~1.7 lines' bytes a line here, ~3.2 on main
     line_bytes = len(_tegrastats_line(1000).encode())
     per_line = _peak_per_row(tmp_path, "", _tegrastats_line, 2_000, 8_000)
-    assert per_line < 2.5 * line_bytes, f"parse_log of tegrastats peaks {per_line:.0f} B a {line_bytes}-byte line"
+    assert per_line < 2.5 * line_bytes, (
+        f"parse_log of tegrastats peaks {per_line:.0f} B a {line_bytes}-byte line"
+    )
 
 
 def test_cleaning_a_plain_log_makes_no_copy_of_it() -> None:
