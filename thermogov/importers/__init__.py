@@ -122,6 +122,7 @@ def parse_log(
             "log: it needs no import; give it, or its run folder, to `thermogov calibrate` as it is"
         )
     text, clean_notes = clean_text(raw, source)
+    del raw  # the decoded text, when cleaning made another (session 26m)
     clean_notes = [*read_notes, *clean_notes]
     if fmt == "auto":
         detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
@@ -131,7 +132,12 @@ def parse_log(
         fmt = detected
     if columns and fmt not in ("rpi-csv", "csv", "jtop"):
         raise LogFormatError(f"{path}: --columns applies to table logs (csv, rpi-csv, jtop), not {fmt}")
-    log = _parse(fmt, text, source, interval_s, columns)
+    # The text is handed over, not kept here: a reader that is done with it (a table once its
+    # cells are packed) frees it by dropping its own name (session 26m; from Python 3.11 a call
+    # moves its arguments into the callee's frame).
+    box = [text]
+    del text
+    log = _parse(fmt, box, source, interval_s, columns)
     log = checked(log)
     if not log.samples:
         raise LogFormatError(
@@ -148,11 +154,17 @@ def parse_log(
     return log
 
 
-def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: str | None) -> ImportedLog:
+def _parse(
+    fmt: str, box: list[str], source: str, interval_s: float | None, columns: str | None
+) -> ImportedLog:
+    """The reader of ``fmt`` on the one text in ``box``, taken out of it: no frame here holds it."""
+    if fmt == "csv":
+        return table.parse_text(box.pop(), source, columns=columns, interval_s=interval_s)
+    if fmt == "rpi-csv":
+        return rpi_csv.parse_text(box.pop(), source, columns=columns)
+    text = box.pop()
     if fmt == "tegrastats":
         return tegrastats.parse_text(text, source, interval_s=interval_s)
-    if fmt == "rpi-csv":
-        return rpi_csv.parse_text(text, source, columns=columns)
     if fmt == "stressberry":
         return stressberry.parse_text(text, source)
     if fmt == "jtop":
@@ -167,6 +179,4 @@ def _parse(fmt: str, text: str, source: str, interval_s: float | None, columns: 
         return sensorsjson.parse_text(text, source, interval_s=interval_s)
     if fmt == "psensor":
         return psensor.parse_text(text, source)
-    if fmt == "csv":
-        return table.parse_text(text, source, columns=columns, interval_s=interval_s)
     return sbcbench.parse_text(text, source)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from thermogov.importers.cells import head_lines
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
@@ -56,7 +57,7 @@ _BOARD_RE = re.compile(r"\((Pi\s?\d+\+?|CM\s?\d+)\b", re.IGNORECASE)
 
 def looks_like(text: str) -> bool:
     """A bcmstat header row and at least two rows with a time and an ``Mhz`` clock under it."""
-    lines = text.splitlines()[:200]
+    lines = head_lines(text, 200)
     if not any(_HEADER_RE.match(ln) for ln in lines):
         return False
     rows = sum(1 for ln in lines if _ROW_RE.match(ln) and re.search(r"\d+Mhz", ln, re.IGNORECASE))
@@ -82,7 +83,7 @@ def header_columns(line: str) -> list[str]:
 
 def _board_hint(text: str) -> str | None:
     """The family from bcmstat's ``Board:`` banner (``Pi3 rev 1.2``, ``Pi4 Model B``, ``CM4``)."""
-    for line in text.splitlines()[:40]:
+    for line in head_lines(text, 40):
         if not line.strip().startswith("Board:"):
             continue
         m = _BOARD_RE.search(line)

@@ -12,6 +12,7 @@ cut out of the chunk when asked for, so readers see the same strings as before.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
@@ -162,6 +163,12 @@ def lines_of(text: str) -> Iterator[str]:
         yield text[start:]
 
 
+def head_lines(text: str, n: int) -> list[str]:
+    """``text.splitlines()[:n]`` without splitting the rest of the text (session 26m: the format
+    tests read a log's head; each split every line of it, ~80 B a line, to keep the first few)."""
+    return list(itertools.islice(lines_of(text), n))
+
+
 def iter_column(rows: Sequence[list[str]], i: int) -> Iterator[str]:
     """:func:`column`'s cells one at a time (a packed table's forward column is cut chunk by
     chunk, no list of every cell held)."""
@@ -178,4 +185,4 @@ def column(rows: Sequence[list[str]], i: int) -> list[str]:
     return rows.column(i) if isinstance(rows, Cells) else [r[i] for r in rows]
 
 
-__all__ = ["Cells", "Lines", "column", "iter_column", "lines_of", "split_lines"]
+__all__ = ["Cells", "Lines", "column", "head_lines", "iter_column", "lines_of", "split_lines"]

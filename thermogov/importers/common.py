@@ -134,16 +134,22 @@ def _read_bounded(path: str | Path) -> bytes:
         if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
             raise LogFormatError(f"{path}: not a regular file (a device or socket); pass the log file itself")
         os.set_blocking(fd, True)
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 1 << 20):
+        too_big = f"{path}: larger than {MAX_LOG_BYTES >> 20} MiB; split the log (e.g. with split -l) and import the parts"
+        # A regular file is read in one call of its size plus one byte (session 26m): its bytes
+        # are then held once, not as chunks plus their joined copy.  A pipe, or a file that grew
+        # meanwhile, goes on in chunks.
+        regular = os.fstat(fd).st_size if stat.S_ISREG(mode) else -1
+        if regular > MAX_LOG_BYTES:
+            raise LogFormatError(too_big)
+        first = os.read(fd, regular + 1 if regular >= 0 else 1 << 20)
+        chunks: list[bytes] = [first]
+        size = len(first)
+        while first and (chunk := os.read(fd, 1 << 20)):
             chunks.append(chunk)
             size += len(chunk)
             if size > MAX_LOG_BYTES:
-                raise LogFormatError(
-                    f"{path}: larger than {MAX_LOG_BYTES >> 20} MiB; split the log (e.g. with split -l) and import the parts"
-                )
-        return b"".join(chunks)
+                raise LogFormatError(too_big)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
 
@@ -173,11 +179,35 @@ def read_log(path: str | Path) -> tuple[str, list[str]]:
             f"{path}: is a named pipe that no program writes to; pass the log file itself, "
             "or start the pipe's writer first"
         )
-    if not data.strip():
+    if not data or data.isspace():  # `not data.strip()` without a copy of the bytes
         what = "file is empty" if compression is None else f"{compression} log is empty once decompressed"
         raise LogFormatError(f"{path}: {what}; check the file or pass another log")
     notes = [f"{compression}-compressed: decompressed before reading"] if compression else []
-    return data.decode(_encoding(data), errors="replace"), notes
+    return _decoded(data), notes
+
+
+def _decoded(data: bytes) -> str:
+    """``data.decode(_encoding(data), errors="replace")``, decoding a UTF-8 log once: the check
+    that it is UTF-8 is the decode itself, and its text is kept (session 26m)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _utf16_unmarked(data):
+        return data.decode(_encoding(data), errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    return data.decode(_encoding(data), errors="replace")
+
+
+def _utf16_unmarked(data: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` when a NUL in nearly every second byte says so, else None."""
+    head = data[:4096]
+    odd, even = head[1::2], head[0::2]
+    if len(head) >= 16:
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+            return "utf-16-le"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+            return "utf-16-be"
+    return None
 
 
 def _named_pipe(path: str | Path) -> bool:
@@ -200,13 +230,9 @@ def _encoding(data: bytes) -> str:
     """
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
-    head = data[:4096]
-    odd, even = head[1::2], head[0::2]
-    if len(head) >= 16:
-        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
-            return "utf-16-le"
-        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
-            return "utf-16-be"
+    unmarked = _utf16_unmarked(data)
+    if unmarked:
+        return unmarked
     try:
         data.decode("utf-8")
         return "utf-8"

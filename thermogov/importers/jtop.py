@@ -18,6 +18,7 @@ import io
 import re
 from collections.abc import Mapping
 
+from thermogov.importers.cells import head_lines
 from thermogov.importers.common import (
     ImportedLog,
     fraction,
@@ -94,7 +95,7 @@ def _logdata_keys(cells: list[str], notes: set[str]) -> list[str]:
 
 def looks_like(text: str) -> bool:
     """jtop dict lines, or a CSV whose header carries jtop's key names."""
-    lines = [ln for ln in text.splitlines()[:20] if ln.strip()]
+    lines = [ln for ln in head_lines(text, 20) if ln.strip()]
     if not lines:
         return False
     if _is_jtop_header(lines[0]) or _logdata_header(next(csv.reader([lines[0]]), [])):

@@ -25,6 +25,7 @@ import re
 import statistics
 from collections import Counter
 
+from thermogov.importers.cells import head_lines
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
@@ -254,7 +255,7 @@ def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, 
 
 def looks_like(text: str) -> bool:
     """Three or more ``Label: <temperature>`` lines under one label, in a mostly labelled text."""
-    head = "\n".join(text.splitlines()[:400])
+    head = "\n".join(head_lines(text, 400))
     readings = _readings(head)
     temps = Counter(label for label, kind, _ in readings if kind == "temp")
     if not temps or temps.most_common(1)[0][1] < 3:

@@ -15,11 +15,13 @@ counted instead of silently reordering the series.
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import datetime
 from pathlib import Path
 
 from thermogov.importers import table
+from thermogov.importers.cells import head_lines, lines_of
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import from_header
 from thermogov.importers.common import (
@@ -44,7 +46,7 @@ _HEADER_WORDS = {"time", "usage", "temperature", "temp", "frequency", "freq", "l
 
 def looks_like(text: str) -> bool:
     """Most of the first lines are counter or wall-clock rows (a header line is allowed)."""
-    lines = [ln.strip() for ln in text.splitlines()[:50] if ln.strip()]
+    lines = [ln.strip() for ln in head_lines(text, 50) if ln.strip()]
     if not lines:
         return False
     if _is_header(lines[0]):
@@ -77,17 +79,21 @@ def parse_text(text: str, source: str = "<text>", *, columns: str | None = None)
     identifies columns by name or, headerless, by value -- never by position (a ``sec,tmp,clk,thr``
     header read as time,usage,temperature,frequency put 600-2000 °C into runs).
     """
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    # The first 200 lines that are not blank decide (session 26m: no list of every line held
+    # while the table is read); `_named_columns` reads the lines before the first wall-clock row,
+    # which is among them whenever it is asked.
+    lines = list(itertools.islice((cut for ln in lines_of(text) if (cut := ln.strip())), 200))
     # the fixed layout has 2 or 7 fields; a wall-clock row of any other width is some other
     # logger's table (`date,temp,volts,4 clocks,°F,governor,MB`: refused before)
-    wall = sum(1 for ln in lines[:200] if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
-    if columns is None and wall * 2 > min(len(lines), 200) and not _named_columns(lines):
+    wall = sum(1 for ln in lines if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
+    if columns is None and wall * 2 > len(lines) and not _named_columns(lines):
         try:
             return _parse_wall(text, source)
         except LogFormatError:
             pass  # 2 or 7 columns by chance (Glances' records): not the psutil layout, a table
-    log = table.parse_text(text, source, columns=columns, fmt=FMT)
-    return log
+    box = [text]  # handed over to the table reader, which frees it once its rows are packed
+    del text
+    return table.parse_text(box.pop(), source, columns=columns, fmt=FMT)
 
 
 def _named_columns(lines: list[str]) -> bool:

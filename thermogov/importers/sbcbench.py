@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from thermogov.importers.cells import head_lines
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
@@ -154,7 +155,7 @@ def looks_like(text: str) -> bool:
     head = text.lstrip()[:200]
     if head.startswith("sbc-bench v") or re.search(r"^System health while running ", text, re.M):
         return True
-    lines = text.splitlines()[:60]
+    lines = head_lines(text, 60)
     return (
         any(_MONITOR_HEADER_RE.match(ln) for ln in lines) and sum(1 for ln in lines if _MON_RE.match(ln)) >= 2
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from thermogov.importers.cells import lines_of
 from thermogov.importers.common import (
     ImportedLog,
     ImportedSample,
@@ -34,7 +35,7 @@ def looks_like(text: str) -> bool:
     head = text[:4096]
     if "created by stressberry" in head:
         return True
-    keys = {m.group(1) for ln in text.splitlines() if (m := _KEY_RE.match(ln))}
+    keys = {m.group(1) for ln in lines_of(text) if (m := _KEY_RE.match(ln))}
     return {"temperature", "time"} <= keys
 
 

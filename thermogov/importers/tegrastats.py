@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from thermogov.importers.cells import lines_of
+from thermogov.importers.cells import head_lines, lines_of
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
@@ -160,7 +160,7 @@ def guess_board(rails: set[str], sensors: set[str], cores: int, ram_mb: int) -> 
 
 def looks_like(text: str) -> bool:
     """True if most of the first lines are tegrastats lines or the file is the GUI CSV export."""
-    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    lines = [ln for ln in head_lines(text, 50) if ln.strip()]
     if not lines:
         return False
     if lines[0].startswith("System-Time,") and "CPU0-CURR_FREQ" in lines[0]:
@@ -176,7 +176,7 @@ def parse(path: str | Path, *, interval_s: float | None = None) -> ImportedLog:
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Parse tegrastats content; ``interval_s`` is used only when the lines carry no timestamp."""
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    first = next((ln for ln in lines_of(text) if ln.strip()), "")
     if first.startswith("System-Time,"):
         return _parse_gui_csv(text, source)
     return _parse_lines(text, source, interval_s)

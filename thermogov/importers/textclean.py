@@ -25,6 +25,9 @@ from thermogov.interfaces import LogFormatError
 _ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _SCRIPT_START_RE = re.compile(r"^Script started(?: on|,)", re.I)
 _SCRIPT_DONE_RE = re.compile(r"^Script done(?: on|,)", re.I)
+# Either of the two at the start of any line of a whole text (`^` after each "\n", as the lines
+# are split).
+_SCRIPT_LINE_RE = re.compile(r"^Script (?:started|done)(?: on|,)", re.I | re.M)
 _BINARY_SHARE = 0.05  # more than 5 % NUL/undecodable/control characters: not a text log
 # The longest line a log holds.  The longest seen is a 2.3 kB power-GUI tegrastats CSV row; a
 # jtop stats dict line is ~1-2 kB; 64 KiB leaves a wide margin and stays below the csv module's
@@ -113,6 +116,10 @@ def clean_text(text: str, source: str) -> tuple[str, list[str]]:
     if ansi:
         text = _ANSI_RE.sub("", text)
         notes.append(f"{ansi} terminal control sequence(s) removed")
+    if "\r" not in text and "\b" not in text and not _SCRIPT_LINE_RE.search(text):
+        # Nothing per line to undo (session 26m): the text is its own result, without a list of
+        # its lines (~80 B a line) and their joined copy.
+        return text, notes
     lines = text.split("\n")
     overwritten = sum(1 for ln in lines if "\r" in ln.rstrip("\r") or "\b" in ln)
     if overwritten:
@@ -159,12 +166,22 @@ def _drop_cut_tail(text: str, notes: list[str]) -> str:
     """
     if not text or text.endswith("\n"):
         return text
-    head, sep, last = text.rpartition("\n")
-    if not sep or not last.strip():
+    idx = text.rfind("\n")
+    last = text[idx + 1 :]
+    if idx < 0 or not last.strip():
         return text
     kind = _KIND_RE.match(last.strip())
     key = kind.group() if kind else ""
-    before = [ln for ln in head.rsplit("\n", _CUT_LOOKBACK)[-_CUT_LOOKBACK:] if ln.strip()]
+    # The last _CUT_LOOKBACK lines before it, cut out of the text without copying all of it.
+    end, start = idx, 0
+    for _ in range(_CUT_LOOKBACK):
+        nl = text.rfind("\n", 0, end)
+        if nl < 0:
+            break
+        end = nl
+    else:
+        start = end + 1
+    before = [ln for ln in text[start:idx].split("\n") if ln.strip()]
     ref = next((ln for ln in reversed(before) if _KIND_RE.match(ln.strip()).group() == key), None)  # type: ignore[union-attr]
     if ref is None:
         return text
@@ -181,12 +198,26 @@ def _drop_cut_tail(text: str, notes: list[str]) -> str:
         "the last line has no line end and is shorter than the line before it (the log was cut while "
         "it was written): dropped"
     )
-    return head + "\n"
+    return text[: idx + 1]
+
+
+def _has_long_line(text: str) -> bool:
+    """Whether a line of ``text`` is over ``MAX_LINE_CHARS``, found without splitting it."""
+    start, size = 0, len(text)
+    while start <= size:
+        nl = text.find("\n", start)
+        end = size if nl < 0 else nl
+        if end - start > MAX_LINE_CHARS:
+            return True
+        if nl < 0:
+            return False
+        start = nl + 1
+    return False
 
 
 def _drop_long_lines(text: str, source: str, notes: list[str]) -> str:
     """The text without its lines over ``MAX_LINE_CHARS``; LogFormatError when none is left."""
-    if len(text) <= MAX_LINE_CHARS or not any(len(ln) > MAX_LINE_CHARS for ln in text.split("\n")):
+    if len(text) <= MAX_LINE_CHARS or not _has_long_line(text):
         return text
     lines = text.split("\n")
     kept = [ln for ln in lines if len(ln) <= MAX_LINE_CHARS]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from thermogov.importers.cells import head_lines
 from thermogov.importers.common import (
     _NO_VALUES,
     DayClock,
@@ -55,7 +56,7 @@ def looks_like(text: str) -> bool:
     Counting every vcgencmd reading, not only temperatures: the common loop ``date;
     vcgencmd measure_temp; vcgencmd measure_clock arm; vcgencmd get_throttled`` has one
     temperature in four lines, and was taken for a ``Label: value`` log that drops the clock."""
-    lines = [ln for ln in text.splitlines()[:60] if ln.strip()]
+    lines = [ln for ln in head_lines(text, 60) if ln.strip()]
     temps = sum(1 for ln in lines if _TEMP_RE.search(ln))
     readings = sum(1 for ln in lines if _VALUE_RE.search(ln))
     return temps >= 2 and readings * 2 >= len(lines)
