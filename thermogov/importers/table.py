@@ -1201,6 +1201,15 @@ def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list
 # --- parse ------------------------------------------------------------------------------------
 
 
+def _line_span(text: str, part: tuple[str, str, int]) -> tuple[int, int]:
+    """(first, last) line numbers of another format's run of lines (``Table.other_part``); first is 0
+    when its line is not found."""
+    first, last, _ = part
+    a = line_number(text, first)
+    at = text.find(first)
+    return a, (a + text.count("\n", at, text.find(last, at)) if a else 0)
+
+
 def parse_text(
     text: str,
     source: str = "<text>",
@@ -1212,6 +1221,8 @@ def parse_text(
 ) -> ImportedLog:
     """Parse a delimited table log (see module doc)."""
     t = table or sniff(text)
+    # where another format's lines sit, in line numbers, before the text goes (refused below)
+    other_lines = _line_span(text, t.other_part) if t is not None and t.other_part is not None else (0, 0)
     del text  # the rows are packed in `t`: a caller that handed the text over frees it (session 26m)
     if t is None:
         raise no_samples_error(source, "table of at least two columns")
@@ -1235,10 +1246,8 @@ def parse_text(
     if columns is None:
         _refuse_split_decimals(t, source)
     if t.other_part is not None:
-        first, last, count = t.other_part
-        a = line_number(text, first)
-        at = text.find(first)
-        b = a + text.count("\n", at, text.find(last, at)) if a else 0
+        first, _, count = t.other_part
+        a, b = other_lines
         span = f"lines {a}-{b}" if a and b > a else "the lines from"
         raise LogFormatError(
             f"{source}: the format changes within the file: {span} ({first[:60]!r}), {count} lines "
