@@ -846,7 +846,7 @@ class Runner:
             **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
             **(
                 {"fan_owner": "another writer"}
-                if self.fan_ctl is not None and getattr(self.fan_ctl.fan, "left", "")
+                if self.fan_ctl is not None and getattr(self.fan_ctl.fan, "left", None)
                 else {}
             ),
             "dry_run": self.opts.dry_run,
@@ -1079,9 +1079,8 @@ def with_events(rec: TickRecord, tags: list[str]) -> TickRecord:
 
 
 def _replaced(rec: TickRecord, **changes: Any) -> TickRecord:
-    """``rec`` with ``changes``: TickRecord is a NamedTuple (or a dataclass)."""
-    replace = getattr(rec, "_replace", None)
-    return replace(**changes) if replace is not None else dataclasses.replace(rec, **changes)
+    """``rec`` with ``changes`` (TickRecord is a NamedTuple)."""
+    return rec._replace(**changes)
 
 
 def run(

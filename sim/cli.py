@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -127,9 +128,7 @@ def run_with_progress(cfg: Config, show: bool = True) -> Any:
         # Only runs that take more than a moment get a bar: most 10-minute simulations finish
         # in well under a second and a flashing bar would be noise.
         if bar is None and show and time.monotonic() - started > 0.7:
-            bar = click.progressbar(
-                length=int(cfg.sim.duration_s), label="simulating", file=click.get_text_stream("stderr")
-            )
+            bar = click.progressbar(length=int(cfg.sim.duration_s), label="simulating", file=sys.stderr)
             bar.__enter__()
         if bar is not None:
             bar.update(int(t_s - last[0]))

@@ -118,9 +118,9 @@ def choose_enclosure(
         except ThermogovError:
             costs[name] = np.inf
     best = min(names, key=lambda n: (costs[n], names.index(n)))
-    ranked = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
+    by_cost = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
     return with_enclosure(board, best), (
-        f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {ranked}); "
+        f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {by_cost}); "
         "declare it with --enclosure"
     )
 
