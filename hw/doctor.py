@@ -212,10 +212,10 @@ def _mapping_lines(
         out.append(f"fusion: cannot resolve sensors from the config ({e})")
         return out
     full = ", ".join(f"{s.name} {s.weight:g}" for s in specs)
-    now = renormalised_weights(specs, bound)
+    renormalised = renormalised_weights(specs, bound)
     missing = [s.name for s in specs if s.name not in bound]
     if missing:
-        after = ", ".join(f"{k} {v:.3f}" for k, v in now.items()) or "none: nothing to govern on"
+        after = ", ".join(f"{k} {v:.3f}" for k, v in renormalised.items()) or "none: nothing to govern on"
         out.append(f"fusion weights: {full} -> without {', '.join(missing)}: {after}")
     else:
         out.append(f"fusion weights: {full} (all sensors present)")

@@ -92,8 +92,8 @@ def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
             or bool(set(profile.dt_models) & set(load_board(wanted).dt_models))
         )
         if not same:
-            same = [n for n in scenario_names() if scenario_board(n) == name]
-            hint = f" (e.g. {same[0]})" if same else ""
+            examples = [n for n in scenario_names() if scenario_board(n) == name]
+            hint = f" (e.g. {examples[0]})" if examples else ""
             raise ConfigError(
                 f"--board: scenario {scenario} is written for board {wanted}, not {name}; "
                 f"drop --board, or pick a scenario for {name}{hint}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -20,6 +21,8 @@ from thermogov.board import BoardProfile, with_enclosure
 from thermogov.fan import FanCurve
 from thermogov.interfaces import ThermogovError
 from thermogov.sim.calibration.data import LogData
+
+Problem = TypeVar("Problem")  # the fit problem choose_enclosure is handed (it does not import the fit)
 
 # A product name that says which housing the board shipped in.  NVIDIA's developer kits ship
 # the module on a carrier with the kit's heatsink and fan (e.g. "Jetson Orin Nano Developer Kit
@@ -91,8 +94,8 @@ def candidates(board: BoardProfile) -> list[str]:
 def choose_enclosure(
     data: LogData,
     board: BoardProfile,
-    build: Callable[[BoardProfile], object],
-    solve: Callable[[object], float],
+    build: Callable[[BoardProfile], Problem],
+    solve: Callable[[Problem], float],
     declared: str | None = None,
     ranked: list[str] | None = None,
 ) -> tuple[BoardProfile, str | None]:

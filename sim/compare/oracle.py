@@ -562,7 +562,7 @@ def oracle(
     step_s: float | None = None,
     *,
     sustained: bool = False,
-    history_ips: Sequence[float] | None = None,
+    history_ips: Sequence[float] | np.ndarray | None = None,
     any_window: bool = False,
 ) -> OracleResult:
     """Solve the scenario's programme (see the module docstring).
