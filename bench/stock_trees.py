@@ -27,6 +27,8 @@ chosen; since its SoC family step they are governed by the one profile that clai
 whose family no profile claims (``nofamily-pi2b``) or two do (``ambiguous-tegra234``) is
 refused.  ``--board-unprofiled NAME`` passes ``--board`` for the Orin NX trees.  Run it with another venv's python to measure
 that venv's thermogov (the console script next to the interpreter is the one run).
+Session 26t's trees (Orin Nano Super, AGX Thor, Pi 500, Pi Zero 2 W, AGX Xavier on JetPack 5, a
+read-only sysfs) follow the session-24 ones; a tree in ``BOARD_FOR`` runs with that ``--board``.
 """
 
 from __future__ import annotations
@@ -474,6 +476,113 @@ def tx2_l4t(root: Path, l4t: str = "28") -> FakeTree:
     return t
 
 
+# Session 26t: boards as they ship today that no bench built yet.  Sources per shape; "L4T" =
+# NVIDIA Jetson Linux Developer Guide, Platform Power and Performance (docs.nvidia.com/jetson/archives).
+def orin_nano_super(root: Path) -> FakeTree:
+    """Orin Nano 8 GB devkit on JetPack 6.2 (L4T r36.4.3, kernel 5.15) in MAXN_SUPER: the DTB's
+    first compatible gains ``-super`` (``nvidia,p3768-0000+p3767-0005-super``, as Jetson.GPIO's
+    compat list and user reports print /proc/device-tree/compatible), the CPU table reaches
+    1728 MHz and the GPU's 1020 MHz (NVIDIA Orin Nano Super datasheet: 1.02 GHz, was 625 MHz),
+    so the board's tops lie above the ``jetson-orin-nano`` profile's own tables."""
+    t = renamed(
+        orin_nano_jp6,
+        "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super",
+        ("nvidia,p3768-0000+p3767-0005-super", "nvidia,p3767-0005", "nvidia,tegra234"),
+    )(root)
+    khz = (*fakesys.ORIN_NANO_CPU_KHZ, 1574400, 1651200, 1728000)
+    for p in (0, 4):
+        t.write(f"{CPUF}/policy{p}/scaling_available_frequencies", " ".join(map(str, khz)) + " \n")
+        for name in ("cpuinfo_max_freq", "scaling_max_freq", "scaling_cur_freq"):
+            t.write(f"{CPUF}/policy{p}/{name}", khz[-1])
+    hz = (*fakesys.ORIN_NANO_GPU_HZ, 714000000, 816000000, 918000000, 1020000000)
+    gpu = "sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu"
+    t.write(f"{gpu}/available_frequencies", " ".join(map(str, hz)) + "\n")
+    t.write(f"{gpu}/max_freq", hz[-1])
+    _nvpmodel(t, "pmode:0002 fmode:quiet")
+    return t
+
+
+THOR_ZONES = ("cpu-thermal", "gpu-thermal", "soc-thermal", "tj-thermal")
+
+
+def agx_thor_jp7(root: Path) -> FakeTree:
+    """Jetson AGX Thor devkit on JetPack 7.0 (L4T r38.2, kernel 6.8, SBSA layout): Tegra264, no
+    profile claims its family (``nvidia,tegra264``: the upstream tegra264 bindings); 14 Neoverse
+    cores with one cpufreq policy per core (cppc-style, no shared clusters), no GPU devfreq (the
+    GPU is driven by the OpenRM driver, L4T r38 Jetson Thor power page: no devfreq node to
+    cap), BPMP thermal zones (names estimated from the T234 pattern)."""
+    t = FakeTree(root)
+    t.model(
+        "NVIDIA Jetson AGX Thor Developer Kit",
+        ("nvidia,p3971-0000+p3834-0000", "nvidia,p3834-0000", "nvidia,tegra264"),
+    )
+    for i, z in enumerate(THOR_ZONES):
+        t.zone(i, z, HOT, (("passive", 99000, 0), ("critical", 104500, 0)))
+    khz = khz_grid(972000, 108000, 2592000)
+    for c in range(14):
+        t.policy(c, [c], khz, governor="schedutil")
+        t.write(f"{CPUF}/policy{c}/scaling_driver", "cppc_cpufreq\n")
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    _cpus(t, "0-13", "0-13")
+    return t
+
+
+def pi500(root: Path) -> FakeTree:
+    """Raspberry Pi 500 (keyboard computer, BCM2712, no fan header: RPD computers/pi500): model
+    ``Raspberry Pi 500 Rev 1.0``, compatible ``raspberrypi,500`` (linux bcm2712-rpi-500.dts);
+    a passive heat spreader, so no pwm-fan hwmon and no cooling device."""
+    t = pi5(root, fan=False)
+    base = "sys/firmware/devicetree/base"
+    t.write(f"{base}/model", b"Raspberry Pi 500 Rev 1.0\x00")
+    t.write(f"{base}/compatible", b"raspberrypi,500\x00brcm,bcm2712\x00")
+    return t
+
+
+def pi_zero2w(root: Path) -> FakeTree:
+    """Pi Zero 2 W (RP3A0 = BCM2710A1, 4x A53 at 1 GHz, no fan; compatible
+    ``raspberrypi,model-zero-2-w``, ``brcm,bcm2837``: linux bcm2837-rpi-zero-2-w.dts):
+    raspberrypi-cpufreq's 100 MHz steps from 600 MHz to 1000 MHz, below every rpi3 profile top."""
+    t = FakeTree(root)
+    t.model("Raspberry Pi Zero 2 W Rev 1.0", ("raspberrypi,model-zero-2-w", "brcm,bcm2837"))
+    t.zone(0, "cpu-thermal", HOT, fakesys.RPI4_TRIPS)
+    t.policy(0, [0, 1, 2, 3], khz_grid(600000, 100000, 1000000), governor="ondemand")
+    t.write(f"{CPUF}/policy0/scaling_driver", "cpufreq-dt\n")
+    _cpus(t, "0-3", "0-3")
+    _hwmon(t, 0, ZONE0, "cpu_thermal", {"temp1_input": HOT})
+    _rpi_volt(t, 1)
+    return t
+
+
+AGX_XAVIER_CPU_KHZ = (*khz_grid(115200, 76800, 2188800), 2265600)
+
+
+def agx_xavier_jp5(root: Path) -> FakeTree:
+    """AGX Xavier devkit on JetPack 5.1 (L4T r35, kernel 5.10): ``Jetson-AGX`` /
+    ``nvidia,p2972-0000`` (the profile's DT), tegra194-cpufreq's one policy per two-core Carmel
+    cluster, four of them (policy0/2/4/6), the 115.2-2265.6 MHz grid, gv11b devfreq to
+    1377 MHz (L4T Xavier power page, MAXN), T194 zone names with ``Tboard_tegra``/``Tdiode_tegra``,
+    two INA3221 on i2c-1 (GPU/CPU/SOC and CV/VDDRQ/SYS5V), the fan's pwm-fan hwmon."""
+    t = FakeTree(root)
+    t.model("Jetson-AGX", ("nvidia,p2972-0000", "nvidia,galen", "nvidia,tegra194"))
+    zones = (
+        "CPU-therm", "GPU-therm", "AUX-therm", "AO-therm", "PMIC-Die", "Tboard_tegra", "Tdiode_tegra",
+        "thermal-fan-est",
+    )  # fmt: skip
+    for i, z in enumerate(zones):
+        t.zone(i, z, 100000 if z.startswith("PMIC") else HOT if z[:3] in ("CPU", "GPU") else 50000)
+    for p in (0, 2, 4, 6):
+        t.policy(p, [p, p + 1], AGX_XAVIER_CPU_KHZ, min_khz=1190400)
+    gpu = (*(114750000 + 102000000 * k for k in range(12)), 1236750000, 1338750000, 1377000000)
+    t.devfreq("sys/devices/17000000.gv11b", "17000000.gv11b", "gv11b", gpu)
+    i2c = "sys/devices/3160000.i2c/i2c-1"
+    t.ina3221(1, f"{i2c}/1-0040", (("GPU", 19000, 100), ("CPU", 19000, 80), ("SOC", 19000, 150)))
+    t.ina3221(2, f"{i2c}/1-0041", (("CV", 19000, 10), ("VDDRQ", 19000, 60), ("SYS5V", 5000, 400)))
+    _nvpmodel(t, "pmode:0000 fmode:quiet")
+    fakesys.pwm_fan(t, board="orin", hwmon=3, cdev=None)
+    _cpus(t, "0-7", "0-7")
+    return t
+
+
 def stock(build: Callable[[Path], FakeTree]) -> Callable[[Path], Rules]:
     def make(root: Path) -> Rules:
         build(root)
@@ -553,6 +662,33 @@ def duplicate_zone(root: Path) -> Rules:
     return []
 
 
+def read_only_fs(
+    build: Callable[[Path], FakeTree], under: tuple[str, ...] = ("sys",)
+) -> Callable[[Path], Rules]:
+    """A container or a cgroup-v2 sandbox where sysfs (or only cpufreq/devfreq) is mounted
+    read-only: every write under ``under`` fails EROFS (mount(8) ``ro``; the modes still read
+    0644, so only the write tells)."""
+
+    def make(root: Path) -> Rules:
+        build(root)
+        rels = {
+            os.path.relpath(os.path.join(dirpath, f), root)
+            for top in under
+            for dirpath, _dirs, files in os.walk(root / top)
+            for f in files
+        }
+        # One rule per attribute name where the name alone is under ``under`` (the shim holds 64).
+        names = {os.path.basename(r) for r in rels}
+        outside = {os.path.basename(r) for r in fakesys.FakeTree(root).snapshot() if r not in rels}
+        rules: Rules = [(f"/{n}", "w", errno.EROFS) for n in sorted(names - outside)]
+        rules += [(r, "w", errno.EROFS) for r in sorted(rels) if os.path.basename(r) in outside]
+        return rules[:64]
+
+    return make
+
+
+# Trees run with ``--board``: the nearest profile an operator picks, as the refusal line advises.
+BOARD_FOR = {"agx-thor-jp7-as-agx-orin": "jetson-agx-orin"}
 MAX0 = f"{CPUF}/policy0/scaling_max_freq"
 # A governed zone reading exactly 0 or -40000 is in range: governed as cold (full clocks), said
 # at start, dropped by the stuck-sensor check after `stuck_after_s` (docs/hardware.md, session 16).
@@ -591,6 +727,16 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "cm5-nofan": stock(cm5_nofan),
     "tx2-l4t28": stock(tx2_l4t),
     "tx2-l4t32": stock(lambda r: tx2_l4t(r, "32")),
+    "orin-nano-super-jp62": stock(orin_nano_super),
+    "agx-thor-jp7": stock(agx_thor_jp7),
+    "agx-thor-jp7-as-agx-orin": stock(agx_thor_jp7),
+    "pi500": stock(pi500),
+    "pi-zero-2w": stock(pi_zero2w),
+    "agx-xavier-jp5": stock(agx_xavier_jp5),
+    "h-pi5-sysfs-ro": read_only_fs(pi5),
+    "h-nano-super-cpufreq-ro": read_only_fs(
+        orin_nano_super, (CPUF, "sys/devices/platform/bus@0/17000000.gpu/devfreq")
+    ),
     "h-pi5-cpus-offline": cpus_offline,
     "h-nx-cluster-offline": cluster_offline,
     "h-pi5-no-list": no_list,
@@ -645,6 +791,8 @@ def judge(name: str, make: Callable[[Path], Rules], shim: Path, mid_s: float, un
         args += ["--state-file", str(tmp / "state.json"), "--lock-dir", str(tmp)]
         if unprofiled and "nx" in name:
             args += ["--board", unprofiled]
+        if name in BOARD_FOR:
+            args += ["--board", BOARD_FOR[name]]
         dry = procutil.run_cli("run", "--dry-run", "--duration", "1s", *args, env=env)
         dry_wrote = changed(before, snapshot(root))
         proc = subprocess.Popen(
@@ -710,6 +858,7 @@ def main() -> int:
                 judge(name, make, shim, args.mid_s, args.board_unprofiled)
                 continue
             extra = ["--board", args.board_unprofiled] if args.board_unprofiled and "nx" in name else []
+            extra = ["--board", BOARD_FOR[name]] if name in BOARD_FOR else extra
             got = lifecycle(
                 name,
                 make,

@@ -13,7 +13,8 @@ console script:
 * ``kill9``: SIGKILL once capped, then ``thermogov restore`` (what the unit's ExecStopPost runs).
 
 Judged on each: exit status 0 (2 with one line and nothing written for a refused tree), no
-traceback, some governed max lowered mid-run, nothing changed outside the attributes the journal
+traceback, some governed max lowered mid-run and no writable policy with CPUs left at its top
+(``policy-left-uncapped``, session 26t), nothing changed outside the attributes the journal
 owns, the whole tree back byte for byte (contents, modes, links), no journal left.  A finding is
 one line ``<tree> <path> <kind>: <detail>``.
 """
@@ -78,6 +79,34 @@ def _read_until(proc: subprocess.Popen[bytes], needle: str, stream: str) -> tupl
         return True, procutil.wait_line(proc, needle, stream)
     except AssertionError as e:
         return False, str(e)
+
+
+CPUFREQ = "sys/devices/system/cpu/cpufreq/"
+
+
+def policies_left_at_top(
+    before: dict[str, tuple[object, int]], mid: dict[str, tuple[object, int]], rules: Rules
+) -> list[str]:
+    """Policies of a hot, capped board still at their top mid-run (session 26t): each with a
+    writable ``scaling_max_freq`` above its ``cpuinfo_min_freq`` and CPUs of its own, no fault
+    rule on its folder.  A profile naming clusters (``policy0``, ``policy4``) on a board with a
+    policy per CPU left all the others at full clock."""
+    left = []
+    for rel, (content, mode) in before.items():
+        if not (rel.startswith(CPUFREQ) and rel.endswith("/scaling_max_freq")) or not mode & 0o222:
+            continue
+        folder = rel.rsplit("/", 1)[0]
+        if mid.get(rel) != (content, mode) or any(folder in r[0] or r[0].startswith("/") for r in rules):
+            continue
+        try:
+            top = int(bytes(content))  # type: ignore[call-overload]
+            floor = int(bytes(before[f"{folder}/cpuinfo_min_freq"][0]))  # type: ignore[call-overload]
+            cpus = bytes(before[f"{folder}/affected_cpus"][0]).split()  # type: ignore[call-overload]
+        except (KeyError, ValueError, TypeError):
+            continue  # a hostile value of its own: judged by the tree's other checks
+        if cpus and top > floor:
+            left.append(folder.rsplit("/", 1)[1])
+    return left
 
 
 def one_path(
@@ -150,6 +179,10 @@ def one_path(
             finding("wrote-outside-owned", ", ".join(outside[:5]))
         if expect_capped and not any(k.endswith("max_freq") for k in mid_changed):
             finding("hot-board-not-capped", f"owned {sorted(mine)[:4]}")
+        elif expect_capped:
+            left = policies_left_at_top(before, mid, rules)
+            if left:
+                finding("policy-left-uncapped", ", ".join(left[:5]))
         err_head = ""
         if path == "sigterm":
             proc.send_signal(signal.SIGTERM)

@@ -16,6 +16,7 @@ import errno
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ConfigError, SensorError
@@ -380,7 +381,27 @@ def read_only_limit(tree: SysfsTree, rels: tuple[str, ...]) -> str:
                 f"{tree.show(rel)}: read-only (mode {mode & 0o777:o}): the kernel does not let this "
                 "limit be set, so the device cannot be governed; run `thermogov doctor`"
             )
+        if _on_read_only_mount(tree.path(rel)):
+            return (
+                f"{tree.show(rel)}: on a read-only mount (sysfs mounted ro, as in a container or "
+                "sandbox): no limit can be set there, so the device cannot be governed; run thermogov "
+                "on the host, or give the container /sys read-write"
+            )
     return ""
+
+
+def _on_read_only_mount(path: Path) -> bool:
+    """Whether ``path`` lies on a file system mounted read-only (``ST_RDONLY``, statvfs(3)).
+
+    A container or a systemd sandbox (``ProtectKernelTunables=``, docker's default) mounts
+    /sys read-only: every attribute keeps its 0644 mode and the first write fails EROFS
+    (``mnt_want_write`` in fs/namei.c on open for writing).  The mode check above cannot see
+    it; the mount's flag can, before anything is written.
+    """
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False  # a limit that cannot be looked at is reported where it is read
 
 
 def _policies(tree: SysfsTree) -> list[CpufreqPolicy]:

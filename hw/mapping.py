@@ -304,7 +304,11 @@ def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
 
 
 # -- domains -----------------------------------------------------------------------------------
-def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
+def _bind_cpufreq(
+    d: DomainProfile, inv: Inventory, unnamed: tuple[CpufreqPolicy, ...] = ()
+) -> DomainBinding | str:
+    """``unnamed``: the board's policies no cpufreq domain of the profile names, taken by this,
+    the profile's only cpufreq domain (:func:`unnamed_policies`) where they share its caps."""
     wanted = {n.lower() for n in d.sysfs_names}
     pols: list[CpufreqPolicy] = [p for p in inv.policies if not wanted or p.name.lower() in wanted]
     if not pols:
@@ -331,6 +335,17 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     common = offered_caps(pols[0], d)
     for p in pols[1:]:
         common &= offered_caps(p, d)
+    for p in unnamed:
+        why = p.inactive or p.error or p.read_only or p.not_own
+        caps = common & offered_caps(p, d) if not why else set()
+        if caps:
+            pols.append(p)
+            common = caps
+        else:
+            skipped += (
+                f"{p.name} (cpus {','.join(map(str, p.related_cpus)) or '?'}), named by no domain of the "
+                f"profile, is left ungoverned ({why or 'it shares no OPP with ' + d.name})",
+            )
     if not common:
         # Clusters with tables of their own (big.LITTLE) that share no OPP: one cap cannot be
         # an OPP of all of them, so the domain is not governed rather than governed off-table.
@@ -342,6 +357,24 @@ def _bind_cpufreq(d: DomainProfile, inv: Inventory) -> DomainBinding | str:
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
     source = "+".join(p.name for p in pols)
     return DomainBinding(d, files, tuple(sorted(common)), source, skipped, later, absent_policies(d, inv))
+
+
+def unnamed_policies(board_domains: tuple[DomainProfile, ...], inv: Inventory) -> tuple[CpufreqPolicy, ...]:
+    """The board's policies that no cpufreq domain of the profile names, when it has one only.
+
+    A profile names its clusters by policy (``policy0``, ``policy4``: tegra194-cpufreq's one
+    policy per cluster).  A kernel that gives each CPU a policy of its own (cppc_cpufreq on an
+    SBSA/ACPI layout, a cpufreq-dt table without ``opp-shared``), a board chosen with
+    ``--board`` for one no profile describes, or a cluster the profile's module lacks leaves
+    policies no name matches: left out, their CPUs would run at full clock on a hot board.  The
+    profile's only cpufreq domain is "the CPU", so it takes them where they share its caps
+    (:func:`offered_caps`); one that does not is said and left alone.  A profile with two
+    cpufreq domains (big.LITTLE described apart) keeps only what it names."""
+    cpufreq = [d for d in board_domains if d.kind == "cpufreq"]
+    if len(cpufreq) != 1 or not cpufreq[0].sysfs_names:
+        return ()
+    named = {n.lower() for n in cpufreq[0].sysfs_names}
+    return tuple(p for p in inv.policies if p.name.lower() not in named)
 
 
 def absent_policies(d: DomainProfile, inv: Inventory) -> tuple[str, ...]:
@@ -472,8 +505,9 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
         else:
             sensors.append(b)
     domains, missing_d, offline = [], {}, []
+    unnamed = unnamed_policies(tuple(board.domains), inv)
     for d in board.domains:
-        db = _bind_cpufreq(d, inv) if d.kind == "cpufreq" else _bind_devfreq(d, inv)
+        db = _bind_cpufreq(d, inv, unnamed) if d.kind == "cpufreq" else _bind_devfreq(d, inv)
         if isinstance(db, str):
             missing_d[d.name] = db
             later = offline_binding(d, inv)

@@ -19,6 +19,7 @@ values frozen.
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -208,6 +209,16 @@ class Metrics:
         if port is not None:
             try:
                 self._server, _thread = client.start_http_server(port, addr=addr, registry=self.registry)
+            except (ValueError, socket.gaierror) as e:
+                # An address the resolver cannot take: "a..b" or a label over 63 characters
+                # fails IDNA encoding (UnicodeError, a ValueError; RFC 1035 2.3.4 limits a label
+                # to 63 octets, https://www.rfc-editor.org/rfc/rfc1035#section-2.3.4), a NUL is
+                # a ValueError, a name that does not resolve is gaierror: all bad input, exit 2.
+                why = e.strerror if isinstance(e, OSError) and e.strerror else str(e) or type(e).__name__
+                raise ConfigError(
+                    f"--metrics-addr {addr!r}: not an address to listen on ({why}); "
+                    "give an IP address such as 127.0.0.1 or 0.0.0.0, or a host name that resolves"
+                ) from e
             except OSError as e:
                 raise ConfigError(
                     f"--metrics-port {port}: cannot listen on {addr or '*'} ({e.strerror}); choose another port"

@@ -33,6 +33,7 @@ from thermogov.sim.compare.oracle import OracleResult
 from thermogov.sim.model.runner import build_policy, policy_context, validate_events
 from thermogov.sim.scenarios import load_scenario, scenario_info, scenario_names
 from thermogov.sim.sweep.executors import EXECUTORS, check_executor, make_executor
+from thermogov.sim.sweep.spec import MAX_POINTS
 from thermogov.units import parse_duration_s
 from thermogov.variant import EXAMPLE, Variant, check_same_policy, check_variant, parse_variant
 
@@ -75,6 +76,23 @@ def _check_arms(arms: list[Variant], configs: list[tuple[str, Config]]) -> None:
             check_variant(arm, cfg, functools.partial(build_policy, board=board))
         # a key at its default is the plain arm: two rows of the same run would compare nothing
         check_same_policy(arms, cfg, policy_context(cfg, board))
+
+
+def _check_size(n_scenarios: int, n_seeds: int, n_batchers: int, n_arms: int, n_configs: int) -> None:
+    """Refuse a comparison larger than a sweep may be (:data:`MAX_POINTS` runs), counted before
+    any scenario is loaded: ``--seed`` with 10**5 values and two policies is one line and exit 2
+    at once, not an hour of validating worlds and a day of simulating them."""
+    sizes = [n_scenarios, n_seeds, max(1, n_batchers), n_arms, n_configs]
+    total = 1
+    for n in sizes:
+        total *= n
+    if total > MAX_POINTS:
+        shown = " x ".join(str(n) for n in sizes)
+        raise ConfigError(
+            f"--seed/--scenario/--policy: {shown} (scenarios x seeds x batchers x policies x configs) "
+            f"= {total} runs, more than {MAX_POINTS}; give fewer seeds, scenarios or policies, "
+            "or split the comparison"
+        )
 
 
 def _with_duration(cfg: Config, duration: str | None) -> Config:
@@ -225,6 +243,7 @@ def compare_command(
     modes = check_modes(list(batching))
     if not modes:
         _only_with_batching(batch_size=batch_size, max_wait_ms=max_wait_ms)
+    _check_size(len(names), len(seed_list), len(modes), len(pols), 2 if config_b_path is not None else 1)
     base_b = load_config_b(config_b_path) if config_b_path is not None else None
     configs, configs_b, worlds = [], [], {}
     for n in names:

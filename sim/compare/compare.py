@@ -391,11 +391,14 @@ def run_grid(
                 for label, cfg in configs
                 for p in policies
             ]
-            rows = []
-            for row in ex.map(_run_job, jobs_args):
-                rows.append(row)
+
+            def ran(_i: int, row: RunRow) -> None:
+                # as each run finishes (with workers, not in row order): a stop then knows
+                # which run folders the command reported
                 if progress:
                     progress(f"{row.scenario or '-'} {row.policy}: {_fmt(row.sustained_ips)} inf/s")
+
+            rows = ex.map(_run_job, jobs_args, done=ran)
             if iso_limit:
                 rows = _add_iso_rows(ex, configs, policies, rows, out_dir, oracles, progress)
         if tmp is not None:  # the folders go with the temporary directory

@@ -18,6 +18,7 @@ streams), so the executor changes only where and when an item runs, never its re
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -63,8 +64,11 @@ class _Base:
     def imap_unordered(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Outcome]]:
         raise NotImplementedError
 
-    def map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        """Results in item order; the first failure raises (``compare`` needs every run)."""
+    def map(
+        self, fn: Callable[[Any], Any], items: Sequence[Any], done: Callable[[int, Any], None] | None = None
+    ) -> list[Any]:
+        """Results in item order; the first failure raises (``compare`` needs every run).
+        ``done(index, result)`` is called as each item finishes (progress), in finishing order."""
         out: list[Any] = [None] * len(items)
         for i, o in self.imap_unordered(fn, items):
             if not o.ok:
@@ -74,6 +78,8 @@ class _Base:
                     raise RuntimeFailure(f"run {i + 1} of {len(items)} failed: {o.error}")
                 raise RuntimeError(f"run {i + 1} of {len(items)} failed: {o.error}")
             out[i] = o.value
+            if done is not None:
+                done(i, o.value)
         return out
 
     def describe(self) -> str:
@@ -134,9 +140,27 @@ class LocalExecutor(_Base):
                             yield i, Outcome(False, error=f"{type(e).__name__}: {e}", exc=e)
                 if broken:
                     todo.sort()
+            except BaseException:
+                # A stop (SIGINT/SIGTERM to this process alone: `kill -INT`, `timeout -s INT`,
+                # systemd) or the consumer giving up (``map``'s first failure, GeneratorExit):
+                # the points in flight are abandoned, so end their workers now rather than wait
+                # for them; a point runs for up to its whole simulated duration, and shutdown()
+                # waited for it (a sweep of 10 h points sat for minutes after Ctrl-C).  SIGKILL,
+                # not a stop the worker could turn into a tidy end: a run killed mid-way has no
+                # summary.json, which is what marks a run folder complete (point.is_complete).
+                _kill_workers(pool)
+                raise
             finally:  # also when the consumer stops early (Ctrl-C): queued items never start
                 pool.shutdown(wait=True, cancel_futures=True)
                 self._current = None
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGKILL every worker process of ``pool`` that is still alive."""
+    # ProcessPoolExecutor keeps no public list; _processes maps pid -> Process.
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):  # already gone, or closed
+            proc.kill()
 
 
 LOCAL_CLUSTER_CONFIG: dict[str, Any] = {

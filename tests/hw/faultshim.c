@@ -9,6 +9,8 @@
  * Only descriptors of regular files under $THERMOGOV_FAULTS_ROOT are looked at.  ftruncate()
  * on a file whose writes fail succeeds without truncating: sysfs ignores the size (an `echo v >
  * attr` that the driver refuses leaves the attribute as it was), a plain file would be emptied.
+ * A file whose writes fail EROFS is on a read-only mount: statvfs()/fstatvfs() on it report
+ * ST_RDONLY, as the kernel does for every file of a file system mounted `ro`.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -48,20 +51,26 @@ static void reload(void) {
     loaded = 1;
 }
 
+static int fault_at(const char *target, size_t n, int writing);
+
 static int fault_for(int fd, int writing) {
-    const char *root = getenv("THERMOGOV_FAULTS_ROOT");
-    if (!root) return 0;
-    reload();
-    if (nrules == 0) return 0;
     char link[64], target[4096];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, target, sizeof target - 1);
     if (n <= 0) return 0;
     target[n] = 0;
+    return fault_at(target, (size_t)n, writing);
+}
+
+static int fault_at(const char *target, size_t n, int writing) {
+    const char *root = getenv("THERMOGOV_FAULTS_ROOT");
+    if (!root) return 0;
+    reload();
+    if (nrules == 0) return 0;
     if (strncmp(target, root, strlen(root)) != 0) return 0;
     for (int i = 0; i < nrules; i++) {
         size_t ls = strlen(rules[i].suffix);
-        if ((size_t)n >= ls && strcmp(target + n - ls, rules[i].suffix) == 0 &&
+        if (n >= ls && strcmp(target + n - ls, rules[i].suffix) == 0 &&
             (writing ? rules[i].write : rules[i].read))
             return rules[i].err;
     }
@@ -94,3 +103,22 @@ WRAP(ssize_t, pwrite64, 1, (int fd, const void *buf, size_t count, off_t off), (
 
 KEEP(ftruncate, off_t)
 KEEP(ftruncate64, off_t)
+
+/* statvfs on a path (resolved, as the descriptor's link is) or a descriptor: ST_RDONLY where the
+ * file's writes fail EROFS. */
+static void mark_ro(const char *target, struct statvfs *buf) {
+    if (fault_at(target, strlen(target), 1) == EROFS) buf->f_flag |= ST_RDONLY;
+}
+
+#define VFS_PATH(name, type)                                                \
+    int name(const char *path, struct type *buf) {                          \
+        static int (*real)(const char *, struct type *);                   \
+        if (!real) real = (int (*)(const char *, struct type *))dlsym(RTLD_NEXT, #name); \
+        int r = real(path, buf);                                            \
+        char target[4096];                                                  \
+        if (r == 0 && realpath(path, target)) mark_ro(target, (struct statvfs *)buf); \
+        return r;                                                           \
+    }
+
+VFS_PATH(statvfs, statvfs)
+VFS_PATH(statvfs64, statvfs64)

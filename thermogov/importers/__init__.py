@@ -67,8 +67,16 @@ _DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
 __all__ = ["FORMATS", "ImportedLog", "ImportedSample", "detect_format", "detect_text", "parse_log"]
 
 
-def _unrecognised(path: str | Path) -> LogFormatError:
+def _unrecognised(path: str | Path, text: str = "") -> LogFormatError:
     names = ", ".join(FORMATS)
+    short = table.sniff(text) if text else None
+    if short is not None and 0 < len(short.rows) < table.MIN_DETECT_ROWS:
+        # a table too short to be told from other text by itself (log 10 of session 25w: a
+        # `$(date)<TAB>temp` log of 2 rows was "not a recognised log", naming no fix)
+        return LogFormatError(
+            f"{path}: a table of only {len(short.rows)} row(s), too few to recognise a log by "
+            f"itself ({table.MIN_DETECT_ROWS} are needed); to read it as a table, pass --format csv"
+        )
     return LogFormatError(
         f"{path}: not a recognised log ({names}); pass --format explicitly or check the file"
     )
@@ -87,7 +95,7 @@ def detect_format(path: str | Path) -> str:
     text, _ = clean_text(read_log(path)[0], str(path))
     fmt = detect_text(text)
     if fmt is None:
-        raise _unrecognised(path)
+        raise _unrecognised(path, text)
     return fmt
 
 
@@ -119,7 +127,7 @@ def parse_log(
         detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
         detected = detected or detect_text(text)
         if detected is None:
-            raise _unrecognised(path)
+            raise _unrecognised(path, text)
         fmt = detected
     if columns and fmt not in ("rpi-csv", "csv", "jtop"):
         raise LogFormatError(f"{path}: --columns applies to table logs (csv, rpi-csv, jtop), not {fmt}")

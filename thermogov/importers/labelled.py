@@ -38,7 +38,8 @@ from thermogov.importers.common import (
     throttle_note,
 )
 from thermogov.importers.stamps import parse_stamp
-from thermogov.importers.table import spread_ties
+from thermogov.importers.table import OTHER_PART_LINES, data_like, line_shape, spread_ties
+from thermogov.interfaces import LogFormatError
 
 FMT = "labelled"
 DEFAULT_INTERVAL_S = 1.0
@@ -167,8 +168,39 @@ def _split_pairs(line: str) -> list[str]:
     return parts
 
 
-def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
-    """(label, kind, value) of every reading line, in order.
+class _Unread:
+    """The data-like lines that gave no reading, counted as they come: the first run of
+    OTHER_PART_LINES or more consecutive ones of one shape (digits aside) is a part of the file
+    in another format, which the labelled reader would drop without a word.  Only that run and a
+    count are kept (a file of a million such lines holds no list of them)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.run: tuple[int, int, str, str] | None = None  # first, last, first text, shape
+        self.found: tuple[int, int, str] | None = None
+
+    def add(self, number: int, line: str) -> None:
+        self.count += 1
+        shape = line_shape(line)
+        r = self.run
+        if r is not None and r[1] == number - 1 and r[3] == shape:
+            self.run = r = (r[0], number, r[2], shape)
+        else:
+            self.run = r = (number, number, line.strip(), shape)
+        if r[1] - r[0] + 1 >= OTHER_PART_LINES and (self.found is None or self.found[0] == r[0]):
+            self.found = (r[0], r[1], r[2])
+
+    def part(self) -> tuple[int, int, str, int] | None:
+        """(first line, last line, its text, unread lines outside it), or None."""
+        if self.found is None:
+            return None
+        a, b, first = self.found
+        return a, b, first, self.count - (b - a + 1)
+
+
+def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, float | tuple[float, bool]]]:
+    """(label, kind, value) of every reading line, in order; with ``unread``, the (1-based number,
+    text) of each data-like line that gave no reading and no stamp is appended to it.
 
     Two line shapes that are not ``Label: value`` are read too: a bare ``date`` line (its
     ``HH:MM`` colon is no label separator) is a timestamp, and in an ``lm-sensors`` loop the chip
@@ -178,7 +210,8 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
     prev = ""  # the last non-empty line that was not a reading
     chip: str | None = None
     last_lead: tuple[float, bool] | None = None
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
+        before = len(out)
         stamp_before, whole = _stamped_line(raw)
         if stamp_before is not None and stamp_before != last_lead:  # one record's lines share it
             out.append((DATE_LABEL, "stamp", stamp_before))
@@ -214,6 +247,8 @@ def _readings(text: str) -> list[tuple[str, str, float | tuple[float, bool]]]:
                 kind = "temp", _num(b.group(1))
             if kind is not None:
                 out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
+        if unread is not None and len(out) == before and data_like(raw):
+            unread.add(number, raw)
     return out
 
 
@@ -231,7 +266,8 @@ def looks_like(text: str) -> bool:
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Group the readings into timestamped samples (see module doc)."""
-    readings = _readings(text)
+    unread = _Unread()
+    readings = _readings(text, unread)
     stamp_labels = Counter(label for label, kind, _ in readings if kind == "stamp")
     stamp_label = stamp_labels.most_common(1)[0][0] if stamp_labels else None
     temp_labels = sorted({label for label, kind, _ in readings if kind == "temp"})
@@ -256,6 +292,19 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     usable = [r for r in records if any(isinstance(v, tuple) and v[0] == "temp" for v in r.values())]
     if not usable:
         raise no_samples_error(source, "'Label: value' records with a temperature (48.3'C)")
+    if (part := unread.part()) is not None:
+        a, b, first, others = part
+        lines = text.splitlines()
+        read = next((n for n in range(1, len(lines) + 1) if not a <= n <= b and _readings(lines[n - 1])), 0)
+        like = f" like line {read} ({lines[read - 1].strip()[:60]!r})" if read else ""
+        del lines
+        more = f" (and {others} other unread line(s) in other shapes)" if others else ""
+        raise LogFormatError(
+            f"{source}: the format changes within the file: lines {a}-{b} ({first[:60]!r}){more} "
+            f"are no 'Label: value' records{like} and would be dropped; split the file where the "
+            f"format changes (e.g. sed -n '{a},{b}p' FILE > part.log, sed '{a},{b}d' FILE > rest.log) "
+            "and import each part"
+        )
     notes: list[str] = []
     names = sensor_names(temp_labels)
     if len(temp_labels) == 1:
@@ -271,6 +320,16 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append("temperatures printed in °F (sensors -f) converted to °C")
     skipped = 0
     times: list[float] | None = None
+    stamped = sum(1 for r in usable if r.get("_stamp") is not None) if stamp_label is not None else 0
+    if stamp_label is not None and stamped * 2 < len(usable):
+        # a banner `date` before a loop that stamps none of its records (`date >> $LOG; for i in
+        # ...; do vcgencmd measure_temp >> $LOG; top -b -n1 | head >> $LOG; sleep 10; done`): all
+        # but the first record were dropped as having no time
+        notes.append(
+            f"{stamped} date line(s) for {len(usable)} records (most carry no time): "
+            "the records read at an even pace, not on the dates"
+        )
+        stamp_label = None
     if stamp_label is not None:
         clock = DayClock(back=True)  # a step back of up to 6 h is a clock step (clocksteps)
         stamps = [_on_axis(r.get("_stamp"), clock) for r in usable]

@@ -56,9 +56,11 @@ _MONTHS: tuple[tuple[str, ...], ...] = (
     ("december", "dezember", "decembre", "diciembre", "dicembre", "dezembro", "dec", "dez", "dic", "gru"),
 )
 
-# ISO dates; s-tui's CSV joins date and time with "_" ("2024-05-01_12:00:00").
+# ISO dates; s-tui's CSV joins date and time with "_" ("2024-05-01_12:00:00").  A `Z` before an
+# offset (`date +'%FT%TZ%:z'`: `2024-05-01T10:00:00Z+02:00`, the Z a literal in the format) is the
+# offset's: the clock is local, as `date` prints it; such a log was refused as "no usable rows".
 _ISO_RE = re.compile(
-    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T _](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|[+-]\d\d:?\d\d)?$"
+    r"^(\d{4})[-/](\d\d)[-/](\d\d)[T _](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|Z?[+-]\d\d:?\d\d)?$"
 )
 # German/Dutch/Nordic dates; a spreadsheet in those locales shows (and exports) `05.12.2026 10:00`
 # or `05.12.26 10:00` without seconds by default, which was refused as "no usable table rows".
@@ -164,6 +166,7 @@ def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] 
             dt = datetime(y, mo, d, h, mi) + timedelta(seconds=_sec(m.group(6)))
             tz = m.group(7)
             if tz and tz != "Z":
+                tz = tz.removeprefix("Z")
                 sign = 1 if tz[0] == "+" else -1
                 digits = tz[1:].replace(":", "")
                 dt -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))

@@ -97,6 +97,12 @@ class Table:
     notes: list[str] = field(default_factory=list)
     grouped: list[int] = field(default_factory=list)  # columns whose thousands separators were removed
     last_preamble: list[str] = field(default_factory=list)  # the line just before the rows, split
+    # the first and the last date line around the rows (`date` before and after a loop), if any
+    date_before: float | None = None
+    date_after: float | None = None
+    # the first run of OTHER_PART_LINES or more consecutive non-row data lines of one shape
+    # (another format in the same file): (its first and last lines' texts, its line count)
+    other_part: tuple[str, str, int] | None = None
 
 
 def _split(line: str, delim: str) -> list[str]:
@@ -124,11 +130,17 @@ _PLAIN_SPLIT_MAX = 100_000
 _JOINING_COMMA_RE = re.compile(r"[^\d\s,;],|,[^\d\s,;]")
 
 
+_GROUPED_RE = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+
+
 def _comma_joined(line: str) -> bool:
-    """Whether a token of ``line``'s whitespace split holds a comma beside a non-digit (a
-    delimiter, not a decimal or thousands mark); bracketed tegrastats lists do not count."""
+    """Whether a token of ``line``'s whitespace split holds a comma beside a non-digit, or two
+    commas that are no thousands groups (`10:00:00,50.5,1500`: a decimal comma is one a number),
+    so a delimiter, not a decimal or thousands mark; bracketed tegrastats lists do not count."""
     return any(
-        _JOINING_COMMA_RE.search(tok) for tok in _split(line, " ") if "," in tok and tok[:1] not in "[("
+        _JOINING_COMMA_RE.search(tok) or (tok.count(",") >= 2 and not _GROUPED_RE.fullmatch(tok))
+        for tok in _split(line, " ")
+        if "," in tok and tok[:1] not in "[("
     )
 
 
@@ -245,6 +257,8 @@ def sniff(text: str) -> Table | None:
 
     grouping = _digit_grouping(full_rows, width, delim, decimal_comma)
     table.grouped = sorted(grouping)
+    after: float | None = None
+    run: list = [None, "", 0, ""]  # shape, first text, count, last text of a run of non-row data lines
     for cells in (_split(ln, delim) for ln in lines):
         if grouping and len(cells) == width:
             cells = _ungrouped(cells, grouping)
@@ -252,6 +266,9 @@ def sniff(text: str) -> Table | None:
             if len(cells) != width:
                 table.preamble += 1
                 table.last_preamble = cells
+                if table.date_before is None:
+                    table.date_before = _date_line(cells)
+                _other_run(run, table, delim.join(cells))
                 continue
             if not _is_data(cells, decimal_comma):
                 header = cells
@@ -262,11 +279,68 @@ def sniff(text: str) -> Table | None:
             continue
         if len(cells) > width or len(cells) < 2 or not _is_data(cells, decimal_comma):
             table.malformed += 1
+            if after is None:  # the first line after the latest row
+                after = _date_line(cells)
+            if table.other_part is None or run[0] is not None:
+                _other_run(run, table, delim.join(cells))
             continue
+        after = None
+        run[0] = None
         rows.append(cells if len(cells) == width else cells + [""] * (width - len(cells)))
     if not rows:
         return None
+    table.date_after = after
     return table
+
+
+# A data line: a time of day and a number beside it (`14-03-2025 21:10:00,55.100`)
+_CLOCK_OF_DAY_RE = re.compile(r"\d\d?:\d\d:\d\d")
+_OTHER_NUMBER_RE = re.compile(r"\d+[.,]\d+|\d{2,}")
+_DIGITS_RE = re.compile(r"\d+")
+OTHER_PART_LINES = 3  # consecutive unread data lines of one shape: a part in another format
+
+
+def data_like(line: str) -> bool:
+    """A line holding a time of day and a number beside it: a record of some log."""
+    return (m := _CLOCK_OF_DAY_RE.search(line)) is not None and bool(
+        _OTHER_NUMBER_RE.search(line[: m.start()] + " " + line[m.end() :])
+    )
+
+
+def line_shape(line: str) -> str:
+    """A line with its digit runs as `0`: the records of one format share it."""
+    return _DIGITS_RE.sub("0", line.strip())
+
+
+def _other_run(run: list, table: Table, line: str) -> None:
+    """Count ``line`` (not a row) into the current run of one-shaped data lines; the first run
+    of OTHER_PART_LINES is the table's ``other_part``."""
+    if not data_like(line):
+        run[0] = None
+        return
+    shape = line_shape(line)
+    if run[0] != shape:
+        run[0], run[1], run[2] = shape, line.strip(), 0
+    run[2] += 1
+    run[3] = line.strip()
+    if run[2] >= OTHER_PART_LINES and (table.other_part is None or table.other_part[0] == run[1]):
+        table.other_part = (run[1], run[3], run[2])
+
+
+def line_number(text: str, line: str) -> int:
+    """The 1-based number of the first line of ``text`` that holds ``line``."""
+    at = text.find(line)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 0
+
+
+def _date_line(cells: list[str]) -> float | None:
+    """The epoch of a line that is one date and time and nothing else (`date`'s output, an ISO
+    stamp), else None: a loop script's `date` before and after its rows."""
+    text = " ".join(c.strip() for c in cells).strip()
+    if not text or len(text) > 64 or not any(ch.isdigit() for ch in text):
+        return None
+    st = parse_stamp(text)
+    return st[0] if st is not None and st[1] else None
 
 
 # Thousands separators: a comma, a dot, or a space of any kind: plain, no-break or narrow no-break
@@ -479,10 +553,14 @@ def _one_column(lines: Sequence[str]) -> Table | None:
     return t
 
 
+# rows a table needs to be detected without --format (fewer are refused, saying so)
+MIN_DETECT_ROWS = 3
+
+
 def looks_like(text: str) -> bool:
     """A table of at least three rows and two columns, most cells numbers or timestamps."""
     t = sniff(text)
-    return t is not None and len(t.rows) >= 3
+    return t is not None and len(t.rows) >= MIN_DETECT_ROWS
 
 
 # --- column identification -------------------------------------------------------------------
@@ -995,6 +1073,12 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         elif kind == "epoch":
             notes.append(f"time column {tcol.label!r}: epoch seconds")
         else:
+            f = _span_of_date_lines(t, tcol.label, nums, notes)
+            if f is not None:
+                for k, v in enumerate(nums):
+                    if v is not None:
+                        nums[k] = v * f
+                return nums
             notes.append(
                 f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"
             )
@@ -1029,6 +1113,42 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     elif kinds == {True}:
         notes.append(f"time column {tcol.label!r}: date and time (log's local clock)")
     return out
+
+
+# A counter whose steps the date lines make shorter than a millisecond or longer than an hour
+# is no loop's counter of those dates: left as seconds.
+_COUNTER_FACTORS = (1e-3, 3600.0)
+
+
+def _span_of_date_lines(t: Table, label: str, nums: list[float | None], notes: list[str]) -> float | None:
+    """Seconds per unit of a unitless, non-epoch time column, from the `date` lines a loop script
+    wrote before its first row and after its last (``date; for i in ...; do echo $i,...; sleep 1;
+    done; date``), when the column disagrees with them: a loop counter (0, 1, 2 ...) is no
+    second when each pass takes longer than its sleep (720 rows over 759 s). None (the column is
+    taken as seconds) when there are no such lines, the column does not run forward, or it agrees
+    with them within 2 % or 2 s."""
+    if t.date_before is None or t.date_after is None:
+        return None
+    span = t.date_after - t.date_before
+    vals = [v for v in nums if v is not None and math.isfinite(v)]
+    if span <= 0 or len(vals) < 2 or any(b < a for a, b in itertools.pairwise(vals)):
+        return None
+    steps = sorted(b - a for a, b in itertools.pairwise(vals) if b > a)
+    if not steps:
+        return None
+    # the last row is printed one pass before the closing `date`: the dates hold one more step
+    counted = vals[-1] - vals[0] + steps[len(steps) // 2]
+    if abs(span - counted) <= max(2.0, 0.02 * counted):
+        return None
+    f = span / counted
+    if not _COUNTER_FACTORS[0] <= f <= _COUNTER_FACTORS[1]:
+        return None
+    notes.append(
+        f"time column {label!r} runs {vals[0]:g}..{vals[-1]:g} but the date lines before and after "
+        f"the rows span {span:g} s: read as a loop counter, {f:.4g} s a unit (the dates' span "
+        "spread over its steps)"
+    )
+    return f
 
 
 def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
@@ -1113,6 +1233,23 @@ def parse_text(
         notes.append(f"header repeated {t.repeated_headers} time(s) in the file (logger restarted): ignored")
     if columns is None:
         _refuse_split_decimals(t, source)
+    if t.other_part is not None:
+        first, last, count = t.other_part
+        a = line_number(text, first)
+        at = text.find(first)
+        b = a + text.count("\n", at, text.find(last, at)) if a else 0
+        span = f"lines {a}-{b}" if a and b > a else "the lines from"
+        raise LogFormatError(
+            f"{source}: the format changes within the file: {span} ({first[:60]!r}), {count} lines "
+            f"in one shape, are no rows of the table's {t.rows.width} columns and would be "
+            "dropped; split the file where the format changes "
+            f"(e.g. sed -n '{a},{b}p' FILE > part.log, sed '{a},{b}d' FILE > rest.csv) "
+            "and import each part"
+            if a and b > a
+            else f"{source}: the format changes within the file: from the line {first[:60]!r} on, "
+            f"{count} lines in one shape are no rows of the table's {t.rows.width} columns and "
+            "would be dropped; split the file where the format changes and import each part"
+        )
     cols = identify(t, source, columns, notes)
     dc = t.decimal_comma
     for c in cols:
