@@ -114,7 +114,7 @@ from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
 from thermogov.hw.workload import ProcessWorkload, parse_workload
-from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, ThermogovError
+from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, SensorSource, ThermogovError
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext
 from thermogov.printable import printable
@@ -775,7 +775,7 @@ class Runner:
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
             stack.callback(self.notifier.stopping)  # runs first on exit: STOPPING=1, then restore
             grace_ms = prep.config.governor.unknown_grace_ms
-            sources = {s.name: WaitingSource(s.name) for s in prep.specs}
+            sources: dict[str, SensorSource] = {s.name: WaitingSource(s.name) for s in prep.specs}
             sources.update(
                 {b.sensor.name: open_sensor(prep.tree, b, self.instant.reader()) for b in prep.bmap.sensors}
             )
@@ -800,7 +800,8 @@ class Runner:
             if self.publisher is not None:
                 self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them
                 self.publisher.supplies = supplies.supplies_now  # and the chargers as read (25c)
-            dry_ios = [a.io for a in (*actuators, *([fan] if fan else [])) if isinstance(a.io, DryRunIO)]
+            ios = [*(a.io for a in actuators), *([fan.io] if fan is not None else [])]
+            dry_ios = [io for io in ios if isinstance(io, DryRunIO)]
             if idle is not None and isinstance(idle.io, DryRunIO):
                 dry_ios.append(idle.io)
             try:
@@ -846,7 +847,7 @@ class Runner:
             **(self.fan_ctl.summary() if self.fan_ctl is not None else {}),
             **(
                 {"fan_owner": "another writer"}
-                if self.fan_ctl is not None and getattr(self.fan_ctl.fan, "left", "")
+                if self.fan_ctl is not None and getattr(self.fan_ctl.fan, "left", None)
                 else {}
             ),
             "dry_run": self.opts.dry_run,
@@ -1079,9 +1080,8 @@ def with_events(rec: TickRecord, tags: list[str]) -> TickRecord:
 
 
 def _replaced(rec: TickRecord, **changes: Any) -> TickRecord:
-    """``rec`` with ``changes``: TickRecord is a NamedTuple (or a dataclass)."""
-    replace = getattr(rec, "_replace", None)
-    return replace(**changes) if replace is not None else dataclasses.replace(rec, **changes)
+    """``rec`` with ``changes`` (TickRecord is a NamedTuple)."""
+    return rec._replace(**changes)
 
 
 def run(

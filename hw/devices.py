@@ -15,6 +15,7 @@ a thermal trip may hold the limit lower than asked.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
@@ -138,12 +139,11 @@ def open_sensor(
 
 def binding_celsius(tree: SysfsTree, b: SensorBinding) -> float:
     """A binding's temperature now, as the daemon reads it (the hottest of its twins)."""
-    return hottest(
-        [
-            lambda rel=rel: to_celsius(tree.read_int(rel), b.divisor, tree.show(rel))
-            for rel in (b.rel, *b.twins)
-        ]
-    )
+    return hottest([functools.partial(_file_celsius, tree, rel, b.divisor) for rel in (b.rel, *b.twins)])
+
+
+def _file_celsius(tree: SysfsTree, rel: str, divisor: float) -> float:
+    return to_celsius(tree.read_int(rel), divisor, tree.show(rel))
 
 
 def clock_reader(tree: SysfsTree, files: Sequence[LimitFiles]) -> Callable[[], int]:

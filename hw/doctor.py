@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 from thermogov.config import Config
 from thermogov.hw.devices import binding_celsius, to_celsius
-from thermogov.hw.discovery import Inventory, Supply, discover
+from thermogov.hw.discovery import Inventory, PowerRail, Supply, discover
 from thermogov.hw.fan import fan_data, fan_lines
 from thermogov.hw.idle import idle_data, idle_lines
 from thermogov.hw.latezones import WAITED_KINDS, looked_for, waiting_line
 from thermogov.hw.limits import check_limits_in_force
 from thermogov.hw.mapping import (
     BoardMap,
+    SensorBinding,
     choose_board,
     family_warning,
     governed_table,
@@ -48,11 +49,23 @@ def _table(table_hz: tuple[int, ...]) -> str:
     return " ".join(_mhz(f) for f in table_hz) + " MHz" if table_hz else "(none)"
 
 
-def _live(fn: Callable[[], str]) -> str:
+def _live(fn: Callable[..., str], *args: object) -> str:
     try:
-        return fn()
+        return fn(*args)
     except SensorError as e:
         return f"ERROR {e}"
+
+
+def _watts_text(tree: SysfsTree, rail: PowerRail) -> str:
+    return f"{read_rail_w(tree, rail):.3f} W"
+
+
+def _celsius_text(tree: SysfsTree, binding: SensorBinding) -> str:
+    return f"{binding_celsius(tree, binding):.1f} °C"
+
+
+def _rounded_celsius(tree: SysfsTree, binding: SensorBinding) -> float:
+    return round(binding_celsius(tree, binding), 3)
 
 
 def _temp(tree: SysfsTree, rel: str, divisor: float) -> str:
@@ -93,7 +106,7 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         temps = ", ".join(_temp(tree, t, 1000.0) for t in h.temp_inputs)
         out.append(f"  {h.name:<15} {h.chip:<18} {temps or '(no temperature inputs)'}")
         for r in h.rails:
-            out.append(f"    rail {r.label:<16} " + _live(lambda r=r: f"{read_rail_w(tree, r):.3f} W"))
+            out.append(f"    rail {r.label:<16} " + _live(_watts_text, tree, r))
     if not inv.hwmons:
         out.append("  (none)")
     out.append("power supplies:")
@@ -101,11 +114,11 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         line = f"  {s.name:<15} {s.type:<18}"
         if s.type.lower() == "battery":
             temp = _temp(tree, s.temp_rel, 10.0) if s.has_temp else "no temp attribute"
-            cap = _live(lambda s=s: _text(tree, f"{s.rel}/capacity"))
-            status = _live(lambda s=s: _text(tree, f"{s.rel}/status"))
+            cap = _live(_text, tree, f"{s.rel}/capacity")
+            status = _live(_text, tree, f"{s.rel}/status")
             line += f" {temp}, capacity {cap} %, {status}"
         elif is_external(s):  # a charger's online read now (session 25c): 0, 1 or 2 (programmable)
-            line += " online " + _live(lambda s=s: _text(tree, f"{s.rel}/online"))
+            line += " online " + _live(_text, tree, f"{s.rel}/online")
         out.append(line)
     if not inv.supplies:
         out.append("  (none)")
@@ -120,7 +133,7 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         if p.inactive:
             out.append(f"  {p.name:<15} INACTIVE {p.inactive}")
             continue
-        gov = _live(lambda p=p: _text(tree, f"{p.rel}/scaling_governor"))
+        gov = _live(_text, tree, f"{p.rel}/scaling_governor")
         cpus = ",".join(str(c) for c in p.related_cpus) or "?"
         out.append(
             f"  {p.name:<15} cpus {cpus}  governor {gov}  limits {_hz(tree, p.min_rel, 1000)}.."
@@ -137,7 +150,7 @@ def _inventory_lines(tree: SysfsTree, inv: Inventory) -> list[str]:
         if d.error:
             out.append(f"  {d.name:<15} ERROR {d.error}")
             continue
-        gov = _live(lambda d=d: _text(tree, f"{d.rel}/governor"))
+        gov = _live(_text, tree, f"{d.rel}/governor")
         out.append(
             f"  {d.name:<15} of_node {d.of_node or '?'} ({kind})  governor {gov}  limits "
             f"{_hz(tree, d.min_rel, 1)}..{_hz(tree, d.max_rel, 1)} MHz  cur {_hz(tree, d.cur_rel, 1)} MHz"
@@ -176,7 +189,7 @@ def _mapping_lines(
                     )
         else:
             note = "  (found on the board; not in the profile)" if s.name in bmap.found_sensors else ""
-            now = _live(lambda b=b: f"{binding_celsius(tree, b):.1f} °C")
+            now = _live(_celsius_text, tree, b)
             out.append(f"  sensor {s.name:<8} -> {b.source:<28} {now}{note}")
     for d in bmap.board.domains:
         db = next((x for x in bmap.domains if x.domain.name == d.name), None)
@@ -199,10 +212,10 @@ def _mapping_lines(
         out.append(f"fusion: cannot resolve sensors from the config ({e})")
         return out
     full = ", ".join(f"{s.name} {s.weight:g}" for s in specs)
-    now = renormalised_weights(specs, bound)
+    renormalised = renormalised_weights(specs, bound)
     missing = [s.name for s in specs if s.name not in bound]
     if missing:
-        after = ", ".join(f"{k} {v:.3f}" for k, v in now.items()) or "none: nothing to govern on"
+        after = ", ".join(f"{k} {v:.3f}" for k, v in renormalised.items()) or "none: nothing to govern on"
         out.append(f"fusion weights: {full} -> without {', '.join(missing)}: {after}")
     else:
         out.append(f"fusion weights: {full} (all sensors present)")
@@ -286,9 +299,9 @@ def no_board_reason(tree: SysfsTree, inv: Inventory) -> str | None:
     )
 
 
-def _value(fn: Callable[[], float | str]) -> float | str | dict[str, str]:
+def _value(fn: Callable[..., float | str], *args: object) -> float | str | dict[str, str]:
     try:
-        return fn()
+        return fn(*args)
     except SensorError as e:
         return {"error": str(e)}
 
@@ -326,7 +339,7 @@ def doctor_data(
             else {
                 "name": s.name,
                 "source": b.source,
-                "temp_c": _value(lambda b=b: round(binding_celsius(tree, b), 3)),
+                "temp_c": _value(_rounded_celsius, tree, b),
             }
         )
     domains: list[dict[str, object]] = []
@@ -361,9 +374,7 @@ def doctor_data(
                 "name": h.name,
                 "chip": h.chip,
                 "temps_c": [temp(t, 1000.0) for t in h.temp_inputs],
-                "rails": [
-                    {"label": r.label, "power_w": _value(lambda r=r: read_rail_w(tree, r))} for r in h.rails
-                ],
+                "rails": [{"label": r.label, "power_w": _value(read_rail_w, tree, r)} for r in h.rails],
             }
             for h in inv.hwmons
         ],

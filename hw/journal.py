@@ -431,7 +431,9 @@ def validate_entries(
     the dead daemon) is moved to today's nearest in-range value, and said.
     """
     windows = owned_windows(tree, discover(tree))
-    good, missing, clamped = [], [], []
+    good: list[JournalEntry] = []
+    missing: list[str] = []
+    clamped: list[str] = []
     for e in entries:
         why, absent = check_window(
             windows, e.min_rel, e.max_rel, e.scale_hz, e.min, e.max, e.recorded_range()
@@ -685,7 +687,7 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
         lambda: first_whole_record(records, boot_id=now_boot, pid=data.pid, root=tree.root)
     )
     if changed is not None:
-        ours = (run_record() or ({}, {}))[0]
+        ours: dict[str, tuple[int, int]] = (run_record() or ({}, {}))[0]
         mode_sets, conf_warning = _mode_definition(tree, changed[1], good)
         good, kept, lifted = into_new_mode(tree, good, ours, mode_sets)
         # a window written as it reads was not written clamped: its clamp note would be wrong

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 from collections.abc import Callable, Sequence
 
 from thermogov.hw.departures import Departed, elsewhere, recalled, release
@@ -141,7 +142,7 @@ class LateMembers:
                 f,
                 self._journal,
                 self._log,
-                lambda w, g=gone, t=table, f=f: recalled(g, w, t, f, self._log),
+                functools.partial(recalled, gone, table_hz=table, f=f, log=self._log),
                 dry_run=self._dry_run,
             )
             if joined(verdict):  # "wait": offline again, not joined; still departed

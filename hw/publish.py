@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from thermogov.client import MAX_STATE_DEPTH, default_state_path, depth_over
 from thermogov.governor import Governor, TickRecord
@@ -180,7 +181,7 @@ class StatePublisher:
         )
         text = _encode(doc)
         if _LONE_SURROGATE in text:  # a name that was not UTF-8 (module doc): escaped as printed
-            doc = plain_strings(doc)
+            doc = cast(dict[str, Any], plain_strings(doc))
             text = _encode(doc)
         if self.path is not None:
             try:

@@ -518,8 +518,8 @@ class SysfsTree:
             except ActuatorError:
                 continue  # refused now: never owned under it
             self._owned.pop(real, None)
-        real = self._resolved.pop(clock_rel, None)
-        entry = self._kept.pop(real, None) if real is not None else None
+        clock_real = self._resolved.pop(clock_rel, None)
+        entry = self._kept.pop(clock_real, None) if clock_real is not None else None
         if entry:
             os.close(entry[0])
         folder = clock_rel.rpartition("/")[0]
@@ -536,7 +536,7 @@ class SysfsTree:
         said no (hw/departures.py), so the ``realpath`` it costs is paid then only."""
         real = self._resolved.get(rel)
         ident = self._owned.get(real) if real is not None else None
-        if ident is None:
+        if real is None or ident is None:
             return False
         try:
             st = os.lstat(real)
@@ -552,7 +552,7 @@ class SysfsTree:
         """Whether ``rel`` is still the very file owned (not gone, not replaced by a new one)."""
         real = self._resolved.get(rel)
         ident = self._owned.get(real) if real is not None else None
-        if ident is None:
+        if real is None or ident is None:
             return False
         try:
             confine.check(real, ident, self.show(rel))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -91,8 +92,8 @@ def _board_changes(board: str, scenario: str | None) -> dict[str, str]:
             or bool(set(profile.dt_models) & set(load_board(wanted).dt_models))
         )
         if not same:
-            same = [n for n in scenario_names() if scenario_board(n) == name]
-            hint = f" (e.g. {same[0]})" if same else ""
+            examples = [n for n in scenario_names() if scenario_board(n) == name]
+            hint = f" (e.g. {examples[0]})" if examples else ""
             raise ConfigError(
                 f"--board: scenario {scenario} is written for board {wanted}, not {name}; "
                 f"drop --board, or pick a scenario for {name}{hint}"
@@ -127,9 +128,7 @@ def run_with_progress(cfg: Config, show: bool = True) -> Any:
         # Only runs that take more than a moment get a bar: most 10-minute simulations finish
         # in well under a second and a flashing bar would be noise.
         if bar is None and show and time.monotonic() - started > 0.7:
-            bar = click.progressbar(
-                length=int(cfg.sim.duration_s), label="simulating", file=click.get_text_stream("stderr")
-            )
+            bar = click.progressbar(length=int(cfg.sim.duration_s), label="simulating", file=sys.stderr)
             bar.__enter__()
         if bar is not None:
             bar.update(int(t_s - last[0]))

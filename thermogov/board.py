@@ -392,7 +392,7 @@ def _thermal(t: Table) -> ThermalProfile:
         )
         sub.done()
     names = {n.name for n in nodes}
-    links = []
+    links: list[ThermalLink] = []
     for i, raw in enumerate(t.list("links")):
         where = f"{t.where}.links[{i}]"
         if (

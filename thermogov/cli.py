@@ -15,7 +15,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -92,7 +92,7 @@ def boards_command(as_json: bool) -> None:
     """List the built-in board profiles with their sensors, domains and OPPs."""
     from thermogov.board import builtin_board_names, load_board
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in builtin_board_names():
         b = load_board(name)
         rows.append(

@@ -66,7 +66,7 @@ class Bounded(click.ParamType):
     def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
         return self.inner.get_metavar(*args, **kwargs)
 
-    def to_info_dict(self) -> dict[str, Any]:
+    def to_info_dict(self) -> Any:  # click >= 8.2 types it as a TypedDict that 8.1 does not have
         return self.inner.to_info_dict()
 
 
@@ -84,7 +84,9 @@ def _declared_range(t: click.ParamType, param: click.Parameter | None) -> str | 
     return f"{low}{name}{high}"
 
 
-def _in_declared(t: click.FloatRange | click.IntRange, v: float) -> bool:
+def _in_declared(t: click.ParamType, v: float) -> bool:
+    if not isinstance(t, click.FloatRange | click.IntRange):
+        return True
     above = t.min is None or (v > t.min if t.min_open else v >= t.min)
     below = t.max is None or (v < t.max if t.max_open else v <= t.max)
     return above and below

@@ -118,9 +118,11 @@ def _default_curve(t: Table, duty: tuple[int, ...], hyst: float) -> FanCurve:
 def parse_fan_profile(t: Table, nodes: set[str]) -> FanProfile:
     node = t.string("node")
     curve_node = t.string("curve_node", node)
-    for key, n in (("node", node), ("curve_node", curve_node)):
-        if n not in nodes:
-            raise ConfigError(f"{t.where}.{key}: {n!r} is not a thermal node ({', '.join(sorted(nodes))})")
+    for key, named in (("node", node), ("curve_node", curve_node)):
+        if named not in nodes:
+            raise ConfigError(
+                f"{t.where}.{key}: {named!r} is not a thermal node ({', '.join(sorted(nodes))})"
+            )
     duty_raw = t.numbers("duty")
     if not 2 <= len(duty_raw) <= MAX_FAN_LEVELS:
         raise ConfigError(f"{t.where}.duty: needs 2..{MAX_FAN_LEVELS} levels, got {len(duty_raw)}")

@@ -68,12 +68,12 @@ class MultiRatePlan:
                 t, due = self.pop()
                 yield t, tuple(due)
         start = self.peek_ms()
-        pattern = []
+        pattern: list[tuple[int, tuple[str, ...]]] = []
         while self.peek_ms() < start + hyper:
             t, due = self.pop()
             pattern.append((t - start, tuple(due)))
         base = start
         while True:
-            for offset, due in pattern:
-                yield base + offset, due
+            for offset, names in pattern:
+                yield base + offset, names
             base += hyper

@@ -7,6 +7,7 @@ are one line: ``where.key: problem; fix``.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import math
 import re
@@ -62,7 +63,7 @@ class Table:
     def has(self, key: str) -> bool:
         return key in self._data
 
-    def keys(self) -> list[str]:
+    def keys(self) -> builtins.list[str]:
         return list(self._data)
 
     def _get(self, key: str, default: Any) -> Any:
@@ -145,13 +146,13 @@ class Table:
             raise ConfigError(f"{self.where}.{key}: {v!r} is not one of {', '.join(options)}")
         return v
 
-    def list(self, key: str, default: Any = _MISSING) -> list[Any]:
+    def list(self, key: str, default: Any = _MISSING) -> builtins.list[Any]:
         v = self._get(key, default)
         if not isinstance(v, list):
             raise ConfigError(f"{self.where}.{key}: expected a list, got {v!r}")
         return v
 
-    def numbers(self, key: str, default: Any = _MISSING) -> list[float]:
+    def numbers(self, key: str, default: Any = _MISSING) -> builtins.list[float]:
         vs = self.list(key, default)
         for v in vs:
             if isinstance(v, bool) or not isinstance(v, int | float):
@@ -160,7 +161,7 @@ class Table:
                 raise ConfigError(f"{self.where}.{key}: {v!r} is not a finite number; use plain numbers")
         return [float(v) for v in vs]
 
-    def strings(self, key: str, default: Any = _MISSING) -> list[str]:
+    def strings(self, key: str, default: Any = _MISSING) -> builtins.list[str]:
         vs = self.list(key, default)
         for v in vs:
             if not isinstance(v, str):
@@ -183,7 +184,7 @@ class Table:
         for name, sub in m.items():
             yield name, Table(sub, f"{prefix}.{name}")
 
-    def table_list(self, key: str) -> list[Table]:
+    def table_list(self, key: str) -> builtins.list[Table]:
         """An array of tables ``[[key]]``."""
         vs = self.list(key, [])
         prefix = f"{self.where}.{key}" if self.where else key

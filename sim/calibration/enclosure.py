@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -20,6 +21,8 @@ from thermogov.board import BoardProfile, with_enclosure
 from thermogov.fan import FanCurve
 from thermogov.interfaces import ThermogovError
 from thermogov.sim.calibration.data import LogData
+
+Problem = TypeVar("Problem")  # the fit problem choose_enclosure is handed (it does not import the fit)
 
 # A product name that says which housing the board shipped in.  NVIDIA's developer kits ship
 # the module on a carrier with the kit's heatsink and fan (e.g. "Jetson Orin Nano Developer Kit
@@ -91,8 +94,8 @@ def candidates(board: BoardProfile) -> list[str]:
 def choose_enclosure(
     data: LogData,
     board: BoardProfile,
-    build: Callable[[BoardProfile], object],
-    solve: Callable[[object], float],
+    build: Callable[[BoardProfile], Problem],
+    solve: Callable[[Problem], float],
     declared: str | None = None,
     ranked: list[str] | None = None,
 ) -> tuple[BoardProfile, str | None]:
@@ -118,9 +121,9 @@ def choose_enclosure(
         except ThermogovError:
             costs[name] = np.inf
     best = min(names, key=lambda n: (costs[n], names.index(n)))
-    ranked = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
+    by_cost = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
     return with_enclosure(board, best), (
-        f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {ranked}); "
+        f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {by_cost}); "
         "declare it with --enclosure"
     )
 

@@ -900,6 +900,7 @@ class _Validation:
     got: ForecastParts
     inner_drift: np.ndarray
     outer_drift: np.ndarray
+    outer_tail: np.ndarray
 
 
 def _validation(
@@ -908,9 +909,9 @@ def _validation(
     """The inner validation to choose a shrink on, or why there is none (``gate`` first)."""
     if gate:
         return gate
-    if inner is None or got is None or got.drift is None or outer.drift is None:
-        return "the inner fit failed"
-    return _Validation(inner, got, got.drift[0][inner.test], outer.drift[0][outer.tail])
+    if inner is None or got is None or got.drift is None or outer.drift is None or outer.tail is None:
+        return "the inner fit failed"  # (a forecast with a drift always has its tail)
+    return _Validation(inner, got, got.drift[0][inner.test], outer.drift[0][outer.tail], outer.tail)
 
 
 def _chosen(scores: dict[float, float]) -> tuple[float, str]:
@@ -959,7 +960,7 @@ def _level_share(
         why = _not_exercised(
             "the model's deviation from the level at the split",
             checked.got.deviation(weight, checked.inner.test),
-            outer.deviation(weight, outer.tail),
+            outer.deviation(weight, checked.outer_tail),
         )
         if not why and weight > 0.0:
             why = _not_exercised(

@@ -16,6 +16,7 @@ What-if grids over config and board keys are ``thermogov sweep`` (:mod:`thermogo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -72,7 +73,7 @@ def _check_arms(arms: list[Variant], configs: list[tuple[str, Config]]) -> None:
     for _, cfg in configs:
         board = cfg.load_board()
         for arm in arms:
-            check_variant(arm, cfg, lambda c, b=board: build_policy(c, b))
+            check_variant(arm, cfg, functools.partial(build_policy, board=board))
         # a key at its default is the plain arm: two rows of the same run would compare nothing
         check_same_policy(arms, cfg, policy_context(cfg, board))
 

@@ -233,7 +233,7 @@ def run_policy(
     meter = _TickMeter(TRIP_C, steady_window(cfg)[0], stop_above_s, stop_limit_s)
     rid = run_id or safe_name(policy)
     # Who ran where: the same on a stopped probe's row and a finished run's.
-    identity = {
+    identity: dict[str, Any] = {
         "scenario": label if label is not None else cfg.sim.scenario,
         "board": board.name,
         "policy": policy,

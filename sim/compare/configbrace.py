@@ -26,6 +26,7 @@ the defaults in code, not from a scenario file FILE could be laid under.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def arm_b(configs: Sequence[tuple[str, Config]], base_b: Config, candidate: str)
         try:
             b = dataclasses.replace(load_scenario(name, base_b), sim=a.sim, seed=a.seed)
             board = b.load_board()
-            check_variant(arm, b, lambda c, bd=board: build_policy(c, bd))
+            check_variant(arm, b, functools.partial(build_policy, board=board))
         except ConfigError as e:
             raise ConfigError(f"--config-b: {base_b.source}: {e}") from e
         configb.check_same_world(name, a, b, base_b.source)

@@ -64,7 +64,8 @@ def recording_reads() -> Iterator[ReadLog]:
 
     def read(self: SimSensor) -> Reading:
         reading = original(self)
-        log.add(self.profile.name, reading.t_s, float(self._lagged))
+        if self._lagged is not None:  # every read sets it (the first takes the true value)
+            log.add(self.profile.name, reading.t_s, float(self._lagged))
         return reading
 
     SimSensor.read = read  # type: ignore[method-assign]

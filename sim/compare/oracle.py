@@ -161,7 +161,7 @@ def operating_points(board: BoardProfile, saturating: bool, batch: int = 1) -> l
         for p in pts
     ]
     order = sorted(range(len(pts)), key=lambda i: -keys[i][0])
-    keep = []
+    keep: list[int] = []
     for i in order:
         ri, vi, pi = keys[i]
         dominated = any(
@@ -562,7 +562,7 @@ def oracle(
     step_s: float | None = None,
     *,
     sustained: bool = False,
-    history_ips: Sequence[float] | None = None,
+    history_ips: Sequence[float] | np.ndarray | None = None,
     any_window: bool = False,
 ) -> OracleResult:
     """Solve the scenario's programme (see the module docstring).

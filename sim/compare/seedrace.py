@@ -216,15 +216,14 @@ def verdict(
         for k in KERNEL
         if isolimit.iso_label(k) in rows and _kept_all(rows[isolimit.iso_label(k)], h)
     }
-    scored = {k: r.worst_spread() for k, r in tuned.items()}
-    scored = {k: s for k, s in scored.items() if s is not None}
+    scored = {k: s for k, r in tuned.items() if (s := r.worst_spread()) is not None}
     if cw is not None and scored:
         best = max(scored, key=lambda k: scored[k].mean)
         b = tuned[best]
         paired = [
-            100.0 * (c.worst[s] / b.worst[s] - 1.0)
+            100.0 * (cv / bv - 1.0)
             for s in seeds
-            if c.worst.get(s) is not None and b.worst.get(s)
+            if (cv := c.worst.get(s)) is not None and (bv := b.worst.get(s))
         ]
         ps = Spread.of(paired)
         out.append(

@@ -359,7 +359,7 @@ def simulate(
         "ended": world.shutdown_reason or "completed",
         "battery_soc_end": None if world.soc is None else round(world.soc, 4),
         "battery_empty_at_s": round(world.shutdown_at, 3)
-        if world.shutdown_reason == "battery empty"
+        if world.shutdown_reason == "battery empty" and world.shutdown_at is not None
         else None,
         "dropped_requests": world.server.dropped,
         "batching": world.server.batching_summary(),

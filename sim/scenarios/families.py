@@ -37,6 +37,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from thermogov.board import BoardProfile, builtin_board_names, load_board
 from thermogov.config import Config, SimEvent, WorkloadConfig
@@ -183,7 +184,7 @@ def _ambient_path(start_c: float, values: Sequence[tuple[float, float]]) -> tupl
     return tuple(events)
 
 
-def _world(base: Config, board: str, duration_s: float, ambient_c: float, **sim: object) -> Config:
+def _world(base: Config, board: str, duration_s: float, ambient_c: float, **sim: Any) -> Config:
     cfg = dataclasses.replace(base, board=board, board_file="")
     return dataclasses.replace(
         cfg, sim=dataclasses.replace(cfg.sim, duration_s=duration_s, ambient_c=ambient_c, **sim)

@@ -27,7 +27,7 @@ from typing import IO, BinaryIO
 
 from thermogov.interfaces import LogFormatError
 
-_STREAMS: tuple[tuple[bytes, str, Callable[[BinaryIO], BinaryIO]], ...] = (
+_STREAMS: tuple[tuple[bytes, str, Callable[[BinaryIO], io.BufferedIOBase]], ...] = (
     (b"\x1f\x8b", "gzip", lambda f: gzip.GzipFile(fileobj=f)),
     (b"BZh", "bzip2", bz2.BZ2File),
     (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile),
@@ -88,7 +88,7 @@ def decompressed(data: bytes, source: str, limit: int, depth: int = 1) -> tuple[
     return data, None
 
 
-def _bounded(stream: BinaryIO | IO[bytes], what: str, limit: int) -> bytes:
+def _bounded(stream: BinaryIO | IO[bytes] | io.BufferedIOBase, what: str, limit: int) -> bytes:
     """All bytes of a decompressing stream, refused once they pass ``limit``."""
     out = bytearray()
     while chunk := stream.read(1 << 20):

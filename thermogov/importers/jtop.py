@@ -122,8 +122,8 @@ def _records(text: str, notes: set[str]) -> tuple[list[Mapping[str, object]], in
         return [{k: v for k, v in zip(keys, r, strict=True) if k} for r in good], len(rows) - len(good)
     if lines and _is_jtop_header(lines[0]):
         reader = csv.DictReader(io.StringIO("\n".join(lines)))
-        rows = [dict(r) for r in reader]
-        return [r for r in rows if r], 0
+        named = [dict(r) for r in reader]
+        return [r for r in named if r], 0
     out: list[Mapping[str, object]] = []
     bad = 0
     for ln in lines:
@@ -242,9 +242,9 @@ def parse_text(
     from thermogov.importers.tegrastats import guess_board
 
     sensors = set(samples.keys("temps_c"))
-    rails = set(samples.keys("rails_w"))
+    rail_names = set(samples.keys("rails_w"))
     cores = max((sum(1 for k in r if _CPU_RE.match(k)) for r in records), default=0)
-    board = guess_board(rails, sensors, cores, 0)
+    board = guess_board(rail_names, sensors, cores, 0)
     if board is None and {"pll", "ao", "thermal"} <= sensors and cores == 4:
         board = "jetson-nano"  # Tegra X1 zones (AO/CPU/GPU/PLL/thermal) with 4 cores: a Nano
     if board is not None:

@@ -158,11 +158,11 @@ def _fahrenheit(docs: list[dict[str, object]], source: str) -> str | None:
     cold = next(((k, v) for k, v in readings.items() if not _F_READING[0] <= v <= _F_READING[1]), None)
     if as_c is None and cold is None:
         return f"temperatures read as °F (sensors -f: {as_f[0]} is {as_f[1]:g}, a limit only °F allows)"
-    other = (
-        f"{as_c[0]} = {as_c[1]:g} is a limit only in °C"
-        if as_c is not None
-        else f"{cold[0]} = {cold[1]:g} would be a board below 20 °C"
-    )
+    if as_c is not None:
+        other = f"{as_c[0]} = {as_c[1]:g} is a limit only in °C"
+    else:
+        assert cold is not None  # both None returned above
+        other = f"{cold[0]} = {cold[1]:g} would be a board below 20 °C"
     raise LogFormatError(
         f"{source}: sensors -j values in two units: {as_f[0]} = {as_f[1]:g} is a limit only in °F "
         f"(sensors -f), {other}; record the log again with `sensors -j` (without -f)"

@@ -138,11 +138,13 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             skipped += 1
             continue
         sample_temps = {"cpu": temp}
-        if amb_list is not None and i < len(amb_list) and isinstance(amb_list[i], float):
-            sample_temps["ambient"] = amb_list[i]
+        amb = amb_list[i] if amb_list is not None and i < len(amb_list) else None
+        if isinstance(amb, float):
+            sample_temps["ambient"] = amb
         sample_freqs: dict[str, int] = {}
-        if freq_list is not None and i < len(freq_list) and isinstance(freq_list[i], float):
-            sample_freqs["cpu"] = mhz_to_hz(freq_list[i])
+        mhz = freq_list[i] if freq_list is not None and i < len(freq_list) else None
+        if isinstance(mhz, float):
+            sample_freqs["cpu"] = mhz_to_hz(mhz)
         kept_t.append(t)
         rows.append((sample_temps, sample_freqs))
     if not rows:

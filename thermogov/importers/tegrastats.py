@@ -223,7 +223,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         skipped += backwards
     note_timing(
         notes,
-        stamped=stamped,
+        stamped=bool(stamped),
         interval_s=interval_s,
         default_s=DEFAULT_INTERVAL_S,
         default_how="tegrastats default",

@@ -202,9 +202,9 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     if thr:
         notes.append(throttle_note(thr, "reading"))
     out = ColumnBuilder()  # straight into columns: no sample tuple beside the readings
-    for s, w in zip(usable, pmic, strict=True):
+    for s, pmic_w in zip(usable, pmic, strict=True):
         freqs = {"cpu": int(s["freq"])} if "freq" in s else {}  # type: ignore[call-overload]
-        rails = _NO_VALUES if w is None else {"PMIC": w}
+        rails = _NO_VALUES if pmic_w is None else {"PMIC": pmic_w}
         out.append(0.0, (_temps(s), freqs, _NO_VALUES, rails, _NO_VALUES), None)
     return ImportedLog(FMT, source, None, out.finish(rebase(times)), skipped, tuple(notes))
 

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -45,7 +45,9 @@ NO_DATA_GID = "no-data"
 # (its line style), instead of every run x series pair, so it fits beside a panel.
 MAX_LEGEND_ENTRIES = 10
 
-RunLike = str | Path | Mapping[str, Sequence[Any]]
+RunSource: TypeAlias = str | Path | Mapping[str, Sequence[Any]]
+# what the plotting calls take: a source, or a run already loaded (the plot command loads first)
+RunLike: TypeAlias = "RunSource | RunData"
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class RunData:
         return f"run {index + 1}" if self.origin == "<columns>" else Path(self.origin).name
 
 
-def load_run(item: RunLike) -> RunData:
+def load_run(item: RunSource) -> RunData:
     """A run folder, a trace CSV or a dict of columns -> RunData; bad input -> LogFormatError.
 
     The checks are done before any drawing so the ``plot`` command can refuse bad input

@@ -315,6 +315,7 @@ class Stepped:
         # ``limit_settled``: the network's observer and the rung ceiling it gives.
         self.settled = settled
         # ``tail_rate``: the noise tail's estimate and the fused codes it measures against.
+        self.tail: TailRate | None
         self.tail, self.tail_terms = tail if tail is not None else (None, CodeTerms(0.0, 0.0))
         self.code_edge_c = code_edge_c  # fused_code_edge_c() of the fused sensors when ``code_edge``
         self.code_once = code_once  # fused_code_terms() of the fused sensors when ``code_once``
