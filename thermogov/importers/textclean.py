@@ -76,13 +76,22 @@ def _overwrite(line: str) -> str:
     if "\r" in line:
         parts = [p for p in line.split("\r") if p.strip()]
         line = parts[-1] if parts else ""
-    while "\b" in line:
-        new = re.sub(r"[^\b]\b", "", line, count=1)
-        if new == line:
-            line = line.replace("\b", "")
-            break
-        line = new
-    return line
+    if "\b" not in line:
+        return line
+    # A backspace moves the cursor one column left (never past the start) and the next character
+    # overwrites that column; what lies right of the cursor stays shown, as on a terminal.
+    shown: list[str] = []
+    col = 0
+    for ch in line:
+        if ch == "\b":
+            col = max(col - 1, 0)
+            continue
+        if col < len(shown):
+            shown[col] = ch
+        else:
+            shown.append(ch)
+        col += 1
+    return "".join(shown)
 
 
 def clean_text(text: str, source: str) -> tuple[str, list[str]]:
