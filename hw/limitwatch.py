@@ -213,9 +213,9 @@ class LimitWatch:
             # switches are, so each is said (at most one a look)
             self._boost_pairs[label] += 1
             said = (
-                f"{f.label} reset to {_window(now)} {f.unit}, its top with boost as last seen "
-                f"({self._boost_pairs[label]} this run): boost switched and back since the last look "
-                f"(or a writer of exactly the top); restore now puts back {_window(new)}"
+                f"the kernel reset {f.label} to {_window(now)} {f.unit}, its top with boost as last "
+                f"seen ({self._boost_pairs[label]} this run): boost switched and back since the last "
+                f"look, or a writer of exactly the top; restore now puts back {_window(new)}"
             )
             return self._reapply(a, f, f"limits_reset:{label}", f"{said}; cap written again")
         self._reapplied[label] += 1
