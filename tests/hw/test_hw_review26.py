@@ -239,3 +239,37 @@ def test_a_charger_flapping_every_poll_for_a_minute_costs_bounded_work_and_lines
     states = {p.get("state") for p in power.values()}
     assert {"mains", "discharging"} <= states, states
     assert "Traceback" not in err and len(err.splitlines()) < 30, err
+
+
+@pytest.mark.parametrize("kernel", ["global", "per-policy"])
+def test_a_look_between_the_switch_and_the_kernel_s_reset_is_no_rival(tmp_path: Path, kernel: str) -> None:
+    """The boost store sets the switch's state, then ``cpufreq_boost_set_sw`` resets the max: a
+    look between the two says the switch and the next look reads the reset with the switch as last
+    seen.  Main counted that raise as a rival's ("another writer set policy0 to ..."), and four
+    left the file; now it is the kernel's (the top of the state the switch reads), re-capped.
+    Then the switch back off at once; SIGTERM leaves every file as found but what the test's fake
+    kernel owns (``cpuinfo_max_freq`` stays at the boost OPP, 3c55e94c0ade; ``scaling_cur_freq``)."""
+    import random
+    import threading
+
+    bs, tops, _top, boost = _boosted_pi5(tmp_path / "root", kernel, on=False, cpu_mc=92000)
+    t = fakesys.FakeTree(tmp_path / "root")
+    flag = t.root / (f"{P0}/boost" if kernel == "per-policy" else "sys/devices/system/cpu/cpufreq/boost")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    cap = t.read_int(f"{P0}/scaling_max_freq")
+    for k in range(4):
+        bs._rewrite(flag, 1)  # the store's first half: the state
+        procutil.wait_line(proc, "boost switched on for policy0", stream="stderr")
+        run = bs.FakeRun(t, threading.Event(), random.Random(1))
+        bs._switch_boost(run, tops, dict.fromkeys(tops, False), "policy0", True)  # its second: the reset
+        assert t.read_int(f"{P0}/scaling_max_freq") == boost
+        line = procutil.wait_line(proc, "restore now puts back", stream="stderr")
+        assert "another writer" not in line and "left to it" not in line, f"switch {k + 1}: {line}"
+        _switch(bs, t.root, tops, kernel, False)
+        line = procutil.wait_line(proc, "restore now puts back", stream="stderr")
+        assert "another writer" not in line and t.read_int(f"{P0}/scaling_max_freq") == cap, line
+    procutil.stopped(proc)
+    kernel_owned = (CUR, f"{P0}/cpuinfo_max_freq")
+    assert _but(t.snapshot(), *kernel_owned) == _but(before, *kernel_owned)
