@@ -273,3 +273,23 @@ def test_a_look_between_the_switch_and_the_kernel_s_reset_is_no_rival(tmp_path: 
     procutil.stopped(proc)
     kernel_owned = (CUR, f"{P0}/cpuinfo_max_freq")
     assert _but(t.snapshot(), *kernel_owned) == _but(before, *kernel_owned)
+
+
+@pytest.mark.parametrize("how", EXITS)
+def test_every_exit_after_a_fan_rival_was_seen_leaves_the_rest_as_found(tmp_path: Path, how: str) -> None:
+    """A hot Orin Nano governing its hwmon pwm-fan: a user's ``echo 100 > pwm1`` mid-run leaves
+    the fan to that writer (21d/24c).  Each exit path then leaves the fan as that writer set it
+    (``pwm1`` 100 with the manual mode it found in force) and every other file as before the run,
+    the caps put back: nothing written outside the owned attributes."""
+    from tests.hw.test_hw_hwmon_fan_rival import LEFT, REAL_ENABLE, REAL_PWM, _orin
+
+    t = _orin(tmp_path / "root")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--duration", "120s", run_lines='fan = "governor"\n')
+    procutil.wait_line(proc, "thermogov: started")
+    t.write(REAL_PWM, 100)
+    procutil.wait_line(proc, LEFT, "stderr")
+    said = _exit(proc, tmp_path, how)
+    after = t.snapshot()
+    assert (after.pop(REAL_PWM), after.pop(REAL_ENABLE)) == (b"100\n", b"1\n"), said[-1500:]
+    assert after == _but(before, REAL_PWM, REAL_ENABLE), said[-1500:]
