@@ -157,11 +157,12 @@ def test_a_boost_switch_that_cannot_be_read_mid_run_is_no_switch(
     tmp_path: Path, shim: Path, how: str
 ) -> None:
     """Both boost files answer EACCES for a while mid-run (a security module, a driver's show()
-    failing): the watch keeps the state last seen (no line of a switch, no traceback), the
-    cap stays, and when they read again the run goes on; every exit path leaves the tree."""
+    failing): the watch keeps the state last seen (no line of a switch, no traceback) and a raise
+    to the boost OPP is then another writer's (no state to judge it by: the fault shim is what
+    makes it so), and when they read again the run goes on; every exit path leaves the tree."""
     rules = tmp_path / "faults"
     env = faultshim.env(shim, rules, tmp_path / "root")
-    _bs, _tops, top, _boost = _boosted_pi5(tmp_path / "root", "per-policy", on=True, cpu_mc=92000)
+    _bs, _tops, top, boost = _boosted_pi5(tmp_path / "root", "per-policy", on=True, cpu_mc=92000)
     t = fakesys.FakeTree(tmp_path / "root")
     before = t.snapshot()
     proc = procutil.start_run(
@@ -171,7 +172,9 @@ def test_a_boost_switch_that_cannot_be_read_mid_run_is_no_switch(
     cap = t.read_int(f"{P0}/scaling_max_freq")
     assert cap < top
     faultshim.write_rules(rules, [("policy0/boost", "r", errno.EACCES), ("cpufreq/boost", "r", errno.EACCES)])
-    t.write(f"{P0}/scaling_max_freq", f"{top}\n")  # a raise seen while the switch cannot be read
+    # the boost OPP while the switch cannot be read: readable, it would be the top of the state
+    # last seen (a switch and back, the kernel's); unread, no state is known: a rival's raise
+    t.write(f"{P0}/scaling_max_freq", f"{boost}\n")
     procutil.wait_line(proc, "another writer set", stream="stderr")
     faultshim.write_rules(rules, [])
     t.write(f"{P0}/scaling_max_freq", f"{top + 1}\n")  # a later look, the switch readable again
