@@ -19,7 +19,9 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
   - A limit raised above what thermogov wrote can only be another writer (a kernel clamp
     lifting goes back to thermogov's own request, no higher), or the kernel's boost switch,
     which re-issues the max request at the policy's new top (hw/boostrule.py): adopted alike,
-    but the switch is not counted as a rival's raise.  Its value becomes what restore
+    but the switch is not counted as a rival's raise (a raise to exactly the top of the state
+    the switch reads, whether a look saw it switch or not: two switches between two looks,
+    session 26r).  Its value becomes what restore
     puts back (and the journal says so at once: a ``kill -9`` restore keeps it too), and this
     file's ceiling.  While the board needs a cap, the cap is written again, at most
     :data:`MAX_REAPPLY` times per file and run: a writer that keeps raising it is then left the
