@@ -121,15 +121,28 @@ class BoostStates:
             )
         return said
 
-    def switched_to(self, max_rel: str, value: int) -> bool:
-        """True when ``value`` (read from ``max_rel``) is the top the kernel set on a boost switch
-        since the last look; the state now becomes the one seen."""
+    def switched_to(self, max_rel: str, value: int) -> str:
+        """Whether ``value`` (a raise read from ``max_rel``) may be the top the kernel set on a
+        boost switch since the last look: ``"switched"`` when the switch reads otherwise than
+        last seen, ``"switched and back"`` when it reads the same (session 26r, below), ``""``
+        when the raise cannot be the kernel's; the state now becomes the one seen.
+
+        A raise to exactly the top of the state the switch reads, with that state as last seen,
+        is what two switches between two looks leave (off and on: the second reset the max
+        request to the state's top, ``cpufreq_boost_set_sw``), and nothing in sysfs tells it
+        from another writer's write of that top (no file counts switches; ``cpuinfo_max_freq``
+        is not lowered by the off).  Counted as a rival's raise, four such pairs left the file
+        to "another writer", uncapped for the rest of the run (25r's Left); taken as the
+        kernel's, a writer of exactly the top is capped again at each look instead of being
+        left the file after :data:`~thermogov.hw.limitwatch.MAX_REAPPLY`.  The doubt goes to the
+        cap, as a fan's goes to cooling (hw/fanrival.py): a raise to any other value is still
+        another writer's."""
         folder = policy_folder(max_rel)
         if folder is None or folder not in self._seen:
-            return False
+            return ""
         tops = policy_tops(self._tree, folder)
         now = boost_on(self._tree, folder)
         was, self._seen[folder] = self._seen[folder], now
-        if tops is None or now is None or now == was:
-            return False
-        return value == (tops[1] if now else tops[0])
+        if tops is None or now is None or value != (tops[1] if now else tops[0]):
+            return ""
+        return "switched" if now != was else "switched and back"

@@ -19,7 +19,9 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
   - A limit raised above what thermogov wrote can only be another writer (a kernel clamp
     lifting goes back to thermogov's own request, no higher), or the kernel's boost switch,
     which re-issues the max request at the policy's new top (hw/boostrule.py): adopted alike,
-    but the switch is not counted as a rival's raise.  Its value becomes what restore
+    but the switch is not counted as a rival's raise (a raise to exactly the top of the state
+    the switch reads, whether a look saw it switch or not: two switches between two looks,
+    session 26r).  Its value becomes what restore
     puts back (and the journal says so at once: a ``kill -9`` restore keeps it too), and this
     file's ceiling.  While the board needs a cap, the cap is written again, at most
     :data:`MAX_REAPPLY` times per file and run: a writer that keeps raising it is then left the
@@ -70,7 +72,7 @@ class LimitWatch:
         mode_sets: Callable[[], Mapping[str, int | str]] = dict,
         departures: Callable[[], list[str]] = list,
         recall_at_exit: Callable[[], list[str]] = list,
-        boost_reset: Callable[[str, int], bool] = lambda _rel, _value: False,
+        boost_reset: Callable[[str, int], str] = lambda _rel, _value: "",
         boost_look: Callable[[], list[str]] = list,
     ) -> None:
         self._actuators = list(actuators)
@@ -104,6 +106,7 @@ class LimitWatch:
         self._offline: set[str] = set()
         self._reapplied: Counter[str] = Counter()
         self._boost_resets: Counter[str] = Counter()  # not counted as a rival's raises
+        self._boost_pairs: Counter[str] = Counter()  # raises to the top, switch as last seen
         self.lowered: dict[str, tuple[str, int, int]] = {}  # label -> (file, value, thermogov's)
         self._exiting = False  # the last look before restore: adopt and note, never write
         self._raised_now = False  # a window another writer raised was adopted in this check
@@ -199,11 +202,22 @@ class LimitWatch:
         if n_max <= w_max or self._exiting:  # only the min went up, or restore comes next
             self._log(said)
             return [f"limits_changed:{label}"]
-        if self._boost_reset(f.max_rel, n_max):
+        how = self._boost_reset(f.max_rel, n_max)
+        if how == "switched":
             self._boost_resets[label] += 1
             said = (
                 f"boost switched ({self._boost_resets[label]} this run): the kernel reset {f.label} to "
                 f"{_window(now)} {f.unit}; restore now puts back {_window(new)}"
+            )
+            return self._reapply(a, f, f"limits_reset:{label}", f"{said}; cap written again")
+        if how:  # the switch reads as last seen: switched and back between two looks, or a writer
+            # of exactly the top (hw/boostrule.py, switched_to); counted in the line as the
+            # switches are, so each is said (at most one a look)
+            self._boost_pairs[label] += 1
+            said = (
+                f"the kernel reset {f.label} to {_window(now)} {f.unit}, its top with boost as last "
+                f"seen ({self._boost_pairs[label]} this run): boost switched and back since the last "
+                f"look, or a writer of exactly the top; restore now puts back {_window(new)}"
             )
             return self._reapply(a, f, f"limits_reset:{label}", f"{said}; cap written again")
         self._reapplied[label] += 1
