@@ -55,6 +55,20 @@ from thermogov.hw.polled import Every
 from thermogov.interfaces import ActuatorError
 
 MAX_REAPPLY = 3  # re-writes of one file against another writer before leaving it to that writer
+# A raise the kernel's boost rule explains is capped again every time, however often it comes
+# (hw/boostrule.py); an agent that writes the top every second would then add a line a second to
+# the journal for ever.  Each is said up to this count, then only the 10th, 100th, 1000th ...
+SAY_EACH_RESET_UP_TO = 5
+
+
+def worth_saying(n: int) -> bool:
+    """Whether the ``n``-th repeat of one kind of line is said (:data:`SAY_EACH_RESET_UP_TO`)."""
+    return n <= SAY_EACH_RESET_UP_TO or n == 10 ** (len(str(n)) - 1)
+
+
+def _quieter(n: int) -> str:
+    """What the last line said in full adds, so a reader knows the silence that follows is chosen."""
+    return "; further ones are said at the 10th, 100th, 1000th ..." if n == SAY_EACH_RESET_UP_TO else ""
 
 
 class LimitWatch:
@@ -209,17 +223,23 @@ class LimitWatch:
                 f"boost switched ({self._boost_resets[label]} this run): the kernel reset {f.label} to "
                 f"{_window(now)} {f.unit}; restore now puts back {_window(new)}"
             )
-            return self._reapply(a, f, f"limits_reset:{label}", f"{said}; cap written again")
+            n = self._boost_resets[label]
+            return self._reapply(
+                a, f, f"limits_reset:{label}", f"{said}; cap written again{_quieter(n)}", say=worth_saying(n)
+            )
         if how:  # the switch reads as last seen: switched and back between two looks, or a writer
             # of exactly the top (hw/boostrule.py, switched_to); counted in the line as the
-            # switches are, so each is said (at most one a look)
+            # switches are (at most one a look), the repeats past a few said at powers of ten
             self._boost_pairs[label] += 1
             said = (
                 f"the kernel reset {f.label} to {_window(now)} {f.unit}, its top with boost as last "
                 f"seen ({self._boost_pairs[label]} this run): boost switched and back since the last "
                 f"look, or a writer of exactly the top; restore now puts back {_window(new)}"
             )
-            return self._reapply(a, f, f"limits_reset:{label}", f"{said}; cap written again")
+            n = self._boost_pairs[label]
+            return self._reapply(
+                a, f, f"limits_reset:{label}", f"{said}; cap written again{_quieter(n)}", say=worth_saying(n)
+            )
         self._reapplied[label] += 1
         if self._reapplied[label] > MAX_REAPPLY:
             a.left_to_others.add(label)
@@ -274,13 +294,14 @@ class LimitWatch:
         if not self._offline:
             self._on_mode_adopted()
 
-    def _reapply(self, a: CapActuator, f: LimitFiles, tag: str, said: str) -> list[str]:
+    def _reapply(self, a: CapActuator, f: LimitFiles, tag: str, said: str, say: bool = True) -> list[str]:
         try:
             a.reapply(f)
-        except ActuatorError as e:
+        except ActuatorError as e:  # a failure is always said
             self._log(f"{said}; the cap could not be written again: {e}")
             return [tag, f"write_failed:{a.name}"]
-        self._log(said)
+        if say:
+            self._log(said)
         return [tag]
 
     def exit_notes(self, mode_change: str = "") -> list[str]:
