@@ -15,14 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys
+from tests.hw.limitrig import P0, watched_policy0
 from thermogov.hw.daemon import _journal_entries
 from thermogov.hw.devices import CapActuator
 from thermogov.hw.journal import RecordedRanges, validate_entries
-from thermogov.hw.limits import LimitFiles, TreeIO
 from thermogov.hw.limitwatch import LimitWatch
 from thermogov.hw.sysfs import SysfsTree
 
-P0 = "sys/devices/system/cpu/cpufreq/policy0"
 MODE_MAX = 2000000  # kHz: what the operator's new mode writes (an OPP of the Pi 5 table)
 MODE_CHANGE = "nvpmodel mode changed from 0 to 2 (status)"
 
@@ -30,21 +29,7 @@ MODE_CHANGE = "nvpmodel mode changed from 0 to 2 (status)"
 def _rig(
     tmp: Path, start_min_khz: int | None = None
 ) -> tuple[fakesys.FakeTree, CapActuator, LimitWatch, list[str]]:
-    t = fakesys.rpi5(tmp / "root", cpu_mc=60000)
-    if start_min_khz is not None:
-        t.write(f"{P0}/scaling_min_freq", start_min_khz)
-    tree = SysfsTree(t.root)
-    f = LimitFiles(
-        "policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", f"{P0}/scaling_cur_freq", 1000
-    )
-    tree.own(f.min_rel)
-    tree.own(f.max_rel)
-    io = TreeIO(tree)
-    orig = {"policy0": (io.read_int(f.min_rel), io.read_int(f.max_rel))}
-    table = [k * 1000 for k in fakesys.RPI5_CPU_KHZ]
-    act = CapActuator("cpu", [f], table, io, orig, lambda: 0)
-    said: list[str] = []
-    return t, act, LimitWatch([act], said.append, lambda: None), said
+    return watched_policy0(tmp, cpu_mc=60000, start_min_khz=start_min_khz)
 
 
 @pytest.mark.parametrize(

@@ -15,31 +15,16 @@ from pathlib import Path
 import pytest
 
 from tests.hw import fakesys
+from tests.hw.limitrig import P0, watched_policy0
 from thermogov.hw.devices import CapActuator
-from thermogov.hw.limits import LimitFiles, TreeIO
 from thermogov.hw.limitwatch import SAY_EACH_RESET_UP_TO, LimitWatch, worth_saying
-from thermogov.hw.sysfs import SysfsTree
 
-P0 = "sys/devices/system/cpu/cpufreq/policy0"
 RAISES = 150
 
 
 def _watched_pi5(tmp: Path, how: str) -> tuple[fakesys.FakeTree, CapActuator, LimitWatch, list[str]]:
-    t = fakesys.rpi5(tmp / "root", cpu_mc=80000)
-    tree = SysfsTree(t.root)
-    f = LimitFiles(
-        "policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", f"{P0}/scaling_cur_freq", 1000
-    )
-    tree.own(f.min_rel)
-    tree.own(f.max_rel)
-    io = TreeIO(tree)
-    orig = {"policy0": (io.read_int(f.min_rel), io.read_int(f.max_rel))}
-    table = [k * 1000 for k in fakesys.RPI5_CPU_KHZ]
-    act = CapActuator("cpu", [f], table, io, orig, lambda: 0)
-    said: list[str] = []
     # the boost rule's verdict for every raise: a switch seen ("switched") or none ("same")
-    watch = LimitWatch([act], said.append, lambda: None, boost_reset=lambda _rel, _value: how)
-    return t, act, watch, said
+    return watched_policy0(tmp, cpu_mc=80000, boost_reset=lambda _rel, _value: how)
 
 
 @pytest.mark.parametrize("how", ["same", "switched"])
