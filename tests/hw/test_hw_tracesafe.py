@@ -127,6 +127,7 @@ def test_a_full_disk_for_the_trace_is_refused_before_the_board_is_touched(
     class Full:
         def __init__(self, st: os.statvfs_result) -> None:
             self.f_frsize = st.f_frsize
+            self.f_flag = st.f_flag  # the mount's flags as they are (discovery reads ST_RDONLY)
             self.f_bavail = 3  # three blocks left
 
     monkeypatch.setattr(tracesafe.os, "statvfs", lambda p: Full(real(p)))

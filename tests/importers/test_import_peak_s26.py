@@ -10,6 +10,7 @@ interpreter's fixed costs cancel; tracemalloc counts Python's allocations, not t
 
 from __future__ import annotations
 
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -46,15 +47,24 @@ def _peak(path: Path, header: str, line: Callable[[int], str], rows: int) -> int
 
 
 def _peak_per_row(tmp_path: Path, header: str, line: Callable[[int], str], small: int, big: int) -> float:
+    # A first parse in the process pays one-time costs (compiled patterns, caches) inside the
+    # small file's peak, which made the difference per row read up to 20 B low on a first run:
+    # paid here first, so every run measures the same marginal cost.
+    _peak(tmp_path / "warm.log", header, line, 200)
     a = _peak(tmp_path / "small.log", header, line, small)
     b = _peak(tmp_path / "big.log", header, line, big)
     return (b - a) / (big - small)
 
 
-def test_a_table_import_peaks_under_155_bytes_a_row(tmp_path: Path) -> None:
-    # 30-byte rows: ~125 B a row here, ~185 on main (the text twice and the cleaning's lines)
+# Measured warm (session 26, 30-byte rows): 141-143 B a row on 3.11 and 3.13, 170 on 3.10, where
+# the table reader cannot free the text it was handed (docs/importing.md, Session 26m); 202 on
+# main's 0f7aab0 (3.11: the text held two to three times and the cleaning's list of lines).
+TABLE_BYTES_A_ROW = 160.0 if sys.version_info >= (3, 11) else 185.0
+
+
+def test_a_table_import_peaks_under_the_bound_a_row(tmp_path: Path) -> None:
     per_row = _peak_per_row(tmp_path, "epoch,temp_c,freq_mhz,cpu_pct,power_w\n", _csv_line, 10_000, 40_000)
-    assert per_row < 155, f"parse_log of a CSV peaks {per_row:.0f} B a row"
+    assert per_row < TABLE_BYTES_A_ROW, f"parse_log of a CSV peaks {per_row:.0f} B a row"
 
 
 def test_a_tegrastats_import_peaks_under_two_and_a_half_lines_a_line(tmp_path: Path) -> None:
