@@ -202,6 +202,7 @@ from thermogov.policies.dither import MidTread
 from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
+from thermogov.policies.powerrise import PowerSettle, ladder_rises_c, slowest_time_constant_s
 from thermogov.policies.protections import throttle_allows_c
 from thermogov.policies.release import frontier_release
 from thermogov.policies.ripple import HeldSpread, raised_share
@@ -263,6 +264,7 @@ class SteppedParams:
     stand_back: bool = False  # off: never under a holding lower agent's rung, set point or not (23a)
     stand_back_reads_per_h: float = 0.0  # off: stand back while a bank of trip readings lasts (24b)
     ramp_readback: bool = False  # off: the lower agent's rung also read from the clocks read back (24b)
+    power_settled: bool = False  # off: jump to the rung the measured power's settled value holds (27s)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -379,6 +381,8 @@ class Stepped:
         # ``stand_back_reads_per_h``: the bank of trip readings (:mod:`.standback`); set by make_stepped.
         self.bank: TripBank | None = None
         self._fw_rung: int | None = None  # ``ramp_readback``: the lower agent's rung last read back
+        # ``power_settled``: the measured power's settled fused value (:mod:`.powerrise`); set by make_stepped.
+        self.power: PowerSettle | None = None
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -519,6 +523,8 @@ class Stepped:
                 inp.power_state,
             )
             u_max = self.settled.u_max
+        if self.power is not None:
+            self.power.observe(dt, inp.power_w)
         was = self.state
         if fused >= p.trip_c:
             if self.tail is not None and self._holding and not est.anomaly:
@@ -605,6 +611,24 @@ class Stepped:
             self._regime = "band"
             self.state = self._states[self.rung]
             return _new_decision(Decision, (self.ladder[self.rung], self.state, ""))
+        if self.power is not None and not est.anomaly:
+            # ``power_settled``: the measured power says the rung in force settles over the set
+            # point (a load rise the temperature has not shown yet): the rung the network's model
+            # holds at that power, at once, not a rung a tick (:mod:`.powerrise`).
+            settled = self.power.settled_c(est.level_c)
+            if settled is not None and settled > set_c:
+                hold = self.power.hold_rung(self.rung, settled, set_c)
+                if hold < self.rung:
+                    self.power.stepped_down(self.rung, hold)
+                    self.rung = self._target = hold
+                    self.u = float(hold)
+                    self.integral = min(self.integral, float(hold))
+                    if self.arrival is not None:
+                        self.arrival.end()
+                    self._regime = "band"
+                    self.state = self._states[hold]
+                    event = "step" if self.state != was and was != TRIP else ""
+                    return _new_decision(Decision, (self.ladder[hold], self.state, event))
         if self._rise is None or self._regime != "band":
             self._rise = min(target, 0.0) if self._regime == "release" else target
         lim = p.rise_slew_c_per_s * dt
@@ -900,6 +924,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
             "stand_back_reads_per_h", d.stand_back_reads_per_h, minimum=0.0, maximum=3600.0
         ),
         ramp_readback=params.boolean("ramp_readback", d.ramp_readback),
+        power_settled=params.boolean("power_settled", d.power_settled),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -1008,6 +1033,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         read_s = min(periods) / 1000.0 if periods else ctx.control_period_s
         codes = fused_code_terms(ctx, p.trip_c)
         stepped.bank = TripBank(p.stand_back_reads_per_h, read_s, codes.edge_c, codes.quant_var)
+    if p.power_settled:
+        rises, c_per_w = ladder_rises_c(ctx.board, ladder, ctx.sensor_names)  # policies/powerrise.py
+        stepped.power = PowerSettle(rises, c_per_w, slowest_time_constant_s(ctx.board), p.horizon_s)
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
