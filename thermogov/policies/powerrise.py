@@ -34,9 +34,18 @@ from thermogov.board import BoardProfile
 from thermogov.policies.ladder import domain_powers_w, governed_model
 from thermogov.steadystate import node_rise_c
 
-#: Power iterations for the network's slowest time constant (a handful of nodes; the ratio of the
-#: two slowest modes on the profiles is over 2, so 200 steps converge far past double precision).
-SLOW_ITERATIONS = 200
+
+def ladder_heat_w(board: BoardProfile, ladder: list[dict[str, int]]) -> list[dict[str, float]]:
+    """Each rung's governed power per thermal node (the ladder's own model, full utilisation)."""
+    model = governed_model(board.model, set(ladder[0])) if ladder else board.model
+    out = []
+    for caps in ladder:
+        heat: dict[str, float] = {}
+        for name, w in domain_powers_w(board, model, caps).items():
+            node = board.domain(name).node
+            heat[node] = heat.get(node, 0.0) + w
+        out.append(heat)
+    return out
 
 
 def ladder_rises_c(
@@ -53,70 +62,117 @@ def ladder_rises_c(
     total = sum(s.weight for s in sensors)
     if not ladder or total <= 0.0:
         return [0.0] * len(ladder), 0.0
-    model = governed_model(board.model, set(ladder[0]))
     rises, powers = [], []
-    for caps in ladder:
-        heat: dict[str, float] = {}
-        watts = 0.0
-        for name, w in domain_powers_w(board, model, caps).items():
-            node = board.domain(name).node
-            heat[node] = heat.get(node, 0.0) + w
-            watts += w
+    for heat in ladder_heat_w(board, ladder):
         rise = node_rise_c(board, heat)
         rises.append(sum(s.weight * rise[s.node] for s in sensors) / total)
-        powers.append(watts)
+        powers.append(sum(heat.values()))
     span = powers[-1] - powers[0]
     c_per_w = (rises[-1] - rises[0]) / span if span > 0.0 else 0.0
     return rises, c_per_w
 
 
-def slowest_time_constant_s(board: BoardProfile) -> float:
-    """The network's slowest time constant: the largest eigenvalue of ``G^-1 C`` (power iteration).
+class Network:
+    """The profile's RC network, integrated from a state of deviations (pure Python, a handful of nodes).
 
-    ``C dT/dt = -G T + P``: the modes decay as ``exp(-t / tau)`` with ``tau`` the eigenvalues of
-    ``G^-1 C``; iterating ``x <- G^-1 (C x)`` (:func:`thermogov.steadystate.node_rise_c` solves
-    ``G^-1``) converges on the largest, the mode a settled value waits for.
+    ``C dx/dt = P - G x``: ``x`` is each node's deviation from where the slow power average holds
+    it, ``P`` the deviation's heat per node; explicit steps under half the fastest node's time
+    constant (the dies' 25 ms on a Nano), so it is stable and a 0.1-s tick is a few steps.
     """
-    th = board.thermal
-    cap = {n.name: n.capacitance_j_per_k for n in th.nodes}
-    x = dict.fromkeys(cap, 1.0)
-    tau = 0.0
-    for _ in range(SLOW_ITERATIONS):
-        y = node_rise_c(board, {n: cap[n] * v for n, v in x.items()})
-        norm = math.sqrt(sum(v * v for v in y.values()))
-        if norm <= 0.0:
-            return 0.0
-        tau = norm / math.sqrt(sum(v * v for v in x.values()))
-        x = {n: v / norm for n, v in y.items()}
-    return tau
+
+    def __init__(self, board: BoardProfile, fused: tuple[str, ...]) -> None:
+        th = board.thermal
+        self.board = board
+        self.names = th.node_names()
+        self.cap = {n.name: n.capacitance_j_per_k for n in th.nodes}
+        self.out = {n.name: n.to_ambient_w_per_k for n in th.nodes}
+        self.links = [(lk.a, lk.b, lk.conductance_w_per_k) for lk in th.links]
+        g_sum = dict(self.out)
+        for a, b, c in self.links:
+            g_sum[a] += c
+            g_sum[b] += c
+        self.dt_max = 0.5 * min(self.cap[n] / g_sum[n] for n in self.names if g_sum[n] > 0.0)
+        sensors = [s for s in board.sensors if s.name in fused]
+        total = sum(s.weight for s in sensors)
+        self.weights = {s.node: 0.0 for s in sensors}
+        for s in sensors:
+            self.weights[s.node] += s.weight / total if total > 0.0 else 0.0
+
+    def advance(self, x: dict[str, float], heat: dict[str, float], dt: float) -> dict[str, float]:
+        """``x`` after ``dt`` seconds under ``heat`` (W per node, held)."""
+        if dt <= 0.0:
+            return x
+        steps = max(math.ceil(dt / self.dt_max), 1)
+        h = dt / steps
+        names, cap, out = self.names, self.cap, self.out
+        for _ in range(steps):
+            flow = {n: heat.get(n, 0.0) - out[n] * x[n] for n in names}
+            for a, b, c in self.links:
+                q = c * (x[a] - x[b])
+                flow[a] -= q
+                flow[b] += q
+            x = {n: x[n] + h * flow[n] / cap[n] for n in names}
+        return x
+
+    def fused(self, x: dict[str, float]) -> float:
+        """The fused sensors' weighted deviation."""
+        return sum(w * x[n] for n, w in self.weights.items())
+
+
+def ladder_split(board: BoardProfile, ladder: list[dict[str, int]]) -> dict[str, float]:
+    """How a watt more of the governed domains divides over the nodes: the ladder's lowest-to-top step."""
+    heats = ladder_heat_w(board, ladder)
+    if len(heats) < 2:
+        return {}
+    step = {n: heats[-1].get(n, 0.0) - heats[0].get(n, 0.0) for n in set(heats[-1]) | set(heats[0])}
+    total = sum(step.values())
+    return {n: w / total for n, w in step.items()} if total > 0.0 else {}
 
 
 class PowerSettle:
-    """The measured power's recent and slow averages and the settled fused value they imply."""
+    """The measured power's recent average, the network's answer to the power measured so far,
+    and the settled fused value they imply."""
 
-    def __init__(self, rises_c: list[float], c_per_w: float, slow_tau_s: float, fast_tau_s: float) -> None:
+    def __init__(
+        self,
+        rises_c: list[float],
+        c_per_w: float,
+        fast_tau_s: float,
+        network: Network,
+        split: dict[str, float],
+    ) -> None:
         self.rises_c = rises_c
         self.c_per_w = c_per_w
-        self.slow_tau_s = slow_tau_s
         self.fast_tau_s = fast_tau_s
+        self.network = network
+        self.split = split
+        self.x: dict[str, float] = {}  # each node's rise over ambient from the power measured so far
         self.fast_w: float | None = None
-        self.slow_w: float | None = None
 
     def observe(self, dt: float, power_w: float | None) -> None:
         """Feed one tick's measured board power (``None``: the world measures none; kept as is)."""
         if power_w is None or not math.isfinite(power_w):
             return
-        if self.fast_w is None or self.slow_w is None:
-            self.fast_w = self.slow_w = power_w
+        heat = {n: share * power_w for n, share in self.split.items()}
+        if self.fast_w is None:
+            # Start settled at the first power: only a change of power is still to come.
+            self.fast_w = power_w
+            self.x = node_rise_c(self.network.board, heat)
             return
+        self.x = self.network.advance(self.x, heat, dt)
         self.fast_w += _alpha(dt, self.fast_tau_s) * (power_w - self.fast_w)
-        self.slow_w += _alpha(dt, self.slow_tau_s) * (power_w - self.slow_w)
 
-    def settled_c(self, level_c: float) -> float | None:
-        """Where the fused value settles at the recent power, from ``level_c`` (None: no power seen)."""
-        if self.fast_w is None or self.slow_w is None:
+    def to_come_c(self) -> float | None:
+        """The fused rise still to come at the recent power (None: no power seen).
+
+        At the recent power the network settles ``c_per_w`` °C a watt over ambient; run on the
+        power measured so far it stands at ``fused(x)``: the difference is the rise still to come,
+        which the level does not show yet.  Only the model's dynamics count, not its absolute
+        temperatures: an ambient, a heat sink or a load the profile does not know moves the level
+        and the model's two terms alike."""
+        if self.fast_w is None:
             return None
-        return level_c + self.c_per_w * (self.fast_w - self.slow_w)
+        return self.c_per_w * self.fast_w - self.network.fused(self.x)
 
     def stepped_down(self, rung: int, to: int) -> None:
         """The rung in force went from ``rung`` to ``to``: the recent power is taken as the model's
@@ -139,4 +195,10 @@ def _alpha(dt: float, tau_s: float) -> float:
     return 1.0 if tau_s <= 0.0 else 1.0 - math.exp(-max(dt, 0.0) / tau_s)
 
 
-__all__ = ["PowerSettle", "ladder_rises_c", "slowest_time_constant_s"]
+__all__ = [
+    "Network",
+    "PowerSettle",
+    "ladder_heat_w",
+    "ladder_rises_c",
+    "ladder_split",
+]

@@ -202,7 +202,12 @@ from thermogov.policies.dither import MidTread
 from thermogov.policies.gain import GAIN_RULES, gain_scale
 from thermogov.policies.hysteresis import read_band
 from thermogov.policies.ladder import build_ladder
-from thermogov.policies.powerrise import PowerSettle, ladder_rises_c, slowest_time_constant_s
+from thermogov.policies.powerrise import (
+    Network,
+    PowerSettle,
+    ladder_rises_c,
+    ladder_split,
+)
 from thermogov.policies.protections import throttle_allows_c
 from thermogov.policies.release import frontier_release
 from thermogov.policies.ripple import HeldSpread, raised_share
@@ -614,10 +619,12 @@ class Stepped:
         if self.power is not None and not est.anomaly:
             # ``power_settled``: the measured power says the rung in force settles over the set
             # point (a load rise the temperature has not shown yet): the rung the network's model
-            # holds at that power, at once, not a rung a tick (:mod:`.powerrise`).
-            settled = self.power.settled_c(est.level_c)
-            if settled is not None and settled > set_c:
-                hold = self.power.hold_rung(self.rung, settled, set_c)
+            # holds at that power, at once, not a rung a tick (:mod:`.powerrise`).  Only a rise
+            # to come larger than the set point's read-noise band (``noise_k`` sigmas) counts: the
+            # dither's own ripple in the power is the PI's to ride, not a load rise.
+            to_come = self.power.to_come_c()
+            if to_come is not None and to_come > p.noise_k * est.noise_c and est.level_c + to_come > set_c:
+                hold = self.power.hold_rung(self.rung, est.level_c + to_come, set_c)
                 if hold < self.rung:
                     self.power.stepped_down(self.rung, hold)
                     self.rung = self._target = hold
@@ -1035,7 +1042,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         stepped.bank = TripBank(p.stand_back_reads_per_h, read_s, codes.edge_c, codes.quant_var)
     if p.power_settled:
         rises, c_per_w = ladder_rises_c(ctx.board, ladder, ctx.sensor_names)  # policies/powerrise.py
-        stepped.power = PowerSettle(rises, c_per_w, slowest_time_constant_s(ctx.board), p.horizon_s)
+        network = Network(ctx.board, ctx.sensor_names)
+        split = ladder_split(ctx.board, ladder)
+        stepped.power = PowerSettle(rises, c_per_w, p.horizon_s, network, split)
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
