@@ -179,6 +179,10 @@ holds the node and charged each held tick's expected readings; when it is spent,
 point.  ``ramp_readback`` (default off): the ramp's rung followed is at least the one the clocks
 read back show while they sit under the caps, not only the one estimated from the readings
 (docs/policies.md, session 24b).
+``power_settled`` (default off; :mod:`.powerrise`): when the board's measured power says the
+rung in force settles over the set point by more than ``noise_k`` read sigmas still to come (a
+load rise at full clocks the level has not shown yet), the rung the profile network's settled
+model holds at that power is taken at once, not a rung a tick (docs/policies.md, session 27s).
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
