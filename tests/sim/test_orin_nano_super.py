@@ -16,6 +16,7 @@ from thermogov import costmodel
 from thermogov.board import BoardProfile, builtin_board_names, load_board
 from thermogov.config import Config
 from thermogov.governor import TickRecord
+from thermogov.importers.models import board_from_model, profile_for
 from thermogov.sim.model.runner import simulate
 
 SUPER = "jetson-orin-nano-super"
@@ -68,6 +69,22 @@ def test_inference_gain_over_the_original_tops_is_a_gain_within_nvidia_s_claim()
         b.model, _caps(*MAXN_SUPER)
     )
     assert 1.0 < gain <= NVIDIA_GEN_AI_GAIN
+
+
+@pytest.mark.parametrize(
+    ("model", "family"),
+    [
+        ("NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super", SUPER),
+        ("NVIDIA Jetson Orin Nano Super Developer Kit", SUPER),
+        ("NVIDIA Jetson Orin Nano Developer Kit", PLAIN),
+        ("NVIDIA Orin Nano Developer Kit", PLAIN),
+        ("NVIDIA Jetson Orin Nano Superstructure rig", PLAIN),  # a word, not the product
+    ],
+)
+def test_a_log_naming_the_super_kit_gets_the_super_profile(model: str, family: str) -> None:
+    """An imported log's model string (sbc-bench's title) names the Super; the plain kit keeps its own."""
+    assert board_from_model(model) == family
+    assert profile_for(family, builtin_board_names()) == (family, "named by the log")
 
 
 def _run(board: str, ambient_c: float, duration_s: float = 600.0) -> tuple[float, list[TickRecord]]:
