@@ -17,6 +17,9 @@ MODEL_PATTERNS: tuple[tuple[str, str], ...] = (
     # title, ThomasKaiser/sbc-bench results/1I4j.txt), "NVIDIA Jetson Nano Developer Kit" later
     (r"Jetson[ -]Nano", "jetson-nano"),
     (r"Xavier NX", "jetson-xavier-nx"),
+    # JetPack 6.2's Super devkit DT model ends in "Super" ("NVIDIA Jetson Orin Nano Engineering
+    # Reference Developer Kit Super", docs/hardware.md session 27u): before the plain Orin Nano
+    (r"Orin Nano\b.*\bSuper\b", "jetson-orin-nano-super"),
     (r"Orin Nano", "jetson-orin-nano"),
     (r"Orin NX", "jetson-orin-nx"),
     (r"AGX Orin", "jetson-agx-orin"),
