@@ -18,6 +18,7 @@ import pytest
 
 from tests.cli.script import one_line_error, thermogov
 from thermogov.importers import parse_log
+from thermogov.importers.stamps import parse_stamp
 from thermogov.interfaces import LogFormatError
 
 
@@ -152,3 +153,46 @@ def test_the_five_shapes_of_one_file_are_still_refused_naming_the_first_part(tmp
     # the labelled parts, split off, read: 18 records
     _write(path, lines[18:])
     assert len(parse_log(path).samples) == 18
+
+
+def test_a_date_at_host_line_and_arrowed_labels(tmp_path: Path) -> None:
+    # `while true; do echo "$(date) @ $(hostname)"; echo "GPU => $(vcgencmd measure_temp)" | sed
+    # 's/temp=//'; echo "CPU => $((cpu/1000))'C"; sleep 2; done`: was "not a recognised log"
+    lines: list[str] = []
+    for k in range(6):
+        lines += [
+            f"Sun Mar 16 09:00:{2 * k:02d} UTC 2025 @ my-pi4",
+            f"GPU => {48.5 + k:.1f}'C",
+            f"CPU => {50 + k}'C",
+        ]
+    log = parse_log(_write(tmp_path / "TemperatureReport-16-03-2025.csv", lines))
+    assert log.fmt == "labelled"
+    assert [s.t_s for s in log.samples] == [2.0 * k for k in range(6)]
+    assert [s.temps_c for s in log.samples] == [{"gpu": 48.5 + k, "cpu": 50.0 + k} for k in range(6)]
+
+
+def test_an_iso_basic_date_before_a_vcgencmd_reading(tmp_path: Path) -> None:
+    # `TODAY=$(date +%Y%m%dT%H:%M:%S); echo "$TODAY,$(vcgencmd measure_temp)" >> $CSV` from cron,
+    # its first line replaced by a header: the stamps were no time ("no timestamps: 1 s assumed")
+    lines = ["DATETIME,TEMPERATURE"] + [
+        f"20250316T09:{5 * k:02d}:00,temp={47.2 + 0.5 * k:.1f}'C" for k in range(6)
+    ]
+    log = parse_log(_write(tmp_path / "20250316-pi01-data_temperature_output.csv", lines))
+    assert [s.t_s for s in log.samples] == [300.0 * k for k in range(6)]
+    assert [s.temps_c["cpu"] for s in log.samples] == pytest.approx([47.2 + 0.5 * k for k in range(6)])
+    assert not any("no timestamps" in n for n in log.notes), log.notes
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("20250316T09:01:00", 1742115660.0),
+        ("20250316T090100", 1742115660.0),
+        ("20250316T09:01:00+01:00", 1742112060.0),
+        ("20251316T09:01:00", None),  # month 13
+        ("20250316 09:01:00", None),  # no T: an 8-digit number beside a clock is no date
+    ],
+)
+def test_iso_basic_dates(text: str, want: float | None) -> None:
+    stamp = parse_stamp(text)
+    assert (stamp[0] if stamp else None) == want

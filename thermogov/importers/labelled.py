@@ -45,7 +45,10 @@ from thermogov.interfaces import LogFormatError
 FMT = "labelled"
 DEFAULT_INTERVAL_S = 1.0
 
-_LINE_RE = re.compile(r"^\s*(?P<label>[^\W\d_][^:=]{0,40}?)\s*[:=]\s*(?P<value>\S.*?)\s*$")
+# `Label: value`, `Label = value`, and `Label => value` (`echo "GPU => $(vcgencmd measure_temp)"`)
+_LINE_RE = re.compile(r"^\s*(?P<label>[^\W\d_][^:=]{0,40}?)\s*(?:=>|[:=])\s*(?P<value>\S.*?)\s*$")
+# `echo "$(date) @ $(hostname)"`: a date line that names its host after an `@`
+_AT_HOST_RE = re.compile(r"\s+@\s+[\w.-]+\s*$")
 _NUM = r"([-+]?\d+(?:[.,]\d+)?)"
 _TEMP_RE = re.compile(rf"^{_NUM}\s*(?:'|°|º)?\s*C(?:elsius)?\b", re.IGNORECASE)
 # `sensors -f` prints every temperature in °F (`+118.9°F`): a stated unit, so converted (°C =
@@ -232,7 +235,7 @@ def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, 
                 and _CLOCK_IN_LABEL_RE.search(m.group("label"))
                 and _MINUTES_RE.match(m.group("value"))
             ):
-                stamp = parse_stamp(line.strip())
+                stamp = parse_stamp(_AT_HOST_RE.sub("", line.strip()))
                 if stamp is not None and stamp[1]:
                     out.append((DATE_LABEL, "stamp", stamp))
                     continue
