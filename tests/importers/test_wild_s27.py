@@ -196,3 +196,39 @@ def test_an_iso_basic_date_before_a_vcgencmd_reading(tmp_path: Path) -> None:
 def test_iso_basic_dates(text: str, want: float | None) -> None:
     stamp = parse_stamp(text)
     assert (stamp[0] if stamp else None) == want
+
+
+def _cut_tegrastats(cores: int) -> list[str]:
+    # a logger that greps fields out of each tegrastats line and joins them with commas, the
+    # per-core `CPU [..]` list among them unquoted
+    lines = ["time,RAM_usage,SWAP_usage,CPU_usage,EMC_FREQ,GR3D_FREQ,GPU_temp,CPU_temp"]
+    for k in range(6):
+        usage = ",".join(f"{(3 * k + c) % 40}%@1479" for c in range(cores))
+        lines.append(
+            f"2025-03-16 09:00:{5 * k:02d},2100/3964MB,0/1982MB,{usage},0%,{5 * k}%,{41.5 + k}C,{44.0 + k}C"
+        )
+    return lines
+
+
+@pytest.mark.parametrize("cores", [4, 6])
+def test_an_unquoted_list_field_is_refused_naming_the_columns_by_position(tmp_path: Path, cores: int) -> None:
+    path = _write(tmp_path / "tegra_stats_log.csv", _cut_tegrastats(cores))
+    last = 8 + cores - 1
+    line = one_line_error(thermogov("import", str(path), "--out", str(tmp_path / "o")), f"has {last}:")
+    assert f"cells #4-#{3 + cores}" in line and "'CPU_usage'" in line
+    assert f"--columns t=1,temp.gpu={last - 1},temp.cpu={last}" in line
+    assert not (tmp_path / "o").exists()
+    # mapped as the message says, the GPU's temperature is the gpu's, not the cpu's
+    log = parse_log(path, columns=f"t=1,temp.gpu={last - 1},temp.cpu={last}")
+    assert [s.temps_c for s in log.samples] == [{"gpu": 41.5 + k, "cpu": 44.0 + k} for k in range(6)]
+    assert [s.t_s for s in log.samples] == [5.0 * k for k in range(6)]
+
+
+def test_a_title_line_or_side_by_side_zones_are_no_list_field(tmp_path: Path) -> None:
+    # a title with commas before a header-less table of three zones side by side: read as before
+    rows = [
+        f"2025-03-16 09:00:{5 * k:02d},{45.0 + k:.1f}'C,{46.0 + k:.1f}'C,{47.0 + k:.1f}'C" for k in range(6)
+    ]
+    log = parse_log(_write(tmp_path / "zones.csv", ["Pi 4, fan off, run 2", *rows]))
+    assert len(log.samples) == 6
+    assert sorted(log.samples[0].temps_c.values()) == [45.0, 46.0, 47.0]
