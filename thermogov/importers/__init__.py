@@ -77,6 +77,9 @@ def _unrecognised(path: str | Path, text: str = "") -> LogFormatError:
             f"{path}: a table of only {len(short.rows)} row(s), too few to recognise a log by "
             f"itself ({table.MIN_DETECT_ROWS} are needed); to read it as a table, pass --format csv"
         )
+    if text and (why := labelled.unnamed_numbers(text)) is not None:
+        # dated `Label: 67.2` lines whose label names no quantity (session 27w)
+        return LogFormatError(f"{path}: {why}")
     return LogFormatError(
         f"{path}: not a recognised log ({names}); pass --format explicitly or check the file"
     )

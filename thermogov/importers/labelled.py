@@ -45,7 +45,10 @@ from thermogov.interfaces import LogFormatError
 FMT = "labelled"
 DEFAULT_INTERVAL_S = 1.0
 
-_LINE_RE = re.compile(r"^\s*(?P<label>[^\W\d_][^:=]{0,40}?)\s*[:=]\s*(?P<value>\S.*?)\s*$")
+# `Label: value`, `Label = value`, and `Label => value` (`echo "GPU => $(vcgencmd measure_temp)"`)
+_LINE_RE = re.compile(r"^\s*(?P<label>[^\W\d_][^:=]{0,40}?)\s*(?:=>|[:=])\s*(?P<value>\S.*?)\s*$")
+# `echo "$(date) @ $(hostname)"`: a date line that names its host after an `@`
+_AT_HOST_RE = re.compile(r"\s+@\s+[\w.-]+\s*$")
 _NUM = r"([-+]?\d+(?:[.,]\d+)?)"
 _TEMP_RE = re.compile(rf"^{_NUM}\s*(?:'|°|º)?\s*C(?:elsius)?\b", re.IGNORECASE)
 # `sensors -f` prints every temperature in °F (`+118.9°F`): a stated unit, so converted (°C =
@@ -74,10 +77,13 @@ _MINUTES_RE = re.compile(r"\d{2}(?::\d{2})?\b")
 # log was refused as "not a recognised log", naming no fix.
 # The stamp may be labelled and day-first (`Date: 20-02-2026 23:59:38 Temp: 71.6°C`, a Python
 # logger's f"Date: {now:%d-%m-%Y %H:%M:%S} Temp: {t}°C"), which was refused as no known log.
+# The rest may follow the stamp after a comma (`Date: 20-02-2026 23:45:07,Temp: 67.2`) or with no
+# space at all when it is a label and its colon (`Date: 20-02-2026 23:46:01Time: ,Temp: 69.6`, the
+# same logger's f-string missing its separators): both were no records of any reader.
 _LEAD_STAMP_RE = re.compile(
     r"^\s*(?:(?:date|time|timestamp|datetime|datum|zeit)\s*[:=]\s*)?\[?"
     r"(\d{4}-\d\d-\d\d[T _]\d\d:\d\d:\d\d(?:[.,]\d+)?|\d\d?[-/.]\d\d?[-/.]\d{4},?\s+\d\d?:\d\d:\d\d)"
-    r"\]?\s*[:|-]?\s+(?=[^\W\d_])(.*)$",
+    r"\]?(?:\s*[:|-]?\s+|\s*,\s*|(?=[^\W\d_][^:=,\d]{0,40}[:=]))(?=[^\W\d_])(.*)$",
     re.IGNORECASE,
 )
 _SPACED_RE = re.compile(
@@ -153,20 +159,25 @@ _LIMIT_WORDS_RE = re.compile(
     r"thresh|treshold|limit|max|min|crit|high|low|alarm|alert|target|set ?point|trip|warn", re.IGNORECASE
 )
 _TEMP_LABEL_RE = re.compile(r"\btemp(?:erature)?\b|temperatur|température|temperatura", re.IGNORECASE)
-_PAIR_SEP_RE = re.compile(r"\s*(?:[,;|]\s+|\t+)")
+_PAIR_SEP_RE = re.compile(r"\s*(?:[,;|]\s+|\t+|,(?=[^\W\d_][^:=,\d]{0,40}[:=]))")
+# a label with nothing after its colon (`Time: ,Temp: 69.6`): no reading, and no reason to keep
+# the pairs beside it from being read
+_EMPTY_PAIR_RE = re.compile(r"^\s*[^\W\d_][^:=]{0,40}?\s*[:=]\s*$")
 
 
 def _split_pairs(line: str) -> list[str]:
     """A line holding several ``Label: value`` pairs (a Python logger's ``Current CPU
     temperature: 58.533, GPU temperature: 58.0``) as one line per pair; any other line whole.
-    Only a line whose every part is a pair is split, so a value with a comma stays whole, and
-    never one with brackets (lm-sensors' ``+49.0°C  (high = +80.0°C, crit = +100.0°C)``)."""
+    Only a line whose every part is a pair is split, so a value with a comma stays whole (a comma
+    with no space after it splits only before a label and its colon, ``Time: ,Temp: 69.6``; a
+    label with no value is dropped), and never one with brackets (lm-sensors' ``+49.0°C  (high = +80.0°C, crit = +100.0°C)``)."""
     if any(ch in line for ch in "()[]{}"):
         return [line]
     parts = _PAIR_SEP_RE.split(line.strip())
-    if len(parts) < 2 or not all(_LINE_RE.match(p) for p in parts):
+    pairs = [p for p in parts if not _EMPTY_PAIR_RE.match(p)]
+    if len(parts) < 2 or not pairs or not all(_LINE_RE.match(p) for p in pairs):
         return [line]
-    return parts
+    return pairs
 
 
 class _Unread:
@@ -224,7 +235,7 @@ def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, 
                 and _CLOCK_IN_LABEL_RE.search(m.group("label"))
                 and _MINUTES_RE.match(m.group("value"))
             ):
-                stamp = parse_stamp(line.strip())
+                stamp = parse_stamp(_AT_HOST_RE.sub("", line.strip()))
                 if stamp is not None and stamp[1]:
                     out.append((DATE_LABEL, "stamp", stamp))
                     continue
@@ -248,9 +259,52 @@ def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, 
                 kind = "temp", _num(b.group(1))
             if kind is not None:
                 out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
-        if unread is not None and len(out) == before and data_like(raw):
+        # a line that gave nothing, or only its leading stamp (`Date: <stamp>,Time: 67.2`: the
+        # rest is no reading), is unread
+        only_stamp = stamp_before is not None and all(kind == "stamp" for _, kind, _ in out[before:])
+        if unread is not None and (len(out) == before or only_stamp) and data_like(raw):
             unread.add(number, raw)
     return out
+
+
+def unnamed_numbers(text: str) -> str | None:
+    """Why a text of dated ``Label: number`` lines is no log, or None when it is not one.
+
+    ``Date: 20-02-2026 23:45:07,Time: 67.192`` (a logger whose f-string labelled the temperature
+    ``Time``) holds a date and a bare number under a label that names no quantity the reader
+    knows (no unit, no temperature word).  Reading such a number as a temperature would be a
+    guess (``Time: 67.2`` may as well be seconds elapsed), so it is refused, naming the label
+    and how to say what it is.  Only when most of the text's first lines are of that one shape.
+    """
+    lines = [ln for ln in head_lines(text, 400) if ln.strip()]
+    hits: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
+        stamp, rest = _stamped_line(line)
+        if stamp is None or (m := _LINE_RE.match(rest)) is None or not _BARE_NUM_RE.match(m.group("value")):
+            continue
+        label = " ".join(m.group("label").split())
+        if classify(label, m.group("value")) is None:
+            hits[label] += 1
+            first.setdefault(label, number)
+    if not hits:
+        return None
+    label, count = hits.most_common(1)[0]
+    if count < 3 or count * 2 < len(lines):
+        return None
+    bar = next((c for c in "/|#,@" if c not in label), None)
+    fix = f"e.g. sed 's{bar}{label}:{bar}Temp:{bar}' FILE > fixed.log" if bar else "e.g. with sed"
+    return (
+        f"{count} of the first {len(lines)} lines hold a date and a bare number under {label!r} "
+        f"(line {first[label]}: {lines[first[label] - 1].strip()[:60]!r}), a label that names no "
+        "temperature, clock or load and no unit: not read by guess; if it is the temperature in °C, "
+        f"name it so ({fix}) and import that"
+    )
+
+
+def _gives_reading(line: str) -> bool:
+    """Whether ``line`` holds a reading, not only a date."""
+    return any(kind != "stamp" for _, kind, _ in _readings(line))
 
 
 def looks_like(text: str) -> bool:
@@ -275,12 +329,18 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     records: list[dict[str, object]] = []
     cur: dict[str, object] | None = None
     ignored_stamps = 0
+    # A log whose first reading is its record date prints each date before its record's readings:
+    # a date then never belongs to the record before it, even when that one has no date (a loop
+    # that prints the date once every few records; that record was given the next loop's date).
+    first = next(
+        (kind == "stamp" for label, kind, _ in readings if kind != "stamp" or label == stamp_label), False
+    )
     for label, kind, value in readings:
         if kind == "stamp":
             if label != stamp_label:
                 ignored_stamps += 1
                 continue
-            if cur is not None and cur["_stamp"] is None and len(cur) > 1:
+            if not first and cur is not None and cur["_stamp"] is None and len(cur) > 1:
                 cur["_stamp"] = value  # the stamp printed after its readings
             else:
                 cur = {"_stamp": value}
@@ -292,11 +352,15 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         cur[label] = (kind, value)
     usable = [r for r in records if any(isinstance(v, tuple) and v[0] == "temp" for v in r.values())]
     if not usable:
+        if (why := unnamed_numbers(text)) is not None:
+            raise LogFormatError(f"{source}: {why}")
         raise no_samples_error(source, "'Label: value' records with a temperature (48.3'C)")
     if (part := unread.part()) is not None:
         a, b, first, others = part
         lines = text.splitlines()
-        read = next((n for n in range(1, len(lines) + 1) if not a <= n <= b and _readings(lines[n - 1])), 0)
+        read = next(
+            (n for n in range(1, len(lines) + 1) if not a <= n <= b and _gives_reading(lines[n - 1])), 0
+        )
         like = f" like line {read} ({lines[read - 1].strip()[:60]!r})" if read else ""
         del lines
         more = f" (and {others} other unread line(s) in other shapes)" if others else ""
@@ -323,13 +387,15 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     times: list[float] | None = None
     stamped = sum(1 for r in usable if r.get("_stamp") is not None) if stamp_label is not None else 0
     if stamp_label is not None and stamped * 2 < len(usable):
-        # a banner `date` before a loop that stamps none of its records (`date >> $LOG; for i in
-        # ...; do vcgencmd measure_temp >> $LOG; top -b -n1 | head >> $LOG; sleep 10; done`): all
-        # but the first record were dropped as having no time
-        notes.append(
-            f"{stamped} date line(s) for {len(usable)} records (most carry no time): "
-            "the records read at an even pace, not on the dates"
-        )
+        times = _between_dates(usable, notes)
+        if times is None:
+            # a banner `date` before a loop that stamps none of its records (`date >> $LOG; for i
+            # in ...; do vcgencmd measure_temp >> $LOG; top -b -n1 | head >> $LOG; sleep 10;
+            # done`): all but the first record were dropped as having no time
+            notes.append(
+                f"{stamped} date line(s) for {len(usable)} records (most carry no time): "
+                "the records read at an even pace, not on the dates"
+            )
         stamp_label = None
     if stamp_label is not None:
         clock = DayClock(back=True)  # a step back of up to 6 h is a clock step (clocksteps)
@@ -359,6 +425,51 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         notes.append(throttle_note(masks, "record"))
     samples = tuple(_sample(t, r, names) for t, r in zip(rebase(times), usable, strict=True))
     return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
+
+
+MIN_PACED_DATES = 3  # two dates are one span: the loop's evenness cannot be seen in it
+
+
+def _between_dates(usable: list[dict[str, object]], notes: list[str]) -> list[float] | None:
+    """The time axis of a loop that prints its date only every few records, or None.
+
+    A loop such as ``while :; do date; for i in 1..10; do vcgencmd measure_temp; sleep 6; done;
+    done`` stamps one record in ten: those records were read at an even pace of ``--interval``
+    (1 s when not given), the dates set aside.  When at least MIN_PACED_DATES records carry a
+    date, the same number of records lie between every two dates (the loop's shape: the part
+    after the last date may be shorter, the loop was stopped) and the dates run forward, the
+    records between two dates are spread evenly over their span; those after the last date go
+    on at the mean pace of the whole.  Anything else (one banner date, dates at uneven counts,
+    a date going back) is no such loop and keeps the even pace, as before.
+    """
+    at = [i for i, r in enumerate(usable) if r.get("_stamp") is not None]
+    if len(at) < MIN_PACED_DATES:
+        return None
+    gaps = {b - a for a, b in itertools.pairwise(at)}
+    every = max(gaps)
+    tail = len(usable) - at[-1]
+    if len(gaps) != 1 or every < 2 or tail > every or at[0] > every:
+        return None
+    clock = DayClock()
+    stamps = [_on_axis(usable[i].get("_stamp"), clock) for i in at]
+    if any(t is None for t in stamps):
+        return None
+    axis = [float(t) for t in stamps if t is not None]
+    if any(b <= a for a, b in itertools.pairwise(axis)):
+        return None
+    pace = (axis[-1] - axis[0]) / (at[-1] - at[0])
+    times = [axis[0] - (at[0] - i) * pace for i in range(at[0])]
+    for (a, ta), (b, tb) in itertools.pairwise(zip(at, axis, strict=True)):
+        times.extend(ta + (tb - ta) * (i - a) / (b - a) for i in range(a, b))
+    times.extend(axis[-1] + (i - at[-1]) * pace for i in range(at[-1], len(usable)))
+    spans = sorted({round((tb - ta) / every, 6) for ta, tb in itertools.pairwise(axis)})
+    each = f"{spans[0]:g}" if len(spans) == 1 else f"{spans[0]:g}-{spans[-1]:g}"
+    notes.append(
+        f"{len(at)} date line(s) for {len(usable)} records, one every {every} records: the records "
+        f"between two dates spread evenly over their span ({each} s a record); {at[0] + tail - 1} "
+        f"record(s) before the first or after the last date at the mean pace, {pace:g} s"
+    )
+    return times
 
 
 def _on_axis(stamp: object, clock: DayClock) -> float | None:

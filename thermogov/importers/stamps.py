@@ -62,6 +62,12 @@ _MONTHS: tuple[tuple[str, ...], ...] = (
 _ISO_RE = re.compile(
     r"^(\d{4})[-/](\d\d)[-/](\d\d)[T _](\d\d):(\d\d):(\d\d(?:[.,]\d+)?)\s*(Z|Z?[+-]\d\d:?\d\d)?$"
 )
+# ISO 8601's basic date before a `T` (`date +%Y%m%dT%H:%M:%S` -> `20250316T09:01:00`, a Pi logger's
+# CSV; ISO 8601-1:2019 5.4.2 has the basic forms): read as the extended form.  Only with the `T`,
+# so an 8-digit counter beside a clock is never a date.
+_ISO_BASIC_RE = re.compile(
+    r"^(\d{4})(\d\d)(\d\d)T(\d\d):?(\d\d):?(\d\d(?:[.,]\d+)?)(?=\s*(?:Z|[+-]\d\d:?\d\d)?$)"
+)
 # German/Dutch/Nordic dates; a spreadsheet in those locales shows (and exports) `05.12.2026 10:00`
 # or `05.12.26 10:00` without seconds by default, which was refused as "no usable table rows".
 _DMY_RE = re.compile(r"^(\d\d?)\.(\d\d?)\.(\d{4}|\d\d),?\s+(\d\d?):(\d\d)(?::(\d\d(?:[.,]\d+)?))?$")
@@ -147,6 +153,8 @@ def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] 
     s = text.strip()
     if ": " in s or ":\t" in s:
         s = _SPACED_CLOCK_RE.sub(r"\1:\2:\3", s)
+    if s[8:9] == "T" and (b := _ISO_BASIC_RE.match(s)) is not None:
+        s = "{}-{}-{}T{}:{}:{}".format(*b.groups()) + s[b.end() :]
     try:
         if m := _SLASH_RE.match(s):
             a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))

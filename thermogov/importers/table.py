@@ -44,6 +44,7 @@ from thermogov.importers.quantities import (
     unit_named,
 )
 from thermogov.importers.samplestore import ColumnBuilder
+from thermogov.importers.splitfield import refuse_split_field
 from thermogov.importers.stamps import date_prefix, parse_stamp, slash_day_first
 from thermogov.importers.valuegroups import group_columns
 from thermogov.interfaces import LogFormatError
@@ -1245,6 +1246,8 @@ def parse_text(
         notes.append(f"header repeated {t.repeated_headers} time(s) in the file (logger restarted): ignored")
     if columns is None:
         _refuse_split_decimals(t, source)
+        if t.header is None and t.delimiter == "," and t.preamble:
+            refuse_split_field(t.last_preamble, t.rows[:20], source)  # an unquoted list field
     if t.other_part is not None:
         first, _, count = t.other_part
         a, b = other_lines
