@@ -1,0 +1,98 @@
+"""Session 27r: an outside safety review of session 26's root-daemon merges (docs/hardware.md).
+
+The late-pack race (26r's unreproduced failure under the battery profile): hw/latezones.py and the
+supplies reader (hw/power.py) each added a late battery, whichever looked first; when the zone's
+look came first the reader said nothing.  Now the reader alone adds a pack, by one rule, and says
+so; a pack that goes away is forgotten so the next one is read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hw import fakesys, procutil
+from tests.hw.test_hw_late_chargers import TCPM, _unplug, _usb
+from tests.hw.test_hw_late_zones import _run as late_zones_run
+from tests.hw.test_hw_review26 import EXITS, PSY_DEVICES, _exit
+from thermogov.config import parse_config
+from thermogov.hw.publish import PublishOptions
+
+BAT1 = "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=50"
+
+
+@pytest.mark.parametrize("how", EXITS)
+def test_a_late_pack_the_battery_profile_fuses_is_added_by_one_owner_on_every_exit(
+    tmp_path: Path, how: str
+) -> None:
+    """The default (battery) profile waits for its pack's temperature: a pack with a ``temp``
+    plugged in after start is both a sensor joining (hw/latezones.py) and the power state's
+    battery (hw/power.py).  Main: the zone's look, when it came first, added the pack through a
+    hook and the supplies reader then said nothing (the line waited for here never came: 26r's
+    failure); which one won was timing.  Then each exit path leaves the tree as found."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=95000, gpu_mc=95000)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--duration", "120s")  # the default board: a battery fused
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.snapshot() != before  # capped: the restore has something to put back
+    _usb(t)
+    procutil.wait_line(proc, f"power supply {TCPM} (USB) appeared", stream="stderr")
+    t.supply("BAT1", BAT1, temp_decic=310)
+    procutil.wait_line(proc, "power supply BAT1 (Battery) appeared", stream="stderr")
+    procutil.wait_line(proc, "sensor battery: BAT1 (power_supply) appeared", stream="stderr")
+    _unplug(t, "BAT1")
+    procutil.wait_line(proc, "power supply BAT1 (Battery) went away", stream="stderr")
+    _unplug(t, TCPM)
+    procutil.wait_line(proc, f"power supply {TCPM} (USB) went away", stream="stderr")
+    said = _exit(proc, tmp_path, how)
+    after = t.snapshot()
+    made = {k for k in after if k not in before and k.startswith(PSY_DEVICES) and after[k] == "dir"}
+    assert {k: v for k, v in after.items() if k not in made} == before, said[-1500:]
+
+
+def test_a_pack_that_went_away_is_replaced_by_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Main: the battery read stayed the first one for the run, gone or not; a second pack
+    plugged in after the first was pulled was never read (its Charging never the state).  Now
+    the gone one is forgotten: the chargers tell the state meanwhile (AC offline: discharging,
+    never "mains" on no file's word), then the new pack's status is the state."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=60000, gpu_mc=60000)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
+    cfg = parse_config({"run": {"board": "jetson-orin-nano-devkit"}})
+    cls = t.root / "sys/class/power_supply"
+    plugged: set[str] = set()
+
+    def plug(el: float) -> None:
+        if el >= 3.0 and "BAT1" not in plugged:
+            plugged.add("BAT1")
+            t.supply("BAT1", BAT1)
+        if el >= 6.0 and "gone" not in plugged:
+            plugged.add("gone")
+            _unplug(t, "BAT1")
+        if el >= 9.0 and "BAT2" not in plugged and not (cls / "BAT1").exists():
+            plugged.add("BAT2")
+            t.supply("BAT2", "POWER_SUPPLY_NAME=BAT2\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=20")
+
+    power: dict[int, dict[str, Any]] = {}
+    state = tmp_path / "run" / "state.json"
+
+    def step(el: float) -> None:
+        plug(el)
+        if state.exists():
+            power[round(el)] = json.loads(state.read_text())["power"]
+
+    _rows, err = late_zones_run(
+        tmp_path, monkeypatch, 14.0, step, config=cfg, publish=PublishOptions(state_file=state)
+    )
+    states = {s: p["state"] for s, p in power.items()}
+    assert {states[s] for s in states if 4 <= s < 6} == {"discharging"}, states
+    assert {states[s] for s in states if 7 <= s < 9} == {"discharging"}, states
+    assert {states[s] for s in states if s >= 11} == {"charging"}, states
+    assert power[max(power)]["capacity_pct"] == 20, power[max(power)]
+    assert err.count("power supply BAT1 (Battery) went away") == 1, err
+    assert err.count("power supply BAT2 (Battery) appeared") == 1 and "Traceback" not in err, err
