@@ -14,13 +14,16 @@ from typing import Any
 
 import pytest
 
-from tests.hw import fakesys, procutil
+from tests.hw import fakesys, faultshim, procutil
 from tests.hw.test_hw_late_chargers import TCPM, _unplug, _usb
+from tests.hw.test_hw_late_cluster import _inactive, back_online
 from tests.hw.test_hw_late_zones import _run as late_zones_run
 from tests.hw.test_hw_review26 import EXITS, PSY_DEVICES, _exit
+from tests.hw.test_hw_trees26 import CPUF, PER_CORE_KHZ, _per_core_orin
 from thermogov.config import parse_config
 from thermogov.hw.publish import PublishOptions
 
+P5 = f"{CPUF}/policy5"
 BAT1 = "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=50"
 
 
@@ -96,3 +99,25 @@ def test_a_pack_that_went_away_is_replaced_by_the_next_one(
     assert power[max(power)]["capacity_pct"] == 20, power[max(power)]
     assert err.count("power supply BAT1 (Battery) went away") == 1, err
     assert err.count("power supply BAT2 (Battery) appeared") == 1 and "Traceback" not in err, err
+
+
+# -- an unnamed policy (session 26t: joined to the profile's only cpufreq domain) --------------
+def test_an_unnamed_policy_offline_at_start_is_capped_when_it_comes_online_and_restored(
+    tmp_path: Path, shim: Path
+) -> None:
+    """A kernel with a policy per CPU under a profile naming clusters (policy0, policy4), policy5's
+    CPU offline at start (EBUSY from every attribute): main left it ungoverned for the run, so its
+    CPU, brought online on the hot board, ran at full clock.  Now it is waited for as a named
+    policy is, capped with its domain when it comes online, journaled and put back at exit."""
+    t = _per_core_orin(tmp_path / "root", 8)
+    before = t.snapshot()
+    faultshim.write_rules(tmp_path / "faults", _inactive(t.root, (P5,)))
+    env = faultshim.env(shim, tmp_path / "faults", t.root)
+    proc = procutil.start_run(tmp_path, "--board", "jetson-orin-nano", "--duration", "120s", env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    top = max(PER_CORE_KHZ)
+    assert t.read_int(f"{CPUF}/policy1/scaling_max_freq") < top
+    assert t.read_int(f"{P5}/scaling_max_freq") == top  # offline: nothing written to it
+    back_online(tmp_path, proc, "policy5")
+    assert t.read_int(f"{P5}/scaling_max_freq") == t.read_int(f"{CPUF}/policy1/scaling_max_freq") < top
+    procutil.stopped_as_before(proc, t, before, "Traceback")
