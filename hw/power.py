@@ -170,7 +170,12 @@ class PowerSupplyReader:
         for s in [s for s in self.external if s.name not in names]:
             self._forget(s)
             changed = True
-        if self.battery is not None and self.battery.name not in names:
+        # gone from the listing and its folder gone too (a listing that failed lists as empty)
+        if (
+            self.battery is not None
+            and self.battery.name not in names
+            and not self._tree.exists(self.battery.rel)
+        ):
             self._forget_battery(self.battery)
             changed = True
         new = sorted(names - before)
