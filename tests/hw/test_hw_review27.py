@@ -21,7 +21,10 @@ from tests.hw.test_hw_late_zones import _run as late_zones_run
 from tests.hw.test_hw_review26 import EXITS, PSY_DEVICES, _exit
 from tests.hw.test_hw_trees26 import CPUF, PER_CORE_KHZ, _per_core_orin
 from thermogov.config import parse_config
+from thermogov.hw.discovery import POWER_SUPPLY, discover
+from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.publish import PublishOptions
+from thermogov.hw.sysfs import SysfsTree
 
 P5 = f"{CPUF}/policy5"
 BAT1 = "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=50"
@@ -123,3 +126,27 @@ def test_an_unnamed_policy_offline_at_start_is_capped_when_it_comes_online_and_r
     back_online(tmp_path, proc, "policy5")
     assert t.read_int(f"{P5}/scaling_max_freq") == t.read_int(f"{CPUF}/policy1/scaling_max_freq") < top
     procutil.stopped_as_before(proc, t, before, "Traceback")
+
+
+def test_a_listing_that_fails_forgets_no_battery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule of the test above forgets a battery gone from the listing *and* from the tree: a
+    listing that fails lists as empty (``SysfsTree.listdir``), and the pack still there stays the one
+    read, its status the state, nothing said (a guard of this branch's rule; main never forgot one)."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    t.supply("BAT0", "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=40")
+    tree = SysfsTree(t.root)
+    said: list[str] = []
+    clock = [0.0]
+    reader = PowerSupplyReader(tree, discover(tree).supplies, lambda: clock[0], rescan=True, log=said.append)
+    real = SysfsTree.listdir
+    monkeypatch.setattr(
+        SysfsTree,
+        "listdir",
+        lambda self, rel, pattern="": [] if rel == POWER_SUPPLY else real(self, rel, pattern),
+    )
+    st = reader.read()
+    assert st is not None and st.state == "charging" and st.capacity_pct == 40.0, st
+    monkeypatch.setattr(SysfsTree, "listdir", real)
+    clock[0] = 1.0
+    st = reader.read()
+    assert st is not None and st.state == "charging" and said == [], (st, said)
