@@ -795,7 +795,6 @@ class Runner:
                 fan=fan_ctl,
             )
             self.late_zones = self._ease(prep, gov)
-            self.late_zones.on_battery = supplies.add_battery  # a late pack's power state (24a)
             self.late_zones.listed_by[POWER_SUPPLY] = lambda: supplies.listed  # one listing (25l)
             if self.publisher is not None:
                 self.publisher.waiting = self.late_zones.waiting_for  # `status` shows them

@@ -50,7 +50,9 @@ after boot, a fuel gauge whose driver probes late) was dropped for the whole run
 config fuses silently never fused.  A battery the profile does not name is only fused when
 discovery finds one at start (:func:`thermogov.hw.mapping.with_found_battery`): most boards never
 have one (a mains devkit, a USB power bank, which is not a ``Battery`` supply), and waiting for it
-would give every such run an empty column and a look for the whole run.
+would give every such run an empty column and a look for the whole run.  Session 27r: a battery's
+joining here fuses its temperature only; which pack's ``status`` is the power state is decided by
+the supplies reader alone (hw/power.py), which sees the same listing.
 
 Looks back off (session 23b): a sensor is looked for once a second for its first
 :data:`PROMPT_S` of waiting (a GPU zone at nvgpu's probe, a slow boot), then the wait between
@@ -205,8 +207,10 @@ class _Waiting:
     seen: tuple[str, ...] | None = None  # the class folder's listing at the last scan
     found: SensorBinding | None = None  # bound at the last scan but not yet reading plausibly
     said: str = ""  # the last reason said for a found file not joining
-    since: float | None = None  # when it began waiting (its first look)
-    since_s: float = 0.0  # when it began waiting (daemon clock), for `status` (hw/waitedsince.py)
+    # when it began waiting (daemon clock): `status` shows it (hw/waitedsince.py) and the look's
+    # back-off counts from it.  Session 27r: one field; a second, ``since`` (the first look's
+    # time, set lazily), said the same in its comment and held the same value one look later.
+    since_s: float = 0.0
     since_unix: float = 0.0  # the wall clock then
     every_s: float = LOOK_PERIOD_S  # the wait between its looks (module doc: backed off)
     next_s: float = 0.0  # its next look
@@ -245,8 +249,6 @@ class LateZones:
         self.joined_late: dict[str, float] = {}  # waited for at start: when each first joined
         self._left_at: dict[str, float] = {}  # gone mid-run: when each last went away
         self._lines = ChangeLines(log)
-        # Told the supply folder of a battery that joins (session 24a): its power state then counts.
-        self.on_battery: Callable[[str], None] | None = None
         # A class folder's listing already taken by another reader, with the clock's value then
         # (session 25l: the supplies reader's, hw/power.py): used when taken at this look's instant.
         self.listed_by: dict[str, Callable[[], tuple[float, tuple[str, ...]] | None]] = {}
@@ -349,8 +351,6 @@ class LateZones:
             self.skip.discard(name)
             if name not in self._left_at:
                 self.joined_late.setdefault(name, round(now_s, 3))
-            if w.profile.kind == "battery" and self.on_battery is not None:
-                self.on_battery(w.found.rel.rsplit("/", 1)[0])  # the supply's folder
             what = f"{w.found.source} appeared, reads {reading.value_c:g} °C"
             what = f"{what}; it eases in over {ramp_s(w.profile):g} s"
             events.append(self._said(name, "joined", what, now_s))
@@ -360,9 +360,7 @@ class LateZones:
     def _next(w: _Waiting, now_s: float, prompt: bool) -> None:
         """When to look for ``w`` again: at once a second while it is new or its folder moves, then
         backed off by doubling to :data:`MAX_LOOK_S` (module doc)."""
-        if w.since is None:
-            w.since = now_s
-        if prompt or now_s - w.since < PROMPT_S:
+        if prompt or now_s - w.since_s < PROMPT_S:
             w.every_s = LOOK_PERIOD_S
         else:
             w.every_s = min(w.every_s * 2.0, MAX_LOOK_S)

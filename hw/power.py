@@ -35,6 +35,11 @@ Session 25l: a new ``type`` Battery entry is read too when no battery is (the fi
 said once): its ``status`` is the power state from that read on.  Before, only a battery the
 profile names was added after start (hw/latezones.py), and a pack the profile does not name,
 plugged in after boot, left the state "mains" for the run.
+Session 27r: this reader is the one owner of a late pack (:meth:`PowerSupplyReader._late_battery`;
+hw/latezones.py only fuses a late pack's temperature), and a battery that goes away is forgotten
+like a charger (its kept files closed, said once): the next Battery to appear is read in its
+place, and until one does the chargers' ``online`` tell the state (None with no charger: the
+governor keeps the last state).  Before, the gone pack stayed the one read for the run.
 """
 
 from __future__ import annotations
@@ -116,6 +121,7 @@ class PowerSupplyReader:
         self._seen: frozenset[str] = frozenset(tree.listdir(POWER_SUPPLY)) if rescan else frozenset()
         self._online_read: list[int | None] = []  # each charger's ``online`` at the last read
         self._went = False  # a charger went away mid-run: none online then means off external power
+        self._battery_went = False  # the battery read went away mid-run (:meth:`_forget_battery`)
         self._said: set[tuple[str, str]] = set()  # (name, what) said once on stderr
         self._tries: dict[str, int] = {}  # looks at a new entry that did not read like a charger
         # The folder's listing at the last look and when (the clock's value): hw/latezones.py uses
@@ -128,16 +134,27 @@ class PowerSupplyReader:
                 self._tree.keep_open(rel)
                 self._kept.add(rel)
 
-    def add_battery(self, rel: str) -> None:
-        """A battery that joined after start (hw/latezones.py, session 24a): its ``status`` is the
-        power state from the next poll on.  Before, the supplies found at start were the only
-        ones for the run: a pack plugged in after boot left the state "mains" (no battery) for
-        the policy, the ``[power]`` budget and ``status``.  The first battery stays the one read."""
-        if self.battery is not None:
-            return
+    def _add_battery(self, rel: str) -> None:
+        """A battery that joined after start: its ``status`` is the power state from this read on
+        (:meth:`_late_battery`, the only place a late pack is added: session 27r, module doc)."""
         self.battery = Supply(rel.rsplit("/", 1)[-1], rel, "Battery", self._tree.exists(f"{rel}/temp"))
         self._keep([f"{rel}/{a}" for a in PER_TICK_BATTERY_ATTRS])
-        self._gate = Every(self._period_s)  # read at the next poll, not up to a period later
+
+    def _forget_battery(self, b: Supply) -> None:
+        """The battery read went away (a pack pulled, its fuel gauge's driver unbound): its kept
+        files closed, and the next ``type`` Battery to appear is read in its place (session 27r).
+        Until one does, the chargers' ``online`` tell the state, as for a status that reads
+        Unknown (:meth:`read`): never "mains" on the word of no file."""
+        self.battery = None
+        self._battery_went = True
+        for a in PER_TICK_BATTERY_ATTRS:
+            rel = f"{b.rel}/{a}"
+            if rel in self._kept:
+                self._kept.discard(rel)
+                self._tree.release_member(rel)
+        self._say(
+            b.name, "left", f"power supply {b.name} (Battery) went away; the chargers tell the state now"
+        )
 
     def rescan(self) -> bool:
         """Chargers that appeared since the last look added, those that went away forgotten
@@ -152,6 +169,14 @@ class PowerSupplyReader:
         again: set[str] = set()  # entries that did not read like a charger yet: looked at next time
         for s in [s for s in self.external if s.name not in names]:
             self._forget(s)
+            changed = True
+        # gone from the listing and its folder gone too (a listing that failed lists as empty)
+        if (
+            self.battery is not None
+            and self.battery.name not in names
+            and not self._tree.exists(self.battery.rel)
+        ):
+            self._forget_battery(self.battery)
             changed = True
         new = sorted(names - before)
         for name in new[:MAX_NEW_PER_LOOK]:
@@ -223,13 +248,15 @@ class PowerSupplyReader:
 
     def _late_battery(self, name: str, rel: str) -> bool:
         """Session 25l: a ``type`` Battery that appeared after start is read when none is (the
-        first one only; a profile-named one is added by hw/latezones.py, whichever comes first):
-        before, one the profile does not name left the state "mains" for the run."""
+        first one only): before, one the profile does not name left the state "mains" for the
+        run.  Session 27r: this is the one owner of a late pack.  hw/latezones.py also added the
+        one a profile names (its temperature joining the fusion) through a hook, whichever of
+        the two saw it first: which one did decided whether this line was said, and the two
+        could pick different packs of one listing.  The zone's join now only fuses its
+        temperature; the power state's pack is chosen here, by one rule, and always said."""
         if self.battery is not None:
             return False
-        gate = self._gate
-        self.add_battery(rel)
-        self._gate = gate  # read now, in this read (add_battery's early read is for latezones)
+        self._add_battery(rel)
         self._say(
             name, "joined", f"power supply {name} (Battery) appeared; its status is the power state now"
         )
@@ -314,6 +341,8 @@ class PowerSupplyReader:
             self.rescan()
         online = self.online()
         b = self.battery
+        if b is None and self._battery_went:  # a pack went away: the chargers tell (as Unknown)
+            return None if online is None else PowerStatus("mains" if online else "discharging", t_s=now)
         if b is None:
             return PowerStatus("mains", t_s=now)
         state = None

@@ -59,8 +59,8 @@ def test_every_exit_after_late_supplies_came_and_went_leaves_the_tree_as_found(
     t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=95000, gpu_mc=95000)
     t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
     before = t.snapshot()
-    # the devkit's profile names no battery: the supplies reader alone adds BAT1 (with a profile
-    # naming one, hw/latezones.py may add it first, in its own words)
+    # the devkit's profile names no battery (session 27r: the supplies reader is the one owner of a
+    # late pack under any profile; tests/hw/test_hw_review27.py drives the battery profile)
     proc = procutil.start_run(tmp_path, "--duration", "120s", "--board", "jetson-orin-nano-devkit")
     procutil.wait_line(proc, "thermogov: started")
     assert t.snapshot() != before  # capped: the restore has something to put back

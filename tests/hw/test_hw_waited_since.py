@@ -1,5 +1,5 @@
 """Session 24a: since when a sensor is waited for (hw/waitedsince.py), in `status` and `doctor`;
-and a battery that joins late brings its power state (hw/power.py ``add_battery``).
+and a battery that joins late brings its power state (hw/power.py ``_late_battery``, the one owner of a late pack since session 27r).
 
 Main published what a waiting sensor is looked for as, not since when: a zone waited for 2 s and
 one waited for days read the same.  The daemon runs on tests/hw/test_hw_late_zones.py's virtual
