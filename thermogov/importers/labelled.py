@@ -356,7 +356,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
             raise LogFormatError(f"{source}: {why}")
         raise no_samples_error(source, "'Label: value' records with a temperature (48.3'C)")
     if (part := unread.part()) is not None:
-        a, b, first, others = part
+        a, b, first_text, others = part
         lines = text.splitlines()
         read = next(
             (n for n in range(1, len(lines) + 1) if not a <= n <= b and _gives_reading(lines[n - 1])), 0
@@ -365,7 +365,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         del lines
         more = f" (and {others} other unread line(s) in other shapes)" if others else ""
         raise LogFormatError(
-            f"{source}: the format changes within the file: lines {a}-{b} ({first[:60]!r}){more} "
+            f"{source}: the format changes within the file: lines {a}-{b} ({first_text[:60]!r}){more} "
             f"are no 'Label: value' records{like} and would be dropped; split the file where the "
             f"format changes (e.g. sed -n '{a},{b}p' FILE > part.log, sed '{a},{b}d' FILE > rest.log) "
             "and import each part"

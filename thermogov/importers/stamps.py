@@ -153,8 +153,8 @@ def parse_stamp(text: str, day_first: bool | None = None) -> tuple[float, bool] 
     s = text.strip()
     if ": " in s or ":\t" in s:
         s = _SPACED_CLOCK_RE.sub(r"\1:\2:\3", s)
-    if s[8:9] == "T" and (b := _ISO_BASIC_RE.match(s)) is not None:
-        s = "{}-{}-{}T{}:{}:{}".format(*b.groups()) + s[b.end() :]
+    if s[8:9] == "T" and (basic := _ISO_BASIC_RE.match(s)) is not None:
+        s = "{}-{}-{}T{}:{}:{}".format(*basic.groups()) + s[basic.end() :]
     try:
         if m := _SLASH_RE.match(s):
             a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
