@@ -12,7 +12,7 @@ import click
 
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, ThermogovError
-from thermogov.sim.emulator.emulate import MAX_SPEED, Emulator, check_speed
+from thermogov.sim.emulator.emulate import MAX_SPEED, MIN_SPEED, Emulator, check_speed
 
 
 @click.command("emulate")
@@ -28,11 +28,11 @@ from thermogov.sim.emulator.emulate import MAX_SPEED, Emulator, check_speed
 )
 @click.option(
     "--speed",
-    type=click.FloatRange(0.0, MAX_SPEED, min_open=True),
+    type=click.FloatRange(MIN_SPEED, MAX_SPEED),
     metavar="FLOAT",
     default=1.0,
     show_default=True,
-    help=f"Simulated seconds per wall second, 0 < speed <= {MAX_SPEED:g}. 1 is real time, what a "
+    help=f"Simulated seconds per wall second, {MIN_SPEED:g} <= speed <= {MAX_SPEED:g}. 1 is real time, what a "
     "daemon on a board sees; faster runs minutes of board time in seconds (the daemon's own "
     "trace stays in wall time).",
 )
