@@ -86,13 +86,16 @@ def emulate_command(
     ):
         if value is not None and not (math.isfinite(value) and lo <= value <= hi):
             raise ConfigError(f"{opt_name}: {value:g} is out of range; give °C from {lo:g} to {hi:g}")
-    if old_duration and wall_duration:
+    # Given is judged, "" too (it ran until Ctrl-C, as with no --wall-duration: hostile 27h).
+    if old_duration is not None and wall_duration is not None:
         raise ConfigError("--duration: deprecated alias of --wall-duration; give only --wall-duration")
-    text, opt = (wall_duration, "--wall-duration") if wall_duration else (old_duration, "--duration")
-    wall = parse_duration_s(text, opt) if text else None
-    if old_duration:
+    text, opt = (
+        (wall_duration, "--wall-duration") if wall_duration is not None else (old_duration, "--duration")
+    )
+    wall = parse_duration_s(text, opt) if text is not None else None
+    if old_duration is not None:
         click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
-    warm = parse_duration_s(warm_up, "--warm-up") if warm_up else 0.0
+    warm = parse_duration_s(warm_up, "--warm-up") if warm_up is not None else 0.0
     profile = load_board_option(board)
     base = Config(board=profile.name, seed=seed)
     cfg = dataclasses.replace(

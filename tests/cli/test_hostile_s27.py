@@ -113,3 +113,13 @@ def test_an_inference_counter_no_file_can_be_read_at_is_bad_input(
     assert tree.snapshot() == before
     assert not (tmp_path / "state" / "journal.json").exists()
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("opt", ["--wall-duration", "--warm-up", "--duration"])
+def test_emulate_judges_an_empty_duration(tmp_path: Path, opt: str) -> None:
+    """``--wall-duration ''`` ran until Ctrl-C on main (an empty value read as "not given"; the
+    driver's 20 s timeout ended it), ``--warm-up ''`` was no warm-up: now each is judged."""
+    root = tmp_path / "b"
+    p = thermogov("emulate", "--sysfs-root", str(root), opt, "", timeout=60)
+    one_line_error(p, f"{opt}: cannot read '' as a duration")
+    assert not root.exists()
