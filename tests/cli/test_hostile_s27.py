@@ -123,3 +123,19 @@ def test_emulate_judges_an_empty_duration(tmp_path: Path, opt: str) -> None:
     p = thermogov("emulate", "--sysfs-root", str(root), opt, "", timeout=60)
     one_line_error(p, f"{opt}: cannot read '' as a duration")
     assert not root.exists()
+
+
+@pytest.mark.parametrize("kind", ["loop", "link-into-missing-folder"])
+def test_compare_judges_a_csv_path_no_file_can_be_written_at_before_any_run(
+    tmp_path: Path, kind: str
+) -> None:
+    """Main ran every run, then failed to open the CSV: exit 1, "check the disk"."""
+    csv = tmp_path / "c.csv"
+    csv.symlink_to(csv if kind == "loop" else tmp_path / "gone" / "c.csv")
+    out = tmp_path / "out"
+    p = thermogov(
+        "compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--no-oracle",
+        "--duration", "2s", "--csv", str(csv), "--out", str(out),
+    )  # fmt: skip
+    one_line_error(p, f"--csv: {csv} cannot be written")
+    assert not list(out.rglob("summary.json"))  # no run was made
