@@ -31,9 +31,37 @@ from collections.abc import Callable
 from pathlib import Path
 
 from thermogov import counterfile
+from thermogov.interfaces import ConfigError
 
 RECHECK_S = 1.0  # how often the path is checked for a recreated file
 _FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # as counterfile.read
+
+
+def check_counter_path(path: Path, option: str = "--inferences-file") -> None:
+    """Refuse (``ConfigError``, exit 2, a dry run too) a counter path no file can ever be read at.
+
+    A missing file (or folder) is fine: the application may make it.  But the counter is opened
+    with ``O_NOFOLLOW`` and read with ``pread``, so a symbolic link, a named pipe, a device or a
+    directory there is never counted, and a path through a file or a looping link (ENOTDIR,
+    ELOOP) can never name one; main said so once a tick as a warning and ran on (hostile 27h).
+    """
+    from thermogov.hw.runtimefiles import _kind
+
+    shown = str(path) if str(path).isprintable() else repr(str(path))
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise ConfigError(
+            f"{option} {shown}: no file can be there ({e.strerror}: a folder on the way is a file or "
+            "a looping link); choose another path"
+        ) from e
+    if not os.path.isfile(path) or os.path.islink(path):
+        raise ConfigError(
+            f"{option} {shown}: exists and is {_kind(st.st_mode)}, not a regular file (the counter is "
+            "read without following links); remove it or give the application's count file"
+        )
 
 
 class AppCounter:

@@ -163,6 +163,10 @@ def doctor_command(
     from thermogov.hw.sysfs import SysfsTree
 
     tree, cfg = SysfsTree(sysfs_root), _config(config_path)
+    if board is not None:  # a bad --board is bad input whatever the root holds (no board: exit 1)
+        from thermogov.cliopts import load_board_option
+
+        load_board_option(board)
     no_board, warnings = doctor_checks(tree, cfg, board)
     # Only a config the user names is checked as `run` would check it (the example config says
     # to check a change with `doctor --config`); plain `doctor` reports and warns, exit 0.

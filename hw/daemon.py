@@ -50,7 +50,7 @@ from thermogov.fan import FanController
 from thermogov.fusion import SensorSpec
 from thermogov.governor import CapLimiter, Governor, TickRecord
 from thermogov.hw import heldsignals
-from thermogov.hw.appcounter import AppCounter
+from thermogov.hw.appcounter import AppCounter, check_counter_path
 from thermogov.hw.boardlock import BoardLock, board_lock_path
 from thermogov.hw.boostrule import BoostStates
 from thermogov.hw.departures import Departures
@@ -592,6 +592,8 @@ class Runner:
             # A bad [policies.*] table exits 2 here, before anything is said or opened.
             prep.config.make_policy(policy_context(prep))
             workload = parse_workload(opts.workload, opts.count_regex)
+            if opts.publish.inferences_file is not None:  # judged by a dry run too, nothing made
+                check_counter_path(opts.publish.inferences_file)
             out_dir = opts.out if opts.out is not None else Path(prep.config.out)
             try:
                 preflight(out_dir, None if opts.dry_run else opts.state_dir)

@@ -124,7 +124,10 @@ def watch(path: Path | None) -> int:
         text.stylize("bold red" if stale else "bold green", 0, len(text.plain.split("\n", 1)[0]))
         return text
 
+    from thermogov.entry import reader_gone
+
     with rich.live.Live(frame(), auto_refresh=False) as live:
-        while True:
+        while not reader_gone():  # the view's reader went (``| head``): nothing left to draw for
             time.sleep(REFRESH_S)
             live.update(frame(), refresh=True)
+    return 0

@@ -15,10 +15,20 @@ SIGINT inherited ignored was discarded.  Blocked, a stop stays pending (Linux ne
 blocked signal, even an ignored one: ``sig_ignored`` in kernel/signal.c) until :func:`main` has
 its handlers in and unblocks it inside its guard.  Only the ``thermogov`` script's process is
 touched: a test or a notebook importing this module keeps its own signal mask.
+
+A reader that closes the pipe early (``thermogov boards | head -1``) changes nothing but what it
+reads: :func:`keep_writing` puts stdout and stderr on a writer that, at the first EPIPE, points
+the descriptor at ``/dev/null`` (what the Python docs advise for SIGPIPE,
+https://docs.python.org/3/library/signal.html#note-on-sigpipe) and takes every later write.  The
+command finishes its work and exits with its own status, the same whether its output fitted the
+pipe before the reader went or not (click's EPIPE handling gave exit 1 in the second case only,
+hostile rounds 26h/27h).  An endless view (``status --watch``) asks :func:`reader_gone` and ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import sys
@@ -41,6 +51,69 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+class _TakesEveryWrite(io.RawIOBase):
+    """A descriptor's writer that, once its reader has gone, sends the rest to ``/dev/null``."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, b: object) -> int | None:  # type: ignore[override]
+        data = memoryview(b)  # type: ignore[arg-type]
+        try:
+            return os.write(self._fd, data)
+        except BlockingIOError:
+            return None  # a non-blocking descriptor that is full: as io.FileIO answers
+        except BrokenPipeError:
+            global _READER_GONE
+            _READER_GONE = True
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self._fd)
+            finally:
+                os.close(null)
+            return data.nbytes
+
+
+_READER_GONE = False
+
+
+def reader_gone() -> bool:
+    """True once a write to stdout or stderr found its reader gone (see the module doc)."""
+    return _READER_GONE
+
+
+def keep_writing() -> None:
+    """Put ``sys.stdout`` and ``sys.stderr`` on :class:`_TakesEveryWrite` (the console script only)."""
+    for name in ("stdout", "stderr"):
+        old = getattr(sys, name)
+        try:
+            fd = old.fileno()
+            encoding, errors = old.encoding, old.errors
+            line_buffering = old.line_buffering
+        except (AttributeError, OSError, ValueError):
+            continue  # no such stream (``1>&-``) or not a descriptor's: left as it is
+        with contextlib.suppress(OSError, ValueError):
+            old.flush()
+        new = io.TextIOWrapper(
+            io.BufferedWriter(_TakesEveryWrite(fd)),
+            encoding=encoding,
+            errors=errors,
+            line_buffering=line_buffering,
+            write_through=name == "stderr",
+        )
+        setattr(sys, name, new)
+
+
 def main() -> None:
     # Registered first, so it runs after every other exit handler: from there on the
     # interpreter finalizes with its signal handlers back at the default action, and a stop
@@ -56,6 +129,7 @@ def main() -> None:
     # One rule from the first line on: SIGINT is a stop, as it is for the running daemon.
     for sig in STOPS:
         signal.signal(sig, _interrupt)
+    keep_writing()
     try:
         # A stop held since the import (see the module doc) is delivered here, inside the guard.
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
@@ -72,11 +146,34 @@ def main() -> None:
             raise
         code = 130
         _say("thermogov: interrupted\n")
+    code = _flush_last(code)
     # The status is decided: a late stop must not replace it, but it still ends a slow exit.
     for sig in STOPS:
         signal.signal(sig, lambda signum, frame: _exit_now(code))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # a stop held meanwhile ends it now
     sys.exit(code)
+
+
+def _flush_last(code: int) -> int:
+    """Flush what stdout still holds; output that cannot be written (``>/dev/full``) is one line
+    and exit 1 if nothing failed before, and is dropped, so the interpreter's own last flush
+    prints no "Exception ignored" traceback (exit 120)."""
+    out = sys.stdout
+    try:
+        out.flush()
+    except (OSError, ValueError, AttributeError) as e:
+        why = getattr(e, "strerror", None) or str(e)
+        if code == 0:
+            code = 1
+            _say(f"thermogov: error: stdout: {why}; check the disk and the path\n")
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, out.fileno())
+            finally:
+                os.close(null)
+            out.flush()
+    return code
 
 
 def _say(line: str) -> None:
@@ -90,8 +187,6 @@ def _say(line: str) -> None:
 
 
 def _exit_now(code: int) -> None:
-    import contextlib
-
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # closed, broken or None
             stream.flush()

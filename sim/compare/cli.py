@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -111,6 +112,20 @@ def _csv_path(csv_path: str | None, out: str | None, default: str) -> Path:
         if path.is_dir():
             raise ConfigError(f"--csv: {path} is a folder; give a file path such as {path / default}")
         check_out_dir(path.parent, "--csv")
+        # A link loop, or a link into a missing folder, was opened only after every run (exit 1,
+        # "check the disk": hostile round 27h); judged with the folder, before any run.
+        shown = csv_path if csv_path.isprintable() else repr(csv_path)
+        why = None
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            target = Path(os.path.realpath(path))
+            if path.is_symlink() and not target.parent.is_dir():
+                why = f"a link to {target}, whose folder does not exist"
+        except OSError as e:
+            why = e.strerror
+        if why is not None:
+            raise ConfigError(f"--csv: {shown} cannot be written ({why}); give a file path such as {default}")
         return path
     return (Path(out) if out is not None else Path.cwd()) / default
 

@@ -12,7 +12,7 @@ import click
 
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, ThermogovError
-from thermogov.sim.emulator.emulate import MAX_SPEED, Emulator, check_speed
+from thermogov.sim.emulator.emulate import MAX_SPEED, MIN_SPEED, Emulator, check_speed
 
 
 @click.command("emulate")
@@ -28,11 +28,11 @@ from thermogov.sim.emulator.emulate import MAX_SPEED, Emulator, check_speed
 )
 @click.option(
     "--speed",
-    type=click.FloatRange(0.0, MAX_SPEED, min_open=True),
+    type=click.FloatRange(MIN_SPEED, MAX_SPEED),
     metavar="FLOAT",
     default=1.0,
     show_default=True,
-    help=f"Simulated seconds per wall second, 0 < speed <= {MAX_SPEED:g}. 1 is real time, what a "
+    help=f"Simulated seconds per wall second, {MIN_SPEED:g} <= speed <= {MAX_SPEED:g}. 1 is real time, what a "
     "daemon on a board sees; faster runs minutes of board time in seconds (the daemon's own "
     "trace stays in wall time).",
 )
@@ -86,13 +86,16 @@ def emulate_command(
     ):
         if value is not None and not (math.isfinite(value) and lo <= value <= hi):
             raise ConfigError(f"{opt_name}: {value:g} is out of range; give °C from {lo:g} to {hi:g}")
-    if old_duration and wall_duration:
+    # Given is judged, "" too (it ran until Ctrl-C, as with no --wall-duration: hostile 27h).
+    if old_duration is not None and wall_duration is not None:
         raise ConfigError("--duration: deprecated alias of --wall-duration; give only --wall-duration")
-    text, opt = (wall_duration, "--wall-duration") if wall_duration else (old_duration, "--duration")
-    wall = parse_duration_s(text, opt) if text else None
-    if old_duration:
+    text, opt = (
+        (wall_duration, "--wall-duration") if wall_duration is not None else (old_duration, "--duration")
+    )
+    wall = parse_duration_s(text, opt) if text is not None else None
+    if old_duration is not None:
         click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
-    warm = parse_duration_s(warm_up, "--warm-up") if warm_up else 0.0
+    warm = parse_duration_s(warm_up, "--warm-up") if warm_up is not None else 0.0
     profile = load_board_option(board)
     base = Config(board=profile.name, seed=seed)
     cfg = dataclasses.replace(

@@ -38,6 +38,11 @@ from thermogov.sim.model.world import SimWorld
 #: (``thermogov.sim.emulator.feed``) can report the emulated board's throughput to the daemon.
 INFERENCES_FILE = "EMULATED_INFERENCES"
 MAX_SPEED = 100.0  # above this a 20 ms wall step is > 2 s of board time: sensors would jump
+#: The same rule mirrored: below this one second of board time takes more than 100 s of wall
+#: time, so a stock profile's slowest sensor (2 s) changes less than once in 200 s and a
+#: 10-minute run emulates under 6 s.  Much lower speeds emulate nothing at all (1e-300 stayed at
+#: "0.0 s of board time"; the clock's steps became denormal, hostile round 26h).
+MIN_SPEED = 1.0 / MAX_SPEED
 
 
 def _replace(path: Path, text: str) -> None:
@@ -183,8 +188,8 @@ class Emulator:
 
 
 def check_speed(speed: float) -> None:
-    if not math.isfinite(speed) or not 0.0 < speed <= MAX_SPEED:
+    if not math.isfinite(speed) or not MIN_SPEED <= speed <= MAX_SPEED:
         raise ConfigError(
             f"--speed: {speed:g} is out of range; give simulated seconds per wall second, "
-            f"0 < speed <= {MAX_SPEED:g} (1 = real time)"
+            f"{MIN_SPEED:g} <= speed <= {MAX_SPEED:g} (1 = real time)"
         )

@@ -67,7 +67,7 @@ def test_speed_must_be_finite_and_in_range(tmp_path: Path, speed: str) -> None:
     assert r.returncode == 2
     (line,) = r.stderr.strip().splitlines()
     # nan/inf are refused by the CLI's finite guard (thermogov/clinumbers.py), naming the range
-    assert "--speed" in line and "0 < speed <= 100" in line
+    assert "--speed" in line and "0.01 <= speed <= 100" in line
     assert not (tmp_path / "b").exists()
 
 
