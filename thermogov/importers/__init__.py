@@ -94,6 +94,7 @@ def detect_format(path: str | Path) -> str:
     """Format of the log at ``path``, from its content; LogFormatError if unrecognisable."""
     text, _ = clean_text(read_log(path)[0], str(path))
     fmt = detect_text(text)
+    table.forget_sniffed()  # nothing parses it here
     if fmt is None:
         raise _unrecognised(path, text)
     return fmt

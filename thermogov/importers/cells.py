@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import overload
 
 import numpy as np
@@ -140,6 +141,44 @@ class Lines(Sequence[str]):
         return (r[0] for r in self._cells)
 
 
+class TextLines(Sequence[str]):
+    """The lines of a text that ``keep`` accepts, held as their (start, end) offsets into the
+    text, which the reader holds anyway while it sniffs: 8 B a line (16 past 4 GiB) where
+    :class:`Lines` copied every line's characters (~1 B a character and 4 B a line; session
+    27m).  Read back as the same strings ``text.split("\\n")`` gives."""
+
+    def __init__(self, text: str, keep: Callable[[str], bool]) -> None:
+        self._text = text
+        bounds = array("I" if len(text) < 1 << 32 else "Q")
+        start = 0
+        for ln in split_lines(text):
+            if keep(ln):
+                bounds.append(start)
+                bounds.append(start + len(ln))
+            start += len(ln) + 1
+        self._bounds = bounds
+
+    def __len__(self) -> int:
+        return len(self._bounds) // 2
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        k = i + n if i < 0 else i
+        if not 0 <= k < n:
+            raise IndexError("line index out of range")
+        return self._text[self._bounds[2 * k] : self._bounds[2 * k + 1]]
+
+    def __iter__(self) -> Iterator[str]:
+        text, b = self._text, self._bounds
+        return (text[b[k] : b[k + 1]] for k in range(0, len(b), 2))
+
+
 def split_lines(text: str) -> Iterator[str]:
     """``text.split("\\n")`` one line at a time, without the list of every line."""
     start = 0
@@ -185,4 +224,4 @@ def column(rows: Sequence[list[str]], i: int) -> list[str]:
     return rows.column(i) if isinstance(rows, Cells) else [r[i] for r in rows]
 
 
-__all__ = ["Cells", "Lines", "column", "head_lines", "iter_column", "lines_of", "split_lines"]
+__all__ = ["Cells", "Lines", "TextLines", "column", "head_lines", "iter_column", "lines_of", "split_lines"]
