@@ -14,6 +14,7 @@ import pytest
 
 from thermogov.importers import detect_format, parse_log, table
 from thermogov.importers.cells import split_lines
+from thermogov.interfaces import LogFormatError
 
 
 def _csv(n: int) -> str:
@@ -103,3 +104,28 @@ def test_text_lines_are_the_kept_lines_of_the_split() -> None:
     assert got[1:3] == want[1:3] and got[::-1] == want[::-1]
     with pytest.raises(IndexError):
         got[len(want)]
+
+
+def test_drained_rows_are_the_rows_and_freed_only_when_released() -> None:
+    from thermogov.importers.cells import Cells
+
+    rows = [[str(k), f"{k % 7}.5", ""] for k in range(10_000)]  # two packed chunks and an open one
+    kept = Cells.of(rows, 3)
+    assert list(kept.drain(lambda: False)) == rows
+    assert kept[9_999] == rows[9_999] and kept.column(0)[:3] == ["0", "1", "2"]
+    freed = Cells.of(rows, 3)
+    assert list(freed.drain(lambda: True)) == rows
+    with pytest.raises(ValueError, match="freed"):
+        freed[0]
+    with pytest.raises(ValueError, match="freed"):
+        freed.column(1)
+    back = Cells.of(rows, 3)
+    back.reverse()
+    assert list(back.drain(lambda: True)) == rows[::-1] and back[0] == rows[-1]
+
+
+def test_a_table_with_no_kept_row_is_still_refused_naming_its_empty_columns() -> None:
+    # the rows are read again for the refusal: none may have been freed while none was kept
+    text = "time,temp_c\n" + "".join(f"{k},null\n" for k in range(10_000))
+    with pytest.raises(LogFormatError, match="'temp_c' empty or null in every row"):
+        table.parse_text(text, "x.csv")

@@ -21,6 +21,7 @@ from typing import overload
 import numpy as np
 
 _CHUNK_ROWS = 4096
+_NO_BOUNDS = np.zeros(1, dtype=np.uint32)
 
 
 class Cells(Sequence[list[str]]):
@@ -33,6 +34,7 @@ class Cells(Sequence[list[str]]):
         self._pending: list[str] = []  # the open chunk's cells, row after row
         self._n = 0
         self._reversed = False
+        self._freed = False
 
     @classmethod
     def of(cls, rows: Iterable[list[str]], width: int) -> Cells:
@@ -61,6 +63,30 @@ class Cells(Sequence[list[str]]):
         self._texts.append("".join(cells))
         self._pending = []
 
+    def drain(self, release: Callable[[], bool]) -> Iterator[list[str]]:
+        """The rows in order, as iteration gives them; each packed chunk, once its last row is
+        read, is freed when ``release()`` then says the table is no longer needed (the table
+        reader, once it keeps a row: session 27m).  A table that freed a chunk cannot be read
+        again (ValueError)."""
+        if self._reversed:
+            yield from self
+            return
+        w = self.width
+        for i in range(len(self._texts)):
+            text, b = self._texts[i], self._offsets[i].tolist()
+            for start in range(0, len(b) - 1, w):
+                yield [text[b[m] : b[m + 1]] for m in range(start, start + w)]
+            if release():
+                self._texts[i], self._offsets[i] = "", _NO_BOUNDS
+                self._freed = True
+        cells = self._pending
+        for start in range(0, len(cells), w):
+            yield cells[start : start + w]
+
+    def _check(self) -> None:
+        if self._freed:
+            raise ValueError("the rows were freed by drain()")
+
     def reverse(self) -> None:
         """Newest-first logs are read oldest first: indices and iteration run the other way."""
         self._reversed = not self._reversed
@@ -70,12 +96,14 @@ class Cells(Sequence[list[str]]):
 
     def _chunks(self) -> Iterator[tuple[str, list[int]]]:
         """(text, boundaries) per chunk in file order, the open chunk last."""
+        self._check()
         for text, bounds in zip(self._texts, self._offsets, strict=True):
             yield text, bounds.tolist()
         if self._pending:
             yield "".join(self._pending), [0, *np.cumsum([len(c) for c in self._pending]).tolist()]
 
     def _row(self, k: int) -> list[str]:
+        self._check()
         w = self.width
         chunk, j = divmod(k, _CHUNK_ROWS)
         if chunk == len(self._texts):

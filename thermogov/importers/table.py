@@ -1330,7 +1330,9 @@ def parse_text(
     backwards = 0
     empty: dict[str, int] = {}
     throttled_rows = flagged = 0
-    for r, tm in zip(t.rows, times, strict=True):
+    # the packed rows are freed chunk by chunk once a row is kept (only the refusal below, when
+    # none is, reads them again): they no longer sit under the columns built (session 27m)
+    for r, tm in zip(t.rows.drain(lambda: len(rows) > 0), times, strict=True):
         if tm is None:
             skipped += 1
             continue
