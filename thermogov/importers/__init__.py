@@ -126,8 +126,8 @@ def parse_log(
     del raw  # the decoded text, when cleaning made another (session 26m)
     clean_notes = [*read_notes, *clean_notes]
     if fmt == "auto":
-        detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
-        detected = detected or detect_text(text)
+        found = detect_text(text)  # once: a second detection sniffed a table again (session 27m)
+        detected = "csv" if columns and found not in ("rpi-csv", "csv", "jtop") else found
         if detected is None:
             raise _unrecognised(path, text)
         fmt = detected
