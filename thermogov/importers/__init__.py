@@ -97,6 +97,7 @@ def detect_format(path: str | Path) -> str:
     """Format of the log at ``path``, from its content; LogFormatError if unrecognisable."""
     text, _ = clean_text(read_log(path)[0], str(path))
     fmt = detect_text(text)
+    table.forget_sniffed()  # nothing parses it here
     if fmt is None:
         raise _unrecognised(path, text)
     return fmt
@@ -128,8 +129,8 @@ def parse_log(
     del raw  # the decoded text, when cleaning made another (session 26m)
     clean_notes = [*read_notes, *clean_notes]
     if fmt == "auto":
-        detected = "csv" if columns and detect_text(text) not in ("rpi-csv", "csv", "jtop") else None
-        detected = detected or detect_text(text)
+        found = detect_text(text)  # once: a second detection sniffed a table again (session 27m)
+        detected = "csv" if columns and found not in ("rpi-csv", "csv", "jtop") else found
         if detected is None:
             raise _unrecognised(path, text)
         fmt = detected

@@ -19,7 +19,7 @@ import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from thermogov.importers.cells import Cells, Lines, column, iter_column, split_lines
+from thermogov.importers.cells import Cells, TextLines, column, iter_column
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
 from thermogov.importers.common import (
@@ -146,7 +146,8 @@ def _comma_joined(line: str) -> bool:
 
 
 def _candidate_lines(text: str) -> Sequence[str]:
-    return Lines(ln for ln in split_lines(text) if ln.strip() and not ln.lstrip().startswith(_COMMENT))
+    # offsets into the text, not a copy of its lines (session 27m)
+    return TextLines(text, lambda ln: bool(ln.strip()) and not ln.lstrip().startswith(_COMMENT))
 
 
 def _is_number(cell: str, decimal_comma: bool) -> bool:
@@ -496,6 +497,8 @@ def _stamped_series(lines: Sequence[str]) -> Table | None:
             groups.append((cell, []))
         else:
             other += 1
+        if other * 10 > len(lines):
+            return None  # no series (the test below, decided: `other` only grows)
     filled = [g for g in groups if g[1]]
     if len(filled) < 3 or other * 10 > len(lines):
         return None
@@ -558,10 +561,39 @@ def _one_column(lines: Sequence[str]) -> Table | None:
 MIN_DETECT_ROWS = 3
 
 
+# The table the last ``looks_like`` found, for the ``parse_text`` that follows it on the same text:
+# detection and then parsing each sniffed a big table whole, half of its import's time (session
+# 27m).  Keyed by the text's identity, length and hash (a str caches its hash: one pass over it,
+# once), handed over once and dropped by the next ``looks_like`` or ``forget_sniffed``.
+_sniffed: tuple[tuple[int, int, int], Table] | None = None
+
+
+def _text_key(text: str) -> tuple[int, int, int]:
+    return id(text), len(text), hash(text)
+
+
 def looks_like(text: str) -> bool:
     """A table of at least three rows and two columns, most cells numbers or timestamps."""
+    global _sniffed
+    _sniffed = None
     t = sniff(text)
-    return t is not None and len(t.rows) >= MIN_DETECT_ROWS
+    found = t is not None and len(t.rows) >= MIN_DETECT_ROWS
+    if found and t is not None:
+        _sniffed = (_text_key(text), t)
+    return found
+
+
+def forget_sniffed() -> None:
+    """Drop the table ``looks_like`` kept for ``parse_text`` (a caller that only detects)."""
+    global _sniffed
+    _sniffed = None
+
+
+def _take_sniffed(text: str) -> Table | None:
+    """The table ``looks_like`` found in this very text, once; else None."""
+    global _sniffed
+    kept, _sniffed = _sniffed, None
+    return kept[1] if kept is not None and kept[0] == _text_key(text) else None
 
 
 # --- column identification -------------------------------------------------------------------
@@ -1221,7 +1253,7 @@ def parse_text(
     table: Table | None = None,
 ) -> ImportedLog:
     """Parse a delimited table log (see module doc)."""
-    t = table or sniff(text)
+    t = table or _take_sniffed(text) or sniff(text)
     # where another format's lines sit, in line numbers, before the text goes (refused below)
     other_lines = _line_span(text, t.other_part) if t is not None and t.other_part is not None else (0, 0)
     del text  # the rows are packed in `t`: a caller that handed the text over frees it (session 26m)
@@ -1301,7 +1333,9 @@ def parse_text(
     backwards = 0
     empty: dict[str, int] = {}
     throttled_rows = flagged = 0
-    for r, tm in zip(t.rows, times, strict=True):
+    # the packed rows are freed chunk by chunk once a row is kept (only the refusal below, when
+    # none is, reads them again): they no longer sit under the columns built (session 27m)
+    for r, tm in zip(t.rows.drain(lambda: len(rows) > 0), times, strict=True):
         if tm is None:
             skipped += 1
             continue
