@@ -242,6 +242,28 @@ def test_a_supply_linked_before_its_attributes_is_added_at_the_next_look(tmp_pat
     assert said == [f"power supply {TCPM} (USB) appeared, online; it counts in the power state"], said
 
 
+def power_each_second(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    seconds: float,
+    plug: Callable[[float], None],
+    cfg: Config,
+) -> tuple[dict[int, dict[str, Any]], str]:
+    """A virtual-clock run of ``seconds`` that calls ``plug`` each step (to add or pull supplies)
+    and keeps the state document's ``power`` block per whole second, with the run's stderr."""
+    power: dict[int, dict[str, Any]] = {}
+    state = tmp_path / "run" / "state.json"
+
+    def step(el: float) -> None:
+        plug(el)
+        if state.exists():
+            power[round(el)] = json.loads(state.read_text())["power"]
+
+    publish = PublishOptions(state_file=state)
+    _rows, err = late_zones_run(tmp_path, monkeypatch, seconds, step, config=cfg, publish=publish)
+    return power, err
+
+
 def test_a_battery_the_profile_does_not_name_appearing_at_5_s_sets_the_power_state(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -261,16 +283,7 @@ def test_a_battery_the_profile_does_not_name_appearing_at_5_s_sets_the_power_sta
         if el >= 8.0 and not (cls / "BAT2").exists():  # a second pack: the first stays the one read
             t.supply("BAT2", "POWER_SUPPLY_NAME=BAT2\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=20")
 
-    power: dict[int, dict[str, Any]] = {}
-    state = tmp_path / "run" / "state.json"
-
-    def step(el: float) -> None:
-        plug(el)
-        if state.exists():
-            power[round(el)] = json.loads(state.read_text())["power"]
-
-    publish = PublishOptions(state_file=state)
-    _rows, err = late_zones_run(tmp_path, monkeypatch, 12.0, step, config=cfg, publish=publish)
+    power, err = power_each_second(tmp_path, monkeypatch, 12.0, plug, cfg)
     states = {s: p["state"] for s, p in power.items()}
     assert {states[s] for s in states if s < 5} == {"mains"}, states
     assert {states[s] for s in states if s >= 7} == {"discharging"}, states

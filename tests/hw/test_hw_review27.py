@@ -8,22 +8,18 @@ so; a pack that goes away is forgotten so the next one is read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.hw import fakesys, faultshim, procutil
-from tests.hw.test_hw_late_chargers import TCPM, _unplug, _usb
+from tests.hw.test_hw_late_chargers import TCPM, _unplug, _usb, power_each_second
 from tests.hw.test_hw_late_cluster import _inactive, back_online
-from tests.hw.test_hw_late_zones import _run as late_zones_run
 from tests.hw.test_hw_review26 import EXITS, PSY_DEVICES, _exit
 from tests.hw.test_hw_trees26 import CPUF, PER_CORE_KHZ, _per_core_orin
 from thermogov.config import parse_config
 from thermogov.hw.discovery import POWER_SUPPLY, discover
 from thermogov.hw.power import PowerSupplyReader
-from thermogov.hw.publish import PublishOptions
 from thermogov.hw.sysfs import SysfsTree
 
 P5 = f"{CPUF}/policy5"
@@ -86,17 +82,7 @@ def test_a_pack_that_went_away_is_replaced_by_the_next_one(
             plugged.add("BAT2")
             t.supply("BAT2", "POWER_SUPPLY_NAME=BAT2\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=20")
 
-    power: dict[int, dict[str, Any]] = {}
-    state = tmp_path / "run" / "state.json"
-
-    def step(el: float) -> None:
-        plug(el)
-        if state.exists():
-            power[round(el)] = json.loads(state.read_text())["power"]
-
-    _rows, err = late_zones_run(
-        tmp_path, monkeypatch, 14.0, step, config=cfg, publish=PublishOptions(state_file=state)
-    )
+    power, err = power_each_second(tmp_path, monkeypatch, 14.0, plug, cfg)
     states = {s: p["state"] for s, p in power.items()}
     assert {states[s] for s in states if 4 <= s < 6} == {"discharging"}, states
     assert {states[s] for s in states if 7 <= s < 9} == {"discharging"}, states
