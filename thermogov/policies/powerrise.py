@@ -8,13 +8,15 @@ tick, 7 s after the switch, and the fused value read the trip 12-13 s after it o
 (docs/policies.md, Session 26s, world 18).  The board's measured power shows the rise on the
 tick it happens; the profile's RC network says how far it carries the fused value.
 
-The model is first order in the slow nodes.  The level now is where the network has brought the
-fused value under the power of the last slow time constant (an exponential average of the
-measured power over ``slow_tau_s``, the network's slowest mode); held at the recent power (an
-average over ``fast_tau_s``, the trend's horizon, which smooths a bursty load's per-tick power)
-it settles ``c_per_w * (recent - slow)`` further, ``c_per_w`` the settled fused °C per watt of the
-governed domains (the ladder's own power model through the network: the settled rise from the
-lowest rung to the top over the power between them, :func:`ladder_rises_c`).  A step down the
+The model runs the profile's network (:class:`Network`) on the measured power, split over the
+nodes as the ladder's own power model splits a watt of the governed domains (:func:`ladder_split`),
+started settled at the first power seen, so only a change of power is still to come.  Held at the
+recent power (an average over ``fast_tau_s``, the trend's horizon, which smooths a bursty load's
+per-tick power) the network settles at ``c_per_w * recent`` over ambient, ``c_per_w`` the settled
+fused °C per watt of the governed domains (the settled rise from the lowest rung to the top over
+the power between them, :func:`ladder_rises_c`); the difference from where the network stands now
+is the rise still to come.  (A first version compared the recent power with a slow average of it:
+it counted a heavy phase's history as a new rise, docs/policies.md Session 27s.)  A step down the
 ladder is worth the settled difference between the two rungs, at the ladder's full utilisation
 (an over-estimate when the work is lighter, so the rung chosen is, if anything, too high: the
 trip rule and the PI still stand behind it).
