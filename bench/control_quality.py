@@ -897,6 +897,12 @@ def main() -> None:
         help="also run these worlds (1-12, 3,7) drawn fresh from the families (bench/drawn_worlds.py)",
     )
     ap.add_argument("--draw-seed", type=int, default=16, help="with --drawn: which draw (default 16)")
+    ap.add_argument(
+        "--draw-exclude",
+        default="",
+        help="with --drawn: boards left out of the draw (comma-separated), to draw again the worlds of "
+        "a draw made before they were added (draw 2026 before jetson-orin-nano-super)",
+    )
     ap.add_argument("--family-scale", type=float, default=1.0, help="time scale of the families (0.1: quick)")
     ap.add_argument("--jobs", type=int, default=min(os.cpu_count() or 1, 4))
     ap.add_argument("--out", type=Path, help="keep the run folders here")
@@ -968,7 +974,12 @@ def main() -> None:
         scale = args.family_scale
         configs += [(g.name, g.config) for g in all_family_scenarios(time_scale=scale)]
     if drawn:
-        for w in drawn_worlds(args.draw_seed, drawn, time_scale=args.family_scale):
+        exclude = {b.strip() for b in args.draw_exclude.split(",") if b.strip()}
+        try:
+            worlds = drawn_worlds(args.draw_seed, drawn, time_scale=args.family_scale, exclude=exclude)
+        except ValueError as e:
+            ap.exit(2, f"control_quality.py: {e}\n")
+        for w in worlds:
             print(f"drawn {w.name}: {w.what}")
             configs.append((w.name, w.config))
     if args.duration:

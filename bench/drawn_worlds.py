@@ -113,9 +113,11 @@ def _ambient_at(
     return round(min(need, MAX_AMBIENT_C if hold is None else hold), 1)
 
 
-def _eligible(family: str) -> list[str]:
+def _eligible(family: str, exclude: frozenset[str] = frozenset()) -> list[str]:
     out = []
     for name in builtin_board_names():
+        if name in exclude:
+            continue
         board = load_board(name)
         if family == "fan-failure":
             # The mildest failure drawn must still bring the board to the trip somewhere.
@@ -206,20 +208,38 @@ def _draw(
 
 
 def drawn_worlds(
-    seed: int, indices: list[int], base: Config | None = None, time_scale: float = 1.0
+    seed: int,
+    indices: list[int],
+    base: Config | None = None,
+    time_scale: float = 1.0,
+    exclude: frozenset[str] | set[str] = frozenset(),
 ) -> list[Drawn]:
-    """Worlds ``indices`` (1-based) of draw ``seed``; see the module docstring."""
+    """Worlds ``indices`` (1-based) of draw ``seed``; see the module docstring.
+
+    ``exclude``: board names left out of every family's boards.  A board profile added later
+    joins the shuffled lists and moves the boards of a draw made before it (draw 2026's TX2
+    world 23 became an Orin Nano devkit when ``jetson-orin-nano-super`` was added); leaving the
+    new names out draws the old worlds again.  An unknown name is refused (a typo would silently
+    draw the new worlds)."""
     base = base or Config()
+    unknown = sorted(set(exclude) - set(builtin_board_names()))
+    if unknown:
+        raise ValueError(
+            f"--draw-exclude: unknown board {', '.join(unknown)}; one of {', '.join(builtin_board_names())}"
+        )
+    exclude = frozenset(exclude)
     order = list(CYCLE)
     random.Random(f"cycle:{seed}").shuffle(order)
     boards: dict[str, list[str]] = {}
     for fam in dict.fromkeys(CYCLE):
-        boards[fam] = _eligible(fam)
+        boards[fam] = _eligible(fam, exclude)
         random.Random(f"boards:{seed}:{fam}").shuffle(boards[fam])
     out = []
     for i in indices:
         fam = order[(i - 1) % len(order)]
         nth = sum(1 for k in range(1, i) if order[(k - 1) % len(order)] == fam)
+        if not boards[fam]:
+            raise ValueError(f"--draw-exclude: no board left for family {fam}; exclude fewer boards")
         board = load_board(boards[fam][nth % len(boards[fam])])
         cfg, what = _draw(random.Random(f"world:{seed}:{i}"), fam, board, base, time_scale)
         name = f"d{seed}-{i}-{fam}-{board.name}"

@@ -228,6 +228,12 @@ def main() -> None:
     ap.add_argument("--drawn", default="", help="worlds drawn fresh from the families (5,11 or 1-4)")
     ap.add_argument("--draw-seed", type=int, default=16, help="with --drawn: which draw (default 16)")
     ap.add_argument(
+        "--draw-exclude",
+        default="",
+        help="with --drawn: boards left out of the draw (comma-separated), to draw again the worlds of "
+        "a draw made before they were added (draw 2026 before jetson-orin-nano-super)",
+    )
+    ap.add_argument(
         "--family-scale", type=float, default=1.0, help="length of the family worlds (default 1.0, full)"
     )
     ap.add_argument("--seeds", default="1-5", help="seeds as a range or a comma list (default 1-5)")
@@ -274,8 +280,10 @@ def main() -> None:
                 drawn = parse_seeds(args.drawn)
             except ValueError as e:
                 raise ValueError(str(e).replace("--seeds", "--drawn")) from None
+            exclude = {b.strip() for b in args.draw_exclude.split(",") if b.strip()}
             configs += [
-                (w.name, w.config) for w in drawn_worlds(args.draw_seed, drawn, time_scale=args.family_scale)
+                (w.name, w.config)
+                for w in drawn_worlds(args.draw_seed, drawn, time_scale=args.family_scale, exclude=exclude)
             ]
         if not configs:
             raise ValueError(

@@ -99,3 +99,37 @@ def test_every_world_passes_the_simulators_own_event_check(worlds: list[dw.Drawn
 
     for w in worlds:
         validate_events(w.config, w.config.load_board())
+
+
+def test_a_board_added_later_can_be_left_out_to_draw_an_older_draw_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A board profile added after a draw joins every family's shuffled list and moves the boards
+    # of that draw's worlds; ``exclude`` draws them again as they were.
+    names = dw.builtin_board_names()
+    added = "jetson-orin-nano-super"
+    assert added in names
+    now = {w.index: w for w in dw.drawn_worlds(2026, [23], time_scale=0.5)}
+    monkeypatch.setattr(dw, "builtin_board_names", lambda: [n for n in names if n != added])
+    before = {w.index: w for w in dw.drawn_worlds(2026, [23], time_scale=0.5)}
+    monkeypatch.undo()
+    again = {w.index: w for w in dw.drawn_worlds(2026, [23], time_scale=0.5, exclude={added})}
+    assert again[23].config == before[23].config and again[23].name == before[23].name
+    assert now[23].config != before[23].config  # the case: the added board did move this world
+
+
+def test_an_unknown_board_to_leave_out_is_refused() -> None:
+    with pytest.raises(ValueError, match="--draw-exclude: unknown board no-such-board"):
+        dw.drawn_worlds(2026, [1], exclude={"no-such-board"})
+
+
+def test_the_benches_refuse_an_unknown_board_to_leave_out_with_exit_2() -> None:
+    for bench, extra in (("control_quality.py", ["--no-suite"]), ("stepped_seeds.py", [])):
+        r = subprocess.run(
+            [sys.executable, str(REPO / "bench" / bench), "--drawn", "1", "--draw-exclude", "nope", *extra],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 2, (bench, r.stderr)
+        assert "--draw-exclude: unknown board nope" in r.stderr and "Traceback" not in r.stderr
