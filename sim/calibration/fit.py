@@ -271,12 +271,11 @@ class FitProblem:
             free_ambient=free_ambient,
         )
         train = t <= t[0] + (1.0 - holdout) * (t[-1] - t[0])
-        specs = reduced_for_sparse_logs(specs, data, sensors, train, steps_in_training(inputs, train))
+        specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
         grid = make_grid(t)
         fan_levels, n_fit = levels_from_log(board, data, sensors, grid, train), fit_steps(grid, t, train)
         specs = held_while_fan_off(specs, board, fan_never_on(board, fan_levels, n_fit))  # fanoff.py
-        specs = capacitances_with_their_paths(specs)
         return cls(
             board,
             data,
@@ -612,7 +611,7 @@ def readings_in(data: LogData, sensors: Mapping[str, str], train: np.ndarray) ->
 
 
 def reduced_for_sparse_logs(
-    specs: list[ParamSpec], data: LogData, sensors: Mapping[str, str], train: np.ndarray, stepped: bool = True
+    specs: list[ParamSpec], data: LogData, sensors: Mapping[str, str], train: np.ndarray
 ) -> list[ParamSpec]:
     """Fix the network's shape (capacitances, internal links) when the training part is too sparse.
 
@@ -625,41 +624,7 @@ def reduced_for_sparse_logs(
     n_free = sum(not s.fixed for s in specs)
     if readings_in(data, sensors, train) >= READINGS_PER_PARAM * n_free:
         return specs
-    held = ("capacitance", "link") if stepped else ("link",)
-    return capacitances_with_their_paths(
-        [dataclasses.replace(s, fixed=True) if s.kind in held else s for s in specs]
-    )
-
-
-def steps_in_training(inputs: Inputs, train: np.ndarray) -> bool:
-    """Whether the training part holds a load step: some domain's dynamic-power proxy spans a quarter of its whole-log span."""
-    for d in inputs.load:
-        x = inputs.load[d] * inputs.volt_v[d] ** 2 * inputs.freq_hz[d]
-        whole, seen = x[np.isfinite(x)], x[train & np.isfinite(x)]
-        if len(seen) and np.ptp(whole) > 0 and np.ptp(seen) >= 0.25 * np.ptp(whole):
-            return True
-    return False
-
-
-def capacitances_with_their_paths(specs: list[ParamSpec]) -> list[ParamSpec]:
-    """On a sparse fit (its internal links held), hold every capacitance whose node's path to
-    ambient is held; the others stay as they were (free unless the log cannot see the node).
-
-    A sparse training part at one steady load (a board cooling or warming at a benchmark's
-    steady 25 %) shows a rate, the network's slow time constant, and no step to show the gain:
-    with the capacitance held, the fit reads all of a rate the profile did not expect as a
-    path to ambient (AGX Xavier 4ebH: ``G[heatsink-ambient]`` 2.7 x its prior, the all-core
-    rise 2-4 K too low).  Freed beside its path under the same prior width, the node's
-    capacitance takes its share of the rate, so the gain stays nearer its prior.  A capacitance
-    whose path is held (a fan that never ran, ``fanoff.py``) is held too: its rate would then
-    be read as capacitance alone.  Applied again after any rule that holds a path."""
-    if not any(s.kind == "link" and s.fixed for s in specs):
-        return specs  # a dense fit: every parameter the log can see is free
-    to_air = {s.key[0] for s in specs if s.kind == "ambient_link" and not s.fixed}
-    return [
-        dataclasses.replace(s, fixed=True) if s.kind == "capacitance" and s.key[0] not in to_air else s
-        for s in specs
-    ]
+    return [dataclasses.replace(s, fixed=True) if s.kind in ("capacitance", "link") else s for s in specs]
 
 
 def starts_a_section(prob: FitProblem) -> bool:
@@ -1112,10 +1077,7 @@ def calibrate(
             inner = dataclasses.replace(
                 inner,
                 base=dataclasses.replace(
-                    inner.base,
-                    specs=capacitances_with_their_paths(
-                        offset_as_in_final_fit(as_in_final_fit(inner.base.specs, specs), specs)
-                    ),
+                    inner.base, specs=offset_as_in_final_fit(as_in_final_fit(inner.base.specs, specs), specs)
                 ),
             )
         rung, scores, parts = _select_model(inner, board, say)
