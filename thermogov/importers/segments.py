@@ -72,10 +72,43 @@ def _head(text: str, n: int) -> list[str]:
 
 
 def _key(name: str) -> tuple[str, ...]:
+    """What a column holds: (role, name) when its header names a quantity (`cpu_temp` and
+    `CPU Temperature (°C)` are one), else its name."""
     col = from_header(name)
     if col.role:
-        return (col.role, col.name or "", col.unit or "")
+        return (col.role, col.name or "")
     return ("", name.strip().lower())
+
+
+def _unit(name: str) -> str:
+    return from_header(name).unit or ""
+
+
+def _match(names: list[str], header: list[str]) -> list[int | None]:
+    """For each column of ``header``, the index in ``names`` of the column that holds the same
+    quantity (same key, and the same stated unit where both state one; the exact name first),
+    each taken once; None where none does."""
+    taken: set[int] = set()
+    out: list[int | None] = []
+    for n in header:
+        k, u = _key(n), _unit(n)
+        exact = [i for i, m in enumerate(names) if i not in taken and m.strip().lower() == n.strip().lower()]
+        same = [
+            i
+            for i, m in enumerate(names)
+            if i not in taken and _key(m) == k and (not u or not _unit(m) or _unit(m) == u)
+        ]
+        hit = (exact or same or [None])[0]
+        if hit is not None:
+            taken.add(hit)
+        out.append(hit)
+    return out
+
+
+def _joinable(a: list[str], b: list[str]) -> bool:
+    """Two headers name one same quantity (a temperature, clock, load or power column matched
+    by :func:`_match`)."""
+    return any(i is not None and _key(n)[0] in _VALUE_ROLES for n, i in zip(b, _match(a, b), strict=True))
 
 
 def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
@@ -137,15 +170,12 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
         # rows of several widths and no header: the readers decide by value as before (the
         # psutil logger's 2- and 7-field rows are one layout, rpi_csv)
         return text, []
-    keys = [
-        {k for k in map(_key, s.header) if k[0] in _VALUE_ROLES} if s.header is not None else set()
-        for s in segs
-    ]
     # groups: segments that share a value quantity, in file order
     group = [0] * len(segs) if headless else list(range(len(segs)))
     for a in range(len(segs)):
         for b in range(a):
-            if keys[a] & keys[b]:
+            ha, hb = segs[a].header, segs[b].header
+            if ha is not None and hb is not None and _joinable(ha, hb):
                 ga, gb = group[a], group[b]
                 group = [gb if g == ga else g for g in group]
     sizes: dict[int, int] = {}
@@ -178,24 +208,23 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
         )
         dropped.append((first, last))
     union: list[str] = []
-    where: dict[tuple[str, ...], int] = {}
     maps: dict[int, list[int] | None] = {}
     headed = [s for s in kept if s.header is not None]
     for s in headed:
-        for name in s.header or []:
-            k = _key(name)
-            if k not in where:
-                where[k] = len(union)
+        hits = _match(union, s.header or [])
+        for j, (name, hit) in enumerate(zip(s.header or [], hits, strict=True)):
+            if hit is None:
+                hits[j] = len(union)
                 union.append(name)
+        maps[s.first] = [h for h in hits if h is not None]
     for s in kept:
         if s.header is None:
             maps[s.first] = None
-            continue
-        maps[s.first] = [where[_key(n)] for n in s.header]
     if len(headed) > 1:
         base = headed[0]
         for s in headed[1:]:
-            missing = [n for n in union if _key(n) not in {_key(m) for m in s.header or []}]
+            had = set(maps[s.first] or [])
+            missing = [n for i, n in enumerate(union) if i not in had]
             how = "columns matched by name"
             if missing:
                 how += f"; {', '.join(missing)} empty in its rows"
@@ -204,7 +233,8 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
                 f"({s.width} columns; logger edited or restarted): joined to lines "
                 f"{base.first}-{base.last} ({how})"
             )
-        extra = [n for n in union if _key(n) not in {_key(m) for m in base.header or []}]
+        had = set(maps[base.first] or [])
+        extra = [n for i, n in enumerate(union) if i not in had]
         if extra:
             notes.append(
                 f"lines {base.first}-{base.last}: no {', '.join(extra)} column: those fields empty there"
