@@ -98,7 +98,7 @@ def _match(names: list[str], header: list[str]) -> list[int | None]:
             for i, m in enumerate(names)
             if i not in taken and _key(m) == k and (not u or not _unit(m) or _unit(m) == u)
         ]
-        hit = (exact or same or [None])[0]
+        hit = next(iter(exact or same), None)
         if hit is not None:
             taken.add(hit)
         out.append(hit)
@@ -121,17 +121,17 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
     # one pass: runs of (kind, width, header) with their first/last line numbers
     runs: list[list] = []  # [kind, width, header or None, first, last, count, first text]
     for no, raw in enumerate(lines_of(text), 1):
-        s = raw.strip()
-        if not s or s.startswith(_COMMENT):
+        ln = raw.strip()
+        if not ln or ln.startswith(_COMMENT):
             continue
-        cells = table._split(s, delim)
+        cells = table._split(ln, delim)
         w = len(cells)
         if w >= 2 and table._is_data(cells, False):
             kind, hdr = "row", None
         elif w >= 2 and all(_LETTER_RE.search(c) for c in cells):
             kind, hdr = "head", tuple(cells)
         else:
-            kind, hdr, w = ("data" if table.data_like(s) else "text"), None, 0
+            kind, hdr, w = ("data" if table.data_like(ln) else "text"), None, 0
         if runs and runs[-1][0] == kind and runs[-1][1] == w and runs[-1][2] == hdr and kind != "head":
             runs[-1][4] = no
             runs[-1][5] += 1
@@ -140,7 +140,7 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
             runs[-1][4] = no
             runs[-1][5] += 1
             continue
-        runs.append([kind, w, hdr, no, no, 1, s])
+        runs.append([kind, w, hdr, no, no, 1, ln])
         if len(runs) > _MAX_RUNS:
             return text, []
     segs: list[_Segment] = []
@@ -264,8 +264,7 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
                 wrote_header = True
             continue
         m = maps.get(seg.first)
-        s = raw.strip()
-        cells = table._split(s, delim)
+        cells = table._split(raw.strip(), delim)
         if m is None or len(cells) != seg.width or m == list(range(len(union))):
             out.append(raw)
             continue
