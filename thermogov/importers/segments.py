@@ -125,19 +125,19 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
         ln = raw.strip()
         if not ln or ln.startswith(_COMMENT):
             continue
-        last = runs[-1] if runs else None
+        prev = runs[-1] if runs else None
         if (
-            last is not None
-            and last[0] == "row"
+            prev is not None
+            and prev[0] == "row"
             and ln[:1].isdigit()
             and '"' not in ln
-            and ln.count(delim) == last[1] - 1
-            and line_shape(ln) == last[7]
+            and ln.count(delim) == prev[1] - 1
+            and line_shape(ln) == prev[7]
         ):
             # the same shape as the row run before it (digits as 0): a row of that run, without
             # the cell tests (most lines of a table; the pass cost 16 % of a read)
-            last[4] = no
-            last[5] += 1
+            prev[4] = no
+            prev[5] += 1
             continue
         cells = table._split(ln, delim)
         w = len(cells)
