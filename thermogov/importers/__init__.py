@@ -22,6 +22,7 @@ from thermogov.importers import (
     psensor,
     rpi_csv,
     sbcbench,
+    segments,
     sensorsjson,
     stressberry,
     table,
@@ -136,12 +137,24 @@ def parse_log(
         fmt = detected
     if columns and fmt not in ("rpi-csv", "csv", "jtop"):
         raise LogFormatError(f"{path}: --columns applies to table logs (csv, rpi-csv, jtop), not {fmt}")
+    joined = False
+    if fmt in ("csv", "rpi-csv") and columns is None:
+        # a layout that changes midway: parts joined by column name or left out, said (session 28w)
+        parts, part_notes = segments.join_layouts(text, source)
+        joined = parts is not text
+        if joined:
+            text = parts
+        del parts
+        clean_notes.extend(part_notes)
     # The text is handed over, not kept here: a reader that is done with it (a table once its
     # cells are packed) frees it by dropping its own name (session 26m; from Python 3.11 a call
     # moves its arguments into the callee's frame).
     box = [text]
     del text
-    log = _parse(fmt, box, source, interval_s, columns)
+    if joined:  # the joined table is read by its column names, never the psutil positions
+        log = table.parse_text(box.pop(), source, interval_s=interval_s, fmt=fmt)
+    else:
+        log = _parse(fmt, box, source, interval_s, columns)
     log = checked(log)
     if not log.samples:
         raise LogFormatError(

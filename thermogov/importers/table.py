@@ -1073,11 +1073,22 @@ def _ambiguous_slash_order(cells: list[str], notes: list[str], label: str) -> bo
     return first
 
 
+def _dates_with_times(rows: Sequence[list[str]], index: int) -> bool:
+    """Whether most of a date column's first 50 filled cells are stamps with a time of day."""
+    cells = [c for c in itertools.islice((c for c in iter_column(rows, index) if c), 50)]
+    hits = sum(1 for c in cells if _CLOCK_OF_DAY_RE.search(c) and parse_stamp(c))
+    return bool(cells) and hits * 2 > len(cells)
+
+
 def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> list[float | None]:
     dc = t.decimal_comma
     tcol = next((c for c in cols if c.col.role == "t"), None)
     dcol = next((c for c in cols if c.col.role == "date"), None)
     n = len(t.rows)
+    if tcol is None and dcol is not None and _dates_with_times(t.rows, dcol.index):
+        # a `date` column holding date *and* time (`2026-01-01 00:00:00`) is the time axis
+        # (session 28w: a `date,temp` log was read at an assumed 1 s a row)
+        tcol, dcol = dcol, None
     if tcol is None:
         step = interval_s or DEFAULT_INTERVAL_S
         how = "given" if interval_s else "assumed; pass --interval"

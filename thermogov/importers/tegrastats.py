@@ -30,6 +30,7 @@ from thermogov.importers.common import (
     sensor_name,
 )
 from thermogov.importers.rowsink import RowSink
+from thermogov.importers.segments import SkippedLines
 
 FMT = "tegrastats"
 DEFAULT_INTERVAL_S = 1.0  # tegrastats --interval default (ms 1000)
@@ -190,7 +191,8 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
     skipped = 0
     backwards = 0
     stamped: bool | None = None
-    for line in lines_of(text):
+    unread = SkippedLines("tegrastats line")  # each part said with its line numbers (session 28w)
+    for no, line in enumerate(lines_of(text), 1):
         line = line.strip()
         if not line:
             continue
@@ -199,6 +201,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         row = _parse_body(body, dropped)
         if row is None:
             skipped += 1
+            unread.add(no, line)
             continue
         if stamped is None:
             stamped = ts is not None
@@ -218,6 +221,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         times.append(t)
     if not len(rows):
         raise no_samples_error(source, "tegrastats lines")
+    notes.update(unread.notes())
     if stamped:  # a clock that steps (NTP, a 1970 boot, a restart) is mended; a stray line dropped
         times, backwards = _forward(rows, times, notes)
         skipped += backwards

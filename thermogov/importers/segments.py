@@ -1,0 +1,331 @@
+"""A table log whose layout changes midway, read part by part and said (session 28w).
+
+Loggers get edited and restarted into the same file: the first 10 000 rows are `date,temp`
+and the last 300 gain five columns under a new header; a restart writes its header again with
+the columns in another order; another tool's lines land between the rows. The table reader
+takes one width and one header for the whole file, so such a file was misread (the reordered
+columns read under the first header: a clock stored as a temperature) or its other part
+dropped as "malformed" lines with no line named.
+
+The rule, decided on the whole file before the table is read:
+
+* the file is cut into *segments*: a header line followed by rows of its width, or a run of at
+  least ``MIN_SEGMENT_ROWS`` rows of one width that differs from the rows before it;
+* segments whose headers name one same quantity (a temperature, clock, load or power column
+  by :func:`~thermogov.importers.columns.from_header`: ``cpu_temp`` and ``CPU Temperature (°C)``
+  are one) are joined into one table under the union of their columns, each row's cells moved
+  under its own column's name; a column one part lacks is empty there (the table reader says
+  how many rows have it empty);
+* of the groups that do not join, the one with the most rows is read; every other segment is
+  left out, said in one note per part with its line numbers and the `sed` that cuts it out;
+* a run of at least ``MIN_SEGMENT_ROWS`` lines of another shape after the table's first row
+  (records with a time of day and a number: another tool's output) is left out and said the
+  same way, instead of counted as malformed lines (or refusing the file, session 27w).
+
+A file with one segment and no such run is handed on unchanged (the same text object).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from thermogov.importers.cells import lines_of
+from thermogov.importers.columns import from_header
+
+MIN_SEGMENT_ROWS = 3  # rows of one new width (or lines of another shape) that make a part
+_MAX_RUNS = 20_000  # a file that changes shape more often is left to the table reader
+_VALUE_ROLES = ("temp", "freq", "load", "power", "rail")
+_LETTER_RE = re.compile(r"[A-Za-z]")
+_COMMENT = ("#", "//", "%")
+
+
+@dataclass
+class _Segment:
+    header: list[str] | None
+    width: int
+    first: int  # line number of its header (or first row)
+    last: int = 0
+    rows: int = 0
+    header_lines: list[int] = field(default_factory=list)
+
+
+def _delimiter(text: str) -> str | None:
+    probe = [ln for ln in _head(text, 400)]
+    if not probe:
+        return None
+    for d in (",", ";", "\t"):
+        if sum(1 for ln in probe if d in ln) * 2 > len(probe):
+            return d
+    return None
+
+
+def _head(text: str, n: int) -> list[str]:
+    out: list[str] = []
+    for ln in lines_of(text):
+        s = ln.strip()
+        if s and not s.startswith(_COMMENT):
+            out.append(s)
+            if len(out) >= n:
+                break
+    return out
+
+
+def _key(name: str) -> tuple[str, ...]:
+    """What a column holds: (role, name) when its header names a quantity (`cpu_temp` and
+    `CPU Temperature (°C)` are one), else its name."""
+    col = from_header(name)
+    if col.role:
+        return (col.role, col.name or "")
+    return ("", name.strip().lower())
+
+
+def _unit(name: str) -> str:
+    return from_header(name).unit or ""
+
+
+def _match(names: list[str], header: list[str]) -> list[int | None]:
+    """For each column of ``header``, the index in ``names`` of the column that holds the same
+    quantity (same key, and the same stated unit where both state one; the exact name first),
+    each taken once; None where none does."""
+    taken: set[int] = set()
+    out: list[int | None] = []
+    for n in header:
+        k, u = _key(n), _unit(n)
+        exact = [i for i, m in enumerate(names) if i not in taken and m.strip().lower() == n.strip().lower()]
+        same = [
+            i
+            for i, m in enumerate(names)
+            if i not in taken and _key(m) == k and (not u or not _unit(m) or _unit(m) == u)
+        ]
+        hit = next(iter(exact or same), None)
+        if hit is not None:
+            taken.add(hit)
+        out.append(hit)
+    return out
+
+
+def _joinable(a: list[str], b: list[str]) -> bool:
+    """Two headers name one same quantity (a temperature, clock, load or power column matched
+    by :func:`_match`)."""
+    return any(i is not None and _key(n)[0] in _VALUE_ROLES for n, i in zip(b, _match(a, b), strict=True))
+
+
+def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
+    """(text to read, notes): ``text`` itself when the file has one layout (see module doc)."""
+    from thermogov.importers import table  # the table reader imports nothing from here
+    from thermogov.importers.table import line_shape
+
+    delim = _delimiter(text)
+    if delim is None:
+        return text, []
+    # one pass: runs of (kind, width, header) with their first/last line numbers
+    runs: list[list] = []  # [kind, width, header or None, first, last, count, first text, its shape]
+    for no, raw in enumerate(lines_of(text), 1):
+        ln = raw.strip()
+        if not ln or ln.startswith(_COMMENT):
+            continue
+        prev = runs[-1] if runs else None
+        if (
+            prev is not None
+            and prev[0] == "row"
+            and ln[:1].isdigit()
+            and '"' not in ln
+            and ln.count(delim) == prev[1] - 1
+            and line_shape(ln) == prev[7]
+        ):
+            # the same shape as the row run before it (digits as 0): a row of that run, without
+            # the cell tests (most lines of a table; the pass cost 16 % of a read)
+            prev[4] = no
+            prev[5] += 1
+            continue
+        cells = table._split(ln, delim)
+        w = len(cells)
+        if w >= 2 and table._is_data(cells, False):
+            kind, hdr = "row", None
+        elif w >= 2 and all(_LETTER_RE.search(c) for c in cells):
+            kind, hdr = "head", tuple(cells)
+        else:
+            kind, hdr, w = ("data" if table.data_like(ln) else "text"), None, 0
+        if runs and runs[-1][0] == kind and runs[-1][1] == w and runs[-1][2] == hdr and kind != "head":
+            runs[-1][4] = no
+            runs[-1][5] += 1
+            continue
+        if kind == "data" and runs and runs[-1][0] == "data":  # another tool's records: one run
+            runs[-1][4] = no
+            runs[-1][5] += 1
+            continue
+        runs.append([kind, w, hdr, no, no, 1, ln, line_shape(ln)])
+        if len(runs) > _MAX_RUNS:
+            return text, []
+    segs: list[_Segment] = []
+    others: list[tuple[int, int, int, str]] = []  # another shape's lines after the first row
+    cur: _Segment | None = None
+    for i, (kind, w, hdr, first, last, count, *_) in enumerate(runs):
+        nxt = runs[i + 1] if i + 1 < len(runs) else None
+        if kind == "head":
+            if nxt is not None and nxt[0] == "row" and nxt[1] == w:
+                if cur is not None and cur.header is not None and list(hdr) == cur.header:
+                    cur.header_lines.append(first)  # a restart's same header: one segment
+                    continue
+                cur = _Segment(list(hdr), w, first, first, header_lines=[first])
+                segs.append(cur)
+            continue
+        if kind == "row":
+            if cur is not None and w == cur.width:
+                cur.last, cur.rows = last, cur.rows + count
+            elif cur is None or count >= MIN_SEGMENT_ROWS:
+                cur = _Segment(None, w, first, last, count)
+                segs.append(cur)
+            continue
+        if kind == "data" and count >= MIN_SEGMENT_ROWS and cur is not None:
+            others.append((first, last, count, runs[i][6]))
+    headless = not any(s.header is not None for s in segs)
+    if (len(segs) < 2 or headless) and not others:
+        # rows of several widths and no header: the readers decide by value as before (the
+        # psutil logger's 2- and 7-field rows are one layout, rpi_csv)
+        return text, []
+    # groups: segments that share a value quantity, in file order
+    group = [0] * len(segs) if headless else list(range(len(segs)))
+    for a in range(len(segs)):
+        for b in range(a):
+            ha, hb = segs[a].header, segs[b].header
+            if ha is not None and hb is not None and _joinable(ha, hb):
+                ga, gb = group[a], group[b]
+                group = [gb if g == ga else g for g in group]
+    sizes: dict[int, int] = {}
+    for s, g in zip(segs, group, strict=True):
+        sizes[g] = sizes.get(g, 0) + s.rows
+    chosen = max(sizes, key=lambda g: (sizes[g], -g))
+    kept = [s for s, g in zip(segs, group, strict=True) if g == chosen]
+    read_span = f"lines {kept[0].first}-{kept[-1].last}"
+    notes: list[str] = []
+    dropped: list[tuple[int, int]] = []
+    for s, g in zip(segs, group, strict=True):
+        if g == chosen:
+            continue
+        what = f"header {delim.join(s.header)[:60]!r}" if s.header else "no header"
+        notes.append(
+            f"lines {s.first}-{s.last} ({s.rows} rows of {s.width} columns, {what}): another layout "
+            f"whose columns name none of the quantities read ({read_span}): not read; import them "
+            f"alone (e.g. sed -n '{s.first},{s.last}p' FILE > part.csv)"
+        )
+        dropped.append((s.first, s.last))
+    kept_rows = sum(s.rows for s in kept)
+    for first, last, count, line in others:
+        if any(a <= first <= b for a, b in dropped) or count >= kept_rows:
+            # the longest run is read: a part in another format as long as the table is not
+            # left out for it (the table reader refuses the file naming both, session 26w)
+            continue
+        notes.append(
+            f"lines {first}-{last} ({count} lines like {line[:50]!r}): another format inside the table, "
+            f"not read; import them alone (e.g. sed -n '{first},{last}p' FILE > part.log)"
+        )
+        dropped.append((first, last))
+    union: list[str] = []
+    maps: dict[int, list[int] | None] = {}
+    headed = [s for s in kept if s.header is not None]
+    for s in headed:
+        hits = _match(union, s.header or [])
+        for j, (name, hit) in enumerate(zip(s.header or [], hits, strict=True)):
+            if hit is None:
+                hits[j] = len(union)
+                union.append(name)
+        maps[s.first] = [h for h in hits if h is not None]
+    for s in kept:
+        if s.header is None:
+            maps[s.first] = None
+    if len(headed) > 1:
+        base = headed[0]
+        for s in headed[1:]:
+            had = set(maps[s.first] or [])
+            missing = [n for i, n in enumerate(union) if i not in had]
+            how = "columns matched by name"
+            if missing:
+                how += f"; {', '.join(missing)} empty in its rows"
+            notes.append(
+                f"lines {s.first}-{s.last}: the header changes to {delim.join(s.header or [])[:60]!r} "
+                f"({s.width} columns; logger edited or restarted): joined to lines "
+                f"{base.first}-{base.last} ({how})"
+            )
+        had = set(maps[base.first] or [])
+        extra = [n for i, n in enumerate(union) if i not in had]
+        if extra:
+            notes.append(
+                f"lines {base.first}-{base.last}: no {', '.join(extra)} column: those fields empty there"
+            )
+    if not dropped and len(kept) == 1 and len(headed) <= 1:
+        return text, notes
+    out: list[str] = []
+    starts = {s.first: s for s in kept}
+    seg: _Segment | None = None
+    wrote_header = False
+    stop = max(s.last for s in kept)
+    for no, raw in enumerate(lines_of(text), 1):
+        if no in starts:
+            seg = starts[no]
+        if any(a <= no <= b for a, b in dropped):
+            continue
+        if seg is None or no > stop or not raw.strip():
+            if seg is None or no > stop:
+                out.append(raw)
+            continue
+        if no > seg.last and not any(s.first <= no <= s.last for s in kept):
+            out.append(raw)  # a stray line between parts: the table reader counts it
+            continue
+        if no in seg.header_lines:
+            if not wrote_header and union:
+                out.append(delim.join(union))
+                wrote_header = True
+            continue
+        m = maps.get(seg.first)
+        cells = table._split(raw.strip(), delim)
+        if m is None or len(cells) != seg.width or m == list(range(len(union))):
+            out.append(raw)
+            continue
+        row = [""] * len(union)
+        for j, c in enumerate(cells):
+            row[m[j]] = _quoted(c, delim)
+        out.append(delim.join(row))
+    del source
+    return "\n".join(out) + "\n", notes
+
+
+MAX_PARTS_NAMED = 5  # skipped parts named one by one; the rest counted in one more note
+
+
+class SkippedLines:
+    """Lines a line-format reader (tegrastats) could not read, kept as runs of line numbers so
+    that each part is said with where it is, not only counted (session 28w)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.runs: list[list] = []  # [first, last, count, first text] of the parts named
+        self.more = 0  # lines in parts past the named ones
+
+    def add(self, no: int, line: str) -> None:
+        if self.runs and self.runs[-1][1] == no - 1 and not self.more:
+            self.runs[-1][1] = no
+            self.runs[-1][2] += 1
+        elif len(self.runs) < MAX_PARTS_NAMED:
+            self.runs.append([no, no, 1, line.strip()])
+        else:
+            self.more += 1
+
+    def notes(self) -> list[str]:
+        out = []
+        for a, b, k, line in self.runs:
+            span = f"line {a}" if a == b else f"lines {a}-{b}"
+            out.append(f"{span} ({k} line(s) like {line[:50]!r}): no {self.what}, skipped")
+        if self.more:
+            out.append(f"{self.more} more unreadable line(s) after line {self.runs[-1][1]}: skipped")
+        return out
+
+
+def _quoted(cell: str, delim: str) -> str:
+    if delim in cell or '"' in cell:
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+__all__ = ["MIN_SEGMENT_ROWS", "SkippedLines", "join_layouts"]
