@@ -56,20 +56,23 @@ def test_a_sniff_is_handed_only_to_its_own_text() -> None:
     assert len(log.samples) == 30 and log.samples[3].temps_c == {"cpu": 43.0}
 
 
-def test_a_forgotten_sniff_is_not_handed_over(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_detection_alone_hands_nothing_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    # session 28m: no cache between looks_like and parse_text; the table is handed over by value
     a = _csv(50)
     calls = _counting_sniff(monkeypatch)
     assert table.looks_like(a)
-    table.forget_sniffed()
     assert len(table.parse_text(a, "a.csv").samples) == 50
     assert len(calls) == 2
+    found = table.detect(a)
+    assert found is not None and len(table.parse_text(a, "a.csv", table=found).samples) == 50
+    assert len(calls) == 3
 
 
 def test_detect_format_keeps_no_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "log.csv"
     path.write_text(_csv(100), encoding="utf-8")
     assert detect_format(path) == "csv"
-    assert table._sniffed is None  # the table is not kept alive after a detection alone
+    assert not hasattr(table, "_sniffed")  # no module state keeps a table alive (session 28m)
     calls = _counting_sniff(monkeypatch)
     text = path.read_text(encoding="utf-8")
     assert len(table.parse_text(text, "log.csv").samples) == 100 and len(calls) == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeAlias
 
 from thermogov.importers import (
     bcmstat,
@@ -29,7 +30,7 @@ from thermogov.importers import (
     tegrastats,
     vcgencmd,
 )
-from thermogov.importers.common import ImportedLog, ImportedSample, read_log
+from thermogov.importers.common import ImportedLog, ImportedSample, Mark, read_log
 from thermogov.importers.samplestore import columnar
 from thermogov.importers.textclean import clean_text
 from thermogov.importers.validate import checked
@@ -50,22 +51,38 @@ FORMATS: tuple[str, ...] = (
     "csv",
 )
 
+# What a detector hands over: the table it read (csv), or a mark naming what it recognised.
+Found: TypeAlias = Mark | table.Table
+
 # Detection order: strongest signature first (sbc-bench/stressberry headers), generic table last.
-_DETECT_ORDER: tuple[tuple[str, Callable[[str], bool]], ...] = (
-    ("sbc-bench", sbcbench.looks_like),
-    ("stressberry", stressberry.looks_like),
-    ("tegrastats", tegrastats.looks_like),
-    ("jtop", jtop.looks_like),
-    ("sensors-json", sensorsjson.looks_like),
-    ("psensor", psensor.looks_like),
-    ("bcmstat", bcmstat.looks_like),
-    ("vcgencmd", vcgencmd.looks_like),
-    ("labelled", labelled.looks_like),
-    ("rpi-csv", rpi_csv.looks_like),
-    ("csv", table.looks_like),
+# Each detector returns what it found, or None (session 28m: a bool made the table's detection
+# hand its table to the reader through a module-level cache).
+_DETECT_ORDER: tuple[tuple[str, Callable[[str], Found | None]], ...] = (
+    ("sbc-bench", sbcbench.detect),
+    ("stressberry", stressberry.detect),
+    ("tegrastats", tegrastats.detect),
+    ("jtop", jtop.detect),
+    ("sensors-json", sensorsjson.detect),
+    ("psensor", psensor.detect),
+    ("bcmstat", bcmstat.detect),
+    ("vcgencmd", vcgencmd.detect),
+    ("labelled", labelled.detect),
+    ("rpi-csv", rpi_csv.detect),
+    ("csv", table.detect),
 )
 
-__all__ = ["FORMATS", "ImportedLog", "ImportedSample", "detect_format", "detect_text", "parse_log"]
+
+__all__ = [
+    "FORMATS",
+    "Found",
+    "ImportedLog",
+    "ImportedSample",
+    "Mark",
+    "detect",
+    "detect_format",
+    "detect_text",
+    "parse_log",
+]
 
 
 def _unrecognised(path: str | Path, text: str = "") -> LogFormatError:
@@ -86,19 +103,25 @@ def _unrecognised(path: str | Path, text: str = "") -> LogFormatError:
     )
 
 
+def detect(text: str) -> tuple[str, Found] | None:
+    """(format name, what its detector found) for (cleaned) log content, or None when no importer
+    recognises it; a table found is handed to the reader by :func:`parse_log`, not read again."""
+    for name, find in _DETECT_ORDER:
+        if (found := find(text)) is not None:
+            return name, found
+    return None
+
+
 def detect_text(text: str) -> str | None:
     """Format name for (cleaned) log content, or None when no importer recognises it."""
-    for name, looks_like in _DETECT_ORDER:
-        if looks_like(text):
-            return name
-    return None
+    found = detect(text)
+    return found[0] if found is not None else None
 
 
 def detect_format(path: str | Path) -> str:
     """Format of the log at ``path``, from its content; LogFormatError if unrecognisable."""
     text, _ = clean_text(read_log(path)[0], str(path))
     fmt = detect_text(text)
-    table.forget_sniffed()  # nothing parses it here
     if fmt is None:
         raise _unrecognised(path, text)
     return fmt
@@ -129,12 +152,17 @@ def parse_log(
     text, clean_notes = clean_text(raw, source)
     del raw  # the decoded text, when cleaning made another (session 26m)
     clean_notes = [*read_notes, *clean_notes]
+    sniffed: list[table.Table | None] = [None]  # the table detection read, handed over (session 28m)
     if fmt == "auto":
-        found = detect_text(text)  # once: a second detection sniffed a table again (session 27m)
-        detected = "csv" if columns and found not in ("rpi-csv", "csv", "jtop") else found
+        found = detect(text)  # once: a second detection sniffed a table again (session 27m)
+        name = found[0] if found is not None else None
+        detected = "csv" if columns and name not in ("rpi-csv", "csv", "jtop") else name
         if detected is None:
             raise _unrecognised(path, text)
         fmt = detected
+        if found is not None and fmt == "csv" and isinstance(found[1], table.Table):
+            sniffed[0] = found[1]
+        del found
     if columns and fmt not in ("rpi-csv", "csv", "jtop"):
         raise LogFormatError(f"{path}: --columns applies to table logs (csv, rpi-csv, jtop), not {fmt}")
     joined = False
@@ -144,6 +172,7 @@ def parse_log(
         joined = parts is not text
         if joined:
             text = parts
+            sniffed[0] = None  # the table found was the unjoined text's
         del parts
         clean_notes.extend(part_notes)
     # The text is handed over, not kept here: a reader that is done with it (a table once its
@@ -154,7 +183,7 @@ def parse_log(
     if joined:  # the joined table is read by its column names, never the psutil positions
         log = table.parse_text(box.pop(), source, interval_s=interval_s, fmt=fmt)
     else:
-        log = _parse(fmt, box, source, interval_s, columns)
+        log = _parse(fmt, box, source, interval_s, columns, sniffed)
     log = checked(log)
     if not log.samples:
         raise LogFormatError(
@@ -172,11 +201,19 @@ def parse_log(
 
 
 def _parse(
-    fmt: str, box: list[str], source: str, interval_s: float | None, columns: str | None
+    fmt: str,
+    box: list[str],
+    source: str,
+    interval_s: float | None,
+    columns: str | None,
+    sniffed: list[table.Table | None],
 ) -> ImportedLog:
-    """The reader of ``fmt`` on the one text in ``box``, taken out of it: no frame here holds it."""
+    """The reader of ``fmt`` on the one text in ``box``, taken out of it: no frame here holds it;
+    a table detection found (``sniffed``) is taken out the same way and read, not sniffed again."""
     if fmt == "csv":
-        return table.parse_text(box.pop(), source, columns=columns, interval_s=interval_s)
+        return table.parse_text(
+            box.pop(), source, columns=columns, interval_s=interval_s, table=sniffed.pop()
+        )
     if fmt == "rpi-csv":
         return rpi_csv.parse_text(box.pop(), source, columns=columns)
     text = box.pop()

@@ -24,6 +24,7 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
+    Mark,
     fraction,
     mhz_to_hz,
     no_samples_error,
@@ -55,13 +56,18 @@ _CLOCKS = {"ARM": "cpu", "V3D": "gpu"}  # Core (VPU), H264 and ISP clocks do not
 _BOARD_RE = re.compile(r"\((Pi\s?\d+\+?|CM\s?\d+)\b", re.IGNORECASE)
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """A bcmstat header row and at least two rows with a time and an ``Mhz`` clock under it."""
     lines = head_lines(text, 200)
     if not any(_HEADER_RE.match(ln) for ln in lines):
-        return False
+        return None
     rows = sum(1 for ln in lines if _ROW_RE.match(ln) and re.search(r"\d+Mhz", ln, re.IGNORECASE))
-    return rows >= 2
+    return Mark(FMT, f"header and {rows} clock rows in the head") if rows >= 2 else None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def header_columns(line: str) -> list[str]:

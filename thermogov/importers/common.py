@@ -59,6 +59,19 @@ class ImportedSample:
     volts_v: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """What a format's detector recognised in a log (its ``detect``), handed to ``parse_log``.
+
+    Detectors return what they found, not a bool (session 28m): the table detector hands over
+    the :class:`~thermogov.importers.table.Table` it read; the others, whose readers start from
+    the text, a mark naming the evidence (``"title line"``, ``"GUI CSV export"``).
+    """
+
+    fmt: str
+    evidence: str
+
+
 @dataclass(frozen=True)
 class ImportedLog:
     """A whole parsed log: samples in time order plus what the parser had to assume."""

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from thermogov.importers.cells import head_lines
 from thermogov.importers.common import (
     ImportedLog,
+    Mark,
     fraction,
     no_samples_error,
     note_timing,
@@ -93,14 +94,20 @@ def _logdata_keys(cells: list[str], notes: set[str]) -> list[str]:
     return keys
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """jtop dict lines, or a CSV whose header carries jtop's key names."""
     lines = [ln for ln in head_lines(text, 20) if ln.strip()]
     if not lines:
-        return False
+        return None
     if _is_jtop_header(lines[0]) or _logdata_header(next(csv.reader([lines[0]]), [])):
-        return True
-    return sum(1 for ln in lines if _is_dict_line(ln)) * 2 > len(lines)
+        return Mark(FMT, "CSV header")
+    hits = sum(1 for ln in lines if _is_dict_line(ln))
+    return Mark(FMT, f"{hits} of {len(lines)} head lines dicts") if hits * 2 > len(lines) else None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def _datetime_repr(m: re.Match[str]) -> str:

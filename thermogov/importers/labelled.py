@@ -30,6 +30,7 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
+    Mark,
     even_axis,
     fraction,
     keep_forward,
@@ -307,16 +308,24 @@ def _gives_reading(line: str) -> bool:
     return any(kind != "stamp" for _, kind, _ in _readings(line))
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """Three or more ``Label: <temperature>`` lines under one label, in a mostly labelled text."""
     head = "\n".join(head_lines(text, 400))
     readings = _readings(head)
     temps = Counter(label for label, kind, _ in readings if kind == "temp")
     if not temps or temps.most_common(1)[0][1] < 3:
-        return False
+        return None
     content = [ln for ln in head.splitlines() if ln.strip() and re.search(r"[^\W_]", ln)]
     labelled = sum(1 for ln in content if _LINE_RE.match(_stamped_line(ln)[1]))
-    return labelled * 2 >= len(content)
+    if labelled * 2 >= len(content):
+        label, n = temps.most_common(1)[0]
+        return Mark(FMT, f"{n} {label!r} temperature lines")
+    return None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:

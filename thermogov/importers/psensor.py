@@ -17,7 +17,14 @@ from __future__ import annotations
 
 import re
 
-from thermogov.importers.common import ImportedLog, ImportedSample, keep_forward, no_samples_error, rebase
+from thermogov.importers.common import (
+    ImportedLog,
+    ImportedSample,
+    Mark,
+    keep_forward,
+    no_samples_error,
+    rebase,
+)
 from thermogov.importers.labelled import chip_name, sensor_names
 
 FMT = "psensor"
@@ -27,12 +34,18 @@ _ROW_RE = re.compile(r"^(\d+)((?:,(?:-?\d+(?:\.\d+)?)?)+)$")
 TYPE_TEMP, TYPE_PERCENT, TYPE_CPU = 0x1, 0x4, 0x8000
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """A session line followed by sensor declarations."""
     lines = [ln.strip() for ln in text.split("\n", 50)[:50] if ln.strip()]
-    return (
+    found = (
         bool(lines) and bool(_SESSION_RE.match(lines[0])) and any(_SENSOR_RE.match(ln) for ln in lines[1:3])
     )
+    return Mark(FMT, "session line and sensor declarations") if found else None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def _label(sensor_id: str) -> str:
@@ -110,4 +123,4 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     return ImportedLog(FMT, source, None, samples, skipped, tuple(notes))
 
 
-__all__ = ["FMT", "looks_like", "parse_text"]
+__all__ = ["FMT", "detect", "looks_like", "parse_text"]

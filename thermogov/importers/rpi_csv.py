@@ -28,6 +28,7 @@ from thermogov.importers.common import (
     NEWEST_FIRST_NOTE,
     ImportedLog,
     ImportedSample,
+    Mark,
     fraction,
     newest_first,
     no_samples_error,
@@ -44,15 +45,22 @@ _WALL_RE = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,{_NUM}(?:,.*)?$")
 _HEADER_WORDS = {"time", "usage", "temperature", "temp", "frequency", "freq", "load", "cpu"}
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """Most of the first lines are counter or wall-clock rows (a header line is allowed)."""
     lines = [ln.strip() for ln in head_lines(text, 50) if ln.strip()]
     if not lines:
-        return False
+        return None
     if _is_header(lines[0]):
         lines = lines[1:]
     hits = sum(1 for ln in lines if _COUNTER_RE.match(ln) or _WALL_RE.match(ln))
-    return bool(lines) and hits >= max(1, (len(lines) * 3) // 4)
+    if bool(lines) and hits >= max(1, (len(lines) * 3) // 4):
+        return Mark(FMT, f"{hits} of {len(lines)} head lines counter or wall-clock rows")
+    return None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def _is_header(line: str) -> bool:

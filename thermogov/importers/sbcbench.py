@@ -38,6 +38,7 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
+    Mark,
     fraction,
     mhz_to_hz,
     no_samples_error,
@@ -150,15 +151,25 @@ _DT_BOARDS: tuple[tuple[str, str], ...] = (
 _MONITOR_HEADER_RE = re.compile(r"^Time\s+\S.*\bload\s+%cpu\s+%sys\b")
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """The report title line, a monitor section, or a bare monitor capture (header and rows)."""
     head = text.lstrip()[:200]
-    if head.startswith("sbc-bench v") or re.search(r"^System health while running ", text, re.M):
-        return True
+    if head.startswith("sbc-bench v"):
+        return Mark(FMT, "title line")
+    if re.search(r"^System health while running ", text, re.M):
+        return Mark(FMT, "monitor section")
     lines = head_lines(text, 60)
-    return (
-        any(_MONITOR_HEADER_RE.match(ln) for ln in lines) and sum(1 for ln in lines if _MON_RE.match(ln)) >= 2
-    )
+    if (
+        any(_MONITOR_HEADER_RE.match(ln) for ln in lines)
+        and (rows := sum(1 for ln in lines if _MON_RE.match(ln))) >= 2
+    ):
+        return Mark(FMT, f"monitor header and {rows} monitor rows in the head")
+    return None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def board_from_report(title_model: str, dt_compat: str | None) -> str | None:

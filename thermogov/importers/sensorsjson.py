@@ -27,6 +27,7 @@ from thermogov.importers.common import (
     DayClock,
     ImportedLog,
     ImportedSample,
+    Mark,
     even_axis,
     keep_forward,
     no_samples_error,
@@ -74,11 +75,17 @@ def _repair(text: str) -> tuple[str, int]:
     return text, commas + trailing + nans + infs
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """A JSON object near the top whose chips have an ``Adapter`` and ``temp*_input`` values."""
     head = text[:20000]
     start = head.find("{")
-    return start >= 0 and '"Adapter"' in head and re.search(r'"temp\d+_input"\s*:', head) is not None
+    found = start >= 0 and '"Adapter"' in head and re.search(r'"temp\d+_input"\s*:', head) is not None
+    return Mark(FMT, "chips with an Adapter and temp inputs") if found else None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def _documents(text: str) -> tuple[list[tuple[dict[str, object], tuple[float, bool] | None]], int]:

@@ -16,6 +16,7 @@ from thermogov.importers.cells import lines_of
 from thermogov.importers.common import (
     ImportedLog,
     ImportedSample,
+    Mark,
     mhz_to_hz,
     no_samples_error,
     read_text,
@@ -30,13 +31,18 @@ _KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_ ]*):(?:\s+(.*))?$")
 _MISSING = object()
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """stressberry's header comment, or a ``temperature`` and a ``time`` list at top level."""
     head = text[:4096]
     if "created by stressberry" in head:
-        return True
+        return Mark(FMT, "header comment")
     keys = {m.group(1) for ln in lines_of(text) if (m := _KEY_RE.match(ln))}
-    return {"temperature", "time"} <= keys
+    return Mark(FMT, "temperature and time lists") if {"temperature", "time"} <= keys else None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def _scalar(text: str) -> str:

@@ -561,39 +561,18 @@ def _one_column(lines: Sequence[str]) -> Table | None:
 MIN_DETECT_ROWS = 3
 
 
-# The table the last ``looks_like`` found, for the ``parse_text`` that follows it on the same text:
-# detection and then parsing each sniffed a big table whole, half of its import's time (session
-# 27m).  Keyed by the text's identity, length and hash (a str caches its hash: one pass over it,
-# once), handed over once and dropped by the next ``looks_like`` or ``forget_sniffed``.
-_sniffed: tuple[tuple[int, int, int], Table] | None = None
-
-
-def _text_key(text: str) -> tuple[int, int, int]:
-    return id(text), len(text), hash(text)
+def detect(text: str) -> Table | None:
+    """The table in ``text`` when it has at least three rows and two columns, most cells numbers
+    or timestamps, else None.  What it found is handed to :func:`parse_text` (``table=``) by the
+    caller: a big table is sniffed once, and no module state keeps it (session 28m; session 27m
+    kept it in a module-level cache keyed by the text)."""
+    t = sniff(text)
+    return t if t is not None and len(t.rows) >= MIN_DETECT_ROWS else None
 
 
 def looks_like(text: str) -> bool:
-    """A table of at least three rows and two columns, most cells numbers or timestamps."""
-    global _sniffed
-    _sniffed = None
-    t = sniff(text)
-    found = t is not None and len(t.rows) >= MIN_DETECT_ROWS
-    if found and t is not None:
-        _sniffed = (_text_key(text), t)
-    return found
-
-
-def forget_sniffed() -> None:
-    """Drop the table ``looks_like`` kept for ``parse_text`` (a caller that only detects)."""
-    global _sniffed
-    _sniffed = None
-
-
-def _take_sniffed(text: str) -> Table | None:
-    """The table ``looks_like`` found in this very text, once; else None."""
-    global _sniffed
-    kept, _sniffed = _sniffed, None
-    return kept[1] if kept is not None and kept[0] == _text_key(text) else None
+    """Whether :func:`detect` finds a table in ``text``."""
+    return detect(text) is not None
 
 
 # --- column identification -------------------------------------------------------------------
@@ -1264,7 +1243,7 @@ def parse_text(
     table: Table | None = None,
 ) -> ImportedLog:
     """Parse a delimited table log (see module doc)."""
-    t = table or _take_sniffed(text) or sniff(text)
+    t = table if table is not None else sniff(text)
     # where another format's lines sit, in line numbers, before the text goes (refused below)
     other_lines = _line_span(text, t.other_part) if t is not None and t.other_part is not None else (0, 0)
     del text  # the rows are packed in `t`: a caller that handed the text over frees it (session 26m)
@@ -1489,4 +1468,4 @@ def _row(
     return (temps, freqs, loads, power, rails), thr
 
 
-__all__ = ["FMT", "Table", "identify", "looks_like", "number", "parse_text", "sniff", "spread_ties"]
+__all__ = ["FMT", "Table", "detect", "identify", "looks_like", "number", "parse_text", "sniff", "spread_ties"]

@@ -20,6 +20,7 @@ from thermogov.importers.cells import head_lines, lines_of
 from thermogov.importers.common import (
     DayClock,
     ImportedLog,
+    Mark,
     fraction,
     mhz_to_hz,
     no_samples_error,
@@ -159,15 +160,20 @@ def guess_board(rails: set[str], sensors: set[str], cores: int, ram_mb: int) -> 
     return None
 
 
-def looks_like(text: str) -> bool:
-    """True if most of the first lines are tegrastats lines or the file is the GUI CSV export."""
+def detect(text: str) -> Mark | None:
+    """Most of the first lines are tegrastats lines, or the file is the GUI CSV export."""
     lines = [ln for ln in head_lines(text, 50) if ln.strip()]
     if not lines:
-        return False
+        return None
     if lines[0].startswith("System-Time,") and "CPU0-CURR_FREQ" in lines[0]:
-        return True
+        return Mark(FMT, "GUI CSV export")
     hits = sum(1 for ln in lines if _RAM_RE.search(ln) and _CPU_RE.search(ln))
-    return hits >= max(1, len(lines) // 2)
+    return Mark(FMT, f"{hits} of {len(lines)} head lines") if hits >= max(1, len(lines) // 2) else None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def parse(path: str | Path, *, interval_s: float | None = None) -> ImportedLog:

@@ -22,6 +22,7 @@ from thermogov.importers.common import (
     _NO_VALUES,
     DayClock,
     ImportedLog,
+    Mark,
     even_axis,
     keep_forward,
     no_samples_error,
@@ -50,7 +51,7 @@ _PMIC_RE = re.compile(r"^\s*([A-Za-z0-9_]+)_([AV])\s+(?:current|volt)\(\d+\)=(-?
 _WATCH_RE = re.compile(r"^Every \d+(?:\.\d+)?s: .*\s\S+: (.+)$")
 
 
-def looks_like(text: str) -> bool:
+def detect(text: str) -> Mark | None:
     """Two ``temp=...'C`` readings and at least every second line of the head a reading.
 
     Counting every vcgencmd reading, not only temperatures: the common loop ``date;
@@ -59,7 +60,14 @@ def looks_like(text: str) -> bool:
     lines = [ln for ln in head_lines(text, 60) if ln.strip()]
     temps = sum(1 for ln in lines if _TEMP_RE.search(ln))
     readings = sum(1 for ln in lines if _VALUE_RE.search(ln))
-    return temps >= 2 and readings * 2 >= len(lines)
+    if temps >= 2 and readings * 2 >= len(lines):
+        return Mark(FMT, f"{readings} readings ({temps} temperatures) in {len(lines)} head lines")
+    return None
+
+
+def looks_like(text: str) -> bool:
+    """Whether :func:`detect` recognises ``text``."""
+    return detect(text) is not None
 
 
 def _stamp(text: str) -> tuple[float, bool] | None:
