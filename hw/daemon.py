@@ -101,7 +101,7 @@ from thermogov.hw.mapping import (
 from thermogov.hw.notify import Notifier
 from thermogov.hw.nvfanconf import nvfan_notes
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
-from thermogov.hw.power import PowerSupplyReader
+from thermogov.hw.power import PowerSupplyReader, battery_names
 from thermogov.hw.powermode import PowerModeWatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.railsum import rail_watch, summed_summary
@@ -705,7 +705,12 @@ class Runner:
             rail, summed = prep.bmap.power, prep.bmap.summed
             # Chargers that appear after start are added, those that go away forgotten (25c).
             supplies = PowerSupplyReader(
-                prep.tree, prep.bmap.supplies, self.instant.reader(), rescan=True, log=self.log
+                prep.tree,
+                prep.bmap.supplies,
+                self.instant.reader(),
+                rescan=True,
+                log=self.log,
+                prefer=battery_names(prep.bmap.board),  # which pack is "the battery" (28r)
             )
             telemetry = HwTelemetry(
                 prep.tree,

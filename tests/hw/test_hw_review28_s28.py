@@ -10,13 +10,17 @@ they appear, journaled, and put back on every exit path.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+import thermogov
 from tests.hw import fakesys, procutil
+from tests.hw.test_hw_late_chargers import power_each_second
 from tests.hw.test_hw_review26 import EXITS, _exit
 from tests.hw.test_hw_trees26 import CPUF, HOT, PER_CORE_KHZ
+from thermogov.config import parse_config
 
 
 def _per_core_orin(root: Path, cores: int, absent: tuple[int, ...]) -> fakesys.FakeTree:
@@ -76,3 +80,56 @@ def test_a_policy_absent_at_start_named_or_not_is_capped_when_it_appears_and_res
     after = t.snapshot()
     assert _only(after, late_rels) == _only(before, late_rels), said[-1500:]  # as they appeared
     assert _without(after, late_rels) == _without(before_start, late_rels), said[-1500:]
+
+
+# -- (2) which pack is "the battery": the one the profile's battery sensor names ---------------
+def _battery_board(tmp: Path, names: str) -> Path:
+    """jetson-orin-nano's profile with its battery sensor's ``sysfs_names`` set to ``names``."""
+    text = (Path(thermogov.__file__).parent / "boards" / "jetson-orin-nano.toml").read_text()
+    marker = "sysfs_names = []             # any power_supply of type Battery"
+    assert marker in text
+    path = tmp / "two-packs.toml"
+    path.write_text(text.replace(marker, f"sysfs_names = {names}"))
+    return path
+
+
+CHARGING0 = "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=20"
+DISCHARGING1 = "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=70"
+
+
+@pytest.mark.parametrize(("names", "state"), [('["BAT1"]', "discharging"), ('["BAT0"]', "charging")])
+def test_doctor_reads_the_pack_the_profile_names_of_two(tmp_path: Path, names: str, state: str) -> None:
+    """Two packs at start, the profile's battery sensor naming one: ``doctor`` (and ``run``, the
+    same reader) takes its status as the power state.  Main: the first by name, BAT0, whatever
+    the profile named (so ``["BAT1"]`` read charging while BAT1's temperature was the one fused)."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    t.supply("BAT0", CHARGING0, temp_decic=300)
+    t.supply("BAT1", DISCHARGING1, temp_decic=310)
+    board = _battery_board(tmp_path, names)
+    r = procutil.run_cli("doctor", "--json", "--board", str(board), "--sysfs-root", str(t.root))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert json.loads(r.stdout)["power_state"]["state"] == state, r.stdout[-800:]
+
+
+def test_of_two_packs_new_in_one_listing_the_one_the_profile_names_is_the_power_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No pack at start; BAT0 (charging, no temp) and BAT1 (discharging, the profile's) are new in
+    one listing: BAT1's status is the power state from then on, said once, BAT0 never.  Main: the
+    first by name (BAT0: charging), while the zone fused BAT1's temperature."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=60000, gpu_mc=60000)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=0", kind="Mains")
+    cfg = parse_config({"run": {"board_file": str(_battery_board(tmp_path, '["BAT1"]'))}})
+    cls = t.root / "sys/class/power_supply"
+
+    def plug(el: float) -> None:
+        if el >= 3.0 and not (cls / "BAT1").exists():
+            t.supply("BAT0", CHARGING0)
+            t.supply("BAT1", DISCHARGING1, temp_decic=310)
+
+    power, err = power_each_second(tmp_path, monkeypatch, 8.0, plug, cfg)
+    states = {s: p["state"] for s, p in power.items()}
+    assert {states[s] for s in states if s >= 5} == {"discharging"}, states
+    assert power[max(power)]["capacity_pct"] == 70, power[max(power)]
+    assert err.count("power supply BAT1 (Battery) appeared") == 1, err
+    assert "power supply BAT0" not in err and "Traceback" not in err, err
