@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from thermogov.board import builtin_board_names
 from thermogov.config import Config
 from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, PowerRail, Supply, discover
@@ -30,6 +31,7 @@ from thermogov.hw.mapping import (
     unmatched_model,
 )
 from thermogov.hw.power import ONLINE_VALUES, PowerSupplyReader, battery_names, is_external, status_line
+from thermogov.hw.powermode import super_mismatch
 from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
@@ -446,6 +448,7 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         *power_warnings(tree, bmap),
         *unit_warnings(tree, config, board_opt),
         *([hold] if hold else []),
+        *([f"warning: {sm}"] if (sm := super_mismatch(tree, bmap.board.name, builtin_board_names())) else []),
     ]
 
 

@@ -133,3 +133,55 @@ def test_of_two_packs_new_in_one_listing_the_one_the_profile_names_is_the_power_
     assert power[max(power)]["capacity_pct"] == 70, power[max(power)]
     assert err.count("power supply BAT1 (Battery) appeared") == 1, err
     assert "power supply BAT0" not in err and "Traceback" not in err, err
+
+
+# -- (3) nvpmodel's Super modes against the profile picked (said, never changed) ----------------
+def _conf(*names: str) -> str:
+    """An nvpmodel.conf with one CPU param and a POWER_MODEL per name (ID = its index)."""
+    head = f"< PARAM TYPE=CLOCK NAME=CPU_A78_0 >\nMAX_FREQ /{CPUF}/policy0/scaling_max_freq\n"
+    return head + "".join(
+        f"< POWER_MODEL ID={i} NAME={n} >\nCPU_A78_0 MAX_FREQ -1\n" for i, n in enumerate(names)
+    )
+
+
+SUPER_CONF = _conf("15W", "25W", "MAXN_SUPER", "7W")
+OLD_CONF = _conf("MAXN", "10W", "15W")
+
+
+@pytest.mark.parametrize(
+    ("board", "conf", "mode", "said"),
+    [
+        ("jetson-orin-nano", SUPER_CONF, 2, "nvpmodel mode 2 is MAXN_SUPER"),
+        ("jetson-orin-nano-devkit", SUPER_CONF, 2, "choose jetson-orin-nano-super"),
+        ("jetson-orin-nano-super", OLD_CONF, 0, "defines no *SUPER mode"),
+        ("jetson-orin-nano-super", SUPER_CONF, 1, ""),  # the Super kit in its 25 W mode: its own board
+        ("jetson-orin-nano", SUPER_CONF, 1, ""),
+        ("jetson-orin-nano", OLD_CONF, 0, ""),
+    ],
+)
+def test_a_super_mode_under_a_profile_that_is_not_is_said_once_and_left(
+    tmp_path: Path, board: str, conf: str, mode: int, said: str
+) -> None:
+    """``doctor`` and ``run``'s start say it once when nvpmodel's mode (``/var/lib/nvpmodel/status``
+    named by ``/etc/nvpmodel.conf``) is a Super mode under a profile that is not, or the profile is
+    a Super one on firmware with no Super mode; nothing else, and the mode's files are never
+    written.  Main: nothing was said (the mode's name was never read)."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    t.write("etc/nvpmodel.conf", conf)
+    t.write("var/lib/nvpmodel/status", f"pmode:{mode:04d} fmode:quiet\n")
+    before = t.snapshot()
+    r = procutil.run_cli("doctor", "--board", board, "--sysfs-root", str(t.root))
+    assert "Traceback" not in r.stderr and r.returncode == 0, r.stderr
+    text = r.stdout + r.stderr
+    if said:
+        assert text.count(said) == 1, text[-1500:]
+    else:
+        assert "Super" not in text, text[-1500:]
+    proc = procutil.start_run(tmp_path, "--board", board, "--duration", "120s")
+    start = procutil.wait_line(proc, "thermogov: started") if not said else ""
+    if said:
+        line = procutil.wait_line(proc, "Super", stream="stderr")
+        assert said in line, line
+        procutil.wait_line(proc, "thermogov: started")
+    err = procutil.stopped_as_before(proc, t, before, "Traceback")
+    assert "Super" not in err + start, err[-1500:]
