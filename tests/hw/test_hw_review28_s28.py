@@ -11,6 +11,8 @@ they appear, journaled, and put back on every exit path.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -185,3 +187,38 @@ def test_a_super_mode_under_a_profile_that_is_not_is_said_once_and_left(
         procutil.wait_line(proc, "thermogov: started")
     err = procutil.stopped_as_before(proc, t, before, "Traceback")
     assert "Super" not in err + start, err[-1500:]
+
+
+# -- review of session 27's keep_writing: a stderr that takes no write ----------------------------
+def test_a_stderr_that_takes_no_write_neither_ends_the_run_nor_changes_its_status(tmp_path: Path) -> None:
+    """``run`` on a hot board with stderr on a full disk (``/dev/full``: ENOSPC at every write) runs
+    its whole duration, restores every limit and exits 0; bad input there stays exit 2.  Main
+    (ffbf60d): the daemon's "limits restored" line raised, the error's own line raised again and
+    the interpreter printed a traceback to nowhere, exit 120; doctor's bad ``--board``, exit 1."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=95000, gpu_mc=95000)
+    before = t.snapshot()
+    cfg = tmp_path / "hysteresis.toml"
+    cfg.write_text('[run]\npolicy = "hysteresis"\n')
+    args = [*procutil.paths(tmp_path), "--out", str(tmp_path / "out"), "--config", str(cfg)]
+    with open(os.devnull, "w") as null, open("/dev/full", "w") as full:
+        run = subprocess.run(
+            [*procutil.script(), "run", *args, "--duration", "2s", "--board", "jetson-orin-nano-devkit"],
+            stdout=subprocess.PIPE,
+            stderr=full,
+            timeout=procutil.DEADLINE_S,
+        )
+        assert run.returncode == 0 and b"thermogov: started" in run.stdout, run.stdout[-800:]
+        assert t.snapshot() == before
+        bad = subprocess.run(
+            [
+                *procutil.script(),
+                "doctor",
+                "--board",
+                str(tmp_path / "none.toml"),
+                *procutil.paths(tmp_path)[:2],
+            ],
+            stdout=null,
+            stderr=full,
+            timeout=procutil.DEADLINE_S,
+        )
+        assert bad.returncode == 2
