@@ -42,7 +42,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from thermogov.board import BoardProfile
+from thermogov.board import BoardProfile, builtin_board_names
 from thermogov.budget import limiter_summary, power_limiters
 from thermogov.client import default_inferences_path
 from thermogov.config import Config
@@ -101,8 +101,8 @@ from thermogov.hw.mapping import (
 from thermogov.hw.notify import Notifier
 from thermogov.hw.nvfanconf import nvfan_notes
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
-from thermogov.hw.power import PowerSupplyReader
-from thermogov.hw.powermode import PowerModeWatch
+from thermogov.hw.power import PowerSupplyReader, battery_names
+from thermogov.hw.powermode import PowerModeWatch, super_mismatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.railsum import rail_watch, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
@@ -665,6 +665,8 @@ class Runner:
             fan_ctl = self.fan_ctl = fan_controller(prep.config, fan)  # curve checked before the journal
             if prep.board_warning:  # said once the limits and the fan opened: a refusal stays one line
                 self.log(f"warning: {prep.board_warning}")
+            if mismatch := super_mismatch(prep.tree, prep.board.name, builtin_board_names()):
+                self.log(f"warning: {mismatch}")  # read only: the mode is never changed (28r)
             bound = bound_names(prep.bmap)
             ctx = self.ctx = PolicyContext(
                 board=prep.board,
@@ -705,7 +707,12 @@ class Runner:
             rail, summed = prep.bmap.power, prep.bmap.summed
             # Chargers that appear after start are added, those that go away forgotten (25c).
             supplies = PowerSupplyReader(
-                prep.tree, prep.bmap.supplies, self.instant.reader(), rescan=True, log=self.log
+                prep.tree,
+                prep.bmap.supplies,
+                self.instant.reader(),
+                rescan=True,
+                log=self.log,
+                prefer=battery_names(prep.bmap.board),  # which pack is "the battery" (28r)
             )
             telemetry = HwTelemetry(
                 prep.tree,

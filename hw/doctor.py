@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from thermogov.board import builtin_board_names
 from thermogov.config import Config
 from thermogov.hw.devices import binding_celsius, to_celsius
 from thermogov.hw.discovery import Inventory, PowerRail, Supply, discover
@@ -29,7 +30,8 @@ from thermogov.hw.mapping import (
     renormalised_weights,
     unmatched_model,
 )
-from thermogov.hw.power import ONLINE_VALUES, PowerSupplyReader, is_external, status_line
+from thermogov.hw.power import ONLINE_VALUES, PowerSupplyReader, battery_names, is_external, status_line
+from thermogov.hw.powermode import super_mismatch
 from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
@@ -219,7 +221,7 @@ def _mapping_lines(
         out.append(f"fusion weights: {full} -> without {', '.join(missing)}: {after}")
     else:
         out.append(f"fusion weights: {full} (all sensors present)")
-    out.append(status_line(PowerSupplyReader(tree, inv.supplies).read()))
+    out.append(status_line(PowerSupplyReader(tree, inv.supplies, prefer=battery_names(bmap.board)).read()))
     if bmap.power is not None:
         out.append(f"board power: rail {bmap.power.label} on {bmap.power.hwmon}")
     else:
@@ -382,7 +384,9 @@ def doctor_data(
             {"name": s.name, "type": s.type, **({"online": _online(tree, s)} if is_external(s) else {})}
             for s in inv.supplies
         ],
-        "power_state": None if (ps := PowerSupplyReader(tree, inv.supplies).read()) is None else ps._asdict(),
+        "power_state": None
+        if (ps := PowerSupplyReader(tree, inv.supplies, prefer=battery_names(bmap.board)).read()) is None
+        else ps._asdict(),
         "found_sensors": list(bmap.found_sensors),
         "cpufreq": [
             {
@@ -444,6 +448,7 @@ def doctor_checks(tree: SysfsTree, config: Config, board_opt: str | None) -> tup
         *power_warnings(tree, bmap),
         *unit_warnings(tree, config, board_opt),
         *([hold] if hold else []),
+        *([f"warning: {sm}"] if (sm := super_mismatch(tree, bmap.board.name, builtin_board_names())) else []),
     ]
 
 

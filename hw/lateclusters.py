@@ -204,6 +204,19 @@ class LateClusters(LateMembers):
         # attributes come first, a driver's own such as scaling_available_frequencies after).
         self._absent = {name for _a, b in domains if b.domain.kind == "cpufreq" for name in b.absent}
         self._appeared: set[str] = set()
+        # Session 28r: the domain that takes the policies no domain names (``DomainBinding.known``)
+        # and every policy name accounted for: a ``policyN`` folder not among them that appears
+        # mid-run is waited for as an absent one (judged a look after its limit reads, joined only
+        # if it shares an OPP with the domain's caps).  Before, only the names a profile lists
+        # were looked for, and a CPU whose per-CPU policy folder came back ran at full clock.
+        self._takes: tuple[CapActuator, DomainBinding] | None = next(
+            ((a, b) for a, b in domains if b.domain.kind == "cpufreq" and b.known is not None), None
+        )
+        self._known: set[str] = set()
+        if self._takes is not None:
+            b = self._takes[1]
+            self._known = {n.lower() for n in (*(b.known or ()), *b.inactive, *b.absent)}
+            self._known |= {f.label.lower() for f in b.files}
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -213,6 +226,7 @@ class LateClusters(LateMembers):
     def check(self) -> list[str]:
         """Trace tags of the policies that joined in this look (``cluster_online:<policy>``)."""
         self._retry_journal()
+        self._look_for_new()
         if not self._waiting:
             return []
         tags: list[str] = []
@@ -236,6 +250,20 @@ class LateClusters(LateMembers):
                 tags.append(verdict)
         self._waiting = still
         return tags
+
+    def _look_for_new(self) -> None:
+        """Policy folders that appeared since start and that no one waits for (module doc,
+        ``DomainBinding.known``): waited for from this look on, as a policy absent at start."""
+        if self._takes is None:
+            return
+        for name in self._tree.listdir(CPUFREQ, r"policy\d+"):
+            if name.lower() in self._known:
+                continue
+            self._known.add(name.lower())
+            a, b = self._takes
+            self._waiting.append((a, b, name))
+            self._absent.add(name)
+            self._appeared.discard(name)
 
     def hold(self, a: CapActuator, b: DomainBinding, f: LimitFiles) -> None:
         """A governed policy whose files went away (a cpufreq driver unloaded, hw/departures.py):

@@ -111,6 +111,12 @@ class DomainBinding:
     # (hw/lateclusters.py, hw/latedevfreq.py): listed cpufreq policies without a folder, or, for a
     # devfreq domain bound to nothing, the names a device must have to be adopted.
     absent: tuple[str, ...] = ()
+    # Session 28r: the profile's only cpufreq domain (it takes the policies no domain names,
+    # :func:`unnamed_policies`): the policy folders there were at start.  A ``policyN`` folder not
+    # among them that appears mid-run (its CPU hotplugged back on a kernel that removes the
+    # folder, a cpufreq driver loaded late) is judged as an unnamed policy at start is
+    # (hw/lateclusters.py).  ``None``: the domain takes only what it names.
+    known: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,10 +311,16 @@ def _bind_sensor(s: SensorProfile, inv: Inventory) -> SensorBinding | str:
 
 # -- domains -----------------------------------------------------------------------------------
 def _bind_cpufreq(
-    d: DomainProfile, inv: Inventory, unnamed: tuple[CpufreqPolicy, ...] = ()
+    d: DomainProfile,
+    inv: Inventory,
+    unnamed: tuple[CpufreqPolicy, ...] = (),
+    *,
+    takes_unnamed: bool = False,
 ) -> DomainBinding | str:
     """``unnamed``: the board's policies no cpufreq domain of the profile names, taken by this,
-    the profile's only cpufreq domain (:func:`unnamed_policies`) where they share its caps."""
+    the profile's only cpufreq domain (:func:`unnamed_policies`) where they share its caps.
+    ``takes_unnamed``: this is that domain (:func:`takes_unnamed_policies`), so a policy that
+    appears mid-run is judged by the same rule (``DomainBinding.known``)."""
     wanted = {n.lower() for n in d.sysfs_names}
     pols: list[CpufreqPolicy] = [p for p in inv.policies if not wanted or p.name.lower() in wanted]
     if not pols:
@@ -366,7 +378,10 @@ def _bind_cpufreq(
         )
     files = tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in pols)
     source = "+".join(p.name for p in pols)
-    return DomainBinding(d, files, tuple(sorted(common)), source, skipped, later, absent_policies(d, inv))
+    known = tuple(p.name for p in inv.policies) if takes_unnamed else None
+    return DomainBinding(
+        d, files, tuple(sorted(common)), source, skipped, later, absent_policies(d, inv), known
+    )
 
 
 def unnamed_policies(board_domains: tuple[DomainProfile, ...], inv: Inventory) -> tuple[CpufreqPolicy, ...]:
@@ -385,6 +400,12 @@ def unnamed_policies(board_domains: tuple[DomainProfile, ...], inv: Inventory) -
         return ()
     named = {n.lower() for n in cpufreq[0].sysfs_names}
     return tuple(p for p in inv.policies if p.name.lower() not in named)
+
+
+def takes_unnamed_policies(board_domains: tuple[DomainProfile, ...]) -> bool:
+    """Whether the profile's cpufreq domain takes every policy no domain names (one cpufreq domain
+    only: :func:`unnamed_policies`; one with no ``sysfs_names`` takes every policy anyway)."""
+    return sum(d.kind == "cpufreq" for d in board_domains) == 1
 
 
 def absent_policies(d: DomainProfile, inv: Inventory) -> tuple[str, ...]:
@@ -516,8 +537,13 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
             sensors.append(b)
     domains, missing_d, offline = [], {}, []
     unnamed = unnamed_policies(tuple(board.domains), inv)
+    takes = takes_unnamed_policies(tuple(board.domains))
     for d in board.domains:
-        db = _bind_cpufreq(d, inv, unnamed) if d.kind == "cpufreq" else _bind_devfreq(d, inv)
+        db = (
+            _bind_cpufreq(d, inv, unnamed, takes_unnamed=takes)
+            if d.kind == "cpufreq"
+            else _bind_devfreq(d, inv)
+        )
         if isinstance(db, str):
             missing_d[d.name] = db
             later = offline_binding(d, inv)

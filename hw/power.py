@@ -40,6 +40,12 @@ hw/latezones.py only fuses a late pack's temperature), and a battery that goes a
 like a charger (its kept files closed, said once): the next Battery to appear is read in its
 place, and until one does the chargers' ``online`` tell the state (None with no charger: the
 governor keeps the last state).  Before, the gone pack stayed the one read for the run.
+Session 28r: which pack is "the battery" when there are several (a board with two, two new in
+one listing) is one rule, at start and mid-run alike (:func:`battery_order`): the one the
+profile's battery sensor names best (its ``sysfs_names``, as hw/mapping.py matches names), then
+one with a ``temp`` (the one the sensor fuses when it names none), then the first by name.
+Before, the first Battery in the listing was read whatever the profile named, so the state could
+come from a pack other than the one whose temperature was fused.
 """
 
 from __future__ import annotations
@@ -48,10 +54,12 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 
+from thermogov.board import BoardProfile
 from thermogov.hw.devices import to_celsius
 from thermogov.hw.discovery import POWER_SUPPLY, Supply
+from thermogov.hw.mapping import name_match
 from thermogov.hw.polled import SLOW_PERIOD_S, Every
-from thermogov.hw.sysfs import SysfsTree
+from thermogov.hw.sysfs import SysfsTree, natural_key
 from thermogov.interfaces import PowerStatus, SensorError
 
 # Linux power_supply ``status`` strings (sysfs-class-power) -> our states.  "Not charging"
@@ -70,6 +78,18 @@ MAX_EXTERNAL = 32  # chargers tracked at once: past it, a new one is skipped (a 
 
 def is_battery(s: Supply) -> bool:
     return s.type.strip().lower() == "battery"
+
+
+def battery_order(prefer: Sequence[str], name: str, has_temp: bool) -> tuple[int, bool, tuple[object, ...]]:
+    """Sort key of a pack for "the battery" (module doc, session 28r): the best match of the
+    profile's battery ``sysfs_names``, then one with a ``temp``, then by name."""
+    level = max((name_match(w, name) for w in prefer), default=0)
+    return (-level, not has_temp, natural_key(name))
+
+
+def battery_names(board: BoardProfile) -> tuple[str, ...]:
+    """The ``sysfs_names`` of the profile's battery sensors (:func:`battery_order`'s ``prefer``)."""
+    return tuple(n for s in board.sensors if s.kind == "battery" for n in s.sysfs_names)
 
 
 def is_external(s: Supply) -> bool:
@@ -98,12 +118,18 @@ class PowerSupplyReader:
         period_s: float = SLOW_PERIOD_S,
         rescan: bool = False,
         log: Callable[[str], None] | None = None,
+        prefer: Sequence[str] = (),
     ) -> None:
         self._tree = tree
         self._period_s = period_s
         self._gate = Every(period_s)
         self._last: PowerStatus | None = None
-        self.battery = next((s for s in supplies if is_battery(s)), None)
+        # the profile's battery sysfs_names: which pack is "the battery" (:func:`battery_order`)
+        self._prefer = tuple(prefer)
+        packs = sorted(
+            (s for s in supplies if is_battery(s)), key=lambda s: battery_order(prefer, s.name, s.has_temp)
+        )
+        self.battery = packs[0] if packs else None
         self.external = tuple(s for s in supplies if is_external(s))
         self._clock = clock
         # The daemon reads these every poll: through descriptors kept open (pread, re-validated
@@ -178,7 +204,12 @@ class PowerSupplyReader:
         ):
             self._forget_battery(self.battery)
             changed = True
-        new = sorted(names - before)
+        # new entries in "the battery" order (module doc): of two packs new in one listing, the
+        # one the rule prefers is the one :meth:`_late_battery` takes (chargers: any order)
+        new = sorted(
+            names - before,
+            key=lambda n: battery_order(self._prefer, n, self._tree.exists(f"{POWER_SUPPLY}/{n}/temp")),
+        )
         for name in new[:MAX_NEW_PER_LOOK]:
             changed = self._consider(name, again) or changed
         for name in [n for n in self._tries if n not in names]:

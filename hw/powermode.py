@@ -28,7 +28,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Sequence
 
+from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, read_conf_text
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import SensorError
 
@@ -83,3 +85,68 @@ class PowerModeWatch:
 
     def where(self) -> str:
         return self._tree.show(STATUS_REL)
+
+
+# -- Session 28r: a Super power mode under a profile that is not, or the reverse --------------------
+_MODE_HEADER = re.compile(r"<\s*POWER_MODEL\b([^>]*)>")
+_ATTR = re.compile(r"\b(ID|NAME)=(\S+)")
+
+
+def mode_names(text: str) -> dict[int, str]:
+    """Each ``< POWER_MODEL ID=N NAME=X >`` header of nvpmodel's configuration: {N: X}.  Only the
+    headers are read (a name is said, nothing acts on it): a file the strict parser of
+    hw/nvpmodelconf.py refuses still names its modes."""
+    out: dict[int, str] = {}
+    for m in _MODE_HEADER.finditer(text):
+        attrs = dict(_ATTR.findall(m.group(1)))
+        ident, name = attrs.get("ID", ""), attrs.get("NAME", "")
+        if ident.isdigit() and name and name.isprintable():
+            out.setdefault(int(ident), name[:40])
+    return out
+
+
+def _says_super(name: str) -> bool:
+    return "super" in re.split(r"[^a-z0-9]+", name.lower())
+
+
+def super_mismatch(tree: SysfsTree, board_name: str, profiles: Sequence[str]) -> str:
+    """One line when nvpmodel's mode and the profile disagree on "Super" (else ""); read only.
+
+    The Orin Nano "Super" is a firmware and power-mode unlock of the same module (JetPack 6.2's
+    modes end in ``MAXN_SUPER``; the profile ``jetson-orin-nano-super`` describes what they let
+    run: higher OPP tops, a 25 W budget).  The rule, for any profile: a profile is a Super one
+    when a word of its name is ``super``; the board runs Super firmware when a mode of
+    ``/etc/nvpmodel.conf`` has such a name.  Said when the mode nvpmodel recorded
+    (``/var/lib/nvpmodel/status``, :func:`read_power_mode`) is a Super mode and the profile is
+    not, or the profile is a Super one and no mode of the configuration is (a lower mode of a
+    Super board, 15 W, is the profile's own board and is not said).  The mode is never changed."""
+    try:
+        names = mode_names(read_conf_text(tree))
+    except ConfError:
+        return ""
+    if not names:
+        return ""
+    mode = read_power_mode(tree)
+    now = names.get(mode) if mode is not None else None
+    if _says_super(board_name):
+        if any(_says_super(n) for n in names.values()):
+            return ""
+        bases = [p for p in profiles if not _says_super(p) and board_name.startswith(_base(p))]
+        other = f"choose {' or '.join(bases)} with --board" if bases else "choose a profile without Super"
+        return (
+            f"board profile {board_name} is a Super one but /{CONF_REL} defines no *SUPER mode "
+            f"(firmware before the Super unlock?): its OPP tops and budget are above this board's; {other}"
+        )
+    if now is None or not _says_super(now):
+        return ""
+    supers = [p for p in profiles if _says_super(p) and board_name.startswith(_base(p))]
+    other = f"choose {' or '.join(supers)} with --board" if supers else "choose a Super profile with --board"
+    return (
+        f"nvpmodel mode {mode} is {now} (/{STATUS_REL}, /{CONF_REL}), a Super mode, but board profile "
+        f"{board_name} is not a Super one: its OPP tops and budget are below what the mode lets run; {other}"
+    )
+
+
+def _base(profile: str) -> str:
+    """A profile's name without its ``super`` words (``jetson-orin-nano-super`` -> ``jetson-orin-nano``)."""
+    return "-".join(w for w in profile.split("-") if w.lower() != "super")

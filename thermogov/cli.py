@@ -8,6 +8,7 @@ path.  :func:`main` holds the exit-status contract of every command (see its doc
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -189,7 +190,11 @@ def debug_enabled() -> bool:
 def _fail(exc: BaseException, line: str, code: int) -> int:
     if debug_enabled():
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
-    click.echo(f"thermogov: {one_line(line)}", err=True)
+    # A stderr that cannot take the line (``2>/dev/full``, a log on a full disk) changes nothing
+    # but what is read: the status says it.  Session 28r: the echo's OSError escaped here as a
+    # traceback (exit 120 after the daemon had restored every limit).
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(f"thermogov: {one_line(line)}", err=True)
     return code
 
 

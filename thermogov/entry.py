@@ -23,6 +23,12 @@ https://docs.python.org/3/library/signal.html#note-on-sigpipe) and takes every l
 command finishes its work and exits with its own status, the same whether its output fitted the
 pipe before the reader went or not (click's EPIPE handling gave exit 1 in the second case only,
 hostile rounds 26h/27h).  An endless view (``status --watch``) asks :func:`reader_gone` and ends.
+Session 28r: stderr's writer does the same at *any* failed write (``2>/dev/full``, a log file on
+a full disk: ENOSPC, a hung-up terminal: EIO): its lines are diagnostics nobody can read any more,
+and before, the first one that failed ended a governing daemon (exit 1 after its restore, or a
+traceback and exit 120 when the failing line was its "limits restored"), and made bad input's
+exit 2 a 1.  stdout keeps the EPIPE rule only: what a command prints there is its result, and a
+result that cannot be written is exit 1 (:func:`_flush_last`).
 """
 
 from __future__ import annotations
@@ -54,9 +60,11 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 class _TakesEveryWrite(io.RawIOBase):
     """A descriptor's writer that, once its reader has gone, sends the rest to ``/dev/null``."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, *, any_error: bool = False) -> None:
         super().__init__()
         self._fd = fd
+        # stderr (session 28r): any failed write, not only EPIPE, sends the rest to /dev/null
+        self._any_error = any_error
 
     def writable(self) -> bool:
         return True
@@ -73,9 +81,12 @@ class _TakesEveryWrite(io.RawIOBase):
             return os.write(self._fd, data)
         except BlockingIOError:
             return None  # a non-blocking descriptor that is full: as io.FileIO answers
-        except BrokenPipeError:
-            global _READER_GONE
-            _READER_GONE = True
+        except OSError as e:
+            if not isinstance(e, BrokenPipeError) and not self._any_error:
+                raise
+            if isinstance(e, BrokenPipeError):
+                global _READER_GONE
+                _READER_GONE = True
             null = os.open(os.devnull, os.O_WRONLY)
             try:
                 os.dup2(null, self._fd)
@@ -105,7 +116,7 @@ def keep_writing() -> None:
         with contextlib.suppress(OSError, ValueError):
             old.flush()
         new = io.TextIOWrapper(
-            io.BufferedWriter(_TakesEveryWrite(fd)),
+            io.BufferedWriter(_TakesEveryWrite(fd, any_error=name == "stderr")),
             encoding=encoding,
             errors=errors,
             line_buffering=line_buffering,
@@ -155,24 +166,28 @@ def main() -> None:
 
 
 def _flush_last(code: int) -> int:
-    """Flush what stdout still holds; output that cannot be written (``>/dev/full``) is one line
-    and exit 1 if nothing failed before, and is dropped, so the interpreter's own last flush
-    prints no "Exception ignored" traceback (exit 120)."""
-    out = sys.stdout
-    try:
-        out.flush()
-    except (OSError, ValueError, AttributeError) as e:
-        why = getattr(e, "strerror", None) or str(e)
-        if code == 0:
-            code = 1
-            _say(f"thermogov: error: stdout: {why}; check the disk and the path\n")
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, out.fileno())
-            finally:
-                os.close(null)
-            out.flush()
+    """Flush what stdout and stderr still hold; output that cannot be written (``>/dev/full``)
+    is exit 1 if nothing failed before (stdout's also one line on stderr), and is dropped, so
+    the interpreter's own last flush prints no "Exception ignored" traceback (exit 120).
+
+    Session 28r: stderr too, dropped without changing the status: a stderr that is not
+    :func:`keep_writing`'s (no descriptor) may still hold the bytes of a write that failed."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            if code == 0 and name == "stdout":  # stderr's lines are diagnostics (module doc)
+                code = 1
+                _say(f"thermogov: error: stdout: {why}; check the disk and the path\n")
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(null, stream.fileno())
+                finally:
+                    os.close(null)
+                stream.flush()
     return code
 
 
