@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenario", required=True, help="a scenario, or several comma-separated")
     ap.add_argument("--segment-s", type=float, default=150.0, help="length of a schedule segment (s)")
     ap.add_argument("--sweeps", type=int, default=2, help="passes of coordinate ascent at most")
+    ap.add_argument("--pairs", action="store_true", help="then pair moves (a rung slower here, faster there)")
     ap.add_argument("--duration", type=float, default=None, help="override the scenario's seconds")
     ap.add_argument("--open-ended", action="store_true", help="continue the world past its end")
     ap.add_argument("--policy", default="stepped", help="a policy scored beside ('' for none)")
@@ -62,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             def show(i: int, r: SearchResult) -> None:
                 print(f"  segment {i}: worst {r.best.worst_ips:.3f} inf/s after {r.runs} runs", flush=True)
 
-            res = search(cfg, args.segment_s, board=board, sweeps=args.sweeps, progress=show)
+            res = search(
+                cfg, args.segment_s, board=board, sweeps=args.sweeps, pairs=args.pairs, progress=show
+            )
             pol = None
             if args.policy:
                 with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,8 @@ any-window windows (:func:`.anywindow.window_starts`), with the trip readings co
 The search is coordinate ascent from the all-fastest schedule (the board's protections alone):
 for each segment in turn, every other point is tried and the best kept if
 it raises the worst window without reading the trip more often than the start did.  Its result is
-a *lower* bound on the best schedule (a feasible witness), so ``bound - found`` is at most the
+a *lower* bound on the best schedule (``pairs`` adds passes that move one segment a rung slower
+and another a rung faster at once, where single moves stall on the max-min objective) (a feasible witness), so ``bound - found`` is at most the
 bound's looseness plus what the search missed.
 """
 
@@ -124,9 +125,14 @@ def search(
     *,
     board: BoardProfile | None = None,
     sweeps: int = 2,
+    pairs: bool = False,
     progress: Callable[[int, SearchResult], None] | None = None,
 ) -> SearchResult:
-    """Coordinate ascent over the segments' caps (see the module doc); ``sweeps`` passes at most."""
+    """Coordinate ascent over the segments' caps (see the module doc); ``sweeps`` passes at most.
+
+    With ``pairs``, then up to ``sweeps`` passes of pair moves: one segment a rung slower and
+    another a rung faster at once (single moves stall once two windows both bind the least).
+    """
     if config.sim.workload.kind != "saturating":
         raise ConfigError("schedule search: needs a saturating load (an open load's bound is its arrivals)")
     board = board or config.load_board()
@@ -153,6 +159,22 @@ def search(
                     continue
                 cand = sched.copy()
                 cand[i] = k
+                sc = run(cand)
+                if sc.trip_reads <= start.trip_reads and sc.worst_ips > best.worst_ips + 1e-9:
+                    best, sched, improved = sc, cand, True
+            if progress is not None:
+                progress(i, result())
+        if not improved:
+            break
+    for _ in range(sweeps if pairs else 0):
+        improved = False
+        for i in range(n):
+            for j in range(n):
+                if i == j or sched[i] + 1 >= len(points) or sched[j] == 0:
+                    continue
+                cand = sched.copy()
+                cand[i] += 1
+                cand[j] -= 1
                 sc = run(cand)
                 if sc.trip_reads <= start.trip_reads and sc.worst_ips > best.worst_ips + 1e-9:
                     best, sched, improved = sc, cand, True

@@ -64,7 +64,7 @@ def test_found_schedule_beats_firmware_alone_and_never_the_bound(cfg, tmp_path: 
     board = cfg.load_board()
     bound = oracle(cfg, board, any_window=True).throughput_ips
     assert bound is not None
-    res = search(cfg, cfg.sim.duration_s / 4, board=board, sweeps=1)
+    res = search(cfg, cfg.sim.duration_s / 4, board=board, sweeps=1, pairs=True)
     # The all-fastest schedule is the board's protections alone: the `performance` policy's run.
     row = run_policy(cfg, "performance", tmp_path)
     assert res.start.worst_ips == pytest.approx(worst_window_ips(cfg, Path(row.run_dir)), abs=1e-9)
