@@ -183,6 +183,13 @@ read back show while they sit under the caps, not only the one estimated from th
 rung in force settles over the set point by more than ``noise_k`` read sigmas still to come (a
 load rise at full clocks the level has not shown yet), the rung the profile network's settled
 model holds at that power is taken at once, not a rung a tick (docs/policies.md, session 27s).
+``trip_lag`` (default off; prototype, session 28t): a trip reached from the band with the level
+over the set point shows the PI's lag behind a slow ramp (a heat sink warming after its fan
+failed): the set point is lowered by that lag (the level over the set point on the last band
+tick), at most ``noise_k`` read sigmas in all, and the lowering decays with the profile network's
+slowest time constant (:func:`slowest_tau_s`), so the PI's steady lag lands the level on the old
+set point while the slow mode settles.  A trip from a level at or under the set point (a noise
+tick) lowers nothing; a release to full clocks forgets it.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -198,7 +205,7 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import NamedTuple
 
-from thermogov.board import SensorProfile
+from thermogov.board import BoardProfile, SensorProfile
 from thermogov.interfaces import ConfigError
 from thermogov.policies.arrival import FirstArrival
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
@@ -274,6 +281,7 @@ class SteppedParams:
     stand_back_reads_per_h: float = 0.0  # off: stand back while a bank of trip readings lasts (24b)
     ramp_readback: bool = False  # off: the lower agent's rung also read from the clocks read back (24b)
     power_settled: bool = False  # off: jump to the rung the measured power's settled value holds (27s)
+    trip_lag: bool = False  # off (prototype): a trip from the band lowers the set point by the lag seen (28t)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -392,6 +400,13 @@ class Stepped:
         self._fw_rung: int | None = None  # ``ramp_readback``: the lower agent's rung last read back
         # ``power_settled``: the measured power's settled fused value (:mod:`.powerrise`); set by make_stepped.
         self.power: PowerSettle | None = None
+        # ``trip_lag``: the network's slowest time constant (set by make_stepped; 0: off), the
+        # lowering a trip left, when it was left, and the last band tick's level and set point.
+        self.lag_tau_s = 0.0
+        self._lag_c = 0.0
+        self._lag_at_s = 0.0
+        self._band_level_c: float | None = None
+        self._band_set_c = p.trip_c
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -542,6 +557,8 @@ class Stepped:
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
             if self.bank is not None and self._holding and not est.anomaly:
                 self.bank.held_tick(dt, p.trip_c, est.level_c, est.noise_c)  # its expectation (.standback)
+            if self.lag_tau_s > 0.0 and was != TRIP and self._regime == "band" and not est.anomaly:
+                self._trip_lag(t, est.noise_c)
             self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
@@ -566,6 +583,7 @@ class Stepped:
             self.state = HIGH
             self._regime = "release"
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
+            self._lag_c, self._band_level_c = 0.0, None  # ``trip_lag``: a new climb starts afresh
             if self.arrival is not None:
                 self.arrival.restart()
             if self.ripple is not None:
@@ -600,6 +618,11 @@ class Stepped:
             # point within the read noise of the trip: widen the margin by ``excursion_k`` sigma.
             # At most doubled (a world that outgrows the ramp is the trip rule's business).
             set_c -= min(p.excursion_k * self._excursions, p.noise_k) * est.noise_c
+        if self.lag_tau_s > 0.0:
+            # ``trip_lag``: the last trip's lag, decaying as the slow mode settles (session 28t).
+            self._band_level_c, self._band_set_c = est.level_c, set_c
+            if self._lag_c > 0.0:
+                set_c -= self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s)
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
@@ -738,6 +761,24 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _trip_lag(self, t: float, sigma: float) -> None:
+        """``trip_lag``: a trip reached from the band lowers the set point by the lag it showed.
+
+        The lag is the level over the (already lowered) set point on the last band tick: a PI
+        following a slow ramp sits a constant error behind it, and that error is what carried
+        the level to the trip.  What is left of an earlier lowering adds to it; the whole is at
+        most ``noise_k`` read sigmas (the excursions' cap).  A level at or under the set point
+        (a trip by a noise tick alone) adds nothing.
+        """
+        if self._band_level_c is None:
+            return
+        left = self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s) if self._lag_c > 0.0 else 0.0
+        seen = max(self._band_level_c - self._band_set_c, 0.0)
+        if seen <= 0.0:
+            return
+        self._lag_c = min(left + seen, self.p.noise_k * sigma)
+        self._lag_at_s = t
 
     def _stand_back(
         self, inp: PolicyInput, dt: float, holding: bool, allowed: int, est: TrendEstimate
@@ -936,6 +977,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         ),
         ramp_readback=params.boolean("ramp_readback", d.ramp_readback),
         power_settled=params.boolean("power_settled", d.power_settled),
+        trip_lag=params.boolean("trip_lag", d.trip_lag),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -1049,6 +1091,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         network = Network(ctx.board, ctx.sensor_names)
         split = ladder_split(ctx.board, ladder)
         stepped.power = PowerSettle(rises, c_per_w, p.horizon_s, network, split)
+    if p.trip_lag:
+        stepped.lag_tau_s = slowest_tau_s(ctx.board)
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
@@ -1056,6 +1100,67 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         # The raised gain's share of the held spread (.ripple); not read through coarse codes.
         stepped.ripple = HeldSpread(trend.window_s, raised_share(scale))
     return stepped
+
+
+def slowest_tau_s(board: BoardProfile) -> float:
+    """The profile's RC network's slowest time constant, s (``trip_lag``; pure Python).
+
+    The time constants are the eigenvalues of ``G^-1 C`` (``C dx/dt = -G x``: ``C`` the nodes'
+    heat capacities, ``G`` the conductance matrix of the links and the paths to ambient); the
+    largest is found by power iteration on that matrix, solved by Gaussian elimination (a
+    handful of nodes).  252 s on the TX2, 621 s on the Nano.  A network with no path to ambient
+    (a singular ``G``) has no settling time: 0, and the rule stays off.
+    """
+    th = board.thermal
+    names = th.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    size = len(names)
+    g = [[0.0] * size for _ in range(size)]
+    cap = [0.0] * size
+    for node in th.nodes:
+        i = idx[node.name]
+        cap[i] = node.capacitance_j_per_k
+        g[i][i] += node.to_ambient_w_per_k
+    for lk in th.links:
+        a, b, c = idx[lk.a], idx[lk.b], lk.conductance_w_per_k
+        g[a][a] += c
+        g[b][b] += c
+        g[a][b] -= c
+        g[b][a] -= c
+    x = [1.0] * size
+    tau = 0.0
+    for _ in range(500):
+        y = _solve(g, [cap[i] * x[i] for i in range(size)])
+        if y is None:
+            return 0.0
+        norm = max(abs(v) for v in y)
+        if norm <= 0.0 or not math.isfinite(norm):
+            return 0.0
+        x = [v / norm for v in y]
+        if abs(norm - tau) <= 1e-9 * norm:
+            break
+        tau = norm
+    return norm
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float] | None:
+    """``a x = b`` by Gaussian elimination with partial pivoting; None when ``a`` is singular."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
+        if abs(m[piv][col]) < 1e-12:
+            return None
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(col + 1, n):
+            f = m[r][col] / m[col][col]
+            if f:
+                for c in range(col, n + 1):
+                    m[r][c] -= f * m[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    return x
 
 
 def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
