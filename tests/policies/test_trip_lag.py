@@ -25,9 +25,12 @@ from thermogov.policies.stepped import Stepped, slowest_tau_s
 BOARD = "jetson-tx2"
 
 
-def _ramp_run(params: dict[str, object], rate_c_per_s: float, seed: int) -> tuple[list[float], float]:
+def _ramp_run(
+    params: dict[str, object], rate_c_per_s: float, seed: int, start_s: float = 0.0
+) -> tuple[list[float], float]:
     """The trip instants and the mean rung on a slow ramp: full clocks settled at 83 °C, the base
-    rising ``rate_c_per_s`` for 3 °C (the sink warming), then held for 10 minutes."""
+    rising ``rate_c_per_s`` for 3 °C from ``start_s`` (the sink warming), then held for 10
+    minutes.  An infinite rate is a step (a load switch)."""
     p = policy("stepped", params, board=BOARD)
     assert isinstance(p, Stepped)
     ctx = ctx_for(BOARD)
@@ -38,12 +41,14 @@ def _ramp_run(params: dict[str, object], rate_c_per_s: float, seed: int) -> tupl
     base0 = 83.0 - per_rung * p.top
     die = 83.0
     ramp_s = 3.0 / rate_c_per_s
+    end_s = start_s + ramp_s
     trips: list[float] = []
     rungs = 0
     k = 0
-    while k * 0.1 < ramp_s + 600.0:
+    while k * 0.1 < end_s + 600.0:
         t = k * 0.1
-        base = base0 + rate_c_per_s * min(t, ramp_s)
+        ramped = rate_c_per_s * (t - start_s) if start_s < t < end_s else 0.0
+        base = base0 + (3.0 if t >= end_s else ramped)
         die += (base + per_rung * p.rung - die) * (1.0 - math.exp(-0.1 / 5.0))
         reads: dict[str, float | None] = {
             s.name: round((die + rnd.gauss(0.0, s.noise_c)) / s.quant_c) * s.quant_c for s in sensors
@@ -72,6 +77,16 @@ def test_a_trip_on_a_slow_ramp_is_not_followed_by_another(rate: float) -> None:
             assert len(r_trips) < len(d_trips), seed
             assert r_rung <= d_rung  # what it costs: the clocks held lower meanwhile
     assert sum(len(r) for r, _ in rule.values()) < sum(len(d) for d, _ in default.values())
+
+
+def test_a_fast_rise_to_the_trip_lowers_nothing() -> None:
+    """A step (the level crosses the set point seconds before the trip) is no lag behind a ramp:
+    the least the level sat over the set point through the last horizon is not over it, and
+    every decision is the default's."""
+    for seed in (1, 2, 3):
+        default = _ramp_run({}, math.inf, seed, start_s=100.0)
+        assert default[0], seed  # the case: the step does read the trip
+        assert _ramp_run({"trip_lag": True}, math.inf, seed, start_s=100.0) == default
 
 
 def test_a_trip_from_under_the_set_point_lowers_nothing() -> None:

@@ -184,12 +184,13 @@ rung in force settles over the set point by more than ``noise_k`` read sigmas st
 load rise at full clocks the level has not shown yet), the rung the profile network's settled
 model holds at that power is taken at once, not a rung a tick (docs/policies.md, session 27s).
 ``trip_lag`` (default off; prototype, session 28t): a trip reached from the band with the level
-over the set point shows the PI's lag behind a slow ramp (a heat sink warming after its fan
-failed): the set point is lowered by that lag (the level over the set point on the last band
-tick), at most ``noise_k`` read sigmas in all, and the lowering decays with the profile network's
+held over the set point shows the PI's lag behind a slow ramp (a heat sink warming after its fan
+failed): the set point is lowered by that lag (the least the level sat over the set point through
+the last ``horizon_s`` of band ticks, so a fast rise that crossed it seconds ago counts nothing),
+at most ``noise_k`` read sigmas in all, and the lowering decays with the profile network's
 slowest time constant (:func:`slowest_tau_s`), so the PI's steady lag lands the level on the old
 set point while the slow mode settles.  A trip from a level at or under the set point (a noise
-tick) lowers nothing; a release to full clocks forgets it.
+tick) lowers nothing; full clocks under the set point (no ramp to trail) and a release forget it.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -405,8 +406,7 @@ class Stepped:
         self.lag_tau_s = 0.0
         self._lag_c = 0.0
         self._lag_at_s = 0.0
-        self._band_level_c: float | None = None
-        self._band_set_c = p.trip_c
+        self._excess: deque[tuple[float, float]] = deque()  # (time, level over the set point), band ticks
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -583,7 +583,8 @@ class Stepped:
             self.state = HIGH
             self._regime = "release"
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
-            self._lag_c, self._band_level_c = 0.0, None  # ``trip_lag``: a new climb starts afresh
+            self._lag_c = 0.0  # ``trip_lag``: a new climb starts afresh
+            self._excess.clear()
             if self.arrival is not None:
                 self.arrival.restart()
             if self.ripple is not None:
@@ -620,9 +621,19 @@ class Stepped:
             set_c -= min(p.excursion_k * self._excursions, p.noise_k) * est.noise_c
         if self.lag_tau_s > 0.0:
             # ``trip_lag``: the last trip's lag, decaying as the slow mode settles (session 28t).
-            self._band_level_c, self._band_set_c = est.level_c, set_c
             if self._lag_c > 0.0:
                 set_c -= self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s)
+            excess = self._excess
+            if est.anomaly:
+                excess.clear()
+            else:
+                excess.append((t, est.level_c - set_c))
+                while len(excess) > 1 and excess[1][0] <= t - p.horizon_s:
+                    excess.popleft()
+                if est.level_c < set_c and self.rung == self.top:
+                    # Full clocks under the set point: the PI trails no ramp (the load fell, or
+                    # the node cooled); a lag seen before says nothing about the next climb.
+                    self._lag_c = 0.0
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
@@ -765,18 +776,24 @@ class Stepped:
     def _trip_lag(self, t: float, sigma: float) -> None:
         """``trip_lag``: a trip reached from the band lowers the set point by the lag it showed.
 
-        The lag is the level over the (already lowered) set point on the last band tick: a PI
-        following a slow ramp sits a constant error behind it, and that error is what carried
-        the level to the trip.  What is left of an earlier lowering adds to it; the whole is at
-        most ``noise_k`` read sigmas (the excursions' cap).  A level at or under the set point
-        (a trip by a noise tick alone) adds nothing.
+        The lag is the least the level sat over the (already lowered) set point through the last
+        ``horizon_s`` of band ticks: a PI following a slow ramp sits a constant error behind it,
+        held all that time, and that error is what carried the level to the trip.  A fast rise
+        (a load switch) crossed the set point only seconds ago: its least excess over the horizon
+        is at or under zero, and it lowers nothing; nor does a trip by a noise tick from a level
+        under the set point.  A history shorter than half a horizon says nothing.  What is left
+        of an earlier lowering adds to it; the whole is at most ``noise_k`` read sigmas (the
+        excursions' cap).
         """
-        if self._band_level_c is None:
+        excess = self._excess
+        while excess and excess[0][0] < t - self.p.horizon_s:
+            excess.popleft()  # band ticks from before a stretch at the trip
+        if not excess or t - excess[0][0] < 0.5 * self.p.horizon_s:
             return
-        left = self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s) if self._lag_c > 0.0 else 0.0
-        seen = max(self._band_level_c - self._band_set_c, 0.0)
+        seen = min(e for _, e in excess)
         if seen <= 0.0:
             return
+        left = self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s) if self._lag_c > 0.0 else 0.0
         self._lag_c = min(left + seen, self.p.noise_k * sigma)
         self._lag_at_s = t
 
