@@ -191,6 +191,11 @@ at most ``noise_k`` read sigmas in all, and the lowering decays with the profile
 slowest time constant (:func:`slowest_tau_s`), so the PI's steady lag lands the level on the old
 set point while the slow mode settles.  A trip from a level at or under the set point (a noise
 tick) lowers nothing; full clocks under the set point (no ramp to trail) and a release forget it.
+``power_held`` (default off; session 28c): ``power_settled`` acts only on a held rise: the
+recent measured power at a rung in force for at least ``horizon_s`` rose by more than ``noise_k``
+of its own standard deviations there (:meth:`.powerrise.PowerSettle.held_rise`), and until it
+is back within them; a bursty load's bursts and the power of the policy's own rung rises do not
+count.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -283,6 +288,9 @@ class SteppedParams:
     ramp_readback: bool = False  # off: the lower agent's rung also read from the clocks read back (24b)
     power_settled: bool = False  # off: jump to the rung the measured power's settled value holds (27s)
     trip_lag: bool = False  # off (prototype): a trip from the band lowers the set point by the lag seen (28t)
+    power_held: bool = (
+        False  # off: ``power_settled`` only on a power rise at a held rung beyond its spread (28c)
+    )
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -548,7 +556,7 @@ class Stepped:
             )
             u_max = self.settled.u_max
         if self.power is not None:
-            self.power.observe(dt, inp.power_w)
+            self.power.observe(dt, inp.power_w, self.rung if p.power_held else None, t)
         was = self.state
         if fused >= p.trip_c:
             if self.tail is not None and self._holding and not est.anomaly:
@@ -661,7 +669,13 @@ class Stepped:
             # to come larger than the set point's read-noise band (``noise_k`` sigmas) counts: the
             # dither's own ripple in the power is the PI's to ride, not a load rise.
             to_come = self.power.to_come_c()
-            if to_come is not None and to_come > p.noise_k * est.noise_c and est.level_c + to_come > set_c:
+            rose = not p.power_held or self.power.held_rise(p.noise_k, p.horizon_s, t)
+            if (
+                rose
+                and to_come is not None
+                and to_come > p.noise_k * est.noise_c
+                and est.level_c + to_come > set_c
+            ):
                 hold = self.power.hold_rung(self.rung, est.level_c + to_come, set_c)
                 if hold < self.rung:
                     self.power.stepped_down(self.rung, hold)
@@ -995,6 +1009,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         ramp_readback=params.boolean("ramp_readback", d.ramp_readback),
         power_settled=params.boolean("power_settled", d.power_settled),
         trip_lag=params.boolean("trip_lag", d.trip_lag),
+        power_held=params.boolean("power_held", d.power_held),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
