@@ -150,19 +150,68 @@ class PowerSettle:
         self.split = split
         self.x: dict[str, float] = {}  # each node's rise over ambient from the power measured so far
         self.fast_w: float | None = None
+        # ``power_held`` (session 28c): the recent power's mean and spread while one rung has
+        # been in force; a load rise is a rise at a held rung beyond what it wandered there.
+        self.raw_w = 0.0  # the recent power as measured (never moved by :meth:`stepped_down`)
+        self.rung: int | None = None  # the rung in force while the power was measured
+        self.held_since_s = 0.0  # since when it has been in force
+        self._n = 0
+        self._mean_w = 0.0
+        self._m2 = 0.0
+        self._k = math.inf
+        self.rise_w = 0.0  # the recent power over its mean at the held rung, this tick
+        self.spread_w = math.inf  # its standard deviation at the held rung, before this tick
+        self.rising = False  # a held rise is under way: statistics frozen, rung changes kept
 
-    def observe(self, dt: float, power_w: float | None) -> None:
-        """Feed one tick's measured board power (``None``: the world measures none; kept as is)."""
+    def observe(self, dt: float, power_w: float | None, rung: int | None = None, t: float = 0.0) -> None:
+        """Feed one tick's measured board power (``None``: the world measures none; kept as is).
+
+        ``rung`` is the rung in force while it was measured (``None``: not tracked, for
+        :meth:`held_rise`): a change of rung starts the held rung's statistics afresh, unless a
+        held rise is under way; it lasts until the recent power is back within ``k`` spreads."""
         if power_w is None or not math.isfinite(power_w):
             return
         heat = {n: share * power_w for n, share in self.split.items()}
         if self.fast_w is None:
             # Start settled at the first power: only a change of power is still to come.
-            self.fast_w = power_w
+            self.fast_w = self.raw_w = power_w
             self.x = node_rise_c(self.network.board, heat)
+        else:
+            self.x = self.network.advance(self.x, heat, dt)
+            alpha = _alpha(dt, self.fast_tau_s)
+            self.fast_w += alpha * (power_w - self.fast_w)
+            self.raw_w += alpha * (power_w - self.raw_w)
+        if rung is None:
             return
-        self.x = self.network.advance(self.x, heat, dt)
-        self.fast_w += _alpha(dt, self.fast_tau_s) * (power_w - self.fast_w)
+        spread = math.sqrt(self._m2 / (self._n - 1)) if self._n > 1 else math.inf
+        if self.rising and self.raw_w - self._mean_w <= self._k * spread:
+            self.rising = False  # the power is back within the held rung's spread
+        if not self.rising and rung != self.rung:
+            self.rung, self.held_since_s = rung, t
+            self._n, self._mean_w, self._m2 = 0, 0.0, 0.0
+            spread = math.inf
+        self.rise_w = self.raw_w - self._mean_w if self._n else 0.0
+        self.spread_w = spread
+        if not self.rising:
+            self._n += 1
+            delta = self.raw_w - self._mean_w
+            self._mean_w += delta / self._n
+            self._m2 += delta * (self.raw_w - self._mean_w)
+
+    def held_rise(self, k: float, hold_s: float, t: float) -> bool:
+        """A held rise: the recent power rose at a rung held at least ``hold_s`` by more than ``k``
+        of its own standard deviations there, or such a rise is still under way.  Not the
+        policy's own rung change (a new rung's statistics start afresh) nor a load that wanders
+        as much by itself (a bursty load's bursts are in the spread of a rung held through them)."""
+        self._k = k
+        if not self.rising:
+            self.rising = (
+                self.rung is not None
+                and t - self.held_since_s >= hold_s
+                and self._n > 2
+                and self.rise_w > k * self.spread_w
+            )
+        return self.rising
 
     def to_come_c(self) -> float | None:
         """The fused rise still to come at the recent power (None: no power seen).

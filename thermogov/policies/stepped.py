@@ -183,6 +183,19 @@ read back show while they sit under the caps, not only the one estimated from th
 rung in force settles over the set point by more than ``noise_k`` read sigmas still to come (a
 load rise at full clocks the level has not shown yet), the rung the profile network's settled
 model holds at that power is taken at once, not a rung a tick (docs/policies.md, session 27s).
+``trip_lag`` (default off; prototype, session 28t): a trip reached from the band with the level
+held over the set point shows the PI's lag behind a slow ramp (a heat sink warming after its fan
+failed): the set point is lowered by that lag (the least the level sat over the set point through
+the last ``horizon_s`` of band ticks, so a fast rise that crossed it seconds ago counts nothing),
+at most ``noise_k`` read sigmas in all, and the lowering decays with the profile network's
+slowest time constant (:func:`slowest_tau_s`), so the PI's steady lag lands the level on the old
+set point while the slow mode settles.  A trip from a level at or under the set point (a noise
+tick) lowers nothing; full clocks under the set point (no ramp to trail) and a release forget it.
+``power_held`` (default off; session 28c): ``power_settled`` acts only on a held rise: the
+recent measured power at a rung in force for at least ``horizon_s`` rose by more than ``noise_k``
+of its own standard deviations there (:meth:`.powerrise.PowerSettle.held_rise`), and until it
+is back within them; a bursty load's bursts and the power of the policy's own rung rises do not
+count.
 ``"avoid"`` keeps clear of both kinds.  Their
 defaults, chosen on the scenario suite, are :class:`SteppedParams` and the :class:`Trend` ones in
 :func:`make_stepped`; docs/policies.md quotes them (tests/policies/test_documented_defaults.py
@@ -198,7 +211,7 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import NamedTuple
 
-from thermogov.board import SensorProfile
+from thermogov.board import BoardProfile, SensorProfile
 from thermogov.interfaces import ConfigError
 from thermogov.policies.arrival import FirstArrival
 from thermogov.policies.base import Decision, PolicyContext, PolicyInput
@@ -274,6 +287,10 @@ class SteppedParams:
     stand_back_reads_per_h: float = 0.0  # off: stand back while a bank of trip readings lasts (24b)
     ramp_readback: bool = False  # off: the lower agent's rung also read from the clocks read back (24b)
     power_settled: bool = False  # off: jump to the rung the measured power's settled value holds (27s)
+    trip_lag: bool = False  # off (prototype): a trip from the band lowers the set point by the lag seen (28t)
+    power_held: bool = (
+        False  # off: ``power_settled`` only on a power rise at a held rung beyond its spread (28c)
+    )
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -392,6 +409,12 @@ class Stepped:
         self._fw_rung: int | None = None  # ``ramp_readback``: the lower agent's rung last read back
         # ``power_settled``: the measured power's settled fused value (:mod:`.powerrise`); set by make_stepped.
         self.power: PowerSettle | None = None
+        # ``trip_lag``: the network's slowest time constant (set by make_stepped; 0: off), the
+        # lowering a trip left, when it was left, and the last band tick's level and set point.
+        self.lag_tau_s = 0.0
+        self._lag_c = 0.0
+        self._lag_at_s = 0.0
+        self._excess: deque[tuple[float, float]] = deque()  # (time, level over the set point), band ticks
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -533,7 +556,7 @@ class Stepped:
             )
             u_max = self.settled.u_max
         if self.power is not None:
-            self.power.observe(dt, inp.power_w)
+            self.power.observe(dt, inp.power_w, self.rung if p.power_held else None, t)
         was = self.state
         if fused >= p.trip_c:
             if self.tail is not None and self._holding and not est.anomaly:
@@ -542,6 +565,8 @@ class Stepped:
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
             if self.bank is not None and self._holding and not est.anomaly:
                 self.bank.held_tick(dt, p.trip_c, est.level_c, est.noise_c)  # its expectation (.standback)
+            if self.lag_tau_s > 0.0 and was != TRIP and self._regime == "band" and not est.anomaly:
+                self._trip_lag(t, est.noise_c)
             self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
@@ -566,6 +591,8 @@ class Stepped:
             self.state = HIGH
             self._regime = "release"
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
+            self._lag_c = 0.0  # ``trip_lag``: a new climb starts afresh
+            self._excess.clear()
             if self.arrival is not None:
                 self.arrival.restart()
             if self.ripple is not None:
@@ -600,6 +627,21 @@ class Stepped:
             # point within the read noise of the trip: widen the margin by ``excursion_k`` sigma.
             # At most doubled (a world that outgrows the ramp is the trip rule's business).
             set_c -= min(p.excursion_k * self._excursions, p.noise_k) * est.noise_c
+        if self.lag_tau_s > 0.0:
+            # ``trip_lag``: the last trip's lag, decaying as the slow mode settles (session 28t).
+            if self._lag_c > 0.0:
+                set_c -= self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s)
+            excess = self._excess
+            if est.anomaly:
+                excess.clear()
+            else:
+                excess.append((t, est.level_c - set_c))
+                while len(excess) > 1 and excess[1][0] <= t - p.horizon_s:
+                    excess.popleft()
+                if est.level_c < set_c and self.rung == self.top:
+                    # Full clocks under the set point: the PI trails no ramp (the load fell, or
+                    # the node cooled); a lag seen before says nothing about the next climb.
+                    self._lag_c = 0.0
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
@@ -627,7 +669,13 @@ class Stepped:
             # to come larger than the set point's read-noise band (``noise_k`` sigmas) counts: the
             # dither's own ripple in the power is the PI's to ride, not a load rise.
             to_come = self.power.to_come_c()
-            if to_come is not None and to_come > p.noise_k * est.noise_c and est.level_c + to_come > set_c:
+            rose = not p.power_held or self.power.held_rise(p.noise_k, p.horizon_s, t)
+            if (
+                rose
+                and to_come is not None
+                and to_come > p.noise_k * est.noise_c
+                and est.level_c + to_come > set_c
+            ):
                 hold = self.power.hold_rung(self.rung, est.level_c + to_come, set_c)
                 if hold < self.rung:
                     self.power.stepped_down(self.rung, hold)
@@ -738,6 +786,30 @@ class Stepped:
         self.state = self._states[self.rung]
         event = "step" if self.state != was and was != TRIP else ""
         return _new_decision(Decision, (self.ladder[self.rung], self.state, event))
+
+    def _trip_lag(self, t: float, sigma: float) -> None:
+        """``trip_lag``: a trip reached from the band lowers the set point by the lag it showed.
+
+        The lag is the least the level sat over the (already lowered) set point through the last
+        ``horizon_s`` of band ticks: a PI following a slow ramp sits a constant error behind it,
+        held all that time, and that error is what carried the level to the trip.  A fast rise
+        (a load switch) crossed the set point only seconds ago: its least excess over the horizon
+        is at or under zero, and it lowers nothing; nor does a trip by a noise tick from a level
+        under the set point.  A history shorter than half a horizon says nothing.  What is left
+        of an earlier lowering adds to it; the whole is at most ``noise_k`` read sigmas (the
+        excursions' cap).
+        """
+        excess = self._excess
+        while excess and excess[0][0] < t - self.p.horizon_s:
+            excess.popleft()  # band ticks from before a stretch at the trip
+        if not excess or t - excess[0][0] < 0.5 * self.p.horizon_s:
+            return
+        seen = min(e for _, e in excess)
+        if seen <= 0.0:
+            return
+        left = self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s) if self._lag_c > 0.0 else 0.0
+        self._lag_c = min(left + seen, self.p.noise_k * sigma)
+        self._lag_at_s = t
 
     def _stand_back(
         self, inp: PolicyInput, dt: float, holding: bool, allowed: int, est: TrendEstimate
@@ -936,6 +1008,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         ),
         ramp_readback=params.boolean("ramp_readback", d.ramp_readback),
         power_settled=params.boolean("power_settled", d.power_settled),
+        trip_lag=params.boolean("trip_lag", d.trip_lag),
+        power_held=params.boolean("power_held", d.power_held),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -1049,6 +1123,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         network = Network(ctx.board, ctx.sensor_names)
         split = ladder_split(ctx.board, ladder)
         stepped.power = PowerSettle(rises, c_per_w, p.horizon_s, network, split)
+    if p.trip_lag:
+        stepped.lag_tau_s = slowest_tau_s(ctx.board)
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
@@ -1056,6 +1132,67 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         # The raised gain's share of the held spread (.ripple); not read through coarse codes.
         stepped.ripple = HeldSpread(trend.window_s, raised_share(scale))
     return stepped
+
+
+def slowest_tau_s(board: BoardProfile) -> float:
+    """The profile's RC network's slowest time constant, s (``trip_lag``; pure Python).
+
+    The time constants are the eigenvalues of ``G^-1 C`` (``C dx/dt = -G x``: ``C`` the nodes'
+    heat capacities, ``G`` the conductance matrix of the links and the paths to ambient); the
+    largest is found by power iteration on that matrix, solved by Gaussian elimination (a
+    handful of nodes).  252 s on the TX2, 621 s on the Nano.  A network with no path to ambient
+    (a singular ``G``) has no settling time: 0, and the rule stays off.
+    """
+    th = board.thermal
+    names = th.node_names()
+    idx = {n: i for i, n in enumerate(names)}
+    size = len(names)
+    g = [[0.0] * size for _ in range(size)]
+    cap = [0.0] * size
+    for node in th.nodes:
+        i = idx[node.name]
+        cap[i] = node.capacitance_j_per_k
+        g[i][i] += node.to_ambient_w_per_k
+    for lk in th.links:
+        a, b, c = idx[lk.a], idx[lk.b], lk.conductance_w_per_k
+        g[a][a] += c
+        g[b][b] += c
+        g[a][b] -= c
+        g[b][a] -= c
+    x = [1.0] * size
+    tau = 0.0
+    for _ in range(500):
+        y = _solve(g, [cap[i] * x[i] for i in range(size)])
+        if y is None:
+            return 0.0
+        norm = max(abs(v) for v in y)
+        if norm <= 0.0 or not math.isfinite(norm):
+            return 0.0
+        x = [v / norm for v in y]
+        if abs(norm - tau) <= 1e-9 * norm:
+            break
+        tau = norm
+    return norm
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float] | None:
+    """``a x = b`` by Gaussian elimination with partial pivoting; None when ``a`` is singular."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
+        if abs(m[piv][col]) < 1e-12:
+            return None
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(col + 1, n):
+            f = m[r][col] / m[col][col]
+            if f:
+                for c in range(col, n + 1):
+                    m[r][c] -= f * m[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    return x
 
 
 def fused_code_edge_c(ctx: PolicyContext, trip_c: float) -> float:
