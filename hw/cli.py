@@ -168,6 +168,13 @@ def doctor_command(
 
         load_board_option(board)
     no_board, warnings = doctor_checks(tree, cfg, board)
+    # A --state given is judged as `status --state` judges it (28h): the report still says why
+    # it was not read ("state file not read: ..."), and the status is then 2 with that line.
+    state_refusal = None
+    if state_path is not None:
+        from thermogov.hw.waitedsince import check_state_option
+
+        state_refusal = check_state_option(state_path)
     # Only a config the user names is checked as `run` would check it (the example config says
     # to check a change with `doctor --config`); plain `doctor` reports and warns, exit 0.
     refusal = config_refusal(tree, cfg, board) if no_board is None and config_path is not None else None
@@ -185,10 +192,14 @@ def doctor_command(
     for warning in warnings:
         click.echo(printable(warning), err=True)
     if no_board is not None:
+        if state_refusal is not None:  # bad input first, as a bad --board (27h)
+            raise state_refusal
         click.echo(f"thermogov: {printable(no_board)}", err=True)
         sys.exit(1)
     if refusal is not None:  # the report is still useful; the status says `run` would refuse
         raise refusal
+    if state_refusal is not None:
+        raise state_refusal
 
 
 @click.command("run")
