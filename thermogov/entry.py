@@ -54,9 +54,13 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 class _TakesEveryWrite(io.RawIOBase):
     """A descriptor's writer that, once its reader has gone, sends the rest to ``/dev/null``."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, *, diagnostics: bool = False) -> None:
         super().__init__()
         self._fd = fd
+        # stderr: a write that fails for any reason (``2>/dev/full``: ENOSPC, EIO) has nowhere
+        # to be reported, so it is dropped like a gone reader's and the status stays the
+        # command's (hostile round 28h: the bad-input line's own write raised, exit 120).
+        self._diagnostics = diagnostics
 
     def writable(self) -> bool:
         return True
@@ -76,12 +80,19 @@ class _TakesEveryWrite(io.RawIOBase):
         except BrokenPipeError:
             global _READER_GONE
             _READER_GONE = True
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, self._fd)
-            finally:
-                os.close(null)
-            return data.nbytes
+            return self._to_devnull(data)
+        except OSError:
+            if not self._diagnostics:
+                raise
+            return self._to_devnull(data)
+
+    def _to_devnull(self, data: memoryview) -> int:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self._fd)
+        finally:
+            os.close(null)
+        return data.nbytes
 
 
 _READER_GONE = False
@@ -105,7 +116,7 @@ def keep_writing() -> None:
         with contextlib.suppress(OSError, ValueError):
             old.flush()
         new = io.TextIOWrapper(
-            io.BufferedWriter(_TakesEveryWrite(fd)),
+            io.BufferedWriter(_TakesEveryWrite(fd, diagnostics=name == "stderr")),
             encoding=encoding,
             errors=errors,
             line_buffering=line_buffering,
@@ -157,7 +168,8 @@ def main() -> None:
 def _flush_last(code: int) -> int:
     """Flush what stdout still holds; output that cannot be written (``>/dev/full``) is one line
     and exit 1 if nothing failed before, and is dropped, so the interpreter's own last flush
-    prints no "Exception ignored" traceback (exit 120)."""
+    prints no "Exception ignored" traceback (exit 120).  Then stderr's, dropped if it cannot
+    be written, the status unchanged."""
     out = sys.stdout
     try:
         out.flush()
@@ -173,6 +185,20 @@ def _flush_last(code: int) -> int:
             finally:
                 os.close(null)
             out.flush()
+    # stderr that cannot be written (``2>/dev/full``) has nowhere to say so: what it still
+    # holds is dropped and the status stays the command's own (hostile round 28h: a clean
+    # `run 2>/dev/full`, or a bad option, ended in the interpreter's exit 120).
+    err = sys.stderr
+    try:
+        err.flush()
+    except (OSError, ValueError, AttributeError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, err.fileno())
+            finally:
+                os.close(null)
+            err.flush()
     return code
 
 

@@ -192,3 +192,26 @@ def test_doctor_judges_the_state_file_it_is_given(tmp_path: Path, kind: str) -> 
     assert last.startswith(f"thermogov: error: --state: {state}"), p.stderr
     assert "Traceback" not in p.stderr
     assert f"state file not read: {state}" in p.stdout  # the report still says it
+
+
+def _stderr_full(*args: str) -> subprocess.CompletedProcess[str]:
+    with open("/dev/full", "w") as full:
+        return subprocess.run(
+            [SCRIPT, *args], stdout=subprocess.PIPE, stderr=full, text=True, timeout=DEADLINE_S, check=False
+        )
+
+
+def test_a_bad_option_with_stderr_full_keeps_exit_2() -> None:
+    """The refusal's own line could not be written (``2>/dev/full``): main raised from it and
+    ended in the interpreter's exit 120."""
+    assert _stderr_full("boards", "--no-such-option").returncode == 2
+
+
+def test_a_clean_run_with_stderr_full_exits_0_with_the_limits_restored(tmp_path: Path) -> None:
+    tree = fakesys.rpi5(tmp_path / "root", cpu_mc=90000)
+    before = tree.snapshot()
+    p = _stderr_full("run", *paths(tmp_path), "--lock-dir", str(tmp_path / "locks"), "--duration", "0.5s",
+                     "--out", str(tmp_path / "out"))  # fmt: skip
+    assert p.returncode == 0  # main: 120
+    assert tree.snapshot() == before
+    assert not (tmp_path / "state" / "journal.json").exists()
