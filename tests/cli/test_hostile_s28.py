@@ -215,3 +215,29 @@ def test_a_clean_run_with_stderr_full_exits_0_with_the_limits_restored(tmp_path:
     assert p.returncode == 0  # main: 120
     assert tree.snapshot() == before
     assert not (tmp_path / "state" / "journal.json").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sim", "--board", "rpi5", "--duration", "2s", "--config", ""),
+        ("compare", "--scenario", "rpi5-steady-25", "--policy", "stepped", "--no-oracle", "--duration", "2s",
+         "--config", ""),
+        ("emulate", "--board", "rpi5", "--wall-duration", "0.2s", "--sysfs-root", ""),
+    ],
+    ids=["sim-config", "compare-config", "emulate-sysfs-root"],
+)  # fmt: skip
+def test_an_empty_path_is_not_the_defaults_or_the_current_folder(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """Main: ``sim``/``compare --config ''`` ran on the defaults, ``emulate --sysfs-root ''`` built
+    its board tree in the current folder."""
+    p = thermogov(*args, cwd=tmp_path, timeout=DEADLINE_S)
+    one_line_error(p, f"{args[-2]}: empty")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("command", "name"), [("plot", "RUNS..."), ("import", "FILE"), ("calibrate", "RUN")])
+def test_a_missing_argument_is_named(command: str, name: str) -> None:
+    """Main: ``thermogov: error: runs: ; see ...`` (click's missing-argument error has no message)."""
+    one_line_error(thermogov(command), f"Missing argument '{name}'")
