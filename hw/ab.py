@@ -37,6 +37,7 @@ from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, 
 from thermogov.config import Config
 from thermogov.hw import daemon
 from thermogov.hw.abarms import Arm, check_arms_differ, make_arms
+from thermogov.hw.tracesafe import preflight
 from thermogov.hw.workload import parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext
@@ -123,6 +124,12 @@ def run_ab(
     a, b = arms(opts)
     by_label = {a.label: a, b.label: b}
     out = opts.base.out if opts.base.out is not None else Path(opts.base.config.out)
+    if run_block is daemon.run:
+        # The blocks' folder and the journal's, judged as `run` judges them, before block 1
+        # (hostile round 28h: an --out through a file, under /proc or a link loop, a
+        # --state-dir that is a file, said "block 1/4: ..." and then refused).  A block
+        # runner given instead (the tests') writes nothing there.
+        preflight(out, opts.base.state_dir)
     schedule = block_schedule(a.label, b.label, opts.pairs, opts.seed)
     cool = Variant(COOL_DOWN_POLICY).apply(opts.base.config)  # the same for both arms
     blocks: list[Block] = []

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
-from thermogov.cliopts import config_b_option, load_config_b
+from thermogov.cliopts import GivenPath, config_b_option, load_config_b
 from thermogov.exitstatus import failure_status
 from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
@@ -102,33 +102,33 @@ def _check_variant(variant: Any, base: Any, sysfs_root: Path, board: str | None)
 
 _root_opt = click.option(
     "--sysfs-root",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=GivenPath(exists=True, file_okay=False, path_type=Path),
     default=Path("/"),
     show_default=True,
     help="Root holding sys/ and proc/ (a fake tree in tests and emulation).",
 )
 _state_opt = click.option(
     "--state-dir",
-    type=click.Path(file_okay=False, readable=False, path_type=Path),
+    type=GivenPath(file_okay=False, readable=False, path_type=Path),
     default=DEFAULT_STATE_DIR,
     show_default=True,
     help="Where the restore journal is kept.",
 )
 _lock_opt = click.option(
     "--lock-file",
-    type=click.Path(dir_okay=False, readable=False, path_type=Path),
+    type=GivenPath(dir_okay=False, readable=False, path_type=Path),
     default=DEFAULT_LOCK_FILE,
     show_default=True,
     help="Single-instance lock file.",
 )
 _lockdir_opt = click.option(
     "--lock-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     envvar="THERMOGOV_LOCK_DIR",
     help="Where the per-board lock lives (board-<hash of the root>.lock). Default: /run/thermogov.",
 )
 _config_opt = click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (board, policy, sensors)."
+    "--config", "config_path", type=GivenPath(dir_okay=False), help="Config TOML (board, policy, sensors)."
 )
 _board_opt = click.option(
     "--board", help="Board profile name or TOML file; default: detect from the device tree."
@@ -143,7 +143,7 @@ _board_opt = click.option(
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="A running daemon's state file, read for since when it waits for a sensor. Default: /run/thermogov/state.json.",
 )
 @_one_line_errors
@@ -168,6 +168,13 @@ def doctor_command(
 
         load_board_option(board)
     no_board, warnings = doctor_checks(tree, cfg, board)
+    # A --state given is judged as `status --state` judges it (28h): the report still says why
+    # it was not read ("state file not read: ..."), and the status is then 2 with that line.
+    state_refusal = None
+    if state_path is not None:
+        from thermogov.hw.waitedsince import check_state_option
+
+        state_refusal = check_state_option(state_path)
     # Only a config the user names is checked as `run` would check it (the example config says
     # to check a change with `doctor --config`); plain `doctor` reports and warns, exit 0.
     refusal = config_refusal(tree, cfg, board) if no_board is None and config_path is not None else None
@@ -185,10 +192,14 @@ def doctor_command(
     for warning in warnings:
         click.echo(printable(warning), err=True)
     if no_board is not None:
+        if state_refusal is not None:  # bad input first, as a bad --board (27h)
+            raise state_refusal
         click.echo(f"thermogov: {printable(no_board)}", err=True)
         sys.exit(1)
     if refusal is not None:  # the report is still useful; the status says `run` would refuse
         raise refusal
+    if state_refusal is not None:
+        raise state_refusal
 
 
 @click.command("run")
@@ -204,7 +215,7 @@ def doctor_command(
     help='builtin (numpy stand-in), cmd:"python infer.py" (one inference per stdout line) or none.',
 )
 @click.option("--count-regex", help="With cmd:, count only stdout lines matching this regex.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Folder for run folders.")
+@click.option("--out", type=GivenPath(file_okay=False, path_type=Path), help="Folder for run folders.")
 @_board_opt
 @_root_opt
 @_state_opt
@@ -214,12 +225,12 @@ def doctor_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option(
     "--state-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Publish the state here once a second. Default: /run/thermogov/state.json.",
 )
 @click.option(
     "--inferences-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Counter file the application adds its inferences to (without --workload). "
     "Default: /run/thermogov/inferences.",
 )
@@ -233,7 +244,7 @@ def doctor_command(
 )
 @click.option(
     "--metrics-textfile",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Write node_exporter's textfile-collector file (*.prom) once a second.",
 )
 @_one_line_errors
@@ -320,7 +331,7 @@ def run_command(
 @click.option(
     "--state",
     "state_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="The daemon's state file. Default: /run/thermogov/state.json.",
 )
 @_one_line_errors
@@ -379,7 +390,7 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
 @click.option("--workload", help='builtin or cmd:"python infer.py": the load whose throughput is compared.')
 @click.option("--count-regex", help="With cmd:, count only stdout lines matching this regex.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), help="Folder for the blocks' run folders."
+    "--out", type=GivenPath(file_okay=False, path_type=Path), help="Folder for the blocks' run folders."
 )
 @_board_opt
 @_root_opt
@@ -518,7 +529,7 @@ def _run_steps(plan: Callable[[], list[service.Step]]) -> None:
 
 _install_root_opt = click.option(
     "--root",
-    type=click.Path(path_type=Path),
+    type=GivenPath(path_type=Path),
     default=Path("/"),
     show_default=True,
     help="Install into this folder instead of the live system (an image, a test).",
@@ -526,7 +537,7 @@ _install_root_opt = click.option(
 _unit_config_opt = click.option(
     "--config",
     "config",
-    type=click.Path(path_type=Path),
+    type=GivenPath(path_type=Path),
     default=service.DEFAULT_CONFIG,
     show_default=True,
     help="Config path on the board; the unit passes it to `thermogov run --config`.",
@@ -547,7 +558,7 @@ def service_command() -> None:
 @_install_root_opt
 @click.option(
     "--venv",
-    type=click.Path(path_type=Path),
+    type=GivenPath(path_type=Path),
     help="The venv holding thermogov (ExecStart=<venv>/bin/thermogov). Default: the one running this command.",
 )
 @_unit_config_opt

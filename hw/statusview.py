@@ -7,19 +7,25 @@ the command exits 1, as when there is no state at all: a script's ``thermogov st
 then means "not governing".
 
 ``--watch`` redraws once a second with ``rich``'s ``Live`` display (the ``[watch]`` extra,
-imported only here), rather than hand-written escape codes.
+imported only here), rather than hand-written escape codes.  ``Live`` draws nothing while
+its output is no terminal (it renders the last frame once, at the end), so a piped view
+(``status --watch | head -1``) wrote nothing, never found its reader gone and ran until killed
+(hostile round 28h).  On anything but a terminal each frame is printed as the plain view's
+lines instead, a blank line between frames, and the view ends once its reader has gone; with
+no stdout at all (``>&-``) it is a runtime failure at once, exit 1.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from thermogov.client import NoState, State, current
 from thermogov.hw.waitedsince import line as waited_line
-from thermogov.interfaces import ConfigError
+from thermogov.interfaces import ConfigError, RuntimeFailure
 from thermogov.printable import plain_strings, printable
 
 WATCH_HINT = "pip install 'thermogov[watch]'"
@@ -126,8 +132,34 @@ def watch(path: Path | None) -> int:
 
     from thermogov.entry import reader_gone
 
+    out = sys.stdout
+    if out is None:  # started with stdout closed: no view can be drawn anywhere
+        raise RuntimeFailure(
+            "--watch: stdout is closed, so the view has nowhere to go; run it with an output"
+        )
+    if not out.isatty():  # Live would draw nothing until the end: frames as the plain view's lines
+        return _watch_plain(path, reader_gone)
     with rich.live.Live(frame(), auto_refresh=False) as live:
         while not reader_gone():  # the view's reader went (``| head``): nothing left to draw for
             time.sleep(REFRESH_S)
             live.update(frame(), refresh=True)
     return 0
+
+
+def _watch_plain(path: Path | None, reader_gone: Any) -> int:
+    """``--watch`` on a pipe or a file: each frame as the plain view's lines (flushed, a blank
+    line between frames) until Ctrl-C or the reader going (``| head``)."""
+    first = True
+    while True:
+        try:
+            s = current(path)
+            lines = summary_lines(s, s.stale_reason())
+        except NoState as e:
+            lines = [f"no daemon state: {e}"]
+        print("\n".join(([] if first else [""]) + [printable(line) for line in lines]), flush=True)
+        first = False
+        if reader_gone():
+            return 0
+        time.sleep(REFRESH_S)
+        if reader_gone():
+            return 0

@@ -17,7 +17,10 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from thermogov.interfaces import ThermogovError
 
 
 class Waited(NamedTuple):
@@ -94,3 +97,22 @@ def running_waits(path: Path | None, board: str, said: list[str] | None = None) 
     if not isinstance(waiting, Mapping):
         return None
     return RunningWaits(s.pid, {str(n): w for n, v in waiting.items() if (w := entry(v)) is not None})
+
+
+def check_state_option(path: Path) -> ThermogovError | None:
+    """The refusal of a ``doctor --state`` the user gave that no state file can be read at
+    (exit 2 after the report, one line), as ``status --state`` has it: a FIFO, a device, a link
+    loop, a path through a file, a file that is not a thermogov state (binary, truncated, too
+    large or deep, a field of the wrong kind); None when it reads.  A missing or unreadable file
+    is no running daemon, not a mistake in the path: no refusal (hostile round 28h; before,
+    every such file was only the report's "state file not read" line, and exit 0)."""
+    from thermogov.client import NoState, StateFormatError, current
+    from thermogov.interfaces import ConfigError
+
+    try:
+        current(path)
+    except NoState:
+        return None
+    except StateFormatError as e:
+        return ConfigError(f"--state: {' '.join(str(e).split())}")
+    return None

@@ -22,6 +22,7 @@ import ctypes
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -154,6 +155,18 @@ def builtin_workload() -> ProcessWorkload:
     return ProcessWorkload([sys.executable, "-m", "thermogov.hw.infer"], BUILTIN, cumulative=True)
 
 
+def check_command(program: str) -> None:
+    """Refuse a command no process can be started from, as the parse's bad input (exit 2):
+    before a run folder, a lock, a journal or an A/B's first block, not at the workload's start
+    (hostile round 28h: ``ab --workload cmd:nosuch`` said "block 1/4" and made its folder first).
+    The program is looked up as ``subprocess`` will run it: a name on ``PATH``, a path as given."""
+    if "\0" in program or shutil.which(program) is None:
+        where = "no such executable file" if os.sep in program else "not found on PATH"
+        raise ConfigError(
+            f'--workload: cannot start {program!r} ({where}); check the command, e.g. cmd:"python infer.py"'
+        )
+
+
 def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessWorkload | None:
     """``builtin`` | ``cmd:"python infer.py"`` | ``none``/empty (throughput not measured)."""
     if spec is None or spec.strip() in {"", "none"}:
@@ -174,5 +187,6 @@ def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessW
             raise ConfigError(f"--workload: cannot split the command ({e}); check the quoting") from e
         if not argv:
             raise ConfigError('--workload: cmd: needs a command, e.g. cmd:"python infer.py"')
+        check_command(argv[0])
         return ProcessWorkload(argv, CMD_PREFIX + shlex.join(argv), count_regex=count_regex)
     raise ConfigError(f'--workload: {spec!r} is not understood; use builtin, cmd:"python infer.py" or none')

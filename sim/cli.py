@@ -15,7 +15,14 @@ from typing import Any
 
 import click
 
-from thermogov.cliopts import BOARD_HELP, board_options, check_out_dir, load_board_option, merge_board
+from thermogov.cliopts import (
+    BOARD_HELP,
+    GivenPath,
+    board_options,
+    check_out_dir,
+    load_board_option,
+    merge_board,
+)
 from thermogov.config import Config
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
@@ -300,11 +307,11 @@ Example:
 )
 @click.option("--seed", type=int, help="Random seed (sensor noise, arrivals). Default: 1.")
 @click.option(
-    "--config", "config_path", type=click.Path(dir_okay=False), help="Config TOML (e.g. a run's config.toml)."
+    "--config", "config_path", type=GivenPath(dir_okay=False), help="Config TOML (e.g. a run's config.toml)."
 )
 @click.option("--scenario", help="A scenario from sim/scenarios (see `thermogov compare --list`).")
 @click.option(
-    "--out", type=click.Path(file_okay=False), help="Folder the run folder goes into. Default: traces."
+    "--out", type=GivenPath(file_okay=False), help="Folder the run folder goes into. Default: traces."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def sim_command(

@@ -202,7 +202,9 @@ def usage_line(e: click.ClickException) -> str:
     """A click usage error as one line naming the option: ``--duration: ...; see thermogov run -h``."""
     msg = e.format_message().rstrip(".")
     param = getattr(e, "param", None)
-    if isinstance(e, click.BadParameter) and param is not None:
+    # A missing argument (click's MissingParameter) has no message of its own: its formatted one
+    # names it ("Missing argument 'RUNS...'"); main said "runs: ; see ..." (hostile round 28h).
+    if isinstance(e, click.BadParameter) and param is not None and e.message:
         name = param.opts[0] if getattr(param, "opts", None) else (e.param_hint or param.name)
         msg = f"{name}: {e.message.rstrip('.')}"
     ctx = getattr(e, "ctx", None)

@@ -60,11 +60,13 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 class _TakesEveryWrite(io.RawIOBase):
     """A descriptor's writer that, once its reader has gone, sends the rest to ``/dev/null``."""
 
-    def __init__(self, fd: int, *, any_error: bool = False) -> None:
+    def __init__(self, fd: int, *, diagnostics: bool = False) -> None:
         super().__init__()
         self._fd = fd
-        # stderr (session 28r): any failed write, not only EPIPE, sends the rest to /dev/null
-        self._any_error = any_error
+        # stderr: a write that fails for any reason (``2>/dev/full``: ENOSPC, EIO) has nowhere
+        # to be reported, so it is dropped like a gone reader's and the status stays the
+        # command's (hostile round 28h: the bad-input line's own write raised, exit 120).
+        self._diagnostics = diagnostics
 
     def writable(self) -> bool:
         return True
@@ -81,18 +83,22 @@ class _TakesEveryWrite(io.RawIOBase):
             return os.write(self._fd, data)
         except BlockingIOError:
             return None  # a non-blocking descriptor that is full: as io.FileIO answers
-        except OSError as e:
-            if not isinstance(e, BrokenPipeError) and not self._any_error:
+        except BrokenPipeError:
+            global _READER_GONE
+            _READER_GONE = True
+            return self._to_devnull(data)
+        except OSError:
+            if not self._diagnostics:
                 raise
-            if isinstance(e, BrokenPipeError):
-                global _READER_GONE
-                _READER_GONE = True
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, self._fd)
-            finally:
-                os.close(null)
-            return data.nbytes
+            return self._to_devnull(data)
+
+    def _to_devnull(self, data: memoryview) -> int:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self._fd)
+        finally:
+            os.close(null)
+        return data.nbytes
 
 
 _READER_GONE = False
@@ -116,7 +122,7 @@ def keep_writing() -> None:
         with contextlib.suppress(OSError, ValueError):
             old.flush()
         new = io.TextIOWrapper(
-            io.BufferedWriter(_TakesEveryWrite(fd, any_error=name == "stderr")),
+            io.BufferedWriter(_TakesEveryWrite(fd, diagnostics=name == "stderr")),
             encoding=encoding,
             errors=errors,
             line_buffering=line_buffering,
@@ -166,28 +172,39 @@ def main() -> None:
 
 
 def _flush_last(code: int) -> int:
-    """Flush what stdout and stderr still hold; output that cannot be written (``>/dev/full``)
-    is exit 1 if nothing failed before (stdout's also one line on stderr), and is dropped, so
-    the interpreter's own last flush prints no "Exception ignored" traceback (exit 120).
-
-    Session 28r: stderr too, dropped without changing the status: a stderr that is not
-    :func:`keep_writing`'s (no descriptor) may still hold the bytes of a write that failed."""
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        try:
-            stream.flush()
-        except (OSError, ValueError, AttributeError) as e:
-            why = getattr(e, "strerror", None) or str(e)
-            if code == 0 and name == "stdout":  # stderr's lines are diagnostics (module doc)
-                code = 1
-                _say(f"thermogov: error: stdout: {why}; check the disk and the path\n")
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                null = os.open(os.devnull, os.O_WRONLY)
-                try:
-                    os.dup2(null, stream.fileno())
-                finally:
-                    os.close(null)
-                stream.flush()
+    """Flush what stdout still holds; output that cannot be written (``>/dev/full``) is one line
+    and exit 1 if nothing failed before, and is dropped, so the interpreter's own last flush
+    prints no "Exception ignored" traceback (exit 120).  Then stderr's, dropped if it cannot
+    be written, the status unchanged."""
+    out = sys.stdout
+    try:
+        out.flush()
+    except (OSError, ValueError, AttributeError) as e:
+        why = getattr(e, "strerror", None) or str(e)
+        if code == 0:
+            code = 1
+            _say(f"thermogov: error: stdout: {why}; check the disk and the path\n")
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, out.fileno())
+            finally:
+                os.close(null)
+            out.flush()
+    # stderr that cannot be written (``2>/dev/full``) has nowhere to say so: what it still
+    # holds is dropped and the status stays the command's own (hostile round 28h: a clean
+    # `run 2>/dev/full`, or a bad option, ended in the interpreter's exit 120).
+    err = sys.stderr
+    try:
+        err.flush()
+    except (OSError, ValueError, AttributeError):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, err.fileno())
+            finally:
+                os.close(null)
+            err.flush()
     return code
 
 

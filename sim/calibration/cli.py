@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from thermogov.cliopts import board_options, check_out_dir, merge_board
+from thermogov.cliopts import GivenPath, board_options, check_out_dir, merge_board
 from thermogov.display import figure
 from thermogov.interfaces import ConfigError
 from thermogov.steadystate import RUNAWAY_C
@@ -145,7 +145,7 @@ Example:
   thermogov calibrate traces/<run folder> --out profiles
   thermogov sim --board profiles/rpi4-calibrated.toml""",
 )
-@click.argument("run", type=click.Path())
+@click.argument("run", type=GivenPath())
 @board_options("Board to start from: a built-in name or a board TOML. Default: the run's board.")
 @click.option(
     "--holdout",
@@ -170,7 +170,7 @@ Example:
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=GivenPath(file_okay=False),
     help="Folder for the profile, written as <out>/<board>-calibrated.toml. "
     "Default: the run folder (the current folder for a log file).",
 )

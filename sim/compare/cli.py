@@ -24,7 +24,14 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import check_out_dir, check_path_text, config_b_option, list_option, load_config_b
+from thermogov.cliopts import (
+    GivenPath,
+    check_out_dir,
+    check_path_text,
+    config_b_option,
+    list_option,
+    load_config_b,
+)
 from thermogov.config import Config, load_config
 from thermogov.interfaces import ConfigError
 from thermogov.sim.compare import configb
@@ -138,11 +145,11 @@ _COMMON = [
         help="Policies to run: repeat or comma-separate. A variant sets the policy's [policies.NAME] "
         f"keys: NAME+key=value[+key=value], e.g. {EXAMPLE}. [required]",
     ),
-    click.option("--out", type=click.Path(file_okay=False), help="Keep every run folder under this folder."),
+    click.option("--out", type=GivenPath(file_okay=False), help="Keep every run folder under this folder."),
     click.option(
         "--csv",
         "csv_path",
-        type=click.Path(dir_okay=False),
+        type=GivenPath(dir_okay=False),
         help="CSV path (default: OUT/compare.csv, or ./compare.csv without --out).",
     ),
     list_option(
@@ -154,7 +161,7 @@ _COMMON = [
     ),
     click.option("--duration", help="Override every run's simulated time (600, 10m, 1h)."),
     click.option(
-        "--config", "config_path", type=click.Path(dir_okay=False), help="Base config (policy params...)."
+        "--config", "config_path", type=GivenPath(dir_okay=False), help="Base config (policy params...)."
     ),
     click.option(
         "--executor",

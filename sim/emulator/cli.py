@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from thermogov.cliopts import GivenPath
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError, ThermogovError
 from thermogov.sim.emulator.emulate import MAX_SPEED, MIN_SPEED, Emulator, check_speed
@@ -24,7 +25,7 @@ from thermogov.sim.emulator.emulate import MAX_SPEED, MIN_SPEED, Emulator, check
     "(e.g. from calibrate; one whose name has no tree shape gets no trip points and no rails).",
 )
 @click.option(
-    "--sysfs-root", required=True, type=click.Path(file_okay=False), help="Folder to build the tree in."
+    "--sysfs-root", required=True, type=GivenPath(file_okay=False), help="Folder to build the tree in."
 )
 @click.option(
     "--speed",

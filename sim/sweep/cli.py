@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from thermogov.cliopts import check_out_dir
+from thermogov.cliopts import GivenPath, check_out_dir
 from thermogov.display import figure
 from thermogov.sim.sweep import table
 from thermogov.sim.sweep.engine import SweepRun, probe_s_per_sim_s, run_sweep
@@ -52,7 +52,7 @@ Example:
 )
 @click.option("--workers", type=click.IntRange(1, 4096), help="Worker processes (default: all cores).")
 @click.option("--scheduler", help="Dask scheduler address (tcp://host:8786); default: a LocalCluster.")
-@click.option("--out", type=click.Path(file_okay=False), help="Output folder (default: traces/sweeps/NAME).")
+@click.option("--out", type=GivenPath(file_okay=False), help="Output folder (default: traces/sweeps/NAME).")
 @click.option("--resume", is_flag=True, help="Reuse every point whose run folder is complete.")
 @click.option(
     "--dry-run", is_flag=True, help="Print the number of points and the estimated time; run nothing."

@@ -86,7 +86,8 @@ def test_a_state_file_whose_pid_no_process_can_have_is_malformed(
     --state`` (session 24a) ended in "internal error: OverflowError" for one past a C int, and
     0 or -1 (``kill(0, 0)``/``kill(-1, 0)`` signal a group: "alive") showed "the running daemon
     (pid -1) waits for it".  Now ``status`` names the field (exit 2) and ``doctor`` reads no
-    running daemon there."""
+    running daemon there (session 28h: and, the --state being given, exits 2 after its report,
+    naming the field, as ``status`` does)."""
     import json
 
     from tests.hw.test_hw_waited_since import _fresh
@@ -101,7 +102,8 @@ def test_a_state_file_whose_pid_no_process_can_have_is_malformed(
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "internal" not in p.stderr, p.stderr
     assert "pid" in p.stderr and str(kept) in p.stderr, p.stderr
     p = procutil.run_cli("doctor", "--sysfs-root", str(root), "--state", str(kept))
-    assert p.returncode == 0 and "internal" not in p.stderr, p.stderr
+    assert p.returncode == 2 and "internal" not in p.stderr, p.stderr
+    assert p.stderr.splitlines()[-1].startswith("thermogov: error: --state: ") and "pid" in p.stderr, p.stderr
     assert "the running daemon" not in p.stdout and "gpu" in p.stdout, p.stdout
 
 

@@ -193,17 +193,19 @@ HOSTILE_STATES: dict[str, tuple[Callable[[Path], None], str]] = {
 @pytest.mark.parametrize("kind", sorted(HOSTILE_STATES))
 def test_doctor_says_in_one_line_that_a_state_file_there_could_not_be_read(tmp_path: Path, kind: str) -> None:
     # Main (session 25l): a hostile or corrupt --state file was passed over in silence, as if no
-    # daemon ran; doctor still goes on and its exit status is the one without it.
+    # daemon ran; doctor still goes on and says it in its report.  Session 28h: a --state given
+    # that no state can be read at is bad input, so the status is then 2, its line last.
     t = fakesys.orin_nano(tmp_path / "root", jetpack=6, battery_decic=300)
     make, why = HOSTILE_STATES[kind]
     state = tmp_path / "state.json"
     make(state)
     plain = procutil.run_cli("doctor", "--sysfs-root", str(t.root), "--state", str(tmp_path / "none.json"))
     p = procutil.run_cli("doctor", "--sysfs-root", str(t.root), "--state", str(state))
-    assert p.returncode == plain.returncode == 0, p.stdout + p.stderr
+    assert plain.returncode == 0 and p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.splitlines()[-1].startswith("thermogov: error: --state: "), p.stderr
     said = [ln for ln in p.stdout.splitlines() if ln.startswith("state file not read: ")]
     assert len(said) == 1 and str(state) in said[0] and why in said[0], p.stdout
     assert [ln for ln in p.stdout.splitlines() if ln not in said] == plain.stdout.splitlines()
     assert "state file" not in plain.stdout and "Traceback" not in p.stderr
     p = procutil.run_cli("doctor", "--json", "--sysfs-root", str(t.root), "--state", str(state))
-    assert p.returncode == 0 and why in json.loads(p.stdout)["state_file"], p.stdout
+    assert p.returncode == 2 and why in json.loads(p.stdout)["state_file"], p.stdout
