@@ -93,12 +93,18 @@ class _TakesEveryWrite(io.RawIOBase):
             return self._to_devnull(data)
 
     def _to_devnull(self, data: memoryview) -> int:
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, self._fd)
-        finally:
-            os.close(null)
+        _point_at_devnull(self._fd)
         return data.nbytes
+
+
+def _point_at_devnull(fd: int) -> None:
+    """Make ``fd`` a ``/dev/null`` writer, so what is still to be written there goes nowhere
+    instead of failing again (the reader is gone, or the disk is full)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 _READER_GONE = False
@@ -185,11 +191,7 @@ def _flush_last(code: int) -> int:
             code = 1
             _say(f"thermogov: error: stdout: {why}; check the disk and the path\n")
         with contextlib.suppress(OSError, ValueError, AttributeError):
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, out.fileno())
-            finally:
-                os.close(null)
+            _point_at_devnull(out.fileno())
             out.flush()
     # stderr that cannot be written (``2>/dev/full``) has nowhere to say so: what it still
     # holds is dropped and the status stays the command's own (hostile round 28h: a clean
@@ -199,11 +201,7 @@ def _flush_last(code: int) -> int:
         err.flush()
     except (OSError, ValueError, AttributeError):
         with contextlib.suppress(OSError, ValueError, AttributeError):
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, err.fileno())
-            finally:
-                os.close(null)
+            _point_at_devnull(err.fileno())
             err.flush()
     return code
 

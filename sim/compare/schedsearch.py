@@ -151,35 +151,31 @@ def search(
     def result() -> SearchResult:
         return SearchResult(segment_s, tuple(points), tuple(sched), start, best, runs)
 
-    for _ in range(sweeps):
-        improved = False
-        for i in range(n):
-            for k in range(len(points)):
-                if k == sched[i]:
-                    continue
+    def singles(i: int) -> Iterator[list[int]]:
+        for k in range(len(points)):
+            if k != sched[i]:
                 cand = sched.copy()
                 cand[i] = k
-                sc = run(cand)
-                if sc.trip_reads <= start.trip_reads and sc.worst_ips > best.worst_ips + 1e-9:
-                    best, sched, improved = sc, cand, True
-            if progress is not None:
-                progress(i, result())
-        if not improved:
-            break
-    for _ in range(sweeps if pairs else 0):
-        improved = False
-        for i in range(n):
-            for j in range(n):
-                if i == j or sched[i] + 1 >= len(points) or sched[j] == 0:
-                    continue
+                yield cand
+
+    def pair_moves(i: int) -> Iterator[list[int]]:
+        for j in range(n):
+            if i != j and sched[i] + 1 < len(points) and sched[j] > 0:
                 cand = sched.copy()
                 cand[i] += 1
                 cand[j] -= 1
-                sc = run(cand)
-                if sc.trip_reads <= start.trip_reads and sc.worst_ips > best.worst_ips + 1e-9:
-                    best, sched, improved = sc, cand, True
-            if progress is not None:
-                progress(i, result())
-        if not improved:
-            break
+                yield cand
+
+    for moves in (singles, pair_moves) if pairs else (singles,):
+        for _ in range(sweeps):
+            improved = False
+            for i in range(n):
+                for cand in moves(i):
+                    sc = run(cand)
+                    if sc.trip_reads <= start.trip_reads and sc.worst_ips > best.worst_ips + 1e-9:
+                        best, sched, improved = sc, cand, True
+                if progress is not None:
+                    progress(i, result())
+            if not improved:
+                break
     return result()
