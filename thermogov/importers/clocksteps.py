@@ -25,9 +25,11 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
+from array import array
 from collections.abc import Sequence
+from typing import overload
 
-from thermogov.importers.common import MAX_SPAN_S
+from thermogov.importers.common import MAX_SPAN_S, as_floats
 
 # Rows (the first after the step included) that must run on at the log's interval from the new time.
 MIN_SEGMENT = 3
@@ -37,8 +39,16 @@ REGULAR_STEPS = 3.0
 NOTED_STEPS = 3
 
 
-def _steps_anywhere(times: Sequence[float | None]) -> bool:
+def _steps_anywhere(times: Sequence[float | None] | array) -> bool:
     """Whether the finite times ever go back, or leap forward by more than ``MAX_SPAN_S``."""
+    if isinstance(times, array):
+        import numpy as np
+
+        a = as_floats(times)
+        f = a[np.isfinite(a)]
+        d = np.diff(f)
+        del f
+        return bool(((d < 0) | (d > MAX_SPAN_S)).any())
     prev: float | None = None
     for t in times:
         if t is None or not math.isfinite(t):
@@ -76,16 +86,36 @@ def _span(seconds: float) -> str:
     return f"{s:g} s"
 
 
-def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[float | None], list[str]]:
+@overload
+def mend_steps(times: array, what: str = "row") -> tuple[array, list[str]]: ...
+@overload
+def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[float | None], list[str]]: ...
+def mend_steps(
+    times: Sequence[float | None] | array, what: str = "row"
+) -> tuple[list[float | None] | array, list[str]]:
     """(times with every clock step mended, one note per step); ``times`` in file order, absolute
-    or elapsed seconds, None where a row has no time.  Unchanged (and no note) without a step."""
+    or elapsed seconds, None where a row has no time.  Unchanged (and no note) without a step.
+
+    An ``array('d')`` (NaN where a row has no time) is returned as itself when its times never
+    step (session 29m: a big table's axis is not copied), else mended in a new ``array('d')``.
+    """
+    if isinstance(times, array):
+        if not _steps_anywhere(times):
+            return times, []
+        out_a = array("d", times)
+        return out_a, _mend(times, out_a, what)
     out: list[float | None] = list(times)
     if not _steps_anywhere(times):
         return out, []  # nearly every log: no index built (a big log holds millions of rows)
+    return out, _mend(times, out, what)
+
+
+def _mend(times: Sequence[float | None] | array, out: list[float | None] | array, what: str) -> list[str]:
+    """Mend ``out`` (a copy of ``times``) in place; the notes (none: ``out`` is left as it was)."""
     finite = [(i, t) for i, t in enumerate(times) if t is not None and math.isfinite(t)]
     step = _interval(finite)
     if step is None:
-        return out, []
+        return []
     offset = 0.0
     prev: float | None = None
     run = 0  # rows on the current clock: a clock is only left once it has run (a stray first stamp has not)
@@ -111,7 +141,7 @@ def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[f
         prev = max(prev, u)
         run += 1
     if not steps:
-        return out, []
+        return []
     notes: list[str] = []
     ends = [k for _, _, k in steps[1:]] + [len(finite)]
     first_t = finite[0][1]
@@ -129,4 +159,4 @@ def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[f
     if len(steps) > NOTED_STEPS:
         rest = steps[NOTED_STEPS:]
         notes.append(f"clock stepped {len(rest)} more time(s): mended the same way")
-    return out, notes
+    return notes

@@ -16,8 +16,12 @@ import itertools
 import math
 import re
 import statistics
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
+
+import numpy as np
 
 from thermogov.importers.cells import Cells, TextLines, column, iter_column
 from thermogov.importers.clocksteps import mend_steps
@@ -28,7 +32,9 @@ from thermogov.importers.common import (
     PI_THROTTLE_NOW,
     DayClock,
     ImportedLog,
+    as_floats,
     board_power,
+    median_of,
     newest_first,
     no_samples_error,
     plausible_times,
@@ -40,6 +46,7 @@ from thermogov.importers.quantities import (
     Unit,
     detect_unit,
     finite,
+    median_finite,
     unit_error,
     unit_named,
 )
@@ -590,6 +597,16 @@ def _values(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> list[floa
     return [number(c, decimal_comma) if c else None for c in iter_column(rows, i)]
 
 
+def _numbers(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> array:
+    """A column's numbers as ``array('d')``, 8 B a row (:func:`_values` holds 32): NaN for an empty
+    or unreadable cell as for a NaN one, so only for decisions on the finite values (session 29m)."""
+    nan = math.nan
+    return array(
+        "d",
+        (nan if (v := number(c, decimal_comma) if c else None) is None else v for c in iter_column(rows, i)),
+    )
+
+
 def _stamp_share(rows: Sequence[list[str]], i: int) -> float:
     cells = [r[i] for r in rows[:200] if r[i]]
     return sum(1 for c in cells if parse_stamp(c)) / len(cells) if cells else 0.0
@@ -971,9 +988,9 @@ def _current_clock_only(cols: list[_Col], notes: list[str]) -> None:
 _COLD_FAHRENHEIT_MEDIAN = 68.0
 
 
-def _refuse_cold_fahrenheit(label: str, vals: list[float | None], source: str) -> None:
+def _refuse_cold_fahrenheit(label: str, vals: array, source: str) -> None:
     """LogFormatError when a header-stated °F column's values would put a running board below 20 °C."""
-    med = statistics.median(finite(vals))
+    med = median_finite(vals)
     if med >= _COLD_FAHRENHEIT_MEDIAN:
         return
     raise LogFormatError(
@@ -988,8 +1005,8 @@ def _unit_for(c: _Col, rows: Sequence[list[str]], dc: bool, source: str, notes: 
     if role in ("t", "date", "throttled", ""):
         return None
     quantity = "power" if role == "rail" else role
-    vals = _values(rows, c.index, dc)
-    if not finite(vals):
+    vals = _numbers(rows, c.index, dc)  # only its finite values decide
+    if not np.isfinite(as_floats(vals)).any():
         return None
     stated = unit_named(quantity, c.col.unit) if c.col.unit else None
     if stated is None and role == "rail":
@@ -1000,7 +1017,7 @@ def _unit_for(c: _Col, rows: Sequence[list[str]], dc: bool, source: str, notes: 
             _refuse_cold_fahrenheit(c.label, vals, source)
         if detected is None or detected.name == stated.name or c.col.how == "--columns":
             return stated
-        med = statistics.median(finite(vals))
+        med = median_finite(vals)
         if stated.lo <= med <= stated.hi:
             return stated
         notes.append(
@@ -1059,7 +1076,10 @@ def _dates_with_times(rows: Sequence[list[str]], index: int) -> bool:
     return bool(cells) and hits * 2 > len(cells)
 
 
-def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> list[float | None]:
+def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> array:
+    """Each row's time as ``array('d')``, NaN where a row has none (session 29m: 8 B a row where a
+    list of ``float | None`` held 32).  A stamp read as NaN is kept as +inf: garbled, as before,
+    and still told apart from a row with no time (the two are counted in different notes)."""
     dc = t.decimal_comma
     tcol = next((c for c in cols if c.col.role == "t"), None)
     dcol = next((c for c in cols if c.col.role == "date"), None)
@@ -1072,7 +1092,7 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         step = interval_s or DEFAULT_INTERVAL_S
         how = "given" if interval_s else "assumed; pass --interval"
         notes.append(f"no time column: one row per {step:g} s ({how})")
-        return [i * step for i in range(n)]
+        return array("d", (i * step for i in range(n)))
 
     def stamp_cells() -> Iterator[str]:
         cells = iter_column(t.rows, tcol.index)
@@ -1082,11 +1102,20 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
 
     # the numbers first, from the cells one at a time: a big table's stamps are not held as
     # strings beside the axis being built (the cells are cut again for stamps that are no numbers)
-    nums = [number(c, dc) for c in stamp_cells()]
-    if sum(1 for v in nums if v is not None) * 2 > n:
-        vals = finite(nums)
-        med = statistics.median(vals) if vals else 0.0
-        del vals
+    nums = array("d")
+    read = 0
+    for c in stamp_cells():
+        v = number(c, dc)
+        if v is None:
+            nums.append(math.nan)
+            continue
+        read += 1
+        nums.append(math.inf if math.isnan(v) else v)
+    if read * 2 > n:
+        a = as_floats(nums)
+        vals = a[np.isfinite(a)]
+        med = median_of(vals) if len(vals) else 0.0
+        del vals, a
         unit = unit_named("time", tcol.col.unit) if tcol.col.unit else None
         if unit is None:
             unit = _epoch_unit(med)
@@ -1098,27 +1127,22 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         else:
             f = _span_of_date_lines(t, tcol.label, nums, notes)
             if f is not None:
-                for k, v in enumerate(nums):
-                    if v is not None:
-                        nums[k] = v * f
+                _scale(nums, f)
                 return nums
             notes.append(
                 f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"
             )
-        f = unit.factor if unit else 1.0
-        for k, v in enumerate(nums):  # in place: the old float goes as its product comes
-            if v is not None:
-                nums[k] = v * f  # NaN/inf: plausible_times drops them
+        _scale(nums, unit.factor if unit else 1.0)  # inf: plausible_times drops it
         return nums
     del nums
     cells = list(stamp_cells())
-    out: list[float | None]
     day_first = slash_day_first(cells)
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
         day_first = _ambiguous_slash_order(cells, notes, tcol.label)
     elif day_first is not None:
         notes.append(f"time column {tcol.label!r}: dates read {'day' if day_first else 'month'} first")
     stamps = [parse_stamp(c, day_first) for c in cells]
+    del cells
     kinds = {st[1] for st in stamps if st is not None}
     # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
     # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
@@ -1126,11 +1150,13 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     reverse = kinds == {False} and _days_run_backwards(stamps)
     order = range(n - 1, -1, -1) if reverse else range(n)
     clock = DayClock(back=not reverse)  # read forward, a step back is a step (clocksteps), not unplaceable
-    out = [None] * n
+    out = array("d", [math.nan]) * n
     for i in order:
         st = stamps[i]
         if st is not None:
-            out[i] = st[0] if st[1] else clock.seconds(st[0])
+            v = st[0] if st[1] else clock.seconds(st[0])
+            if v is not None:  # None: a time of day that cannot be placed (no time, as before)
+                out[i] = math.inf if math.isnan(v) else v
     if kinds == {False}:
         notes.append(f"time column {tcol.label!r}: time of day only (midnight wraps counted)")
     elif kinds == {True}:
@@ -1138,12 +1164,19 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     return out
 
 
+def _scale(times: array, f: float) -> None:
+    """Every time times ``f``, in place (NaN, no time, stays NaN; inf stays inf)."""
+    if f != 1.0:
+        a = as_floats(times)
+        a *= f
+
+
 # A counter whose steps the date lines make shorter than a millisecond or longer than an hour
 # is no loop's counter of those dates: left as seconds.
 _COUNTER_FACTORS = (1e-3, 3600.0)
 
 
-def _span_of_date_lines(t: Table, label: str, nums: list[float | None], notes: list[str]) -> float | None:
+def _span_of_date_lines(t: Table, label: str, nums: array, notes: list[str]) -> float | None:
     """Seconds per unit of a unitless, non-epoch time column, from the `date` lines a loop script
     wrote before its first row and after its last (``date; for i in ...; do echo $i,...; sleep 1;
     done; date``), when the column disagrees with them: a loop counter (0, 1, 2 ...) is no
@@ -1153,7 +1186,7 @@ def _span_of_date_lines(t: Table, label: str, nums: list[float | None], notes: l
     if t.date_before is None or t.date_after is None:
         return None
     span = t.date_after - t.date_before
-    vals = [v for v in nums if v is not None and math.isfinite(v)]
+    vals = [v for v in nums if math.isfinite(v)]  # a loop's counter: a short run of rows
     if span <= 0 or len(vals) < 2 or any(b < a for a, b in itertools.pairwise(vals)):
         return None
     steps = sorted(b - a for a, b in itertools.pairwise(vals) if b > a)
@@ -1182,22 +1215,33 @@ def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
     return newest_first(list(itertools.accumulate(steps, initial=0.0)))
 
 
-def _typical_step(times: list[float]) -> float:
+def _typical_step(times: Sequence[float]) -> float:
     """The median step forward (0.0 without one); only a tied last stamp needs it, so a big
     axis's steps are not held as floats for every log."""
     positive = [b - a for a, b in itertools.pairwise(times) if b > a]
     return statistics.median(positive) if positive else 0.0
 
 
-def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]:
+@overload
+def spread_ties(times: array, within_s: float | None = None) -> tuple[array, int]: ...
+@overload
+def spread_ties(times: list[float], within_s: float | None = None) -> tuple[list[float], int]: ...
+def spread_ties(times: list[float] | array, within_s: float | None = None) -> tuple[list[float] | array, int]:
     """Rows sharing one stamp spread evenly towards the next stamp; (times, rows moved).
 
     A 1 s-resolution logger writing faster than once a second, or a script stamping a batch of
     readings at once, repeats the stamp; keeping them stacked would give zero time steps.
     ``within_s`` spreads them over that span instead (the stamp's resolution), for logs whose
     ties are two writers at one moment rather than a fast logger (sbc-bench's paired monitors).
+    An ``array('d')`` with no tie is returned as itself (session 29m: a big axis is not copied).
     """
-    out = list(times)
+    if isinstance(times, array):
+        a = as_floats(times)
+        tie = len(a) > 1 and bool((a[1:] == a[:-1]).any())
+        del a
+        if not tie:
+            return times, 0
+    out: list[float] | array = array("d", times) if isinstance(times, array) else list(times)
     moved = 0
     i = 0
     while i < len(out):
@@ -1292,21 +1336,25 @@ def parse_text(
     stated = [f"{c.label}: {c.unit.name}" for c in cols if c.unit is not None]
     if stated:
         notes.append("units: " + ", ".join(stated))
+    # the axis as array('d'), NaN for a row without a time, from here to the store (session 29m)
     raw_times = _time_axis(t, cols, notes, interval_s)
     times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
     if newest_first(times):
         t.rows.reverse()
         raw_times.reverse()
         notes.append(NEWEST_FIRST_NOTE)
+    del times
     raw_times, step_notes = mend_steps(raw_times)  # NTP steps, 1970 boots, restarts: shifted, said
     notes.extend(step_notes)
     times = plausible_times(raw_times)
-    garbled = sum(1 for a, b in zip(raw_times, times, strict=True) if a is not None and b is None)
+    raw = as_floats(raw_times)
+    unplaced = int(np.count_nonzero(np.isnan(raw)))
+    garbled = int(np.count_nonzero(np.isnan(as_floats(times)))) - unplaced
+    del raw
     if garbled:
         notes.append(
             f"{garbled} row(s) with a NaN, infinite or garbled time (over a year from the others) skipped"
         )
-    unplaced = sum(1 for a in raw_times if a is None)
     if unplaced:
         # counted in skipped_lines only, they were dropped without a word
         notes.append(
@@ -1314,7 +1362,7 @@ def parse_text(
             "(an unreadable stamp, or a time of day more than 12 h back)"
         )
     del raw_times  # only `times` is read from here on
-    kept_t: list[float] = []
+    kept_t = array("d")
     # each kept row straight into columns (no dicts or sample per row held), its time kept only
     # in kept_t: the builder is given the final axis
     rows = ColumnBuilder(timed=False)
@@ -1326,7 +1374,7 @@ def parse_text(
     # the packed rows are freed chunk by chunk once a row is kept (only the refusal below, when
     # none is, reads them again): they no longer sit under the columns built (session 27m)
     for r, tm in zip(t.rows.drain(lambda: len(rows) > 0), times, strict=True):
-        if tm is None:
+        if tm != tm:  # NaN: no time, or a garbled one
             skipped += 1
             continue
         parsed = _row(r, cols, dc, empty)
