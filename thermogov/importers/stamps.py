@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 # Month names of en, de, fr, es, it, nl, pt, pl (C/glibc LC_TIME abbreviations are prefixes).
@@ -126,7 +127,7 @@ def _hour12(hour: int, ampm: str | None) -> int:
     return hour % 12 + (12 if ampm[0] in "Pp" else 0)
 
 
-def slash_day_first(cells: list[str]) -> bool | None:
+def slash_day_first(cells: Iterable[str]) -> bool | None:
     """Whether the slash dates of one column are day-first (True), month-first (False) or
     cannot be told (None: every day and month is 12 or below).
 

@@ -1047,15 +1047,26 @@ def _epoch_unit(median: float) -> Unit | None:
 _SLASH_DATE_RE = re.compile(r"^\d\d?/\d\d?/\d")
 
 
-def _ambiguous_slash_order(cells: list[str], notes: list[str], label: str) -> bool:
+def _ambiguous_slash_order(cells: Callable[[], Iterable[str]], notes: list[str], label: str) -> bool:
     """Day- or month-first for slash dates whose days never pass 12: the order under which the
     stamps run forward in the shorter span (a log rarely runs backwards, nor jumps months
-    where a day passed); month-first when both agree (the log stays within one day)."""
+    where a day passed); month-first when both agree (the log stays within one day).
+    ``cells`` gives the column's cells afresh for each order (none held: session 29m)."""
 
     def span(first: bool) -> tuple[int, float]:
-        stamps = [st[0] for c in cells if (st := parse_stamp(c, first)) is not None]
-        back = sum(1 for a, b in itertools.pairwise(stamps) if b < a)
-        return back, (max(stamps) - min(stamps)) if stamps else 0.0
+        back = 0
+        prev = lo = hi = None
+        for c in cells():
+            st = parse_stamp(c, first)
+            if st is None:
+                continue
+            v = st[0]
+            if prev is not None and v < prev:
+                back += 1
+            prev = v
+            lo = v if lo is None else min(lo, v)
+            hi = v if hi is None else max(hi, v)
+        return back, (hi - lo) if lo is not None and hi is not None else 0.0
 
     day, month = span(True), span(False)
     if day == month:
@@ -1135,28 +1146,36 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
         _scale(nums, unit.factor if unit else 1.0)  # inf: plausible_times drops it
         return nums
     del nums
-    cells = list(stamp_cells())
-    day_first = slash_day_first(cells)
-    if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in cells):
-        day_first = _ambiguous_slash_order(cells, notes, tcol.label)
+    # the cells are cut afresh from the rows for each pass, and each stamp read into 9 B (its
+    # seconds and its kind): a list of the cells and one of (seconds, kind) tuples held ~150 B a
+    # row (session 29m)
+    day_first = slash_day_first(stamp_cells())
+    if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in stamp_cells()):
+        day_first = _ambiguous_slash_order(stamp_cells, notes, tcol.label)
     elif day_first is not None:
         notes.append(f"time column {tcol.label!r}: dates read {'day' if day_first else 'month'} first")
-    stamps = [parse_stamp(c, day_first) for c in cells]
-    del cells
-    kinds = {st[1] for st in stamps if st is not None}
+    secs = array("d", [math.nan]) * n
+    kind = bytearray(n)  # 0: no stamp, 1: a time of day, 2: a date and time
+    for i, c in enumerate(stamp_cells()):
+        st = parse_stamp(c, day_first)
+        if st is not None:
+            secs[i] = st[0]
+            kind[i] = 2 if st[1] else 1
+    kinds = {k == 2 for k in set(kind) if k}
     # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
     # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
     # that the caller turns round (newest_first), midnight included.
-    reverse = kinds == {False} and _days_run_backwards(stamps)
+    reverse = kinds == {False} and _days_run_backwards(secs, kind)
     order = range(n - 1, -1, -1) if reverse else range(n)
     clock = DayClock(back=not reverse)  # read forward, a step back is a step (clocksteps), not unplaceable
-    out = array("d", [math.nan]) * n
+    out = secs  # filled in place: row i is read before it is written
     for i in order:
-        st = stamps[i]
-        if st is not None:
-            v = st[0] if st[1] else clock.seconds(st[0])
-            if v is not None:  # None: a time of day that cannot be placed (no time, as before)
-                out[i] = math.inf if math.isnan(v) else v
+        k = kind[i]
+        if k:
+            st0 = secs[i]
+            v = st0 if k == 2 else clock.seconds(st0)
+            # None: a time of day that cannot be placed (no time, as before)
+            out[i] = math.nan if v is None else math.inf if math.isnan(v) else v
     if kinds == {False}:
         notes.append(f"time column {tcol.label!r}: time of day only (midnight wraps counted)")
     elif kinds == {True}:
@@ -1207,12 +1226,13 @@ def _span_of_date_lines(t: Table, label: str, nums: array, notes: list[str]) -> 
     return f
 
 
-def _days_run_backwards(stamps: Sequence[tuple[float, bool] | None]) -> bool:
+def _days_run_backwards(secs: array, kind: bytearray) -> bool:
     """Whether times of day run newest first: each step taken as the shorter way round the
-    clock (23:59:59 -> 00:00:00 is 1 s forward, 00:00:00 -> 23:59:59 is 1 s back)."""
-    secs = [st[0] for st in stamps if st is not None]
-    steps = [(b - a + 43200.0) % 86400.0 - 43200.0 for a, b in itertools.pairwise(secs)]
-    return newest_first(list(itertools.accumulate(steps, initial=0.0)))
+    clock (23:59:59 -> 00:00:00 is 1 s forward, 00:00:00 -> 23:59:59 is 1 s back).  ``secs``
+    holds each row's stamp where ``kind`` is not 0 (no stamp)."""
+    stamped = (t for t, k in zip(secs, kind, strict=True) if k)
+    steps = ((b - a + 43200.0) % 86400.0 - 43200.0 for a, b in itertools.pairwise(stamped))
+    return newest_first(array("d", itertools.accumulate(steps, initial=0.0)))
 
 
 def _typical_step(times: Sequence[float]) -> float:
