@@ -1155,22 +1155,22 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     elif day_first is not None:
         notes.append(f"time column {tcol.label!r}: dates read {'day' if day_first else 'month'} first")
     secs = array("d", [math.nan]) * n
-    kind = bytearray(n)  # 0: no stamp, 1: a time of day, 2: a date and time
+    stamp_kind = bytearray(n)  # 0: no stamp, 1: a time of day, 2: a date and time
     for i, c in enumerate(stamp_cells()):
         st = parse_stamp(c, day_first)
         if st is not None:
             secs[i] = st[0]
-            kind[i] = 2 if st[1] else 1
-    kinds = {k == 2 for k in set(kind) if k}
+            stamp_kind[i] = 2 if st[1] else 1
+    kinds = {k == 2 for k in set(stamp_kind) if k}
     # Times of day listed newest first (a netdata export, a sorted sheet) step back at every row,
     # which DayClock cannot place; placed from the oldest row, they are an axis running backwards
     # that the caller turns round (newest_first), midnight included.
-    reverse = kinds == {False} and _days_run_backwards(secs, kind)
+    reverse = kinds == {False} and _days_run_backwards(secs, stamp_kind)
     order = range(n - 1, -1, -1) if reverse else range(n)
     clock = DayClock(back=not reverse)  # read forward, a step back is a step (clocksteps), not unplaceable
     out = secs  # filled in place: row i is read before it is written
     for i in order:
-        k = kind[i]
+        k = stamp_kind[i]
         if k:
             st0 = secs[i]
             v = st0 if k == 2 else clock.seconds(st0)

@@ -72,7 +72,7 @@ def checked(log: ImportedLog) -> ImportedLog:
     store = columnar(log.samples)
     # the times as array('d') (8 B a row; a list of floats held 32 beside the store, session 29m)
     axis = array("d")
-    axis.frombytes(memoryview(np.ascontiguousarray(store.times, dtype=np.float64)).cast("B"))
+    axis.frombytes(np.ascontiguousarray(store.times, dtype=np.float64).data.cast("B"))
     axis = plausible_times(axis)
     untimed = int(np.count_nonzero(np.isnan(as_floats(axis))))
     emptied, changed, _ = _pass(store, axis, RangeCheck(), None)
