@@ -97,7 +97,7 @@ def mend_steps(
     or elapsed seconds, None where a row has no time.  Unchanged (and no note) without a step.
 
     An ``array('d')`` (NaN where a row has no time) is returned as itself when its times never
-    step (session 29m: a big table's axis is not copied), else mended in a new ``array('d')``.
+    step (session 28n: a big table's axis is not copied), else mended in a new ``array('d')``.
     """
     if isinstance(times, array):
         if not _steps_anywhere(times):

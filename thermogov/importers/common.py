@@ -384,7 +384,7 @@ MAX_SPAN_S = 366 * 86400.0
 def as_floats(times: array) -> np.ndarray:
     """A numpy view of an ``array('d')`` time axis (no copy; NaN is a row without a time).
 
-    Session 29m: a table's time axis is held as ``array('d')``, 8 B a row, where a list of
+    Session 28n: a table's time axis is held as ``array('d')``, 8 B a row, where a list of
     ``float | None`` took 32 (a pointer and a float object); numpy reads it in place.
     """
     import numpy as np

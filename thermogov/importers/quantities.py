@@ -176,7 +176,7 @@ def _finite_np(values: array) -> np.ndarray:
 
 def median_finite(values: Sequence[float | None] | array) -> float:
     """``statistics.median`` of the finite values (at least one): an ``array('d')`` column
-    without a list of float objects (session 29m)."""
+    without a list of float objects (session 28n)."""
     if isinstance(values, array):
         from thermogov.importers.common import median_of
 

@@ -599,7 +599,7 @@ def _values(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> list[floa
 
 def _numbers(rows: Sequence[list[str]], i: int, decimal_comma: bool) -> array:
     """A column's numbers as ``array('d')``, 8 B a row (:func:`_values` holds 32): NaN for an empty
-    or unreadable cell as for a NaN one, so only for decisions on the finite values (session 29m)."""
+    or unreadable cell as for a NaN one, so only for decisions on the finite values (session 28n)."""
     nan = math.nan
     return array(
         "d",
@@ -1051,7 +1051,7 @@ def _ambiguous_slash_order(cells: Callable[[], Iterable[str]], notes: list[str],
     """Day- or month-first for slash dates whose days never pass 12: the order under which the
     stamps run forward in the shorter span (a log rarely runs backwards, nor jumps months
     where a day passed); month-first when both agree (the log stays within one day).
-    ``cells`` gives the column's cells afresh for each order (none held: session 29m)."""
+    ``cells`` gives the column's cells afresh for each order (none held: session 28n)."""
 
     def span(first: bool) -> tuple[int, float]:
         back = 0
@@ -1088,7 +1088,7 @@ def _dates_with_times(rows: Sequence[list[str]], index: int) -> bool:
 
 
 def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float | None) -> array:
-    """Each row's time as ``array('d')``, NaN where a row has none (session 29m: 8 B a row where a
+    """Each row's time as ``array('d')``, NaN where a row has none (session 28n: 8 B a row where a
     list of ``float | None`` held 32).  A stamp read as NaN is kept as +inf: garbled, as before,
     and still told apart from a row with no time (the two are counted in different notes)."""
     dc = t.decimal_comma
@@ -1148,7 +1148,7 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
     del nums
     # the cells are cut afresh from the rows for each pass, and each stamp read into 9 B (its
     # seconds and its kind): a list of the cells and one of (seconds, kind) tuples held ~150 B a
-    # row (session 29m)
+    # row (session 28n)
     day_first = slash_day_first(stamp_cells())
     if day_first is None and any(_SLASH_DATE_RE.match(c.strip()) for c in stamp_cells()):
         day_first = _ambiguous_slash_order(stamp_cells, notes, tcol.label)
@@ -1253,7 +1253,7 @@ def spread_ties(times: list[float] | array, within_s: float | None = None) -> tu
     readings at once, repeats the stamp; keeping them stacked would give zero time steps.
     ``within_s`` spreads them over that span instead (the stamp's resolution), for logs whose
     ties are two writers at one moment rather than a fast logger (sbc-bench's paired monitors).
-    An ``array('d')`` with no tie is returned as itself (session 29m: a big axis is not copied).
+    An ``array('d')`` with no tie is returned as itself (session 28n: a big axis is not copied).
     """
     if isinstance(times, array):
         a = as_floats(times)
@@ -1356,7 +1356,7 @@ def parse_text(
     stated = [f"{c.label}: {c.unit.name}" for c in cols if c.unit is not None]
     if stated:
         notes.append("units: " + ", ".join(stated))
-    # the axis as array('d'), NaN for a row without a time, from here to the store (session 29m)
+    # the axis as array('d'), NaN for a row without a time, from here to the store (session 28n)
     raw_times = _time_axis(t, cols, notes, interval_s)
     times = plausible_times(raw_times)  # a garbled stamp must not make every later row "earlier"
     if newest_first(times):

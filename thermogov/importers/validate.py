@@ -70,7 +70,7 @@ def checked(log: ImportedLog) -> ImportedLog:
     clean big log is never held twice.
     """
     store = columnar(log.samples)
-    # the times as array('d') (8 B a row; a list of floats held 32 beside the store, session 29m)
+    # the times as array('d') (8 B a row; a list of floats held 32 beside the store, session 28n)
     axis = array("d")
     axis.frombytes(np.ascontiguousarray(store.times, dtype=np.float64).data.cast("B"))
     axis = plausible_times(axis)

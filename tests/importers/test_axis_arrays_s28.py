@@ -1,4 +1,4 @@
-"""Session 29m: a table's time axis and its unit decisions held as ``array('d')``.
+"""Session 28n: a table's time axis and its unit decisions held as ``array('d')``.
 
 The table reader held each row's time as a list of ``float | None`` (a pointer and a float
 object, 32 B a row) and each value column it decided a unit for the same way, beside the packed
@@ -191,7 +191,7 @@ def test_the_time_axis_holds_eight_bytes_a_row_and_the_unit_decisions_no_float_o
 
 
 # parse_log's table import, measured warm as test_import_peak_s26 does (30-byte rows):
-# 65-74 B a row on 3.11 (94-104 on main before session 29m), 3.10 below
+# 65-74 B a row on 3.11 (94-104 on main before session 28n), 3.10 below
 TABLE_BYTES_A_ROW = 85.0 if sys.version_info >= (3, 11) else 115.0
 
 
