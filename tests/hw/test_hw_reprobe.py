@@ -43,15 +43,23 @@ class Member:
         self.target = os.readlink(self.link) if self.link else ""
         self.files = {p.name: p.read_bytes() for p in self.folder.iterdir() if p.is_file()}
         self.links = {p.name: os.readlink(p) for p in self.folder.iterdir() if p.is_symlink()}
+        self._gone = 0
 
     def unbind(self) -> None:
+        """The folder gone from the tree.  Its files are kept alive outside the tree until the
+        next probe has made the new ones: sysfs never gives a new attribute the inode number of
+        one just removed, but ext4 does, and a probe landing between two of the daemon's looks
+        then showed a new min beside a max that looked like the one owned (a CI flake)."""
         if self.link is not None:
             self.link.unlink()
-        shutil.rmtree(self.folder)
+        self._gone += 1
+        self.folder.rename(self.t.root.parent / f"{self.folder.name}.unbound-{self._gone}")
 
     def probe(self, **values: bytes) -> None:
         """The folder made again, files fresh with the kernel's defaults."""
         self._make(self.folder, values)
+        for old in self.t.root.parent.glob(f"{self.folder.name}.unbound-*"):
+            shutil.rmtree(old)
         if self.link is not None:
             self.link.symlink_to(self.target)
 
