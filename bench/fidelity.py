@@ -25,7 +25,9 @@ Beside each skill, two diagnostics of the baseline's luck (:mod:`thermogov.sim.c
 read from the held-out tail, never counted): the median RMSE of holding each of the last 10
 training readings instead of the last, and the best constant forecast in hindsight (the tail's
 own spread); and the grid the sensor's readings lie on with what it costs a continuous forecast
-(:mod:`thermogov.sim.calibration.resolution`).  The text names them for every log without skill.
+(:mod:`thermogov.sim.calibration.resolution`); the model's and persistence's mean error over the
+tail, how close to the tail's mean a constant must lie to beat persistence, and the tail's
+sample-to-sample scatter (session 29p).  The text names them for every log without skill.
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ class Row:
     flat_floor_c: float | None = None  # the tail's own mean held: no constant forecast scores below it
     sensor_step_c: float | None = None  # the grid the readings lie on (resolution.reading_step), if any
     quantisation_floor_c: float | None = None  # what that grid costs a continuous forecast (step / sqrt 12)
+    model_offset_c: float | None = None  # the forecast's mean error over the tail (baseline.tail_offset)
+    persistence_offset_c: float | None = None  # the last training reading less the tail's mean
+    tie_band_c: float | None = None  # a constant within this of the tail's mean beats persistence
+    scatter_c: float | None = None  # the tail's sample-to-sample scatter (baseline.sample_scatter)
     cause: str = ""
 
     @property
@@ -191,10 +197,17 @@ def measure(path: Path, holdout: float, fleet: list[Any] | None = None) -> Row |
 
 
 def baseline_luck(row: Row, result: Any) -> None:
-    """The row's two diagnostics of how lucky its persistence baseline was (module docstring)."""
+    """The row's diagnostics of how lucky its persistence baseline was (module docstring)."""
     import numpy as np
 
-    from thermogov.sim.calibration.baseline import hindsight_flat_rmse, recent_persistence
+    from thermogov.sim.calibration.baseline import (
+        hindsight_flat_rmse,
+        persistence_offset,
+        recent_persistence,
+        sample_scatter,
+        tail_offset,
+        tie_band,
+    )
     from thermogov.sim.calibration.resolution import quantisation_floor, reading_step
 
     t = result.t_s
@@ -204,6 +217,10 @@ def baseline_luck(row: Row, result: Any) -> None:
     row.flat_floor_c = hindsight_flat_rmse(result.measured_c, train)
     row.sensor_step_c = reading_step(result.measured_c)
     row.quantisation_floor_c = quantisation_floor(row.sensor_step_c)
+    row.model_offset_c = tail_offset(result.predicted_c, result.measured_c, train)
+    row.persistence_offset_c = persistence_offset(result.measured_c, train)
+    row.tie_band_c = tie_band(result.measured_c, train)
+    row.scatter_c = sample_scatter(result.measured_c, train)
 
 
 def luck_lines(rows: list[Row]) -> list[str]:
@@ -212,7 +229,10 @@ def luck_lines(rows: list[Row]) -> list[str]:
         f"  {r.log}: model {_f(r.rmse_c)} °C, persistence {_f(r.persistence_c)}, holding one of the last 10 "
         f"training readings (median) {_f(r.persistence_recent_median_c)}, best constant in hindsight "
         f"{_f(r.flat_floor_c)}, sensor step {_f(r.sensor_step_c, '{:.3f}')} (quantisation "
-        f"{_f(r.quantisation_floor_c, '{:.3f}')})"
+        f"{_f(r.quantisation_floor_c, '{:.3f}')}); mean error over the tail: model "
+        f"{_f(r.model_offset_c, '{:+.3f}')}, persistence {_f(r.persistence_offset_c, '{:+.3f}')} (a constant "
+        f"beats persistence only within {_f(r.tie_band_c, '{:.3f}')} of the tail's mean), sample-to-sample "
+        f"scatter {_f(r.scatter_c, '{:.2f}')}"
         for r in rows
         if r.rmse_c is not None and not r.ok_skill
     ]
