@@ -1,4 +1,4 @@
-"""One shared scale on the capacitances beside the fitted paths to ambient, for a sparse fit at one load.
+"""One scale on the capacitance of the main path to ambient, for a sparse fit at one steady load.
 
 A sparse training part (an sbc-bench report: a reading every 10-40 s) holds the network's shape
 at the profile's values (``fit.reduced_for_sparse_logs``): capacitances and internal links
@@ -10,17 +10,21 @@ rate the profile did not expect as a path to ambient: on an AGX Xavier report
 2-4 K too cool (docs/calibration.md, Session 28f).
 
 Freeing each of those capacitances (Session 28f's V3) gives a few readings one parameter per
-node to misuse.  Here they move together: ONE factor multiplies the capacitance of every node
-whose path to ambient is fitted, under the same prior width and hard range as any capacitance
-(``THERMAL_PRIOR``, ``THERMAL_BOUND``: a profile's figures are good to a factor of a few), and
-the slow time constant stays inside the board class's range (``TAU_SLOW_RANGE_S``, the fit's
-soft wall).  The profile's ratios between those capacitances are kept; the rate is shared
-between the capacitances and their paths instead of going to the paths alone.
+node to misuse.  Here ONE factor scales the capacitance of the node on the main path to ambient
+(the free path with the profile's largest conductance; every such node on a tie), under the same
+prior width and hard range as any capacitance (``THERMAL_PRIOR``, ``THERMAL_BOUND``: a profile's
+figures are good to a factor of a few), with the slow time constant inside the board class's
+range (``TAU_SLOW_RANGE_S``, the fit's soft wall).  The rate is then shared between that
+capacitance and its path instead of going to the path alone.  Measured (Session 29f): the same
+factor over every node with a fitted path (the board node too, which holds the slowest mode on
+the AGX Xavier) or over every capacitance makes the forecast worse, not better.
 
 Not applied where the training part holds a load step (then the gains are seen and a freer
 fit only adds freedom the few readings misuse), nor to a node whose path to ambient is held
 (``fanoff.py``: its rate would be read as capacitance alone), nor to a dense fit (every
-capacitance the log can see is already free).
+capacitance the log can see is already free), nor when the training part holds fewer readings
+than the fit would then have free parameters (a least-squares problem needs at least as many
+observations as unknowns; below that the priors alone would place the scale).
 """
 
 from __future__ import annotations
@@ -50,10 +54,16 @@ def steps_in_training(inputs: Inputs, train: np.ndarray) -> bool:
 
 
 def shared_capacitance_scale(
-    specs: list[ParamSpec], *, sparse: bool, stepped: bool, hidden: set[str] | frozenset[str] = frozenset()
+    specs: list[ParamSpec],
+    *,
+    sparse: bool,
+    stepped: bool,
+    readings: int,
+    hidden: set[str] | frozenset[str] = frozenset(),
 ) -> list[ParamSpec]:
-    """``specs`` plus one free ``C_scale[...]`` over the held capacitances of the nodes whose path to
-    ambient is free, on a ``sparse`` fit whose training part is not ``stepped``; else unchanged.
+    """``specs`` plus one free ``C_scale[...]`` over the held capacitance(s) on the main free path to
+    ambient (:func:`main_paths`), on a ``sparse`` fit whose training part is not ``stepped`` and
+    holds at least as many ``readings`` as free parameters with the scale; else unchanged.
 
     ``hidden`` names nodes the log cannot see (``model.unobservable_nodes``): never scaled.
     Any earlier shared scale is dropped first, so the rule can be applied again after a rule
@@ -61,16 +71,25 @@ def shared_capacitance_scale(
     specs = [s for s in specs if s.kind != KIND]
     if not sparse or stepped:
         return specs
-    to_air = {s.key[0] for s in specs if s.kind == "ambient_link" and not s.fixed}
+    to_air = main_paths(specs)
     nodes = tuple(
         s.key[0]
         for s in specs
         if s.kind == "capacitance" and s.fixed and s.key[0] in to_air and s.key[0] not in hidden
     )
-    if not nodes:
-        return specs
+    if not nodes or sum(not s.fixed for s in specs) + 1 > readings:
+        return specs  # no node to scale, or fewer training readings than free parameters with the scale
     bound = math.log(THERMAL_BOUND) / THERMAL_PRIOR
     return [*specs, ParamSpec(f"C_scale[{','.join(nodes)}]", KIND, nodes, 1.0, THERMAL_PRIOR, "x", bound)]
+
+
+def main_paths(specs: list[ParamSpec]) -> set[str]:
+    """The nodes whose free path to ambient has the profile's largest conductance (all of them on a tie)."""
+    paths = [s for s in specs if s.kind == "ambient_link" and not s.fixed]
+    if not paths:
+        return set()
+    top = max(s.prior for s in paths)
+    return {s.key[0] for s in paths if s.prior >= top * (1.0 - 1e-9)}
 
 
 def scale_as_in_final_fit(inner: list[ParamSpec], final: list[ParamSpec]) -> list[ParamSpec]:

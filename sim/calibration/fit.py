@@ -288,6 +288,7 @@ class FitProblem:
             specs,
             sparse=sparse,
             stepped=steps_in_training(inputs, train),
+            readings=readings_in(data, sensors, train),
             hidden=unobservable_nodes(board.thermal, sample_s),
         )
         return cls(
@@ -1084,8 +1085,7 @@ def calibrate(
     if scale and not levels_only:
         notes.append(
             f"{scale} fitted: the training part holds no load step, so its rate is shared between the "
-            "capacitances beside the fitted paths to ambient (one factor, their ratios the profile's) "
-            "and the paths themselves (sim/calibration/capscale.py)"
+            "capacitance on the main path to ambient and that path (sim/calibration/capscale.py)"
         )
     if prob.history is not None:
         notes.append(
