@@ -29,7 +29,13 @@ import numpy as np
 
 from thermogov.sim.calibration.model import ParamSpec
 
-CHECKED_KINDS = ("capacitance", "link", "ambient_link", "ambient")  # the board's physics, not its load
+CHECKED_KINDS = (
+    "capacitance",
+    "cap_scale",
+    "link",
+    "ambient_link",
+    "ambient",
+)  # the board's physics, not its load
 AT_BOUND_SHARE_OF_SIGMA = 0.01  # within this many prior sigmas of the bound counts as on it
 AT_BOUND_SHARE = 0.0  # the level share a pinned fit's forecast keeps
 

@@ -33,6 +33,12 @@ from thermogov.board import BoardProfile, Protection, with_enclosure
 from thermogov.interfaces import ConfigError, LogFormatError
 from thermogov.sim.calibration.atbound import bound_share, pinned
 from thermogov.sim.calibration.bootcool import cooling_from_boot, start_held, start_note
+from thermogov.sim.calibration.capscale import KIND as CAP_SCALE
+from thermogov.sim.calibration.capscale import (
+    scale_as_in_final_fit,
+    shared_capacitance_scale,
+    steps_in_training,
+)
 from thermogov.sim.calibration.checks import check_training_part, checked_log, load_changes_in_training
 from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_reaches_room, widened_note
 from thermogov.sim.calibration.data import LogData, decimate, ffill
@@ -73,6 +79,7 @@ from thermogov.sim.calibration.model import (
     slow_mode,
     static_grid_power,
     time_constants,
+    unobservable_nodes,
 )
 from thermogov.sim.calibration.profile import rename
 from thermogov.sim.calibration.select import (
@@ -271,11 +278,19 @@ class FitProblem:
             free_ambient=free_ambient,
         )
         train = t <= t[0] + (1.0 - holdout) * (t[-1] - t[0])
+        sparse = readings_in(data, sensors, train) < READINGS_PER_PARAM * sum(not s.fixed for s in specs)
         specs = reduced_for_sparse_logs(specs, data, sensors, train)
         power_sigma = 0.05 * float(np.nanmean(data.power_w)) + 0.05 if data.power_w is not None else 1.0
         grid = make_grid(t)
         fan_levels, n_fit = levels_from_log(board, data, sensors, grid, train), fit_steps(grid, t, train)
         specs = held_while_fan_off(specs, board, fan_never_on(board, fan_levels, n_fit))  # fanoff.py
+        specs = shared_capacitance_scale(
+            specs,
+            sparse=sparse,
+            stepped=steps_in_training(inputs, train),
+            readings=readings_in(data, sensors, train),
+            hidden=unobservable_nodes(board.thermal, sample_s),
+        )
         return cls(
             board,
             data,
@@ -556,6 +571,9 @@ class FitProblem:
             rate = s.sigma * s.value(phi[i]) if s.log else s.sigma  # d(value)/d(phi)
             if s.kind == "capacitance":
                 dcap[j, idx[s.key[0]]] = rate
+            elif s.kind == CAP_SCALE:  # d(scale x C_n)/d(phi) = sigma x (the scaled C_n)
+                for nm in s.key:
+                    dcap[j, idx[nm]] = s.sigma * board.thermal.nodes[idx[nm]].capacitance_j_per_k
             elif s.kind == "link":
                 a, b = idx[s.key[0]], idx[s.key[1]]
                 dg[j, a, a] += rate
@@ -765,7 +783,7 @@ def _fit(
     """
     free_specs = [prob.specs[i] for i in prob.free]
     n_free = len(free_specs)
-    cap_idx = [i for i, sp in enumerate(free_specs) if sp.kind == "capacitance"]
+    cap_idx = [i for i, sp in enumerate(free_specs) if sp.kind in ("capacitance", CAP_SCALE)]
     starts = [np.zeros(n_free)]
     if cap_idx:
         for shift in (-1.0, 1.0):  # the slow mode's share is the ambiguous part of a short log
@@ -1063,6 +1081,12 @@ def calibrate(
             "parameter): capacitances and internal links kept at the profile's values, only the gains "
             "(paths to ambient, power scales, ambient, offset) fitted"
         )
+    scale = next((sp.name for sp in specs if sp.kind == CAP_SCALE and not sp.fixed), None)
+    if scale and not levels_only:
+        notes.append(
+            f"{scale} fitted: the training part holds no load step, so its rate is shared between the "
+            "capacitance on the main path to ambient and that path (sim/calibration/capscale.py)"
+        )
     if prob.history is not None:
         notes.append(
             f"initial state: the network run through the CPU load the log's uptime and load averages imply "
@@ -1077,7 +1101,10 @@ def calibrate(
             inner = dataclasses.replace(
                 inner,
                 base=dataclasses.replace(
-                    inner.base, specs=offset_as_in_final_fit(as_in_final_fit(inner.base.specs, specs), specs)
+                    inner.base,
+                    specs=scale_as_in_final_fit(
+                        offset_as_in_final_fit(as_in_final_fit(inner.base.specs, specs), specs), specs
+                    ),
                 ),
             )
         rung, scores, parts = _select_model(inner, board, say)

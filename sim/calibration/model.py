@@ -82,7 +82,7 @@ class ParamSpec:
     """
 
     name: str
-    kind: str  # capacitance | link | ambient_link | dyn_scale | static_scale | ambient | offset | fast_offset
+    kind: str  # capacitance | cap_scale | link | ambient_link | dyn_scale | static_scale | ambient | offset | fast_offset
     key: tuple[str, ...]
     prior: float
     sigma: float  # log-space for positive parameters, °C for ambient/offset
@@ -187,9 +187,13 @@ def apply_params(
     links = {(lk.a, lk.b): lk.conductance_w_per_k for lk in board.thermal.links}
     dyn = {d.name: 1.0 for d in board.domains}
     static, ambient, offset = 1.0, 25.0, 0.0
+    cap_scale = {n: 1.0 for n in caps}
     for s, v in zip(specs, values, strict=True):
         if s.kind == "capacitance":
             caps[s.key[0]] = v
+        elif s.kind == "cap_scale":  # one factor on several capacitances (capscale.py)
+            for n in s.key:
+                cap_scale[n] *= v
         elif s.kind == "ambient_link":
             amb_links[s.key[0]] = v
         elif s.kind == "link":
@@ -204,7 +208,9 @@ def apply_params(
             offset = v  # a "fast_offset" is not the profile's: FitProblem._run places it
     th = board.thermal
     thermal = ThermalProfile(
-        nodes=tuple(ThermalNode(n.name, caps[n.name], amb_links[n.name]) for n in th.nodes),
+        nodes=tuple(
+            ThermalNode(n.name, caps[n.name] * cap_scale[n.name], amb_links[n.name]) for n in th.nodes
+        ),
         links=tuple(ThermalLink(lk.a, lk.b, links[(lk.a, lk.b)]) for lk in th.links),
         rest_of_board_w=th.rest_of_board_w * static,
         rest_of_board_node=th.rest_of_board_node,

@@ -34,8 +34,8 @@ MIN_INNER_READINGS = 6  # fewer validation readings than this and there is nothi
 # Rungs, largest first: what each keeps at the profile's value.
 LADDER: tuple[tuple[str, frozenset[str]], ...] = (
     ("full", frozenset()),
-    ("gains", frozenset({"capacitance", "link"})),
-    ("levels", frozenset({"capacitance", "link", "ambient_link", "dyn_scale"})),
+    ("gains", frozenset({"capacitance", "cap_scale", "link"})),
+    ("levels", frozenset({"capacitance", "cap_scale", "link", "ambient_link", "dyn_scale"})),
 )
 
 
