@@ -181,7 +181,8 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
         if kind == "data" and count >= MIN_SEGMENT_ROWS and cur is not None:
             others.append((first, last, count, runs[i][6]))
     headless = not any(s.header is not None for s in segs)
-    if (len(segs) < 2 or headless) and not others:
+    restarted = any(len(s.header_lines) > 1 for s in segs)
+    if (len(segs) < 2 or headless) and not others and not restarted:
         # rows of several widths and no header: the readers decide by value as before (the
         # psutil logger's 2- and 7-field rows are one layout, rpi_csv)
         return text, []
@@ -254,7 +255,8 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
             notes.append(
                 f"lines {base.first}-{base.last}: no {', '.join(extra)} column: those fields empty there"
             )
-    if not dropped and len(kept) == 1 and len(headed) <= 1:
+    scales = _part_units(text, delim, kept, maps, union, notes)
+    if not dropped and len(kept) == 1 and len(headed) <= 1 and not scales:
         return text, notes
     out: list[str] = []
     starts = {s.first: s for s in kept}
@@ -279,16 +281,126 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
                 wrote_header = True
             continue
         m = maps.get(seg.first)
+        scale = _scale_at(scales, no)
         cells = table._split(raw.strip(), delim)
-        if m is None or len(cells) != seg.width or m == list(range(len(union))):
+        if m is None or len(cells) != seg.width or (m == list(range(len(union))) and not scale):
             out.append(raw)
             continue
         row = [""] * len(union)
         for j, c in enumerate(cells):
             row[m[j]] = _quoted(c, delim)
+        for j, factor in scale.items():
+            row[j] = _scaled(row[j], factor)
         out.append(delim.join(row))
     del source
     return "\n".join(out) + "\n", notes
+
+
+_QUANTITY = {"temp": "temp", "freq": "freq", "power": "power", "rail": "power"}
+
+
+@dataclass
+class _Part:
+    """Rows between two writes of a header (a logger's restart) in a kept segment."""
+
+    first: int
+    last: int
+    seg: int  # first line of its segment (the key of ``maps``)
+    values: dict[int, list[float]] = field(default_factory=dict)  # union column -> its numbers
+
+
+def _parts(kept: list[_Segment]) -> list[_Part]:
+    out: list[_Part] = []
+    for s in kept:
+        starts = sorted({s.first, *s.header_lines})
+        for k, a in enumerate(starts):
+            b = starts[k + 1] - 1 if k + 1 < len(starts) else s.last
+            if b >= a:
+                out.append(_Part(a, b, s.first))
+    return out
+
+
+def _part_units(
+    text: str, delim: str, kept: list[_Segment], maps: dict[int, list[int] | None], union: list[str], notes: list[str]
+) -> list[tuple[int, int, dict[int, float]]]:
+    """Each value column's unit told by its values in each part (a restart, a joined segment) of
+    the read table; where a part's unit differs from the one of the part with most values (the
+    column's governing unit: m°C after °C, MHz after kHz), its cells are read in their own unit,
+    scaled to the governing one and said with their lines (session 29w). Returns
+    ``(first, last, {union column: factor})`` for each part whose cells are scaled."""
+    from thermogov.importers.quantities import detect_unit
+
+    parts = _parts(kept)
+    if len(parts) < 2 or not union:
+        return []
+    cols = {j: _QUANTITY[_key(n)[0]] for j, n in enumerate(union) if _key(n)[0] in _QUANTITY}
+    if not cols:
+        return []
+    by_start = {p.first: p for p in parts}
+    widths = {s.first: s.width for s in kept}
+    heads = {h for s in kept for h in s.header_lines}
+    cur: _Part | None = None
+    for no, raw in enumerate(lines_of(text), 1):
+        cur = by_start.get(no, cur)
+        if cur is None or no > cur.last:
+            if cur is not None and no > parts[-1].last:
+                break
+            continue
+        ln = raw.strip()
+        if not ln or ln.startswith(_COMMENT) or no in heads:
+            continue
+        cells = ln.split(delim) if '"' not in ln else _split_cells(ln, delim)
+        if len(cells) != widths[cur.seg]:
+            continue
+        m = maps.get(cur.seg) or list(range(len(cells)))
+        for j, c in enumerate(cells):
+            u = m[j] if j < len(m) else None
+            if u in cols:
+                try:
+                    v = float(c)
+                except ValueError:
+                    continue
+                if v == v and abs(v) != float("inf"):
+                    cur.values.setdefault(u, []).append(v)
+    scales: dict[int, dict[int, float]] = {}
+    for j, quantity in cols.items():
+        found = [(p, detect_unit(quantity, p.values.get(j, []))) for p in parts]
+        found = [(p, u) for p, u in found if u is not None]
+        if len(found) < 2:
+            continue
+        gov_part, gov = max(found, key=lambda pu: (len(pu[0].values.get(j, [])), -pu[0].first))
+        for p, u in found:
+            if u.name == gov.name:
+                continue
+            scales.setdefault(p.first, {})[j] = u.factor / gov.factor
+            vals = sorted(p.values[j])
+            notes.append(
+                f"lines {p.first}-{p.last}: {union[j]} in {u.name} by its values (median "
+                f"{vals[len(vals) // 2]:g}) where lines {gov_part.first}-{gov_part.last} are in "
+                f"{gov.name} (a logger restarted with another unit): read in its own unit"
+            )
+    return [(p.first, p.last, scales[p.first]) for p in parts if p.first in scales]
+
+
+def _split_cells(line: str, delim: str) -> list[str]:
+    from thermogov.importers import table
+
+    return table._split(line, delim)
+
+
+def _scale_at(scales: list[tuple[int, int, dict[int, float]]], no: int) -> dict[int, float]:
+    for a, b, f in scales:
+        if a <= no <= b:
+            return f
+    return {}
+
+
+def _scaled(cell: str, factor: float) -> str:
+    try:
+        v = float(cell)
+    except ValueError:
+        return cell
+    return format(v * factor, ".12g")
 
 
 MAX_PARTS_NAMED = 5  # skipped parts named one by one; the rest counted in one more note
