@@ -156,6 +156,15 @@ def parse_log(
     if fmt == "auto":
         found = detect(text)  # once: a second detection sniffed a table again (session 27m)
         name = found[0] if found is not None else None
+        if name in segments.LINE_FORMATS and columns is None:
+            # a log of lines with a table part: the larger part is read, the other named with
+            # its lines (session 29w)
+            mixed = segments.split_formats(text, detect_text)
+            if mixed is not None:
+                text, name, mixed_notes = mixed
+                clean_notes.extend(mixed_notes)
+                found = None
+            del mixed
         detected = "csv" if columns and name not in ("rpi-csv", "csv", "jtop") else name
         if detected is None:
             raise _unrecognised(path, text)

@@ -28,6 +28,7 @@ A file with one segment and no such run is handed on unchanged (the same text ob
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from thermogov.importers.cells import lines_of
@@ -321,7 +322,12 @@ def _parts(kept: list[_Segment]) -> list[_Part]:
 
 
 def _part_units(
-    text: str, delim: str, kept: list[_Segment], maps: dict[int, list[int] | None], union: list[str], notes: list[str]
+    text: str,
+    delim: str,
+    kept: list[_Segment],
+    maps: dict[int, list[int] | None],
+    union: list[str],
+    notes: list[str],
 ) -> list[tuple[int, int, dict[int, float]]]:
     """Each value column's unit told by its values in each part (a restart, a joined segment) of
     the read table; where a part's unit differs from the one of the part with most values (the
@@ -403,6 +409,132 @@ def _scaled(cell: str, factor: float) -> str:
     return format(v * factor, ".12g")
 
 
+LINE_FORMATS = ("tegrastats", "vcgencmd", "labelled")  # logs of lines a table part can hide in
+_DELIMS = (",", ";", "\t")
+
+
+def _header_of(ln: str) -> tuple[str, int] | None:
+    """(delimiter, width) when ``ln`` can head a table: two or more cells, each with a letter."""
+    from thermogov.importers import table
+
+    if ln.startswith(_COMMENT):
+        return None
+    for d in _DELIMS:
+        if d in ln:
+            head = table._split(ln, d)
+            if len(head) >= 2 and all(_LETTER_RE.search(c) for c in head):
+                return d, len(head)
+    return None
+
+
+def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
+    """``(first, last, rows, header)`` of each table part, in one pass over the lines: a header
+    line (two or more cells, each with a letter) and at least ``MIN_SEGMENT_ROWS`` rows of its
+    width that hold numbers or stamps (blank lines and the same header written again inside it
+    are its own)."""
+    from thermogov.importers import table
+
+    out: list[tuple[int, int, int, str]] = []
+    cur: list | None = None  # [first, last, rows, header, delimiter, width]
+    for no, raw in enumerate(lines_of(text), 1):
+        ln = raw.strip()
+        if cur is not None:
+            if not ln or ln == cur[3]:
+                continue
+            d, w = cur[4], cur[5]
+            if d in ln and len(cells := table._split(ln, d)) == w and table._is_data(cells, False):
+                cur[1], cur[2] = no, cur[2] + 1
+                continue
+            if cur[2] >= MIN_SEGMENT_ROWS:
+                out.append((cur[0], cur[1], cur[2], cur[3]))
+            cur = None
+        if ln and (head := _header_of(ln)) is not None:
+            cur = [no, no, 0, ln, head[0], head[1]]
+    if cur is not None and cur[2] >= MIN_SEGMENT_ROWS:
+        out.append((cur[0], cur[1], cur[2], cur[3]))
+    return out
+
+
+def _runs(text: str, blocks: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
+    """``(first, last, count, first text)`` of each run of non-blank lines outside ``blocks``
+    (a run ends where a block starts; blank lines inside a run are its own)."""
+    out: list[list] = []
+    starts = {a for a, _b, _r, _h in blocks}
+    k, broke = 0, True
+    for no, raw in enumerate(lines_of(text), 1):
+        while k < len(blocks) and blocks[k][1] < no:
+            k += 1
+        if no in starts or (k < len(blocks) and blocks[k][0] <= no):
+            broke = True
+            continue
+        ln = raw.strip()
+        if not ln:
+            continue
+        if out and not broke:
+            out[-1][1], out[-1][2] = no, out[-1][2] + 1
+        else:
+            out.append([no, no, 1, ln])
+        broke = False
+    return [(a, b, c, t) for a, b, c, t in out]
+
+
+def _blanked(text: str, keep: Callable[[int], bool]) -> str:
+    """``text`` with every line ``keep`` refuses made blank (line numbers stay the file's)."""
+    return "\n".join(ln if keep(no) else "" for no, ln in enumerate(lines_of(text), 1)) + "\n"
+
+
+def split_formats(text: str, detect: Callable[[str], str | None]) -> tuple[str, str, list[str]] | None:
+    """A log of lines (tegrastats, a vcgencmd loop, ``Label: value`` records) that also holds a
+    table part (a CSV logger's output appended, ``script`` captures of two tools): ``(text to
+    read, its format, notes)``, or None when the file holds no such mix (session 29w).
+
+    The rule: the part with more records governs. A table part is a header and at least
+    ``MIN_SEGMENT_ROWS`` rows of its width; the rest is the file's other lines, in a format
+    ``detect`` recognises among the line formats. The governing part is read with every other
+    line blanked (line numbers stay the file's), and each part left out is named with its lines
+    and the ``sed -n`` that cuts it out, never dropped unsaid."""
+    if not any(d in text for d in _DELIMS):
+        return None
+    blocks = _table_blocks(text)
+    if not blocks:
+        return None
+
+    def in_table(no: int) -> bool:
+        return any(a <= no <= b for a, b, _r, _h in blocks)
+
+    rest = _blanked(text, lambda no: not in_table(no))
+    rest_fmt = detect(rest)
+    if rest_fmt not in LINE_FORMATS:
+        return None
+    runs = _runs(text, blocks)
+    rest_lines = sum(k for _a, _b, k, _t in runs)
+    table_rows = sum(r for _a, _b, r, _h in blocks)
+    notes: list[str] = []
+    if table_rows > rest_lines:
+        del rest
+        text_out = _blanked(text, in_table)
+        fmt = detect(text_out) or "csv"
+        read = f"lines {blocks[0][0]}-{blocks[-1][1]}"
+        left = [(a, b, f"{k} {rest_fmt} line(s) like {t[:50]!r}") for a, b, k, t in runs]
+        kind, ext = f"the {fmt} table read ({read}) has more rows", "log"
+    else:
+        text_out, fmt = rest, rest_fmt
+        read = f"lines {runs[0][0]}-{runs[-1][1]}" if runs else "no line"
+        left = [(a, b, f"a table of {r} row(s) under {h[:50]!r}") for a, b, r, h in blocks]
+        kind, ext = f"the {rest_fmt} lines read ({read}) are more", "csv"
+    for a, b, what in left[:MAX_PARTS_NAMED]:
+        notes.append(
+            f"lines {a}-{b} ({what}): another format in this file, not read ({kind}); import them "
+            f"alone (e.g. sed -n '{a},{b}p' FILE > part.{ext})"
+        )
+    if len(left) > MAX_PARTS_NAMED:
+        more = left[MAX_PARTS_NAMED:]
+        notes.append(
+            f"{len(more)} more part(s) in another format, lines {more[0][0]}-{more[-1][1]}: not read"
+        )
+    return text_out, fmt, notes
+
+
 MAX_PARTS_NAMED = 5  # skipped parts named one by one; the rest counted in one more note
 
 
@@ -440,4 +572,4 @@ def _quoted(cell: str, delim: str) -> str:
     return cell
 
 
-__all__ = ["MIN_SEGMENT_ROWS", "SkippedLines", "join_layouts"]
+__all__ = ["LINE_FORMATS", "MIN_SEGMENT_ROWS", "SkippedLines", "join_layouts", "split_formats"]
