@@ -433,23 +433,27 @@ def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
     width that hold numbers or stamps (blank lines and the same header written again inside it
     are its own)."""
     from thermogov.importers import table
+    from thermogov.importers.table import line_shape
 
     out: list[tuple[int, int, int, str]] = []
-    cur: list | None = None  # [first, last, rows, header, delimiter, width]
+    cur: list | None = None  # [first, last, rows, header, delimiter, width, last row's shape]
     for no, raw in enumerate(lines_of(text), 1):
         ln = raw.strip()
         if cur is not None:
             if not ln or ln == cur[3]:
                 continue
             d, w = cur[4], cur[5]
+            if '"' not in ln and ln.count(d) == w - 1 and line_shape(ln) == cur[6]:
+                cur[1], cur[2] = no, cur[2] + 1  # the last row's shape: a row, without the cell tests
+                continue
             if d in ln and len(cells := table._split(ln, d)) == w and table._is_data(cells, False):
-                cur[1], cur[2] = no, cur[2] + 1
+                cur[1], cur[2], cur[6] = no, cur[2] + 1, line_shape(ln)
                 continue
             if cur[2] >= MIN_SEGMENT_ROWS:
                 out.append((cur[0], cur[1], cur[2], cur[3]))
             cur = None
         if ln and (head := _header_of(ln)) is not None:
-            cur = [no, no, 0, ln, head[0], head[1]]
+            cur = [no, no, 0, ln, head[0], head[1], None]
     if cur is not None and cur[2] >= MIN_SEGMENT_ROWS:
         out.append((cur[0], cur[1], cur[2], cur[3]))
     return out
@@ -483,14 +487,16 @@ def _blanked(text: str, keep: Callable[[int], bool]) -> str:
     return "\n".join(ln if keep(no) else "" for no, ln in enumerate(lines_of(text), 1)) + "\n"
 
 
-def split_formats(text: str, detect: Callable[[str], str | None]) -> tuple[str, str, list[str]] | None:
+def split_formats(
+    text: str, detect: Callable[[str, tuple[str, ...] | None], str | None]
+) -> tuple[str, str, list[str]] | None:
     """A log of lines (tegrastats, a vcgencmd loop, ``Label: value`` records) that also holds a
     table part (a CSV logger's output appended, ``script`` captures of two tools): ``(text to
     read, its format, notes)``, or None when the file holds no such mix (session 29w).
 
     The rule: the part with more records governs. A table part is a header and at least
     ``MIN_SEGMENT_ROWS`` rows of its width; the rest is the file's other lines, in a format
-    ``detect`` recognises among the line formats. The governing part is read with every other
+    ``detect(text, formats)`` recognises among the line formats (``formats`` None: any). The governing part is read with every other
     line blanked (line numbers stay the file's), and each part left out is named with its lines
     and the ``sed -n`` that cuts it out, never dropped unsaid."""
     if not any(d in text for d in _DELIMS):
@@ -502,18 +508,20 @@ def split_formats(text: str, detect: Callable[[str], str | None]) -> tuple[str, 
     def in_table(no: int) -> bool:
         return any(a <= no <= b for a, b, _r, _h in blocks)
 
+    runs = _runs(text, blocks)
+    if not runs:  # a table and nothing else
+        return None
     rest = _blanked(text, lambda no: not in_table(no))
-    rest_fmt = detect(rest)
+    rest_fmt = detect(rest, LINE_FORMATS)
     if rest_fmt not in LINE_FORMATS:
         return None
-    runs = _runs(text, blocks)
     rest_lines = sum(k for _a, _b, k, _t in runs)
     table_rows = sum(r for _a, _b, r, _h in blocks)
     notes: list[str] = []
     if table_rows > rest_lines:
         del rest
         text_out = _blanked(text, in_table)
-        fmt = detect(text_out) or "csv"
+        fmt = detect(text_out, None) or "csv"
         read = f"lines {blocks[0][0]}-{blocks[-1][1]}"
         left = [(a, b, f"{k} {rest_fmt} line(s) like {t[:50]!r}") for a, b, k, t in runs]
         kind, ext = f"the {fmt} table read ({read}) has more rows", "log"
