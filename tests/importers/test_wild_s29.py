@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,33 @@ def test_parts_in_one_unit_at_other_levels_are_not_rescaled(tmp_path: Path) -> N
     assert [s.freqs_hz["cpu"] for s in log.samples] == [6e8] * 20 + [2.4e9] * 20
     assert [s.temps_c["cpu"] for s in log.samples] == [38.0] * 20 + [85.0] * 20
     assert not any("by its values" in n for n in log.notes)
+
+
+# --- (3) a restart whose time axis starts again ----------------------------------------------
+
+
+@pytest.mark.parametrize(("col", "step", "joined"), [("sec", 5, False), ("elapsed_ms", 1000, True)])
+def test_a_restart_whose_time_starts_at_zero_is_named_and_never_overlaps(
+    tmp_path: Path, col: str, step: int, joined: bool
+) -> None:
+    # relative seconds (or ms) from the logger's start: the restart counts from 0 again
+    lines = [f"{col},cpu_temp"] + [f"{step * i},{45 + 0.1 * i:.1f}" for i in range(30)]
+    lines += [f"{col},cpu_temp" + (",cpu_mhz" if joined else "")]
+    lines += [f"{step * i},{50 + 0.1 * i:.1f}" + (",1500" if joined else "") for i in range(20)]
+    path = _write(tmp_path / "restart.csv", lines)
+    r = _cli(path, tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    log = parse_log(path)
+    times = [s.t_s for s in log.samples]
+    assert len(times) == 50 and all(b > a for a, b in pairwise(times))
+    said = [n for n in log.notes if n.startswith(f"lines 32-52: its time ({col}) restarts at 0")]
+    assert len(said) == 1 and f"before the {29 * step} where lines 1-31 end" in said[0]
+
+
+def test_a_restart_after_midnight_on_a_time_of_day_axis_is_not_called_a_restart(tmp_path: Path) -> None:
+    # guard: times of day run back at midnight; that is the next day, not a restart
+    lines = ["time,cpu_temp"] + [f"23:59:{30 + i:02d},{45 + 0.1 * i:.1f}" for i in range(30)]
+    lines += ["time,cpu_temp"] + [f"00:00:{i:02d},{48 + 0.1 * i:.1f}" for i in range(20)]
+    log = parse_log(_write(tmp_path / "midnight.csv", lines))
+    assert len(log.samples) == 50
+    assert not any("restarts at" in n for n in log.notes)

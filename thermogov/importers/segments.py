@@ -308,6 +308,7 @@ class _Part:
     last: int
     seg: int  # first line of its segment (the key of ``maps``)
     values: dict[int, list[float]] = field(default_factory=dict)  # union column -> its numbers
+    times: tuple[float, float] | None = None  # its first and last time (numbers or stamps' seconds)
 
 
 def _parts(kept: list[_Segment]) -> list[_Part]:
@@ -340,7 +341,8 @@ def _part_units(
     if len(parts) < 2 or not union:
         return []
     cols = {j: _QUANTITY[_key(n)[0]] for j, n in enumerate(union) if _key(n)[0] in _QUANTITY}
-    if not cols:
+    t_col = next((j for j, n in enumerate(union) if _key(n)[0] == "t"), None)
+    if not cols and t_col is None:
         return []
     by_start = {p.first: p for p in parts}
     widths = {s.first: s.width for s in kept}
@@ -361,6 +363,8 @@ def _part_units(
         m = maps.get(cur.seg) or list(range(len(cells)))
         for j, c in enumerate(cells):
             u = m[j] if j < len(m) else None
+            if u is not None and u == t_col and (t := _seconds(c)) is not None:
+                cur.times = (cur.times or (t, t))[0], t
             if u in cols:
                 try:
                     v = float(c)
@@ -385,7 +389,31 @@ def _part_units(
                 f"{vals[len(vals) // 2]:g}) where lines {gov_part.first}-{gov_part.last} are in "
                 f"{gov.name} (a logger restarted with another unit): read in its own unit"
             )
+    before: _Part | None = None
+    for p in parts:
+        if p.times is None:
+            continue
+        if before is not None and before.times is not None and p.times[0] < before.times[1]:
+            notes.append(
+                f"lines {p.first}-{p.last}: its time ({union[t_col or 0]}) restarts at "
+                f"{p.times[0]:.15g}, before the {before.times[1]:.15g} where lines {before.first}-"
+                f"{before.last} end (a logger restarted into the same file)"
+            )
+        before = p
     return [(p.first, p.last, scales[p.first]) for p in parts if p.first in scales]
+
+
+def _seconds(cell: str) -> float | None:
+    """A time cell's number, or a dated stamp's seconds (None for neither, and for a time of day,
+    which runs back at midnight)."""
+    from thermogov.importers.stamps import parse_stamp
+
+    try:
+        v = float(cell)
+    except ValueError:
+        st = parse_stamp(cell)
+        return st[0] if st is not None and st[1] else None
+    return v if v == v and abs(v) != float("inf") else None
 
 
 def _split_cells(line: str, delim: str) -> list[str]:
