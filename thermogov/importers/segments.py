@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from thermogov.importers.cells import lines_of
 from thermogov.importers.columns import from_header
+from thermogov.importers.quantities import Unit, detect_unit
 
 MIN_SEGMENT_ROWS = 3  # rows of one new width (or lines of another shape) that make a part
 _MAX_RUNS = 20_000  # a file that changes shape more often is left to the table reader
@@ -335,8 +336,6 @@ def _part_units(
     column's governing unit: m°C after °C, MHz after kHz), its cells are read in their own unit,
     scaled to the governing one and said with their lines (session 29w). Returns
     ``(first, last, {union column: factor})`` for each part whose cells are scaled."""
-    from thermogov.importers.quantities import detect_unit
-
     parts = _parts(kept)
     if len(parts) < 2 or not union:
         return []
@@ -374,18 +373,20 @@ def _part_units(
                     cur.values.setdefault(u, []).append(v)
     scales: dict[int, dict[int, float]] = {}
     for j, quantity in cols.items():
-        found = [(p, detect_unit(quantity, p.values.get(j, []))) for p in parts]
-        found = [(p, u) for p, u in found if u is not None]
+        found: list[tuple[_Part, Unit]] = []
+        for p in parts:
+            if (unit := detect_unit(quantity, p.values.get(j, []))) is not None:
+                found.append((p, unit))
         if len(found) < 2:
             continue
         gov_part, gov = max(found, key=lambda pu: (len(pu[0].values.get(j, [])), -pu[0].first))
-        for p, u in found:
-            if u.name == gov.name:
+        for p, unit in found:
+            if unit.name == gov.name:
                 continue
-            scales.setdefault(p.first, {})[j] = u.factor / gov.factor
+            scales.setdefault(p.first, {})[j] = unit.factor / gov.factor
             vals = sorted(p.values[j])
             notes.append(
-                f"lines {p.first}-{p.last}: {union[j]} in {u.name} by its values (median "
+                f"lines {p.first}-{p.last}: {union[j]} in {unit.name} by its values (median "
                 f"{vals[len(vals) // 2]:g}) where lines {gov_part.first}-{gov_part.last} are in "
                 f"{gov.name} (a logger restarted with another unit): read in its own unit"
             )
