@@ -112,6 +112,14 @@ def detect(text: str) -> tuple[str, Found] | None:
     return None
 
 
+def _detect_among(text: str, names: tuple[str, ...] | None) -> str | None:
+    """The format of ``text`` among ``names`` (None: all), tried in detection order."""
+    for name, find in _DETECT_ORDER:
+        if (names is None or name in names) and find(text) is not None:
+            return name
+    return None
+
+
 def detect_text(text: str) -> str | None:
     """Format name for (cleaned) log content, or None when no importer recognises it."""
     found = detect(text)
@@ -156,6 +164,15 @@ def parse_log(
     if fmt == "auto":
         found = detect(text)  # once: a second detection sniffed a table again (session 27m)
         name = found[0] if found is not None else None
+        if name in (*segments.LINE_FORMATS, "csv", "rpi-csv") and columns is None:
+            # a log of lines with a table part, or a table with such lines: the larger part is
+            # read, the other named with its lines (session 29w)
+            mixed = segments.split_formats(text, _detect_among)
+            if mixed is not None:
+                text, name, mixed_notes = mixed
+                clean_notes.extend(mixed_notes)
+                found = None
+            del mixed
         detected = "csv" if columns and name not in ("rpi-csv", "csv", "jtop") else name
         if detected is None:
             raise _unrecognised(path, text)

@@ -28,10 +28,12 @@ A file with one segment and no such run is handed on unchanged (the same text ob
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from thermogov.importers.cells import lines_of
 from thermogov.importers.columns import from_header
+from thermogov.importers.quantities import Unit, detect_unit
 
 MIN_SEGMENT_ROWS = 3  # rows of one new width (or lines of another shape) that make a part
 _MAX_RUNS = 20_000  # a file that changes shape more often is left to the table reader
@@ -181,7 +183,8 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
         if kind == "data" and count >= MIN_SEGMENT_ROWS and cur is not None:
             others.append((first, last, count, runs[i][6]))
     headless = not any(s.header is not None for s in segs)
-    if (len(segs) < 2 or headless) and not others:
+    restarted = any(len(s.header_lines) > 1 for s in segs)
+    if (len(segs) < 2 or headless) and not others and not restarted:
         # rows of several widths and no header: the readers decide by value as before (the
         # psutil logger's 2- and 7-field rows are one layout, rpi_csv)
         return text, []
@@ -254,7 +257,8 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
             notes.append(
                 f"lines {base.first}-{base.last}: no {', '.join(extra)} column: those fields empty there"
             )
-    if not dropped and len(kept) == 1 and len(headed) <= 1:
+    scales = _part_units(text, delim, kept, maps, union, notes)
+    if not dropped and len(kept) == 1 and len(headed) <= 1 and not scales:
         return text, notes
     out: list[str] = []
     starts = {s.first: s for s in kept}
@@ -279,16 +283,293 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
                 wrote_header = True
             continue
         m = maps.get(seg.first)
+        scale = _scale_at(scales, no)
         cells = table._split(raw.strip(), delim)
-        if m is None or len(cells) != seg.width or m == list(range(len(union))):
+        if m is None or len(cells) != seg.width or (m == list(range(len(union))) and not scale):
             out.append(raw)
             continue
         row = [""] * len(union)
         for j, c in enumerate(cells):
             row[m[j]] = _quoted(c, delim)
+        for j, factor in scale.items():
+            row[j] = _scaled(row[j], factor)
         out.append(delim.join(row))
     del source
     return "\n".join(out) + "\n", notes
+
+
+_QUANTITY = {"temp": "temp", "freq": "freq", "power": "power", "rail": "power"}
+
+
+@dataclass
+class _Part:
+    """Rows between two writes of a header (a logger's restart) in a kept segment."""
+
+    first: int
+    last: int
+    seg: int  # first line of its segment (the key of ``maps``)
+    values: dict[int, list[float]] = field(default_factory=dict)  # union column -> its numbers
+    times: tuple[float, float] | None = None  # its first and last time (numbers or stamps' seconds)
+
+
+def _parts(kept: list[_Segment]) -> list[_Part]:
+    out: list[_Part] = []
+    for s in kept:
+        starts = sorted({s.first, *s.header_lines})
+        for k, a in enumerate(starts):
+            b = starts[k + 1] - 1 if k + 1 < len(starts) else s.last
+            if b >= a:
+                out.append(_Part(a, b, s.first))
+    return out
+
+
+def _part_units(
+    text: str,
+    delim: str,
+    kept: list[_Segment],
+    maps: dict[int, list[int] | None],
+    union: list[str],
+    notes: list[str],
+) -> list[tuple[int, int, dict[int, float]]]:
+    """Each value column's unit told by its values in each part (a restart, a joined segment) of
+    the read table; where a part's unit differs from the one of the part with most values (the
+    column's governing unit: m°C after °C, MHz after kHz), its cells are read in their own unit,
+    scaled to the governing one and said with their lines (session 29w). Returns
+    ``(first, last, {union column: factor})`` for each part whose cells are scaled."""
+    parts = _parts(kept)
+    if len(parts) < 2 or not union:
+        return []
+    cols = {j: _QUANTITY[_key(n)[0]] for j, n in enumerate(union) if _key(n)[0] in _QUANTITY}
+    t_col = next((j for j, n in enumerate(union) if _key(n)[0] == "t"), None)
+    if not cols and t_col is None:
+        return []
+    by_start = {p.first: p for p in parts}
+    widths = {s.first: s.width for s in kept}
+    heads = {h for s in kept for h in s.header_lines}
+    cur: _Part | None = None
+    for no, raw in enumerate(lines_of(text), 1):
+        cur = by_start.get(no, cur)
+        if cur is None or no > cur.last:
+            if cur is not None and no > parts[-1].last:
+                break
+            continue
+        ln = raw.strip()
+        if not ln or ln.startswith(_COMMENT) or no in heads:
+            continue
+        cells = ln.split(delim) if '"' not in ln else _split_cells(ln, delim)
+        if len(cells) != widths[cur.seg]:
+            continue
+        m = maps.get(cur.seg) or list(range(len(cells)))
+        for j, c in enumerate(cells):
+            u = m[j] if j < len(m) else None
+            if u is not None and u == t_col and (t := _seconds(c)) is not None:
+                cur.times = (cur.times or (t, t))[0], t
+            if u in cols:
+                try:
+                    v = float(c)
+                except ValueError:
+                    continue
+                if v == v and abs(v) != float("inf"):
+                    cur.values.setdefault(u, []).append(v)
+    scales: dict[int, dict[int, float]] = {}
+    for j, quantity in cols.items():
+        found: list[tuple[_Part, Unit]] = []
+        for p in parts:
+            if (unit := detect_unit(quantity, p.values.get(j, []))) is not None:
+                found.append((p, unit))
+        if len(found) < 2:
+            continue
+        gov_part, gov = max(found, key=lambda pu: (len(pu[0].values.get(j, [])), -pu[0].first))
+        for p, unit in found:
+            if unit.name == gov.name:
+                continue
+            scales.setdefault(p.first, {})[j] = unit.factor / gov.factor
+            vals = sorted(p.values[j])
+            notes.append(
+                f"lines {p.first}-{p.last}: {union[j]} in {unit.name} by its values (median "
+                f"{vals[len(vals) // 2]:g}) where lines {gov_part.first}-{gov_part.last} are in "
+                f"{gov.name} (a logger restarted with another unit): read in its own unit"
+            )
+    before: _Part | None = None
+    for p in parts:
+        if p.times is None:
+            continue
+        if before is not None and before.times is not None and p.times[0] < before.times[1]:
+            notes.append(
+                f"lines {p.first}-{p.last}: its time ({union[t_col or 0]}) restarts at "
+                f"{p.times[0]:.15g}, before the {before.times[1]:.15g} where lines {before.first}-"
+                f"{before.last} end (a logger restarted into the same file)"
+            )
+        before = p
+    return [(p.first, p.last, scales[p.first]) for p in parts if p.first in scales]
+
+
+def _seconds(cell: str) -> float | None:
+    """A time cell's number, or a dated stamp's seconds (None for neither, and for a time of day,
+    which runs back at midnight)."""
+    from thermogov.importers.stamps import parse_stamp
+
+    try:
+        v = float(cell)
+    except ValueError:
+        st = parse_stamp(cell)
+        return st[0] if st is not None and st[1] else None
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def _split_cells(line: str, delim: str) -> list[str]:
+    from thermogov.importers import table
+
+    return table._split(line, delim)
+
+
+def _scale_at(scales: list[tuple[int, int, dict[int, float]]], no: int) -> dict[int, float]:
+    for a, b, f in scales:
+        if a <= no <= b:
+            return f
+    return {}
+
+
+def _scaled(cell: str, factor: float) -> str:
+    try:
+        v = float(cell)
+    except ValueError:
+        return cell
+    return format(v * factor, ".12g")
+
+
+LINE_FORMATS = ("tegrastats", "vcgencmd", "labelled")  # logs of lines a table part can hide in
+_DELIMS = (",", ";", "\t")
+
+
+def _header_of(ln: str) -> tuple[str, int] | None:
+    """(delimiter, width) when ``ln`` can head a table: two or more cells, each with a letter."""
+    from thermogov.importers import table
+
+    if ln.startswith(_COMMENT):
+        return None
+    for d in _DELIMS:
+        if d in ln:
+            head = table._split(ln, d)
+            if len(head) >= 2 and all(_LETTER_RE.search(c) for c in head):
+                return d, len(head)
+    return None
+
+
+def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
+    """``(first, last, rows, header)`` of each table part, in one pass over the lines: a header
+    line (two or more cells, each with a letter) and at least ``MIN_SEGMENT_ROWS`` rows of its
+    width that hold numbers or stamps (blank lines and the same header written again inside it
+    are its own)."""
+    from thermogov.importers import table
+    from thermogov.importers.table import line_shape
+
+    out: list[tuple[int, int, int, str]] = []
+    cur: list | None = None  # [first, last, rows, header, delimiter, width, last row's shape]
+    for no, raw in enumerate(lines_of(text), 1):
+        ln = raw.strip()
+        if cur is not None:
+            if not ln or ln == cur[3]:
+                continue
+            d, w = cur[4], cur[5]
+            if '"' not in ln and ln.count(d) == w - 1 and line_shape(ln) == cur[6]:
+                cur[1], cur[2] = no, cur[2] + 1  # the last row's shape: a row, without the cell tests
+                continue
+            if d in ln and len(cells := table._split(ln, d)) == w and table._is_data(cells, False):
+                cur[1], cur[2], cur[6] = no, cur[2] + 1, line_shape(ln)
+                continue
+            if cur[2] >= MIN_SEGMENT_ROWS:
+                out.append((cur[0], cur[1], cur[2], cur[3]))
+            cur = None
+        if ln and (head := _header_of(ln)) is not None:
+            cur = [no, no, 0, ln, head[0], head[1], None]
+    if cur is not None and cur[2] >= MIN_SEGMENT_ROWS:
+        out.append((cur[0], cur[1], cur[2], cur[3]))
+    return out
+
+
+def _runs(text: str, blocks: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
+    """``(first, last, count, first text)`` of each run of non-blank lines outside ``blocks``
+    (a run ends where a block starts; blank lines inside a run are its own)."""
+    out: list[list] = []
+    starts = {a for a, _b, _r, _h in blocks}
+    k, broke = 0, True
+    for no, raw in enumerate(lines_of(text), 1):
+        while k < len(blocks) and blocks[k][1] < no:
+            k += 1
+        if no in starts or (k < len(blocks) and blocks[k][0] <= no):
+            broke = True
+            continue
+        ln = raw.strip()
+        if not ln:
+            continue
+        if out and not broke:
+            out[-1][1], out[-1][2] = no, out[-1][2] + 1
+        else:
+            out.append([no, no, 1, ln])
+        broke = False
+    return [(a, b, c, t) for a, b, c, t in out]
+
+
+def _blanked(text: str, keep: Callable[[int], bool]) -> str:
+    """``text`` with every line ``keep`` refuses made blank (line numbers stay the file's)."""
+    return "\n".join(ln if keep(no) else "" for no, ln in enumerate(lines_of(text), 1)) + "\n"
+
+
+def split_formats(
+    text: str, detect: Callable[[str, tuple[str, ...] | None], str | None]
+) -> tuple[str, str, list[str]] | None:
+    """A log of lines (tegrastats, a vcgencmd loop, ``Label: value`` records) that also holds a
+    table part (a CSV logger's output appended, ``script`` captures of two tools): ``(text to
+    read, its format, notes)``, or None when the file holds no such mix (session 29w).
+
+    The rule: the part with more records governs. A table part is a header and at least
+    ``MIN_SEGMENT_ROWS`` rows of its width; the rest is the file's other lines, in a format
+    ``detect(text, formats)`` recognises among the line formats (``formats`` None: any). The governing part is read with every other
+    line blanked (line numbers stay the file's), and each part left out is named with its lines
+    and the ``sed -n`` that cuts it out, never dropped unsaid."""
+    if not any(d in text for d in _DELIMS):
+        return None
+    blocks = _table_blocks(text)
+    if not blocks:
+        return None
+
+    def in_table(no: int) -> bool:
+        return any(a <= no <= b for a, b, _r, _h in blocks)
+
+    runs = _runs(text, blocks)
+    if not runs:  # a table and nothing else
+        return None
+    rest = _blanked(text, lambda no: not in_table(no))
+    rest_fmt = detect(rest, LINE_FORMATS)
+    if rest_fmt not in LINE_FORMATS:
+        return None
+    rest_lines = sum(k for _a, _b, k, _t in runs)
+    table_rows = sum(r for _a, _b, r, _h in blocks)
+    notes: list[str] = []
+    if table_rows > rest_lines:
+        del rest
+        text_out = _blanked(text, in_table)
+        fmt = detect(text_out, None) or "csv"
+        read = f"lines {blocks[0][0]}-{blocks[-1][1]}"
+        left = [(a, b, f"{k} {rest_fmt} line(s) like {t[:50]!r}") for a, b, k, t in runs]
+        kind, ext = f"the {fmt} table read ({read}) has more rows", "log"
+    else:
+        text_out, fmt = rest, rest_fmt
+        read = f"lines {runs[0][0]}-{runs[-1][1]}" if runs else "no line"
+        left = [(a, b, f"a table of {r} row(s) under {h[:50]!r}") for a, b, r, h in blocks]
+        kind, ext = f"the {rest_fmt} lines read ({read}) are more", "csv"
+    for a, b, what in left[:MAX_PARTS_NAMED]:
+        notes.append(
+            f"lines {a}-{b} ({what}): another format in this file, not read ({kind}); import them "
+            f"alone (e.g. sed -n '{a},{b}p' FILE > part.{ext})"
+        )
+    if len(left) > MAX_PARTS_NAMED:
+        more = left[MAX_PARTS_NAMED:]
+        notes.append(
+            f"{len(more)} more part(s) in another format, lines {more[0][0]}-{more[-1][1]}: not read"
+        )
+    return text_out, fmt, notes
 
 
 MAX_PARTS_NAMED = 5  # skipped parts named one by one; the rest counted in one more note
@@ -328,4 +609,4 @@ def _quoted(cell: str, delim: str) -> str:
     return cell
 
 
-__all__ = ["MIN_SEGMENT_ROWS", "SkippedLines", "join_layouts"]
+__all__ = ["LINE_FORMATS", "MIN_SEGMENT_ROWS", "SkippedLines", "join_layouts", "split_formats"]
