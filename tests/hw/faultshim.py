@@ -33,12 +33,21 @@ def build() -> Path | None:
 
 
 def write_rules(rules_file: Path, rules: list[tuple[str, str, int]]) -> None:
-    """Replace the rules: (path suffix, "r"/"w"/"rw", errno).  The shim re-reads on a new mtime."""
+    """Replace the rules: (path suffix, "r"/"w"/"rw", errno).  The shim re-reads on a new mtime,
+    so each rewrite leaves an mtime later than the one it replaced: a file system stamps times
+    from a clock that ticks once a jiffy (before Linux 6.13's multigrain timestamps), and two
+    rewrites within one tick got the same stamp, each bumped by the same 1 ms, and the shim kept
+    the old rules."""
+    try:
+        was = rules_file.stat().st_mtime_ns
+    except FileNotFoundError:
+        was = None
     tmp = rules_file.with_suffix(".tmp")
     tmp.write_text("".join(f"{suffix} {ops} {code}\n" for suffix, ops, code in rules))
     os.replace(tmp, rules_file)
-    st = rules_file.stat()  # two rewrites within one mtime tick would look unchanged: bump it
-    os.utime(rules_file, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    st = rules_file.stat()
+    if was is not None and st.st_mtime_ns <= was:
+        os.utime(rules_file, ns=(st.st_atime_ns, was + 1_000_000))
 
 
 def env(shim: Path, rules_file: Path, root: Path) -> dict[str, str]:

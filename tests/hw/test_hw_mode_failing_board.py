@@ -15,6 +15,7 @@ installed script (the ``modechange`` failure path of bench/board_shapes.py, seed
 from __future__ import annotations
 
 import errno
+import signal
 import subprocess
 from pathlib import Path
 
@@ -75,9 +76,16 @@ def test_a_mode_adopted_while_a_cluster_is_offline_leaves_that_clusters_mode_win
     proc = _start(tmp_path, shim, [])
     faultshim.write_rules(tmp_path / "faults", ebusy)
     procutil.wait_line(proc, "policy4: limits unreadable", stream="stderr")
-    t.write(STATUS_REL, "pmode:0002 fmode:quiet\n")
-    t.write(f"{P4}/scaling_max_freq", MODE_MAX)  # the offline cluster: the daemon cannot see it
-    t.write(f"{GPU}/max_freq", fakesys.ORIN_NANO_GPU_HZ[-2])  # above the GPU cap: read as a raise
+    # The mode's three changes are made while the daemon is stopped, so no look of it falls
+    # between them: one that did saw the new mode with the GPU not raised yet, and the line below
+    # never came (a CI-load flake, session 29k).
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        t.write(STATUS_REL, "pmode:0002 fmode:quiet\n")
+        t.write(f"{P4}/scaling_max_freq", MODE_MAX)  # the offline cluster: the daemon cannot see it
+        t.write(f"{GPU}/max_freq", fakesys.ORIN_NANO_GPU_HZ[-2])  # above the GPU cap: read as a raise
+    finally:
+        proc.send_signal(signal.SIGCONT)
     procutil.wait_line(proc, "the limits it raised are what restore puts back", stream="stderr")
     _kill_then_restore(tmp_path, proc)
     assert t.read_int(f"{P4}/scaling_max_freq") == MODE_MAX

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import select
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.hw.fakesys import dead_pid
+from tests.hw.procutil import DEADLINE_S
 from thermogov import client, counterfile
 from thermogov.governor import TickRecord
 from thermogov.hw import appcounter
@@ -120,11 +122,15 @@ from thermogov import client
 path, done = Path(sys.argv[1]), Path(sys.argv[2])
 reads = errors = 0
 sizes = set()
+said = False
 while not done.exists() or reads < 100:
     try:
         s = client.current(path)
         sizes.add(len(s.sensors_c))
         reads += 1
+        if len(sizes) > 1 and not said:
+            print("across", flush=True)  # the writer may stop: this reader read across replacements
+            said = True
     except client.NoState:
         pass
     except Exception as e:
@@ -140,16 +146,26 @@ def test_every_read_parses_while_the_writer_replaces_the_file(tmp_path: Path) ->
     reader = subprocess.Popen(
         [sys.executable, "-c", READER, str(path), str(done)], stdout=subprocess.PIPE, text=True
     )
+    assert reader.stdout is not None
+    # At least 3000 replacements, and on until the reader said it read two lengths: a reader
+    # that a loaded machine started late, or left unscheduled while 3000 were written, saw one
+    # document only and failed the test (a condition with a deadline, never a fixed count).
+    deadline = time.monotonic() + DEADLINE_S
+    across = False
     try:
-        for i in range(3000):
+        i = 0
+        while i < 3000 or (not across and time.monotonic() < deadline):
             n = 1 + i % 40  # documents of changing length: a torn read would not parse
             names = tuple(f"s{k}" for k in range(n))
             t = tick()._replace(readings_c=tuple(float(k) for k in range(n)))
             replace_atomic(path, json.dumps(doc(tick=t, sensor_names=names)).encode())
+            i += 1
+            if not across and i % 40 == 0:
+                across = bool(select.select([reader.stdout], [], [], 0)[0])
     finally:
         done.touch()
     out, _ = reader.communicate(timeout=120)
-    result = json.loads(out)
+    result = json.loads(out.splitlines()[-1])
     assert result["errors"] == 0
     assert result["reads"] >= 100 and len(result["sizes"]) > 1  # it did read across replacements
 
