@@ -415,8 +415,6 @@ class Stepped:
         self._lag_c = 0.0
         self._lag_at_s = 0.0
         self._excess: deque[tuple[float, float]] = deque()  # (time, level over the set point), band ticks
-        self._lag_armed = False  # a trip since the last release: a lag held a horizon lowers at once (29c)
-        self._lag_from_s = 0.0  # the last trip tick or held-lag lowering: the held lag is judged after it
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -567,10 +565,8 @@ class Stepped:
                 self._excursions += 1  # reached from the band: the set point is within noise of the trip
             if self.bank is not None and self._holding and not est.anomaly:
                 self.bank.held_tick(dt, p.trip_c, est.level_c, est.noise_c)  # its expectation (.standback)
-            if self.lag_tau_s > 0.0 and not est.anomaly:
-                if was != TRIP and self._regime == "band":
-                    self._trip_lag(t, est.noise_c)
-                self._lag_armed, self._lag_from_s = True, t
+            if self.lag_tau_s > 0.0 and was != TRIP and self._regime == "band" and not est.anomaly:
+                self._trip_lag(t, est.noise_c)
             self.rung = max(self.rung - self.trip_step, 0)
             self.u = min(self.u, float(self.rung))
             self.integral = min(self.integral, float(self.rung))
@@ -596,7 +592,6 @@ class Stepped:
             self._regime = "release"
             self._rise_seen, self._arrived_s = -math.inf, None  # ``rise_novel``: a new climb starts afresh
             self._lag_c = 0.0  # ``trip_lag``: a new climb starts afresh
-            self._lag_armed = False
             self._excess.clear()
             if self.arrival is not None:
                 self.arrival.restart()
@@ -647,11 +642,6 @@ class Stepped:
                     # Full clocks under the set point: the PI trails no ramp (the load fell, or
                     # the node cooled); a lag seen before says nothing about the next climb.
                     self._lag_c = 0.0
-                    self._lag_armed = False
-                elif self._lag_armed and t - max(excess[0][0], self._lag_from_s) >= p.horizon_s:
-                    # After a trip in this climb, a lag held through a whole horizon of band
-                    # ticks is the same ramp's: lower now, not at the next reading (session 29c).
-                    self._held_lag(t, est.noise_c)
         # The predicted rise may change only ``rise_slew_c_per_s``: a plant faster than the
         # trend window (the emulator at 10x) otherwise swings it by tens of degrees per tick.
         target = est.slope_c_per_s * p.horizon_s
@@ -820,24 +810,6 @@ class Stepped:
         left = self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s) if self._lag_c > 0.0 else 0.0
         self._lag_c = min(left + seen, self.p.noise_k * sigma)
         self._lag_at_s = t
-
-    def _held_lag(self, t: float, sigma: float) -> None:
-        """``trip_lag`` after a trip: the level held over the set point a whole horizon lowers it.
-
-        The trip rule's rung and integral reset leave the PI on a ramp still trailing it by the same
-        error (a fan failure's heat sink warms for minutes after the first reading), so the level
-        dithers over the set point until a reading reaches the trip again.  Once a trip in this
-        climb has shown the loop behind, the least excess of a full horizon of band ticks, if
-        positive, is that lag: it lowers the set point as :meth:`_trip_lag` does (added to what is
-        left, at most ``noise_k`` sigmas), and the next horizon is judged against the new set point.
-        Band ticks from before the trip (the lag :meth:`_trip_lag` already took) never count.
-        """
-        seen = min(e for at, e in self._excess if at > self._lag_from_s)
-        if seen <= 0.0:
-            return
-        left = self._lag_c * math.exp(-(t - self._lag_at_s) / self.lag_tau_s) if self._lag_c > 0.0 else 0.0
-        self._lag_c = min(left + seen, self.p.noise_k * sigma)
-        self._lag_at_s = self._lag_from_s = t
 
     def _stand_back(
         self, inp: PolicyInput, dt: float, holding: bool, allowed: int, est: TrendEstimate
