@@ -333,7 +333,9 @@ def _judge_workload(summary: dict[str, Any]) -> None:
     when the run lasted its duration or the workload exited: a stop after a moment is no verdict."""
     from thermogov.hw.workload import no_inference_reason
 
-    ran = summary.get("stopped_by", "duration") == "duration" or summary.get("workload_exit_status") is not None
+    ran = (
+        summary.get("stopped_by", "duration") == "duration" or summary.get("workload_exit_status") is not None
+    )
     if ran and (why := no_inference_reason(summary)):
         done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
         raise RuntimeFailure(f"{why}; {done}")
