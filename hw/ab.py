@@ -150,8 +150,10 @@ def run_ab(
         # block at 0 inf/s and reported "no difference resolved", exit 0).
         if thr is None or not (isinstance(thr, (int, float)) and math.isfinite(thr) and thr > 0):
             why = no_inference_reason(s) or (
-                f"the workload counted {s.get('inferences_total')} inference(s) in all but none in the "
-                f"block's steady window ({thr} inf/s); give a workload that runs for the whole block"
+                "the workload reported no inferences; check it runs on this board"
+                if thr is None or not s.get("inferences_total")
+                else f"the workload counted {s.get('inferences_total')} inference(s) in all but none in "
+                f"the block's steady window ({thr} inf/s); give a workload that runs for the whole block"
             )
             raise RuntimeFailure(f"block {i + 1} ({policy}): {why}; nothing was compared")
         blocks.append(Block(i, policy, float(thr), s.get("max_fused_c"), str(s.get("run_id", ""))))

@@ -168,7 +168,9 @@ def named_record_problem(
         return f"cannot be looked at ({getattr(e, 'strerror', None) or e})"
     if not stat.S_ISREG(st.st_mode):
         return "is not a regular file"
-    if read_record(named, boot_id=boot_id, pid=pid, root=root) is None:
+    # This command's own record (the journal names the one it would look at anyway) is read
+    # by the restore when it needs it, and only then: not read here a second time.
+    if named != own and read_record(named, boot_id=boot_id, pid=pid, root=root) is None:
         return f"is not a whole record of that run (pid {pid}) on this root"
     return None
 
