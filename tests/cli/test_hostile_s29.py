@@ -16,13 +16,14 @@ sweep, through the installed script.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli.script import SCRIPT, thermogov
+from tests.cli.script import SCRIPT, one_line_error, thermogov
 from tests.hw import fakesys, procutil
 from tests.hw.procutil import DEADLINE_S, paths
 from tests.hw.test_hostile_journal_inputs import _edit
@@ -203,3 +204,38 @@ def test_a_caps_record_that_is_no_record_is_said_and_the_rest_restored(tmp_path:
     assert len(said) == 1, out  # main: nothing said
     assert str(tmp_path / "state" / "journal.json") in said[0] and "passed over" in said[0]
     assert t.snapshot() == before  # everything else restored
+
+
+def _sim_run(tmp: Path) -> Path:
+    p = thermogov("sim", "--board", "rpi5", "--duration", "5", "--out", str(tmp / "runs"))
+    assert p.returncode == 0, p.stderr
+    (run,) = (d for d in (tmp / "runs").iterdir() if d.is_dir())
+    return run
+
+
+def test_plot_passes_over_a_summary_nested_past_the_parser_s_depth(tmp_path: Path) -> None:
+    run = _sim_run(tmp_path)
+    (run / "summary.json").write_text("[" * 100_000 + "]" * 100_000)
+    p = thermogov("plot", str(run), "--out", str(tmp_path / "fig"))
+    assert p.returncode == 0 and "internal error" not in p.stderr, p.stderr  # main: RecursionError, exit 1
+    assert (tmp_path / "fig" / "plot.png").is_file()
+
+
+def test_plot_draws_a_title_and_labels_holding_control_characters_as_text(tmp_path: Path) -> None:
+    run = _sim_run(tmp_path)
+    p = thermogov("plot", str(run), "--title", "\x1b[2J", "--label", "a\x07b", "--out", str(tmp_path / "fig"))
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.strip() == "", p.stderr  # main: matplotlib's "Glyph ... missing" warnings
+
+
+def test_a_lock_dir_variable_holding_a_control_character_is_bad_input() -> None:
+    p = subprocess.run(
+        [SCRIPT, "status"],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+        env={**os.environ, "THERMOGOV_LOCK_DIR": "/tmp/a\nb"},
+        check=False,
+    )
+    line = one_line_error(p, "THERMOGOV_LOCK_DIR")  # main: exit 1, "a\nb/state.json: no thermogov state"
+    assert "control character" in line
