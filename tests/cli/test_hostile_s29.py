@@ -239,3 +239,15 @@ def test_a_lock_dir_variable_holding_a_control_character_is_bad_input() -> None:
     )
     line = one_line_error(p, "THERMOGOV_LOCK_DIR")  # main: exit 1, "a\nb/state.json: no thermogov state"
     assert "control character" in line
+
+
+@pytest.mark.parametrize("mark", ["\u202e", "\u2067", "\u200f"], ids=["RLO", "RLI", "RLM"])
+def test_a_bidi_control_in_a_config_name_is_shown_escaped_in_the_error_line(
+    tmp_path: Path, mark: str
+) -> None:
+    conf = tmp_path / "c.toml"
+    conf.write_text(f'[policies."{mark}stepped"]\n', encoding="utf-8")
+    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp_path / "out"))
+    line = one_line_error(p, "policies.")
+    assert mark not in line, line  # main: the mark itself, and the terminal showed the line reordered
+    assert f"\\u{ord(mark):04x}stepped" in line
