@@ -38,7 +38,7 @@ from thermogov.config import Config
 from thermogov.hw import daemon
 from thermogov.hw.abarms import Arm, check_arms_differ, make_arms
 from thermogov.hw.tracesafe import preflight
-from thermogov.hw.workload import parse_workload
+from thermogov.hw.workload import no_inference_reason, parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext
 from thermogov.variant import Variant, check_same_policy, check_variant
@@ -136,15 +136,26 @@ def run_ab(
     for i, policy in enumerate(schedule):
         if opts.cool_down_s > 0:
             log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
-            _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i)
+            c = _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i)
+            # A workload that exits having counted nothing (cmd:true) is said at the first
+            # cool-down: no block after it can measure anything (hostile round 29h).  One that
+            # is only slow to start is judged by the block, which is what is measured.
+            if c.get("workload_exit_status") is not None and (why := no_inference_reason(c)):
+                raise RuntimeFailure(f"cool-down before block {i + 1}: {why}; nothing was compared")
         log(f"block {i + 1}/{len(schedule)}: {policy} for {opts.block_s:g} s")
         arm_config = by_label[policy].run_config()
         s = _run(run_block, _block_opts(opts, arm_config, opts.block_s, out / f"block-{i + 1:02d}"), i)
         thr = s.get("sustained_throughput_ips")
-        if thr is None:
-            raise RuntimeFailure(
-                f"block {i + 1} ({policy}): the workload reported no inferences; check it runs on this board"
+        # A block at no throughput ends the comparison there (session 29h: cmd:true ran every
+        # block at 0 inf/s and reported "no difference resolved", exit 0).
+        if thr is None or not (isinstance(thr, (int, float)) and math.isfinite(thr) and thr > 0):
+            why = no_inference_reason(s) or (
+                "the workload reported no inferences; check it runs on this board"
+                if thr is None or not s.get("inferences_total")
+                else f"the workload counted {s.get('inferences_total')} inference(s) in all but none in "
+                f"the block's steady window ({thr} inf/s); give a workload that runs for the whole block"
             )
+            raise RuntimeFailure(f"block {i + 1} ({policy}): {why}; nothing was compared")
         blocks.append(Block(i, policy, float(thr), s.get("max_fused_c"), str(s.get("run_id", ""))))
         log(f"block {i + 1}: {policy} {thr:g} inf/s, max fused {s.get('max_fused_c')} °C")
     return summarise(blocks, a.label, b.label, opts.confidence, opts.seed), blocks

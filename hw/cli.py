@@ -312,6 +312,7 @@ def run_command(
     summary = run(opts)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
+        _judge_workload(summary)
         return
     thr = summary.get("sustained_throughput_ips")
     click.echo(
@@ -323,6 +324,21 @@ def run_command(
 
     for label, text in mitigation_rows(summary):
         click.echo(f"  {label or '':<20} {text}")
+    _judge_workload(summary)
+
+
+def _judge_workload(summary: dict[str, Any]) -> None:
+    """A run whose workload counted no inference is a runtime failure (exit 1), said after its
+    summary (hostile round 29h: ``run --workload cmd:true`` reported 0.0 inf/s, exit 0).  Judged
+    when the run lasted its duration or the workload exited: a stop after a moment is no verdict."""
+    from thermogov.hw.workload import no_inference_reason
+
+    ran = (
+        summary.get("stopped_by", "duration") == "duration" or summary.get("workload_exit_status") is not None
+    )
+    if ran and (why := no_inference_reason(summary)):
+        done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
+        raise RuntimeFailure(f"{why}; {done}")
 
 
 @click.command("status")

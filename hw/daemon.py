@@ -861,6 +861,7 @@ class Runner:
             "dry_run": self.opts.dry_run,
             "sysfs_root": str(self.opts.sysfs_root),
             "workload": workload.label if workload is not None else None,
+            **(workload.report() if workload is not None else {}),
             "power_rail": prep.bmap.power.label if prep.bmap.power else None,
             **summed_summary(prep.bmap.summed),
             **self._read_period(),

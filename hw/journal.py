@@ -57,7 +57,7 @@ from thermogov.hw.freed import freed
 from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.journalfields import listed, pid_of, typed
-from thermogov.hw.lastcaps import first_whole_record, record_paths
+from thermogov.hw.lastcaps import first_whole_record, named_record_problem, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.nvpmodelconf import CONF_REL, NO_CAP, ConfError, mode_writes
@@ -658,9 +658,13 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     if data is None:
         return None
     if os.path.realpath(data.sysfs_root) != os.path.realpath(tree.root):
+        # The root is the file's claim, quoted as such; never advice to pass it: the journal is
+        # input, and a forged one named a root holding a newline or an escape (hostile round
+        # 29h, left by 28h), which the line then told the operator to run restore with.
         raise RuntimeFailure(
-            f"{journal.path}: journal was written for sysfs root {data.sysfs_root}, not {tree.root}; "
-            f"pass --sysfs-root {data.sysfs_root}"
+            f"{journal.path}: the journal says it was written for sysfs root {data.sysfs_root!r}, not "
+            f"{str(tree.root)!r} (this command's --sysfs-root); nothing was changed; if that run "
+            "governed this board, rerun restore with the --sysfs-root that run was given"
         )
     holder = live_holder(data.pid)
     if holder:
@@ -682,6 +686,9 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     good, errors, clamped = validate_entries(tree, data.entries, same_boot=same_boot)
     changed = mode_changed_since(tree, data)
     records = record_paths(data.caps_record, last_caps)
+    not_a_record = named_record_problem(
+        data.caps_record, last_caps, boot_id=now_boot, pid=data.pid, root=tree.root
+    )
     # the run's record (caps and fan values), read once and only when one of them is asked for
     run_record = functools.cache(
         lambda: first_whole_record(records, boot_id=now_boot, pid=data.pid, root=tree.root)
@@ -728,6 +735,8 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     errors += restore_entries(tree, good)
     errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection
     errors += restore_attrs(tree, good_attrs)
+    if not_a_record:  # said, never silently passed over (hostile round 29h); the rest restored
+        clamped.append(f"{journal.path}: caps_record {data.caps_record!r} {not_a_record}; passed over")
     moved = "".join(f"; {c}" for c in clamped)
     if errors:
         raise RuntimeFailure(

@@ -146,6 +146,35 @@ def record_paths(journaled: str, own: Path | None) -> list[Path]:
     return [own]
 
 
+def named_record_problem(
+    journaled: str, own: Path | None, *, boot_id: str, pid: int, root: Path | str
+) -> str | None:
+    """Why the record a journal names (``caps_record``) is not its run's record, or None when it
+    is, names none, or is gone (a record removed by hand: nothing there to be wrong).
+
+    :func:`record_paths` passes such a path over, and before session 29h nothing said so (a
+    forged or damaged journal's field went unseen).  Looked at without following a link or
+    opening anything but a regular file (:func:`read_record`'s own rules)."""
+    if not journaled or own is None:
+        return None
+    named = Path(journaled)
+    if not named.is_absolute() or named.name != own.name:
+        return f"is not a path to this board's record (an absolute path ending in {own.name})"
+    try:
+        st = os.lstat(named)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        return f"cannot be looked at ({getattr(e, 'strerror', None) or e})"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    # This command's own record (the journal names the one it would look at anyway) is read
+    # by the restore when it needs it, and only then: not read here a second time.
+    if named != own and read_record(named, boot_id=boot_id, pid=pid, root=root) is None:
+        return f"is not a whole record of that run (pid {pid}) on this root"
+    return None
+
+
 Record = tuple[dict[str, tuple[int, int]], dict[str, tuple[int, ...]]]
 """A whole record's caps (by max attribute) and fan values (:meth:`LastCaps.fan_wrote`)."""
 

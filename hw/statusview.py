@@ -130,10 +130,10 @@ def watch(path: Path | None) -> int:
         text.stylize("bold red" if stale else "bold green", 0, len(text.plain.split("\n", 1)[0]))
         return text
 
-    from thermogov.entry import reader_gone
+    from thermogov.entry import reader_gone, stdout_closed
 
     out = sys.stdout
-    if out is None:  # started with stdout closed: no view can be drawn anywhere
+    if out is None or stdout_closed():  # started with stdout closed: no view can be drawn anywhere
         raise RuntimeFailure(
             "--watch: stdout is closed, so the view has nowhere to go; run it with an output"
         )

@@ -27,8 +27,9 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
-from typing import Protocol
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from thermogov.interfaces import ConfigError
 
@@ -88,7 +89,12 @@ class ProcessWorkload:
             self._rx = re.compile(count_regex) if count_regex else None
         except re.error as e:
             raise ConfigError(f"--count-regex: {count_regex!r} is not a valid regex ({e}); fix it") from e
+        self._count_regex = count_regex
         self._count = 0
+        self._lines = 0  # every line it wrote, counted or not
+        self._started = 0.0
+        self._ended_after: float | None = None  # its stdout closed (it exited) this long after the start
+        self._exit_status: int | None = None  # its own exit, seen before stop signalled it
         self._proc: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
 
@@ -107,6 +113,7 @@ class ProcessWorkload:
             raise ConfigError(
                 f"--workload: cannot start {self.argv[0]!r} ({e.strerror}); check the command"
             ) from e
+        self._started = time.monotonic()
         self._reader = threading.Thread(target=self._read, name="thermogov-workload", daemon=True)
         self._reader.start()
 
@@ -116,18 +123,21 @@ class ProcessWorkload:
             return
         rx = self._rx
         for line in proc.stdout:
+            self._lines += 1
             if self._cumulative:
                 text = line.strip()
                 if text.isdigit():
                     self._count = int(text)
             elif rx is None or rx.search(line):
                 self._count += 1  # single writer; readers see a whole int under the GIL
+        self._ended_after = time.monotonic() - self._started
 
     def stop(self) -> None:
         proc = self._proc
         if proc is None:
             return
-        if proc.poll() is None:
+        self._exit_status = proc.poll()  # None: still running, so the stop below ends it
+        if self._exit_status is None:
             self._signal_group(proc, signal.SIGTERM)
             try:
                 proc.wait(2.0)
@@ -149,6 +159,46 @@ class ProcessWorkload:
 
     def inferences_total(self) -> int:
         return self._count
+
+    def report(self) -> dict[str, Any]:
+        """What the run saw of it, for the summary (:func:`no_inference_reason` reads it)."""
+        ended = self._ended_after if self._exit_status is not None else None
+        return {
+            "workload_lines": self._lines,
+            "workload_exit_status": self._exit_status,
+            "workload_ended_after_s": None if ended is None else round(ended, 3),
+            "workload_count_regex": self._count_regex,
+        }
+
+
+def no_inference_reason(summary: Mapping[str, Any]) -> str | None:
+    """Why a run with a workload measured no throughput, or None when it measured some.
+
+    Session 29h: ``ab --workload cmd:true`` ran every block at 0 inf/s and reported a verdict
+    (exit 0), and ``run --workload cmd:true`` governed its whole duration with "0.0 inf/s": a
+    workload that exits at once, writes nothing or whose lines never match is no measurement.
+    The line says what was seen (its exit, its lines, the regex) and what to give instead."""
+    label = summary.get("workload")
+    if label is None or summary.get("inferences_total"):
+        return None
+    lines = int(summary.get("workload_lines") or 0)
+    status, after = summary.get("workload_exit_status"), summary.get("workload_ended_after_s")
+    rx = summary.get("workload_count_regex")
+    wrote = "wrote no line" if lines == 0 else f"wrote {lines} line(s)"
+    none = ""
+    if lines and rx:
+        none = f", none matching --count-regex {rx!r}"
+    elif lines and label == BUILTIN:
+        none = ", none a count"
+    if status is not None:
+        when = f" after {after:g} s" if isinstance(after, (int, float)) else ""
+        seen = f"exited{when} (status {status}) and {wrote}{none}"
+    else:
+        seen = f"{wrote} in {summary.get('duration_s')} s{none}"
+    return (
+        f"--workload: {label} {seen}, so no inference was counted; give a program that runs for the "
+        "whole run and prints a line per inference (or --count-regex matching that line)"
+    )
 
 
 def builtin_workload() -> ProcessWorkload:

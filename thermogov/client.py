@@ -56,6 +56,14 @@ class StateFormatError(ThermogovError):
 def runtime_dir() -> Path:
     """``$THERMOGOV_LOCK_DIR`` if set (tests, emulation), else ``/run/thermogov``."""
     env = os.environ.get(RUNTIME_DIR_ENV, "")
+    # Judged as the options' paths are (thermogov.cliopts.GivenPath): a control character there
+    # (a newline, an escape) was looked up, and named in the error, as a folder (hostile round 29h).
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in env):
+        from thermogov.interfaces import ConfigError
+
+        raise ConfigError(
+            f"{RUNTIME_DIR_ENV}: {env!r} holds a control character; set it to the daemon's runtime folder or unset it"
+        )
     return Path(env) if env else DEFAULT_RUNTIME_DIR
 
 

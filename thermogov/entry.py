@@ -29,6 +29,15 @@ and before, the first one that failed ended a governing daemon (exit 1 after its
 traceback and exit 120 when the failing line was its "limits restored"), and made bad input's
 exit 2 a 1.  stdout keeps the EPIPE rule only: what a command prints there is its result, and a
 result that cannot be written is exit 1 (:func:`_flush_last`).
+
+Session 29h: a descriptor the command was started without (``thermogov boards >&-``) is opened
+on ``/dev/null`` first (:func:`_fill_closed`), so no file the command opens later takes its
+number (a trace file at descriptor 1 would have been every child's stdout), and ``sys.stdout`` is
+a writer that notes what was written there and drops it.  A command that wrote its result to
+a closed stdout then ends with one line saying so, exit 1 (its own status if that was already a
+failure): before, ``boards``, ``--version``, ``sim``, ``compare``, ... said "stdout: 'NoneType'
+object has no attribute 'flush'".  A command that wrote nothing there (a quiet ``run``) keeps
+its status.  A closed stderr takes every line and drops it, as a full disk's (28r).
 """
 
 from __future__ import annotations
@@ -108,6 +117,57 @@ def _point_at_devnull(fd: int) -> None:
 
 
 _READER_GONE = False
+_CLOSED_AT_START: set[int] = set()
+_WROTE_TO_CLOSED_STDOUT = False
+
+
+class _ClosedAtStart(io.RawIOBase):
+    """The writer of a descriptor the command was started without: notes a write, drops it."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, b: object) -> int:  # type: ignore[override]
+        global _WROTE_TO_CLOSED_STDOUT
+        data = memoryview(b)  # type: ignore[arg-type]
+        if data.nbytes and self._fd == 1:
+            _WROTE_TO_CLOSED_STDOUT = True
+        return data.nbytes
+
+
+def _fill_closed() -> None:
+    """Open ``/dev/null`` at each of descriptors 0, 1 and 2 the process was started without,
+    before anything else is opened (see the module doc); :func:`stdout_closed` says it after."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+        except OSError:
+            continue
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        os.set_inheritable(fd, True)
+        _CLOSED_AT_START.add(fd)
+
+
+def stdout_closed() -> bool:
+    """True when the console script was started with stdout closed (``>&-``)."""
+    return 1 in _CLOSED_AT_START
 
 
 def reader_gone() -> bool:
@@ -117,8 +177,21 @@ def reader_gone() -> bool:
 
 def keep_writing() -> None:
     """Put ``sys.stdout`` and ``sys.stderr`` on :class:`_TakesEveryWrite` (the console script only)."""
+    _fill_closed()
     for name in ("stdout", "stderr"):
         old = getattr(sys, name)
+        fd_given = 1 if name == "stdout" else 2
+        if fd_given in _CLOSED_AT_START:
+            # Started without it: Python made sys.stdout None, and every command's first line
+            # failed on it differently (or was silently dropped by click).
+            setattr(
+                sys,
+                name,
+                io.TextIOWrapper(
+                    io.BufferedWriter(_ClosedAtStart(fd_given)), encoding="utf-8", errors="replace"
+                ),
+            )
+            continue
         try:
             fd = old.fileno()
             encoding, errors = old.encoding, old.errors
@@ -183,6 +256,16 @@ def _flush_last(code: int) -> int:
     prints no "Exception ignored" traceback (exit 120).  Then stderr's, dropped if it cannot
     be written, the status unchanged."""
     out = sys.stdout
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        out.flush()  # a closed stdout's writer (:class:`_ClosedAtStart`) notes what it took
+    if _WROTE_TO_CLOSED_STDOUT:
+        if code == 0:
+            code = 1
+            _say(
+                "thermogov: error: stdout is closed (started with >&-), so the command's output was "
+                "lost; run it with stdout open, or with >/dev/null to discard the output\n"
+            )
+        return _flush_err(code)
     try:
         out.flush()
     except (OSError, ValueError, AttributeError) as e:
@@ -193,6 +276,10 @@ def _flush_last(code: int) -> int:
         with contextlib.suppress(OSError, ValueError, AttributeError):
             _point_at_devnull(out.fileno())
             out.flush()
+    return _flush_err(code)
+
+
+def _flush_err(code: int) -> int:
     # stderr that cannot be written (``2>/dev/full``) has nowhere to say so: what it still
     # holds is dropped and the status stays the command's own (hostile round 28h: a clean
     # `run 2>/dev/full`, or a bad option, ended in the interpreter's exit 120).

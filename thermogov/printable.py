@@ -4,7 +4,7 @@ The daemon and ``restore`` print what they read: a journal's labels and paths, a
 attribute's contents, a device-tree string.  A newline there split one message into two lines
 (the second one free text that looks like thermogov's own: ``policy0\\nthermogov: restored``), a
 carriage return overwrote the line on a terminal, an escape sequence (``\\x1b[2J``) cleared it.
-So every control character (C0, DEL, C1) and the Unicode line and paragraph separators
+So every control character (C0, DEL, C1), the bidirectional formatting characters and the Unicode line and paragraph separators
 (U+2028, U+2029: ``str.splitlines`` and some log viewers break there) are shown as Python
 escapes: the line says what the file holds, visibly, and stays one line.  Applied where lines
 leave the program (the daemon's log, a command's result and error line), not where each value
@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Session 29h: and the bidirectional formatting characters (LRM/RLM, the embeddings and
+# overrides U+202A..U+202E, the isolates U+2066..U+2069: Unicode's UAX #9), which reorder
+# what a terminal shows after them: a config's table name ``"\u202estepped"`` was printed
+# in the error line as it was, and the line read backwards from there.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 

@@ -15,6 +15,7 @@ import click
 
 from thermogov.cliopts import check_out_dir, list_option
 from thermogov.interfaces import ConfigError
+from thermogov.printable import printable
 
 PLOT_FILE = "plot.png"
 
@@ -63,6 +64,11 @@ def plot_command(
     import matplotlib
 
     matplotlib.use("Agg")  # headless: a board or CI has no display
-    fig = plot_runs(data, labels or None, throughput_window_s=window, title=title)
+    # Drawn as text: a control character (an escape sequence, a newline) has no glyph, and
+    # matplotlib's "Glyph missing" warnings were the command's stderr (hostile round 29h).
+    shown = [printable(label) for label in labels] if labels else None
+    fig = plot_runs(
+        data, shown, throughput_window_s=window, title=None if title is None else printable(title)
+    )
     save_figure(fig, target)
     click.echo(f"wrote {target}")

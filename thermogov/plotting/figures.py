@@ -144,10 +144,14 @@ def _read_config(path: Path) -> dict[str, Any] | None:
 
 
 def _read_summary(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():  # missing, or a named pipe that would block the read forever
+        return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # a damaged summary only costs the label and trip, not the plot
+    except (OSError, ValueError, RecursionError):
+        # A damaged summary only costs the label and trip, not the plot; one nested deeper than
+        # the parser recurses (``[[[...]]]``) was an internal error (hostile round 29h).
+        return None
     return data if isinstance(data, dict) else None
 
 
