@@ -803,6 +803,7 @@ class Runner:
                 load=self.load,
                 fan=fan_ctl,
             )
+            self.limit_watch.on_refused = gov.refused  # a planted limit: failsafe at once
             self.late_zones = self._ease(prep, gov)
             self.late_zones.listed_by[POWER_SUPPLY] = lambda: supplies.listed  # one listing (25l)
             if self.publisher is not None:

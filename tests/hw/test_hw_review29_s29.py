@@ -1,0 +1,85 @@
+"""Session 29r: root-daemon safety, the items review 28r left (docs/hardware.md, "Session 29r").
+
+Each case drives the installed ``thermogov`` script on a fake tree (tests/hw/fakesys.py) and
+waits on the daemon's own lines (procutil.wait_line), never a sleep.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.hw import fakesys, procutil
+
+CPU = "sys/devices/system/cpu/cpufreq"
+GPU_MAX = "sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu/max_freq"
+
+
+def _plant_file(p: Path, tmp: Path) -> str:
+    """Another regular file at the path: made beside the owned one while it still exists (a new
+    inode, whatever the file system reuses), then renamed over it."""
+    planted = "1113600\n"
+    new = p.with_name(p.name + ".planted")
+    new.write_text(planted)
+    os.replace(new, p)
+    return planted
+
+
+def _plant_link(p: Path, tmp: Path) -> str:
+    outside = tmp / "outside.txt"
+    outside.write_text("precious\n")
+    swap = p.with_name(p.name + ".swap")
+    swap.symlink_to(outside)
+    os.replace(swap, p)
+    return "precious\n"
+
+
+@pytest.mark.parametrize(
+    ("attr", "plant"),
+    [
+        ("scaling_min_freq", _plant_file),
+        ("scaling_max_freq", _plant_file),
+        ("scaling_min_freq", _plant_link),
+    ],
+    ids=["min-another-file", "max-another-file", "min-link-out"],
+)
+def test_a_limit_refused_mid_run_is_the_failsafe_at_once_and_restore_skips_it(
+    tmp_path: Path, attr: str, plant: object
+) -> None:
+    """One owned limit of a member (policy4 of the Orin Nano's two-policy ``cpu`` domain)
+    no longer the file owned while its twin still is: not the kernel's way (a folder made
+    again whole), so the confinement refusal (hw/confine.py), which says "failsafe".  On a
+    cool board held at its top caps the failsafe must follow at once, not at the governor's
+    next cap decision (main acf49c0: "limits unreadable ... written again when it is back",
+    policy0 and the GPU left at their top for the rest of the run).  The exit restores every
+    file still owned, writes nothing to the refused one (nor through a link), exits 1."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)  # cool: 50 °C
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    p0_max = t.root / CPU / "policy0/scaling_max_freq"
+    top_p0, top_gpu = int(p0_max.read_text()), int((t.root / GPU_MAX).read_text())
+    assert top_p0 == max(fakesys.ORIN_NANO_CPU_KHZ), "a cool board runs at its top caps"
+    target = t.root / CPU / "policy4" / attr
+    assert callable(plant)
+    planted = plant(target, tmp_path)
+    line = procutil.wait_line(proc, "policy4:", stream="stderr")
+    assert "since start-up" in line, line
+    assert "failsafe for the rest of the run" in line, line
+    # the failsafe in force once the line is said: the domain's other member and the GPU lowest
+    assert int(p0_max.read_text()) < top_p0, "policy0 held at the domain's lowest cap"
+    assert int((t.root / GPU_MAX).read_text()) < top_gpu, "every other domain at its lowest cap"
+    proc.send_signal(signal.SIGTERM)
+    _out, raw = proc.communicate(timeout=procutil.DEADLINE_S)
+    err = raw.decode()
+    assert "Traceback" not in err
+    assert proc.returncode == 1, err
+    assert "restore incomplete" in err and f"policy4/{attr}" in err, err
+    after = t.snapshot()
+    rel = f"{CPU}/policy4/{attr}"
+    assert {k: v for k, v in after.items() if k != rel} == {k: v for k, v in before.items() if k != rel}
+    shown = (tmp_path / "outside.txt") if plant is _plant_link else target
+    assert shown.read_text() == planted, "nothing written to the refused file"
