@@ -83,3 +83,35 @@ def test_a_limit_refused_mid_run_is_the_failsafe_at_once_and_restore_skips_it(
     assert {k: v for k, v in after.items() if k != rel} == {k: v for k, v in before.items() if k != rel}
     shown = (tmp_path / "outside.txt") if plant is _plant_link else target
     assert shown.read_text() == planted, "nothing written to the refused file"
+
+
+# -- (4) an nvpmodel mode change mid-run into a Super mismatch: noticed and said once, read only ---
+def _conf(*names: str) -> str:
+    """An nvpmodel.conf with one CPU param and a POWER_MODEL per name (ID = its index)."""
+    head = f"< PARAM TYPE=CLOCK NAME=CPU_A78_0 >\nMAX_FREQ /{CPU}/policy0/scaling_max_freq\n"
+    return head + "".join(
+        f"< POWER_MODEL ID={i} NAME={n} >\nCPU_A78_0 MAX_FREQ -1\n" for i, n in enumerate(names)
+    )
+
+
+def test_a_super_mode_set_mid_run_under_a_profile_that_is_not_is_said_once(tmp_path: Path) -> None:
+    """The plain Orin Nano profile on Super firmware in its 25 W mode (its own board: nothing said
+    at start), then ``nvpmodel -m 2`` (MAXN_SUPER) mid-run: one line naming the mode and the Super
+    profile; back to 15 W and to MAXN_SUPER again says nothing more.  The status and configuration
+    are never written.  Main acf49c0: the mode was judged at start only (no line)."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    t.write("etc/nvpmodel.conf", _conf("15W", "25W", "MAXN_SUPER", "7W"))
+    status = t.root / "var/lib/nvpmodel/status"
+    t.write("var/lib/nvpmodel/status", "pmode:0001 fmode:quiet\n")
+    proc = procutil.start_run(tmp_path, "--board", "jetson-orin-nano", "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    status.write_text("pmode:0002 fmode:quiet\n")
+    line = procutil.wait_line(proc, "MAXN_SUPER", stream="stderr")
+    assert "from 1 to 2 during the run" in line and "jetson-orin-nano-super" in line, line
+    status.write_text("pmode:0000 fmode:quiet\n")
+    status.write_text("pmode:0002 fmode:quiet\n")
+    conf = (t.root / "etc/nvpmodel.conf").read_text()
+    err = procutil.stopped(proc)
+    assert "Super" not in err.replace("MAXN_SUPER", ""), "said once: " + err[-1500:]
+    assert status.read_text() == "pmode:0002 fmode:quiet\n"
+    assert (t.root / "etc/nvpmodel.conf").read_text() == conf
