@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import thermogov
 from tests.hw import fakesys, procutil
 
 CPU = "sys/devices/system/cpu/cpufreq"
@@ -115,3 +116,38 @@ def test_a_super_mode_set_mid_run_under_a_profile_that_is_not_is_said_once(tmp_p
     assert "Super" not in err.replace("MAXN_SUPER", ""), "said once: " + err[-1500:]
     assert status.read_text() == "pmode:0002 fmode:quiet\n"
     assert (t.root / "etc/nvpmodel.conf").read_text() == conf
+
+
+# -- (2) a pack the profile prefers appearing while another is read: the start's rule decides ------
+def test_a_pack_the_profile_names_appearing_mid_run_replaces_the_one_read(tmp_path: Path) -> None:
+    """BAT0 (charging) read from the start; BAT1, the one the profile's battery sensor names,
+    appears (discharging): by the start's rule (hw/power.py ``battery_order``) BAT1's status is
+    the power state from that read on, said once, in the same tick the sensor fuses its
+    temperature.  Main acf49c0: BAT0 kept the state for the run (charging, while BAT1's
+    temperature was fused), and no line named BAT1 as the power state."""
+    text = (Path(thermogov.__file__).parent / "boards" / "jetson-orin-nano.toml").read_text()
+    marker = "sysfs_names = []             # any power_supply of type Battery"
+    assert marker in text
+    board = tmp_path / "two-packs.toml"
+    board.write_text(text.replace(marker, 'sysfs_names = ["BAT1"]'))
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    t.supply(
+        "BAT0",
+        "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=20",
+        temp_decic=300,
+    )
+    proc = procutil.start_run(tmp_path, "--board", str(board), "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    t.supply(
+        "BAT1",
+        "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=70",
+        temp_decic=310,
+    )
+    line = procutil.wait_line(proc, "power supply BAT1", stream="stderr")
+    assert "power state now" in line and "BAT0" in line, line
+    err = procutil.stopped(proc)
+    assert "power supply BAT1" not in err, "said once: " + err[-1500:]
+    (trace,) = (tmp_path / "out").glob("*/trace.csv")
+    events = trace.read_text()
+    # the tick that read BAT1 first recorded its state (a poll reads in the tick it rescans)
+    assert "power:charging" in events and "power:discharging" in events, events[-1500:]
