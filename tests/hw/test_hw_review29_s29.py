@@ -7,6 +7,8 @@ waits on the daemon's own lines (procutil.wait_line), never a sleep.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 
 import thermogov
 from tests.hw import fakesys, procutil
+from tests.hw.test_hw_review26 import EXITS, _exit
 
 CPU = "sys/devices/system/cpu/cpufreq"
 GPU_MAX = "sys/devices/platform/bus@0/17000000.gpu/devfreq/17000000.gpu/max_freq"
@@ -151,3 +154,59 @@ def test_a_pack_the_profile_names_appearing_mid_run_replaces_the_one_read(tmp_pa
     events = trace.read_text()
     # the tick that read BAT1 first recorded its state (a poll reads in the tick it rescans)
     assert "power:charging" in events and "power:discharging" in events, events[-1500:]
+
+
+# -- (3) a profile with two cpufreq domains: a new unnamed policy joins the one whose table it is ---
+LITTLE_KHZ = (729600, 806400, 883200, 960000)
+
+
+def _two_cpu_domains(tmp: Path) -> Path:
+    """jetson-orin-nano's profile with its CPU described as two domains (big.LITTLE apart): ``cpu``
+    naming policy0 with the profile's OPPs, ``cpub`` naming policy4 with four OPPs of its own."""
+    text = (Path(thermogov.__file__).parent / "boards" / "jetson-orin-nano.toml").read_text()
+    i = text.index("[domains.cpu]")
+    j = text.index("\n\n", i)
+    block = text[i:j]
+    assert 'sysfs_names = ["policy0", "policy4"]' in block and "cores = 6" in block
+    big = block.replace('["policy0", "policy4"]', '["policy0"]').replace("cores = 6", "cores = 4")
+    little = block.replace("[domains.cpu]", "[domains.cpub]").replace('["policy0", "policy4"]', '["policy4"]')
+    little = re.sub(r"opp_mhz = \[[^\]]*\]", f"opp_mhz = {[k / 1000 for k in LITTLE_KHZ]}", little)
+    little = re.sub(r"volt_v = \[[^\]]*\]", "volt_v = [0.7056, 0.7167, 0.7278, 0.7389]", little)
+    path = tmp / "two-cpu-domains.toml"
+    path.write_text(text[:i] + big + "\n\n" + little.replace("cores = 6", "cores = 2") + text[j:])
+    return path
+
+
+@pytest.mark.parametrize("how", EXITS)
+def test_under_two_cpu_domains_a_new_policy_joins_the_one_whose_table_it_offers(
+    tmp_path: Path, how: str
+) -> None:
+    """A hot board whose profile describes two cpufreq domains; mid-run ``policy6`` (the little
+    cluster's table exactly) and ``policy7`` (a table no domain has) appear, no domain naming
+    either.  policy6 joins ``cpub``: journaled, capped with it, put back as it appeared on every
+    exit path; policy7 is said once and never written.  Main acf49c0: such a profile took no new
+    folder (hw/lateclusters.py looked for unnamed ones under one cpufreq domain only): policy6
+    ran at full clock on the hot board, nothing said of either."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=92000, gpu_mc=92000)
+    for c in (4, 5):
+        (t.root / f"sys/devices/system/cpu/cpu{c}/cpufreq").unlink()
+    shutil.rmtree(t.root / CPU / "policy4")
+    t.policy(4, [4, 5], LITTLE_KHZ)
+    before_start = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--board", str(_two_cpu_domains(tmp_path)), "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    t.policy(6, [6], LITTLE_KHZ)
+    t.policy(7, [7], (729600, 1113600))
+    late = (f"{CPU}/policy6", f"{CPU}/policy7", "sys/devices/system/cpu/cpu6", "sys/devices/system/cpu/cpu7")
+    appeared = {k: v for k, v in t.snapshot().items() if k.startswith(late)}
+    joined = procutil.wait_line(proc, "policy6", stream="stderr")
+    assert "domain cpub" in joined, joined
+    left = procutil.wait_line(proc, "policy7", stream="stderr")
+    assert "left alone" in left and "matches no cpufreq domain" in left, left
+    assert t.read_int(f"{CPU}/policy6/scaling_max_freq") < max(LITTLE_KHZ), "capped with cpub (hot)"
+    assert t.read_int(f"{CPU}/policy7/scaling_max_freq") == 1113600
+    said = _exit(proc, tmp_path, how)
+    assert "Traceback" not in said and "policy7" not in said, said[-1500:]
+    after = t.snapshot()
+    assert {k: v for k, v in after.items() if k.startswith(late)} == appeared, said[-1500:]
+    assert {k: v for k, v in after.items() if not k.startswith(late)} == before_start, said[-1500:]
