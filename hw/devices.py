@@ -383,6 +383,7 @@ class CapActuator:
         self.files = tuple(f for f in self.files if f.label != label)
         for d in (self._orig, self.written, self.seen):
             d.pop(label, None)
+        self.refused.pop(label, None)  # a member that left and is adopted again starts afresh
         self._read_clock = clock
 
     def original(self, label: str) -> tuple[int, int]:
