@@ -102,7 +102,7 @@ from thermogov.hw.notify import Notifier
 from thermogov.hw.nvfanconf import nvfan_notes
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
 from thermogov.hw.power import PowerSupplyReader, battery_names
-from thermogov.hw.powermode import PowerModeWatch, super_mismatch
+from thermogov.hw.powermode import PowerModeWatch, SuperWatch, super_mismatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
 from thermogov.hw.railsum import rail_watch, summed_summary
 from thermogov.hw.reload import RELOAD, Reloader, ReloadTarget
@@ -667,6 +667,7 @@ class Runner:
                 self.log(f"warning: {prep.board_warning}")
             if mismatch := super_mismatch(prep.tree, prep.board.name, builtin_board_names()):
                 self.log(f"warning: {mismatch}")  # read only: the mode is never changed (28r)
+            supers = SuperWatch(prep.tree, prep.board.name, builtin_board_names(), mismatch)
             bound = bound_names(prep.bmap)
             ctx = self.ctx = PolicyContext(
                 board=prep.board,
@@ -778,7 +779,7 @@ class Runner:
                 recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
                 boost_reset=boosts.switched_to,
-                boost_look=boosts.look,
+                boost_look=lambda: [*boosts.look(), *supers.look()],  # a mode changed mid-run (29r)
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
@@ -803,6 +804,7 @@ class Runner:
                 load=self.load,
                 fan=fan_ctl,
             )
+            self.limit_watch.on_refused = gov.refused  # a planted limit: failsafe at once
             self.late_zones = self._ease(prep, gov)
             self.late_zones.listed_by[POWER_SUPPLY] = lambda: supplies.listed  # one listing (25l)
             if self.publisher is not None:

@@ -233,6 +233,10 @@ class CapActuator:
         self.written: dict[str, tuple[int, int]] = dict(self._orig)
         self.seen: dict[str, tuple[int, int]] = dict(self._orig)
         self.left_to_others: set[str] = set()  # files another writer keeps raising (limitwatch)
+        # Members one of whose owned limits was refused as no longer the file owned (a link or
+        # another file planted, hw/confine.py), by a write here or a read of the limit watch:
+        # never written or read again this run, and the domain held at its failsafe (:meth:`apply`).
+        self.refused: dict[str, ConfinementError] = {}
         # thermogov's last written windows, on the runtime tmpfs (hw/lastcaps.py): after a kill -9
         # and a power-mode change it tells a journal restore which windows hold its cap.
         self.record: CapRecord = NO_RECORD
@@ -281,13 +285,17 @@ class CapActuator:
         self._asked_hz = cap_hz
         gone: list[str] = []
         for f in self.files:
-            if f.label not in self.left_to_others:
+            if f.label not in self.left_to_others and f.label not in self.refused:
                 try:
                     self.reapply(f, flush=False, over_lowered=False)
-                except ConfinementError:
+                except ConfinementError as e:
                     if not self._removed(f):
-                        raise
+                        self.refused[f.label] = e
+                        continue
                     gone.append(f.label)  # held: taken out at the watch's next look (hw/departures.py)
+        if self.refused:
+            self.hold_failsafe(gone)
+            raise next(iter(self.refused.values()))
         self.record.flush()  # once per change, whatever the number of policies
         live = [f for f in self.files if f.label not in gone] if gone else self.files
         if not live:  # nothing online to write: the cap is held and written when one joins
@@ -296,6 +304,35 @@ class CapActuator:
         governed = [f for f in live if f.label not in self.left_to_others] or live
         self._cap = max(self.io.read_int(f.max_rel) * f.scale_hz for f in governed)
         return self._cap
+
+    def refuse(self, label: str, e: ConfinementError) -> None:
+        """One member's owned limit is no longer the file owned (the limit watch's read met the
+        refusal): the domain's failsafe at once, :meth:`hold_failsafe`."""
+        self.refused.setdefault(label, e)
+        self.hold_failsafe()
+
+    def hold_failsafe(self, gone: Sequence[str] = ()) -> None:
+        """The domain's failsafe while a member is refused (hw/confine.py): its lowest cap on
+        every member it still owns, the refused ones never written or read again.
+
+        Before, a cap change wrote the members in order and stopped at the refused one: those
+        before it kept the new cap (a raise included) while the governor held the domain's old
+        one, and a refusal the limit watch met on a read changed nothing at all until the
+        governor next decided a cap (never, on a board held at a steady cap).  Each member's
+        own rules stand (its ceiling, a window another writer lowered is left lower); a member
+        whose write is refused too joins the refused ones."""
+        self._asked_hz = self._table[0]
+        for f in self.files:
+            if f.label in self.left_to_others or f.label in self.refused or f.label in gone:
+                continue
+            try:
+                self.reapply(f, flush=False, over_lowered=False)
+            except ConfinementError as e:
+                if not self._removed(f):
+                    self.refused[f.label] = e
+            except ActuatorError:
+                pass  # a transient refusal: the governor writes the failsafe cap again next tick
+        self.record.flush()
 
     def _removed(self, f: LimitFiles) -> bool:
         """A member the kernel removed or made again since the watch's last look (a driver
@@ -346,6 +383,7 @@ class CapActuator:
         self.files = tuple(f for f in self.files if f.label != label)
         for d in (self._orig, self.written, self.seen):
             d.pop(label, None)
+        self.refused.pop(label, None)  # a member that left and is adopted again starts afresh
         self._read_clock = clock
 
     def original(self, label: str) -> tuple[int, int]:

@@ -217,6 +217,18 @@ class LateClusters(LateMembers):
             b = self._takes[1]
             self._known = {n.lower() for n in (*(b.known or ()), *b.inactive, *b.absent)}
             self._known |= {f.label.lower() for f in b.files}
+        # Session 29r: a profile with two or more cpufreq domains (big.LITTLE described apart)
+        # takes a ``policyN`` folder that appears mid-run and that no domain names into the one
+        # domain whose hardware OPP table it offers exactly (:meth:`_owner`); none or several:
+        # said once, left at the kernel's limits.  The folders there at start keep the start's
+        # rule (such a profile takes only what it names), so they are known from the first look.
+        self._cpufreq = [(a, b) for a, b in domains if b.domain.kind == "cpufreq"]
+        self._unnamed: set[str] = set()  # such folders waited for, judged by :meth:`_owner`
+        if self._takes is None and len(self._cpufreq) > 1:
+            self._known = {n.lower() for n in self._tree.listdir(CPUFREQ, r"policy\d+")}
+            for a, b in self._cpufreq:
+                self._known |= {n.lower() for n in (*b.inactive, *b.absent, *b.domain.sysfs_names)}
+                self._known |= {f.label.lower() for f in a.files}
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -254,13 +266,16 @@ class LateClusters(LateMembers):
     def _look_for_new(self) -> None:
         """Policy folders that appeared since start and that no one waits for (module doc,
         ``DomainBinding.known``): waited for from this look on, as a policy absent at start."""
-        if self._takes is None:
+        takes = self._takes or (self._cpufreq[0] if len(self._cpufreq) > 1 else None)
+        if takes is None:
             return
         for name in self._tree.listdir(CPUFREQ, r"policy\d+"):
             if name.lower() in self._known:
                 continue
             self._known.add(name.lower())
-            a, b = self._takes
+            a, b = takes
+            if self._takes is None:
+                self._unnamed.add(name)  # its domain is chosen when it is judged (_owner)
             self._waiting.append((a, b, name))
             self._absent.add(name)
             self._appeared.discard(name)
@@ -289,6 +304,13 @@ class LateClusters(LateMembers):
         if p.inactive:
             return "wait"  # went offline again between the two reads
         why = p.error or p.read_only or p.not_own
+        if not why and name in self._unnamed:
+            owner = self._owner(name, p.table_hz)
+            if isinstance(owner, str):
+                why = owner
+            else:
+                a, b = owner
+                self._unnamed.discard(name)
         if not why and not offered_caps(p, b.domain) & set(a.table_hz):
             table = f"{p.table_hz[0] / 1e6:g}..{p.table_hz[-1] / 1e6:g} MHz"
             why = f"{name} ({table}) shares no OPP with domain {a.name}'s caps"
@@ -300,6 +322,29 @@ class LateClusters(LateMembers):
         if name in self._departed:  # went away, absent since (hold)
             event = "appeared again"
         return self._adopt(a, f, p.table_hz, event, said=self._said)
+
+    def _owner(self, name: str, table_hz: Sequence[int]) -> tuple[CapActuator, DomainBinding] | str:
+        """The one cpufreq domain whose hardware OPP table a policy no domain names offers
+        exactly (its members' common OPPs, ``DomainBinding.hw_table_hz``), or why none is.
+
+        Under a profile with one cpufreq domain the domain is "the CPU" and takes such a policy
+        where it shares an OPP (hw/mapping.py ``unnamed_policies``); with two, a shared OPP says
+        nothing (big.LITTLE tables overlap), while a table equal to one cluster's alone is that
+        cluster's silicon (cpufreq-dt builds a policy's table from its CPUs' ``operating-points-v2``
+        node, the same node for the CPUs of one cluster: Documentation/devicetree/bindings/opp/
+        opp-v2.yaml, drivers/cpufreq/cpufreq-dt.c).  A policy of a per-CPU kernel coming back
+        after a hotplug offers its cluster's table, so it joins that cluster's domain."""
+        mine = tuple(sorted(table_hz))
+        match = [(a, b) for a, b in self._cpufreq if mine and tuple(sorted(b.hw_table_hz)) == mine]
+        if len(match) == 1:
+            return match[0]
+        names = " and ".join(a.name for a, _b in match)
+        which = f"matches domains {names} alike" if match else "matches no cpufreq domain's exactly"
+        table = f"{mine[0] / 1e6:g}..{mine[-1] / 1e6:g} MHz" if mine else "no OPP"
+        return (
+            f"no domain of this profile names {name}, and its OPP table ({len(mine)} OPPs, {table}) "
+            f"{which}; its CPUs run at the kernel's limits (name it in the profile's sysfs_names)"
+        )
 
 
 def joined(verdict: str) -> bool:

@@ -41,7 +41,7 @@ daemon last wrote and read back.  Two causes, told apart by what was seen in bet
     says which file was found lowered, so no other writer's choice is overwritten silently.
 
 Tags in the trace's ``event`` column: ``limits_reset:<file>``, ``limits_changed:<file>``,
-``limits_left:<file>``.
+``limits_left:<file>``, ``limits_refused:<file>`` (a limit no longer the file owned: the failsafe, :meth:`LimitWatch._refused`).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping
 
+from thermogov.hw.confine import ConfinementError
 from thermogov.hw.devices import CapActuator
 from thermogov.hw.limits import LimitFiles
 from thermogov.hw.polled import Every
@@ -115,6 +116,9 @@ class LimitWatch:
         self._boost_reset = boost_reset
         # Every look: a switch that raised nothing is seen too (BoostStates.look, session 25r).
         self._boost_look = boost_look
+        # A member whose owned limit is refused as no longer the file owned (hw/confine.py): the
+        # governor's failsafe at once (thermogov/governor.py ``refused``); set once it exists.
+        self.on_refused: Callable[[str, str], list[str]] = lambda _name, _why: []
         self._left_to_mode = False  # a mode change was seen and said during the run
         self._gate = Every(period_s)
         self._offline: set[str] = set()
@@ -139,7 +143,7 @@ class LimitWatch:
         self._raised_now = False
         for a in self._actuators:
             for f in a.files:
-                if f.label not in a.left_to_others:
+                if f.label not in a.left_to_others and f.label not in a.refused:
                     tags.extend(self._check_file(a, f))
         tags.extend(self._late_clusters())
         for line in self._boost_look():  # after the files: a switch that raised one is seen there
@@ -168,6 +172,8 @@ class LimitWatch:
         label = f.label
         try:
             now = (a.io.read_int(f.min_rel), a.io.read_int(f.max_rel))
+        except ConfinementError as e:
+            return self._refused(a, f, e)
         except ActuatorError as e:
             if label not in self._offline:  # an inactive policy, an unbound device
                 self._log(f"{label}: limits unreadable ({e}); its cap is written again when it is back")
@@ -196,6 +202,27 @@ class LimitWatch:
             )
         self.lowered[label] = (f.max_rel, n_max, w_max)
         return [f"limits_changed:{label}"]
+
+    def _refused(self, a: CapActuator, f: LimitFiles, e: ConfinementError) -> list[str]:
+        """A limit that is no longer the file owned, and not in the kernel's way (the departures
+        looked first): a link or another file planted in the tree.  Before, it read as "limits
+        unreadable ... written again when it is back" and nothing followed until the governor
+        next decided a cap.  Now it is the confinement refusal's rule whoever meets it: the
+        member is never read or written again, its domain holds its lowest cap on every member
+        it still owns, every other domain too (the governor's failsafe, for the rest of the
+        run), said once; the exit's restore skips the refused file and names it."""
+        a.refuse(f.label, e)
+        self._offline.discard(f.label)
+        self.lowered.pop(f.label, None)
+        if self._exiting:
+            return []  # the restore comes next, and names the refused file
+        tags = [f"limits_refused:{f.label}", *self.on_refused(a.name, str(e))]
+        self._log(  # after the writes: a reader of this line finds the failsafe in force
+            f"{f.label}: {e}; domain {a.name} held at its lowest cap on what thermogov still owns, "
+            "every other domain too (failsafe for the rest of the run); restore at exit skips the "
+            "refused file"
+        )
+        return tags
 
     def _raised(self, a: CapActuator, f: LimitFiles, now: tuple[int, int]) -> list[str]:
         """Another writer raised a limit: its window is what restore puts back from now on."""
@@ -316,7 +343,7 @@ class LimitWatch:
         self._recall_at_exit()  # ... unless it is back with thermogov's own cap (departures.recalled)
         for a in self._actuators:
             for f in a.files:
-                if f.label not in a.left_to_others:
+                if f.label not in a.left_to_others and f.label not in a.refused:
                     self._check_file(a, f)
         if mode_change:
             if self._left_to_mode and not self.lowered:

@@ -173,14 +173,18 @@ class PowerSupplyReader:
         Unknown (:meth:`read`): never "mains" on the word of no file."""
         self.battery = None
         self._battery_went = True
+        self._release(b)
+        self._say(
+            b.name, "left", f"power supply {b.name} (Battery) went away; the chargers tell the state now"
+        )
+
+    def _release(self, b: Supply) -> None:
+        """The kept files of a pack no longer read closed (gone, or another pack preferred)."""
         for a in PER_TICK_BATTERY_ATTRS:
             rel = f"{b.rel}/{a}"
             if rel in self._kept:
                 self._kept.discard(rel)
                 self._tree.release_member(rel)
-        self._say(
-            b.name, "left", f"power supply {b.name} (Battery) went away; the chargers tell the state now"
-        )
 
     def rescan(self) -> bool:
         """Chargers that appeared since the last look added, those that went away forgotten
@@ -285,8 +289,26 @@ class PowerSupplyReader:
         the two saw it first: which one did decided whether this line was said, and the two
         could pick different packs of one listing.  The zone's join now only fuses its
         temperature; the power state's pack is chosen here, by one rule, and always said."""
-        if self.battery is not None:
-            return False
+        cur = self.battery
+        if cur is not None:
+            # Session 29r: the start's rule (battery_order) decides between the pack read and the
+            # new one too; before, the pack read kept the state even when the profile names the
+            # new one (whose temperature hw/latezones.py fuses), so the two came from two packs.
+            has_temp = self._tree.exists(f"{rel}/temp")
+            if battery_order(self._prefer, name, has_temp) >= battery_order(
+                self._prefer, cur.name, cur.has_temp
+            ):
+                return False
+            self._release(cur)
+            self._add_battery(rel)
+            self._say(
+                name,
+                "joined",
+                f"power supply {name} (Battery) appeared; it is the pack the profile's rule prefers to "
+                f"{cur.name} (its battery sysfs_names, then a temp, then the name): its status is the "
+                f"power state now, {cur.name}'s no longer read",
+            )
+            return True
         self._add_battery(rel)
         self._say(
             name, "joined", f"power supply {name} (Battery) appeared; its status is the power state now"

@@ -150,3 +150,43 @@ def super_mismatch(tree: SysfsTree, board_name: str, profiles: Sequence[str]) ->
 def _base(profile: str) -> str:
     """A profile's name without its ``super`` words (``jetson-orin-nano-super`` -> ``jetson-orin-nano``)."""
     return "-".join(w for w in profile.split("-") if w.lower() != "super")
+
+
+class SuperWatch:
+    """Session 29r: :func:`super_mismatch` again after an ``nvpmodel -m`` mid-run, said once.
+
+    The start's line (28r) said nothing of a mode changed later: a board switched to
+    ``MAXN_SUPER`` under the plain profile ran the whole run governed against tops and a budget
+    below what the mode lets run, unsaid.  On the limit watch's cadence (once a second) the
+    status file is read (:func:`read_power_mode`: a ``stat`` and a read of a few bytes); only
+    when the mode it records differs from the last one read is the rule asked again (the
+    configuration read once more), and a line is said when the rule gives one not said before
+    in this run (the start's included).  A status that stops reading, or a mode back to one
+    already judged, says nothing.  Only on a board whose nvpmodel configuration named modes
+    at start (a Jetson with nvpmodel): elsewhere nothing is read.  Read only, as the start's."""
+
+    def __init__(self, tree: SysfsTree, board_name: str, profiles: Sequence[str], said: str = "") -> None:
+        self._tree = tree
+        self._board = board_name
+        self._profiles = tuple(profiles)
+        self._said = {said} if said else set()
+        try:
+            self._active = bool(mode_names(read_conf_text(tree)))
+        except ConfError:
+            self._active = False
+        self._mode = read_power_mode(tree) if self._active else None
+
+    def look(self) -> list[str]:
+        """The line to say when nvpmodel's mode changed since the last look into a mismatch."""
+        if not self._active:
+            return []
+        mode = read_power_mode(self._tree)
+        if mode is None or mode == self._mode:
+            return []
+        was, self._mode = self._mode, mode
+        line = super_mismatch(self._tree, self._board, self._profiles)
+        if not line or line in self._said:
+            return []
+        self._said.add(line)
+        since = f"from {was} " if was is not None else ""
+        return [f"warning: nvpmodel mode changed {since}to {mode} during the run: {line}"]

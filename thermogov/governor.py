@@ -335,6 +335,27 @@ class Governor:
             return {n: max(c, caps[n]) for n, c in wanted.items()}
         return dict(wanted)
 
+    def refused(self, name: str, why: str) -> list[str]:
+        """An actuator's target found tampered outside a write of this governor (a board's
+        limit watch reading a file that is no longer the one owned, hw/confine.py): the same
+        as a write refused so (``immediate_failsafe``), failsafe in this very call and every
+        other domain at its lowest cap, without waiting for a cap change that may never come
+        on a board held at a steady cap.  The event tags, for the tick's record."""
+        if name not in self._write_failures:
+            return []
+        self._write_failures[name] = max(self._write_failures[name], self.max_write_failures)
+        self._failing = True
+        if name not in self._logged_failure:
+            self._log(f"actuator {name}: {why}")
+            self._logged_failure.add(name)
+        events = [f"write_failed:{name}"]
+        if self._state != FAILSAFE:
+            events.append("failsafe")
+        self._state = FAILSAFE
+        self._wanted = self.lowest_caps()
+        events.extend(self._apply(self._wanted, skip=frozenset({name})))
+        return events
+
     def _apply(self, wanted: Mapping[str, int], skip: frozenset[str] = frozenset()) -> list[str]:
         """Write caps that differ from what is in force; count failures, escalate to failsafe."""
         events: list[str] = []
