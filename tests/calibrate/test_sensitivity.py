@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.calibrate.jacobian import central_differences
 from thermogov.board import BoardProfile, load_board
 from thermogov.sim.calibration.calibrate import LogData
 from thermogov.sim.calibration.fit import SIGMA_T_C, FitProblem
@@ -34,19 +35,8 @@ def _step_log(board: BoardProfile, n: int = 400, with_power: bool = True, seed: 
     return LogData(t, {sensor: temp}, freq, load, power, "synthetic")
 
 
-def _central_differences(prob: FitProblem, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """The residuals' Jacobian at ``x`` by central differences, one column per free parameter."""
-    cols = []
-    for j in range(len(x)):
-        up, down = x.copy(), x.copy()
-        up[j] += eps
-        down[j] -= eps
-        cols.append((prob.residuals(up) - prob.residuals(down)) / (2 * eps))
-    return np.stack(cols, axis=1)
-
-
 @pytest.mark.parametrize(("name", "with_power"), [("rpi4", False), ("jetson-agx-orin", True)])
-def test_analytic_jacobian_matches_central_differences(name: str, with_power: bool) -> None:
+def test_analytic_jacobian_matchescentral_differences(name: str, with_power: bool) -> None:
     """Every column (capacitances, links, power scales, ambient, offset, the time-constant
     wall) through all leakage passes, away from the prior (phi random) so no term is zero."""
     board = load_board(name)
@@ -55,7 +45,7 @@ def test_analytic_jacobian_matches_central_differences(name: str, with_power: bo
     rng = np.random.default_rng(7)
     x = rng.normal(0.0, 0.6, len(prob.free))
     jac = prob.jacobian(x)
-    ref = _central_differences(prob, x)
+    ref = central_differences(prob, x)
     scale = np.abs(ref).max(axis=0)
     assert np.all(scale > 0)
     assert np.max(np.abs(jac - ref).max(axis=0) / scale) < 1e-5
@@ -76,7 +66,7 @@ def test_time_constant_wall_is_differentiated() -> None:
     if r[-1] == 0.0:
         pytest.skip("profile's range not reached by this perturbation")
     jac = prob.jacobian(x)
-    for j, ref in enumerate(_central_differences(prob, x)[-1]):
+    for j, ref in enumerate(central_differences(prob, x)[-1]):
         assert jac[-1, j] == pytest.approx(ref, rel=1e-5, abs=1e-6)
 
 
