@@ -331,13 +331,21 @@ def _judge_workload(summary: dict[str, Any]) -> None:
     """A run whose workload counted no inference is a runtime failure (exit 1), said after its
     summary (hostile round 29h: ``run --workload cmd:true`` reported 0.0 inf/s, exit 0).  Judged
     when the run lasted its duration or the workload exited: a stop after a moment is no verdict."""
-    from thermogov.hw.workload import no_inference_reason
+    from thermogov.hw.workload import no_inference_reason, workload_exit
 
+    done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
+    # The workload exited mid-run (session 29i): the run ended there; one line says it, on
+    # stderr (stdout keeps the summary, or the JSON), exit 1 when the workload failed.
+    if (exited := workload_exit(summary)) is not None:
+        failed, line = exited
+        if failed:
+            raise RuntimeFailure(f"{line}; {done}")
+        click.echo(printable(f"thermogov: {line}; {done}"), err=True)
+        return
     ran = (
         summary.get("stopped_by", "duration") == "duration" or summary.get("workload_exit_status") is not None
     )
     if ran and (why := no_inference_reason(summary)):
-        done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
         raise RuntimeFailure(f"{why}; {done}")
 
 

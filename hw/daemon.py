@@ -113,7 +113,7 @@ from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
-from thermogov.hw.workload import ProcessWorkload, parse_workload
+from thermogov.hw.workload import WORKLOAD_EXITED, ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, SensorSource, ThermogovError
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext
@@ -228,6 +228,16 @@ class StopFlag:
 
     def hup(self, signum: int, frame: FrameType | None) -> None:
         self.reload_requested = True
+
+    def end(self, reason: str) -> None:
+        """End the run from another thread as a stop signal does, ``reason`` its ``stopped_by``
+        (the workload exited: a user's measurement is over then, session 29i).  The caller
+        guarantees the flag's pipe is still open (the workload's callback is dropped first)."""
+        self.signal_name = self.signal_name or reason
+        self.event.set()
+        if self._wake_w is not None:  # the byte a signal would leave: the wait ends at once
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"\0")
 
     def install(self, stack: contextlib.ExitStack) -> None:
         # The wake-up pipe first: a stop that lands between a handler's installation and the
@@ -695,6 +705,9 @@ class Runner:
             )
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
+                # Its exit ends the run (restored, summarised, judged by the command): what is
+                # measured after it is an idle board, not the user's load (session 29i).
+                workload.on_exit(functools.partial(self.stop.end, WORKLOAD_EXITED))
                 workload.start()
                 stack.callback(workload.stop)
                 counted: Callable[[], int | None] | None = workload.inferences_total
