@@ -1,5 +1,10 @@
 """Session 29i (docs/sweeps.md): what hostile round 29h left, through the installed script.
 
+* ``sim --duration "10 m"`` was 10 minutes and ``"5\n"`` 5 s, and ``٥`` was refused where every
+  numeric option reads it: every number and time option now reads its text by one rule (one
+  word, any decimal digit), bad input exit 2 naming the option and the forms.
+* ``THERMOGOV_LOCK_DIR`` set to /dev/null, /proc/self or a FIFO was taken by ``run --dry-run``:
+  a runtime folder that is no folder (or cannot be made one) is exit 2 naming the variable.
 * ``run --workload`` governed on after its workload exited mid-run and judged at the end: the run
   now ends at the exit (limits restored, trace and summary written, one line saying when and with
   what status), exit 0 when the workload exited 0 having counted inferences, 1 otherwise; ``ab``
@@ -9,10 +14,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.script import thermogov
+import pytest
+
+from tests.cli.script import SCRIPT, one_line_error, thermogov
 from tests.hw import fakesys
 from tests.hw.procutil import DEADLINE_S, paths
 
@@ -104,3 +113,68 @@ def test_ab_stops_at_a_later_block_whose_workload_exits_mid_block(tmp_path: Path
     assert "block 3 (" in errors[0] and "exited after" in errors[0] and "(status 0)" in errors[0]
     assert "nothing was compared" in errors[0]
     assert sorted(d.name for d in (tmp_path / "out").iterdir()) == ["block-01", "block-02", "block-03"]
+
+
+# Every number and time option reads its text by one rule (thermogov/units.py): one word, any
+# Unicode decimal digit read as its value (27h), the unit attached.
+@pytest.mark.parametrize(
+    "text", ["10 m", "5\n", " 5", "5s\t", "1\u00a0h"], ids=["space", "newline", "lead", "tab", "nbsp"]
+)
+def test_a_duration_split_by_a_space_or_a_break_is_bad_input(tmp_path: Path, text: str) -> None:
+    p = thermogov("sim", "--duration", text, "--out", str(tmp_path / "out"))
+    line = one_line_error(p, "--duration")  # main: 10 minutes, 5 s, ... simulated, exit 0
+    assert "one word" in line and "10m" in line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "text", ["\u0665", "\u0661\u0660ms", "\uff15s"], ids=["arabic-indic", "with-unit", "fullwidth"]
+)
+def test_a_duration_in_other_decimal_digits_is_read_as_the_numbers_are(tmp_path: Path, text: str) -> None:
+    p = thermogov("sim", "--duration", text, "--out", str(tmp_path / "out"))
+    assert p.returncode == 0, p.stderr  # main: "cannot read '٥' as a duration", exit 2
+    (summary,) = (tmp_path / "out").glob("*/summary.json")
+    assert summary.exists()
+
+
+@pytest.mark.parametrize("text", [" 25", "25\n", "2 5"], ids=["lead", "newline", "inner"])
+def test_a_number_option_split_by_a_space_or_a_break_is_bad_input(tmp_path: Path, text: str) -> None:
+    p = thermogov("sim", "--duration", "1s", "--ambient", text, "--out", str(tmp_path / "out"))
+    line = one_line_error(p, "--ambient")  # main: " 25" and "25\n" were 25 °C
+    assert "one word" in line
+    assert not (tmp_path / "out").exists()
+
+
+def _dry_run_with_lock_dir(tmp: Path, value: str) -> subprocess.CompletedProcess[str]:
+    fakesys.rpi5(tmp / "root")
+    return subprocess.run(
+        [SCRIPT, "run", "--dry-run", *paths(tmp), "--out", str(tmp / "out"), "--duration", "1s"],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_S,
+        env={**os.environ, "THERMOGOV_LOCK_DIR": value},
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("kind", ["dev-null", "proc-self", "fifo", "file", "through-file"])
+def test_a_runtime_dir_variable_that_is_no_folder_is_bad_input_before_anything_is_written(
+    tmp_path: Path, kind: str
+) -> None:
+    (tmp_path / "afile").write_text("x\n")
+    os.mkfifo(tmp_path / "fifo")
+    value = {
+        "dev-null": "/dev/null",
+        "proc-self": "/proc/self",
+        "fifo": str(tmp_path / "fifo"),
+        "file": str(tmp_path / "afile"),
+        "through-file": str(tmp_path / "afile" / "sub"),
+    }[kind]
+    p = _dry_run_with_lock_dir(tmp_path, value)
+    one_line_error(p, "THERMOGOV_LOCK_DIR")  # main: exit 0, a warning per runtime file
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_runtime_dir_variable_naming_a_folder_to_make_is_taken(tmp_path: Path) -> None:
+    p = _dry_run_with_lock_dir(tmp_path, str(tmp_path / "new" / "runtime"))
+    assert p.returncode == 0, p.stderr
