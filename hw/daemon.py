@@ -930,13 +930,15 @@ class Runner:
         gc.freeze()
         t0 = time.monotonic()
         t_ms, due = next(instants)
+        closing = False  # the workload exited: one last control tick records its final count
         while end_ms is None or t_ms <= end_ms:
             delay = t0 + t_ms / 1000.0 - time.monotonic()
-            if delay > 0:
-                if stop.wait(delay):
+            if stop.wait(delay) if delay > 0 else stopped():
+                if stop.signal_name != WORKLOAD_EXITED:
                     break
-            elif stopped():
-                break
+                # Its every line was read before its exit was seen (hw/workload.py): the tick
+                # now puts the whole count in the trace and the summary, then the run ends.
+                closing, due = True, (CONTROL,)
             begin = time.perf_counter()
             now = instant.now = time.monotonic() - t0
             for name in due:
@@ -984,6 +986,8 @@ class Runner:
                     )
                 if watchdog:  # every control tick: a hung loop misses WatchdogSec
                     notifier.watchdog()
+            if closing:
+                break
             t_ms, due = next(instants)
             lag_ms = (time.monotonic() - t0) * 1000.0 - t_ms
             if lag_ms > ctrl_ms:

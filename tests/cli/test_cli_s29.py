@@ -67,6 +67,15 @@ def test_run_ends_when_its_workload_exits_0_and_says_so(tmp_path: Path) -> None:
     assert "(status 0)" in line and "run ended there" in line and "restored" in line
 
 
+def test_run_ended_by_its_workload_counts_every_line_it_wrote(tmp_path: Path) -> None:
+    """A workload that prints 40 lines at once and exits: the run's last tick, after the exit was
+    seen, holds all 40 (every line is read before the exit is), whenever the exit came."""
+    rc, _out, err, summary = _run(tmp_path, f'cmd:{sys.executable} -c "for i in range(40): print(i)"')
+    assert rc == 0, err
+    assert summary["stopped_by"] == "workload"  # main: "duration", 30 s of an idle board
+    assert summary["inferences_total"] == 40 == summary["workload_lines"]
+
+
 def test_run_whose_workload_fails_mid_run_ends_there_with_exit_1(tmp_path: Path) -> None:
     rc, _out, err, summary = _run(tmp_path, _brief(tmp_path, 1.5, 4))
     assert rc == 1, err  # main: exit 0 after 30 s, the lines it counted taken as the result
