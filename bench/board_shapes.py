@@ -100,6 +100,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.hw import fakesys, faultshim, procutil  # noqa: E402
+from tests.runtimedir import isolated_runtime_dir  # noqa: E402
 
 HOT_MC = 92000
 LIMITS = ("scaling_min_freq", "scaling_max_freq", "min_freq", "max_freq")
@@ -2003,7 +2004,7 @@ def main() -> int:
     shim = faultshim.build()
     if shim is None:
         print("no C compiler: the trees with failing reads/writes are skipped")
-    os.environ.setdefault("THERMOGOV_LOCK_DIR", tempfile.mkdtemp(prefix="thermogov-locks-"))
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     # Started in the background by a script (`bench ... &`), this process inherits SIGINT
     # ignored and so would every run it starts: a SIGINT landing before a run's first line is
     # then discarded by the kernel and the run governs for its whole duration (seed 5 tree 18,

@@ -49,6 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.hw.fakesys import orin_nano  # noqa: E402  (the same fake boards the tests use)
+from tests.runtimedir import isolated_runtime_dir  # noqa: E402
 
 TARGETS = {"rss_mb": 35.0, "cpu_pct": 0.5, "own_cpu_pct": 0.3, "tick_p99_ms": 2.0}
 MIN_TICKS = 2000  # for a p99 that rests on 20 ticks
@@ -137,6 +138,7 @@ def started_line(proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> str:
 
 
 def main() -> None:
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=210.0, help="daemon run length (default 210 s)")
     ap.add_argument(

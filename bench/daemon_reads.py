@@ -45,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.hw import fakesys  # noqa: E402  (the same fake boards the tests use)
+from tests.runtimedir import isolated_runtime_dir  # noqa: E402
 from thermogov import cli  # noqa: E402
 from thermogov.config import parse_config  # noqa: E402
 from thermogov.hw import daemon, sysfs  # noqa: E402
@@ -164,6 +165,7 @@ def run_command(work: Path, seconds: float) -> None:
 
 
 def main() -> None:
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=40.0, help="governed seconds of the short run")
     ap.add_argument("--awaiting", action="store_true", help="the GPU and policy4 absent for the whole run")

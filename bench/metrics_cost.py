@@ -43,6 +43,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from daemon_footprint import started_line, sweep_temps  # noqa: E402  (the same start and temperature sweep)
 
 from tests.hw.fakesys import orin_nano  # noqa: E402
+from tests.runtimedir import isolated_runtime_dir  # noqa: E402
 
 TARGET_PCT = 0.1
 
@@ -204,7 +205,7 @@ def main() -> None:
         help="what the second daemon adds: port,textfile (default), one, or none",
     )
     args = ap.parse_args()
-    os.environ.setdefault("THERMOGOV_LOCK_DIR", tempfile.mkdtemp(prefix="thermogov-locks-"))
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     in_process(args.calls)
     extra = [] if args.extra == "none" else [x for x in args.extra.split(",") if x]
     side_by_side(args.seconds, args.scrape_every, extra)

@@ -39,6 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.runtimedir import child_env, isolated_runtime_dir  # noqa: E402
+
 SUPPORTED = ("3.10", "3.11", "3.12", "3.13")
 TRIP75 = "[policies.stepped]\ntrip_c = 75.0\nrelease_c = 60.0\n"
 
@@ -85,7 +89,7 @@ class Replay:
                 text=True,
                 timeout=timeout,
                 preexec_fn=_drop if user else None,
-                env=env or (USER_ENV if user else None),
+                env=child_env(env or (USER_ENV if user else None)),  # never the real /run/thermogov
             )
         except subprocess.TimeoutExpired:
             r = subprocess.CompletedProcess(list(argv), 124, "", f"timed out after {timeout:g} s")
@@ -490,6 +494,7 @@ def bad_input_legs(rp: Replay, venv: Path) -> None:
 
 
 def main() -> int:
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pythons", default=",".join(SUPPORTED), help="comma list of X.Y to install with")
     ap.add_argument("--quick", action="store_true", help="one Python, and the suite without slow tests")

@@ -56,6 +56,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.hw import fakesys, procutil  # noqa: E402  (the same fake boards and driver the tests use)
+from tests.runtimedir import isolated_runtime_dir  # noqa: E402
 from thermogov.hw.boardlock import board_lock_path  # noqa: E402
 from thermogov.hw.journal import Journal, checksum  # noqa: E402
 from thermogov.trace import load_trace  # noqa: E402
@@ -333,7 +334,7 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     c = Campaign(rng)
-    os.environ.setdefault("THERMOGOV_LOCK_DIR", tempfile.mkdtemp(prefix="thermogov-locks-"))
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     trials: list[tuple[Callable[..., None], tuple[object, ...]]] = []
     for _ in range(args.rounds):
         for board in BOARDS:

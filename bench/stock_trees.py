@@ -52,6 +52,7 @@ from bench.tree_lifecycle import lifecycle  # noqa: E402
 from bench.tree_lifecycle import owned as journal_owned  # noqa: E402
 from tests.hw import fakesys, faultshim, procutil  # noqa: E402
 from tests.hw.fakesys import FakeTree, khz_grid  # noqa: E402
+from tests.runtimedir import isolated_runtime_dir  # noqa: E402
 
 HOT = 92000
 CPUF = "sys/devices/system/cpu/cpufreq"
@@ -831,6 +832,7 @@ def judge(name: str, make: Callable[[Path], Rules], shim: Path, mid_s: float, un
 
 
 def main() -> int:
+    isolated_runtime_dir()  # never the real /run/thermogov (tests/runtimedir.py)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="*", default=[], help="Trees whose name contains one of these.")
     ap.add_argument("--mid-s", type=float, default=0.8, help="Seconds after `started` to look mid-run.")

@@ -38,7 +38,7 @@ from thermogov.config import Config
 from thermogov.hw import daemon
 from thermogov.hw.abarms import Arm, check_arms_differ, make_arms
 from thermogov.hw.tracesafe import preflight
-from thermogov.hw.workload import no_inference_reason, parse_workload
+from thermogov.hw.workload import WORKLOAD_EXITED, exited_phrase, no_inference_reason, parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext
 from thermogov.variant import Variant, check_same_policy, check_variant
@@ -136,15 +136,21 @@ def run_ab(
     for i, policy in enumerate(schedule):
         if opts.cool_down_s > 0:
             log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
-            c = _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i)
+            where = f"cool-down before block {i + 1}"
+            c = _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i, where)
             # A workload that exits having counted nothing (cmd:true) is said at the first
             # cool-down: no block after it can measure anything (hostile round 29h).  One that
             # is only slow to start is judged by the block, which is what is measured.
             if c.get("workload_exit_status") is not None and (why := no_inference_reason(c)):
-                raise RuntimeFailure(f"cool-down before block {i + 1}: {why}; nothing was compared")
+                raise RuntimeFailure(f"{where}: {why}; nothing was compared")
         log(f"block {i + 1}/{len(schedule)}: {policy} for {opts.block_s:g} s")
         arm_config = by_label[policy].run_config()
-        s = _run(run_block, _block_opts(opts, arm_config, opts.block_s, out / f"block-{i + 1:02d}"), i)
+        s = _run(
+            run_block,
+            _block_opts(opts, arm_config, opts.block_s, out / f"block-{i + 1:02d}"),
+            i,
+            f"block {i + 1} ({policy})",
+        )
         thr = s.get("sustained_throughput_ips")
         # A block at no throughput ends the comparison there (session 29h: cmd:true ran every
         # block at 0 inf/s and reported "no difference resolved", exit 0).
@@ -161,10 +167,23 @@ def run_ab(
     return summarise(blocks, a.label, b.label, opts.confidence, opts.seed), blocks
 
 
-def _run(run_block: Callable[..., dict[str, Any]], ropts: daemon.RunOptions, i: int) -> dict[str, Any]:
-    """One daemon run, quiet; a block stopped by a signal stops the comparison (after its restore)."""
+def _run(
+    run_block: Callable[..., dict[str, Any]], ropts: daemon.RunOptions, i: int, where: str
+) -> dict[str, Any]:
+    """One daemon run, quiet; a block stopped by a signal stops the comparison (after its restore).
+
+    A workload that exits mid-block or mid-cool-down (the run ends there, session 29i) stops the
+    comparison too, in any block: that block measured less than its length (or nothing), and
+    every later one would start a workload the user's program may no longer be fit to run."""
     summary = run_block(ropts, out=io.StringIO(), err=sys.stderr)
     stopped = summary.get("stopped_by", "duration")
+    if stopped == WORKLOAD_EXITED:
+        why = no_inference_reason(summary) or (
+            f"--workload: {exited_phrase(summary)} of {ropts.duration_s:g} s, so what it counted "
+            f"({summary.get('inferences_total')} inference(s)) is no measurement; give a program that "
+            "runs for the whole comparison"
+        )
+        raise RuntimeFailure(f"{where}: {why}; the limits were restored and nothing was compared")
     if stopped != "duration":
         raise KeyboardInterrupt(f"block {i + 1} stopped by {stopped}; limits restored")
     return summary

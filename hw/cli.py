@@ -22,7 +22,7 @@ from thermogov.cliopts import GivenPath, config_b_option, load_config_b
 from thermogov.exitstatus import failure_status
 from thermogov.hw import heldsignals, service
 from thermogov.hw.journal import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
-from thermogov.interfaces import RuntimeFailure, ThermogovError
+from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 from thermogov.printable import plain_strings, printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,6 +58,29 @@ def _duration(text: str | None) -> float | None:
     return None if text is None else parse_duration_s(text, "--duration")
 
 
+def _check_runtime_dir(lock_dir: Path | None) -> None:
+    """The runtime folder (``THERMOGOV_LOCK_DIR``, ``--lock-dir``) is a folder or can be made one:
+    else bad input naming the variable or the option, before anything is read or written
+    (session 29i; :func:`thermogov.client.runtime_dir_problem`)."""
+    from thermogov.client import RUNTIME_DIR_ENV, runtime_dir, runtime_dir_problem
+
+    given = [(RUNTIME_DIR_ENV, runtime_dir())] if os.environ.get(RUNTIME_DIR_ENV) else []
+    ctx = click.get_current_context(silent=True)
+    from_env = (
+        ctx is not None and ctx.get_parameter_source("lock_dir") == click.core.ParameterSource.ENVIRONMENT
+    )
+    if lock_dir is not None and not from_env:
+        given.append(("--lock-dir", lock_dir))
+    for name, path in given:
+        if why := runtime_dir_problem(path):
+            fix = (
+                "pass a folder"
+                if name.startswith("--")
+                else "set it to a folder or unset it (/run/thermogov)"
+            )
+            raise ConfigError(f"{name}: {str(path)!r} {why}; {fix}")
+
+
 def _run_options(
     config: Any,
     sysfs_root: Path,
@@ -71,6 +94,8 @@ def _run_options(
 ) -> Any:
     """The daemon's options from the flags ``run`` and ``ab`` share (duration and dry-run apart)."""
     from thermogov.hw.daemon import RunOptions
+
+    _check_runtime_dir(lock_dir)
 
     return RunOptions(
         config=config,
@@ -123,7 +148,7 @@ _lock_opt = click.option(
 )
 _lockdir_opt = click.option(
     "--lock-dir",
-    type=GivenPath(file_okay=False, path_type=Path),
+    type=GivenPath(path_type=Path),  # a file, a device, a FIFO: _check_runtime_dir names the source
     envvar="THERMOGOV_LOCK_DIR",
     help="Where the per-board lock lives (board-<hash of the root>.lock). Default: /run/thermogov.",
 )
@@ -331,13 +356,21 @@ def _judge_workload(summary: dict[str, Any]) -> None:
     """A run whose workload counted no inference is a runtime failure (exit 1), said after its
     summary (hostile round 29h: ``run --workload cmd:true`` reported 0.0 inf/s, exit 0).  Judged
     when the run lasted its duration or the workload exited: a stop after a moment is no verdict."""
-    from thermogov.hw.workload import no_inference_reason
+    from thermogov.hw.workload import no_inference_reason, workload_exit
 
+    done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
+    # The workload exited mid-run (session 29i): the run ended there; one line says it, on
+    # stderr (stdout keeps the summary, or the JSON), exit 1 when the workload failed.
+    if (exited := workload_exit(summary)) is not None:
+        failed, line = exited
+        if failed:
+            raise RuntimeFailure(f"{line}; {done}")
+        click.echo(printable(f"thermogov: {line}; {done}"), err=True)
+        return
     ran = (
         summary.get("stopped_by", "duration") == "duration" or summary.get("workload_exit_status") is not None
     )
     if ran and (why := no_inference_reason(summary)):
-        done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
         raise RuntimeFailure(f"{why}; {done}")
 
 
@@ -453,11 +486,12 @@ def ab_command(
     from thermogov.hw.ab import AbOptions, arms, run_ab
     from thermogov.hw.abarms import check_count
     from thermogov.hw.daemon import check_privileges
-    from thermogov.units import parse_duration_s
+    from thermogov.units import ascii_digits, parse_duration_s
 
     check_count(len(policies), config_b_path is not None)
     check_privileges(False)
-    cool_s = 0.0 if cool_down.strip() in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
+    # 0 (no cool-down) is read by the durations' one rule: one word, any decimal digits (29i).
+    cool_s = 0.0 if ascii_digits(cool_down) in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
     base = _run_options(
         _config(config_path), sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir
     )
@@ -524,6 +558,8 @@ def restore_command(sysfs_root: Path, state_dir: Path, lock_file: Path, lock_dir
     from thermogov.hw.journal import Journal, recover
     from thermogov.hw.lastcaps import last_caps_path
     from thermogov.hw.sysfs import SysfsTree
+
+    _check_runtime_dir(lock_dir)  # a file, a device, a FIFO: bad input before the lock (29i)
 
     if os.geteuid() != 0:
         raise ThermogovError("restore: writing cpufreq/devfreq limits back needs root; use sudo")

@@ -113,7 +113,7 @@ from thermogov.hw.telemetry import HwTelemetry
 from thermogov.hw.throttle import ThrottleMonitor
 from thermogov.hw.tickstats import TickStats
 from thermogov.hw.tracesafe import TraceGuard, preflight
-from thermogov.hw.workload import ProcessWorkload, parse_workload
+from thermogov.hw.workload import WORKLOAD_EXITED, ProcessWorkload, parse_workload
 from thermogov.interfaces import ActuatorError, ConfigError, RuntimeFailure, SensorSource, ThermogovError
 from thermogov.loadgov import LoadGovernor
 from thermogov.policies import PolicyContext
@@ -228,6 +228,16 @@ class StopFlag:
 
     def hup(self, signum: int, frame: FrameType | None) -> None:
         self.reload_requested = True
+
+    def end(self, reason: str) -> None:
+        """End the run from another thread as a stop signal does, ``reason`` its ``stopped_by``
+        (the workload exited: a user's measurement is over then, session 29i).  The caller
+        guarantees the flag's pipe is still open (the workload's callback is dropped first)."""
+        self.signal_name = self.signal_name or reason
+        self.event.set()
+        if self._wake_w is not None:  # the byte a signal would leave: the wait ends at once
+            with contextlib.suppress(OSError):
+                os.write(self._wake_w, b"\0")
 
     def install(self, stack: contextlib.ExitStack) -> None:
         # The wake-up pipe first: a stop that lands between a handler's installation and the
@@ -695,6 +705,9 @@ class Runner:
             )
             stack.callback(self._finish, recorder, prep, workload)
             if workload is not None:
+                # Its exit ends the run (restored, summarised, judged by the command): what is
+                # measured after it is an idle board, not the user's load (session 29i).
+                workload.on_exit(functools.partial(self.stop.end, WORKLOAD_EXITED))
                 workload.start()
                 stack.callback(workload.stop)
                 counted: Callable[[], int | None] | None = workload.inferences_total
@@ -917,13 +930,15 @@ class Runner:
         gc.freeze()
         t0 = time.monotonic()
         t_ms, due = next(instants)
+        closing = False  # the workload exited: one last control tick records its final count
         while end_ms is None or t_ms <= end_ms:
             delay = t0 + t_ms / 1000.0 - time.monotonic()
-            if delay > 0:
-                if stop.wait(delay):
+            if stop.wait(delay) if delay > 0 else stopped():
+                if stop.signal_name != WORKLOAD_EXITED:
                     break
-            elif stopped():
-                break
+                # Its every line was read before its exit was seen (hw/workload.py): the tick
+                # now puts the whole count in the trace and the summary, then the run ends.
+                closing, due = True, (CONTROL,)
             begin = time.perf_counter()
             now = instant.now = time.monotonic() - t0
             for name in due:
@@ -971,6 +986,8 @@ class Runner:
                     )
                 if watchdog:  # every control tick: a hung loop misses WatchdogSec
                     notifier.watchdog()
+            if closing:
+                break
             t_ms, due = next(instants)
             lag_ms = (time.monotonic() - t0) * 1000.0 - t_ms
             if lag_ms > ctrl_ms:

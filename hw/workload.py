@@ -35,6 +35,7 @@ from thermogov.interfaces import ConfigError
 
 BUILTIN = "builtin"
 CMD_PREFIX = "cmd:"
+WORKLOAD_EXITED = "workload"  # a run's ``stopped_by`` when its workload exited by itself (29i)
 
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -93,10 +94,20 @@ class ProcessWorkload:
         self._count = 0
         self._lines = 0  # every line it wrote, counted or not
         self._started = 0.0
-        self._ended_after: float | None = None  # its stdout closed (it exited) this long after the start
+        self._ended_after: float | None = None  # it exited by itself this long after the start
         self._exit_status: int | None = None  # its own exit, seen before stop signalled it
         self._proc: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
+        # Told once when the child exits on its own (the daemon ends the run there, session 29i);
+        # dropped under the lock by stop(), so it is never called after the run has closed.
+        self._on_exit: Callable[[], None] | None = None
+        self._exit_lock = threading.Lock()
+        self._stopping = False
+
+    def on_exit(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` (from the reader thread) when the workload exits by itself."""
+        with self._exit_lock:
+            self._on_exit = callback
 
     def start(self) -> None:
         try:
@@ -130,13 +141,29 @@ class ProcessWorkload:
                     self._count = int(text)
             elif rx is None or rx.search(line):
                 self._count += 1  # single writer; readers see a whole int under the GIL
-        self._ended_after = time.monotonic() - self._started
+        # Its output ended: wait for its exit (a child that closed stdout but runs on is waited
+        # for; stop() ends it) and, unless stop() is ending it, tell the run it exited by itself.
+        status = proc.wait()
+        with self._exit_lock:
+            if self._stopping:
+                return
+            self._ended_after = time.monotonic() - self._started
+            self._exit_status = status
+            callback = self._on_exit
+            if callback is not None:
+                callback()
 
     def stop(self) -> None:
         proc = self._proc
         if proc is None:
             return
-        self._exit_status = proc.poll()  # None: still running, so the stop below ends it
+        with self._exit_lock:
+            self._on_exit = None  # the run is closing: no late call into it
+            if self._exit_status is None:
+                self._exit_status = proc.poll()  # None: still running, so the stop below ends it
+                if self._exit_status is not None:
+                    self._ended_after = time.monotonic() - self._started
+            self._stopping = True
         if self._exit_status is None:
             self._signal_group(proc, signal.SIGTERM)
             try:
@@ -192,12 +219,50 @@ def no_inference_reason(summary: Mapping[str, Any]) -> str | None:
         none = ", none a count"
     if status is not None:
         when = f" after {after:g} s" if isinstance(after, (int, float)) else ""
-        seen = f"exited{when} (status {status}) and {wrote}{none}"
+        seen = f"exited{when} ({_status_text(int(status))}) and {wrote}{none}"
     else:
         seen = f"{wrote} in {summary.get('duration_s')} s{none}"
     return (
         f"--workload: {label} {seen}, so no inference was counted; give a program that runs for the "
         "whole run and prints a line per inference (or --count-regex matching that line)"
+    )
+
+
+def _status_text(status: int) -> str:
+    """``status 3``, or ``signal SIGKILL`` for a child a signal ended (Popen's negative code)."""
+    if status >= 0:
+        return f"status {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
+
+
+def exited_phrase(summary: Mapping[str, Any]) -> str:
+    """``cmd:x exited after 2.5 s (status 0)``, from a run's summary."""
+    status, after = summary.get("workload_exit_status"), summary.get("workload_ended_after_s")
+    when = f" after {after:g} s" if isinstance(after, (int, float)) else ""
+    said = _status_text(status) if isinstance(status, int) else "status unknown"
+    return f"{summary.get('workload')} exited{when} ({said})"
+
+
+def workload_exit(summary: Mapping[str, Any]) -> tuple[bool, str] | None:
+    """A run its workload ended by exiting (``stopped_by`` == ``workload``): ``(failed, line)``.
+
+    Session 29i: ``run --workload`` governed on after its workload exited and judged at the end,
+    so a measurement that was over went on with an idle board.  The run now ends at the exit;
+    it failed (exit 1) when the workload failed (a non-zero status, a signal) or counted no
+    inference, and is a result (exit 0) when it exited 0 having counted some."""
+    if summary.get("stopped_by") != WORKLOAD_EXITED or summary.get("workload") is None:
+        return None
+    if why := no_inference_reason(summary):
+        return True, why
+    line = f"--workload: {exited_phrase(summary)}, so the run ended there"
+    if summary.get("workload_exit_status") == 0:
+        return False, line
+    return (
+        True,
+        f"{line}; the throughput it counted ({summary.get('inferences_total')} inference(s)) is no result",
     )
 
 

@@ -67,6 +67,55 @@ def runtime_dir() -> Path:
     return Path(env) if env else DEFAULT_RUNTIME_DIR
 
 
+_KERNEL_FS = ("/proc", "/sys", "/dev")
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "no folder"
+
+
+def runtime_dir_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be the runtime folder (board locks, ``state.json``, ``inferences``), or
+    None when it is a folder or can be made one.  Only looked at, nothing made (session 29i:
+    ``THERMOGOV_LOCK_DIR=/dev/null``, ``/proc/self`` or a FIFO was taken by ``run --dry-run``,
+    which then warned of each file it could not make there)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        for up in path.absolute().parents:  # the nearest existing ancestor must be a folder
+            try:
+                up_st = os.stat(up)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                return f"cannot be made ({up}: {e.strerror})"
+            if not stat.S_ISDIR(up_st.st_mode):
+                return f"cannot be made ({up} is {_kind(up_st.st_mode)}, not a folder)"
+            real = os.path.realpath(up)
+            break
+        else:
+            return None
+    except OSError as e:  # ENOTDIR: a path through a file; ELOOP; EACCES
+        return f"cannot be looked at ({e.strerror})"
+    else:
+        if not stat.S_ISDIR(st.st_mode):
+            return f"is {_kind(st.st_mode)}, not a folder"
+        real = os.path.realpath(path)
+    for top in _KERNEL_FS:
+        if real == top or real.startswith(top + "/"):
+            return f"resolves under {top} ({real}), a kernel file system where no runtime file can be made"
+    return None
+
+
 def default_state_path() -> Path:
     return runtime_dir() / STATE_FILE_NAME
 

@@ -21,6 +21,8 @@ from typing import Any
 import click
 from click.types import FloatParamType, IntParamType
 
+from thermogov.units import blank
+
 FLOAT_LIMIT = 1e9
 # Options whose name means the same physical quantity in every command that has them: the
 # simulator's thermal model and the board profiles are specified for ambient -40..85 °C and
@@ -44,6 +46,13 @@ class Bounded(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         declared = _declared_range(self.inner, param)
+        if isinstance(value, str) and blank(value):  # one word, as every duration (session 29i)
+            kind = (
+                "a whole number, e.g. 5"
+                if isinstance(self.inner, IntParamType)
+                else "a number, e.g. 5 or 2.5"
+            )
+            self.fail(f"{value!r} holds a space or a control character; give {kind} as one word", param, ctx)
         if declared is None:
             v = self.inner.convert(value, param, ctx)
         else:  # the plain number first: the range check below names the option's own range

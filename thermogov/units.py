@@ -4,11 +4,37 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from thermogov.interfaces import ConfigError
 
-# ASCII digits only: ``\d`` would also take Arabic-Indic and other Unicode digits.
-_DURATION = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|min|h)?\s*$", re.ASCII)
+# Read after :func:`ascii_digits` and :func:`blank`: one word, its digits any Unicode decimal
+# digit (as every numeric option reads them, 27h), its unit attached (session 29i).
+_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|min|h)?$", re.ASCII)
+DURATION_FORMS = (
+    "write digits and a unit as one word, e.g. 600, 600s, 10m, 1h or 250ms (units ms, s, m, min, h)"
+)
+
+
+def blank(text: str) -> bool:
+    """True when ``text`` holds a space, a line break or another control/format character.
+
+    The one rule of every number and time option (session 29i): its text is one word.
+    ``sim --duration "10 m"`` was 10 minutes and ``"5\n"`` 5 s while ``--ambient " 5"`` was a
+    number by Python's ``float`` only: a value pasted with a break or split by a space is a
+    typo to show, not to guess."""
+    return any(c.isspace() or unicodedata.category(c)[0] == "C" for c in text)
+
+
+def ascii_digits(text: str) -> str:
+    """Every Unicode decimal digit (Arabic-Indic, fullwidth, ...) as its ASCII digit: what
+    Python's ``int`` and ``float`` read for the numeric options (27h), for durations too."""
+    return "".join(
+        str(unicodedata.decimal(c)) if not c.isascii() and unicodedata.decimal(c, None) is not None else c
+        for c in text
+    )
+
+
 MAX_DURATION_S = 366 * 86400.0  # a year and a day: longer is a typo, not a plan
 # The scheduler's resolution (thermogov/scheduler.py: every stream is due at integer
 # milliseconds): a shorter run has no tick and rounds to 0 s, and a sweep's time estimate
@@ -22,9 +48,12 @@ def parse_duration_s(text: str | float | int, field: str = "duration") -> float:
     if isinstance(text, int | float) and not isinstance(text, bool):
         value = float(text)
     else:
-        m = _DURATION.match(str(text))
+        raw = str(text)
+        if blank(raw):
+            raise ConfigError(f"{field}: {text!r} holds a space or a control character; {DURATION_FORMS}")
+        m = _DURATION.match(ascii_digits(raw))
         if not m:
-            raise ConfigError(f"{field}: cannot read {text!r} as a duration; write e.g. 600, 600s, 10m or 1h")
+            raise ConfigError(f"{field}: cannot read {text!r} as a duration; {DURATION_FORMS}")
         value = float(m.group(1)) * _FACTOR[m.group(2)]
     if not math.isfinite(value) or value > MAX_DURATION_S:
         raise ConfigError(f"{field}: {text!r} is out of range; use a positive duration of at most 366 days")

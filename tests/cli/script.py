@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.runtimedir import child_env
+
 _BIN = Path(sys.executable).parent / "thermogov"
 SCRIPT = str(_BIN) if _BIN.exists() else (shutil.which("thermogov") or "thermogov")
 
 
 def thermogov(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MPLBACKEND": "Agg"}
+    env = child_env({**os.environ, "MPLBACKEND": "Agg"})  # never the real /run/thermogov
     return subprocess.run(
         [SCRIPT, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout, check=False
     )
@@ -52,6 +54,7 @@ def thermogov_fd(*args: str, data: bytes, timeout: float = 60) -> subprocess.Com
             text=True,
             timeout=timeout,
             pass_fds=(r,),
+            env=child_env(),
             check=False,
         )
     finally:

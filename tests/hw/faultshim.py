@@ -15,6 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tests.runtimedir import child_env
+
 SOURCE = Path(__file__).with_name("faultshim.c")
 
 
@@ -54,9 +56,11 @@ def env(shim: Path, rules_file: Path, root: Path) -> dict[str, str]:
     """The environment for a child whose reads/writes under ``root`` obey ``rules_file``."""
     if not rules_file.exists():
         write_rules(rules_file, [])
-    return {
-        **os.environ,
-        "LD_PRELOAD": str(shim),
-        "THERMOGOV_FAULTS": str(rules_file),
-        "THERMOGOV_FAULTS_ROOT": os.path.realpath(root),
-    }
+    return child_env(
+        {
+            **os.environ,
+            "LD_PRELOAD": str(shim),
+            "THERMOGOV_FAULTS": str(rules_file),
+            "THERMOGOV_FAULTS_ROOT": os.path.realpath(root),
+        }
+    )

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import IO, Protocol
 
+from tests.runtimedir import child_env
+
 DEADLINE_S = 60.0
 
 
@@ -51,7 +53,11 @@ def start_run(
     cfg.write_text(f'[run]\npolicy = "hysteresis"\n{run_lines}')
     args = [*paths(tmp, state=state, lock=lock), "--out", str(tmp / "out"), "--config", str(cfg), *extra]
     return subprocess.Popen(
-        [*script(), "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, env=env
+        [*script(), "run", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+        env=child_env(env),  # never the real /run/thermogov (tests/runtimedir.py)
     )
 
 
@@ -83,7 +89,9 @@ def wait_line(proc: subprocess.Popen[bytes], needle: str, stream: str = "stdout"
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*script(), *args], capture_output=True, text=True, timeout=DEADLINE_S, env=env)
+    return subprocess.run(
+        [*script(), *args], capture_output=True, text=True, timeout=DEADLINE_S, env=child_env(env)
+    )
 
 
 def stopped(proc: subprocess.Popen[bytes]) -> str:
