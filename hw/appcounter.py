@@ -45,7 +45,7 @@ def check_counter_path(path: Path, option: str = "--inferences-file") -> None:
     directory there is never counted, and a path through a file or a looping link (ENOTDIR,
     ELOOP) can never name one; main said so once a tick as a warning and ran on (hostile 27h).
     """
-    from thermogov.hw.runtimefiles import _kind
+    from thermogov.client import file_kind
 
     shown = str(path) if str(path).isprintable() else repr(str(path))
     try:
@@ -59,7 +59,7 @@ def check_counter_path(path: Path, option: str = "--inferences-file") -> None:
         ) from e
     if not os.path.isfile(path) or os.path.islink(path):
         raise ConfigError(
-            f"{option} {shown}: exists and is {_kind(st.st_mode)}, not a regular file (the counter is "
+            f"{option} {shown}: exists and is {file_kind(st.st_mode)}, not a regular file (the counter is "
             "read without following links); remove it or give the application's count file"
         )
 

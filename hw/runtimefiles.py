@@ -25,6 +25,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from thermogov.client import file_kind
 from thermogov.hw import confine
 from thermogov.interfaces import ConfigError
 
@@ -88,20 +89,6 @@ def replace_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     os.replace(tmp, path)
 
 
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISFIFO, "a named pipe"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def check_target(path: Path, option: str) -> bool:
     """Refuse (``ConfigError``) a target that exists and is not a regular file; say if it exists.
 
@@ -116,7 +103,7 @@ def check_target(path: Path, option: str) -> bool:
         raise ConfigError(f"{option} {path}: cannot be looked at ({e.strerror}); choose another path") from e
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(
-            f"{option} {path}: exists and is {_kind(st.st_mode)}, not a regular file; remove it or choose another path"
+            f"{option} {path}: exists and is {file_kind(st.st_mode)}, not a regular file; remove it or choose another path"
         )
     return True
 

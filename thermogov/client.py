@@ -70,17 +70,21 @@ def runtime_dir() -> Path:
 _KERNEL_FS = ("/proc", "/sys", "/dev")
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not the kind asked for is, named for a one-line error: shared by the
+    runtime folder's check here and the daemon's write targets (hw/runtimefiles.py)."""
     for test, name in (
-        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISFIFO, "a named pipe"),
         (stat.S_ISCHR, "a character device"),
         (stat.S_ISBLK, "a block device"),
-        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
         (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISREG, "a regular file"),
     ):
         if test(mode):
             return name
-    return "no folder"
+    return "a file of an unknown kind"
 
 
 def runtime_dir_problem(path: Path) -> str | None:
@@ -99,7 +103,7 @@ def runtime_dir_problem(path: Path) -> str | None:
             except OSError as e:
                 return f"cannot be made ({up}: {e.strerror})"
             if not stat.S_ISDIR(up_st.st_mode):
-                return f"cannot be made ({up} is {_kind(up_st.st_mode)}, not a folder)"
+                return f"cannot be made ({up} is {file_kind(up_st.st_mode)}, not a folder)"
             real = os.path.realpath(up)
             break
         else:
@@ -108,7 +112,7 @@ def runtime_dir_problem(path: Path) -> str | None:
         return f"cannot be looked at ({e.strerror})"
     else:
         if not stat.S_ISDIR(st.st_mode):
-            return f"is {_kind(st.st_mode)}, not a folder"
+            return f"is {file_kind(st.st_mode)}, not a folder"
         real = os.path.realpath(path)
     for top in _KERNEL_FS:
         if real == top or real.startswith(top + "/"):
