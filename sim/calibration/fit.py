@@ -92,8 +92,6 @@ from thermogov.sim.calibration.select import (
     reduced,
 )
 from thermogov.sim.calibration.sensitivity import Directions, PassRecord, sensitivities
-from thermogov.sim.calibration.sensoroffset import KIND as SENSOR_OFFSET
-from thermogov.sim.calibration.sensoroffset import offset_column, sensor_offset_specs, sensor_offsets
 from thermogov.sim.calibration.shrink import MARGIN as MARGIN_W
 from thermogov.sim.calibration.shrink import (
     RANGE_RATIO,
@@ -115,7 +113,6 @@ FTOL = 1e-6  # relative cost change at which a run stops; 1e-8 doubled the time 
 LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see FitProblem.predict)
 INNER_FTOL = 1e-4  # the inner fits of the model-size choice only rank the sizes
 START_FTOL = PRE_FIT_FTOL  # each of several starts only has to find its basin; the best is refined
-SENSOR_OFFSETS = True  # a reading offset for each sensor after the first (sensoroffset.py)
 START_TRANSIENT = True  # a second initial offset on logs that start a section (starts_a_section)
 THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
@@ -186,7 +183,6 @@ class _Run:
     offset: float
     passes: tuple[PassRecord, ...] = ()  # recorded for the analytic Jacobian (record=True)
     fan_g: np.ndarray | None = None  # a board fan's conductance per grid step (fanpath), else None
-    reading_offset: np.ndarray | None = None  # each sensor's fitted reading offset °C (sensoroffset.py)
 
 
 @dataclass(frozen=True)
@@ -295,8 +291,6 @@ class FitProblem:
             readings=readings_in(data, sensors, train),
             hidden=unobservable_nodes(board.thermal, sample_s),
         )
-        if SENSOR_OFFSETS:
-            specs = [*specs, *sensor_offset_specs(sensors)]
         return cls(
             board,
             data,
@@ -327,7 +321,7 @@ class FitProblem:
         mode is still out of equilibrium by the time the first samples are taken.
         """
         run = self._run(phi, free)
-        return self._at_samples(run.x, run.ambient, run.reading_offset), run.total, run.board, run.ambient
+        return self._at_samples(run.x, run.ambient), run.total, run.board, run.ambient
 
     def _run(self, phi: np.ndarray, free: bool, train_only: bool = False, record: bool = False) -> _Run:
         """One evaluation; ``train_only`` stops the linear run at the last training sample.
@@ -400,30 +394,14 @@ class FitProblem:
         )
         total_at_samples = np.interp(self.data.t_s, grid.t[:n], p_grid.sum(axis=1) + x @ k)
         return _Run(
-            x,
-            total_at_samples,
-            board,
-            ambient,
-            cap,
-            g_eff,
-            throttles,
-            k,
-            modes,
-            offset,
-            tuple(passes),
-            fan_g,
-            sensor_offsets(self.specs, values, self.sensors),
+            x, total_at_samples, board, ambient, cap, g_eff, throttles, k, modes, offset, tuple(passes), fan_g
         )
 
-    def _at_samples(
-        self, x: np.ndarray, ambient: float, reading_offset: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Each sensor's node at the log's times, plus ambient and the sensor's reading offset."""
+    def _at_samples(self, x: np.ndarray, ambient: float) -> np.ndarray:
         idx = {n: i for i, n in enumerate(self.board.thermal.node_names())}
         t = self.data.t_s
         gt = self.grid.t[: len(x)]
-        out = np.array([np.interp(t, gt, x[:, idx[node]]) + ambient for node in self.sensors.values()])
-        return out if reading_offset is None else out + reading_offset[:, None]
+        return np.array([np.interp(t, gt, x[:, idx[node]]) + ambient for node in self.sensors.values()])
 
     def forecast(
         self, phi: np.ndarray, drift_weight: float = 1.0
@@ -444,7 +422,7 @@ class FitProblem:
     def forecast_parts(self, phi: np.ndarray, drift: bool = True) -> ForecastParts:
         """The forecast and, with ``drift``, the model's drift after the split (shrink.py)."""
         run = self._run(phi, True)
-        pred = self._at_samples(run.x, run.ambient, run.reading_offset)
+        pred = self._at_samples(run.x, run.ambient)
         t = self.data.t_s
         seen = np.flatnonzero(self.train)
         if not len(seen) or seen[-1] >= len(t) - 1:
@@ -479,7 +457,7 @@ class FitProblem:
             )
             return x
 
-        out = self._at_samples(from_split(self.grid_inputs), run.ambient, run.reading_offset)
+        out = self._at_samples(from_split(self.grid_inputs), run.ambient)
         out[:, last + 1 :] += est.bias[:, None]
         out[:, : last + 1] = pred[:, : last + 1]
         drift_c = None
@@ -502,7 +480,7 @@ class FitProblem:
         range of the board class (``TAU_SLOW_RANGE_S``); it is zero inside the range."""
         phi = self.expand(phi_free)
         run = self._run(phi, False, train_only=True)
-        pred, total = self._at_samples(run.x, run.ambient, run.reading_offset), run.total
+        pred, total = self._at_samples(run.x, run.ambient), run.total
         parts = []
         for i, name in enumerate(self.sensors):
             obs = self.data.temps_c[name]
@@ -559,11 +537,10 @@ class FitProblem:
             obs = self.data.temps_c[name]
             m = self.train & np.isfinite(obs)
             f = sens.dx[:, idx[node], :]
-            block = (f[:, lo[m]] * (1.0 - w[m]) + f[:, hi[m]] * w[m]) + dirs.damb[:, None]
-            j = offset_column(self.specs, self.free, name)
-            if j is not None:  # the sensor's own reading offset moves its readings one for one
-                block[j] += self.specs[int(self.free[j])].sigma
-            rows.append(block.T * (self.data_weight / SIGMA_T_C))
+            rows.append(
+                ((f[:, lo[m]] * (1.0 - w[m]) + f[:, hi[m]] * w[m]) + dirs.damb[:, None]).T
+                * (self.data_weight / SIGMA_T_C)
+            )
         if self.data.power_w is not None:
             m = self.train & np.isfinite(self.data.power_w)
             f = sens.dp.sum(axis=1) + np.einsum("n,pnj->pj", run.k, sens.dx)
@@ -616,7 +593,7 @@ class FitProblem:
                     dbase[j, idx[dom.node]] += s.sigma * dom.idle_w
             elif s.kind == "ambient":
                 damb[j] = rate
-            elif s.kind != SENSOR_OFFSET:  # a reading offset moves no state (jacobian adds its column)
+            else:
                 doff[j] = rate
         return Directions(dcap, dg, dbase, damb, doff)
 

@@ -82,7 +82,7 @@ class ParamSpec:
     """
 
     name: str
-    kind: str  # capacitance | cap_scale | link | ambient_link | dyn_scale | static_scale | ambient | offset | fast_offset | sensor_offset
+    kind: str  # capacitance | cap_scale | link | ambient_link | dyn_scale | static_scale | ambient | offset | fast_offset
     key: tuple[str, ...]
     prior: float
     sigma: float  # log-space for positive parameters, °C for ambient/offset
@@ -92,7 +92,7 @@ class ParamSpec:
 
     @property
     def log(self) -> bool:
-        return self.kind not in ("ambient", "offset", "fast_offset", "sensor_offset")
+        return self.kind not in ("ambient", "offset", "fast_offset")
 
     def value(self, phi: float) -> float:
         return self.prior * math.exp(phi * self.sigma) if self.log else self.prior + phi * self.sigma
@@ -205,7 +205,7 @@ def apply_params(
         elif s.kind == "ambient":
             ambient = v
         elif s.kind == "offset":
-            offset = v  # a "fast_offset" or "sensor_offset" is not the profile's: FitProblem places it
+            offset = v  # a "fast_offset" is not the profile's: FitProblem._run places it
     th = board.thermal
     thermal = ThermalProfile(
         nodes=tuple(
