@@ -28,6 +28,10 @@ own spread); and the grid the sensor's readings lie on with what it costs a cont
 (:mod:`thermogov.sim.calibration.resolution`); the model's and persistence's mean error over the
 tail, how close to the tail's mean a constant must lie to beat persistence, and the tail's
 sample-to-sample scatter (session 29p).  The text names them for every log without skill.
+For every log over the RMSE target the text splits its held-out error into a level, a drift and
+the rest (:mod:`thermogov.sim.calibration.tailparts`, session 30f): a fitted ambient or path to
+air that is off shows as level, a capacitance or slow mode that is off as drift, a missed step as
+rest.
 """
 
 from __future__ import annotations
@@ -83,6 +87,10 @@ class Row:
     persistence_offset_c: float | None = None  # the last training reading less the tail's mean
     tie_band_c: float | None = None  # a constant within this of the tail's mean beats persistence
     scatter_c: float | None = None  # the tail's sample-to-sample scatter (baseline.sample_scatter)
+    # The held-out error split (tailparts.tail_parts): level² + drift² + rest² = held-out RMSE²
+    tail_level_c: float | None = None
+    tail_drift_c: float | None = None
+    tail_rest_c: float | None = None
     cause: str = ""
 
     @property
@@ -209,6 +217,7 @@ def baseline_luck(row: Row, result: Any) -> None:
         tie_band,
     )
     from thermogov.sim.calibration.resolution import quantisation_floor, reading_step
+    from thermogov.sim.calibration.tailparts import tail_parts
 
     t = result.t_s
     train = t <= t[0] + result.holdout_from_s  # the fit's own training mask (FitProblem.build)
@@ -221,6 +230,9 @@ def baseline_luck(row: Row, result: Any) -> None:
     row.persistence_offset_c = persistence_offset(result.measured_c, train)
     row.tie_band_c = tie_band(result.measured_c, train)
     row.scatter_c = sample_scatter(result.measured_c, train)
+    parts = tail_parts(t, result.predicted_c, result.measured_c, train)
+    if parts is not None:
+        row.tail_level_c, row.tail_drift_c, row.tail_rest_c = parts.level_c, parts.drift_c, parts.rest_c
 
 
 def luck_lines(rows: list[Row]) -> list[str]:
@@ -235,6 +247,16 @@ def luck_lines(rows: list[Row]) -> list[str]:
         f"scatter {_f(r.scatter_c, '{:.2f}')}"
         for r in rows
         if r.rmse_c is not None and not r.ok_skill
+    ]
+
+
+def miss_lines(rows: list[Row]) -> list[str]:
+    """One line per log over the RMSE target: its held-out error as level, drift and rest."""
+    return [
+        f"  {r.log}: {_f(r.rmse_c)} °C = level {_f(r.tail_level_c, '{:+.2f}')}, drift "
+        f"{_f(r.tail_drift_c, '{:+.2f}')}, rest {_f(r.tail_rest_c)} (root of the sum of squares)"
+        for r in rows
+        if r.rmse_c is not None and not r.ok_rmse
     ]
 
 
@@ -355,6 +377,11 @@ def main() -> int:
     )
     slow = ", ".join(f"{name} {sec:.1f} s" for name, sec in tot["slowest_fits"])
     print(f"slowest fits (CPU, target <= {TARGET_FIT_S:g} s for a log up to an hour): {slow}")
+    if misses := miss_lines(rows):
+        print(
+            "the misses' held-out error as level, drift and rest (tailparts; positive = forecast too warm):"
+        )
+        print("\n".join(misses))
     if lucky := luck_lines(rows):
         print("the baseline's luck where skill <= 0 (diagnostics; skill stays 1 - RMSE/persistence):")
         print("\n".join(lucky))
