@@ -624,6 +624,18 @@ def one_policy(root: Path) -> Rules:
     return []
 
 
+def bcm2835_cpufreq(root: Path) -> Rules:
+    """A Pi 3 on Raspbian's 4.x kernels: the old ``BCM2835 CPUFreq`` driver lists only
+    arm_freq_min and arm_freq ("ondemand ... just switches min and max",
+    sites.google.com/view/how2raspberrypi/cpu-frequency-scaling), not the 100 MHz steps of
+    raspberrypi-cpufreq."""
+    pol = root / CPUF / "policy0"
+    khz = (pol / "scaling_available_frequencies").read_text().split()
+    (pol / "scaling_available_frequencies").write_text(f"{khz[0]} {khz[-1]} \n")
+    (pol / "scaling_driver").write_text("BCM2835 CPUFreq\n")
+    return []
+
+
 def no_hwmon(index: int) -> Callable[[Path], Rules]:
     """One power monitor (hwmon chip ``index``) gone: its driver not bound, a carrier without it."""
 
@@ -806,6 +818,7 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "emu-agx-xavier-jp5": emu("jetson-agx-xavier"),
     "emu-xavier-nx-jp5": emu("jetson-xavier-nx"),
     "emu-rpi3": emu("rpi3"),
+    "emu-rpi3-bcm2835-cpufreq": emu("rpi3", bcm2835_cpufreq),
     "emu-agx-xavier-l4t32-one-policy": emu("jetson-agx-xavier", one_policy),
     "emu-xavier-nx-l4t32-one-policy": emu("jetson-xavier-nx", one_policy),
     "h-emu-agx-xavier-one-monitor-gone": emu("jetson-agx-xavier", no_hwmon(1)),
