@@ -30,6 +30,7 @@ from thermogov.config import Config
 from thermogov.hw.devices import CapActuator
 from thermogov.hw.discovery import discover
 from thermogov.hw.mapping import map_board
+from thermogov.hw.railsum import summed_reader
 from thermogov.interfaces import ActuatorError
 from thermogov.sim.emulator.emulate import Emulator
 from thermogov.sim.emulator.fakeboard import build_fake_board
@@ -92,6 +93,11 @@ def test_each_new_tree_has_trips_clusters_and_monitors_as_the_board_ships_them(
             ("policy6", (6, 7)),
         ]
         assert [label for label, _ in rails] == ["GPU", "CPU", "SOC", "CV", "VDDRQ", "SYS5V"]
+        summed = map_board(inv, load_board(board)).summed
+        model = emu.world.last_power_w
+        assert model is not None and model > 3.0
+        # the rest shares sum to 1: the six rails add up to the model's board power (mA rounding)
+        assert summed_reader(KernelTree(tmp_path), summed)() == pytest.approx(model, rel=0.01)
     else:
         assert policies == [("policy0", (0, 1)), ("policy2", (2, 3)), ("policy4", (4, 5))]
         assert rails == [("VDD_IN", "hwmon0"), ("VDD_CPU_GPU_CV", "hwmon0"), ("VDD_SOC", "hwmon0")]
@@ -211,3 +217,21 @@ def test_a_missing_monitor_costs_only_the_power(tmp_path: Path) -> None:
     err = procutil.stopped_as_before(proc, t, before, "Traceback")
     assert "rail CV, one the jetson-agx-xavier profile sums, is not among the power monitor's rails" in err
     assert [w for w in _trace(tmp_path)["power_w"] if w is not None] == []
+
+
+@pytest.mark.parametrize("board", ["jetson-agx-xavier", "jetson-xavier-nx"])
+def test_a_pre_5_4_kernel_with_nvpmodels_floor_is_lowered_and_put_back(tmp_path: Path, board: str) -> None:
+    """JetPack 4's kernel 4.9 refuses a max below the current min (EINVAL, old cpufreq_set_policy);
+    nvpmodel leaves scaling_min_freq at 1190.4 MHz and the GPU's min at 318.75 MHz: the lowest
+    cap is still reached (min first) and restore puts both back (a guard: passes on base too)."""
+    _hot_tree(tmp_path, board)
+    for pol in (tmp_path / CPUF).iterdir():
+        (pol / "scaling_min_freq").write_text("1190400\n")
+    (tmp_path / GPU / "min_freq").write_text("318750000\n")
+    tree = KernelTree(tmp_path, semantics="old")
+    before = FakeTree(tmp_path).snapshot()
+    for d in map_board(discover(tree), load_board(board)).domains:
+        act = CapActuator.open(tree, d)
+        assert act.apply(act.table_hz[0]) == act.table_hz[0]
+        act.restore()
+    assert FakeTree(tmp_path).snapshot() == before
