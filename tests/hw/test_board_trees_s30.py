@@ -19,6 +19,8 @@ from __future__ import annotations
 import errno
 import json
 import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,26 @@ def _hot_tree(root: Path, board: str, *, rail_w: float = 1.0) -> FakeTree:
         (root / rel).write_text(f"{ma}\n")
     FirmwareBits(profile, root).update(False)  # a Pi's get_throttled, 0: as the emulator shows it
     return FakeTree(root)
+
+
+_RUNNING: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_daemon_outlives_its_test() -> Iterator[None]:
+    """A run is started without --duration: one whose test failed before SIGTERM is ended here."""
+    yield
+    while _RUNNING:
+        proc = _RUNNING.pop()
+        if proc.poll() is None:
+            proc.terminate()  # SIGTERM: it restores its own tree
+            proc.communicate(timeout=procutil.DEADLINE_S)
+
+
+def _started(tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    proc = procutil.start_run(tmp_path, env=env)
+    _RUNNING.append(proc)
+    return proc
 
 
 def _doctor(root: Path, env: dict[str, str] | None = None) -> str:
@@ -116,7 +138,7 @@ def test_doctor_and_a_hot_run_on_each_new_tree_govern_only_the_limits_and_restor
     assert "trips (°C):" in out, out
     assert ("will be empty" in out) == (board == "rpi3"), out  # a Pi 3 has no power monitor
     before = t.snapshot()
-    proc = procutil.start_run(tmp_path)
+    proc = _started(tmp_path)
     line = procutil.wait_line(proc, "thermogov: started")
     assert f" board={board} " in line, line
     journal = json.loads((tmp_path / "state" / "journal.json").read_text())
@@ -148,7 +170,7 @@ def test_a_sum_whose_every_rail_reads_0_is_no_power(tmp_path: Path) -> None:
     (line,) = [ln for ln in _doctor(t.root).splitlines() if ln.startswith("board power:")]
     assert "every rail reads 0" in line and "stay empty while it reads so" in line, line
     before = t.snapshot()
-    proc = procutil.start_run(tmp_path)
+    proc = _started(tmp_path)
     procutil.wait_line(proc, "thermogov: started")
     err = procutil.stopped_as_before(proc, t, before, "Traceback")
     assert "every rail reads 0, no power a running module draws" in err, err
@@ -180,7 +202,7 @@ def test_a_hot_xavier_nx_whose_policy0_rejects_its_limit_caps_its_other_clusters
     faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
     env = faultshim.env(shim, tmp_path / "faults", t.root)
     before = t.snapshot()
-    proc = procutil.start_run(tmp_path, env=env)
+    proc = _started(tmp_path, env=env)
     procutil.wait_line(proc, "write of 729600 failed (EINVAL", stream="stderr")
     assert [t.read_int(f"{CPUF}/{p}/scaling_max_freq") for p in ("policy2", "policy4")] == [729600, 729600]
     procutil.stopped_as_before(proc, t, before, "Traceback")
@@ -199,7 +221,7 @@ def test_l4t_32s_one_policy_for_every_carmel_core_is_governed_whole(tmp_path: Pa
     assert "policy0         cpus 0,1,2,3,4,5,6,7" in out, out
     assert "policy2, policy4, policy6: not here" in out, out
     before = t.snapshot()
-    proc = procutil.start_run(tmp_path)
+    proc = _started(tmp_path)
     procutil.wait_line(proc, "thermogov: started")
     assert t.read_int(f"{CPUF}/policy0/scaling_max_freq") == 729600
     procutil.stopped_as_before(proc, t, before, "Traceback")
@@ -211,7 +233,7 @@ def test_a_missing_monitor_costs_only_the_power(tmp_path: Path) -> None:
     t = _hot_tree(tmp_path / "root", "jetson-agx-xavier")
     shutil.rmtree(t.root / "sys/class/hwmon/hwmon1")
     before = t.snapshot()
-    proc = procutil.start_run(tmp_path)
+    proc = _started(tmp_path)
     procutil.wait_line(proc, "thermogov: started")
     assert t.read_int(f"{GPU}/max_freq") == 114750000
     err = procutil.stopped_as_before(proc, t, before, "Traceback")
