@@ -584,6 +584,87 @@ def agx_xavier_jp5(root: Path) -> FakeTree:
     return t
 
 
+# Session 30t: the emulator's trees of the three profiles no tree was built for before
+# (``sim/emulator/trees/{jetson-agx-xavier,jetson-xavier-nx,rpi3}.toml``, each fact cited there),
+# built by the emulator's own builder with every die sensor at 92 °C, then the variants a real
+# board shows: L4T 32's one policy for all Carmel cores (kernel 4.9, sbcbench_agx-xavier_4ebH
+# "CPU sysfs topology": every CPU in policy 0), a power monitor gone, and the hostile ones.
+def emu(board: str, *variants: Callable[[Path], Rules]) -> Callable[[Path], Rules]:
+    """The emulator's stock tree of ``board`` (thermogov.sim.emulator.fakeboard), hot, then each
+    variant applied in turn (their fault rules joined)."""
+
+    def make(root: Path) -> Rules:
+        from thermogov.board import load_board
+        from thermogov.sim.emulator.fakeboard import build_fake_board
+        from thermogov.sim.emulator.firmwarebits import FirmwareBits
+
+        profile = load_board(board)
+        layout = build_fake_board(profile, root, {s.name: HOT / 1000 for s in profile.sensors})
+        for rel, rail in layout.rails:  # a running board: 1 W on every connected channel
+            (root / rel).write_text(f"{round(1000 / rail.volt_v) if rail.volt_v > 0 else 0}\n")
+        FirmwareBits(profile, root).update(False)  # a Pi's get_throttled, 0 (sim/emulator/firmwarebits.py)
+        rules: Rules = []
+        for v in variants:
+            rules += v(root)
+        return rules
+
+    return make
+
+
+def one_policy(root: Path) -> Rules:
+    """L4T 32 (kernel 4.9): one ``policy0`` for every Carmel core; the other policies absent."""
+    pols = sorted(p.name for p in (root / CPUF).iterdir())
+    cpus = []
+    for name in pols:
+        cpus += (root / CPUF / name / "related_cpus").read_text().split()
+        if name != "policy0":
+            shutil.rmtree(root / CPUF / name)
+    for attr in ("related_cpus", "affected_cpus"):
+        (root / CPUF / "policy0" / attr).write_text(" ".join(cpus) + "\n")
+    return []
+
+
+def bcm2835_cpufreq(root: Path) -> Rules:
+    """A Pi 3 on Raspbian's 4.x kernels: the old ``BCM2835 CPUFreq`` driver lists only
+    arm_freq_min and arm_freq ("ondemand ... just switches min and max",
+    sites.google.com/view/how2raspberrypi/cpu-frequency-scaling), not the 100 MHz steps of
+    raspberrypi-cpufreq."""
+    pol = root / CPUF / "policy0"
+    khz = (pol / "scaling_available_frequencies").read_text().split()
+    (pol / "scaling_available_frequencies").write_text(f"{khz[0]} {khz[-1]} \n")
+    (pol / "scaling_driver").write_text("BCM2835 CPUFreq\n")
+    return []
+
+
+def no_hwmon(index: int) -> Callable[[Path], Rules]:
+    """One power monitor (hwmon chip ``index``) gone: its driver not bound, a carrier without it."""
+
+    def make(root: Path) -> Rules:
+        shutil.rmtree(root / f"sys/class/hwmon/hwmon{index}")
+        return []
+
+    return make
+
+
+def rules(*given: tuple[str, str, int]) -> Callable[[Path], Rules]:
+    def make(root: Path) -> Rules:
+        return list(given)
+
+    return make
+
+
+def chmod_ro(rel: str) -> Callable[[Path], Rules]:
+    def make(root: Path) -> Rules:
+        os.chmod(root / rel, 0o444)
+        return []
+
+    return make
+
+
+EMU_ZONE0 = "sys/class/thermal/thermal_zone0/temp"
+EMU_ZONE1 = "sys/class/thermal/thermal_zone1/temp"
+
+
 def stock(build: Callable[[Path], FakeTree]) -> Callable[[Path], Rules]:
     def make(root: Path) -> Rules:
         build(root)
@@ -734,6 +815,27 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "pi500": stock(pi500),
     "pi-zero-2w": stock(pi_zero2w),
     "agx-xavier-jp5": stock(agx_xavier_jp5),
+    "emu-agx-xavier-jp5": emu("jetson-agx-xavier"),
+    "emu-xavier-nx-jp5": emu("jetson-xavier-nx"),
+    "emu-rpi3": emu("rpi3"),
+    "emu-rpi3-bcm2835-cpufreq": emu("rpi3", bcm2835_cpufreq),
+    "emu-agx-xavier-l4t32-one-policy": emu("jetson-agx-xavier", one_policy),
+    "emu-xavier-nx-l4t32-one-policy": emu("jetson-xavier-nx", one_policy),
+    "h-emu-agx-xavier-one-monitor-gone": emu("jetson-agx-xavier", no_hwmon(1)),
+    "h-emu-xavier-nx-no-monitor": emu("jetson-xavier-nx", no_hwmon(0)),
+    "h-emu-rpi3-no-hwmon": emu("rpi3", no_hwmon(0)),
+    "h-emu-agx-xavier-max-ro": emu("jetson-agx-xavier", chmod_ro(f"{CPUF}/policy2/scaling_max_freq")),
+    "h-emu-rpi3-max-ro": emu("rpi3", chmod_ro(MAX0)),
+    "h-emu-xavier-nx-max-w-EINVAL": emu("jetson-xavier-nx", rules((MAX0, "w", errno.EINVAL))),
+    "h-emu-agx-xavier-gpu-w-EINVAL": emu(
+        "jetson-agx-xavier", rules(("sys/class/devfreq/17000000.gv11b/max_freq", "w", errno.EINVAL))
+    ),
+    "h-emu-rpi3-max-w-EINVAL": emu("rpi3", rules((MAX0, "w", errno.EINVAL))),
+    "h-emu-agx-xavier-gpu-temp-ENODATA": emu("jetson-agx-xavier", rules((EMU_ZONE1, "r", errno.ENODATA))),
+    "h-emu-xavier-nx-temps-ENODATA": emu(
+        "jetson-xavier-nx", rules((EMU_ZONE0, "r", errno.ENODATA), (EMU_ZONE1, "r", errno.ENODATA))
+    ),
+    "h-emu-rpi3-temp-ENODATA": emu("rpi3", rules((EMU_ZONE0, "r", errno.ENODATA))),
     "h-pi5-sysfs-ro": read_only_fs(pi5),
     "h-nano-super-cpufreq-ro": read_only_fs(
         orin_nano_super, (CPUF, "sys/devices/platform/bus@0/17000000.gpu/devfreq")

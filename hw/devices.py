@@ -284,6 +284,12 @@ class CapActuator:
             )
         self._asked_hz = cap_hz
         gone: list[str] = []
+        # A member whose write the kernel rejects (EINVAL from a pre-5.4 kernel's min > max rule
+        # or a driver's own check, EBUSY) costs only that member this tick: the others are
+        # still written, then the first error is raised for the governor to count.  Before
+        # (session 30t), the first policy's EINVAL ended the loop, so a hot Xavier NX whose
+        # policy0 refused kept policy2 and policy4 at full clock for the whole run.
+        failed: list[ActuatorError] = []
         for f in self.files:
             if f.label not in self.left_to_others and f.label not in self.refused:
                 try:
@@ -293,10 +299,14 @@ class CapActuator:
                         self.refused[f.label] = e
                         continue
                     gone.append(f.label)  # held: taken out at the watch's next look (hw/departures.py)
+                except ActuatorError as e:
+                    failed.append(e)
         if self.refused:
             self.hold_failsafe(gone)
             raise next(iter(self.refused.values()))
         self.record.flush()  # once per change, whatever the number of policies
+        if failed:
+            raise failed[0]
         live = [f for f in self.files if f.label not in gone] if gone else self.files
         if not live:  # nothing online to write: the cap is held and written when one joins
             self._cap = cap_hz

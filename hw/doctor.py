@@ -32,7 +32,7 @@ from thermogov.hw.mapping import (
 )
 from thermogov.hw.power import ONLINE_VALUES, PowerSupplyReader, battery_names, is_external, status_line
 from thermogov.hw.powermode import super_mismatch
-from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning
+from thermogov.hw.railabsent import LOST, absent_rail, absent_rail_warning, summed_problem
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import rail_problem, read_rail_w
 from thermogov.hw.throttle import doctor_lines, doctor_values
@@ -224,6 +224,9 @@ def _mapping_lines(
     out.append(status_line(PowerSupplyReader(tree, inv.supplies, prefer=battery_names(bmap.board)).read()))
     if bmap.power is not None:
         out.append(f"board power: rail {bmap.power.label} on {bmap.power.hwmon}")
+    elif bmap.summed:  # the profile's sum is the run's power_w (hw/railsum.py) while it reads
+        tail = f"; {LOST} stay empty while it reads so" if summed_problem(tree, inv, bmap.board) else ""
+        out.append(f"board power: {absent_rail(tree, inv, bmap.board)}{tail}")
     else:
         out.append(f"board power: {absent_rail(tree, inv, bmap.board)}; {LOST} will be empty")
     return out

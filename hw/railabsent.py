@@ -25,6 +25,7 @@ from __future__ import annotations
 from thermogov.board import BoardProfile
 from thermogov.hw.discovery import Inventory, PowerRail
 from thermogov.hw.mapping import TOTAL_POWER_RAILS, BoardMap, input_rails
+from thermogov.hw.railsum import zero_sum_why
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.hw.telemetry import read_rail_w
 from thermogov.interfaces import ThermogovError
@@ -60,7 +61,15 @@ def _summed(tree: SysfsTree, inv: Inventory, board: BoardProfile) -> tuple[str, 
             total += read_rail_w(tree, found[0])
         except ThermogovError as e:
             return f"rail {label}, one the {board.name} profile sums, cannot be read: {e}", None
+    why = zero_sum_why(board.summed_rails, total)
+    if why:
+        return f"the rails the {board.name} profile sums read nothing: {why}", None
     return "", total
+
+
+def summed_problem(tree: SysfsTree, inv: Inventory, board: BoardProfile) -> str:
+    """Why the sum of the profile's ``summed_rails`` gives no power now ("" when it does)."""
+    return _summed(tree, inv, board)[0]
 
 
 def absent_rail(tree: SysfsTree, inv: Inventory, board: BoardProfile | None = None) -> str:

@@ -44,6 +44,18 @@ def summed_max_w(rails: Sequence[PowerRail]) -> float:
     return sum(rail_max_w(r) for r in rails)
 
 
+def zero_sum_why(labels: Sequence[str], total: float) -> str:
+    """Why a sum is no power a running module draws ("" when it is one).
+
+    Each rail alone may read 0 (an idle CV engine), but a running module always draws on its
+    SoC and 5 V rails: every rail at 0 is a monitor that measures nothing (channels disabled, no
+    shunt value), as an input rail reading 0 W is (telemetry.implausible_why).  Before (session
+    30t) such a sum went into power_w and energy_j as 0.00 W."""
+    if total > 0.0:
+        return ""
+    return f"{' + '.join(labels)} = {total:.2f} W: every rail reads 0, no power a running module draws"
+
+
 def summed_reader(tree: SysfsTree, rails: Sequence[PowerRail]) -> Callable[[], float]:
     """The rails' sum in W as a function (each rail's readers made once); raises SensorError
     naming the rail's file(s) when one gives no value or one outside 0..its bound (an idle
@@ -60,6 +72,9 @@ def summed_reader(tree: SysfsTree, rails: Sequence[PowerRail]) -> Callable[[], f
                     f"(expected 0 to {top:g} W)"
                 )
             total += w
+        why = zero_sum_why([r.label for r in rails], total)
+        if why:
+            raise SensorError(f"{summed_files(tree, rails)}: {why}")
         return total
 
     return read

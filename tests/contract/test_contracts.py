@@ -22,7 +22,7 @@ from thermogov.interfaces import ActuatorError, FrequencyActuator, Reading, Sens
 from thermogov.sim.emulator.fakeboard import build_fake_board
 from thermogov.sim.model.world import SimWorld
 
-BOARDS = ["jetson-orin-nano", "rpi5"]
+BOARDS = ["jetson-orin-nano", "rpi5", "jetson-agx-xavier", "jetson-xavier-nx", "rpi3"]
 World = tuple[list[FrequencyActuator], list[SensorSource]]
 
 
