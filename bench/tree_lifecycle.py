@@ -206,7 +206,9 @@ def one_path(
             r = procutil.run_cli("restore", *base, env=env)
             if r.returncode != 0 or "Traceback" in r.stderr:
                 finding("restore", f"rc={r.returncode} {r.stderr.strip()[-300:]}")
-        elif proc.returncode != 0:
+        elif proc.returncode != 0 and not (proc.returncode == 1 and "latest cap write failed" in err):
+            # A domain whose every write the kernel refuses ends its run with exit 1 (session 30):
+            # that verdict is the daemon's right answer; "hot-board-not-capped" says the rest.
             finding("exit-status", f"rc={proc.returncode} {err.strip()[-300:]}")
         left = changed(before, snapshot(root))
         if left:

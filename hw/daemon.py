@@ -581,6 +581,7 @@ class Runner:
         self.power_mode: PowerModeWatch | None = None  # nvpmodel's mode, read at start and exit
         self.late_zones: LateZones | None = None  # sensors waited for (hw/latezones.py)
         self.telemetry: HwTelemetry | None = None  # the power read and its period (hw/powerread.py)
+        self.gov: Governor | None = None  # for the end's verdict on caps never written (session 30)
         self.ctx: PolicyContext | None = None  # the running policy's context (widened by late sensors)
         self._conf_warned: set[int] = set()  # modes whose nvpmodel.conf could not say, said once
 
@@ -817,6 +818,7 @@ class Runner:
                 load=self.load,
                 fan=fan_ctl,
             )
+            self.gov = gov
             self.limit_watch.on_refused = gov.refused  # a planted limit: failsafe at once
             self.late_zones = self._ease(prep, gov)
             self.late_zones.listed_by[POWER_SUPPLY] = lambda: supplies.listed  # one listing (25l)
@@ -887,6 +889,7 @@ class Runner:
                 k: v for k, v in prep.bmap.missing_domains.items() if k not in governed_names(prep.bmap)
             },
             "stopped_by": self.stop.signal_name or "duration",
+            "caps_unwritable": self.gov.unwritable() if self.gov is not None else {},
             "reloads": self.reloader.count if self.reloader else 0,
             "reloads_rejected": self.reloader.rejected if self.reloader else 0,
             **limiter_summary(self.limiters),

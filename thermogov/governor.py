@@ -142,6 +142,7 @@ class Governor:
         self._wanted: Mapping[str, int] = dict(self._caps)
         self._write_failures = dict.fromkeys(self._caps, 0)
         self._logged_failure: set[str] = set()
+        self._failure_why: dict[str, str] = {}  # each failing actuator's latest error, for the end
         self._unknown_since: float | None = None
         self._failing = False  # some actuator has failed writes outstanding
         self._state = getattr(policy, "state", "")
@@ -202,6 +203,17 @@ class Governor:
         return self._sensor_names.index(name)
 
     # -- control ----------------------------------------------------------------------------
+    def unwritable(self) -> dict[str, str]:
+        """The domains whose latest cap write failed (no write of theirs succeeded since), each
+        with its error.  A run that ends with one did not govern that domain: a Pi 3 whose only
+        limit answers EINVAL ran uncapped for its whole run and exited 0 (session 30), so the
+        command says so and exits 1 rather than reporting a governed run.  Judged on the latest
+        write, not on the failsafe's count, so the verdict does not hang on how many ticks ran
+        between the first failure and the stop."""
+        return {
+            n: self._failure_why.get(n, "write failed") for n, count in self._write_failures.items() if count
+        }
+
     def lowest_caps(self) -> dict[str, int]:
         return {a.name: a.table_hz[0] for a in self.actuators}
 
@@ -345,6 +357,7 @@ class Governor:
             return []
         self._write_failures[name] = max(self._write_failures[name], self.max_write_failures)
         self._failing = True
+        self._failure_why[name] = why
         if name not in self._logged_failure:
             self._log(f"actuator {name}: {why}")
             self._logged_failure.add(name)
@@ -370,6 +383,7 @@ class Governor:
                 changed = True
                 self._write_failures[a.name] = 0
                 self._logged_failure.discard(a.name)
+                self._failure_why.pop(a.name, None)
                 self._failing = any(self._write_failures.values())
             except ActuatorError as e:
                 n = self._write_failures[a.name] + 1
@@ -378,6 +392,7 @@ class Governor:
                     n = max(n, self.max_write_failures)
                     tampered.add(a.name)
                 self._write_failures[a.name] = n
+                self._failure_why[a.name] = str(e)
                 self._failing = True
                 if a.name not in self._logged_failure:
                     self._log(f"actuator {a.name}: {e}")

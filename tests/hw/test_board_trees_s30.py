@@ -83,6 +83,22 @@ def _doctor(root: Path, env: dict[str, str] | None = None) -> str:
     return d.stdout
 
 
+def _stopped_with_a_domain_unwritten(
+    proc: subprocess.Popen[bytes], t: FakeTree, before: dict[str, bytes | str]
+) -> str:
+    """SIGTERM a run whose domain's latest cap write failed: exit 1 after the restore, one line
+    naming the domain and its EINVAL (session 30), no traceback, the tree as it was; that line."""
+    proc.terminate()
+    _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
+    text = err.decode()
+    assert proc.returncode == 1, text
+    assert "Traceback" not in text
+    (verdict,) = [line for line in text.splitlines() if "latest cap write failed" in line]
+    assert "EINVAL" in verdict and verdict.endswith("the limits were restored"), verdict
+    assert t.snapshot() == before
+    return verdict
+
+
 def _trace(tmp_path: Path) -> dict[str, list[object]]:
     (run_dir,) = [p for p in (tmp_path / "out").iterdir() if p.is_dir()]
     return load_trace(run_dir)
@@ -205,7 +221,7 @@ def test_a_hot_xavier_nx_whose_policy0_rejects_its_limit_caps_its_other_clusters
     proc = _started(tmp_path, env=env)
     procutil.wait_line(proc, "write of 729600 failed (EINVAL", stream="stderr")
     assert [t.read_int(f"{CPUF}/{p}/scaling_max_freq") for p in ("policy2", "policy4")] == [729600, 729600]
-    procutil.stopped_as_before(proc, t, before, "Traceback")
+    assert _stopped_with_a_domain_unwritten(proc, t, before).startswith("thermogov: error: cpu: ")
 
 
 # -- variants a real board shows ------------------------------------------------------------------
@@ -257,3 +273,20 @@ def test_a_pre_5_4_kernel_with_nvpmodels_floor_is_lowered_and_put_back(tmp_path:
         assert act.apply(act.table_hz[0]) == act.table_hz[0]
         act.restore()
     assert FakeTree(tmp_path).snapshot() == before
+
+
+def test_a_hot_pi_3_whose_only_limit_rejects_every_write_is_a_runtime_failure(
+    tmp_path: Path, shim: Path
+) -> None:
+    """Base: the run logged the first EINVAL, ran uncapped at 92 °C to its end and exited 0, so a
+    service manager or a script saw a governed run.  Now: exit 1 after the restore, one line
+    naming the domain and its error; the tree as it was."""
+    t = _hot_tree(tmp_path / "root", "rpi3")
+    faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
+    env = faultshim.env(shim, tmp_path / "faults", t.root)
+    before = t.snapshot()
+    proc = _started(tmp_path, env=env)
+    procutil.wait_line(proc, "failed (EINVAL", stream="stderr")
+    assert _stopped_with_a_domain_unwritten(proc, t, before).startswith(
+        "thermogov: error: cpu: its latest cap write"
+    )
