@@ -152,7 +152,9 @@ class RunOptions:
     out: Path | None = None  # default: the config's `out`
     state_dir: Path = DEFAULT_STATE_DIR
     lock_file: Path = DEFAULT_LOCK_FILE
-    lock_dir: Path | None = None  # board locks; None: $THERMOGOV_LOCK_DIR or /run/thermogov
+    # The runtime folder (board lock, caps record, default state.json and inferences counter);
+    # None: $THERMOGOV_LOCK_DIR or /run/thermogov (thermogov.client.runtime_dir).
+    lock_dir: Path | None = None
     dry_run: bool = False
     reload_config: Callable[[], Config] | None = None  # SIGHUP re-reads with this; None: no file
     config_source: str = ""  # the config file's name, for reload messages
@@ -610,7 +612,7 @@ class Runner:
             except ConfigError as e:
                 raise ConfigError(f"{e}{_pending_journal_note(opts)}") from None
             own = own_records(opts, prep.tree.root)  # never a published file (session 25r)
-            state_file = state_path(opts.publish, self.log, own)
+            state_file = state_path(opts.publish, self.log, own, opts.lock_dir)
             if opts.publish.metrics_textfile is not None:
                 check_not_own(opts.publish.metrics_textfile, "--metrics-textfile", own)
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
@@ -713,7 +715,9 @@ class Runner:
                 counted: Callable[[], int | None] | None = workload.inferences_total
                 source = "workload"
             else:
-                app = AppCounter(opts.publish.inferences_file or default_inferences_path(), self.log)
+                app = AppCounter(
+                    opts.publish.inferences_file or default_inferences_path(opts.lock_dir), self.log
+                )
                 stack.callback(app.close)
                 if state_file is not None or opts.publish.inferences_file is not None:
                     app.create()
