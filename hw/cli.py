@@ -348,10 +348,18 @@ def run_command(
         _judge_workload(summary)
         return
     thr = summary.get("sustained_throughput_ips")
+    thr_text = "not measured" if thr is None else f"{thr} inf/s"
+    closed = summary.get("workload_stream_closed_after_s")
+    if thr is None and closed is not None and summary.get("inferences_total"):
+        # Its output ended mid-run (session 30i): what it counted before is still a figure.
+        thr_text += (
+            f" (the workload's output ended after {closed:g} s, having counted "
+            f"{summary.get('inferences_total')} inference(s))"
+        )
     click.echo(
         f"run {summary.get('run_id')}: {summary.get('duration_s')} s, max fused "
-        f"{summary.get('max_fused_c')} °C, sustained throughput "
-        f"{'not measured' if thr is None else f'{thr} inf/s'}, tick p99 {summary.get('tick_ms_p99')} ms"
+        f"{summary.get('max_fused_c')} °C, sustained throughput {thr_text}, tick p99 "
+        f"{summary.get('tick_ms_p99')} ms"
     )
     from thermogov.mitigationrows import mitigation_rows
 

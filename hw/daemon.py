@@ -710,6 +710,8 @@ class Runner:
                 # Its exit ends the run (restored, summarised, judged by the command): what is
                 # measured after it is an idle board, not the user's load (session 29i).
                 workload.on_exit(functools.partial(self.stop.end, WORKLOAD_EXITED))
+                # Its output ending while it runs on is said once; the run governs on (30i).
+                workload.on_stream_end(self.log)
                 workload.start()
                 stack.callback(workload.stop)
                 counted: Callable[[], int | None] | None = workload.inferences_total
@@ -896,6 +898,8 @@ class Runner:
             **limiter_summary(self.limiters),
             **(self.load.summary() if self.load is not None else {}),
         }
+        if workload is not None:  # its output ended mid-run: no rate over the time after (30i)
+            extra.update(workload.unmeasured(extra))
         self.summary = recorder.finish(extra)
 
     def _loop(

@@ -136,3 +136,84 @@ def test_lock_dir_help_says_it_holds_the_state_and_the_counter() -> None:
         text = " ".join(p.stdout.split())
         assert "--lock-dir" in text and "THERMOGOV_LOCK_DIR" in text, (command, text)
         assert "state.json" in text.split("--lock-dir", 1)[1], (command, text)
+
+
+# --- a workload whose stdout ends while it runs on -----------------------------------------
+
+# Two inferences, then its stdout closed while the process runs on (``exec >&-``).
+_CLOSES = "cmd:sh -c 'echo a; echo b; exec >&-; exec sleep 120'"
+_CLOSES_SILENT = "cmd:sh -c 'exec >&-; exec sleep 120'"
+
+
+def _summary(out: Path) -> dict[str, object]:
+    (path,) = out.glob("*/summary.json")
+    return dict(json.loads(path.read_text()))
+
+
+def test_run_says_once_that_its_workload_closed_its_output_and_governs_on(tmp_path: Path) -> None:
+    tree = fakesys.orin_nano(tmp_path / "root", cpu_mc=90000, gpu_mc=90000)
+    before = tree.snapshot()
+    proc = start_run(tmp_path, "--workload", _CLOSES)
+    try:
+        wait_line(proc, "thermogov: started")
+        line = wait_line(proc, "closed its stdout", stream="stderr")  # main: never said
+        assert "counted 2 inference(s)" in line and "governing until it exits" in line, line
+        assert proc.poll() is None  # still governing: the load is still there
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=DEADLINE_S)
+    assert proc.returncode == 0, err
+    assert "closed its stdout" not in err.decode()  # said once: the line read above
+    assert tree.snapshot() == before
+    summary = _summary(tmp_path / "out")
+    assert summary["inferences_total"] == 2 and summary["workload_exit_status"] is None
+    assert isinstance(summary["workload_stream_closed_after_s"], float)
+    # The count stood still after the close: no rate over that time (main: 0.0 inf/s sustained).
+    assert summary["sustained_throughput_ips"] is None and summary["mean_throughput_ips"] is None
+    assert "output ended after" in out.decode()
+
+
+def test_run_whose_workload_closed_its_output_before_any_line_says_that(tmp_path: Path) -> None:
+    tree = fakesys.rpi5(tmp_path / "root")
+    before = tree.snapshot()
+    p = thermogov(
+        "run", *paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "6s",
+        "--workload", _CLOSES_SILENT, timeout=DEADLINE_S,
+    )  # fmt: skip
+    assert p.returncode == 1, p.stderr
+    assert tree.snapshot() == before
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("thermogov: error:")]
+    assert len(errors) == 1, p.stderr
+    # main: "wrote no line in 6.0 s", as if it had run and printed nothing
+    assert "closed its stdout after" in errors[0] and "ran on" in errors[0], errors[0]
+    assert "wrote no line" in errors[0] and "restored" in errors[0]
+
+
+def test_ab_stops_at_a_block_whose_workload_closed_its_output(tmp_path: Path) -> None:
+    fakesys.rpi5(tmp_path / "root")
+    p = thermogov(
+        "ab", *paths(tmp_path), "--out", str(tmp_path / "out"), "--policy", "stepped",
+        "--policy", "power_allocator", "--block", "6s", "--pairs", "2", "--cool-down", "0",
+        "--workload", _CLOSES, timeout=DEADLINE_S * 2,
+    )  # fmt: skip
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("thermogov: error:")]
+    assert len(errors) == 1, p.stderr
+    # main: "counted 2 inference(s) in all but none in the block's steady window"
+    assert "block 1 (" in errors[0] and "closed its stdout after" in errors[0], errors[0]
+    assert "of 6 s" in errors[0] and "(2 inference(s)) is no measurement" in errors[0]
+    assert "nothing was compared" in errors[0]
+    assert len(list((tmp_path / "out").glob("block-*"))) == 1
+
+
+def test_a_workload_whose_output_ends_at_its_exit_is_no_closed_output(tmp_path: Path) -> None:
+    """Output ends a moment before the exit of nearly every program: that is its exit (29i)."""
+    fakesys.rpi5(tmp_path / "root")
+    p = thermogov(
+        "run", *paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "30s",
+        "--workload", "cmd:sh -c 'echo a; echo b'", timeout=DEADLINE_S,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert "closed its stdout" not in p.stderr
+    summary = _summary(tmp_path / "out")
+    assert summary["stopped_by"] == "workload" and summary.get("workload_stream_closed_after_s") is None
