@@ -6,6 +6,9 @@
   matching ``count_regex``.  The command is split with ``shlex`` and run without a shell.
 * no workload: throughput is *not measured* (``None``), which is different from zero.
 
+A workload that closes its stdout and runs on (session 30i) is said once; the run governs on,
+and its rates over the time after the close are not measured (:meth:`ProcessWorkload.unmeasured`).
+
 Both are plain child processes (``subprocess``, ``close_fds``): no fork of the daemon, so a
 child never inherits the instance lock or the daemon's signal handlers.  Each runs in its own
 session (so its process group is its own: a Ctrl-C meant for the daemon does not reach it
@@ -233,14 +236,13 @@ class ProcessWorkload:
         (``None``), as every rate of the run is: :meth:`unmeasured` (session 30i)."""
         ended = self._ended_after if self._exit_status is not None else None
         closed = self._stream_closed_after
-        out: dict[str, Any] = {
+        return {
             "workload_lines": self._lines,
             "workload_exit_status": self._exit_status,
             "workload_ended_after_s": None if ended is None else round(ended, 3),
             "workload_count_regex": self._count_regex,
             "workload_stream_closed_after_s": None if closed is None else round(closed, 3),
         }
-        return out
 
     def unmeasured(self, summary_keys: Mapping[str, Any]) -> dict[str, None]:
         """The throughput figures of a run its output ended in while it ran on, as not measured
