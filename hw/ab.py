@@ -137,7 +137,13 @@ def run_ab(
         if opts.cool_down_s > 0:
             log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
             where = f"cool-down before block {i + 1}"
-            c = _run(run_block, _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"), i, where)
+            c = _run(
+                run_block,
+                _block_opts(opts, cool, opts.cool_down_s, out / "cool-down"),
+                i,
+                where,
+                measured=False,  # its throughput is not compared (its exit still stops it)
+            )
             # A workload that exits having counted nothing (cmd:true) is said at the first
             # cool-down: no block after it can measure anything (hostile round 29h).  One that
             # is only slow to start is judged by the block, which is what is measured.
@@ -168,7 +174,12 @@ def run_ab(
 
 
 def _run(
-    run_block: Callable[..., dict[str, Any]], ropts: daemon.RunOptions, i: int, where: str
+    run_block: Callable[..., dict[str, Any]],
+    ropts: daemon.RunOptions,
+    i: int,
+    where: str,
+    *,
+    measured: bool = True,
 ) -> dict[str, Any]:
     """One daemon run, quiet; a block stopped by a signal stops the comparison (after its restore).
 
@@ -177,6 +188,18 @@ def _run(
     every later one would start a workload the user's program may no longer be fit to run."""
     summary = run_block(ropts, out=io.StringIO(), err=sys.stderr)
     stopped = summary.get("stopped_by", "duration")
+    closed = summary.get("workload_stream_closed_after_s")
+    if measured and closed is not None:
+        # Its output ended mid-block while it ran on (session 30i): the count stood still from
+        # there, so the block's throughput is no measurement of the arm; `run` says the same
+        # ("not measured") and governs on, a comparison cannot rank it.
+        why = no_inference_reason(summary) or (
+            f"--workload: {summary.get('workload')} closed its stdout after {closed:g} s of "
+            f"{ropts.duration_s:g} s, so what it counted ({summary.get('inferences_total')} "
+            "inference(s)) is no measurement; give a program that writes a line per inference "
+            "for the whole comparison"
+        )
+        raise RuntimeFailure(f"{where}: {why}; the limits were restored and nothing was compared")
     if stopped == WORKLOAD_EXITED:
         why = no_inference_reason(summary) or (
             f"--workload: {exited_phrase(summary)} of {ropts.duration_s:g} s, so what it counted "

@@ -27,21 +27,18 @@ import hashlib
 import os
 from pathlib import Path
 
+from thermogov.client import runtime_dir
 from thermogov.hw import confine
 from thermogov.hw.journal import InstanceLock
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
-DEFAULT_LOCK_DIR = Path("/run/thermogov")
-LOCK_DIR_ENV = "THERMOGOV_LOCK_DIR"
 PROC_LOCKS = "/proc/locks"
 
 
 def lock_dir(explicit: Path | str | None = None) -> Path:
-    """``--lock-dir``, else ``$THERMOGOV_LOCK_DIR``, else ``/run/thermogov``."""
-    if explicit:
-        return Path(explicit)
-    env = os.environ.get(LOCK_DIR_ENV, "")
-    return Path(env) if env else DEFAULT_LOCK_DIR
+    """``--lock-dir``, else ``$THERMOGOV_LOCK_DIR``, else ``/run/thermogov``: the runtime folder
+    of :func:`thermogov.client.runtime_dir`, where the state and the counter live too."""
+    return runtime_dir(explicit)
 
 
 def board_lock_path(root: Path | str, directory: Path | str | None = None) -> Path:

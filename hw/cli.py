@@ -59,26 +59,24 @@ def _duration(text: str | None) -> float | None:
 
 
 def _check_runtime_dir(lock_dir: Path | None) -> None:
-    """The runtime folder (``THERMOGOV_LOCK_DIR``, ``--lock-dir``) is a folder or can be made one:
-    else bad input naming the variable or the option, before anything is read or written
-    (session 29i; :func:`thermogov.client.runtime_dir_problem`)."""
+    """The runtime folder in effect (``--lock-dir``, else ``THERMOGOV_LOCK_DIR``) is a folder or
+    can be made one: else bad input naming the option or the variable it came from, before
+    anything is read or written (session 29i; :func:`thermogov.client.runtime_dir_problem`).
+    Only the folder the command will use is judged: the variable is not, when ``--lock-dir``
+    overrides it (session 30i: every runtime file follows ``--lock-dir`` now)."""
     from thermogov.client import RUNTIME_DIR_ENV, runtime_dir, runtime_dir_problem
 
-    given = [(RUNTIME_DIR_ENV, runtime_dir())] if os.environ.get(RUNTIME_DIR_ENV) else []
     ctx = click.get_current_context(silent=True)
-    from_env = (
+    from_env = lock_dir is None or (
         ctx is not None and ctx.get_parameter_source("lock_dir") == click.core.ParameterSource.ENVIRONMENT
     )
-    if lock_dir is not None and not from_env:
-        given.append(("--lock-dir", lock_dir))
-    for name, path in given:
-        if why := runtime_dir_problem(path):
-            fix = (
-                "pass a folder"
-                if name.startswith("--")
-                else "set it to a folder or unset it (/run/thermogov)"
-            )
-            raise ConfigError(f"{name}: {str(path)!r} {why}; {fix}")
+    if from_env and not os.environ.get(RUNTIME_DIR_ENV):
+        return  # /run/thermogov: made by the daemon (root) when it is missing
+    path = runtime_dir(lock_dir)  # the variable's control characters: bad input there (29h)
+    name = RUNTIME_DIR_ENV if from_env else "--lock-dir"
+    if why := runtime_dir_problem(path):
+        fix = "pass a folder" if name.startswith("--") else "set it to a folder or unset it (/run/thermogov)"
+        raise ConfigError(f"{name}: {str(path)!r} {why}; {fix}")
 
 
 def _run_options(
@@ -137,7 +135,8 @@ _state_opt = click.option(
     type=GivenPath(file_okay=False, readable=False, path_type=Path),
     default=DEFAULT_STATE_DIR,
     show_default=True,
-    help="Where the restore journal is kept.",
+    help="Where the restore journal is kept (it must outlive a reboot; the published state.json is "
+    "in --lock-dir).",
 )
 _lock_opt = click.option(
     "--lock-file",
@@ -150,7 +149,16 @@ _lockdir_opt = click.option(
     "--lock-dir",
     type=GivenPath(path_type=Path),  # a file, a device, a FIFO: _check_runtime_dir names the source
     envvar="THERMOGOV_LOCK_DIR",
-    help="Where the per-board lock lives (board-<hash of the root>.lock). Default: /run/thermogov.",
+    help="The runtime folder: the per-board lock (board-<hash of the root>.lock), the caps record, and "
+    "the published state.json and inferences counter unless --state-file/--inferences-file name "
+    "others. Default: $THERMOGOV_LOCK_DIR, else /run/thermogov.",
+)
+_status_lockdir_opt = click.option(
+    "--lock-dir",
+    type=GivenPath(path_type=Path),  # a file, a device, a FIFO: _check_runtime_dir names the source
+    envvar="THERMOGOV_LOCK_DIR",
+    help="The daemon's runtime folder (its run's --lock-dir), whose state.json is read. "
+    "Default: $THERMOGOV_LOCK_DIR, else /run/thermogov.",
 )
 _config_opt = click.option(
     "--config", "config_path", type=GivenPath(dir_okay=False), help="Config TOML (board, policy, sensors)."
@@ -251,13 +259,13 @@ def doctor_command(
 @click.option(
     "--state-file",
     type=GivenPath(dir_okay=False, path_type=Path),
-    help="Publish the state here once a second. Default: /run/thermogov/state.json.",
+    help="Publish the state here once a second. Default: state.json in --lock-dir (/run/thermogov).",
 )
 @click.option(
     "--inferences-file",
     type=GivenPath(dir_okay=False, path_type=Path),
     help="Counter file the application adds its inferences to (without --workload). "
-    "Default: /run/thermogov/inferences.",
+    "Default: inferences in --lock-dir (/run/thermogov).",
 )
 @click.option(
     "--metrics-port",
@@ -341,10 +349,18 @@ def run_command(
         _judge_workload(summary)
         return
     thr = summary.get("sustained_throughput_ips")
+    thr_text = "not measured" if thr is None else f"{thr} inf/s"
+    closed = summary.get("workload_stream_closed_after_s")
+    if thr is None and closed is not None and summary.get("inferences_total"):
+        # Its output ended mid-run (session 30i): what it counted before is still a figure.
+        thr_text += (
+            f" (the workload's output ended after {closed:g} s, having counted "
+            f"{summary.get('inferences_total')} inference(s))"
+        )
     click.echo(
         f"run {summary.get('run_id')}: {summary.get('duration_s')} s, max fused "
-        f"{summary.get('max_fused_c')} °C, sustained throughput "
-        f"{'not measured' if thr is None else f'{thr} inf/s'}, tick p99 {summary.get('tick_ms_p99')} ms"
+        f"{summary.get('max_fused_c')} °C, sustained throughput {thr_text}, tick p99 "
+        f"{summary.get('tick_ms_p99')} ms"
     )
     from thermogov.mitigationrows import mitigation_rows
 
@@ -400,10 +416,11 @@ def _judge_workload(summary: dict[str, Any]) -> None:
     "--state",
     "state_path",
     type=GivenPath(dir_okay=False, path_type=Path),
-    help="The daemon's state file. Default: /run/thermogov/state.json.",
+    help="The daemon's state file. Default: state.json in --lock-dir.",
 )
+@_status_lockdir_opt
 @_one_line_errors
-def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
+def status_command(as_json: bool, watch: bool, state_path: Path | None, lock_dir: Path | None) -> None:
     """Show what the running daemon publishes: temperatures, caps, clocks, policy, power.
 
     Exits 0 while a daemon governs, 1 when there is no state or it is stale (the daemon died
@@ -418,6 +435,13 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None) -> None:
 
     if watch and as_json:
         raise ThermogovError("--watch and --json: choose one (--json prints the state once)")
+    if state_path is None:
+        # The folder the state is looked for in, judged as run's (session 30i: a file, a FIFO or
+        # /proc/self there said "no thermogov state", exit 1, as if no daemon ran).
+        from thermogov.client import default_state_path
+
+        _check_runtime_dir(lock_dir)
+        state_path = default_state_path(lock_dir)
     if watch:
         statusview.watch(state_path)
     # JSON escapes control characters itself (and is many lines); the summary lines are escaped.

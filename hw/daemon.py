@@ -152,7 +152,9 @@ class RunOptions:
     out: Path | None = None  # default: the config's `out`
     state_dir: Path = DEFAULT_STATE_DIR
     lock_file: Path = DEFAULT_LOCK_FILE
-    lock_dir: Path | None = None  # board locks; None: $THERMOGOV_LOCK_DIR or /run/thermogov
+    # The runtime folder (board lock, caps record, default state.json and inferences counter);
+    # None: $THERMOGOV_LOCK_DIR or /run/thermogov (thermogov.client.runtime_dir).
+    lock_dir: Path | None = None
     dry_run: bool = False
     reload_config: Callable[[], Config] | None = None  # SIGHUP re-reads with this; None: no file
     config_source: str = ""  # the config file's name, for reload messages
@@ -611,7 +613,7 @@ class Runner:
             except ConfigError as e:
                 raise ConfigError(f"{e}{_pending_journal_note(opts)}") from None
             own = own_records(opts, prep.tree.root)  # never a published file (session 25r)
-            state_file = state_path(opts.publish, self.log, own)
+            state_file = state_path(opts.publish, self.log, own, opts.lock_dir)
             if opts.publish.metrics_textfile is not None:
                 check_not_own(opts.publish.metrics_textfile, "--metrics-textfile", own)
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
@@ -709,12 +711,16 @@ class Runner:
                 # Its exit ends the run (restored, summarised, judged by the command): what is
                 # measured after it is an idle board, not the user's load (session 29i).
                 workload.on_exit(functools.partial(self.stop.end, WORKLOAD_EXITED))
+                # Its output ending while it runs on is said once; the run governs on (30i).
+                workload.on_stream_end(self.log)
                 workload.start()
                 stack.callback(workload.stop)
                 counted: Callable[[], int | None] | None = workload.inferences_total
                 source = "workload"
             else:
-                app = AppCounter(opts.publish.inferences_file or default_inferences_path(), self.log)
+                app = AppCounter(
+                    opts.publish.inferences_file or default_inferences_path(opts.lock_dir), self.log
+                )
                 stack.callback(app.close)
                 if state_file is not None or opts.publish.inferences_file is not None:
                     app.create()
@@ -895,6 +901,8 @@ class Runner:
             **limiter_summary(self.limiters),
             **(self.load.summary() if self.load is not None else {}),
         }
+        if workload is not None:  # its output ended mid-run: no rate over the time after (30i)
+            extra.update(workload.unmeasured(extra))
         self.summary = recorder.finish(extra)
 
     def _loop(

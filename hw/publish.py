@@ -56,25 +56,29 @@ _LONE_SURROGATE = "\\ud"
 
 @dataclass(frozen=True, slots=True)
 class PublishOptions:
-    state_file: Path | None = None  # None: <runtime dir>/state.json, skipped (logged) if unusable
-    inferences_file: Path | None = None  # None: <runtime dir>/inferences
+    state_file: Path | None = None  # None: <lock dir>/state.json, skipped (logged) if unusable
+    inferences_file: Path | None = None  # None: <lock dir>/inferences
     metrics_port: int | None = None  # 0: any free port (said on the `started` line)
     metrics_addr: str = "127.0.0.1"
     metrics_textfile: Path | None = None
 
 
 def state_path(
-    opts: PublishOptions, log: Callable[[str], None], own: Mapping[str, Path] | None = None
+    opts: PublishOptions,
+    log: Callable[[str], None],
+    own: Mapping[str, Path] | None = None,
+    runtime: Path | None = None,
 ) -> Path | None:
     """Where to publish, checked before anything is governed.
 
     A path given explicitly must be usable (else exit 2); the default one is best effort (a
     ``--dry-run`` as an ordinary user cannot create ``/run/thermogov``): said once, then skipped.
+    The default is ``state.json`` in the runtime folder, ``runtime`` (``--lock-dir``) when given.
     """
     if opts.state_file is not None:
         check_state_target(opts.state_file, own)
         return opts.state_file
-    path = default_state_path()
+    path = default_state_path(runtime)
     try:
         check_state_target(path, own)
     except ConfigError as e:

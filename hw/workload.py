@@ -6,6 +6,9 @@
   matching ``count_regex``.  The command is split with ``shlex`` and run without a shell.
 * no workload: throughput is *not measured* (``None``), which is different from zero.
 
+A workload that closes its stdout and runs on (session 30i) is said once; the run governs on,
+and its rates over the time after the close are not measured (:meth:`ProcessWorkload.unmeasured`).
+
 Both are plain child processes (``subprocess``, ``close_fds``): no fork of the daemon, so a
 child never inherits the instance lock or the daemon's signal handlers.  Each runs in its own
 session (so its process group is its own: a Ctrl-C meant for the daemon does not reach it
@@ -36,6 +39,10 @@ from thermogov.interfaces import ConfigError
 BUILTIN = "builtin"
 CMD_PREFIX = "cmd:"
 WORKLOAD_EXITED = "workload"  # a run's ``stopped_by`` when its workload exited by itself (29i)
+# How long a workload whose stdout ended is given to exit before the run says its output ended
+# while it runs on (session 30i): most programs' output ends at their exit, a moment before the
+# exit status can be read, and that is no event of its own.
+STREAM_GRACE_S = 1.0
 
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -103,11 +110,21 @@ class ProcessWorkload:
         self._on_exit: Callable[[], None] | None = None
         self._exit_lock = threading.Lock()
         self._stopping = False
+        # Its stdout ended this long after the start while it ran on (``exec >&-``, a closed
+        # descriptor): no inference can be counted after it (session 30i).
+        self._stream_closed_after: float | None = None
+        self._on_stream_end: Callable[[str], None] | None = None
 
     def on_exit(self, callback: Callable[[], None] | None) -> None:
         """Call ``callback`` (from the reader thread) when the workload exits by itself."""
         with self._exit_lock:
             self._on_exit = callback
+
+    def on_stream_end(self, callback: Callable[[str], None] | None) -> None:
+        """Call ``callback`` with one line (from the reader thread, once) when the workload's
+        stdout ends while it runs on; dropped by :meth:`stop` as :meth:`on_exit`'s is."""
+        with self._exit_lock:
+            self._on_stream_end = callback
 
     def start(self) -> None:
         try:
@@ -143,7 +160,19 @@ class ProcessWorkload:
                 self._count += 1  # single writer; readers see a whole int under the GIL
         # Its output ended: wait for its exit (a child that closed stdout but runs on is waited
         # for; stop() ends it) and, unless stop() is ending it, tell the run it exited by itself.
-        status = proc.wait()
+        # One still running after a grace closed its stdout on purpose or by mistake: the run
+        # governs on (its load is still there) and says once that nothing more is counted.
+        ended = time.monotonic()
+        try:
+            status = proc.wait(STREAM_GRACE_S)
+        except subprocess.TimeoutExpired:
+            with self._exit_lock:
+                if self._stopping:
+                    return
+                self._stream_closed_after = ended - self._started
+                if self._on_stream_end is not None:
+                    self._on_stream_end(self.stream_closed_line())
+            status = proc.wait()
         with self._exit_lock:
             if self._stopping:
                 return
@@ -159,6 +188,7 @@ class ProcessWorkload:
             return
         with self._exit_lock:
             self._on_exit = None  # the run is closing: no late call into it
+            self._on_stream_end = None
             if self._exit_status is None:
                 self._exit_status = proc.poll()  # None: still running, so the stop below ends it
                 if self._exit_status is not None:
@@ -187,15 +217,43 @@ class ProcessWorkload:
     def inferences_total(self) -> int:
         return self._count
 
+    def stream_closed_line(self) -> str:
+        """The one line said when its stdout ended while it runs on."""
+        closed = self._stream_closed_after or 0.0
+        return (
+            f"--workload: {self.label} closed its stdout after {round(closed, 3):g} s having counted "
+            f"{self._count} inference(s), and runs on: no more can be counted, so the throughput "
+            "from there is not measured; governing until it exits or the duration ends"
+        )
+
     def report(self) -> dict[str, Any]:
-        """What the run saw of it, for the summary (:func:`no_inference_reason` reads it)."""
+        """What the run saw of it, for the summary (:func:`no_inference_reason` reads it).
+
+        A workload whose stdout ended while it ran on counted nothing after that instant: the
+        summary's throughput over a window that reaches past it (the sustained one) would be
+        the count standing still, taken for a board that stopped inferring (a block of ``ab``
+        at 0 inf/s, a run's sustained throughput under its real one).  It is not measured
+        (``None``), as every rate of the run is: :meth:`unmeasured` (session 30i)."""
         ended = self._ended_after if self._exit_status is not None else None
+        closed = self._stream_closed_after
         return {
             "workload_lines": self._lines,
             "workload_exit_status": self._exit_status,
             "workload_ended_after_s": None if ended is None else round(ended, 3),
             "workload_count_regex": self._count_regex,
+            "workload_stream_closed_after_s": None if closed is None else round(closed, 3),
         }
+
+    def unmeasured(self, summary_keys: Mapping[str, Any]) -> dict[str, None]:
+        """The throughput figures of a run its output ended in while it ran on, as not measured
+        (``None``): the sustained one, the mean and the accuracy-weighted one (present only
+        with the load governor's summary, ``summary_keys``), each a rate over time in which
+        its count stood still (see :meth:`report`)."""
+        if self._stream_closed_after is None:
+            return {}
+        keys = ["sustained_throughput_ips", "mean_throughput_ips"]
+        keys += [k for k in ("accuracy_weighted_throughput_ips",) if k in summary_keys]
+        return dict.fromkeys(keys)
 
 
 def no_inference_reason(summary: Mapping[str, Any]) -> str | None:
@@ -217,7 +275,11 @@ def no_inference_reason(summary: Mapping[str, Any]) -> str | None:
         none = f", none matching --count-regex {rx!r}"
     elif lines and label == BUILTIN:
         none = ", none a count"
-    if status is not None:
+    closed = summary.get("workload_stream_closed_after_s")
+    if isinstance(closed, (int, float)):
+        ran_on = "ran on" if status is None else f"exited later ({_status_text(int(status))})"
+        seen = f"closed its stdout after {closed:g} s and {ran_on}; it {wrote}{none}"
+    elif status is not None:
         when = f" after {after:g} s" if isinstance(after, (int, float)) else ""
         seen = f"exited{when} ({_status_text(int(status))}) and {wrote}{none}"
     else:

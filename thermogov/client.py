@@ -53,8 +53,16 @@ class StateFormatError(ThermogovError):
     """The file exists but is not a thermogov state document of a schema this client reads."""
 
 
-def runtime_dir() -> Path:
-    """``$THERMOGOV_LOCK_DIR`` if set (tests, emulation), else ``/run/thermogov``."""
+def runtime_dir(explicit: Path | str | None = None) -> Path:
+    """The runtime folder: ``explicit`` (a command's ``--lock-dir``) if given, else
+    ``$THERMOGOV_LOCK_DIR`` if set (tests, emulation), else ``/run/thermogov``.
+
+    One folder holds every per-boot file of a daemon: its board lock, its caps record, the
+    published ``state.json`` and the ``inferences`` counter.  Session 30i: ``--lock-dir`` moved
+    only the lock and the record, while the state and the counter stayed under the variable's
+    folder, so ``run --lock-dir X`` published where ``status --lock-dir X`` did not look."""
+    if explicit:
+        return Path(explicit)
     env = os.environ.get(RUNTIME_DIR_ENV, "")
     # Judged as the options' paths are (thermogov.cliopts.GivenPath): a control character there
     # (a newline, an escape) was looked up, and named in the error, as a folder (hostile round 29h).
@@ -120,12 +128,14 @@ def runtime_dir_problem(path: Path) -> str | None:
     return None
 
 
-def default_state_path() -> Path:
-    return runtime_dir() / STATE_FILE_NAME
+def default_state_path(runtime: Path | str | None = None) -> Path:
+    """``state.json`` in the runtime folder (:func:`runtime_dir` of ``runtime``)."""
+    return runtime_dir(runtime) / STATE_FILE_NAME
 
 
-def default_inferences_path() -> Path:
-    return runtime_dir() / INFERENCES_FILE_NAME
+def default_inferences_path(runtime: Path | str | None = None) -> Path:
+    """The ``inferences`` counter in the runtime folder (:func:`runtime_dir` of ``runtime``)."""
+    return runtime_dir(runtime) / INFERENCES_FILE_NAME
 
 
 # The largest pid Linux hands out (PID_MAX_LIMIT, 4 * 1024 * 1024 on 64-bit: include/linux/threads.h).

@@ -173,15 +173,31 @@ class GivenPath(click.Path):
     ``emulate --sysfs-root ''`` (an unset shell variable) wrote run folders, the crash journal, a
     systemd unit or a board tree into whatever folder the command ran in, and ``sim --config ''``
     ran on the defaults.  Empty text, or text holding a control character, is refused naming the
-    option (:func:`check_path_text`'s rule), before anything is read or made."""
+    option (:func:`check_path_text`'s rule), before anything is read or made.  A value taken from
+    the option's environment variable (``--lock-dir``'s ``THERMOGOV_LOCK_DIR``) names the
+    variable, which is what the user must fix (session 30i)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             if not value.strip():
-                self.fail("empty; give a path", param, ctx)
+                self._refuse("empty", "give a path", param, ctx)
             if any(ord(c) < 32 or ord(c) == 127 for c in value):
-                self.fail(f"{value!r} holds a control character (newline, tab ...); give a path", param, ctx)
+                self._refuse(
+                    f"{value!r} holds a control character (newline, tab ...)", "give a path", param, ctx
+                )
         return super().convert(value, param, ctx)
+
+    def _refuse(self, why: str, fix: str, param: click.Parameter | None, ctx: click.Context | None) -> None:
+        envvar = getattr(param, "envvar", None)
+        if (
+            isinstance(envvar, str)
+            and param is not None
+            and param.name
+            and ctx is not None
+            and ctx.get_parameter_source(param.name) == click.core.ParameterSource.ENVIRONMENT
+        ):
+            raise ConfigError(f"{envvar}: {why}; set it to a path or unset it")
+        self.fail(f"{why}; {fix}", param, ctx)
 
 
 def check_path_text(text: str, field: str, example: str) -> None:

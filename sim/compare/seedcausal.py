@@ -27,6 +27,7 @@ from thermogov.config import Config
 from thermogov.sim.compare.causal import Yardsticks, causal_bound, event_instant_s, tightest
 from thermogov.sim.compare.causalview import CLASSES, CSV_COLUMNS, write_table, yard_cells
 from thermogov.sim.compare.seedset import SeedRows, Spread, with_seed
+from thermogov.sim.sweep.executors import pool_context
 
 #: One label's (scenario's, or variant's) yardsticks per seed.
 SeedYards = dict[int, Yardsticks]
@@ -91,7 +92,7 @@ def many_seed_yardsticks(
         if open_view is not None:
             ocfg, ocand, obound = open_view
             where += [(label, "open", s) for s in causal_per_seed(ocfg, ocand, obound, todo)]
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         solved = list(ex.map(_causal_job, todo)) if todo else []
     causal = {key: v for key, v in zip(where, solved, strict=True)}
     out: dict[str, SeedYards] = {}

@@ -34,6 +34,7 @@ from thermogov.sim.compare.seedset import (
     tune_over_seeds,
     with_seed,
 )
+from thermogov.sim.sweep.executors import pool_context
 
 KERNEL = ("step_wise", "power_allocator")
 TARGET_PCT = 98.0
@@ -74,7 +75,7 @@ def race(
     seeds = list(seeds)
     say = progress or (lambda _msg: None)
     out: dict[str, Block] = {}
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         for label, cfg in configs:
             where = out_dir / safe_name(label)
             rows: dict[str, SeedRows] = {}
@@ -112,7 +113,7 @@ def deploy(
     """The settings ``tuned`` chose, deployed unchanged on ``seeds`` beside the untuned policies."""
     cfgs = dict(configs)
     held = race(configs, policies, seeds, out_dir, jobs=jobs, tune=False, progress=progress)
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         for label, (rows, *_) in tuned.items():
             jobs_in = []
             for name, r in rows.items():

@@ -9,6 +9,8 @@ streams), so the executor changes only where and when an item runs, never its re
   processes (in this process for N = 1, which keeps tracebacks and monkeypatching simple).  A
   worker process that dies (OOM killer, ``kill -9``) breaks the whole pool in CPython, so the
   unfinished items are resubmitted to a fresh pool, up to :data:`MAX_ATTEMPTS` times each.
+  Its workers are started by :func:`pool_context` (a fork server, not ``fork()``), as are
+  ``compare``'s seed-set pools.
 * :class:`DaskExecutor`: a ``distributed`` client for the scheduler at ``address``, or a
   ``LocalCluster`` of N single-threaded worker processes when no address is given.  When a
   worker dies the scheduler reschedules its tasks on the others (``distributed.scheduler.
@@ -19,6 +21,7 @@ streams), so the executor changes only where and when an item runs, never its re
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -30,6 +33,31 @@ from thermogov.interfaces import ConfigError, RuntimeFailure, ThermogovError
 
 MAX_ATTEMPTS = 3
 EXECUTORS = ("local", "dask")
+# What a pool's worker imports once in the fork server, so each worker forked from it starts
+# with the simulator loaded instead of importing it again (about a second on a loaded board).
+WORKER_PRELOAD = ["thermogov.sim.model.runner", "thermogov.sim.sweep.point", "thermogov.sim.compare.compare"]
+
+
+def pool_context() -> multiprocessing.context.BaseContext:
+    """The start method of every process pool of ``sweep`` and ``compare``: a fork server where
+    the platform has one, else spawn; never a plain ``fork()``.
+
+    A pool is made from a process that may hold threads (a Dask client, a progress thread, the
+    test runner's): ``fork()`` copies only the calling thread, so a lock another thread held is
+    held forever in the child, which can hang a worker.  Python 3.12 warns of it
+    (DeprecationWarning "This process is multi-threaded, use of fork() may lead to deadlocks",
+    https://docs.python.org/3/library/os.html#os.fork) and 3.14 stops using fork by default
+    (https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods).  The
+    fork server is one single-threaded process started once (with :data:`WORKER_PRELOAD`
+    imported), that forks each worker: start-up stays cheap, and every worker imports the
+    simulator itself, so results are those of a fresh process, as each item's seeded streams
+    already make them."""
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(WORKER_PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +142,7 @@ class LocalExecutor(_Base):
         todo = list(range(len(items)))
         attempts = dict.fromkeys(todo, 0)
         while todo:
-            pool = ProcessPoolExecutor(max_workers=min(self.workers, len(todo)))
+            pool = ProcessPoolExecutor(max_workers=min(self.workers, len(todo)), mp_context=pool_context())
             self._current = pool
             try:
                 pending: dict[Future[Any], int] = {}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -207,16 +206,15 @@ def test_status_shows_the_chargers_as_the_daemon_last_read_them(
 
     _power_by_second(tmp_path, monkeypatch, 7.0, script)
     doc = json.loads(kept.read_text())
-    doc["time_unix"] = time.time()  # fresh: a slow machine must not make it stale first
-    kept.write_text(json.dumps(doc))
-    p = procutil.run_cli("status", "--state", str(kept))
+    # fresh: a slow machine must not make it stale first (stamped again at each asking, 30i)
+    p = procutil.status_cli("--state", str(kept), refresh=lambda: procutil.restamp(kept))
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"chargers: AC (Mains) offline, {TCPM} (USB) online" in p.stdout, p.stdout
     assert "power: " in p.stdout and "supply mains" in p.stdout, p.stdout
     # A state file whose supplies are not shaped as the daemon writes them: shown, no traceback.
     doc["power"]["supplies"] = [5, {"name": "x", "online": "z"}]
     kept.write_text(json.dumps(doc))
-    p = procutil.run_cli("status", "--state", str(kept))
+    p = procutil.status_cli("--state", str(kept), refresh=lambda: procutil.restamp(kept))
     assert p.returncode == 0 and "chargers: ?, x (?) online unknown" in p.stdout, p.stdout + p.stderr
 
 

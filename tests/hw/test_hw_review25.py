@@ -68,8 +68,7 @@ def test_status_and_doctor_show_a_waiting_entry_whose_start_no_clock_can_show(
     doc = json.loads(kept.read_text())
     doc["temperature_c"]["waiting"]["gpu"]["since_unix"] = since
     kept.write_text(json.dumps(doc))
-    _fresh(kept)
-    p = procutil.run_cli("status", "--state", str(kept))
+    p = procutil.status_cli("--state", str(kept), refresh=lambda: _fresh(kept))
     assert p.returncode == 0 and "error" not in p.stderr, p.stderr
     assert "waiting for gpu (" in p.stdout and " s, since" not in p.stdout, p.stdout
     _fresh(kept)

@@ -22,7 +22,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.hw import fakesys
-from tests.hw.procutil import DEADLINE_S, paths, run_cli, script, start_run, wait_line
+from tests.hw.procutil import DEADLINE_S, paths, run_cli, script, start_run, status_cli, wait_line
 
 POLICY0_MAX = "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq"
 
@@ -64,11 +64,11 @@ def test_status_of_a_live_daemon_then_of_none(tmp_path: Path, hot: fakesys.FakeT
         line = wait_line(proc, "thermogov: started")
         assert f"state={state}" in line
         poll(lambda: _state(state), "the state file")
-        r = run_cli("status", "--state", str(state))
+        r = status_cli("--state", str(state))  # a loaded machine: asked again while only aged
         assert r.returncode == 0, r.stderr
         assert "governing" in r.stdout and "jetson-orin-nano" in r.stdout
         assert "domain cpu: cap 730 MHz" in r.stdout  # hot: hysteresis holds the lowest cap
-        r = run_cli("status", "--json", "--state", str(state))
+        r = status_cli("--json", "--state", str(state))
         assert r.returncode == 0, r.stderr
         doc = json.loads(r.stdout)
         assert doc["stale"] is None and doc["pid"] == proc.pid and doc["policy"]["name"] == "hysteresis"

@@ -69,7 +69,7 @@ def test_the_state_file_of_a_run_whose_out_folder_is_not_utf8_is_strict_json(tmp
         doc = _strict(data)  # before: "\udcff" in run_dir
         assert doc["run_dir"].startswith(f"{tmp_path}/out\\xff/")
         assert b"\\ud" not in data
-        r = procutil.run_cli("status", "--json", "--state", str(state))
+        r = procutil.status_cli("--json", "--state", str(state))  # asked again while only aged (30i)
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["run_dir"] == doc["run_dir"], "the file and --json say the same"
     finally:
@@ -115,7 +115,7 @@ def test_an_older_state_with_lone_surrogates_is_read_as_the_daemon_writes_it_now
     assert list(s.sensors_c) == ["cpu\\xfe\x1b[2J"]
     for text in _strings(dict(s.raw)):
         text.encode("utf-8")
-    plain = procutil.run_cli("status", "--state", str(state))
+    plain = procutil.status_cli("--state", str(state), refresh=lambda: procutil.restamp(state))
     assert plain.returncode == 0 and "cpu\\xfe\\x1b[2J 55.0" in plain.stdout
     as_json = procutil.run_cli("status", "--json", "--state", str(state))
     assert json.loads(as_json.stdout)["run_dir"] == "/var/lib/thermogov/out\\xff/run"

@@ -21,9 +21,7 @@ from thermogov.hw.waitedsince import line
 
 def _fresh(kept: Path) -> None:
     """The kept state published now: a slow machine must not make it stale before doctor reads it."""
-    doc = json.loads(kept.read_text())
-    doc["time_unix"] = time.time()
-    kept.write_text(json.dumps(doc))
+    procutil.restamp(kept)
 
 
 def test_status_and_doctor_say_since_when_the_gpu_zone_is_waited_for(
@@ -35,8 +33,7 @@ def test_status_and_doctor_say_since_when_the_gpu_zone_is_waited_for(
     assert "gpu-thermal" in gpu["looked_for"]
     assert 38.0 <= gpu["waited_s"] <= 41.0, gpu
     assert began - 1.0 <= gpu["since_unix"] <= time.time(), gpu
-    _fresh(kept)
-    p = procutil.run_cli("status", "--state", str(kept))
+    p = procutil.status_cli("--state", str(kept), refresh=lambda: _fresh(kept))
     assert p.returncode == 0, p.stdout + p.stderr
     since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(gpu["since_unix"]))
     said = f"waiting for gpu (a thermal zone of type gpu-thermal/GPU-therm in /sys/class/thermal) for {gpu['waited_s']:.0f} s, since {since}"

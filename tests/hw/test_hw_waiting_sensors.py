@@ -112,7 +112,7 @@ def test_status_of_a_running_daemon_shows_the_sensor_waited_for(
     _t_root, kept = kept_state_without_gpu(tmp_path, monkeypatch, 3.0)
     doc = json.loads(kept.read_text())
     assert set(doc["temperature_c"]["waiting"]) == {"gpu"}, doc["temperature_c"]
-    p = procutil.run_cli("status", "--state", str(kept))
+    p = procutil.status_cli("--state", str(kept), refresh=lambda: procutil.restamp(kept))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "waiting for gpu (a thermal zone of type gpu-thermal" in p.stdout, p.stdout
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hw.procutil import DEADLINE_S, run_cli, script, wait_line
+from tests.hw.procutil import DEADLINE_S, script, status_cli, wait_line
 from tests.hw.test_hw_status_live import poll
 from tests.integration.loop import THERMOGOV, wait_for_line
 
@@ -71,7 +71,7 @@ def test_status_follows_the_emulated_board(tmp_path: Path) -> None:
                 "two more publications",
             )
             assert later["temperature_c"]["sensors"] != first["temperature_c"]["sensors"]  # a live plant
-            r = run_cli("status", "--json", "--state", str(state))
+            r = status_cli("--json", "--state", str(state))  # asked again while only aged (30i)
             assert r.returncode == 0, r.stderr
             shown = json.loads(r.stdout)
             assert shown["stale"] is None and shown["pid"] == daemon.pid

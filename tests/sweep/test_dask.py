@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -60,25 +59,24 @@ def test_compare_on_dask_gives_the_same_rows_as_local(
     assert tables[0] == tables[1] and len(tables[0]) == 2
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, subprocess.Popen[bytes]]]]:
-    """A scheduler and two nanny-less workers (so a killed worker stays dead) on 127.0.0.1."""
-    addr = f"tcp://127.0.0.1:{_free_port()}"
-    port = addr.rsplit(":", 1)[1]
+    """A scheduler and two nanny-less workers (so a killed worker stays dead) on 127.0.0.1.
+
+    The scheduler binds a port of its own choosing (``--port 0``) and writes its address to a
+    scheduler file the workers and the client read (https://docs.dask.org/en/stable/deploying-cli.html):
+    a port picked by this test and bound later by the scheduler could be taken in between by
+    any other process of a shared machine (session 30i: the scheduler then failed to start)."""
+    scheduler_file = tmp_path / "scheduler.json"
     procs: dict[str, subprocess.Popen[bytes]] = {}
     log = (tmp_path / "dask.log").open("wb")
     try:
         procs["scheduler"] = subprocess.Popen(
-            [DASK, "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"],
+            [*(DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"),
+             *("--scheduler-file", str(scheduler_file))],
             stdout=log,
             stderr=subprocess.STDOUT,
-        )
+        )  # fmt: skip
         for name in ("w1", "w2"):
             work = tmp_path / name
             work.mkdir()
@@ -87,7 +85,8 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, subprocess.Popen[by
                     *(
                         DASK,
                         "worker",
-                        addr,
+                        "--scheduler-file",
+                        str(scheduler_file),
                         "--name",
                         name,
                         "--nthreads",
@@ -100,8 +99,9 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, subprocess.Popen[by
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        with distributed.Client(addr, timeout="60s") as client:
+        with distributed.Client(scheduler_file=str(scheduler_file), timeout="60s") as client:
             client.wait_for_workers(2, timeout=120)
+            addr = str(client.scheduler.address)
         yield addr, procs
     finally:
         for p in procs.values():
