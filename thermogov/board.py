@@ -32,6 +32,22 @@ TEMP_MAX_C = 150.0
 MAX_OPP_MHZ = 100_000.0
 MAX_VOLT_V = 5.0
 MAX_PERIOD_MS = 60_000
+# A positive conductance or capacitance below a micro-unit is no material (1 uW/K keeps 1 W a
+# million kelvin above the air); the simulator's eigen-decomposition cannot tell such a link from
+# none, so it is refused here with its key rather than failing as a singular network mid-run.
+MIN_CONDUCTANCE_W_PER_K = 1e-6
+MIN_CAPACITANCE_J_PER_K = 1e-6
+# Sizes no board reaches, bounded so a 4 MiB file of tables cannot stall the simulator (its
+# network is decomposed in O(nodes^3), every sensor is read every tick).  An OPP table: the kernel
+# lists a cpufreq table in one page (drivers/cpufreq/freq_table.c, show_available_freqs stops
+# at PAGE_SIZE), a few hundred entries at most.
+MAX_SENSORS = 64
+MAX_DOMAINS = 16
+MAX_NODES = 64
+MAX_OPPS = 1024
+# The reference model's inference at the top clocks: faster than 0.1 ms (10 000 per second) is no
+# edge board's model, and the simulator serves every inference, so a 1e-300 ms one never ends.
+MIN_INFERENCE_S = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +337,11 @@ def _domain(name: str, t: Table) -> DomainProfile:
     where = t.where
     if len(opp_mhz) != len(volt) or not opp_mhz:
         raise ConfigError(f"{where}: opp_mhz and volt_v must be non-empty and of equal length")
+    if len(opp_mhz) > MAX_OPPS:
+        raise ConfigError(
+            f"{where}.opp_mhz: {len(opp_mhz)} OPPs, more than {MAX_OPPS} (no kernel lists that many); "
+            "give the board's own table"
+        )
     if not all(0.0 < f <= MAX_OPP_MHZ for f in opp_mhz):
         raise ConfigError(f"{where}.opp_mhz: every OPP must be in (0, {MAX_OPP_MHZ:g}] MHz")
     if not all(0.0 < v <= MAX_VOLT_V for v in volt):
@@ -385,12 +406,14 @@ def _thermal(t: Table) -> ThermalProfile:
             ThermalNode(
                 name=name,
                 capacitance_j_per_k=sub.number(
-                    "capacitance_j_per_k", minimum=0.0, exclusive_min=True, maximum=1e6
+                    "capacitance_j_per_k", minimum=MIN_CAPACITANCE_J_PER_K, maximum=1e6
                 ),
-                to_ambient_w_per_k=sub.number("to_ambient_w_per_k", 0.0, minimum=0.0, maximum=1e4),
+                to_ambient_w_per_k=ambient_conductance(sub, "to_ambient_w_per_k"),
             )
         )
         sub.done()
+    if len(nodes) > MAX_NODES:
+        raise ConfigError(f"{t.where}.nodes: {len(nodes)} nodes, more than {MAX_NODES}; lump the network")
     names = {n.name for n in nodes}
     links: list[ThermalLink] = []
     for i, raw in enumerate(t.list("links")):
@@ -411,8 +434,8 @@ def _thermal(t: Table) -> ThermalProfile:
             raise ConfigError(f"{where}: joins {a!r} to itself; name two different nodes")
         if any({a, b} == {x.a, x.b} for x in links):
             raise ConfigError(f"{where}: {a!r} and {b!r} are already linked; give one link per pair")
-        if not 0 < g <= 1e4:
-            raise ConfigError(f"{where}: conductance must be in (0, 1e4] W/K")
+        if not MIN_CONDUCTANCE_W_PER_K <= g <= 1e4:
+            raise ConfigError(f"{where}: conductance must be in [{MIN_CONDUCTANCE_W_PER_K:g}, 1e4] W/K")
         links.append(ThermalLink(a, b, float(g)))
     if not any(n.to_ambient_w_per_k > 0 for n in nodes):
         raise ConfigError(f"{t.where}.nodes: at least one node needs to_ambient_w_per_k > 0")
@@ -427,6 +450,17 @@ def _thermal(t: Table) -> ThermalProfile:
         raise ConfigError(f"{t.where}.rest_of_board_node: unknown node {th.rest_of_board_node!r}")
     t.done()
     return th
+
+
+def ambient_conductance(t: Table, key: str, maximum: float = 1e4) -> float:
+    """A node's conductance to the air: 0 (none) or at least :data:`MIN_CONDUCTANCE_W_PER_K`."""
+    g = t.number(key, 0.0, minimum=0.0, maximum=maximum)
+    if 0.0 < g < MIN_CONDUCTANCE_W_PER_K:
+        raise ConfigError(
+            f"{t.where}.{key}: {g:g} W/K is no path to the air; use 0 (none) or a value >= "
+            f"{MIN_CONDUCTANCE_W_PER_K:g}"
+        )
+    return g
 
 
 def check_paths_to_ambient(
@@ -466,10 +500,10 @@ def _added_node(name: str, t: Table, nodes: set[str]) -> AddedNode:
         )
     node = AddedNode(
         name,
-        t.number("capacitance_j_per_k", minimum=0.0, exclusive_min=True, maximum=1e6),
-        t.number("to_ambient_w_per_k", 0.0, minimum=0.0, maximum=1e4),
+        t.number("capacitance_j_per_k", minimum=MIN_CAPACITANCE_J_PER_K, maximum=1e6),
+        ambient_conductance(t, "to_ambient_w_per_k"),
         attached_to,
-        t.number("pad_w_per_k", minimum=0.0, exclusive_min=True, maximum=1e4),
+        t.number("pad_w_per_k", minimum=MIN_CONDUCTANCE_W_PER_K, maximum=1e4),
     )
     t.done()
     return node
@@ -481,13 +515,16 @@ def _enclosure(name: str, t: Table, thermal: ThermalProfile) -> Enclosure:
     added = tuple(_added_node(n, sub, board_nodes) for n, sub in t.tables("nodes"))
     nodes = board_nodes | {a.name for a in added}
     out: dict[str, dict[str, float]] = {}
-    for key, minimum in (("to_ambient_w_per_k", 0.0), ("capacitance_j_per_k", 1e-6)):
+    for key in ("to_ambient_w_per_k", "capacitance_j_per_k"):
         raw = t.mapping(key, {})
         sub = Table(raw, f"{t.where}.{key}")
         for node in raw:
             if node not in nodes:
                 raise ConfigError(f"{t.where}.{key}: unknown node {node!r}; known nodes are {sorted(nodes)}")
-        out[key] = {n: sub.number(n, minimum=minimum, maximum=1e6) for n in raw}
+        if key == "to_ambient_w_per_k":
+            out[key] = {n: ambient_conductance(sub, n, 1e6) for n in raw}
+        else:
+            out[key] = {n: sub.number(n, minimum=MIN_CAPACITANCE_J_PER_K, maximum=1e6) for n in raw}
     fan = parse_fan_profile(t.table("fan"), nodes) if t.has("fan") else None
     enc = Enclosure(
         name,
@@ -652,6 +689,12 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     enclosure = b.name("enclosure", "default")
     input_rails, summed_rails = _input_rail(b)
     b.done()
+    for key, most in (("sensors", MAX_SENSORS), ("domains", MAX_DOMAINS)):
+        count = len(top.mapping(key, {}))
+        if count > most:
+            raise ConfigError(
+                f"{where}: [{key}] has {count} tables, more than {most}; no board has that many"
+            )
     sensors = tuple(_sensor(n, t) for n, t in top.tables("sensors"))
     if not sensors:
         raise ConfigError(f"{where}: [sensors] needs at least one sensor")
@@ -668,6 +711,7 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
             raise ConfigError(f"{where}: domains.{d.name}.node {d.node!r} is not a thermal node")
     m = top.table("model")
     dmap_cores = {d.name: d.cores for d in domains}
+    top_hz = {d.name: d.opp_hz[-1] for d in domains}
     raw_cycles = m.mapping("cycles")
     cyc = Table(raw_cycles, f"{m.where}.cycles")
     cycles = {k: cyc.number(k, minimum=0.0, maximum=1e15) for k in raw_cycles}
@@ -694,6 +738,20 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         raise ConfigError(
             f"{m.where}: fixed_ms is 0 and every cycles entry is 0, so an inference takes no time;"
             " give fixed_ms > 0 or a cycle count"
+        )
+    # as thermogov.costmodel.per_item_time_s: the slowest stage, the fixed time on the busiest domain
+    busiest = max(cycles, key=lambda k: cycles[k], default="")
+    fastest = max(
+        (
+            c / (top_hz[k] * threads.get(k, 1)) + (model.fixed_s if k == busiest else 0.0)
+            for k, c in cycles.items()
+        ),
+        default=model.fixed_s,
+    )
+    if fastest < MIN_INFERENCE_S:
+        raise ConfigError(
+            f"{m.where}: one inference takes {fastest * 1000:.3g} ms at the top clocks (its slowest "
+            f"stage: cycles / clock, plus fixed_ms on the busiest domain), under {MIN_INFERENCE_S * 1000:g} ms; give the model's real cost"
         )
     battery = None
     if top.has("battery"):

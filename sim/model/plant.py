@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from thermogov.board import ThermalProfile
+from thermogov.interfaces import ConfigError
 
 
 class ThermalPlant:
@@ -71,7 +72,13 @@ class ThermalPlant:
         sym = -(d[:, None] * g * d[None, :])
         lam, u = np.linalg.eigh(sym)
         if np.any(lam >= 0.0):
-            raise ValueError("thermal network has a node with no path to ambient")
+            # the profile checks every node's path to ambient; a network that still decomposes
+            # with a non-negative mode spans time constants too wide for double precision
+            raise ConfigError(
+                "board thermal network: a mode does not decay in double precision (time constants "
+                "too far apart, or a node with no path to ambient); bring the extreme capacitances "
+                "and conductances of the profile's [thermal] closer together"
+            )
         self._lam = lam
         self._left = d[:, None] * u  # D U
         self._right_phi = u.T / d[None, :]  # U^T D^-1

@@ -300,6 +300,43 @@ def validate_events(config: Config, board: BoardProfile) -> None:
             raise ConfigError(f"sim.events[{i}].value: {ev.value:g} W is negative; use watts >= 0")
         if ev.at_s > config.sim.duration_s:
             raise ConfigError(f"sim.events[{i}].at_s: {ev.at_s:g} s is after the end of the run")
+    _check_ambient_links(config, board)
+
+
+def _check_ambient_links(config: Config, board: BoardProfile) -> None:
+    """Every ``ambient_link`` event, in the order the run applies them, must leave the network a
+    path to the air and each scaled conductance 0 or a material one: the plant multiplies a
+    node's conductance by the factor (a negative one, or a network left with no path, cannot be
+    simulated and was found only mid-run, after the run folder was made)."""
+    from thermogov.board import MIN_CONDUCTANCE_W_PER_K, ThermalNode, check_paths_to_ambient
+    from thermogov.interfaces import ConfigError
+
+    g = {n.name: n.to_ambient_w_per_k for n in board.thermal.nodes}
+    ordered = sorted(enumerate(config.sim.events), key=lambda item: item[1].at_s)
+    for i, ev in ordered:
+        if ev.kind != "ambient_link":
+            continue
+        where = f"sim.events[{i}]"
+        if ev.value < 0.0:
+            raise ConfigError(
+                f"{where}.value: {ev.value:g} is a negative conductance factor; use a factor >= 0 (0.6 = 40 % less cooling)"
+            )
+        g[ev.target] *= ev.value
+        if 0.0 < g[ev.target] < MIN_CONDUCTANCE_W_PER_K:
+            raise ConfigError(
+                f"{where}.value: leaves node {ev.target!r} {g[ev.target]:g} W/K to the air, no path at all; "
+                f"use 0 or a factor leaving >= {MIN_CONDUCTANCE_W_PER_K:g} W/K"
+            )
+        nodes = [ThermalNode(n.name, n.capacitance_j_per_k, g[n.name]) for n in board.thermal.nodes]
+        if not any(n.to_ambient_w_per_k > 0 for n in nodes):
+            raise ConfigError(
+                f"{where}.value: a factor of {ev.value:g} on {ev.target!r} leaves board {board.name} no "
+                "conductance to the air; use a factor > 0"
+            )
+        try:
+            check_paths_to_ambient(nodes, board.thermal.links, f"{where}: board {board.name}")
+        except ConfigError as e:
+            raise ConfigError(f"{e} (after this event)") from e
 
 
 def fan_summary(run: _Run) -> dict[str, Any]:

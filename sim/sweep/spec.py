@@ -54,6 +54,7 @@ MODES = ("grid", "points", "random")
 # 1000 grid is refused at once instead of filling memory.
 MAX_POINTS = 100_000
 DISTRIBUTIONS = ("uniform", "loguniform", "integers", "choice")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _REQUIRE = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|<|>|==)\s*([-+0-9.eE]+)\s*$")
 _OPS = {
     "<=": lambda a, b: a <= b,
@@ -304,6 +305,12 @@ def _dist_args(key: K.Key, kind: str, args: Any, where: str) -> list[Any]:
         raise ConfigError(f"{where}: low {lo} is above high {hi}")
     if kind == "loguniform" and lo <= 0:
         raise ConfigError(f"{where}: low must be > 0 for a log-uniform draw")
+    # numpy's generator draws integers as int64 and a uniform over a finite width: beyond either
+    # the draw itself failed (an internal error), so the bounds are checked here with the key
+    if kind == "integers" and not (lo >= _INT64_MIN and hi < _INT64_MAX):
+        raise ConfigError(f"{where}: [{lo}, {hi}] goes beyond a 64-bit integer; use bounds within ±9.2e18")
+    if kind == "uniform" and not math.isfinite(float(hi) - float(lo)):
+        raise ConfigError(f"{where}: [{lo:g}, {hi:g}] is wider than a number can hold; narrow the range")
     if kind == "integers" and key.kind not in (K.INTEGER, K.NUMBER, K.SCALAR):
         raise ConfigError(f"{where}: {key.name} takes {key.kind} values, not integers")
     if kind in ("uniform", "loguniform") and key.kind not in (K.NUMBER, K.SCALAR):
