@@ -10,7 +10,9 @@ world 19 (Orin Nano devkit fan failure) that stretch held the fused value at 84.
 about 100 s after the first trip and expected more seconds above the trip than ``hysteresis``
 (docs/policies.md, Session 29c).
 
-The rule observes the ramp from the controller's own motion, not from a model of the sink: once
+The rule arms on a trip or a ``rise_trip`` step (the die outran the PI: the signature of cooling
+lost faster than the controller follows) and disarms on a release.  Armed, it observes the ramp
+from the controller's own motion, not from a model of the sink: once
 the PI's error has stayed negative (the predicted level over the set point) for a whole window,
 the rate at which the PI plus this feed-forward moved the integral over that window *is* the
 rung's fall the plant asks for, and it is added to the integral's rate on the next tick.  In a
@@ -35,16 +37,28 @@ class SinkRamp:
         self._acc = 0.0  # the integral's motion commanded by the PI and this rule while trailing
         self._seen: deque[tuple[float, float]] = deque()  # (time, _acc) since the error turned negative
         self.feed = 0.0  # the rate added on the last tick, rungs/s (never positive)
+        self.armed = False  # a trip or a rise_trip step since the last release
 
-    def reset(self) -> None:
-        """The trailing stretch ended (error under zero, a trip, a release): forget it."""
+    def reset(self, arm: bool | None = None) -> None:
+        """The trailing stretch ended (error under zero, a trip, a release): forget it.
+
+        ``arm``: True on a trip or a ``rise_trip`` step (the die outran the PI: cooling may have
+        been lost), False on a release (a new climb starts afresh); None leaves it."""
+        if arm is not None:
+            self.armed = arm
         self._acc = 0.0
         self._seen.clear()
         self.feed = 0.0
 
     def rate(self, t: float, error: float) -> float:
-        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``."""
-        if error >= 0.0:
+        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``.
+
+        Nothing until armed: on a first arrival or a slow ambient rise the PI trails a ramp too,
+        and feeding that forward left the integral under the rung it needed when the level dipped
+        under the set point (it climbs back at the slow up-rate): orin-fan-failure seed 5 then met
+        its enclosure step from 0.4 °C lower, too far under the set point for ``rise_trip``, and
+        expected 0.097 s above the trip against the default's 0.004 (session 30c)."""
+        if error >= 0.0 or not self.armed:
             self.reset()
             return 0.0
         seen = self._seen

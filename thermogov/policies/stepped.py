@@ -579,7 +579,7 @@ class Stepped:
             if self.ripple is not None:
                 self.ripple.leave()
             if self.sink is not None:
-                self.sink.reset()
+                self.sink.reset(arm=True)  # a loss of cooling may follow
             self.state = TRIP
             self._regime = "trip"
             return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
@@ -604,7 +604,7 @@ class Stepped:
             if self.ripple is not None:
                 self.ripple.leave()
             if self.sink is not None:
-                self.sink.reset()
+                self.sink.reset(arm=False)  # a new climb starts afresh
             return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
@@ -668,7 +668,7 @@ class Stepped:
             if self.arrival is not None:
                 self.arrival.end()
             if self.sink is not None:
-                self.sink.reset()
+                self.sink.reset(arm=True)
             self._regime = "band"
             self.state = self._states[self.rung]
             return _new_decision(Decision, (self.ladder[self.rung], self.state, ""))
