@@ -10,18 +10,22 @@ world 19 (Orin Nano devkit fan failure) that stretch held the fused value at 84.
 about 100 s after the first trip and expected more seconds above the trip than ``hysteresis``
 (docs/policies.md, Session 29c).
 
-The rule arms on a trip or a ``rise_trip`` step (the die outran the PI: the signature of cooling
-lost faster than the controller follows) and disarms on a release.  Armed, it observes the ramp
-from the controller's own motion, not from a model of the sink: once
+The rule observes the ramp from the controller's own motion, not from a model of the sink: once
 the PI's error has stayed negative (the predicted level over the set point) for a whole window,
-the rate at which the PI plus this feed-forward moved the integral over that window *is* the
-rung's fall the plant asks for, and it is added to the integral's rate on the next tick.  In a
-steady ramp the error the PI needs then shrinks towards zero (the loop becomes type 2 while it
-trails).  It is reset the moment the error is no longer negative, on a trip, a ``rise_trip``
-step and a release, so it cannot outlast the ramp: when the sink settles the level dips under
-the set point and the feed-forward is gone on that tick, where Session 29c's lowered set point
-lasted the network's time constant and taxed every slow rise (−0.24 to −2.05 % on the suite).
-It only ever speeds the integral's fall (a cooling gain is the PI's to ride).
+the rate at which the PI itself moved the integral over that window is the fall it kept up only
+by holding that lag, and it is added to the integral's rate again on the next tick, so the lag a
+steady ramp needs is halved (a full type-2 loop would remove it, but feeding forward the *whole*
+fall, the rule's own included, compounds each window: on orin-fan-failure seed 5's first arrival
+it drove the integral a rung under its need, the level then sat 0.4 °C low for minutes, met the
+enclosure step too far under the set point for ``rise_trip``, and expected 0.097 s above the trip
+against the default's 0.004; session 30c).  It is reset the moment the error is no longer
+negative, on a trip, a ``rise_trip`` step and a release, so it cannot outlast the ramp: when the
+sink settles the level dips under the set point and the feed-forward is gone on that tick, where
+Session 29c's lowered set point lasted the network's time constant and taxed every slow rise
+(−0.24 to −2.05 % on the suite).  It only ever speeds the integral's fall (a cooling gain is the
+PI's to ride).  No trip is needed to arm it: on draw 2026's TX2 world 23 the PI trails the
+warming sink for minutes before its first trip, and a version armed only by a trip kept 1.008 s
+expected above the trip there against ``hysteresis``'s 0.610 (session 30c).
 """
 
 from __future__ import annotations
@@ -34,31 +38,19 @@ class SinkRamp:
 
     def __init__(self, window_s: float) -> None:
         self.window_s = window_s
-        self._acc = 0.0  # the integral's motion commanded by the PI and this rule while trailing
+        self._acc = 0.0  # the integral's motion commanded by the PI alone while trailing
         self._seen: deque[tuple[float, float]] = deque()  # (time, _acc) since the error turned negative
         self.feed = 0.0  # the rate added on the last tick, rungs/s (never positive)
-        self.armed = False  # a trip or a rise_trip step since the last release
 
-    def reset(self, arm: bool | None = None) -> None:
-        """The trailing stretch ended (error under zero, a trip, a release): forget it.
-
-        ``arm``: True on a trip or a ``rise_trip`` step (the die outran the PI: cooling may have
-        been lost), False on a release (a new climb starts afresh); None leaves it."""
-        if arm is not None:
-            self.armed = arm
+    def reset(self) -> None:
+        """The trailing stretch ended (error under zero, a trip, a ``rise_trip`` step, a release)."""
         self._acc = 0.0
         self._seen.clear()
         self.feed = 0.0
 
     def rate(self, t: float, error: float) -> float:
-        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``.
-
-        Nothing until armed: on a first arrival or a slow ambient rise the PI trails a ramp too,
-        and feeding that forward left the integral under the rung it needed when the level dipped
-        under the set point (it climbs back at the slow up-rate): orin-fan-failure seed 5 then met
-        its enclosure step from 0.4 °C lower, too far under the set point for ``rise_trip``, and
-        expected 0.097 s above the trip against the default's 0.004 (session 30c)."""
-        if error >= 0.0 or not self.armed:
+        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``."""
+        if error >= 0.0:
             self.reset()
             return 0.0
         seen = self._seen
@@ -73,6 +65,6 @@ class SinkRamp:
         return self.feed
 
     def moved(self, delta: float) -> None:
-        """The integral moved ``delta`` rungs by the PI and this rule on a trailing tick."""
+        """The PI itself (not this rule) moved the integral ``delta`` rungs on a trailing tick."""
         if self._seen:
             self._acc += delta

@@ -579,7 +579,7 @@ class Stepped:
             if self.ripple is not None:
                 self.ripple.leave()
             if self.sink is not None:
-                self.sink.reset(arm=True)  # a loss of cooling may follow
+                self.sink.reset()
             self.state = TRIP
             self._regime = "trip"
             return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
@@ -604,7 +604,7 @@ class Stepped:
             if self.ripple is not None:
                 self.ripple.leave()
             if self.sink is not None:
-                self.sink.reset(arm=False)  # a new climb starts afresh
+                self.sink.reset()
             return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
@@ -668,7 +668,7 @@ class Stepped:
             if self.arrival is not None:
                 self.arrival.end()
             if self.sink is not None:
-                self.sink.reset(arm=True)
+                self.sink.reset()
             self._regime = "band"
             self.state = self._states[self.rung]
             return _new_decision(Decision, (self.ladder[self.rung], self.state, ""))
@@ -732,8 +732,9 @@ class Stepped:
             rate = p.k_p * error / t_i_s * (p.down_gain if error < 0 else 1.0)
             if self.sink is not None:
                 # ``sink_ramp``: the fall the PI has kept up a whole window, fed forward (.sinkramp).
+                own = rate * dt  # the PI's own move this tick, without the feed-forward
                 rate += self.sink.rate(t, error)
-                self.sink.moved(rate * dt)
+                self.sink.moved(own)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
         if self._regime != "band":
             # Bumpless entry into the band: start from the rung in force, not from I + k_p*e.
