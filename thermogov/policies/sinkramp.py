@@ -10,22 +10,27 @@ world 19 (Orin Nano devkit fan failure) that stretch held the fused value at 84.
 about 100 s after the first trip and expected more seconds above the trip than ``hysteresis``
 (docs/policies.md, Session 29c).
 
-The rule observes the ramp from the controller's own motion, not from a model of the sink: once
-the PI's error has stayed negative (the predicted level over the set point) for a whole window,
-the rate at which the PI itself moved the integral over that window is the fall it kept up only
-by holding that lag, and it is added to the integral's rate again on the next tick, so the lag a
-steady ramp needs is halved (a full type-2 loop would remove it, but feeding forward the *whole*
-fall, the rule's own included, compounds each window: on orin-fan-failure seed 5's first arrival
-it drove the integral a rung under its need, the level then sat 0.4 °C low for minutes, met the
-enclosure step too far under the set point for ``rise_trip``, and expected 0.097 s above the trip
-against the default's 0.004; session 30c).  It is reset the moment the error is no longer
-negative, on a trip, a ``rise_trip`` step and a release, so it cannot outlast the ramp: when the
-sink settles the level dips under the set point and the feed-forward is gone on that tick, where
-Session 29c's lowered set point lasted the network's time constant and taxed every slow rise
-(−0.24 to −2.05 % on the suite).  It only ever speeds the integral's fall (a cooling gain is the
-PI's to ride).  No trip is needed to arm it: on draw 2026's TX2 world 23 the PI trails the
-warming sink for minutes before its first trip, and a version armed only by a trip kept 1.008 s
-expected above the trip there against ``hysteresis``'s 0.610 (session 30c).
+The rule observes the ramp from the controller's own motion, not from a model of the sink (the
+profiles give the policy no fan tach, and the measured power does not change when a fan stops):
+once the PI's error has stayed negative (the predicted level over the set point) for a whole
+window, the rate at which the integral was moved over that window (by the PI and this rule) is
+the rung's fall the plant asks for, and it is added to the integral's rate on the next tick.  In
+a steady ramp the error the PI needs then shrinks towards zero: the loop is type 2 while it
+trails.  It is reset the moment the error is no longer negative, on a trip, a ``rise_trip`` step
+and a release, so it cannot outlast the ramp: when the sink settles the level dips under the set
+point and the feed-forward is gone on that tick, where Session 29c's lowered set point lasted the
+network's time constant and taxed every slow rise (−0.24 to −2.05 % on the suite).  It only ever
+speeds the integral's fall (a cooling gain is the PI's to ride).
+
+Two narrower versions were measured and not kept (docs/policies.md, Session 30c): armed only by
+a trip or a ``rise_trip`` step, it came too late on draw 2026's TX2 world 23, where the PI trails
+the warming sink for minutes before its first trip (1.008 s expected above the trip against
+``hysteresis``'s 0.610); feeding forward the PI's own fall only (no compounding) missed draw 16's
+world 15 (1.029 against 0.629 s) and cost rpi5-long-1h 0.27 %.  The price of this one: each
+window's fall includes the last window's feed-forward, so on a first arrival from full clocks it
+can drive the integral under its need, and the level then climbs back at the slow up-rate
+(orin-fan-failure seed 5 met its enclosure step from 0.4 °C lower and expected 0.097 s above the
+trip against the default's 0.004, still far under ``hysteresis``'s 0.28).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ class SinkRamp:
 
     def __init__(self, window_s: float) -> None:
         self.window_s = window_s
-        self._acc = 0.0  # the integral's motion commanded by the PI alone while trailing
+        self._acc = 0.0  # the integral's motion commanded by the PI and this rule while trailing
         self._seen: deque[tuple[float, float]] = deque()  # (time, _acc) since the error turned negative
         self.feed = 0.0  # the rate added on the last tick, rungs/s (never positive)
 
@@ -65,6 +70,6 @@ class SinkRamp:
         return self.feed
 
     def moved(self, delta: float) -> None:
-        """The PI itself (not this rule) moved the integral ``delta`` rungs on a trailing tick."""
+        """The PI and this rule moved the integral ``delta`` rungs on a trailing tick."""
         if self._seen:
             self._acc += delta

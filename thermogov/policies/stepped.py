@@ -732,9 +732,8 @@ class Stepped:
             rate = p.k_p * error / t_i_s * (p.down_gain if error < 0 else 1.0)
             if self.sink is not None:
                 # ``sink_ramp``: the fall the PI has kept up a whole window, fed forward (.sinkramp).
-                own = rate * dt  # the PI's own move this tick, without the feed-forward
                 rate += self.sink.rate(t, error)
-                self.sink.moved(own)
+                self.sink.moved(rate * dt)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
         if self._regime != "band":
             # Bumpless entry into the band: start from the rung in force, not from I + k_p*e.
