@@ -229,6 +229,7 @@ from thermogov.policies.protections import throttle_allows_c
 from thermogov.policies.release import frontier_release
 from thermogov.policies.ripple import HeldSpread, raised_share
 from thermogov.policies.settled import SettledObserver
+from thermogov.policies.sinkramp import SinkRamp
 from thermogov.policies.standback import TripBank, readback_rung
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
@@ -291,6 +292,7 @@ class SteppedParams:
     power_held: bool = (
         False  # off: ``power_settled`` only on a power rise at a held rung beyond its spread (28c)
     )
+    sink_ramp: bool = False  # off: feed forward the integral's fall while the PI trails a warming sink (30c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -415,6 +417,8 @@ class Stepped:
         self._lag_c = 0.0
         self._lag_at_s = 0.0
         self._excess: deque[tuple[float, float]] = deque()  # (time, level over the set point), band ticks
+        # ``sink_ramp``: the integral's fall fed forward while the PI trails (:mod:`.sinkramp`); set by make_stepped.
+        self.sink: SinkRamp | None = None
 
     def _track_limits(self, inp: PolicyInput) -> None:
         """Feed every hard-limited sensor's trend each new reading, at the time it was taken.
@@ -574,6 +578,8 @@ class Stepped:
                 self.arrival.end()
             if self.ripple is not None:
                 self.ripple.leave()
+            if self.sink is not None:
+                self.sink.reset()
             self.state = TRIP
             self._regime = "trip"
             return Decision(self.ladder[self.rung], TRIP, "trip" if was != TRIP else "")
@@ -597,6 +603,8 @@ class Stepped:
                 self.arrival.restart()
             if self.ripple is not None:
                 self.ripple.leave()
+            if self.sink is not None:
+                self.sink.reset()
             return Decision(self.ladder[self.rung], HIGH, "release" if was != HIGH else "")
         # The set point keeps ``noise_k`` standard deviations of read noise below the trip, so
         # the *measured* fused value (what the trip rule and the spec look at) stays under it.
@@ -659,6 +667,8 @@ class Stepped:
             self._target = min(self._target, self.rung)
             if self.arrival is not None:
                 self.arrival.end()
+            if self.sink is not None:
+                self.sink.reset()
             self._regime = "band"
             self.state = self._states[self.rung]
             return _new_decision(Decision, (self.ladder[self.rung], self.state, ""))
@@ -720,6 +730,10 @@ class Stepped:
                 p.t_i_s if self.arrival is None else self.arrival.integral_time_s(error, est.slope_c_per_s)
             )
             rate = p.k_p * error / t_i_s * (p.down_gain if error < 0 else 1.0)
+            if self.sink is not None:
+                # ``sink_ramp``: the fall the PI has kept up a whole window, fed forward (.sinkramp).
+                rate += self.sink.rate(t, error)
+                self.sink.moved(rate * dt)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
         if self._regime != "band":
             # Bumpless entry into the band: start from the rung in force, not from I + k_p*e.
@@ -1010,6 +1024,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         power_settled=params.boolean("power_settled", d.power_settled),
         trip_lag=params.boolean("trip_lag", d.trip_lag),
         power_held=params.boolean("power_held", d.power_held),
+        sink_ramp=params.boolean("sink_ramp", d.sink_ramp),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -1125,6 +1140,8 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         stepped.power = PowerSettle(rises, c_per_w, p.horizon_s, network, split)
     if p.trip_lag:
         stepped.lag_tau_s = slowest_tau_s(ctx.board)
+    if p.sink_ramp:
+        stepped.sink = SinkRamp(p.horizon_s)  # policies/sinkramp.py
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)

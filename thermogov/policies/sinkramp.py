@@ -1,0 +1,75 @@
+"""``sink_ramp``: feed forward the ramp a trailing PI follows after a loss of cooling.
+
+After a fan stalls the die climbs in seconds, but the heat sink behind it goes on warming for
+minutes (its time constant, a few hundred seconds).  The rung that holds the set point then falls
+steadily, and a PI follows a ramp in its disturbance only with a standing error (a type-1 loop's
+steady error to a ramp: K. J. Åström and R. M. Murray, *Feedback Systems*, ch. 11, free at
+https://fbswiki.org/): ``stepped``'s integral falls at ``down_gain * k_p * e / t_i_s``, so it
+needs the level held ``e`` over the set point the whole time the sink warms.  On draw 2026's
+world 19 (Orin Nano devkit fan failure) that stretch held the fused value at 84.6-84.9 °C for
+about 100 s after the first trip and expected more seconds above the trip than ``hysteresis``
+(docs/policies.md, Session 29c).
+
+The rule observes the ramp from the controller's own motion, not from a model of the sink (the
+profiles give the policy no fan tach, and the measured power does not change when a fan stops):
+once the PI's error has stayed negative (the predicted level over the set point) for a whole
+window, the rate at which the integral was moved over that window (by the PI and this rule) is
+the rung's fall the plant asks for, and it is added to the integral's rate on the next tick.  In
+a steady ramp the error the PI needs then shrinks towards zero: the loop is type 2 while it
+trails.  It is reset the moment the error is no longer negative, on a trip, a ``rise_trip`` step
+and a release, so it cannot outlast the ramp: when the sink settles the level dips under the set
+point and the feed-forward is gone on that tick, where Session 29c's lowered set point lasted the
+network's time constant and taxed every slow rise (−0.24 to −2.05 % on the suite).  It only ever
+speeds the integral's fall (a cooling gain is the PI's to ride).
+
+Two narrower versions were measured and not kept (docs/policies.md, Session 30c): armed only by
+a trip or a ``rise_trip`` step, it came too late on draw 2026's TX2 world 23, where the PI trails
+the warming sink for minutes before its first trip (1.008 s expected above the trip against
+``hysteresis``'s 0.610); feeding forward the PI's own fall only (no compounding) missed draw 16's
+world 15 (1.029 against 0.629 s) and cost rpi5-long-1h 0.27 %.  The price of this one: each
+window's fall includes the last window's feed-forward, so on a first arrival from full clocks it
+can drive the integral under its need, and the level then climbs back at the slow up-rate
+(orin-fan-failure seed 5 met its enclosure step from 0.4 °C lower and expected 0.097 s above the
+trip against the default's 0.004, still far under ``hysteresis``'s 0.28).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+
+class SinkRamp:
+    """The integral's fall rate while the PI has trailed over its set point a whole window."""
+
+    def __init__(self, window_s: float) -> None:
+        self.window_s = window_s
+        self._acc = 0.0  # the integral's motion commanded by the PI and this rule while trailing
+        self._seen: deque[tuple[float, float]] = deque()  # (time, _acc) since the error turned negative
+        self.feed = 0.0  # the rate added on the last tick, rungs/s (never positive)
+
+    def reset(self) -> None:
+        """The trailing stretch ended (error under zero, a trip, a ``rise_trip`` step, a release)."""
+        self._acc = 0.0
+        self._seen.clear()
+        self.feed = 0.0
+
+    def rate(self, t: float, error: float) -> float:
+        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``."""
+        if error >= 0.0:
+            self.reset()
+            return 0.0
+        seen = self._seen
+        seen.append((t, self._acc))
+        while len(seen) > 1 and seen[1][0] <= t - self.window_s:
+            seen.popleft()
+        t0, a0 = seen[0]
+        span = t - t0
+        # A stretch shorter than the window says nothing: a load step or a noise excursion
+        # crosses the set point and is answered by the PI before the window fills.
+        self.feed = min((self._acc - a0) / span, 0.0) if span >= self.window_s else 0.0
+        return self.feed
+
+    def moved(self, delta: float) -> None:
+        """The PI and this rule moved the integral ``delta`` rungs on a trailing tick."""
+        if self._seen:
+            self._acc += delta
