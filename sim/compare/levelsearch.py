@@ -16,9 +16,10 @@ simulator has them.  Scored as a policy is (:func:`.schedsearch.score_schedule`'
 window over :func:`.anywindow.window_starts`, trip readings counted).
 
 Search: the fastest uniform level whose run reads the trip at most ``trip_reads_max`` times
-(bisection), then coordinate passes from the last segment back (a late segment's heat touches no
-earlier window), each lowering ``u_i`` (faster) by halving steps while the worst window rises and
-the readings stay within the limit.  The result is a real schedule, a *lower* bound on the best
+(bisection), then a *fill* pass in time order (each segment made faster by halving steps while
+the readings stay within the limit and the worst window does not fall), then passes from the last
+segment back, each segment tried faster and then slower, that keep only moves raising the worst
+window (slower can raise it: a Pi's run may end before its slowest mode settles).  The result is a real schedule, a *lower* bound on the best
 one, so ``bound - found`` is at most the bound's looseness plus what the search missed.
 """
 
@@ -147,20 +148,30 @@ def level_search(
     def result() -> LevelResult:
         return LevelResult(segment_s, tuple(points), tuple(levels), start, u0, best, runs)
 
-    for _ in range(sweeps):
+    for sweep in range(sweeps):
+        # The first pass *fills*: in time order, each segment as fast as the readings allow with
+        # the worst window not falling.  Strict ascent stalls on the max-min objective, since a
+        # single segment lifts only the windows that hold it; the fill lifts them all in turn.
+        # Later passes, from the last segment back, keep only moves that raise the worst window.
+        fill = sweep == 0
         improved = False
-        for i in reversed(range(n)):
-            for step in STEPS:
-                while levels[i] > 0.0:
-                    cand = levels.copy()
-                    cand[i] = max(levels[i] - step, 0.0)
-                    sc = run(cand)
-                    if sc.trip_reads <= trip_reads_max and sc.worst_ips > best.worst_ips + 1e-9:
-                        levels, best, improved = cand, sc, True
-                    else:
-                        break
+        # A later pass also tries each segment slower: where the run ends before the slowest
+        # thermal mode settles (a Pi under its firmware), a slower early segment banks heat
+        # headroom for the last window, so the worst window is not monotone in speed.
+        for i in range(n) if fill else reversed(range(n)):
+            for sign in (-1.0,) if fill else (-1.0, 1.0):
+                for step in STEPS:
+                    while 0.0 <= levels[i] + sign * step <= top or (sign < 0 and levels[i] > 0.0):
+                        cand = levels.copy()
+                        cand[i] = min(max(levels[i] + sign * step, 0.0), top)
+                        sc = run(cand)
+                        rise = sc.worst_ips - best.worst_ips
+                        if sc.trip_reads <= trip_reads_max and (rise > 1e-9 or (fill and rise >= -1e-9)):
+                            levels, best, improved = cand, sc, improved or rise > 1e-9
+                        else:
+                            break
             if progress is not None:
                 progress(i, result())
-        if not improved:
+        if not improved and not fill:
             break
     return result()
