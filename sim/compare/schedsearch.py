@@ -30,7 +30,7 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
-from thermogov.policies.base import Decision, PolicyInput
+from thermogov.policies.base import Decision, Policy, PolicyInput
 from thermogov.sim.compare.anywindow import window_starts
 from thermogov.sim.compare.oracle import TRIP_C, operating_points
 from thermogov.sim.model import runner
@@ -73,7 +73,7 @@ class SearchResult:
 
 
 @contextmanager
-def _policy(policy: ScheduleCaps) -> Iterator[None]:
+def _policy(policy: Policy) -> Iterator[None]:
     # The runner builds the configured policy by name; a schedule is not a configurable policy,
     # so it is put in place of that one for the length of a run.
     saved = runner.build_policy
