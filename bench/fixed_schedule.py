@@ -114,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
                     progress=show_levels,
                 )
                 print_levels(name, bound, lev, args.segment_s)
+                if args.policy:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        row = run_policy(cfg, args.policy, Path(tmp))
+                        w = worst_window_ips(cfg, Path(row.run_dir))
+                    share = f" ({100.0 * w / bound:.1f} % of the bound)" if (w and bound) else ""
+                    print(f"  {args.policy:<33} {w:.3f}{share}" if w else f"  {args.policy:<33} n/a")
                 continue
             res = search(
                 cfg,
