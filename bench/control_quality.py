@@ -62,6 +62,12 @@ baseline; with two processes it takes several minutes.  ``--out`` keeps every ru
 ``--csv`` writes the rows (``tuned_trip_c`` on the iso rows); with ``--seeds``, every row of every
 view on every seed with its any-window bound and readable reference (:mod:`thermogov.sim.compare.seedcsv`).
 
+``--schedule-search SEGMENT_S`` adds, where the candidate misses the any-window target, a fixed
+schedule of fractional rungs found by search beside the bound (:mod:`thermogov.sim.compare.schedtight`),
+held to the candidate's own trip readings: how tight the bound is there, and how much of the miss a
+plan with the bound's foresight (the run's end, the event's instant) takes back.  The target is
+still judged on the bound.
+
 After the targets, the lead table (:mod:`thermogov.sim.compare.lead`): per scenario the
 candidate's lead over the best tuned baseline (``step_wise``, ``bang_bang`` and
 ``power_allocator`` at their searched ``@iso`` rows) beside the *room*, the bound's lead over
@@ -100,6 +106,7 @@ from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
 from thermogov.sim.compare.readable import ReadableTrip, readable_anywindow_ips, readable_trip  # noqa: E402
 from thermogov.sim.compare.samehistory import read_counts, same_history_ips  # noqa: E402
+from thermogov.sim.compare.schedtight import find_witness, misses, reads_of, witness_lines  # noqa: E402
 from thermogov.sim.compare.seedcausal import (  # noqa: E402
     SeedYards,
     many_seed_yardsticks,
@@ -531,6 +538,39 @@ def worst_windows(
     return out
 
 
+def schedule_tightness(
+    configs: list[tuple[str, Config]],
+    rows: list[RunRow],
+    yards: dict[str, Yardsticks],
+    args: argparse.Namespace,
+) -> list[str]:
+    """The level-schedule witness beside the bound where the candidate misses the target
+    (:mod:`thermogov.sim.compare.schedtight`), each held to the candidate's own trip readings."""
+    cfgs = dict(configs)
+    cand = {r.scenario: r for r in rows if r.policy == args.candidate}
+    todo = misses({n: (y.worst_ips, y.anywindow_ips) for n, y in yards.items()}, TARGET_ORACLE_PCT)
+    jobs = [
+        (
+            n,
+            cfgs[n],
+            yards[n].anywindow_ips,
+            yards[n].worst_ips,
+            reads_of(cand[n].above_trip_s, cfgs[n]),
+            args.schedule_search,
+            2,
+        )
+        for n in todo
+        if n in cand
+    ]
+    if not jobs:
+        return [
+            f"tightness by search: {args.candidate} meets {TARGET_ORACLE_PCT:g} % of every any-window bound"
+        ]
+    with ProcessPoolExecutor(max(args.jobs, 1)) as ex:
+        found = list(ex.map(find_witness, jobs))
+    return witness_lines(found, args.candidate, TARGET_ORACLE_PCT, args.schedule_search)
+
+
 def pack_bounds(configs: list[tuple[str, Config]]) -> dict[str, PackBound]:
     """The pack bound of every scenario whose pack can end a run early (:mod:`.packbound`)."""
     out = {}
@@ -934,6 +974,14 @@ def main() -> None:
         "sections, paired with the race's (sim/compare/configbrace.py)",
     )
     ap.add_argument(
+        "--schedule-search",
+        type=float,
+        metavar="SEGMENT_S",
+        help="where the candidate misses the any-window target, search a fixed schedule of fractional "
+        "rungs in segments this long (sim/compare/levelsearch.py) and print it beside the bound: its "
+        "tightness (slow: ~100 runs a scenario)",
+    )
+    ap.add_argument(
         "--lead-from",
         type=Path,
         help="print only the lead table from a CSV an earlier --csv wrote (no simulation)",
@@ -964,6 +1012,11 @@ def main() -> None:
         )
     if args.extend is not None and not (1.0 <= args.extend < float("inf")):
         ap.exit(2, f"control_quality.py: --extend must be a finite number >= 1, got {args.extend}\n")
+    if args.schedule_search is not None and not (0.0 < args.schedule_search < float("inf")):
+        ap.exit(
+            2,
+            f"control_quality.py: --schedule-search must be a positive number of seconds, got {args.schedule_search}\n",
+        )
     started = time.monotonic()
     wanted = [n.strip() for arg in args.scenario or [] for n in arg.split(",") if n.strip()]
     try:
@@ -1026,6 +1079,9 @@ def main() -> None:
     yards: dict[str, Yardsticks] = {}
     print("\n".join(worst_windows(configs, rows, anyw, args.candidate, readable_anyw, causal, yards)))
     print()
+    if args.schedule_search is not None:
+        print("\n".join(schedule_tightness(configs, rows, yards, args)))
+        print()
     if readable:
         print("\n".join(readable_view(rows, readable, anyw, readable_anyw, configs, args.candidate)))
         print()

@@ -28,6 +28,7 @@ sys.path.insert(0, str(REPO))
 from thermogov.interfaces import ConfigError  # noqa: E402
 from thermogov.sim.compare.anywindow import extended, worst_window_ips  # noqa: E402
 from thermogov.sim.compare.compare import run_policy  # noqa: E402
+from thermogov.sim.compare.levelsearch import LevelResult, level_search  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.schedsearch import SearchResult, search  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
@@ -35,6 +36,25 @@ from thermogov.sim.scenarios import load_scenario  # noqa: E402
 
 def _mhz(caps: dict[str, int]) -> str:
     return "/".join(str(f // 1_000_000) for f in caps.values())
+
+
+def print_levels(name: str, bound: float | None, r: LevelResult, segment_s: float) -> None:
+    """The level search's result beside the bound (the policy row follows from the caller)."""
+
+    def pct(v: float) -> str:
+        return f"{100.0 * v / bound:.1f} %" if bound else "n/a"
+
+    print(f"{name}:")
+    print(f"  any-window bound                  {bound:.3f} inf/s" if bound else "  any-window bound none")
+    print(
+        f"  fastest uniform level {r.start_level:<11.3f} {r.start.worst_ips:.3f} ({pct(r.start.worst_ips)})"
+        f" trip reads {r.start.trip_reads}"
+    )
+    print(
+        f"  best level schedule found         {r.best.worst_ips:.3f} ({pct(r.best.worst_ips)})"
+        f" trip reads {r.best.trip_reads}, {r.runs} runs"
+    )
+    print(f"  levels per {segment_s:g} s (0 = fastest)  " + " ".join(f"{u:.3f}" for u in r.levels))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,9 +66,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=None, help="override the scenario's seconds")
     ap.add_argument("--open-ended", action="store_true", help="continue the world past its end")
     ap.add_argument("--policy", default="stepped", help="a policy scored beside ('' for none)")
+    ap.add_argument(
+        "--trip-reads-max",
+        type=int,
+        default=None,
+        help="hold every schedule to this many trip readings, starting from the fastest uniform cap "
+        "that keeps it (a Jetson, whose full clocks sit at the trip); default: the all-fastest start's",
+    )
+    ap.add_argument(
+        "--levels",
+        action="store_true",
+        help="fractional rungs per segment (sim/compare/levelsearch.py; needs --trip-reads-max)",
+    )
     args = ap.parse_args(argv)
-    if not (args.segment_s > 0.0) or args.sweeps < 1:
-        print("fixed_schedule: --segment-s must be > 0 and --sweeps >= 1", file=sys.stderr)
+    if args.levels and args.trip_reads_max is None:
+        print("fixed_schedule: --levels needs --trip-reads-max (e.g. 0)", file=sys.stderr)
+        return 2
+    if not (args.segment_s > 0.0) or args.sweeps < 1 or (args.trip_reads_max or 0) < 0:
+        print(
+            "fixed_schedule: --segment-s must be > 0, --sweeps >= 1 and --trip-reads-max >= 0",
+            file=sys.stderr,
+        )
         return 2
     try:
         for name in [s.strip() for s in args.scenario.split(",") if s.strip()]:
@@ -60,11 +98,37 @@ def main(argv: list[str] | None = None) -> int:
             board = cfg.load_board()
             bound = oracle(cfg, board, any_window=True).throughput_ips
 
+            def show_levels(i: int, r: LevelResult) -> None:
+                print(f"  segment {i}: worst {r.best.worst_ips:.3f} inf/s after {r.runs} runs", flush=True)
+
             def show(i: int, r: SearchResult) -> None:
                 print(f"  segment {i}: worst {r.best.worst_ips:.3f} inf/s after {r.runs} runs", flush=True)
 
+            if args.levels:
+                lev = level_search(
+                    cfg,
+                    args.segment_s,
+                    args.trip_reads_max,
+                    board=board,
+                    sweeps=args.sweeps,
+                    progress=show_levels,
+                )
+                print_levels(name, bound, lev, args.segment_s)
+                if args.policy:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        row = run_policy(cfg, args.policy, Path(tmp))
+                        w = worst_window_ips(cfg, Path(row.run_dir))
+                    share = f" ({100.0 * w / bound:.1f} % of the bound)" if (w and bound) else ""
+                    print(f"  {args.policy:<33} {w:.3f}{share}" if w else f"  {args.policy:<33} n/a")
+                continue
             res = search(
-                cfg, args.segment_s, board=board, sweeps=args.sweeps, pairs=args.pairs, progress=show
+                cfg,
+                args.segment_s,
+                board=board,
+                sweeps=args.sweeps,
+                pairs=args.pairs,
+                trip_reads_max=args.trip_reads_max,
+                progress=show,
             )
             pol = None
             if args.policy:
@@ -78,8 +142,13 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"{name}{' (open-ended, ' + str(cfg.sim.duration_s) + ' s)' if args.open_ended else ''}:")
             print(f"  any-window bound                  {b} inf/s")
+            start = (
+                "board's protections alone"
+                if args.trip_reads_max is None
+                else "fastest uniform cap within reads"
+            )
             print(
-                f"  board's protections alone         {res.start.worst_ips:.3f} ({pct(res.start.worst_ips)})"
+                f"  {start:<33} {res.start.worst_ips:.3f} ({pct(res.start.worst_ips)})"
                 f" trip reads {res.start.trip_reads}"
             )
             print(

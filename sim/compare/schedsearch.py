@@ -30,7 +30,7 @@ import numpy as np
 from thermogov.board import BoardProfile
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
-from thermogov.policies.base import Decision, PolicyInput
+from thermogov.policies.base import Decision, Policy, PolicyInput
 from thermogov.sim.compare.anywindow import window_starts
 from thermogov.sim.compare.oracle import TRIP_C, operating_points
 from thermogov.sim.model import runner
@@ -67,13 +67,13 @@ class SearchResult:
     segment_s: float
     points: tuple[dict[str, int], ...]  # candidate caps, fastest first
     schedule: tuple[int, ...]  # index into ``points`` per segment
-    start: ScheduleScore  # the all-fastest schedule (the board's protections alone)
+    start: ScheduleScore  # all-fastest (the board's protections alone), or the safe uniform start
     best: ScheduleScore
     runs: int  # simulations made
 
 
 @contextmanager
-def _policy(policy: ScheduleCaps) -> Iterator[None]:
+def _policy(policy: Policy) -> Iterator[None]:
     # The runner builds the configured policy by name; a schedule is not a configurable policy,
     # so it is put in place of that one for the length of a run.
     saved = runner.build_policy
@@ -94,7 +94,15 @@ def score_schedule(
     config: Config, board: BoardProfile, segment_s: float, caps: Sequence[Mapping[str, int]]
 ) -> ScheduleScore:
     """Simulate one schedule on ``config``'s world and score it as a policy is scored."""
-    policy = ScheduleCaps(segment_s, caps)
+    with _policy(ScheduleCaps(segment_s, caps)):
+        return score_with(config, board)
+
+
+def score_with(config: Config, board: BoardProfile) -> ScheduleScore:
+    """Simulate ``config``'s world under the policy the runner builds and score its worst window.
+
+    Shared with :mod:`.levelsearch`, whose schedules are put in place the same way (:func:`_policy`).
+    """
     times: list[float] = []
     totals: list[int] = []
     reads = 0
@@ -106,8 +114,7 @@ def score_schedule(
         if rec.fused_c is not None and rec.fused_c >= TRIP_C:
             reads += 1
 
-    with _policy(policy):
-        runner.simulate(config, board, None, on_tick=on_tick)
+    runner.simulate(config, board, None, on_tick=on_tick)
     starts, length = window_starts(config)
     t = np.asarray(times)
     c = np.asarray(totals)
@@ -126,19 +133,26 @@ def search(
     board: BoardProfile | None = None,
     sweeps: int = 2,
     pairs: bool = False,
+    trip_reads_max: int | None = None,
     progress: Callable[[int, SearchResult], None] | None = None,
 ) -> SearchResult:
     """Coordinate ascent over the segments' caps (see the module doc); ``sweeps`` passes at most.
 
     With ``pairs``, then up to ``sweeps`` passes of pair moves: one segment a rung slower and
     another a rung faster at once (single moves stall once two windows both bind the least).
+
+    ``trip_reads_max``: every schedule kept reads the trip at most this often, and the search
+    starts from the fastest *uniform* schedule that does (see :func:`safe_start`).  Needed where
+    the board's own protections let the die sit at the trip (a Jetson: full clocks read it for
+    most of the run), so "no more often than the start" would admit any exposure; a witness for a
+    policy held to ``hysteresis``'s time above the trip is held to the same count.  ``None``: no
+    more often than the all-fastest start (the Pi, where the firmware alone reads it 0-3 times).
     """
     if config.sim.workload.kind != "saturating":
         raise ConfigError("schedule search: needs a saturating load (an open load's bound is its arrivals)")
     board = board or config.load_board()
     n = math.ceil(config.sim.duration_s / segment_s - 1e-9)
     points = schedule_points(board)
-    sched = [0] * n
     runs = 0
 
     def run(s: Sequence[int]) -> ScheduleScore:
@@ -146,7 +160,13 @@ def search(
         runs += 1
         return score_schedule(config, board, segment_s, [points[k] for k in s])
 
-    start = best = run(sched)
+    if trip_reads_max is None:
+        sched = [0] * n
+        start = best = run(sched)
+        allowed = start.trip_reads
+    else:
+        k0, start = safe_start(len(points), lambda k: run([k] * n), trip_reads_max)
+        sched, best, allowed = [k0] * n, start, trip_reads_max
 
     def result() -> SearchResult:
         return SearchResult(segment_s, tuple(points), tuple(sched), start, best, runs)
@@ -172,10 +192,25 @@ def search(
             for i in range(n):
                 for cand in moves(i):
                     sc = run(cand)
-                    if sc.trip_reads <= start.trip_reads and sc.worst_ips > best.worst_ips + 1e-9:
+                    if sc.trip_reads <= allowed and sc.worst_ips > best.worst_ips + 1e-9:
                         best, sched, improved = sc, cand, True
                 if progress is not None:
                     progress(i, result())
             if not improved:
                 break
     return result()
+
+
+def safe_start(
+    n_points: int, uniform: Callable[[int], ScheduleScore], trip_reads_max: int
+) -> tuple[int, ScheduleScore]:
+    """The fastest point whose uniform schedule (``uniform(k)``: point ``k`` all run) reads the
+    trip at most ``trip_reads_max`` times, tried fastest first; the slowest point if none does
+    (a start, not a claim: its score is printed with its trip reads)."""
+    sc = uniform(0)
+    for k in range(n_points):
+        if k:
+            sc = uniform(k)
+        if sc.trip_reads <= trip_reads_max:
+            return k, sc
+    return n_points - 1, sc
