@@ -560,6 +560,20 @@ class SysfsTree:
             return False
         return True
 
+    def owned_identity(self, rel: str) -> confine.FileId | None:
+        """The identity ``rel`` was owned under (None when not owned): what a write may reach."""
+        real = self._resolved.get(rel)
+        if real is None:
+            try:
+                real = self.resolve(rel, ActuatorError)
+            except ActuatorError:
+                return None
+        return self._owned.get(real)
+
+    def on_sysfs(self, dev: int) -> bool:
+        """Is ``dev`` a sysfs mount (hw/fstype.py; unknown: no)."""
+        return self._stable.stable(dev)
+
     def owned(self) -> frozenset[str]:
         """Root-relative paths of the owned attributes (what a journal must cover)."""
         return frozenset(self.relative(r) for r in self._owned)

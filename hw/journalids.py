@@ -1,0 +1,109 @@
+"""Which file each journaled attribute was: a restore writes only into that file.
+
+Why: the journal kept paths only.  Between the daemon's death (``kill -9``, a power cut on
+the daemon but not the board) and ``thermogov restore`` or the next start's recovery, a
+regular file or a link planted at an owned path took the journaled value: the restore owned
+whatever was there.  The daemon alive refuses such a file (:mod:`thermogov.hw.confine`:
+device and inode recorded at ``own``); the journal now carries the same identity, so the
+restore refuses it too.
+
+What is recorded, per owned attribute, is its device and inode (``st_dev``, ``st_ino``): on
+sysfs an attribute is a kernfs node, whose inode number is the node's id for its lifetime
+(kernfs makes a removed node's number unusable for the rest of the boot on 64-bit ``ino_t``:
+``kernfs_ino``/``kernfs_gen``, fs/kernfs/kernfs-internal.h,
+https://github.com/torvalds/linux/blob/master/fs/kernfs/kernfs-internal.h), and userspace
+cannot create, rename or link anything in sysfs.  Across a reboot the numbers repeat (the same
+nodes made in the same order), which is why the journal's ``boot_id`` is compared first and a
+journal of an earlier boot is never written (:func:`thermogov.hw.journal.recover`).
+
+At restore, each attribute is owned first (its identity taken there is the only file the write
+may reach: no window between this check and the write), then compared with the journaled one:
+
+* the same file: written as before;
+* another file on the same sysfs mount: the kernel removed the node and made it again (a driver
+  reprobed); its limits were reset with it, so the journaled value is stale: said, not written,
+  not an error;
+* anything else (a file on another mount, or any other file in a tree that is not sysfs, where
+  nothing says it is the kernel's): refused, named, not written; the rest is restored and the
+  restore ends incomplete (exit 1, the journal kept).
+
+A journal written before these identities (no ``identities`` field) is restored as before, and
+the restore says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from thermogov.hw.confine import FileId
+from thermogov.hw.sysfs import SysfsTree
+
+# Said once per restore of a journal that records no identity.
+UNRECORDED = (
+    "the journal records no file identities (written by a thermogov before session 30): "
+    "each value was written to the file at its path, unchecked"
+)
+
+
+def record(tree: SysfsTree, rels: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """(device, inode) of each owned attribute in ``rels``, as owned (never a fresh look that
+    could bless a file swapped since start-up); one not owned is left out (restored unchecked)."""
+    out: dict[str, tuple[int, int]] = {}
+    for rel in rels:
+        ident = tree.owned_identity(rel)
+        if ident is not None:
+            out[rel] = (ident.dev, ident.ino)
+    return out
+
+
+def parse(raw: object) -> dict[str, tuple[int, int]] | None:
+    """The journal's ``identities`` field checked for shape (None: not recorded); ``ValueError``
+    naming what is wrong (the corrupt-journal line: nothing written)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("identities is not an object")
+    out: dict[str, tuple[int, int]] = {}
+    for rel, pair in raw.items():
+        if not isinstance(pair, list) or len(pair) != 2 or not all(_whole(v) for v in pair):
+            raise ValueError(f"identities[{rel!r}] is {pair!r}, not [device, inode]")
+        out[rel] = (pair[0], pair[1])
+    return out
+
+
+def _whole(v: object) -> bool:
+    return type(v) is int and 0 <= v < (1 << 64)
+
+
+class IdentityCheck:
+    """The restore's judge of each attribute it is about to write (see the module doc)."""
+
+    def __init__(self, tree: SysfsTree, recorded: Mapping[str, tuple[int, int]] | None) -> None:
+        self.tree = tree
+        self.recorded = recorded
+        self.remade: list[str] = []  # said (the kernel's reset), not errors
+
+    def verdict(self, rel: str) -> tuple[bool, str]:
+        """(may ``rel`` be written, why it is refused: "" when it is not an error).
+
+        ``rel`` is already owned by the restore, so the identity compared is the one its write
+        is confined to.  A file the kernel made again is not written and not an error: it is
+        added to :attr:`remade`, said by the caller."""
+        if self.recorded is None or rel not in self.recorded:
+            return True, ""
+        now = self.tree.owned_identity(rel)
+        dev, ino = self.recorded[rel]
+        if now is None or now == FileId(dev, ino):
+            return True, ""
+        if now.dev == dev and self.tree.on_sysfs(now.dev):
+            self.remade.append(
+                f"{self.tree.show(rel)}: the kernel made this attribute again since the journal was "
+                "written (a driver reprobed); its limit was reset with it: the journaled value is "
+                "stale, not written"
+            )
+            return False, ""
+        return False, (
+            f"{self.tree.show(rel)}: is not the file journaled (device {dev}, inode {ino}; now device "
+            f"{now.dev}, inode {now.ino}): replaced since the journal was written; refusing to write "
+            "into it (check who changed the tree, then delete the journal)"
+        )
