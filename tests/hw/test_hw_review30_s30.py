@@ -1,0 +1,169 @@
+"""Session 30r: root-daemon safety, the items review 29r left (docs/hardware.md, "Session 30r").
+
+Each case drives the installed ``thermogov`` script on a fake tree (tests/hw/fakesys.py) and
+waits on the daemon's own lines (procutil.wait_line), never a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.hw import fakesys, procutil
+from tests.hw.test_hw_late_chargers import _unplug, power_each_second
+from tests.hw.test_hw_review26 import _exit
+from tests.hw.test_hw_review29_s29 import LITTLE_KHZ, _two_cpu_domains
+from thermogov.config import parse_config
+from thermogov.hw.journal import checksum
+
+CPU = "sys/devices/system/cpu/cpufreq"
+P0_MAX = f"{CPU}/policy0/scaling_max_freq"
+
+
+def _killed_while_capping(tmp: Path) -> tuple[fakesys.FakeTree, dict[str, bytes | str]]:
+    """A hot Orin Nano governed (its caps written and journaled), then ``kill -9``."""
+    t = fakesys.orin_nano(tmp / "root", jetpack=6, cpu_mc=95000, gpu_mc=95000)
+    before = t.snapshot()
+    proc = procutil.start_run(tmp, "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    assert int((t.root / P0_MAX).read_text()) < int(before[P0_MAX]), "a hot board is capped"
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    assert (tmp / "state" / "journal.json").exists()
+    return t, before
+
+
+def _plant(p: Path) -> str:
+    """Another regular file at an owned path: made beside it and renamed over it (a new inode)."""
+    new = p.with_name(p.name + ".planted")
+    new.write_text("1113600\n")
+    os.replace(new, p)
+    return "1113600\n"
+
+
+# -- (1) a restore after kill -9 never writes into a file planted at an owned path ------------------
+@pytest.mark.parametrize("by", ["restore", "next-start"])
+def test_a_file_planted_at_an_owned_path_after_kill9_is_named_skipped_and_the_rest_restored(
+    tmp_path: Path, by: str
+) -> None:
+    """The journal records each owned file's device and inode: a regular file planted at
+    policy0's max between ``kill -9`` and the restore (``thermogov restore``, or the next
+    start's recovery) is named, not written, every other owned file restored, exit 1, the
+    journal kept.  BASE 300b6c2: the planted file took the journaled value, exit 0."""
+    t, before = _killed_while_capping(tmp_path)
+    planted = _plant(t.root / P0_MAX)
+    if by == "restore":
+        r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+        code, err = r.returncode, r.stdout + r.stderr
+    else:
+        proc = procutil.start_run(tmp_path, "--duration", "120s")
+        _out, raw = proc.communicate(timeout=procutil.DEADLINE_S)
+        code, err = proc.returncode, raw.decode()
+    assert "Traceback" not in err
+    assert code == 1, err
+    assert "policy0/scaling_max_freq: is not the file journaled" in err, err
+    assert (t.root / P0_MAX).read_text() == planted, "nothing written into the planted file"
+    after = t.snapshot()
+    assert {k: v for k, v in after.items() if k != P0_MAX} == {
+        k: v for k, v in before.items() if k != P0_MAX
+    }, "every other owned file restored"
+    assert (tmp_path / "state" / "journal.json").exists(), "journal kept"
+
+
+def test_a_journal_without_identities_is_restored_as_before_and_says_so(tmp_path: Path) -> None:
+    """A journal written before session 30 (no ``identities``) keeps its meaning: each value
+    written to the file at its path, and the restore says it could not check.  BASE: restored,
+    nothing said (the guard half passes there)."""
+    t, before = _killed_while_capping(tmp_path)
+    path = tmp_path / "state" / "journal.json"
+    body = json.loads(path.read_text())
+    assert body.pop("identities"), "this thermogov records identities"
+    body["sha256"] = checksum(body)
+    path.write_text(json.dumps(body))
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "records no file identities" in r.stdout + r.stderr
+    assert t.snapshot() == before
+
+
+def test_a_reboot_between_kill9_and_restore_writes_nothing(tmp_path: Path) -> None:
+    """The kernel reset every limit at the reboot (the tree's boot_id changed): the journal is
+    discarded, said, and not one stale value written (even over a file planted since)."""
+    t, _before = _killed_while_capping(tmp_path)
+    t.boot_id("8d1f0c1e-0000-4000-8000-0000000000ff")
+    planted = _plant(t.root / P0_MAX)
+    capped = t.snapshot()
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "earlier boot" in r.stdout + r.stderr and "reset the limits" in r.stdout + r.stderr
+    assert t.snapshot() == capped and (t.root / P0_MAX).read_text() == planted
+
+
+# -- (2) the preferred pack gone mid-run: the next pack present is read, by the start's rule -------
+def test_the_preferred_pack_gone_mid_run_leaves_the_state_to_the_next_pack_present(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two packs at start: BAT1 (with a ``temp``: the rule's choice, discharging) is read; BAT0
+    (charging) stays.  BAT1 pulled at 4 s: BAT0's status is the power state from that read on,
+    said once.  BASE 300b6c2: the chargers told the state though BAT0 was there (AC online:
+    "mains" for the rest of the run)."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=60000, gpu_mc=60000)
+    t.supply("AC", "POWER_SUPPLY_NAME=AC\nPOWER_SUPPLY_ONLINE=1", kind="Mains")
+    t.supply("BAT0", "POWER_SUPPLY_NAME=BAT0\nPOWER_SUPPLY_STATUS=Charging\nPOWER_SUPPLY_CAPACITY=30")
+    t.supply(
+        "BAT1",
+        "POWER_SUPPLY_NAME=BAT1\nPOWER_SUPPLY_STATUS=Discharging\nPOWER_SUPPLY_CAPACITY=80",
+        temp_decic=300,
+    )
+    cfg = parse_config({"run": {"board": "jetson-orin-nano-devkit"}})
+    pulled: set[str] = set()
+
+    def pull(el: float) -> None:
+        if el >= 4.0 and not pulled:
+            pulled.add("BAT1")
+            _unplug(t, "BAT1")
+
+    power, err = power_each_second(tmp_path, monkeypatch, 10.0, pull, cfg)
+    states = {s: p["state"] for s, p in power.items()}
+    assert {states[s] for s in states if 1 <= s < 4} == {"discharging"}, states
+    assert {states[s] for s in states if s >= 6} == {"charging"}, states
+    assert power[max(power)]["capacity_pct"] == 30, power[max(power)]
+    assert err.count("power supply BAT1 (Battery) went away; BAT0") == 1, err
+    assert "Traceback" not in err
+
+
+# -- (3) two cpufreq domains: an unnamed policy present at start joins the one whose table it is ---
+@pytest.mark.parametrize("how", ["sigterm", "kill9-then-restore"])
+def test_under_two_cpu_domains_an_unnamed_policy_at_start_joins_the_one_whose_table_it_offers(
+    tmp_path: Path, how: str
+) -> None:
+    """Session 29r's mid-run rule, now at start: a hot board whose profile describes two cpufreq
+    domains (``cpu``: policy0; ``cpub``: policy4, the little table), with ``policy6`` (the little
+    table exactly) and ``policy7`` (a table no domain has) there from the start, no domain naming
+    either.  policy6 joins ``cpub``: journaled, capped, restored; policy7 is said once and never
+    written.  BASE 300b6c2: both left alone at start, nothing said, policy6 at full clock."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=92000, gpu_mc=92000)
+    for c in (4, 5):
+        (t.root / f"sys/devices/system/cpu/cpu{c}/cpufreq").unlink()
+    shutil.rmtree(t.root / CPU / "policy4")
+    t.policy(4, [4, 5], LITTLE_KHZ)
+    t.policy(6, [6], LITTLE_KHZ)
+    t.policy(7, [7], (729600, 1113600))
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path, "--board", str(_two_cpu_domains(tmp_path)), "--duration", "120s")
+    left = procutil.wait_line(proc, "policy7", stream="stderr")
+    assert "matches no cpufreq domain's exactly" in left and "kernel's limits" in left, left
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.read_int(f"{CPU}/policy6/scaling_max_freq") < max(LITTLE_KHZ), "capped with cpub (hot)"
+    assert t.read_int(f"{CPU}/policy7/scaling_max_freq") == 1113600
+    assert json.loads((tmp_path / "state" / "journal.json").read_text())["entries"], "journaled"
+    labels = [e["label"] for e in json.loads((tmp_path / "state" / "journal.json").read_text())["entries"]]
+    assert "policy6" in labels and "policy7" not in labels, labels
+    said = _exit(proc, tmp_path, how)
+    assert "Traceback" not in said and "policy7" not in said, said[-1500:]
+    assert t.snapshot() == before, said[-1500:]
