@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from thermogov.hw.confine import ConfinementError
+from thermogov.hw.confine import ConfinementError, HeldRefusal
 from thermogov.hw.limits import (
     DryRunIO,
     LimitFiles,
@@ -237,6 +237,10 @@ class CapActuator:
         # another file planted, hw/confine.py), by a write here or a read of the limit watch:
         # never written or read again this run, and the domain held at its failsafe (:meth:`apply`).
         self.refused: dict[str, ConfinementError] = {}
+        # Session 30r: the failsafe hold written on every member still owned (no transient
+        # failure left): the governor's later asks are answered without a read or a write, and
+        # the limit watch re-checks those members on its cadence as it does every owned file.
+        self._held = False
         # thermogov's last written windows, on the runtime tmpfs (hw/lastcaps.py): after a kill -9
         # and a power-mode change it tells a journal restore which windows hold its cap.
         self.record: CapRecord = NO_RECORD
@@ -282,6 +286,13 @@ class CapActuator:
             raise ActuatorError(
                 f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}"
             )
+        if self.refused and self._held:
+            # Session 30r: already held at the lowest cap (:meth:`hold_failsafe`).  Before, every
+            # control tick wrote the hold again (4 reads per owned member) and the governor
+            # tagged ``write_failed`` in each row; the governor's failsafe stands either way
+            # (the write still fails), and the limit watch re-checks the held members once a
+            # period (hw/limitwatch.py ``_check_file``), putting the hold back if one was reset.
+            raise HeldRefusal(str(next(iter(self.refused.values()))))
         self._asked_hz = cap_hz
         gone: list[str] = []
         for f in self.files:
@@ -322,16 +333,19 @@ class CapActuator:
         own rules stand (its ceiling, a window another writer lowered is left lower); a member
         whose write is refused too joins the refused ones."""
         self._asked_hz = self._table[0]
+        held = not gone
         for f in self.files:
             if f.label in self.left_to_others or f.label in self.refused or f.label in gone:
                 continue
             try:
                 self.reapply(f, flush=False, over_lowered=False)
             except ConfinementError as e:
+                held = False
                 if not self._removed(f):
                     self.refused[f.label] = e
             except ActuatorError:
-                pass  # a transient refusal: the governor writes the failsafe cap again next tick
+                held = False  # a transient refusal: the governor writes the failsafe cap again next tick
+        self._held = held
         self.record.flush()
 
     def _removed(self, f: LimitFiles) -> bool:
@@ -384,6 +398,7 @@ class CapActuator:
         for d in (self._orig, self.written, self.seen):
             d.pop(label, None)
         self.refused.pop(label, None)  # a member that left and is adopted again starts afresh
+        self._held = self._held and bool(self.refused)
         self._read_clock = clock
 
     def original(self, label: str) -> tuple[int, int]:

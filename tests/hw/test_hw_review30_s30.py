@@ -6,10 +6,15 @@ waits on the daemon's own lines (procutil.wait_line), never a sleep.
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
 import json
 import os
 import shutil
 import signal
+import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +24,9 @@ from tests.hw.test_hw_late_chargers import _unplug, power_each_second
 from tests.hw.test_hw_review26 import _exit
 from tests.hw.test_hw_review29_s29 import LITTLE_KHZ, _two_cpu_domains
 from thermogov.config import parse_config
+from thermogov.hw import daemon
 from thermogov.hw.journal import checksum
+from thermogov.interfaces import RuntimeFailure
 
 CPU = "sys/devices/system/cpu/cpufreq"
 P0_MAX = f"{CPU}/policy0/scaling_max_freq"
@@ -167,3 +174,66 @@ def test_under_two_cpu_domains_an_unnamed_policy_at_start_joins_the_one_whose_ta
     said = _exit(proc, tmp_path, how)
     assert "Traceback" not in said and "policy7" not in said, said[-1500:]
     assert t.snapshot() == before, said[-1500:]
+
+
+# -- (4) a refused member's domain: the failsafe hold written once, re-checked on the watch's cadence
+def _governed_run(
+    work: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, script: Callable[[float], None]
+) -> tuple[list[dict[str, str]], str]:
+    """A real (not dry) run on a virtual clock: ``script(t)`` changes the tree at each wait."""
+    now = [1000.0]
+
+    def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
+        now[0] += timeout_s
+        script(now[0] - 1000.0)
+        return flag.event.is_set()
+
+    clock = types.SimpleNamespace(monotonic=lambda: now[0], perf_counter=lambda: now[0], time=lambda: now[0])
+    monkeypatch.setattr(daemon, "time", clock)
+    monkeypatch.setattr(daemon.StopFlag, "wait", wait)
+    err = io.StringIO()
+    where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
+    cfg = parse_config({"run": {"policy": "hysteresis"}})
+    opts = daemon.RunOptions(
+        cfg, work / "root", duration_s=seconds, **{k: work / v for k, v in where.items()}
+    )
+    with contextlib.suppress(RuntimeFailure):  # the exit's restore skips the refused file: exit 1
+        daemon.Runner(opts, out=io.StringIO(), err=err).run()
+    run_dir = next(p for p in (work / "out").iterdir() if p.is_dir())
+    with (run_dir / "trace.csv").open() as fh:
+        return list(csv.DictReader(fh)), err.getvalue()
+
+
+def test_a_refused_members_domain_is_held_once_not_rewritten_and_tagged_every_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """policy4's min planted as another file at 3 s on a cool Orin Nano (its ``cpu`` domain at its
+    top): the failsafe at once (29r), then the governor's asks for the held domain are answered
+    without a read or a write: one ``write_failed:cpu`` in the trace, not one per tick.  The hold
+    is still re-checked on the limit watch's cadence: policy0's max raised by another writer at
+    6 s is back at the lowest cap two seconds later, and the failsafe stands to the end.
+    BASE 300b6c2: ``write_failed:cpu`` in every row from the refusal on (a 4-read apply each tick)."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)  # cool: 50 °C
+    top = t.read_int(P0_MAX)
+    seen: dict[str, int] = {}
+
+    def script(el: float) -> None:
+        if el >= 3.0 and "planted" not in seen:
+            seen["planted"] = 1
+            _plant(t.root / CPU / "policy4/scaling_min_freq")
+        if el >= 6.0 and "raised" not in seen:
+            seen["raised"] = t.read_int(P0_MAX)
+            t.write(P0_MAX, f"{top}\n")
+        if el >= 8.0 and "after" not in seen:
+            seen["after"] = t.read_int(P0_MAX)
+
+    rows, err = _governed_run(tmp_path, monkeypatch, 12.0, script)
+    assert "Traceback" not in err
+    assert seen["raised"] < top, "held at the lowest cap once refused: " + err[-1500:]
+    assert seen["after"] == seen["raised"], "the watch put the hold back: " + err[-1500:]
+    tagged = [r["t_s"] for r in rows if "write_failed:cpu" in r["event"].split()]
+    assert len(tagged) <= 1, tagged
+    after = [r for r in rows if float(r["t_s"]) >= 4.0]
+    assert after and all(r["policy_state"] == "FAILSAFE" for r in after), [r["policy_state"] for r in after]
+    lowest = min(int(r["gpu_cap_hz"]) for r in rows)
+    assert lowest < int(rows[0]["gpu_cap_hz"]) and {int(r["gpu_cap_hz"]) for r in after} == {lowest}
