@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import json
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hw import fakesys, procutil
+from tests.hw import fakesys, faultshim, procutil
 from tests.hw.test_hw_late_chargers import _unplug, power_each_second
 from tests.hw.test_hw_review26 import _exit
 from tests.hw.test_hw_review29_s29 import LITTLE_KHZ, _two_cpu_domains
@@ -237,3 +238,30 @@ def test_a_refused_members_domain_is_held_once_not_rewritten_and_tagged_every_ti
     assert after and all(r["policy_state"] == "FAILSAFE" for r in after), [r["policy_state"] for r in after]
     lowest = min(int(r["gpu_cap_hz"]) for r in rows)
     assert lowest < int(rows[0]["gpu_cap_hz"]) and {int(r["gpu_cap_hz"]) for r in after} == {lowest}
+
+
+# -- (5) review: EIO on a read of an owned limit is no limit "left changed" at exit -----------------
+def test_an_owned_max_that_reads_eio_at_exit_is_restored_not_called_left_changed(
+    tmp_path: Path, shim: Path
+) -> None:
+    """A hot board capped; policy0's max then answers every read with EIO (a driver failing to
+    talk to the hardware) while its writes go through.  The exit writes every original back:
+    exit 0, "limits restored", the journal deleted, every file as found.  BASE 300b6c2: the read
+    of the cap in force after the writes failed the restore ("restore incomplete, left changed:
+    ...scaling_max_freq: read failed (EIO ...)", exit 1, the journal kept) though nothing was."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=95000, gpu_mc=95000)
+    before = t.snapshot()
+    rules = tmp_path / "rules"
+    faultshim.write_rules(rules, [])
+    proc = procutil.start_run(tmp_path, "--duration", "120s", env=faultshim.env(shim, rules, t.root))
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.snapshot() != before, "capped: the exit has something to put back"
+    faultshim.write_rules(rules, [("policy0/scaling_max_freq", "r", errno.EIO)])
+    procutil.wait_line(proc, "policy0: limits unreadable", stream="stderr")
+    proc.send_signal(signal.SIGTERM)
+    _out, raw = proc.communicate(timeout=procutil.DEADLINE_S)
+    err = raw.decode()
+    assert "Traceback" not in err
+    assert proc.returncode == 0 and "limits restored" in err and "left changed" not in err, err[-1500:]
+    assert not (tmp_path / "state" / "journal.json").exists()
+    assert t.snapshot() == before
