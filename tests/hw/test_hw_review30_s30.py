@@ -16,6 +16,7 @@ import shutil
 import signal
 import types
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,8 @@ from tests.hw.test_hw_review26 import _exit
 from tests.hw.test_hw_review29_s29 import LITTLE_KHZ, _two_cpu_domains
 from thermogov.config import parse_config
 from thermogov.hw import daemon
-from thermogov.hw.journal import checksum
+from thermogov.hw.journal import Journal, JournalEntry, checksum, new_journal_data, recover
+from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import RuntimeFailure
 
 CPU = "sys/devices/system/cpu/cpufreq"
@@ -265,3 +267,52 @@ def test_an_owned_max_that_reads_eio_at_exit_is_restored_not_called_left_changed
     assert proc.returncode == 0 and "limits restored" in err and "left changed" not in err, err[-1500:]
     assert not (tmp_path / "state" / "journal.json").exists()
     assert t.snapshot() == before
+
+
+# -- (1) in-process: what the identities decide, file by file ------------------------------------
+POLICY = "sys/devices/system/cpu/cpufreq/policy0"
+
+
+def _rpi5_journal(tmp: Path) -> tuple[fakesys.FakeTree, SysfsTree, Journal]:
+    """A Pi 5 whose policy0 window was journaled by an owner (identities recorded), then capped."""
+    t = fakesys.rpi5(tmp / "root")
+    tree = SysfsTree(tmp / "root")
+    for a in ("scaling_min_freq", "scaling_max_freq"):
+        tree.own(f"{POLICY}/{a}")
+    entry = JournalEntry(
+        "cpu", "policy0", f"{POLICY}/scaling_min_freq", f"{POLICY}/scaling_max_freq", 1000, 1500000, 2400000
+    )
+    j = Journal(tmp / "state")
+    data = new_journal_data(tree, [entry])
+    j.write(replace(data, pid=fakesys.dead_pid()))
+    t.write(f"{POLICY}/scaling_max_freq", 1500000)  # what the dead daemon left
+    return t, SysfsTree(tmp / "root"), j
+
+
+def test_a_node_the_kernel_made_again_on_sysfs_is_said_not_written_and_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On sysfs (userspace can make no file there) another inode on the same mount is the kernel's
+    node made again (a driver reprobed), its limit reset with it: the journaled value is stale,
+    said, not written; the restore is complete.  The tree's mount is taken for sysfs here
+    (hw/fstype.py ``STABLE_FS_TYPES``, as bench/daemon_footprint.py does).  BASE 300b6c2: no
+    identities, the stale value written."""
+    t, tree, j = _rpi5_journal(tmp_path)
+    _plant(t.root / POLICY / "scaling_max_freq")  # same mount, a new inode: "the kernel's" here
+    monkeypatch.setattr(tree._stable, "stable", lambda _dev: True)
+    msg = recover(tree, j)
+    assert msg is not None and "the kernel made this attribute again" in msg, msg
+    assert t.read_int(f"{POLICY}/scaling_max_freq") == 1113600, "the stale value not written"
+    assert t.read_int(f"{POLICY}/scaling_min_freq") == 1500000 and not j.exists()
+
+
+def test_the_same_file_is_restored_and_a_planted_one_refused_in_process(tmp_path: Path) -> None:
+    """Not sysfs (a tmp tree): another inode at the path is a planted file, refused by name,
+    the journal kept (exit 1 through the CLI: RuntimeFailure).  The twin limit is restored."""
+    t, tree, j = _rpi5_journal(tmp_path)
+    t.write(f"{POLICY}/scaling_min_freq", 1000000)
+    _plant(t.root / POLICY / "scaling_max_freq")
+    with pytest.raises(RuntimeFailure, match="scaling_max_freq: is not the file journaled"):
+        recover(tree, j)
+    assert t.read_int(f"{POLICY}/scaling_min_freq") == 1500000, "the twin restored"
+    assert t.read_int(f"{POLICY}/scaling_max_freq") == 1113600 and j.exists()
