@@ -46,11 +46,15 @@ UNRECORDED = (
 
 
 def record(tree: SysfsTree, rels: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """(device, inode) of each owned attribute in ``rels``, as owned (never a fresh look that
-    could bless a file swapped since start-up); one not owned is left out (restored unchecked)."""
+    """(device, inode) of each attribute in ``rels``: an owned one as owned (never a fresh look
+    that could bless a file swapped since start-up); one not owned yet, the regular file at its
+    path now.  That is a member joining mid-run (hw/lateclusters.py ``adopt``: journaled before
+    it is owned, just after :meth:`~thermogov.hw.sysfs.SysfsTree.unownable` judged the same path);
+    a file swapped between this look and the ``own`` only makes a later restore refuse it.  One
+    that is no regular file now is left out (restored unchecked, as a journal of before)."""
     out: dict[str, tuple[int, int]] = {}
     for rel in rels:
-        ident = tree.owned_identity(rel)
+        ident = tree.owned_identity(rel) or tree.identity_now(rel)
         if ident is not None:
             out[rel] = (ident.dev, ident.ino)
     return out

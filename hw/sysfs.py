@@ -570,6 +570,16 @@ class SysfsTree:
                 return None
         return self._owned.get(real)
 
+    def identity_now(self, rel: str) -> confine.FileId | None:
+        """The regular file at ``rel`` now (its last component not followed), None for anything
+        else (gone, a link, outside the root): what :meth:`own` would record."""
+        if self.unownable(rel):
+            return None
+        try:
+            return confine.identify(os.path.realpath(self.path(rel)), self.show(rel))
+        except confine.ConfinementError:
+            return None
+
     def on_sysfs(self, dev: int) -> bool:
         """Is ``dev`` a sysfs mount (hw/fstype.py; unknown: no)."""
         return self._stable.stable(dev)

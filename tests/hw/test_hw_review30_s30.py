@@ -316,3 +316,29 @@ def test_the_same_file_is_restored_and_a_planted_one_refused_in_process(tmp_path
         recover(tree, j)
     assert t.read_int(f"{POLICY}/scaling_min_freq") == 1500000, "the twin restored"
     assert t.read_int(f"{POLICY}/scaling_max_freq") == 1113600 and j.exists()
+
+
+def test_a_member_that_joined_mid_run_is_journaled_with_its_identity(tmp_path: Path) -> None:
+    """policy6 appears mid-run under a two-domain profile and joins ``cpub`` (29r's rule): it is
+    journaled before it is owned, so its identity is the file at its path then.  A file planted
+    there after ``kill -9`` is refused by the restore like a member of the start's.  Before the
+    fall-back to the file at the path, a member journaled before its ``own`` had no identity and
+    the restore wrote into the planted file."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=92000, gpu_mc=92000)
+    for c in (4, 5):
+        (t.root / f"sys/devices/system/cpu/cpu{c}/cpufreq").unlink()
+    shutil.rmtree(t.root / CPU / "policy4")
+    t.policy(4, [4, 5], LITTLE_KHZ)
+    proc = procutil.start_run(tmp_path, "--board", str(_two_cpu_domains(tmp_path)), "--duration", "120s")
+    procutil.wait_line(proc, "thermogov: started")
+    t.policy(6, [6], LITTLE_KHZ)
+    assert "domain cpub" in procutil.wait_line(proc, "policy6", stream="stderr")
+    journal = json.loads((tmp_path / "state" / "journal.json").read_text())
+    assert f"{CPU}/policy6/scaling_max_freq" in journal["identities"], journal.get("identities")
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    planted = _plant(t.root / CPU / "policy6/scaling_max_freq")
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "policy6/scaling_max_freq: is not the file journaled" in r.stderr, r.stderr
+    assert (t.root / CPU / "policy6/scaling_max_freq").read_text() == planted
