@@ -636,18 +636,26 @@ def restore_entries(
     errors = []
     io = TreeIO(tree)
     for e in entries:
-        owned = set()
+        taken = set()
         for which, rel in (("min", e.min_rel), ("max", e.max_rel)):
             try:
                 tree.own(rel)
+                taken.add(which)
             except ActuatorError as err:
                 errors.append(str(err))
-                continue
-            ok, why = ids.verdict(rel) if ids is not None else (True, "")
-            if ok:
-                owned.add(which)
-            elif why:
-                errors.append(why)
+        if ids is None:
+            owned = taken
+        else:
+            verdicts = ids.window(e.min_rel, e.max_rel) if len(taken) == 2 else None
+            owned = set()
+            for i, which in enumerate(("min", "max")):
+                if which not in taken:
+                    continue
+                ok, why = verdicts[i] if verdicts else ids.verdict(e.min_rel if i == 0 else e.max_rel)
+                if ok:
+                    owned.add(which)
+                elif why:
+                    errors.append(why)
         if owned:
             errors.extend(restore_window(io, e.files(), e.min, e.max, frozenset(owned)))
     return errors

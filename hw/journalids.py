@@ -23,9 +23,12 @@ may reach: no window between this check and the write), then compared with the j
 * another file on the same sysfs mount: the kernel removed the node and made it again (a driver
   reprobed); its limits were reset with it, so the journaled value is stale: said, not written,
   not an error;
-* anything else (a file on another mount, or any other file in a tree that is not sysfs, where
-  nothing says it is the kernel's): refused, named, not written; the rest is restored and the
-  restore ends incomplete (exit 1, the journal kept).
+* both files of a limit window other inodes in place, on their mount (the kernel makes a
+  member's folder whole; the running daemon's rule, hw/limits.py ``kernel_removed``): the same,
+  on any tree;
+* anything else (a file on another mount, or one file of a pair in a tree that is not sysfs,
+  where nothing says it is the kernel's): refused, named, not written; the rest is restored and
+  the restore ends incomplete (exit 1, the journal kept).
 
 A journal written before these identities (no ``identities`` field) is restored as before, and
 the restore says so.
@@ -86,6 +89,33 @@ class IdentityCheck:
         self.tree = tree
         self.recorded = recorded
         self.remade: list[str] = []  # said (the kernel's reset), not errors
+
+    def window(self, min_rel: str, max_rel: str) -> tuple[tuple[bool, str], tuple[bool, str]]:
+        """The verdicts of a limit window's two files (both already owned by the restore).
+
+        The kernel removes and makes a member's folder whole (a driver unbound and bound again,
+        a cpufreq driver reloaded): both files other inodes, in place, on the mount they were
+        on.  That is the running daemon's rule for a member made again (hw/limits.py
+        ``kernel_removed``), so it is the restore's too, on any tree: said, not written, not an
+        error.  One file of the pair replaced while its twin is still the file journaled is no
+        removal of the kernel's (a file planted in a tree): refused, as :meth:`verdict` says."""
+        both = (self._other_in_place(min_rel), self._other_in_place(max_rel))
+        if all(both):
+            self.remade.append(
+                f"{self.tree.show(min_rel.rpartition('/')[0])}: both limit files are other files than "
+                "the ones journaled, in place (the kernel made the member again since: a driver "
+                "reprobed); its limits were reset with it: the journaled window is stale, not written"
+            )
+            return (False, ""), (False, "")
+        return self.verdict(min_rel), self.verdict(max_rel)
+
+    def _other_in_place(self, rel: str) -> bool:
+        """Whether ``rel`` is now another regular file than journaled, on the same mount."""
+        if self.recorded is None or rel not in self.recorded:
+            return False
+        now = self.tree.owned_identity(rel)
+        dev, ino = self.recorded[rel]
+        return now is not None and now.dev == dev and now.ino != ino
 
     def verdict(self, rel: str) -> tuple[bool, str]:
         """(may ``rel`` be written, why it is refused: "" when it is not an error).
