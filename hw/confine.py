@@ -46,6 +46,14 @@ class ConfinementError(ActuatorError):
     immediate_failsafe = True
 
 
+class HeldRefusal(ConfinementError):
+    """The same refusal again, for a domain already held at its failsafe (session 30r): the
+    governor keeps its failsafe (the write still failed) but tags and says nothing new, and
+    nothing was read or written for it (:meth:`thermogov.hw.devices.CapActuator.apply`)."""
+
+    repeat = True
+
+
 @dataclass(frozen=True, slots=True)
 class FileId:
     """Device and inode of a regular file: what "the same file" means across opens."""

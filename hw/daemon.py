@@ -645,6 +645,8 @@ class Runner:
             for b in prep.bmap.domains:
                 for why in b.skipped:
                     self.log(f"warning: {why}; domain {b.domain.name} governs {b.source} without it")
+            for line in prep.bmap.unowned:  # session 30r: said once, never written
+                self.log(f"warning: {line}")
             journal = None
             record: LastCaps | None = None
             if opts.dry_run:

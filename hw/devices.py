@@ -15,12 +15,13 @@ a thermal trip may hold the limit lower than asked.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from thermogov.hw.confine import ConfinementError
+from thermogov.hw.confine import ConfinementError, HeldRefusal
 from thermogov.hw.limits import (
     DryRunIO,
     LimitFiles,
@@ -237,6 +238,10 @@ class CapActuator:
         # another file planted, hw/confine.py), by a write here or a read of the limit watch:
         # never written or read again this run, and the domain held at its failsafe (:meth:`apply`).
         self.refused: dict[str, ConfinementError] = {}
+        # Session 30r: the failsafe hold written on every member still owned (no transient
+        # failure left): the governor's later asks are answered without a read or a write, and
+        # the limit watch re-checks those members on its cadence as it does every owned file.
+        self._held = False
         # thermogov's last written windows, on the runtime tmpfs (hw/lastcaps.py): after a kill -9
         # and a power-mode change it tells a journal restore which windows hold its cap.
         self.record: CapRecord = NO_RECORD
@@ -282,6 +287,13 @@ class CapActuator:
             raise ActuatorError(
                 f"domain {self._name}: {cap_hz / 1e6:g} MHz is not an OPP; choose one of {opps}"
             )
+        if self.refused and self._held:
+            # Session 30r: already held at the lowest cap (:meth:`hold_failsafe`).  Before, every
+            # control tick wrote the hold again (4 reads per owned member) and the governor
+            # tagged ``write_failed`` in each row; the governor's failsafe stands either way
+            # (the write still fails), and the limit watch re-checks the held members once a
+            # period (hw/limitwatch.py ``_check_file``), putting the hold back if one was reset.
+            raise HeldRefusal(str(next(iter(self.refused.values()))))
         self._asked_hz = cap_hz
         gone: list[str] = []
         # A member whose write the kernel rejects (EINVAL from a pre-5.4 kernel's min > max rule
@@ -332,16 +344,19 @@ class CapActuator:
         own rules stand (its ceiling, a window another writer lowered is left lower); a member
         whose write is refused too joins the refused ones."""
         self._asked_hz = self._table[0]
+        held = not gone
         for f in self.files:
             if f.label in self.left_to_others or f.label in self.refused or f.label in gone:
                 continue
             try:
                 self.reapply(f, flush=False, over_lowered=False)
             except ConfinementError as e:
+                held = False
                 if not self._removed(f):
                     self.refused[f.label] = e
             except ActuatorError:
-                pass  # a transient refusal: the governor writes the failsafe cap again next tick
+                held = False  # a transient refusal: the governor writes the failsafe cap again next tick
+        self._held = held
         self.record.flush()
 
     def _removed(self, f: LimitFiles) -> bool:
@@ -394,6 +409,7 @@ class CapActuator:
         for d in (self._orig, self.written, self.seen):
             d.pop(label, None)
         self.refused.pop(label, None)  # a member that left and is adopted again starts afresh
+        self._held = self._held and bool(self.refused)
         self._read_clock = clock
 
     def original(self, label: str) -> tuple[int, int]:
@@ -427,10 +443,15 @@ class CapActuator:
                 continue  # another writer's now (limitwatch said so when it gave it up)
             lo, hi = (moved or {}).get((f.min_rel, f.max_rel), self._orig[f.label])
             errors.extend(restore_window(self.io, f, lo, hi))
-        try:
-            self._cap = max((self.io.read_int(f.max_rel) * f.scale_hz for f in self.files), default=self._cap)
-        except ActuatorError as e:
-            errors.append(str(e))
+        # The cap in force after the writes, for the summary; a max that does not read (EIO from
+        # a driver that fails to talk to the hardware) is no limit "left changed": its write went
+        # through or is in ``errors`` already.  Session 30r: before, such a read failed the whole
+        # restore (exit 1, the journal kept) on a board every limit of which was put back.
+        read = []
+        for f in self.files:
+            with contextlib.suppress(ActuatorError):
+                read.append(self.io.read_int(f.max_rel) * f.scale_hz)
+        self._cap = max(read, default=self._cap)
         if errors:
             raise ActuatorError("; ".join(errors))
 

@@ -57,6 +57,9 @@ from thermogov.hw.freed import freed
 from thermogov.hw.hwrange import limits_range
 from thermogov.hw.idle import StateEntry
 from thermogov.hw.journalfields import listed, pid_of, typed
+from thermogov.hw.journalids import UNRECORDED, IdentityCheck
+from thermogov.hw.journalids import parse as parse_identities
+from thermogov.hw.journalids import record as record_identities
 from thermogov.hw.lastcaps import first_whole_record, named_record_problem, record_paths
 from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
@@ -141,6 +144,9 @@ class JournalData:
     # Where the run kept its last caps (hw/lastcaps.py), so a restore given another --lock-dir
     # finds them; "" in a journal written before session 17 or without a record.
     caps_record: str = ""
+    # (device, inode) of each owned attribute by path (hw/journalids.py), None in a journal
+    # written before session 30: a top-level field, so the format stays 3 (older readers ignore it).
+    identities: dict[str, tuple[int, int]] | None = None
 
 
 def pid_alive(pid: int) -> bool:
@@ -269,6 +275,7 @@ class Journal:
                 attrs,
                 mode,
                 record,
+                parse_identities(body.get("identities")),
             )
         except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as e:
             raise JournalError(f"{self.path}: corrupt journal ({e}); {fix}") from e
@@ -302,6 +309,8 @@ def new_journal_data(
     power_mode: int | None = None,
     caps_record: str = "",
 ) -> JournalData:
+    rels = [r for e in entries for r in (e.min_rel, e.max_rel)]
+    rels += [s.rel for s in states or ()] + [a.rel for a in attrs or ()]
     return JournalData(
         os.getpid(),
         read_boot_id(tree),
@@ -312,6 +321,7 @@ def new_journal_data(
         tuple(attrs or ()),
         power_mode,
         caps_record,
+        record_identities(tree, rels),
     )
 
 
@@ -343,9 +353,12 @@ def validate_attrs(tree: SysfsTree, attrs: tuple[AttrEntry, ...]) -> tuple[list[
     return good, missing
 
 
-def write_back(tree: SysfsTree, values: Iterable[tuple[str, int]]) -> list[str]:
+def write_back(
+    tree: SysfsTree, values: Iterable[tuple[str, int]], ids: IdentityCheck | None = None
+) -> list[str]:
     """Own and write each (attribute, value) back, already checked by the caller; one that fails
-    does not stop the others, so the failures are returned to keep the journal."""
+    does not stop the others, so the failures are returned to keep the journal.  ``ids``: the
+    journaled identities; a file that is not the one journaled is not written."""
     errors = []
     io = TreeIO(tree)
     for rel, value in values:
@@ -354,15 +367,20 @@ def write_back(tree: SysfsTree, values: Iterable[tuple[str, int]]) -> list[str]:
         except ActuatorError as err:
             errors.append(str(err))
             continue
+        ok, why = ids.verdict(rel) if ids is not None else (True, "")
+        if not ok:
+            errors.extend([why] if why else [])
+            continue
         why = write_back_one(io, rel, value)  # a refused write to a value already there is done
         if why:
             errors.append(why)
     return errors
 
 
-def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry]) -> list[str]:
+def restore_attrs(tree: SysfsTree, attrs: list[AttrEntry], ids: IdentityCheck | None = None) -> list[str]:
     """Write each journaled fan attribute back (speeds before modes); returns the failures."""
-    return write_back(tree, ((a.rel, a.value) for a in sorted(attrs, key=lambda a: is_mode_attribute(a.rel))))
+    ordered = sorted(attrs, key=lambda a: is_mode_attribute(a.rel))
+    return write_back(tree, ((a.rel, a.value) for a in ordered), ids)
 
 
 class RecordedRanges:
@@ -607,19 +625,39 @@ def _mode_value(value: int | str, w: OwnedWindow | None) -> int | None:
     return clamp_to_hardware(w, w.lo_limit, top)[1]
 
 
-def restore_entries(tree: SysfsTree, entries: tuple[JournalEntry, ...] | list[JournalEntry]) -> list[str]:
-    """Write every journaled limit back, each attribute on its own; returns the failures."""
+def restore_entries(
+    tree: SysfsTree,
+    entries: tuple[JournalEntry, ...] | list[JournalEntry],
+    ids: IdentityCheck | None = None,
+) -> list[str]:
+    """Write every journaled limit back, each attribute on its own; returns the failures.
+    ``ids``: the journaled identities; a limit whose file is not the one journaled is not
+    written (its twin still is, when it is)."""
     errors = []
     io = TreeIO(tree)
     for e in entries:
-        owned = set()
+        taken = set()
         for which, rel in (("min", e.min_rel), ("max", e.max_rel)):
             try:
                 tree.own(rel)
-                owned.add(which)
+                taken.add(which)
             except ActuatorError as err:
                 errors.append(str(err))
-        errors.extend(restore_window(io, e.files(), e.min, e.max, frozenset(owned)))
+        if ids is None:
+            owned = taken
+        else:
+            verdicts = ids.window(e.min_rel, e.max_rel) if len(taken) == 2 else None
+            owned = set()
+            for i, which in enumerate(("min", "max")):
+                if which not in taken:
+                    continue
+                ok, why = verdicts[i] if verdicts else ids.verdict(e.min_rel if i == 0 else e.max_rel)
+                if ok:
+                    owned.add(which)
+                elif why:
+                    errors.append(why)
+        if owned:
+            errors.extend(restore_window(io, e.files(), e.min, e.max, frozenset(owned)))
     return errors
 
 
@@ -732,9 +770,13 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
     if rival:  # the rival rule of the run, or no record of it (hw/fanrival.py)
         good_attrs = [a for a in good_attrs if (a.rel, a.value) in put_back]
         clamped.append(rival)
-    errors += restore_entries(tree, good)
-    errors += write_back(tree, ((e.rel, e.value) for e in data.states))  # idle injection
-    errors += restore_attrs(tree, good_attrs)
+    ids = IdentityCheck(tree, data.identities)
+    errors += restore_entries(tree, good, ids)
+    errors += write_back(tree, ((e.rel, e.value) for e in data.states), ids)  # idle injection
+    errors += restore_attrs(tree, good_attrs, ids)
+    clamped += ids.remade
+    if data.identities is None and (good or data.states or good_attrs):
+        clamped.append(UNRECORDED)
     if not_a_record:  # said, never silently passed over (hostile round 29h); the rest restored
         clamped.append(f"{journal.path}: caps_record {data.caps_record!r} {not_a_record}; passed over")
     moved = "".join(f"; {c}" for c in clamped)

@@ -49,7 +49,7 @@ from thermogov.hw.departures import Departed, elsewhere, recalled, release
 from thermogov.hw.devices import CapActuator, clock_reader
 from thermogov.hw.discovery import CPUFREQ, read_policy
 from thermogov.hw.limits import LimitFiles, check_limits_in_force
-from thermogov.hw.mapping import DomainBinding, offered_caps
+from thermogov.hw.mapping import DomainBinding, offered_caps, table_owners, unowned_line
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ActuatorError, ThermogovError
 
@@ -229,6 +229,10 @@ class LateClusters(LateMembers):
             for a, b in self._cpufreq:
                 self._known |= {n.lower() for n in (*b.inactive, *b.absent, *b.domain.sysfs_names)}
                 self._known |= {f.label.lower() for f in a.files}
+            # Session 30r: a policy no domain names, offline at start (hw/mapping.py ``by_table``),
+            # waited for in the first domain's ``inactive``: its domain is chosen by its table.
+            named = {n.lower() for _a, b in self._cpufreq for n in b.domain.sysfs_names}
+            self._unnamed = {name for _a, _b, name in self._waiting if name.lower() not in named}
 
     @property
     def waiting(self) -> tuple[str, ...]:
@@ -334,17 +338,10 @@ class LateClusters(LateMembers):
         node, the same node for the CPUs of one cluster: Documentation/devicetree/bindings/opp/
         opp-v2.yaml, drivers/cpufreq/cpufreq-dt.c).  A policy of a per-CPU kernel coming back
         after a hotplug offers its cluster's table, so it joins that cluster's domain."""
-        mine = tuple(sorted(table_hz))
-        match = [(a, b) for a, b in self._cpufreq if mine and tuple(sorted(b.hw_table_hz)) == mine]
+        match = table_owners(table_hz, self._cpufreq, lambda ab: ab[1].hw_table_hz)
         if len(match) == 1:
             return match[0]
-        names = " and ".join(a.name for a, _b in match)
-        which = f"matches domains {names} alike" if match else "matches no cpufreq domain's exactly"
-        table = f"{mine[0] / 1e6:g}..{mine[-1] / 1e6:g} MHz" if mine else "no OPP"
-        return (
-            f"no domain of this profile names {name}, and its OPP table ({len(mine)} OPPs, {table}) "
-            f"{which}; its CPUs run at the kernel's limits (name it in the profile's sysfs_names)"
-        )
+        return unowned_line(name, table_hz, [a.name for a, _b in match])
 
 
 def joined(verdict: str) -> bool:

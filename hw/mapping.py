@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -139,6 +139,9 @@ class BoardMap:
     # (its driver not probed yet, hw/latedevfreq.py).  Also in ``missing_domains`` (nothing of
     # them can be read now).  No files; the profile's OPPs as the table.
     offline: tuple[DomainBinding, ...] = ()
+    # Session 30r: under two or more cpufreq domains, a policy no domain names whose OPP table is
+    # no domain's alone (:func:`by_table`): one line each, said once at start; never written.
+    unowned: tuple[str, ...] = ()
 
 
 # -- board -------------------------------------------------------------------------------------
@@ -402,6 +405,94 @@ def unnamed_policies(board_domains: tuple[DomainProfile, ...], inv: Inventory) -
     return tuple(p for p in inv.policies if p.name.lower() not in named)
 
 
+def table_owners(
+    table_hz: Sequence[int], bindings: Sequence[T], table_of: Callable[[T], Sequence[int]]
+) -> list[T]:
+    """The bindings whose hardware OPP table ``table_hz`` is exactly (session 29r's rule for a
+    policy no domain names under a profile with two or more cpufreq domains, at start and mid-run
+    alike): an equal table is one cluster's silicon (cpufreq-dt builds a policy's table from its
+    CPUs' ``operating-points-v2`` node, shared by one cluster's CPUs:
+    Documentation/devicetree/bindings/opp/opp-v2.yaml, drivers/cpufreq/cpufreq-dt.c), while a
+    shared OPP proves nothing there (big and little tables overlap)."""
+    mine = tuple(sorted(table_hz))
+    return [b for b in bindings if mine and tuple(sorted(table_of(b))) == mine]
+
+
+def unowned_line(name: str, table_hz: Sequence[int], matched: Sequence[str]) -> str:
+    """Why a policy no domain names is left at the kernel's limits (none or several matched)."""
+    mine = tuple(sorted(table_hz))
+    which = (
+        f"matches domains {' and '.join(matched)} alike" if matched else "matches no cpufreq domain's exactly"
+    )
+    table = f"{mine[0] / 1e6:g}..{mine[-1] / 1e6:g} MHz" if mine else "no OPP"
+    return (
+        f"no domain of this profile names {name}, and its OPP table ({len(mine)} OPPs, {table}) "
+        f"{which}; its CPUs run at the kernel's limits (name it in the profile's sysfs_names)"
+    )
+
+
+def by_table(
+    board_domains: Sequence[DomainProfile], inv: Inventory, bound: list[DomainBinding]
+) -> tuple[list[DomainBinding], tuple[str, ...]]:
+    """Session 30r: ``bound`` with the policies no cpufreq domain names, present at start, joined
+    to the one domain whose hardware OPP table each offers exactly (:func:`table_owners`), under
+    a profile with two or more cpufreq domains, every one of them naming its policies; and the
+    lines of those none or several domains match (said once, never written).
+
+    Session 29r took such a folder appearing mid-run by this rule (hw/lateclusters.py) while the
+    same folder present at start was left alone: a per-CPU kernel's policies (cpufreq-dt without
+    ``opp-shared``) that the profile does not name ran at full clock on a hot board for the run.
+    A policy every CPU of which is offline at start (no table reads) is waited for in the first
+    cpufreq domain's ``inactive`` and judged by the same rule when it comes online
+    (hw/lateclusters.py ``_owner``).  A table is compared with the domain's members' common OPPs
+    as bound from the named policies alone, so the order of the policies changes nothing."""
+    cpufreq = [d for d in board_domains if d.kind == "cpufreq"]
+    if len(cpufreq) < 2 or not all(d.sysfs_names for d in cpufreq):
+        return bound, ()
+    named = {n.lower() for d in cpufreq for n in d.sysfs_names}
+    governed = [b for b in bound if b.domain.kind == "cpufreq"]
+    if not governed:
+        return bound, ()
+    joined: dict[str, list[CpufreqPolicy]] = {}
+    waiting: list[CpufreqPolicy] = []
+    lines: list[str] = []
+    for p in inv.policies:
+        if p.name.lower() in named:
+            continue
+        if p.inactive:
+            waiting.append(p)
+            continue
+        if p.error or p.read_only or p.not_own:
+            lines.append(
+                f"{p.name}, named by no domain of the profile, is left ungoverned ({p.error or p.read_only or p.not_own})"
+            )
+            continue
+        owners = table_owners(p.table_hz, governed, lambda b: b.hw_table_hz)
+        if len(owners) == 1:
+            joined.setdefault(owners[0].domain.name, []).append(p)
+        else:
+            lines.append(unowned_line(p.name, p.table_hz, [b.domain.name for b in owners]))
+    out = []
+    for b in bound:
+        if b.domain.kind == "cpufreq" and b is governed[0] and waiting:
+            b = dataclasses.replace(
+                b,
+                inactive=b.inactive + tuple(p.name for p in waiting),
+                skipped=b.skipped
+                + tuple(
+                    f"{p.name}, named by no domain of the profile: {p.inactive}; joins the domain whose "
+                    "OPP table it offers exactly if it comes online"
+                    for p in waiting
+                ),
+            )
+        more = joined.get(b.domain.name, []) if b.domain.kind == "cpufreq" else []
+        if more:
+            files = b.files + tuple(LimitFiles(p.name, p.min_rel, p.max_rel, p.cur_rel, 1000) for p in more)
+            b = dataclasses.replace(b, files=files, source="+".join(f.label for f in files))
+        out.append(b)
+    return out, tuple(lines)
+
+
 def takes_unnamed_policies(board_domains: tuple[DomainProfile, ...]) -> bool:
     """Whether the profile's cpufreq domain takes every policy no domain names (one cpufreq domain
     only: :func:`unnamed_policies`; one with no ``sysfs_names`` takes every policy anyway)."""
@@ -551,6 +642,7 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
                 offline.append(later)
         else:
             domains.append(db)
+    domains, unowned = by_table(tuple(board.domains), inv, domains)
     power = None
     rails = (*(r for h in inv.hwmons for r in h.rails), *inv.iio_rails)
     for label in input_rails(board):  # the profile's order: the first label found wins
@@ -566,6 +658,7 @@ def map_board(inv: Inventory, board: BoardProfile) -> BoardMap:
         found,
         tuple(inv.supplies),
         tuple(offline),
+        unowned,
     )
 
 

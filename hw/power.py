@@ -166,17 +166,51 @@ class PowerSupplyReader:
         self.battery = Supply(rel.rsplit("/", 1)[-1], rel, "Battery", self._tree.exists(f"{rel}/temp"))
         self._keep([f"{rel}/{a}" for a in PER_TICK_BATTERY_ATTRS])
 
-    def _forget_battery(self, b: Supply) -> None:
+    def _forget_battery(self, b: Supply, names: frozenset[str]) -> None:
         """The battery read went away (a pack pulled, its fuel gauge's driver unbound): its kept
-        files closed, and the next ``type`` Battery to appear is read in its place (session 27r).
-        Until one does, the chargers' ``online`` tell the state, as for a status that reads
-        Unknown (:meth:`read`): never "mains" on the word of no file."""
+        files closed, and another pack still there (``names``: the listing now) is read in its
+        place, the one the start's rule prefers (:func:`battery_order`, session 30r: before, the
+        chargers told the state with a second pack present, so a board on its other pack ran
+        the mains budget while a charger was plugged but not charging it).  With no other pack,
+        the next ``type`` Battery to appear is read (session 27r); until one does, the chargers'
+        ``online`` tell the state, as for a status that reads Unknown (:meth:`read`): never
+        "mains" on the word of no file."""
         self.battery = None
         self._battery_went = True
         self._release(b)
+        nxt = self._next_pack(names - {b.name})
+        if nxt is None:
+            self._say(
+                b.name, "left", f"power supply {b.name} (Battery) went away; the chargers tell the state now"
+            )
+            return
+        self._add_battery(nxt.rel)
         self._say(
-            b.name, "left", f"power supply {b.name} (Battery) went away; the chargers tell the state now"
+            b.name,
+            "left",
+            f"power supply {b.name} (Battery) went away; {nxt.name}, the pack the profile's rule "
+            "prefers of those left (its battery sysfs_names, then a temp, then the name), is the "
+            "power state now",
         )
+
+    def _next_pack(self, names: frozenset[str]) -> Supply | None:
+        """The pack the start's rule prefers among the listing's ``type`` Battery entries (one
+        ``type`` read each, in the rule's order until one is a pack; only when a pack went away).
+        One skipped before as not reading like a supply is not taken here either."""
+        order = sorted(
+            (n for n in names if n not in self._tries),
+            key=lambda n: battery_order(self._prefer, n, self._tree.exists(f"{POWER_SUPPLY}/{n}/temp")),
+        )
+        for name in order:
+            rel = f"{POWER_SUPPLY}/{name}"
+            try:
+                kind = self._tree.read_text(f"{rel}/type")
+            except SensorError:
+                continue
+            s = Supply(name, rel, kind, self._tree.exists(f"{rel}/temp"))
+            if is_battery(s):
+                return s
+        return None
 
     def _release(self, b: Supply) -> None:
         """The kept files of a pack no longer read closed (gone, or another pack preferred)."""
@@ -206,7 +240,7 @@ class PowerSupplyReader:
             and self.battery.name not in names
             and not self._tree.exists(self.battery.rel)
         ):
-            self._forget_battery(self.battery)
+            self._forget_battery(self.battery, names)
             changed = True
         # new entries in "the battery" order (module doc): of two packs new in one listing, the
         # one the rule prefers is the one :meth:`_late_battery` takes (chargers: any order)

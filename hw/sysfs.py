@@ -560,6 +560,30 @@ class SysfsTree:
             return False
         return True
 
+    def owned_identity(self, rel: str) -> confine.FileId | None:
+        """The identity ``rel`` was owned under (None when not owned): what a write may reach."""
+        real = self._resolved.get(rel)
+        if real is None:
+            try:
+                real = self.resolve(rel, ActuatorError)
+            except ActuatorError:
+                return None
+        return self._owned.get(real)
+
+    def identity_now(self, rel: str) -> confine.FileId | None:
+        """The regular file at ``rel`` now (its last component not followed), None for anything
+        else (gone, a link, outside the root): what :meth:`own` would record."""
+        if self.unownable(rel):
+            return None
+        try:
+            return confine.identify(os.path.realpath(self.path(rel)), self.show(rel))
+        except confine.ConfinementError:
+            return None
+
+    def on_sysfs(self, dev: int) -> bool:
+        """Is ``dev`` a sysfs mount (hw/fstype.py; unknown: no)."""
+        return self._stable.stable(dev)
+
     def owned(self) -> frozenset[str]:
         """Root-relative paths of the owned attributes (what a journal must cover)."""
         return frozenset(self.relative(r) for r in self._owned)

@@ -386,6 +386,11 @@ class Governor:
                 self._failure_why.pop(a.name, None)
                 self._failing = any(self._write_failures.values())
             except ActuatorError as e:
+                if getattr(e, "repeat", False) and self._write_failures[a.name] >= self.max_write_failures:
+                    # The same refusal, its domain already held at its failsafe by the backend
+                    # (hw/confine.py ``HeldRefusal``): the failsafe stands, nothing new to say or tag.
+                    self._failing = True
+                    continue
                 n = self._write_failures[a.name] + 1
                 if getattr(e, "immediate_failsafe", False):
                     # A tampered target (hw.confine), not a transient error: no retries.

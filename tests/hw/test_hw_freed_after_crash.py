@@ -70,7 +70,9 @@ def test_one_limit_file_planted_alone_is_refused_not_taken_for_a_reprobe(tmp_pat
     # GPU's max alone, holding an OPP below the start's max, was taken for a reprobe on main:
     # the member was released and adopted again with the planted value as the one restore puts
     # back, and the GPU ended capped at 510 MHz after the exit.  It is a tampered tree: refused
-    # at the next write, and the journal restore puts the start's window back.
+    # at the next write.  Session 30r: the journal restore no longer writes into it either (the
+    # journal records each owned file's device and inode, hw/journalids.py): named, exit 1, the
+    # planted value left as planted (the daemon's own exit already refused it the same way).
     t, gpu = _gpu(tmp_path, "orin-nano-jp6")
     top = gpu.max("max_freq")
     proc = _started(tmp_path)
@@ -84,7 +86,8 @@ def test_one_limit_file_planted_alone_is_refused_not_taken_for_a_reprobe(tmp_pat
     _out, err = proc.communicate(timeout=procutil.DEADLINE_S)
     assert "Traceback" not in err.decode()
     assert "went away" not in err.decode()
-    if (tmp_path / "state" / "journal.json").exists():
-        r = procutil.run_cli("restore", *procutil.paths(tmp_path))
-        assert "Traceback" not in r.stderr
-    assert gpu.max("max_freq") == top
+    assert (tmp_path / "state" / "journal.json").exists(), "the refused file keeps the journal"
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert "Traceback" not in r.stderr
+    assert r.returncode == 1 and "max_freq: is not the file journaled" in r.stderr, r.stderr
+    assert gpu.max("max_freq") == 510000000 != top, "nothing written into the planted file"
