@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,56 @@ def test_the_cli_summary_of_a_unit_change_with_no_header_holds_degrees(tmp_path:
     r = _cli(_write(tmp_path / "mc.csv", ["time,cpu_temp", *rows]), tmp_path / "out")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["summary"]["max_sensor_c"]["cpu"] == pytest.approx(_temp(59))
+
+
+# --- loads in a fraction in one part and in percent in another -----------------------------
+
+
+def _load_parts(second: Callable[[int], str]) -> list[str]:
+    lines = ["time,cpu_temp,cpu_load"] + [f"{_stamp(i)},{_temp(i):.1f},{(i * 13) % 100}" for i in range(30)]
+    return (
+        lines
+        + ["time,cpu_temp,cpu_load"]
+        + [f"{_stamp(i)},{_temp(i):.1f},{second(i)}" for i in range(30, 50)]
+    )
+
+
+def test_a_restart_that_writes_loads_as_a_fraction_is_read_as_one(tmp_path: Path) -> None:
+    log = parse_log(_write(tmp_path / "ld.csv", _load_parts(lambda i: f"{(i * 13) % 100 / 100:.2f}")))
+    assert [s.loads["cpu"] for s in log.samples] == pytest.approx([(i * 13) % 100 / 100 for i in range(50)])
+    assert any(n.startswith("lines 32-52: cpu_load in fraction") for n in log.notes)
+
+
+def test_a_part_of_loads_below_one_that_could_be_idle_percent_is_said_not_scaled(tmp_path: Path) -> None:
+    log = parse_log(_write(tmp_path / "ld.csv", _load_parts(lambda i: f"{(i * 13) % 10 / 100:.2f}")))
+    assert [s.loads["cpu"] for s in log.samples][30:] == pytest.approx(
+        [(i * 13) % 10 / 1e4 for i in range(30, 50)]
+    )
+    assert any("lines 32-52 hold loads below 1 only" in n and "cannot be told" in n for n in log.notes)
+
+
+# --- a time restart in logs of lines, named by its lines ------------------------------------
+
+
+def _tegrastats_at(i: int, second: int) -> str:
+    return (
+        f"03-01-2026 00:{second // 60:02d}:{second % 60:02d} RAM 3100/3983MB (lfb 40x4MB) CPU "
+        f"[30%@1479,50%@1479,off,70%@1479] EMC_FREQ 12%@1600 GR3D_FREQ 40%@998 CPU@{_temp(i):.1f}C GPU@44C"
+    )
+
+
+def test_a_tegrastats_clock_that_steps_back_names_the_lines_it_shifted(tmp_path: Path) -> None:
+    lines = [_tegrastats_at(i, 100 + i) for i in range(30)] + [_tegrastats_at(i, i) for i in range(30, 60)]
+    log = parse_log(_write(tmp_path / "tg.log", lines))
+    assert [s.t_s for s in log.samples] == pytest.approx(list(range(60)))
+    assert any(n.startswith("lines 31-60: clock stepped back") for n in log.notes), log.notes
+
+
+def test_a_vcgencmd_loop_whose_date_lines_restart_names_the_lines_it_shifted(tmp_path: Path) -> None:
+    recs: list[str] = []
+    for i in range(40):
+        j = i + 300 if i < 20 else i
+        recs += [f"Tue Mar  5 14:{j // 60:02d}:{j % 60:02d} CET 2024", f"temp={_temp(i):.1f}'C"]
+    log = parse_log(_write(tmp_path / "vc.log", recs))
+    assert [s.t_s for s in log.samples] == pytest.approx(list(range(40)))
+    assert any(n.startswith("lines 41-79: clock stepped back") for n in log.notes), log.notes

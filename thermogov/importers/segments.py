@@ -382,6 +382,8 @@ def _part_units(
     t_col = next((j for j, n in enumerate(union) if _key(n)[0] == "t"), None)
     if not cols and t_col is None:
         return []
+    if len(parts) > 1:  # a load is compared part to part, never split inside one (session 30w)
+        cols.update((j, "load") for j, n in enumerate(union) if _key(n)[0] == "load")
     jumpy = {j for j, q in cols.items() if q in _SPLIT_BY_MAGNITUDE}
     cuts = _magnitude_cuts(_rows(text, delim, kept, maps, parts), jumpy) if jumpy else []
     if len(parts) < 2 and not cuts:
@@ -407,6 +409,8 @@ def _part_units(
         if len(found) < 2:
             continue
         gov_part, gov = max(found, key=lambda pu: (len(pu[0].values.get(j, ())), -pu[0].first))
+        if quantity == "load" and not _loads_decided(found, j, gov, gov_part, union[j], notes):
+            continue
         for p, unit in found:
             if unit.name == gov.name:
                 continue
@@ -442,6 +446,33 @@ def _part_units(
             )
         before = [first, times, last]
     return [(p.first, p.last, scales[p.first]) for p in parts if p.first in scales]
+
+
+# A part of loads in 0..1 is a fraction only if it reaches this: an idle board's percentages
+# (0.3 %) read like a fraction too, and a logger's own load is never that low across a part.
+_FRACTION_LEAST_MAX = 0.2
+
+
+def _loads_decided(
+    found: list[tuple[_Part, Unit]], j: int, gov: Unit, gov_part: _Part, name: str, notes: list[str]
+) -> bool:
+    """Whether the parts of a load column whose units differ (a fraction in one, percent in
+    another) can be told apart: every fraction part reaches ``_FRACTION_LEAST_MAX`` and every
+    percent part exceeds 1.  When not, nothing is scaled and the parts are said (session 30w)."""
+    if len({u.name for _, u in found}) < 2:
+        return False
+    sure = all(
+        max(p.values[j]) >= _FRACTION_LEAST_MAX if u.name == "fraction" else max(p.values[j]) > 1.0
+        for p, u in found
+    )
+    if not sure:
+        small = [p for p, u in found if u.name == "fraction"]
+        notes.append(
+            f"{name}: lines {', '.join(f'{p.first}-{p.last}' for p in small)} hold loads below 1 only "
+            f"where lines {gov_part.first}-{gov_part.last} are in {gov.name}: an idle percentage or a "
+            "fraction cannot be told; read as the whole column's unit (map with --columns load=NAME:%)"
+        )
+    return sure
 
 
 # Quantities whose unit can change inside a part with no header written again (a logger edited
