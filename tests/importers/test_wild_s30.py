@@ -273,3 +273,15 @@ def test_a_vcgencmd_loop_whose_date_lines_restart_names_the_lines_it_shifted(tmp
     log = parse_log(_write(tmp_path / "vc.log", recs))
     assert [s.t_s for s in log.samples] == pytest.approx(list(range(40)))
     assert any(n.startswith("lines 41-79: clock stepped back") for n in log.notes), log.notes
+
+
+# --- rows without a header inside a log of lines ----------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["vcgencmd", "labelled", "tegrastats"])
+def test_rows_without_a_header_in_a_log_of_lines_are_named_not_counted(tmp_path: Path, shape: str) -> None:
+    rows = [f"{1764928800 + i},{50 + 0.1 * i:.1f},1500" for i in range(15)]
+    log = parse_log(_write(tmp_path / "mix.log", SYNTHETIC[shape][:30] + rows))
+    assert len(log.samples) == 30 and log.skipped_lines == 0
+    said = [n for n in log.notes if n.startswith("lines 31-45 (a table of 15 row(s) without a header)")]
+    assert len(said) == 1 and "sed -n '31,45p'" in said[0]

@@ -584,7 +584,7 @@ def _header_of(ln: str) -> tuple[str, int] | None:
     return None
 
 
-def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
+def _table_blocks(text: str, bare: bool = False) -> list[tuple[int, int, int, str]]:
     """``(first, last, rows, header)`` of each table part, in one pass over the lines: a header
     line (two or more cells, each with a letter) and at least ``MIN_SEGMENT_ROWS`` rows of its
     width that hold numbers or stamps (blank lines and the same header written again inside it
@@ -594,6 +594,7 @@ def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
 
     out: list[tuple[int, int, int, str]] = []
     cur: list | None = None  # [first, last, rows, header, delimiter, width, last row's shape]
+    headed: set[tuple[str, int]] = set()  # (delimiter, width) of every header seen
     for no, raw in enumerate(lines_of(text), 1):
         ln = raw.strip()
         if cur is not None:
@@ -611,9 +612,27 @@ def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
             cur = None
         if ln and (head := _header_of(ln)) is not None:
             cur = [no, no, 0, ln, head[0], head[1], None]
+            headed.add(head)
+        elif bare and ln and (row := _bare_row(ln)) is not None and row not in headed:
+            # rows without a header (`epoch,temp,MHz` appended to a vcgencmd loop): a part too,
+            # said by its lines, never counted as malformed lines (session 30w); rows of a
+            # header's width after a broken row are that table's, left to its reader
+            cur = [no, no, 1, "", row[0], row[1], line_shape(ln)]
     if cur is not None and cur[2] >= MIN_SEGMENT_ROWS:
         out.append((cur[0], cur[1], cur[2], cur[3]))
     return out
+
+
+def _bare_row(ln: str) -> tuple[str, int] | None:
+    """(delimiter, width) when ``ln`` is a table row: two or more cells of numbers or stamps."""
+    from thermogov.importers import table
+
+    if ln.startswith(_COMMENT) or not (ln[:1].isdigit() or ln[:1] in "+-."):
+        return None
+    for d in _DELIMS:
+        if d in ln and len(cells := table._split(ln, d)) >= 2 and table._is_data(cells, False):
+            return d, len(cells)
+    return None
 
 
 def _runs(text: str, blocks: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
@@ -645,8 +664,8 @@ def _blanked(text: str, keep: Callable[[int], bool]) -> str:
 
 
 def split_formats(
-    text: str, detect: Callable[[str, tuple[str, ...] | None], str | None]
-) -> tuple[str, str, list[str]] | None:
+    text: str, detect: Callable[[str, tuple[str, ...] | None], str | None], *, bare: bool = False
+) -> tuple[str, str, list[str], bool] | None:
     """A log of lines (tegrastats, a vcgencmd loop, ``Label: value`` records) that also holds a
     table part (a CSV logger's output appended, ``script`` captures of two tools): ``(text to
     read, its format, notes)``, or None when the file holds no such mix (session 29w).
@@ -655,10 +674,14 @@ def split_formats(
     ``MIN_SEGMENT_ROWS`` rows of its width; the rest is the file's other lines, in a format
     ``detect(text, formats)`` recognises among the line formats (``formats`` None: any). The governing part is read with every other
     line blanked (line numbers stay the file's), and each part left out is named with its lines
-    and the ``sed -n`` that cuts it out, never dropped unsaid."""
+    and the ``sed -n`` that cuts it out, never dropped unsaid.  ``bare`` (the file was detected as
+    a log of lines): rows without a header are a table part too (session 30w); in a file detected
+    as a table they are the table's own, left to its reader and :func:`join_layouts`.  The last
+    item says whether every table part found is such rows (the caller reads the file whole, as
+    before, when the part read is then refused)."""
     if not any(d in text for d in _DELIMS):
         return None
-    blocks = _table_blocks(text)
+    blocks = _table_blocks(text, bare)
     if not blocks:
         return None
 
@@ -685,7 +708,14 @@ def split_formats(
     else:
         text_out, fmt = rest, rest_fmt
         read = f"lines {runs[0][0]}-{runs[-1][1]}" if runs else "no line"
-        left = [(a, b, f"a table of {r} row(s) under {h[:50]!r}") for a, b, r, h in blocks]
+        left = [
+            (
+                a,
+                b,
+                f"a table of {r} row(s) under {h[:50]!r}" if h else f"a table of {r} row(s) without a header",
+            )
+            for a, b, r, h in blocks
+        ]
         kind, ext = f"the {rest_fmt} lines read ({read}) are more", "csv"
     for a, b, what in left[:MAX_PARTS_NAMED]:
         notes.append(
@@ -697,7 +727,7 @@ def split_formats(
         notes.append(
             f"{len(more)} more part(s) in another format, lines {more[0][0]}-{more[-1][1]}: not read"
         )
-    return text_out, fmt, notes
+    return text_out, fmt, notes, not any(h for _a, _b, _r, h in blocks)
 
 
 MAX_PARTS_NAMED = 5  # skipped parts named one by one; the rest counted in one more note
