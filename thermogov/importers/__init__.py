@@ -161,15 +161,18 @@ def parse_log(
     del raw  # the decoded text, when cleaning made another (session 26m)
     clean_notes = [*read_notes, *clean_notes]
     sniffed: list[table.Table | None] = [None]  # the table detection read, handed over (session 28m)
+    retry: str | None = None  # the format to read the whole file in if its split-off part fails
     if fmt == "auto":
         found = detect(text)  # once: a second detection sniffed a table again (session 27m)
         name = found[0] if found is not None else None
         if name in (*segments.LINE_FORMATS, "csv", "rpi-csv") and columns is None:
             # a log of lines with a table part, or a table with such lines: the larger part is
             # read, the other named with its lines (session 29w)
-            mixed = segments.split_formats(text, _detect_among)
+            mixed = segments.split_formats(text, _detect_among, bare=name in segments.LINE_FORMATS)
             if mixed is not None:
-                text, name, mixed_notes = mixed
+                if mixed[3]:  # only rows without a header split off: read whole if refused
+                    retry = name
+                text, name, mixed_notes, _bare = mixed
                 clean_notes.extend(mixed_notes)
                 found = None
             del mixed
@@ -182,6 +185,30 @@ def parse_log(
         del found
     if columns and fmt not in ("rpi-csv", "csv", "jtop"):
         raise LogFormatError(f"{path}: --columns applies to table logs (csv, rpi-csv, jtop), not {fmt}")
+    box = [text]  # handed over, not held here: the table reader frees it (session 26m)
+    del text
+    try:
+        return _read(path, fmt, box, clean_notes, sniffed, interval_s, columns)
+    except LogFormatError:
+        if retry is None:
+            raise
+    # the part read after rows without a header were split off was refused: the file read
+    # whole, as before session 30w, so the refusal names the parts as it did
+    return parse_log(path, retry, interval_s=interval_s)
+
+
+def _read(
+    path: str | Path,
+    fmt: str,
+    box: list[str],
+    clean_notes: list[str],
+    sniffed: list[table.Table | None],
+    interval_s: float | None,
+    columns: str | None,
+) -> ImportedLog:
+    """The log of the text in ``box`` (taken out) in ``fmt``: layouts joined, read, checked."""
+    source = str(path)
+    text = box.pop()
     joined = False
     if fmt in ("csv", "rpi-csv") and columns is None:
         # a layout that changes midway: parts joined by column name or left out, said (session 28w)

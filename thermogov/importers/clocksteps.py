@@ -87,30 +87,41 @@ def _span(seconds: float) -> str:
 
 
 @overload
-def mend_steps(times: array, what: str = "row") -> tuple[array, list[str]]: ...
-@overload
-def mend_steps(times: Sequence[float | None], what: str = "row") -> tuple[list[float | None], list[str]]: ...
 def mend_steps(
-    times: Sequence[float | None] | array, what: str = "row"
+    times: array, what: str = "row", lines: Sequence[int] | None = None
+) -> tuple[array, list[str]]: ...
+@overload
+def mend_steps(
+    times: Sequence[float | None], what: str = "row", lines: Sequence[int] | None = None
+) -> tuple[list[float | None], list[str]]: ...
+def mend_steps(
+    times: Sequence[float | None] | array, what: str = "row", lines: Sequence[int] | None = None
 ) -> tuple[list[float | None] | array, list[str]]:
     """(times with every clock step mended, one note per step); ``times`` in file order, absolute
     or elapsed seconds, None where a row has no time.  Unchanged (and no note) without a step.
 
     An ``array('d')`` (NaN where a row has no time) is returned as itself when its times never
     step (session 28n: a big table's axis is not copied), else mended in a new ``array('d')``.
+    ``lines``, the file's line number of each time, makes each note name the lines it shifted (a
+    log of lines: tegrastats, vcgencmd, labelled; session 30w).
     """
     if isinstance(times, array):
         if not _steps_anywhere(times):
             return times, []
         out_a = array("d", times)
-        return out_a, _mend(times, out_a, what)
+        return out_a, _mend(times, out_a, what, lines)
     out: list[float | None] = list(times)
     if not _steps_anywhere(times):
         return out, []  # nearly every log: no index built (a big log holds millions of rows)
-    return out, _mend(times, out, what)
+    return out, _mend(times, out, what, lines)
 
 
-def _mend(times: Sequence[float | None] | array, out: list[float | None] | array, what: str) -> list[str]:
+def _mend(
+    times: Sequence[float | None] | array,
+    out: list[float | None] | array,
+    what: str,
+    lines: Sequence[int] | None = None,
+) -> list[str]:
     """Mend ``out`` (a copy of ``times``) in place; the notes (none: ``out`` is left as it was)."""
     finite = [(i, t) for i, t in enumerate(times) if t is not None and math.isfinite(t)]
     step = _interval(finite)
@@ -151,8 +162,11 @@ def _mend(times: Sequence[float | None] | array, out: list[float | None] | array
             if jump < 0
             else "leapt forward (a board without a real-time clock, set by the network after boot)"
         )
+        where = ""
+        if lines is not None:  # the file's lines of the rows shifted, first to last
+            where = f"lines {lines[finite[k][0]]}-{lines[finite[end - 1][0]]}: "
         notes.append(
-            f"clock {kind} by {_span(jump)} {before - first_t:g} s into the log (an NTP step, a clock set "
+            f"{where}clock {kind} by {_span(jump)} {before - first_t:g} s into the log (an NTP step, a clock set "
             f"at boot, or a logger restarted into the same file): the {end - k} {what}(s) after it shifted "
             f"to follow one interval ({step:g} s) after the {what} before; the real gap is not in the log"
         )

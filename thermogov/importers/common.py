@@ -479,7 +479,10 @@ NEWEST_FIRST_NOTE = "rows run newest first (netdata's default export): read in r
 
 
 def keep_forward(
-    items: list[T], times: list[float | None], notes: list[str] | set[str] | None = None
+    items: list[T],
+    times: list[float | None],
+    notes: list[str] | set[str] | None = None,
+    lines: Sequence[int] | None = None,
 ) -> tuple[list[T], list[float], int]:
     """(items, times, dropped): only items whose time exists and does not go back.
 
@@ -488,12 +491,13 @@ def keep_forward(
     step); a row that still goes back (a reordered line, a step of one interval) or has an
     unplaceable stamp cannot go on a monotonic axis: dropping those rows, and counting them,
     keeps the rest.  A garbled stamp (:func:`plausible_times`) is dropped before it could make
-    every later row look earlier than itself.
+    every later row look earlier than itself.  ``lines`` (each item's line in the file) makes a
+    step's note name the lines it shifted (session 30w).
     """
     if notes is not None:
         from thermogov.importers.clocksteps import mend_steps
 
-        times, step_notes = mend_steps(times)
+        times, step_notes = mend_steps(times, lines=lines)
         if isinstance(notes, set):
             notes.update(step_notes)
         else:

@@ -463,9 +463,16 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
     zone = next((m.group(1) for ln in lines if (m := _THERMAL_RE.match(ln))), None)
     sensor = sensor_name(zone.removesuffix("_zone")) if zone else "cpu"
     notes: list[str] = []
-    if tm:
+    if tm and model.strip():
         notes.append(
             f"sbc-bench {tm.group(1)} report: {model}" + (f" ({tm.group(3)})" if tm.group(3) else "")
+        )
+    elif "System health while running" in text:
+        # a title blanked or cut (a pasted report, a privacy edit): no board is guessed from what
+        # is left of it, and the note says why none is named (session 30w)
+        notes.append(
+            "the report's title line names no board (blank, cut or missing): the board is "
+            + ("taken from the device tree only" if dt else "not named by the log")
         )
     notes.append(
         f"temperature from thermal zone {zone!r}" if zone else "thermal zone not named: stored as 'cpu'"

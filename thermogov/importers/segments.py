@@ -27,8 +27,11 @@ A file with one segment and no such run is handed on unchanged (the same text ob
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from thermogov.importers.cells import lines_of
@@ -184,7 +187,8 @@ def join_layouts(text: str, source: str = "<text>") -> tuple[str, list[str]]:
             others.append((first, last, count, runs[i][6]))
     headless = not any(s.header is not None for s in segs)
     restarted = any(len(s.header_lines) > 1 for s in segs)
-    if (len(segs) < 2 or headless) and not others and not restarted:
+    one_headed = len(segs) == 1 and segs[0].header is not None
+    if (len(segs) < 2 or headless) and not others and not restarted and not one_headed:
         # rows of several widths and no header: the readers decide by value as before (the
         # psutil logger's 2- and 7-field rows are one layout, rpi_csv)
         return text, []
@@ -303,13 +307,15 @@ _QUANTITY = {"temp": "temp", "freq": "freq", "power": "power", "rail": "power"}
 
 @dataclass
 class _Part:
-    """Rows between two writes of a header (a logger's restart) in a kept segment."""
+    """Rows between two writes of a header (a logger's restart) in a kept segment, or a piece of
+    such rows cut where a temperature or clock changes unit with no header (session 30w)."""
 
     first: int
     last: int
     seg: int  # first line of its segment (the key of ``maps``)
-    values: dict[int, list[float]] = field(default_factory=dict)  # union column -> its numbers
+    values: dict[int, array] = field(default_factory=dict)  # union column -> its numbers
     times: tuple[float, float] | None = None  # its first and last time (numbers or stamps' seconds)
+    whole: int = 0  # first line of the part between headers it is a piece of
 
 
 def _parts(kept: list[_Segment]) -> list[_Part]:
@@ -319,8 +325,40 @@ def _parts(kept: list[_Segment]) -> list[_Part]:
         for k, a in enumerate(starts):
             b = starts[k + 1] - 1 if k + 1 < len(starts) else s.last
             if b >= a:
-                out.append(_Part(a, b, s.first))
+                out.append(_Part(a, b, s.first, whole=a))
     return out
+
+
+def _rows(
+    text: str, delim: str, kept: list[_Segment], maps: dict[int, list[int] | None], parts: list[_Part]
+) -> Iterator[tuple[int, _Part, list[str], list[int]]]:
+    """(line number, its part, its cells, their union columns) for every row of the kept parts."""
+    by_start = {p.first: p for p in parts}
+    widths = {s.first: s.width for s in kept}
+    heads = {h for s in kept for h in s.header_lines}
+    end = parts[-1].last
+    cur: _Part | None = None
+    for no, raw in enumerate(lines_of(text), 1):
+        cur = by_start.get(no, cur)
+        if no > end:
+            return
+        if cur is None or no > cur.last:
+            continue
+        ln = raw.strip()
+        if not ln or ln.startswith(_COMMENT) or no in heads:
+            continue
+        cells = ln.split(delim) if '"' not in ln else _split_cells(ln, delim)
+        if len(cells) != widths[cur.seg]:
+            continue
+        yield no, cur, cells, maps.get(cur.seg) or list(range(len(cells)))
+
+
+def _number_of(cell: str) -> float | None:
+    try:
+        v = float(cell)
+    except ValueError:
+        return None
+    return v if v == v and abs(v) != float("inf") else None
 
 
 def _part_units(
@@ -331,77 +369,167 @@ def _part_units(
     union: list[str],
     notes: list[str],
 ) -> list[tuple[int, int, dict[int, float]]]:
-    """Each value column's unit told by its values in each part (a restart, a joined segment) of
-    the read table; where a part's unit differs from the one of the part with most values (the
-    column's governing unit: m°C after °C, MHz after kHz), its cells are read in their own unit,
-    scaled to the governing one and said with their lines (session 29w). Returns
-    ``(first, last, {union column: factor})`` for each part whose cells are scaled."""
+    """Each value column's unit told by its values in each part (a restart, a joined segment, a
+    run after a jump of magnitude) of the read table; where a part's unit differs from the one of
+    the part with most values (the column's governing unit: m°C after °C, MHz after kHz), its cells
+    are read in their own unit, scaled to the governing one and said with their lines (session
+    29w; a change with no header, session 30w). Returns ``(first, last, {union column: factor})``
+    for each part whose cells are scaled."""
     parts = _parts(kept)
-    if len(parts) < 2 or not union:
+    if not parts or not union:
         return []
     cols = {j: _QUANTITY[_key(n)[0]] for j, n in enumerate(union) if _key(n)[0] in _QUANTITY}
     t_col = next((j for j, n in enumerate(union) if _key(n)[0] == "t"), None)
     if not cols and t_col is None:
         return []
-    by_start = {p.first: p for p in parts}
-    widths = {s.first: s.width for s in kept}
-    heads = {h for s in kept for h in s.header_lines}
-    cur: _Part | None = None
-    for no, raw in enumerate(lines_of(text), 1):
-        cur = by_start.get(no, cur)
-        if cur is None or no > cur.last:
-            if cur is not None and no > parts[-1].last:
-                break
-            continue
-        ln = raw.strip()
-        if not ln or ln.startswith(_COMMENT) or no in heads:
-            continue
-        cells = ln.split(delim) if '"' not in ln else _split_cells(ln, delim)
-        if len(cells) != widths[cur.seg]:
-            continue
-        m = maps.get(cur.seg) or list(range(len(cells)))
+    if len(parts) > 1:  # a load is compared part to part, never split inside one (session 30w)
+        cols.update((j, "load") for j, n in enumerate(union) if _key(n)[0] == "load")
+    jumpy = {j for j, q in cols.items() if q in _SPLIT_BY_MAGNITUDE}
+    cuts = _magnitude_cuts(_rows(text, delim, kept, maps, parts), jumpy) if jumpy else []
+    if len(parts) < 2 and not cuts:
+        return []  # one part, one unit: no values held (a plain table pays one scan only)
+    parts = _cut(parts, cuts)
+    for _no, cur, cells, m in _rows(text, delim, kept, maps, parts):
         for j, c in enumerate(cells):
             u = m[j] if j < len(m) else None
-            if u is not None and u == t_col and (t := _seconds(c)) is not None:
+            if u is None:
+                continue
+            if u == t_col and (t := _seconds(c)) is not None:
                 cur.times = (cur.times or (t, t))[0], t
-            if u in cols:
-                try:
-                    v = float(c)
-                except ValueError:
-                    continue
-                if v == v and abs(v) != float("inf"):
-                    cur.values.setdefault(u, []).append(v)
+            if u in cols and (v := _number_of(c)) is not None:
+                if u not in cur.values:
+                    cur.values[u] = array("d")
+                cur.values[u].append(v)
     scales: dict[int, dict[int, float]] = {}
     for j, quantity in cols.items():
         found: list[tuple[_Part, Unit]] = []
         for p in parts:
-            if (unit := detect_unit(quantity, p.values.get(j, []))) is not None:
+            if (unit := detect_unit(quantity, p.values.get(j, array("d")))) is not None:
                 found.append((p, unit))
         if len(found) < 2:
             continue
-        gov_part, gov = max(found, key=lambda pu: (len(pu[0].values.get(j, [])), -pu[0].first))
+        gov_part, gov = max(found, key=lambda pu: (len(pu[0].values.get(j, ())), -pu[0].first))
+        if quantity == "load" and not _loads_decided(found, j, gov, gov_part, union[j], notes):
+            continue
         for p, unit in found:
             if unit.name == gov.name:
                 continue
             scales.setdefault(p.first, {})[j] = unit.factor / gov.factor
             vals = sorted(p.values[j])
+            why = (
+                "a logger restarted with another unit"
+                if p.first == p.whole
+                else "the unit changes with no header written again"
+            )
             notes.append(
                 f"lines {p.first}-{p.last}: {union[j]} in {unit.name} by its values (median "
                 f"{vals[len(vals) // 2]:g}) where lines {gov_part.first}-{gov_part.last} are in "
-                f"{gov.name} (a logger restarted with another unit): read in its own unit"
+                f"{gov.name} ({why}): read in its own unit"
             )
-    before: _Part | None = None
+    # a restart's time is judged on the parts between headers, a cut's pieces joined again
+    spans: dict[int, list] = {}
     for p in parts:
         if p.times is None:
             continue
-        if before is not None and before.times is not None and p.times[0] < before.times[1]:
+        if p.whole in spans:
+            spans[p.whole][2] = p.last
+            spans[p.whole][1] = (spans[p.whole][1][0], p.times[1])
+        else:
+            spans[p.whole] = [p.first, p.times, p.last]
+    before: list | None = None
+    for first, times, last in spans.values():
+        if before is not None and times[0] < before[1][1]:
             notes.append(
-                f"lines {p.first}-{p.last}: its time ({union[t_col or 0]}) restarts at "
-                f"{p.times[0]:.15g}, before the {before.times[1]:.15g} where lines {before.first}-"
-                f"{before.last} end (a logger restarted into the same file)"
+                f"lines {first}-{last}: its time ({union[t_col or 0]}) restarts at "
+                f"{times[0]:.15g}, before the {before[1][1]:.15g} where lines {before[0]}-"
+                f"{before[2]} end (a logger restarted into the same file)"
             )
-        before = p
+        before = [first, times, last]
     return [(p.first, p.last, scales[p.first]) for p in parts if p.first in scales]
+
+
+# A part of loads in 0..1 is a fraction only if it reaches this: an idle board's percentages
+# (0.3 %) read like a fraction too, and a logger's own load is never that low across a part.
+_FRACTION_LEAST_MAX = 0.2
+
+
+def _loads_decided(
+    found: list[tuple[_Part, Unit]], j: int, gov: Unit, gov_part: _Part, name: str, notes: list[str]
+) -> bool:
+    """Whether the parts of a load column whose units differ (a fraction in one, percent in
+    another) can be told apart: every fraction part reaches ``_FRACTION_LEAST_MAX`` and every
+    percent part exceeds 1.  When not, nothing is scaled and the parts are said (session 30w)."""
+    if len({u.name for _, u in found}) < 2:
+        return False
+    sure = all(
+        max(p.values[j]) >= _FRACTION_LEAST_MAX if u.name == "fraction" else max(p.values[j]) > 1.0
+        for p, u in found
+    )
+    if not sure:
+        small = [p for p, u in found if u.name == "fraction"]
+        notes.append(
+            f"{name}: lines {', '.join(f'{p.first}-{p.last}' for p in small)} hold loads below 1 only "
+            f"where lines {gov_part.first}-{gov_part.last} are in {gov.name}: an idle percentage or a "
+            "fraction cannot be told; read as the whole column's unit (map with --columns load=NAME:%)"
+        )
+    return sure
+
+
+# Quantities whose unit can change inside a part with no header written again (a logger edited
+# in place: m°C rows after °C rows, kHz after MHz) and be told by a jump in magnitude: their
+# units are a factor 1000 apart and no reading moves by more than ``_JUMP`` between two rows
+# (a rail or a load can: a GPU rail from 5 mW idle to 3000 mW, so power is left out).
+_SPLIT_BY_MAGNITUDE = ("temp", "freq")
+_JUMP_DECADES = 2.5  # log10 of the jump: above a physical step (~10x: a GPU clock 76 -> 1300 MHz), below 1000
+
+
+def _magnitude_cuts(rows: Iterator[tuple[int, _Part, list[str], list[int]]], jumpy: set[int]) -> list[int]:
+    """Line numbers where a temperature or clock column jumps by more than ``_JUMP_DECADES`` and
+    stays at the new level (within a decade) for at least ``MIN_SEGMENT_ROWS`` values, after at
+    least as many at the old one: a single wild value is left to the range check.  Streams: only
+    the cuts are held."""
+    cuts: set[int] = set()
+    # per column: [last level, values since the last cut, pending cut (line, level, count) or None]
+    state: dict[int, list] = {}
+    part: _Part | None = None
+    for no, cur, cells, m in rows:
+        if cur is not part:  # a header starts each part: its unit is compared part to part
+            part = cur
+            state.clear()
+        for j, c in enumerate(cells):
+            u = m[j] if j < len(m) else None
+            if u not in jumpy or (v := _number_of(c)) is None or v == 0:
+                continue
+            level = math.log10(abs(v))
+            st = state.setdefault(u, [level, 0, None])
+            pending = st[2]
+            if pending is not None:
+                if abs(level - pending[1]) <= 1:
+                    pending[2] += 1
+                    if pending[2] >= MIN_SEGMENT_ROWS:
+                        cuts.add(pending[0])
+                        st[1], st[2] = pending[2], None
+                    st[0] = level
+                    continue
+                st[2] = None  # a spike, not a new level
+            if abs(level - st[0]) > _JUMP_DECADES and st[1] >= MIN_SEGMENT_ROWS:
+                st[2] = [no, level, 1]
+            elif abs(level - st[0]) <= _JUMP_DECADES:
+                st[1] += 1
+                st[0] = level
+    return sorted(cuts)
+
+
+def _cut(parts: list[_Part], cuts: list[int]) -> list[_Part]:
+    """``parts`` split at the ``cuts`` inside them; each piece remembers its whole part."""
+    if not cuts:
+        return parts
+    out: list[_Part] = []
+    for p in parts:
+        bounds = [p.first, *(c for c in cuts if p.first < c <= p.last), p.last + 1]
+        for a, b in itertools.pairwise(bounds):
+            out.append(_Part(a, b - 1, p.seg, whole=p.whole))
+    return out
 
 
 def _seconds(cell: str) -> float | None:
@@ -456,7 +584,7 @@ def _header_of(ln: str) -> tuple[str, int] | None:
     return None
 
 
-def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
+def _table_blocks(text: str, bare: bool = False) -> list[tuple[int, int, int, str]]:
     """``(first, last, rows, header)`` of each table part, in one pass over the lines: a header
     line (two or more cells, each with a letter) and at least ``MIN_SEGMENT_ROWS`` rows of its
     width that hold numbers or stamps (blank lines and the same header written again inside it
@@ -466,6 +594,7 @@ def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
 
     out: list[tuple[int, int, int, str]] = []
     cur: list | None = None  # [first, last, rows, header, delimiter, width, last row's shape]
+    headed: set[tuple[str, int]] = set()  # (delimiter, width) of every header seen
     for no, raw in enumerate(lines_of(text), 1):
         ln = raw.strip()
         if cur is not None:
@@ -483,9 +612,27 @@ def _table_blocks(text: str) -> list[tuple[int, int, int, str]]:
             cur = None
         if ln and (head := _header_of(ln)) is not None:
             cur = [no, no, 0, ln, head[0], head[1], None]
+            headed.add(head)
+        elif bare and ln and (row := _bare_row(ln)) is not None and row not in headed:
+            # rows without a header (`epoch,temp,MHz` appended to a vcgencmd loop): a part too,
+            # said by its lines, never counted as malformed lines (session 30w); rows of a
+            # header's width after a broken row are that table's, left to its reader
+            cur = [no, no, 1, "", row[0], row[1], line_shape(ln)]
     if cur is not None and cur[2] >= MIN_SEGMENT_ROWS:
         out.append((cur[0], cur[1], cur[2], cur[3]))
     return out
+
+
+def _bare_row(ln: str) -> tuple[str, int] | None:
+    """(delimiter, width) when ``ln`` is a table row: two or more cells of numbers or stamps."""
+    from thermogov.importers import table
+
+    if ln.startswith(_COMMENT) or not (ln[:1].isdigit() or ln[:1] in "+-."):
+        return None
+    for d in _DELIMS:
+        if d in ln and len(cells := table._split(ln, d)) >= 2 and table._is_data(cells, False):
+            return d, len(cells)
+    return None
 
 
 def _runs(text: str, blocks: list[tuple[int, int, int, str]]) -> list[tuple[int, int, int, str]]:
@@ -517,8 +664,8 @@ def _blanked(text: str, keep: Callable[[int], bool]) -> str:
 
 
 def split_formats(
-    text: str, detect: Callable[[str, tuple[str, ...] | None], str | None]
-) -> tuple[str, str, list[str]] | None:
+    text: str, detect: Callable[[str, tuple[str, ...] | None], str | None], *, bare: bool = False
+) -> tuple[str, str, list[str], bool] | None:
     """A log of lines (tegrastats, a vcgencmd loop, ``Label: value`` records) that also holds a
     table part (a CSV logger's output appended, ``script`` captures of two tools): ``(text to
     read, its format, notes)``, or None when the file holds no such mix (session 29w).
@@ -527,10 +674,14 @@ def split_formats(
     ``MIN_SEGMENT_ROWS`` rows of its width; the rest is the file's other lines, in a format
     ``detect(text, formats)`` recognises among the line formats (``formats`` None: any). The governing part is read with every other
     line blanked (line numbers stay the file's), and each part left out is named with its lines
-    and the ``sed -n`` that cuts it out, never dropped unsaid."""
+    and the ``sed -n`` that cuts it out, never dropped unsaid.  ``bare`` (the file was detected as
+    a log of lines): rows without a header are a table part too (session 30w); in a file detected
+    as a table they are the table's own, left to its reader and :func:`join_layouts`.  The last
+    item says whether every table part found is such rows (the caller reads the file whole, as
+    before, when the part read is then refused)."""
     if not any(d in text for d in _DELIMS):
         return None
-    blocks = _table_blocks(text)
+    blocks = _table_blocks(text, bare)
     if not blocks:
         return None
 
@@ -557,7 +708,14 @@ def split_formats(
     else:
         text_out, fmt = rest, rest_fmt
         read = f"lines {runs[0][0]}-{runs[-1][1]}" if runs else "no line"
-        left = [(a, b, f"a table of {r} row(s) under {h[:50]!r}") for a, b, r, h in blocks]
+        left = [
+            (
+                a,
+                b,
+                f"a table of {r} row(s) under {h[:50]!r}" if h else f"a table of {r} row(s) without a header",
+            )
+            for a, b, r, h in blocks
+        ]
         kind, ext = f"the {rest_fmt} lines read ({read}) are more", "csv"
     for a, b, what in left[:MAX_PARTS_NAMED]:
         notes.append(
@@ -569,7 +727,7 @@ def split_formats(
         notes.append(
             f"{len(more)} more part(s) in another format, lines {more[0][0]}-{more[-1][1]}: not read"
         )
-    return text_out, fmt, notes
+    return text_out, fmt, notes, not any(h for _a, _b, _r, h in blocks)
 
 
 MAX_PARTS_NAMED = 5  # skipped parts named one by one; the rest counted in one more note

@@ -53,10 +53,29 @@ def _scalar(text: str) -> str:
 
 
 def _number(item: str) -> float | object:
+    item = item.strip()
+    if _DECIMAL_COMMA_RE.fullmatch(item):  # `- 600,16992`: one block-list item, a decimal comma
+        item = item.replace(",", ".")
     try:
-        return float(item.strip())
+        return float(item)
     except ValueError:
         return _MISSING
+
+
+# A number written under a locale with decimal commas (`48,3`).
+_DECIMAL_COMMA_RE = re.compile(r"[-+]?\d+,\d+")
+# Between two items of a YAML flow list: a comma and a space (PyYAML writes `[48.3, 47.8]`).  A
+# comma with a digit on both sides is no separator: split at every comma, `[48,3, 47,8]` read
+# as 48, 3, 47, 8 (a decimal-comma stressberry file, session 30w).
+_FLOW_ITEM_SEP_RE = re.compile(r",(?=\s)|,$")
+
+
+def _flow_items(body: str) -> list[float | object]:
+    """The numbers of a flow list's body; decimal commas read as such when every item separator
+    is a comma and a space and some comma sits between two digits."""
+    if re.search(r"\d,\d", body) and re.search(r",\s", body):
+        return [_number(x) for x in _FLOW_ITEM_SEP_RE.split(body) if x.strip()]
+    return [_number(x) for x in body.split(",") if x.strip()]
 
 
 def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], list[str], int]:
@@ -74,7 +93,7 @@ def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], li
             flow.append(line.strip())
             if line.endswith("]"):
                 body = " ".join(flow)[1:-1]
-                data[key] = [_number(x) for x in body.split(",") if x.strip()]
+                data[key] = _flow_items(body)
                 flow = None
             continue
         if line.lstrip().startswith("#"):
@@ -94,7 +113,7 @@ def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], li
             data[key] = []  # a block list follows (or the key is empty)
         elif value.startswith("["):
             if value.endswith("]"):
-                data[key] = [_number(x) for x in value[1:-1].split(",") if x.strip()]
+                data[key] = _flow_items(value[1:-1])
             else:
                 flow = [value]
         else:

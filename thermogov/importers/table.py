@@ -630,7 +630,15 @@ def _monotonic_numeric(vals: Sequence[float | None]) -> bool:
     if statistics.median(v) >= 1e8:
         return True
     up = [s for s in steps if s > 0]
-    return len(up) >= 0.9 * len(steps) and _even(up)
+    if len(up) >= 0.9 * len(steps):
+        return _even(up)
+    # A counter with ties: a logger that wrote some records twice (one stamp, two rows) steps
+    # by its interval or by 0, never back.  It was read as a 1..N "MHz" clock (session 30w); a
+    # heating temperature that only climbs also never goes back, but it steps unevenly, and one
+    # rising on half its rows by even steps would leave the temperature range within a few
+    # hundred rows.
+    never_back = all(s >= 0 for s in steps)
+    return never_back and len(up) >= max(10, 0.5 * len(steps)) and _even(up)
 
 
 def _even(steps: list[float]) -> bool:
@@ -820,6 +828,14 @@ def _one_board_power(cols: list[_Col], rows: Sequence[list[str]], dc: bool, note
     )
 
 
+# The widest headerless table whose columns are told apart by their values.  Loggers without a
+# header write a few fields (`epoch,temp,MHz`, psutil's 7, a stamp and a dozen thermal zones); a
+# wide export whose header was lost holds memory in MB, rails in mV and mW beside the clocks and
+# temperatures, and those read as m°C and MHz by value (a tegrastats power-GUI CSV without its
+# first line gave 17 "temperatures" and 28 "clocks", session 30w).
+MAX_HEADERLESS_COLUMNS = 16
+
+
 def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[_Col]:
     """Every column's role; LogFormatError (columns found + --columns) when nothing is usable."""
     width = len(t.rows[0])
@@ -851,6 +867,13 @@ def identify(t: Table, source: str, spec: str | None, notes: list[str]) -> list[
                 c.col = Column("")
         notes.append("columns mapped by --columns: " + spec)
     elif not t.header:
+        if width > MAX_HEADERLESS_COLUMNS:
+            first = ", ".join(f"{i + 1}={c!r}" for i, c in enumerate(t.rows[0][:8]))
+            raise LogFormatError(
+                f"{source}: a table of {width} columns without a header: too many to tell apart by "
+                f"their values (first row: {first}, ...); map them with --columns, e.g. "
+                "--columns t=1,temp=N,freq=N (positions 1,2,...), or restore the header line"
+            )
         _by_values(cols, t.rows, t.decimal_comma, notes)
     else:
         grouped, group_notes = group_columns(labels, t.rows)

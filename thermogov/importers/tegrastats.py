@@ -12,6 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -194,6 +196,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
     notes: set[str] = set()
     rows = _sink()  # each line's values straight into columns: no row object per line held
     times: list[float] = []
+    line_nos = array("i")  # each kept line's number: a clock step's note names its lines (session 30w)
     skipped = 0
     backwards = 0
     stamped: bool | None = None
@@ -225,11 +228,12 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
             t = len(rows) * (interval_s or DEFAULT_INTERVAL_S)
         _put(rows, row)
         times.append(t)
+        line_nos.append(no)
     if not len(rows):
         raise no_samples_error(source, "tegrastats lines")
     notes.update(unread.notes())
     if stamped:  # a clock that steps (NTP, a 1970 boot, a restart) is mended; a stray line dropped
-        times, backwards = _forward(rows, times, notes)
+        times, backwards = _forward(rows, times, notes, line_nos)
         skipped += backwards
     note_timing(
         notes,
@@ -265,12 +269,14 @@ def _put(rows: RowSink, row: _Row) -> None:
     )
 
 
-def _forward(rows: RowSink, times: list[float], notes: set[str]) -> tuple[list[float], int]:
+def _forward(
+    rows: RowSink, times: list[float], notes: set[str], lines: Sequence[int] | None = None
+) -> tuple[list[float], int]:
     """(times, dropped): clock steps mended (:mod:`~thermogov.importers.clocksteps`), then
     every line earlier than the line kept before it dropped (from ``rows`` too)."""
     from thermogov.importers.clocksteps import mend_steps
 
-    mended, step_notes = mend_steps(times, "line")
+    mended, step_notes = mend_steps(times, "line", lines)
     notes.update(step_notes)
     kept: list[int] = []
     kept_t: list[float] = []

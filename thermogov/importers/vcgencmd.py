@@ -106,7 +106,8 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
 
     def start() -> dict[str, object]:
         nonlocal stamp_new
-        s: dict[str, object] = {"t": stamp}
+        # its first line (the `date` line before its readings): a clock step's note names it
+        s: dict[str, object] = {"t": stamp, "_line": stamp_line if stamp_new else no}
         samples.append(s)
         stamp_new = False
         return s
@@ -114,7 +115,8 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     def to_axis(st: tuple[float, bool]) -> float | None:
         return st[0] if st[1] else clock.seconds(st[0])
 
-    for line in text.splitlines():
+    no = stamp_line = 0
+    for no, line in enumerate(text.splitlines(), 1):  # `no` is read by start()
         if not line.strip():
             continue
         m = _VALUE_RE.search(line)
@@ -124,7 +126,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
             if st is None:
                 skipped += 1
             else:
-                stamp, stamp_new = to_axis(st), True
+                stamp, stamp_new, stamp_line = to_axis(st), True, no
                 prev_temp = False
             continue
         if (pm := _PMIC_RE.match(line)) is not None:
@@ -183,7 +185,8 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         usable = stamped
     if stamped:
         stamps: list[float | None] = [float(s["t"]) for s in usable]  # type: ignore[arg-type]
-        usable, kept, back = keep_forward(usable, stamps, notes)
+        lines = [int(s["_line"]) for s in usable]  # type: ignore[call-overload]
+        usable, kept, back = keep_forward(usable, stamps, notes, lines)
         skipped += back
         times, tied = spread_ties(kept)
         if tied:

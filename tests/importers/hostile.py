@@ -1,0 +1,206 @@
+"""Hostile variants of a log: what copying, editing and broken loggers do to a real file.
+
+Each variant is a pure function of the clean file's bytes, so a failing case can be rebuilt from
+its name alone.  Given a clean log the importers read, each variant must be read to the same
+values (within the unit: a temperature stays a temperature, a clock a clock) or refused with a
+one-line error; never read to other values without a word (issue 10: never misread silently).
+
+Used by ``tests/importers/test_wild_s30.py`` on the real logs (``$THERMOGOV_REAL_DATA``) and on
+synthetic logs written in tmp.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from thermogov.importers import ImportedLog
+
+_DECIMAL_RE = re.compile(rb"(?<=\d)\.(?=\d)")
+_TEMP_HEADER_RE = re.compile(rb"temp|tmp|soc|cpu_c|celsius", re.I)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+def crlf(data: bytes) -> bytes:
+    """Saved by a Windows editor: every line ends in CR LF."""
+    return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+
+
+def utf16_bom(data: bytes) -> bytes:
+    """Re-saved as "Unicode" by a Windows editor: UTF-16 LE with its byte-order mark."""
+    return codecs.BOM_UTF16_LE + data.decode("utf-8", errors="replace").encode("utf-16-le")
+
+
+def truncate_mid_line(data: bytes) -> bytes:
+    """Copied while the logger was writing: the file ends inside a line, 70 % of the way in."""
+    cut = int(len(data) * 0.7)
+    while cut < len(data) and data[cut : cut + 1] in (b"\n", b"\r"):
+        cut += 1  # inside a line, not at its end
+    return data[: max(cut, 1)]
+
+
+def nul_block(data: bytes) -> bytes:
+    """A power cut mid-write: a 4 KiB run of NULs in the middle of a line halfway in."""
+    mid = len(data) // 2
+    while mid < len(data) and data[mid : mid + 1] in (b"\n", b"\r"):
+        mid += 1
+    return data[:mid] + b"\x00" * 4096 + data[mid:]
+
+
+def duplicate_lines(data: bytes) -> bytes:
+    """A logger that wrote every fifth record twice (one time stamp, two rows)."""
+    out: list[bytes] = []
+    for k, line in enumerate(_lines(data)):
+        out.append(line)
+        if k % 5 == 4 and any(ch in b"0123456789" for ch in line):
+            out.append(line if line.endswith(b"\n") else line + b"\n")
+    return b"".join(out)
+
+
+def decimal_comma(data: bytes) -> bytes:
+    """A logger under a German/French locale: decimal commas, and `;` between fields where a
+    comma was the delimiter (what spreadsheet exports do)."""
+    if _comma_table(data):
+        data = data.replace(b",", b";")
+    return _DECIMAL_RE.sub(b",", data)
+
+
+def drop_header(data: bytes) -> bytes:
+    """A table whose header line was lost (a logger that writes it only when the file is new)."""
+    lines = _lines(data)
+    for k, line in enumerate(lines):
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return b"".join(lines[:k] + lines[k + 1 :])
+    return data
+
+
+def _comma_table(data: bytes) -> bool:
+    head = [ln for ln in _lines(data)[:20] if ln.strip()]
+    return len(head) >= 3 and sum(ln.count(b",") >= 1 for ln in head) >= len(head) - 1
+
+
+def _temp_column(data: bytes) -> tuple[int, int] | None:
+    """(header line index, column index) of a comma table's temperature column, or None."""
+    if not _comma_table(data):
+        return None
+    for k, line in enumerate(_lines(data)[:5]):
+        cells = line.split(b",")
+        if any(re.search(rb"[A-Za-z]", c) for c in cells):
+            for j, cell in enumerate(cells):
+                if _TEMP_HEADER_RE.search(cell):
+                    return k, j
+            return None
+    return None
+
+
+def _scale_rows(data: bytes, start_share: float) -> bytes:
+    where = _temp_column(data)
+    if where is None:
+        return data
+    header, col = where
+    lines = _lines(data)
+    first = header + 1 + int((len(lines) - header - 1) * start_share)
+    for k in range(first, len(lines)):
+        cells = lines[k].split(b",")
+        if col < len(cells):
+            raw = cells[col].strip()
+            try:
+                value = float(raw)
+            except ValueError:
+                continue
+            if math.isfinite(value):
+                end = cells[col][len(cells[col].rstrip()) :]
+                cells[col] = str(round(value * 1000)).encode() + end
+                lines[k] = b",".join(cells)
+    return b"".join(lines)
+
+
+def millidegrees(data: bytes) -> bytes:
+    """A logger that writes the sysfs value as it is: every temperature in m°C."""
+    return _scale_rows(data, 0.0)
+
+
+def millidegrees_midway(data: bytes) -> bytes:
+    """A logger edited in place halfway: m°C rows after °C rows, no header written again."""
+    return _scale_rows(data, 0.5)
+
+
+VARIANTS: dict[str, Callable[[bytes], bytes]] = {
+    "crlf": crlf,
+    "utf16-bom": utf16_bom,
+    "truncated": truncate_mid_line,
+    "nul-block": nul_block,
+    "duplicated": duplicate_lines,
+    "decimal-comma": decimal_comma,
+    "no-header": drop_header,
+    "millidegrees": millidegrees,
+    "millidegrees-midway": millidegrees_midway,
+}
+# Variants after which fewer samples are expected: lines cut off or damaged.
+LOSSY = {"truncated", "nul-block", "no-header"}
+
+
+@dataclass(frozen=True)
+class Values:
+    """What a log's samples hold, per quantity, as sorted value lists (names aside: a header
+    dropped renames a column, and a misread is a value where it does not belong)."""
+
+    temps: list[float]
+    clocks: list[float]
+    loads: list[float]
+    powers: list[float]
+    count: int
+
+
+def values(log: ImportedLog) -> Values:
+    temps: list[float] = []
+    clocks: list[float] = []
+    loads: list[float] = []
+    powers: list[float] = []
+    for s in log.samples:
+        temps.extend(s.temps_c.values())
+        clocks.extend(float(f) for f in s.freqs_hz.values())
+        loads.extend(s.loads.values())
+        powers.extend(s.rails_w.values())
+        if s.power_w is not None:
+            powers.append(s.power_w)
+    return Values(sorted(temps), sorted(clocks), sorted(loads), sorted(powers), len(log.samples))
+
+
+def _strays(got: Iterable[float], known: list[float], rel: float, absolute: float) -> list[float]:
+    """Values in ``got`` with no value of ``known`` near them."""
+    import bisect
+
+    out: list[float] = []
+    for v in got:
+        k = bisect.bisect_left(known, v)
+        near = [known[i] for i in (k - 1, k) if 0 <= i < len(known)]
+        if not any(abs(v - n) <= max(absolute, rel * abs(n)) for n in near):
+            out.append(v)
+    return out
+
+
+def misread(clean: Values, got: Values, lossy: bool, *, skip_loads: bool = False) -> str | None:
+    """Why ``got`` is not the clean log's values, or None when it is.
+
+    ``skip_loads``: loads are not compared (records written twice: sbc-bench drops a section's
+    first %cpu, an average since boot, and its copy is a line like any other)."""
+    for what, a, b, rel, absolute in (
+        ("temperature", got.temps, clean.temps, 0.0, 0.051),
+        ("clock", got.clocks, clean.clocks, 0.001, 1.0),
+        ("load", [] if skip_loads else got.loads, [] if skip_loads else clean.loads, 0.0, 0.0051),
+        ("power", got.powers, clean.powers, 0.001, 0.0011),
+    ):
+        if stray := _strays(a, b, rel, absolute):
+            return f"{len(stray)} {what} value(s) not in the clean log, e.g. {stray[:3]}"
+        if b and not a and not lossy:
+            return f"every {what} value lost"
+    if not lossy and got.count < 0.95 * clean.count:
+        return f"{got.count} samples where the clean log has {clean.count}"
+    return None
