@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from tests.hw import fakesys, faultshim, procutil
 from tests.hw.test_hw_boost24 import P0, _boosted_pi5, _switch
 from tests.hw.test_hw_late_chargers import TCPM, _power_by_second, _unplug, _usb
 from thermogov.hw.discovery import POWER_SUPPLY, discover
+from thermogov.hw.limitwatch import SAY_EACH_RESET_UP_TO
 from thermogov.hw.power import PowerSupplyReader
 from thermogov.hw.sysfs import SysfsTree
 
@@ -264,18 +266,35 @@ def test_a_look_between_the_switch_and_the_kernel_s_reset_is_no_rival(tmp_path: 
     proc = procutil.start_run(tmp_path, "--duration", "120s")
     procutil.wait_line(proc, "thermogov: started")
     cap = t.read_int(f"{P0}/scaling_max_freq")
+    resets = 0
+
+    def recapped(k: int) -> None:
+        """The cap written again after a reset: its line while every kind of it is still said
+        (which of the two boost kinds a reset is counted as depends on whether the limit watch
+        looked between the switch and the reset, and each kind goes quiet after
+        SAY_EACH_RESET_UP_TO, so only the first that many resets are sure to be said), then
+        the file back at the cap (a flake of the shared build machine, session 30)."""
+        nonlocal resets
+        resets += 1
+        if resets <= SAY_EACH_RESET_UP_TO:
+            line = procutil.wait_line(proc, "restore now puts back", stream="stderr")
+            assert "another writer" not in line and "left to it" not in line, f"switch {k + 1}: {line}"
+        deadline = time.monotonic() + procutil.DEADLINE_S
+        while t.read_int(f"{P0}/scaling_max_freq") != cap and time.monotonic() < deadline:
+            time.sleep(0.05)  # the daemon's next look (1 s cadence) re-writes it
+        assert t.read_int(f"{P0}/scaling_max_freq") == cap, f"switch {k + 1}: not re-capped"
+
     for k in range(4):
         bs._rewrite(flag, 1)  # the store's first half: the state
         procutil.wait_line(proc, "boost switched on for policy0", stream="stderr")
         run = bs.FakeRun(t, threading.Event(), random.Random(1))
         bs._switch_boost(run, tops, dict.fromkeys(tops, False), "policy0", True)  # its second: the reset
-        assert t.read_int(f"{P0}/scaling_max_freq") == boost
-        line = procutil.wait_line(proc, "restore now puts back", stream="stderr")
-        assert "another writer" not in line and "left to it" not in line, f"switch {k + 1}: {line}"
+        assert t.read_int(f"{P0}/scaling_max_freq") in (boost, cap)  # the daemon may re-cap at once
+        recapped(k)
         _switch(bs, t.root, tops, kernel, False)
-        line = procutil.wait_line(proc, "restore now puts back", stream="stderr")
-        assert "another writer" not in line and t.read_int(f"{P0}/scaling_max_freq") == cap, line
-    procutil.stopped(proc)
+        recapped(k)
+    err = procutil.stopped(proc)
+    assert "another writer" not in err and "left to it" not in err, err
     kernel_owned = (CUR, f"{P0}/cpuinfo_max_freq")
     assert _but(t.snapshot(), *kernel_owned) == _but(before, *kernel_owned)
 
