@@ -7,15 +7,14 @@ carries them per row in ``--json`` and names them for every log over the RMSE ta
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.calibrate.fidelityjson import bench_row
 from tests.realdata import REAL_DATA, absent
 from thermogov.sim.calibration.tailparts import tail_parts
 
@@ -91,18 +90,7 @@ def test_the_miss_line_names_the_three_parts_and_only_for_misses() -> None:
 
 
 def test_the_bench_json_carries_them_and_they_add_up() -> None:
-    ext = REPO / "tests" / "data" / "logs" / "external"
-    cmd = [
-        sys.executable,
-        str(REPO / "bench" / "fidelity.py"),
-        "--data",
-        str(ext),
-        "--only",
-        "3Lpf",
-        "--json",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO).stdout
-    (row,) = json.loads(out)["rows"]
+    row = bench_row("3Lpf")
     parts = (row["tail_level_c"], row["tail_drift_c"], row["tail_rest_c"])
     assert all(p is not None for p in parts)
     assert row["rmse_c"] ** 2 == pytest.approx(sum(p * p for p in parts))

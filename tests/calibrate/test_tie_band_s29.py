@@ -9,14 +9,13 @@ Fails on main, which has none of these functions, fields or words.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.calibrate.fidelityjson import bench_row
 from thermogov.sim.calibration.baseline import (
     hindsight_flat_rmse,
     persistence_offset,
@@ -104,18 +103,7 @@ def test_the_luck_line_names_the_offsets_the_band_and_the_scatter() -> None:
 
 
 def test_the_bench_json_carries_them_and_they_add_up() -> None:
-    ext = REPO / "tests" / "data" / "logs" / "external"
-    cmd = [
-        sys.executable,
-        str(REPO / "bench" / "fidelity.py"),
-        "--data",
-        str(ext),
-        "--only",
-        "3Lpf",
-        "--json",
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO).stdout
-    (row,) = json.loads(out)["rows"]
+    row = bench_row("3Lpf")
     assert row["tie_band_c"] == abs(row["persistence_offset_c"])
     assert row["persistence_c"] ** 2 == pytest.approx(
         row["flat_floor_c"] ** 2 + row["persistence_offset_c"] ** 2

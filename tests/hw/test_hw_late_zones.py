@@ -16,14 +16,13 @@ import itertools
 import json
 import os
 import re
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.hw import fakesys, procutil
+from tests.hw import fakesys, procutil, virtualclock
 from thermogov.config import Config, parse_config
 from thermogov.fusion import SensorSpec
 from thermogov.hw import daemon, sysfs
@@ -74,16 +73,7 @@ def _run(
 ) -> tuple[list[dict[str, str]], str]:
     """A dry run of ``seconds`` on a virtual clock; ``script(t)`` changes the tree at each wait.
     ``more``: other run options (a ``publish``: tests/hw/test_hw_waiting_sensors.py)."""
-    now = [1000.0]
-
-    def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
-        now[0] += timeout_s
-        script(now[0] - 1000.0)
-        return flag.event.is_set()
-
-    clock = types.SimpleNamespace(monotonic=lambda: now[0], perf_counter=lambda: now[0], time=lambda: now[0])
-    monkeypatch.setattr(daemon, "time", clock)
-    monkeypatch.setattr(daemon.StopFlag, "wait", wait)
+    virtualclock.install(monkeypatch, script)
     err = io.StringIO()
     where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
     paths = {k: work / v for k, v in where.items()}

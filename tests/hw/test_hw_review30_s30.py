@@ -14,14 +14,13 @@ import json
 import os
 import shutil
 import signal
-import types
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.hw import fakesys, faultshim, procutil
+from tests.hw import fakesys, faultshim, procutil, virtualclock
 from tests.hw.test_hw_late_chargers import _unplug, power_each_second
 from tests.hw.test_hw_review26 import _exit
 from tests.hw.test_hw_review29_s29 import LITTLE_KHZ, _two_cpu_domains
@@ -184,16 +183,7 @@ def _governed_run(
     work: Path, monkeypatch: pytest.MonkeyPatch, seconds: float, script: Callable[[float], None]
 ) -> tuple[list[dict[str, str]], str]:
     """A real (not dry) run on a virtual clock: ``script(t)`` changes the tree at each wait."""
-    now = [1000.0]
-
-    def wait(flag: daemon.StopFlag, timeout_s: float) -> bool:
-        now[0] += timeout_s
-        script(now[0] - 1000.0)
-        return flag.event.is_set()
-
-    clock = types.SimpleNamespace(monotonic=lambda: now[0], perf_counter=lambda: now[0], time=lambda: now[0])
-    monkeypatch.setattr(daemon, "time", clock)
-    monkeypatch.setattr(daemon.StopFlag, "wait", wait)
+    virtualclock.install(monkeypatch, script)
     err = io.StringIO()
     where = {"state_dir": "state", "lock_file": "l.lock", "lock_dir": "locks", "out": "out"}
     cfg = parse_config({"run": {"policy": "hysteresis"}})

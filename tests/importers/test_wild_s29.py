@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.runtimedir import child_env
 from thermogov.importers import parse_log
 
 
@@ -57,6 +58,7 @@ def _cli(path: Path, out: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         check=False,
+        env=child_env(),  # never the real /run/thermogov (tests/runtimedir.py)
     )
 
 

@@ -12,16 +12,14 @@ a unit change with no header written again, a counter with ties, a wide headerle
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.importers.hostile import LOSSY, VARIANTS, misread, values
+from tests.importers.test_wild_s29 import _cli
 from tests.realdata import REAL_DATA, absent
-from tests.runtimedir import child_env
 from thermogov.importers import parse_log
 from thermogov.interfaces import LogFormatError
 
@@ -33,17 +31,6 @@ def _stamp(i: int) -> str:
 def _write(path: Path, lines: list[str]) -> Path:
     path.write_text("".join(ln + "\n" for ln in lines))
     return path
-
-
-def _cli(path: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).parent / "thermogov"
-    return subprocess.run(
-        [str(exe), "import", str(path), "--out", str(out), "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=child_env(),
-    )
 
 
 # --- clean synthetic logs, one per shape ------------------------------------------------------
