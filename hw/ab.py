@@ -38,6 +38,7 @@ from thermogov.config import Config
 from thermogov.hw import daemon
 from thermogov.hw.abarms import Arm, check_arms_differ, make_arms
 from thermogov.hw.tracesafe import preflight
+from thermogov.hw.unwritten import unwritable_reason
 from thermogov.hw.workload import WORKLOAD_EXITED, exited_phrase, no_inference_reason, parse_workload
 from thermogov.interfaces import ConfigError, RuntimeFailure
 from thermogov.policies import PolicyContext
@@ -209,6 +210,10 @@ def _run(
         raise RuntimeFailure(f"{where}: {why}; the limits were restored and nothing was compared")
     if stopped != "duration":
         raise KeyboardInterrupt(f"block {i + 1} stopped by {stopped}; limits restored")
+    if unwritten := unwritable_reason(summary):
+        # A block (or cool-down) whose domain could not be capped ran another policy than its
+        # arm's: nothing after it can be compared either (session 30, hw/unwritten.py).
+        raise RuntimeFailure(f"{where}: {unwritten}; the limits were restored and nothing was compared")
     return summary
 
 

@@ -371,20 +371,13 @@ def run_command(
 
 
 def _judge_caps(summary: dict[str, Any]) -> None:
-    """A run that ended with a domain's latest cap write failed did not govern it: a runtime failure
-    (exit 1), said after the summary.  Session 30: a Pi 3 whose only limit answers every write
-    with EINVAL ran hot and uncapped for its whole run, logged one line at its first failure and
-    exited 0, so a service manager or a script saw a governed run."""
-    unwritable = summary.get("caps_unwritable") or {}
-    if not unwritable:
-        return
-    done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
-    name, why = next(iter(unwritable.items()))
-    more = f" (and {len(unwritable) - 1} more domain(s))" if len(unwritable) > 1 else ""
-    raise RuntimeFailure(
-        f"{name}: its latest cap write failed ({why}){more}, so the run did not govern it to the end; "
-        f"only the kernel's and firmware's own thermal limits held it; {done}"
-    )
+    """A run that ended with a domain's latest cap write failed did not govern it: a runtime
+    failure (exit 1), said after the summary (hw/unwritten.py)."""
+    from thermogov.hw.unwritten import unwritable_reason
+
+    if why := unwritable_reason(summary):
+        done = "a dry run: nothing was written" if summary.get("dry_run") else "the limits were restored"
+        raise RuntimeFailure(f"{why}; {done}")
 
 
 def _judge_workload(summary: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ import pytest
 
 from tests.hw import faultshim, procutil
 from tests.hw.fakesys import FakeTree, KernelTree
+from tests.runtimedir import child_env
 from thermogov.board import load_board
 from thermogov.config import Config
 from thermogov.hw.devices import CapActuator
@@ -290,3 +291,32 @@ def test_a_hot_pi_3_whose_only_limit_rejects_every_write_is_a_runtime_failure(
     assert _stopped_with_a_domain_unwritten(proc, t, before).startswith(
         "thermogov: error: cpu: its latest cap write"
     )
+
+
+def test_ab_on_a_pi_3_whose_only_limit_rejects_every_write_compares_nothing(
+    tmp_path: Path, shim: Path
+) -> None:
+    """Base: each block "ran" its arm on a board no write could cap and `ab` ranked the two
+    policies (exit 0).  Now block 1 ends the comparison: exit 1, one line naming the domain, the
+    tree as it was (session 30, hw/unwritten.py)."""
+    t = _hot_tree(tmp_path / "root", "rpi3")
+    faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
+    env = faultshim.env(shim, tmp_path / "faults", t.root)
+    before = t.snapshot()
+    p = subprocess.run(
+        [
+            *procutil.script(), "ab", *procutil.paths(tmp_path), "--lock-dir", str(tmp_path / "locks"),
+            "--out", str(tmp_path / "out"), "--policy", "stepped", "--policy", "hysteresis",
+            "--block", "2s", "--pairs", "2", "--cool-down", "0", "--workload", "builtin",
+        ],
+        capture_output=True, text=True, timeout=procutil.DEADLINE_S * 2, env=child_env(env), check=False,
+    )  # fmt: skip
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    (line,) = [ln for ln in p.stderr.splitlines() if ln.startswith("thermogov: error:")]
+    assert line.startswith("thermogov: error: block 1 (") and "cpu: its latest cap write failed (" in line, (
+        line
+    )
+    assert "EINVAL" in line and line.endswith("nothing was compared"), line
+    assert sorted(d.name for d in (tmp_path / "out").iterdir()) == ["block-01"]
+    assert t.snapshot() == before
