@@ -11,7 +11,9 @@ parameter changed.  A variant is written ``NAME[:ARG][+key=value]...``::
 and holds no comma, so ``compare``'s comma-separated ``--policy`` list still splits between arms
 (``--policy stepped,stepped+release_frontier=true``).  A ``+`` splits only where a ``key=``
 follows, so a value such as ``1e+3`` stays whole.  A value is read as a TOML value (``true``,
-``0.5``, ``3``, ``"text"``); a bare word that is not TOML (``fast``) is a string.
+``0.5``, ``3``, ``"text"``); a bare word that is not TOML (``fast``) is a string.  A value meant
+as a number is read as the numeric options read theirs (session 29i's one-word rule, 30l): one
+word, any script's decimal digits, no TOML-only form such as ``0x55`` (:func:`_number_value`).
 
 A variant is applied to a config exactly as if the user had written the keys under
 ``[policies.NAME]`` in the config file (:meth:`Variant.apply`), so the overrides meet the same
