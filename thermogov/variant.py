@@ -138,9 +138,10 @@ def _number_value(field: str, text: str, key: str, raw: str) -> int | float | No
         toml = _value(word)
         if isinstance(toml, bool) or not isinstance(toml, int | float):
             return None
+        shown = toml if abs(toml) < 1e15 else 85  # a 4000-digit hex value: no 4000-digit example
         raise ConfigError(
             f"{field}: {text!r}: {key}={word} is not a decimal number; write it in decimal digits, "
-            f"e.g. {key}={toml}"
+            f"e.g. {key}={shown}"
         )
     if blank(raw):
         raise ConfigError(
