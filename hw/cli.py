@@ -177,16 +177,25 @@ _board_opt = click.option(
     "--state",
     "state_path",
     type=GivenPath(dir_okay=False, path_type=Path),
-    help="A running daemon's state file, read for since when it waits for a sensor. Default: /run/thermogov/state.json.",
+    help="A running daemon's state file, read for since when it waits for a sensor. "
+    "Default: state.json in --lock-dir.",
 )
+@_status_lockdir_opt
 @_one_line_errors
 def doctor_command(
-    config_path: str | None, board: str | None, sysfs_root: Path, as_json: bool, state_path: Path | None
+    config_path: str | None,
+    board: str | None,
+    sysfs_root: Path,
+    as_json: bool,
+    state_path: Path | None,
+    lock_dir: Path | None,
 ) -> None:
     """Show the board's sensors and frequency domains and what the profile maps them to.
 
     No root needed; exits 1 when the root holds no board (nothing to read or to govern), 2
-    after the report when `run` would refuse the config on this board (its one line).
+    after the report when `run` would refuse the config on this board (its one line), and 2
+    before it when the runtime folder whose state.json is read (--lock-dir, else
+    $THERMOGOV_LOCK_DIR) is no folder.
 
     \b
     Example:
@@ -195,6 +204,14 @@ def doctor_command(
     from thermogov.hw.doctor import config_refusal, doctor_checks, doctor_data, doctor_report
     from thermogov.hw.sysfs import SysfsTree
 
+    given_state = state_path
+    if state_path is None:
+        # The one runtime-folder rule of run, ab, restore and status (session 30i): --lock-dir,
+        # else THERMOGOV_LOCK_DIR, else /run/thermogov, judged before anything is read (30l).
+        from thermogov.client import default_state_path
+
+        _check_runtime_dir(lock_dir)
+        state_path = default_state_path(lock_dir)
     tree, cfg = SysfsTree(sysfs_root), _config(config_path)
     if board is not None:  # a bad --board is bad input whatever the root holds (no board: exit 1)
         from thermogov.cliopts import load_board_option
@@ -204,10 +221,10 @@ def doctor_command(
     # A --state given is judged as `status --state` judges it (28h): the report still says why
     # it was not read ("state file not read: ..."), and the status is then 2 with that line.
     state_refusal = None
-    if state_path is not None:
+    if given_state is not None:
         from thermogov.hw.waitedsince import check_state_option
 
-        state_refusal = check_state_option(state_path)
+        state_refusal = check_state_option(given_state)
     # Only a config the user names is checked as `run` would check it (the example config says
     # to check a change with `doctor --config`); plain `doctor` reports and warns, exit 0.
     refusal = config_refusal(tree, cfg, board) if no_board is None and config_path is not None else None

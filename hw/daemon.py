@@ -464,8 +464,20 @@ def _rewrite_journal(
     # The record's path, so a restore given another --lock-dir finds this run's caps.
     caps = str(record.path.absolute()) if record is not None else ""
     journal.write(
-        new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode, caps_record=caps)
+        new_journal_data(tree, entries, states=states, attrs=fan_attrs, power_mode=mode, caps_record=caps),
+        in_force=_in_force(actuators, idle, fan),
     )
+
+
+def _in_force(actuators: list[CapActuator], idle: IdleInjector | None, fan: HwFan | None) -> str:
+    """What this run has written to the board, in a failed rewrite's line: each domain's cap in
+    force, and the idle injection and fan it drives (their originals are journaled too)."""
+    parts = [f"{a.name} max {a.cap_hz / 1e6:g} MHz" for a in actuators]
+    if idle is not None and idle.originals():
+        parts.append("idle injection")
+    if fan is not None and fan.originals:
+        parts.append("the fan")
+    return ", ".join(parts)
 
 
 def own_records(opts: RunOptions, root: Path) -> dict[str, Path]:
@@ -1019,11 +1031,12 @@ class Runner:
         self.log(why)
 
     def _journal_again(self, rewrite: Callable[[], None]) -> None:
-        """Mid-run the journal failing to update is a warning: the run and its restore go on."""
+        """Mid-run the journal failing to update is a warning: the run and its restore go on
+        (the line says what is in force and what a restore after a crash would do, hw/journal.py)."""
         try:
             rewrite()
         except ThermogovError as e:
-            self.log(f"warning: {e}; a restore after a crash would put back the values of before")
+            self.log(f"warning: {e}; the run goes on")
 
     def _mode_change(self) -> str:
         """One line's start naming nvpmodel's recorded mode change since the start, or ""."""

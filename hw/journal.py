@@ -178,14 +178,22 @@ class Journal:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / JOURNAL_NAME
+        self.written_at: float | None = None  # the last journal this object wrote (None: none yet)
 
     def exists(self) -> bool:
         return self.path.exists()
 
-    def write(self, data: JournalData) -> None:
-        """Atomically (tmp + rename) and durably (fsync file and directory), with a checksum."""
+    def write(self, data: JournalData, in_force: str = "") -> None:
+        """Atomically (tmp + rename) and durably (fsync file and directory), with a checksum.
+
+        The first write comes before the daemon's first write to the board, so its failure is
+        "nothing was changed".  A later one (a rewrite mid-run) fails with limits in force
+        (``in_force``: the daemon's words for them) and the previous journal still at the name:
+        its line says that, and what a restore after a crash would then do (session 30l; it said
+        "nothing was changed" there too)."""
         body: dict[str, Any] = {"format": FORMAT, **asdict(data)}
         body["sha256"] = checksum(body)
+        replaced = False
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             tmp = self.path.with_name(JOURNAL_NAME + ".tmp")
@@ -196,12 +204,36 @@ class Journal:
             finally:
                 os.close(fd)
             os.replace(tmp, self.path)
+            replaced = True
             _fsync_dir(self.state_dir)
         except OSError as e:
-            raise ThermogovError(
-                f"{self.path}: cannot write the restore journal ({e.strerror}); "
-                "fix --state-dir (nothing was changed)"
-            ) from e
+            if self.written_at is None:
+                raise ThermogovError(
+                    f"{self.path}: cannot write the restore journal ({e.strerror}); "
+                    "fix --state-dir (nothing was changed)"
+                ) from e
+            raise ThermogovError(self._rewrite_failed(e, data.sysfs_root, replaced, in_force)) from e
+        self.written_at = data.created
+
+    def _rewrite_failed(self, e: OSError, root: str, replaced: bool, in_force: str) -> str:
+        """The one line of a failed rewrite mid-run: what is in force, which journal is on disk,
+        and what a restore after a crash would do with it."""
+        said = f"{self.path}: cannot rewrite the restore journal ({errno_name(e.errno)}: {e.strerror})"
+        kept = "this run's limits stay in force" + (f" ({in_force})" if in_force else "")
+        kept += " and are put back from memory when it ends, as always"
+        if replaced:  # only the folder's fsync failed: the new file is there, maybe not durable
+            disk = (
+                "the new journal is at the name but its folder could not be synced, so after a power "
+                "cut a restore may find the previous one and put back the values it records"
+            )
+        else:
+            when = time.strftime("%H:%M:%S UTC", time.gmtime(self.written_at or 0.0))
+            disk = (
+                f"the journal on disk is the previous one (written {when}), so a restore after a crash "
+                f"(`{restore_command(root, self.state_dir)}` or the next start) would put back the "
+                "values it records, not what changed since"
+            )
+        return f"{said}; {kept}; {disk}; free space in or fix --state-dir"
 
     def load(self) -> JournalData | None:
         """The journal, or None; a torn, edited or foreign file is a :class:`JournalError`."""

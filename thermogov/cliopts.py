@@ -112,12 +112,13 @@ def load_board_option(value: str, field: str = "--board") -> Any:
         ) from e
 
 
-def split_list(values: Sequence[str]) -> list[str]:
-    """Repeated and comma-separated values as one list, in order, blanks dropped."""
-    return [part.strip() for v in values for part in v.split(",") if part.strip()]
+def split_list(values: Sequence[str], strip: bool = True) -> list[str]:
+    """Repeated and comma-separated values as one list, in order, blanks dropped; ``strip``:
+    each item without the spaces around it (else as written, for a kind that judges them)."""
+    return [part.strip() if strip else part for v in values for part in v.split(",") if part.strip()]
 
 
-def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., list[Any]]:
+def _list_callback(kind: Callable[[str], Any], example: str, strip: bool = True) -> Callable[..., list[Any]]:
     def callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Any]:
         field = param.opts[0] if param.opts else str(param.name)
         if values and not split_list(values):
@@ -125,7 +126,7 @@ def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., li
             # otherwise run the default silently, as an empty --out would write into the cwd
             raise ConfigError(f"{field}: empty; write e.g. {example}, or leave the option out")
         out = []
-        for item in split_list(values):
+        for item in split_list(values, strip):
             try:
                 out.append(kind(item))
             except ValueError:
@@ -136,10 +137,14 @@ def _list_callback(kind: Callable[[str], Any], example: str) -> Callable[..., li
     return callback
 
 
-def list_option(*decls: str, kind: Callable[[str], Any] = str, example: str, **kw: Any) -> Callable[[F], F]:
+def list_option(
+    *decls: str, kind: Callable[[str], Any] = str, example: str, strip: bool = True, **kw: Any
+) -> Callable[[F], F]:
     """A list option: repeatable and comma-separated alike (``--seed 1 --seed 2`` is
-    ``--seed 1,2``); the value is a list, empty when the option is not given."""
-    return click.option(*decls, multiple=True, callback=_list_callback(kind, example), **kw)
+    ``--seed 1,2``); the value is a list, empty when the option is not given.  ``strip=False``
+    hands each item on with its spaces (``compare --policy``: a variant's value is one word,
+    as the other commands' ``--policy`` has it, session 30l)."""
+    return click.option(*decls, multiple=True, callback=_list_callback(kind, example, strip), **kw)
 
 
 def config_b_option(help_text: str) -> Callable[[F], F]:

@@ -11,7 +11,9 @@ parameter changed.  A variant is written ``NAME[:ARG][+key=value]...``::
 and holds no comma, so ``compare``'s comma-separated ``--policy`` list still splits between arms
 (``--policy stepped,stepped+release_frontier=true``).  A ``+`` splits only where a ``key=``
 follows, so a value such as ``1e+3`` stays whole.  A value is read as a TOML value (``true``,
-``0.5``, ``3``, ``"text"``); a bare word that is not TOML (``fast``) is a string.
+``0.5``, ``3``, ``"text"``); a bare word that is not TOML (``fast``) is a string.  A value meant
+as a number is read as the numeric options read theirs (session 29i's one-word rule, 30l): one
+word, any script's decimal digits, no TOML-only form such as ``0x55`` (:func:`_number_value`).
 
 A variant is applied to a config exactly as if the user had written the keys under
 ``[policies.NAME]`` in the config file (:meth:`Variant.apply`), so the overrides meet the same
@@ -42,6 +44,7 @@ from thermogov.interfaces import ConfigError
 from thermogov.policies import PolicyContext, check_policy_name, make_policy, split_policy_name
 from thermogov.tomlcheck import Table
 from thermogov.tomlread import TOMLDecodeError, loads
+from thermogov.units import ascii_digits, blank
 
 SEPARATOR = "+"
 EXAMPLE = "stepped+release_frontier=true"
@@ -110,23 +113,62 @@ def _finite(v: Any) -> bool:
     return True
 
 
+def _plain_number(text: str) -> int | float | None:
+    """``text`` as the numeric options read it (Python's ``int``, else ``float``, after
+    :func:`~thermogov.units.ascii_digits`), or None when it is no plain decimal number."""
+    digits = ascii_digits(text)
+    for read in (int, float):
+        try:
+            return read(digits)
+        except ValueError as e:  # int()'s limit (session 25l): Python's hint is no fix for a user
+            if "integer string conversion" in str(e):
+                raise
+    return None
+
+
+def _number_value(field: str, text: str, key: str, raw: str) -> int | float | None:
+    """A value meant as a number, by the numeric options' one-word rule (session 29i): one word
+    (``trip_c=85 `` was 85 after a strip while ``--ambient "85 "`` is refused), decimal digits
+    of any script (``trip_c=٨٥`` was refused, ``--ambient ٨٥`` is 85), no TOML-only form
+    (``0x55``, ``0o125``, ``0b1010101`` were 85: no numeric option reads them); None when
+    ``raw`` is no number at all (a word, a boolean, a quoted string, an array)."""
+    word = raw.strip()
+    number = _plain_number(word)
+    if number is None:
+        toml = _value(word)
+        if isinstance(toml, bool) or not isinstance(toml, int | float):
+            return None
+        shown = toml if abs(toml) < 1e15 else 85  # a 4000-digit hex value: no 4000-digit example
+        raise ConfigError(
+            f"{field}: {text!r}: {key}={word} is not a decimal number; write it in decimal digits, "
+            f"e.g. {key}={shown}"
+        )
+    if blank(raw):
+        raise ConfigError(
+            f"{field}: {text!r}: {key}={raw!r} holds a space or a control character; give the "
+            f"number as one word, e.g. {key}={word}"
+        )
+    return number
+
+
 def parse_variant(text: str, field: str = "--policy") -> Variant:
     """``NAME[:ARG][+key=value]...`` as a :class:`Variant`; bad text is one ConfigError naming it."""
-    head, *parts = _SPLIT.split(text.strip())
+    head, *parts = _SPLIT.split(text)
     head = head.strip()
     if SEPARATOR in head:
         raise _bad(field, text, f"cannot read {head[head.index(SEPARATOR) :]!r} as +key=value")
     check_policy_name(head, field)
     overrides: dict[str, Any] = {}
     for part in parts:
-        key, _, raw = part.partition("=")
-        key, raw = key.strip(), raw.strip()
+        key, _, given = part.partition("=")
+        key, raw = key.strip(), given.strip()
         if not raw:
             raise _bad(field, text, f"{key}= has no value")
         if key in overrides:
             raise _bad(field, text, f"{key} is given twice")
         try:
-            value = _value(raw)
+            number = _number_value(field, text, key, given)
+            value = _value(raw) if number is None else number
         except ValueError as e:  # int()'s limit (session 25l): Python's hint is no fix for a user
             if "integer string conversion" not in str(e):
                 raise

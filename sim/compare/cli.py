@@ -142,6 +142,7 @@ _COMMON = [
         "--policy",
         "policies",
         example="--policy hysteresis,stepped",
+        strip=False,  # parse_variant judges a value's spaces (trip_c=85 ); names are stripped there
         help="Policies to run: repeat or comma-separate. A variant sets the policy's [policies.NAME] "
         f"keys: NAME+key=value[+key=value], e.g. {EXAMPLE}. [required]",
     ),
