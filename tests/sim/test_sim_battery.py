@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.cli.script import thermogov
 from thermogov.board import load_board
 from thermogov.config import Config, SimConfig, SimEvent
 from thermogov.interfaces import ConfigError
@@ -98,9 +98,7 @@ def test_cli_says_the_battery_ran_empty(tmp_path: Path) -> None:
     conf.write_text(
         f'[run]\nboard = "{BOARD}"\nout = "{tmp_path / "out"}"\n[sim]\nduration_s = 3600\ninitial_soc = 0.005\n'
     )
-    p = subprocess.run(
-        ["thermogov", "sim", "--config", str(conf)], capture_output=True, text=True, check=False
-    )
+    p = thermogov("sim", "--config", str(conf))
     assert p.returncode == 0, p.stderr
     assert "battery empty" in p.stdout and "battery runtime" in p.stdout
     assert "the battery ran empty after" in p.stderr
@@ -112,9 +110,7 @@ def test_cli_rejects_a_plugged_event_on_a_mains_board(tmp_path: Path) -> None:
         f'[run]\nboard = "rpi5"\nout = "{tmp_path / "out"}"\n[sim]\nduration_s = 10\n'
         '[[sim.events]]\nat_s = 1.0\nkind = "plugged"\n'
     )
-    p = subprocess.run(
-        ["thermogov", "sim", "--config", str(conf)], capture_output=True, text=True, check=False
-    )
+    p = thermogov("sim", "--config", str(conf))
     assert p.returncode == 2
     assert "has no battery" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "out").exists()
