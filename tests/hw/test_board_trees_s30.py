@@ -84,6 +84,14 @@ def _doctor(root: Path, env: dict[str, str] | None = None) -> str:
     return d.stdout
 
 
+def _policy0_rejects(tmp_path: Path, shim: Path, board: str) -> tuple[FakeTree, dict[str, str]]:
+    """A hot ``board`` tree whose ``policy0/scaling_max_freq`` answers every write with EINVAL
+    (the fault shim's rule), and the environment a run needs for the shim."""
+    t = _hot_tree(tmp_path / "root", board)
+    faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
+    return t, faultshim.env(shim, tmp_path / "faults", t.root)
+
+
 def _stopped_with_a_domain_unwritten(
     proc: subprocess.Popen[bytes], t: FakeTree, before: dict[str, bytes | str]
 ) -> str:
@@ -215,9 +223,7 @@ def test_a_hot_xavier_nx_whose_policy0_rejects_its_limit_caps_its_other_clusters
 ) -> None:
     """Base: "actuator cpu: .../policy0/scaling_max_freq: write of 729600 failed (EINVAL ...)"
     and policy2/policy4 at 1907.2 MHz on a board at 92 °C for the whole run."""
-    t = _hot_tree(tmp_path / "root", "jetson-xavier-nx")
-    faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
-    env = faultshim.env(shim, tmp_path / "faults", t.root)
+    t, env = _policy0_rejects(tmp_path, shim, "jetson-xavier-nx")
     before = t.snapshot()
     proc = _started(tmp_path, env=env)
     procutil.wait_line(proc, "write of 729600 failed (EINVAL", stream="stderr")
@@ -282,9 +288,7 @@ def test_a_hot_pi_3_whose_only_limit_rejects_every_write_is_a_runtime_failure(
     """Base: the run logged the first EINVAL, ran uncapped at 92 °C to its end and exited 0, so a
     service manager or a script saw a governed run.  Now: exit 1 after the restore, one line
     naming the domain and its error; the tree as it was."""
-    t = _hot_tree(tmp_path / "root", "rpi3")
-    faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
-    env = faultshim.env(shim, tmp_path / "faults", t.root)
+    t, env = _policy0_rejects(tmp_path, shim, "rpi3")
     before = t.snapshot()
     proc = _started(tmp_path, env=env)
     procutil.wait_line(proc, "failed (EINVAL", stream="stderr")
@@ -299,9 +303,7 @@ def test_ab_on_a_pi_3_whose_only_limit_rejects_every_write_compares_nothing(
     """Base: each block "ran" its arm on a board no write could cap and `ab` ranked the two
     policies (exit 0).  Now block 1 ends the comparison: exit 1, one line naming the domain, the
     tree as it was (session 30, hw/unwritten.py)."""
-    t = _hot_tree(tmp_path / "root", "rpi3")
-    faultshim.write_rules(tmp_path / "faults", [(f"{CPUF}/policy0/scaling_max_freq", "w", errno.EINVAL)])
-    env = faultshim.env(shim, tmp_path / "faults", t.root)
+    t, env = _policy0_rejects(tmp_path, shim, "rpi3")
     before = t.snapshot()
     p = subprocess.run(
         [
