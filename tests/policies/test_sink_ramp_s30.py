@@ -11,7 +11,6 @@ shape: a die a few seconds behind a base that steps up (the fan stops), then ram
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.policies.diewalk import walk
 from tests.policies.helpers import ctx_for, inp, policy
 from thermogov.board import load_board
 from thermogov.interfaces import ConfigError
@@ -39,29 +39,14 @@ def _fan_failure(params: dict[str, object], seed: int) -> tuple[int, float, floa
     readings at the trip is a lottery on a 0.5 °C code, its expectation is not."""
     p = policy("stepped", params, board=BOARD)
     assert isinstance(p, Stepped)
-    ctx = ctx_for(BOARD)
     sensors = load_board(BOARD).sensors
-    weight = sum(s.weight for s in sensors)
-    rnd = random.Random(seed)
-    per_rung = 0.3  # °C a rung carries at the die
-    base0 = 83.0 - per_rung * p.top
-    die = 83.0
     trips, dies, held = 0, [], []
-    k = 0
-    while k * 0.1 < 60.0 + 200.0 + 300.0:
-        t = k * 0.1
-        base = base0 + (0.0 if t < 60.0 else 1.5 + min(0.01 * (t - 60.0), 2.0))
-        die += (base + per_rung * p.rung - die) * (1.0 - math.exp(-0.1 / 5.0))
+    rise = lambda t: 0.0 if t < 60.0 else 1.5 + min(0.01 * (t - 60.0), 2.0)  # noqa: E731
+    for t, die, event, rung in walk(p, BOARD, rise, 60.0 + 200.0 + 300.0, seed):
         dies.append(die)
-        reads: dict[str, float | None] = {
-            s.name: round((die + rnd.gauss(0.0, s.noise_c)) / s.quant_c) * s.quant_c for s in sensors
-        }
-        fused = sum(s.weight * (reads[s.name] or 0.0) for s in sensors) / weight
-        if p.decide(inp(t, fused, ctx, readings=reads)).event == "trip":
-            trips += 1
+        trips += event == "trip"
         if t >= 60.0 + 200.0 + 100.0:
-            held.append(p.rung)
-        k += 1
+            held.append(rung)
     true = np.asarray(dies)
     probs = prob_at_or_above({s.name: true for s in sensors}, {s.name: s for s in sensors}, p.p.trip_c)
     return trips, float(probs.sum() * 0.1), sum(held) / len(held)

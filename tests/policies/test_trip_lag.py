@@ -17,6 +17,7 @@ import random
 import numpy as np
 import pytest
 
+from tests.policies.diewalk import walk
 from tests.policies.helpers import ctx_for, inp, policy
 from thermogov.board import builtin_board_names, load_board
 from thermogov.interfaces import ConfigError
@@ -33,30 +34,19 @@ def _ramp_run(
     minutes.  An infinite rate is a step (a load switch)."""
     p = policy("stepped", params, board=BOARD)
     assert isinstance(p, Stepped)
-    ctx = ctx_for(BOARD)
-    sensors = load_board(BOARD).sensors
-    weight = sum(s.weight for s in sensors)
-    rnd = random.Random(seed)
-    per_rung = 0.3  # °C a rung carries at the die
-    base0 = 83.0 - per_rung * p.top
-    die = 83.0
     ramp_s = 3.0 / rate_c_per_s
     end_s = start_s + ramp_s
+
+    def rise(t: float) -> float:
+        return 3.0 if t >= end_s else (rate_c_per_s * (t - start_s) if start_s < t < end_s else 0.0)
+
     trips: list[float] = []
     rungs = 0
     k = 0
-    while k * 0.1 < end_s + 600.0:
-        t = k * 0.1
-        ramped = rate_c_per_s * (t - start_s) if start_s < t < end_s else 0.0
-        base = base0 + (3.0 if t >= end_s else ramped)
-        die += (base + per_rung * p.rung - die) * (1.0 - math.exp(-0.1 / 5.0))
-        reads: dict[str, float | None] = {
-            s.name: round((die + rnd.gauss(0.0, s.noise_c)) / s.quant_c) * s.quant_c for s in sensors
-        }
-        fused = sum(s.weight * (reads[s.name] or 0.0) for s in sensors) / weight
-        if p.decide(inp(t, fused, ctx, readings=reads)).event == "trip":
+    for t, _die, event, rung in walk(p, BOARD, rise, end_s + 600.0, seed):
+        if event == "trip":
             trips.append(t)
-        rungs += p.rung
+        rungs += rung
         k += 1
     return trips, rungs / k
 
