@@ -108,3 +108,12 @@ def test_the_verdict_tells_a_miss_no_bound_can_clear() -> None:
     row = lines[-1].split()
     assert row[:4] == ["orin-x", "100.00", "99.50", "99.5%"] and "97.5%" in row
     assert lines[-1].endswith("MISS against every bound")
+
+
+def test_on_a_pi_under_its_firmware_the_replay_stays_under_the_bound() -> None:
+    # The Pi's bound binds through the throttle hull (a relaxation): the replay runs under the
+    # real firmware, reads the trip no more than allowed, and must not beat the bound.
+    pi = short("rpi5-steady-25", 240.0)
+    found = lp_replay(pi, 0, bisections=1)
+    assert found.best is not None and found.best.score.trip_reads == 0
+    assert 0.9 * found.bound_ips <= found.best.score.worst_ips <= found.bound_ips
