@@ -123,22 +123,29 @@ def lp_replay(
 
     tried: list[Replay] = []
 
-    def attempt(margin: float) -> Replay:
+    def attempt(margin: float) -> Replay | None:
+        """The replay at ``margin``; None where no schedule holds ``trip - margin`` (then none
+        holds a larger margin either: the programme's feasible set only shrinks)."""
         res = solve(config, board, TRIP_C - margin)
+        if res.throughput_ips is None:
+            return None
         r = Replay(margin, res.throughput_ips, replay(config, board, res))
         tried.append(r)
         return r
 
     first = attempt(0.0)
-    if first.bound_ips is None:
-        raise ConfigError("lp replay: no schedule holds the trip on this world")
+    if first is None or first.bound_ips is None:
+        raise ConfigError(
+            "lp replay: no schedule holds the trip on this world, so there is no bound to replay"
+        )
     if first.score.trip_reads > trip_reads_max:
         lo, hi = 0.0, margin_hi_c
         top = attempt(hi)
-        if top.score.trip_reads <= trip_reads_max:
+        if top is not None and top.score.trip_reads <= trip_reads_max:
             for _ in range(bisections):
                 mid = 0.5 * (lo + hi)
-                if attempt(mid).score.trip_reads <= trip_reads_max:
+                got = attempt(mid)
+                if got is not None and got.score.trip_reads <= trip_reads_max:
                     hi = mid
                 else:
                     lo = mid

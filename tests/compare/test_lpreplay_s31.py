@@ -25,7 +25,7 @@ from thermogov.sim.compare.lpreplay import (
     replay_lines,
     verdict,
 )
-from thermogov.sim.compare.oracle import oracle
+from thermogov.sim.compare.oracle import OracleResult, oracle
 from thermogov.sim.compare.schedsearch import ScheduleScore
 
 PTS = [{"cpu": 3}, {"cpu": 2}, {"cpu": 1}]
@@ -68,7 +68,7 @@ def orin() -> Config:
 
 @pytest.fixture(scope="module")
 def found(orin: Config) -> ReplayResult:
-    return lp_replay(orin, 0, bisections=2)
+    return lp_replay(orin, 0, margin_hi_c=1.0, bisections=1)
 
 
 def test_the_oracle_hands_out_its_optimum(orin: Config) -> None:
@@ -117,3 +117,13 @@ def test_on_a_pi_under_its_firmware_the_replay_stays_under_the_bound() -> None:
     found = lp_replay(pi, 0, bisections=1)
     assert found.best is not None and found.best.score.trip_reads == 0
     assert 0.9 * found.bound_ips <= found.best.score.worst_ips <= found.bound_ips
+
+
+def test_a_world_no_schedule_cools_enough_has_no_bound_to_replay(orin: Config) -> None:
+    # As on rpi5-closed-35 at full length, where even the lowest clock heats past the trip: the
+    # programme is infeasible (the oracle's None), so there is nothing to replay.
+    def infeasible(cfg: Config, board: object, trip_c: float) -> OracleResult:
+        return OracleResult(None, (0.0, cfg.sim.duration_s), (), None, (), None, None)
+
+    with pytest.raises(ConfigError, match="no schedule holds the trip"):
+        lp_replay(orin, 0, solve=infeasible)
