@@ -12,7 +12,7 @@ protections, read noise).
 
 The programme holds the *true* fused value to the trip; a schedule judged on its readings
 must stay a read-noise margin under it.  So the programme is solved at ``trip - margin`` and
-the least margin (bisection, :data:`MARGINS_C`) whose replay reads the trip at most
+the least margin (bisection over ``[0, MARGIN_HI_C]``) whose replay reads the trip at most
 ``trip_reads_max`` times is kept.  Every replay is a real schedule, so its worst window is a
 *lower* bound on the best schedule: ``bound - replay`` is at most the bound's looseness (and
 ``replay / bound`` a floor on its tightness) without any search over segments.
@@ -32,7 +32,8 @@ from thermogov.policies.base import Decision, PolicyInput
 from thermogov.sim.compare.oracle import TRIP_C, OracleResult, oracle
 from thermogov.sim.compare.schedsearch import ScheduleScore, _policy, score_with
 
-#: Margins under the trip tried (°C): 0, then bisection between the two ends.
+#: Margins under the trip tried (°C): 0, this, then bisection between the two.  The margin is
+#: picked on the judged world and seed, the foresight the level search's readings also had.
 MARGIN_HI_C = 2.0
 MARGIN_BISECTIONS = 5  # resolution 2 / 32 = 0.0625 °C
 
