@@ -68,6 +68,11 @@ held to the candidate's own trip readings: how tight the bound is there, and how
 plan with the bound's foresight (the run's end, the event's instant) takes back.  The target is
 still judged on the bound.
 
+``--lp-replay`` runs the any-window bound's own optimum as a schedule on every scenario that has
+that bound (:mod:`thermogov.sim.compare.lpreplay`), at the least margin under the trip whose run
+reads it no more often than the candidate: a real schedule, so every valid bound is at least it,
+and a candidate under the target share of it misses the target against any bound.
+
 After the targets, the lead table (:mod:`thermogov.sim.compare.lead`): per scenario the
 candidate's lead over the best tuned baseline (``step_wise``, ``bang_bang`` and
 ``power_allocator`` at their searched ``@iso`` rows) beside the *room*, the bound's lead over
@@ -102,6 +107,7 @@ from thermogov.sim.compare.causalview import causal_csv_path, causal_lines, writ
 from thermogov.sim.compare.compare import RunRow, run_grid, write_csv  # noqa: E402
 from thermogov.sim.compare.isolimit import iso_label  # noqa: E402
 from thermogov.sim.compare.lead import lead_lines, rows_from_csv  # noqa: E402
+from thermogov.sim.compare.lpreplay import replay_job, replay_lines  # noqa: E402
 from thermogov.sim.compare.oracle import oracle  # noqa: E402
 from thermogov.sim.compare.packbound import PackBound, pack_bound  # noqa: E402
 from thermogov.sim.compare.readable import ReadableTrip, readable_anywindow_ips, readable_trip  # noqa: E402
@@ -571,6 +577,26 @@ def schedule_tightness(
     return witness_lines(found, args.candidate, TARGET_ORACLE_PCT, args.schedule_search)
 
 
+def replay_tightness(
+    configs: list[tuple[str, Config]],
+    rows: list[RunRow],
+    yards: dict[str, Yardsticks],
+    args: argparse.Namespace,
+) -> list[str]:
+    """The any-window optimum replayed beside the bound on every scenario that has the bound
+    (:mod:`thermogov.sim.compare.lpreplay`), each held to the candidate's own trip readings."""
+    cfgs = dict(configs)
+    cand = {r.scenario: r for r in rows if r.policy == args.candidate}
+    names = [n for n, y in yards.items() if y.anywindow_ips and n in cand and n in cfgs]
+    reads = {n: reads_of(cand[n].above_trip_s, cfgs[n]) for n in names}
+    if not names:
+        return ["tightness by replay: no scenario has an any-window bound"]
+    with ProcessPoolExecutor(max(args.jobs, 1)) as ex:
+        found = dict(ex.map(replay_job, [(n, cfgs[n], reads[n]) for n in names]))
+    worst = {n: y.worst_ips for n, y in yards.items() if y.worst_ips is not None}
+    return replay_lines(found, worst, reads, args.candidate, TARGET_ORACLE_PCT)
+
+
 def pack_bounds(configs: list[tuple[str, Config]]) -> dict[str, PackBound]:
     """The pack bound of every scenario whose pack can end a run early (:mod:`.packbound`)."""
     out = {}
@@ -982,6 +1008,13 @@ def main() -> None:
         "tightness (slow: ~100 runs a scenario)",
     )
     ap.add_argument(
+        "--lp-replay",
+        action="store_true",
+        help="run the any-window bound's own optimum as a schedule beside it on every scenario that has "
+        "it (sim/compare/lpreplay.py): how tight the bound is, and which misses no bound can clear "
+        "(~7 programmes and runs a scenario)",
+    )
+    ap.add_argument(
         "--lead-from",
         type=Path,
         help="print only the lead table from a CSV an earlier --csv wrote (no simulation)",
@@ -1081,6 +1114,9 @@ def main() -> None:
     print()
     if args.schedule_search is not None:
         print("\n".join(schedule_tightness(configs, rows, yards, args)))
+        print()
+    if args.lp_replay:
+        print("\n".join(replay_tightness(configs, rows, yards, args)))
         print()
     if readable:
         print("\n".join(readable_view(rows, readable, anyw, readable_anyw, configs, args.candidate)))

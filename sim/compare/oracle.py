@@ -69,7 +69,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -109,6 +109,10 @@ class OracleResult:
     replay_max_fused_c: float | None = None
     #: Reference, not a bound: the best schedule whose throughput never rises (``sustained=True``).
     sustained_ips: float | None = None
+    #: The optimum itself, for replaying it as a real schedule (:mod:`.lpreplay`): the operating
+    #: points (programme order) and each grid interval's time share of each (intervals, points).
+    points: tuple[dict[str, int], ...] = field(default=(), compare=False)
+    shares: np.ndarray | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -718,6 +722,8 @@ def oracle(
         best_fixed_ips=best_ips,
         replay_max_fused_c=float(np.max(temps[1:] @ fused_vec)),
         sustained_ips=sustained_ips,
+        points=tuple(dict(p.caps_hz) for p in points),
+        shares=w,
     )
 
 
