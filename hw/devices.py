@@ -26,6 +26,7 @@ from thermogov.hw.limits import (
     DryRunIO,
     LimitFiles,
     LimitIO,
+    RaceRule,
     TreeIO,
     check_limits_in_force,
     restore_window,
@@ -234,6 +235,7 @@ class CapActuator:
         self.written: dict[str, tuple[int, int]] = dict(self._orig)
         self.seen: dict[str, tuple[int, int]] = dict(self._orig)
         self.left_to_others: set[str] = set()  # files another writer keeps raising (limitwatch)
+        self.restore_notes: list[str] = []  # what the last restore left to another writer, said at exit
         # Members one of whose owned limits was refused as no longer the file owned (a link or
         # another file planted, hw/confine.py), by a write here or a read of the limit watch:
         # never written or read again this run, and the domain held at its failsafe (:meth:`apply`).
@@ -438,11 +440,15 @@ class CapActuator:
         those moved into today's hardware range (:func:`thermogov.hw.journal.clamp_to_today`).
         """
         errors = []
+        self.restore_notes = []
         for f in self.files:
             if f.label in self.left_to_others:
                 continue  # another writer's now (limitwatch said so when it gave it up)
             lo, hi = (moved or {}).get((f.min_rel, f.max_rel), self._orig[f.label])
-            errors.extend(restore_window(self.io, f, lo, hi))
+            # Session 31r: a max another writer raised since the limit watch's last look is judged
+            # as that watch would have (adopted: left as it reads), hw/limits.py RaceRule.
+            ours = RaceRule(frozenset({self.written[f.label][1], self.seen[f.label][1]}))
+            errors.extend(restore_window(self.io, f, lo, hi, ours=ours, notes=self.restore_notes))
         # The cap in force after the writes, for the summary; a max that does not read (EIO from
         # a driver that fails to talk to the hardware) is no limit "left changed": its write went
         # through or is in ``errors`` already.  Session 30r: before, such a read failed the whole

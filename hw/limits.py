@@ -200,7 +200,14 @@ def set_window(
 
 
 def restore_window(
-    io: LimitIO, files: LimitFiles, lo: int, hi: int, only: frozenset[str] = frozenset({"min", "max"})
+    io: LimitIO,
+    files: LimitFiles,
+    lo: int,
+    hi: int,
+    only: frozenset[str] = frozenset({"min", "max"}),
+    *,
+    ours: RaceRule | None = None,
+    notes: list[str] | None = None,
 ) -> list[str]:
     """Write both limits back, each on its own; returns the failures (empty when restored).
 
@@ -212,11 +219,21 @@ def restore_window(
     but that reads back its original value is not reported: nothing is left changed there (an
     attribute the kernel never let the daemon write, e.g. EPERM/EBUSY from the first write on),
     so such a board neither keeps a journal nor fails every later start on it.
+
+    ``ours``: what thermogov knows it last wrote to the max (:class:`RaceRule`, session 31r): a
+    max found raised by another writer since is left as it reads, not written over, and said
+    in ``notes``; a max that reads above what the restore wrote right after its write is said
+    too (another writer's, after the restore's write).  None: every limit written, as before.
     """
     try:
         cur_max: int | None = io.read_int(files.max_rel)
     except ActuatorError:
         cur_max = None
+    if ours is not None and cur_max is not None and "max" in only and ours.raised_by_another(cur_max, hi):
+        (notes if notes is not None else []).append(ours.left_note(files, cur_max, hi))
+        only = only - {"max"}
+        hi = cur_max  # the min goes back no higher than the max left in force
+        lo = min(lo, hi)
     order = ["min", "max"] if cur_max is not None and lo <= cur_max else ["max", "min"]
     order = [k for k in order if k in only]  # a limit that cannot be owned is reported by the caller
     rel = {"min": files.min_rel, "max": files.max_rel}
@@ -240,7 +257,50 @@ def restore_window(
     for k in list(errors):
         if k not in confined and _reads(io, rel[k]) == want[k]:
             del errors[k]
+    if ours is not None and notes is not None and "max" in order and "max" not in errors:
+        after = _reads(io, files.max_rel)
+        if after is not None and after > hi:  # a lower read-back is a clamp: the lower limit stands
+            notes.append(ours.after_note(files, after, hi))
     return list(errors.values())
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRule:
+    """The rule of a restore meeting another writer's value (session 31r, docs/hardware.md).
+
+    ``last``: the max values thermogov knows it last wrote or read back there (file units).  A
+    max reading above all of them and other than the value to restore was raised by another
+    writer (nvpmodel, jetson_clocks, a user's echo) since thermogov's last look: the kernel
+    never raises a limit above the request thermogov wrote (a clamp lifting goes back to it).
+    Such a value is what the limit watch adopts mid-run (hw/limitwatch.py: another writer's
+    latest choice is respected, never fought), so the exit does the same: left as it reads,
+    and said.  That never leaves a limit higher than what the other writer set, and the other
+    writer chose it after thermogov's original was read.  A max reading *below* thermogov's
+    last write (the kernel's thermal clamp on 5.4+, or a lower writer) gets the value of
+    before as it always did: over a clamp harmless, the lower request still in force.
+    ``only_above``: judge only values above the one to restore (a journal restore after
+    ``kill -9``, whose record of thermogov's last cap may lag its very last write by one).
+    """
+
+    last: frozenset[int]
+    only_above: bool = False
+
+    def raised_by_another(self, now: int, restore_to: int) -> bool:
+        if not self.last or now == restore_to or now <= max(self.last):
+            return False
+        return now > restore_to or not self.only_above
+
+    def left_note(self, files: LimitFiles, now: int, restore_to: int) -> str:
+        return (
+            f"{files.label}: max {now} {_unit(files)}, set by another writer since thermogov's last "
+            f"look (thermogov's cap {max(self.last)}, the value of before {restore_to}), left as it is"
+        )
+
+    def after_note(self, files: LimitFiles, now: int, wrote: int) -> str:
+        return (
+            f"{files.label}: max reads {now} {_unit(files)} right after the restore wrote {wrote}: "
+            "another writer's, set after; left as it is"
+        )
 
 
 def write_back(io: LimitIO, rel: str, value: int) -> str:
@@ -269,3 +329,7 @@ def _reads(io: LimitIO, rel: str) -> int | None:
         return io.read_int(rel)
     except ActuatorError:
         return None
+
+
+def _unit(files: LimitFiles) -> str:
+    return "kHz" if files.scale_hz == 1000 else "Hz"

@@ -38,5 +38,6 @@ def ignored_opp_lines(prep: Prepared) -> list[str]:
     """One warning per governed policy or devfreq device whose OPP list held entries that are no
     OPP (hw/oppfilter.py): session 31r, before they were dropped without a word."""
     governed = {f.min_rel for b in prep.bmap.domains for f in b.files}
-    members = (*prep.inventory.policies, *prep.inventory.devfreqs)
-    return [f"warning: {m.ignored}" for m in members if m.ignored and m.min_rel in governed]
+    inv = prep.inventory
+    found = [(p.min_rel, p.ignored) for p in inv.policies] + [(d.min_rel, d.ignored) for d in inv.devfreqs]
+    return [f"warning: {why}" for rel, why in found if why and rel in governed]

@@ -110,3 +110,85 @@ def test_a_temperature_of_absurd_magnitude_is_no_reading() -> None:
     for raw in (10**12, -(10**12), 2**31 - 1):
         with pytest.raises(SensorError, match="no reading"):
             to_celsius(raw, 1000.0, "thermal_zone0/temp")
+
+
+# -- (1) a restore meeting another writer: the watch's rule once more, and said ----------------------
+class _Hooked:
+    """The actuator's LimitIO with another writer acting at a chosen moment of the restore: on
+    the first read of the max (``on_read``: after the limit watch's last look, before the
+    restore's own read) or right after the restore's write of it (``after_write``)."""
+
+    def __init__(self, io: object, t: fakesys.FakeTree, max_rel: str) -> None:
+        self.io, self.t, self.max_rel = io, t, max_rel
+        self.on_read: int | None = None
+        self.after_write: int | None = None
+
+    def read_int(self, rel: str) -> int:
+        if rel == self.max_rel and self.on_read is not None:
+            self.t.write(rel, self.on_read)
+            self.on_read = None
+        return self.io.read_int(rel)  # type: ignore[attr-defined,no-any-return]
+
+    def write_int(self, rel: str, value: int) -> None:
+        self.io.write_int(rel, value)  # type: ignore[attr-defined]
+        if rel == self.max_rel and self.after_write is not None:
+            self.t.write(rel, self.after_write)
+            self.after_write = None
+
+    def kernel_removed(self, f: object) -> bool:
+        return bool(self.io.kernel_removed(f))  # type: ignore[attr-defined]
+
+
+def _capped_pi5(tmp: Path) -> tuple[fakesys.FakeTree, object, _Hooked, int, int]:
+    """A hot Pi 5's policy0 capped at 1.5 GHz by the actuator; (tree, actuator, hooked io, the
+    original max, thermogov's cap), both kHz."""
+    from tests.hw.limitrig import watched_policy0
+
+    t, act, watch, _said = watched_policy0(tmp, cpu_mc=85000)
+    orig = int((t.root / P0 / "scaling_max_freq").read_text())
+    act.apply(1_500_000_000)
+    watch.check(0.0)
+    cap = int((t.root / P0 / "scaling_max_freq").read_text())
+    assert cap < orig, "capped"
+    hooked = _Hooked(act.io, t, f"{P0}/scaling_max_freq")
+    act.io = hooked
+    return t, act, hooked, orig, cap
+
+
+def test_a_max_raised_by_another_writer_after_the_last_look_is_left_at_exit_and_said(tmp_path: Path) -> None:
+    """Another writer raises policy0's max to 1.8 GHz after the watch's last look, just as the
+    exit restore starts: it is left as it reads (the watch's rule for a raise: adopted), the min
+    put back no higher, and the restore says so.  BASE d5d06d5: the restore wrote the value of
+    before (2.4 GHz) over it, above what the other writer had just set, and said nothing."""
+    t, act, hooked, orig, cap = _capped_pi5(tmp_path)
+    hooked.on_read = 1_800_000
+    act.restore()  # type: ignore[attr-defined]
+    assert int((t.root / P0 / "scaling_max_freq").read_text()) == 1_800_000
+    assert int((t.root / P0 / "scaling_min_freq").read_text()) <= 1_800_000
+    notes = getattr(act, "restore_notes", [])
+    assert len(notes) == 1 and "max 1800000 kHz, set by another writer" in notes[0], notes
+    assert f"thermogov's cap {cap}" in notes[0] and f"the value of before {orig}" in notes[0]
+
+
+def test_a_max_raised_right_after_the_restore_wrote_is_said_not_called_restored(tmp_path: Path) -> None:
+    """The other writer acts right after the restore's write (a race no read can prevent: sysfs
+    has no compare-and-swap): the read-back shows it and the restore says so instead of
+    claiming the value of before.  BASE: nothing said."""
+    t, act, hooked, orig, _cap = _capped_pi5(tmp_path)
+    top = orig + 200_000
+    hooked.after_write = top
+    act.restore()  # type: ignore[attr-defined]
+    assert int((t.root / P0 / "scaling_max_freq").read_text()) == top
+    notes = getattr(act, "restore_notes", [])
+    assert len(notes) == 1 and f"max reads {top} kHz right after the restore wrote {orig}" in notes[0], notes
+
+
+def test_a_max_lowered_below_thermogovs_cap_at_exit_still_gets_the_value_of_before(tmp_path: Path) -> None:
+    """Lower than thermogov's cap (the kernel's thermal clamp on 5.4+, shown in the same file,
+    or a lower writer): the value of before is written as always (over a clamp harmless), not
+    taken as another writer's choice; nothing said.  A guard: so on BASE too."""
+    t, act, hooked, orig, cap = _capped_pi5(tmp_path)
+    hooked.on_read = cap - 500_000
+    act.restore()  # type: ignore[attr-defined]
+    assert int((t.root / P0 / "scaling_max_freq").read_text()) == orig
+    assert not getattr(act, "restore_notes", [])
