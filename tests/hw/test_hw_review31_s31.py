@@ -192,3 +192,47 @@ def test_a_max_lowered_below_thermogovs_cap_at_exit_still_gets_the_value_of_befo
     act.restore()  # type: ignore[attr-defined]
     assert int((t.root / P0 / "scaling_max_freq").read_text()) == orig
     assert not getattr(act, "restore_notes", [])
+
+
+# -- (4) emulated tree fidelity: what a real kernel lists and exposes -------------------------------
+@pytest.mark.parametrize(
+    ("board", "top_khz"), [("jetson-xavier-nx", 1907200), ("jetson-agx-xavier", 2265600)]
+)
+def test_the_emulated_xaviers_list_the_kernels_table_from_115_mhz_and_govern_from_the_floor(
+    tmp_path: Path, board: str, top_khz: int
+) -> None:
+    """tegra194-cpufreq lists 115.2 MHz up in 76.8 MHz steps (sbc-bench on both Xaviers): the
+    emulated policy lists it so, its cpuinfo_min_freq is 115200, and the daemon's governed
+    table still starts at the profile's 729.6 MHz.  BASE d5d06d5: the list began at 729600."""
+    from thermogov.board import load_board
+    from thermogov.hw.discovery import discover
+    from thermogov.hw.sysfs import SysfsTree
+    from thermogov.sim.emulator.fakeboard import build_fake_board
+
+    profile = load_board(board)
+    build_fake_board(profile, tmp_path / "root", {s.name: 50.0 for s in profile.sensors})
+    listed = [int(k) for k in (tmp_path / "root" / P0 / "scaling_available_frequencies").read_text().split()]
+    assert listed[:9] == [115200, 192000, 268800, 345600, 422400, 499200, 576000, 652800, 729600]
+    assert listed[-1] == top_khz and int((tmp_path / "root" / P0 / "cpuinfo_min_freq").read_text()) == 115200
+    inv = discover(SysfsTree(tmp_path / "root"))
+    assert inv.policies[0].table_hz[0] == 115_200_000
+    cpu = next(d for d in profile.domains if d.name == "cpu")
+    assert cpu.opp_hz[0] == 729_600_000, "governed from the profile's floor, as before"
+
+
+def test_the_emulated_pi3_has_the_firmwares_rpi_volt_alarm_and_the_daemon_reads_it(tmp_path: Path) -> None:
+    """A Pi 3 kernel exposes ``rpi_volt`` with ``in0_lcrit_alarm`` (Documentation/hwmon/
+    raspberrypi-hwmon.rst names the Pi 3 B and 3 B+): the emulated tree has it, reading 0, and
+    the daemon's throttle reader takes it as a source.  BASE: no such chip."""
+    from thermogov.board import load_board
+    from thermogov.hw.sysfs import SysfsTree
+    from thermogov.hw.throttle import find_sources
+    from thermogov.sim.emulator.fakeboard import build_fake_board
+
+    profile = load_board("rpi3")
+    build_fake_board(profile, tmp_path / "root", {s.name: 50.0 for s in profile.sensors})
+    chips = {
+        (p / "name").read_text().strip(): p for p in (tmp_path / "root" / "sys/class/hwmon").glob("hwmon*")
+    }
+    assert "rpi_volt" in chips and (chips["rpi_volt"] / "in0_lcrit_alarm").read_text() == "0\n"
+    assert "rpi_volt" in [s.name for s in find_sources(SysfsTree(tmp_path / "root"), ())]
