@@ -236,3 +236,27 @@ def test_the_emulated_pi3_has_the_firmwares_rpi_volt_alarm_and_the_daemon_reads_
     }
     assert "rpi_volt" in chips and (chips["rpi_volt"] / "in0_lcrit_alarm").read_text() == "0\n"
     assert "rpi_volt" in [s.name for s in find_sources(SysfsTree(tmp_path / "root"), ())]
+
+
+@pytest.mark.parametrize(("found", "left"), [(2_400_000, True), (1_800_000, False)])
+def test_a_journal_restore_leaves_only_a_max_raised_above_the_value_of_before(
+    tmp_path: Path, found: int, left: bool
+) -> None:
+    """After ``kill -9`` the run's record of its last cap may lag its very last write by one, so a
+    journal restore takes as another writer's only a max above the journaled value (jetson_clocks
+    after the crash): left, said; one between the record and the journaled value may be the dead
+    daemon's own raise and gets the value of before.  BASE: both written over."""
+    from thermogov.hw.journal import JournalEntry, restore_entries
+    from thermogov.hw.sysfs import SysfsTree
+
+    t = fakesys.rpi5(tmp_path / "root")
+    tree = SysfsTree(t.root)
+    entry = JournalEntry(
+        "cpu", "policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", 1000, 1_500_000, 2_000_000
+    )  # journaled under an operator's 2.0 GHz cap; the hardware's top is 2.4 GHz
+    t.write(f"{P0}/scaling_max_freq", found)
+    notes: list[str] = []
+    errors = restore_entries(tree, [entry], None, {f"{P0}/scaling_max_freq": (1_000_000, 1_500_000)}, notes)
+    assert not errors
+    assert int((t.root / P0 / "scaling_max_freq").read_text()) == (found if left else 2_000_000)
+    assert len(notes) == int(left) and all("set by another writer" in n for n in notes), notes
