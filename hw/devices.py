@@ -16,6 +16,7 @@ a thermal trip may hold the limit lower than asked.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +35,7 @@ from thermogov.hw.limits import (
 )
 from thermogov.hw.mapping import DomainBinding, SensorBinding, governed_table
 from thermogov.hw.sysfs import SysfsTree
-from thermogov.interfaces import ActuatorError, Reading, SensorError
+from thermogov.interfaces import ActuatorError, Reading, RuntimeFailure, SensorError
 
 MIN_VALID_C = -40.0
 MAX_VALID_C = 150.0
@@ -202,6 +203,22 @@ class _NoRecord:
 NO_RECORD: CapRecord = _NoRecord()
 
 
+# A limit whose read fails with one of these at start is the hardware failing under good input
+# (session 31r): the run stops before anything is owned or written, exit 1, not 2.
+_HARDWARE_ERRNOS = frozenset({errno.EIO, errno.ETIMEDOUT, errno.ENXIO, errno.ENODEV})
+
+
+def _hardware_failed(e: ActuatorError) -> ActuatorError | RuntimeFailure:
+    """``e`` as a runtime failure when the read failed in the driver, else unchanged (a
+    content or permission problem stays bad input)."""
+    cause = e.__cause__
+    if isinstance(cause, OSError) and cause.errno in _HARDWARE_ERRNOS:
+        return RuntimeFailure(
+            f"{e}; nothing was changed (retry when the device answers; `thermogov doctor` names it)"
+        )
+    return e
+
+
 class CapActuator:
     """One frequency domain: the limit files of one devfreq device or of several cpufreq policies.
 
@@ -254,7 +271,10 @@ class CapActuator:
         io: LimitIO = DryRunIO(tree) if dry_run else TreeIO(tree)
         originals: dict[str, tuple[int, int]] = {}
         for f in binding.files:
-            originals[f.label] = (io.read_int(f.min_rel), io.read_int(f.max_rel))
+            try:
+                originals[f.label] = (io.read_int(f.min_rel), io.read_int(f.max_rel))
+            except ActuatorError as e:
+                raise _hardware_failed(e) from e.__cause__
             check_limits_in_force(tree, f, *originals[f.label])
         # None: no file (every policy offline at start), the table's top until a policy joins.
         ceiling = max((originals[f.label][1] * f.scale_hz for f in binding.files), default=None)

@@ -260,3 +260,22 @@ def test_a_journal_restore_leaves_only_a_max_raised_above_the_value_of_before(
     assert not errors
     assert int((t.root / P0 / "scaling_max_freq").read_text()) == (found if left else 2_000_000)
     assert len(notes) == int(left) and all("set by another writer" in n for n in notes), notes
+
+
+# -- (5) exit paths: EIO on an owned limit's read at start is the hardware failing, exit 1 -----------
+def test_an_owned_limit_that_reads_eio_at_start_exits_1_with_nothing_written(
+    tmp_path: Path, shim: Path
+) -> None:
+    """policy0's max answers EIO from the first read (a driver failing to talk to the hardware):
+    the input is fine, so exit 1, one line naming the file and saying nothing was changed, no
+    journal, the tree as before; the hint names the device, not "the sensor".  BASE d5d06d5:
+    exit 2 (bad input), "the sensor may be offline"."""
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6, cpu_mc=95000, gpu_mc=95000)
+    before = t.snapshot()
+    status, err = _one_second_run(tmp_path, shim, [("policy0/scaling_max_freq", "r", errno.EIO)])
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if "error:" in ln]
+    assert status == 1 and len(lines) == 1, err[-800:]
+    assert "policy0/scaling_max_freq: read failed (EIO" in lines[0] and "nothing was changed" in lines[0]
+    assert "sensor" not in lines[0]
+    assert t.snapshot() == before and not (tmp_path / "state" / "journal.json").exists()
