@@ -62,7 +62,7 @@ from thermogov.hw.journalids import UNRECORDED, IdentityCheck
 from thermogov.hw.journalids import parse as parse_identities
 from thermogov.hw.journalids import record as record_identities
 from thermogov.hw.lastcaps import first_whole_record, named_record_problem, record_paths
-from thermogov.hw.limits import LimitFiles, RaceRule, TreeIO, restore_window
+from thermogov.hw.limits import LimitFiles, TreeIO, restore_window
 from thermogov.hw.limits import write_back as write_back_one
 from thermogov.hw.nvpmodelconf import CONF_REL, NO_CAP, ConfError, mode_writes
 from thermogov.hw.owned import (
@@ -667,16 +667,10 @@ def restore_entries(
     tree: SysfsTree,
     entries: tuple[JournalEntry, ...] | list[JournalEntry],
     ids: IdentityCheck | None = None,
-    ours: Mapping[str, tuple[int, int]] | None = None,
-    notes: list[str] | None = None,
 ) -> list[str]:
     """Write every journaled limit back, each attribute on its own; returns the failures.
     ``ids``: the journaled identities; a limit whose file is not the one journaled is not
-    written (its twin still is, when it is).  ``ours``: thermogov's last written window of each
-    max attribute (the run's record, :mod:`thermogov.hw.lastcaps`): a max another writer raised
-    above both it and the journaled value is left as it reads and said in ``notes`` (session
-    31r, :class:`thermogov.hw.limits.RaceRule`; only above the journaled value, since the record
-    may lag the dead daemon's very last write)."""
+    written (its twin still is, when it is)."""
     errors = []
     io = TreeIO(tree)
     for e in entries:
@@ -701,11 +695,7 @@ def restore_entries(
                 elif why:
                     errors.append(why)
         if owned:
-            mine = (ours or {}).get(e.max_rel)
-            rule = RaceRule(frozenset({mine[1]}), only_above=True) if mine is not None else None
-            errors.extend(
-                restore_window(io, e.files(), e.min, e.max, frozenset(owned), ours=rule, notes=notes)
-            )
+            errors.extend(restore_window(io, e.files(), e.min, e.max, frozenset(owned)))
     return errors
 
 
@@ -819,10 +809,7 @@ def recover(tree: SysfsTree, journal: Journal, last_caps: Path | None = None) ->
         good_attrs = [a for a in good_attrs if (a.rel, a.value) in put_back]
         clamped.append(rival)
     ids = IdentityCheck(tree, data.identities)
-    # only when no mode changed: into_new_mode has judged the windows by the record already
-    errors += restore_entries(
-        tree, good, ids, (run_record() or ({}, {}))[0] if changed is None else None, clamped
-    )
+    errors += restore_entries(tree, good, ids)
     errors += write_back(tree, ((e.rel, e.value) for e in data.states), ids)  # idle injection
     errors += restore_attrs(tree, good_attrs, ids)
     clamped += ids.remade

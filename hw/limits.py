@@ -221,19 +221,24 @@ def restore_window(
     so such a board neither keeps a journal nor fails every later start on it.
 
     ``ours``: what thermogov knows it last wrote to the max (:class:`RaceRule`, session 31r): a
-    max found raised by another writer since is left as it reads, not written over, and said
-    in ``notes``; a max that reads above what the restore wrote right after its write is said
-    too (another writer's, after the restore's write).  None: every limit written, as before.
+    max another writer set since, below the value of before, is left as it reads, not raised
+    over; one raised past the value of before gets it back; both said in ``notes``, as is a
+    max that reads above what the restore wrote right after its write (another writer's,
+    after).  None: every limit written, as before.
     """
     try:
         cur_max: int | None = io.read_int(files.max_rel)
     except ActuatorError:
         cur_max = None
-    if ours is not None and cur_max is not None and "max" in only and ours.raised_by_another(cur_max, hi):
-        (notes if notes is not None else []).append(ours.left_note(files, cur_max, hi))
-        only = only - {"max"}
-        hi = cur_max  # the min goes back no higher than the max left in force
-        lo = min(lo, hi)
+    said = notes if notes is not None else []
+    if ours is not None and cur_max is not None and "max" in only:
+        if ours.left(cur_max, hi):
+            said.append(ours.left_note(files, cur_max, hi))
+            only = only - {"max"}
+            hi = cur_max  # the min goes back no higher than the max left in force
+            lo = min(lo, hi)
+        elif ours.above(cur_max, hi):
+            said.append(ours.above_note(files, cur_max, hi))
     order = ["min", "max"] if cur_max is not None and lo <= cur_max else ["max", "min"]
     order = [k for k in order if k in only]  # a limit that cannot be owned is reported by the caller
     rel = {"min": files.min_rel, "max": files.max_rel}
@@ -266,34 +271,46 @@ def restore_window(
 
 @dataclass(frozen=True, slots=True)
 class RaceRule:
-    """The rule of a restore meeting another writer's value (session 31r, docs/hardware.md).
+    """The rule of the exit's restore meeting another writer's value (session 31r,
+    docs/hardware.md "Session 31r"): the max it leaves is the *lower* of that writer's value and
+    the value of before, never above either.
 
     ``last``: the max values thermogov knows it last wrote or read back there (file units).  A
-    max reading above all of them and other than the value to restore was raised by another
-    writer (nvpmodel, jetson_clocks, a user's echo) since thermogov's last look: the kernel
-    never raises a limit above the request thermogov wrote (a clamp lifting goes back to it).
-    Such a value is what the limit watch adopts mid-run (hw/limitwatch.py: another writer's
-    latest choice is respected, never fought), so the exit does the same: left as it reads,
-    and said.  That never leaves a limit higher than what the other writer set, and the other
-    writer chose it after thermogov's original was read.  A max reading *below* thermogov's
-    last write (the kernel's thermal clamp on 5.4+, or a lower writer) gets the value of
-    before as it always did: over a clamp harmless, the lower request still in force.
-    ``only_above``: judge only values above the one to restore (a journal restore after
-    ``kill -9``, whose record of thermogov's last cap may lag its very last write by one).
+    max reading above all of them was set since thermogov's last look by another writer
+    (nvpmodel, jetson_clocks, a user's echo) or by the kernel re-creating the policy: a clamp
+    lifting goes back to thermogov's own request, never above it.
+
+    * Below the value of before: another writer's limit, lower than the one the restore would
+      write.  Left as it reads (:meth:`left`), never raised over, and said.
+    * Above the value of before: written back to it as always (a kernel reset is no one's
+      choice, and of two limits the lower is the safe one), and said (:meth:`above_note`).
+
+    A max reading *below* thermogov's last write (the kernel's thermal clamp on 5.4+, shown in
+    the same file, or a lower writer) gets the value of before as it always did: over a clamp
+    harmless (the clamp's request still in force), and a file cannot tell the two apart.
     """
 
     last: frozenset[int]
-    only_above: bool = False
 
-    def raised_by_another(self, now: int, restore_to: int) -> bool:
-        if not self.last or now == restore_to or now <= max(self.last):
-            return False
-        return now > restore_to or not self.only_above
+    def left(self, now: int, restore_to: int) -> bool:
+        """Whether ``now`` is another writer's limit below ``restore_to``, left as it reads."""
+        return bool(self.last) and max(self.last) < now < restore_to
+
+    def above(self, now: int, restore_to: int) -> bool:
+        """Whether ``now`` was raised past ``restore_to`` since thermogov's last look."""
+        return bool(self.last) and now > max(max(self.last), restore_to)
 
     def left_note(self, files: LimitFiles, now: int, restore_to: int) -> str:
         return (
             f"{files.label}: max {now} {_unit(files)}, set by another writer since thermogov's last "
-            f"look (thermogov's cap {max(self.last)}, the value of before {restore_to}), left as it is"
+            f"look (thermogov's cap {max(self.last)}), is below the value of before {restore_to}: "
+            "left as it is, not raised over"
+        )
+
+    def above_note(self, files: LimitFiles, now: int, restore_to: int) -> str:
+        return (
+            f"{files.label}: max read {now} {_unit(files)}, raised since thermogov's last look above "
+            f"the value of before (another writer's or a kernel reset); {restore_to} written, the lower"
         )
 
     def after_note(self, files: LimitFiles, now: int, wrote: int) -> str:
