@@ -212,6 +212,11 @@ def _hardware_failed(e: ActuatorError) -> ActuatorError | RuntimeFailure:
     """``e`` as a runtime failure when the read failed in the driver, else unchanged (a
     content or permission problem stays bad input)."""
     cause = e.__cause__
+    if isinstance(cause, OSError) and cause.errno == errno.ENOENT:  # discovery had just found it
+        return RuntimeFailure(
+            f"{e}; it went away since discovery (a CPU or device removed during start-up); nothing "
+            "was changed (start again)"
+        )
     if isinstance(cause, OSError) and cause.errno in _HARDWARE_ERRNOS:
         return RuntimeFailure(
             f"{e}; nothing was changed (retry when the device answers; `thermogov doctor` names it)"

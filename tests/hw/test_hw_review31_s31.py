@@ -288,3 +288,32 @@ def test_an_owned_limit_that_reads_eio_at_start_exits_1_with_nothing_written(
     assert "policy0/scaling_max_freq: read failed (EIO" in lines[0] and "nothing was changed" in lines[0]
     assert "sensor" not in lines[0]
     assert t.snapshot() == before and not (tmp_path / "state" / "journal.json").exists()
+
+
+def test_a_policy_removed_between_discovery_and_own_is_a_runtime_failure_nothing_owned(
+    tmp_path: Path,
+) -> None:
+    """policy4's folder goes away after discovery bound it and before the actuator reads its
+    limits (a cluster hot-unplugged during start-up on a kernel that removes the folder): a
+    runtime failure naming the file (exit 1 through the CLI), nothing owned or written.  BASE
+    d5d06d5: an ActuatorError, exit 2 as bad input ("does not exist on this kernel/board")."""
+    import shutil
+
+    from thermogov.board import load_board
+    from thermogov.hw.devices import CapActuator
+    from thermogov.hw.discovery import discover
+    from thermogov.hw.mapping import map_board
+    from thermogov.hw.sysfs import SysfsTree
+    from thermogov.interfaces import RuntimeFailure
+
+    t = fakesys.orin_nano(tmp_path / "root", jetpack=6)
+    tree = SysfsTree(t.root)
+    (cpu,) = [
+        b for b in map_board(discover(tree), load_board("jetson-orin-nano")).domains if b.domain.name == "cpu"
+    ]
+    assert any("policy4" in f.max_rel for f in cpu.files)
+    shutil.rmtree(t.root / "sys/devices/system/cpu/cpufreq/policy4")
+    before = t.snapshot()
+    with pytest.raises(RuntimeFailure, match=r"policy4/scaling_m\w+_freq: .*went away since discovery"):
+        CapActuator.open(tree, cpu)
+    assert t.snapshot() == before
