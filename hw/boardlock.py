@@ -29,6 +29,7 @@ from pathlib import Path
 
 from thermogov.client import runtime_dir
 from thermogov.hw import confine
+from thermogov.hw.diskfull import pid_write_failed
 from thermogov.hw.journal import InstanceLock
 from thermogov.interfaces import RuntimeFailure, ThermogovError
 
@@ -131,8 +132,11 @@ class BoardLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise self._busy(self._file_pid() or flock_holder(fd)) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n{self.real_root}\n{self.state_dir or ''}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n{self.real_root}\n{self.state_dir or ''}\n".encode())
+        except OSError as e:  # a full /run under a lock that opened: runtime, named (session 31r)
+            raise RuntimeFailure(pid_write_failed(self.path, e)) from e
         self._board_fd = fd
         if self._extra is not None:
             self._extra.acquire()

@@ -550,6 +550,8 @@ def _restore_all(
         if isinstance(a.io, DryRunIO):
             for w in a.io.drain():
                 log(f"dry-run: at exit would restore {w}")
+    # Session 31r: another writer's value met by the restore (left as it is) is said in the line.
+    said += "".join(f"; {n}" for a in actuators for n in a.restore_notes)
     if errors:
         if journal is None:  # a dry run owns nothing, so this is only reachable through a bug
             raise RuntimeFailure(f"restore incomplete, left changed: {'; '.join(errors)}")

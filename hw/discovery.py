@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from thermogov.hw.oppfilter import opp_table
 from thermogov.hw.sysfs import SysfsTree
 from thermogov.interfaces import ConfigError, SensorError
 
@@ -114,6 +115,7 @@ class CpufreqPolicy:
     # cpuinfo_min_freq, cpuinfo_max_freq (kHz) as read while the table was judged, None when
     # either could not be read: seeds the range memo (hw/hwrange.py seed_ranges), unjudged here.
     cpuinfo_khz: tuple[int, int] | None = None
+    ignored: str = ""  # what of the OPP list was no OPP, said once at start (hw/oppfilter.py)
 
     min_rel = _attribute("scaling_min_freq")
     max_rel = _attribute("scaling_max_freq")
@@ -128,6 +130,7 @@ class DevfreqDevice:
     table_hz: tuple[int, ...]
     error: str = ""
     not_own: str = ""  # why the class entry is not this device's own folder ("" when it is)
+    ignored: str = ""  # what of the OPP list was no OPP, said once at start (hw/oppfilter.py)
 
     @property
     def is_gpu(self) -> bool:
@@ -430,7 +433,7 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
             khz = [tree.read_int(f"{rel}/cpuinfo_min_freq"), tree.read_int(f"{rel}/cpuinfo_max_freq")]
             source = "cpuinfo_min/max"
             cpuinfo = (khz[0], khz[1])
-        table = tuple(sorted({k * 1000 for k in khz if k > 0}))
+        table, ignored = opp_table(khz, 1000, f"{tree.show(rel)}/{source}", "kHz")
         if not table:
             raise SensorError(
                 f"{tree.show(rel)}/{source}: no positive frequency in the OPP table; check the driver"
@@ -443,6 +446,7 @@ def read_policy(tree: SysfsTree, name: str) -> CpufreqPolicy:
             source,
             read_only=read_only_limit(tree, (f"{rel}/scaling_min_freq", f"{rel}/scaling_max_freq")),
             cpuinfo_khz=cpuinfo,
+            ignored=ignored,
         )
     except SensorError as e:
         if _busy(e):
@@ -628,13 +632,18 @@ def read_devfreq(tree: SysfsTree, name: str) -> DevfreqDevice:
         if other:
             return DevfreqDevice(name, rel, of_node, (), other, not_own=other)
         hz = tree.read_ints(f"{rel}/available_frequencies")
-        table = tuple(sorted({h for h in hz if h > 0}))
+        table, ignored = opp_table(hz, 1, f"{tree.show(rel)}/available_frequencies", "Hz")
         if not table:
             raise SensorError(
                 f"{tree.show(rel)}/available_frequencies: no positive frequency; check the driver"
             )
         return DevfreqDevice(
-            name, rel, of_node, table, read_only_limit(tree, (f"{rel}/min_freq", f"{rel}/max_freq"))
+            name,
+            rel,
+            of_node,
+            table,
+            read_only_limit(tree, (f"{rel}/min_freq", f"{rel}/max_freq")),
+            ignored=ignored,
         )
     except SensorError as e:
         return DevfreqDevice(name, rel, of_node, (), str(e))

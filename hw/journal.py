@@ -50,6 +50,7 @@ from typing import Any
 
 from thermogov.hw import confine
 from thermogov.hw.discovery import discover
+from thermogov.hw.diskfull import full_disk, pid_write_failed
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import is_mode_attribute
 from thermogov.hw.fanrival import fan_rival
@@ -208,6 +209,11 @@ class Journal:
             _fsync_dir(self.state_dir)
         except OSError as e:
             if self.written_at is None:
+                if full_disk(e):  # session 31r: the input was fine, the disk was not
+                    raise RuntimeFailure(
+                        f"{self.path}: cannot write the restore journal ({errno_name(e.errno)}: "
+                        f"{e.strerror}); free space in --state-dir (nothing was changed)"
+                    ) from e
                 raise ThermogovError(
                     f"{self.path}: cannot write the restore journal ({e.strerror}); "
                     "fix --state-dir (nothing was changed)"
@@ -870,8 +876,12 @@ class InstanceLock:
                 f"{self.path}: another thermogov (pid {holder}) is running; stop it first "
                 "(systemctl stop thermogov)"
             ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as e:  # a full disk under a lock that opened: runtime, named (session 31r)
+            os.close(fd)
+            raise RuntimeFailure(pid_write_failed(self.path, e)) from e
         self._fd = fd
 
     def release(self) -> None:

@@ -200,7 +200,14 @@ def set_window(
 
 
 def restore_window(
-    io: LimitIO, files: LimitFiles, lo: int, hi: int, only: frozenset[str] = frozenset({"min", "max"})
+    io: LimitIO,
+    files: LimitFiles,
+    lo: int,
+    hi: int,
+    only: frozenset[str] = frozenset({"min", "max"}),
+    *,
+    ours: RaceRule | None = None,
+    notes: list[str] | None = None,
 ) -> list[str]:
     """Write both limits back, each on its own; returns the failures (empty when restored).
 
@@ -212,11 +219,26 @@ def restore_window(
     but that reads back its original value is not reported: nothing is left changed there (an
     attribute the kernel never let the daemon write, e.g. EPERM/EBUSY from the first write on),
     so such a board neither keeps a journal nor fails every later start on it.
+
+    ``ours``: what thermogov knows it last wrote to the max (:class:`RaceRule`, session 31r): a
+    max another writer set since, below the value of before, is left as it reads, not raised
+    over; one raised past the value of before gets it back; both said in ``notes``, as is a
+    max that reads above what the restore wrote right after its write (another writer's,
+    after).  None: every limit written, as before.
     """
     try:
         cur_max: int | None = io.read_int(files.max_rel)
     except ActuatorError:
         cur_max = None
+    said = notes if notes is not None else []
+    if ours is not None and cur_max is not None and "max" in only:
+        if ours.left(cur_max, hi):
+            said.append(ours.left_note(files, cur_max, hi))
+            only = only - {"max"}
+            hi = cur_max  # the min goes back no higher than the max left in force
+            lo = min(lo, hi)
+        elif ours.above(cur_max, hi):
+            said.append(ours.above_note(files, cur_max, hi))
     order = ["min", "max"] if cur_max is not None and lo <= cur_max else ["max", "min"]
     order = [k for k in order if k in only]  # a limit that cannot be owned is reported by the caller
     rel = {"min": files.min_rel, "max": files.max_rel}
@@ -240,7 +262,62 @@ def restore_window(
     for k in list(errors):
         if k not in confined and _reads(io, rel[k]) == want[k]:
             del errors[k]
+    if ours is not None and notes is not None and "max" in order and "max" not in errors:
+        after = _reads(io, files.max_rel)
+        if after is not None and after > hi:  # a lower read-back is a clamp: the lower limit stands
+            notes.append(ours.after_note(files, after, hi))
     return list(errors.values())
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRule:
+    """The rule of the exit's restore meeting another writer's value (session 31r,
+    docs/hardware.md "Session 31r"): the max it leaves is the *lower* of that writer's value and
+    the value of before, never above either.
+
+    ``last``: the max values thermogov knows it last wrote or read back there (file units).  A
+    max reading above all of them was set since thermogov's last look by another writer
+    (nvpmodel, jetson_clocks, a user's echo) or by the kernel re-creating the policy: a clamp
+    lifting goes back to thermogov's own request, never above it.
+
+    * Below the value of before: another writer's limit, lower than the one the restore would
+      write.  Left as it reads (:meth:`left`), never raised over, and said.
+    * Above the value of before: written back to it as always (a kernel reset is no one's
+      choice, and of two limits the lower is the safe one), and said (:meth:`above_note`).
+
+    A max reading *below* thermogov's last write (the kernel's thermal clamp on 5.4+, shown in
+    the same file, or a lower writer) gets the value of before as it always did: over a clamp
+    harmless (the clamp's request still in force), and a file cannot tell the two apart.
+    """
+
+    last: frozenset[int]
+
+    def left(self, now: int, restore_to: int) -> bool:
+        """Whether ``now`` is another writer's limit below ``restore_to``, left as it reads."""
+        return bool(self.last) and max(self.last) < now < restore_to
+
+    def above(self, now: int, restore_to: int) -> bool:
+        """Whether ``now`` was raised past ``restore_to`` since thermogov's last look."""
+        return bool(self.last) and now > max(max(self.last), restore_to)
+
+    def left_note(self, files: LimitFiles, now: int, restore_to: int) -> str:
+        return (
+            f"{files.label}: max {now} {_unit(files)}, set by another writer since thermogov's last "
+            f"look (thermogov's cap {max(self.last)}), is below the value of before {restore_to}: "
+            "left as it is, not raised over"
+        )
+
+    def above_note(self, files: LimitFiles, now: int, restore_to: int) -> str:
+        return (
+            f"{files.label}: max read {now} {_unit(files)}, raised since thermogov's last look above "
+            f"the value of before (another writer's or a kernel reset); {restore_to} written, the lower"
+        )
+
+    def after_note(self, files: LimitFiles, now: int, wrote: int) -> str:
+        return (
+            f"{files.label}: max reads {now} {_unit(files)} right after the restore wrote {wrote}: "
+            "another writer's, set after; left as it is"
+        )
 
 
 def write_back(io: LimitIO, rel: str, value: int) -> str:
@@ -269,3 +346,7 @@ def _reads(io: LimitIO, rel: str) -> int | None:
         return io.read_int(rel)
     except ActuatorError:
         return None
+
+
+def _unit(files: LimitFiles) -> str:
+    return "kHz" if files.scale_hz == 1000 else "Hz"

@@ -23,6 +23,21 @@ if TYPE_CHECKING:
 
 
 def start_lines(prep: Prepared) -> list[str]:
-    """Sensor units, clocks, power and the input rail, then the trip hold (empty: all well)."""
+    """Sensor units, clocks, power and the input rail, the OPP entries ignored in a governed
+    member's list, then the trip hold (empty: all well)."""
     hold = prepared_hold_warning(prep)
-    return [*prepared_unit_warnings(prep), *prepared_start_warnings(prep), *([hold] if hold else [])]
+    return [
+        *prepared_unit_warnings(prep),
+        *prepared_start_warnings(prep),
+        *ignored_opp_lines(prep),
+        *([hold] if hold else []),
+    ]
+
+
+def ignored_opp_lines(prep: Prepared) -> list[str]:
+    """One warning per governed policy or devfreq device whose OPP list held entries that are no
+    OPP (hw/oppfilter.py): session 31r, before they were dropped without a word."""
+    governed = {f.min_rel for b in prep.bmap.domains for f in b.files}
+    inv = prep.inventory
+    found = [(p.min_rel, p.ignored) for p in inv.policies] + [(d.min_rel, d.ignored) for d in inv.devfreqs]
+    return [f"warning: {why}" for rel, why in found if why and rel in governed]

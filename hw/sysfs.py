@@ -64,7 +64,7 @@ _INT_READ_BYTES = 64  # a number is at most 21 bytes with its newline; a longer 
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
 
 _HINTS = {
-    errno.EIO: "the driver failed to talk to the hardware; the sensor may be offline",
+    errno.EIO: "the driver failed to talk to the hardware; the device may be offline",
     errno.ENODATA: "the driver has no value yet (sensor not ready or offline)",
     errno.EBUSY: "the device is busy or the cpufreq policy is inactive (CPU offline?)",
     errno.EACCES: "permission denied: run as root, or the devfreq governor forbids changing limits",

@@ -139,6 +139,8 @@ def _chips(
             layout.temp_mirrors.append((f"{base}/temp1_input", chip.temp_of))
         if chip.fan_rpm is not None:
             _write(root, f"{base}/fan1_input", f"{chip.fan_rpm}\n")
+        for alarm in chip.alarms:
+            _write(root, f"{base}/{alarm}", "0\n")
 
 
 def _iio_chip(root: Path, chip: Chip, layout: FakeBoardLayout) -> None:

@@ -21,6 +21,8 @@ from thermogov.tomlcheck import Table
 
 _PACKAGE = "thermogov.sim.emulator.trees"
 TRIP_TYPES = ("active", "passive", "hot", "critical")
+# an alarm attribute of Documentation/hwmon/sysfs-interface.rst (in0_lcrit_alarm, temp1_crit_alarm)
+ALARM = re.compile(r"(?:in|curr|power|temp|fan)\d+_(?:(?:lcrit|crit|min|max)_)?alarm")
 I2C_DEVICE = re.compile(r"(?:[\w.@-]+/)*i2c-(\d+)/\1-[0-9a-f]{4}")  # .../i2c-0/0-0041
 
 
@@ -54,6 +56,9 @@ class Chip:
     # ``iio_device`` (``rail_name_N``, ``in_voltageN_input`` mV, ``in_currentN_input`` mA,
     # ``in_powerN_input`` mW, N from 0), linked from sys/bus/i2c/devices.  Empty: a hwmon chip.
     i2c_device: str = ""
+    # Alarm attributes the chip shows, each reading 0 (the emulated supply never sags): the Pi's
+    # ``rpi_volt`` chip has only ``in0_lcrit_alarm`` (drivers/hwmon/raspberrypi-hwmon.c).
+    alarms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +114,13 @@ def parse_tree_shape(data: dict[str, Any], where: str, board: BoardProfile) -> T
         if temp_of and temp_of not in sensors:
             raise ConfigError(f"{c.where}.temp_of: {temp_of!r} is not a sensor of {board.name}")
         fan = c.integer("fan_rpm", -1, minimum=-1)
-        chips.append(Chip(c.string("name"), rails, in_mv, temp_of, None if fan < 0 else fan))
+        alarms = tuple(c.strings("alarms", []))
+        for a in alarms:
+            if not ALARM.fullmatch(a):
+                raise ConfigError(
+                    f"{c.where}.alarms: {a!r} is no hwmon alarm attribute; write it as in0_lcrit_alarm"
+                )
+        chips.append(Chip(c.string("name"), rails, in_mv, temp_of, None if fan < 0 else fan, alarms=alarms))
         c.done()
     for c in top.table_list("iio_device"):
         device = c.string("device")
