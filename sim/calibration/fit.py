@@ -81,7 +81,6 @@ from thermogov.sim.calibration.model import (
     time_constants,
     unobservable_nodes,
 )
-from thermogov.sim.calibration.persist import last_readings, toward_last
 from thermogov.sim.calibration.profile import rename
 from thermogov.sim.calibration.select import (
     INNER_SHARE,
@@ -115,7 +114,6 @@ LEAK_PASSES = 3  # chord passes that put leakage at the model's temperature (see
 INNER_FTOL = 1e-4  # the inner fits of the model-size choice only rank the sizes
 START_FTOL = PRE_FIT_FTOL  # each of several starts only has to find its basin; the best is refined
 START_TRANSIENT = True  # a second initial offset on logs that start a section (starts_a_section)
-PERSISTENCE_BLEND = True  # combine the held-out forecast with persistence (persist.py)
 THROTTLE_PASSES = 8  # ... and a board throttle, damped (sim/calibration/throttle.py): it needs more
 
 
@@ -1012,46 +1010,6 @@ def _trend_share(prob: FitProblem, outer: ForecastParts, share: float, note: str
     )
 
 
-def _persistence_share(
-    inner: _Inner | None,
-    got: ForecastParts | None,
-    shrinks: tuple[float, float],
-    outer: ForecastParts,
-    pred: np.ndarray,
-    last: np.ndarray,
-    gate: str,
-) -> tuple[float, str]:
-    """The weight of the model against persistence (:mod:`~thermogov.sim.calibration.persist`) and
-    its note: chosen on the inner validation with the drift weight and level share ``shrinks``
-    applied, and only where the inner tail exercised the forecast's departure from the last reading
-    at the size it has in the held-out tail."""
-    checked = _validation(inner, got, outer, gate)
-    why = checked if isinstance(checked, str) else ""
-    if isinstance(checked, _Validation):
-        inner_pred = checked.got.blend(*shrinks)[0]
-        inner_last = last_readings(checked.inner.obs[None, :], checked.inner.base.train)[0]
-        test = checked.inner.test
-        why = "" if np.isfinite(inner_last) and np.isfinite(last[0]) else "no last training reading"
-        if not why:
-            why = _not_exercised(
-                "the forecast's departure from the last training reading",
-                inner_pred[test] - inner_last,
-                pred[0][checked.outer_tail] - last[0],
-            )
-        if not why:
-            share, ranked = _chosen(
-                {
-                    p: _rmse(checked.inner, inner_last + p * (inner_pred - inner_last)[None, :])
-                    for p in WEIGHTS
-                }
-            )
-            return share, (
-                f"forecast combined with persistence at model weight {share:g}, chosen on the same inner validation "
-                f"(RMSE °C by weight: {ranked}; sim/calibration/persist.py)"
-            )
-    return 1.0, f"forecast not combined with persistence: {why}"
-
-
 def calibrate(
     data: LogData,
     board: BoardProfile,
@@ -1193,14 +1151,6 @@ def calibrate(
         outer.ambient,
         outer.state,
     )
-    persist_share = 1.0
-    if select and PERSISTENCE_BLEND:
-        last = last_readings(np.vstack([data.temps_c[s] for s in sensors]), train)
-        persist_share, persist_note = _persistence_share(
-            inner, inner_parts, (drift_weight, level_share), outer, pred, last, gate
-        )
-        pred = toward_last(pred, last, train, persist_share)
-        notes.append(persist_note)
     if state is not None:
         notes.append(
             f"held-out forecast restarted at {state.t_s - t[0]:.0f} s from the state a Kalman filter of the "
