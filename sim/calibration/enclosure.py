@@ -84,11 +84,6 @@ def says_passive_cooler(setup: str) -> bool:
 # setup-name rule -> the housing it means, where a profile has that housing
 SETUP_HOUSINGS: tuple[tuple[str, Callable[[str], bool]], ...] = (("passive-heatsink", says_passive_cooler),)
 PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ by far more than this
-# The pre-fit cost is half a chi-square (residuals and priors in units of their sigma).  Picking a
-# housing is one more choice made from the data, so another housing must beat the profile's own by
-# the price of one parameter in Akaike's criterion, chi-square 2 (H. Akaike, "A new look at the
-# statistical model identification", IEEE Trans. Automatic Control 19, 1974): cost 1.
-EVIDENCE_COST = 1.0
 
 
 def candidates(board: BoardProfile) -> list[str]:
@@ -127,11 +122,6 @@ def choose_enclosure(
             costs[name] = np.inf
     best = min(names, key=lambda n: (costs[n], names.index(n)))
     by_cost = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
-    if best != board.enclosure and costs.get(board.enclosure, np.inf) - costs[best] < EVIDENCE_COST:
-        return with_enclosure(board, board.enclosure), (
-            f"enclosure {board.enclosure}, the profile's own: the pre-fit prefers {best} by less than "
-            f"{EVIDENCE_COST:g} in cost (one parameter's price, AIC; cost: {by_cost}); declare another with --enclosure"
-        )
     return with_enclosure(board, best), (
         f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {by_cost}); "
         "declare it with --enclosure"
