@@ -84,6 +84,13 @@ def says_passive_cooler(setup: str) -> bool:
 # setup-name rule -> the housing it means, where a profile has that housing
 SETUP_HOUSINGS: tuple[tuple[str, Callable[[str], bool]], ...] = (("passive-heatsink", says_passive_cooler),)
 PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ by far more than this
+# The pre-fit cost is half a chi-square (residuals and priors over their sigma).  Housings within
+# one parameter's Akaike price of the cheapest (chi-square 2, cost 1: H. Akaike, "A new look at the
+# statistical model identification", IEEE Trans. Automatic Control 19, 1974) are ones the pre-fit
+# cannot tell apart; a forecast check may then choose among them (``tiebreak``).
+TIE_COST = 1.0
+# (the profile, the housings within TIE_COST, cheapest first) -> (the one chosen, why), or None
+TieBreak = Callable[[BoardProfile, list[str]], tuple[str, str] | None]
 
 
 def candidates(board: BoardProfile) -> list[str]:
@@ -98,12 +105,15 @@ def choose_enclosure(
     solve: Callable[[Problem], float],
     declared: str | None = None,
     ranked: list[str] | None = None,
+    tiebreak: TieBreak | None = None,
 ) -> tuple[BoardProfile, str | None]:
     """(the profile in the chosen housing, a note for the user or None).
 
     ``build`` makes a fit problem for a profile and ``solve`` returns its pre-fit cost; they are
     passed in so that this module does not depend on the fit (which imports it).  ``ranked``: the
     housings the log's evidence leaves for the pre-fit (default: every :func:`candidates`).
+    ``tiebreak`` may choose among the housings within :data:`TIE_COST` of the cheapest (the fit's
+    forecast check inside the training part); where it declines, the cheapest stands.
     """
     if declared is not None:
         return with_enclosure(board, declared), f"enclosure {declared} (declared)"
@@ -122,6 +132,17 @@ def choose_enclosure(
             costs[name] = np.inf
     best = min(names, key=lambda n: (costs[n], names.index(n)))
     by_cost = ", ".join(f"{n} {costs[n]:.4g}" for n in sorted(names, key=lambda n: costs[n]))
+    near = [
+        n
+        for n in sorted(names, key=lambda n: (costs[n], names.index(n)))
+        if costs[n] - costs[best] < TIE_COST
+    ]
+    if tiebreak is not None and len(near) > 1 and (broken := tiebreak(board, near)) is not None:
+        name, why = broken
+        return with_enclosure(board, name), (
+            f"enclosure {name}: the pre-fit cannot tell {', '.join(near)} apart (cost within {TIE_COST:g}, one "
+            f"parameter's AIC price; cost: {by_cost}), {why}; declare another with --enclosure"
+        )
     return with_enclosure(board, best), (
         f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {by_cost}); "
         "declare it with --enclosure"

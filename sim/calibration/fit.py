@@ -44,6 +44,7 @@ from thermogov.sim.calibration.coldstart import offset_as_in_final_fit, start_re
 from thermogov.sim.calibration.data import LogData, decimate, ffill
 from thermogov.sim.calibration.enclosure import (
     PRE_FIT_FTOL,
+    TieBreak,
     candidates,
     choose_enclosure,
     fanless_for,
@@ -85,6 +86,7 @@ from thermogov.sim.calibration.profile import rename
 from thermogov.sim.calibration.select import (
     INNER_SHARE,
     LADDER,
+    MARGIN,
     MIN_INNER_READINGS,
     choose,
     head,
@@ -1053,7 +1055,10 @@ def calibrate(
             p.specs = reduced(p.specs, "levels")
         return p
 
-    board, housing_note = _housing(data, board, enclosure, build_for_housing, say)
+    tiebreak = (
+        None if levels_only or not select else _housing_by_forecast(data, holdout, ambient_c, free_ambient)
+    )
+    board, housing_note = _housing(data, board, enclosure, build_for_housing, say, tiebreak)
     prob = build_for_housing(board)
     prob.specs = start_reaches_room(prob)  # the start may be a board at room temperature (coldstart.py)
     prob.specs = start_held(prob)  # ... but not one still cooling from its boot (bootcool.py)
@@ -1203,6 +1208,7 @@ def _housing(
     enclosure: str | None,
     build: Callable[[BoardProfile], FitProblem],
     say: Callable[[str], None],
+    tiebreak: TieBreak | None = None,
 ) -> tuple[BoardProfile, str | None]:
     """The housing the fit starts from, and the note that says why.
 
@@ -1242,7 +1248,7 @@ def _housing(
             else "housing: declared"
         )
         ranked, rise_note = _housings_by_rise(data, board, build) if enclosure is None else (None, None)
-        chosen, note = choose_enclosure(data, board, build, _pre_fit, enclosure, ranked)
+        chosen, note = choose_enclosure(data, board, build, _pre_fit, enclosure, ranked, tiebreak)
         if enclosure is None and (fanless := fanless_for(board, chosen, data)) is not None:
             note = (
                 f"enclosure {fanless}: the pre-fit prefers {chosen.enclosure}, a housing with a fan, but the log "
@@ -1252,6 +1258,43 @@ def _housing(
             chosen = with_enclosure(board, fanless)
         return chosen, "; ".join(n for n in (note, rise_note) if n) or None
     return board, None
+
+
+def _housing_by_forecast(data: LogData, holdout: float, ambient_c: float, free_ambient: bool) -> TieBreak:
+    """A tie-break among housings the pre-fit cannot tell apart: the one whose network, its gains
+    fitted on the first :data:`~thermogov.sim.calibration.select.INNER_SHARE` of the training part,
+    forecasts the rest best.
+
+    The ``gains`` rung keeps each housing's own capacitances and internal links, which is what sets
+    housings apart; freeing them (the ``full`` rung) lets every housing's fit walk toward the same
+    network, and costs twice the time (unitA 4.7 -> 10 s CPU with ``full``; Session 31f).
+
+    The pre-fit ranks housings by how well each *fits* the training part, and where the training
+    part is one rise their costs differ by less than a parameter's worth; which housing the rise
+    heads for shows better in a forecast of its own continuation.  Unlike the model-size choice
+    (``select.informative``), that test needs no load change in the inner tail: every housing has
+    the same parameters, so a continuation does not favour a smaller model.  Another housing than
+    the cheapest must forecast ``MARGIN`` better (as a larger model must in ``select.choose``); a
+    training part too short to split declines, and the cheapest stands."""
+
+    def tiebreak(board: BoardProfile, near: list[str]) -> tuple[str, str] | None:
+        scores: dict[str, float] = {}
+        for name in near:
+            inner = _inner(data, with_enclosure(board, name), holdout, ambient_c, free_ambient)
+            got = None if inner is None else _inner_forecast(inner, "gains")
+            if inner is None or got is None:
+                return None
+            scores[name] = _rmse(inner, got.full)
+        best = min(near, key=lambda n: (scores[n], near.index(n)))
+        if not scores[best] < (1.0 - MARGIN) * scores[near[0]]:
+            return None
+        ranked = ", ".join(f"{n} {scores[n]:.2f}" for n in near)
+        return best, (
+            f"so the one whose gains fitted on the first {INNER_SHARE:.0%} of the training part forecast the rest best "
+            f"(RMSE °C: {ranked}; another than the cheapest by {MARGIN:.0%})"
+        )
+
+    return tiebreak
 
 
 def _housings_by_rise(
