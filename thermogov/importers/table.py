@@ -226,6 +226,23 @@ def _is_data(cells: list[str], decimal_comma: bool) -> bool:
     return bool(filled) and good * 2 > len(filled)
 
 
+_COMMA_NOT_BETWEEN_DIGITS_RE = re.compile(r"(?<!\d),|,(?!\d)")
+
+
+def _semicolons_with_decimal_commas(probe: Sequence[str], comma_score: tuple[int, int, int]) -> bool:
+    """Whether a table the comma split scored ``comma_score`` on is a `;` table with one decimal
+    comma per row (session 31w): `2021-04-11 10:41:16;68,653` splits into two columns at either
+    delimiter, and the comma, first in the order, cut each temperature in two (the file was
+    refused).  Taken so only when `;` splits every probe line into as many columns and every
+    comma there sits between digits, as a decimal comma does."""
+    counts = [len(_split(ln, ";")) for ln in probe]
+    return (
+        all(c == comma_score[1] for c in counts)
+        and sum(1 for c in counts if c == comma_score[1]) >= comma_score[0]
+        and not any(_COMMA_NOT_BETWEEN_DIGITS_RE.search(ln) for ln in probe)
+    )
+
+
 def sniff(text: str) -> Table | None:
     """The table in ``text`` (None when no delimiter gives >= 2 consistent columns)."""
     lines = _candidate_lines(text)
@@ -250,6 +267,8 @@ def sniff(text: str) -> Table | None:
             best, choice = score, delim
     if best is None or best[0] < max(2, len(probe) // 2):
         return _one_column(lines)
+    if choice == "," and _semicolons_with_decimal_commas(probe, best):
+        choice = ";"
     delim, width = choice, best[1]
     if delim == ",":  # a spreadsheet export quotes decimal-comma numbers: "48,3"
         decimal_comma = any(re.fullmatch(r"-?\d+,\d+", c) for ln in probe[:50] for c in _split(ln, delim))
