@@ -40,6 +40,7 @@ from thermogov.importers.common import (
     plausible_times,
     rebased,
 )
+from thermogov.importers.headerless_units import rescale_pieces
 from thermogov.importers.quantities import (
     FAHRENHEIT,
     FREQ_UNITS,
@@ -1393,6 +1394,15 @@ def parse_text(
         )
     cols = identify(t, source, columns, notes)
     dc = t.decimal_comma
+    if t.header is None and columns is None:  # a unit change with no header to name its column
+        pieced = [c for c in cols if c.col.role in ("temp", "freq")]
+        t.rows = rescale_pieces(
+            t.rows,
+            [(c.index, c.col.role, c.label) for c in pieced],
+            [as_floats(_numbers(t.rows, c.index, dc)) for c in pieced],
+            dc,
+            notes,
+        )
     for c in cols:
         c.unit = _unit_for(c, t.rows, dc, source, notes)
     stated = [f"{c.label}: {c.unit.name}" for c in cols if c.unit is not None]
