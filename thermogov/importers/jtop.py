@@ -128,9 +128,12 @@ def _records(text: str, notes: set[str]) -> tuple[list[Mapping[str, object]], in
         good = [r for r in rows if len(r) == len(keys) and r != head]
         return [{k: v for k, v in zip(keys, r, strict=True) if k} for r in good], len(rows) - len(good)
     if lines and _is_jtop_header(lines[0]):
-        reader = csv.DictReader(io.StringIO("\n".join(lines)))
-        named = [dict(r) for r in reader]
-        return [r for r in named if r], 0
+        # a row of another width (cut by a power loss, two rows run together) is no record: read
+        # by DictReader its cells fell under the wrong keys (a CPU load from a temperature) and
+        # its time, no stamp, put every record on an assumed 1 s axis (session 31w)
+        rows = list(csv.reader(io.StringIO("\n".join(lines[1:]))))
+        good = [r for r in rows if len(r) == len(head) and r != head]
+        return [dict(zip(head, r, strict=True)) for r in good], len(rows) - len(good)
     out: list[Mapping[str, object]] = []
     bad = 0
     for ln in lines:
@@ -169,7 +172,8 @@ def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dic
         v = _num(raw)
         if v is None:
             continue
-        if key.startswith("Temp "):
+        low = key.lower()  # `Power cur` / `power cur`: scripts write jtop's keys in either case
+        if low.startswith("temp "):
             name = sensor_name(key[5:])
             if keep_temp(name, v, notes):  # jtop 3 prints tegrastats' fixed PMIC@100C level too
                 temps[name] = v
@@ -182,9 +186,11 @@ def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dic
                 loads["emc"] = fraction(v)
             else:
                 notes.add("EMC values are not percentages (jtop 3 copies the RAM figure there): not imported")
-        elif key in ("Power TOT", "power cur"):
+        elif low in ("power tot", "power cur"):
             total = v / 1000.0
-        elif key.startswith("Power "):
+        elif low == "power avg":  # jtop 3's average since it started, in either case: no reading (31w)
+            continue
+        elif low.startswith("power "):
             rails[key[6:]] = v / 1000.0
     if cores:
         loads["cpu"] = fraction(sum(cores) / len(cores))
