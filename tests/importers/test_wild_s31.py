@@ -184,3 +184,14 @@ def test_a_jtop_running_average_is_no_rail_in_either_case(tmp_path: Path) -> Non
     log = parse_log(_write(tmp_path / "p.csv", _jtop_csv(power="Power cur,Power avg")))
     assert [s.power_w for s in log.samples] == pytest.approx([2.6 + 0.01 * i for i in range(N)])
     assert all(not s.rails_w for s in log.samples)
+
+
+def test_a_jtop_csv_resaved_with_semicolons_and_decimal_commas_is_read(tmp_path: Path) -> None:
+    # a spreadsheet under a German locale: `;` between fields, `55,50` (refused before as a
+    # generic table whose EMC column fit no load unit)
+    lines = [ln.replace(",", ";") for ln in _jtop_csv()]
+    lines = [lines[0], *(ln.replace(".", ",") for ln in lines[1:])]
+    log = parse_log(_write(tmp_path / "de.csv", lines))
+    assert log.fmt == "jtop" and len(log.samples) == N
+    assert [s.temps_c["ao"] for s in log.samples] == pytest.approx([_t(i) + 6 for i in range(N)], abs=0.006)
+    assert [s.t_s for s in log.samples] == [float(i) for i in range(N)]
