@@ -27,8 +27,10 @@ from pathlib import Path
 import pytest
 
 from tests.importers.hostile import VARIANTS
+from tests.importers.test_wild_s29 import _cli
 from tests.importers.test_wild_s30 import _check
 from thermogov.importers import parse_log
+from thermogov.interfaces import LogFormatError
 
 N = 40
 
@@ -195,3 +197,15 @@ def test_a_jtop_csv_resaved_with_semicolons_and_decimal_commas_is_read(tmp_path:
     assert log.fmt == "jtop" and len(log.samples) == N
     assert [s.temps_c["ao"] for s in log.samples] == pytest.approx([_t(i) + 6 for i in range(N)], abs=0.006)
     assert [s.t_s for s in log.samples] == [float(i) for i in range(N)]
+
+
+def test_a_psensor_log_with_decimal_commas_is_refused_in_one_line(tmp_path: Path) -> None:
+    # psensor's `%.1f` under a locale with decimal commas: `2,45,2,30,0` -- each value adds a
+    # cell and an unchanged one (left empty) none, so the cells cannot be told apart
+    lines = [ln if ln[0] in "IS" else ln.replace(".", ",") for ln in _psensor()]
+    path = _write(tmp_path / "sensors.log", lines)
+    with pytest.raises(LogFormatError, match=r"line 4: 4 cells where its session declares 2 sensor\(s\)"):
+        parse_log(path)
+    r = _cli(path, tmp_path / "out")
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "decimal commas" in r.stderr
