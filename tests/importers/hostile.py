@@ -131,6 +131,12 @@ def millidegrees_midway(data: bytes) -> bytes:
     return _scale_rows(data, 0.5)
 
 
+def millidegrees_midway_headerless(data: bytes) -> bytes:
+    """The same logger whose header line was lost as well: the column is named only by its
+    values (session 31w)."""
+    return drop_header(millidegrees_midway(data))
+
+
 VARIANTS: dict[str, Callable[[bytes], bytes]] = {
     "crlf": crlf,
     "utf16-bom": utf16_bom,
@@ -141,9 +147,10 @@ VARIANTS: dict[str, Callable[[bytes], bytes]] = {
     "no-header": drop_header,
     "millidegrees": millidegrees,
     "millidegrees-midway": millidegrees_midway,
+    "millidegrees-midway-headerless": millidegrees_midway_headerless,
 }
 # Variants after which fewer samples are expected: lines cut off or damaged.
-LOSSY = {"truncated", "nul-block", "no-header"}
+LOSSY = {"truncated", "nul-block", "no-header", "millidegrees-midway-headerless"}
 
 
 @dataclass(frozen=True)

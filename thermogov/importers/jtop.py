@@ -44,11 +44,26 @@ def _is_dict_line(line: str) -> bool:
     return s.startswith("{") and s.endswith("}") and ("'Temp " in s or "'CPU1'" in s)
 
 
+def _jtop_delimiter(line: str) -> str | None:
+    """The delimiter under which ``line`` is a jtop CSV header, or None: `,` as DictWriter writes
+    it, or `;` where a spreadsheet re-saved the file under a locale with decimal commas."""
+    for delim in (",", ";"):
+        cells = {c.strip() for c in line.split(delim)}
+        if (
+            any(c.startswith("Temp ") for c in cells)
+            and {"CPU1", "GPU", "jetson_clocks", "nvp model"} & cells
+        ):
+            return delim
+    return None
+
+
 def _is_jtop_header(line: str) -> bool:
-    cells = [c.strip() for c in line.split(",")]
-    return any(c.startswith("Temp ") for c in cells) and bool(
-        {"CPU1", "GPU", "jetson_clocks", "nvp model"} & set(cells)
-    )
+    return _jtop_delimiter(line) is not None
+
+
+# A cell of a `;`-separated jtop CSV holding a decimal comma (`55,50`): the comma separates no
+# field there, so it is the number's decimal mark (session 31w; the file was refused before).
+_DECIMAL_COMMA_CELL_RE = re.compile(r"^(-?\d+),(\d+)$")
 
 
 # jetson-stats 1.x/2.x `examples/log_data.py` wrote its own header: ``time``, ``GR3D`` (the GPU
@@ -127,10 +142,17 @@ def _records(text: str, notes: set[str]) -> tuple[list[Mapping[str, object]], in
         rows = list(csv.reader(io.StringIO("\n".join(lines[1:]))))
         good = [r for r in rows if len(r) == len(keys) and r != head]
         return [{k: v for k, v in zip(keys, r, strict=True) if k} for r in good], len(rows) - len(good)
-    if lines and _is_jtop_header(lines[0]):
-        reader = csv.DictReader(io.StringIO("\n".join(lines)))
-        named = [dict(r) for r in reader]
-        return [r for r in named if r], 0
+    if lines and (delim := _jtop_delimiter(lines[0])) is not None:
+        # a row of another width (cut by a power loss, two rows run together) is no record: read
+        # by DictReader its cells fell under the wrong keys (a CPU load from a temperature) and
+        # its time, no stamp, put every record on an assumed 1 s axis (session 31w)
+        head = next(csv.reader([lines[0]], delimiter=delim))
+        rows = list(csv.reader(io.StringIO("\n".join(lines[1:])), delimiter=delim))
+        good = [r for r in rows if len(r) == len(head) and r != head]
+        if delim == ";":
+            notes.add("semicolon-separated CSV: decimal commas read as decimal marks")
+            good = [[_DECIMAL_COMMA_CELL_RE.sub(r"\1.\2", c) for c in r] for r in good]
+        return [dict(zip(head, r, strict=True)) for r in good], len(rows) - len(good)
     out: list[Mapping[str, object]] = []
     bad = 0
     for ln in lines:
@@ -169,7 +191,8 @@ def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dic
         v = _num(raw)
         if v is None:
             continue
-        if key.startswith("Temp "):
+        low = key.lower()  # `Power cur` / `power cur`: scripts write jtop's keys in either case
+        if low.startswith("temp "):
             name = sensor_name(key[5:])
             if keep_temp(name, v, notes):  # jtop 3 prints tegrastats' fixed PMIC@100C level too
                 temps[name] = v
@@ -182,9 +205,11 @@ def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dic
                 loads["emc"] = fraction(v)
             else:
                 notes.add("EMC values are not percentages (jtop 3 copies the RAM figure there): not imported")
-        elif key in ("Power TOT", "power cur"):
+        elif low in ("power tot", "power cur"):
             total = v / 1000.0
-        elif key.startswith("Power "):
+        elif low == "power avg":  # jtop 3's average since it started, in either case: no reading (31w)
+            continue
+        elif low.startswith("power "):
             rails[key[6:]] = v / 1000.0
     if cores:
         loads["cpu"] = fraction(sum(cores) / len(cores))

@@ -26,6 +26,7 @@ from thermogov.importers.common import (
     rebase,
 )
 from thermogov.importers.labelled import chip_name, sensor_names
+from thermogov.interfaces import LogFormatError
 
 FMT = "psensor"
 _SESSION_RE = re.compile(r"^I,(\d+),([\w.+~-]+)$")
@@ -64,7 +65,8 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     start: float | None = None
     last: list[float | None] = []
     skipped = sessions = 0
-    for raw in text.split("\n"):
+    wide: str | None = None  # the first row with more cells than its session has sensors
+    for no, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
         if not line:
             continue
@@ -78,6 +80,8 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
         m = _ROW_RE.match(line)
         cells = m.group(2).split(",")[1:] if m else []
         if start is None or m is None or len(cells) != len(sensors):
+            if wide is None and sensors and len(cells) > len(sensors):
+                wide = f"line {no}: {len(cells)} cells where its session declares {len(sensors)} sensor(s)"
             skipped += 1
             continue
         temps: dict[str, float] = {}
@@ -96,6 +100,13 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
             continue
         rows.append((temps, loads))
         stamps.append(start + float(m.group(1)))
+    if not rows and wide is not None:
+        # psensor writes `%.1f` under the desktop's locale: with decimal commas each value adds a
+        # cell, and a left-out (unchanged) value none, so the cells cannot be told apart (31w)
+        raise LogFormatError(
+            f"{source}: {wide} (psensor under a locale with decimal commas writes 45,2 as two cells), "
+            "so its values cannot be told apart; rerun psensor with LC_NUMERIC=C and import the new log"
+        )
     if not rows:
         raise no_samples_error(source, "psensor session (I,...) with sensor (S,...) and value rows")
     rows, axis, back = keep_forward(rows, stamps)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -42,6 +43,10 @@ FMT = "rpi-csv"
 _NUM = r"-?\d+(?:\.\d+)?"
 _COUNTER_RE = re.compile(rf"^\d+,(?:{_NUM})?,{_NUM}(?:,(?:{_NUM})?)?$")
 _WALL_RE = re.compile(rf"^\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d,{_NUM}(?:,.*)?$")
+# The same wall-clock rows re-saved under a locale with decimal commas: `;` between the fields,
+# `68,653` (session 31w; refused before). Every comma there sits between digits.
+_WALL_SEMI_RE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d;-?\d+(?:,\d+)?(?:;[^,]*(?:\d,\d[^,]*)*)?$")
+_DECIMAL_COMMA_RE = re.compile(r"(?<=\d),(?=\d)")
 _HEADER_WORDS = {"time", "usage", "temperature", "temp", "frequency", "freq", "load", "cpu"}
 
 
@@ -55,7 +60,21 @@ def detect(text: str) -> Mark | None:
     hits = sum(1 for ln in lines if _COUNTER_RE.match(ln) or _WALL_RE.match(ln))
     if bool(lines) and hits >= max(1, (len(lines) * 3) // 4):
         return Mark(FMT, f"{hits} of {len(lines)} head lines counter or wall-clock rows")
+    if _semicolon_wall(lines):
+        return Mark(FMT, "wall-clock rows with ';' and decimal commas")
     return None
+
+
+def _semicolon_wall(lines: list[str]) -> bool:
+    """Most of ``lines`` are wall-clock rows written with `;` and decimal commas."""
+    hits = sum(1 for ln in lines if _WALL_SEMI_RE.match(ln) and ln.count(";") in (1, 6))
+    return bool(lines) and hits >= max(1, (len(lines) * 3) // 4)
+
+
+def _from_semicolons(text: str) -> str:
+    """`2021-04-11 10:41:16;68,653` -> `2021-04-11 10:41:16,68.653`: decimal commas to points,
+    then `;` to the layout's commas (only called when every row's comma sits between digits)."""
+    return "\n".join(_DECIMAL_COMMA_RE.sub(".", ln).replace(";", ",") for ln in lines_of(text))
 
 
 def looks_like(text: str) -> bool:
@@ -91,14 +110,23 @@ def parse_text(text: str, source: str = "<text>", *, columns: str | None = None)
     # while the table is read); `_named_columns` reads the lines before the first wall-clock row,
     # which is among them whenever it is asked.
     lines = list(itertools.islice((cut for ln in lines_of(text) if (cut := ln.strip())), 200))
+    semicolons = columns is None and _semicolon_wall(lines)
+    if semicolons:
+        text = _from_semicolons(text)
+        lines = [_DECIMAL_COMMA_RE.sub(".", ln).replace(";", ",") for ln in lines]
     # the fixed layout has 2 or 7 fields; a wall-clock row of any other width is some other
     # logger's table (`date,temp,volts,4 clocks,°F,governor,MB`: refused before)
     wall = sum(1 for ln in lines if _WALL_RE.match(ln) and ln.count(",") in (1, 6))
     if columns is None and wall * 2 > len(lines) and not _named_columns(lines):
         try:
-            return _parse_wall(text, source)
+            log = _parse_wall(text, source)
         except LogFormatError:
             pass  # 2 or 7 columns by chance (Glances' records): not the psutil layout, a table
+        else:
+            if semicolons:
+                note = "';' between fields and decimal commas (a locale's re-save): read as points"
+                log = replace(log, notes=(note, *log.notes))
+            return log
     box = [text]  # handed over to the table reader, which frees it once its rows are packed
     del text
     return table.parse_text(box.pop(), source, columns=columns, fmt=FMT)

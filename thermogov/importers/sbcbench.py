@@ -50,6 +50,7 @@ from thermogov.importers.common import (
 from thermogov.importers.models import board_from_model
 from thermogov.importers.quantities import core_volts
 from thermogov.importers.table import spread_ties
+from thermogov.interfaces import LogFormatError
 
 FMT = "sbc-bench"
 
@@ -181,11 +182,28 @@ def board_from_report(title_model: str, dt_compat: str | None) -> str | None:
     return board_from_model(title_model)
 
 
+# A monitor line is split at blanks, so a comma between digits inside a cell (`51,2°C`, `1,85`,
+# `0,8835V`: sbc-bench's awk/printf under a locale with decimal commas) is that number's decimal
+# mark, never a field separator (session 31w).  Cells that hold whole numbers (the clock in MHz, a
+# meter's mW) are not read that way: `1,200MHz` may be a thousands group, so such a file is refused.
+_DECIMAL_COMMA_RE = re.compile(r"^(-?\d+),(\d+)$")
+_COMMA_IN_NUMBER_RE = re.compile(r"\d,\d")
+
+
+class _AmbiguousComma(ValueError):
+    """A whole-number cell (MHz, mW) holding a comma: a decimal mark or a thousands group."""
+
+
+def _number(text: str) -> float:
+    """``text`` as a float, a decimal comma read as the decimal mark; ValueError if no number."""
+    return float(_DECIMAL_COMMA_RE.sub(r"\1.\2", text))
+
+
 def _value(token: str, unit: str) -> float | None:
     if not token.endswith(unit):
         return None
     try:
-        return float(token[: -len(unit)])
+        return _number(token[: -len(unit)])
     except ValueError:
         return None
 
@@ -228,12 +246,14 @@ def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _R
     tokens = _aligned(columns, tokens)
     if not t_idx < len(tokens) <= len(columns):
         return None
+    if tokens[0] and _COMMA_IN_NUMBER_RE.search(tokens[0]):
+        raise _AmbiguousComma(f"the clock {tokens[0]!r}")
     freqs = {} if tokens[0] == "" else _clocks(columns[0], tokens[0])
     cpu_pct = _value(tokens[2], "%") if "%cpu" in columns[:3] else None
     if freqs is None or cpu_pct is None or not 0.0 <= cpu_pct <= 100.0:
         return None
     try:
-        float(tokens[1])  # load average: not imported, but must be a number on a sane line
+        _number(tokens[1])  # load average: not imported, but must be a number on a sane line
     except ValueError:
         return None
     temps: dict[str, float] = {}
@@ -258,6 +278,8 @@ def _monitor_row(columns: tuple[str, ...], tokens: list[str], sensor: str) -> _R
                 return None
             power["PMIC"] = pmic
         elif name.lower() in _METER_COLUMNS:  # an external meter (sbc-bench -p / Netio): mW
+            if _COMMA_IN_NUMBER_RE.search(tok):
+                raise _AmbiguousComma(f"the meter reading {tok!r}")
             mw = _value(tok, "mW") if tok.endswith("mW") else (float(tok) if _is_float(tok) else None)
             if mw is None:
                 return None
@@ -285,7 +307,7 @@ def _header_columns(line: str) -> tuple[str, ...]:
 
 def _is_float(token: str) -> bool:
     try:
-        float(token)
+        _number(token)
     except ValueError:
         return False
     return True
@@ -493,7 +515,7 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
     # `sbc-bench -m` / `armbianmonitor -m` captured alone: no report sections, one monitor whose
     # header may repeat (every 15 lines with SPACING); only its first line is since boot
     bare = not any(_SECTION_RE.match(ln) for ln in lines)
-    for line in lines:
+    for no, line in enumerate(lines, 1):
         if bare and _MONITOR_HEADER_RE.match(line):
             if not sections:
                 sections.append("monitor (no report around it)")
@@ -529,13 +551,20 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
             continue
         tod = parse_hms(mm.group(1))
         body = _PADDED_CLOCK_RE.sub(r"\1/\2", mm.group(2))
-        row = _monitor_row(columns, body.split(), sensor) if tod is not None else None
+        try:
+            row = _monitor_row(columns, body.split(), sensor) if tod is not None else None
+        except _AmbiguousComma as e:
+            raise LogFormatError(
+                f"{source}: line {no}: {e} holds a comma between digits, which in a whole-number column "
+                "may be a thousands group or a decimal comma; remove the commas in that column (or "
+                "rewrite the report under LC_ALL=C) and import again"
+            ) from None
         t = clock.seconds(tod) if row is not None and tod is not None else None
         if row is None or t is None:
             skipped += 1
             continue
         if first_row is None and tod is not None:
-            first_row = (tod, float(_aligned(columns, body.split())[1]))
+            first_row = (tod, _number(_aligned(columns, body.split())[1]))
         if not seen_rows:  # the section's first line: utilisation since boot, not since a row
             row = (row[0], row[1], {}, row[3], row[4])
             since_boot += 1

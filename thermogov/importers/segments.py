@@ -31,7 +31,7 @@ import itertools
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from thermogov.importers.cells import lines_of
@@ -518,6 +518,14 @@ def _magnitude_cuts(rows: Iterator[tuple[int, _Part, list[str], list[int]]], jum
                 st[1] += 1
                 st[0] = level
     return sorted(cuts)
+
+
+def column_cuts(values: Iterable[float]) -> list[int]:
+    """Indices where one column's values jump in magnitude and stay (the rule of
+    :func:`_magnitude_cuts`, for a column that no header names: session 31w); NaN is no value."""
+    part = _Part(0, 0, 0)
+    rows = ((i, part, [repr(v) if v == v else ""], [0]) for i, v in enumerate(values))
+    return _magnitude_cuts(rows, {0})
 
 
 def _cut(parts: list[_Part], cuts: list[int]) -> list[_Part]:

@@ -40,6 +40,7 @@ from thermogov.importers.common import (
     plausible_times,
     rebased,
 )
+from thermogov.importers.headerless_units import rescale_pieces
 from thermogov.importers.quantities import (
     FAHRENHEIT,
     FREQ_UNITS,
@@ -226,6 +227,23 @@ def _is_data(cells: list[str], decimal_comma: bool) -> bool:
     return bool(filled) and good * 2 > len(filled)
 
 
+_COMMA_NOT_BETWEEN_DIGITS_RE = re.compile(r"(?<!\d),|,(?!\d)")
+
+
+def _semicolons_with_decimal_commas(probe: Sequence[str], comma_score: tuple[int, int, int]) -> bool:
+    """Whether a table the comma split scored ``comma_score`` on is a `;` table with one decimal
+    comma per row (session 31w): `2021-04-11 10:41:16;68,653` splits into two columns at either
+    delimiter, and the comma, first in the order, cut each temperature in two (the file was
+    refused).  Taken so only when `;` splits every probe line into as many columns and every
+    comma there sits between digits, as a decimal comma does."""
+    counts = [len(_split(ln, ";")) for ln in probe]
+    return (
+        all(c == comma_score[1] for c in counts)
+        and sum(1 for c in counts if c == comma_score[1]) >= comma_score[0]
+        and not any(_COMMA_NOT_BETWEEN_DIGITS_RE.search(ln) for ln in probe)
+    )
+
+
 def sniff(text: str) -> Table | None:
     """The table in ``text`` (None when no delimiter gives >= 2 consistent columns)."""
     lines = _candidate_lines(text)
@@ -250,6 +268,8 @@ def sniff(text: str) -> Table | None:
             best, choice = score, delim
     if best is None or best[0] < max(2, len(probe) // 2):
         return _one_column(lines)
+    if choice == "," and _semicolons_with_decimal_commas(probe, best):
+        choice = ";"
     delim, width = choice, best[1]
     if delim == ",":  # a spreadsheet export quotes decimal-comma numbers: "48,3"
         decimal_comma = any(re.fullmatch(r"-?\d+,\d+", c) for ln in probe[:50] for c in _split(ln, delim))
@@ -1374,6 +1394,15 @@ def parse_text(
         )
     cols = identify(t, source, columns, notes)
     dc = t.decimal_comma
+    if t.header is None and columns is None:  # a unit change with no header to name its column
+        pieced = [c for c in cols if c.col.role in ("temp", "freq")]
+        t.rows = rescale_pieces(
+            t.rows,
+            [(c.index, c.col.role, c.label) for c in pieced],
+            [as_floats(_numbers(t.rows, c.index, dc)) for c in pieced],
+            dc,
+            notes,
+        )
     for c in cols:
         c.unit = _unit_for(c, t.rows, dc, source, notes)
     stated = [f"{c.label}: {c.unit.name}" for c in cols if c.unit is not None]

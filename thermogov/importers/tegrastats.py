@@ -34,6 +34,7 @@ from thermogov.importers.common import (
 )
 from thermogov.importers.rowsink import RowSink
 from thermogov.importers.segments import SkippedLines
+from thermogov.interfaces import LogFormatError
 
 FMT = "tegrastats"
 DEFAULT_INTERVAL_S = 1.0  # tegrastats --interval default (ms 1000)
@@ -41,11 +42,16 @@ DEFAULT_INTERVAL_S = 1.0  # tegrastats --interval default (ms 1000)
 _TS_RE = re.compile(r"^(\d{2})-(\d{2})-(\d{4}) (\d{2}):(\d{2}):(\d{2})\s+")
 _RAM_RE = re.compile(r"\bRAM (\d+)/(\d+)MB")
 _CPU_RE = re.compile(r"\b(?:CPU|cpu) \[([^\]]*)\](?:@(\d+))?")
-_CORE_RE = re.compile(r"^(\d+(?:\.\d+)?)%(?:@(\d+(?:\.\d+)?))?$")
-_EMC_RE = re.compile(r"(?<!\S)EMC(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\d+))?")
+# A locale with decimal commas (session 31w): `CPU@48,3C`, and in a copy whose list separators
+# became `;` (a spreadsheet's re-save) `[10,5%@1036;0%@806]`.  A comma inside a `NAME@...C` or
+# `...%` number is its decimal mark; in a CPU list that commas separate it cannot be told from
+# the separator, and such lines are refused (``_comma_split_error``), never split at the comma.
+_DEC = r"\d+(?:[.,]\d+)?"
+_CORE_RE = re.compile(rf"^({_DEC})%(?:@(\d+(?:\.\d+)?))?$")
+_EMC_RE = re.compile(rf"(?<!\S)EMC(?:_FREQ)? (?:({_DEC})%)?(?:@(\d+))?")
 # GR3D_FREQ, and on DriveOS / IGX with a discrete or second GPU also GR3D2_FREQ (one per GPU)
-_GR3D_RE = re.compile(r"(?<!\S)GR3D\d*(?:_FREQ)? (?:(\d+(?:\.\d+)?)%)?(?:@(\[[\d,\s]*\]|\d+))?")
-_NUM = r"-?\d+(?:\.\d+)?"
+_GR3D_RE = re.compile(rf"(?<!\S)GR3D\d*(?:_FREQ)? (?:({_DEC})%)?(?:@(\[[\d,;\s]*\]|\d+))?")
+_NUM = r"-?\d+(?:[.,]\d+)?"
 # Zone names may carry a hyphen: DriveOS names its tmp451 sensors EXT0-local / EXT0-remote
 # (DRIVE OS 6.0 Linux SDK, "Reported Statistics" of tegrastats); they were dropped before.
 _TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_-]*)@({_NUM})C(?:/{_NUM}C)?(?=\s|$)")
@@ -88,6 +94,32 @@ def keep_temp(name: str, value: float, dropped: set[str]) -> bool:
     return True
 
 
+def _num(text: str) -> float:
+    """A matched number, its decimal comma (if any) read as the decimal mark."""
+    return float(text.replace(",", "."))
+
+
+def _cpu_entries(listed: str) -> list[str]:
+    """The CPU list's entries: split at `;` where the list uses it (then commas are decimal marks),
+    else at commas."""
+    return [e.strip() for e in listed.split(";" if ";" in listed else ",")]
+
+
+def _comma_split_error(source: str, no: int, line: str) -> LogFormatError | None:
+    """The one-line refusal for a line whose CPU list, separated by commas, holds decimal commas
+    (`[10,5%@1036,0%@806]`: a bare `10` between separators), or None for any other line."""
+    cpu = _CPU_RE.search(line)
+    if cpu is None or ";" in cpu.group(1):
+        return None
+    if not any(e.strip().isdigit() for e in cpu.group(1).split(",")):
+        return None
+    return LogFormatError(
+        f"{source}: line {no}: the CPU list [{cpu.group(1)[:40]}] holds decimal commas in a list that "
+        "commas separate, so its numbers cannot be told apart; rerun tegrastats under LC_ALL=C "
+        "(or replace the separators with ';') and import again"
+    )
+
+
 def _parse_body(body: str, dropped: set[str]) -> _Row | None:
     """One line without its timestamp; None means malformed (no RAM or unreadable CPU block)."""
     ram = _RAM_RE.search(body)
@@ -98,14 +130,14 @@ def _parse_body(body: str, dropped: set[str]) -> _Row | None:
     outer_mhz = float(cpu.group(2)) if cpu.group(2) else None
     loads: list[float] = []
     clocks: list[float] = []
-    entries = [e.strip() for e in cpu.group(1).split(",")]
+    entries = _cpu_entries(cpu.group(1))
     for entry in entries:
         if entry == "off":
             continue
         m = _CORE_RE.match(entry)
         if m is None:
             return None
-        loads.append(float(m.group(1)))
+        loads.append(_num(m.group(1)))
         if m.group(2) is not None:
             clocks.append(float(m.group(2)))
         elif outer_mhz is not None:
@@ -118,23 +150,23 @@ def _parse_body(body: str, dropped: set[str]) -> _Row | None:
     emc = _EMC_RE.search(body)
     if emc is not None:
         if emc.group(1) is not None:
-            row.loads["emc"] = fraction(float(emc.group(1)))
+            row.loads["emc"] = fraction(_num(emc.group(1)))
         if emc.group(2) is not None:
             row.freqs["emc"] = mhz_to_hz(float(emc.group(2)))
     gpu_loads: list[float] = []
     gpu_clocks: list[float] = []
     for gr3d in _GR3D_RE.finditer(body):
         if gr3d.group(1) is not None:
-            gpu_loads.append(float(gr3d.group(1)))
+            gpu_loads.append(_num(gr3d.group(1)))
         if gr3d.group(2) is not None:
             # Orin: one clock per GPC; the busiest one is the GPU's effective clock
-            gpu_clocks += [float(x) for x in gr3d.group(2).strip("[]").split(",") if x.strip()]
+            gpu_clocks += [float(x) for x in re.split(r"[,;]", gr3d.group(2).strip("[]")) if x.strip()]
     if gpu_loads:  # several GR3D fields (GR3D2_FREQ): the busiest engine is the GPU load
         row.loads["gpu"] = fraction(max(gpu_loads))
     if gpu_clocks:
         row.freqs["gpu"] = mhz_to_hz(max(gpu_clocks))
     for m in _TEMP_RE.finditer(body):
-        name, value = sensor_name(m.group(1)), float(m.group(2))
+        name, value = sensor_name(m.group(1)), _num(m.group(2))
         if keep_temp(name, value, dropped):
             row.temps[name] = value
     for m in _RAIL_RE.finditer(body[cpu.end() :]):
@@ -201,6 +233,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
     backwards = 0
     stamped: bool | None = None
     unread = SkippedLines("tegrastats line")  # each part said with its line numbers (session 28w)
+    comma_split: LogFormatError | None = None  # the first line refused for its decimal commas
     for no, line in enumerate(lines_of(text), 1):
         line = line.strip()
         if not line:
@@ -211,6 +244,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         if row is None:
             skipped += 1
             unread.add(no, line)
+            comma_split = comma_split or _comma_split_error(source, no, line)
             continue
         if stamped is None:
             stamped = ts is not None
@@ -230,7 +264,7 @@ def _parse_lines(text: str, source: str, interval_s: float | None) -> ImportedLo
         times.append(t)
         line_nos.append(no)
     if not len(rows):
-        raise no_samples_error(source, "tegrastats lines")
+        raise comma_split or no_samples_error(source, "tegrastats lines")
     notes.update(unread.notes())
     if stamped:  # a clock that steps (NTP, a 1970 boot, a restart) is mended; a stray line dropped
         times, backwards = _forward(rows, times, notes, line_nos)
