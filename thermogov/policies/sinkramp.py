@@ -41,11 +41,17 @@ from collections import deque
 class SinkRamp:
     """The integral's fall rate while the PI has trailed over its set point a whole window."""
 
-    def __init__(self, window_s: float) -> None:
+    def __init__(self, window_s: float, persist_s: float = 0.0, *, board_ends: bool = False) -> None:
         self.window_s = window_s
+        # ``sink_ramp_persist``: how much longer than the window the error must have stayed
+        # negative before anything is fed (0: Session 30c's rule, fed once the window is full),
+        # and whether a tick on which the board's own throttle holds the node ends the stretch.
+        self.persist_s = persist_s
+        self.board_ends = board_ends
         self._acc = 0.0  # the integral's motion commanded by the PI and this rule while trailing
         self._seen: deque[tuple[float, float]] = deque()  # (time, _acc) since the error turned negative
         self.feed = 0.0  # the rate added on the last tick, rungs/s (never positive)
+        self._start_s = 0.0  # when the error turned negative (the first tick in ``_seen``)
 
     def reset(self) -> None:
         """The trailing stretch ended (error under zero, a trip, a ``rise_trip`` step, a release)."""
@@ -53,12 +59,15 @@ class SinkRamp:
         self._seen.clear()
         self.feed = 0.0
 
-    def rate(self, t: float, error: float) -> float:
-        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``."""
-        if error >= 0.0:
+    def rate(self, t: float, error: float, board_holds: bool = False) -> float:
+        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error`` and
+        whether a yielded board throttle holds the node on this tick."""
+        if error >= 0.0 or (board_holds and self.board_ends):
             self.reset()
             return 0.0
         seen = self._seen
+        if not seen:
+            self._start_s = t
         seen.append((t, self._acc))
         while len(seen) > 1 and seen[1][0] <= t - self.window_s:
             seen.popleft()
@@ -66,7 +75,8 @@ class SinkRamp:
         span = t - t0
         # A stretch shorter than the window says nothing: a load step or a noise excursion
         # crosses the set point and is answered by the PI before the window fills.
-        self.feed = min((self._acc - a0) / span, 0.0) if span >= self.window_s else 0.0
+        full = span >= self.window_s and t - self._start_s >= self.window_s + self.persist_s
+        self.feed = min((self._acc - a0) / span, 0.0) if full else 0.0
         return self.feed
 
     def moved(self, delta: float) -> None:

@@ -293,6 +293,7 @@ class SteppedParams:
         False  # off: ``power_settled`` only on a power rise at a held rung beyond its spread (28c)
     )
     sink_ramp: bool = False  # off: feed forward the integral's fall while the PI trails a warming sink (30c)
+    sink_ramp_persist: bool = False  # off: sink_ramp only for a trail longer than a step takes (31c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -732,7 +733,7 @@ class Stepped:
             rate = p.k_p * error / t_i_s * (p.down_gain if error < 0 else 1.0)
             if self.sink is not None:
                 # ``sink_ramp``: the fall the PI has kept up a whole window, fed forward (.sinkramp).
-                rate += self.sink.rate(t, error)
+                rate += self.sink.rate(t, error, holding)
                 self.sink.moved(rate * dt)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
         if self._regime != "band":
@@ -1025,6 +1026,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         trip_lag=params.boolean("trip_lag", d.trip_lag),
         power_held=params.boolean("power_held", d.power_held),
         sink_ramp=params.boolean("sink_ramp", d.sink_ramp),
+        sink_ramp_persist=params.boolean("sink_ramp_persist", d.sink_ramp_persist),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -1080,6 +1082,17 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         hold_s=params.number("hold_s", 60.0, minimum=0.0, maximum=3600.0),
     )
     params.done()
+    # ``sink_ramp_persist``: a step in the load or the plant (a burst, the Pi firmware's own
+    # throttle taking a rung) leaves an error the PI's falling integral works off in about
+    # t_i_s / (k_p * down_gain), with the k_p set (before ``gain_ladder`` scales it to the ladder,
+    # which keeps the loop's speed the same); only a trail over the set point that outlasts that,
+    # past the window, is taken for a ramp.  Nor is a trail while the board's own throttle holds
+    # the node (the Pi firmware): the clock is the board's, and ``follow_board`` lifts the integral
+    # back to its rung each cycle, so the integral's fall measures no ramp in the plant
+    # (docs/policies.md, Session 31c).
+    persist_s = 0.0
+    if p.sink_ramp_persist:
+        persist_s = p.t_i_s / (p.k_p * p.down_gain) if p.k_p > 0.0 else math.inf
     limits = {s.name: s.hard_limit_c for s in ctx.board.sensors if s.name in ctx.sensor_names}
     ladder = build_ladder(ctx.board, ctx.tables_hz)
     if p.release_frontier:
@@ -1141,7 +1154,9 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
     if p.trip_lag:
         stepped.lag_tau_s = slowest_tau_s(ctx.board)
     if p.sink_ramp:
-        stepped.sink = SinkRamp(p.horizon_s)  # policies/sinkramp.py
+        stepped.sink = SinkRamp(
+            p.horizon_s, persist_s, board_ends=p.sink_ramp_persist
+        )  # policies/sinkramp.py
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
         stepped.trip_step = max(round(trip_scale), 1)
