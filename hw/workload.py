@@ -217,6 +217,10 @@ class ProcessWorkload:
     def inferences_total(self) -> int:
         return self._count
 
+    def counting(self) -> bool:
+        """False once its stdout closed while it runs on: no later inference can be counted."""
+        return self._stream_closed_after is None
+
     def stream_closed_line(self) -> str:
         """The one line said when its stdout ended while it runs on."""
         closed = self._stream_closed_after or 0.0
