@@ -24,6 +24,7 @@ import pytest
 
 from tests.ab.test_ab_cli import daemon_args, tree
 from tests.cli.script import one_line_error, thermogov
+from tests.cliutil import run_cli
 from thermogov.interfaces import ConfigError
 from thermogov.units import parse_duration_or_zero_s
 
@@ -42,8 +43,6 @@ CASES = {
         ["--cool-down", "0ms", "--block", "50ms"],  # 0ms is taken: the block is the next check
         "--block: 0.05 s is shorter than two control periods",
     ),
-    "a huge pairs": (["--pairs", "100000000000000000000"], "give 2 <= pairs <= 1000"),
-    "a nan confidence": (["--confidence", "nan"], "give 0.5 <= confidence < 1"),
     "a padded builtin": (["--workload", "builtin "], "--workload: 'builtin ' holds a space"),
 }
 
@@ -57,6 +56,34 @@ def test_ab_refuses_in_one_line_and_touches_nothing(tmp_path: Path, extra: list[
     one_line_error(thermogov(*args, timeout=120), needle)
     assert {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()} == before
     assert not (tmp_path / "out").exists() and not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize(
+    "extra,needle",
+    [
+        (
+            ["--pairs", "100000000000000000000"],
+            "--pairs: '100000000000000000000' is out of range; give 2 <= pairs <= 1000",
+        ),
+        (["--pairs", "1"], "give 2 <= pairs <= 1000"),
+        (
+            ["--confidence", "nan"],
+            "--confidence: 'nan' is out of range (not a finite number); give 0.5 <= confidence < 1",
+        ),
+        (["--confidence", "1"], "give 0.5 <= confidence < 1"),
+    ],
+    ids=["huge pairs", "one pair", "nan confidence", "confidence 1"],
+)
+def test_ab_names_its_own_range_for_every_bad_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
+    """Read by the option types, before the tree is looked at: in-process, through the real
+    entry point (exit status and stderr), no tree needed."""
+    code, _out, err = run_cli(
+        ["ab", "--policy", "stepped", "--policy", "hysteresis", "--workload", "builtin", *extra], capsys
+    )
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and needle in lines[0], (code, err)
 
 
 @pytest.mark.parametrize("text", ["0", "0s", "0ms", "0.0m", "00", "٠", "٠ms"])
