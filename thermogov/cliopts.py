@@ -198,11 +198,12 @@ class GivenPath(click.Path):
             # click's check refuses a regular file but passes a device, a FIFO or a socket:
             # ``doctor --sysfs-root /dev/null`` said "no board here" (exit 1) as if a folder
             # held no board (31h).  A folder that must exist is a folder.
-            with_mode = os.stat(converted).st_mode
-            if not stat.S_ISDIR(with_mode):
-                kind = not_a_file(Path(converted)) if not stat.S_ISREG(with_mode) else "is a file"
+            where = Path(os.fsdecode(converted))
+            mode = where.stat().st_mode
+            if not stat.S_ISDIR(mode):
+                kind = not_a_file(where) if not stat.S_ISREG(mode) else "is a file"
                 kind = kind.replace("not a regular file", "not a folder")
-                self._refuse(f"{os.fspath(converted)!r} {kind}", "give a folder", param, ctx)
+                self._refuse(f"{str(where)!r} {kind}", "give a folder", param, ctx)
         return converted
 
     def _refuse(self, why: str, fix: str, param: click.Parameter | None, ctx: click.Context | None) -> None:
