@@ -10,6 +10,7 @@ milliseconds): every ``ProcessPoolExecutor(...)`` call passes ``mp_context=pool_
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,14 @@ def started_by_pool_context(call: ast.Call) -> bool:
     return False
 
 
+@functools.cache
 def all_calls() -> list[tuple[str, int, ast.Call]]:
+    """Read once per process (the parametrization and every case share it; nothing writes)."""
     out = []
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*.py")):
+            if "ProcessPoolExecutor" not in path.read_text(encoding="utf-8"):
+                continue  # most files: no need to parse them
             out.extend((str(path.relative_to(ROOT)), c.lineno, c) for c in pool_calls(path))
     return out
 
