@@ -164,8 +164,20 @@ _status_lockdir_opt = click.option(
 _config_opt = click.option(
     "--config", "config_path", type=GivenPath(dir_okay=False), help="Config TOML (board, policy, sensors)."
 )
+
+
+def _given_board(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An empty ``--board ''`` (an unset variable) is no request to detect: ``run`` detected
+    and ``doctor`` said "is a folder" (``Path("")``), session 31h.  Refused as empty."""
+    if value is not None and not value.strip():
+        raise ConfigError("--board: empty; give a board name or TOML file, or leave --board out to detect")
+    return value
+
+
 _board_opt = click.option(
-    "--board", help="Board profile name or TOML file; default: detect from the device tree."
+    "--board",
+    callback=_given_board,
+    help="Board profile name or TOML file; default: detect from the device tree.",
 )
 
 

@@ -3,7 +3,8 @@
 script.  Faults found and fixed, each by a rule (docs/sweeps.md, Session 31h):
 
 * an empty ``--board ''`` (an unset variable) was ``Path("")``, the working folder: "--board:  is
-  a folder", in ``sim``, ``doctor`` and ``emulate``; it is now "empty";
+  a folder", in ``sim``, ``doctor`` and ``emulate``, and ``run`` detected the board as if the
+  option were left out; it is now "empty";
 * ``doctor --sysfs-root /dev/null`` (a device, a FIFO) passed click's folder check, which
   refuses only a regular file, and said "no board here", exit 1: a folder option that must exist
   now takes only a folder (``run``, ``ab``, ``restore``, ``doctor``), exit 2;
@@ -26,9 +27,14 @@ from tests.cli.script import one_line_error, thermogov
 from tests.cliutil import run_cli
 
 
-@pytest.mark.parametrize("command", ["sim", "doctor"])
+@pytest.mark.parametrize("command", ["sim", "doctor", "run"])
 def test_an_empty_board_is_said_to_be_empty(tmp_path: Path, command: str) -> None:
-    extra = ["--duration", "5", "--out", str(tmp_path / "out")] if command == "sim" else []
+    """``run --board ''`` detected the board as if the option were left out."""
+    extra = ["--duration", "5", "--out", str(tmp_path / "out")]
+    if command == "doctor":
+        extra = ["--sysfs-root", str(tmp_path)]
+    elif command == "run":  # a fake root (never the real /sys); refused before it is read
+        extra += ["--dry-run", "--sysfs-root", str(tmp_path), "--state-dir", str(tmp_path / "state")]
     p = thermogov(command, "--board", "", *extra, cwd=tmp_path)
     one_line_error(p, "--board: empty; give a board name")
     assert not (tmp_path / "out").exists()
