@@ -125,6 +125,7 @@ from thermogov.sim.compare.seedrace import report as seed_report  # noqa: E402
 from thermogov.sim.compare.seedset import parse_seeds  # noqa: E402
 from thermogov.sim.scenarios import load_scenario, scenario_names  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
+from thermogov.sim.sweep.executors import pool_context  # noqa: E402
 
 POLICIES = ["stock", "hysteresis", "performance", "step_wise", "bang_bang", "power_allocator", "stepped"]
 KERNEL = ("step_wise", "power_allocator")
@@ -364,7 +365,7 @@ def readable_bounds(
     todo = [(n, c) for n, c in configs if n in bounded]
     if not todo:
         return {}
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         res = list(ex.map(_readable_job, [c for _, c in todo]))
     return {n: r for (n, _), r in zip(todo, res, strict=True)}
 
@@ -451,7 +452,7 @@ def tightness(
         )
         for n, cfg in configs
     ]
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         refs = list(ex.map(_references, jobs_in))
     out = [
         "oracle tightness: the bound beside its references and the best single cap that holds the trip all run",
@@ -572,7 +573,7 @@ def schedule_tightness(
         return [
             f"tightness by search: {args.candidate} meets {TARGET_ORACLE_PCT:g} % of every any-window bound"
         ]
-    with ProcessPoolExecutor(max(args.jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(args.jobs, 1), mp_context=pool_context()) as ex:
         found = list(ex.map(find_witness, jobs))
     return witness_lines(found, args.candidate, TARGET_ORACLE_PCT, args.schedule_search)
 
@@ -650,7 +651,7 @@ def open_references(
     ext: dict[str, Config], jobs: int
 ) -> tuple[dict[str, float | None], dict[str, float | None]]:
     """Per longer world: the any-window bound on its horizon, and the readable reference."""
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         refs = dict(zip(ext, ex.map(_open_bound, ext.values()), strict=True))
     return {n: b for n, (b, _) in refs.items()}, {n: r for n, (_, r) in refs.items()}
 
@@ -768,7 +769,7 @@ def _causal_open(
         if r.policy == candidate and r.run_dir and r.sustained_ips is not None and not r.stopped
     }
     todo = [n for n in ext if n in cand and event_instant_s(ext[n]) is not None and bounds.get(n) is not None]
-    with ProcessPoolExecutor(max(jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(jobs, 1), mp_context=pool_context()) as ex:
         found = dict(zip(todo, ex.map(_causal_job, [(ext[n], cand[n]) for n in todo]), strict=True))
     return found
 

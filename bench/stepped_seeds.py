@@ -66,6 +66,7 @@ from thermogov.sim.compare.seedrace import TARGET_PCT  # noqa: E402
 from thermogov.sim.compare.seedset import SeedRows, Spread, parse_seeds, plain_rows, with_seed  # noqa: E402
 from thermogov.sim.scenarios import load_scenario  # noqa: E402
 from thermogov.sim.scenarios.families import all_family_scenarios  # noqa: E402
+from thermogov.sim.sweep.executors import pool_context  # noqa: E402
 from thermogov.tomlcheck import Table  # noqa: E402
 
 POLICY = "stepped"
@@ -299,7 +300,7 @@ def main() -> None:
     started = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="stepped-seeds-") as tmp,
-        ProcessPoolExecutor(max(args.jobs, 1)) as ex,
+        ProcessPoolExecutor(max(args.jobs, 1), mp_context=pool_context()) as ex,
     ):
         for scen, base in configs:
             views = [("run's end", base)]

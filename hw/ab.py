@@ -75,6 +75,7 @@ def validate(opts: AbOptions) -> None:
     for field, value, low in (("--block", opts.block_s, 0.0), ("--cool-down", opts.cool_down_s, -1e-9)):
         if not (math.isfinite(value) and low < value <= MAX_BLOCK_S):
             raise ConfigError(f"{field}: {value!r} s is out of range; give a duration up to 24h")
+    check_block_ticks(opts.block_s, (a.config, b.config))
     if opts.base.dry_run:
         raise ConfigError("--dry-run: an A/B must apply the policies' caps; run it as root without --dry-run")
     if parse_workload(opts.base.workload, opts.base.count_regex) is None:
@@ -95,6 +96,24 @@ def validate(opts: AbOptions) -> None:
         return
     prepared = [_check_on_board(opts, arm, cool=arm is a) for arm in (a, b)]
     check_arms_differ(a, b, prepared)
+
+
+def check_block_ticks(block_s: float, configs: tuple[Config, ...]) -> None:
+    """A block must span two control ticks of each arm, or it measures no rate at all.
+
+    A block's throughput is the count's change over its steady window, between two of its
+    ticks; a block shorter than two control periods (``--block 50ms`` against 100 ms ticks)
+    has one tick, so block 1 ended the comparison with "the workload reported no inferences;
+    check it runs on this board", exit 1, blaming a workload that ran fine (session 31h).
+    It is the block's length that cannot measure: bad input, said before the board is
+    touched."""
+    period_s = max(c.governor.control_period_ms for c in configs) / 1000.0
+    if block_s < 2 * period_s:
+        raise ConfigError(
+            f"--block: {block_s:g} s is shorter than two control periods ({period_s * 1000:g} ms each), "
+            f"so a block would hold one tick and measure no throughput; give at least "
+            f"{2 * period_s * 1000:g}ms, e.g. 10m"
+        )
 
 
 def _check_on_board(opts: AbOptions, arm: Arm, *, cool: bool) -> tuple[Config, PolicyContext]:

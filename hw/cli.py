@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
+from thermogov.abtest import MAX_PAIRS
 from thermogov.cliopts import GivenPath, config_b_option, load_config_b
 from thermogov.exitstatus import failure_status
 from thermogov.hw import heldsignals, service
@@ -163,8 +164,20 @@ _status_lockdir_opt = click.option(
 _config_opt = click.option(
     "--config", "config_path", type=GivenPath(dir_okay=False), help="Config TOML (board, policy, sensors)."
 )
+
+
+def _given_board(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An empty ``--board ''`` (an unset variable) is no request to detect: ``run`` detected
+    and ``doctor`` said "is a folder" (``Path("")``), session 31h.  Refused as empty."""
+    if value is not None and not value.strip():
+        raise ConfigError("--board: empty; give a board name or TOML file, or leave --board out to detect")
+    return value
+
+
 _board_opt = click.option(
-    "--board", help="Board profile name or TOML file; default: detect from the device tree."
+    "--board",
+    callback=_given_board,
+    help="Board profile name or TOML file; default: detect from the device tree.",
 )
 
 
@@ -477,7 +490,11 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None, lock_dir
     "weightings, or [fan] or [governor] settings; checked on this board as run --config checks it.",
 )
 @click.option(
-    "--pairs", type=int, default=5, show_default=True, help="Pairs of blocks (each AB or BA at random)."
+    "--pairs",
+    type=click.IntRange(2, MAX_PAIRS),  # one range in every message, 10^20 included (31h)
+    default=5,
+    show_default=True,
+    help="Pairs of blocks (each AB or BA at random).",
 )
 @click.option("--block", "block", default="10m", show_default=True, help="Length of each policy's block.")
 @click.option(
@@ -487,7 +504,13 @@ def status_command(as_json: bool, watch: bool, state_path: Path | None, lock_dir
     show_default=True,
     help="Lowest caps before every block (0: none).",
 )
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Level of the interval.")
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0.5, 1.0, max_open=True),  # nan's message names the range too (31h)
+    default=0.95,
+    show_default=True,
+    help="Level of the interval.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the block order and bootstrap.")
 @click.option("--workload", help='builtin or cmd:"python infer.py": the load whose throughput is compared.')
 @click.option("--count-regex", help="With cmd:, count only stdout lines matching this regex.")
@@ -539,12 +562,12 @@ def ab_command(
     from thermogov.hw.ab import AbOptions, arms, run_ab
     from thermogov.hw.abarms import check_count
     from thermogov.hw.daemon import check_privileges
-    from thermogov.units import ascii_digits, parse_duration_s
+    from thermogov.units import parse_duration_or_zero_s, parse_duration_s
 
     check_count(len(policies), config_b_path is not None)
     check_privileges(False)
-    # 0 (no cool-down) is read by the durations' one rule: one word, any decimal digits (29i).
-    cool_s = 0.0 if ascii_digits(cool_down) in {"0", "0s"} else parse_duration_s(cool_down, "--cool-down")
+    # 0 (no cool-down) in any unit and digits, by the durations' one rule (29i, 31h: 0ms too).
+    cool_s = parse_duration_or_zero_s(cool_down, "--cool-down")
     base = _run_options(
         _config(config_path), sysfs_root, board, workload, count_regex, out, state_dir, lock_file, lock_dir
     )

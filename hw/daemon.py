@@ -786,6 +786,8 @@ class Runner:
             )
             stack.callback(self.publisher.close)
             self.publisher.throttle_counts = lambda: self.throttle.snapshot().counts
+            if workload is not None:
+                self.publisher.counting = workload.counting  # a closed stdout: no live rate (31h)
             ranges = RecordedRanges()
             power_mode = self.power_mode = PowerModeWatch(
                 prep.tree

@@ -150,6 +150,8 @@ class StatePublisher:
         self.waiting: Callable[[], Mapping[str, object]] | None = None
         # The chargers as last read (hw/power.py ``supplies_now``, session 25c): `status` shows them.
         self.supplies: Callable[[], Sequence[Mapping[str, object]]] | None = None
+        # Whether the count can still move (the daemon's Workload.counting), if a workload is run.
+        self.counting: Callable[[], bool] | None = None
 
     def on_tick(self, rec: TickRecord, gov: Governor, reloads: int) -> None:
         # Once a period on the grid of the first publication; after a stall, a period from now.
@@ -158,7 +160,12 @@ class StatePublisher:
             self.publish(rec, gov, reloads)
 
     def _rate(self, t_s: float, total: int | None) -> float | None:
-        if total is None:
+        """The live rate over the last :data:`RATE_WINDOW_S`, or None when it is not measured:
+        no count, one publication only, or a workload whose stdout closed while it runs on
+        (session 31h).  After such a close the count stands still whatever the board does; the
+        summary has called every rate from there not measured since 30i, while the live rate
+        fell to 0 inf/s in ``status`` and the state file.  Live and summary now agree."""
+        if total is None or (self.counting is not None and not self.counting()):
             self._counts.clear()
             return None
         self._counts.append((t_s, total))

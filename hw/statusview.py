@@ -85,7 +85,7 @@ def summary_lines(s: State, stale: str | None) -> list[str]:
     if s.inferences_total is None:
         lines.append("throughput: not measured")
     else:
-        rate = "?" if s.rate_ips is None else f"{s.rate_ips:.1f} inf/s"
+        rate = "rate not measured" if s.rate_ips is None else f"{s.rate_ips:.1f} inf/s"
         lines.append(f"throughput: {s.inferences_total} inferences, {rate}")
     # The state lists every kind the board can report from 0 (for the metrics); say the ones seen.
     throttle = ", ".join(f"{k} {v}" for k, v in s.throttle.items() if v) or "none"

@@ -217,6 +217,10 @@ class ProcessWorkload:
     def inferences_total(self) -> int:
         return self._count
 
+    def counting(self) -> bool:
+        """False once its stdout closed while it runs on: no later inference can be counted."""
+        return self._stream_closed_after is None
+
     def stream_closed_line(self) -> str:
         """The one line said when its stdout ended while it runs on."""
         closed = self._stream_closed_after or 0.0
@@ -345,7 +349,21 @@ def check_command(program: str) -> None:
 
 
 def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessWorkload | None:
-    """``builtin`` | ``cmd:"python infer.py"`` | ``none``/empty (throughput not measured)."""
+    """``builtin`` | ``cmd:"python infer.py"`` | ``none``/empty (throughput not measured).
+
+    A keyword is one word, as every option's number and duration is (session 29i's rule):
+    ``"builtin "`` and ``" none"`` were read after a strip while ``BUILTIN`` was refused, so a
+    padded keyword is said, not guessed (31h).  A command's own text is split by :mod:`shlex`,
+    where blanks only separate its words."""
+    word = "" if spec is None else spec.strip()
+    padded = spec is not None and (
+        spec != spec.lstrip() or (spec != word and not word.startswith(CMD_PREFIX))
+    )
+    if word and padded:
+        raise ConfigError(
+            f"--workload: {spec!r} holds a space or a control character around it; write "
+            f'builtin, none or cmd:"python infer.py" with nothing before it'
+        )
     if spec is None or spec.strip() in {"", "none"}:
         if count_regex:
             raise ConfigError(

@@ -50,7 +50,7 @@ def check_pairs(pairs: int) -> None:
 
 def check_confidence(confidence: float) -> None:
     if not (math.isfinite(confidence) and 0.5 <= confidence < 1.0):
-        raise ConfigError(f"--confidence: {confidence!r} is out of range; give a level from 0.5 to 0.999")
+        raise ConfigError(f"--confidence: {confidence!r} is out of range; give 0.5 <= confidence < 1")
 
 
 @dataclass(frozen=True, slots=True)

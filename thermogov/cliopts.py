@@ -91,6 +91,9 @@ def load_board_option(value: str, field: str = "--board") -> Any:
     names = ", ".join(builtin_board_names())
     if value in builtin_board_names():
         return load_board(value)
+    if not value.strip():
+        # Path("") is the working folder: "--board: is a folder" (31h) for an unset variable
+        raise ConfigError(f"{field}: empty; give a board name ({names}) or a board TOML file")
     if not is_board_path(value):
         raise ConfigError(
             f"{field}: unknown board {value!r}; choose one of {names} or give a board TOML file"
@@ -190,7 +193,18 @@ class GivenPath(click.Path):
                 self._refuse(
                     f"{value!r} holds a control character (newline, tab ...)", "give a path", param, ctx
                 )
-        return super().convert(value, param, ctx)
+        converted = super().convert(value, param, ctx)
+        if self.exists and not self.file_okay:
+            # click's check refuses a regular file but passes a device, a FIFO or a socket:
+            # ``doctor --sysfs-root /dev/null`` said "no board here" (exit 1) as if a folder
+            # held no board (31h).  A folder that must exist is a folder.
+            where = Path(os.fsdecode(converted))
+            mode = where.stat().st_mode
+            if not stat.S_ISDIR(mode):
+                kind = not_a_file(where) if not stat.S_ISREG(mode) else "is a file"
+                kind = kind.replace("not a regular file", "not a folder")
+                self._refuse(f"{str(where)!r} {kind}", "give a folder", param, ctx)
+        return converted
 
     def _refuse(self, why: str, fix: str, param: click.Parameter | None, ctx: click.Context | None) -> None:
         envvar = getattr(param, "envvar", None)

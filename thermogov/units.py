@@ -43,6 +43,17 @@ MIN_DURATION_S = 1e-3
 _FACTOR = {None: 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0, "h": 3600.0}
 
 
+def parse_duration_or_zero_s(text: str, field: str) -> float:
+    """A duration that may be none (``ab --cool-down 0``): zero in any unit and any decimal
+    digits (``0``, ``0s``, ``0ms``, ``0.0m``, ``٠``) is 0.0; anything else is
+    :func:`parse_duration_s`'s.  ``0`` and ``0s`` were none while ``0ms`` was refused as "must
+    be a positive duration" (session 31h)."""
+    m = None if blank(text) else _DURATION.match(ascii_digits(text))
+    if m is not None and float(m.group(1)) == 0.0:
+        return 0.0
+    return parse_duration_s(text, field)
+
+
 def parse_duration_s(text: str | float | int, field: str = "duration") -> float:
     """``600``, ``600s``, ``10m``, ``1h``, ``250ms`` -> seconds (1 ms to 366 days)."""
     if isinstance(text, int | float) and not isinstance(text, bool):

@@ -14,6 +14,9 @@ follows, so a value such as ``1e+3`` stays whole.  A value is read as a TOML val
 ``0.5``, ``3``, ``"text"``); a bare word that is not TOML (``fast``) is a string.  A value meant
 as a number is read as the numeric options read theirs (session 29i's one-word rule, 30l): one
 word, any script's decimal digits, no TOML-only form such as ``0x55`` (:func:`_number_value`).
+Every value is one word outside quotes (31h: ``mode= fast `` and ``levels=[1, 2]`` are refused
+as ``trip_c=85 `` is; a string's own spaces go inside quotes), and each number in an array or
+inline table is read as a lone number is (:func:`_compound`).
 
 A variant is applied to a config exactly as if the user had written the keys under
 ``[policies.NAME]`` in the config file (:meth:`Variant.apply`), so the overrides meet the same
@@ -151,6 +154,59 @@ def _number_value(field: str, text: str, key: str, raw: str) -> int | float | No
     return number
 
 
+# A value's text in TOML's pieces: a quoted string, a bracket/brace/comma/equals sign, a bare run
+# (a number, a boolean, a word, a key of an inline table), or blanks.
+_PIECE = re.compile(r'"(?:[^"\\]|\\.)*"?|\'[^\']*\'?|[\[\]{},=]|[^\[\]{},="\'\s]+|\s+')
+
+
+def _pieces(text: str) -> list[str]:
+    return _PIECE.findall(text)
+
+
+def _quoted(piece: str) -> bool:
+    return piece[:1] in ("'", '"')
+
+
+def _one_word(field: str, text: str, key: str, given: str) -> None:
+    """Any value is one word (session 29i's rule, 30l's for numbers): no space, line break or
+    control/format character outside a quoted string.  ``mode= fast `` was ``fast`` after a
+    strip and ``levels=[1, 2]`` a list while ``trip_c=85 `` is refused; a space meant as part
+    of a string is written inside quotes (``mode=" fast "``), where TOML keeps it."""
+    if any(blank(p) for p in _pieces(given) if not _quoted(p)):
+        shown = "".join(p for p in _pieces(given) if _quoted(p) or not blank(p))
+        raise ConfigError(
+            f"{field}: {text!r}: {key}={given!r} holds a space or a control character outside "
+            f"quotes; give the value as one word, e.g. {key}={shown} (a string's own spaces go "
+            f'inside quotes, {key}="..."'
+            ")"
+        )
+
+
+def _compound(field: str, text: str, key: str, given: str) -> Any:
+    """An array or inline table (``levels=[1,2]``, ``trips=[{temp_c=85,hyst_c=2}]``) read by
+    TOML after each number in it is read by the numeric options' rule, as a lone number is
+    (:func:`_number_value`): any script's decimal digits, no TOML-only form (``[85,0x55]``
+    was ``[85, 85]``, ``[٨٥]`` was refused)."""
+    pieces = _pieces(given)
+    out = []
+    for i, p in enumerate(pieces):
+        is_key = i + 1 < len(pieces) and pieces[i + 1] == "="
+        if _quoted(p) or p in "[]{},=" or is_key:
+            out.append(p)
+            continue
+        number = _plain_number(p)
+        if number is None:
+            toml = _value(p)
+            if isinstance(toml, int | float) and not isinstance(toml, bool):
+                raise ConfigError(
+                    f"{field}: {text!r}: {key}={given} holds {p}, which is not a decimal number; "
+                    "write every number in decimal digits"
+                )
+        out.append(p if number is None else repr(number))
+    value = _value("".join(out))
+    return given if isinstance(value, str) else value  # not TOML: the text, as before
+
+
 def parse_variant(text: str, field: str = "--policy") -> Variant:
     """``NAME[:ARG][+key=value]...`` as a :class:`Variant`; bad text is one ConfigError naming it."""
     head, *parts = _SPLIT.split(text)
@@ -168,7 +224,15 @@ def parse_variant(text: str, field: str = "--policy") -> Variant:
             raise _bad(field, text, f"{key} is given twice")
         try:
             number = _number_value(field, text, key, given)
-            value = _value(raw) if number is None else number
+            if number is None:
+                _one_word(field, text, key, given)
+            value = (
+                number
+                if number is not None
+                else _compound(field, text, key, raw)
+                if raw[0] in "[{"
+                else _value(raw)
+            )
         except ValueError as e:  # int()'s limit (session 25l): Python's hint is no fix for a user
             if "integer string conversion" not in str(e):
                 raise

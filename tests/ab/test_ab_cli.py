@@ -151,7 +151,7 @@ def test_ab_on_the_emulator_resolves_full_clocks_against_the_lowest_and_restores
             "limit_margin_c=inf is not a finite",
         ),
         (
-            ["--policy", "stepped+release_frontier=true", "--policy", "stepped + release_frontier = true"],
+            ["--policy", "stepped+release_frontier=true", "--policy", "stepped + release_frontier =true"],
             "run the same policy with the same parameters",
         ),
         # a key at its default is the plain arm (session 21c): refused, not run as an A/B

@@ -25,7 +25,7 @@ def _build(cfg: Config) -> object:
 
 def test_a_variant_is_the_policy_with_its_table_merged_and_a_plain_name_is_unchanged() -> None:
     base = parse_config({"policies": {"stepped": {"limit_margin_c": 0.5}}})
-    v = parse_variant("stepped + release_frontier = true + margin_c=1e+1")
+    v = parse_variant("stepped + release_frontier =true+ margin_c=1e+1")  # keys padded, values one word (31h)
     assert v == Variant("stepped", (("release_frontier", True), ("margin_c", 10.0)))
     assert v.label == "stepped+release_frontier=true+margin_c=10.0"
     assert parse_variant(v.label) == v  # the label reads back as the same arm
@@ -48,7 +48,7 @@ def test_a_variant_is_the_policy_with_its_table_merged_and_a_plain_name_is_uncha
         ("stepped+trip_c=80+trip_c=81", "trip_c is given twice"),
         ("stepped+trip_c=nan", "not a finite number"),
         ("stepped+trip_c=-inf", "not a finite number"),
-        ("stepped+trip_c=[1, nan]", "not a finite number"),
+        ("stepped+trip_c=[1,nan]", "not a finite number"),
         ("turbo+trip_c=80", "unknown policy 'turbo'"),
     ],
 )

@@ -43,7 +43,7 @@ def _command(name: str, tmp: Path, policy: str) -> list[str]:
     fakesys.rpi5(tmp / "root")
     if name == "run":
         return ["run", "--dry-run", *paths(tmp), "--duration", "1s", "--policy", policy, "--out", out]
-    return ["ab", *paths(tmp), "--policy", "stepped", "--policy", policy, "--pairs", "1",
+    return ["ab", *paths(tmp), "--policy", "stepped", "--policy", policy, "--pairs", "2",
             "--block", "1s", "--cool-down", "0", "--out", out]  # fmt: skip
 
 

@@ -13,11 +13,16 @@ from pathlib import Path
 
 import click
 
-from thermogov.cliopts import check_out_dir, list_option
+from thermogov.cliopts import GivenPath, check_out_dir, list_option
 from thermogov.interfaces import ConfigError
 from thermogov.printable import printable
 
 PLOT_FILE = "plot.png"
+# The longest title or label drawn.  A figure shows about 150 characters across, so this is
+# several widths; matplotlib's layout time grows with the text (session 31h, measured on the
+# shared build machine: 5 000 characters 8 s, 20 000 14 s, 100 000 more than 40 s, a hang to
+# the user), and nothing past a few widths can be read.
+MAX_TEXT = 1000
 
 
 def default_folder(first: str) -> Path:
@@ -34,7 +39,7 @@ Example:
 @click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=GivenPath(file_okay=False),  # '' is refused as every command's --out is (31h)
     help=f"Folder for the figure, written as <out>/{PLOT_FILE}. Default: the first run's folder.",
 )
 @list_option(
@@ -43,7 +48,13 @@ Example:
     example="--label a,b",
     help="Legend label per run, in order: repeat or comma-separate (default: the policy).",
 )
-@click.option("--window", type=float, default=10.0, show_default=True, help="Throughput window in s.")
+@click.option(
+    "--window",
+    type=click.FloatRange(0.0, min_open=True),  # nan's message names the range too (31h)
+    default=10.0,
+    show_default=True,
+    help="Throughput window in s.",
+)
 @click.option("--title", help="Figure title (default: the run labels).")
 def plot_command(
     runs: tuple[str, ...], out: str | None, labels: list[str], window: float, title: str | None
@@ -51,10 +62,17 @@ def plot_command(
     """Plot runs (run folders or trace CSVs) on one time axis: temperatures, clocks, throughput, power."""
     from thermogov.plotting.figures import load_run, plot_runs, save_figure
 
+    if any(not r.strip() for r in runs):  # Path("") is the working folder ("."): an unset variable
+        raise ConfigError("plot: a run path is empty; give run folders or trace CSV files")
     if labels and len(labels) != len(runs):
         raise ConfigError(f"--label: {len(labels)} label(s) for {len(runs)} run(s); give one per run or none")
     if not (math.isfinite(window) and window > 0):
         raise ConfigError("--window: must be a number > 0 seconds")
+    for field, text in [("--title", title or ""), *(("--label", label) for label in labels)]:
+        if len(text) > MAX_TEXT:
+            raise ConfigError(
+                f"{field}: {len(text)} characters; a figure shows about 150 across, give at most {MAX_TEXT}"
+            )
     if out is not None and Path(out).suffix.lower() in {".png", ".svg", ".pdf", ".jpg"}:
         raise ConfigError(
             f"--out: {out} looks like a file; --out names a folder (written as <out>/{PLOT_FILE})"
