@@ -13,21 +13,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench" / "allcore.py"
 REPORT = REPO / "tests" / "data" / "logs" / "external" / "sbcbench_jetson-nano_1I4j.txt"
 
 
-def test_each_section_gets_its_steps_and_the_all_core_ones_are_held_out(tmp_path: Path) -> None:
-    shutil.copy(REPORT, tmp_path / REPORT.name)
-    res = subprocess.run(
-        [sys.executable, str(BENCH), "--data", str(tmp_path), "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr
-    out = json.loads(res.stdout)
+def test_each_section_gets_its_steps_and_the_all_core_ones_are_held_out(jetson_run: str) -> None:
+    out = json.loads(jetson_run)
     sections = [r["section"] for r in out["rows"]]
     # the first section has no reading before it to measure a step from
     assert sections == [
@@ -66,6 +60,17 @@ def _run(folder: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.fixture(scope="module")
+def jetson_run(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The bench's JSON on a folder holding only the Jetson report: one subprocess shared by the
+    tests that each check a part of that same output (the bench is deterministic on one file)."""
+    folder = tmp_path_factory.mktemp("jetson")
+    shutil.copy(REPORT, folder / REPORT.name)
+    res = _run(folder)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
 def test_a_forced_housing_refits_only_the_forecast(tmp_path: Path) -> None:
     """``--enclosure`` swaps the housing of the fit: the measured steps stay, the label and forecast follow it."""
     pi4 = REPO / "tests" / "data" / "logs" / "external" / "sbcbench_rpi4_3EgS.txt"
@@ -93,11 +98,8 @@ def test_a_forced_housing_refits_only_the_forecast(tmp_path: Path) -> None:
     )
 
 
-def test_the_model_power_of_a_section_follows_its_busy_cores(tmp_path: Path) -> None:
-    shutil.copy(REPORT, tmp_path / REPORT.name)
-    res = _run(tmp_path)
-    assert res.returncode == 0, res.stderr
-    rows = {r["section"]: r for r in json.loads(res.stdout)["rows"]}
+def test_the_model_power_of_a_section_follows_its_busy_cores(jetson_run: str) -> None:
+    rows = {r["section"]: r for r in json.loads(jetson_run)["rows"]}
     single, multi = rows["7-zip single core benchmark"], rows["7-zip multi core benchmark"]
     assert single["dyn_power_w"] > 0
     # the same clocks, more busy cores: more dynamic power; only the Arm cores' load is logged, so the

@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.cliutil import run_cli_completed
 from tests.runtimedir import child_env
 
 _BIN = Path(sys.executable).parent / "thermogov"
@@ -31,12 +34,16 @@ def one_line_error(p: subprocess.CompletedProcess[str], needle: str) -> str:
     return lines[0]
 
 
-def sim_refuses_config(tmp: Path, text: str, needle: str) -> None:
+def sim_refuses_config(
+    tmp: Path, text: str, needle: str, capsys: pytest.CaptureFixture[str] | None = None
+) -> None:
     """``thermogov sim --config`` with ``text`` exits 2 with one line holding ``needle`` and
-    writes no run folder."""
+    writes no run folder; with ``capsys``, the same ``main`` in-process (tests/cliutil.py), for
+    the cases beyond the one a test runs through the installed script."""
     conf = tmp / "c.toml"
     conf.write_text(text)
-    p = thermogov("sim", "--config", str(conf), "--duration", "5", "--out", str(tmp / "out"))
+    args = ["sim", "--config", str(conf), "--duration", "5", "--out", str(tmp / "out")]
+    p = thermogov(*args) if capsys is None else run_cli_completed(args, capsys)
     one_line_error(p, needle)
     assert not (tmp / "out").exists()
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.cli.script import one_line_error, sim_refuses_config, thermogov
+from tests.cliutil import run_cli_completed
 from tests.hw import fakesys
 
 BOARDS = Path(__file__).resolve().parents[2] / "thermogov" / "boards"
@@ -27,6 +29,12 @@ def test_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     one_line_error(p, "run.out")
 
 
+def _sim(capsys: pytest.CaptureFixture[str], script: bool, *args: str) -> subprocess.CompletedProcess[str]:
+    """``thermogov sim ARGS`` through the installed script when ``script`` (each parametrized
+    refusal runs its first case so: the exit-status contract), else the same ``main`` in-process."""
+    return thermogov("sim", *args) if script else run_cli_completed(["sim", *args], capsys)
+
+
 def _config(tmp: Path, **run: str) -> Path:
     body = "[run]\n" + "".join(f'{k} = "{v}"\n' for k, v in run.items())
     path = tmp / "config.toml"
@@ -34,12 +42,18 @@ def _config(tmp: Path, **run: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("content", ["time,temp\n0,40\n", "[board\nname = 1\n", "plain text, no TOML"])
-def test_board_file_that_is_not_a_profile_is_refused(tmp_path: Path, content: str) -> None:
+NOT_PROFILES = ["time,temp\n0,40\n", "[board\nname = 1\n", "plain text, no TOML"]
+
+
+@pytest.mark.parametrize("content", NOT_PROFILES)
+def test_board_file_that_is_not_a_profile_is_refused(
+    tmp_path: Path, content: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "board.csv"
     bad.write_text(content)
     out = tmp_path / "runs"
-    line = one_line_error(thermogov("sim", "--board", str(bad), "--out", str(out)), "--board")
+    p = _sim(capsys, content == NOT_PROFILES[0], "--board", str(bad), "--out", str(out))
+    line = one_line_error(p, "--board")
     assert "not a board profile TOML" in line
     assert not out.exists()
 
@@ -60,9 +74,12 @@ def test_board_takes_a_name_or_a_toml_and_board_file_still_works(tmp_path: Path)
 
 
 @pytest.mark.parametrize("policy", ["fixed:99999", "fixed:10", "fixed:inf"])
-def test_fixed_cap_outside_the_opp_range_is_refused(tmp_path: Path, policy: str) -> None:
+def test_fixed_cap_outside_the_opp_range_is_refused(
+    tmp_path: Path, policy: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "runs"
-    line = one_line_error(thermogov("sim", "--board", "rpi5", "--policy", policy, "--out", str(out)), "fixed")
+    p = _sim(capsys, policy == "fixed:99999", "--board", "rpi5", "--policy", policy, "--out", str(out))
+    line = one_line_error(p, "fixed")
     assert "outside the board's OPP range 1500-2400 MHz" in line
     assert not out.exists()
 
@@ -164,29 +181,41 @@ def test_a_config_out_with_a_newline_is_refused_by_its_key(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("duration", ["0.0005", "0.0009s", "0.5ms"])
-def test_a_duration_under_the_schedulers_millisecond_is_refused(tmp_path: Path, duration: str) -> None:
+def test_a_duration_under_the_schedulers_millisecond_is_refused(
+    tmp_path: Path, duration: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Shorter than one scheduler step the run has no tick and reports 0 s; a sweep's estimate
     divided by it printed "inf s"."""
-    p = thermogov("sim", "--duration", duration, "--out", str(tmp_path / "out"))
+    p = _sim(capsys, duration == "0.0005", "--duration", duration, "--out", str(tmp_path / "out"))
     assert "shorter than 1 ms" in one_line_error(p, "--duration")
     assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("rate", ["1e-320", "1e-7", "0.0"])
-def test_a_trip_rate_too_rare_for_a_quantile_is_refused_by_its_key(tmp_path: Path, rate: str) -> None:
+def test_a_trip_rate_too_rare_for_a_quantile_is_refused_by_its_key(
+    tmp_path: Path, rate: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """1e-320 readings an hour put the normal quantile's tail under double precision: an
     internal error before the lower bound of 1e-6."""
     sim_refuses_config(
-        tmp_path, f"[policies.stepped]\ntrip_reads_per_h = {rate}\n", "policies.stepped.trip_reads_per_h"
+        tmp_path,
+        f"[policies.stepped]\ntrip_reads_per_h = {rate}\n",
+        "policies.stepped.trip_reads_per_h",
+        None if rate == "1e-320" else capsys,
     )
 
 
 @pytest.mark.parametrize("value", ["nan", "-1.0", "inf"])
-def test_the_near_trip_distance_refuses_nan_and_negatives_by_its_key(tmp_path: Path, value: str) -> None:
+def test_the_near_trip_distance_refuses_nan_and_negatives_by_its_key(
+    tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Session 12's near-trip rule: a NaN would compare false with every reading and silently
     switch the rule off; a negative distance means nothing."""
     sim_refuses_config(
-        tmp_path, f"[policies.stepped]\nnear_trip_k = {value}\n", "policies.stepped.near_trip_k"
+        tmp_path,
+        f"[policies.stepped]\nnear_trip_k = {value}\n",
+        "policies.stepped.near_trip_k",
+        None if value == "nan" else capsys,
     )
 
 
