@@ -592,7 +592,7 @@ def replay_tightness(
     reads = {n: reads_of(cand[n].above_trip_s, cfgs[n]) for n in names}
     if not names:
         return ["tightness by replay: no scenario has an any-window bound"]
-    with ProcessPoolExecutor(max(args.jobs, 1)) as ex:
+    with ProcessPoolExecutor(max(args.jobs, 1), mp_context=pool_context()) as ex:
         found = dict(ex.map(replay_job, [(n, cfgs[n], reads[n]) for n in names]))
     worst = {n: y.worst_ips for n, y in yards.items() if y.worst_ips is not None}
     return replay_lines(found, worst, reads, args.candidate, TARGET_ORACLE_PCT)
