@@ -42,7 +42,8 @@ def _creeping_arrival(params: dict[str, object]) -> tuple[Stepped, list[int]]:
     """Full clocks settling 0.3 °C over the set point (84.5 °C with no noise), as a board whose
     full clocks settle just over the trip: the rung applied each second over 400 s."""
     ctx = ctx_for()
-    p = policy("stepped", params)
+    # the PI alone: ``sink_ramp`` (on since session 31) feeds this creeping fall forward too
+    p = policy("stepped", {"sink_ramp": False, **params})
     assert isinstance(p, Stepped)
     rungs = []
     for i in range(4000):

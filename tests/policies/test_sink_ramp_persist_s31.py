@@ -1,4 +1,4 @@
-"""``stepped``'s ``sink_ramp_persist`` (off): ``sink_ramp`` only for a trail that outlasts a step.
+"""``stepped``'s ``sink_ramp_persist`` (on since session 31): ``sink_ramp`` only for a trail that outlasts a step.
 
 Session 30c's ``sink_ramp`` fed the integral's fall forward once the level had stayed over the set
 point for one window (``horizon_s``).  A step in the load, a burst, or the Pi firmware taking a
@@ -17,7 +17,7 @@ import pytest
 
 from tests.policies.diewalk import walk
 from tests.policies.helpers import policy
-from tests.policies.test_sink_ramp_s30 import _fan_failure
+from tests.policies.test_sink_ramp_s30 import OFF, V1, _fan_failure
 from thermogov.interfaces import ConfigError
 from thermogov.policies.sinkramp import SinkRamp
 from thermogov.policies.stepped import Stepped
@@ -39,8 +39,11 @@ def _step(params: dict[str, object], seed: int) -> tuple[list[int], int]:
     return rungs, fed
 
 
-def test_the_key_is_a_boolean_off_by_default_and_its_wait_is_the_pis_own() -> None:
-    p = policy("stepped", {"sink_ramp": True}, board=BOARD)
+def test_the_key_is_a_boolean_on_by_default_and_its_wait_is_the_pis_own() -> None:
+    d = policy("stepped", board=BOARD)
+    assert isinstance(d, Stepped) and d.p.sink_ramp_persist is True and d.sink is not None
+    assert d.sink.persist_s > 0.0 and d.sink.board_ends
+    p = policy("stepped", V1, board=BOARD)
     assert isinstance(p, Stepped) and p.p.sink_ramp_persist is False
     assert p.sink is not None and p.sink.persist_s == 0.0  # Session 30c's rule as it was
     on = policy("stepped", PERSIST, board=BOARD)
@@ -71,7 +74,7 @@ def test_a_tick_the_boards_throttle_holds_ends_the_stretch() -> None:
     integral to its rung, and the PI gives back two rungs over 40-44 s each cycle; no ramp."""
     on = policy("stepped", PERSIST, board=BOARD)
     assert isinstance(on, Stepped) and on.sink is not None and on.sink.board_ends
-    v1 = policy("stepped", {"sink_ramp": True}, board=BOARD)
+    v1 = policy("stepped", V1, board=BOARD)
     assert isinstance(v1, Stepped) and v1.sink is not None and not v1.sink.board_ends
 
     def fed(ramp: SinkRamp, holds: bool) -> list[float]:
@@ -89,15 +92,15 @@ def test_a_tick_the_boards_throttle_holds_ends_the_stretch() -> None:
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_load_step_is_left_to_the_pi(seed: int) -> None:
-    default, _ = _step({}, seed)
-    assert _step({"sink_ramp": True}, seed)[1] > 0  # Session 30c's rule takes the step for a ramp
+    default, _ = _step(OFF, seed)
+    assert _step(V1, seed)[1] > 0  # Session 30c's rule takes the step for a ramp
     rungs, fed = _step(PERSIST, seed)
-    assert fed == 0 and rungs == default  # this one leaves it to the PI: the default's decisions
+    assert fed == 0 and rungs == default  # this one leaves it to the PI: the decisions without the rule
 
 
 def test_a_fan_failure_is_still_followed_without_the_trailing_lag() -> None:
     for seed in (1, 2):
-        trips, expected, held = _fan_failure({}, seed)
+        trips, expected, held = _fan_failure(OFF, seed)
         r_trips, r_expected, r_held = _fan_failure(PERSIST, seed)
         assert trips >= 1 and r_trips < trips
         assert r_expected < 0.1 * expected  # 0.001 against 0.086-0.163 s on seeds 1-4

@@ -1,4 +1,6 @@
-"""``stepped``'s ``sink_ramp`` (off): the integral's fall fed forward while the PI trails a warming sink.
+"""``stepped``'s ``sink_ramp`` (on since session 31, with ``sink_ramp_persist``): the integral's fall
+fed forward while the PI trails a warming sink.  These tests judge Session 30c's rule as it was built
+(``V1``: persistence off) against ``stepped`` without it (``OFF``).
 
 Session 29c traced draw 2026's world 19 (an Orin Nano devkit whose fan stalls): the die climbs to
 the trip in seconds, then the heat sink behind it warms for minutes, and the PI, trailing that
@@ -27,6 +29,8 @@ from thermogov.policies.stepped import Stepped
 from thermogov.sim.compare.expected import prob_at_or_above
 
 BOARD = "jetson-tx2"
+OFF: dict[str, object] = {"sink_ramp": False}  # stepped without the rule (the default before session 31)
+V1: dict[str, object] = {"sink_ramp": True, "sink_ramp_persist": False}  # Session 30c's rule
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -52,11 +56,11 @@ def _fan_failure(params: dict[str, object], seed: int) -> tuple[int, float, floa
     return trips, float(probs.sum() * 0.1), sum(held) / len(held)
 
 
-def test_the_key_is_a_boolean_and_off_by_default() -> None:
+def test_the_key_is_a_boolean_and_on_by_default() -> None:
     p = policy("stepped", board=BOARD)
-    assert isinstance(p, Stepped) and p.p.sink_ramp is False and p.sink is None
-    on = policy("stepped", {"sink_ramp": True}, board=BOARD)
-    assert isinstance(on, Stepped) and on.sink is not None
+    assert isinstance(p, Stepped) and p.p.sink_ramp is True and p.sink is not None
+    off = policy("stepped", OFF, board=BOARD)
+    assert isinstance(off, Stepped) and off.sink is None
     with pytest.raises(ConfigError, match="sink_ramp"):
         policy("stepped", {"sink_ramp": 1.5}, board=BOARD)
 
@@ -86,8 +90,8 @@ def test_the_feed_is_gone_the_tick_the_error_is_not_negative() -> None:
 
 def test_after_a_fan_failure_the_sinks_warming_is_followed_without_the_trailing_lag() -> None:
     seeds = range(1, 5)
-    default = [_fan_failure({}, s) for s in seeds]
-    rule = [_fan_failure({"sink_ramp": True}, s) for s in seeds]
+    default = [_fan_failure(OFF, s) for s in seeds]
+    rule = [_fan_failure(V1, s) for s in seeds]
     assert sum(d[0] for d in default) >= len(default)  # the default trails the ramp into the trip
     assert sum(r[0] for r in rule) < sum(d[0] for d in default)
     assert all(r[1] <= d[1] for r, d in zip(rule, default, strict=True))
@@ -98,8 +102,8 @@ def test_after_a_fan_failure_the_sinks_warming_is_followed_without_the_trailing_
 
 def test_a_level_under_the_set_point_changes_no_decision() -> None:
     ctx = ctx_for(BOARD)
-    a = policy("stepped", board=BOARD)
-    b = policy("stepped", {"sink_ramp": True}, board=BOARD)
+    a = policy("stepped", OFF, board=BOARD)
+    b = policy("stepped", V1, board=BOARD)
     rnd = random.Random(3)
     for k in range(3000):  # a level wandering well under the set point: nothing to trail
         fused = 80.0 + rnd.gauss(0.0, 0.5)
@@ -132,7 +136,7 @@ def test_draw_2026_world_19_expects_no_more_above_the_trip_than_hysteresis() -> 
 
     tmp = Path(__import__("tempfile").mkdtemp(prefix="sinkramp-"))
     hyst = expected("hysteresis", {}, tmp / "h")
-    default = expected("stepped", {}, tmp / "d")
-    rule = expected("stepped", {"sink_ramp": True}, tmp / "r")
+    default = expected("stepped", OFF, tmp / "d")
+    rule = expected("stepped", V1, tmp / "r")
     assert default > hyst  # the world still shows the miss the rule is for
     assert rule <= hyst

@@ -528,7 +528,8 @@ def _jetson_excursion(params: dict[str, object]) -> tuple[Stepped, list[int]]:
     """A Jetson read alternating 84.0/84.5 °C for 2 min (regulating in the band, ~0.25 °C of
     noise), one reading at the trip, then 3 min more at the same readings."""
     ctx = ctx_for("jetson-orin-nano")
-    p = _stepped(params)
+    # the band's PI alone: ``sink_ramp`` (on since session 31) would feed the fall forward too
+    p = _stepped({"sink_ramp": False, **params})
     values = [84.0 if i % 2 else 84.5 for i in range(1200)] + [85.0]
     values += [84.0 if i % 2 else 84.5 for i in range(1800)]
     rungs = []

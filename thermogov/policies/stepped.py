@@ -292,8 +292,8 @@ class SteppedParams:
     power_held: bool = (
         False  # off: ``power_settled`` only on a power rise at a held rung beyond its spread (28c)
     )
-    sink_ramp: bool = False  # off: feed forward the integral's fall while the PI trails a warming sink (30c)
-    sink_ramp_persist: bool = False  # off: sink_ramp only for a trail longer than a step takes (31c)
+    sink_ramp: bool = True  # on since 31: feed forward the integral's fall while the PI trails a warming sink (30c)
+    sink_ramp_persist: bool = True  # on since 31: sink_ramp only for a trail longer than a step takes (31c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
