@@ -292,7 +292,9 @@ class SteppedParams:
     power_held: bool = (
         False  # off: ``power_settled`` only on a power rise at a held rung beyond its spread (28c)
     )
-    sink_ramp: bool = True  # on since 31: feed forward the integral's fall while the PI trails a warming sink (30c)
+    sink_ramp: bool = (
+        True  # on since 31: feed forward the integral's fall while the PI trails a warming sink (30c)
+    )
     sink_ramp_persist: bool = True  # on since 31: sink_ramp only for a trail longer than a step takes (31c)
 
 
