@@ -172,8 +172,9 @@ def _one_word(field: str, text: str, key: str, given: str) -> None:
     control/format character outside a quoted string.  ``mode= fast `` was ``fast`` after a
     strip and ``levels=[1, 2]`` a list while ``trip_c=85 `` is refused; a space meant as part
     of a string is written inside quotes (``mode=" fast "``), where TOML keeps it."""
-    if any(blank(p) for p in _pieces(given) if not _quoted(p)):
-        shown = "".join(p for p in _pieces(given) if _quoted(p) or not blank(p))
+    pieces = _pieces(given)
+    if any(blank(p) for p in pieces if not _quoted(p)):
+        shown = "".join(p for p in pieces if _quoted(p) or not blank(p))
         raise ConfigError(
             f"{field}: {text!r}: {key}={given!r} holds a space or a control character outside "
             f"quotes; give the value as one word, e.g. {key}={shown} (a string's own spaces go "
@@ -224,15 +225,11 @@ def parse_variant(text: str, field: str = "--policy") -> Variant:
             raise _bad(field, text, f"{key} is given twice")
         try:
             number = _number_value(field, text, key, given)
-            if number is None:
+            if number is not None:
+                value = number
+            else:
                 _one_word(field, text, key, given)
-            value = (
-                number
-                if number is not None
-                else _compound(field, text, key, raw)
-                if raw[0] in "[{"
-                else _value(raw)
-            )
+                value = _compound(field, text, key, raw) if raw[0] in "[{" else _value(raw)
         except ValueError as e:  # int()'s limit (session 25l): Python's hint is no fix for a user
             if "integer string conversion" not in str(e):
                 raise
