@@ -15,6 +15,7 @@ import errno
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -148,7 +149,18 @@ class FakeTree:
         return (self.root / rel).read_text().strip()
 
     def read_int(self, rel: str) -> int:
-        return int(self.read(rel))
+        """The number in ``rel``, read again while the file is empty for up to a second.
+
+        A daemon running against the tree writes as ``echo v > attr`` does: truncate, then write.
+        Sysfs ignores the truncation, but on the regular files of a fake tree a reader can land
+        between the two and see nothing (CI caught one, stop 42); an attribute is never empty, so
+        an empty read is a write in progress.  A file still empty after the second raises as before."""
+        deadline = time.monotonic() + 1.0
+        text = self.read(rel)
+        while not text and time.monotonic() < deadline:
+            time.sleep(0)  # yield to the writer; its write follows its truncation at once
+            text = self.read(rel)
+        return int(text)
 
     def link(self, rel: str, target_rel: str) -> None:
         """``rel`` -> ``target_rel`` (both root-relative), stored as a relative link."""
