@@ -269,10 +269,6 @@ class BoardProfile:
     source_file: str = ""
     enclosure: str = "default"  # the name of the housing the network above describes
     enclosures: tuple[Enclosure, ...] = ()  # alternative housings (with_enclosure)
-    # The housings the board's maker sells it in or for it (the bare board, its own case, its own
-    # cooler), a prior the calibration uses only where the log cannot choose between housings
-    # (sim/calibration/enclosure.py, choose_enclosure); () for no prior.
-    maker_housings: tuple[str, ...] = ()
     fan: FanProfile | None = None  # a fan the simulator models (thermogov.fanprofile)
     # The labels the board's input-rail monitor channel may carry, in the order they are tried
     # (hw/mapping.py binds the first found as the board's power: a Jetson Nano's POM_5V_IN on
@@ -691,7 +687,6 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     dt_models = tuple(b.strings("dt_models", []))
     dt_socs = tuple(_compatible(v, f"{b.where}.dt_socs") for v in b.strings("dt_socs", []))
     enclosure = b.name("enclosure", "default")
-    maker_housings = tuple(b.strings("maker_housings", []))
     input_rails, summed_rails = _input_rail(b)
     b.done()
     for key, most in (("sensors", MAX_SENSORS), ("domains", MAX_DOMAINS)):
@@ -782,12 +777,6 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
     names_seen = [enclosure, *(e.name for e in enclosures)]
     if len(set(names_seen)) != len(names_seen):
         raise ConfigError(f"{where}: enclosure names must differ from each other and from board.enclosure")
-    for h in maker_housings:
-        if h not in names_seen:
-            raise ConfigError(
-                f"{where}: board.maker_housings names {h!r}, which is no housing of the board; "
-                f"choose from {', '.join(names_seen)}"
-            )
     fan = parse_fan_profile(top.table("fan"), nodes) if top.has("fan") else None
     top.done()
     return BoardProfile(
@@ -804,7 +793,6 @@ def parse_board(data: dict[str, Any], where: str) -> BoardProfile:
         source_file=where,
         enclosure=enclosure,
         enclosures=enclosures,
-        maker_housings=maker_housings,
         fan=fan,
         input_rails=input_rails,
         summed_rails=summed_rails,

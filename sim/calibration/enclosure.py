@@ -90,8 +90,6 @@ PRE_FIT_FTOL = 1e-3  # the pre-fit only ranks the housings; their costs differ b
 # cannot tell apart; a forecast check may then choose among them (``tiebreak``).
 TIE_COST = 1.0
 # (the profile, the housings within TIE_COST, cheapest first) -> (the one chosen, why), or None
-# where the log cannot judge them (a training part too short to split); choosing the cheapest is a
-# judgement (the maker's housings then do not count, :func:`maker_choice`)
 TieBreak = Callable[[BoardProfile, list[str]], tuple[str, str] | None]
 
 
@@ -139,13 +137,7 @@ def choose_enclosure(
         for n in sorted(names, key=lambda n: (costs[n], names.index(n)))
         if costs[n] - costs[best] < TIE_COST
     ]
-    broken = tiebreak(board, near) if tiebreak is not None and len(near) > 1 else None
-    if broken is None and (sold := maker_choice(board, near)) is not None:
-        broken = sold, (
-            f"and the log cannot judge them, so the one of the board's maker's housings "
-            f"({', '.join(board.maker_housings)}) the pre-fit ranks first"
-        )
-    if broken is not None and broken[0] != best:
+    if tiebreak is not None and len(near) > 1 and (broken := tiebreak(board, near)) is not None:
         name, why = broken
         return with_enclosure(board, name), (
             f"enclosure {name}: the pre-fit cannot tell {', '.join(near)} apart (cost within {TIE_COST:g}, one "
@@ -155,23 +147,6 @@ def choose_enclosure(
         f"enclosure {best} picked by a pre-fit of each housing of {board.name} (cost: {by_cost}); "
         "declare it with --enclosure"
     )
-
-
-def maker_choice(board: BoardProfile, near: list[str]) -> str | None:
-    """Among housings the pre-fit cannot tell apart (``near``, cheapest first), the first the board's
-    maker sells it in or for it (``board.maker_housings``); None where the profile names none or
-    none of them is near.
-
-    Why a prior, and why this one: where a log is too sparse to split (an sbc-bench report's few
-    readings), the pre-fit's order inside its tie is decided by cost differences smaller than one
-    parameter's worth, i.e. by noise, and a housing chosen that way moves the forecast by up to
-    0.6 °C (docs/calibration.md, Session 32f).  What is known about the board without the log is
-    which housings it is sold in: the maker's own (for a Raspberry Pi 4 the bare board, its
-    official case and the case fan) are on every store's shelf beside it, the third-party ones
-    (an aluminium heat-spreader case) are one product each among many.  This is a prior over
-    housings, not a margin: it never overrules a pre-fit that can tell the housings apart, nor a
-    forecast check that can judge them."""
-    return next((n for n in near if n in board.maker_housings), None)
 
 
 def housing_with_fan(board: BoardProfile, fan_rpm: tuple[float, ...], fan_evidence: str = "") -> str | None:

@@ -1274,9 +1274,8 @@ def _housing_by_forecast(data: LogData, holdout: float, ambient_c: float, free_a
     heads for shows better in a forecast of its own continuation.  Unlike the model-size choice
     (``select.informative``), that test needs no load change in the inner tail: every housing has
     the same parameters, so a continuation does not favour a smaller model.  Another housing than
-    the cheapest must forecast ``MARGIN`` better (as a larger model must in ``select.choose``), else
-    the cheapest is kept; a training part too short to split declines (None), and the board's
-    maker's housings decide (``enclosure.maker_choice``), else the cheapest stands."""
+    the cheapest must forecast ``MARGIN`` better (as a larger model must in ``select.choose``); a
+    training part too short to split declines, and the cheapest stands."""
 
     def tiebreak(board: BoardProfile, near: list[str]) -> tuple[str, str] | None:
         scores: dict[str, float] = {}
@@ -1288,7 +1287,7 @@ def _housing_by_forecast(data: LogData, holdout: float, ambient_c: float, free_a
             scores[name] = _rmse(inner, got.full)
         best = min(near, key=lambda n: (scores[n], near.index(n)))
         if not scores[best] < (1.0 - MARGIN) * scores[near[0]]:
-            return near[0], "the forecast check keeps the cheapest"
+            return None
         ranked = ", ".join(f"{n} {scores[n]:.2f}" for n in near)
         return best, (
             f"so the one whose gains fitted on the first {INNER_SHARE:.0%} of the training part forecast the rest best "

@@ -36,7 +36,6 @@ def board_to_dict(board: BoardProfile) -> dict[str, Any]:
             "dt_models": list(board.dt_models),
             **({"dt_socs": list(board.dt_socs)} if board.dt_socs else {}),
             **({"enclosure": board.enclosure} if board.enclosure != "default" else {}),
-            **({"maker_housings": list(board.maker_housings)} if board.maker_housings else {}),
             **({"input_rail": _input_rail_value(board.input_rails)} if board.input_rails else {}),
             **({"summed_rails": list(board.summed_rails)} if board.summed_rails else {}),
         },
