@@ -40,3 +40,9 @@ def test_the_summary_counts_the_misses_and_their_cost(bench: ModuleType) -> None
     got = bench.summary([hit, miss])
     assert got["cases"] == 2 and got["found"] == 1
     assert got["rmse_sum_c"] == pytest.approx(1.2) and got["floor_sum_c"] == pytest.approx(0.7)
+
+
+def test_housings_with_their_own_fan_are_left_out(bench: ModuleType) -> None:
+    """``step_log`` draws no fan, so a fan housing's log would not be its plant."""
+    assert bench.fanless_housings("rpi5") == ["case", "bare"]
+    assert bench.fanless_housings("rpi4") == ["bare", "case", "metal-case", "fan-heatsink"]
