@@ -36,7 +36,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -480,6 +480,21 @@ def _in_force(actuators: list[CapActuator], idle: IdleInjector | None, fan: HwFa
     return ", ".join(parts)
 
 
+def open_actuators(tree: SysfsTree, bindings: Sequence[DomainBinding], dry_run: bool) -> list[CapActuator]:
+    """Every governed domain's actuator, or none: a domain that fails to open (a member gone
+    during start-up, hw/devices.py ``own_all``) lets go of the domains opened before it, so a
+    run that stops before its journal holds nothing (session 32r)."""
+    actuators: list[CapActuator] = []
+    try:
+        for b in bindings:
+            actuators.append(CapActuator.open(tree, b, dry_run=dry_run))
+    except BaseException:
+        for a in actuators:
+            tree.disown([rel for f in a.files for rel in (f.min_rel, f.max_rel)])
+        raise
+    return actuators
+
+
 def own_records(opts: RunOptions, root: Path) -> dict[str, Path]:
     """The files the daemon keeps for itself (a restore after ``kill -9`` reads the journal and
     the caps record; the locks keep a second daemon off the board): no published file may name
@@ -686,7 +701,7 @@ class Runner:
                 # After the restore read the last run's: this run's caps from now on (hw/lastcaps.py).
                 record = LastCaps.create(prep.tree, read_boot_id(prep.tree), lock.path, self.log)
             bindings = governed_bindings(prep.bmap)
-            actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in bindings]
+            actuators = open_actuators(prep.tree, bindings, opts.dry_run)
             if record is not None:
                 for a in actuators:
                     a.record = record

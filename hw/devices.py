@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
@@ -224,6 +225,30 @@ def _hardware_failed(e: ActuatorError) -> ActuatorError | RuntimeFailure:
     return e
 
 
+def own_all(tree: SysfsTree, rels: Sequence[str]) -> None:
+    """Own every limit of a domain, or none of them.
+
+    A limit removed after its read and before :meth:`SysfsTree.own` (a cluster hot-unplugged
+    or a driver unbound during start-up, a window of microseconds) is the board changing under
+    a good input, as when it goes before the read (session 31r): a runtime failure, exit 1,
+    naming the file.  Session 32r: before, ``own``'s "no such attribute to own" exited 2 as
+    bad input.  Either way the attributes owned a moment ago are let go, so a run that stops
+    here holds nothing it did not journal."""
+    done: list[str] = []
+    try:
+        for rel in rels:
+            tree.own(rel)
+            done.append(rel)
+    except ActuatorError as e:
+        tree.disown(done)
+        if os.path.lexists(tree.path(rel)):
+            raise  # a link or a file that is no regular one: the tree's own refusal stands
+        raise RuntimeFailure(
+            f"{tree.show(rel)}: went away between the read of its limits and taking it over (a CPU "
+            "or device removed during start-up); nothing was changed (start again)"
+        ) from e
+
+
 class CapActuator:
     """One frequency domain: the limit files of one devfreq device or of several cpufreq policies.
 
@@ -285,9 +310,7 @@ class CapActuator:
         ceiling = max((originals[f.label][1] * f.scale_hz for f in binding.files), default=None)
         table = governed_table(binding.hw_table_hz, binding.domain.opp_hz[0], ceiling)
         if not dry_run:
-            for f in binding.files:
-                tree.own(f.min_rel)
-                tree.own(f.max_rel)
+            own_all(tree, [rel for f in binding.files for rel in (f.min_rel, f.max_rel)])
 
         for f in binding.files:
             tree.keep_open(f.cur_rel, ActuatorError)  # the effective clock is read every tick
