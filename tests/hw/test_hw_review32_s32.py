@@ -61,3 +61,41 @@ def test_a_limit_removed_between_the_read_and_own_is_a_runtime_failure_nothing_o
     after = t.snapshot()
     (gone,) = set(before) - set(after)
     assert gone.endswith("17000000.gpu/max_freq") and {k: before[k] for k in after} == after
+
+
+# -- (3) `thermogov ab`: a block's restore that leaves another writer's value says so, once ----------
+def test_ab_says_once_when_a_blocks_restore_leaves_another_writers_max_and_keeps_it_in_the_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer sets the Pi 5's policy0 max to 1.8 GHz (above thermogov's cap, below the
+    value of before, 2.4) just as block 1's restore begins: the restore leaves it (RaceRule),
+    and ``ab`` now says so in one line of its log and in that block's ``restore_notes`` (its
+    JSON); the later blocks, whose restores met no one, carry none.  BASE f31071c: the rule was
+    followed without a word in ab's output or JSON."""
+    import dataclasses
+
+    from tests.hw.cliargs import run_options
+    from thermogov.hw import ab, daemon, devices
+
+    t = fakesys.rpi5(tmp_path / "root", cpu_mc=85000)
+    real_restore = devices.restore_window
+    acted: list[int] = []
+
+    def other_writer_then_restore(io, f, *args, **kw):  # type: ignore[no-untyped-def]
+        if f.max_rel == f"{P0}/scaling_max_freq" and not acted:
+            acted.append(1)
+            t.write(f.max_rel, 1_800_000)
+        return real_restore(io, f, *args, **kw)
+
+    monkeypatch.setattr(devices, "restore_window", other_writer_then_restore)
+    monkeypatch.setattr(daemon, "check_privileges", lambda dry: None)
+    base = run_options(tmp_path, workload="builtin")
+    opts = ab.AbOptions(base, "fixed:0%", "hysteresis", pairs=2, block_s=0.5, cool_down_s=0.0)
+    said: list[str] = []
+    _result, blocks = ab.run_ab(opts, log=said.append)
+    lines = [ln for ln in said if "the restore met another writer's limit" in ln]
+    assert len(lines) == 1 and lines[0].startswith("block 1 (") and "1800000" in lines[0], said
+    first, *rest = (dataclasses.asdict(b) for b in blocks)
+    assert len(first["restore_notes"]) == 1 and "1800000" in first["restore_notes"][0]
+    assert [b["restore_notes"] for b in rest] == [()] * 3
+    assert int((t.root / P0 / "scaling_max_freq").read_text()) == 1_800_000, "left as it reads"
