@@ -99,3 +99,24 @@ def test_ab_says_once_when_a_blocks_restore_leaves_another_writers_max_and_keeps
     assert len(first["restore_notes"]) == 1 and "1800000" in first["restore_notes"][0]
     assert [b["restore_notes"] for b in rest] == [()] * 3
     assert int((t.root / P0 / "scaling_max_freq").read_text()) == 1_800_000, "left as it reads"
+
+
+# -- (4) the emulated Pi 4 has the firmware's rpi_volt chip, as the Pi 3 -----------------------------
+def test_the_emulated_pi4_has_the_firmwares_rpi_volt_alarm_and_the_daemon_reads_it(tmp_path: Path) -> None:
+    """drivers/firmware/raspberrypi.c registers raspberrypi-hwmon on every Pi whose firmware
+    answers GET_THROTTLED, the Pi 4's included (sim/emulator/trees/rpi4.toml cites it): the
+    emulated Pi 4 has ``rpi_volt`` with ``in0_lcrit_alarm`` reading 0 beside ``cpu_thermal``,
+    and the daemon's throttle reader takes it as a source.  BASE f31071c: no such chip."""
+    from thermogov.board import load_board
+    from thermogov.hw.sysfs import SysfsTree
+    from thermogov.hw.throttle import find_sources
+    from thermogov.sim.emulator.fakeboard import build_fake_board
+
+    profile = load_board("rpi4")
+    build_fake_board(profile, tmp_path / "root", {s.name: 50.0 for s in profile.sensors})
+    chips = {
+        (p / "name").read_text().strip(): p for p in (tmp_path / "root" / "sys/class/hwmon").glob("hwmon*")
+    }
+    assert set(chips) == {"cpu_thermal", "rpi_volt"}
+    assert (chips["rpi_volt"] / "in0_lcrit_alarm").read_text() == "0\n"
+    assert "rpi_volt" in [s.name for s in find_sources(SysfsTree(tmp_path / "root"), ())]
