@@ -101,6 +101,7 @@ from thermogov.hw.mapping import (
 from thermogov.hw.notify import Notifier
 from thermogov.hw.nvfanconf import nvfan_notes
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
+from thermogov.hw.oppwatch import OppWatch
 from thermogov.hw.power import PowerSupplyReader, battery_names
 from thermogov.hw.powermode import PowerModeWatch, SuperWatch, super_mismatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
@@ -822,6 +823,7 @@ class Runner:
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             gone = Departures(prep.tree, pairs, late.hold, late_devices.hold, dry_run=opts.dry_run)
             boosts = BoostStates(prep.tree, [f.max_rel for a in actuators for f in a.files])
+            opps = OppWatch(prep.tree, actuators, self.instant.reader())  # a list changed mid-run (32r)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
@@ -833,7 +835,8 @@ class Runner:
                 recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
                 boost_reset=boosts.switched_to,
-                boost_look=lambda: [*boosts.look(), *supers.look()],  # a mode changed mid-run (29r)
+                # a mode changed mid-run (29r); an OPP list changed mid-run (32r, hw/oppwatch.py)
+                boost_look=lambda: [*boosts.look(), *supers.look(), *opps.look()],
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)

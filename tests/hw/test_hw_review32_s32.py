@@ -120,3 +120,90 @@ def test_the_emulated_pi4_has_the_firmwares_rpi_volt_alarm_and_the_daemon_reads_
     assert set(chips) == {"cpu_thermal", "rpi_volt"}
     assert (chips["rpi_volt"] / "in0_lcrit_alarm").read_text() == "0\n"
     assert "rpi_volt" in [s.name for s in find_sources(SysfsTree(tmp_path / "root"), ())]
+
+
+# -- (2) an OPP list that changes under the running daemon: never a cap above the new top, said once --
+def _run_with_list_change(
+    tmp: Path, monkeypatch: pytest.MonkeyPatch, new_list: str
+) -> tuple[dict[str, int], str, fakesys.FakeTree]:
+    """A hot Pi 5 governed for 12 s on the virtual clock (hysteresis: its lowest cap, 1.5 GHz);
+    at 3 s its cpufreq driver comes back listing ``new_list``.  Returns policy0's max as read at
+    8 s and at the end (kHz), stderr, the tree."""
+    import io
+
+    from tests.hw import virtualclock
+    from tests.hw.cliargs import run_options
+    from thermogov.hw import daemon
+
+    t = fakesys.rpi5(tmp / "root", cpu_mc=85000)
+    seen: dict[str, int] = {}
+
+    def script(s: float) -> None:
+        if s >= 3.0 and "changed" not in seen:
+            seen["changed"] = 1
+            t.write(f"{P0}/scaling_available_frequencies", new_list)
+        if s >= 8.0 and "at_8s" not in seen:
+            seen["at_8s"] = t.read_int(f"{P0}/scaling_max_freq")
+
+    virtualclock.install(monkeypatch, script)
+    monkeypatch.setattr(daemon, "check_privileges", lambda dry: None)
+    err = io.StringIO()
+    daemon.run(run_options(tmp, duration_s=12.0), out=io.StringIO(), err=err)
+    seen["end"] = t.read_int(f"{P0}/scaling_max_freq")
+    return seen, err.getvalue(), t
+
+
+def test_a_list_that_shrinks_below_the_cap_mid_run_gets_the_new_top_written_and_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver comes back at 3 s listing 0.6..1.2 GHz, a 0 and a repeated entry among them;
+    thermogov's cap, 1.5 GHz, is above the new top: 1.2 GHz is written at the next look (5 s),
+    one line names the file, the old and new range and what was ignored; the value of before
+    goes back at exit.  BASE f31071c: 1.5 GHz stayed written, nothing said."""
+    seen, err, _t = _run_with_list_change(tmp_path, monkeypatch, "600000 1000000 0 1200000 1200000\n")
+    lines = [ln for ln in err.splitlines() if "the OPP list changed mid-run" in ln]
+    assert len(lines) == 1, err
+    assert "policy0/scaling_available_frequencies" in lines[0] and "3 OPPs 600000..1200000 kHz" in lines[0]
+    assert "(was 10 OPPs 1500000..2400000 kHz)" in lines[0], lines[0]
+    assert "ignored 0 kHz" in lines[0] and "1200000 kHz listed more than once" in lines[0]
+    assert "was 1500000 kHz, now 1200000 kHz" in lines[0]
+    assert seen["at_8s"] == 1_200_000
+    assert seen["end"] == 2_400_000 and "Traceback" not in err
+
+
+def test_a_list_emptied_of_opps_mid_run_keeps_the_cap_and_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A list reading only ``0`` mid-run (a driver bug, no table): nothing to bound the cap by,
+    so the cap stays as written and one line says the list holds no OPP.  BASE f31071c: nothing
+    said."""
+    seen, err, _t = _run_with_list_change(tmp_path, monkeypatch, "0\n")
+    lines = [ln for ln in err.splitlines() if "lists no OPP now" in ln]
+    assert len(lines) == 1 and "policy0/scaling_available_frequencies" in lines[0], err
+    assert seen["at_8s"] == 1_500_000 and seen["end"] == 2_400_000
+
+
+def test_caps_after_a_list_change_are_the_highest_listed_at_or_below_never_above_the_top(
+    tmp_path: Path,
+) -> None:
+    """In process: after the list changed to 1.5, 1.8, 2.0 GHz, the governor's 2.4 GHz ask is
+    written as 2.0 (the new top), 1.9 as 1.8 (not listed: the highest below), and a cap below
+    every entry is written as it is (the lowest entry would raise it).  BASE f31071c: no such
+    bound (the asks written as they are)."""
+    from tests.hw.limitrig import watched_policy0
+    from thermogov.hw.oppwatch import OppWatch
+
+    t, act, _watch, _said = watched_policy0(tmp_path, cpu_mc=85000)
+    now = [0.0]
+    opps = OppWatch(act.io.tree, [act], lambda: now[0])
+    t.write(f"{P0}/scaling_available_frequencies", "1500000 1800000 2000000\n")
+    now[0] = 5.0
+    assert len(opps.look()) == 1
+    now[0] = 10.0
+    assert opps.look() == [], "said once"
+    for ask_hz, written_khz in ((2_400_000_000, 2_000_000), (1_900_000_000, 1_800_000)):
+        act.apply(ask_hz)
+        assert t.read_int(f"{P0}/scaling_max_freq") == written_khz
+    act._listed["policy0"] = (1_600_000, 1_800_000)  # a cap below every entry: written as it is
+    act.apply(1_500_000_000)
+    assert t.read_int(f"{P0}/scaling_max_freq") == 1_500_000
