@@ -207,3 +207,58 @@ def test_caps_after_a_list_change_are_the_highest_listed_at_or_below_never_above
     act._listed["policy0"] = (1_600_000, 1_800_000)  # a cap below every entry: written as it is
     act.apply(1_500_000_000)
     assert t.read_int(f"{P0}/scaling_max_freq") == 1_500_000
+
+
+# -- (5) exit paths on one Jetson and one Pi emulated tree: every setting back, nothing else written --
+def _emulated(tmp: Path, board: str) -> fakesys.FakeTree:
+    """The emulator's stock tree of ``board`` (sim/emulator/trees), every die sensor at 92 °C."""
+    from thermogov.board import load_board
+    from thermogov.sim.emulator.fakeboard import build_fake_board
+
+    profile = load_board(board)
+    build_fake_board(profile, tmp / "root", {s.name: 92.0 for s in profile.sensors})
+    return fakesys.FakeTree(tmp / "root")
+
+
+@pytest.mark.parametrize("board", ["jetson-orin-nano", "rpi4"])
+def test_term_hup_term_in_a_burst_restores_everything_and_exits_0(tmp_path: Path, board: str) -> None:
+    """SIGTERM, SIGHUP and SIGTERM again back to back once the run started (a reload asked while
+    the stop's restore runs, a second stop during it): exit 0, no traceback, the tree byte for
+    byte as before, no journal left.  A guard (so on BASE f31071c too): the handlers only set a
+    flag, the reload runs between ticks, and the held signals after the restore are dropped."""
+    import signal
+
+    from tests.hw import procutil
+
+    t = _emulated(tmp_path, board)
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path)
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.snapshot() != before, "the first tick capped the hot board"
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGTERM):
+        proc.send_signal(sig)
+    _out, raw = proc.communicate(timeout=procutil.DEADLINE_S)
+    err = raw.decode()
+    assert proc.returncode == 0 and "Traceback" not in err, err[-800:]
+    assert t.snapshot() == before
+    assert not (tmp_path / "state" / "journal.json").exists()
+
+
+def test_kill_9_then_restore_on_the_emulated_orin_puts_every_setting_back(tmp_path: Path) -> None:
+    """``kill -9`` once the run started, then ``thermogov restore``: exit 0 and the emulated Orin
+    Nano's tree byte for byte as before (its CPU and GPU limits; nothing else was written).  A
+    guard (so on BASE f31071c too)."""
+    import signal
+
+    from tests.hw import procutil
+
+    t = _emulated(tmp_path, "jetson-orin-nano")
+    before = t.snapshot()
+    proc = procutil.start_run(tmp_path)
+    procutil.wait_line(proc, "thermogov: started")
+    assert t.snapshot() != before, "the first tick capped the hot board"
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=procutil.DEADLINE_S)
+    r = procutil.run_cli("restore", *procutil.paths(tmp_path))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-800:]
+    assert t.snapshot() == before
