@@ -262,3 +262,28 @@ def test_kill_9_then_restore_on_the_emulated_orin_puts_every_setting_back(tmp_pa
     r = procutil.run_cli("restore", *procutil.paths(tmp_path))
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-800:]
     assert t.snapshot() == before
+
+
+def test_a_list_gaining_only_entries_that_are_no_opp_mid_run_is_said_once_and_the_cap_stays(
+    tmp_path: Path,
+) -> None:
+    """The same OPPs plus a ``0``, a ``-5`` and one listed twice, mid-run: one line names them as
+    ignored, the cap stays as written (it is still listed), nothing is written.  BASE f31071c:
+    such entries were judged at start only."""
+    from tests.hw.limitrig import watched_policy0
+    from thermogov.hw.oppwatch import OppWatch
+
+    t, act, _watch, _said = watched_policy0(tmp_path, cpu_mc=85000)
+    act.apply(1_800_000_000)
+    now = [0.0]
+    opps = OppWatch(act.io.tree, [act], lambda: now[0])
+    listed = t.read(f"{P0}/scaling_available_frequencies").split()
+    t.write(f"{P0}/scaling_available_frequencies", " ".join(["0", "-5", *listed, listed[0]]) + "\n")
+    before = t.snapshot()
+    now[0] = 5.0
+    (line,) = opps.look()
+    assert "ignored 0, -5 kHz" in line and f"{listed[0]} kHz listed more than once" in line, line
+    assert "1800000 kHz, stays as written" in line
+    assert t.snapshot() == before
+    now[0] = 10.0
+    assert opps.look() == []
