@@ -646,6 +646,18 @@ def no_hwmon(index: int) -> Callable[[Path], Rules]:
     return make
 
 
+def no_hwmon_named(name: str) -> Callable[[Path], Rules]:
+    """The hwmon chip called ``name`` gone (its driver not loaded); nothing if there is none."""
+
+    def make(root: Path) -> Rules:
+        for chip in sorted((root / "sys/class/hwmon").glob("hwmon*")):
+            if (chip / "name").read_text().strip() == name:
+                shutil.rmtree(chip)
+        return []
+
+    return make
+
+
 def rules(*given: tuple[str, str, int]) -> Callable[[Path], Rules]:
     def make(root: Path) -> Rules:
         return list(given)
@@ -819,6 +831,11 @@ TREES: dict[str, Callable[[Path], Rules]] = {
     "emu-xavier-nx-jp5": emu("jetson-xavier-nx"),
     "emu-rpi3": emu("rpi3"),
     "emu-rpi3-bcm2835-cpufreq": emu("rpi3", bcm2835_cpufreq),
+    # Session 32r: the Pi 4's emulated tree (sim/emulator/trees/rpi4.toml), with and without its
+    # firmware's `rpi_volt` chip, and its limit refusing writes as the Pi 3's does.
+    "emu-rpi4": emu("rpi4"),
+    "h-emu-rpi4-no-rpi-volt": emu("rpi4", no_hwmon_named("rpi_volt")),
+    "h-emu-rpi4-max-w-EINVAL": emu("rpi4", rules((MAX0, "w", errno.EINVAL))),
     "emu-agx-xavier-l4t32-one-policy": emu("jetson-agx-xavier", one_policy),
     "emu-xavier-nx-l4t32-one-policy": emu("jetson-xavier-nx", one_policy),
     "h-emu-agx-xavier-one-monitor-gone": emu("jetson-agx-xavier", no_hwmon(1)),

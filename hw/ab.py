@@ -153,6 +153,7 @@ def run_ab(
     schedule = block_schedule(a.label, b.label, opts.pairs, opts.seed)
     cool = Variant(COOL_DOWN_POLICY).apply(opts.base.config)  # the same for both arms
     blocks: list[Block] = []
+    noted = _RestoreNotes(log)
     for i, policy in enumerate(schedule):
         if opts.cool_down_s > 0:
             log(f"block {i + 1}/{len(schedule)}: cool-down {opts.cool_down_s:g} s at the lowest caps")
@@ -169,6 +170,7 @@ def run_ab(
             # is only slow to start is judged by the block, which is what is measured.
             if c.get("workload_exit_status") is not None and (why := no_inference_reason(c)):
                 raise RuntimeFailure(f"{where}: {why}; nothing was compared")
+            noted.add(where, c)
         log(f"block {i + 1}/{len(schedule)}: {policy} for {opts.block_s:g} s")
         arm_config = by_label[policy].run_config()
         s = _run(
@@ -188,9 +190,39 @@ def run_ab(
                 f"the block's steady window ({thr} inf/s); give a workload that runs for the whole block"
             )
             raise RuntimeFailure(f"block {i + 1} ({policy}): {why}; nothing was compared")
-        blocks.append(Block(i, policy, float(thr), s.get("max_fused_c"), str(s.get("run_id", ""))))
+        noted.add(f"block {i + 1} ({policy})", s)
+        blocks.append(
+            Block(i, policy, float(thr), s.get("max_fused_c"), str(s.get("run_id", "")), noted.take())
+        )
         log(f"block {i + 1}: {policy} {thr:g} inf/s, max fused {s.get('max_fused_c')} °C")
     return summarise(blocks, a.label, b.label, opts.confidence, opts.seed), blocks
+
+
+class _RestoreNotes:
+    """What each run's restore left to another writer (the daemon's race rule, hw/limits.py
+    ``RaceRule``: a max another writer set below the value of before is left as it reads).
+
+    Before (session 32r) a block's restore followed the rule without a word in the comparison's
+    output: a block run on a board another agent also limits (nvpmodel, a user's ``echo``) was
+    ranked as if it had the board to itself.  Now each distinct note is said once on the log,
+    and each block carries the notes of its cool-down and its own restore (its JSON's
+    ``restore_notes``)."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self._log = log
+        self._said: set[str] = set()
+        self._pending: list[str] = []
+
+    def add(self, where: str, summary: dict[str, Any]) -> None:
+        for note in summary.get("restore_left_to_others") or ():
+            self._pending.append(f"{where}: {note}")
+            if note not in self._said:
+                self._said.add(note)
+                self._log(f"{where}: the restore met another writer's limit: {note}")
+
+    def take(self) -> tuple[str, ...]:
+        taken, self._pending = tuple(self._pending), []
+        return taken
 
 
 def _run(

@@ -36,7 +36,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -101,6 +101,7 @@ from thermogov.hw.mapping import (
 from thermogov.hw.notify import Notifier
 from thermogov.hw.nvfanconf import nvfan_notes
 from thermogov.hw.nvpmodelconf import CONF_REL, ConfError, mode_writes
+from thermogov.hw.oppwatch import OppWatch
 from thermogov.hw.power import PowerSupplyReader, battery_names
 from thermogov.hw.powermode import PowerModeWatch, SuperWatch, super_mismatch
 from thermogov.hw.publish import PublishOptions, StatePublisher, open_metrics, state_path
@@ -480,6 +481,21 @@ def _in_force(actuators: list[CapActuator], idle: IdleInjector | None, fan: HwFa
     return ", ".join(parts)
 
 
+def open_actuators(tree: SysfsTree, bindings: Sequence[DomainBinding], dry_run: bool) -> list[CapActuator]:
+    """Every governed domain's actuator, or none: a domain that fails to open (a member gone
+    during start-up, hw/devices.py ``own_all``) lets go of the domains opened before it, so a
+    run that stops before its journal holds nothing (session 32r)."""
+    actuators: list[CapActuator] = []
+    try:
+        for b in bindings:
+            actuators.append(CapActuator.open(tree, b, dry_run=dry_run))
+    except BaseException:
+        for a in actuators:
+            tree.disown([rel for f in a.files for rel in (f.min_rel, f.max_rel)])
+        raise
+    return actuators
+
+
 def own_records(opts: RunOptions, root: Path) -> dict[str, Path]:
     """The files the daemon keeps for itself (a restore after ``kill -9`` reads the journal and
     the caps record; the locks keep a second daemon off the board): no published file may name
@@ -585,6 +601,7 @@ class Runner:
         self.instant = InstantClock()
         self.stats = TickStats()
         self.summary: dict[str, Any] = {}
+        self.actuators: list[CapActuator] = []  # their restore's notes go into the summary
         self.notifier = Notifier(env={})  # replaced in run(): systemd's socket, if any
         self.limiters: list[CapLimiter] = []
         self.load: LoadGovernor | None = None  # inference mode and load level (published)
@@ -686,7 +703,7 @@ class Runner:
                 # After the restore read the last run's: this run's caps from now on (hw/lastcaps.py).
                 record = LastCaps.create(prep.tree, read_boot_id(prep.tree), lock.path, self.log)
             bindings = governed_bindings(prep.bmap)
-            actuators = [CapActuator.open(prep.tree, b, dry_run=opts.dry_run) for b in bindings]
+            actuators = self.actuators = open_actuators(prep.tree, bindings, opts.dry_run)
             if record is not None:
                 for a in actuators:
                     a.record = record
@@ -806,6 +823,7 @@ class Runner:
             late_devices = LateDevfreq(prep.tree, pairs, rewrite, self.log, dry_run=opts.dry_run)
             gone = Departures(prep.tree, pairs, late.hold, late_devices.hold, dry_run=opts.dry_run)
             boosts = BoostStates(prep.tree, [f.max_rel for a in actuators for f in a.files])
+            opps = OppWatch(prep.tree, actuators, self.instant.reader())  # a list changed mid-run (32r)
             self.limit_watch = LimitWatch(
                 actuators,
                 self.log,
@@ -817,7 +835,8 @@ class Runner:
                 recall_at_exit=lambda: [*late.recall_at_exit(), *late_devices.recall_at_exit()],
                 mode_sets=functools.partial(self._mode_sets, prep.tree, actuators),
                 boost_reset=boosts.switched_to,
-                boost_look=lambda: [*boosts.look(), *supers.look()],  # a mode changed mid-run (29r)
+                # a mode changed mid-run (29r); an OPP list changed mid-run (32r, hw/oppwatch.py)
+                boost_look=lambda: [*boosts.look(), *supers.look(), *opps.look()],
             )
             stack.callback(self._exit_notes)  # said just before the restore writes over them
             self.load = LoadGovernor(prep.config.modes, prep.config.lever, trip_of(prep.config), control=idle)
@@ -914,6 +933,10 @@ class Runner:
             },
             "stopped_by": self.stop.signal_name or "duration",
             "caps_unwritable": self.gov.unwritable() if self.gov is not None else {},
+            # Session 32r: what the exit's restore left to another writer (hw/limits.py RaceRule),
+            # said in the closing line and kept here for `thermogov ab` (hw/ab.py), whose blocks
+            # run quietly.  The restore runs before this (the exit stack's order).
+            "restore_left_to_others": [n for a in self.actuators for n in a.restore_notes],
             "reloads": self.reloader.count if self.reloader else 0,
             "reloads_rejected": self.reloader.rejected if self.reloader else 0,
             **limiter_summary(self.limiters),

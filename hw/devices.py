@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
@@ -224,6 +225,30 @@ def _hardware_failed(e: ActuatorError) -> ActuatorError | RuntimeFailure:
     return e
 
 
+def own_all(tree: SysfsTree, rels: Sequence[str]) -> None:
+    """Own every limit of a domain, or none of them.
+
+    A limit removed after its read and before :meth:`SysfsTree.own` (a cluster hot-unplugged
+    or a driver unbound during start-up, a window of microseconds) is the board changing under
+    a good input, as when it goes before the read (session 31r): a runtime failure, exit 1,
+    naming the file.  Session 32r: before, ``own``'s "no such attribute to own" exited 2 as
+    bad input.  Either way the attributes owned a moment ago are let go, so a run that stops
+    here holds nothing it did not journal."""
+    done: list[str] = []
+    try:
+        for rel in rels:
+            tree.own(rel)
+            done.append(rel)
+    except ActuatorError as e:
+        tree.disown(done)
+        if os.path.lexists(tree.path(rel)):
+            raise  # a link or a file that is no regular one: the tree's own refusal stands
+        raise RuntimeFailure(
+            f"{tree.show(rel)}: went away between the read of its limits and taking it over (a CPU "
+            "or device removed during start-up); nothing was changed (start again)"
+        ) from e
+
+
 class CapActuator:
     """One frequency domain: the limit files of one devfreq device or of several cpufreq policies.
 
@@ -269,6 +294,9 @@ class CapActuator:
         # thermogov's last written windows, on the runtime tmpfs (hw/lastcaps.py): after a kill -9
         # and a power-mode change it tells a journal restore which windows hold its cap.
         self.record: CapRecord = NO_RECORD
+        # Session 32r: per member, its OPP list as it reads since it changed mid-run (file units,
+        # ascending; hw/oppwatch.py): a cap written there is the highest entry at or below it.
+        self._listed: dict[str, tuple[int, ...]] = {}
 
     @classmethod
     def open(cls, tree: SysfsTree, binding: DomainBinding, *, dry_run: bool = False) -> CapActuator:
@@ -285,9 +313,7 @@ class CapActuator:
         ceiling = max((originals[f.label][1] * f.scale_hz for f in binding.files), default=None)
         table = governed_table(binding.hw_table_hz, binding.domain.opp_hz[0], ceiling)
         if not dry_run:
-            for f in binding.files:
-                tree.own(f.min_rel)
-                tree.own(f.max_rel)
+            own_all(tree, [rel for f in binding.files for rel in (f.min_rel, f.max_rel)])
 
         for f in binding.files:
             tree.keep_open(f.cur_rel, ActuatorError)  # the effective clock is read every tick
@@ -411,7 +437,7 @@ class CapActuator:
             return
         # Each policy's ceiling is its own original limit: a policy that started below the
         # domain's top (another tool capped it) is never raised above where it was.
-        raw = min(self._asked_hz // f.scale_hz, orig_max)
+        raw = self._within_list(f.label, min(self._asked_hz // f.scale_hz, orig_max))
         lo = min(orig_min, raw)
         set_window(self.io, f, lo, raw, current=now)
         self.written[f.label] = (lo, raw)
@@ -419,6 +445,20 @@ class CapActuator:
         self.record.wrote(f.max_rel, self.seen[f.label])
         if flush:
             self.record.flush()
+
+    def listed(self, label: str, table: tuple[int, ...]) -> None:
+        """One member's OPP list changed mid-run to ``table`` (file units, ascending, positive):
+        its later caps stay within it (:meth:`_within_list`, hw/oppwatch.py)."""
+        self._listed[label] = table
+
+    def _within_list(self, label: str, raw: int) -> int:
+        """``raw`` as the highest entry of the member's changed list at or below it; ``raw``
+        itself when below every entry (the kernel runs the lowest OPP; the lowest entry would
+        raise the cap) or when the list never changed (the start's table holds it)."""
+        table = self._listed.get(label)
+        if not table or raw < table[0]:
+            return raw
+        return max(v for v in table if v <= raw)
 
     def join(self, f: LimitFiles, original: tuple[int, int], clock: Callable[[], int]) -> None:
         """A member that could not be opened at start (a cluster offline then) joins the domain:
@@ -435,6 +475,7 @@ class CapActuator:
         self.files = tuple(f for f in self.files if f.label != label)
         for d in (self._orig, self.written, self.seen):
             d.pop(label, None)
+        self._listed.pop(label, None)
         self.refused.pop(label, None)  # a member that left and is adopted again starts afresh
         self._held = self._held and bool(self.refused)
         self._read_clock = clock

@@ -454,6 +454,15 @@ class SysfsTree:
         if real not in self._owned:
             self._owned[real] = confine.identify(real, self.show(rel))
 
+    def disown(self, rels: Sequence[str]) -> None:
+        """Let go of attributes owned a moment ago, before anything was journaled or written
+        (a start-up that failed half-way, :meth:`thermogov.hw.devices.CapActuator.open`): what
+        the run never journaled it must not hold."""
+        for rel in rels:
+            real = self._resolved.get(rel)
+            if real is not None:
+                self._owned.pop(real, None)
+
     def unownable(self, rel: str) -> str:
         """Why :meth:`own` would refuse ``rel`` as the file it names now ("" when it would not).
 

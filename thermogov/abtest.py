@@ -62,6 +62,10 @@ class Block:
     throughput_ips: float
     max_fused_c: float | None
     run_id: str = ""
+    # What the board's restores before and after this block left to another writer (a max set
+    # below the value of before, kept by the daemon's race rule, hw/limits.py RaceRule): the
+    # block ran on a board someone else also limits, which a comparison must show (32r).
+    restore_notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,139 @@
+"""An OPP list that changes under the running daemon: its cap kept within the list, said once.
+
+The governed table is read once, at start (:mod:`thermogov.hw.discovery`), but the list a
+member offers can change mid-run: a cpufreq driver unloaded and loaded again (a new policy
+with the table the firmware gives now), an nvpmodel or firmware change that rebuilds a devfreq
+device's ``freq_table``, a vendor kernel trimming its table when it throttles.  Before (session
+32r) nothing looked: the daemon went on writing caps from the start's table, so a cap no longer
+listed, or above the list's new top, was written as if nothing had changed, and no line told
+the operator that the board now offered something else.
+
+The rule, as a safety engineer would have it:
+
+* **Never a cap above the new top.**  When a member's list changes, each later cap written to
+  it is the highest listed entry at or below the cap the governor asks for (the frequency the
+  kernel would run at under that cap anyway, cpufreq's ``CPUFREQ_RELATION_H`` and devfreq's
+  ``devfreq_recommended_opp`` both pick the highest OPP at or below the max), so the file shows
+  the limit in force.  A cap below every listed entry is written as it is (the kernel runs the
+  lowest OPP; writing the lowest listed entry would raise the cap).  A cap already written
+  above the new top is written again at once, not at the governor's next change.
+* **The governor's table is not changed**: its decisions stay in the table it was built with
+  (a mid-run rebuild of the policy's table would change what it learnt); only the write is
+  bounded.  A list that grew offers nothing above the start's top, which stays the ceiling.
+* **Said once per change**, naming the file, the old and new range; entries that are no OPP
+  (0, negative, repeated: :func:`thermogov.hw.oppfilter.opp_table`) are ignored and named in
+  the same line; a list with no positive entry left keeps the last list's rule and says so.
+* What restore puts back is unchanged: the value of before is the operator's setting, not a
+  cap, and the kernel clamps it into the policy's new range.
+
+Looked at every :data:`PERIOD_S` (one read of the list per governed member), not at every limit
+watch look: a table changes with a driver or a mode, seldom, and the kernel's own clamp to the
+new ``cpuinfo_max_freq`` holds in between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from thermogov.hw.devices import CapActuator
+from thermogov.hw.limits import LimitFiles
+from thermogov.hw.oppfilter import opp_table
+from thermogov.hw.polled import Every
+from thermogov.hw.sysfs import SysfsTree
+from thermogov.interfaces import ActuatorError
+
+PERIOD_S = 5.0
+
+
+def list_rel(f: LimitFiles) -> str:
+    """The OPP list beside a member's max: cpufreq's (kHz) or devfreq's (Hz)."""
+    folder = f.max_rel.rpartition("/")[0]
+    name = "scaling_available_frequencies" if f.scale_hz == 1000 else "available_frequencies"
+    return f"{folder}/{name}"
+
+
+class OppWatch:
+    """Every :data:`PERIOD_S`: each governed member's OPP list read again (module doc)."""
+
+    def __init__(
+        self,
+        tree: SysfsTree,
+        actuators: Sequence[CapActuator],
+        clock: Callable[[], float],
+        period_s: float = PERIOD_S,
+    ) -> None:
+        self._tree = tree
+        self._actuators = list(actuators)
+        self._clock = clock
+        self._gate = Every(period_s)
+        self._raw: dict[str, tuple[int, ...]] = {}  # per member: the list as last read
+        self._table: dict[str, tuple[int, ...]] = {}  # per member: its OPPs as last judged
+        for a in self._actuators:
+            for f in a.files:
+                self._first_look(f)
+        self._gate.due(clock())  # the start's read is the first look
+
+    def _read(self, f: LimitFiles) -> tuple[int, ...] | None:
+        rel = list_rel(f)
+        try:
+            return tuple(self._tree.read_ints(rel, ActuatorError))
+        except ActuatorError:
+            return None  # no list (a cpuinfo-only policy), or offline now: the limit watch says so
+
+    def _first_look(self, f: LimitFiles) -> None:
+        raw = self._read(f)
+        if raw is not None:
+            self._raw[f.label] = raw
+            self._table[f.label] = opp_table(raw, 1, "", f.unit)[0]
+
+    def look(self) -> list[str]:
+        """The lines of a look when one is due (else nothing is read)."""
+        now = self._clock()
+        if now < self._gate.ready_s or not self._gate.due(now):
+            return []
+        lines: list[str] = []
+        for a in self._actuators:
+            for f in a.files:
+                if f.label in a.left_to_others or f.label in a.refused:
+                    continue
+                if f.label not in self._raw:  # joined mid-run: judged when it joined
+                    self._first_look(f)
+                    continue
+                raw = self._read(f)
+                if raw is None or raw == self._raw[f.label]:
+                    continue
+                self._raw[f.label] = raw
+                lines.append(self._changed(a, f, raw))
+        return lines
+
+    def _changed(self, a: CapActuator, f: LimitFiles, raw: tuple[int, ...]) -> str:
+        shown = f"{self._tree.show(list_rel(f))}"
+        table, ignored = opp_table(raw, 1, shown, f.unit)
+        was = self._table[f.label]
+        if not table:
+            return (
+                f"{shown}: lists no OPP now ({' '.join(map(str, raw))[:60] or 'empty'}); thermogov's "
+                f"caps on {f.label} stay within the last list, {_span(was, f.unit)}; check the driver"
+            )
+        self._table[f.label] = table
+        a.listed(f.label, table)
+        said = f"{shown}: the OPP list changed mid-run, now {_span(table, f.unit)} (was {_span(was, f.unit)})"
+        if ignored:
+            said += f"; {ignored.removeprefix(shown + ': ')}"
+        w_max = a.written[f.label][1]
+        if w_max <= table[-1] and (w_max in table or w_max < table[0]):
+            return f"{said}; thermogov's cap on {f.label}, {w_max} {f.unit}, stays as written"
+        try:
+            a.reapply(f, over_lowered=False)
+        except ActuatorError as e:
+            return f"{said}; thermogov's cap on {f.label} could not be written within it: {e}"
+        if a.written[f.label][1] == w_max:  # reads lower than thermogov's write: another's (reapply)
+            return f"{said}; {f.max_rel} reads below thermogov's last cap, left to the limit watch"
+        return (
+            f"{said}; thermogov's cap on {f.label} was {w_max} {f.unit}, now {a.written[f.label][1]} "
+            f"{f.unit} (the highest listed at or below its cap, never above the list's top)"
+        )
+
+
+def _span(table: tuple[int, ...], unit: str) -> str:
+    return f"{len(table)} OPPs {table[0]}..{table[-1]} {unit}" if table else "no OPP"
