@@ -34,8 +34,8 @@ trip against the default's 0.004, still far under ``hysteresis``'s 0.28).
 
 ``sink_ramp_held`` (off) counts only ticks whose level stands over the set point by its predicted
 rise, so a first climb's fall is not fed; measured in Session 32c it cost four Orin rows 0.02-0.04 %
-(the climb's feed was a small gain) and missed draw 2026's TX2 world 23, whose slow trail sits
-within the level's noise of the test, so it stays off.
+(the climb's feed was a small gain) and missed draw 2026's TX2 world 23 (whose slow trail sits
+within the level's noise of the test) and draw 16's world 15, so it stays off.
 """
 
 from __future__ import annotations
