@@ -31,6 +31,11 @@ window's fall includes the last window's feed-forward, so on a first arrival fro
 can drive the integral under its need, and the level then climbs back at the slow up-rate
 (orin-fan-failure seed 5 met its enclosure step from 0.4 °C lower and expected 0.097 s above the
 trip against the default's 0.004, still far under ``hysteresis``'s 0.28).
+
+``sink_ramp_held`` (off) counts only ticks whose level stands over the set point by its predicted
+rise, so a first climb's fall is not fed; measured in Session 32c it cost four Orin rows 0.02-0.04 %
+(the climb's feed was a small gain) and missed draw 2026's TX2 world 23 (whose slow trail sits
+within the level's noise of the test) and draw 16's world 15, so it stays off.
 """
 
 from __future__ import annotations
@@ -38,11 +43,32 @@ from __future__ import annotations
 from collections import deque
 
 
+def level_held(level_c: float, set_c: float, rise_c: float) -> bool:
+    """Whether the level itself stands over the set point by at least its predicted rise.
+
+    A loss of cooling the PI trails holds the level a standing error over the set point while the
+    rung falls (the sink warms at a held or falling power): the error is the level's.  A first
+    climb from full clocks crosses the set point still rising fast (0.2 °C/s on the Orin Nano,
+    two degrees over the 10-s horizon) and its negative error is mostly that predicted rise; the
+    PI's fall there answers the climb, and feeding it forward drove the integral under its need
+    (docs/policies.md, Sessions 30c, 31c, 32c).  No constant: the level's own excess over the set
+    point must be at least what it is predicted to rise.
+    """
+    over = level_c - set_c
+    return over > 0.0 and rise_c <= over
+
+
 class SinkRamp:
     """The integral's fall rate while the PI has trailed over its set point a whole window."""
 
-    def __init__(self, window_s: float, persist_s: float = 0.0, *, board_ends: bool = False) -> None:
+    def __init__(
+        self, window_s: float, persist_s: float = 0.0, *, board_ends: bool = False, held_only: bool = False
+    ) -> None:
         self.window_s = window_s
+        # ``sink_ramp_held``: a tick on which the level is not held over the set point (the error
+        # is mostly a climb's predicted rise, :func:`level_held`) ends the stretch, so the window
+        # and the wait count only ticks of a trail (docs/policies.md, Session 32c).
+        self.held_only = held_only
         # ``sink_ramp_persist``: how much longer than the window the error must have stayed
         # negative before anything is fed (0: Session 30c's rule, fed once the window is full),
         # and whether a tick on which the board's own throttle holds the node ends the stretch.
@@ -59,10 +85,11 @@ class SinkRamp:
         self._seen.clear()
         self.feed = 0.0
 
-    def rate(self, t: float, error: float, board_holds: bool = False) -> float:
-        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error`` and
-        whether a yielded board throttle holds the node on this tick."""
-        if error >= 0.0 or (board_holds and self.board_ends):
+    def rate(self, t: float, error: float, board_holds: bool = False, held: bool = True) -> float:
+        """The feed-forward rate for this tick (rungs/s, <= 0), given the PI's ``error``, whether
+        a yielded board throttle holds the node on this tick, and whether the level is held over
+        the set point (:func:`level_held`)."""
+        if error >= 0.0 or (board_holds and self.board_ends) or (self.held_only and not held):
             self.reset()
             return 0.0
         seen = self._seen

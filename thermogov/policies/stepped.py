@@ -229,7 +229,7 @@ from thermogov.policies.protections import throttle_allows_c
 from thermogov.policies.release import frontier_release
 from thermogov.policies.ripple import HeldSpread, raised_share
 from thermogov.policies.settled import SettledObserver
-from thermogov.policies.sinkramp import SinkRamp
+from thermogov.policies.sinkramp import SinkRamp, level_held
 from thermogov.policies.standback import TripBank, readback_rung
 from thermogov.policies.tail import TailRate
 from thermogov.policies.trend import Trend, TrendEstimate
@@ -296,6 +296,7 @@ class SteppedParams:
         True  # on since 31: feed forward the integral's fall while the PI trails a warming sink (30c)
     )
     sink_ramp_persist: bool = True  # on since 31: sink_ramp only for a trail longer than a step takes (31c)
+    sink_ramp_held: bool = False  # off: sink_ramp also counts ticks whose error is a climb's rise (32c)
 
 
 # The rarest trip reading asked for: one in a million hours.  Fewer would put the tail
@@ -735,7 +736,8 @@ class Stepped:
             rate = p.k_p * error / t_i_s * (p.down_gain if error < 0 else 1.0)
             if self.sink is not None:
                 # ``sink_ramp``: the fall the PI has kept up a whole window, fed forward (.sinkramp).
-                rate += self.sink.rate(t, error, holding)
+                held = level_held(est.level_c, set_c, rise)
+                rate += self.sink.rate(t, error, holding, held)
                 self.sink.moved(rate * dt)
             self.integral = min(max(self.integral + rate * dt, 0.0), float(self.top))
         if self._regime != "band":
@@ -1029,6 +1031,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         power_held=params.boolean("power_held", d.power_held),
         sink_ramp=params.boolean("sink_ramp", d.sink_ramp),
         sink_ramp_persist=params.boolean("sink_ramp_persist", d.sink_ramp_persist),
+        sink_ramp_held=params.boolean("sink_ramp_held", d.sink_ramp_held),
         excursion_k=params.number("excursion_k", d.excursion_k, minimum=0.0, maximum=20.0),
         trip_reads_per_h=params.number(
             "trip_reads_per_h", d.trip_reads_per_h, minimum=MIN_TRIP_READS_PER_H, maximum=3600.0
@@ -1157,7 +1160,7 @@ def make_stepped(params: Table, ctx: PolicyContext, argument: str) -> Stepped:
         stepped.lag_tau_s = slowest_tau_s(ctx.board)
     if p.sink_ramp:
         stepped.sink = SinkRamp(
-            p.horizon_s, persist_s, board_ends=p.sink_ramp_persist
+            p.horizon_s, persist_s, board_ends=p.sink_ramp_persist, held_only=p.sink_ramp_held
         )  # policies/sinkramp.py
     if p.gain_ladder_trip != "off":
         trip_scale = gain_scale(p.gain_ladder_trip, ctx.board, ladder, ctx.sensor_names)
