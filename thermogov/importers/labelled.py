@@ -419,7 +419,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     if any(
         _MILLI_TEMP_RE.match(v)
         for ln in text.splitlines()
-        if (m := _LINE_RE.match(ln)) and (v := m.group("value"))
+        if (m := _LINE_RE.match(_stamped_line(ln)[1])) and (v := m.group("value"))
     ):
         notes.append("temperatures printed in m°C (their unit written out) converted to °C")
     skipped = 0

@@ -25,6 +25,10 @@ MIN_RUN = 3  # as segments.MIN_SEGMENT_ROWS: fewer values are a glitch, not a pa
 MAX_RATIO = 10.0  # a run read in its unit must sit within a decade of the label's stated readings
 _KEEP_STATED = 1000  # stated values kept per label for its median (a long log holds no list of all)
 _QUANTITY = {"temp": "temp", "clock": "freq"}
+# The units a bare number is written in: a raw sysfs read (m°C, kHz, Hz) or a logger's own
+# division (°C, MHz).  No source prints a bare clock in GHz: a small bare number under a clock
+# label (`CPU freq: 3`, a governor's index?) is not read as one.
+_BARE_UNITS = {"temp": frozenset({"°C", "m°C"}), "clock": frozenset({"MHz", "kHz", "Hz"})}
 _SHOWN = {"temp": ("°C", 1.0), "clock": ("MHz", 1e6)}
 
 
@@ -72,7 +76,11 @@ class BareRuns:
                 unit = detect_unit(_QUANTITY[entry.kind], values) if len(run) >= MIN_RUN else None
                 med = statistics.median(values)
                 span = f"line {run[0][0]}" if len(run) == 1 else f"lines {run[0][0]}-{run[-1][0]}"
-                if unit is None or not _near(unit.to_stored(med), ref):
+                if (
+                    unit is None
+                    or unit.name not in _BARE_UNITS[entry.kind]
+                    or not _near(unit.to_stored(med), ref)
+                ):
                     notes.append(
                         f"{span}: {len(run)} bare number(s) under {label!r} (median {med:g}), whose other "
                         f"lines state their unit (median {ref / scale:g} {shown}): no unit puts them beside "

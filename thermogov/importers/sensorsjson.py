@@ -128,20 +128,25 @@ def _documents(text: str) -> tuple[list[tuple[dict[str, object], tuple[float, bo
         try:
             doc, end = _DECODER.raw_decode(text, brace)
         except (json.JSONDecodeError, RecursionError):
+            doc, end = None, -1
+        if doc is None or (isinstance(doc, dict) and not _temps(doc)):
+            # no document, or one without a reading: lines written twice? (session 32w)
             nxt = text.find("\n{", brace + 1)
             stop = nxt + 1 if nxt >= 0 else len(text)
             mended, dropped = _without_repeats(text[brace:stop])
             try:
-                doc, end = _DECODER.raw_decode(mended) if dropped else (None, 0)
+                fixed, fixed_end = _DECODER.raw_decode(mended) if dropped else (None, 0)
             except (json.JSONDecodeError, RecursionError):
-                doc = None
+                fixed = None
+            if isinstance(fixed, dict) and _temps(fixed):
+                repeats += dropped
+                bad += keep(fixed) + between(mended[fixed_end:])
+                pos = stop
+                continue
             if doc is None:
                 bad += 1
-            else:  # a pretty-printed document with lines written twice (session 32w)
-                repeats += dropped
-                bad += keep(doc) + between(mended[end:])
-            pos = stop
-            continue
+                pos = stop
+                continue
         pos = end
         bad += keep(doc)
     return out, bad, repeats
@@ -150,11 +155,12 @@ def _documents(text: str) -> tuple[list[tuple[dict[str, object], tuple[float, bo
 def _without_repeats(stretch: str) -> tuple[str, int]:
     """``stretch`` without each line that repeats the line before it, and how many were dropped.
 
-    ``sensors -j`` prints one key or brace per line, indented by depth, so a valid document never
-    holds two equal lines in a row (a key twice is a duplicate; two closing braces at one depth
-    cannot follow each other): such a pair is a line written twice (a logger's retry, a copy),
-    and the document reads once the copy is dropped.  A document that still does not decode is
-    skipped and counted as before."""
+    ``sensors -j`` prints one key or brace per line, indented by depth, so its documents never
+    hold two equal lines in a row (a key twice is a duplicate; two closing braces in a row sit at
+    two depths): such a pair is a line written twice (a logger's retry, a copy).  Tried only on a
+    document that does not decode or holds no reading (a feature's opening line twice decodes as
+    a nested object of the same name, with no value where one is expected); a document that
+    still gives none is skipped and counted as before."""
     lines = stretch.splitlines(keepends=True)
     kept = [
         ln for k, ln in enumerate(lines) if k == 0 or not ln.strip() or ln.rstrip() != lines[k - 1].rstrip()
