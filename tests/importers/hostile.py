@@ -211,3 +211,99 @@ def misread(clean: Values, got: Values, lossy: bool, *, skip_loads: bool = False
     if not lossy and got.count < 0.95 * clean.count:
         return f"{got.count} samples where the clean log has {clean.count}"
     return None
+
+
+# --- session 32w: more of what copies, restarts and broken loggers do --------------------------
+
+
+def bom_crlf_mix(data: bytes) -> bytes:
+    """Appended to on two machines: a UTF-8 byte-order mark, then CR LF on every other line."""
+    out = [
+        ln.rstrip(b"\r\n") + b"\r\n" if k % 2 and ln.endswith(b"\n") else ln.replace(b"\r\n", b"\n")
+        for k, ln in enumerate(_lines(data))
+    ]
+    return codecs.BOM_UTF8 + b"".join(out)
+
+
+def column_renamed_midway(data: bytes) -> bytes:
+    """A logger upgraded halfway: it writes its header again with the temperature column renamed."""
+    where = _temp_column(data)
+    if where is None:
+        return data
+    header, col = where
+    lines = _lines(data)
+    cells = lines[header].rstrip(b"\r\n").split(b",")
+    cells[col] = b"SoC temperature (C)"
+    mid = header + 1 + (len(lines) - header - 1) // 2
+    return b"".join([*lines[:mid], b",".join(cells) + b"\n", *lines[mid:]])
+
+
+def _record_lines(lines: list[bytes]) -> list[int]:
+    return [k for k, ln in enumerate(lines) if any(ch in b"0123456789" for ch in ln)]
+
+
+def time_backwards(data: bytes) -> bytes:
+    """Two records written out of order at 60 % (a buffered writer): one time stamp goes back."""
+    lines = _lines(data)
+    recs = _record_lines(lines)
+    if len(recs) < 10:
+        return data
+    a, b = recs[int(len(recs) * 0.6)], recs[int(len(recs) * 0.6) + 1]
+    if not lines[b].endswith(b"\n"):
+        return data
+    lines[a], lines[b] = lines[b], lines[a]
+    return b"".join(lines)
+
+
+def concatenated(data: bytes) -> bytes:
+    """Two runs' logs joined with `cat`: the whole file twice, the second's clock starting again."""
+    return data + (b"" if data.endswith(b"\n") else b"\n") + data
+
+
+def truncated_last_line(data: bytes) -> bytes:
+    """Copied while the logger was writing its last record: the last line cut in half."""
+    body = data.rstrip(b"\r\n")
+    start = body.rfind(b"\n") + 1
+    return body[: start + max(1, (len(body) - start) // 2)]
+
+
+_LAST_NUMBER_RE = re.compile(rb"(\d+\.\d+|\d+)(?!.*\d)")
+
+
+def nan_inf_text(data: bytes) -> bytes:
+    """A logger that printed a failed read as C's `nan` and `inf`: two records' last number."""
+    lines = _lines(data)
+    recs = _record_lines(lines)
+    if len(recs) < 10:
+        return data
+    for share, word in ((0.4, b"nan"), (0.6, b"inf")):
+        k = recs[int(len(recs) * share)]
+        lines[k] = _LAST_NUMBER_RE.sub(word, lines[k], count=1)
+    return b"".join(lines)
+
+
+def eight_bit_junk(data: bytes) -> bytes:
+    """Line noise on a serial console: bytes that are no UTF-8 inside one line, and one line of them."""
+    lines = _lines(data)
+    recs = _record_lines(lines)
+    if len(recs) < 10:
+        return data
+    k = recs[len(recs) // 3]
+    mid = len(lines[k]) // 2
+    lines[k] = lines[k][:mid] + b"\xe9\xff\x80\xc3(" + lines[k][mid:]
+    j = recs[2 * len(recs) // 3]
+    lines.insert(j, b"\xfe\xb0\x9c\xe4\xf1\x81\x00\xa7\n")
+    return b"".join(lines)
+
+
+VARIANTS_S32: dict[str, Callable[[bytes], bytes]] = {
+    "bom-crlf-mix": bom_crlf_mix,
+    "column-renamed-midway": column_renamed_midway,
+    "time-backwards": time_backwards,
+    "concatenated": concatenated,
+    "truncated-last-line": truncated_last_line,
+    "nan-inf": nan_inf_text,
+    "8-bit-junk": eight_bit_junk,
+}
+# Of these, the variants that damage a record (fewer samples expected).
+LOSSY_S32 = {"truncated-last-line", "nan-inf", "8-bit-junk"}

@@ -39,6 +39,7 @@ from thermogov.importers.common import (
     sensor_name,
     throttle_note,
 )
+from thermogov.importers.labelled_units import BareRuns
 from thermogov.importers.stamps import parse_stamp
 from thermogov.importers.table import OTHER_PART_LINES, data_like, line_shape, spread_ties
 from thermogov.interfaces import LogFormatError
@@ -63,6 +64,8 @@ _LMSENSORS_F_RE = re.compile(rf"^{_NUM} F\b")
 # (Documentation/hwmon/sysfs-interface.rst names it; lm-sensors scales m°C to °C).
 _RAW_TEMP_INPUT_RE = re.compile(r"^temp\d+_input$")
 _BARE_NUM_RE = re.compile(rf"^{_NUM}$")
+# `48300 m°C` (`mC`, `m'C`): a thermal zone's raw value with its unit written out (session 32w)
+_MILLI_TEMP_RE = re.compile(rf"^{_NUM}\s*m\s*(?:'|°|º)?\s*C\b")
 _CLOCK_RE = re.compile(rf"^{_NUM}\s*(GHz|MHz|kHz|Hz)\b", re.IGNORECASE)
 _POWER_RE = re.compile(rf"^{_NUM}\s*(mW|W)\b")
 _PERCENT_RE = re.compile(rf"^{_NUM}\s*%")
@@ -126,6 +129,8 @@ def classify(label: str, value: str) -> tuple[str, float | tuple[float, bool]] |
         return "temp", _num(m.group(1))
     if (m := _TEMP_F_RE.match(value)) is not None:
         return "temp", round((_num(m.group(1)) - 32.0) * 5.0 / 9.0, 6)
+    if (m := _MILLI_TEMP_RE.match(value)) is not None:
+        return "temp", _num(m.group(1)) / 1000.0
     if (m := _CLOCK_RE.match(value)) is not None:
         return "clock", _num(m.group(1)) * _CLOCK_SCALE[m.group(2).lower()]
     if (m := _POWER_RE.match(value)) is not None:
@@ -211,9 +216,16 @@ class _Unread:
         return a, b, first, self.count - (b - a + 1)
 
 
-def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, float | tuple[float, bool]]]:
+def _readings(
+    text: str,
+    unread: _Unread | None = None,
+    bare: BareRuns | None = None,
+    resolved: dict[tuple[int, str], tuple[str, float]] | None = None,
+) -> list[tuple[str, str, float | tuple[float, bool]]]:
     """(label, kind, value) of every reading line, in order; with ``unread``, the (1-based number,
-    text) of each data-like line that gave no reading and no stamp is appended to it.
+    text) of each data-like line that gave no reading and no stamp is appended to it.  ``bare``
+    collects each label's stated temperatures and clocks and its unitless numbers; ``resolved``
+    reads those numbers in the units :meth:`BareRuns.resolve` found (``labelled_units``).
 
     Two line shapes that are not ``Label: value`` are read too: a bare ``date`` line (its
     ``HH:MM`` colon is no label separator) is a timestamp, and in an ``lm-sensors`` loop the chip
@@ -258,6 +270,13 @@ def _readings(text: str, unread: _Unread | None = None) -> list[tuple[str, str, 
                 and (b := _BARE_NUM_RE.match(m.group("value")))
             ):
                 kind = "temp", _num(b.group(1))
+            if kind is None and resolved is not None:
+                kind = resolved.get((number, label))
+            if bare is not None:
+                if kind is not None:
+                    bare.stated(label, kind[0], float(kind[1]) if not isinstance(kind[1], tuple) else 0.0)
+                elif (b := _BARE_NUM_RE.match(m.group("value"))) is not None:
+                    bare.bare(number, label, _num(b.group(1)))
             if kind is not None:
                 out.append((f"{chip}/{label}" if chip else label, kind[0], kind[1]))
         # a line that gave nothing, or only its leading stamp (`Date: <stamp>,Time: 67.2`: the
@@ -331,7 +350,12 @@ def looks_like(text: str) -> bool:
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Group the readings into timestamped samples (see module doc)."""
     unread = _Unread()
-    readings = _readings(text, unread)
+    bare = BareRuns()
+    readings = _readings(text, unread, bare)
+    resolved, unit_notes = bare.resolve()
+    if resolved:  # lines that lost their unit midway, read in their own (session 32w)
+        unread = _Unread()
+        readings = _readings(text, unread, resolved=resolved)
     stamp_labels = Counter(label for label, kind, _ in readings if kind == "stamp")
     stamp_label = stamp_labels.most_common(1)[0][0] if stamp_labels else None
     temp_labels = sorted({label for label, kind, _ in readings if kind == "temp"})
@@ -379,7 +403,7 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
             f"format changes (e.g. sed -n '{a},{b}p' FILE > part.log, sed '{a},{b}d' FILE > rest.log) "
             "and import each part"
         )
-    notes: list[str] = []
+    notes: list[str] = list(unit_notes)
     names = sensor_names(temp_labels)
     if len(temp_labels) == 1:
         notes.append(f"labelled records: temperature {temp_labels[0]!r} taken as the SoC sensor 'cpu'")
@@ -392,6 +416,12 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
         if (m := _LINE_RE.match(ln)) and (v := m.group("value"))
     ):
         notes.append("temperatures printed in °F (sensors -f) converted to °C")
+    if any(
+        _MILLI_TEMP_RE.match(v)
+        for ln in text.splitlines()
+        if (m := _LINE_RE.match(_stamped_line(ln)[1])) and (v := m.group("value"))
+    ):
+        notes.append("temperatures printed in m°C (their unit written out) converted to °C")
     skipped = 0
     times: list[float] | None = None
     stamped = sum(1 for r in usable if r.get("_stamp") is not None) if stamp_label is not None else 0

@@ -49,6 +49,7 @@ from thermogov.importers.common import (
 )
 from thermogov.importers.models import board_from_model
 from thermogov.importers.quantities import core_volts
+from thermogov.importers.sbcbench_sections import section_notes
 from thermogov.importers.table import spread_ties
 from thermogov.interfaces import LogFormatError
 
@@ -649,6 +650,7 @@ def _parse_sections(text: str, source: str) -> tuple[ImportedLog, tuple[str, ...
         notes.append(
             f"before the run: up {uptime_s / 60:.0f} min, load average {', '.join(f'{v:g}' for v in load_average)}"
         )
+    notes += section_notes(lines)
     firmware = _firmware_settings(lines)
     if firmware:
         notes.append(

@@ -88,43 +88,84 @@ def looks_like(text: str) -> bool:
     return detect(text) is not None
 
 
-def _documents(text: str) -> tuple[list[tuple[dict[str, object], tuple[float, bool] | None]], int]:
-    """(document, stamp) in order, the stamp from a date line before it or a "time" key; and
-    the number of stretches of text that were neither a document nor a date."""
+def _documents(text: str) -> tuple[list[tuple[dict[str, object], tuple[float, bool] | None]], int, int]:
+    """(document, stamp) in order, the stamp from a date line before it or a "time" key; the
+    number of stretches of text that were neither a document nor a date; and the number of lines
+    dropped as written twice (:func:`_without_repeats`)."""
     out: list[tuple[dict[str, object], tuple[float, bool] | None]] = []
-    pending: tuple[float, bool] | None = None
+    state: dict[str, tuple[float, bool] | None] = {"pending": None}
     bad = 0
-    pos = 0
-    while pos < len(text):
-        brace = text.find("{", pos)
-        between = text[pos : brace if brace >= 0 else len(text)]
-        for line in between.splitlines():
+    repeats = 0
+
+    def between(stretch: str) -> int:
+        unread = 0
+        for line in stretch.splitlines():
             if line.strip():
                 st = parse_stamp(line.strip().strip(",;|[]"))
                 if st is None:
-                    bad += 1
+                    unread += 1
                 else:
-                    pending = st
+                    state["pending"] = st
+        return unread
+
+    def keep(doc: object) -> int:
+        if not isinstance(doc, dict):
+            return 1
+        stamp = state["pending"]
+        for key in ("time", "timestamp", "date", "datetime"):
+            if isinstance(doc.get(key), str) and (st := parse_stamp(str(doc[key]))) is not None:
+                stamp = st
+        out.append((doc, stamp))
+        state["pending"] = None
+        return 0
+
+    pos = 0
+    while pos < len(text):
+        brace = text.find("{", pos)
+        bad += between(text[pos : brace if brace >= 0 else len(text)])
         if brace < 0:
             break
         try:
             doc, end = _DECODER.raw_decode(text, brace)
         except (json.JSONDecodeError, RecursionError):
-            bad += 1
+            doc, end = None, -1
+        if doc is None or (isinstance(doc, dict) and not _temps(doc)):
+            # no document, or one without a reading: lines written twice? (session 32w)
             nxt = text.find("\n{", brace + 1)
-            pos = nxt + 1 if nxt >= 0 else len(text)
-            continue
+            stop = nxt + 1 if nxt >= 0 else len(text)
+            mended, dropped = _without_repeats(text[brace:stop])
+            try:
+                fixed, fixed_end = _DECODER.raw_decode(mended) if dropped else (None, 0)
+            except (json.JSONDecodeError, RecursionError):
+                fixed = None
+            if isinstance(fixed, dict) and _temps(fixed):
+                repeats += dropped
+                bad += keep(fixed) + between(mended[fixed_end:])
+                pos = stop
+                continue
+            if doc is None:
+                bad += 1
+                pos = stop
+                continue
         pos = end
-        if not isinstance(doc, dict):
-            bad += 1
-            continue
-        stamp = pending
-        for key in ("time", "timestamp", "date", "datetime"):
-            if isinstance(doc.get(key), str) and (st := parse_stamp(str(doc[key]))) is not None:
-                stamp = st
-        out.append((doc, stamp))
-        pending = None
-    return out, bad
+        bad += keep(doc)
+    return out, bad, repeats
+
+
+def _without_repeats(stretch: str) -> tuple[str, int]:
+    """``stretch`` without each line that repeats the line before it, and how many were dropped.
+
+    ``sensors -j`` prints one key or brace per line, indented by depth, so its documents never
+    hold two equal lines in a row (a key twice is a duplicate; two closing braces in a row sit at
+    two depths): such a pair is a line written twice (a logger's retry, a copy).  Tried only on a
+    document that does not decode or holds no reading (a feature's opening line twice decodes as
+    a nested object of the same name, with no value where one is expected); a document that
+    still gives none is skipped and counted as before."""
+    lines = stretch.splitlines(keepends=True)
+    kept = [
+        ln for k, ln in enumerate(lines) if k == 0 or not ln.strip() or ln.rstrip() != lines[k - 1].rstrip()
+    ]
+    return "".join(kept), len(lines) - len(kept)
 
 
 def _temps(doc: dict[str, object], pattern: re.Pattern[str] = _TEMP_INPUT_RE) -> dict[str, float]:
@@ -179,7 +220,7 @@ def _fahrenheit(docs: list[dict[str, object]], source: str) -> str | None:
 def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = None) -> ImportedLog:
     """Every document with a temperature is one sample (see module doc)."""
     text, repaired = _repair(text)
-    docs, bad = _documents(text)
+    docs, bad, repeats = _documents(text)
     rows = [(temps, stamp) for doc, stamp in docs if (temps := _temps(doc))]
     if not rows:
         raise no_samples_error(source, "sensors -j documents with a temp*_input value")
@@ -194,6 +235,11 @@ def parse_text(text: str, source: str = "<text>", *, interval_s: float | None = 
     if repaired:
         notes.append(
             f"{repaired} stray comma(s) or bare nan/inf value(s) of lm-sensors 3.5.0's JSON repaired (nan, inf: no reading)"
+        )
+    if repeats:
+        notes.append(
+            f"{repeats} line(s) inside pretty-printed documents repeated the line before (written twice): "
+            "dropped, each document read once"
         )
     skipped = bad + sum(1 for doc, _ in docs if not _temps(doc))
     if all(stamp is not None for _, stamp in rows):

@@ -23,6 +23,7 @@ from thermogov.importers.common import (
     rebase,
 )
 from thermogov.importers.models import board_from_model
+from thermogov.interfaces import LogFormatError
 
 FMT = "stressberry"
 
@@ -78,6 +79,9 @@ def _flow_items(body: str) -> list[float | object]:
     return [_number(x) for x in body.split(",") if x.strip()]
 
 
+_CUT = "\x00cut"  # the data key naming a flow list the file ends inside (no YAML key holds a NUL)
+
+
 def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], list[str], int]:
     """Top-level mapping of the subset; returns (data, header comments, malformed line count)."""
     data: dict[str, str | list[float | object]] = {}
@@ -118,8 +122,9 @@ def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], li
                 flow = [value]
         else:
             data[key] = _scalar(value)
-    if flow is not None:
+    if flow is not None and key is not None:
         bad += 1  # unterminated flow list at end of file: truncated download
+        data.setdefault(_CUT, key)  # named by the refusal when that list is one the samples need
     return data, comments, bad
 
 
@@ -134,6 +139,12 @@ def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     times = data.get("time")
     temps = data.get("temperature")
     if not isinstance(times, list) or not isinstance(temps, list) or not times or not temps:
+        if (cut := data.get(_CUT)) in ("time", "temperature"):
+            # the list ends at the end of the file with no "]": a copy taken while stressberry wrote it
+            raise LogFormatError(
+                f"{source}: the stressberry {cut!r} list is cut (no closing ']' before the end of the "
+                "file: a copy made while it was written?); copy the whole file again and import it"
+            )
         raise no_samples_error(source, "stressberry 'time' and 'temperature' lists")
     freqs = data.get("cpu frequency")
     ambient = data.get("ambient")

@@ -61,6 +61,9 @@ _TEMP_RE = re.compile(rf"(?<!\S)([A-Za-z][A-Za-z0-9_-]*)@({_NUM})C(?:/{_NUM}C)?(
 _RAIL_RE = re.compile(
     r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (-?\d+)(?:(?:mW)?/-?\d+(?:mW)?(?:/-?\d+(?:mW)?)?|mW)(?=\s|$)"
 )
+# What a rail looks like whatever its reading holds (`VIN_SYS_5V0 3014mW/nanmW`, a failed INA3221
+# read printed by C's printf, or line noise): a rail the reader above cannot take (session 32w)
+_RAIL_LIKE_RE = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9_]*) (\S*mW\S*)(?=\s|$)")
 
 # PMIC-Die is a MAX77620-style alarm level, not a thermometer: it reads a constant 50 or 100.
 _PMIC_FIXED_C = (50.0, 100.0)
@@ -169,8 +172,18 @@ def _parse_body(body: str, dropped: set[str]) -> _Row | None:
         name, value = sensor_name(m.group(1)), _num(m.group(2))
         if keep_temp(name, value, dropped):
             row.temps[name] = value
-    for m in _RAIL_RE.finditer(body[cpu.end() :]):
+    rails_text = body[cpu.end() :]
+    for m in _RAIL_RE.finditer(rails_text):
         row.rails[m.group(1)] = int(m.group(2)) / 1000.0
+    read = {m.start() for m in _RAIL_RE.finditer(rails_text)}
+    if bad := next((m for m in _RAIL_LIKE_RE.finditer(rails_text) if m.start() not in read), None):
+        # one rail lost would change the board's power summed from the others (3.2 W read where the
+        # line's input rail says 6 W): the line keeps its other values and gives no power at all
+        dropped.add(
+            f"rail readings that are no number (e.g. {bad.group(1)} {bad.group(2)!r}): no rail or board "
+            "power read from such lines"
+        )
+        row.rails.clear()
     return row
 
 
