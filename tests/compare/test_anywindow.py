@@ -16,6 +16,7 @@ import pytest
 
 from tests.compare.randomscen import random_scenario
 from tests.compare.short import short
+from tests.compare.solved import shared_anywindow_bound, shared_oracle
 from thermogov.config import Config
 from thermogov.interfaces import ConfigError
 from thermogov.sim.compare.anywindow import (
@@ -45,9 +46,9 @@ def _check(cfg: Config, tmp_path: Path) -> int:
 def _check_bound(cfg: Config, tmp_path: Path) -> tuple[int, OracleResult]:
     """:func:`_check`, and the bound it computed (one linear programme less for a caller that
     asserts more about the same bound: on a continued world it is the costliest step)."""
-    bound = anywindow_bound(cfg)
+    bound = shared_anywindow_bound(cfg)
     assert bound is not None
-    free = oracle(cfg).throughput_ips
+    free = shared_oracle(cfg).throughput_ips
     rows, _ = run_grid([(cfg.sim.scenario, cfg)], POLICIES, tmp_path, with_oracle=False)
     kept = [r for r in rows if r.above_trip_s == 0 and r.hard_limit_s == 0 and r.sustained_ips is not None]
     for r in kept:
@@ -99,8 +100,8 @@ def test_the_bound_cannot_bank_heat_for_one_window() -> None:
     """On the Orin Nano the free bound idles the first half and bursts in the window; judged on
     every window that burst is paid for in an earlier window, so the bound falls well below it,
     and it idles before the window much less (its first half does most of its window's work)."""
-    cfg = short("orin-steady-25", 600.0)
-    free, anyw = oracle(cfg), anywindow_bound(cfg)
+    cfg = dataclasses.replace(short("orin-steady-25", 600.0), policies=KEEPING)  # the suite test's world
+    free, anyw = shared_oracle(cfg), shared_anywindow_bound(cfg)
     assert anyw is not None and free.throughput_ips is not None and anyw.throughput_ips is not None
     assert anyw.throughput_ips < 0.95 * free.throughput_ips
     assert anyw.best_fixed_ips is not None and anyw.throughput_ips > anyw.best_fixed_ips
@@ -171,7 +172,7 @@ def _check_open(cfg: Config, tmp_path: Path) -> tuple[float, float]:
     The firmware's own throttle is full at 85 °C, so ``stock`` and the fixed caps are judged too
     even when a noisy reading touches the trip.  Returns (run's-end bound, open-ended bound).
     """
-    old = anywindow_bound(cfg)
+    old = shared_anywindow_bound(cfg)
     ext = extended(cfg, 2.0)
     new = anywindow_bound(ext)
     assert old is not None and new is not None
@@ -228,7 +229,7 @@ def test_open_ended_bound_holds_where_the_world_changes_mid_run(name: str, tmp_p
     ext = extended(cfg, 2.0)
     kept, new = _check_bound(ext, tmp_path)
     assert kept >= 2
-    old = anywindow_bound(cfg)
+    old = shared_anywindow_bound(cfg)
     assert new is not None and old is not None and new.throughput_ips is not None
     assert old.throughput_ips is not None and new.throughput_ips <= old.throughput_ips * (1 + 1e-9)
 

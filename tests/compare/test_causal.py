@@ -3,7 +3,8 @@
 Each bound adds constraints to the any-window programme (a past forced before the first event,
 windows up to a later end), so each must still hold for every schedule of its class: no
 trip-keeping policy's worst window beats the causal bound of its *own* past, nor the open-ended
-bound on the longer world, on the suite and on random and drawn worlds; each stays under the
+bound on the longer world, on the suite (here) and on random and drawn worlds
+(``test_causal_worlds_s32.py``; the check is ``causalcheck.py``'s); each stays under the
 any-window bound (a tighter yardstick) and over the best fixed cap found by search, given that
 cap's own past.
 """
@@ -18,97 +19,28 @@ from pathlib import Path
 
 import pytest
 
-from tests.compare.randomscen import random_scenario
+from tests.compare.causalcheck import KEEPING, REL, check_own_causal_bounds
 from tests.compare.short import short
-from thermogov.config import Config, SimEvent
-from thermogov.sim.compare.anywindow import anywindow_bound, extended, worst_window_ips
+from tests.compare.solved import shared_anywindow_bound
+from thermogov.config import SimEvent
 from thermogov.sim.compare.causal import (
     Yardsticks,
-    causal_bound,
     causal_bound_ips,
     event_instant_s,
     history_intervals,
     tightest,
 )
 from thermogov.sim.compare.causalview import causal_csv_path, causal_lines, write_causal_csv
-from thermogov.sim.compare.compare import run_grid
 from thermogov.sim.compare.oracle import operating_points
 from thermogov.sim.scenarios import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
-from drawn_worlds import drawn_worlds  # noqa: E402  (bench/)
-
-POLICIES = ["stepped", "hysteresis", "step_wise", "power_allocator"]
-KEEPING = {
-    "step_wise": {"trips": [{"temp_c": 80.0, "hyst_c": 2.0}]},
-    "power_allocator": {"control_c": 82.0, "switch_on_c": 67.0},
-}
-#: The LP is solved to HiGHS's tolerance and relinearised per round: "tighter" is judged to this.
-REL = 1e-3
-
-
-def _check(cfg: Config, tmp_path: Path) -> int:
-    """Every kept row under its own causal bound (run's end and open-ended); returns how many."""
-    assert event_instant_s(cfg) is not None, "these worlds must have an event"
-    anyw = anywindow_bound(cfg)
-    assert anyw is not None and anyw.throughput_ips is not None
-    ext = extended(cfg, 1.5)
-    open_b = anywindow_bound(ext)
-    assert open_b is not None and open_b.throughput_ips is not None
-    checked = 0
-    for world, bound, sub in ((cfg, anyw.throughput_ips, "end"), (ext, open_b.throughput_ips, "open")):
-        rows, _ = run_grid([(cfg.sim.scenario, world)], POLICIES, tmp_path / sub, with_oracle=False)
-        for r in rows:
-            if r.above_trip_s or r.hard_limit_s or r.sustained_ips is None:
-                continue
-            worst = worst_window_ips(world, Path(r.run_dir))
-            assert worst is not None
-            own = causal_bound(world, Path(r.run_dir))
-            assert own is not None, (sub, r.policy)
-            assert worst <= own * (1 + 1e-9), (cfg.sim.scenario, sub, r.policy, worst, own)
-            assert worst <= bound * (1 + 1e-9), (cfg.sim.scenario, sub, r.policy, worst, bound)
-            assert own <= bound * (1 + REL), (cfg.sim.scenario, sub, r.policy, own, bound)
-            checked += 1
-    # The open-ended bound holds the same windows and more: it cannot exceed the run's-end one.
-    assert open_b.throughput_ips <= anyw.throughput_ips * (1 + REL)
-    # Above the best fixed cap found by search, given that cap's own past (it is a schedule).
-    for world, res in ((cfg, anyw), (ext, open_b)):
-        if res.best_fixed_ips is None:
-            continue
-        m = history_intervals(world, event_instant_s(world) or 0.0)
-        fixed_past = causal_bound_ips(world, [res.best_fixed_ips] * m)
-        assert fixed_past is not None and fixed_past >= res.best_fixed_ips * (1 - 1e-9)
-        assert res.throughput_ips is not None and res.throughput_ips >= res.best_fixed_ips * (1 - 1e-9)
-    return checked
 
 
 @pytest.mark.parametrize("name", ["orin-fan-failure", "orin-ambient-step"])
 def test_no_policy_beats_its_own_causal_bound_on_the_suite(name: str, tmp_path: Path) -> None:
     cfg = dataclasses.replace(short(name, 600.0), policies=KEEPING)
-    assert _check(cfg, tmp_path) >= 4
-
-
-#: Random worlds with a saturating load and an event after the start (ambient walks, links).
-EVENT_SEEDS = [
-    s
-    for s in range(11, 60)
-    if random_scenario(s).sim.workload.kind == "saturating"
-    and event_instant_s(random_scenario(s)) is not None
-][:3]
-
-
-@pytest.mark.parametrize("seed", EVENT_SEEDS)
-def test_no_policy_beats_its_own_causal_bound_on_random_worlds(seed: int, tmp_path: Path) -> None:
-    _check(dataclasses.replace(random_scenario(seed), policies=KEEPING), tmp_path)
-
-
-def test_no_policy_beats_its_own_causal_bound_on_a_drawn_fan_failure(tmp_path: Path) -> None:
-    """A world drawn from the families (bench/drawn_worlds.py), a board nobody tuned on."""
-    worlds = [w for w in drawn_worlds(16, range(1, 17), time_scale=0.1) if "fan-failure" in w.name]
-    worlds = [w for w in worlds if w.config.sim.workload.kind == "saturating" and event_instant_s(w.config)]
-    assert worlds, "draw 16 has a saturating fan-failure world"
-    _check(dataclasses.replace(worlds[0].config, policies=KEEPING), tmp_path)
+    assert check_own_causal_bounds(cfg, tmp_path) >= 4
 
 
 def test_the_event_instant_is_the_first_change_to_the_world() -> None:
@@ -129,8 +61,8 @@ def test_any_past_is_under_the_any_window_bound_and_no_past_is_it() -> None:
     leave more room here: the early windows overlap it, so the slowest past lowers them (the
     any-window bound on orin-fan-failure at 600 s: 175.7 with the slowest past, 177.9 with the
     best fixed cap's)."""
-    cfg = short("orin-fan-failure", 600.0)
-    anyw = anywindow_bound(cfg)
+    cfg = dataclasses.replace(short("orin-fan-failure", 600.0), policies=KEEPING)  # the suite test's world
+    anyw = shared_anywindow_bound(cfg)
     assert anyw is not None and anyw.throughput_ips is not None and anyw.best_fixed_ips is not None
     assert causal_bound_ips(cfg, []) == pytest.approx(anyw.throughput_ips)
     m = history_intervals(cfg, event_instant_s(cfg) or 0.0)
