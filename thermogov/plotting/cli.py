@@ -61,6 +61,7 @@ def plot_command(
 ) -> None:
     """Plot runs (run folders or trace CSVs) on one time axis: temperatures, clocks, throughput, power."""
     from thermogov.plotting.figures import load_run, plot_runs, save_figure
+    from thermogov.plotting.window import check_window
 
     if any(not r.strip() for r in runs):  # Path("") is the working folder ("."): an unset variable
         raise ConfigError("plot: a run path is empty; give run folders or trace CSV files")
@@ -78,6 +79,7 @@ def plot_command(
             f"--out: {out} looks like a file; --out names a folder (written as <out>/{PLOT_FILE})"
         )
     data = [load_run(r) for r in runs]  # every input checked before a folder is made
+    check_window(data, window)
     target = check_out_dir(out if out else default_folder(runs[0])) / PLOT_FILE
     import matplotlib
 
