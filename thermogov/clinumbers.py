@@ -76,7 +76,8 @@ class Bounded(click.ParamType):
                 else f"use a value in {_fmt(self.low)}..{_fmt(self.high)}"
             )
             self.fail(f"{value!r} is out of range; {give}", param, ctx)
-        return v
+        # -0 is 0 (``--ambient=-0`` was recorded as -0.0 in the run's config.toml and summary, 32h)
+        return v + 0.0 if isinstance(v, float) else v
 
     def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
         return self.inner.get_metavar(*args, **kwargs)

@@ -1,0 +1,63 @@
+"""Session 32h's hostile round (docs/sweeps.md, Session 32h): the faults it found, each by a
+rule, the exit-status contract once through the installed script and the rest in-process.
+
+* ``sim --scenario ''`` (an unset variable) ran with no scenario, as if the option were left out;
+* ``sim --policy " hysteresis"`` ran as policy ``" hysteresis"``, in a run folder named with the
+  space, where a variant's name has been read without its blanks since 31h;
+* a config key of 100 000 characters was quoted whole: a 100 kB error line;
+* ``--ambient=-0`` and ``ambient_c = -0`` were recorded as ``-0.0`` in the run's config.toml and
+  summary.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.script import one_line_error, sim_refuses_config, thermogov
+from tests.cliutil import run_cli
+
+
+def test_an_empty_scenario_is_refused_through_the_script(tmp_path: Path) -> None:
+    p = thermogov("sim", "--scenario", "", "--duration", "5", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    one_line_error(p, "--scenario: empty; give a scenario name")
+    assert not (tmp_path / "out").exists()
+
+
+def _one_run(tmp: Path, capsys: pytest.CaptureFixture[str], *args: str) -> Path:
+    code, _out, err = run_cli(["sim", "--duration", "5", "--out", str(tmp / "out"), *args], capsys)
+    assert code == 0, err
+    (run,) = (tmp / "out").glob("*-s*")
+    return run
+
+
+@pytest.mark.parametrize("given", [" hysteresis", "hysteresis\t", "fixed: 50%"])
+def test_a_padded_policy_name_is_read_as_the_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    run = _one_run(tmp_path, capsys, "--policy", given)
+    name = "".join(given.split())
+    assert " " not in run.name and "\t" not in run.name, run.name
+    assert f'policy = "{name}"' in (run / "config.toml").read_text()
+
+
+def test_a_huge_unknown_key_is_named_by_its_start_and_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim_refuses_config(
+        tmp_path, "k" * 100_000 + " = 1\n", "k" * 40 + "... (100000 characters): unknown key", capsys
+    )
+    assert len(capsys.readouterr().err) < 1000
+
+
+def test_minus_zero_is_recorded_as_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = _one_run(tmp_path, capsys, "--ambient=-0")
+    assert "ambient_c = 0.0" in (run / "config.toml").read_text()
+    assert json.loads((run / "summary.json").read_text())["ambient_c"] == 0.0
+    assert '"ambient_c": 0.0' in (run / "summary.json").read_text()
+    conf = tmp_path / "c.toml"
+    conf.write_text("[sim]\nambient_c = -0.0\n")
+    run = _one_run(tmp_path / "b", capsys, "--config", str(conf))
+    assert "ambient_c = 0.0" in (run / "config.toml").read_text()
