@@ -6,7 +6,9 @@ rule, the exit-status contract once through the installed script and the rest in
   space, where a variant's name has been read without its blanks since 31h;
 * a config key of 100 000 characters was quoted whole: a 100 kB error line;
 * ``--ambient=-0`` and ``ambient_c = -0`` were recorded as ``-0.0`` in the run's config.toml and
-  summary.
+  summary;
+* ``import ''`` said "": cannot read", and ``import --board ''`` and ``--columns ''`` ran as if
+  the option were left out, where every other command says "empty".
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.script import one_line_error, sim_refuses_config, thermogov
-from tests.cliutil import run_cli
+from tests.cliutil import run_cli, run_cli_completed
 
 
 def test_an_empty_scenario_is_refused_through_the_script(tmp_path: Path) -> None:
@@ -61,3 +63,27 @@ def test_minus_zero_is_recorded_as_zero(tmp_path: Path, capsys: pytest.CaptureFi
     conf.write_text("[sim]\nambient_c = -0.0\n")
     run = _one_run(tmp_path / "b", capsys, "--config", str(conf))
     assert "ambient_c = 0.0" in (run / "config.toml").read_text()
+
+
+def _log(tmp: Path) -> Path:
+    log = tmp / "log.csv"
+    log.write_text("time,temp\n" + "".join(f"{i},{40 + i * 0.1:.1f}\n" for i in range(30)))
+    return log
+
+
+def test_import_of_an_empty_path_is_said_to_be_empty_through_the_script(tmp_path: Path) -> None:
+    p = thermogov("import", "", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    one_line_error(p, "import: the log path is empty; give the log file")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "option,needle",
+    [("--board", "--board: empty; give a board name"), ("--columns", "--columns: empty; write e.g.")],
+)
+def test_import_refuses_an_empty_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, needle: str
+) -> None:
+    args = ["import", str(_log(tmp_path)), option, "", "--out", str(tmp_path / "out")]
+    one_line_error(run_cli_completed(args, capsys), needle)
+    assert not (tmp_path / "out").exists()
