@@ -7,8 +7,9 @@ rule, the exit-status contract once through the installed script and the rest in
 * a config key of 100 000 characters was quoted whole: a 100 kB error line;
 * ``--ambient=-0`` and ``ambient_c = -0`` were recorded as ``-0.0`` in the run's config.toml and
   summary;
-* ``import ''`` said "": cannot read", and ``import --board ''`` and ``--columns ''`` ran as if
-  the option were left out, where every other command says "empty".
+* ``import ''`` said "": cannot read", and ``import --board ''``, ``--columns ''`` and
+  ``calibrate --board ''`` ran as if the option were left out, where every other command says
+  "empty".
 """
 
 from __future__ import annotations
@@ -86,4 +87,15 @@ def test_import_refuses_an_empty_option(
 ) -> None:
     args = ["import", str(_log(tmp_path)), option, "", "--out", str(tmp_path / "out")]
     one_line_error(run_cli_completed(args, capsys), needle)
+    assert not (tmp_path / "out").exists()
+
+
+def test_calibrate_refuses_an_empty_board_before_the_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trace.csv").write_text("t_s,fused_c\n0,40\n1,41\n")
+    args = ["calibrate", str(run), "--board", "", "--out", str(tmp_path / "out")]
+    one_line_error(run_cli_completed(args, capsys), "--board: empty; give a board name")
     assert not (tmp_path / "out").exists()
