@@ -9,7 +9,9 @@ rule, the exit-status contract once through the installed script and the rest in
   summary;
 * ``import ''`` said "": cannot read", and ``import --board ''``, ``--columns ''`` and
   ``calibrate --board ''`` ran as if the option were left out, where every other command says
-  "empty".
+  "empty";
+* a config's ``[run] board = ""`` was "no board" to ``run`` (it detected one, exit 0) and
+  "unknown board ''" to ``sim``: now "empty" to both.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import pytest
 
 from tests.cli.script import one_line_error, sim_refuses_config, thermogov
 from tests.cliutil import run_cli, run_cli_completed
+from tests.hw import fakesys
+from tests.hw.procutil import paths
 
 
 def test_an_empty_scenario_is_refused_through_the_script(tmp_path: Path) -> None:
@@ -99,3 +103,20 @@ def test_calibrate_refuses_an_empty_board_before_the_fit(
     args = ["calibrate", str(run), "--board", "", "--out", str(tmp_path / "out")]
     one_line_error(run_cli_completed(args, capsys), "--board: empty; give a board name")
     assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_board_in_a_config_is_refused_by_run_through_the_script(tmp_path: Path) -> None:
+    tree = fakesys.rpi5(tmp_path / "root")
+    before = tree.snapshot()
+    conf = tmp_path / "c.toml"
+    conf.write_text('[run]\nboard = ""\n')
+    args = [*paths(tmp_path), "--out", str(tmp_path / "out"), "--duration", "1s", "--dry-run"]
+    p = thermogov("run", *args, "--config", str(conf), cwd=tmp_path)
+    one_line_error(p, "c.toml: run.board: empty; give a board name")
+    assert tree.snapshot() == before and not (tmp_path / "out").exists()
+
+
+def test_an_empty_board_in_a_config_is_said_empty_by_sim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim_refuses_config(tmp_path, '[run]\nboard = ""\n', "run.board: empty", capsys)
