@@ -100,6 +100,18 @@ def test_plot_refuses_a_window_no_run_can_use(
     assert fix in line and not (tmp_path / "fig").exists()
 
 
+def test_the_default_window_still_draws_a_run_shorter_than_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a given window is judged: the default 10 s over a 5 s run draws as it always did."""
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = "".join(f"{i * PERIOD_S:.3f},50,{i * 7}\n" for i in range(11))
+    (run / "trace.csv").write_text("t_s,fused_c,inferences_total\n" + rows)
+    p = run_cli_completed(["plot", str(run), "--out", str(tmp_path / "fig")], capsys)
+    assert p.returncode == 0 and (tmp_path / "fig" / "plot.png").is_file(), p.stderr
+
+
 def test_a_window_of_one_sample_draws_every_point(tmp_path: Path) -> None:
     """The shortest window taken draws a rate at every sample after the first: times read back
     from decimals missed the sample one period back at random (a third of them on a 0.1 s trace)."""

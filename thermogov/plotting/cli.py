@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from thermogov.cliopts import GivenPath, check_out_dir, list_option
 from thermogov.interfaces import ConfigError
@@ -79,7 +80,11 @@ def plot_command(
             f"--out: {out} looks like a file; --out names a folder (written as <out>/{PLOT_FILE})"
         )
     data = [load_run(r) for r in runs]  # every input checked before a folder is made
-    check_window(data, window)
+    # Only a window the user gave is judged: the default (10 s) stays what it always drew, the
+    # mean since the start for a run shorter than it (a 5 s sim) and no rate for a log sampled
+    # less often (an imported minute-by-minute log), rather than refusing every such run.
+    if click.get_current_context().get_parameter_source("window") is not ParameterSource.DEFAULT:
+        check_window(data, window)
     target = check_out_dir(out if out else default_folder(runs[0])) / PLOT_FILE
     import matplotlib
 

@@ -5,8 +5,9 @@ The throughput panel differences the inference counter over a trailing window
 holds no two samples, so every point is a gap and the panel is drawn empty; a window longer than
 the run makes every point the mean since the start, no longer a rate over the last seconds.  Both
 were accepted and drawn (``--window 1e-300`` wrote an empty panel, session 31h's leftover): they
-are bad input, said in one line naming the run and the range that would draw, before anything is
-written (session 32h).
+are bad input when given, said in one line naming the run and the range that would draw, before
+anything is written (session 32h); the default window is drawn as it always was (``plot``'s caller
+decides).
 """
 
 from __future__ import annotations
