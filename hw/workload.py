@@ -93,10 +93,7 @@ class ProcessWorkload:
         self.argv = argv
         self.label = label
         self._cumulative = cumulative
-        try:
-            self._rx = re.compile(count_regex) if count_regex else None
-        except re.error as e:
-            raise ConfigError(f"--count-regex: {count_regex!r} is not a valid regex ({e}); fix it") from e
+        self._rx = compile_count_regex(count_regex)
         self._count_regex = count_regex
         self._count = 0
         self._lines = 0  # every line it wrote, counted or not
@@ -348,6 +345,25 @@ def check_command(program: str) -> None:
         )
 
 
+def compile_count_regex(text: str | None) -> re.Pattern[str] | None:
+    """``--count-regex`` compiled; one that matches an empty line (``''``, ``.*``, ``x?``) is
+    found in every line by :func:`re.search`, so it counts each line as no regex does: said,
+    not taken as "count everything" (session 32h), so a pattern emptied by an unset variable
+    does not pass for a filter."""
+    if text is None:
+        return None
+    try:
+        rx = re.compile(text)
+    except re.error as e:
+        raise ConfigError(f"--count-regex: {text!r} is not a valid regex ({e}); fix it") from e
+    if rx.search("") is not None:
+        raise ConfigError(
+            f"--count-regex: {text!r} matches an empty line, so it counts every line as no regex does; "
+            "give a pattern a counted line holds (e.g. '^done') or drop it"
+        )
+    return rx
+
+
 def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessWorkload | None:
     """``builtin`` | ``cmd:"python infer.py"`` | ``none``/empty (throughput not measured).
 
@@ -365,14 +381,14 @@ def parse_workload(spec: str | None, count_regex: str | None = None) -> ProcessW
             f'builtin, none or cmd:"python infer.py" with nothing before it'
         )
     if spec is None or spec.strip() in {"", "none"}:
-        if count_regex:
+        if count_regex is not None:
             raise ConfigError(
                 '--count-regex: only meaningful with --workload cmd:"..."; drop it or add a command'
             )
         return None
     s = spec.strip()
     if s == BUILTIN:
-        if count_regex:
+        if count_regex is not None:
             raise ConfigError("--count-regex: the builtin workload counts itself; drop --count-regex")
         return builtin_workload()
     if s.startswith(CMD_PREFIX):

@@ -43,6 +43,10 @@ def apply_overrides(
     out: str | None = None,
 ) -> Config:
     """``board`` is a built-in name or a board TOML (``--board`` either way)."""
+    if scenario is not None and not scenario.strip():  # an unset variable ran no scenario (32h)
+        raise ConfigError(
+            "--scenario: empty; give a scenario name (see `thermogov compare --list`) or leave the option out"
+        )
     if scenario:
         from thermogov.sim.scenarios import load_scenario
 

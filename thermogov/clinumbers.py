@@ -67,10 +67,17 @@ class Bounded(click.ParamType):
         if declared is not None and not _in_declared(self.inner, v):
             self.fail(f"{value!r} is out of range; give {declared}", param, ctx)
         if isinstance(v, int | float) and not self.low <= v <= self.high:
-            self.fail(
-                f"{value!r} is out of range; use a value in {_fmt(self.low)}..{_fmt(self.high)}", param, ctx
+            # An option open on one side (``0 < window``) still has the generic bound: said with
+            # its own range, where "use a value in -1e+09..1e+09" offered negative windows (32h).
+            edge = f"at most {_fmt(self.high)}" if v > self.high else f"at least {_fmt(self.low)}"
+            give = (
+                f"give {declared}, {edge}"
+                if declared
+                else f"use a value in {_fmt(self.low)}..{_fmt(self.high)}"
             )
-        return v
+            self.fail(f"{value!r} is out of range; {give}", param, ctx)
+        # -0 is 0 (``--ambient=-0`` was recorded as -0.0 in the run's config.toml and summary, 32h)
+        return v + 0.0 if isinstance(v, float) else v
 
     def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
         return self.inner.get_metavar(*args, **kwargs)

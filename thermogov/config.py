@@ -357,6 +357,8 @@ def parse_config(data: dict[str, Any], where: str = "config") -> Config:
     d = Config()
     run = top.table("run", {})
     board = run.string("board", d.board)
+    if not board.strip():  # `run` took it as no board (detect) and `sim` as "unknown board ''" (32h)
+        raise ConfigError("run.board: empty; give a board name (see `thermogov boards`) or leave the key out")
     board_file = run.string("board_file", d.board_file)
     if any(ord(c) < 32 or ord(c) == 127 for c in board_file):  # a NUL was an internal error at open
         raise ConfigError(

@@ -52,6 +52,18 @@ def _range_hint(minimum: float | None, maximum: float | None) -> str:
     return "use a plain number"
 
 
+# The longest key an error line quotes whole: every real key is a few words, and a line of a
+# 100 000-character key (a generated file gone wrong) buried the fix (session 32h).
+MAX_SHOWN_KEY = 80
+
+
+def shown_key(key: str) -> str:
+    """``key`` as an error line names it: its first characters and its length when it is long."""
+    if len(key) <= MAX_SHOWN_KEY:
+        return key
+    return f"{key[:40]}... ({len(key)} characters)"
+
+
 class Table:
     def __init__(self, data: Any, where: str) -> None:
         if not isinstance(data, dict):
@@ -98,7 +110,7 @@ class Table:
         v = self._get(key, default)
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise ConfigError(f"{self.where}.{key}: expected a number, got {v!r}")
-        v = float(v)
+        v = float(v) + 0.0  # -0.0 is 0: a run's config.toml recorded `ambient_c = -0.0` (32h)
         if not math.isfinite(v):
             # nan compares false with every bound, so without this a `trip_c = nan` passes
             # every range check and disables the failsafe.
@@ -193,8 +205,8 @@ class Table:
     def done(self) -> None:
         extra = [k for k in self._data if k not in self._used]
         if extra:
-            key = extra[0]
-            hint = difflib.get_close_matches(key, list(self._used), n=1)
+            key = shown_key(extra[0])
+            hint = difflib.get_close_matches(extra[0], list(self._used), n=1)
             fix = (
                 f"did you mean {hint[0]!r}?"
                 if hint

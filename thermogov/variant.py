@@ -250,11 +250,14 @@ def is_variant(text: str) -> bool:
 
 def policy_or_variant(text: str, field: str = "--policy") -> Variant:
     """``--policy`` of ``sim``/``run`` and a sweep's policy axis: text without a ``+key=`` is a
-    plain name, checked and applied exactly as before variants (``replace(config, policy=text)``);
-    anything else is parsed as a variant."""
+    plain name, checked and applied as before variants (``replace(config, policy=name)``), its
+    name and argument without the blanks around them as a variant's name is read (31h): ``--policy
+    " hysteresis"`` ran, but as policy ``" hysteresis"``, in a run folder named with the space
+    (session 32h); anything else is parsed as a variant."""
     if not is_variant(text):
         check_policy_name(text, field)
-        return Variant(text)
+        name, arg = split_policy_name(text)
+        return Variant(f"{name}:{arg}" if ":" in text else name)
     return parse_variant(text, field)
 
 

@@ -30,7 +30,7 @@ def _board(option: str | None, run: Path) -> Any:
     from thermogov.board import builtin_board_names, load_board
     from thermogov.cliopts import load_board_option
 
-    if option:
+    if option is not None:  # '' is said to be empty (31h's rule), not taken as no --board (32h)
         return load_board_option(option)
     names = builtin_board_names()
     from thermogov.runs import SUMMARY_FILE

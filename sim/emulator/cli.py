@@ -48,7 +48,8 @@ from thermogov.sim.emulator.emulate import MAX_SPEED, MIN_SPEED, Emulator, check
 )
 @click.option(
     "--warm-up",
-    help="Board time to run flat out before the tree goes live (90s, 5m): start hot without waiting.",
+    help="Board time to run flat out before the tree goes live (90s, 5m; 0: none, the default): start "
+    "hot without waiting.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed (sensor noise, load).")
 def emulate_command(
@@ -78,7 +79,7 @@ def emulate_command(
       sudo thermogov run --sysfs-root /tmp/orin --board jetson-orin-nano --duration 5m
     """
     from thermogov.cliopts import load_board_option
-    from thermogov.units import parse_duration_s
+    from thermogov.units import parse_duration_or_zero_s, parse_duration_s
 
     check_speed(speed)
     for opt_name, value, lo, hi in (
@@ -96,7 +97,9 @@ def emulate_command(
     wall = parse_duration_s(text, opt) if text is not None else None
     if old_duration is not None:
         click.echo("thermogov: emulate --duration is deprecated; use --wall-duration", err=True)
-    warm = parse_duration_s(warm_up, "--warm-up") if warm_up is not None else 0.0
+    # 0 in any unit is no warm-up, the default, as ``ab --cool-down 0`` is no cool-down (32h: it
+    # was "must be a positive duration"); a warm-up under 1 ms is refused as every duration is.
+    warm = parse_duration_or_zero_s(warm_up, "--warm-up") if warm_up is not None else 0.0
     profile = load_board_option(board)
     base = Config(board=profile.name, seed=seed)
     cfg = dataclasses.replace(

@@ -37,7 +37,7 @@ def _board(option: str | None, hint: str | None) -> tuple[BoardProfile | None, s
     from thermogov.cliopts import load_board_option
     from thermogov.importers.models import profile_for
 
-    if option:
+    if option is not None:  # '' is said to be empty (31h's rule), not taken as no --board (32h)
         return load_board_option(option), f"--board {option}"
     name, why = profile_for(hint, builtin_board_names())
     return (load_board(name) if name else None), why
@@ -104,6 +104,12 @@ def import_command(
     from thermogov.importers.boardrange import clock_notes, temperature_notes
     from thermogov.importers.runfolder import write_run_folder
 
+    # An unset variable: Path("") read as the working folder ("": cannot read), and ``--columns
+    # ''`` ran as if left out, where every other command says "empty" (32h).
+    if not file.strip():
+        raise ConfigError("import: the log path is empty; give the log file")
+    if columns is not None and not columns.strip():
+        raise ConfigError("--columns: empty; write e.g. --columns t=time,temp=temp, or leave the option out")
     if interval is not None and (not math.isfinite(interval) or interval <= 0):
         raise ConfigError("--interval: must be a number > 0 seconds")
     if not (math.isfinite(trip_c) and MIN_TRIP_C <= trip_c <= MAX_TRIP_C):

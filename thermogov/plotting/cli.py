@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from thermogov.cliopts import GivenPath, check_out_dir, list_option
 from thermogov.interfaces import ConfigError
@@ -61,6 +62,7 @@ def plot_command(
 ) -> None:
     """Plot runs (run folders or trace CSVs) on one time axis: temperatures, clocks, throughput, power."""
     from thermogov.plotting.figures import load_run, plot_runs, save_figure
+    from thermogov.plotting.window import check_window
 
     if any(not r.strip() for r in runs):  # Path("") is the working folder ("."): an unset variable
         raise ConfigError("plot: a run path is empty; give run folders or trace CSV files")
@@ -78,6 +80,11 @@ def plot_command(
             f"--out: {out} looks like a file; --out names a folder (written as <out>/{PLOT_FILE})"
         )
     data = [load_run(r) for r in runs]  # every input checked before a folder is made
+    # Only a window the user gave is judged: the default (10 s) stays what it always drew, the
+    # mean since the start for a run shorter than it (a 5 s sim) and no rate for a log sampled
+    # less often (an imported minute-by-minute log), rather than refusing every such run.
+    if click.get_current_context().get_parameter_source("window") is not ParameterSource.DEFAULT:
+        check_window(data, window)
     target = check_out_dir(out if out else default_folder(runs[0])) / PLOT_FILE
     import matplotlib
 

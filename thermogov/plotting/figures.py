@@ -17,6 +17,7 @@ backend, headless included, and leaks nothing between calls.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,9 @@ NO_DATA_GID = "no-data"
 # A legend longer than this is folded: one entry per run (its colour) plus one per series
 # (its line style), instead of every run x series pair, so it fits beside a panel.
 MAX_LEGEND_ENTRIES = 10
+NOT_A_TRACE = "not a thermogov trace (no t_s column); pass a run folder or trace.csv"
+# Relative slack on the throughput window, far above a decimal's rounding and far below a tick.
+WINDOW_SLACK = 1e-6
 
 RunSource: TypeAlias = str | Path | Mapping[str, Sequence[Any]]
 # what the plotting calls take: a source, or a run already loaded (the plot command loads first)
@@ -111,24 +115,59 @@ def load_run(item: RunSource) -> RunData:
         elif p.is_file():
             trace = p
             summary_path = p.parent / SUMMARY_FILE
+            if json_document(p):
+                raise LogFormatError(
+                    f"{p}: a JSON file (a run's summary.json or a daemon's state.json), not a trace; "
+                    f"plot takes a run folder or its {TRACE_FILE}"
+                )
         else:
             why = not_a_file(p)  # a named pipe, a device, a link loop: said as such (session 23)
             if why:
                 raise LogFormatError(f"{p}: {why}; pass a run folder or a trace CSV file")
             raise LogFormatError(f"{p}: no such run folder or trace file; check the path")
-        columns = read_csv_columns(trace)
+        try:
+            columns = read_csv_columns(trace)
+        except LogFormatError:
+            if not _has_time_header(trace):  # a config.toml: "7: 0 cells for 1 columns; corrupt"
+                raise LogFormatError(f"{p}: {NOT_A_TRACE}") from None
+            raise
         summary = _read_summary(summary_path) if summary_path.is_file() else None
         config = _read_config(summary_path.parent / CONFIG_FILE)
         origin = str(p)
     if "t_s" not in columns:
-        raise LogFormatError(
-            f"{origin}: not a thermogov trace (no t_s column); pass a run folder or trace.csv"
-        )
+        raise LogFormatError(f"{origin}: {NOT_A_TRACE}")
     if not columns["t_s"]:
         raise LogFormatError(f"{origin}: the trace has no rows; nothing to plot")
     if any(not isinstance(v, int | float) for v in columns["t_s"]):
         raise LogFormatError(f"{origin}: t_s holds non-numbers; not a thermogov trace")
     return RunData(columns, summary, origin, config if not isinstance(item, Mapping) else None)
+
+
+# An object, or an array whose first item is a value: a TOML file's ``[table]`` or
+# ``[[array.of.tables]]`` header starts with a name, which no JSON array does.
+_JSON_START = re.compile(rb'\s*(\{|\[\s*[\]\{"\-0-9]|\[\s*\[\s*[\[\]\{"\-0-9])')
+
+
+def _has_time_header(path: Path) -> bool:
+    """Whether the first line of ``path`` names a ``t_s`` column, as every trace's header does."""
+    try:
+        with path.open("rb") as f:
+            first = f.readline(65536).decode("utf-8", "replace").removeprefix("\ufeff")
+    except OSError:
+        return True  # the read error itself is the message
+    return "t_s" in (c.strip() for c in first.split(","))
+
+
+def json_document(path: Path) -> bool:
+    """Whether ``path`` starts (after blanks and a byte-order mark) as a JSON object or array
+    does, which no CSV header and no TOML file does.  ``plot summary.json`` said "2 cells for 1 columns; file
+    is corrupt" (true of it as CSV, but the user gave the wrong file, session 31h's leftover)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False  # read_csv_columns says why
+    return _JSON_START.match(head.removeprefix(b"\xef\xbb\xbf")) is not None
 
 
 def _read_config(path: Path) -> dict[str, Any] | None:
@@ -194,7 +233,10 @@ def rolling_rate(t_s: np.ndarray, totals: np.ndarray, window_s: float) -> np.nda
     if ok.sum() < 2:
         return out
     t, n = t_s[ok], totals[ok]
-    start = np.searchsorted(t, t - window_s, side="left")
+    # The sample exactly one window back belongs to the window: times read back from a trace's
+    # decimals differ from a multiple of the period by an ulp either way, so without the slack a
+    # window of one period left a third of the points empty at random (session 32h).
+    start = np.searchsorted(t, t - window_s * (1 + WINDOW_SLACK), side="left")
     dt = t - t[start]
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(dt > 0, (n - n[start]) / np.where(dt > 0, dt, 1.0), np.nan)
