@@ -53,6 +53,19 @@ def _config(path: str | None) -> Any:
     return load_config(path) if path else Config()
 
 
+def _check_metrics_addr(metrics_port: int | None) -> None:
+    """An address given without a port serves nothing: the operator meant to publish metrics and
+    would find no endpoint (session 32h found it ignored in silence)."""
+    ctx = click.get_current_context(silent=True)
+    given = (
+        ctx is not None and ctx.get_parameter_source("metrics_addr") is not click.core.ParameterSource.DEFAULT
+    )
+    if given and metrics_port is None:
+        raise ConfigError(
+            "--metrics-addr: no --metrics-port to listen on; add --metrics-port PORT or drop --metrics-addr"
+        )
+
+
 def _duration(text: str | None) -> float | None:
     from thermogov.units import parse_duration_s
 
@@ -345,6 +358,7 @@ def run_command(
     from thermogov.hw.daemon import check_privileges, run
     from thermogov.hw.publish import PublishOptions
 
+    _check_metrics_addr(metrics_port)
     check_privileges(dry_run)
     from thermogov.variant import policy_or_variant
 
