@@ -43,6 +43,14 @@ def _board(option: str | None, hint: str | None) -> tuple[BoardProfile | None, s
     return (load_board(name) if name else None), why
 
 
+# The interval a log without timestamps was written at.  No logger we read samples faster than a
+# millisecond (tegrastats' own --interval counts whole ms), and readings a day apart see no
+# thermal transient of a board (minutes at most); outside, the value is a unit slip (32h left
+# ``--interval 1e-300`` accepted, a time axis every reading of which fell on one instant).
+MIN_INTERVAL_S = 1e-3
+MAX_INTERVAL_S = 86400.0
+
+
 @click.command(
     "import",
     epilog="""\b
@@ -110,8 +118,13 @@ def import_command(
         raise ConfigError("import: the log path is empty; give the log file")
     if columns is not None and not columns.strip():
         raise ConfigError("--columns: empty; write e.g. --columns t=time,temp=temp, or leave the option out")
-    if interval is not None and (not math.isfinite(interval) or interval <= 0):
-        raise ConfigError("--interval: must be a number > 0 seconds")
+    if interval is not None and not (
+        math.isfinite(interval) and MIN_INTERVAL_S <= interval <= MAX_INTERVAL_S
+    ):
+        raise ConfigError(
+            f"--interval: {interval:g} s is no logging interval; give seconds from {MIN_INTERVAL_S:g} to "
+            f"{MAX_INTERVAL_S:g} (tegrastats' --interval is in ms: 1000 ms is --interval 1)"
+        )
     if not (math.isfinite(trip_c) and MIN_TRIP_C <= trip_c <= MAX_TRIP_C):
         raise ConfigError(f"--trip: must be a temperature from {MIN_TRIP_C:g} to {MAX_TRIP_C:g} °C")
     log = parse_log(file, fmt, interval_s=interval, columns=columns)
