@@ -73,7 +73,7 @@ def test_board_takes_a_name_or_a_toml_and_board_file_still_works(tmp_path: Path)
     assert "--board-file" not in thermogov("sim", "--help").stdout  # hidden alias
 
 
-@pytest.mark.parametrize("policy", ["fixed:99999", "fixed:10", "fixed:inf"])
+@pytest.mark.parametrize("policy", ["fixed:99999", "fixed:10"])
 def test_fixed_cap_outside_the_opp_range_is_refused(
     tmp_path: Path, policy: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -81,6 +81,20 @@ def test_fixed_cap_outside_the_opp_range_is_refused(
     p = _sim(capsys, policy == "fixed:99999", "--board", "rpi5", "--policy", policy, "--out", str(out))
     line = one_line_error(p, "fixed")
     assert "outside the board's OPP range 1500-2400 MHz" in line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("policy", ["fixed:inf", "fixed:-inf", "fixed:nan", "fixed:nan%"])
+def test_a_fixed_cap_that_is_no_number_is_named_so(
+    tmp_path: Path, policy: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NaN and inf are no frequency: "outside the OPP range" sent the user looking for a range
+    (session 32)."""
+    out = tmp_path / "runs"
+    line = one_line_error(
+        _sim(capsys, False, "--board", "rpi5", "--policy", policy, "--out", str(out)), policy
+    )
+    assert "OPP range" not in line and ("no frequency" in line or "from 0% to 100%" in line)
     assert not out.exists()
 
 

@@ -19,7 +19,7 @@ def test_bad_input_found_by_a_compare_worker_is_bad_input(tmp_path: Path, worker
         "compare", "--scenario", "rpi5-steady-25", "--policy", "fixed:nan", "--seed", "1,2", "--no-oracle",
         "--duration", "5", "--workers", workers, "--out", str(tmp_path / "out"),
     )  # fmt: skip
-    assert "OPP range" in one_line_error(p, "policy: fixed:nan")
+    assert "no frequency (NaN or infinite)" in one_line_error(p, "policy: fixed:nan")
     assert "internal error" not in p.stderr
 
 

@@ -83,20 +83,24 @@ def parse_fixed_argument(argument: str, ctx: PolicyContext) -> dict[str, int]:
             frac = float(arg[:-1]) / 100.0
         except ValueError as e:
             raise ConfigError(f"policy: fixed: cannot read {argument!r} as a percentage") from e
-        if not 0.0 <= frac <= 1.0:
-            raise ConfigError("policy: fixed: percentage must be between 0% and 100%")
+        if not 0.0 <= frac <= 1.0:  # NaN too
+            raise ConfigError(f"policy: fixed:{argument.strip()}: a percentage must be from 0% to 100%")
         return {d: t[round(frac * (len(t) - 1))] for d, t in ctx.tables_hz.items()}
     try:
         limit = float(arg) * 1e6
     except ValueError as e:
         raise ConfigError(f"policy: fixed: cannot read {argument!r}; use e.g. fixed:1200 or fixed:50%") from e
+    if not math.isfinite(limit):  # "outside the OPP range" would send the user looking for a range
+        raise ConfigError(
+            f"policy: fixed:{argument.strip()} is no frequency (NaN or infinite); use e.g. fixed:1200 or fixed:50%"
+        )
     # One MHz for every domain means "the highest OPP not above it" in each table (a domain
     # whose table starts above it runs at its lowest OPP).  Outside the range spanned by all
     # the tables it would be clamped into something the user did not ask for (fixed:99999 is
     # just `performance`), so it is refused instead.
     lo = min(t[0] for t in ctx.tables_hz.values())
     hi = max(t[-1] for t in ctx.tables_hz.values())
-    if not math.isfinite(limit) or not lo - 1e-3 <= limit <= hi + 1e-3:
+    if not lo - 1e-3 <= limit <= hi + 1e-3:
         raise ConfigError(
             f"policy: fixed:{argument.strip()} is outside the board's OPP range {lo / 1e6:g}-{hi / 1e6:g} MHz; "
             "choose a cap in that range, a percentage (fixed:50%) or per-domain OPPs (fixed:cpu=<MHz>)"
