@@ -16,6 +16,7 @@ import json
 import math
 import os
 import time
+import unicodedata
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,7 +72,11 @@ def unique_run_id(out_dir: Path, label: str) -> str:
 
 
 def new_run_id(out_dir: Path, backend: str, board: str, policy: str, seed: int) -> str:
-    safe_policy = policy.replace(":", "-").replace("/", "-")
+    """The run folder's name.  A policy argument's digits in another script (``fixed:١٠٠٠``, which
+    Python reads as 1000) are written as ASCII digits, so the folder names the cap a shell user
+    can type and sort (session 32h found ``fixed-١٠٠٠``)."""
+    ascii_digits = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in policy)
+    safe_policy = ascii_digits.replace(":", "-").replace("/", "-")
     return unique_run_id(out_dir, f"{backend}-{board}-{safe_policy}-s{seed}")
 
 
