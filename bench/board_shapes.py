@@ -215,10 +215,21 @@ def table_of(t: fakesys.FakeTree, pol: str) -> list[int]:
     if p.exists():
         table = {int(x) for x in p.read_text().split()}
         boost = t.root / CPUFREQ / pol / "scaling_boost_frequencies"
-        if boost.exists() and (t.root / CPUFREQ / "boost").read_text().strip() == "1":
+        if boost.exists() and _boost_on(t, pol):
             table |= {int(x) for x in boost.read_text().split()}
         return sorted(table)
     return [t.read_int(f"{CPUFREQ}/{pol}/cpuinfo_min_freq"), t.read_int(f"{CPUFREQ}/{pol}/cpuinfo_max_freq")]
+
+
+def _boost_on(t: fakesys.FakeTree, pol: str) -> bool:
+    """The boost switch that rules ``pol``: its own ``policyN/boost`` where the kernel has one (Linux
+    6.11+, the ``policy_boost`` shape), else the global ``cpufreq/boost`` (the order
+    ``_policy_boost_state`` reads them in).  Reading only the global file raised in the agent threads
+    of every tree without it (seed 3232)."""
+    for rel in (f"{CPUFREQ}/{pol}/boost", f"{CPUFREQ}/boost"):
+        if (t.root / rel).exists():
+            return (t.root / rel).read_text().strip() == "1"
+    return False
 
 
 def set_table(t: fakesys.FakeTree, pol: str, table: list[int], listed: str | None = None) -> None:
