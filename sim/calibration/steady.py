@@ -72,7 +72,7 @@ def _fixed_point(
     from thermogov.sim.calibration.throttle import damped, dyn_factors, unlogged_throttles
 
     names = board.thermal.node_names()
-    temps = np.full(len(names), ambient_c + 20.0)
+    temps: np.ndarray = np.full(len(names), ambient_c + 20.0)
     throttles = unlogged_throttles(board, inputs)
     factor = None
     for _ in range(100):

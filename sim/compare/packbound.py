@@ -107,7 +107,7 @@ def _phases(config: Config, board: BoardProfile, grid: _Grid) -> _Phases:
     cap_j = bat.capacity_ah * bat.voltage_v * 3600.0
     soc0 = config.sim.initial_soc if config.sim.initial_soc is not None else bat.initial_soc
     on = np.ones(grid.n, dtype=bool)
-    ext = np.zeros(grid.n)
+    ext: np.ndarray = np.zeros(grid.n)
     events = sorted(
         (e for e in config.sim.events if e.kind in ("plugged", "unplugged", "on_the_move")),
         key=lambda e: e.at_s,

@@ -39,7 +39,7 @@ class ThermalPlant:
         self.links = np.asarray(conductance, dtype=float)  # symmetric node-node conductances
         self.to_ambient = np.asarray(to_ambient, dtype=float)
         self.ambient_c = float(ambient_c)
-        self.x = np.zeros(len(self.names))  # excess temperature over ambient
+        self.x: np.ndarray = np.zeros(len(self.names))  # excess temperature over ambient
         self._decompose()
 
     @classmethod

@@ -44,7 +44,7 @@ class ArrivalProcess:
         self.cfg = cfg
         self.rng = rng
         self._max_rate = cfg.rate_ips * (cfg.burst_factor if cfg.kind == "bursty" else 1.0)
-        self._buf = np.empty(0)
+        self._buf: np.ndarray = np.empty(0)
         self._pos = 0
         self.next_t = self._draw(0.0)
 
