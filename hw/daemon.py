@@ -54,7 +54,7 @@ from thermogov.hw.appcounter import AppCounter, check_counter_path
 from thermogov.hw.boardlock import BoardLock, board_lock_path
 from thermogov.hw.boostrule import BoostStates
 from thermogov.hw.departures import Departures
-from thermogov.hw.devices import CapActuator, open_sensor
+from thermogov.hw.devices import CapActuator, limit_rels, open_sensor
 from thermogov.hw.discovery import POWER_SUPPLY, Inventory, discover
 from thermogov.hw.failmsg import restore_command
 from thermogov.hw.fan import HwFan, require_fan
@@ -491,7 +491,7 @@ def open_actuators(tree: SysfsTree, bindings: Sequence[DomainBinding], dry_run: 
             actuators.append(CapActuator.open(tree, b, dry_run=dry_run))
     except BaseException:
         for a in actuators:
-            tree.disown([rel for f in a.files for rel in (f.min_rel, f.max_rel)])
+            tree.disown(limit_rels(a.files))
         raise
     return actuators
 

@@ -20,7 +20,7 @@ import errno
 import functools
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from thermogov.hw.confine import ConfinementError, HeldRefusal
@@ -225,6 +225,11 @@ def _hardware_failed(e: ActuatorError) -> ActuatorError | RuntimeFailure:
     return e
 
 
+def limit_rels(files: Iterable[LimitFiles]) -> list[str]:
+    """Every min and max attribute of ``files``: what a domain owns, and lets go of on a failed start."""
+    return [rel for f in files for rel in (f.min_rel, f.max_rel)]
+
+
 def own_all(tree: SysfsTree, rels: Sequence[str]) -> None:
     """Own every limit of a domain, or none of them.
 
@@ -313,7 +318,7 @@ class CapActuator:
         ceiling = max((originals[f.label][1] * f.scale_hz for f in binding.files), default=None)
         table = governed_table(binding.hw_table_hz, binding.domain.opp_hz[0], ceiling)
         if not dry_run:
-            own_all(tree, [rel for f in binding.files for rel in (f.min_rel, f.max_rel)])
+            own_all(tree, limit_rels(binding.files))
 
         for f in binding.files:
             tree.keep_open(f.cur_rel, ActuatorError)  # the effective clock is read every tick
