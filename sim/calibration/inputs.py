@@ -198,7 +198,9 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             f"{MONITOR_START_S:g} s before it (the monitor's start-up, MONITOR_START_S)"
         )
     row_t = np.asarray(data.t_s, dtype=float) if load_starts else None
-    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts, row_t, logged_loads)
+    return Inputs(
+        loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts, row_t, logged_loads
+    )
 
 
 def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:
