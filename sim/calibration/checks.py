@@ -142,9 +142,15 @@ def _covered_from(
 
 
 def load_changes_in_training(prob: FitProblem) -> bool:
-    """Whether any domain's load or clock moves in the part the fit sees."""
+    """Whether any domain's load or clock moves, as the log shows them, in the part the fit sees.
+
+    A workload's activity factor (``DomainProfile.workload_activity``) is the profile's assumption
+    about a phase the log names, not a change the log shows: a factor that steps inside one
+    benchmark section (tinymembench's stall part) at constant logged utilisation and clock gives
+    the fit no load step to learn a time constant or a gain from, so it does not turn a levels-only
+    fit into a gains fit (docs/calibration.md, *Session 33f*)."""
     inp = prob.inputs
-    return any(np.ptp((inp.load[d] * inp.volt_v[d] ** 2 * inp.freq_hz[d])[prob.train]) > 0 for d in inp.load)
+    return any(np.ptp(inp.logged_proxy(d)[prob.train]) > 0 for d in inp.load)
 
 
 def check_training_part(prob: FitProblem, levels_only: bool = False) -> None:

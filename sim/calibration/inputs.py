@@ -52,6 +52,15 @@ class Inputs:
     # The rows' times, kept where ``load_starts`` is: a start row's load began up to the monitor's
     # start-up before it (:data:`MONITOR_START_S`), which the grid places in seconds, not rows.
     row_t_s: np.ndarray | None = None
+    # Per domain, the utilisation as the log shows it, before a workload's activity factor
+    # (``DomainProfile.workload_activity``) weighed it; only where a factor applied.  What the log
+    # shows changing is what a fit can learn a gain from (checks.load_changes_in_training).
+    logged_load: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def logged_proxy(self, domain: str) -> np.ndarray:
+        """``u · V² · f`` with the utilisation the log shows (no activity factor)."""
+        u = self.logged_load.get(domain, self.load[domain])
+        return u * self.volt_v[domain] ** 2 * self.freq_hz[domain]
 
 
 def infer_step(t: np.ndarray, temp: np.ndarray, window_s: float = 10.0) -> tuple[float, float] | None:
@@ -111,6 +120,7 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
     volts: dict[str, np.ndarray] = {}
     clocked: list[str] = []
     load_starts: dict[str, np.ndarray] = {}
+    logged_loads: dict[str, np.ndarray] = {}
     any_load = any(np.isfinite(data.load.get(d.name, np.array([np.nan]))).any() for d in board.domains)
     for i, d in enumerate(board.domains):
         f = data.freq_hz.get(d.name)
@@ -152,6 +162,7 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
         hz = np.asarray(d.opp_hz, dtype=float)
         activity = factor_per_row(data.t_s, data.phases, dict(d.workload_activity))
         if activity is not None:  # the benchmark the log names heats a busy core more or less
+            logged_loads[d.name] = u
             u = u * activity
             named = ", ".join(f"{k} x{v:g}" for k, v in d.workload_activity)
             notes.append(
@@ -187,7 +198,9 @@ def derive_inputs(data: LogData, board: BoardProfile) -> Inputs:
             f"{MONITOR_START_S:g} s before it (the monitor's start-up, MONITOR_START_S)"
         )
     row_t = np.asarray(data.t_s, dtype=float) if load_starts else None
-    return Inputs(loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts, row_t)
+    return Inputs(
+        loads, freqs, volts, varying, tuple(notes), tuple(clocked), load_starts, row_t, logged_loads
+    )
 
 
 def sensor_nodes(data: LogData, board: BoardProfile) -> dict[str, str]:
