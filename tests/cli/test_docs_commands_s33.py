@@ -8,6 +8,7 @@ whose heading names a session are history and are skipped (they say what was tru
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import click
 import pytest
 
 from tests.cli import doccommands as dc
+from tests.cliutil import run_cli
 from thermogov.cli import LAZY_COMMANDS, cli
 
 
@@ -119,3 +121,35 @@ def test_history_and_prose_are_told_apart(tmp_path: Path) -> None:
         "sim --old-flag",
         "plot R --x",
     ]
+
+
+def _sim_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    code, out, err = run_cli(["sim", "--out", str(tmp_path), "--json", *args], capsys)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert isinstance(summary, dict)
+    return summary
+
+
+def test_readme_default_run_says_what_thermogov_sim_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README's "What `thermogov sim` does" quotes the default run and the hysteresis one: the
+    figures are read from the README and compared with today's run at the README's precision
+    (session 33d: it said 227 / 227.4 inf/s after the default policy's change gave 227.8)."""
+    text = (dc.ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## What `thermogov sim` does", 1)[1].split("\n## ", 1)[0]
+    printed = re.search(r"sustained throughput\s+(\S+) inf/s", section)
+    fused = re.search(r"max fused temperature\s+(\S+) °C", section)
+    hyst = re.search(r"\((\d+) inf/s sustained\)", section)
+    held = re.search(r"holds just under the trip \((\S+) inf/s, \+(\d+) %\)", section)
+    assert printed and fused and hyst and held, "README's default-run figures moved: update this test"
+    stepped = _sim_summary(tmp_path / "stepped", capsys)
+    hysteresis = _sim_summary(tmp_path / "hysteresis", capsys, "--policy", "hysteresis")
+    ips, hyst_ips = float(stepped["sustained_throughput_ips"]), float(hysteresis["sustained_throughput_ips"])
+    assert stepped["policy"] == "stepped" and stepped["time_above_trip_s"] == 0
+    assert printed.group(1) == f"{ips:.3g}"  # the table's three significant digits
+    assert fused.group(1) == f"{float(stepped['max_fused_c']):.3g}"
+    assert held.group(1) == f"{ips:.1f}"
+    assert hyst.group(1) == f"{hyst_ips:.3g}"
+    assert held.group(2) == f"{(ips / hyst_ips - 1) * 100:.0f}"
