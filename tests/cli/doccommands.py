@@ -2,10 +2,17 @@
 
 A user copies commands from the docs: a renamed option or subcommand leaves a line that fails
 with "No such option" in the user's hands while every test still passes.  This module finds
-every command line in the Markdown (fenced blocks and inline code), parses it against the
-command tree *without running it* (each subcommand exists, each ``--option`` belongs to that
-subcommand, a value of a declared ``click.Choice`` is one of its choices, a hidden deprecated
-option is not shown as current), and says where each stale one is.
+every command line in the Markdown (fenced and indented code blocks, inline code, a span that
+wraps a line included), parses it against the command tree *without running it* (each
+subcommand exists, each ``--option`` belongs to that subcommand, a value of a declared
+``click.Choice`` is one of its choices, a ``--board``/``--scenario``/``--policy`` value names a
+built-in board, a suite scenario or a registered policy (or variant), a hidden deprecated option
+is not shown as current), and says where each stale one is.  Placeholders (``NAME``, ``<run>``,
+``...``, ``$f``) and optional brackets (``[--json]``) are read as a reader would.
+
+What is not checked: whether the command would succeed (a required ``--policy`` that the code,
+not click, insists on; a file that must exist), and an option written alone in prose
+(```--json```), whose command a sentence names only loosely.
 
 History is told apart by heading: a section whose heading names a session ("Session 28f",
 "Reviewed, session 14", "Fifth session", "Measured in session 7") records what was true then,
@@ -246,7 +253,9 @@ def _is_placeholder(value: str) -> bool:
 def problems(argv: tuple[str, ...], root: click.Group | None = None) -> list[str]:
     """What is wrong with ``thermogov ARGV`` against today's command tree (empty: it parses)."""
     if root is None:
-        from thermogov.cli import cli as root
+        from thermogov.cli import cli
+
+        root = cli
     ctx = click.Context(root, info_name="thermogov")
     cmd: click.Command = root
     words = list(argv)
