@@ -227,6 +227,29 @@ def doc_commands(path: Path) -> Iterator[DocCommand]:
         paragraph.append(line)
 
 
+# Files shipped beside the docs whose comments and lines show commands: the example sweep and
+# config (``thermogov doctor --config ...``, ``thermogov run --policy NAME``) and the unit template.
+SHIPPED = [
+    *sorted((ROOT / "examples").glob("*.toml")),
+    ROOT / "thermogov" / "examples" / "thermogov.toml",
+    ROOT / "hw" / "thermogov.service",
+    ROOT / "traces" / "README.md",
+]
+
+
+def shipped_commands(paths: list[Path] | None = None) -> list[DocCommand]:
+    """Command lines in the shipped example files: each line with its ``#`` taken off, read as
+    a shell line (``#   thermogov sweep FILE``, ``ExecStart=/x/thermogov run ...``) and for its
+    inline code."""
+    found: list[DocCommand] = []
+    for path in paths or SHIPPED:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            text = line.lstrip("#").strip()
+            found += [DocCommand(path, number, text, argv, False, True) for argv in _commands_in(text)]
+            found += _inline_commands(path, number, text, False)
+    return found
+
+
 def all_commands(paths: list[Path] | None = None) -> list[DocCommand]:
     return [c for p in paths or DOCS for c in doc_commands(p)]
 

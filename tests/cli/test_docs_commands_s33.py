@@ -31,6 +31,13 @@ def test_current_doc_commands_parse(path: Path) -> None:
     assert not bad, "stale command lines (fix the doc, or the CLI if it regressed):\n" + _report(bad)
 
 
+def test_shipped_example_commands_parse() -> None:
+    """The example sweep and config and the unit template show commands in their comments and
+    lines (``thermogov doctor --config ...``, ``ExecStart=... thermogov run --config ...``)."""
+    bad = dc.stale(dc.shipped_commands())
+    assert not bad, _report(bad)
+
+
 def _help_texts() -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
 
