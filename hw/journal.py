@@ -36,6 +36,7 @@ change), the journal's windows are the old mode's: each is written as it reads n
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import functools
 import hashlib
@@ -175,6 +176,24 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` or raise: never rename a part of a journal into place.
+
+    A ``write`` that meets a full file system writes what fits and returns that count (POSIX
+    ``write``: "only as many bytes as there is room for shall be written"); only the next one
+    fails with ENOSPC.  Session 33r: the journal's one ``os.write`` ignored the count, so a
+    state dir filling up mid-write (a full ``/run`` tmpfs) had a torn journal renamed over the
+    good one, fsynced, and the run went on; ``thermogov restore`` after a crash then refused it
+    as corrupt and put nothing back.  Writing the rest makes the kernel say ENOSPC (or write it,
+    when the short count was a signal's)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:  # no progress and no errno: never loop on it
+            raise OSError(errno.EIO, f"short write ({len(data) - len(view)} of {len(data)} bytes)")
+        view = view[n:]
+
+
 class Journal:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = Path(state_dir)
@@ -200,8 +219,12 @@ class Journal:
             tmp = self.path.with_name(JOURNAL_NAME + ".tmp")
             fd = confine.open_private(str(tmp), os.O_WRONLY, 0o600, fresh=True)  # no planted link
             try:
-                os.write(fd, (json.dumps(body, indent=1) + "\n").encode())
+                _write_all(fd, (json.dumps(body, indent=1) + "\n").encode())
                 os.fsync(fd)
+            except OSError:
+                with contextlib.suppress(OSError):  # a full /run keeps no half-written copy either
+                    os.unlink(tmp)
+                raise
             finally:
                 os.close(fd)
             os.replace(tmp, self.path)
