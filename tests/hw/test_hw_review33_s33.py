@@ -247,3 +247,40 @@ def test_after_a_list_shrinks_the_governors_table_is_kept_and_each_write_follows
         written.append(khz)
     assert written == sorted(written, reverse=True), written
     assert written[0] == 2_000_000 and written[-1] == 1_500_000
+
+
+# -- (5) `thermogov ab`: the same writer's limit at two values is one file's note, its values named ---
+def test_ab_says_a_files_race_note_once_and_then_only_its_new_values(tmp_path: Path) -> None:
+    """Three blocks whose restores each met another writer's max on policy0, below the value of
+    before: 1.8 GHz, then 1.7, then 1.8 again.  Said: the first note whole, then one short line
+    naming the new value and both values seen, then nothing (a value seen before); a note of
+    another kind on the same file (raised past the value of before) is its own first line.
+    Every block keeps its notes whole.  BASE a8545f2: deduplicated by text, so 1.7 GHz was a
+    second full line read as a second writer, and the values were never put together."""
+    from thermogov.hw.ab import _RestoreNotes
+
+    def left(khz: int) -> str:
+        return (
+            f"policy0: max {khz} kHz, set by another writer since thermogov's last look (thermogov's cap "
+            "1500000), is below the value of before 2400000: left as it is, not raised over"
+        )
+
+    raised = (
+        "policy0: max read 2600000 kHz, raised since thermogov's last look above the value of before "
+        "(another writer's or a kernel reset); 2400000 written, the lower"
+    )
+    said: list[str] = []
+    notes = _RestoreNotes(said.append)
+    taken = []
+    for i, block in enumerate(([left(1_800_000)], [left(1_700_000)], [left(1_800_000), raised]), 1):
+        notes.add(f"block {i} (stepped)", {"restore_left_to_others": block})
+        taken.append(notes.take())
+    assert len(said) == 3, said
+    assert said[0] == f"block 1 (stepped): the restore met another writer's limit: {left(1_800_000)}"
+    assert said[1].startswith("block 2 (stepped): the restore met another writer's limit on policy0 again")
+    assert (
+        "now 1700000 kHz" in said[1]
+        and "values seen on policy0 in this comparison: 1800000, 1700000 kHz" in said[1]
+    )
+    assert said[2] == f"block 3 (stepped): the restore met another writer's limit: {raised}"
+    assert taken[2] == (f"block 3 (stepped): {left(1_800_000)}", f"block 3 (stepped): {raised}")
