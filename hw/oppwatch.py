@@ -20,6 +20,16 @@ The rule, as a safety engineer would have it:
 * **The governor's table is not changed**: its decisions stay in the table it was built with
   (a mid-run rebuild of the policy's table would change what it learnt); only the write is
   bounded.  A list that grew offers nothing above the start's top, which stays the ceiling.
+  Session 33r weighed a rebuild as a safety question and kept this rule (docs/hardware.md,
+  "Session 33r"): the bound makes every write at or below the ask and the new top and keeps
+  the order of the asks, so a step down is never a step up; the cost of rungs that now write
+  the same cap is a few control ticks of steps that move nothing (the stepped policy's trip
+  rule takes one rung a 100 ms tick), while the kernel already holds the clock at the new top;
+  a rebuild would break the actuator's contract (``table_hz`` is immutable: the kernel-style
+  policies index it, the power allocator prices each entry), throw away what the policy had
+  learnt at the moment the board changed, and has no one "new list" to follow on a domain
+  of several policies (Orin's policy0/4/8 each list their own).  The line says how many of
+  the governor's caps now write the same top.
 * **Said once per change**, naming the file, the old and new range; entries that are no OPP
   (0, negative, repeated: :func:`thermogov.hw.oppfilter.opp_table`) are ignored and named in
   the same line; a list with no positive entry left keeps the last list's rule and says so.
@@ -153,6 +163,12 @@ class OppWatch:
         said = f"{shown}: the OPP list changed mid-run, now {_span(table, f.unit)} (was {_span(was, f.unit)})"
         if ignored:
             said += f"; {ignored.removeprefix(shown + ': ')}"
+        over = [hz for hz in a.table_hz if hz // f.scale_hz > table[-1]]
+        if over:  # rungs of the governor that now write the same cap (module doc)
+            said += (
+                f"; the governor's table is kept, its {len(over)} cap(s) above the new top "
+                f"({over[0] // f.scale_hz}..{over[-1] // f.scale_hz} {f.unit}) write {table[-1]} {f.unit}"
+            )
         w_max = a.written[f.label][1]
         if w_max <= table[-1] and (w_max in table or w_max < table[0]):
             return f"{said}; thermogov's cap on {f.label}, {w_max} {f.unit}, stays as written"

@@ -227,7 +227,8 @@ def test_after_a_list_shrinks_the_governors_table_is_kept_and_each_write_follows
     is the start's, every entry of it is still accepted (no "not an OPP" failure, which the
     governor counts towards its failsafe), each write is at or below both the ask and the new
     top, and a lower ask never writes a higher cap (the policies' order of caps holds: a step
-    down is never a step up).  A guard: BASE a8545f2 does the same."""
+    down is never a step up), and the line says how many caps now write the same top.  BASE
+    a8545f2 bounds the writes the same way (that part a guard) but did not say the count."""
     from tests.hw.limitrig import watched_policy0
     from thermogov.hw.oppwatch import OppWatch
 
@@ -237,7 +238,11 @@ def test_after_a_list_shrinks_the_governors_table_is_kept_and_each_write_follows
     opps = OppWatch(act.io.tree, [act], lambda: now[0])
     t.write(f"{P0}/scaling_available_frequencies", "1500000 1800000 2000000\n")
     now[0] = 5.0
-    assert len(opps.look()) == 1
+    (line,) = opps.look()
+    assert (
+        "the governor's table is kept, its 4 cap(s) above the new top (2100000..2400000 kHz) write 2000000 kHz"
+        in line
+    )
     assert act.table_hz == start
     written = []
     for ask_hz in reversed(start):
