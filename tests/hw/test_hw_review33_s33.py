@@ -158,6 +158,33 @@ def test_state_and_metrics_files_failing_mid_run_and_at_exit_leave_a_clean_resto
     assert not (tmp_path / "state" / "journal.json").exists()
 
 
+def test_the_inference_counter_failing_to_read_mid_run_names_the_file_and_keeps_the_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inferences file's disk fails under the run (pread EIO): the count stays the last one
+    read and the line names the file and the errno.  BASE a8545f2: "inference counter: [Errno 5]
+    Input/output error", no file named."""
+    from thermogov import counterfile
+    from thermogov.hw.appcounter import AppCounter
+
+    path = tmp_path / "inferences"
+    counterfile.add(str(path), 3)
+    said: list[str] = []
+    counter = AppCounter(path, said.append, clock=lambda: 0.0)
+    path.write_text("10\n")
+    assert counter() == 7
+
+    def pread(fd: int, n: int, at: int) -> bytes:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "pread", pread)
+    assert counter() == 7
+    assert said == [
+        f"inference counter {path}: cannot read (EIO: Input/output error); the last count is kept"
+    ]
+    counter.close()
+
+
 # -- (2) a boost-capable policy whose list changes mid-run -------------------------------------------
 BOOST_KHZ = (2_600_000, 2_800_000)
 
