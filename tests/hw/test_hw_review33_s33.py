@@ -158,6 +158,28 @@ def test_state_and_metrics_files_failing_mid_run_and_at_exit_leave_a_clean_resto
     assert not (tmp_path / "state" / "journal.json").exists()
 
 
+def test_a_state_file_that_cannot_be_removed_at_exit_is_one_line_and_exit_0(
+    tmp_path: Path, shim: Path
+) -> None:
+    """Through the installed script: the state file's folder fails the exit's removal (EROFS, the
+    fault shim's ``u`` rule) after a run that capped a hot Pi 5; SIGTERM: exit 0, no traceback,
+    one line naming the file, every limit as before.  BASE a8545f2: the OSError left the run
+    after the restore, a traceback and exit 1."""
+    from tests.hw import faultshim, procutil
+
+    t = fakesys.rpi5(tmp_path / "root", cpu_mc=85000)
+    before = t.snapshot()
+    state = tmp_path / "pub" / "state.json"
+    state.parent.mkdir()
+    env = faultshim.env(shim, tmp_path / "faults", tmp_path)
+    faultshim.write_rules(tmp_path / "faults", [("pub/state.json", "u", errno.EROFS)])
+    proc = procutil.start_run(tmp_path, "--state-file", str(state), env=env)
+    procutil.wait_line(proc, "thermogov: started")
+    err = procutil.stopped_as_before(proc, t, before)
+    assert f"state file {state}: cannot remove it at exit (EROFS" in err, err
+    assert state.exists(), "the shim kept it: its removal failed"
+
+
 def test_the_inference_counter_failing_to_read_mid_run_names_the_file_and_keeps_the_count(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
