@@ -232,6 +232,12 @@ class Journal:
             _fsync_dir(self.state_dir)
         except OSError as e:
             if self.written_at is None:
+                if replaced:
+                    # Session 33r: only the folder's fsync failed, after the rename.  The run stops
+                    # here with nothing changed, so the file is no journal of anything: left, the
+                    # next start "restored" it and said a dead run had left limits behind.
+                    with contextlib.suppress(OSError):
+                        self.path.unlink()
                 if full_disk(e):  # session 31r: the input was fine, the disk was not
                     raise RuntimeFailure(
                         f"{self.path}: cannot write the restore journal ({errno_name(e.errno)}: "

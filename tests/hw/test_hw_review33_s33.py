@@ -71,6 +71,27 @@ def test_a_journal_rewrite_cut_short_by_a_full_disk_keeps_the_journal_of_before(
     assert sorted(p.name for p in (tmp_path / "state").iterdir()) == ["journal.json"]
 
 
+def test_a_first_journal_whose_folder_fails_to_sync_is_not_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first journal is renamed into place, then the folder's fsync fails (EIO, a failing
+    disk): the run stops, exit 1, nothing changed, and no journal is left (it records nothing
+    that was changed).  BASE a8545f2: the file stayed, and the next start restored it as a dead
+    run's."""
+    from thermogov.hw import journal as journal_mod
+    from thermogov.hw.journal import Journal, JournalData
+    from thermogov.interfaces import RuntimeFailure
+
+    def fsync_dir(path: Path) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(journal_mod, "_fsync_dir", fsync_dir)
+    journal = Journal(tmp_path / "state")
+    with pytest.raises(RuntimeFailure, match=r"cannot write the restore journal \(EIO.*nothing was changed"):
+        journal.write(JournalData(os.getpid(), "boot", str(tmp_path / "root"), 1.0, ()))
+    assert not journal.exists()
+
+
 def _hot_pi5_run(
     tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
