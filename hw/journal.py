@@ -199,6 +199,9 @@ class Journal:
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / JOURNAL_NAME
         self.written_at: float | None = None  # the last journal this object wrote (None: none yet)
+        # A rewrite failed since the last good write: the file at the name lags what is in force
+        # (hw/daemon.py keeps running on the values in memory).  Said if the file then stays.
+        self.behind = False
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -247,8 +250,10 @@ class Journal:
                     f"{self.path}: cannot write the restore journal ({e.strerror}); "
                     "fix --state-dir (nothing was changed)"
                 ) from e
+            self.behind = True
             raise ThermogovError(self._rewrite_failed(e, data.sysfs_root, replaced, in_force)) from e
         self.written_at = data.created
+        self.behind = False
 
     def _rewrite_failed(self, e: OSError, root: str, replaced: bool, in_force: str) -> str:
         """The one line of a failed rewrite mid-run: what is in force, which journal is on disk,
@@ -360,11 +365,25 @@ class Journal:
         try:
             self.delete()
         except OSError as e:
+            if self.behind:
+                # Session 33r: a rewrite failed since its last good write (the same folder going
+                # read-only, most often), so the file does not hold what was just put back: an
+                # adopted window (another writer's lower limit) would be written over by it.
+                when = time.strftime("%H:%M:%S UTC", time.gmtime(self.written_at or 0.0))
+                held = (
+                    f"it holds the values of its last good write ({when}), not all of those just "
+                    f"restored (a rewrite failed since), so do not restore from it: delete it once "
+                    f"{self.state_dir} is writable"
+                )
+            else:
+                held = (
+                    f"it holds the same values, so the next start or "
+                    f"`{restore_command(root, self.state_dir)}` only writes them again; "
+                    f"make {self.state_dir} writable"
+                )
             raise RuntimeFailure(
                 f"limits restored, but the journal {self.path} could not be deleted "
-                f"({errno_name(e.errno)}: {e.strerror}); it holds the same values, "
-                f"so the next start or `{restore_command(root, self.state_dir)}` only writes them again; "
-                f"make {self.state_dir} writable"
+                f"({errno_name(e.errno)}: {e.strerror}); {held}"
             ) from e
 
 

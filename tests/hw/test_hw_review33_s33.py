@@ -92,6 +92,44 @@ def test_a_first_journal_whose_folder_fails_to_sync_is_not_left_behind(
     assert not journal.exists()
 
 
+def test_a_journal_left_behind_by_a_failed_rewrite_is_not_called_the_same_values_at_exit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state dir goes read-only mid-run: a rewrite fails (the journal on disk is the earlier
+    one), the run restores from memory and cannot delete the file.  The exit's line must not
+    call it "the same values" (a restore from it would write the older windows back, over an
+    adopted one): it names its last good write and says not to restore from it.  A journal whose
+    writes all went through keeps the old line (guard).  BASE a8545f2: "it holds the same values"
+    in both."""
+    from thermogov.hw import journal as journal_mod
+    from thermogov.hw.journal import Journal, JournalData
+    from thermogov.interfaces import RuntimeFailure, ThermogovError
+
+    def data(at: float) -> JournalData:
+        return JournalData(os.getpid(), "boot", str(tmp_path / "root"), at, ())
+
+    def read_only(*_a: object, **_kw: object) -> int:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    def unlink(self: Path, missing_ok: bool = False) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    kept, behind = Journal(tmp_path / "kept"), Journal(tmp_path / "behind")
+    kept.write(data(1.0))
+    behind.write(data(1.0))
+    monkeypatch.setattr(journal_mod.confine, "open_private", read_only)
+    with pytest.raises(ThermogovError, match="cannot rewrite the restore journal"):
+        behind.write(data(2.0))
+    monkeypatch.setattr(Path, "unlink", unlink)
+    with pytest.raises(RuntimeFailure) as lagging:
+        behind.delete_restored(tmp_path / "root")
+    assert "could not be deleted (EROFS" in str(lagging.value)
+    assert "it holds the values of its last good write (00:00:01 UTC)" in str(lagging.value)
+    assert "do not restore from it" in str(lagging.value) and "same values" not in str(lagging.value)
+    with pytest.raises(RuntimeFailure, match="it holds the same values"):
+        kept.delete_restored(tmp_path / "root")
+
+
 def _hot_pi5_run(
     tmp: Path,
     monkeypatch: pytest.MonkeyPatch,
