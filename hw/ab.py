@@ -37,6 +37,7 @@ from thermogov.abtest import AbResult, Block, block_schedule, check_confidence, 
 from thermogov.config import Config
 from thermogov.hw import daemon
 from thermogov.hw.abarms import Arm, check_arms_differ, make_arms
+from thermogov.hw.limits import note_key
 from thermogov.hw.tracesafe import preflight
 from thermogov.hw.unwritten import unwritable_reason
 from thermogov.hw.workload import WORKLOAD_EXITED, exited_phrase, no_inference_reason, parse_workload
@@ -206,19 +207,41 @@ class _RestoreNotes:
     output: a block run on a board another agent also limits (nvpmodel, a user's ``echo``) was
     ranked as if it had the board to itself.  Now each distinct note is said once on the log,
     and each block carries the notes of its cool-down and its own restore (its JSON's
-    ``restore_notes``)."""
+    ``restore_notes``).
+
+    Session 33r: said once per file and kind of act (:func:`thermogov.hw.limits.note_key`), not
+    per text.  The same writer's limit at two values made two full lines, read as two writers;
+    now a later value is one short line naming every value seen on that file, and a value seen
+    before says nothing (the block's JSON keeps every note whole, as before)."""
 
     def __init__(self, log: Callable[[str], None]) -> None:
         self._log = log
         self._said: set[str] = set()
+        self._values: dict[tuple[str, str], list[int]] = {}  # per (file, kind): the max values seen
         self._pending: list[str] = []
 
     def add(self, where: str, summary: dict[str, Any]) -> None:
         for note in summary.get("restore_left_to_others") or ():
             self._pending.append(f"{where}: {note}")
-            if note not in self._said:
-                self._said.add(note)
+            key = note_key(note)
+            if key is None:  # no note of the race rule's: said once per text
+                if note not in self._said:
+                    self._said.add(note)
+                    self._log(f"{where}: the restore met another writer's limit: {note}")
+                continue
+            label, kind, value, unit = key
+            seen = self._values.setdefault((label, kind), [])
+            if value in seen:
+                continue
+            seen.append(value)
+            if len(seen) == 1:
                 self._log(f"{where}: the restore met another writer's limit: {note}")
+            else:
+                values = ", ".join(map(str, seen))
+                self._log(
+                    f"{where}: the restore met another writer's limit on {label} again ({kind}), now "
+                    f"{value} {unit}; values seen on {label} in this comparison: {values} {unit}"
+                )
 
     def take(self) -> tuple[str, ...]:
         taken, self._pending = tuple(self._pending), []

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from thermogov import counterfile
+from thermogov.hw.sysfs import errno_name
 from thermogov.interfaces import ConfigError
 
 RECHECK_S = 1.0  # how often the path is checked for a recreated file
@@ -141,7 +142,15 @@ class AppCounter:
                 finally:
                     fcntl.flock(fd, fcntl.LOCK_UN)
                 raw = counterfile.parse(data, self.path) if data.strip() else None
-        except (ValueError, OSError) as e:
+        except OSError as e:
+            # Session 33r: named, as every other file's line (a pread's OSError carries no name:
+            # the line said only "inference counter: [Errno 5] Input/output error").
+            self._log(
+                f"inference counter {self.path}: cannot read ({errno_name(e.errno)}: {e.strerror}); "
+                "the last count is kept"
+            )
+            return self._total()
+        except ValueError as e:
             self._log(f"inference counter: {e}")
             return self._total()
         last = self._last

@@ -36,6 +36,7 @@ change), the journal's windows are the old mode's: each is written as it reads n
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import functools
 import hashlib
@@ -175,11 +176,32 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` or raise: never rename a part of a journal into place.
+
+    A ``write`` that meets a full file system writes what fits and returns that count (POSIX
+    ``write``: "only as many bytes as there is room for shall be written"); only the next one
+    fails with ENOSPC.  Session 33r: the journal's one ``os.write`` ignored the count, so a
+    state dir filling up mid-write (a full ``/run`` tmpfs) had a torn journal renamed over the
+    good one, fsynced, and the run went on; ``thermogov restore`` after a crash then refused it
+    as corrupt and put nothing back.  Writing the rest makes the kernel say ENOSPC (or write it,
+    when the short count was a signal's)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:  # no progress and no errno: never loop on it
+            raise OSError(errno.EIO, f"short write ({len(data) - len(view)} of {len(data)} bytes)")
+        view = view[n:]
+
+
 class Journal:
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = Path(state_dir)
         self.path = self.state_dir / JOURNAL_NAME
         self.written_at: float | None = None  # the last journal this object wrote (None: none yet)
+        # A rewrite failed since the last good write: the file at the name lags what is in force
+        # (hw/daemon.py keeps running on the values in memory).  Said if the file then stays.
+        self.behind = False
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -200,8 +222,12 @@ class Journal:
             tmp = self.path.with_name(JOURNAL_NAME + ".tmp")
             fd = confine.open_private(str(tmp), os.O_WRONLY, 0o600, fresh=True)  # no planted link
             try:
-                os.write(fd, (json.dumps(body, indent=1) + "\n").encode())
+                _write_all(fd, (json.dumps(body, indent=1) + "\n").encode())
                 os.fsync(fd)
+            except OSError:
+                with contextlib.suppress(OSError):  # a full /run keeps no half-written copy either
+                    os.unlink(tmp)
+                raise
             finally:
                 os.close(fd)
             os.replace(tmp, self.path)
@@ -209,6 +235,12 @@ class Journal:
             _fsync_dir(self.state_dir)
         except OSError as e:
             if self.written_at is None:
+                if replaced:
+                    # Session 33r: only the folder's fsync failed, after the rename.  The run stops
+                    # here with nothing changed, so the file is no journal of anything: left, the
+                    # next start "restored" it and said a dead run had left limits behind.
+                    with contextlib.suppress(OSError):
+                        self.path.unlink()
                 if full_disk(e):  # session 31r: the input was fine, the disk was not
                     raise RuntimeFailure(
                         f"{self.path}: cannot write the restore journal ({errno_name(e.errno)}: "
@@ -218,8 +250,10 @@ class Journal:
                     f"{self.path}: cannot write the restore journal ({e.strerror}); "
                     "fix --state-dir (nothing was changed)"
                 ) from e
+            self.behind = True
             raise ThermogovError(self._rewrite_failed(e, data.sysfs_root, replaced, in_force)) from e
         self.written_at = data.created
+        self.behind = False
 
     def _rewrite_failed(self, e: OSError, root: str, replaced: bool, in_force: str) -> str:
         """The one line of a failed rewrite mid-run: what is in force, which journal is on disk,
@@ -331,11 +365,25 @@ class Journal:
         try:
             self.delete()
         except OSError as e:
+            if self.behind:
+                # Session 33r: a rewrite failed since its last good write (the same folder going
+                # read-only, most often), so the file does not hold what was just put back: an
+                # adopted window (another writer's lower limit) would be written over by it.
+                when = time.strftime("%H:%M:%S UTC", time.gmtime(self.written_at or 0.0))
+                held = (
+                    f"it holds the values of its last good write ({when}), not all of those just "
+                    f"restored (a rewrite failed since), so do not restore from it: delete it once "
+                    f"{self.state_dir} is writable"
+                )
+            else:
+                held = (
+                    f"it holds the same values, so the next start or "
+                    f"`{restore_command(root, self.state_dir)}` only writes them again; "
+                    f"make {self.state_dir} writable"
+                )
             raise RuntimeFailure(
                 f"limits restored, but the journal {self.path} could not be deleted "
-                f"({errno_name(e.errno)}: {e.strerror}); it holds the same values, "
-                f"so the next start or `{restore_command(root, self.state_dir)}` only writes them again; "
-                f"make {self.state_dir} writable"
+                f"({errno_name(e.errno)}: {e.strerror}); {held}"
             ) from e
 
 

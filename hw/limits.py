@@ -22,6 +22,7 @@ records the writes it would make and answers later reads from that record.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -318,6 +319,26 @@ class RaceRule:
             f"{files.label}: max reads {now} {_unit(files)} right after the restore wrote {wrote}: "
             "another writer's, set after; left as it is"
         )
+
+
+# What each of RaceRule's notes says of whom, by a phrase of its own (the notes above).
+_NOTE_KINDS = (
+    ("set by another writer since", "set below the value of before"),
+    ("raised since thermogov's last look", "raised past the value of before"),
+    ("right after the restore wrote", "set right after the restore"),
+)
+_NOTE_HEAD = re.compile(r"(?P<file>[^:]+): max (?:reads? )?(?P<value>\d+) (?P<unit>k?Hz)")
+
+
+def note_key(note: str) -> tuple[str, str, int, str] | None:
+    """(file label, what the other writer did, the max it read, unit) of one of
+    :class:`RaceRule`'s notes; None for any other text.  ``thermogov ab`` says a file's note
+    once per kind and then only a new value (hw/ab.py, session 33r)."""
+    head = _NOTE_HEAD.match(note)
+    kind = next((k for phrase, k in _NOTE_KINDS if phrase in note), None)
+    if head is None or kind is None:
+        return None
+    return head["file"], kind, int(head["value"]), head["unit"]
 
 
 def write_back(io: LimitIO, rel: str, value: int) -> str:

@@ -20,11 +20,33 @@ The rule, as a safety engineer would have it:
 * **The governor's table is not changed**: its decisions stay in the table it was built with
   (a mid-run rebuild of the policy's table would change what it learnt); only the write is
   bounded.  A list that grew offers nothing above the start's top, which stays the ceiling.
+  Session 33r weighed a rebuild as a safety question and kept this rule (docs/hardware.md,
+  "Session 33r"): the bound makes every write at or below the ask and the new top and keeps
+  the order of the asks, so a step down is never a step up; the cost of rungs that now write
+  the same cap is a few control ticks of steps that move nothing (the stepped policy's trip
+  rule takes one rung a 100 ms tick), while the kernel already holds the clock at the new top;
+  a rebuild would break the actuator's contract (``table_hz`` is immutable: the kernel-style
+  policies index it, the power allocator prices each entry), throw away what the policy had
+  learnt at the moment the board changed, and has no one "new list" to follow on a domain
+  of several policies (Orin's policy0/4/8 each list their own).  The line says how many of
+  the governor's caps now write the same top.
 * **Said once per change**, naming the file, the old and new range; entries that are no OPP
   (0, negative, repeated: :func:`thermogov.hw.oppfilter.opp_table`) are ignored and named in
   the same line; a list with no positive entry left keeps the last list's rule and says so.
 * What restore puts back is unchanged: the value of before is the operator's setting, not a
   cap, and the kernel clamps it into the policy's new range.
+* **Boost OPPs count as listed** (session 33r).  A cpufreq policy's table is printed in two
+  files: its normal entries in ``scaling_available_frequencies`` and its boost ones
+  (``CPUFREQ_BOOST_FREQ``, cpufreq-dt's ``turbo-mode`` OPPs) in ``scaling_boost_frequencies``
+  (``scaling_available_frequencies_show`` / ``scaling_boost_frequencies_show``,
+  drivers/cpufreq/freq_table.c; Documentation/admin-guide/pm/cpufreq.rst, "Policy Interface in
+  sysfs" and "The boost File in sysfs").  Judging the first alone bounded a cap at a boost
+  frequency still listed (a cool board capped at nothing, its max at the boost OPP of before)
+  down to the normal top at any change.  So a member's list is both files' entries: a cap at a
+  still-listed boost OPP is kept, a cap is never above the top of both, and a change of the
+  boost list alone is a change too.  Whether boost is on is the switch's business: the kernel
+  resets the max request when it flips (:mod:`thermogov.hw.boostrule`, adopted by the limit
+  watch), so it is not read here.
 
 Looked at every :data:`PERIOD_S` (one read of the list per governed member), not at every limit
 watch look: a table changes with a driver or a mode, seldom, and the kernel's own clamp to the
@@ -52,6 +74,11 @@ def list_rel(f: LimitFiles) -> str:
     return f"{folder}/{name}"
 
 
+def boost_rel(f: LimitFiles) -> str:
+    """A cpufreq policy's boost list beside its max (kHz; module doc)."""
+    return f"{f.max_rel.rpartition('/')[0]}/scaling_boost_frequencies"
+
+
 class OppWatch:
     """Every :data:`PERIOD_S`: each governed member's OPP list read again (module doc)."""
 
@@ -74,11 +101,24 @@ class OppWatch:
         self._gate.due(clock())  # the start's read is the first look
 
     def _read(self, f: LimitFiles) -> tuple[int, ...] | None:
+        """The member's list as read: the normal entries, then a cpufreq policy's boost ones."""
         rel = list_rel(f)
         try:
-            return tuple(self._tree.read_ints(rel, ActuatorError))
+            listed = tuple(self._tree.read_ints(rel, ActuatorError))
         except ActuatorError:
             return None  # no list (a cpuinfo-only policy), or offline now: the limit watch says so
+        return listed + self._boost(f)
+
+    def _boost(self, f: LimitFiles) -> tuple[int, ...]:
+        """A cpufreq policy's boost entries (module doc), ``()`` for a devfreq device or a
+        policy without the file (every stock Jetson and Pi) or that fails to read now."""
+        if f.scale_hz != 1000:
+            return ()
+        rel = boost_rel(f)
+        try:
+            return tuple(self._tree.read_ints(rel, ActuatorError)) if self._tree.exists(rel) else ()
+        except ActuatorError:
+            return ()
 
     def _first_look(self, f: LimitFiles) -> None:
         raw = self._read(f)
@@ -108,6 +148,9 @@ class OppWatch:
 
     def _changed(self, a: CapActuator, f: LimitFiles, raw: tuple[int, ...]) -> str:
         shown = f"{self._tree.show(list_rel(f))}"
+        boost = self._boost(f)
+        if boost:
+            shown += " (with scaling_boost_frequencies)"
         table, ignored = opp_table(raw, 1, shown, f.unit)
         was = self._table[f.label]
         if not table:
@@ -120,6 +163,12 @@ class OppWatch:
         said = f"{shown}: the OPP list changed mid-run, now {_span(table, f.unit)} (was {_span(was, f.unit)})"
         if ignored:
             said += f"; {ignored.removeprefix(shown + ': ')}"
+        over = [hz for hz in a.table_hz if hz // f.scale_hz > table[-1]]
+        if over:  # rungs of the governor that now write the same cap (module doc)
+            said += (
+                f"; the governor's table is kept, its {len(over)} cap(s) above the new top "
+                f"({over[0] // f.scale_hz}..{over[-1] // f.scale_hz} {f.unit}) write {table[-1]} {f.unit}"
+            )
         w_max = a.written[f.label][1]
         if w_max <= table[-1] and (w_max in table or w_max < table[0]):
             return f"{said}; thermogov's cap on {f.label}, {w_max} {f.unit}, stays as written"

@@ -22,7 +22,6 @@ as every printed line and ``--json`` show it; the metrics get the same document.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
@@ -37,6 +36,7 @@ from thermogov.governor import Governor, TickRecord
 from thermogov.hw.metrics import Metrics
 from thermogov.hw.polled import Every
 from thermogov.hw.runtimefiles import check_dir, check_not_own, check_target, read_regular, replace_atomic
+from thermogov.hw.sysfs import errno_name
 from thermogov.interfaces import ConfigError
 from thermogov.printable import plain_strings
 from thermogov.statedoc import StateIdentity, build_state
@@ -205,7 +205,8 @@ class StatePublisher:
             try:
                 self.metrics.publish(doc)
             except OSError as e:
-                self._log(f"metrics textfile: cannot write ({e.strerror or e})")
+                # Session 33r: the file named, as the state file's line does (two may fail at once).
+                self._log(f"metrics textfile {self.metrics.textfile}: cannot write ({e.strerror or e})")
         self.published += 1
 
     def close(self) -> None:
@@ -215,10 +216,21 @@ class StatePublisher:
         before this publisher existed.
         """
         if self.path is not None:
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 # Only our own file: another daemon given the same path may have replaced it.
                 if _owner_pid(self.path) == os.getpid():
                     os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                # Session 33r: its folder remounted read-only or failing (EROFS, EIO) under the
+                # run.  Before, the OSError left the exit stack after the restore: a traceback and
+                # exit 1 on a board every limit of which was back.  The file only tells `status`
+                # of a daemon that is gone (its pid is dead), so one line, and the exit stands.
+                self._log(
+                    f"state file {self.path}: cannot remove it at exit ({errno_name(e.errno)}: "
+                    f"{e.strerror}); it names this run's pid, which has ended; remove it by hand"
+                )
 
 
 def _owner_pid(path: Path) -> int | None:

@@ -4,8 +4,10 @@
  * that runs the installed `thermogov` script in a subprocess cannot patch Python.
  *
  * $THERMOGOV_FAULTS names a rules file, re-read whenever its mtime changes, one rule a line:
- *     <path suffix> <r|w|rw> <errno number>
+ *     <path suffix> <r|w|rw|u> <errno number>
  * A call on a descriptor whose /proc/self/fd link ends with the suffix fails with that errno.
+ * ``u`` (session 33r): unlink() of a path whose resolved name ends with the suffix fails with it
+ * (a folder remounted read-only, EROFS, or failing, EIO, under a running daemon).
  * Only descriptors of regular files under $THERMOGOV_FAULTS_ROOT are looked at.  ftruncate()
  * on a file whose writes fail succeeds without truncating: sysfs ignores the size (an `echo v >
  * attr` that the driver refuses leaves the attribute as it was), a plain file would be emptied.
@@ -24,7 +26,7 @@
 #include <unistd.h>
 
 #define MAX_RULES 64
-struct rule { char suffix[512]; int read, write, err; };
+struct rule { char suffix[512]; int read, write, unlink, err; };
 static struct rule rules[MAX_RULES];
 static int nrules;
 static struct timespec loaded_mtime;
@@ -44,6 +46,7 @@ static void reload(void) {
            fscanf(f, "%511s %7s %d", rules[nrules].suffix, ops, &rules[nrules].err) == 3) {
         rules[nrules].read = strchr(ops, 'r') != NULL;
         rules[nrules].write = strchr(ops, 'w') != NULL;
+        rules[nrules].unlink = strchr(ops, 'u') != NULL;
         nrules++;
     }
     fclose(f);
@@ -71,7 +74,7 @@ static int fault_at(const char *target, size_t n, int writing) {
     for (int i = 0; i < nrules; i++) {
         size_t ls = strlen(rules[i].suffix);
         if (n >= ls && strcmp(target + n - ls, rules[i].suffix) == 0 &&
-            (writing ? rules[i].write : rules[i].read))
+            (writing == 2 ? rules[i].unlink : writing ? rules[i].write : rules[i].read))
             return rules[i].err;
     }
     return 0;
@@ -122,3 +125,15 @@ static void mark_ro(const char *target, struct statvfs *buf) {
 
 VFS_PATH(statvfs, statvfs)
 VFS_PATH(statvfs64, statvfs64)
+
+/* unlink() of a path under the root whose rule has ``u``: that errno, the file left (session 33r). */
+int unlink(const char *path) {
+    static int (*real)(const char *);
+    if (!real) real = (int (*)(const char *))dlsym(RTLD_NEXT, "unlink");
+    char target[4096];
+    if (realpath(path, target)) {
+        int e = fault_at(target, strlen(target), 2);
+        if (e) { errno = e; return -1; }
+    }
+    return real(path);
+}
