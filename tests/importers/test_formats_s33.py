@@ -170,3 +170,14 @@ def test_a_jetson_stats_4_csv_reads_its_columns(tmp_path: Path) -> None:
     assert s.loads["cpu"] == pytest.approx((4 + 5 + 3 + 2) / 400) and s.loads["gpu"] == pytest.approx(0.08)
     assert s.power_w == pytest.approx(4.04) and s.rails_w == {"VDD_CPU_GPU_CV": 0.48, "VDD_SOC": 1.441}
     assert s.t_s == pytest.approx(4.0)
+
+
+def test_a_column_named_as_seconds_is_never_read_as_serial_dates(tmp_path: Path) -> None:
+    # guard: a 1 kHz logger's monotonic seconds, 12.5 h after boot, fit the values' rule
+    path = tmp_path / "power.csv"
+    path.write_text(
+        "elapsed,temp\n" + "".join(f"{45000 + i / 1000:.3f},{48 + i / 10:.1f}\n" for i in range(N))
+    )
+    log = parse_log(path)
+    assert log.samples[-1].t_s == pytest.approx((N - 1) / 1000)
+    assert not any("serial dates" in n for n in log.notes)

@@ -17,6 +17,7 @@ sleep 0.1 s and more); as days it is a row every 7.2 minutes or faster, the logs
 from __future__ import annotations
 
 import math
+import re
 from array import array
 
 from thermogov.importers.common import as_floats
@@ -27,11 +28,20 @@ _FIRST_DAY, _LAST_DAY = 25569.0, 73051.0
 _MAX_STEP_DAYS = 0.005
 
 
-def serial_days(nums: array) -> bool:
+# A column its name calls a count of seconds (`elapsed`, `uptime`, `t`, `monotonic`) is no date,
+# whatever its values: a 1 kHz power logger's monotonic seconds 7 to 20 hours after boot fit the
+# rule above.
+_SECONDS_NAME_RE = re.compile(r"elapsed|uptime|mono|runtime|duration|sec|^t$|^dt$", re.IGNORECASE)
+
+
+def serial_days(nums: array, label: str = "") -> bool:
     """Whether a unitless time column's values (NaN or inf where a cell held none) are
     spreadsheet serial dates rather than seconds (numpy over the column in place: no copy of
-    a big table's axis is made)."""
+    a big table's axis is made).  ``label``: the column's name, which may say it counts seconds."""
     import numpy as np
+
+    if _SECONDS_NAME_RE.search(label.strip()):
+        return False
 
     a = as_floats(nums)
     vals = a[np.isfinite(a)]

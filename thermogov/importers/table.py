@@ -1184,7 +1184,7 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
             if f is not None:
                 _scale(nums, f)
                 return nums
-            if excel_days.serial_days(nums):  # 46000.50002: a sheet's date, not 46000 s (33w)
+            if excel_days.serial_days(nums, tcol.label):  # 46000.50002: a sheet's date, not 46000 s (33w)
                 notes.append(excel_days.note(tcol.label, nums))
                 _scale(nums, excel_days.SECONDS_PER_DAY)
                 return nums
