@@ -158,3 +158,12 @@ def test_jtop_values_that_are_no_number_are_said(tmp_path: Path) -> None:
     log = parse_log(_write(tmp_path / "s.log", grouped))  # every power lost without a word before
     assert len(log.samples) == 40 and all(s.power_w is None for s in log.samples)
     assert any(n.startswith("'power cur': value(s) that are no number") for n in log.notes), log.notes
+
+
+def test_a_cpu_list_grouped_alone_is_refused_naming_the_separators(tmp_path: Path) -> None:
+    # the RAM figure ungrouped: `48%@1,479]` was refused as "holds decimal commas", a wrong cause
+    lines = [_tegrastats(i, ram="2632/7850MB", gr3d="@[305,0]") for i in range(12)]
+    with pytest.raises(
+        LogFormatError, match=r"line 1: the CPU list .* holds clocks with thousands separators"
+    ):
+        parse_log(_write(tmp_path / "tg.log", lines))

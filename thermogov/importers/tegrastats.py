@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 from array import array
 from collections.abc import Sequence
@@ -116,8 +117,20 @@ def _comma_split_error(source: str, no: int, line: str) -> LogFormatError | None
     cpu = _CPU_RE.search(line)
     if cpu is None or ";" in cpu.group(1):
         return None
-    if not any(e.strip().isdigit() for e in cpu.group(1).split(",")):
+    entries = [e.strip() for e in cpu.group(1).split(",")]
+    if not any(e.isdigit() for e in entries):
         return None
+    if not entries[0].isdigit() and all(
+        len(e) == 3 and re.search(r"@\d{1,3}$", before)
+        for before, e in itertools.pairwise(entries)
+        if e.isdigit()
+    ):
+        # `48%@1,479`: a clock's thousands group (session 33w), not a decimal comma
+        return LogFormatError(
+            f"{source}: line {no}: the CPU list [{cpu.group(1)[:40]}] holds clocks with thousands "
+            "separators (tegrastats prints none) in a list that commas separate; import the log "
+            "tegrastats wrote, or remove the separators, and import again"
+        )
     return LogFormatError(
         f"{source}: line {no}: the CPU list [{cpu.group(1)[:40]}] holds decimal commas in a list that "
         "commas separate, so its numbers cannot be told apart; rerun tegrastats under LC_ALL=C "
