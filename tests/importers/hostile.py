@@ -307,3 +307,118 @@ VARIANTS_S32: dict[str, Callable[[bytes], bytes]] = {
 }
 # Of these, the variants that damage a record (fewer samples expected).
 LOSSY_S32 = {"truncated-last-line", "nan-inf", "8-bit-junk"}
+
+
+# --- session 33w: restarts, clocks set back, grouped digits, a unit renamed, `cat` without a line end
+
+
+def _first_record(lines: list[bytes]) -> int | None:
+    recs = _record_lines(lines)
+    return recs[0] if recs else None
+
+
+def header_repeated_midway(data: bytes) -> bytes:
+    """A logger restarted into the same file: the lines before its first record (header,
+    comments) written again halfway, the records after them unchanged."""
+    lines = _lines(data)
+    first = _first_record(lines)
+    if not first:  # no header block (a line log), or no record
+        return data
+    recs = _record_lines(lines)
+    if len(recs) < 10:
+        return data
+    mid = recs[len(recs) // 2]
+    head = [ln if ln.endswith(b"\n") else ln + b"\n" for ln in lines[:first]]
+    return b"".join([*lines[:mid], *head, *lines[mid:]])
+
+
+_CLOCK_RE = re.compile(rb"(?<![\d:])(\d\d):(\d\d):(\d\d)(?![\d:])")
+_EPOCH_RE = re.compile(rb"(?<![\d.])(1\d{9})(?=[.,;\s]|$)")
+
+
+def _set_back(line: bytes, by_s: int) -> bytes:
+    """``line`` with its first time of day (HH:MM:SS), or else its first epoch second, ``by_s``
+    earlier; unchanged where the time of day would cross midnight."""
+    if m := _CLOCK_RE.search(line):
+        h, mi, s = (int(g) for g in m.groups())
+        t = h * 3600 + mi * 60 + s - by_s
+        if t < 0 or h > 23 or mi > 59 or s > 59:
+            return line
+        new = f"{t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}".encode()
+        return line[: m.start()] + new + line[m.end() :]
+    if m := _EPOCH_RE.search(line):
+        return line[: m.start()] + str(int(m.group(1)) - by_s).encode() + line[m.end() :]
+    return line
+
+
+def ntp_step_back(data: bytes) -> bytes:
+    """The board's clock set back 90 s by NTP halfway: every stamp after it 90 s earlier."""
+    lines = _lines(data)
+    recs = _record_lines(lines)
+    if len(recs) < 10:
+        return data
+    out = list(lines)
+    for k in recs[len(recs) // 2 :]:
+        out[k] = _set_back(lines[k], 90)
+    return data if out == lines else b"".join(out)
+
+
+_BIG_INT_RE = re.compile(rb"(?<![\d.,:\-])(\d{4,7})(?![\d.,:\-])")
+
+
+def _grouped(m: re.Match[bytes]) -> bytes:
+    """The number grouped, except a date's year (`12/7/2026`; `3964MB` after a `/` is grouped)."""
+    text, start, end = m.string, m.start(), m.end()
+    if start and text[start - 1 : start] == b"/" and not text[end : end + 1].isalpha():
+        return m.group(1)
+    return f"{int(m.group(1)):,}".encode()
+
+
+def _csv_table(data: bytes) -> bool:
+    """A comma table as a sheet writes one: the head's lines all hold the same number of commas
+    (not a tegrastats CPU list, whose commas sit inside brackets)."""
+    head = [ln for ln in _lines(data)[:20] if ln.strip()]
+    counts = {ln.count(b",") for ln in head}
+    return len(head) >= 3 and len(counts) == 1 and 0 not in counts and not any(b"[" in ln for ln in head)
+
+
+def thousands_separators(data: bytes) -> bytes:
+    """Numbers of 4 to 7 digits printed with grouping (`printf "%'d"` under en_US, a sheet's
+    "1,000 separator" format): 1479 as 1,479; in a comma table the cell quoted, as a sheet
+    writes it."""
+    if _csv_table(data):
+        return _BIG_INT_RE.sub(lambda m: g if (g := _grouped(m)) == m.group(1) else b'"' + g + b'"', data)
+    return _BIG_INT_RE.sub(_grouped, data)
+
+
+def unit_renamed_midway(data: bytes) -> bytes:
+    """A logger upgraded halfway that writes its temperature in m°C and says so: the header
+    written again with the column renamed `temp_mC`, the rows after it in m°C."""
+    where = _temp_column(data)
+    if where is None:
+        return data
+    header, col = where
+    lines = _lines(_scale_rows(data, 0.5))
+    first = header + 1 + int((len(lines) - header - 1) * 0.5)
+    cells = lines[header].rstrip(b"\r\n").split(b",")
+    cells[col] = b"temp_mC"
+    return b"".join([*lines[:first], b",".join(cells) + b"\n", *lines[first:]])
+
+
+def cat_without_line_end(data: bytes) -> bytes:
+    """Two logs joined with `cat` where the first had no line end at its close: its last record
+    and the second's first line run together on one line."""
+    body = data.rstrip(b"\r\n")
+    return body + data
+
+
+VARIANTS_S33: dict[str, Callable[[bytes], bytes]] = {
+    "header-repeated-midway": header_repeated_midway,
+    "ntp-step-back": ntp_step_back,
+    "thousands-separators": thousands_separators,
+    "unit-renamed-midway": unit_renamed_midway,
+    "cat-without-line-end": cat_without_line_end,
+}
+# Of these, the variants after which fewer samples may be read: records stamped before the
+# last one may be dropped, and a joined line is damaged.
+LOSSY_S33 = {"ntp-step-back", "cat-without-line-end"}

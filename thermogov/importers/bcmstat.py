@@ -50,7 +50,9 @@ _MULTI_WORD = (
 _HEADER_RE = re.compile(r"^\s*Time\s+ARM\b.*\bTemp\b")
 _ROW_RE = re.compile(r"^\s*(\d{1,2}:\d{2}:\d{2})\s")
 _TOKEN_RE = re.compile(r"\S+(?:\s+kB/\S+)?(?:\s*\(\s*[^)]*\))?")
-_MHZ_RE = re.compile(r"^(\d+(?:\.\d+)?)mhz$", re.IGNORECASE)
+# bcmstat prints clocks as whole MHz; `1,500Mhz` is the same clock with a thousands group (a copy
+# re-printed under en_US grouping, session 33w): read, never as 1 or 500 MHz.
+_MHZ_RE = re.compile(r"^(\d+(?:\.\d+)?|\d{1,3}(?:,\d{3})+)mhz$", re.IGNORECASE)
 _TEMP_RE = re.compile(r"^(-?\d+(?:\.\d+)?)C\b")
 _CLOCKS = {"ARM": "cpu", "V3D": "gpu"}  # Core (VPU), H264 and ISP clocks do not drive the model
 _BOARD_RE = re.compile(r"\((Pi\s?\d+\+?|CM\s?\d+)\b", re.IGNORECASE)
@@ -110,7 +112,8 @@ def _row_values(cols: list[str], tokens: list[str]) -> dict[str, object] | None:
             m = _MHZ_RE.match(token)
             if m is None:
                 return None
-            out.setdefault("freqs", {})[_CLOCKS[name]] = mhz_to_hz(float(m.group(1)))  # type: ignore[index]
+            mhz = float(m.group(1).replace(",", ""))
+            out.setdefault("freqs", {})[_CLOCKS[name]] = mhz_to_hz(mhz)  # type: ignore[index]
         elif name in ("Core Temp (Max)", "PMIC Temp (Max)"):
             m = _TEMP_RE.match(token)
             if m is None:

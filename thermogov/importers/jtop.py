@@ -181,6 +181,19 @@ def _num(v: object) -> float | None:
     return None
 
 
+# Keys whose values are measurements: a text there that is no number (`'2,600'`, a script's
+# thousands group; `'n/a'`) was dropped without a word (session 33w); jtop's own `OFF` is a state.
+_MEASURED_RE = re.compile(r"^(?:temp |power |cpu\d+$|gpu$|emc$)", re.IGNORECASE)
+
+
+def _note_unread(key: str, raw: object, notes: set[str]) -> None:
+    if not isinstance(raw, str) or raw.strip().upper() in ("OFF", "ON", "") or not _MEASURED_RE.match(key):
+        return
+    prefix = f"{key!r}: value(s) that are no number"
+    if not any(n.startswith(prefix) for n in notes):
+        notes.add(f"{prefix} (e.g. {raw[:20]!r}) not imported")
+
+
 def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dict, dict, float | None]:
     temps: dict[str, float] = {}
     loads: dict[str, float] = {}
@@ -190,6 +203,7 @@ def _sample(rec: Mapping[str, object], notes: set[str]) -> tuple[dict, dict, dic
     for key, raw in rec.items():
         v = _num(raw)
         if v is None:
+            _note_unread(key, raw, notes)
             continue
         low = key.lower()  # `Power cur` / `power cur`: scripts write jtop's keys in either case
         if low.startswith("temp "):

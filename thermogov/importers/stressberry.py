@@ -10,6 +10,7 @@ sample instead of the whole file.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from thermogov.importers.cells import lines_of
@@ -71,19 +72,47 @@ _DECIMAL_COMMA_RE = re.compile(r"[-+]?\d+,\d+")
 _FLOW_ITEM_SEP_RE = re.compile(r",(?=\s)|,$")
 
 
-def _flow_items(body: str) -> list[float | object]:
-    """The numbers of a flow list's body; decimal commas read as such when every item separator
-    is a comma and a space and some comma sits between two digits."""
+def _flow_pieces(body: str) -> list[str]:
+    """The item texts of a flow list's body; decimal commas kept inside their item when every
+    item separator is a comma and a space and some comma sits between two digits."""
     if re.search(r"\d,\d", body) and re.search(r",\s", body):
-        return [_number(x) for x in _FLOW_ITEM_SEP_RE.split(body) if x.strip()]
-    return [_number(x) for x in body.split(",") if x.strip()]
+        return [x for x in _FLOW_ITEM_SEP_RE.split(body) if x.strip()]
+    return [x for x in body.split(",") if x.strip()]
 
 
-_CUT = "\x00cut"  # the data key naming a flow list the file ends inside (no YAML key holds a NUL)
+def _flow_items(body: str) -> list[float | object]:
+    """The numbers of a flow list's body."""
+    return [_number(x) for x in _flow_pieces(body)]
 
 
-def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], list[str], int]:
-    """Top-level mapping of the subset; returns (data, header comments, malformed line count)."""
+@dataclass(frozen=True)
+class _CutList:
+    """A flow list the file ends inside: its name, the whole items kept, the last item dropped."""
+
+    key: str
+    kept: int
+    dropped: str | None
+
+
+def _cut_list(key: str, flow: list[str]) -> tuple[list[float | object], _CutList]:
+    """The items of a flow list the file ends inside, read up to its last whole item.
+
+    The copy stopped mid-write, so the text after the last separator may be a number cut short
+    (`20.2708` of `20.270849227905273`, `6.` of `6.08`), and it reads as a number: it is dropped.
+    Where the text ends at a separator (the cut fell at a line end) every item is whole."""
+    body = " ".join(flow)[1:].rstrip()
+    pieces = _flow_pieces(body)
+    dropped = None
+    if pieces and not body.endswith(","):
+        dropped = pieces.pop().strip()
+    return [_number(x) for x in pieces], _CutList(key, len(pieces), dropped)
+
+
+def _read_document(
+    text: str, cuts: list[_CutList]
+) -> tuple[dict[str, str | list[float | object]], list[str], int]:
+    """Top-level mapping of the subset; returns (data, header comments, malformed line count).
+    A flow list the file ends inside is appended to ``cuts``."""
     data: dict[str, str | list[float | object]] = {}
     comments: list[str] = []
     bad = 0
@@ -123,8 +152,10 @@ def _read_document(text: str) -> tuple[dict[str, str | list[float | object]], li
         else:
             data[key] = _scalar(value)
     if flow is not None and key is not None:
-        bad += 1  # unterminated flow list at end of file: truncated download
-        data.setdefault(_CUT, key)  # named by the refusal when that list is one the samples need
+        # unterminated flow list at end of file: a copy taken while stressberry wrote it
+        data[key], cut = _cut_list(key, flow)
+        bad += cut.dropped is not None
+        cuts.append(cut)
     return data, comments, bad
 
 
@@ -135,20 +166,28 @@ def parse(path: str | Path) -> ImportedLog:
 
 def parse_text(text: str, source: str = "<text>") -> ImportedLog:
     """Zip the ``time``/``temperature``/``cpu frequency``/``ambient`` lists into samples."""
-    data, comments, bad = _read_document(text)
+    cuts: list[_CutList] = []
+    data, comments, bad = _read_document(text, cuts)
     times = data.get("time")
     temps = data.get("temperature")
     if not isinstance(times, list) or not isinstance(temps, list) or not times or not temps:
-        if (cut := data.get(_CUT)) in ("time", "temperature"):
-            # the list ends at the end of the file with no "]": a copy taken while stressberry wrote it
+        if cuts and cuts[0].key in ("time", "temperature"):
+            # the list ends at the end of the file with no "]" and no whole item in it
             raise LogFormatError(
-                f"{source}: the stressberry {cut!r} list is cut (no closing ']' before the end of the "
-                "file: a copy made while it was written?); copy the whole file again and import it"
+                f"{source}: the stressberry {cuts[0].key!r} list is cut (no closing ']' before the end "
+                "of the file: a copy made while it was written?) with no whole item left in it, or "
+                "the lists after it are missing; copy the whole file again and import it"
             )
         raise no_samples_error(source, "stressberry 'time' and 'temperature' lists")
     freqs = data.get("cpu frequency")
     ambient = data.get("ambient")
     notes: list[str] = []
+    for cut in cuts:
+        lost = f", its last item {cut.dropped!r} dropped (it may be cut short)" if cut.dropped else ""
+        notes.append(
+            f"the stressberry {cut.key!r} list is cut (no closing ']' before the end of the file: a copy "
+            f"made while it was written?): read to its last whole item ({cut.kept} items){lost}"
+        )
     for c in comments:
         if m := _HEADER_RE.search(c):
             notes.append(f"stressberry {m.group(1)}, run started {m.group(2)}")

@@ -23,6 +23,7 @@ from typing import overload
 
 import numpy as np
 
+from thermogov.importers import excel_days
 from thermogov.importers.cells import Cells, TextLines, column, iter_column
 from thermogov.importers.clocksteps import mend_steps
 from thermogov.importers.columns import Column, from_header, parse_columns_option
@@ -1182,6 +1183,10 @@ def _time_axis(t: Table, cols: list[_Col], notes: list[str], interval_s: float |
             f = _span_of_date_lines(t, tcol.label, nums, notes)
             if f is not None:
                 _scale(nums, f)
+                return nums
+            if excel_days.serial_days(nums, tcol.label):  # 46000.50002: a sheet's date, not 46000 s (33w)
+                notes.append(excel_days.note(tcol.label, nums))
+                _scale(nums, excel_days.SECONDS_PER_DAY)
                 return nums
             notes.append(
                 f"time column {tcol.label!r} is not an epoch: taken as seconds (elapsed or loop counter)"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
 from array import array
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from thermogov.importers import digit_groups
 from thermogov.importers.cells import head_lines, lines_of
 from thermogov.importers.common import (
     DayClock,
@@ -48,7 +50,8 @@ _CPU_RE = re.compile(r"\b(?:CPU|cpu) \[([^\]]*)\](?:@(\d+))?")
 # the separator, and such lines are refused (``_comma_split_error``), never split at the comma.
 _DEC = r"\d+(?:[.,]\d+)?"
 _CORE_RE = re.compile(rf"^({_DEC})%(?:@(\d+(?:\.\d+)?))?$")
-_EMC_RE = re.compile(rf"(?<!\S)EMC(?:_FREQ)? (?:({_DEC})%)?(?:@(\d+))?")
+# The clock is a whole number: `@1,600` (a thousands group, session 33w) is no 1 MHz clock.
+_EMC_RE = re.compile(rf"(?<!\S)EMC(?:_FREQ)? (?:({_DEC})%)?(?:@(\d+)(?![\d,]))?")
 # GR3D_FREQ, and on DriveOS / IGX with a discrete or second GPU also GR3D2_FREQ (one per GPU)
 _GR3D_RE = re.compile(rf"(?<!\S)GR3D\d*(?:_FREQ)? (?:({_DEC})%)?(?:@(\[[\d,;\s]*\]|\d+))?")
 _NUM = r"-?\d+(?:[.,]\d+)?"
@@ -114,8 +117,20 @@ def _comma_split_error(source: str, no: int, line: str) -> LogFormatError | None
     cpu = _CPU_RE.search(line)
     if cpu is None or ";" in cpu.group(1):
         return None
-    if not any(e.strip().isdigit() for e in cpu.group(1).split(",")):
+    entries = [e.strip() for e in cpu.group(1).split(",")]
+    if not any(e.isdigit() for e in entries):
         return None
+    if not entries[0].isdigit() and all(
+        len(e) == 3 and re.search(r"@\d{1,3}$", before)
+        for before, e in itertools.pairwise(entries)
+        if e.isdigit()
+    ):
+        # `48%@1,479`: a clock's thousands group (session 33w), not a decimal comma
+        return LogFormatError(
+            f"{source}: line {no}: the CPU list [{cpu.group(1)[:40]}] holds clocks with thousands "
+            "separators (tegrastats prints none) in a list that commas separate; import the log "
+            "tegrastats wrote, or remove the separators, and import again"
+        )
     return LogFormatError(
         f"{source}: line {no}: the CPU list [{cpu.group(1)[:40]}] holds decimal commas in a list that "
         "commas separate, so its numbers cannot be told apart; rerun tegrastats under LC_ALL=C "
@@ -125,6 +140,8 @@ def _comma_split_error(source: str, no: int, line: str) -> LogFormatError | None
 
 def _parse_body(body: str, dropped: set[str]) -> _Row | None:
     """One line without its timestamp; None means malformed (no RAM or unreadable CPU block)."""
+    if digit_groups.grouped(body):  # `RAM 1,134/3,964MB`: whole numbers grouped (session 33w)
+        body = digit_groups.ungrouped(body, dropped)
     ram = _RAM_RE.search(body)
     cpu = _CPU_RE.search(body)
     if ram is None or cpu is None:
@@ -214,7 +231,7 @@ def detect(text: str) -> Mark | None:
         return None
     if lines[0].startswith("System-Time,") and "CPU0-CURR_FREQ" in lines[0]:
         return Mark(FMT, "GUI CSV export")
-    hits = sum(1 for ln in lines if _RAM_RE.search(ln) and _CPU_RE.search(ln))
+    hits = sum(1 for ln in lines if (_RAM_RE.search(ln) or digit_groups.grouped(ln)) and _CPU_RE.search(ln))
     return Mark(FMT, f"{hits} of {len(lines)} head lines") if hits >= max(1, len(lines) // 2) else None
 
 
