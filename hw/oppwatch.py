@@ -99,6 +99,9 @@ class OppWatch:
             for f in a.files:
                 self._first_look(f)
         self._gate.due(clock())  # the start's read is the first look
+        # Told a domain's cap in force after a write here (the governor's ``written_below``):
+        # the trace, state file and metrics then show the cap written, not the ask (session 33s).
+        self.on_written: Callable[[str, int], None] = lambda _name, _hz: None
 
     def _read(self, f: LimitFiles) -> tuple[int, ...] | None:
         """The member's list as read: the normal entries, then a cpufreq policy's boost ones."""
@@ -178,6 +181,7 @@ class OppWatch:
             return f"{said}; thermogov's cap on {f.label} could not be written within it: {e}"
         if a.written[f.label][1] == w_max:  # reads lower than thermogov's write: another's (reapply)
             return f"{said}; {f.max_rel} reads below thermogov's last cap, left to the limit watch"
+        self.on_written(a.name, a.in_force_hz())
         return (
             f"{said}; thermogov's cap on {f.label} was {w_max} {f.unit}, now {a.written[f.label][1]} "
             f"{f.unit} (the highest listed at or below its cap, never above the list's top)"
