@@ -33,6 +33,9 @@ The rule, as a safety engineer would have it:
 * **Said once per change**, naming the file, the old and new range; entries that are no OPP
   (0, negative, repeated: :func:`thermogov.hw.oppfilter.opp_table`) are ignored and named in
   the same line; a list with no positive entry left keeps the last list's rule and says so.
+* **The cap written is the cap reported** (session 33s): after a write here the governor is told
+  the domain's cap in force (``on_written``), so the trace, the state file and the metrics show
+  2.0 GHz where 2.0 GHz is written under a 2.4 GHz ask; the policy's own input stays its record.
 * What restore puts back is unchanged: the value of before is the operator's setting, not a
   cap, and the kernel clamps it into the policy's new range.
 * **Boost OPPs count as listed** (session 33r).  A cpufreq policy's table is printed in two
