@@ -649,7 +649,7 @@ class Runner:
                 check_not_own(opts.publish.metrics_textfile, "--metrics-textfile", own)
             metrics = open_metrics(opts.publish)  # listening before the lock: a busy port exits 2
             if metrics is not None:
-                stack.callback(metrics.close)
+                stack.callback(metrics.close, self.log)  # a failed "down" write said (33s)
             if not opts.dry_run:
                 # A corrupt journal is bad input too: refused here, before any warning, so its
                 # line is the only one (recover, under the lock, reads and checks it again).
@@ -863,6 +863,7 @@ class Runner:
             )
             self.gov = gov
             self.limit_watch.on_refused = gov.refused  # a planted limit: failsafe at once
+            opps.on_written = gov.written_below  # the cap written, in the trace and state (33s)
             self.late_zones = self._ease(prep, gov)
             self.late_zones.listed_by[POWER_SUPPLY] = lambda: supplies.listed  # one listing (25l)
             if self.publisher is not None:

@@ -451,6 +451,18 @@ class CapActuator:
         if flush:
             self.record.flush()
 
+    def in_force_hz(self) -> int:
+        """The domain's cap in force after a write outside :meth:`apply` (the OPP watch bounding
+        a member to its changed list): the highest max read back after thermogov's writes, over
+        the members :meth:`apply` reads (session 33s).  No read here: ``seen`` holds them."""
+        governed = [
+            f for f in self.files if f.label not in self.left_to_others and f.label not in self.refused
+        ]
+        self._cap = max(
+            (self.seen[f.label][1] * f.scale_hz for f in governed or self.files), default=self._cap
+        )
+        return self._cap
+
     def listed(self, label: str, table: tuple[int, ...]) -> None:
         """One member's OPP list changed mid-run to ``table`` (file units, ascending, positive):
         its later caps stay within it (:meth:`_within_list`, hw/oppwatch.py)."""

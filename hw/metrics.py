@@ -18,13 +18,13 @@ values frozen.
 
 from __future__ import annotations
 
-import contextlib
 import socket
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from thermogov.hw.runtimefiles import check_dir, replace_atomic
+from thermogov.hw.sysfs import errno_name
 from thermogov.interfaces import ConfigError
 
 PIP_HINT = "pip install 'thermogov[metrics]'"
@@ -232,14 +232,25 @@ class Metrics:
         if self.textfile is not None:
             replace_atomic(self.textfile, exposition(now), durable=False)
 
-    def close(self) -> None:
-        """Stop serving; leave a textfile that says the daemon is down."""
+    def close(self, log: Callable[[str], None] | None = None) -> None:
+        """Stop serving; leave a textfile that says the daemon is down.
+
+        ``log``: where a failed "down" write is said (session 33s).  The exit goes on: the board
+        is already restored, so the status stands; but node_exporter then serves the run's last
+        values (stale only by the file's mtime), which a fleet reads as a daemon still up, so
+        the operator is told which file to fix.  Before, the failure was dropped silently."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
         self._collector.series = series(None)
         if self.textfile is not None:
-            # Exiting anyway: if this fails, node_exporter serves the last values (stale by mtime).
-            with contextlib.suppress(OSError):
+            try:
                 replace_atomic(self.textfile, exposition(series(None)), durable=False)
+            except OSError as e:
+                if log is not None:
+                    log(
+                        f"metrics textfile {self.textfile}: cannot write thermogov_up 0 at exit "
+                        f"({errno_name(e.errno)}: {e.strerror or e}); it still holds the run's last "
+                        "values, which node_exporter serves as if the daemon were up: remove it by hand"
+                    )

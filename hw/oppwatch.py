@@ -33,6 +33,9 @@ The rule, as a safety engineer would have it:
 * **Said once per change**, naming the file, the old and new range; entries that are no OPP
   (0, negative, repeated: :func:`thermogov.hw.oppfilter.opp_table`) are ignored and named in
   the same line; a list with no positive entry left keeps the last list's rule and says so.
+* **The cap written is the cap reported** (session 33s): after a write here the governor is told
+  the domain's cap in force (``on_written``), so the trace, the state file and the metrics show
+  2.0 GHz where 2.0 GHz is written under a 2.4 GHz ask; the policy's own input stays its record.
 * What restore puts back is unchanged: the value of before is the operator's setting, not a
   cap, and the kernel clamps it into the policy's new range.
 * **Boost OPPs count as listed** (session 33r).  A cpufreq policy's table is printed in two
@@ -99,6 +102,9 @@ class OppWatch:
             for f in a.files:
                 self._first_look(f)
         self._gate.due(clock())  # the start's read is the first look
+        # Told a domain's cap in force after a write here (the governor's ``written_below``):
+        # the trace, state file and metrics then show the cap written, not the ask (session 33s).
+        self.on_written: Callable[[str, int], None] = lambda _name, _hz: None
 
     def _read(self, f: LimitFiles) -> tuple[int, ...] | None:
         """The member's list as read: the normal entries, then a cpufreq policy's boost ones."""
@@ -178,6 +184,7 @@ class OppWatch:
             return f"{said}; thermogov's cap on {f.label} could not be written within it: {e}"
         if a.written[f.label][1] == w_max:  # reads lower than thermogov's write: another's (reapply)
             return f"{said}; {f.max_rel} reads below thermogov's last cap, left to the limit watch"
+        self.on_written(a.name, a.in_force_hz())
         return (
             f"{said}; thermogov's cap on {f.label} was {w_max} {f.unit}, now {a.written[f.label][1]} "
             f"{f.unit} (the highest listed at or below its cap, never above the list's top)"

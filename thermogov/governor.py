@@ -154,6 +154,10 @@ class Governor:
         self._lowest = self.lowest_caps()  # tables are immutable
         self._used_label = "+".join(self._used)
         self._caps_tuple = tuple(self._caps.values())  # the caps in force, as the trace shows them
+        # Per domain, a cap the backend wrote outside :meth:`_apply` (a board's OPP watch bounding
+        # the ask to a list that changed mid-run, hw/oppwatch.py): reported as the one in force
+        # until this domain's next write, while ``_caps`` stays what the governor decides against.
+        self._written_below: dict[str, int] = {}
         # What the policy is handed, kept between ticks: each sensor's latest good value and
         # its time (updated as it is read, in configured order), and the caps and clocks as
         # mappings that are replaced, never mutated, when they change (a policy may keep one).
@@ -369,6 +373,29 @@ class Governor:
         events.extend(self._apply(self._wanted, skip=frozenset({name})))
         return events
 
+    def written_below(self, name: str, cap_hz: int) -> None:
+        """The backend wrote ``cap_hz`` for domain ``name`` outside :meth:`_apply`: a board's
+        OPP list changed mid-run and the ask is written as the highest entry still listed
+        (hw/oppwatch.py, session 32r).  From this tick on the trace, the state file and the
+        metrics show that cap, the one in force (``TickRecord.caps_hz``), not the ask above it
+        (session 33s; before, a user read 2.4 GHz where 2.0 GHz was written).  What the policy
+        is handed and compares its next decision with stays the governor's own record, so the
+        decisions are those of before and no write is repeated each tick; the domain's next
+        write through :meth:`_apply` reads its cap back and ends the override."""
+        if name not in self._caps:
+            return
+        if cap_hz == self._caps[name]:
+            self._written_below.pop(name, None)
+        else:
+            self._written_below[name] = cap_hz
+        self._caps_tuple = self._shown_caps()
+
+    def _shown_caps(self) -> tuple[int, ...]:
+        """The caps in force as the trace shows them (:meth:`written_below`)."""
+        if not self._written_below:
+            return tuple(self._caps.values())
+        return tuple([self._written_below.get(n, c) for n, c in self._caps.items()])
+
     def _apply(self, wanted: Mapping[str, int], skip: frozenset[str] = frozenset()) -> list[str]:
         """Write caps that differ from what is in force; count failures, escalate to failsafe."""
         events: list[str] = []
@@ -381,6 +408,8 @@ class Governor:
             try:
                 self._caps[a.name] = a.apply(cap)
                 changed = True
+                if self._written_below:  # apply read back the cap in force: no override left
+                    self._written_below.pop(a.name, None)
                 self._write_failures[a.name] = 0
                 self._logged_failure.discard(a.name)
                 self._failure_why.pop(a.name, None)
@@ -408,8 +437,8 @@ class Governor:
                     events.append("failsafe")
         if changed:
             self.cap_changes += 1
-            self._caps_tuple = tuple(self._caps.values())
             self._caps_view = dict(self._caps)
+            self._caps_tuple = self._shown_caps()
         if tampered and not skip:
             # Failsafe in this very tick: every other domain to its lowest cap.
             events.extend(self._apply(self.lowest_caps(), skip=frozenset(tampered)))
