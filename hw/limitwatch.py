@@ -192,6 +192,9 @@ class LimitWatch:
         if n_max > w_max or n_min > w_min:
             return self._raised(a, f, now)
         a.seen[label] = now
+        # The domain's cap in force as read here, no extra read: the governor shows it for a
+        # domain whose write read back below its ask, without writing that ask again (33g).
+        a.in_force_hz()
         if n_max >= w_max:  # back to thermogov's own limit (a clamp lifted)
             self.lowered.pop(label, None)
             return []

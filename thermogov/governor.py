@@ -140,6 +140,13 @@ class Governor:
         self._domain_names = tuple(a.name for a in self.actuators)
         self._caps = {a.name: a.cap_hz for a in self.actuators}
         self._wanted: Mapping[str, int] = dict(self._caps)
+        # Per domain, the cap last handed to its actuator (its start cap before any write): a new
+        # decision is compared with this ask, never with the cap read back (``_caps``).  A read-back
+        # below the ask (an OPP list cut, any freq-QoS clamp: scaling_max_freq shows policy->max)
+        # made the governor write the same ask every tick, each write counted as clock activity
+        # by the stuck-clock watch (session 33g).
+        self._asked: dict[str, int] = dict(self._caps)
+        self._below: tuple[FrequencyActuator, ...] = ()  # domains whose read-back is below the ask
         self._write_failures = dict.fromkeys(self._caps, 0)
         self._logged_failure: set[str] = set()
         self._failure_why: dict[str, str] = {}  # each failing actuator's latest error, for the end
@@ -307,7 +314,9 @@ class Governor:
         if self.fan is not None and (self._state == FAILSAFE or hot):
             events.extend(self.fan.emergency(now_s))
         self._wanted = wanted
-        if wanted != self._caps:
+        if self._below:
+            self._refresh_below()
+        if wanted != self._asked:
             events.extend(self._apply(wanted))
             # The effective clock after the decision: a trace row shows what the board runs
             # at from this tick on (kernel QoS or firmware may keep it below the cap).
@@ -390,6 +399,18 @@ class Governor:
             self._written_below[name] = cap_hz
         self._caps_tuple = self._shown_caps()
 
+    def _refresh_below(self) -> None:
+        """The cap in force of each domain whose read-back was below its ask, taken from the
+        actuator without a write (a clamp that lifted shows as the ask again, a deeper one as
+        the lower cap).  Before, the governor wrote the ask again every tick to learn it."""
+        fresh = {a.name: a.cap_hz for a in self._below}
+        if all(self._caps[n] == c for n, c in fresh.items()):
+            return
+        self._caps.update(fresh)
+        self._caps_view = dict(self._caps)
+        self._caps_tuple = self._shown_caps()
+        self._below = tuple([a for a in self._below if self._caps[a.name] != self._asked[a.name]])
+
     def _shown_caps(self) -> tuple[int, ...]:
         """The caps in force as the trace shows them (:meth:`written_below`)."""
         if not self._written_below:
@@ -403,10 +424,11 @@ class Governor:
         tampered: set[str] = set()
         for a in self.actuators:
             cap = wanted[a.name]
-            if cap == self._caps[a.name] or a.name in skip:
+            if cap == self._asked[a.name] or a.name in skip:
                 continue
             try:
                 self._caps[a.name] = a.apply(cap)
+                self._asked[a.name] = cap
                 changed = True
                 if self._written_below:  # apply read back the cap in force: no override left
                     self._written_below.pop(a.name, None)
@@ -439,6 +461,7 @@ class Governor:
             self.cap_changes += 1
             self._caps_view = dict(self._caps)
             self._caps_tuple = self._shown_caps()
+            self._below = tuple([a for a in self.actuators if self._caps[a.name] != self._asked[a.name]])
         if tampered and not skip:
             # Failsafe in this very tick: every other domain to its lowest cap.
             events.extend(self._apply(self.lowest_caps(), skip=frozenset(tampered)))
