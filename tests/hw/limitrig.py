@@ -26,6 +26,14 @@ def watched_policy0(
     t = fakesys.rpi5(tmp / "root", cpu_mc=cpu_mc)
     if start_min_khz is not None:
         t.write(f"{P0}/scaling_min_freq", start_min_khz)
+    _, act = owned_policy0(t)
+    said: list[str] = []
+    return t, act, LimitWatch([act], said.append, lambda: None, **watch_options), said
+
+
+def owned_policy0(t: fakesys.FakeTree) -> tuple[SysfsTree, CapActuator]:
+    """The tree as thermogov opens it and the actuator owning policy0's limits, its limits of
+    before read from the tree as it stands (write the start state first)."""
     tree = SysfsTree(t.root)
     f = LimitFiles(
         "policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", f"{P0}/scaling_cur_freq", 1000
@@ -35,6 +43,4 @@ def watched_policy0(
     io = TreeIO(tree)
     orig = {"policy0": (io.read_int(f.min_rel), io.read_int(f.max_rel))}
     table = [k * 1000 for k in fakesys.RPI5_CPU_KHZ]
-    act = CapActuator("cpu", [f], table, io, orig, lambda: 0)
-    said: list[str] = []
-    return t, act, LimitWatch([act], said.append, lambda: None, **watch_options), said
+    return tree, CapActuator("cpu", [f], table, io, orig, lambda: 0)

@@ -273,25 +273,15 @@ BOOST_KHZ = (2_600_000, 2_800_000)
 def _boosted_policy0(tmp: Path, max_khz: int):  # type: ignore[no-untyped-def]
     """A Pi 5 whose policy0 also lists boost OPPs 2.6 and 2.8 GHz (cpufreq-dt's turbo-mode),
     boost on, its max at ``max_khz`` when thermogov starts: (tree, actuator, OppWatch, clock)."""
-    from thermogov.hw.devices import CapActuator
-    from thermogov.hw.limits import LimitFiles, TreeIO
+    from tests.hw.limitrig import owned_policy0
     from thermogov.hw.oppwatch import OppWatch
-    from thermogov.hw.sysfs import SysfsTree
 
     t = fakesys.rpi5(tmp / "root", cpu_mc=55000)
     t.write(f"{P0}/scaling_boost_frequencies", " ".join(map(str, BOOST_KHZ)) + "\n")
     t.write("sys/devices/system/cpu/cpufreq/boost", "1\n")
     t.write(f"{P0}/cpuinfo_max_freq", BOOST_KHZ[-1])
     t.write(f"{P0}/scaling_max_freq", max_khz)
-    tree = SysfsTree(t.root)
-    f = LimitFiles(
-        "policy0", f"{P0}/scaling_min_freq", f"{P0}/scaling_max_freq", f"{P0}/scaling_cur_freq", 1000
-    )
-    tree.own(f.min_rel)
-    tree.own(f.max_rel)
-    io_ = TreeIO(tree)
-    orig = {"policy0": (io_.read_int(f.min_rel), io_.read_int(f.max_rel))}
-    act = CapActuator("cpu", [f], [k * 1000 for k in fakesys.RPI5_CPU_KHZ], io_, orig, lambda: 0)
+    tree, act = owned_policy0(t)
     now = [0.0]
     return t, act, OppWatch(tree, [act], lambda: now[0]), now
 
